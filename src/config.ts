@@ -1,0 +1,103 @@
+import { z } from "zod";
+
+/** The agents of MAGIS; each may run on its own model. */
+export const AGENTS = ["custodian", "manager", "developer", "qa"] as const;
+export type Agent = (typeof AGENTS)[number];
+
+const permission = z.enum(["read", "triage", "write", "maintain", "admin"]);
+
+/** The schema of `.github/magis.yml`. Every field has a default, so an empty file is a valid config. */
+export const configSchema = z
+  .object({
+    /** The issue label that starts a run. */
+    label: z.string().min(1).default("magis"),
+    /** Prefix of the branches the bot creates; the bot never pushes to a branch without it. */
+    branch_prefix: z
+      .string()
+      .min(1)
+      .regex(/^[A-Za-z0-9._\/-]+$/, "use letters, digits, '.', '_', '-' and '/' only")
+      .default("magis/"),
+    /** Open pull requests as drafts. */
+    draft: z.boolean().default(false),
+    /** How many files BM25 hands to the Custodian's relevance check (MAGIS top-k). */
+    top_k: z.number().int().min(1).max(100).default(10),
+    /** Most Developer attempts per file-level task before giving up (MAGIS n_max). */
+    qa_iterations: z.number().int().min(1).max(10).default(3),
+    /** Keep the last change of a task the QA Engineer never approved (marked as such in the report). */
+    keep_unapproved: z.boolean().default(false),
+    /** Most coding tasks that run at the same time within one step of the plan. */
+    concurrency: z.number().int().min(1).max(16).default(3),
+    /** The model of every agent, unless set per agent below; the MAGIS_MODEL environment variable wins over it. */
+    model: z.string().min(1).optional(),
+    /** A model per agent, overriding `model`. */
+    models: z
+      .object({
+        /** Model of the Repository Custodian (summaries and relevance). */
+        custodian: z.string().min(1).optional(),
+        /** Model of the Manager (tasks, roles, kick-off meeting, plan). */
+        manager: z.string().min(1).optional(),
+        /** Model of the Developers (line ranges and new code). */
+        developer: z.string().min(1).optional(),
+        /** Model of the QA Engineers (reviews). */
+        qa: z.string().min(1).optional(),
+      })
+      .strict()
+      .default({}),
+    /** Most tokens (prompt + completion) one job may spend; the call that would pass it is not made. */
+    token_budget: z.number().int().min(1000).default(400_000),
+    /** Glob patterns of files the bot must never change. */
+    protected_paths: z.array(z.string().min(1)).default([".github/workflows/**"]),
+    /** Glob patterns of files the Custodian never considers. */
+    exclude: z.array(z.string().min(1)).default([]),
+    /** Largest file, in bytes, that is indexed and may be edited. */
+    max_file_bytes: z.number().int().min(1024).default(512 * 1024),
+    /** Largest repository, in megabytes of packed history, the bot clones. */
+    max_repo_mb: z.number().int().min(1).default(500),
+    /** Repository permissions whose holders may trigger the bot. */
+    allowed_permissions: z.array(permission).min(1).default(["write", "maintain", "admin"]),
+  })
+  .strict();
+
+export type MagisConfig = z.infer<typeof configSchema>;
+
+/** One problem found in a config file, with the path of the field that has it. */
+export interface ConfigProblem {
+  path: string;
+  message: string;
+}
+
+/** Thrown when a config is invalid; carries every problem at once. */
+export class ConfigError extends Error {
+  constructor(
+    readonly problems: ConfigProblem[],
+    readonly source = ".github/magis.yml",
+  ) {
+    super(
+      `${source} is invalid:\n` +
+        problems.map((p) => `- ${p.path || "(top level)"}: ${p.message}`).join("\n") +
+        `\nFix these fields (or delete them to use the defaults) and try again.`,
+    );
+    this.name = "ConfigError";
+  }
+}
+
+/** Validates raw config data (already parsed from YAML); returns the config with defaults or throws a ConfigError listing every problem. */
+export function parseConfig(raw: unknown, source?: string): MagisConfig {
+  const result = configSchema.safeParse(raw ?? {});
+  if (result.success) return result.data;
+  throw new ConfigError(
+    result.error.issues.map((issue) => ({ path: issue.path.join("."), message: issue.message })),
+    source,
+  );
+}
+
+/** The model an agent runs on: MAGIS_MODEL_<AGENT>, then the per-agent config, then MAGIS_MODEL, then `model`. */
+export function modelFor(agent: Agent, config: MagisConfig, env: NodeJS.ProcessEnv = process.env): string {
+  return (
+    env[`MAGIS_MODEL_${agent.toUpperCase()}`] ||
+    config.models[agent] ||
+    env.MAGIS_MODEL ||
+    config.model ||
+    "gpt-4o-mini"
+  );
+}

@@ -1,0 +1,43 @@
+import type { z } from "zod";
+import type { Agent } from "../config.js";
+
+/** Tokens one call (or a sum of calls) used. */
+export interface Usage {
+  promptTokens: number;
+  completionTokens: number;
+  totalTokens: number;
+}
+
+/** One agent step: which agent, which prompt file, its variables, and the schema its answer must fit. */
+export interface AskRequest<T> {
+  agent: Agent;
+  /** Name of a file in prompts/ without `.md`, e.g. `custodian-summarize-file`. */
+  prompt: string;
+  vars: Record<string, string | number>;
+  schema: z.ZodType<T>;
+}
+
+/** A validated answer and what it cost. */
+export interface AskResult<T> {
+  value: T;
+  usage: Usage;
+}
+
+/** The model as every stage sees it: one call shape for every agent step. */
+export interface Llm {
+  ask<T>(request: AskRequest<T>): Promise<AskResult<T>>;
+}
+
+/** What every model call leaves behind; a job writes these as JSON Lines. */
+export interface TraceRecord {
+  agent: Agent;
+  prompt: string;
+  model: string;
+  messages: { role: string; content: string }[];
+  raw: string | null;
+  parsed: unknown;
+  usage: Usage;
+  ms: number;
+  /** Set when the call failed; never contains a credential. */
+  error?: string;
+}

@@ -1,0 +1,129 @@
+import type { Agent, MagisConfig } from "../config.js";
+import type { Llm, Usage } from "../llm/types.js";
+
+/** The issue as the agents read it: already cleaned of hidden characters and HTML comments. */
+export interface IssueText {
+  title: string;
+  body: string;
+  /** Issue comments and `/magis retry` guidance (MAGIS "w/ hints"); may be empty. */
+  hints: string[];
+}
+
+/** A file BM25 ranked for the issue. */
+export interface RankedFile {
+  path: string;
+  score: number;
+}
+
+/** A ranked file after the Custodian looked at it; kept/reason are set once the relevance check ran. */
+export interface LocatedFile extends RankedFile {
+  summary?: string;
+  kept?: boolean;
+  reason?: string;
+}
+
+/** What the Manager asks of one file (MAGIS Algorithm 2, line "t_i"). */
+export interface FileTask {
+  path: string;
+  description: string;
+}
+
+/** One Developer of the team: the task it owns and its persona. */
+export interface DeveloperRole {
+  name: string;
+  path: string;
+  role: string;
+}
+
+/** One speech of the kick-off meeting, in the order it was given. */
+export interface MeetingTurn {
+  speaker: string;
+  text: string;
+}
+
+/** The main plan: steps run in order; the tasks (file paths) inside one step run concurrently. */
+export interface Plan {
+  steps: string[][];
+  rationale: string;
+}
+
+/** A QA verdict on one attempt. */
+export interface Review {
+  approved: boolean;
+  comment: string;
+}
+
+/** One Developer attempt at a task: the diff it produced or why it produced none, and QA's review. */
+export interface Attempt {
+  number: number;
+  diff?: string;
+  /** Why this attempt produced no reviewable change (edit refused, syntax error, …), as fed back to the Developer. */
+  error?: string;
+  review?: Review;
+}
+
+/** How one file-level task ended. */
+export interface TaskOutcome {
+  path: string;
+  developer: DeveloperRole;
+  qaRole: string;
+  attempts: Attempt[];
+  approved: boolean;
+  /** Whether the task's last change is part of the result (approved, or kept by `keep_unapproved`). */
+  kept: boolean;
+  /** Unified diff of this file alone (empty when nothing was kept). */
+  diff: string;
+  before: string;
+  after: string;
+}
+
+/** Feedback a human reviewer left on a file; it becomes the first QA comment of that file's task. */
+export interface FileFeedback {
+  path: string;
+  comments: { line?: number; startLine?: number; body: string; diffHunk?: string }[];
+}
+
+/** Stage events the CLI prints and the GitHub status comment shows. */
+export type ProgressEvent =
+  | { stage: "located"; files: LocatedFile[] }
+  | { stage: "tasks"; tasks: FileTask[] }
+  | { stage: "team"; developers: DeveloperRole[] }
+  | { stage: "kickoff"; transcript: MeetingTurn[] }
+  | { stage: "plan"; plan: Plan }
+  | { stage: "attempt"; path: string; attempt: Attempt }
+  | { stage: "task-done"; outcome: TaskOutcome }
+  | { stage: "done"; result: ResolveResult };
+
+/** Calls, tokens and models of a run, for the report. */
+export interface UsageReport {
+  calls: number;
+  byAgent: Record<Agent, Usage & { calls: number; model: string }>;
+  wallMs: number;
+}
+
+/** Everything a run produced: the repository-level change and the material of the report. */
+export interface ResolveResult {
+  /** Unified diff of every kept file, applicable with `git apply` to the untouched checkout; empty when nothing changed. */
+  patch: string;
+  /** Changed files with their full new text (what publishing commits). */
+  changes: { path: string; before: string; after: string }[];
+  located: LocatedFile[];
+  tasks: FileTask[];
+  developers: DeveloperRole[];
+  transcript: MeetingTurn[];
+  plan: Plan;
+  outcomes: TaskOutcome[];
+  usage: UsageReport;
+}
+
+/** The parts every stage may use, passed in so tests and the CLI run without GitHub. */
+export interface StageContext {
+  /** Absolute path of the checkout being worked on; never written to by the pipeline. */
+  root: string;
+  /** Stable id of the repository (e.g. `owner/name`, or a local path) that keys the evolution memory. */
+  repoId: string;
+  config: MagisConfig;
+  llm: Llm;
+  now: () => number;
+  onProgress: (event: ProgressEvent) => void;
+}
