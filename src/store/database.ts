@@ -1,0 +1,23 @@
+import fs from "node:fs";
+import path from "node:path";
+import Database from "better-sqlite3";
+
+export type Db = Database.Database;
+
+/** Where the SQLite file lives unless told otherwise: MAGIS_DB, else `.magis/magis.db` under the working directory. */
+export function defaultDatabasePath(env: NodeJS.ProcessEnv = process.env): string {
+  return env.MAGIS_DB || path.resolve(".magis", "magis.db");
+}
+
+/**
+ * Opens (creating if needed) the one SQLite file that holds the evolution memory and the job records.
+ * Each store creates its own tables, so this knows nothing of them.
+ */
+export function openDatabase(file: string = defaultDatabasePath()): Db {
+  if (file !== ":memory:") fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
+  const db = new Database(file);
+  // WAL lets a CLI run read while the app writes; busy_timeout waits out the other writer instead of failing.
+  db.pragma("journal_mode = WAL");
+  db.pragma("busy_timeout = 5000");
+  return db;
+}
