@@ -1,0 +1,42 @@
+/** Where a command writes; tests pass their own to read what was printed. */
+export interface CliIo {
+  stdout: (text: string) => void;
+  stderr: (text: string) => void;
+  env: NodeJS.ProcessEnv;
+  cwd: string;
+}
+
+/** The process's own streams and environment. */
+export const processIo: CliIo = {
+  stdout: (text) => process.stdout.write(text),
+  stderr: (text) => process.stderr.write(text),
+  env: process.env,
+  cwd: process.cwd(),
+};
+
+/** A mistake in how the command was called: printed as one line, exit code 2. */
+export class UsageError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "UsageError";
+  }
+}
+
+/** One subcommand of `magis`. */
+export interface Command {
+  name: string;
+  summary: string;
+  usage: string;
+  run: (args: string[], io: CliIo) => Promise<number>;
+}
+
+import { parseArgs, type ParseArgsConfig } from "node:util";
+
+/** node:util parseArgs in strict mode, with its errors turned into one-line UsageErrors. */
+export function parseFlags<T extends NonNullable<ParseArgsConfig["options"]>>(args: string[], options: T) {
+  try {
+    return parseArgs({ args, options, strict: true, allowPositionals: false });
+  } catch (error) {
+    throw new UsageError(error instanceof Error ? error.message.split("\n")[0]! : String(error));
+  }
+}

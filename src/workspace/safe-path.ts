@@ -1,0 +1,41 @@
+import fs from "node:fs";
+import path from "node:path";
+
+/** Why a path the model or the issue named cannot be used. */
+export class UnsafePathError extends Error {
+  constructor(
+    readonly requested: string,
+    reason: string,
+  ) {
+    super(`'${requested}' ${reason}`);
+    this.name = "UnsafePathError";
+  }
+}
+
+/**
+ * Normalizes a repository-relative path and resolves it under `root`, refusing absolute paths,
+ * `..` escapes and symlinks that lead outside the root (a link inside a repo is attacker-controlled).
+ * Returns the normalized relative path (forward slashes) and the absolute path.
+ */
+export function resolveInside(root: string, requested: string): { relative: string; absolute: string } {
+  const cleaned = requested.trim().replace(/\\/g, "/").replace(/^\.\//, "");
+  if (cleaned === "" || cleaned.includes("\0")) throw new UnsafePathError(requested, "is not a file path");
+  if (path.isAbsolute(cleaned) || /^[A-Za-z]:/.test(cleaned)) {
+    throw new UnsafePathError(requested, "is absolute; use a path relative to the repository root");
+  }
+  const relative = path.posix.normalize(cleaned);
+  if (relative === ".." || relative.startsWith("../")) {
+    throw new UnsafePathError(requested, "points outside the repository");
+  }
+  if (relative.split("/").includes(".git")) throw new UnsafePathError(requested, "is inside .git");
+  const realRoot = fs.realpathSync(root);
+  const absolute = path.join(realRoot, relative);
+  // Follow the deepest existing ancestor: the file itself may not exist yet (a new file).
+  let probe = absolute;
+  while (!fs.existsSync(probe) && probe !== realRoot) probe = path.dirname(probe);
+  const real = fs.realpathSync(probe);
+  if (real !== realRoot && !real.startsWith(realRoot + path.sep)) {
+    throw new UnsafePathError(requested, "leads outside the repository through a symbolic link");
+  }
+  return { relative, absolute };
+}
