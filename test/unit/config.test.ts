@@ -1,0 +1,40 @@
+import { describe, expect, it } from "vitest";
+import { ConfigError, modelFor, parseConfig } from "../../src/config.js";
+
+describe("config", () => {
+  it("fills every default from an empty file", () => {
+    const config = parseConfig(null);
+    expect(config.label).toBe("magis");
+    expect(config.branch_prefix).toBe("magis/");
+    expect(config.top_k).toBe(10);
+    expect(config.qa_iterations).toBe(3);
+    expect(config.protected_paths).toEqual([".github/workflows/**"]);
+    expect(config.allowed_permissions).toEqual(["write", "maintain", "admin"]);
+  });
+
+  it("reports every problem at once, each with its path", () => {
+    let error: unknown;
+    try {
+      parseConfig({ top_k: 0, draft: "yes", models: { qa: 3 }, allowed_permissions: ["owner"], colour: "blue" });
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    const paths = (error as ConfigError).problems.map((p) => p.path).sort();
+    expect(paths).toEqual(["", "allowed_permissions.0", "draft", "models.qa", "top_k"]);
+    expect((error as ConfigError).message).toContain("colour");
+    expect((error as ConfigError).message).toContain("- top_k:");
+  });
+
+  it("refuses a branch prefix with characters git or shells would choke on", () => {
+    expect(() => parseConfig({ branch_prefix: "magis bot/" })).toThrow(/branch_prefix/);
+  });
+
+  it("picks a model per agent: agent env, agent config, MAGIS_MODEL, model", () => {
+    const config = parseConfig({ model: "base", models: { qa: "qa-model" } });
+    expect(modelFor("qa", config, {})).toBe("qa-model");
+    expect(modelFor("manager", config, {})).toBe("base");
+    expect(modelFor("manager", config, { MAGIS_MODEL: "env" })).toBe("env");
+    expect(modelFor("qa", config, { MAGIS_MODEL_QA: "env-qa", MAGIS_MODEL: "env" })).toBe("env-qa");
+  });
+});
