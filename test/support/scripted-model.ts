@@ -86,8 +86,10 @@ export interface ScriptedModel {
   requests: ScriptedRequest[];
   /** Problems the server met (unscripted prompts, throwing answer functions); a clean test leaves this empty. */
   problems: string[];
+  /** Answers every call of a prompt (after any answers queued before it) with a function of the request. */
+  script(prompt: string, answer: AnswerFunction): ScriptedModel;
   /** Queues answers for a prompt name, consumed in order. */
-  script(prompt: string, ...answers: (ScriptedAnswer | AnswerFunction)[]): ScriptedModel;
+  script(prompt: string, ...answers: ScriptedAnswer[]): ScriptedModel;
   /** Answers still queued, per prompt name (function answers count as one). */
   pending(): Record<string, number>;
   /** Stops the server and ends hung requests. */
@@ -96,7 +98,7 @@ export interface ScriptedModel {
 
 /** Starts an OpenAI-compatible chat-completions server on 127.0.0.1 that answers from a script. */
 export async function startScriptedModel(options: ScriptedModelOptions = {}): Promise<ScriptedModel> {
-  const queues = new Map<string, (ScriptedAnswer | AnswerFunction)[]>();
+  const queues = new Map<string, ScriptedAnswer[]>();
   const requests: ScriptedRequest[] = [];
   const problems: string[] = [];
   const open = new Set<ServerResponse>();
@@ -162,7 +164,7 @@ export async function startScriptedModel(options: ScriptedModelOptions = {}): Pr
     url: `http://127.0.0.1:${port}/v1`,
     requests,
     problems,
-    script(prompt, ...answers) {
+    script(prompt: string, ...answers: ScriptedAnswer[]) {
       queues.set(prompt, [...(queues.get(prompt) ?? []), ...answers]);
       return model;
     },
