@@ -1,0 +1,54 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import git from "isomorphic-git";
+import http from "isomorphic-git/http/node";
+
+/** Where a repository lives and the credential that opens it (an installation token). */
+export interface GitRemote {
+  /** HTTPS clone URL, without credentials. */
+  url: string;
+  token: string;
+}
+
+/** A fresh shallow checkout of one branch. */
+export interface Checkout {
+  dir: string;
+  branch: string;
+  /** The commit the checkout is at. */
+  head: string;
+}
+
+/** isomorphic-git asks for credentials instead of reading them from the URL, so the token never sits in a URL or a log line. */
+export function authFor(remote: GitRemote) {
+  return () => ({ username: "x-access-token", password: remote.token });
+}
+
+/**
+ * Clones `branch` shallowly (depth 1, single branch, no tags) into a new temporary directory, runs `work` on it,
+ * and removes the directory afterwards whether `work` succeeded or not.
+ */
+export async function withShallowClone<T>(
+  remote: GitRemote,
+  branch: string,
+  work: (checkout: Checkout) => Promise<T>,
+): Promise<T> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "magis-clone-"));
+  try {
+    await git.clone({
+      fs,
+      http,
+      dir,
+      url: remote.url,
+      ref: branch,
+      depth: 1,
+      singleBranch: true,
+      noTags: true,
+      onAuth: authFor(remote),
+    });
+    const head = await git.resolveRef({ fs, dir, ref: "HEAD" });
+    return await work({ dir, branch, head });
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,106 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { withShallowClone, type GitRemote } from "../../../src/workspace/clone-repository.js";
+import { commitAndPush } from "../../../src/workspace/commit-and-push.js";
+import { createBareRepository, startGitServer, type GitServer } from "../../support/git-server.js";
+
+const token = "ghs_testtoken1234567890";
+let root: string;
+let server: GitServer;
+let remote: GitRemote;
+const guard = { prefix: "magis/", defaultBranch: "main", protectedPaths: [".github/workflows/**"] };
+const author = { name: "magis-bot[bot]", email: "1+magis-bot[bot]@users.noreply.github.com" };
+
+beforeAll(async () => {
+  root = fs.mkdtempSync(path.join(os.tmpdir(), "magis-git-"));
+  createBareRepository(root, "octo/demo", { "README.md": "Hello wrold\n", "src/a.ts": "export const a = 1;\n" });
+  server = await startGitServer(root, { token });
+  remote = { url: `${server.url}/octo/demo.git`, token };
+});
+afterAll(async () => {
+  await server.close();
+  fs.rmSync(root, { recursive: true, force: true });
+});
+
+describe("withShallowClone", () => {
+  it("clones one commit of the branch with the token and removes the directory afterwards", async () => {
+    let seen = "";
+    const head = await withShallowClone(remote, "main", async (checkout) => {
+      seen = checkout.dir;
+      expect(fs.readFileSync(path.join(checkout.dir, "README.md"), "utf8")).toBe("Hello wrold\n");
+      expect(fs.readFileSync(path.join(checkout.dir, ".git", "shallow"), "utf8").trim()).toBe(checkout.head);
+      return checkout.head;
+    });
+    expect(head).toBe(server.git("octo/demo", "rev-parse", "main"));
+    expect(fs.existsSync(seen)).toBe(false);
+    const authenticated = server.requests.filter((r) => r.password !== undefined);
+    expect(authenticated.length).toBeGreaterThan(0);
+    expect(authenticated.every((r) => r.username === "x-access-token" && r.password === token)).toBe(true);
+  });
+
+  it("removes the directory when the work fails", async () => {
+    let seen = "";
+    await expect(
+      withShallowClone(remote, "main", async (checkout) => {
+        seen = checkout.dir;
+        throw new Error("stage failed");
+      }),
+    ).rejects.toThrow("stage failed");
+    expect(fs.existsSync(seen)).toBe(false);
+  });
+
+  it("fails without the right token", async () => {
+    await expect(withShallowClone({ ...remote, token: "wrong" }, "main", async () => 1)).rejects.toThrow();
+  });
+});
+
+describe("commitAndPush", () => {
+  it("pushes one commit on the default head to a new bot branch", async () => {
+    const oid = await withShallowClone(remote, "main", (checkout) =>
+      commitAndPush({
+        checkout,
+        remote,
+        branch: "magis/issue-1",
+        changes: [{ path: "README.md", after: "Hello world\n" }],
+        message: "Fix the greeting\n\nFixes #1",
+        author,
+        force: false,
+        guard,
+      }),
+    );
+    expect(server.git("octo/demo", "rev-parse", "magis/issue-1")).toBe(oid);
+    expect(server.git("octo/demo", "rev-list", "--count", "main..magis/issue-1")).toBe("1");
+    expect(server.git("octo/demo", "log", "-1", "--format=%an <%ae>", "magis/issue-1")).toBe(`${author.name} <${author.email}>`);
+    expect(server.git("octo/demo", "diff", "main", "magis/issue-1")).toContain("+Hello world");
+  });
+
+  it("force-pushes over its own branch only when asked", async () => {
+    const push = (force: boolean) =>
+      withShallowClone(remote, "main", (checkout) =>
+        commitAndPush({
+          checkout, remote, branch: "magis/issue-2", changes: [{ path: "src/a.ts", after: `export const a = ${force ? 3 : 2};\n` }],
+          message: "m", author, force, guard,
+        }),
+      );
+    await push(false);
+    const second = await push(true);
+    expect(server.git("octo/demo", "rev-parse", "magis/issue-2")).toBe(second);
+    expect(server.git("octo/demo", "rev-list", "--count", "main..magis/issue-2")).toBe("1");
+  });
+
+  it("refuses the default branch, unprefixed branches, protected files and empty changes, pushing nothing", async () => {
+    const before = server.git("octo/demo", "for-each-ref", "--format=%(refname) %(objectname)");
+    const attempt = (branch: string, changes: { path: string; after: string }[]) =>
+      withShallowClone(remote, "main", (checkout) =>
+        commitAndPush({ checkout, remote, branch, changes, message: "m", author, force: true, guard }),
+      );
+    await expect(attempt("main", [{ path: "README.md", after: "x\n" }])).rejects.toThrow(/default branch/);
+    await expect(attempt("feature/x", [{ path: "README.md", after: "x\n" }])).rejects.toThrow(/'magis\/…'/);
+    await expect(attempt("magis/issue-3", [{ path: ".github/workflows/ci.yml", after: "x\n" }])).rejects.toThrow(/protected_paths/);
+    await expect(attempt("magis/issue-3", [{ path: "README.md", after: "Hello wrold\n" }])).rejects.toThrow(/empty/);
+    await expect(attempt("magis/issue-3", [{ path: "../escape", after: "x\n" }])).rejects.toThrow(/outside/);
+    expect(server.git("octo/demo", "for-each-ref", "--format=%(refname) %(objectname)")).toBe(before);
+  });
+});

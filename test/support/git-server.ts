@@ -1,0 +1,150 @@
+import { execFileSync, spawn } from "node:child_process";
+import fs from "node:fs";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import os from "node:os";
+import path from "node:path";
+
+/** A real `git http-backend` behind a node:http wrapper on 127.0.0.1, serving bare repositories over smart HTTP. */
+export interface GitServer {
+  /** Base URL; a repository `owner/name` is at `${url}/owner/name.git`. */
+  url: string;
+  /** Directory holding the bare repositories (`<root>/owner/name.git`). */
+  root: string;
+  /** Every request seen: method, path and the Basic credentials it carried (if any). */
+  requests: { method: string; path: string; username?: string; password?: string }[];
+  /** Runs the real `git` in a bare repository and returns its trimmed stdout. */
+  git(repo: string, ...args: string[]): string;
+  close(): Promise<void>;
+}
+
+export interface GitServerOptions {
+  /** When set, every request must carry Basic credentials `x-access-token:<token>`; others get 401. */
+  token?: string;
+}
+
+/** Creates a bare repository `owner/name` whose default branch holds `files`, committed by the real git. */
+export function createBareRepository(
+  root: string,
+  fullName: string,
+  files: Record<string, string>,
+  branch = "main",
+): string {
+  const bare = path.join(root, `${fullName}.git`);
+  const work = fs.mkdtempSync(path.join(os.tmpdir(), "magis-seed-"));
+  try {
+    for (const [rel, content] of Object.entries(files)) {
+      const file = path.join(work, rel);
+      fs.mkdirSync(path.dirname(file), { recursive: true });
+      fs.writeFileSync(file, content);
+    }
+    const git = (...args: string[]) => execFileSync("git", args, { cwd: work, env: gitEnv(), stdio: "pipe" });
+    git("init", "-q", "-b", branch);
+    git("add", "-A");
+    git("commit", "-q", "-m", "Initial commit");
+    fs.mkdirSync(path.dirname(bare), { recursive: true });
+    execFileSync("git", ["clone", "-q", "--bare", work, bare], { env: gitEnv(), stdio: "pipe" });
+    execFileSync("git", ["config", "http.receivepack", "true"], { cwd: bare, stdio: "pipe" });
+    return bare;
+  } finally {
+    fs.rmSync(work, { recursive: true, force: true });
+  }
+}
+
+/** An environment for the real git that ignores the machine's own git config. */
+export function gitEnv(): NodeJS.ProcessEnv {
+  return {
+    ...process.env,
+    GIT_CONFIG_NOSYSTEM: "1",
+    GIT_CONFIG_GLOBAL: "/dev/null",
+    GIT_AUTHOR_NAME: "Test Maintainer",
+    GIT_AUTHOR_EMAIL: "maintainer@example.com",
+    GIT_COMMITTER_NAME: "Test Maintainer",
+    GIT_COMMITTER_EMAIL: "maintainer@example.com",
+  };
+}
+
+/** Starts the git server on 127.0.0.1 (a random port) over the bare repositories under `root`. */
+export async function startGitServer(root: string, options: GitServerOptions = {}): Promise<GitServer> {
+  const requests: GitServer["requests"] = [];
+  const server = http.createServer((req, res) => {
+    const url = new URL(req.url ?? "/", "http://127.0.0.1");
+    const credentials = parseBasic(req.headers.authorization);
+    requests.push({ method: req.method ?? "GET", path: url.pathname, ...credentials });
+    if (options.token && (credentials.username !== "x-access-token" || credentials.password !== options.token)) {
+      res.writeHead(401, { "WWW-Authenticate": 'Basic realm="git"' }).end("authentication required\n");
+      return;
+    }
+    const backend = spawn("git", ["http-backend"], {
+      env: {
+        ...gitEnv(),
+        GIT_PROJECT_ROOT: root,
+        GIT_HTTP_EXPORT_ALL: "1",
+        REQUEST_METHOD: req.method ?? "GET",
+        PATH_INFO: decodeURIComponent(url.pathname),
+        QUERY_STRING: url.search.slice(1),
+        CONTENT_TYPE: req.headers["content-type"] ?? "",
+        ...(req.headers["content-length"] ? { CONTENT_LENGTH: req.headers["content-length"] } : {}),
+        ...(req.headers["content-encoding"] ? { HTTP_CONTENT_ENCODING: req.headers["content-encoding"] } : {}),
+        ...(req.headers["git-protocol"] ? { GIT_PROTOCOL: String(req.headers["git-protocol"]) } : {}),
+        REMOTE_ADDR: "127.0.0.1",
+        REMOTE_USER: credentials.username ?? "",
+      },
+    });
+    req.pipe(backend.stdin);
+    relayCgiResponse(backend.stdout, res);
+    backend.stderr.resume();
+    backend.on("error", (error) => {
+      if (!res.headersSent) res.writeHead(500).end(String(error));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    root,
+    requests,
+    git: (repo, ...args) =>
+      execFileSync("git", args, { cwd: path.join(root, `${repo}.git`), env: gitEnv(), encoding: "utf8" }).trim(),
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}
+
+function parseBasic(header: string | undefined): { username?: string; password?: string } {
+  if (!header?.startsWith("Basic ")) return {};
+  const decoded = Buffer.from(header.slice(6), "base64").toString("utf8");
+  const colon = decoded.indexOf(":");
+  return { username: decoded.slice(0, colon), password: decoded.slice(colon + 1) };
+}
+
+// A CGI response is a header block (Status: among the headers), a blank line, then the body.
+function relayCgiResponse(stdout: NodeJS.ReadableStream, res: http.ServerResponse): void {
+  let head = Buffer.alloc(0);
+  let bodyStarted = false;
+  stdout.on("data", (chunk: Buffer) => {
+    if (bodyStarted) {
+      res.write(chunk);
+      return;
+    }
+    head = Buffer.concat([head, chunk]);
+    const end = head.indexOf("\r\n\r\n") >= 0 ? head.indexOf("\r\n\r\n") : head.indexOf("\n\n");
+    if (end < 0) return;
+    const separator = head[end] === 0x0d ? 4 : 2;
+    let status = 200;
+    const headers: Record<string, string> = {};
+    for (const line of head.subarray(0, end).toString("utf8").split(/\r?\n/)) {
+      const colon = line.indexOf(":");
+      const name = line.slice(0, colon).trim();
+      const value = line.slice(colon + 1).trim();
+      if (name.toLowerCase() === "status") status = Number.parseInt(value, 10);
+      else headers[name] = value;
+    }
+    res.writeHead(status, headers);
+    bodyStarted = true;
+    res.write(head.subarray(end + separator));
+  });
+  stdout.on("end", () => {
+    if (!bodyStarted) res.writeHead(502).end("git http-backend sent no headers\n");
+    else res.end();
+  });
+}
