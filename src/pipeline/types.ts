@@ -45,6 +45,8 @@ export interface MeetingTurn {
 export interface Plan {
   steps: string[][];
   rationale: string;
+  /** Set when the plan is not the Manager's own (e.g. the sequential fallback after an invalid plan), saying why. */
+  note?: string;
 }
 
 /** A QA verdict on one attempt. */

@@ -1,0 +1,103 @@
+import { z } from "zod";
+import { applyEdits, type Edit } from "../../edit/apply-edits.js";
+import { makeDiff } from "../../edit/make-diff.js";
+import { newSyntaxErrors } from "../../edit/new-syntax-errors.js";
+import { numberLines } from "../../edit/number-lines.js";
+import { formatIssue } from "../plan/format-issue.js";
+import type { DeveloperRole, FileTask, IssueText, StageContext } from "../types.js";
+import { checkRanges } from "./check-ranges.js";
+import { openEditableFile } from "./open-editable-file.js";
+
+const rangesSchema = z.object({
+  path: z.string(),
+  ranges: z.array(z.object({ start: z.number(), end: z.number(), why: z.string() })),
+});
+
+const codeSchema = z.object({
+  old: z.string(),
+  new: z.string(),
+});
+
+// Lines shown around a chosen range when the Developer writes its replacement.
+const CONTEXT_LINES = 8;
+
+/** What one Developer attempt needs: the task, the file text it starts from, and what it was told. */
+export interface AttemptInput {
+  issue: IssueText;
+  task: FileTask;
+  developer: DeveloperRole;
+  before: string;
+  /** Diffs teammates' earlier tasks produced, or a note that there are none. */
+  earlierChanges: string;
+  /** Feedback on the previous attempt (QA comment, refusal, human review), or a note that there is none. */
+  feedback: string;
+}
+
+/** A change ready for review, or why there is none (fed back to the Developer as is). */
+export type AttemptResult = { ok: true; after: string; diff: string } | { ok: false; error: string };
+
+/**
+ * One Developer attempt (MAGIS Algorithm 3, lines 10–14): choose line ranges from the numbered
+ * view, write new code per range anchored by the old text, apply, diff, and check syntax.
+ */
+export async function makeAttempt(ctx: StageContext, input: AttemptInput): Promise<AttemptResult> {
+  const { task, developer, before } = input;
+  const numbered = numberLines(before);
+  const shared = {
+    name: developer.name,
+    role: developer.role,
+    issue: formatIssue(input.issue),
+    path: task.path,
+    task: task.description,
+    earlier_changes: input.earlierChanges,
+    feedback: input.feedback,
+  };
+  const located = await ctx.llm.ask({ agent: "developer", prompt: "developer-locate-lines", vars: { ...shared, numbered }, schema: rangesSchema });
+  const pathProblem = checkOwnPath(ctx, located.value.path, task.path);
+  if (pathProblem) return { ok: false, error: pathProblem };
+  const lines = splitLines(before);
+  const checked = checkRanges(located.value.ranges, lines.length);
+  if (!checked.ok) return { ok: false, error: checked.error };
+
+  const numberedLines = numbered.split("\n");
+  const edits: Edit[] = [];
+  for (const { start, end } of checked.ranges) {
+    const context = numberedLines.slice(Math.max(0, start - 1 - CONTEXT_LINES), end + CONTEXT_LINES).join("\n");
+    const { value } = await ctx.llm.ask({
+      agent: "developer",
+      prompt: "developer-write-code",
+      vars: { ...shared, start, end, old: lines.slice(start - 1, end).join("\n"), context },
+      schema: codeSchema,
+    });
+    edits.push({ kind: "range", start, end, old: value.old, new: value.new });
+  }
+
+  const applied = applyEdits(before, edits);
+  if (!applied.ok) return { ok: false, error: `your edits could not be applied: ${applied.error}` };
+  const diff = makeDiff(task.path, before, applied.text);
+  if (diff === "") {
+    return { ok: false, error: `your edits leave \`${task.path}\` unchanged (the new code equals the old); change the code so that the task is done` };
+  }
+  const errors = await newSyntaxErrors(task.path, before, applied.text);
+  if (errors.length > 0) {
+    const list = errors.map((e) => `line ${e.line}, column ${e.column}: ${e.message}`).join("; ");
+    return { ok: false, error: `your change adds syntax errors that \`${task.path}\` did not have (${list}); fix them` };
+  }
+  return { ok: true, after: applied.text, diff };
+}
+
+/** Why the path the Developer named is not its task's file, or null when it is. */
+function checkOwnPath(ctx: StageContext, named: string, own: string): string | null {
+  const opened = openEditableFile(ctx, named);
+  if (!opened.ok) return `${opened.error}. Your task is on \`${own}\``;
+  if (opened.path !== own) return `'${opened.path}' is not your file: your task is on \`${own}\` only, another file belongs to another task or to none`;
+  return null;
+}
+
+/** The file's lines without line endings; a final newline does not start an extra line. */
+export function splitLines(text: string): string[] {
+  if (text === "") return [];
+  const lines = text.split(/\r?\n/);
+  if (lines[lines.length - 1] === "") lines.pop();
+  return lines;
+}

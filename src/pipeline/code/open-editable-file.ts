@@ -1,0 +1,36 @@
+import fs from "node:fs";
+import { resolveInside, UnsafePathError } from "../../workspace/safe-path.js";
+import { protectedPathMatcher } from "../../workspace/protected-paths.js";
+import type { StageContext } from "../types.js";
+
+/** A file of the checkout that the team may change, or the precise reason it may not. */
+export type EditableFile = { ok: true; path: string; text: string } | { ok: false; error: string };
+
+/**
+ * Reads a file a task or the model named, refusing paths outside the checkout, protected paths,
+ * missing, oversized and binary files with a message that can go straight back to the model.
+ */
+export function openEditableFile(ctx: Pick<StageContext, "root" | "config">, requested: string): EditableFile {
+  let resolved: { relative: string; absolute: string };
+  try {
+    resolved = resolveInside(ctx.root, requested);
+  } catch (error) {
+    if (error instanceof UnsafePathError) return { ok: false, error: `${error.message}; you may only change files inside the repository` };
+    throw error;
+  }
+  const { relative, absolute } = resolved;
+  if (protectedPathMatcher(ctx.config.protected_paths)(relative)) {
+    return {
+      ok: false,
+      error: `'${relative}' is protected (protected_paths: ${ctx.config.protected_paths.join(", ")}); it must not be changed`,
+    };
+  }
+  const stat = fs.statSync(absolute, { throwIfNoEntry: false });
+  if (!stat || !stat.isFile()) return { ok: false, error: `'${relative}' does not exist in the repository` };
+  if (stat.size > ctx.config.max_file_bytes) {
+    return { ok: false, error: `'${relative}' has ${stat.size} bytes, more than max_file_bytes (${ctx.config.max_file_bytes})` };
+  }
+  const buffer = fs.readFileSync(absolute);
+  if (buffer.includes(0)) return { ok: false, error: `'${relative}' is a binary file` };
+  return { ok: true, path: relative, text: buffer.toString("utf8") };
+}

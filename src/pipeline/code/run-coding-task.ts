@@ -1,0 +1,74 @@
+import type { Attempt, DeveloperRole, FileTask, IssueText, StageContext, TaskOutcome } from "../types.js";
+import { designQaRole } from "./design-qa-role.js";
+import { makeAttempt } from "./make-attempt.js";
+import { openEditableFile } from "./open-editable-file.js";
+import { reviewChange } from "./review-change.js";
+
+/** One file-level task as the coding stage runs it. */
+export interface CodingTaskInput {
+  issue: IssueText;
+  task: FileTask;
+  developer: DeveloperRole;
+  /** Diffs of the tasks of earlier plan steps, or a note that there are none. */
+  earlierChanges: string;
+  /** Human review comments on this file; they are the first attempt's QA comment. */
+  humanFeedback?: string;
+}
+
+/**
+ * A Developer and its QA Engineer on one task (MAGIS Algorithm 3): up to `qa_iterations` attempts,
+ * each refused edit or QA comment fed into the next, until QA approves. The file is read from the
+ * checkout and changed in memory only.
+ */
+export async function runCodingTask(ctx: StageContext, input: CodingTaskInput): Promise<TaskOutcome> {
+  const { task, developer } = input;
+  const opened = openEditableFile(ctx, task.path);
+  if (!opened.ok) {
+    const attempt: Attempt = { number: 1, error: opened.error };
+    ctx.onProgress({ stage: "attempt", path: task.path, attempt });
+    return { path: task.path, developer, qaRole: "", attempts: [attempt], approved: false, kept: false, diff: "", before: "", after: "" };
+  }
+  const before = opened.text;
+  const qaRole = await designQaRole(ctx, input.issue, task, developer);
+  const attempts: Attempt[] = [];
+  let feedback = input.humanFeedback ? `A human reviewer commented on this file:\n${input.humanFeedback}` : "(none: this is your first attempt)";
+  let last: { after: string; diff: string } | null = null;
+  let approved = false;
+
+  for (let number = 1; number <= ctx.config.qa_iterations && !approved; number++) {
+    const result = await makeAttempt(ctx, { issue: input.issue, task, developer, before, earlierChanges: input.earlierChanges, feedback });
+    let attempt: Attempt;
+    if (!result.ok) {
+      attempt = { number, error: result.error };
+      feedback = `Your attempt ${number} was refused: ${result.error}. Start again from the file as shown; nothing of that attempt was applied.`;
+    } else {
+      const review = await reviewChange(ctx, { issue: input.issue, task, developer, qaRole, diff: result.diff });
+      attempt = { number, diff: result.diff, review };
+      last = result;
+      approved = review.approved;
+      feedback = [
+        `Your attempt ${number} changed the file like this:`,
+        "```diff",
+        result.diff.trimEnd(),
+        "```",
+        `The QA Engineer did not approve it: ${review.comment}`,
+        "Start again from the file as shown (that change is not applied) and address the comment.",
+      ].join("\n");
+    }
+    attempts.push(attempt);
+    ctx.onProgress({ stage: "attempt", path: task.path, attempt });
+  }
+
+  const kept = last !== null && (approved || ctx.config.keep_unapproved);
+  return {
+    path: task.path,
+    developer,
+    qaRole,
+    attempts,
+    approved,
+    kept,
+    diff: kept ? last!.diff : "",
+    before,
+    after: kept ? last!.after : before,
+  };
+}

@@ -1,0 +1,60 @@
+import pLimit from "p-limit";
+import { StageError } from "../errors.js";
+import { validatePlan } from "../plan/validate-plan.js";
+import type { DeveloperRole, FileFeedback, FileTask, IssueText, Plan, StageContext, TaskOutcome } from "../types.js";
+import { runCodingTask } from "./run-coding-task.js";
+
+/**
+ * Runs the tasks in plan order (MAGIS Algorithm 3 under the main plan): steps one after another,
+ * the tasks of one step concurrently (at most `concurrency` at once), each later step seeing the
+ * kept diffs of the earlier ones. `feedback` (a human review, for revisions) becomes the first QA
+ * comment of its file's task. Returns the outcomes in the order the tasks finished.
+ */
+export async function runCodingTasks(
+  ctx: StageContext,
+  issue: IssueText,
+  tasks: FileTask[],
+  developers: DeveloperRole[],
+  plan: Plan,
+  feedback: FileFeedback[] = [],
+): Promise<TaskOutcome[]> {
+  const check = validatePlan(plan.steps, tasks.map((t) => t.path));
+  if (!check.ok) {
+    throw new StageError("code", `The plan does not fit the tasks: ${check.problems.join("; ")}.`, "Report this as a bug in MAGIS; then run again.");
+  }
+  const limit = pLimit(ctx.config.concurrency);
+  const outcomes: TaskOutcome[] = [];
+  for (const step of check.steps) {
+    const earlierChanges = describeEarlierChanges(outcomes);
+    await Promise.all(
+      step.map((path) =>
+        limit(async () => {
+          const developer = developers.find((d) => d.path === path);
+          if (!developer) throw new StageError("code", `No Developer owns the task on '${path}'.`, "Report this as a bug in MAGIS; then run again.");
+          const task = tasks.find((t) => t.path === path)!;
+          const outcome = await runCodingTask(ctx, { issue, task, developer, earlierChanges, humanFeedback: formatFeedback(feedback, path) });
+          outcomes.push(outcome);
+          ctx.onProgress({ stage: "task-done", outcome });
+        }),
+      ),
+    );
+  }
+  return outcomes;
+}
+
+function describeEarlierChanges(outcomes: TaskOutcome[]): string {
+  const diffs = outcomes.filter((o) => o.kept && o.diff !== "").map((o) => o.diff.trimEnd());
+  return diffs.length === 0 ? "(none yet)" : ["```diff", ...diffs, "```"].join("\n");
+}
+
+function formatFeedback(feedback: FileFeedback[], path: string): string | undefined {
+  const comments = feedback.filter((f) => f.path === path).flatMap((f) => f.comments);
+  if (comments.length === 0) return undefined;
+  return comments
+    .map((c) => {
+      const where = c.startLine && c.line ? `lines ${c.startLine}-${c.line}` : c.line ? `line ${c.line}` : "the file";
+      const hunk = c.diffHunk ? `\n  on:\n  \`\`\`diff\n  ${c.diffHunk.trimEnd().replace(/\n/g, "\n  ")}\n  \`\`\`` : "";
+      return `- On ${where}: ${c.body.trim()}${hunk}`;
+    })
+    .join("\n");
+}

@@ -1,0 +1,22 @@
+import { AGENTS, modelFor, type Agent, type MagisConfig } from "../../config.js";
+import type { Llm } from "../../llm/types.js";
+import type { UsageReport } from "../types.js";
+
+/** An Llm that counts calls and tokens per agent as they pass through, for the report's usage section. */
+export function countUsage(llm: Llm, config: MagisConfig): { llm: Llm; byAgent: () => UsageReport["byAgent"] } {
+  const byAgent = Object.fromEntries(
+    AGENTS.map((agent) => [agent, { calls: 0, promptTokens: 0, completionTokens: 0, totalTokens: 0, model: modelFor(agent, config) }]),
+  ) as UsageReport["byAgent"];
+  const counting: Llm = {
+    async ask(request) {
+      const result = await llm.ask(request);
+      const entry = byAgent[request.agent as Agent];
+      entry.calls += 1;
+      entry.promptTokens += result.usage.promptTokens;
+      entry.completionTokens += result.usage.completionTokens;
+      entry.totalTokens += result.usage.totalTokens;
+      return result;
+    },
+  };
+  return { llm: counting, byAgent: () => structuredClone(byAgent) };
+}
