@@ -1,0 +1,23 @@
+import type { JobRecord, NewJob } from "../store/jobs.js";
+
+/** What to do with a job whose key already has one queued or running: answer it (`decline`) or run it afterwards (`wait`). */
+export type WhenBusy = "decline" | "wait";
+
+/** How a submission ended: queued to run, ignored as a redelivery, or declined because its key was busy. */
+export type SubmitOutcome =
+  | { status: "queued"; job: JobRecord }
+  | { status: "duplicate" }
+  | { status: "busy"; job: JobRecord };
+
+/** Runs one job; `stage` records progress. Returns what the job produced (a PR URL); throws to fail the job. */
+export type JobRunner = (job: JobRecord, progress: { stage: (name: string) => void }) => Promise<string>;
+
+/** Where triggers put work. The in-process queue implements it now; a Redis-backed one for several workers can later. */
+export interface JobQueue {
+  /** Records the job and schedules it; returns at once, before the job runs. */
+  submit(job: NewJob, whenBusy: WhenBusy): Promise<SubmitOutcome>;
+  /** Begins work: fails jobs an earlier process left running (calling `onInterrupted`) and resumes jobs it left queued. */
+  start(): Promise<void>;
+  /** Resolves once nothing is queued or running. */
+  drain(): Promise<void>;
+}

@@ -1,0 +1,144 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { InProcessQueue, INTERRUPTED_REASON } from "../../../src/jobs/in-process-queue.js";
+import type { JobRunner } from "../../../src/jobs/job-queue.js";
+import { openDatabase } from "../../../src/store/database.js";
+import { jobKey, JobStore, type JobRecord, type NewJob } from "../../../src/store/jobs.js";
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const dir of dirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
+});
+
+function dbFile(): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "magis-jobs-"));
+  dirs.push(dir);
+  return path.join(dir, "magis.db");
+}
+
+function job(delivery: string, issue = 1): NewJob {
+  return {
+    delivery,
+    key: jobKey("Octo", "Demo", issue),
+    kind: "resolve-issue",
+    installationId: 7,
+    owner: "octo",
+    repo: "demo",
+    number: issue,
+    payload: { guidance: "" },
+  };
+}
+
+/** A runner whose jobs finish only when the test releases them. */
+function gatedRunner() {
+  const started: JobRecord[] = [];
+  const gates = new Map<number, (outcome: Error | string) => void>();
+  const run: JobRunner = (record, progress) =>
+    new Promise((resolve, reject) => {
+      started.push(record);
+      progress.stage("clone");
+      gates.set(record.id, (outcome) => (outcome instanceof Error ? reject(outcome) : resolve(outcome)));
+    });
+  const release = (id: number, outcome: Error | string) => gates.get(id)!(outcome);
+  return { run, started, release };
+}
+
+const tick = () => new Promise((resolve) => setImmediate(resolve));
+
+describe("InProcessQueue", () => {
+  it("answers the submission before the job starts, then records running, stage and success", async () => {
+    const store = new JobStore(openDatabase(dbFile()));
+    const runner = gatedRunner();
+    const queue = new InProcessQueue(store, runner.run);
+    const outcome = await queue.submit(job("d1"), "decline");
+    expect(outcome.status).toBe("queued");
+    expect(runner.started).toHaveLength(0);
+    const id = outcome.status === "queued" ? outcome.job.id : -1;
+    expect(store.get(id)!.status).toBe("queued");
+    await tick();
+    expect(store.get(id)).toMatchObject({ status: "running", stage: "clone" });
+    runner.release(id, "https://github.com/octo/demo/pull/2");
+    await queue.drain();
+    expect(store.get(id)).toMatchObject({ status: "succeeded", detail: "https://github.com/octo/demo/pull/2" });
+  });
+
+  it("ignores a redelivered webhook", async () => {
+    const store = new JobStore(openDatabase(dbFile()));
+    const runner = gatedRunner();
+    const queue = new InProcessQueue(store, runner.run);
+    await queue.submit(job("same"), "decline");
+    expect(await queue.submit(job("same"), "decline")).toEqual({ status: "duplicate" });
+    await tick();
+    runner.release(runner.started[0]!.id, "ok");
+    await queue.drain();
+    expect(await queue.submit(job("same"), "wait")).toEqual({ status: "duplicate" });
+    expect(runner.started).toHaveLength(1);
+  });
+
+  it("declines a second trigger for a busy issue but runs other issues alongside", async () => {
+    const store = new JobStore(openDatabase(dbFile()));
+    const runner = gatedRunner();
+    const queue = new InProcessQueue(store, runner.run, { concurrency: 2 });
+    await queue.submit(job("a", 1), "decline");
+    const second = await queue.submit(job("b", 1), "decline");
+    expect(second.status).toBe("busy");
+    if (second.status === "busy") expect(store.get(second.job.id)!.status).toBe("declined");
+    await queue.submit(job("c", 2), "decline");
+    await tick();
+    expect(runner.started.map((j) => j.delivery)).toEqual(["a", "c"]);
+    for (const started of runner.started) runner.release(started.id, "ok");
+    await queue.drain();
+  });
+
+  it("queues a waiting job behind the running one with the same key, never beside it", async () => {
+    const store = new JobStore(openDatabase(dbFile()));
+    const runner = gatedRunner();
+    const queue = new InProcessQueue(store, runner.run, { concurrency: 4 });
+    await queue.submit(job("first", 3), "wait");
+    await queue.submit(job("second", 3), "wait");
+    await tick();
+    expect(runner.started.map((j) => j.delivery)).toEqual(["first"]);
+    runner.release(runner.started[0]!.id, new Error("model unavailable"));
+    await tick();
+    await tick();
+    expect(runner.started.map((j) => j.delivery)).toEqual(["first", "second"]);
+    expect(store.get(runner.started[0]!.id)).toMatchObject({ status: "failed", detail: "model unavailable", stage: "clone" });
+    runner.release(runner.started[1]!.id, "ok");
+    await queue.drain();
+  });
+
+  it("records the stage a StageError names when a job fails", async () => {
+    const store = new JobStore(openDatabase(dbFile()));
+    const failing: JobRunner = async () => {
+      throw Object.assign(new Error("no file is relevant"), { stage: "locate" });
+    };
+    const queue = new InProcessQueue(store, failing);
+    const outcome = await queue.submit(job("x"), "decline");
+    await queue.drain();
+    if (outcome.status !== "queued") throw new Error("expected queued");
+    expect(store.get(outcome.job.id)).toMatchObject({ status: "failed", stage: "locate", detail: "no file is relevant" });
+  });
+
+  it("on start, fails the jobs a previous process left running and resumes the queued ones", async () => {
+    const file = dbFile();
+    const before = new JobStore(openDatabase(file));
+    const interrupted = before.add(job("old-running", 4))!;
+    before.start(interrupted.id, "code");
+    const waiting = before.add(job("old-queued", 5))!;
+
+    const store = new JobStore(openDatabase(file));
+    const runner = gatedRunner();
+    const told: JobRecord[] = [];
+    const queue = new InProcessQueue(store, runner.run, { onInterrupted: async (j) => void told.push(j) });
+    await queue.start();
+    expect(told).toHaveLength(1);
+    expect(told[0]).toMatchObject({ id: interrupted.id, status: "failed", stage: "code", detail: INTERRUPTED_REASON });
+    await tick();
+    expect(runner.started.map((j) => j.id)).toEqual([waiting.id]);
+    runner.release(waiting.id, "ok");
+    await queue.drain();
+    expect(store.get(waiting.id)!.status).toBe("succeeded");
+  });
+});
