@@ -1,0 +1,79 @@
+import type { Attempt } from "../pipeline/types.js";
+import type { StatusState } from "./track-status.js";
+
+/** The hidden marker that finds the status comment of job `jobId` again. */
+export function statusMarker(jobId: number): string {
+  return `<!-- magis:status job=${jobId} -->`;
+}
+
+/** Reads the job id back from a comment body carrying a status marker, or null. */
+export function readStatusMarker(body: string | null | undefined): number | null {
+  const match = /<!-- magis:status job=(\d+) -->/.exec(body ?? "");
+  return match ? Number(match[1]) : null;
+}
+
+/** The status comment of a run as Markdown: a checklist of stages, each task's attempts and verdict, then the PR or the failure. */
+export function renderStatus(state: StatusState): string {
+  const heading = state.failure
+    ? "### 😕 MAGIS could not finish this run"
+    : state.pullRequest
+      ? "### 🚀 MAGIS opened a pull request"
+      : "### 👀 MAGIS is working on this";
+  const lines = [statusMarker(state.jobId), heading, ""];
+  lines.push(check(state.located !== undefined, locatedLine(state)));
+  lines.push(check(state.developers !== undefined, teamLine(state)));
+  lines.push(check(state.kickoffTurns !== undefined, state.kickoffTurns === undefined ? "Kick-off meeting" : `Kick-off meeting held (${plural(state.kickoffTurns, "speech", "speeches")})`));
+  const coded = state.attempts.length > 0 && state.attempts.every((t) => t.outcome);
+  lines.push(check(coded, "Developers and QA Engineers at work"));
+  for (const task of state.attempts) lines.push(`  - ${taskLine(task)}`);
+  lines.push(check(state.pullRequest !== undefined, pullRequestLine(state)));
+  if (state.failure) {
+    lines.push(
+      "",
+      `**Failed at:** ${state.failure.stage}`,
+      `**Why:** ${state.failure.reason}`,
+      `**Next step:** ${state.failure.nextStep}`,
+    );
+  }
+  lines.push("", `<sub>Run #${state.jobId} · ${state.trigger}</sub>`);
+  return lines.join("\n");
+}
+
+function check(done: boolean, text: string): string {
+  return `- [${done ? "x" : " "}] ${text}`;
+}
+
+function locatedLine(state: StatusState): string {
+  if (!state.located) return "Locate the relevant files";
+  const kept = state.located.filter((f) => f.kept !== false);
+  const names = kept.slice(0, 8).map((f) => `\`${f.path}\``).join(", ");
+  const more = kept.length > 8 ? ` and ${kept.length - 8} more` : "";
+  return `Located ${plural(kept.length, "file", "files")} (of ${state.located.length} candidates)${kept.length ? `: ${names}${more}` : ""}`;
+}
+
+function teamLine(state: StatusState): string {
+  if (!state.developers) return "Form the team";
+  return `Team formed: ${plural(state.developers.length, "developer", "developers")} (${state.developers.map((d) => d.name).join(", ")})`;
+}
+
+function taskLine(task: StatusState["attempts"][number]): string {
+  const who = task.developer ? ` (${task.developer})` : "";
+  const tries = task.attempts.map(attemptText).join(", ") || "waiting";
+  const verdict = task.outcome ? (task.outcome.approved ? " — **approved**" : task.outcome.kept ? " — kept without approval" : " — **not approved**, left out") : "";
+  return `\`${task.path}\`${who}: ${tries}${verdict}`;
+}
+
+function attemptText(attempt: Attempt): string {
+  if (attempt.error) return `attempt ${attempt.number} refused`;
+  if (!attempt.review) return `attempt ${attempt.number} in review`;
+  return `attempt ${attempt.number} ${attempt.review.approved ? "✅" : "↩️ revise"}`;
+}
+
+function pullRequestLine(state: StatusState): string {
+  if (!state.pullRequest) return "Open the pull request";
+  return `Pull request ${state.pullRequest.updated ? "updated" : "opened"}: #${state.pullRequest.number} (${state.pullRequest.url})`;
+}
+
+function plural(n: number, one: string, many: string): string {
+  return `${n} ${n === 1 ? one : many}`;
+}

@@ -1,0 +1,71 @@
+import type { Attempt, LocatedFile, ProgressEvent, TaskOutcome } from "../pipeline/types.js";
+
+/** A failure as the status comment shows it: the stage, the reason in plain words, and the next step. */
+export interface FailureNote {
+  stage: string;
+  reason: string;
+  nextStep: string;
+}
+
+/** What the status comment of one run shows; built up from progress events. */
+export interface StatusState {
+  jobId: number;
+  /** Who started the run and how, e.g. "@octocat added the label `magis`". */
+  trigger: string;
+  located?: LocatedFile[];
+  taskCount?: number;
+  developers?: { name: string; path: string }[];
+  kickoffTurns?: number;
+  /** Attempts per file so far, in the order tasks reported them. */
+  attempts: { path: string; developer?: string; attempts: Attempt[]; outcome?: TaskOutcome }[];
+  pullRequest?: { url: string; number: number; updated: boolean };
+  failure?: FailureNote;
+}
+
+/** The state of a run that has just started. */
+export function startStatus(jobId: number, trigger: string): StatusState {
+  return { jobId, trigger, attempts: [] };
+}
+
+/** Folds one pipeline progress event into the status (pure; returns a new state). */
+export function trackProgress(state: StatusState, event: ProgressEvent): StatusState {
+  switch (event.stage) {
+    case "located":
+      return { ...state, located: event.files };
+    case "tasks":
+      return { ...state, taskCount: event.tasks.length };
+    case "team":
+      return {
+        ...state,
+        developers: event.developers.map((d) => ({ name: d.name, path: d.path })),
+        attempts: event.developers.map((d) => ({ path: d.path, developer: d.name, attempts: [] })),
+      };
+    case "kickoff":
+      return { ...state, kickoffTurns: event.transcript.length };
+    case "attempt":
+      return { ...state, attempts: upsert(state.attempts, event.path, (t) => ({ ...t, attempts: [...t.attempts, event.attempt] })) };
+    case "task-done":
+      return {
+        ...state,
+        attempts: upsert(state.attempts, event.outcome.path, (t) => ({
+          ...t,
+          developer: t.developer ?? event.outcome.developer.name,
+          attempts: event.outcome.attempts,
+          outcome: event.outcome,
+        })),
+      };
+    case "plan":
+    case "done":
+      return state;
+  }
+}
+
+function upsert(
+  tasks: StatusState["attempts"],
+  path: string,
+  change: (task: StatusState["attempts"][number]) => StatusState["attempts"][number],
+): StatusState["attempts"] {
+  const found = tasks.some((t) => t.path === path);
+  const list = found ? tasks : [...tasks, { path, attempts: [] }];
+  return list.map((t) => (t.path === path ? change(t) : t));
+}
