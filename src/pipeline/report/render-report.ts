@@ -1,0 +1,117 @@
+import { AGENTS } from "../../config.js";
+import type { ResolveResult, TaskOutcome } from "../types.js";
+import { cell, details, fence, neutralize, table } from "./markdown.js";
+
+/** What the report needs besides the result: the issue it resolves and how the run was made. */
+export interface ReportMeta {
+  title: string;
+  /** Issue number for a pull request's "Fixes #N"; absent on local runs. */
+  issueNumber?: number;
+  /** A line shown under the title, e.g. that the model was scripted. */
+  note?: string;
+}
+
+/** The run as Markdown: the future pull request description, with the long parts collapsible. */
+export function renderReport(result: ResolveResult, meta: ReportMeta): string {
+  return [
+    renderSummary(result, meta),
+    renderPlan(result),
+    renderTasks(result),
+    details("Kick-off meeting transcript", renderTranscript(result)),
+    details("QA reviews, attempt by attempt", renderReviews(result)),
+    details("Located files", renderLocated(result)),
+    details("Usage", renderUsage(result)),
+  ].join("\n\n") + "\n";
+}
+
+function renderSummary(result: ResolveResult, meta: ReportMeta): string {
+  const kept = result.outcomes.filter((o) => o.kept);
+  const approved = result.outcomes.filter((o) => o.approved).length;
+  const unapproved = kept.filter((o) => !o.approved);
+  const lines = [`## MAGIS: ${neutralize(meta.title.trim())}`, ""];
+  if (meta.issueNumber !== undefined) lines.push(`Fixes #${meta.issueNumber}`, "");
+  if (meta.note) lines.push(`> ${neutralize(meta.note)}`, "");
+  lines.push(
+    `Changes ${kept.length} file${kept.length === 1 ? "" : "s"} (${kept.map((o) => `\`${o.path}\``).join(", ")}). ` +
+      `The QA Engineers approved ${approved} of ${result.outcomes.length} task${result.outcomes.length === 1 ? "" : "s"}.`,
+  );
+  if (unapproved.length > 0) {
+    lines.push("", `> **Warning:** kept without QA approval (keep_unapproved): ${unapproved.map((o) => `\`${o.path}\``).join(", ")}. Review these closely.`);
+  }
+  return lines.join("\n");
+}
+
+function renderPlan(result: ResolveResult): string {
+  const steps = result.plan.steps.map((step, i) => {
+    const files = step.map((p) => `\`${p}\``).join(", ");
+    return `${i + 1}. ${files}${step.length > 1 ? " (concurrently)" : ""}`;
+  });
+  const lines = ["### Plan", "", ...steps, "", neutralize(result.plan.rationale)];
+  if (result.plan.note) lines.push("", `> **Note:** ${neutralize(result.plan.note)}`);
+  return lines.join("\n");
+}
+
+function renderTasks(result: ResolveResult): string {
+  const rows = result.outcomes.map((o) => {
+    const task = result.tasks.find((t) => t.path === o.path);
+    return [
+      `\`${cell(o.path)}\``,
+      cell(task?.description ?? ""),
+      `**${cell(o.developer.name)}**: ${cell(o.developer.role)}`,
+      String(o.attempts.length),
+      verdict(o),
+      o.kept ? (o.approved ? "yes" : "yes, **unapproved**") : "no",
+    ];
+  });
+  return ["### Tasks", "", table(["File", "Task", "Developer role", "Attempts", "QA verdict", "Kept"], rows)].join("\n");
+}
+
+function verdict(outcome: TaskOutcome): string {
+  if (outcome.approved) return "approved";
+  const last = outcome.attempts[outcome.attempts.length - 1];
+  return last?.error ? "no change (last attempt refused)" : "not approved";
+}
+
+function renderTranscript(result: ResolveResult): string {
+  return result.transcript.map((turn) => `**${neutralize(turn.speaker)}**:\n\n> ${neutralize(turn.text.trim()).replace(/\n/g, "\n> ")}`).join("\n\n");
+}
+
+function renderReviews(result: ResolveResult): string {
+  return result.outcomes
+    .map((o) => {
+      const attempts = o.attempts.map((a) => {
+        if (a.error) return `- **Attempt ${a.number}** — refused before review: ${neutralize(a.error)}`;
+        const head = a.review?.approved ? "approved" : "changes requested";
+        const diff = a.diff ? `\n\n${indent(details(`Diff of attempt ${a.number}`, fence(a.diff, "diff")))}` : "";
+        return `- **Attempt ${a.number}** — ${head}: ${neutralize(a.review?.comment ?? "")}${diff}`;
+      });
+      const qa = o.qaRole ? `QA Engineer: ${neutralize(o.qaRole)}` : "No QA Engineer was needed.";
+      return [`#### \`${o.path}\` (${neutralize(o.developer.name)})`, "", qa, "", ...attempts].join("\n");
+    })
+    .join("\n\n");
+}
+
+function indent(text: string): string {
+  return text.replace(/^/gm, "  ");
+}
+
+function renderLocated(result: ResolveResult): string {
+  const rows = result.located.map((f) => [
+    `\`${cell(f.path)}\``,
+    f.score.toFixed(2),
+    f.kept === false ? "dropped" : "kept",
+    cell(f.reason ?? ""),
+  ]);
+  return table(["File", "BM25 score", "Kept", "Why"], rows);
+}
+
+function renderUsage(result: ResolveResult): string {
+  const { byAgent, calls, wallMs } = result.usage;
+  const rows = AGENTS.map((agent) => {
+    const a = byAgent[agent];
+    return [agent, `\`${cell(a.model)}\``, String(a.calls), String(a.promptTokens), String(a.completionTokens), String(a.totalTokens)];
+  });
+  const total = AGENTS.reduce((sum, agent) => sum + byAgent[agent].totalTokens, 0);
+  rows.push(["**total**", "", String(calls), "", "", String(total)]);
+  return [table(["Agent", "Model", "Calls", "Prompt tokens", "Completion tokens", "Total tokens"], rows), "", `Wall time: ${(wallMs / 1000).toFixed(1)} s`].join("\n");
+}

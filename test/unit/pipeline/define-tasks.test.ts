@@ -1,0 +1,65 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { defineTasks } from "../../../src/pipeline/plan/define-tasks.js";
+import { designDevelopers, uniqueNames } from "../../../src/pipeline/plan/design-developers.js";
+import { testContext } from "./context.js";
+import { fakeLlm } from "./fake-llm.js";
+
+let root: string;
+const issue = { title: "Sum is wrong", body: "sum([1,2]) gives 12", hints: ["see math.js"] };
+
+beforeEach(() => {
+  root = fs.mkdtempSync(path.join(os.tmpdir(), "magis-define-"));
+  fs.writeFileSync(path.join(root, "math.js"), "export const sum = (xs) => xs.join('');\n");
+  fs.writeFileSync(path.join(root, "index.js"), "export { sum } from './math.js';\n");
+  fs.mkdirSync(path.join(root, ".github/workflows"), { recursive: true });
+  fs.writeFileSync(path.join(root, ".github/workflows/ci.yml"), "on: push\n");
+});
+afterEach(() => fs.rmSync(root, { recursive: true, force: true }));
+
+describe("defineTasks", () => {
+  it("makes a task per kept file that needs a change and marks the rest dropped with the Manager's reason", async () => {
+    const llm = fakeLlm({
+      "manager-define-task": (vars) =>
+        vars.path === "math.js" ? { needs_change: true, description: "add the numbers" } : { needs_change: false, description: "only re-exports sum" },
+    });
+    const located = [
+      { path: "math.js", score: 3, kept: true, summary: "math helpers" },
+      { path: "index.js", score: 2, kept: true },
+      { path: "README.md", score: 1, kept: false, reason: "Custodian: unrelated" },
+      { path: ".github/workflows/ci.yml", score: 0.5, kept: true },
+    ];
+    const result = await defineTasks(testContext(llm, root), issue, located);
+    expect(result.tasks).toEqual([{ path: "math.js", description: "add the numbers" }]);
+    expect(result.located.map((f) => [f.path, f.kept, f.reason])).toEqual([
+      ["math.js", true, undefined],
+      ["index.js", false, "Manager: no change needed: only re-exports sum"],
+      ["README.md", false, "Custodian: unrelated"],
+      [".github/workflows/ci.yml", false, expect.stringContaining("is protected")],
+    ]);
+    expect(llm.calls.map((c) => c.vars.path).sort()).toEqual(["index.js", "math.js"]);
+    expect(llm.calls.find((c) => c.vars.path === "math.js")!.vars.content).toContain("xs.join('')");
+    expect(String(llm.calls[0]!.vars.issue)).toContain("- see math.js");
+  });
+});
+
+describe("designDevelopers", () => {
+  it("recruits one Developer per task with unique names", async () => {
+    const llm = fakeLlm({ "manager-design-developer": () => ({ name: "Alex", role: "You are careful." }) });
+    const tasks = [
+      { path: "a.js", description: "x" },
+      { path: "b.js", description: "y" },
+    ];
+    const team = await designDevelopers(testContext(llm), issue, tasks);
+    expect(team).toEqual([
+      { name: "Alex", path: "a.js", role: "You are careful." },
+      { name: "Alex (2)", path: "b.js", role: "You are careful." },
+    ]);
+  });
+
+  it("never lets a Developer be called Manager", () => {
+    expect(uniqueNames([{ name: "Manager", path: "a", role: "r" }])[0]!.name).toBe("Manager (2)");
+  });
+});

@@ -1,0 +1,68 @@
+import { describe, expect, it } from "vitest";
+import { renderReport } from "../../../src/pipeline/report/render-report.js";
+import { sampleResult } from "./sample-result.js";
+
+const meta = { title: "sum is wrong", issueNumber: 7 };
+
+describe("renderReport", () => {
+  const report = renderReport(sampleResult(), meta);
+
+  it("opens with the title, Fixes #N and a summary of what changed", () => {
+    expect(report.startsWith("## MAGIS: sum is wrong\n\nFixes #7\n")).toBe(true);
+    expect(report).toContain("Changes 1 file (`src/a.js`). The QA Engineers approved 1 of 2 tasks.");
+  });
+
+  it("lists the plan steps in order with the rationale", () => {
+    expect(report).toContain("### Plan\n\n1. `src/a.js`\n2. `src/b.js`\n\nb uses a.");
+  });
+
+  it("has a task row per outcome with role, attempts, verdict and kept", () => {
+    expect(report).toContain("| `src/a.js` | Fix sum. | **Ada**: You own sum. | 2 | approved | yes |");
+    expect(report).toContain("| `src/b.js` | Use the fixed sum. | **Bob**: You own callers. | 2 | not approved | no |");
+  });
+
+  it("shows the transcript in speaking order inside a collapsible section", () => {
+    const section = report.slice(report.indexOf("<summary>Kick-off meeting transcript</summary>"));
+    const order = ["**Manager**:\n\n> Let us begin.", "**Ada**:", "**Bob**:\n\n> I wait for Ada.\n> Then I update b.", "**Manager**:\n\n> Ada, then Bob."].map((s) =>
+      section.indexOf(s),
+    );
+    expect(order.every((i) => i > 0)).toBe(true);
+    expect([...order].sort((a, b) => a - b)).toEqual(order);
+  });
+
+  it("shows every QA comment and refusal per attempt, with the attempt's diff", () => {
+    expect(report).toContain("- **Attempt 1** — changes requested: Handle empty lists.");
+    expect(report).toContain("- **Attempt 2** — approved: Looks right.");
+    expect(report).toContain("- **Attempt 1** — refused before review: range 9-12 is outside the file, which has 3 lines");
+    expect(report).toContain("QA Engineer: You check sums.");
+    expect(report).toContain("<summary>Diff of attempt 1</summary>");
+  });
+
+  it("keeps model text from closing the collapsible sections", () => {
+    expect(report).toContain("Wrong &lt;/details> place.");
+    expect(report.match(/<details/g)!.length).toBe(report.match(/<\/details>/g)!.length);
+  });
+
+  it("lists located files kept and dropped with reasons, pipes escaped", () => {
+    expect(report).toContain("| `src/a.js` | 4.50 | kept | defines sum |");
+    expect(report).toContain("| `docs/x.md` | 1.00 | dropped | Custodian: docs \\| unrelated |");
+  });
+
+  it("reports usage per agent with models, totals and wall time", () => {
+    expect(report).toContain("| manager | `gpt-4o` | 5 | 500 | 50 | 550 |");
+    expect(report).toContain("| **total** |  | 14 |  |  | 1012 |");
+    expect(report).toContain("Wall time: 12.3 s");
+  });
+
+  it("warns about changes kept without QA approval and notes a fallback plan", () => {
+    const result = sampleResult();
+    result.outcomes[1] = { ...result.outcomes[1]!, kept: true, diff: "x" };
+    result.plan.note = "The Manager's plan was invalid twice.";
+    const text = renderReport(result, { title: "t", note: "Scripted model" });
+    expect(text).toContain("> Scripted model");
+    expect(text).toContain("**Warning:** kept without QA approval (keep_unapproved): `src/b.js`");
+    expect(text).toContain("| yes, **unapproved** |");
+    expect(text).toContain("> **Note:** The Manager's plan was invalid twice.");
+    expect(text).not.toContain("Fixes #");
+  });
+});
