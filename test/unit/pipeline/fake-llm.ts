@@ -1,6 +1,4 @@
-import fs from "node:fs";
-import path from "node:path";
-import { parse } from "yaml";
+import { loadPrompt, renderPrompt } from "../../../src/llm/prompts.js";
 import type { AskRequest, Llm } from "../../../src/llm/types.js";
 
 /** One call the fake model received. */
@@ -12,23 +10,19 @@ export interface FakeCall {
 
 type Answer = (vars: Record<string, string | number>, call: number) => unknown;
 
-const promptsDir = path.resolve(import.meta.dirname, "../../../prompts");
-
 /**
- * An in-process Llm for stage unit tests: answers per prompt name from functions, validates each
- * answer with the request's schema, and checks that the variables passed are exactly those the
- * prompt file declares (what the real prompt loader would reject).
+ * An in-process Llm for stage unit tests: renders the real prompt file (so a wrong variable or agent
+ * fails here as it would in production), answers per prompt name from functions, and validates each
+ * answer with the request's schema.
  */
 export function fakeLlm(answers: Record<string, Answer>): Llm & { calls: FakeCall[] } {
   const calls: FakeCall[] = [];
   return {
     calls,
     async ask<T>(request: AskRequest<T>) {
-      const declared = declaredVariables(request.prompt);
-      const given = Object.keys(request.vars).sort();
-      if (JSON.stringify(declared) !== JSON.stringify(given)) {
-        throw new Error(`prompt ${request.prompt} declares [${declared}] but got [${given}]`);
-      }
+      const prompt = loadPrompt(request.prompt);
+      if (prompt.agent !== request.agent) throw new Error(`prompt ${request.prompt} belongs to ${prompt.agent}, not ${request.agent}`);
+      renderPrompt(prompt, request.vars);
       const answer = answers[request.prompt];
       if (!answer) throw new Error(`fake model: no answer for prompt ${request.prompt}`);
       const n = calls.filter((c) => c.prompt === request.prompt).length;
@@ -37,14 +31,4 @@ export function fakeLlm(answers: Record<string, Answer>): Llm & { calls: FakeCal
       return { value, usage: { promptTokens: 10, completionTokens: 5, totalTokens: 15 } };
     },
   };
-}
-
-function declaredVariables(prompt: string): string[] {
-  const text = fs.readFileSync(path.join(promptsDir, `${prompt}.md`), "utf8");
-  const front = /^---\n([\s\S]*?)\n---\n/.exec(text);
-  if (!front) throw new Error(`prompt ${prompt} has no front matter`);
-  const vars = (parse(front[1]!) as { variables: string[] }).variables;
-  const used = [...new Set([...text.slice(front[0].length).matchAll(/\{\{(\w+)\}\}/g)].map((m) => m[1]!))].sort();
-  if (JSON.stringify([...vars].sort()) !== JSON.stringify(used)) throw new Error(`prompt ${prompt}: variables [${vars}] differ from placeholders [${used}]`);
-  return [...vars].sort();
 }
