@@ -1,0 +1,193 @@
+import OpenAI, { APIError } from "openai";
+import type { z } from "zod";
+import { AGENTS, modelFor, type Agent } from "../config.js";
+import { checkAnswer, correctionMessage } from "./check-answer.js";
+import { describeFailure } from "./describe-failure.js";
+import { BudgetExceededError, LlmError, redactSecrets, type LlmCallSite } from "./errors.js";
+import { resolveLlmSettings, type LlmOptions, type LlmSettings, type StructuredOutputMode } from "./llm-settings.js";
+import { loadPrompt, PromptError, renderPrompt } from "./prompts.js";
+import { jsonModeInstruction, responseFormatFor } from "./response-format.js";
+import type { AskRequest, AskResult, Llm, TraceRecord, Usage } from "./types.js";
+import { estimateTokens, UsageLedger, type LlmStats } from "./usage-ledger.js";
+
+type Message = { role: "system" | "user" | "assistant"; content: string };
+type Completion = { raw: string; usage: Usage; ms: number; sent: Message[]; note: string };
+
+const NO_USAGE: Usage = { promptTokens: 0, completionTokens: 0, totalTokens: 0 };
+const OPENAI_URL = "https://api.openai.com/v1";
+
+/** Creates the model client of one job (its token budget, stats and trace belong to that job). */
+export function createLlm(options: LlmOptions = {}): LlmClient {
+  return new LlmClient(options);
+}
+
+/**
+ * The Llm every stage uses, over any OpenAI-compatible server through the openai SDK: renders the
+ * prompt file, asks for structured output, validates with zod (one corrective retry), keeps the
+ * token budget, and leaves a trace record per call. HTTP faults are retried by the SDK only.
+ */
+export class LlmClient implements Llm {
+  /** One record per model call (and per refused call), in the order they ended. */
+  readonly trace: TraceRecord[] = [];
+  private readonly settings: LlmSettings;
+  private readonly sdk: OpenAI;
+  private readonly ledger: UsageLedger;
+  private readonly models: Record<Agent, string>;
+  private mode: StructuredOutputMode;
+
+  constructor(private readonly options: LlmOptions = {}) {
+    this.settings = resolveLlmSettings(options);
+    const { apiKey, baseURL, config, env } = this.settings;
+    if (!apiKey && !baseURL) {
+      throw new Error("OPENAI_API_KEY is not set. Set it, or set OPENAI_BASE_URL to an OpenAI-compatible server that needs no key.");
+    }
+    this.sdk = new OpenAI({
+      // A local server may need no key, but the SDK insists on one; it is never checked there.
+      apiKey: apiKey ?? "no-key-needed",
+      baseURL: baseURL ?? OPENAI_URL,
+      maxRetries: this.settings.maxRetries,
+      timeout: this.settings.timeoutMs,
+    });
+    this.models = Object.fromEntries(AGENTS.map((agent) => [agent, modelFor(agent, config, env)])) as Record<Agent, string>;
+    this.ledger = new UsageLedger(this.settings.tokenBudget, this.models);
+    this.mode = this.settings.structuredOutput;
+  }
+
+  /** The structured-output mode in use now (json_schema until a server refuses it). */
+  get structuredOutput(): StructuredOutputMode {
+    return this.mode;
+  }
+
+  /** Calls and tokens so far, in total and per agent (with each agent's model). */
+  stats(): LlmStats {
+    return this.ledger.stats();
+  }
+
+  /** Asks one agent step: renders the prompt, calls the model, returns the validated answer or throws an LlmError. */
+  async ask<T>(request: AskRequest<T>): Promise<AskResult<T>> {
+    const site: LlmCallSite = { agent: request.agent, prompt: request.prompt, model: this.models[request.agent] };
+    const messages = this.render(site, request.vars);
+    const first = await this.complete(site, messages, request.schema);
+    const firstCheck = checkAnswer(first.raw, request.schema);
+    this.record(site, first, firstCheck.ok ? firstCheck.value : firstCheck.parsed, firstCheck.ok ? undefined : firstCheck.error);
+    if (firstCheck.ok) return { value: firstCheck.value, usage: first.usage };
+
+    const retry: Message[] = [...messages, { role: "assistant", content: first.raw }, { role: "user", content: correctionMessage(firstCheck.error + first.note) }];
+    const second = await this.complete(site, retry, request.schema);
+    const secondCheck = checkAnswer(second.raw, request.schema);
+    this.record(site, second, secondCheck.ok ? secondCheck.value : secondCheck.parsed, secondCheck.ok ? undefined : secondCheck.error);
+    const usage = addUsage(first.usage, second.usage);
+    if (secondCheck.ok) return { value: secondCheck.value, usage };
+    throw new LlmError(
+      site,
+      "invalid-answer",
+      this.redact(`the answer did not fit the expected format, twice (the second time the model was shown why); last problem: ${secondCheck.error}${second.note}`),
+      `Try a stronger model for the ${site.agent} (models.${site.agent} in .github/magis.yml, or MAGIS_MODEL_${site.agent.toUpperCase()}).`,
+    );
+  }
+
+  private render(site: LlmCallSite, vars: Record<string, string | number>): Message[] {
+    try {
+      const prompt = loadPrompt(site.prompt, { dir: this.options.promptsDir });
+      if (prompt.agent !== site.agent) {
+        throw new PromptError(`Prompt "${site.prompt}" belongs to the ${prompt.agent} (its front matter says so), not the ${site.agent}.`);
+      }
+      const { system, user } = renderPrompt(prompt, vars);
+      return [{ role: "system", content: system }, { role: "user", content: user }];
+    } catch (error) {
+      if (!(error instanceof PromptError)) throw error;
+      throw new LlmError(site, "prompt", error.message, "Fix the prompt file in prompts/ or the variables the caller passes.");
+    }
+  }
+
+  /** One request to the server (the SDK retries HTTP faults inside it), within the budget. */
+  private async complete(site: LlmCallSite, messages: Message[], schema: z.ZodType): Promise<Completion> {
+    const mode = this.mode;
+    const format = mode === "json_schema" ? responseFormatFor(schema, site.prompt) : undefined;
+    const sent: Message[] = mode === "json" ? withInstruction(messages, jsonModeInstruction(schema)) : messages;
+    // Worst case of this call: its prompt (chars/4, the schema included when sent, a few tokens of
+    // framing per message) and its whole completion cap, since the model may use all of it.
+    const promptText = sent.map((m) => m.content).join("\n") + (format ? JSON.stringify(format) : "");
+    const estimate = estimateTokens(promptText) + 4 * sent.length + this.settings.maxTokens;
+    const started = Date.now();
+    if (!this.ledger.hold(estimate)) {
+      const error = new BudgetExceededError(site, this.ledger.spent, estimate, this.ledger.budget);
+      this.pushTrace({ ...site, messages: sent, raw: null, parsed: null, usage: NO_USAGE, ms: 0, error: error.message });
+      throw error;
+    }
+    try {
+      const response = await this.sdk.chat.completions.create(
+        { model: site.model, messages: sent, max_tokens: this.settings.maxTokens, ...(format ? { response_format: format } : {}) },
+        { headers: { "X-Magis-Prompt": site.prompt, "X-Magis-Agent": site.agent } },
+      );
+      const choice = response.choices[0];
+      const raw = choice?.message?.content ?? "";
+      const usage = response.usage
+        ? { promptTokens: response.usage.prompt_tokens, completionTokens: response.usage.completion_tokens, totalTokens: response.usage.total_tokens }
+        : estimatedUsage(sent, raw);
+      this.ledger.settle(site.agent, estimate, usage);
+      const refusal = choice?.message?.refusal ? ` (the model refused: ${choice.message.refusal})` : "";
+      const cut = choice?.finish_reason === "length" ? ` (the answer was cut off at max_tokens = ${this.settings.maxTokens}; raise MAGIS_LLM_MAX_TOKENS)` : "";
+      return { raw, usage, ms: Date.now() - started, sent, note: refusal + cut };
+    } catch (error) {
+      this.ledger.settle(site.agent, estimate, NO_USAGE);
+      const ms = Date.now() - started;
+      if (mode === "json_schema" && error instanceof APIError && (error.status === 400 || error.status === 422)) {
+        // Servers that do not know response_format refuse the request; from now on this client instructs instead.
+        this.mode = "json";
+        this.pushTrace({ ...site, messages: sent, raw: null, parsed: null, usage: NO_USAGE, ms, error: this.redact(`the server refused response_format (${error.status}); switched to plain JSON mode: ${error.message}`) });
+        return this.complete(site, messages, schema);
+      }
+      const failure = describeFailure(error, { baseURL: this.sdk.baseURL, maxRetries: this.settings.maxRetries, timeoutMs: this.settings.timeoutMs });
+      const llmError = new LlmError(site, failure.kind, this.redact(failure.what), failure.todo);
+      this.pushTrace({ ...site, messages: sent, raw: null, parsed: null, usage: NO_USAGE, ms, error: llmError.message });
+      throw llmError;
+    }
+  }
+
+  private record(site: LlmCallSite, completion: Completion, parsed: unknown, error: string | undefined): void {
+    this.pushTrace({
+      ...site,
+      messages: completion.sent,
+      raw: completion.raw,
+      parsed,
+      usage: completion.usage,
+      ms: completion.ms,
+      ...(error === undefined ? {} : { error: error + completion.note }),
+    });
+  }
+
+  private pushTrace(record: TraceRecord): void {
+    const clean = redactDeep(record, (text) => this.redact(text));
+    this.trace.push(clean);
+    this.options.onTrace?.(clean);
+  }
+
+  private redact(text: string): string {
+    return redactSecrets(text, [this.settings.apiKey]);
+  }
+}
+
+/** A copy of a JSON-like value with every string passed through `redact` (field by field, so the JSON stays valid). */
+function redactDeep<T>(value: T, redact: (text: string) => string): T {
+  if (typeof value === "string") return redact(value) as T;
+  if (Array.isArray(value)) return value.map((item) => redactDeep(item, redact)) as T;
+  if (value !== null && typeof value === "object") {
+    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, redactDeep(item, redact)])) as T;
+  }
+  return value;
+}
+
+function withInstruction(messages: Message[], instruction: string): Message[] {
+  return messages.map((m, i) => (i === 1 ? { ...m, content: `${m.content}\n\n${instruction}` } : m));
+}
+
+function estimatedUsage(sent: Message[], raw: string): Usage {
+  const promptTokens = estimateTokens(sent.map((m) => m.content).join("\n"));
+  const completionTokens = estimateTokens(raw);
+  return { promptTokens, completionTokens, totalTokens: promptTokens + completionTokens };
+}
+
+function addUsage(a: Usage, b: Usage): Usage {
+  return { promptTokens: a.promptTokens + b.promptTokens, completionTokens: a.completionTokens + b.completionTokens, totalTokens: a.totalTokens + b.totalTokens };
+}

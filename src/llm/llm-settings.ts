@@ -1,0 +1,75 @@
+import { parseConfig, type MagisConfig } from "../config.js";
+import type { TraceRecord } from "./types.js";
+
+/** How the client asks for JSON: `json_schema` sends `response_format`; `json` only instructs in the prompt. */
+export type StructuredOutputMode = "json_schema" | "json";
+
+/** Options of createLlm; each falls back to its environment variable, then to the config or a default. */
+export interface LlmOptions {
+  /** The repository's config (models per agent, token_budget); defaults to an empty .github/magis.yml. */
+  config?: MagisConfig;
+  /** Where OPENAI_* and MAGIS_* are read; defaults to process.env. */
+  env?: NodeJS.ProcessEnv;
+  /** OPENAI_API_KEY; a local server may need none. */
+  apiKey?: string;
+  /** OPENAI_BASE_URL, e.g. http://127.0.0.1:8080/v1; defaults to OpenAI. */
+  baseURL?: string;
+  /** MAGIS_STRUCTURED_OUTPUT; default json_schema, with an automatic switch to json when the server refuses it. */
+  structuredOutput?: StructuredOutputMode;
+  /** MAGIS_LLM_MAX_RETRIES: how often the SDK retries 429, 5xx, timeouts and connection errors (default 2). */
+  maxRetries?: number;
+  /** MAGIS_LLM_TIMEOUT_MS: how long one try may take (default 120000). */
+  timeoutMs?: number;
+  /** MAGIS_TOKEN_BUDGET, else config token_budget: most tokens this client (one job) may spend. */
+  tokenBudget?: number;
+  /** MAGIS_LLM_MAX_TOKENS: the completion cap sent as max_tokens with every call (default 4096). */
+  maxTokens?: number;
+  /** Folder of prompt files; defaults to the package's prompts/. */
+  promptsDir?: string;
+  /** Called with each call's trace record as soon as the call ends. */
+  onTrace?: (record: TraceRecord) => void;
+}
+
+/** Options after environment and defaults were applied. */
+export interface LlmSettings {
+  config: MagisConfig;
+  env: NodeJS.ProcessEnv;
+  apiKey: string | undefined;
+  baseURL: string | undefined;
+  structuredOutput: StructuredOutputMode;
+  maxRetries: number;
+  timeoutMs: number;
+  tokenBudget: number;
+  maxTokens: number;
+}
+
+/** Applies environment variables and defaults to createLlm's options; a malformed variable is an error naming it. */
+export function resolveLlmSettings(options: LlmOptions): LlmSettings {
+  const env = options.env ?? process.env;
+  const config = options.config ?? parseConfig({});
+  const mode = options.structuredOutput ?? env.MAGIS_STRUCTURED_OUTPUT ?? "json_schema";
+  if (mode !== "json_schema" && mode !== "json") {
+    throw new Error(`MAGIS_STRUCTURED_OUTPUT must be "json_schema" or "json", not "${mode}".`);
+  }
+  return {
+    config,
+    env,
+    apiKey: options.apiKey ?? (env.OPENAI_API_KEY || undefined),
+    baseURL: options.baseURL ?? (env.OPENAI_BASE_URL || undefined),
+    structuredOutput: mode,
+    maxRetries: options.maxRetries ?? wholeNumber(env, "MAGIS_LLM_MAX_RETRIES", 0, 10) ?? 2,
+    timeoutMs: options.timeoutMs ?? wholeNumber(env, "MAGIS_LLM_TIMEOUT_MS", 1, 3_600_000) ?? 120_000,
+    tokenBudget: options.tokenBudget ?? wholeNumber(env, "MAGIS_TOKEN_BUDGET", 1, Number.MAX_SAFE_INTEGER) ?? config.token_budget,
+    maxTokens: options.maxTokens ?? wholeNumber(env, "MAGIS_LLM_MAX_TOKENS", 16, 1_000_000) ?? 4096,
+  };
+}
+
+function wholeNumber(env: NodeJS.ProcessEnv, name: string, min: number, max: number): number | undefined {
+  const raw = env[name]?.replace(/_/g, "").trim();
+  if (!raw) return undefined;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new Error(`${name} must be a whole number from ${min} to ${max}, not "${env[name]}".`);
+  }
+  return value;
+}

@@ -1,0 +1,89 @@
+import { mkdtemp, readFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { parseConfig } from "../../../src/config.js";
+import { BudgetExceededError } from "../../../src/llm/errors.js";
+import { writeTraceJsonl } from "../../../src/llm/trace.js";
+import type { TraceRecord } from "../../../src/llm/types.js";
+import { reply, startScriptedModel, type ScriptedModel } from "../../support/scripted-model.js";
+import { clientFor, judgeRequest, SECRET_KEY } from "./client-setup.js";
+
+const answer = (usage: { promptTokens: number; completionTokens: number }) => reply.json({ relevant: true, reason: "r" }, { usage });
+
+describe("token budget", () => {
+  let model: ScriptedModel;
+  afterEach(() => model.close());
+
+  it("does not make the call that could pass the budget, and says how to raise it", async () => {
+    model = await startScriptedModel();
+    model.script("judge-file", answer({ promptTokens: 300, completionTokens: 200 }), answer({ promptTokens: 1, completionTokens: 1 }));
+    // MAGIS_TOKEN_BUDGET wins over token_budget from the config file.
+    const llm = clientFor(model, { maxTokens: 500, config: parseConfig({ token_budget: 400_000 }), env: { MAGIS_TOKEN_BUDGET: "1000" } });
+    await llm.ask(judgeRequest);
+    const failure = await llm.ask(judgeRequest).then(() => null, (error: unknown) => error);
+    expect(failure).toBeInstanceOf(BudgetExceededError);
+    expect(failure).toMatchObject({ kind: "budget", agent: "custodian", spent: 500, budget: 1000 });
+    expect((failure as Error).message).toMatch(/The custodian call .*500 tokens were spent so far .*budget of 1,000 tokens, so it was not made\. Raise token_budget in \.github\/magis\.yml, or set the MAGIS_TOKEN_BUDGET/);
+    expect(model.requests).toHaveLength(1);
+    expect(llm.trace.at(-1)).toMatchObject({ raw: null, ms: 0, error: expect.stringContaining("not made") });
+  });
+
+  it("counts calls still running, so concurrent calls cannot pass the budget together", async () => {
+    model = await startScriptedModel({ latencyMs: 50 });
+    model.script("judge-file", () => answer({ promptTokens: 10, completionTokens: 10 }));
+    // Each call may need about 530 tokens (its prompt and schema, plus the 400-token cap): two fit in 1,200, three do not.
+    const llm = clientFor(model, { maxTokens: 400, tokenBudget: 1200 });
+    const results = await Promise.allSettled([llm.ask(judgeRequest), llm.ask(judgeRequest), llm.ask(judgeRequest)]);
+    expect(results.map((r) => r.status)).toEqual(["fulfilled", "fulfilled", "rejected"]);
+    const refused = (results[2] as PromiseRejectedResult).reason as BudgetExceededError;
+    expect(refused).toMatchObject({ spent: 0, budget: 1200 });
+    expect(refused.estimate * 2).toBeLessThanOrEqual(1200);
+    expect(model.requests).toHaveLength(2);
+    expect(llm.stats().totalTokens).toBe(40);
+  });
+});
+
+describe("stats and trace", () => {
+  let model: ScriptedModel;
+  afterEach(() => model.close());
+
+  it("counts calls and tokens per agent, with each agent's model", async () => {
+    model = await startScriptedModel();
+    model.script("judge-file", answer({ promptTokens: 30, completionTokens: 5 }), reply.text("nope"), answer({ promptTokens: 20, completionTokens: 4 }));
+    const llm = clientFor(model, { config: parseConfig({ model: "base", models: { qa: "reviewer" } }) });
+    await llm.ask(judgeRequest);
+    await llm.ask(judgeRequest);
+    const stats = llm.stats();
+    expect(stats).toMatchObject({ calls: 3, promptTokens: 50 + model.requests[1]!.messages.reduce((n, m) => n + m.content.length, 0) / 4 });
+    expect(stats.byAgent.custodian).toMatchObject({ calls: 3, model: "base" });
+    expect(stats.byAgent.qa).toEqual({ promptTokens: 0, completionTokens: 0, totalTokens: 0, calls: 0, model: "reviewer" });
+    expect(stats.totalTokens).toBe(stats.byAgent.custodian.totalTokens);
+  });
+
+  it("leaves one record per call, passes each to onTrace, and writes them as JSON Lines without the key", async () => {
+    model = await startScriptedModel();
+    model.script("judge-file", { relevant: true, reason: "first" }, reply.text("garbage"), { relevant: false, reason: "second" }, reply.status(500));
+    const seen: TraceRecord[] = [];
+    const llm = clientFor(model, { maxRetries: 0, onTrace: (record) => seen.push(record) });
+    await llm.ask(judgeRequest);
+    await llm.ask(judgeRequest);
+    await expect(llm.ask(judgeRequest)).rejects.toThrow(/500/);
+    expect(llm.trace).toHaveLength(4);
+    expect(seen).toEqual(llm.trace);
+    const [ok, bad, fixed, failed] = llm.trace;
+    expect(ok).toMatchObject({ agent: "custodian", prompt: "judge-file", model: "scripted-model", raw: '{"relevant":true,"reason":"first"}', parsed: { relevant: true, reason: "first" } });
+    expect(ok?.messages).toHaveLength(2);
+    expect(ok?.ms).toBeGreaterThanOrEqual(0);
+    expect(ok?.error).toBeUndefined();
+    expect(bad).toMatchObject({ raw: "garbage", parsed: null, error: expect.stringContaining("no JSON") });
+    expect(fixed?.messages).toHaveLength(4);
+    expect(failed).toMatchObject({ raw: null, error: expect.stringContaining("answered 500") });
+
+    const file = join(await mkdtemp(join(tmpdir(), "magis-trace-")), "nested", "trace.jsonl");
+    await writeTraceJsonl(llm.trace, file);
+    const text = await readFile(file, "utf8");
+    expect(text.trimEnd().split("\n").map((line) => JSON.parse(line) as TraceRecord)).toEqual(llm.trace);
+    expect(text).not.toContain(SECRET_KEY);
+  });
+});

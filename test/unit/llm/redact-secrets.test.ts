@@ -1,0 +1,19 @@
+import { describe, expect, it } from "vitest";
+import { redactSecrets } from "../../../src/llm/errors.js";
+
+describe("redactSecrets", () => {
+  it("removes the given secret wherever it appears", () => {
+    expect(redactSecrets("key abcdefgh12345678 was refused: abcdefgh12345678", ["abcdefgh12345678"])).toBe("key [redacted] was refused: [redacted]");
+  });
+
+  it("removes credential shapes it was not told about", () => {
+    const text = 'Incorrect API key provided: sk-proj-AbCdEf0123456789xyz. Authorization: Bearer abc.def api_key="hunter2hunter2" ghs_0123456789abcdefghijABCD';
+    const clean = redactSecrets(text);
+    expect(clean).not.toMatch(/AbCdEf|abc\.def|hunter2|ghs_0123/);
+    expect(clean).toContain('api_key="[redacted]');
+  });
+
+  it("leaves short placeholders and ordinary words alone", () => {
+    expect(redactSecrets("max_tokens=4096 prompt_tokens: 12; no key", ["none"])).toBe("max_tokens=4096 prompt_tokens: 12; no key");
+  });
+});
