@@ -1,0 +1,198 @@
+import { isElision, splitAtElisions } from "./elisions.js";
+import { similarity } from "./similarity.js";
+import type { MatchLevel } from "./types.js";
+
+/** Fuzzy matches must be at least this similar (1 - edit distance / length, whitespace collapsed). */
+export const FUZZY_THRESHOLD = 0.9;
+/** Fuzzy candidates this close to the best one count as equally good, which makes the match ambiguous. */
+const FUZZY_TIE = 0.02;
+/** How far (in lines) from the given range the anchor is first looked for. */
+export const NEARBY_LINES = 15;
+/** Line numbers off by at most this much single out the nearest of several identical places. */
+const MAX_MISCOUNT = 3;
+
+/** A half-open span of 0-based line indexes. */
+export interface Span {
+  start: number;
+  end: number;
+}
+
+/** Where a block of lines was found; gaps are the file lines that elision markers stood for. */
+export interface BlockMatch extends Span {
+  level: MatchLevel;
+  similarity: number;
+  /** Per real pattern segment, the file span it matched (one segment unless elided). */
+  segments: Span[];
+  gaps: Span[];
+}
+
+/** The result of looking for a block: one place, several equally good places, or none. */
+export type FindOutcome =
+  | { kind: "found"; match: BlockMatch; elided: boolean }
+  | { kind: "ambiguous"; level: MatchLevel; candidates: BlockMatch[] }
+  | { kind: "missing" };
+
+/** Lines of one file prepared for repeated searches. */
+export class SearchableFile {
+  readonly exactKeys: string[];
+  readonly looseKeys: string[];
+  readonly fuzzyKeys: string[];
+  constructor(readonly lines: string[]) {
+    this.exactKeys = lines.map(exactKey);
+    this.looseKeys = lines.map(looseKey);
+    this.fuzzyKeys = lines.map(fuzzyKey);
+  }
+}
+
+const exactKey = (line: string): string => line.trimEnd();
+const looseKey = (line: string): string => line.replace(/\s+/g, "");
+const fuzzyKey = (line: string): string => line.trim().replace(/\s+/g, " ");
+
+/**
+ * Find `pattern` (the model's `old` lines) in the file: exactly, then ignoring whitespace, then fuzzily;
+ * at each level first near `hint` (the given range), then — if allowed — anywhere. Elision markers in the
+ * pattern are tried after the literal text at the exact and whitespace levels.
+ */
+export function findBlock(
+  file: SearchableFile,
+  pattern: string[],
+  hint: Span | null,
+  wholeFile: boolean,
+): FindOutcome {
+  const n = file.lines.length;
+  const scopes: Span[] = [];
+  if (hint) scopes.push({ start: Math.max(0, hint.start - NEARBY_LINES), end: Math.min(n, hint.end + NEARBY_LINES) });
+  if (wholeFile || !hint) scopes.push({ start: 0, end: n });
+  const segments = splitAtElisions(pattern);
+  const elided = segments.length > 1;
+  for (const level of ["exact", "whitespace"] as const) {
+    const keys = level === "exact" ? file.exactKeys : file.looseKeys;
+    const toKey = level === "exact" ? exactKey : looseKey;
+    for (const scope of scopes) {
+      let candidates = literalCandidates(keys, pattern.map(toKey), scope, level);
+      let usedElision = false;
+      if (candidates.length === 0 && elided) {
+        candidates = elidedCandidates(keys, segments.map((s) => s.map(toKey)), scope, level);
+        usedElision = candidates.length > 0;
+      }
+      if (candidates.length > 0) return choose(candidates, hint, 0, level, usedElision);
+    }
+  }
+  for (const scope of scopes) {
+    const candidates = fuzzyCandidates(file, pattern, scope, FUZZY_THRESHOLD);
+    if (candidates.length > 0) return choose(candidates, hint, FUZZY_TIE, "fuzzy", false);
+  }
+  return { kind: "missing" };
+}
+
+/** The most similar place for a pattern that did not match, to show the model what is really there. */
+export function closestBlock(file: SearchableFile, pattern: string[], hint: Span | null): BlockMatch | null {
+  const real = pattern.filter((line) => fuzzyKey(line) !== "" && !isElision(line));
+  const shared = new Map<number, number>();
+  const n = file.lines.length;
+  // Only windows that share a line with the pattern, or sit at the given range, are worth scoring.
+  const index = new Map<string, number[]>();
+  real.forEach((line, k) => {
+    const key = looseKey(line);
+    if (key.length >= 3) index.set(key, [...(index.get(key) ?? []), k]);
+  });
+  file.looseKeys.forEach((key, j) => {
+    for (const k of index.get(key) ?? []) shared.set(j - k, (shared.get(j - k) ?? 0) + 1);
+  });
+  // Scoring is quadratic in the block's length, so only the windows sharing the most lines are scored.
+  const starts = [...shared.entries()].sort((a, b) => b[1] - a[1]).slice(0, 100).map(([s]) => s);
+  if (hint) for (let s = hint.start - MAX_MISCOUNT; s <= hint.start + MAX_MISCOUNT; s++) starts.push(s);
+  let best: BlockMatch | null = null;
+  for (const start of new Set(starts)) {
+    if (start < 0 || start >= n) continue;
+    const scope = { start, end: start + 1 };
+    for (const candidate of fuzzyCandidates(file, real, scope, 0.3)) {
+      if (!best || candidate.similarity > best.similarity) best = candidate;
+    }
+  }
+  return best;
+}
+
+function literalCandidates(keys: string[], wanted: string[], scope: Span, level: MatchLevel): BlockMatch[] {
+  const found: BlockMatch[] = [];
+  const m = wanted.length;
+  for (let i = scope.start; i < scope.end && i + m <= keys.length; i++) {
+    if (matchesAt(keys, wanted, i)) found.push(block(i, i + m, level, 1, [{ start: i, end: i + m }], []));
+  }
+  return found;
+}
+
+function matchesAt(keys: string[], wanted: string[], at: number): boolean {
+  for (let k = 0; k < wanted.length; k++) if (keys[at + k] !== wanted[k]) return false;
+  return true;
+}
+
+/** Segments in order with any number of skipped lines between them; each segment at its first fit. */
+function elidedCandidates(keys: string[], segments: string[][], scope: Span, level: MatchLevel): BlockMatch[] {
+  const real = segments.filter((s) => s.length > 0);
+  if (real.length < 2 || segments[0]!.length === 0 || segments[segments.length - 1]!.length === 0) return [];
+  const found: BlockMatch[] = [];
+  for (let i = scope.start; i < scope.end; i++) {
+    if (!matchesAt(keys, real[0]!, i) || i + real[0]!.length > keys.length) continue;
+    const spans: Span[] = [{ start: i, end: i + real[0]!.length }];
+    let at = spans[0]!.end;
+    for (const segment of real.slice(1)) {
+      while (at + segment.length <= keys.length && !matchesAt(keys, segment, at)) at++;
+      if (at + segment.length > keys.length) break;
+      spans.push({ start: at, end: at + segment.length });
+      at += segment.length;
+    }
+    if (spans.length !== real.length) continue;
+    const gaps = spans.slice(1).map((span, k) => ({ start: spans[k]!.end, end: span.start }));
+    found.push(block(i, at, level, 1, spans, gaps));
+  }
+  return found;
+}
+
+/** Windows of the pattern's length ±1 line whose collapsed text is at least `min` similar. */
+function fuzzyCandidates(file: SearchableFile, pattern: string[], scope: Span, min: number): BlockMatch[] {
+  const wanted = pattern.map(fuzzyKey).join("\n");
+  const m = pattern.length;
+  const found: BlockMatch[] = [];
+  for (let i = scope.start; i < scope.end; i++) {
+    for (const len of [m, m - 1, m + 1]) {
+      if (len < 1 || i + len > file.lines.length) continue;
+      const text = file.fuzzyKeys.slice(i, i + len).join("\n");
+      const score = similarity(text, wanted, min);
+      if (score >= min && score > 0) found.push(block(i, i + len, "fuzzy", score, [{ start: i, end: i + len }], []));
+    }
+  }
+  return found;
+}
+
+function block(start: number, end: number, level: MatchLevel, score: number, segments: Span[], gaps: Span[]): BlockMatch {
+  return { start, end, level, similarity: score, segments, gaps };
+}
+
+function distance(candidate: Span, hint: Span): number {
+  return Math.min(Math.abs(candidate.start - hint.start), Math.abs(candidate.end - hint.end));
+}
+
+/** One best place, or the nearest to the given lines when it is clearly nearest; otherwise ambiguous. */
+function choose(candidates: BlockMatch[], hint: Span | null, tie: number, level: MatchLevel, elided: boolean): FindOutcome {
+  const best = Math.max(...candidates.map((c) => c.similarity));
+  const near = (c: BlockMatch): number => (hint ? distance(c, hint) : 0);
+  const pool = candidates
+    .filter((c) => c.similarity >= best - tie)
+    .sort((a, b) => b.similarity - a.similarity || near(a) - near(b));
+  // Fuzzy windows shifted by a line are the same place seen twice; literal matches are all distinct.
+  const distinct = level === "fuzzy" ? pool.filter((c, k) => !pool.slice(0, k).some((d) => overlaps(c, d))) : pool;
+  if (distinct.length === 1) return { kind: "found", match: distinct[0]!, elided };
+  if (hint) {
+    const byDistance = [...distinct].sort((a, b) => near(a) - near(b));
+    const [first, second] = byDistance;
+    if (first && second && near(first) <= MAX_MISCOUNT && near(first) < near(second)) {
+      return { kind: "found", match: first, elided };
+    }
+  }
+  return { kind: "ambiguous", level, candidates: distinct.sort((a, b) => a.start - b.start) };
+}
+
+function overlaps(a: Span, b: Span): boolean {
+  return a.start < b.end && b.start < a.end;
+}

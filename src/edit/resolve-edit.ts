@@ -1,0 +1,132 @@
+import { buildReplacement } from "./build-replacement.js";
+import { describeLines, describeSpan, quoteLines } from "./describe-place.js";
+import { isElision } from "./elisions.js";
+import { closestBlock, findBlock, FUZZY_THRESHOLD, NEARBY_LINES, type FindOutcome, type SearchableFile, type Span } from "./find-block.js";
+import { splitModelText } from "./split-text.js";
+import { stripLineNumbers } from "./strip-line-numbers.js";
+import type { Edit, EditPlacement } from "./types.js";
+
+/** One edit placed in the original file: the span it replaces and the lines that take its place. */
+export interface ResolvedEdit {
+  label: string;
+  span: Span;
+  lines: string[];
+  eols: (string | undefined)[];
+  placement: EditPlacement;
+}
+
+/** Place one edit (1-based `index` in the list) in the original file, or say precisely why it cannot be placed. */
+export function resolveEdit(file: SearchableFile, eols: string[], edit: Edit, index: number): ResolvedEdit | { error: string } {
+  const n = file.lines.length;
+  if (edit.kind === "search-replace") {
+    const label = `Edit ${index} (search/replace)`;
+    const searchLines = splitModelText(edit.search);
+    const replaceLines = splitModelText(edit.replace);
+    if (searchLines.length === 0) {
+      if (n === 0) return verbatim(label, index, { start: 0, end: 0 }, replaceLines);
+      return { error: `${label}: \`search\` is empty; copy the lines to change from the file into \`search\`.` };
+    }
+    return anchor(file, eols, label, index, searchLines, replaceLines, null, "search");
+  }
+  const { start, end } = edit;
+  const label = `Edit ${index} (${Number.isInteger(start) && Number.isInteger(end) ? describeLines(start, end) : "lines ?"})`;
+  if (!Number.isInteger(start) || !Number.isInteger(end) || start < 1 || end < start - 1) {
+    return {
+      error:
+        `${label}: start and end must be whole line numbers with start ≥ 1 and end ≥ start (got start=${start}, end=${end}); ` +
+        `to insert new lines before line K without replacing any, use start=K, end=K-1.`,
+    };
+  }
+  const oldLines = stripLineNumbers(splitModelText(edit.old));
+  const newLines = stripLineNumbers(splitModelText(edit.new));
+  const inFile = start <= n + 1 && end <= n;
+  if (oldLines.length === 0) {
+    if (!inFile) return { error: `${label}: the file has ${n} lines, so ${describeLines(start, end)} is outside it; use line numbers from the numbered view.` };
+    return verbatim(label, index, { start: start - 1, end }, newLines);
+  }
+  // Out-of-file numbers are only trusted as a hint for the lines right around them.
+  return anchor(file, eols, label, index, oldLines, newLines, { start: start - 1, end }, "old", inFile);
+}
+
+function verbatim(label: string, index: number, span: Span, lines: string[]): ResolvedEdit {
+  const placement: EditPlacement = {
+    index, start: span.start + 1, end: span.end, level: "exact", similarity: 1, moved: false, elided: false, reindented: false,
+  };
+  return { label, span, lines, eols: lines.map(() => undefined), placement };
+}
+
+function anchor(
+  file: SearchableFile,
+  eols: string[],
+  label: string,
+  index: number,
+  givenOld: string[],
+  givenNew: string[],
+  hint: Span | null,
+  field: "old" | "search",
+  wholeFile = true,
+): ResolvedEdit | { error: string } {
+  const [oldLines, newLines] = dropSharedEdgeMarkers(givenOld, givenNew);
+  if (oldLines.every((line) => line.trim() === "" || isElision(line))) {
+    return { error: `${label}: \`${field}\` holds no code to find (only blank lines or "..."); copy the lines to change from the file.` };
+  }
+  const outcome = findBlock(file, oldLines, hint, wholeFile);
+  if (outcome.kind !== "found") return { error: explainFailure(file, label, field, oldLines, hint, wholeFile, outcome) };
+  const { match } = outcome;
+  const built = buildReplacement(file.lines, eols, match, oldLines, newLines, outcome.elided);
+  if ("error" in built) return { error: `${label}: ${built.error}` };
+  const placement: EditPlacement = {
+    index,
+    start: match.start + 1,
+    end: match.end,
+    level: match.level,
+    similarity: Math.round(match.similarity * 1000) / 1000,
+    moved: hint !== null && (match.start !== hint.start || match.end !== hint.end),
+    elided: outcome.elided,
+    reindented: built.reindented,
+  };
+  return { label, span: { start: match.start, end: match.end }, lines: built.lines, eols: built.eols, placement };
+}
+
+/** A "..." that opens (or closes) both `old` and `new` only says "code continues here"; it changes nothing. */
+function dropSharedEdgeMarkers(oldLines: string[], newLines: string[]): [string[], string[]] {
+  let [o, n] = [oldLines, newLines];
+  if (o.length > 1 && n.length > 0 && isElision(o[0]!) && isElision(n[0]!)) [o, n] = [o.slice(1), n.slice(1)];
+  if (o.length > 1 && n.length > 0 && isElision(o[o.length - 1]!) && isElision(n[n.length - 1]!)) [o, n] = [o.slice(0, -1), n.slice(0, -1)];
+  return [o, n];
+}
+
+function explainFailure(
+  file: SearchableFile,
+  label: string,
+  field: "old" | "search",
+  oldLines: string[],
+  hint: Span | null,
+  wholeFile: boolean,
+  outcome: Exclude<FindOutcome, { kind: "found" }>,
+): string {
+  const retry = hint
+    ? `Send the edit again with \`old\` copied exactly from the numbered view (without the line numbers) and the line numbers where it is.`
+    : `Send the edit again with \`search\` copied exactly from the file.`;
+  if (outcome.kind === "ambiguous") {
+    const how =
+      outcome.level === "exact" ? "exactly" : outcome.level === "whitespace" ? "when whitespace is ignored" : `at similarity ≥ ${FUZZY_THRESHOLD}`;
+    const places = outcome.candidates.slice(0, 10).map((c) => describeSpan(c)).join(", ");
+    const more = outcome.candidates.length > 10 ? ` and ${outcome.candidates.length - 10} more` : "";
+    return (
+      `${label}: the \`${field}\` text fits ${outcome.candidates.length} places equally well (${how}): ${places}${more}. ` +
+      `Add a few unchanged lines above or below it to \`${field}\` and to the replacement so that it fits only one place` +
+      (hint ? `, and give that place's line numbers.` : `.`)
+    );
+  }
+  const where = hint
+    ? wholeFile
+      ? `the \`old\` text is not at ${describeSpan(hint)}, nor anywhere else in the file`
+      : `${describeSpan(hint)} is outside the file (it has ${file.lines.length} lines) and the \`old\` text is not within ${NEARBY_LINES} lines of it`
+    : `the \`search\` text is not in the file`;
+  const closest = closestBlock(file, oldLines, hint);
+  const shown = closest
+    ? ` The closest text is at ${describeSpan(closest)} (similarity ${closest.similarity.toFixed(2)}):\n${quoteLines(file.lines, closest)}\n`
+    : " ";
+  return `${label}: ${where} (not exactly, not ignoring whitespace, not at similarity ≥ ${FUZZY_THRESHOLD}).${shown}${retry}`;
+}

@@ -1,0 +1,38 @@
+/** Replace lines `start`..`end` (1-based, inclusive) that the model says hold `old` with `new`; `end = start - 1` inserts before `start`. */
+export interface RangeEdit {
+  kind: "range";
+  start: number;
+  end: number;
+  old: string;
+  new: string;
+}
+
+/** Replace the one place in the file that holds `search` with `replace`. */
+export interface SearchReplaceEdit {
+  kind: "search-replace";
+  search: string;
+  replace: string;
+}
+
+/** One change a Developer proposes for one file. */
+export type Edit = RangeEdit | SearchReplaceEdit;
+
+/** How an edit's anchor was found: at the given lines, moved nearby, whitespace-insensitively, fuzzily, or with elided lines. */
+export type MatchLevel = "exact" | "whitespace" | "fuzzy";
+
+/** Where one edit landed, for traces and benchmarks (lines 1-based inclusive; an insertion has end = start - 1). */
+export interface EditPlacement {
+  index: number;
+  start: number;
+  end: number;
+  level: MatchLevel;
+  similarity: number;
+  moved: boolean;
+  elided: boolean;
+  reindented: boolean;
+}
+
+/** The outcome of applying a list of edits: the new text, or a message written for the model. */
+export type ApplyResult =
+  | { ok: true; text: string; placements: EditPlacement[] }
+  | { ok: false; error: string };
