@@ -1,6 +1,7 @@
-import OpenAI, { APIError } from "openai";
+import OpenAI from "openai";
 import type { z } from "zod";
 import { AGENTS, modelFor, type Agent } from "../config.js";
+import { adaptToRefusal, type ServerDialect } from "./adapt-to-server.js";
 import { checkAnswer, correctionMessage } from "./check-answer.js";
 import { describeFailure } from "./describe-failure.js";
 import { BudgetExceededError, LlmError, redactSecrets, type LlmCallSite } from "./errors.js";
@@ -33,7 +34,7 @@ export class LlmClient implements Llm {
   private readonly sdk: OpenAI;
   private readonly ledger: UsageLedger;
   private readonly models: Record<Agent, string>;
-  private mode: StructuredOutputMode;
+  private dialect: ServerDialect;
 
   constructor(private readonly options: LlmOptions = {}) {
     this.settings = resolveLlmSettings(options);
@@ -50,12 +51,12 @@ export class LlmClient implements Llm {
     });
     this.models = Object.fromEntries(AGENTS.map((agent) => [agent, modelFor(agent, config, env)])) as Record<Agent, string>;
     this.ledger = new UsageLedger(this.settings.tokenBudget, this.models);
-    this.mode = this.settings.structuredOutput;
+    this.dialect = { mode: this.settings.structuredOutput, tokenLimit: "max_tokens" };
   }
 
   /** The structured-output mode in use now (json_schema until a server refuses it). */
   get structuredOutput(): StructuredOutputMode {
-    return this.mode;
+    return this.dialect.mode;
   }
 
   /** Calls and tokens so far, in total and per agent (with each agent's model). */
@@ -101,25 +102,25 @@ export class LlmClient implements Llm {
   }
 
   /** One request to the server (the SDK retries HTTP faults inside it), within the budget. */
-  private async complete(site: LlmCallSite, messages: Message[], schema: z.ZodType): Promise<Completion> {
-    const mode = this.mode;
-    const format = mode === "json_schema" ? responseFormatFor(schema, site.prompt) : undefined;
-    const sent: Message[] = mode === "json" ? withInstruction(messages, jsonModeInstruction(schema)) : messages;
+  private async complete(site: LlmCallSite, messages: Message[], schema: z.ZodType, dialect = this.dialect): Promise<Completion> {
+    const format = dialect.mode === "json_schema" ? responseFormatFor(schema, site.prompt) : undefined;
+    const sent: Message[] = dialect.mode === "json" ? withInstruction(messages, jsonModeInstruction(schema)) : messages;
     // Worst case of this call: its prompt (chars/4, the schema included when sent, a few tokens of
     // framing per message) and its whole completion cap, since the model may use all of it.
     const promptText = sent.map((m) => m.content).join("\n") + (format ? JSON.stringify(format) : "");
     const estimate = estimateTokens(promptText) + 4 * sent.length + this.settings.maxTokens;
-    const started = Date.now();
     if (!this.ledger.hold(estimate)) {
       const error = new BudgetExceededError(site, this.ledger.spent, estimate, this.ledger.budget);
       this.pushTrace({ ...site, messages: sent, raw: null, parsed: null, usage: NO_USAGE, ms: 0, error: error.message });
       throw error;
     }
+    const started = Date.now();
     try {
       const response = await this.sdk.chat.completions.create(
-        { model: site.model, messages: sent, max_tokens: this.settings.maxTokens, ...(format ? { response_format: format } : {}) },
+        { model: site.model, messages: sent, [dialect.tokenLimit]: this.settings.maxTokens, ...(format ? { response_format: format } : {}) },
         { headers: { "X-Magis-Prompt": site.prompt, "X-Magis-Agent": site.agent } },
       );
+      this.dialect = dialect;
       const choice = response.choices[0];
       const raw = choice?.message?.content ?? "";
       const usage = response.usage
@@ -127,16 +128,16 @@ export class LlmClient implements Llm {
         : estimatedUsage(sent, raw);
       this.ledger.settle(site.agent, estimate, usage);
       const refusal = choice?.message?.refusal ? ` (the model refused: ${choice.message.refusal})` : "";
-      const cut = choice?.finish_reason === "length" ? ` (the answer was cut off at max_tokens = ${this.settings.maxTokens}; raise MAGIS_LLM_MAX_TOKENS)` : "";
+      const cut = choice?.finish_reason === "length" ? ` (the answer was cut off at ${dialect.tokenLimit} = ${this.settings.maxTokens}; raise MAGIS_LLM_MAX_TOKENS)` : "";
       return { raw, usage, ms: Date.now() - started, sent, note: refusal + cut };
     } catch (error) {
       this.ledger.settle(site.agent, estimate, NO_USAGE);
       const ms = Date.now() - started;
-      if (mode === "json_schema" && error instanceof APIError && (error.status === 400 || error.status === 422)) {
-        // Servers that do not know response_format refuse the request; from now on this client instructs instead.
-        this.mode = "json";
-        this.pushTrace({ ...site, messages: sent, raw: null, parsed: null, usage: NO_USAGE, ms, error: this.redact(`the server refused response_format (${error.status}); switched to plain JSON mode: ${error.message}`) });
-        return this.complete(site, messages, schema);
+      const adapted = adaptToRefusal(error, dialect);
+      if (adapted) {
+        // Kept for the rest of the job once a request in the new dialect gets through.
+        this.pushTrace({ ...site, messages: sent, raw: null, parsed: null, usage: NO_USAGE, ms, error: this.redact(`the server refused the request (${String(error instanceof Error ? error.message : error)}); trying again ${adapted.change}`) });
+        return this.complete(site, messages, schema, adapted.dialect);
       }
       const failure = describeFailure(error, { baseURL: this.sdk.baseURL, maxRetries: this.settings.maxRetries, timeoutMs: this.settings.timeoutMs });
       const llmError = new LlmError(site, failure.kind, this.redact(failure.what), failure.todo);

@@ -12,6 +12,7 @@ export interface ScriptedRequest {
   /** Whether the request asked for structured output (`response_format`). */
   hasResponseFormat: boolean;
   responseFormat: unknown;
+  /** `max_completion_tokens` or `max_tokens`, whichever was sent. */
   maxTokens: number | null;
   /** The whole parsed request body. */
   body: Record<string, unknown>;
@@ -224,7 +225,7 @@ function toRequest(req: IncomingMessage, raw: string): ScriptedRequest {
     messages: messages.map((m) => ({ role: m.role, content: typeof m.content === "string" ? m.content : JSON.stringify(m.content) })),
     hasResponseFormat: body.response_format !== undefined,
     responseFormat: body.response_format,
-    maxTokens: typeof body.max_tokens === "number" ? body.max_tokens : null,
+    maxTokens: [body.max_completion_tokens, body.max_tokens].find((n): n is number => typeof n === "number") ?? null,
     body,
     headers,
   };

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { reply, startScriptedModel, type ScriptedModel } from "../../support/scripted-model.js";
-import { clientFor, judgeRequest } from "./client-setup.js";
+import { createLlm } from "../../../src/llm/client.js";
+import { clientFor, fixturePrompts, judgeRequest } from "./client-setup.js";
 
 describe("structured calls over HTTP", () => {
   let model: ScriptedModel;
@@ -42,7 +43,27 @@ describe("structured calls over HTTP", () => {
     expect(model.requests.map((r) => r.hasResponseFormat)).toEqual([true, false, false]);
     expect(model.requests[1]?.messages[1]?.content).toMatch(/It must match this JSON Schema:\n\{.*"relevant".*\}/);
     expect(llm.structuredOutput).toBe("json");
-    expect(llm.trace[0]?.error).toContain("refused response_format (400)");
+    expect(llm.trace[0]?.error).toMatch(/refused the request \(400 Unsupported parameter: 'response_format'\); trying again switching to plain JSON mode/);
+  });
+
+  it("sends max_completion_tokens to a server that refuses max_tokens, as OpenAI's reasoning models do", async () => {
+    model = await startScriptedModel();
+    const refusal = { error: { message: "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead." } };
+    model.script("judge-file", (r) => (r.body.max_tokens === undefined ? { relevant: true, reason: "ok" } : reply.status(400, refusal)));
+    const llm = clientFor(model);
+    await llm.ask(judgeRequest);
+    await llm.ask(judgeRequest);
+    expect(model.requests.map((r) => [r.body.max_tokens, r.body.max_completion_tokens])).toEqual([[4096, undefined], [undefined, 4096], [undefined, 4096]]);
+    expect(model.requests.every((r) => r.hasResponseFormat)).toBe(true);
+  });
+
+  it("stops after one change of dialect when the server refuses every request", async () => {
+    model = await startScriptedModel();
+    model.script("judge-file", () => reply.status(400, { error: { message: "context length exceeded" } }));
+    const llm = clientFor(model);
+    await expect(llm.ask(judgeRequest)).rejects.toThrow(/answered 400 after 1 try \(server said: context length exceeded\)\. .*lower top_k/);
+    expect(model.requests.map((r) => r.hasResponseFormat)).toEqual([true, false]);
+    expect(llm.structuredOutput).toBe("json_schema");
   });
 
   it("uses plain JSON mode from the start when MAGIS_STRUCTURED_OUTPUT=json", async () => {
@@ -83,6 +104,15 @@ describe("structured calls over HTTP", () => {
     model.script("judge-file", reply.text('{"relevant": tr', { finishReason: "length" }), reply.text('{"rel', { finishReason: "length" }));
     await expect(clientFor(model, { maxTokens: 64 }).ask(judgeRequest)).rejects.toThrow(/cut off at max_tokens = 64; raise MAGIS_LLM_MAX_TOKENS/);
     expect(model.requests[0]?.maxTokens).toBe(64);
+  });
+
+  it("talks to a local server without an API key, and refuses to start for OpenAI itself without one", async () => {
+    model = await startScriptedModel();
+    model.script("judge-file", { relevant: true, reason: "local" });
+    const llm = createLlm({ env: { OPENAI_BASE_URL: model.url }, promptsDir: fixturePrompts });
+    expect((await llm.ask(judgeRequest)).value.reason).toBe("local");
+    expect(model.requests[0]?.model).toBe("gpt-4o-mini");
+    expect(() => createLlm({ env: {} })).toThrow("OPENAI_API_KEY is not set. Set it, or set OPENAI_BASE_URL to an OpenAI-compatible server that needs no key.");
   });
 
   it("refuses a prompt asked by the wrong agent or with a missing variable, before any request", async () => {

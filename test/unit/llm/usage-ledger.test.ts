@@ -1,0 +1,36 @@
+import { describe, expect, it } from "vitest";
+import { estimateTokens, UsageLedger } from "../../../src/llm/usage-ledger.js";
+
+const models = { custodian: "c", manager: "m", developer: "d", qa: "q" };
+const usage = (promptTokens: number, completionTokens: number) => ({ promptTokens, completionTokens, totalTokens: promptTokens + completionTokens });
+
+describe("UsageLedger", () => {
+  it("admits a call only while spent + held + its estimate stay within the budget", () => {
+    const ledger = new UsageLedger(1000, models);
+    expect(ledger.hold(600)).toBe(true);
+    expect(ledger.hold(401)).toBe(false);
+    expect(ledger.hold(400)).toBe(true);
+    ledger.settle("qa", 600, usage(100, 50));
+    ledger.settle("qa", 400, usage(10, 5));
+    expect(ledger.spent).toBe(165);
+    expect(ledger.hold(835)).toBe(true);
+    expect(ledger.hold(1)).toBe(false);
+  });
+
+  it("books calls and tokens per agent, failed calls with zero tokens", () => {
+    const ledger = new UsageLedger(10_000, models);
+    ledger.hold(10);
+    ledger.settle("developer", 10, usage(7, 3));
+    ledger.hold(10);
+    ledger.settle("developer", 10, usage(0, 0));
+    const stats = ledger.stats();
+    expect(stats).toMatchObject({ calls: 2, promptTokens: 7, completionTokens: 3, totalTokens: 10 });
+    expect(stats.byAgent.developer).toEqual({ promptTokens: 7, completionTokens: 3, totalTokens: 10, calls: 2, model: "d" });
+    expect(stats.byAgent.manager.calls).toBe(0);
+  });
+
+  it("estimates four characters per token, rounding up", () => {
+    expect(estimateTokens("")).toBe(0);
+    expect(estimateTokens("abcde")).toBe(2);
+  });
+});
