@@ -1,11 +1,144 @@
-import { UsageError, type Command } from "./io.js";
+import fs from "node:fs";
+import path from "node:path";
+import { parse as parseYaml } from "yaml";
+import { ConfigError, parseConfig, type MagisConfig } from "../config.js";
+import { createLlm } from "../llm/client.js";
+import { writeTraceJsonl } from "../llm/trace.js";
+import { StageError } from "../pipeline/errors.js";
+import { renderReport } from "../pipeline/report/render-report.js";
+import { resolveIssue } from "../pipeline/resolve-issue.js";
+import type { ProgressEvent, ResolveResult } from "../pipeline/types.js";
+import { openDatabase } from "../store/database.js";
+import { EvolutionMemory } from "../store/memory.js";
+import { resolveInside } from "../workspace/safe-path.js";
+import { readIssueFiles } from "./read-issue-file.js";
+import { parseFlags, UsageError, type CliIo, type Command } from "./io.js";
 
-/** `magis resolve` (filled in by its own issue). */
+const usage = `Usage: magis resolve --repo DIR --issue-file FILE [--hints-file FILE] --out DIR [--apply]
+
+Resolves an issue on a local checkout with the MAGIS team (Custodian, Manager, Developers, QA
+Engineers) and writes into --out:
+  patch.diff   the change; \`git apply\` it in the untouched checkout
+  report.md    the pull request description: plan, tasks, kick-off transcript, QA reviews, usage
+  trace.jsonl  one JSON record per model call
+The checkout is only read, unless --apply writes the change into it. Progress goes to stderr.
+Exit 0 with a patch, 1 when there is none (the reason is printed), 2 for a usage mistake.
+
+Options:
+  --repo DIR         the checkout (its .github/magis.yml, if any, is the config)
+  --issue-file FILE  the issue: first line the title, the rest the body
+  --hints-file FILE  hints (issue comments, guidance), as \`magis locate\` reads them
+  --out DIR          where the files go; must be outside --repo
+  --apply            also write the change into the checkout
+
+Model: OPENAI_API_KEY, OPENAI_BASE_URL, MAGIS_MODEL (MAGIS_MODEL_<AGENT> per agent).
+Evolution memory: MAGIS_DB (default .magis/magis.db under the working directory).`;
+
+/** `magis resolve`: an issue in, a reviewed patch, report and trace out. */
 export const resolveCommand: Command = {
   name: "resolve",
-  summary: "resolve (under construction)",
-  usage: "Usage: magis resolve",
-  run: async () => {
-    throw new UsageError("'resolve' is not implemented yet");
+  summary: "resolve an issue on a local checkout: patch.diff, report.md, trace.jsonl",
+  usage,
+  run: async (args, io) => {
+    const { values } = parseFlags(args, {
+      repo: { type: "string" },
+      "issue-file": { type: "string" },
+      "hints-file": { type: "string" },
+      out: { type: "string" },
+      apply: { type: "boolean", default: false },
+    });
+    for (const flag of ["repo", "issue-file", "out"] as const) if (!values[flag]) throw new UsageError(`--${flag} is required`);
+    const repo = path.resolve(io.cwd, values.repo!);
+    const out = path.resolve(io.cwd, values.out!);
+    if (!fs.statSync(repo, { throwIfNoEntry: false })?.isDirectory()) throw new UsageError(`--repo ${values.repo} is not a directory`);
+    if (isInside(out, repo)) throw new UsageError(`--out ${values.out} is inside --repo; choose a folder outside the checkout so it stays untouched`);
+    const issue = readIssueFiles(path.resolve(io.cwd, values["issue-file"]!), values["hints-file"] ? path.resolve(io.cwd, values["hints-file"]) : undefined);
+
+    let config: MagisConfig;
+    try {
+      config = loadRepoConfig(repo);
+    } catch (error) {
+      if (!(error instanceof ConfigError)) throw error;
+      io.stderr(`magis resolve: ${error.message}\n`);
+      return 1;
+    }
+    const llm = createLlm({ config, env: io.env });
+    const db = openDatabase(io.env.MAGIS_DB || path.resolve(io.cwd, ".magis", "magis.db"));
+    fs.mkdirSync(out, { recursive: true });
+    let result: ResolveResult;
+    try {
+      result = await resolveIssue(
+        { root: repo, repoId: repo, config, llm, now: () => Date.now(), onProgress: (event) => io.stderr(describeProgress(event)) },
+        issue,
+        new EvolutionMemory(db),
+      );
+    } catch (error) {
+      await writeTraceJsonl(llm.trace, path.join(out, "trace.jsonl"));
+      if (!(error instanceof StageError)) throw error;
+      io.stderr(`magis resolve: no patch. The ${error.stage} stage failed: ${error.message} Next: ${error.nextStep} (Model calls are in ${path.join(out, "trace.jsonl")}.)\n`);
+      return 1;
+    } finally {
+      db.close();
+    }
+
+    fs.writeFileSync(path.join(out, "patch.diff"), result.patch);
+    fs.writeFileSync(path.join(out, "report.md"), renderReport(result, { title: issue.title }));
+    await writeTraceJsonl(llm.trace, path.join(out, "trace.jsonl"));
+    if (values.apply) for (const change of result.changes) fs.writeFileSync(resolveInside(repo, change.path).absolute, change.after);
+    io.stdout(
+      [
+        `${result.changes.length} file${result.changes.length === 1 ? "" : "s"} changed: ${result.changes.map((c) => c.path).join(", ")}`,
+        `patch:  ${path.join(out, "patch.diff")}${values.apply ? " (applied to the checkout)" : ` (apply with: git -C ${repo} apply ${path.join(out, "patch.diff")})`}`,
+        `report: ${path.join(out, "report.md")}`,
+        `trace:  ${path.join(out, "trace.jsonl")}`,
+        "",
+      ].join("\n"),
+    );
+    return 0;
   },
 };
+
+/** The repository's `.github/magis.yml` with defaults, or the defaults when it has none. */
+function loadRepoConfig(repo: string): MagisConfig {
+  const file = path.join(repo, ".github", "magis.yml");
+  if (!fs.existsSync(file)) return parseConfig({});
+  let raw: unknown;
+  try {
+    raw = parseYaml(fs.readFileSync(file, "utf8"));
+  } catch (error) {
+    throw new ConfigError([{ path: "", message: `not valid YAML: ${error instanceof Error ? error.message.split("\n")[0] : String(error)}` }], file);
+  }
+  return parseConfig(raw, file);
+}
+
+function isInside(child: string, parent: string): boolean {
+  const relative = path.relative(parent, child);
+  return relative === "" || (!relative.startsWith("..") && !path.isAbsolute(relative));
+}
+
+/** One stderr line per finished stage or attempt. */
+export function describeProgress(event: ProgressEvent): string {
+  switch (event.stage) {
+    case "located": {
+      const kept = event.files.filter((f) => f.kept !== false).length;
+      return `located ${event.files.length} file(s): ${kept} kept, ${event.files.length - kept} dropped\n`;
+    }
+    case "tasks":
+      return `Manager defined ${event.tasks.length} task(s): ${event.tasks.map((t) => t.path).join(", ")}\n`;
+    case "team":
+      return `team formed: ${event.developers.map((d) => `${d.name} (${d.path})`).join(", ")}\n`;
+    case "kickoff":
+      return `kick-off meeting held: ${event.transcript.length} turns\n`;
+    case "plan":
+      return `plan: ${event.plan.steps.map((s, i) => `step ${i + 1}: ${s.join(" + ")}`).join("; ")}${event.plan.note ? ` (${event.plan.note})` : ""}\n`;
+    case "attempt": {
+      const a = event.attempt;
+      const verdict = a.error ? `refused: ${a.error.replace(/\s*\n\s*/g, " ")}` : a.review?.approved ? "approved by QA" : `QA asked for changes: ${(a.review?.comment ?? "").replace(/\s*\n\s*/g, " ")}`;
+      return `${event.path}: attempt ${a.number} ${verdict}\n`;
+    }
+    case "task-done":
+      return `${event.outcome.path}: done, ${event.outcome.approved ? "approved" : "not approved"}, ${event.outcome.kept ? "kept" : "dropped"}\n`;
+    case "done":
+      return `done: ${event.result.changes.length} file(s) changed\n`;
+  }
+}

@@ -1,8 +1,5 @@
 import { z } from "zod";
-import { applyEdits, type Edit } from "../../edit/apply-edits.js";
-import { makeDiff } from "../../edit/make-diff.js";
-import { newSyntaxErrors } from "../../edit/new-syntax-errors.js";
-import { numberLines } from "../../edit/number-lines.js";
+import { applyEdits, makeDiff, newSyntaxErrors, numberLines, type Edit } from "../../edit/index.js";
 import { formatIssue } from "../plan/format-issue.js";
 import type { DeveloperRole, FileTask, IssueText, StageContext } from "../types.js";
 import { checkRanges } from "./check-ranges.js";

@@ -1,0 +1,107 @@
+// The scripted model of the offline demo: canned answers for every prompt of a run on examples/shop.
+// Nothing here is an LLM. The answers are computed from the request (the numbered view, the old
+// lines, the diff under review) only so that they stay right if the example's files move by a line.
+import type { ScriptedModel, ScriptedRequest } from "../test/support/scripted-model.js";
+
+/** The model name the demo runs under, so that the report's usage table says it was scripted. */
+export const SCRIPTED_MODEL_NAME = "scripted-demo (no LLM)";
+
+const TASKS: Record<string, string> = {
+  "src/cart.js":
+    "`cartTotal` adds `item.price` once per line item and ignores `item.quantity`. Multiply each price by its quantity, and count an item that has no `quantity` field (carts saved before quantities existed) once.",
+  "src/format-price.js":
+    "`formatPrice` prints the dollar amount with as few decimals as JavaScript gives (`$7.5`). Always show exactly two decimals (`$7.50`, `$3.00`) and keep the sign handling as it is.",
+};
+
+const DEVELOPERS: Record<string, { name: string; role: string }> = {
+  "src/cart.js": {
+    name: "Cart Arithmetic Specialist",
+    role: "You are a JavaScript developer who owns the cart arithmetic. You make small, exact changes and keep old saved carts working.",
+  },
+  "src/format-price.js": {
+    name: "Currency Formatting Expert",
+    role: "You are a JavaScript developer who knows money formatting. You change only how amounts are printed, never how they are computed.",
+  },
+};
+
+/** Registers an answer for every prompt a demo run asks. */
+export function scriptShopDemo(model: ScriptedModel): ScriptedModel {
+  return model
+    .script("custodian-summarize-file", (r) => ({ summary: `Scripted summary of ${pathIn(r)}.` }))
+    .script("custodian-summarize-diff", () => ({ message: "Scripted commit message." }))
+    .script("custodian-check-relevance", (r) => {
+      const relevant = /src\/(cart|format-price|index)\.js/.test(pathIn(r));
+      return { relevant, reason: relevant ? "It computes or shows cart totals." : "It does not compute or show totals." };
+    })
+    .script("manager-define-task", (r) => {
+      const path = pathIn(r);
+      const task = TASKS[path];
+      return task ? { needs_change: true, description: task } : { needs_change: false, description: `${path} only re-exports or tests the functions; it needs no change.` };
+    })
+    .script("manager-design-developer", (r) => DEVELOPERS[pathIn(r)])
+    .script("manager-open-meeting", () => ({
+      speech: "Welcome. The issue has two causes: the cart total ignores quantities and prices drop their trailing zero. Each of you owns one of them. Is your task right, and do you need the other's change first?",
+    }))
+    .script("developer-speak", (r) =>
+      pathIn(r) === "src/cart.js"
+        ? { speech: "My task is right: I multiply by the quantity and treat a missing quantity as 1. I do not need the formatting change; we can work at the same time." }
+        : { speech: "Agreed. I switch formatPrice to two decimals. My change is independent of the cart arithmetic, so we can run in parallel." },
+    )
+    .script("manager-close-meeting", () => ({
+      speech: "Summary: the Cart Arithmetic Specialist fixes cartTotal, the Currency Formatting Expert fixes formatPrice. The two changes are independent and run concurrently.",
+    }))
+    .script("developer-refine-role", (r) => ({ role: `${DEVELOPERS[pathIn(r)]!.role} The team agreed that your change is independent of your teammate's.` }))
+    .script("manager-make-plan", () => ({
+      steps: [["src/cart.js", "src/format-price.js"]],
+      rationale: "The two files do not depend on each other, so both tasks run at the same time.",
+    }))
+    .script("developer-design-qa", (r) => ({
+      role:
+        pathIn(r) === "src/cart.js"
+          ? "You are a QA engineer for cart arithmetic. You check quantities, empty carts and items saved without a quantity."
+          : "You are a QA engineer for money formatting. You check two decimals, negative amounts and whole dollars.",
+    }))
+    .script("developer-locate-lines", (r) => {
+      const path = pathIn(r);
+      const line = lineNumberOf(r, path === "src/cart.js" ? "total += item.price" : "return `${sign}$${dollars}`");
+      return { path, ranges: [{ start: line, end: line, why: "this line computes the wrong value" }] };
+    })
+    .script("developer-write-code", (r) => {
+      const old = oldLines(r);
+      if (pathIn(r) === "src/format-price.js") return { old, new: old.replace("${dollars}", "${dollars.toFixed(2)}") };
+      // The first attempt forgets carts without quantities; the QA Engineer catches it.
+      const revised = /did not approve/.test(userText(r));
+      return { old, new: old.replace("item.price;", revised ? "item.price * (item.quantity ?? 1);" : "item.price * item.quantity;") };
+    })
+    .script("qa-review", (r) => {
+      const text = userText(r);
+      if (pathIn(r) === "src/cart.js" && !text.includes("item.quantity ?? 1")) {
+        return { approved: false, comment: "Quantities are counted now, but an item saved without a `quantity` makes the total NaN. The issue says such items must count once: use `item.quantity ?? 1`." };
+      }
+      return { approved: true, comment: "The change does the task and keeps the rest of the behaviour." };
+    });
+}
+
+function userText(request: ScriptedRequest): string {
+  return request.messages.filter((m) => m.role === "user").map((m) => m.content).join("\n");
+}
+
+// Every per-file prompt names its file in a heading ("## File `x`", "Your task, on `x`", …).
+function pathIn(request: ScriptedRequest): string {
+  const match = /(?:, on|task for|## File) `([^`]+)`/.exec(userText(request));
+  return match?.[1] ?? "(unknown)";
+}
+
+function lineNumberOf(request: ScriptedRequest, needle: string): number {
+  for (const line of userText(request).split("\n")) {
+    const numbered = /^\s*(\d+) \| (.*)$/.exec(line);
+    if (numbered && numbered[2]!.includes(needle)) return Number(numbered[1]);
+  }
+  throw new Error(`scripted demo: no numbered line holds "${needle}"`);
+}
+
+function oldLines(request: ScriptedRequest): string {
+  const match = /which you replace\n```\n([\s\S]*?)\n```/.exec(userText(request));
+  if (!match) throw new Error("scripted demo: the write-code prompt shows no old lines");
+  return match[1]!;
+}
