@@ -77,3 +77,21 @@ function pullRequestLine(state: StatusState): string {
 function plural(n: number, one: string, many: string): string {
   return `${n} ${n === 1 ? one : many}`;
 }
+
+/** A status comment whose run was cut off (the app restarted): the checklist so far, marked failed with the next step. */
+export function renderInterrupted(previousBody: string, jobId: number, failure: { stage: string; reason: string; nextStep: string }): string {
+  const kept = previousBody
+    .split("\n")
+    .filter((line) => line.startsWith("- [") || line.startsWith("  - "))
+    .join("\n");
+  return [
+    statusMarker(jobId),
+    "### 😕 MAGIS could not finish this run",
+    "",
+    kept,
+    "",
+    `**Failed at:** ${failure.stage}`,
+    `**Why:** ${failure.reason}`,
+    `**Next step:** ${failure.nextStep}`,
+  ].join("\n");
+}

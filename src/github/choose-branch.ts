@@ -1,0 +1,40 @@
+import type { BotIdentity, Octokit } from "./types.js";
+
+/** A branch the bot may push to for an issue, and whether it exists already (then it holds only the bot's commits). */
+export interface BranchChoice {
+  branch: string;
+  exists: boolean;
+}
+
+/** The branch names the bot uses for an issue, in order: `<prefix>issue-N`, then `…issue-N-2`, `…issue-N-3`, … */
+export function branchNames(prefix: string, issueNumber: number, count = 10): string[] {
+  return Array.from({ length: count }, (_, i) => `${prefix}issue-${issueNumber}${i === 0 ? "" : `-${i + 1}`}`);
+}
+
+/**
+ * Picks the first of the issue's branch names that is free, or that exists with only the bot's commits since
+ * the default branch (so replacing it loses no one's work). A branch a human pushed to is skipped, never overwritten.
+ */
+export async function chooseBranch(
+  octokit: Octokit,
+  repo: { owner: string; repo: string },
+  defaultBranch: string,
+  prefix: string,
+  issueNumber: number,
+  bot: BotIdentity,
+): Promise<BranchChoice> {
+  for (const branch of branchNames(prefix, issueNumber)) {
+    try {
+      await octokit.rest.repos.getBranch({ ...repo, branch });
+    } catch (error) {
+      if ((error as { status?: number }).status === 404) return { branch, exists: false };
+      throw error;
+    }
+    const { data } = await octokit.rest.repos.compareCommitsWithBasehead({ ...repo, basehead: `${defaultBranch}...${branch}`, per_page: 100 });
+    const onlyBot =
+      data.total_commits === data.commits.length &&
+      data.commits.every((c) => c.author?.login === bot.login && c.committer?.login === bot.login);
+    if (onlyBot) return { branch, exists: true };
+  }
+  throw new Error(`every branch name from ${prefix}issue-${issueNumber} to …-10 has commits by someone else; delete a few of them and retry`);
+}

@@ -1,0 +1,100 @@
+import fs from "node:fs";
+import path from "node:path";
+import type { Probot } from "probot";
+import { InProcessQueue } from "../jobs/in-process-queue.js";
+import type { JobQueue } from "../jobs/job-queue.js";
+import { createLlm } from "../llm/client.js";
+import { resolveIssue } from "../pipeline/resolve-issue.js";
+import { defaultDatabasePath, openDatabase, type Db } from "../store/database.js";
+import { JobStore } from "../store/jobs.js";
+import { EvolutionMemory } from "../store/memory.js";
+import { redactSecrets } from "./redact-secrets.js";
+import { reportInterruptedJob } from "./report-interrupted-job.js";
+import { resolveJobRunner, type ResolveJobServices } from "./run-resolve-job.js";
+import type { BotIdentity, Octokit } from "./types.js";
+
+/** How the app is put together; every field has a default from the environment, tests replace some. */
+export interface MagisAppOptions {
+  /** Where MAGIS_DB, MAGIS_GIT_BASE_URL, MAGIS_JOBS_CONCURRENCY, MAGIS_TRACE_DIR and the model settings are read. */
+  env?: NodeJS.ProcessEnv;
+  /** The SQLite database of job records and the evolution memory (default: MAGIS_DB or .magis/magis.db). */
+  db?: Db;
+  /** Origin the repositories are cloned from instead of the API's clone_url (MAGIS_GIT_BASE_URL). */
+  gitBaseUrl?: string;
+  /** Most jobs at once (MAGIS_JOBS_CONCURRENCY, default 2). */
+  concurrency?: number;
+  /** Directory of per-job model traces (MAGIS_TRACE_DIR, default `traces/` beside the database); "" turns them off. */
+  traceDir?: string;
+  createLlm?: ResolveJobServices["createLlm"];
+  resolve?: ResolveJobServices["resolve"];
+  onTimings?: ResolveJobServices["onTimings"];
+  /** Called once the app's parts exist (tests wait on the queue through it). */
+  onReady?: (services: MagisServices) => void;
+}
+
+/** The parts of a running app that outlive one webhook. */
+export interface MagisServices {
+  queue: JobQueue;
+  store: JobStore;
+  db: Db;
+}
+
+/** Builds the job store, the queue and the resolve-job runner for a Probot instance. */
+export function createServices(app: Probot, options: MagisAppOptions = {}): MagisServices {
+  const env = options.env ?? process.env;
+  const dbFile = defaultDatabasePath(env);
+  const db = options.db ?? openDatabase(dbFile);
+  const store = new JobStore(db);
+  const auth = (installationId: number) => app.auth(installationId) as Promise<Octokit>;
+  const traceDir = options.traceDir ?? env.MAGIS_TRACE_DIR ?? (options.db ? "" : path.join(path.dirname(dbFile), "traces"));
+  const runner = resolveJobRunner({
+    auth,
+    bot: botIdentity(app),
+    createLlm: options.createLlm ?? ((config, onTrace) => createLlm({ config, env, onTrace })),
+    resolve: options.resolve ?? resolveIssue,
+    memory: new EvolutionMemory(db),
+    gitBaseUrl: options.gitBaseUrl ?? (env.MAGIS_GIT_BASE_URL || undefined),
+    log: app.log,
+    now: Date.now,
+    onTimings: (job, timings) => {
+      app.log.info({ job: job.id, timings }, "job timings");
+      options.onTimings?.(job, timings);
+    },
+    onTrace: traceDir
+      ? (job, record) => {
+          fs.mkdirSync(traceDir, { recursive: true });
+          fs.appendFileSync(path.join(traceDir, `job-${job.id}.jsonl`), `${JSON.stringify(record)}\n`);
+        }
+      : undefined,
+  });
+  const queue = new InProcessQueue(store, runner, {
+    concurrency: options.concurrency ?? (Number(env.MAGIS_JOBS_CONCURRENCY) || 2),
+    onInterrupted: async (job) => {
+      try {
+        await reportInterruptedJob(await auth(job.installationId), job);
+      } catch (error) {
+        app.log.warn({ job: job.id, error: redactSecrets(String(error), []) }, "could not report an interrupted job on its issue");
+      }
+    },
+    onFailed: (job, error) => app.log.warn({ job: job.id, error: error instanceof Error ? error.message : String(error) }, "job failed"),
+  });
+  return { queue, store, db };
+}
+
+/** The app's bot login and commit identity, asked of GitHub once (as the app, then the bot user for its id). */
+function botIdentity(app: Probot): () => Promise<BotIdentity> {
+  let cached: Promise<BotIdentity> | null = null;
+  return () => {
+    cached ??= (async () => {
+      const octokit = (await app.auth()) as Octokit;
+      const { data: self } = await octokit.rest.apps.getAuthenticated();
+      const login = `${self!.slug}[bot]`;
+      const { data: user } = await octokit.rest.users.getByUsername({ username: login });
+      return { login, name: login, email: `${user.id}+${login}@users.noreply.github.com` };
+    })().catch((error: unknown) => {
+      cached = null;
+      throw error;
+    });
+    return cached;
+  };
+}

@@ -1,0 +1,74 @@
+import type { MagisConfig } from "../config.js";
+import { StageError } from "../pipeline/errors.js";
+import type { Checkout, GitRemote } from "../workspace/clone-repository.js";
+import { commitAndPush } from "../workspace/commit-and-push.js";
+import { protectedPathMatcher } from "../workspace/protected-paths.js";
+import { chooseBranch } from "./choose-branch.js";
+import type { BotIdentity, Octokit } from "./types.js";
+
+/** What publishing needs: where, the change, and the pull request description. */
+export interface PublishInput {
+  octokit: Octokit;
+  repo: { owner: string; repo: string };
+  issue: { number: number; title: string };
+  checkout: Checkout;
+  remote: GitRemote;
+  defaultBranch: string;
+  config: MagisConfig;
+  bot: BotIdentity;
+  changes: { path: string; before: string; after: string }[];
+  /** The pull request description (the run report). */
+  body: string;
+}
+
+/** The pull request that now carries the change. */
+export interface Published {
+  url: string;
+  number: number;
+  branch: string;
+  commit: string;
+  /** True when an existing bot pull request was updated rather than a new one opened. */
+  updated: boolean;
+}
+
+/**
+ * Pushes the change as one commit by the app on a bot branch cut from the default branch head, then opens the
+ * pull request (`Fixes #N` in its body), or updates the bot's open pull request for that branch.
+ */
+export async function publishPullRequest(input: PublishInput): Promise<Published> {
+  const { octokit, repo, issue, config } = input;
+  const changes = input.changes.filter((c) => c.after !== c.before);
+  if (changes.length === 0) {
+    throw new StageError("publish", "The run produced no change to any file, so nothing was pushed.", "Add guidance with `/magis retry <what to change>`.");
+  }
+  const isProtected = protectedPathMatcher(config.protected_paths);
+  const forbidden = changes.filter((c) => isProtected(c.path)).map((c) => c.path);
+  if (forbidden.length > 0) {
+    throw new StageError(
+      "publish",
+      `The change touches protected paths (${forbidden.join(", ")}), so nothing was pushed.`,
+      "Protected files are changed by people only; edit `protected_paths` in `.github/magis.yml` if this is wrong.",
+    );
+  }
+  const { branch, exists } = await chooseBranch(octokit, repo, input.defaultBranch, config.branch_prefix, issue.number, input.bot);
+  const commit = await commitAndPush({
+    checkout: input.checkout,
+    remote: input.remote,
+    branch,
+    changes,
+    message: `${issue.title.trim()} (#${issue.number})\n\nChanged by MAGIS: ${changes.map((c) => c.path).join(", ")}.\n\nFixes #${issue.number}`,
+    author: { name: input.bot.name, email: input.bot.email },
+    force: exists,
+    guard: { prefix: config.branch_prefix, defaultBranch: input.defaultBranch, protectedPaths: config.protected_paths },
+  });
+  const body = input.body.includes(`Fixes #${issue.number}`) ? input.body : `Fixes #${issue.number}\n\n${input.body}`;
+  const title = issue.title.trim();
+  const { data: open } = await octokit.rest.pulls.list({ ...repo, head: `${repo.owner}:${branch}`, state: "open", per_page: 1 });
+  const existing = open[0];
+  if (existing) {
+    const { data } = await octokit.rest.pulls.update({ ...repo, pull_number: existing.number, title, body });
+    return { url: data.html_url, number: data.number, branch, commit, updated: true };
+  }
+  const { data } = await octokit.rest.pulls.create({ ...repo, head: branch, base: input.defaultBranch, title, body, draft: config.draft });
+  return { url: data.html_url, number: data.number, branch, commit, updated: false };
+}

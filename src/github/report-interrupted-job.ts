@@ -1,0 +1,21 @@
+import type { JobRecord } from "../store/jobs.js";
+import { renderInterrupted } from "./render-status.js";
+import { findStatusComment } from "./status-comment.js";
+import type { Octokit } from "./types.js";
+
+/** Tells the issue that its run died with the previous process: edits the run's status comment (found by its marker), or posts one. */
+export async function reportInterruptedJob(octokit: Octokit, job: JobRecord): Promise<void> {
+  const issue = { owner: job.owner, repo: job.repo, number: job.number };
+  const failure = {
+    stage: job.stage ?? "start",
+    reason: "The app restarted while this run was in progress, so it was stopped and nothing was pushed by it.",
+    nextStep: "Comment `/magis retry` on this issue to run again.",
+  };
+  const found = await findStatusComment(octokit, issue, job.id);
+  const body = renderInterrupted(found?.body ?? "", job.id, failure);
+  if (found) {
+    await octokit.rest.issues.updateComment({ owner: job.owner, repo: job.repo, comment_id: found.id, body });
+  } else {
+    await octokit.rest.issues.createComment({ owner: job.owner, repo: job.repo, issue_number: job.number, body });
+  }
+}

@@ -1,0 +1,85 @@
+import { readStatusMarker, renderStatus } from "./render-status.js";
+import type { StatusState } from "./track-status.js";
+import type { IssueRef, Octokit } from "./types.js";
+
+/** Where a reaction goes: the issue itself, or the comment that triggered the run. */
+export type ReactionTarget = { kind: "issue" } | { kind: "comment"; id: number };
+
+/**
+ * The one status comment of a run: posted when the run starts, then edited in place. Edits are serialized and
+ * coalesced (the latest state wins), so a burst of progress events costs a few API calls, not one each.
+ */
+export class StatusComment {
+  private inFlight: Promise<void> | null = null;
+  private dirty = false;
+
+  private constructor(
+    private readonly octokit: Octokit,
+    private readonly issue: IssueRef,
+    private readonly commentId: number,
+    private state: StatusState,
+    private readonly onError: (error: unknown) => void,
+  ) {}
+
+  /** Posts the status comment of a new run. */
+  static async post(octokit: Octokit, issue: IssueRef, state: StatusState, onError: (error: unknown) => void): Promise<StatusComment> {
+    const { data } = await octokit.rest.issues.createComment({ owner: issue.owner, repo: issue.repo, issue_number: issue.number, body: renderStatus(state) });
+    return new StatusComment(octokit, issue, data.id, state, onError);
+  }
+
+  /** The state shown (or about to be). */
+  get current(): StatusState {
+    return this.state;
+  }
+
+  /** Changes the state and schedules an edit; returns without waiting for it. */
+  update(change: (state: StatusState) => StatusState): void {
+    this.state = change(this.state);
+    this.dirty = true;
+    if (!this.inFlight) this.inFlight = this.pushEdits();
+  }
+
+  /** Waits until the comment shows the latest state. */
+  async flush(): Promise<void> {
+    while (this.inFlight) await this.inFlight;
+  }
+
+  private async pushEdits(): Promise<void> {
+    while (this.dirty) {
+      this.dirty = false;
+      try {
+        await this.octokit.rest.issues.updateComment({ owner: this.issue.owner, repo: this.issue.repo, comment_id: this.commentId, body: renderStatus(this.state) });
+      } catch (error) {
+        // A status edit that fails must not fail the run; the next edit carries the whole state again.
+        this.onError(error);
+      }
+    }
+    this.inFlight = null;
+  }
+}
+
+/** Adds a reaction (👀 eyes, 🚀 rocket, 😕 confused) to the issue or to the triggering comment; failures are reported, not thrown. */
+export async function react(
+  octokit: Octokit,
+  issue: IssueRef,
+  target: ReactionTarget,
+  content: "eyes" | "rocket" | "confused",
+  onError: (error: unknown) => void,
+): Promise<void> {
+  try {
+    if (target.kind === "issue") {
+      await octokit.rest.reactions.createForIssue({ owner: issue.owner, repo: issue.repo, issue_number: issue.number, content });
+    } else {
+      await octokit.rest.reactions.createForIssueComment({ owner: issue.owner, repo: issue.repo, comment_id: target.id, content });
+    }
+  } catch (error) {
+    onError(error);
+  }
+}
+
+/** Finds the status comment of job `jobId` on the issue by its hidden marker. */
+export async function findStatusComment(octokit: Octokit, issue: IssueRef, jobId: number): Promise<{ id: number; body: string } | null> {
+  const comments = await octokit.paginate(octokit.rest.issues.listComments, { owner: issue.owner, repo: issue.repo, issue_number: issue.number, per_page: 100 });
+  const found = comments.find((c) => readStatusMarker(c.body) === jobId);
+  return found ? { id: found.id, body: found.body ?? "" } : null;
+}
