@@ -68,21 +68,23 @@ export class LlmClient implements Llm {
   async ask<T>(request: AskRequest<T>): Promise<AskResult<T>> {
     const site: LlmCallSite = { agent: request.agent, prompt: request.prompt, model: this.models[request.agent] };
     const messages = this.render(site, request.vars);
-    const first = await this.complete(site, messages, request.schema);
-    const firstCheck = checkAnswer(first.raw, request.schema);
-    this.record(site, first, firstCheck.ok ? firstCheck.value : firstCheck.parsed, firstCheck.ok ? undefined : firstCheck.error);
-    if (firstCheck.ok) return { value: firstCheck.value, usage: first.usage };
-
-    const retry: Message[] = [...messages, { role: "assistant", content: first.raw }, { role: "user", content: correctionMessage(firstCheck.error + first.note) }];
-    const second = await this.complete(site, retry, request.schema);
-    const secondCheck = checkAnswer(second.raw, request.schema);
-    this.record(site, second, secondCheck.ok ? secondCheck.value : secondCheck.parsed, secondCheck.ok ? undefined : secondCheck.error);
-    const usage = addUsage(first.usage, second.usage);
-    if (secondCheck.ok) return { value: secondCheck.value, usage };
+    let conversation = messages;
+    let usage = NO_USAGE;
+    let problem = "";
+    // One corrective retry: the second try sees its first answer and why it was refused.
+    for (let attempt = 1; attempt <= 2; attempt++) {
+      const completion = await this.complete(site, conversation, request.schema);
+      const checked = checkAnswer(completion.raw, request.schema);
+      usage = addUsage(usage, completion.usage);
+      problem = checked.ok ? "" : checked.error + completion.note;
+      this.record(site, completion, checked.ok ? checked.value : checked.parsed, problem);
+      if (checked.ok) return { value: checked.value, usage };
+      conversation = [...messages, { role: "assistant", content: completion.raw }, { role: "user", content: correctionMessage(problem) }];
+    }
     throw new LlmError(
       site,
       "invalid-answer",
-      this.redact(`the answer did not fit the expected format, twice (the second time the model was shown why); last problem: ${secondCheck.error}${second.note}`),
+      this.redact(`the answer did not fit the expected format, twice (the second time the model was shown why); last problem: ${problem}`),
       `Try a stronger model for the ${site.agent} (models.${site.agent} in .github/magis.yml, or MAGIS_MODEL_${site.agent.toUpperCase()}).`,
     );
   }
@@ -111,7 +113,7 @@ export class LlmClient implements Llm {
     const estimate = estimateTokens(promptText) + 4 * sent.length + this.settings.maxTokens;
     if (!this.ledger.hold(estimate)) {
       const error = new BudgetExceededError(site, this.ledger.spent, estimate, this.ledger.budget);
-      this.pushTrace({ ...site, messages: sent, raw: null, parsed: null, usage: NO_USAGE, ms: 0, error: error.message });
+      this.traceFailure(site, sent, 0, error.message);
       throw error;
     }
     const started = Date.now();
@@ -136,17 +138,17 @@ export class LlmClient implements Llm {
       const adapted = adaptToRefusal(error, dialect);
       if (adapted) {
         // Kept for the rest of the job once a request in the new dialect gets through.
-        this.pushTrace({ ...site, messages: sent, raw: null, parsed: null, usage: NO_USAGE, ms, error: this.redact(`the server refused the request (${String(error instanceof Error ? error.message : error)}); trying again ${adapted.change}`) });
+        this.traceFailure(site, sent, ms, `the server refused the request (${error instanceof Error ? error.message : String(error)}); trying again ${adapted.change}`);
         return this.complete(site, messages, schema, adapted.dialect);
       }
       const failure = describeFailure(error, { baseURL: this.sdk.baseURL, maxRetries: this.settings.maxRetries, timeoutMs: this.settings.timeoutMs });
       const llmError = new LlmError(site, failure.kind, this.redact(failure.what), failure.todo);
-      this.pushTrace({ ...site, messages: sent, raw: null, parsed: null, usage: NO_USAGE, ms, error: llmError.message });
+      this.traceFailure(site, sent, ms, llmError.message);
       throw llmError;
     }
   }
 
-  private record(site: LlmCallSite, completion: Completion, parsed: unknown, error: string | undefined): void {
+  private record(site: LlmCallSite, completion: Completion, parsed: unknown, problem: string): void {
     this.pushTrace({
       ...site,
       messages: completion.sent,
@@ -154,8 +156,12 @@ export class LlmClient implements Llm {
       parsed,
       usage: completion.usage,
       ms: completion.ms,
-      ...(error === undefined ? {} : { error: error + completion.note }),
+      ...(problem ? { error: problem } : {}),
     });
+  }
+
+  private traceFailure(site: LlmCallSite, sent: Message[], ms: number, error: string): void {
+    this.pushTrace({ ...site, messages: sent, raw: null, parsed: null, usage: NO_USAGE, ms, error });
   }
 
   private pushTrace(record: TraceRecord): void {
