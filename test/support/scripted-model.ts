@@ -157,7 +157,8 @@ export async function startScriptedModel(options: ScriptedModelOptions = {}): Pr
     }
   };
 
-  const server = createServer((req, res) => void handle(req, res));
+  // A client that drops the connection mid-request only ends that request, never the test run.
+  const server = createServer((req, res) => void handle(req, res).catch(() => res.destroy()));
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
 
