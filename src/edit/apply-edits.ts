@@ -4,6 +4,8 @@ import { resolveEdit, type ResolvedEdit } from "./resolve-edit.js";
 import { joinFile, splitFile } from "./split-text.js";
 import type { ApplyResult, Edit } from "./types.js";
 
+export type { ApplyResult, Edit, EditPlacement, RangeEdit, SearchReplaceEdit } from "./types.js";
+
 /**
  * Apply a Developer's edits to one file's text (pure). Every edit is anchored in the original text,
  * placed by its `old`/`search` text rather than trusted line numbers, and must not overlap another;

@@ -2,8 +2,13 @@ import { isElision, splitAtElisions } from "./elisions.js";
 import { similarity } from "./similarity.js";
 import type { MatchLevel } from "./types.js";
 
-/** Fuzzy matches must be at least this similar (1 - edit distance / length, whitespace collapsed). */
+/**
+ * Fuzzy matches must be at least this similar (1 - edit distance / length, whitespace collapsed), and
+ * either half of their non-blank lines must be there unchanged or the similarity must reach
+ * FUZZY_ALONE: short blocks of look-alike code (`add`/`sub`) differ by a few characters only.
+ */
 export const FUZZY_THRESHOLD = 0.9;
+const FUZZY_ALONE = 0.95;
 /** Fuzzy candidates this close to the best one count as equally good, which makes the match ambiguous. */
 const FUZZY_TIE = 0.02;
 /** How far (in lines) from the given range the anchor is first looked for. */
@@ -79,7 +84,7 @@ export function findBlock(
     }
   }
   for (const scope of scopes) {
-    const candidates = fuzzyCandidates(file, pattern, scope, FUZZY_THRESHOLD);
+    const candidates = fuzzyCandidates(file, pattern, scope, FUZZY_THRESHOLD).filter((c) => trustworthy(file, pattern, c));
     if (candidates.length > 0) return choose(candidates, hint, FUZZY_TIE, "fuzzy", false);
   }
   return { kind: "missing" };
@@ -99,8 +104,12 @@ export function closestBlock(file: SearchableFile, pattern: string[], hint: Span
   file.looseKeys.forEach((key, j) => {
     for (const k of index.get(key) ?? []) shared.set(j - k, (shared.get(j - k) ?? 0) + 1);
   });
-  // Scoring is quadratic in the block's length, so only the windows sharing the most lines are scored.
+  // Scoring is quadratic in the block's length, so only promising windows are scored: those sharing the
+  // most lines with the pattern, and those whose first line resembles the pattern's first line.
   const starts = [...shared.entries()].sort((a, b) => b[1] - a[1]).slice(0, 100).map(([s]) => s);
+  const first = fuzzyKey(real[0] ?? "");
+  const byFirstLine = file.fuzzyKeys.map((key, j) => [similarity(key, first, 0.5), j] as const).filter(([score]) => score > 0);
+  starts.push(...byFirstLine.sort((a, b) => b[0] - a[0]).slice(0, 20).map(([, j]) => j));
   if (hint) for (let s = hint.start - MAX_MISCOUNT; s <= hint.start + MAX_MISCOUNT; s++) starts.push(s);
   let best: BlockMatch | null = null;
   for (const start of new Set(starts)) {
@@ -163,6 +172,13 @@ function fuzzyCandidates(file: SearchableFile, pattern: string[], scope: Span, m
     }
   }
   return found;
+}
+
+function trustworthy(file: SearchableFile, pattern: string[], candidate: BlockMatch): boolean {
+  if (candidate.similarity >= FUZZY_ALONE) return true;
+  const present = new Set(file.looseKeys.slice(candidate.start, candidate.end));
+  const real = pattern.map(looseKey).filter((key) => key !== "");
+  return real.filter((key) => present.has(key)).length * 2 >= real.length;
 }
 
 function block(start: number, end: number, level: MatchLevel, score: number, segments: Span[], gaps: Span[]): BlockMatch {

@@ -37,8 +37,9 @@ export function resolveEdit(file: SearchableFile, eols: string[], edit: Edit, in
         `to insert new lines before line K without replacing any, use start=K, end=K-1.`,
     };
   }
-  const oldLines = stripLineNumbers(splitModelText(edit.old));
-  const newLines = stripLineNumbers(splitModelText(edit.new));
+  const [oldText, newText] = readModelTexts(edit.old, edit.new, end - start + 1);
+  const oldLines = stripLineNumbers(oldText);
+  const newLines = stripLineNumbers(newText);
   const inFile = start <= n + 1 && end <= n;
   if (oldLines.length === 0) {
     if (!inFile) return { error: `${label}: the file has ${n} lines, so ${describeLines(start, end)} is outside it; use line numbers from the numbered view.` };
@@ -46,6 +47,20 @@ export function resolveEdit(file: SearchableFile, eols: string[], edit: Edit, in
   }
   // Out-of-file numbers are only trusted as a hint for the lines right around them.
   return anchor(file, eols, label, index, oldLines, newLines, { start: start - 1, end }, "old", inFile);
+}
+
+/**
+ * Split `old` and `new` into lines. A trailing newline usually just ends the last line, but a model that
+ * joined lines with "\n" means one more (blank) line: when only that reading gives `old` the length of
+ * the given range, both texts are read that way.
+ */
+function readModelTexts(old: string, replacement: string, rangeLength: number): [string[], string[]] {
+  const usual = splitModelText(old);
+  const joined = (text: string): string[] => (text === "" ? [] : text.replace(/\r\n?/g, "\n").split("\n"));
+  if (old.endsWith("\n") && usual.length !== rangeLength && joined(old).length === rangeLength) {
+    return [joined(old), joined(replacement)];
+  }
+  return [usual, splitModelText(replacement)];
 }
 
 function verbatim(label: string, index: number, span: Span, lines: string[]): ResolvedEdit {
