@@ -2,7 +2,8 @@ import { zodResponseFormat } from "openai/helpers/zod";
 import type { ResponseFormatJSONSchema } from "openai/resources/shared";
 import { z } from "zod";
 
-const formats = new WeakMap<z.ZodType, ResponseFormatJSONSchema>();
+// Built once per schema and prompt name; converting a schema is not free and stages reuse theirs.
+const formats = new WeakMap<z.ZodType, Map<string, ResponseFormatJSONSchema>>();
 
 /**
  * The `response_format` for a zod schema: OpenAI's strict form when the schema allows it (every
@@ -10,7 +11,9 @@ const formats = new WeakMap<z.ZodType, ResponseFormatJSONSchema>();
  * still use to guide the answer. zod validates the answer either way.
  */
 export function responseFormatFor(schema: z.ZodType, name: string): ResponseFormatJSONSchema {
-  const known = formats.get(schema);
+  const byName = formats.get(schema) ?? new Map<string, ResponseFormatJSONSchema>();
+  formats.set(schema, byName);
+  const known = byName.get(name);
   if (known) return known;
   const safeName = name.replace(/[^A-Za-z0-9_-]/g, "_").slice(0, 64);
   let format: ResponseFormatJSONSchema;
@@ -20,7 +23,7 @@ export function responseFormatFor(schema: z.ZodType, name: string): ResponseForm
   } catch {
     format = { type: "json_schema", json_schema: { name: safeName, strict: false, schema: answerSchema(schema) } };
   }
-  formats.set(schema, format);
+  byName.set(name, format);
   return format;
 }
 
