@@ -43,8 +43,8 @@ export class BudgetExceededError extends LlmError {
     super(
       site,
       "budget",
-      `the token budget is used up: ${fmt(spent)} tokens were spent so far and this call may need about ${fmt(estimate)} more, ` +
-        `which would pass the budget of ${fmt(budget)} tokens, so it was not made`,
+      `${fmt(spent)} tokens were spent so far and this call may need about ${fmt(estimate)} more, ` +
+        `which would pass the job's token budget of ${fmt(budget)}, so it was not made`,
       "Raise token_budget in .github/magis.yml, or set the MAGIS_TOKEN_BUDGET environment variable (it wins over the file).",
     );
     this.name = "BudgetExceededError";

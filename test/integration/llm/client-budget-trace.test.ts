@@ -24,7 +24,7 @@ describe("token budget", () => {
     const failure = await llm.ask(judgeRequest).then(() => null, (error: unknown) => error);
     expect(failure).toBeInstanceOf(BudgetExceededError);
     expect(failure).toMatchObject({ kind: "budget", agent: "custodian", spent: 500, budget: 1000 });
-    expect((failure as Error).message).toMatch(/The custodian call .*500 tokens were spent so far .*budget of 1,000 tokens, so it was not made\. Raise token_budget in \.github\/magis\.yml, or set the MAGIS_TOKEN_BUDGET/);
+    expect((failure as Error).message).toMatch(/The custodian call .*500 tokens were spent so far .*token budget of 1,000, so it was not made\. Raise token_budget in \.github\/magis\.yml, or set the MAGIS_TOKEN_BUDGET/);
     expect(model.requests).toHaveLength(1);
     expect(llm.trace.at(-1)).toMatchObject({ raw: null, ms: 0, error: expect.stringContaining("not made") });
   });
