@@ -110,6 +110,7 @@ function parsePrompt(name: string, file: string, text: string): Prompt {
 
   const sections = /^# System[ \t]*\r?\n([\s\S]*?)^# User[ \t]*\r?\n([\s\S]*)$/m.exec(match[2]!);
   if (!sections) return fail('it needs a "# System" heading followed by a "# User" heading.');
+  if (match[2]!.slice(0, sections.index).trim() !== "") fail('text before "# System" would be lost; move it under a heading.');
   const system = sections[1]!.trim();
   const user = sections[2]!.trim();
 

@@ -57,6 +57,7 @@ describe("loading and rendering", () => {
   it("rejects files without the two headings or with an unknown agent", () => {
     expect(() => loadPrompt("no-sections", { dir: fixtures })).toThrow(/Prompt "no-sections" .*"# System" heading followed by a "# User" heading/);
     expect(() => loadPrompt("unknown-agent", { dir: fixtures })).toThrow(/Prompt "unknown-agent" .*"agent" must be one of custodian, manager, developer, qa/);
+    expect(() => loadPrompt("text-before-system", { dir: fixtures })).toThrow(/Prompt "text-before-system" .*text before "# System" would be lost/);
   });
 
   it("names the known prompts when asked for one that does not exist", () => {
