@@ -1,7 +1,8 @@
 // The scripted model of the offline demo: canned answers for every prompt of a run on examples/shop.
 // Nothing here is an LLM. The answers are computed from the request (the numbered view, the old
 // lines, the diff under review) only so that they stay right if the example's files move by a line.
-import type { ScriptedModel, ScriptedRequest } from "../test/support/scripted-model.js";
+import type { AnswerFunction, ScriptedModel, ScriptedRequest } from "../test/support/scripted-model.js";
+import { pathIn, userText } from "./read-request.js";
 
 /** The model name the demo runs under, so that the report's usage table says it was scripted. */
 export const SCRIPTED_MODEL_NAME = "scripted-demo (no LLM)";
@@ -24,73 +25,65 @@ const DEVELOPERS: Record<string, { name: string; role: string }> = {
   },
 };
 
-/** Registers an answer for every prompt a demo run asks. */
-export function scriptShopDemo(model: ScriptedModel): ScriptedModel {
-  return model
-    .script("custodian-summarize-file", (r) => ({ summary: `Scripted summary of ${pathIn(r)}.` }))
-    .script("custodian-summarize-diff", () => ({ message: "Scripted commit message." }))
-    .script("custodian-check-relevance", (r) => {
-      const relevant = /src\/(cart|format-price|index)\.js/.test(pathIn(r));
-      return { relevant, reason: relevant ? "It computes or shows cart totals." : "It does not compute or show totals." };
-    })
-    .script("manager-define-task", (r) => {
-      const path = pathIn(r);
-      const task = TASKS[path];
-      return task ? { needs_change: true, description: task } : { needs_change: false, description: `${path} only re-exports or tests the functions; it needs no change.` };
-    })
-    .script("manager-design-developer", (r) => DEVELOPERS[pathIn(r)])
-    .script("manager-open-meeting", () => ({
-      speech: "Welcome. The issue has two causes: the cart total ignores quantities and prices drop their trailing zero. Each of you owns one of them. Is your task right, and do you need the other's change first?",
-    }))
-    .script("developer-speak", (r) =>
+/** Registers an answer for every prompt a demo run asks; `override` replaces the answers of some prompts (tests use it). */
+export function scriptShopDemo(model: ScriptedModel, override: Record<string, AnswerFunction> = {}): ScriptedModel {
+  for (const [prompt, answer] of Object.entries({ ...answers, ...override })) model.script(prompt, answer);
+  return model;
+}
+
+const answers: Record<string, AnswerFunction> = {
+  "custodian-summarize-file": (r) => ({ summary: `Scripted summary of ${pathIn(r)}.` }),
+  "custodian-summarize-diff": () => ({ message: "Scripted commit message." }),
+  "custodian-check-relevance": (r) => {
+    const relevant = /src\/(cart|format-price|index)\.js/.test(pathIn(r));
+    return { relevant, reason: relevant ? "It computes or shows cart totals." : "It does not compute or show totals." };
+  },
+  "manager-define-task": (r) => {
+    const path = pathIn(r);
+    const task = TASKS[path];
+    return task ? { needs_change: true, description: task } : { needs_change: false, description: `${path} only re-exports or tests the functions; it needs no change.` };
+  },
+  "manager-design-developer": (r) => DEVELOPERS[pathIn(r)],
+  "manager-open-meeting": () => ({
+    speech: "Welcome. The issue has two causes: the cart total ignores quantities and prices drop their trailing zero. Each of you owns one of them. Is your task right, and do you need the other's change first?",
+  }),
+  "developer-speak": (r) =>
+    pathIn(r) === "src/cart.js"
+      ? { speech: "My task is right: I multiply by the quantity and treat a missing quantity as 1. I do not need the formatting change; we can work at the same time." }
+      : { speech: "Agreed. I switch formatPrice to two decimals. My change is independent of the cart arithmetic, so we can run in parallel." },
+  "manager-close-meeting": () => ({
+    speech: "Summary: the Cart Arithmetic Specialist fixes cartTotal, the Currency Formatting Expert fixes formatPrice. The two changes are independent and run concurrently.",
+  }),
+  "developer-refine-role": (r) => ({ role: `${DEVELOPERS[pathIn(r)]!.role} The team agreed that your change is independent of your teammate's.` }),
+  "manager-make-plan": () => ({
+    steps: [["src/cart.js", "src/format-price.js"]],
+    rationale: "The two files do not depend on each other, so both tasks run at the same time.",
+  }),
+  "developer-design-qa": (r) => ({
+    role:
       pathIn(r) === "src/cart.js"
-        ? { speech: "My task is right: I multiply by the quantity and treat a missing quantity as 1. I do not need the formatting change; we can work at the same time." }
-        : { speech: "Agreed. I switch formatPrice to two decimals. My change is independent of the cart arithmetic, so we can run in parallel." },
-    )
-    .script("manager-close-meeting", () => ({
-      speech: "Summary: the Cart Arithmetic Specialist fixes cartTotal, the Currency Formatting Expert fixes formatPrice. The two changes are independent and run concurrently.",
-    }))
-    .script("developer-refine-role", (r) => ({ role: `${DEVELOPERS[pathIn(r)]!.role} The team agreed that your change is independent of your teammate's.` }))
-    .script("manager-make-plan", () => ({
-      steps: [["src/cart.js", "src/format-price.js"]],
-      rationale: "The two files do not depend on each other, so both tasks run at the same time.",
-    }))
-    .script("developer-design-qa", (r) => ({
-      role:
-        pathIn(r) === "src/cart.js"
-          ? "You are a QA engineer for cart arithmetic. You check quantities, empty carts and items saved without a quantity."
-          : "You are a QA engineer for money formatting. You check two decimals, negative amounts and whole dollars.",
-    }))
-    .script("developer-locate-lines", (r) => {
-      const path = pathIn(r);
-      const line = lineNumberOf(r, path === "src/cart.js" ? "total += item.price" : "return `${sign}$${dollars}`");
-      return { path, ranges: [{ start: line, end: line, why: "this line computes the wrong value" }] };
-    })
-    .script("developer-write-code", (r) => {
-      const old = oldLines(r);
-      if (pathIn(r) === "src/format-price.js") return { old, new: old.replace("${dollars}", "${dollars.toFixed(2)}") };
-      // The first attempt forgets carts without quantities; the QA Engineer catches it.
-      const revised = /did not approve/.test(userText(r));
-      return { old, new: old.replace("item.price;", revised ? "item.price * (item.quantity ?? 1);" : "item.price * item.quantity;") };
-    })
-    .script("qa-review", (r) => {
-      const text = userText(r);
-      if (pathIn(r) === "src/cart.js" && !text.includes("item.quantity ?? 1")) {
-        return { approved: false, comment: "Quantities are counted now, but an item saved without a `quantity` makes the total NaN. The issue says such items must count once: use `item.quantity ?? 1`." };
-      }
-      return { approved: true, comment: "The change does the task and keeps the rest of the behaviour." };
-    });
-}
-
-function userText(request: ScriptedRequest): string {
-  return request.messages.filter((m) => m.role === "user").map((m) => m.content).join("\n");
-}
-
-// Every per-file prompt names its file in a heading ("## File `x`", "Your task, on `x`", …).
-function pathIn(request: ScriptedRequest): string {
-  const match = /(?:, on|task for|## File) `([^`]+)`/.exec(userText(request));
-  return match?.[1] ?? "(unknown)";
-}
+        ? "You are a QA engineer for cart arithmetic. You check quantities, empty carts and items saved without a quantity."
+        : "You are a QA engineer for money formatting. You check two decimals, negative amounts and whole dollars.",
+  }),
+  "developer-locate-lines": (r) => {
+    const path = pathIn(r);
+    const line = lineNumberOf(r, path === "src/cart.js" ? "total += item.price" : "return `${sign}$${dollars}`");
+    return { path, ranges: [{ start: line, end: line, why: "this line computes the wrong value" }] };
+  },
+  "developer-write-code": (r) => {
+    const old = oldLines(r);
+    if (pathIn(r) === "src/format-price.js") return { old, new: old.replace("${dollars}", "${dollars.toFixed(2)}") };
+    // The first attempt forgets carts without quantities; the QA Engineer catches it.
+    const revised = /did not approve/.test(userText(r));
+    return { old, new: old.replace("item.price;", revised ? "item.price * (item.quantity ?? 1);" : "item.price * item.quantity;") };
+  },
+  "qa-review": (r) => {
+    if (pathIn(r) === "src/cart.js" && !userText(r).includes("item.quantity ?? 1")) {
+      return { approved: false, comment: "Quantities are counted now, but an item saved without a `quantity` makes the total NaN. The issue says such items must count once: use `item.quantity ?? 1`." };
+    }
+    return { approved: true, comment: "The change does the task and keeps the rest of the behaviour." };
+  },
+};
 
 function lineNumberOf(request: ScriptedRequest, needle: string): number {
   for (const line of userText(request).split("\n")) {

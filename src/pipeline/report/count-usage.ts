@@ -1,11 +1,17 @@
 import { AGENTS, modelFor, type Agent, type MagisConfig } from "../../config.js";
 import type { Llm } from "../../llm/types.js";
+import type { LlmStats } from "../../llm/usage-ledger.js";
 import type { UsageReport } from "../types.js";
 
-/** An Llm that counts calls and tokens per agent as they pass through, for the report's usage section. */
+/**
+ * An Llm that counts calls and tokens per agent as they pass through, for the report's usage section
+ * (a client may serve more than one run, so its own totals are not this run's). Models come from the
+ * client when it knows them (its environment may differ from this process's), else from the config.
+ */
 export function countUsage(llm: Llm, config: MagisConfig): { llm: Llm; byAgent: () => UsageReport["byAgent"] } {
+  const known = (llm as Partial<{ stats(): LlmStats }>).stats?.().byAgent;
   const byAgent = Object.fromEntries(
-    AGENTS.map((agent) => [agent, { calls: 0, promptTokens: 0, completionTokens: 0, totalTokens: 0, model: modelFor(agent, config) }]),
+    AGENTS.map((agent) => [agent, { calls: 0, promptTokens: 0, completionTokens: 0, totalTokens: 0, model: known?.[agent].model ?? modelFor(agent, config) }]),
   ) as UsageReport["byAgent"];
   const counting: Llm = {
     async ask(request) {

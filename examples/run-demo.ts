@@ -1,0 +1,72 @@
+// npm run demo — the whole MAGIS pipeline end to end on examples/shop, offline.
+//
+// By default every model answer comes from a SCRIPTED model (examples/shop-script.ts) served over
+// HTTP on 127.0.0.1, so no key is needed and nothing leaves the machine. With `-- --real` the same
+// run goes to the model named by OPENAI_API_KEY / OPENAI_BASE_URL / MAGIS_MODEL instead.
+//
+// Steps: copy the example to a temporary checkout, show its failing test, run `magis resolve`, show
+// the patch, `git apply` it to a fresh copy and run the example's test there.
+import { spawnSync } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { main } from "../src/cli.js";
+import { startScriptedModel } from "../test/support/scripted-model.js";
+import { SCRIPTED_MODEL_NAME, scriptShopDemo } from "./shop-script.js";
+
+const here = import.meta.dirname;
+const real = process.argv.includes("--real");
+const work = fs.mkdtempSync(path.join(os.tmpdir(), "magis-demo-"));
+const checkout = path.join(work, "checkout");
+const out = path.join(work, "out");
+const say = (text: string) => process.stdout.write(`${text}\n`);
+const rule = (title: string) => say(`\n=== ${title} ${"=".repeat(Math.max(0, 70 - title.length))}`);
+
+function runTests(dir: string): boolean {
+  const run = spawnSync(process.execPath, ["--test"], { cwd: dir, encoding: "utf8" });
+  const summary = run.stdout.split("\n").filter((line) => /^# (tests|pass|fail)\b/.test(line) || /^not ok/.test(line));
+  say(summary.map((line) => `  ${line}`).join("\n"));
+  return run.status === 0;
+}
+
+fs.cpSync(path.join(here, "shop"), checkout, { recursive: true });
+rule("1. The example repository and its failing test");
+say(`checkout: ${checkout}`);
+say(`issue:    ${fs.readFileSync(path.join(here, "shop-issue.md"), "utf8").split("\n")[0]}`);
+runTests(checkout);
+
+const model = real ? null : scriptShopDemo(await startScriptedModel());
+const env: NodeJS.ProcessEnv = real
+  ? { ...process.env, MAGIS_DB: path.join(work, "magis.db") }
+  : { PATH: process.env.PATH, OPENAI_BASE_URL: model!.url, MAGIS_MODEL: SCRIPTED_MODEL_NAME, MAGIS_DB: path.join(work, "magis.db") };
+rule(real ? "2. magis resolve (real model from OPENAI_* settings)" : "2. magis resolve (SCRIPTED model: canned answers, no LLM is called)");
+const code = await main(["resolve", "--repo", checkout, "--issue-file", path.join(here, "shop-issue.md"), "--out", out], {
+  stdout: (text) => process.stdout.write(text),
+  stderr: (text) => process.stderr.write(`  ${text}`),
+  env,
+  cwd: work,
+});
+await model?.close();
+if (model && model.problems.length > 0) say(`scripted model problems:\n${model.problems.join("\n")}`);
+if (code !== 0) {
+  say(`\nmagis resolve exited with ${code}; see above.`);
+  process.exit(code);
+}
+
+rule("3. The patch (patch.diff)");
+const patch = path.join(out, "patch.diff");
+say(fs.readFileSync(patch, "utf8").trimEnd());
+
+rule("4. git apply to a fresh copy, then the example's test");
+const fresh = path.join(work, "fresh");
+fs.cpSync(path.join(here, "shop"), fresh, { recursive: true });
+const applied = spawnSync("git", ["apply", "--verbose", patch], { cwd: fresh, encoding: "utf8" });
+say((applied.stdout + applied.stderr).trim().replace(/^/gm, "  "));
+if (applied.status !== 0) process.exit(1);
+const passed = runTests(fresh);
+
+rule(passed ? "The example's tests pass with the produced patch" : "The example's tests still fail");
+say(`report (the pull request description): ${path.join(out, "report.md")}`);
+say(`trace of every model call:               ${path.join(out, "trace.jsonl")}`);
+if (!real) say(`Every model answer above was SCRIPTED (examples/shop-script.ts); run \`npm run demo -- --real\` with OPENAI_API_KEY set to use a real model.`);
+process.exit(passed ? 0 : 1);

@@ -1,0 +1,103 @@
+import { spawnSync } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { scriptShopDemo } from "../../../examples/shop-script.js";
+import { startResolveRig, type ResolveRig } from "./run-resolve.js";
+
+const examples = path.resolve(import.meta.dirname, "../../../examples");
+let rig: ResolveRig;
+
+beforeEach(async () => {
+  rig = await startResolveRig({ from: path.join(examples, "shop"), issue: fs.readFileSync(path.join(examples, "shop-issue.md"), "utf8") });
+});
+afterEach(() => rig.close());
+
+/** The speakers of the report's kick-off transcript, in order. */
+function speakers(report: string): string[] {
+  const start = report.indexOf("<summary>Kick-off meeting transcript</summary>");
+  const section = report.slice(start, report.indexOf("</details>", start));
+  return [...section.matchAll(/^\*\*(.+?)\*\*:$/gm)].map((m) => m[1]!);
+}
+
+describe("magis resolve on the example shop, over HTTP against the scripted model", () => {
+  it("writes a patch that applies to the untouched checkout and makes the example's tests pass", async () => {
+    scriptShopDemo(rig.model);
+    const before = rig.snapshot();
+    const run = await rig.resolve();
+    expect(run.stderr).not.toContain("no patch");
+    expect(run.code).toBe(0);
+    expect(rig.model.problems).toEqual([]);
+
+    const after = rig.snapshot();
+    for (const [file, text] of before) expect(after.get(file), file).toBe(text);
+    const added = [...after.keys()].filter((file) => !before.has(file));
+    expect(added.every((file) => file.startsWith(`out${path.sep}`)), added.join(", ")).toBe(true);
+    expect(added).toEqual(expect.arrayContaining(["out/patch.diff", "out/report.md", "out/trace.jsonl"].map(path.normalize)));
+
+    const patch = path.join(rig.out, "patch.diff");
+    expect(spawnSync("git", ["apply", "--check", patch], { cwd: rig.checkout }).status).toBe(0);
+    const copy = path.join(rig.work, "applied");
+    fs.cpSync(rig.checkout, copy, { recursive: true });
+    expect(spawnSync("git", ["apply", patch], { cwd: copy }).status).toBe(0);
+    const test = spawnSync(process.execPath, ["--test"], { cwd: copy, encoding: "utf8" });
+    expect(test.stdout).toContain("# fail 0");
+
+    const trace = fs.readFileSync(path.join(rig.out, "trace.jsonl"), "utf8").trim().split("\n");
+    expect(trace).toHaveLength(rig.model.requests.length);
+    expect(run.stdout).toContain("2 files changed: ");
+  });
+
+  it("reports the kick-off transcript with the Manager first and last and every Developer once, in team order", async () => {
+    scriptShopDemo(rig.model);
+    const run = await rig.resolve();
+    expect(run.code).toBe(0);
+    const team = /team formed: (.*)\n/.exec(run.stderr)![1]!.split(", ").map((member) => member.replace(/ \([^)]*\)$/, ""));
+    expect(team).toHaveLength(2);
+    const report = fs.readFileSync(path.join(rig.out, "report.md"), "utf8");
+    expect(speakers(report)).toEqual(["Manager", ...team, "Manager"]);
+    // Each Developer heard everything said before it.
+    const speeches = rig.model.requests.filter((r) => r.prompt === "developer-speak");
+    expect(speeches.map((r) => r.messages.at(-1)!.content.split("\n\n").filter((p) => /^(Manager|Cart|Currency)[^:]*: /.test(p)).length)).toEqual([1, 2]);
+  });
+
+  it("reports the plan, tasks, every QA comment, located files and usage", async () => {
+    scriptShopDemo(rig.model);
+    expect((await rig.resolve()).code).toBe(0);
+    const report = fs.readFileSync(path.join(rig.out, "report.md"), "utf8");
+    expect(report).toContain("1. `src/cart.js`, `src/format-price.js` (concurrently)");
+    expect(report).toMatch(/\| `src\/cart\.js` \| .* \| \*\*Cart Arithmetic Specialist\*\*: .* \| 2 \| approved \| yes \|/);
+    expect(report).toMatch(/\| `src\/format-price\.js` \| .* \| 1 \| approved \| yes \|/);
+    expect(report).toContain("- **Attempt 1** — changes requested: Quantities are counted now, but an item saved without a `quantity` makes the total NaN.");
+    expect(report).toContain("| `src/index.js` |");
+    expect(report).toMatch(/Manager: no change needed: src\/index\.js only re-exports/);
+    expect(report).toMatch(/\| developer \| `scripted` \| \d+ \|/);
+  });
+
+  it("prints progress lines on stderr as stages finish", async () => {
+    scriptShopDemo(rig.model);
+    const run = await rig.resolve();
+    const order = ["located ", "Manager defined 2 task(s)", "team formed: ", "kick-off meeting held: 4 turns", "plan: step 1: ", "src/cart.js: attempt 1 QA asked for changes", "src/cart.js: attempt 2 approved by QA", "done: 2 file(s) changed"];
+    const at = order.map((line) => run.stderr.indexOf(line));
+    expect(at.every((i) => i >= 0), run.stderr).toBe(true);
+    expect([...at].sort((a, b) => a - b)).toEqual(at);
+  });
+
+  it("writes the change into the checkout only with --apply", async () => {
+    scriptShopDemo(rig.model);
+    expect((await rig.resolve(["--apply"])).code).toBe(0);
+    expect(fs.readFileSync(path.join(rig.checkout, "src/cart.js"), "utf8")).toContain("item.price * (item.quantity ?? 1)");
+    expect(spawnSync(process.execPath, ["--test"], { cwd: rig.checkout, encoding: "utf8" }).stdout).toContain("# fail 0");
+  });
+
+  it("exits non-zero with the reason when every task fails, writing no patch", async () => {
+    scriptShopDemo(rig.model, { "qa-review": () => ({ approved: false, comment: "Not convinced." }) });
+    const run = await rig.resolve();
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/magis resolve: no patch\. The code stage failed: Every coding task failed, so there is no patch \(/);
+    expect(run.stderr).toContain("src/cart.js: 3 attempts, not approved by QA (last comment: Not convinced.)");
+    expect(run.stderr).toContain("keep_unapproved");
+    expect(fs.existsSync(path.join(rig.out, "patch.diff"))).toBe(false);
+    expect(fs.existsSync(path.join(rig.out, "trace.jsonl"))).toBe(true);
+  });
+});
