@@ -1,0 +1,69 @@
+import crypto from "node:crypto";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { pino } from "pino";
+import { createNodeMiddleware, Probot, ProbotOctokit } from "probot";
+import { magisApp, type MagisAppOptions, type MagisServices } from "../../src/index.js";
+
+/** The app's real HTTP middleware on 127.0.0.1, with every log line it writes captured. */
+export interface RunningApp {
+  url: string;
+  /** Every log line (JSON) written by Probot, Octokit and the app, at trace level. */
+  logs: string[];
+  services: MagisServices;
+  /** POSTs a webhook signed with the app's secret (or the given signature) and returns the response status. */
+  deliver(event: string, payload: unknown, delivery: string, signature?: string): Promise<number>;
+  close(): Promise<void>;
+}
+
+/** Signs a webhook body as GitHub does (`X-Hub-Signature-256`). */
+export function sign(secret: string, body: string): string {
+  return `sha256=${crypto.createHmac("sha256", secret).update(body).digest("hex")}`;
+}
+
+/** Starts Probot's node middleware with the MAGIS app on a node:http server. */
+export async function startApp(secret: string, options: Omit<MagisAppOptions, "onReady">): Promise<RunningApp> {
+  const { privateKey } = crypto.generateKeyPairSync("rsa", {
+    modulusLength: 2048,
+    privateKeyEncoding: { type: "pkcs1", format: "pem" },
+    publicKeyEncoding: { type: "spki", format: "pem" },
+  });
+  const logs: string[] = [];
+  const log = pino({ level: "trace" }, { write: (line: string) => void logs.push(line) });
+  const probot = new Probot({
+    appId: 1,
+    privateKey,
+    secret,
+    log,
+    // GitHub's retries and rate-limit pauses would only slow the fake down.
+    Octokit: ProbotOctokit.defaults({ retry: { enabled: false }, throttle: { enabled: false } }),
+  });
+  let services: MagisServices | undefined;
+  const middleware = await createNodeMiddleware(magisApp({ ...options, onReady: (s) => (services = s) }), { probot });
+  const server = http.createServer((req, res) => {
+    void middleware(req, res, () => res.writeHead(404).end());
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    url,
+    logs,
+    services: services!,
+    deliver: async (event, payload, delivery, signature) => {
+      const body = JSON.stringify(payload);
+      const response = await fetch(`${url}/api/github/webhooks`, {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          "x-github-event": event,
+          "x-github-delivery": delivery,
+          "x-hub-signature-256": signature ?? sign(secret, body),
+        },
+        body,
+      });
+      await response.text();
+      return response.status;
+    },
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}

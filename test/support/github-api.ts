@@ -1,0 +1,174 @@
+import { execFileSync } from "node:child_process";
+import path from "node:path";
+import nock from "nock";
+import { gitEnv } from "./git-server.js";
+
+/** A comment on the fake issue, as the API shows it. */
+export interface FakeComment {
+  id: number;
+  body: string;
+  user: { login: string; type: "User" | "Bot" };
+  /** Every body it had, oldest first (creation, then each edit). */
+  history: string[];
+}
+
+/** Options of the fake GitHub REST API. */
+export interface FakeGitHubOptions {
+  owner: string;
+  repo: string;
+  installationId: number;
+  /** The installation token the token endpoint hands out. */
+  token: string;
+  /** Directory of the bare repositories served by the git server (branches and comparisons come from the real git). */
+  gitRoot: string;
+  /** The repository's clone_url as the API reports it (point it at the local git server). */
+  cloneUrl: string;
+  defaultBranch?: string;
+  /** The repository's size in KB, as the API reports it. */
+  sizeKb?: number;
+  /** Permission (role) per login; others are not collaborators (404). */
+  permissions?: Record<string, "admin" | "maintain" | "write" | "triage" | "read">;
+  /** The text of `.github/magis.yml`, or absent for none (404, and 404 for the owner's `.github` repository too). */
+  config?: string;
+  issue: { number: number; title: string; body: string; state?: "open" | "closed" };
+  /** Comments already on the issue. */
+  comments?: { body: string; user: { login: string; type: "User" | "Bot" } }[];
+  /** The app's slug and its bot user's id. */
+  bot?: { slug: string; userId: number };
+}
+
+/** A fake of the GitHub REST API (nock on api.github.com) that keeps the state a run changes and records every request. */
+export interface FakeGitHub {
+  requests: { method: string; path: string; body: unknown }[];
+  comments: FakeComment[];
+  pulls: { number: number; head: string; base: string; title: string; body: string; draft: boolean; html_url: string }[];
+  reactions: { target: string; content: string }[];
+  botLogin: string;
+  botEmail: string;
+  /** Requests whose method and path match. */
+  find(method: string, pathPattern: RegExp): { method: string; path: string; body: unknown }[];
+  /** Removes the interceptors. */
+  close(): void;
+}
+
+const API = "https://api.github.com";
+
+/** Starts intercepting api.github.com with a stateful fake of the endpoints the app uses. */
+export function fakeGitHub(options: FakeGitHubOptions): FakeGitHub {
+  const { owner, repo } = options;
+  const base = `/repos/${owner}/${repo}`;
+  const defaultBranch = options.defaultBranch ?? "main";
+  const bot = options.bot ?? { slug: "magis-bot", userId: 4242 };
+  const botLogin = `${bot.slug}[bot]`;
+  const botEmail = `${bot.userId}+${botLogin}@users.noreply.github.com`;
+  const bare = path.join(options.gitRoot, `${owner}/${repo}.git`);
+  const git = (...args: string[]) => execFileSync("git", args, { cwd: bare, env: gitEnv(), encoding: "utf8", stdio: "pipe" }).trim();
+  let nextId = 1000;
+  const state: FakeGitHub = {
+    requests: [],
+    comments: (options.comments ?? []).map((c) => ({ id: nextId++, body: c.body, user: c.user, history: [c.body] })),
+    pulls: [],
+    reactions: [],
+    botLogin,
+    botEmail,
+    find: (method, pattern) => state.requests.filter((r) => r.method === method && pattern.test(r.path)),
+    close: () => nock.cleanAll(),
+  };
+  const user = (login: string) => ({ login, id: login === botLogin ? bot.userId : 1, type: login === botLogin ? "Bot" : "User" });
+  const loginFor = (email: string) => (email === botEmail ? botLogin : email.split("@")[0]!);
+  const commentJson = (c: FakeComment) => ({ id: c.id, body: c.body, user: user(c.user.login), html_url: `https://github.com/${owner}/${repo}/issues/${options.issue.number}#issuecomment-${c.id}` });
+
+  const scope = nock(API).persist();
+  const record = (method: string) =>
+    function (this: { req: { path: string } }, uri: string, body: unknown) {
+      state.requests.push({ method, path: decodeURIComponent(uri), body });
+    };
+  const on = (method: "get" | "post" | "patch", pattern: RegExp, reply: (uri: string, body: any) => [number, unknown]) => {
+    scope[method](pattern).reply(function (uri, body) {
+      record(method.toUpperCase()).call(this as never, uri, body);
+      return reply(decodeURIComponent(uri), body) as [number, nock.Body];
+    });
+  };
+
+  on("post", /^\/app\/installations\/\d+\/access_tokens$/, () => [
+    201,
+    { token: options.token, expires_at: new Date(Date.now() + 3600_000).toISOString(), permissions: { contents: "write", issues: "write", pull_requests: "write" }, repository_selection: "all" },
+  ]);
+  on("get", /^\/app$/, () => [200, { id: 1, slug: bot.slug, name: "MAGIS", owner: user(owner) }]);
+  on("get", /^\/users\/[^/]+$/, (uri) => {
+    const login = uri.split("/").pop()!;
+    return login === botLogin ? [200, user(login)] : [404, { message: "Not Found" }];
+  });
+  on("get", /\/contents\/\.github\/magis\.yml|\/contents\/\.github%2Fmagis\.yml/, (uri) =>
+    options.config !== undefined && uri.startsWith(base + "/") ? [200, options.config] : [404, { message: "Not Found" }],
+  );
+  on("get", new RegExp(`^${base}/collaborators/[^/]+/permission$`), (uri) => {
+    const login = uri.split("/").at(-2)!;
+    const role = options.permissions?.[login];
+    if (!role) return [404, { message: `${login} is not a collaborator` }];
+    const permission = role === "maintain" ? "write" : role === "triage" ? "read" : role;
+    return [200, { permission, role_name: role, user: user(login) }];
+  });
+  on("get", new RegExp(`^${base}$`), () => [
+    200,
+    { id: 1, name: repo, full_name: `${owner}/${repo}`, owner: user(owner), default_branch: defaultBranch, size: options.sizeKb ?? 100, clone_url: options.cloneUrl, private: false },
+  ]);
+  on("get", new RegExp(`^${base}/issues/${options.issue.number}$`), () => [
+    200,
+    { number: options.issue.number, title: options.issue.title, body: options.issue.body, state: options.issue.state ?? "open", user: user("Codertocat") },
+  ]);
+  on("get", new RegExp(`^${base}/issues/${options.issue.number}/comments(\\?.*)?$`), () => [200, state.comments.map(commentJson)]);
+  on("post", new RegExp(`^${base}/issues/${options.issue.number}/comments$`), (_uri, body: { body: string }) => {
+    const comment: FakeComment = { id: nextId++, body: body.body, user: { login: botLogin, type: "Bot" }, history: [body.body] };
+    state.comments.push(comment);
+    return [201, commentJson(comment)];
+  });
+  on("patch", new RegExp(`^${base}/issues/comments/\\d+$`), (uri, body: { body: string }) => {
+    const comment = state.comments.find((c) => c.id === Number(uri.split("/").pop()));
+    if (!comment) return [404, { message: "Not Found" }];
+    comment.body = body.body;
+    comment.history.push(body.body);
+    return [200, commentJson(comment)];
+  });
+  on("post", new RegExp(`^${base}/issues/(\\d+|comments/\\d+)/reactions$`), (uri, body: { content: string }) => {
+    state.reactions.push({ target: uri.slice(base.length + 1, -"/reactions".length), content: body.content });
+    return [201, { id: nextId++, content: body.content }];
+  });
+  on("get", new RegExp(`^${base}/branches/.+$`), (uri) => {
+    const branch = uri.slice(`${base}/branches/`.length);
+    try {
+      return [200, { name: branch, commit: { sha: git("rev-parse", "--verify", `refs/heads/${branch}`) } }];
+    } catch {
+      return [404, { message: "Branch not found" }];
+    }
+  });
+  on("get", new RegExp(`^${base}/compare/.+$`), (uri) => {
+    const [from, to] = uri.slice(`${base}/compare/`.length).split("?")[0]!.split("...");
+    const lines = git("log", "--format=%H %ae %ce", `${from}..${to}`).split("\n").filter(Boolean);
+    const commits = lines.map((line) => {
+      const [sha, author, committer] = line.split(" ");
+      return { sha, author: user(loginFor(author!)), committer: user(loginFor(committer!)) };
+    });
+    return [200, { total_commits: commits.length, commits }];
+  });
+  on("get", new RegExp(`^${base}/pulls(\\?.*)?$`), (uri) => {
+    const head = new URLSearchParams(uri.split("?")[1] ?? "").get("head");
+    const branch = head?.split(":")[1];
+    return [200, state.pulls.filter((p) => branch === undefined || p.head === branch)];
+  });
+  on("post", new RegExp(`^${base}/pulls$`), (_uri, body: { head: string; base: string; title: string; body: string; draft?: boolean }) => {
+    const number = 100 + state.pulls.length;
+    const pull = { number, head: body.head, base: body.base, title: body.title, body: body.body, draft: body.draft ?? false, html_url: `https://github.com/${owner}/${repo}/pull/${number}` };
+    state.pulls.push(pull);
+    return [201, pull];
+  });
+  on("patch", new RegExp(`^${base}/pulls/\\d+$`), (uri, body: { title?: string; body?: string }) => {
+    const pull = state.pulls.find((p) => p.number === Number(uri.split("/").pop()));
+    if (!pull) return [404, { message: "Not Found" }];
+    Object.assign(pull, body);
+    return [200, pull];
+  });
+  // The owner's `.github` repository holds no shared config.
+  on("get", new RegExp(`^/repos/${owner}/\\.github/contents/.*$`), () => [404, { message: "Not Found" }]);
+  return state;
+}
