@@ -1,4 +1,5 @@
 import fs from "node:fs";
+import path from "node:path";
 import { cleanText } from "../github/clean-text.js";
 import type { IssueText } from "../pipeline/types.js";
 import { UsageError } from "./io.js";
@@ -8,14 +9,15 @@ import { UsageError } from "./io.js";
  * the title (a leading "# " is dropped), the rest is the body. A hints file holds hints (issue
  * comments, guidance) separated by lines of three dashes. Text is cleaned as GitHub text is.
  */
-export function readIssueFiles(issueFile: string, hintsFile?: string): IssueText {
-  const lines = cleanText(readText(issueFile, "--issue-file")).split("\n");
+export function readIssueFiles(files: { cwd: string; issueFile: string; hintsFile?: string }): IssueText {
+  const { cwd, issueFile, hintsFile } = files;
+  const lines = cleanText(readText(cwd, issueFile, "--issue-file")).split("\n");
   const titleAt = lines.findIndex((line) => line.trim() !== "");
   if (titleAt < 0) throw new UsageError(`--issue-file ${issueFile} is empty; write the title on the first line and the body below it`);
   const title = lines[titleAt]!.replace(/^#+\s*/, "").trim();
   const body = lines.slice(titleAt + 1).join("\n").trim();
   const hints = hintsFile
-    ? readText(hintsFile, "--hints-file")
+    ? readText(cwd, hintsFile, "--hints-file")
         .split(/^\s*---\s*$/m)
         .map(cleanText)
         .filter((hint) => hint !== "")
@@ -23,9 +25,9 @@ export function readIssueFiles(issueFile: string, hintsFile?: string): IssueText
   return { title, body, hints };
 }
 
-function readText(file: string, flag: string): string {
+function readText(cwd: string, file: string, flag: string): string {
   try {
-    return fs.readFileSync(file, "utf8");
+    return fs.readFileSync(path.resolve(cwd, file), "utf8");
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     throw new UsageError(`${flag} ${file} cannot be read (${code === "ENOENT" ? "no such file" : code ?? String(error)})`);

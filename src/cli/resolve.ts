@@ -52,7 +52,7 @@ export const resolveCommand: Command = {
     const out = path.resolve(io.cwd, values.out!);
     if (!fs.statSync(repo, { throwIfNoEntry: false })?.isDirectory()) throw new UsageError(`--repo ${values.repo} is not a directory`);
     if (isInside(out, repo)) throw new UsageError(`--out ${values.out} is inside --repo; choose a folder outside the checkout so it stays untouched`);
-    const issue = readIssueFiles(path.resolve(io.cwd, values["issue-file"]!), values["hints-file"] ? path.resolve(io.cwd, values["hints-file"]) : undefined);
+    const issue = readIssueFiles({ cwd: io.cwd, issueFile: values["issue-file"]!, hintsFile: values["hints-file"] });
 
     let config: MagisConfig;
     try {
