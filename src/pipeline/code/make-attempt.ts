@@ -15,8 +15,9 @@ const codeSchema = z.object({
   new: z.string(),
 });
 
-// Lines shown around a chosen range when the Developer writes its replacement.
-const CONTEXT_LINES = 8;
+// Lines shown around a chosen range when the Developer writes its replacement: enough for the
+// enclosing function and nearby helpers, without resending a long file once per range.
+const CONTEXT_LINES = 30;
 
 /** What one Developer attempt needs: the task, the file text it starts from, and what it was told. */
 export interface AttemptInput {
