@@ -54,9 +54,9 @@ const looseKey = (line: string): string => line.replace(/\s+/g, "");
 const fuzzyKey = (line: string): string => line.trim().replace(/\s+/g, " ");
 
 /**
- * Find `pattern` (the model's `old` lines) in the file: exactly, then ignoring whitespace, then fuzzily;
- * at each level first near `hint` (the given range), then — if allowed — anywhere. Elision markers in the
- * pattern are tried after the literal text at the exact and whitespace levels.
+ * Find `pattern` (the model's `old` lines) in the file: near `hint` (the given range) exactly, then
+ * ignoring whitespace; then — if allowed — anywhere in the file the same way; then fuzzily, near and
+ * anywhere. Elision markers in the pattern are tried after the literal text at the first two levels.
  */
 export function findBlock(
   file: SearchableFile,
@@ -70,10 +70,11 @@ export function findBlock(
   if (wholeFile || !hint) scopes.push({ start: 0, end: n });
   const segments = splitAtElisions(pattern);
   const elided = segments.length > 1;
-  for (const level of ["exact", "whitespace"] as const) {
-    const keys = level === "exact" ? file.exactKeys : file.looseKeys;
-    const toKey = level === "exact" ? exactKey : looseKey;
-    for (const scope of scopes) {
+  // Near the given lines a whitespace-only difference beats an exact copy farther away.
+  for (const scope of scopes) {
+    for (const level of ["exact", "whitespace"] as const) {
+      const keys = level === "exact" ? file.exactKeys : file.looseKeys;
+      const toKey = level === "exact" ? exactKey : looseKey;
       let candidates = literalCandidates(keys, pattern.map(toKey), scope, level);
       let usedElision = false;
       if (candidates.length === 0 && elided) {
@@ -115,7 +116,7 @@ export function closestBlock(file: SearchableFile, pattern: string[], hint: Span
   for (const start of new Set(starts)) {
     if (start < 0 || start >= n) continue;
     const scope = { start, end: start + 1 };
-    for (const candidate of fuzzyCandidates(file, real, scope, 0.3)) {
+    for (const candidate of fuzzyCandidates(file, pattern.filter((line) => !isElision(line)), scope, 0.3)) {
       if (!best || candidate.similarity > best.similarity) best = candidate;
     }
   }
@@ -200,11 +201,12 @@ function choose(candidates: BlockMatch[], hint: Span | null, tie: number, level:
   const distinct = level === "fuzzy" ? pool.filter((c, k) => !pool.slice(0, k).some((d) => overlaps(c, d))) : pool;
   if (distinct.length === 1) return { kind: "found", match: distinct[0]!, elided };
   if (hint) {
-    const byDistance = [...distinct].sort((a, b) => near(a) - near(b));
+    // Nearest by the closer end; among those, by both ends (elided matches may share an end).
+    const both = (c: BlockMatch): number => Math.abs(c.start - hint.start) + Math.abs(c.end - hint.end);
+    const byDistance = [...distinct].sort((a, b) => near(a) - near(b) || both(a) - both(b));
     const [first, second] = byDistance;
-    if (first && second && near(first) <= MAX_MISCOUNT && near(first) < near(second)) {
-      return { kind: "found", match: first, elided };
-    }
+    const closer = first && second && (near(first) < near(second) || (near(first) === near(second) && both(first) < both(second)));
+    if (first && closer && near(first) <= MAX_MISCOUNT) return { kind: "found", match: first, elided };
   }
   return { kind: "ambiguous", level, candidates: distinct.sort((a, b) => a.start - b.start) };
 }

@@ -2,7 +2,7 @@ import { buildReplacement } from "./build-replacement.js";
 import { describeLines, describeSpan, quoteLines } from "./describe-place.js";
 import { isElision } from "./elisions.js";
 import { closestBlock, findBlock, FUZZY_THRESHOLD, NEARBY_LINES, type FindOutcome, type SearchableFile, type Span } from "./find-block.js";
-import { splitModelText } from "./split-text.js";
+import { readEditTexts } from "./read-edit-texts.js";
 import { stripLineNumbers } from "./strip-line-numbers.js";
 import type { Edit, EditPlacement } from "./types.js";
 
@@ -20,8 +20,10 @@ export function resolveEdit(file: SearchableFile, eols: string[], edit: Edit, in
   const n = file.lines.length;
   if (edit.kind === "search-replace") {
     const label = `Edit ${index} (search/replace)`;
-    const searchLines = splitModelText(edit.search);
-    const replaceLines = splitModelText(edit.replace);
+    // "a\n\n" may mean a and a blank line (lines joined with "\n"): read so only when that alone is unique.
+    const [searchLines, replaceLines] = readEditTexts(edit.search, edit.replace, (usual, joined) =>
+      findBlock(file, usual, null, true).kind === "ambiguous" && findBlock(file, joined, null, true).kind === "found",
+    );
     if (searchLines.length === 0) {
       if (n === 0) return verbatim(label, index, { start: 0, end: 0 }, replaceLines);
       return { error: `${label}: \`search\` is empty; copy the lines to change from the file into \`search\`.` };
@@ -37,7 +39,10 @@ export function resolveEdit(file: SearchableFile, eols: string[], edit: Edit, in
         `to insert new lines before line K without replacing any, use start=K, end=K-1.`,
     };
   }
-  const [oldText, newText] = readModelTexts(edit.old, edit.new, end - start + 1);
+  // A final newline that makes `old` as long as the given range starts a blank line (lines joined with "\n").
+  const [oldText, newText] = readEditTexts(edit.old, edit.new, (usual, joined) =>
+    usual.length !== end - start + 1 && joined.length === end - start + 1,
+  );
   const oldLines = stripLineNumbers(oldText);
   const newLines = stripLineNumbers(newText);
   const inFile = start <= n + 1 && end <= n;
@@ -47,20 +52,6 @@ export function resolveEdit(file: SearchableFile, eols: string[], edit: Edit, in
   }
   // Out-of-file numbers are only trusted as a hint for the lines right around them.
   return anchor(file, eols, label, index, oldLines, newLines, { start: start - 1, end }, "old", inFile);
-}
-
-/**
- * Split `old` and `new` into lines. A trailing newline usually just ends the last line, but a model that
- * joined lines with "\n" means one more (blank) line: when only that reading gives `old` the length of
- * the given range, both texts are read that way.
- */
-function readModelTexts(old: string, replacement: string, rangeLength: number): [string[], string[]] {
-  const usual = splitModelText(old);
-  const joined = (text: string): string[] => (text === "" ? [] : text.replace(/\r\n?/g, "\n").split("\n"));
-  if (old.endsWith("\n") && usual.length !== rangeLength && joined(old).length === rangeLength) {
-    return [joined(old), joined(replacement)];
-  }
-  return [usual, splitModelText(replacement)];
 }
 
 function verbatim(label: string, index: number, span: Span, lines: string[]): ResolvedEdit {

@@ -87,6 +87,12 @@ describe("range edits whose line numbers are off", () => {
       edits: [range(13, 13, "module.exports = { add, sub };", "module.exports = { add, sub, mul };")],
       want: splice(JS, 11, 11, "module.exports = { add, sub, mul };"),
     },
+    {
+      name: "a whitespace-only difference at the given lines beats an exact copy far away",
+      text: lines("if a:", "    x = 1", ...Array(20).fill("pass"), "x = 1"),
+      edits: [range(2, 2, "x = 1", "x = 2")],
+      want: lines("if a:", "    x = 2", ...Array(20).fill("pass"), "x = 1"),
+    },
     { name: "the nearest of two identical lines when clearly nearest", text: JS, edits: [range(6, 6, "}", "};")], want: splice(JS, 5, 5, "};") },
   ]);
 });

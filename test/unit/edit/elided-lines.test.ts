@@ -69,6 +69,12 @@ describe("old text with elided lines", () => {
       want: splice(PROCESS, 6, 6, "        total += item.value * 2"),
     },
     {
+      name: "a repeated first line: the place that starts at the given line",
+      text: lines("x = 1", "a()", "x = 1", "b()", "c()", "return"),
+      edits: [range(3, 6, "x = 1\n...\nreturn", "x = 2\n...\nreturn")],
+      want: lines("x = 1", "a()", "x = 2", "b()", "c()", "return"),
+    },
+    {
       name: "old that starts with a marker new lacks is refused",
       text: PROCESS,
       edits: [range(6, 7, "...\n        total += item.value\n    log(total)", "        total += 1")],
