@@ -1,0 +1,109 @@
+import type { IssueText } from "../types.js";
+import { normalizeWord, tokenizeCode } from "./tokenize-code.js";
+
+/** A file or module the issue names, as path components (`["xarray", "core", "variable.py"]`), and how sure we are. */
+export interface PathMention {
+  parts: string[];
+  /** True for a module name (`xarray.core.variable`): the last part has no extension and may be a class. */
+  module: boolean;
+  /** Tracebacks and explicit file paths weigh more than a dotted name in prose. */
+  strength: number;
+}
+
+/** What BM25 searches for: terms with weights, plus the files and modules the issue names outright. */
+export interface WeightedQuery {
+  terms: Map<string, number>;
+  mentions: PathMention[];
+}
+
+// Weights of where a term was found. Titles are the issue's own summary; code, tracebacks and
+// identifiers are precise where prose is vague.
+const WEIGHT = { title: 2, prose: 1, code: 1.5, identifier: 1, tracebackName: 2, pathPart: 1.5 };
+/** Most distinct terms a query keeps; a 1 MB issue (pasted logs) would otherwise search for everything. */
+const MAX_TERMS = 600;
+
+const FENCE = /```[^\n]*\n([\s\S]*?)(?:```|$)|~~~[^\n]*\n([\s\S]*?)(?:~~~|$)/g;
+const INLINE_CODE = /`([^`\n]+)`/g;
+const TRACEBACK_FRAME = /File "([^"\n]+)", line \d+(?:, in ([\w<>.]+))?/g;
+const FILE_PATH = /(?:[A-Za-z]:)?(?:[\w.@~+-]*[\\/])+[\w.+-]+\.[A-Za-z]{1,5}\b|\b[\w-]+\.(?:py|pyx|pyi|js|mjs|cjs|ts|tsx|jsx|rb|go|rs|java|kt|c|cc|cpp|h|hpp|cs|php|swift|scala|sh|rst|md|toml|cfg|ini|yml|yaml|json)\b/g;
+const MODULE_NAME = /\b[a-z_][a-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*){1,6}\b/g;
+// Identifiers that can only be code: snake_case, camelCase, dunder names, or a call `name(`.
+const PRECISE_IDENTIFIER = /\b(?:[A-Za-z]\w*_\w+|_\w+|[a-z]+[A-Z]\w*|[A-Z][a-z0-9]+[A-Z]\w*|\w+(?=\())\b/g;
+
+const NOT_MODULES = /^(e\.g|i\.e|etc|vs|www\.|http|https)\b/i;
+
+function add(terms: Map<string, number>, tokens: string[], weight: number): void {
+  for (const token of tokens) terms.set(token, (terms.get(token) ?? 0) + weight);
+}
+
+/** Splits a path as written in an issue into components, dropping interpreter and virtualenv prefixes. */
+export function pathParts(raw: string): string[] {
+  let cleaned = raw.replace(/\\/g, "/").replace(/:\d+(?::\d+)?$/, "");
+  const site = cleaned.search(/(site|dist)-packages\//);
+  if (site !== -1) cleaned = cleaned.slice(cleaned.indexOf("/", site) + 1);
+  return cleaned.split("/").filter((part) => part !== "" && part !== "." && part !== ".." && part !== "~");
+}
+
+function collectMentions(text: string, mentions: PathMention[], seen: Set<string>): void {
+  const push = (parts: string[], module: boolean, strength: number) => {
+    if (parts.length === 0) return;
+    const key = `${module}:${parts.join("/")}`;
+    const existing = mentions.find((m) => `${m.module}:${m.parts.join("/")}` === key);
+    if (existing) existing.strength = Math.max(existing.strength, strength);
+    else if (seen.size < 200) {
+      seen.add(key);
+      mentions.push({ parts, module, strength });
+    }
+  };
+  for (const frame of text.matchAll(TRACEBACK_FRAME)) push(pathParts(frame[1]!), false, 3);
+  for (const match of text.matchAll(FILE_PATH)) {
+    if (/^https?:/.test(text.slice(Math.max(0, match.index - 8), match.index + 5))) continue;
+    push(pathParts(match[0]), false, match[0].includes("/") || match[0].includes("\\") ? 2 : 1);
+  }
+  for (const match of text.matchAll(MODULE_NAME)) {
+    const name = match[0];
+    if (NOT_MODULES.test(name) || /\.(py|js|ts|md|rst|txt|json|yml|yaml|toml|cfg|html|com|org|io)$/.test(name)) continue;
+    if (text[match.index + name.length] === "/" || text[match.index - 1] === "/") continue; // part of a URL or path
+    push(name.split("."), true, 1);
+  }
+}
+
+function weighCodeText(terms: Map<string, number>, code: string, weight: number): void {
+  add(terms, tokenizeCode(code), weight);
+  for (const match of code.matchAll(PRECISE_IDENTIFIER)) add(terms, [normalizeWord(match[0].replace(/^_+|_+$/g, ""))], WEIGHT.identifier);
+}
+
+/**
+ * Builds the BM25 query of an issue: every term of the title, body and hints, weighted up where the
+ * issue is precise — the title, code in fences and backticks, identifiers that can only be code, the
+ * function names and file paths of tracebacks — plus the files and modules it names outright.
+ */
+export function buildQuery(issue: IssueText): WeightedQuery {
+  const terms = new Map<string, number>();
+  const mentions: PathMention[] = [];
+  const seen = new Set<string>();
+  add(terms, tokenizeCode(issue.title), WEIGHT.title);
+  for (const match of issue.title.matchAll(PRECISE_IDENTIFIER)) add(terms, [normalizeWord(match[0].replace(/^_+|_+$/g, ""))], WEIGHT.identifier);
+  collectMentions(issue.title, mentions, seen);
+  for (const text of [issue.body, ...issue.hints]) {
+    collectMentions(text, mentions, seen);
+    let prose = text;
+    for (const fence of text.matchAll(FENCE)) weighCodeText(terms, fence[1] ?? fence[2] ?? "", WEIGHT.code);
+    prose = prose.replace(FENCE, " ");
+    for (const inline of prose.matchAll(INLINE_CODE)) weighCodeText(terms, inline[1]!, WEIGHT.code);
+    prose = prose.replace(INLINE_CODE, " ");
+    for (const frame of text.matchAll(TRACEBACK_FRAME)) if (frame[2]) add(terms, tokenizeCode(frame[2]), WEIGHT.tracebackName);
+    add(terms, tokenizeCode(prose), WEIGHT.prose);
+    for (const match of prose.matchAll(PRECISE_IDENTIFIER)) add(terms, [normalizeWord(match[0].replace(/^_+|_+$/g, ""))], WEIGHT.identifier);
+  }
+  for (const mention of mentions) {
+    for (const part of mention.parts.slice(-3)) add(terms, tokenizeCode(part), WEIGHT.pathPart * (mention.strength > 1 ? 1 : 0.5));
+  }
+  // Repetition (pasted logs) should not let one term drown the rest: dampen, then keep the strongest terms.
+  const damped = [...terms]
+    .filter(([term]) => term.length > 1)
+    .map(([term, weight]): [string, number] => [term, weight <= 2 ? weight : 2 + Math.log2(weight - 1)])
+    .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
+    .slice(0, MAX_TERMS);
+  return { terms: new Map(damped), mentions };
+}

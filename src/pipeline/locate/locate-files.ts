@@ -1,0 +1,88 @@
+import pLimit from "p-limit";
+import type { EvolutionMemory } from "../../store/memory.js";
+import { StageError } from "../errors.js";
+import type { IssueText, LocatedFile, StageContext } from "../types.js";
+import { buildQuery } from "./build-query.js";
+import { judgeRelevance } from "./judge-relevance.js";
+import { listCandidates, type CandidateSet } from "./list-candidates.js";
+import { rankFiles } from "./rank-files.js";
+import { summarizeCandidate } from "./summarize-candidate.js";
+
+/** Options of {@link locateFiles}. */
+export interface LocateOptions {
+  /** Rank only: no summaries, no relevance check, no model. */
+  bm25Only?: boolean;
+  /** How many files BM25 keeps (default: config top_k). */
+  top?: number;
+  /** Most candidates summarized and judged at the same time (default 4). */
+  concurrency?: number;
+}
+
+function describeSkipped(candidates: CandidateSet): string {
+  const parts = Object.entries(candidates.skipped)
+    .filter(([, count]) => count > 0)
+    .map(([reason, count]) => `${count} ${reason}`);
+  return parts.length > 0 ? ` (left out: ${parts.join(", ")})` : "";
+}
+
+/**
+ * The Repository Custodian (MAGIS Algorithm 1): ranks the repository's files against the issue with
+ * BM25, keeps the top k, summarizes each through the evolution memory, and keeps those the model
+ * judges relevant, in BM25 order. Throws a StageError when nothing can be ranked or everything is dropped.
+ */
+export async function locateFiles(
+  ctx: StageContext,
+  issue: IssueText,
+  memory: EvolutionMemory | null,
+  options: LocateOptions = {},
+): Promise<LocatedFile[]> {
+  const candidates = await listCandidates(ctx.root, { exclude: ctx.config.exclude, maxFileBytes: ctx.config.max_file_bytes });
+  if (candidates.files.length === 0) {
+    throw new StageError(
+      "locate",
+      `the repository has no text file the Custodian can read${describeSkipped(candidates)}`,
+      "Check that the repository has source files, and that `exclude` and `max_file_bytes` in .github/magis.yml do not leave them all out.",
+    );
+  }
+  const query = buildQuery(issue);
+  if (query.terms.size === 0) {
+    throw new StageError(
+      "locate",
+      "the issue's title, description and hints contain no words to search the code for",
+      "Describe the problem in the issue (what happens, what should happen, names of functions or files), then try again.",
+    );
+  }
+  const ranked = rankFiles(candidates.files, query, options.top ?? ctx.config.top_k);
+  if (ranked.length === 0) {
+    throw new StageError(
+      "locate",
+      `none of the ${candidates.files.length} files shares a word with the issue`,
+      "Name the files, functions or error messages involved in the issue, or add them with `/magis retry <hint>`.",
+    );
+  }
+  if (options.bm25Only) {
+    ctx.onProgress({ stage: "located", files: ranked });
+    return ranked;
+  }
+
+  const byPath = new Map(candidates.files.map((file) => [file.path, file]));
+  const limit = pLimit(options.concurrency ?? 4);
+  const located = await Promise.all(
+    ranked.map((file) =>
+      limit(async (): Promise<LocatedFile> => {
+        const { summary } = await summarizeCandidate(ctx, memory, byPath.get(file.path)!);
+        const { relevant, reason } = await judgeRelevance(ctx, issue, file.path, summary);
+        return { ...file, summary, kept: relevant, reason };
+      }),
+    ),
+  );
+  ctx.onProgress({ stage: "located", files: located });
+  if (!located.some((file) => file.kept)) {
+    throw new StageError(
+      "locate",
+      `the Custodian judged none of the ${located.length} best-matching files relevant to the issue (${located.map((f) => f.path).join(", ")})`,
+      "Name the file or function to change in the issue, or comment `/magis retry <which file or function>`; a larger `top_k` in .github/magis.yml also widens the search.",
+    );
+  }
+  return located;
+}

@@ -1,0 +1,53 @@
+import type { PathMention } from "./build-query.js";
+
+const TEST_PATH = /(^|\/)(tests?|testing|__tests__|spec)\/|(^|\/)(test_[^/]*|[^/]*_tests?\.\w+|[^/]*\.(test|spec)\.\w+|conftest\.py)$/i;
+const DOC_PATH = /(^|\/)(docs?|doc_src|examples?|samples?|benchmarks?|asv_bench|tutorials?)\//i;
+const PROSE_FILE = /\.(md|rst|txt|adoc|markdown)$/i;
+const CHANGELOG = /(^|\/)(changes|changelog|history|news|release[-_]?notes|whatsnew|authors|contributors)[^/]*$/i;
+
+/**
+ * How likely a file is, before reading the issue, to be the one a fix changes: fixes land in source
+ * files; tests, examples and documentation mostly echo the words of the issue without being its cause,
+ * and change logs list every feature name there is.
+ */
+export function pathPrior(path: string): number {
+  if (CHANGELOG.test(path)) return 0.3;
+  let prior = 1;
+  if (TEST_PATH.test(path)) prior *= 0.5;
+  if (DOC_PATH.test(path)) prior *= 0.6;
+  if (PROSE_FILE.test(path)) prior *= 0.6;
+  return prior;
+}
+
+function trailingMatch(a: string[], b: string[]): number {
+  let n = 0;
+  while (n < a.length && n < b.length && a[a.length - 1 - n] === b[b.length - 1 - n]) n++;
+  return n;
+}
+
+/**
+ * How strongly the issue names this file: the best mention, times how many trailing path components
+ * agree (a bare `utils.py` is weak, `requests/utils.py` strong). Module names (`xarray.core.variable`,
+ * or `xarray.core.variable.Variable` whose last part is a class) match the path without its extension.
+ */
+export function mentionStrength(path: string, mentions: PathMention[]): number {
+  if (mentions.length === 0) return 0;
+  const parts = path.toLowerCase().split("/");
+  const stem = [...parts];
+  stem[stem.length - 1] = stem[stem.length - 1]!.replace(/\.[^.]+$/, "");
+  if (stem[stem.length - 1] === "__init__" || stem[stem.length - 1] === "index") stem.pop();
+  let best = 0;
+  for (const mention of mentions) {
+    const wanted = mention.parts.map((p) => p.toLowerCase());
+    let matched = 0;
+    if (mention.module) {
+      // The module may end in a class or function name: try the name as written and without its last part.
+      matched = Math.max(trailingMatch(stem, wanted), wanted.length > 2 ? trailingMatch(stem, wanted.slice(0, -1)) : 0);
+      if (matched < 2) matched = 0;
+    } else {
+      matched = trailingMatch(parts, wanted);
+    }
+    best = Math.max(best, Math.min(matched, 3) * mention.strength);
+  }
+  return best;
+}

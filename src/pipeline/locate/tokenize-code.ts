@@ -1,0 +1,99 @@
+// Words that say nothing about which file an issue is about: English glue words and the keywords
+// and ubiquitous names of common languages (every Python file says `self`, every JS file `function`).
+const STOP_WORDS = new Set(
+  (
+    "a an and are as at be been being but by can could did do does doing done for from had has have having " +
+    "he her him his how i if in into is it its itself just let me more most my no nor not of off on once only " +
+    "or other our out over own same she should so some such than that the their them then there these they " +
+    "this those through to too under until up very was we were what when where which while who whom why will " +
+    "with would you your also any all each few both here however get got using use used would like want " +
+    "seems seem still way thing things something now one two see well able etc eg ie im ive dont doesnt isnt " +
+    "def self cls return import elif else try except finally raise pass lambda yield none true false null " +
+    "undefined function var const new public private protected static void async await break continue " +
+    "case switch default package func end begin nil fn mut pub impl"
+  ).split(" "),
+);
+
+// A word, or a chain of words joined by dots (module paths, attribute access).
+const WORD_CHAIN = /[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*/g;
+// Boundaries inside an identifier: lower→Upper, and the last capital of an acronym before a lowercase letter.
+const CAMEL_BOUNDARY = /([a-z0-9])([A-Z])|([A-Z])([A-Z][a-z])/g;
+
+/** Lowercases and drops a plural `s`, so "Sessions" and "session" meet. */
+export function normalizeWord(word: string): string {
+  const lower = word.toLowerCase();
+  if (lower.length > 4 && lower.endsWith("s") && !/(ss|us|is|ys)$/.test(lower)) return lower.slice(0, -1);
+  return lower;
+}
+
+function keep(word: string): boolean {
+  return word.length > 1 && word.length < 64 && !STOP_WORDS.has(word);
+}
+
+function pushIdentifier(tokens: string[], identifier: string): void {
+  const bare = identifier.replace(/^[_$]+|[_$]+$/g, "");
+  if (bare === "") return;
+  const whole = normalizeWord(bare);
+  if (keep(whole)) tokens.push(whole);
+  const parts = bare.replace(CAMEL_BOUNDARY, "$1$3_$2$4").split(/[_$]+/);
+  if (parts.length < 2) return;
+  for (const part of parts) {
+    const word = normalizeWord(part);
+    if (keep(word) && /^[a-z]/.test(word)) tokens.push(word);
+  }
+}
+
+function expandChain(chain: string): string[] {
+  const tokens: string[] = [];
+  if (!chain.includes(".")) {
+    pushIdentifier(tokens, chain);
+    return tokens;
+  }
+  const parts = chain.split(".");
+  // `self.x` and `this.x` chains are everywhere; a dotted name only says something as a module path.
+  if (parts[0] !== "self" && parts[0] !== "this" && parts.length <= 6) tokens.push(chain.toLowerCase());
+  for (const part of parts) pushIdentifier(tokens, part);
+  return tokens;
+}
+
+// Code repeats its identifiers endlessly; expanding each distinct one once makes indexing several times faster.
+const expansions = new Map<string, string[]>();
+const MAX_CACHED = 200_000;
+
+function pushChain(tokens: string[], chain: string): void {
+  let expanded = expansions.get(chain);
+  if (expanded === undefined) {
+    expanded = expandChain(chain);
+    if (expansions.size >= MAX_CACHED) expansions.clear();
+    expansions.set(chain, expanded);
+  }
+  for (const token of expanded) tokens.push(token);
+}
+
+/**
+ * Splits source code or issue text into search terms: each identifier whole (lowercased) plus its
+ * camelCase / PascalCase / snake_case parts, and each dotted name whole plus its parts, without stop
+ * words. `getHTTPResponse` gives "gethttpresponse", "get", "http", "response".
+ */
+export function tokenizeCode(text: string): string[] {
+  const tokens: string[] = [];
+  for (const match of text.matchAll(WORD_CHAIN)) pushChain(tokens, match[0]);
+  return tokens;
+}
+
+/** Like {@link tokenizeCode}, but the terms of each run of `chunkLines` lines come out as their own list (at least one). */
+export function tokenizeChunks(text: string, chunkLines: number): string[][] {
+  const chunks: string[][] = [[]];
+  let line = 0;
+  let lineEnd = text.indexOf("\n");
+  for (const match of text.matchAll(WORD_CHAIN)) {
+    while (lineEnd !== -1 && match.index > lineEnd) {
+      line++;
+      lineEnd = text.indexOf("\n", lineEnd + 1);
+    }
+    const index = Math.floor(line / chunkLines);
+    while (chunks.length <= index) chunks.push([]);
+    pushChain(chunks[index]!, match[0]);
+  }
+  return chunks;
+}
