@@ -16,6 +16,8 @@ Environment:
   OPENAI_API_KEY, OPENAI_BASE_URL, MAGIS_MODEL   the model (any OpenAI-compatible server)
   MAGIS_DB (.magis/magis.db)               SQLite file of job records and the evolution memory
   MAGIS_JOBS_CONCURRENCY (2)               jobs run at once
+  MAGIS_WORKDIR (system temp)              where checkouts go (a tmpfs such as /dev/shm is fastest)
+  MAGIS_GIT_BASE_URL                       clone from this origin instead of the API's clone_url
   MAGIS_TRACE_DIR                          per-job model traces (JSON Lines), default .magis/traces`;
 
 /** Starts the app's HTTP server (or the setup page when the app is not registered yet) and returns it. */

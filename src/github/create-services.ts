@@ -15,12 +15,14 @@ import type { BotIdentity, Octokit } from "./types.js";
 
 /** How the app is put together; every field has a default from the environment, tests replace some. */
 export interface MagisAppOptions {
-  /** Where MAGIS_DB, MAGIS_GIT_BASE_URL, MAGIS_JOBS_CONCURRENCY, MAGIS_TRACE_DIR and the model settings are read. */
+  /** Where MAGIS_DB, MAGIS_GIT_BASE_URL, MAGIS_WORKDIR, MAGIS_JOBS_CONCURRENCY, MAGIS_TRACE_DIR and the model settings are read. */
   env?: NodeJS.ProcessEnv;
   /** The SQLite database of job records and the evolution memory (default: MAGIS_DB or .magis/magis.db). */
   db?: Db;
   /** Origin the repositories are cloned from instead of the API's clone_url (MAGIS_GIT_BASE_URL). */
   gitBaseUrl?: string;
+  /** Directory the checkouts go in (MAGIS_WORKDIR, default the system's temp directory; a tmpfs is fastest). */
+  workDir?: string;
   /** Most jobs at once (MAGIS_JOBS_CONCURRENCY, default 2). */
   concurrency?: number;
   /** Directory of per-job model traces (MAGIS_TRACE_DIR, default `traces/` beside the database); "" turns them off. */
@@ -54,6 +56,7 @@ export function createServices(app: Probot, options: MagisAppOptions = {}): Magi
     resolve: options.resolve ?? resolveIssue,
     memory: new EvolutionMemory(db),
     gitBaseUrl: options.gitBaseUrl ?? (env.MAGIS_GIT_BASE_URL || undefined),
+    workDir: options.workDir ?? (env.MAGIS_WORKDIR || undefined),
     log: app.log,
     now: Date.now,
     onTimings: (job, timings) => {
@@ -81,15 +84,15 @@ export function createServices(app: Probot, options: MagisAppOptions = {}): Magi
   return { queue, store, db };
 }
 
-/** The app's bot login and commit identity, asked of GitHub once (as the app, then the bot user for its id). */
-function botIdentity(app: Probot): () => Promise<BotIdentity> {
+/** The app's bot login and commit identity, asked of GitHub once: the slug as the app (JWT), the bot user's id as an installation. */
+function botIdentity(app: Probot): (installation: Octokit) => Promise<BotIdentity> {
   let cached: Promise<BotIdentity> | null = null;
-  return () => {
+  return (installation) => {
     cached ??= (async () => {
-      const octokit = (await app.auth()) as Octokit;
-      const { data: self } = await octokit.rest.apps.getAuthenticated();
+      const asApp = (await app.auth()) as Octokit;
+      const { data: self } = await asApp.rest.apps.getAuthenticated();
       const login = `${self!.slug}[bot]`;
-      const { data: user } = await octokit.rest.users.getByUsername({ username: login });
+      const { data: user } = await installation.rest.users.getByUsername({ username: login });
       return { login, name: login, email: `${user.id}+${login}@users.noreply.github.com` };
     })().catch((error: unknown) => {
       cached = null;

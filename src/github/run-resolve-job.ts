@@ -31,12 +31,15 @@ export interface ResolveJobPayload {
 /** What a resolve job uses; GitHub, the model and the store come in from outside. */
 export interface ResolveJobServices {
   auth: (installationId: number) => Promise<Octokit>;
-  bot: () => Promise<BotIdentity>;
+  /** The app's bot identity (asked once, with the job's installation client). */
+  bot: (installation: Octokit) => Promise<BotIdentity>;
   createLlm: (config: MagisConfig, onTrace: (record: TraceRecord) => void) => Llm;
   resolve: typeof resolveIssue;
   memory: Parameters<typeof resolveIssue>[2];
   /** Overrides the clone URL's origin (e.g. a GitHub Enterprise or test git server); default: the API's clone_url. */
   gitBaseUrl?: string;
+  /** Where checkouts are made (default: the system's temp directory). */
+  workDir?: string;
   log: { info: (obj: object, msg: string) => void; warn: (obj: object, msg: string) => void };
   now: () => number;
   /** Told each job's phase timings (for logs and the overhead benchmark). */
@@ -64,7 +67,7 @@ export function resolveJobRunner(services: ResolveJobServices): JobRunner {
     const target: ReactionTarget = payload.commentId ? { kind: "comment", id: payload.commentId } : { kind: "issue" };
     const clock = new PhaseClock("setup");
     const octokit = await services.auth(job.installationId);
-    const { token } = (await octokit.auth({ type: "installation" })) as { token: string };
+    const { token } = (await octokit.auth({ type: "installation", installationId: job.installationId })) as { token: string };
     const secrets = [token];
     const logError = (error: unknown) =>
       services.log.warn({ job: job.id, error: redactSecrets(String(error), secrets) }, "a status update failed");
@@ -92,7 +95,7 @@ export function resolveJobRunner(services: ResolveJobServices): JobRunner {
       const url = services.gitBaseUrl
         ? `${services.gitBaseUrl.replace(/\/$/, "")}/${repository.full_name}.git`
         : repository.clone_url;
-      const bot = await services.bot();
+      const bot = await services.bot(octokit);
       clock.mark("clone");
 
       const published = await withShallowClone({ url, token }, defaultBranch, async (checkout) => {
@@ -116,7 +119,7 @@ export function resolveJobRunner(services: ResolveJobServices): JobRunner {
           octokit, repo, issue: { number: job.number, title: issue.title }, checkout, remote: { url, token },
           defaultBranch, config, bot, changes: result.changes, body,
         });
-      });
+      }, { parentDir: services.workDir });
       clock.mark("finish");
       status.update((s) => ({ ...s, pullRequest: { url: published.url, number: published.number, updated: published.updated } }));
       await status.flush();

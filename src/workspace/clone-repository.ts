@@ -26,14 +26,18 @@ export function authFor(remote: GitRemote) {
 
 /**
  * Clones `branch` shallowly (depth 1, single branch, no tags) into a new temporary directory, runs `work` on it,
- * and removes the directory afterwards whether `work` succeeded or not.
+ * and removes the directory afterwards whether `work` succeeded or not. `parentDir` (default: the system's temp
+ * directory) is where the checkout goes; a tmpfs there makes checkouts of large repositories much faster.
  */
 export async function withShallowClone<T>(
   remote: GitRemote,
   branch: string,
   work: (checkout: Checkout) => Promise<T>,
+  options: { parentDir?: string } = {},
 ): Promise<T> {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "magis-clone-"));
+  const parent = options.parentDir ?? os.tmpdir();
+  fs.mkdirSync(parent, { recursive: true });
+  const dir = fs.mkdtempSync(path.join(parent, "magis-clone-"));
   try {
     await git.clone({
       fs,
@@ -46,6 +50,9 @@ export async function withShallowClone<T>(
       noTags: true,
       onAuth: authFor(remote),
     });
+    // A single-branch clone records no origin/HEAD; isomorphic-git's push needs it to leave out the objects
+    // the remote's default branch already has (without it, a push re-sends every file of the repository).
+    await git.writeRef({ fs, dir, ref: "refs/remotes/origin/HEAD", value: `refs/remotes/origin/${branch}`, symbolic: true, force: true });
     const head = await git.resolveRef({ fs, dir, ref: "HEAD" });
     return await work({ dir, branch, head });
   } finally {

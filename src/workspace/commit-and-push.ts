@@ -1,11 +1,11 @@
 import fs from "node:fs";
-import path from "node:path";
 import git from "isomorphic-git";
 import http from "isomorphic-git/http/node";
 import { checkBotBranch } from "./check-bot-branch.js";
 import { authFor, type Checkout, type GitRemote } from "./clone-repository.js";
 import { protectedPathMatcher } from "./protected-paths.js";
 import { resolveInside } from "./safe-path.js";
+import { writeChangedTree } from "./write-changed-tree.js";
 
 /** One commit the bot makes on top of a checkout and pushes to one of its branches. */
 export interface CommitRequest {
@@ -23,47 +23,37 @@ export interface CommitRequest {
   guard: { prefix: string; defaultBranch: string; protectedPaths: string[] };
 }
 
-/** Writes the changes into the checkout, makes one commit on its head and pushes it; returns the commit id. */
+/** Makes one commit with the changes on the checkout's head and pushes it to the bot branch; returns the commit id. */
 export async function commitAndPush(request: CommitRequest): Promise<string> {
   const { checkout, guard } = request;
   checkBotBranch(request.branch, guard.prefix, guard.defaultBranch);
   const isProtected = protectedPathMatcher(guard.protectedPaths);
   const { dir } = checkout;
-  const paths: string[] = [];
+  const files = new Map<string, string>();
   for (const change of request.changes) {
-    const { relative, absolute } = resolveInside(dir, change.path);
+    // resolveInside refuses escapes, `.git` and symbolic links leading out of the checkout.
+    const { relative } = resolveInside(dir, change.path);
     if (isProtected(relative)) {
       throw new Error(`refusing to commit '${relative}': it matches protected_paths in .github/magis.yml`);
     }
-    fs.mkdirSync(path.dirname(absolute), { recursive: true });
-    fs.writeFileSync(absolute, change.after);
-    paths.push(relative);
+    files.set(relative, change.after);
   }
-  if (paths.length > 0) await git.add({ fs, dir, filepath: paths });
-
-  const ref = `refs/heads/${request.branch}`;
-  // A local branch at the checkout's head; the commit below moves it, never the checked-out default branch.
-  await git.writeRef({ fs, dir, ref, value: checkout.head, force: true });
   const parentTree = (await git.readCommit({ fs, dir, oid: checkout.head })).commit.tree;
-  const oid = await git.commit({
-    fs,
-    dir,
-    ref,
-    parent: [checkout.head],
-    message: request.message,
-    author: request.author,
-  });
-  const { commit } = await git.readCommit({ fs, dir, oid });
-  if (commit.tree === parentTree) {
+  const tree = await writeChangedTree(dir, parentTree, files);
+  if (tree === parentTree) {
     throw new Error("refusing to push: the change is empty (the files already have this content)");
   }
+  const ref = `refs/heads/${request.branch}`;
+  // The commit is built from trees, not the checkout's index, and lands on a local branch of its own.
+  const oid = await git.commit({ fs, dir, ref, tree, parent: [checkout.head], message: request.message, author: request.author });
   const result = await git.push({
     fs,
     http,
     dir,
     ref,
     remoteRef: ref,
-    url: request.remote.url,
+    // The clone's origin is request.remote.url; naming the remote (not the URL) lets the push find origin/HEAD.
+    remote: "origin",
     force: request.force,
     onAuth: authFor(request.remote),
   });

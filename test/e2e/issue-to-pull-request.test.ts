@@ -184,4 +184,51 @@ describe("label → pull request, end to end", () => {
     expect(github.pulls).toEqual([]);
     expect(everythingWritten()).not.toContain(TOKEN);
   });
+
+  it("/magis retry while a run is under way is answered, not run twice; afterwards it updates the same PR", async () => {
+    await setUp();
+    await app.deliver("issues", labeledPayload({ installationId: INSTALLATION }), "d-first");
+    const retry = commentPayload({ body: "/magis retry keep the wording, fix only the typo", installationId: INSTALLATION });
+    await app.deliver("issue_comment", retry, "d-too-early");
+    await app.services.queue.drain();
+    expect(github.comments.filter((c) => c.body.includes("already working on this issue"))).toHaveLength(1);
+    expect(jobs().map((j) => j.status).sort()).toEqual(["declined", "succeeded"]);
+
+    scriptResolve(model);
+    await app.deliver("issue_comment", retry, "d-retry");
+    await app.services.queue.drain();
+    expect(model.problems).toEqual([]);
+    expect(jobs().filter((j) => j.status === "succeeded")).toHaveLength(2);
+    // The same PR was updated; the branch was replaced by one new commit of the bot.
+    expect(github.find("POST", /\/pulls$/)).toHaveLength(1);
+    expect(github.find("PATCH", /\/pulls\/100$/)).toHaveLength(1);
+    expect(git.git(FULL, "rev-list", "--count", "main..magis/issue-1")).toBe("1");
+    expect(git.requests.filter((r) => r.method === "POST" && r.path.endsWith("/git-receive-pack"))).toHaveLength(2);
+    // The guidance reached the agents as a hint; the retry comment got the reactions.
+    expect(model.requests.some((r) => r.messages.some((m) => m.content.includes("keep the wording, fix only the typo")))).toBe(true);
+    expect(github.reactions.filter((r) => r.target === `issues/comments/${retry.comment.id}`).map((r) => r.content)).toEqual(["eyes", "rocket"]);
+  });
+
+  it("on start, marks a job left running by a previous process failed and says so in its status comment", async () => {
+    const db = openDatabase(path.join(root, "magis.db"));
+    const { JobStore, jobKey } = await import("../../src/store/jobs.js");
+    const store = new JobStore(db);
+    const job = store.add({ delivery: "old", key: jobKey(OWNER, REPO, 1), kind: "resolve-issue", installationId: INSTALLATION, owner: OWNER, repo: REPO, number: 1, payload: {} })!;
+    store.start(job.id, "code");
+    db.close();
+    model = await startScriptedModel();
+    github = fakeGitHub({
+      owner: OWNER, repo: REPO, installationId: INSTALLATION, token: TOKEN, gitRoot: root, cloneUrl: `${git.url}/${FULL}.git`,
+      issue: { number: 1, title: "Spelling error in the README file", body: "" },
+      comments: [{ body: `<!-- magis:status job=${job.id} -->\n### 👀 MAGIS is working on this\n\n- [x] Located 1 file\n- [ ] Open the pull request`, user: { login: "magis-bot[bot]", type: "Bot" } }],
+    });
+    app = await startApp(SECRET, { db: openDatabase(path.join(root, "magis.db")), traceDir: "", env: { OPENAI_BASE_URL: model.url } });
+    expect(app.services.store.get(job.id)).toMatchObject({ status: "failed", stage: "code" });
+    const [status] = github.comments;
+    expect(status!.history).toHaveLength(2);
+    expect(status!.body).toContain("😕 MAGIS could not finish this run");
+    expect(status!.body).toContain("- [x] Located 1 file");
+    expect(status!.body).toContain("**Failed at:** code");
+    expect(status!.body).toContain("/magis retry");
+  });
 });

@@ -35,8 +35,9 @@ export async function startApp(secret: string, options: Omit<MagisAppOptions, "o
     privateKey,
     secret,
     log,
-    // GitHub's retries and rate-limit pauses would only slow the fake down.
-    Octokit: ProbotOctokit.defaults({ retry: { enabled: false }, throttle: { enabled: false } }),
+    // GitHub's retries and write pacing (one write a second) would only slow the fake down. A function,
+    // because Probot passes its own throttle options to every client, replacing a plain default.
+    Octokit: ProbotOctokit.defaults((options: Record<string, any>) => ({ ...options, retry: { enabled: false }, throttle: { ...options.throttle, enabled: false } })),
   });
   let services: MagisServices | undefined;
   const middleware = await createNodeMiddleware(magisApp({ ...options, onReady: (s) => (services = s) }), { probot });

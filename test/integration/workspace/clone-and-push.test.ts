@@ -63,7 +63,11 @@ describe("commitAndPush", () => {
         checkout,
         remote,
         branch: "magis/issue-1",
-        changes: [{ path: "README.md", after: "Hello world\n" }],
+        changes: [
+          { path: "README.md", after: "Hello world\n" },
+          { path: "src/a.ts", after: "export const a = 2;\n" },
+          { path: "docs/new/guide.md", after: "# Guide\n" },
+        ],
         message: "Fix the greeting\n\nFixes #1",
         author,
         force: false,
@@ -74,6 +78,12 @@ describe("commitAndPush", () => {
     expect(server.git("octo/demo", "rev-list", "--count", "main..magis/issue-1")).toBe("1");
     expect(server.git("octo/demo", "log", "-1", "--format=%an <%ae>", "magis/issue-1")).toBe(`${author.name} <${author.email}>`);
     expect(server.git("octo/demo", "diff", "main", "magis/issue-1")).toContain("+Hello world");
+    expect(server.git("octo/demo", "diff", "--name-status", "main", "magis/issue-1").split("\n")).toEqual([
+      "M\tREADME.md",
+      "A\tdocs/new/guide.md",
+      "M\tsrc/a.ts",
+    ]);
+    expect(server.git("octo/demo", "fsck", "--no-progress")).toBe("");
   });
 
   it("force-pushes over its own branch only when asked", async () => {
