@@ -18,12 +18,17 @@ export interface ResolvedEdit {
 /** Place one edit (1-based `index` in the list) in the original file, or say precisely why it cannot be placed. */
 export function resolveEdit(file: SearchableFile, eols: string[], edit: Edit, index: number): ResolvedEdit | { error: string } {
   const n = file.lines.length;
+  const texts = edit.kind === "search-replace" ? [edit.search, edit.replace] : edit.kind === "range" ? [edit.old, edit.new] : [];
+  if (texts.length === 0 || texts.some((text) => typeof text !== "string")) {
+    return { error: `Edit ${index}: an edit is {kind: "range", start, end, old, new} or {kind: "search-replace", search, replace}, with text as strings.` };
+  }
   if (edit.kind === "search-replace") {
     const label = `Edit ${index} (search/replace)`;
     // "a\n\n" may mean a and a blank line (lines joined with "\n"): read so only when that alone is unique.
-    const [searchLines, replaceLines] = readEditTexts(edit.search, edit.replace, (usual, joined) =>
+    const [searchText, replaceText] = readEditTexts(edit.search, edit.replace, (usual, joined) =>
       findBlock(file, usual, null, true).kind === "ambiguous" && findBlock(file, joined, null, true).kind === "found",
     );
+    const [searchLines, replaceLines] = [stripLineNumbers(searchText), stripLineNumbers(replaceText)];
     if (searchLines.length === 0) {
       if (n === 0) return verbatim(label, index, { start: 0, end: 0 }, replaceLines);
       return { error: `${label}: \`search\` is empty; copy the lines to change from the file into \`search\`.` };
@@ -47,7 +52,7 @@ export function resolveEdit(file: SearchableFile, eols: string[], edit: Edit, in
   const newLines = stripLineNumbers(newText);
   const inFile = start <= n + 1 && end <= n;
   if (oldLines.length === 0) {
-    if (!inFile) return { error: `${label}: the file has ${n} lines, so ${describeLines(start, end)} is outside it; use line numbers from the numbered view.` };
+    if (!inFile) return { error: `${label}: the file has ${n} lines, so the range ${describeLines(start, end)} is outside it; use line numbers from the numbered view.` };
     return verbatim(label, index, { start: start - 1, end }, newLines);
   }
   // Out-of-file numbers are only trusted as a hint for the lines right around them.
@@ -128,7 +133,7 @@ function explainFailure(
   const where = hint
     ? wholeFile
       ? `the \`old\` text is not at ${describeSpan(hint)}, nor anywhere else in the file`
-      : `${describeSpan(hint)} is outside the file (it has ${file.lines.length} lines) and the \`old\` text is not within ${NEARBY_LINES} lines of it`
+      : `the range ${describeSpan(hint)} is outside the file (it has ${file.lines.length} lines) and the \`old\` text is not within ${NEARBY_LINES} lines of it`
     : `the \`search\` text is not in the file`;
   const closest = closestBlock(file, oldLines, hint);
   const shown = closest

@@ -9,7 +9,7 @@ describe("edits that are refused, with a message for the model", () => {
     { name: "start 0", text: JS, edits: [range(0, 1, "", "x")], error: ["start ≥ 1", "start=0"] },
     { name: "end before start - 1", text: JS, edits: [range(5, 2, "}", "x")], error: ["end ≥ start", "start=K, end=K-1"] },
     { name: "a line number that is not whole", text: JS, edits: [range(1.5, 2, "", "x")], error: ["whole line numbers", "start=1.5"] },
-    { name: "a range past the end with empty old", text: JS, edits: [range(12, 14, "", "x")], error: ["the file has 11 lines", "lines 12-14 is outside it"] },
+    { name: "a range past the end with empty old", text: JS, edits: [range(12, 14, "", "x")], error: ["the file has 11 lines", "the range lines 12-14 is outside it"] },
     {
       name: "a range far past the end, text not near it",
       text: JS,
@@ -28,6 +28,7 @@ describe("edits that are refused, with a message for the model", () => {
       edits: [range(7, 9, "function add(a, b) {\n  return a + b;\n}", "x"), range(1, 1, "  return a + b;", "y")],
       error: ["overlap", "placed at lines 3-5 and line 4"],
     },
+    { name: "an edit without text", text: JS, edits: [{ kind: "range", start: 1, end: 1, old: "x" } as never], error: ["with text as strings"] },
     { name: "the same range twice", text: JS, edits: [range(4, 4, "  return a + b;", "x"), range(4, 4, "  return a + b;", "y")], error: ["overlap"] },
     {
       name: "equally near identical lines",
