@@ -115,10 +115,12 @@ export function resolveJobRunner(services: ResolveJobServices): JobRunner {
         clock.mark("publish");
         enter("publish");
         const body = renderReport(result, { title: issue.title, issueNumber: job.number });
-        return publishPullRequest({
+        const pull = await publishPullRequest({
           octokit, repo, issue: { number: job.number, title: issue.title }, checkout, remote: { url, token },
           defaultBranch, config, bot, changes: result.changes, body,
         });
+        clock.mark("cleanup");
+        return pull;
       }, { parentDir: services.workDir });
       clock.mark("finish");
       status.update((s) => ({ ...s, pullRequest: { url: published.url, number: published.number, updated: published.updated } }));

@@ -22,8 +22,9 @@ const FIXED = "Please commit your changes before you push them.";
 export function scriptResolve(model: ScriptedModel): void {
   model
     .script("custodian-summarize-file", (request) => ({ summary: `Summary of ${pathIn(request.messages)}` }))
-    .script("custodian-check-relevance", (request) => {
-      const relevant = lastUser(request.messages).includes("README.md");
+    .script("custodian-summarize-diff", (request) => ({ message: `Changed ${pathIn(request.messages)}` }))
+    .script("custodian-judge-relevance", (request) => {
+      const relevant = pathIn(request.messages) === "README.md";
       return { relevant, reason: relevant ? "The README holds the misspelled word." : "Unrelated to the typo." };
     })
     .script("manager-define-task", {
