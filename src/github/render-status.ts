@@ -48,7 +48,7 @@ function locatedLine(state: StatusState): string {
   const kept = state.located.filter((f) => f.kept !== false);
   const names = kept.slice(0, 8).map((f) => `\`${f.path}\``).join(", ");
   const more = kept.length > 8 ? ` and ${kept.length - 8} more` : "";
-  return `Located ${plural(kept.length, "file", "files")} (of ${state.located.length} candidates)${kept.length ? `: ${names}${more}` : ""}`;
+  return `Located ${plural(kept.length, "file", "files")} (of ${plural(state.located.length, "candidate", "candidates")})${kept.length ? `: ${names}${more}` : ""}`;
 }
 
 function teamLine(state: StatusState): string {

@@ -72,6 +72,7 @@ export function resolveJobRunner(services: ResolveJobServices): JobRunner {
     const logError = (error: unknown) =>
       services.log.warn({ job: job.id, error: redactSecrets(String(error), secrets) }, "a status update failed");
     let stage = "clone";
+    let llmFailure: unknown;
     const enter = (name: string) => {
       stage = name;
       progress.stage(name);
@@ -109,7 +110,9 @@ export function resolveJobRunner(services: ResolveJobServices): JobRunner {
           }
           status.update((s) => trackProgress(s, event));
         };
-        const llm = clock.timed(services.createLlm(config, (record) => services.onTrace?.(job, record)));
+        const model = services.createLlm(config, (record) => services.onTrace?.(job, record));
+        // Stages wrap model errors in their own; keeping the original lets the failure give the model client's advice.
+        const llm = clock.timed({ ask: (request) => model.ask(request).catch((e: unknown) => Promise.reject((llmFailure = e))) });
         const ctx = { root: checkout.dir, repoId: `${job.owner}/${job.repo}`.toLowerCase(), config, llm, now: services.now, onProgress };
         const result = await services.resolve(ctx, issue, services.memory);
         clock.mark("publish");
@@ -129,7 +132,7 @@ export function resolveJobRunner(services: ResolveJobServices): JobRunner {
       services.onTimings?.(job, clock.finish());
       return published.url;
     } catch (error) {
-      const failure = explainFailure(error, stage, secrets);
+      const failure = explainFailure(withCause(error, llmFailure), stage, secrets);
       status.update((s) => ({ ...s, failure }));
       await status.flush();
       await react(octokit, issueRef, target, "confused", logError);
@@ -137,6 +140,12 @@ export function resolveJobRunner(services: ResolveJobServices): JobRunner {
       throw Object.assign(new Error(`${failure.reason} ${failure.nextStep}`), { stage: failure.stage });
     }
   };
+}
+
+/** The error with the model failure that caused it attached as `cause`, when a stage wrapped that failure's message. */
+function withCause(error: unknown, llmFailure: unknown): unknown {
+  if (!(error instanceof Error) || !(llmFailure instanceof Error) || error === llmFailure || error.cause !== undefined) return error;
+  return error.message.includes(llmFailure.message) ? Object.assign(error, { cause: llmFailure }) : error;
 }
 
 /** The job stage that begins after a pipeline event, if one does. */

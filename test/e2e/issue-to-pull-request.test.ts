@@ -178,7 +178,8 @@ describe("label → pull request, end to end", () => {
     expect(status!.body).toContain("😕 MAGIS could not finish this run");
     expect(status!.body).toContain("**Failed at:** locate");
     expect(status!.body).toMatch(/\*\*Why:\*\* .*500/);
-    expect(status!.body).toContain("**Next step:**");
+    expect(status!.body).toContain("custodian-summarize-file");
+    expect(status!.body).toMatch(/\*\*Next step:\*\* .*Then comment `\/magis retry`\./);
     expect(github.reactions.map((r) => r.content)).toEqual(["eyes", "confused"]);
     expect(botBranches()).toBe("");
     expect(github.pulls).toEqual([]);
