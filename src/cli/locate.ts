@@ -1,11 +1,151 @@
-import { UsageError, type Command } from "./io.js";
+import fs from "node:fs";
+import path from "node:path";
+import { parse as parseYaml } from "yaml";
+import { ConfigError, parseConfig, type MagisConfig } from "../config.js";
+import { createLlm, type LlmClient } from "../llm/client.js";
+import { LlmError } from "../llm/errors.js";
+import type { Llm } from "../llm/types.js";
+import { StageError } from "../pipeline/errors.js";
+import { locateFiles } from "../pipeline/locate/locate-files.js";
+import type { LocatedFile, ProgressEvent } from "../pipeline/types.js";
+import { openDatabase, type Db } from "../store/database.js";
+import { EvolutionMemory } from "../store/memory.js";
+import { parseFlags, UsageError, type CliIo, type Command } from "./io.js";
+import { readIssueFiles } from "./read-issue-file.js";
 
-/** `magis locate` (filled in by its own issue). */
+const usage = `Usage: magis locate --repo DIR --issue-file FILE [--hints-file FILE] [--top K] [--bm25-only] [--json]
+
+Finds the files an issue is about (the MAGIS Repository Custodian): ranks the checkout's text files
+against the issue with BM25, then summarizes each of the top K through the evolution memory and asks
+the model whether it is relevant. The checkout is only read.
+
+Options:
+  --repo DIR         the checkout (its .github/magis.yml, if any, is the config: exclude, max_file_bytes, top_k)
+  --issue-file FILE  the issue as Markdown: the first non-empty line is the title ("# " optional),
+                     everything below it is the body
+  --hints-file FILE  hints (issue comments, guidance), separated by lines holding only ---
+  --top K            how many files BM25 keeps (default: top_k of the config, 10)
+  --bm25-only        rank only: no summaries, no relevance check, no model needed
+  --json             print {"files":[{"path":…,"score":…,"kept":…,"reason":…}]} (kept and reason only
+                     when the relevance check ran)
+
+Model (unless --bm25-only): OPENAI_API_KEY and/or OPENAI_BASE_URL, MAGIS_MODEL (MAGIS_MODEL_CUSTODIAN).
+Evolution memory: MAGIS_DB (default .magis/magis.db under the working directory).
+Exit 0 with files, 1 when none could be located (the reason is printed), 2 for a usage mistake.`;
+
+const noModel: Llm = {
+  ask: () => Promise.reject(new Error("--bm25-only runs no model")),
+};
+
+function loadRepoConfig(repo: string): MagisConfig {
+  const file = path.join(repo, ".github", "magis.yml");
+  if (!fs.existsSync(file)) return parseConfig({});
+  let raw: unknown;
+  try {
+    raw = parseYaml(fs.readFileSync(file, "utf8"));
+  } catch (error) {
+    throw new ConfigError([{ path: "", message: `not valid YAML: ${error instanceof Error ? error.message.split("\n")[0] : String(error)}` }], file);
+  }
+  return parseConfig(raw, file);
+}
+
+function parseTop(raw: string | undefined): number | undefined {
+  if (raw === undefined) return undefined;
+  const top = Number(raw);
+  if (!Number.isInteger(top) || top < 1 || top > 1000) throw new UsageError(`--top must be a whole number from 1 to 1000, not '${raw}'`);
+  return top;
+}
+
+/** The human-readable result: a ranked table, then (after the relevance check) what was kept or dropped and why. */
+export function formatLocated(files: LocatedFile[]): string {
+  const width = Math.max(4, ...files.map((f) => f.path.length));
+  const judged = files.some((f) => f.kept !== undefined);
+  const lines = [`rank  ${"score".padStart(8)}  ${"file".padEnd(width)}${judged ? "  verdict" : ""}`];
+  files.forEach((file, index) => {
+    const verdict = judged ? `  ${file.kept ? "kept   " : "dropped"}  ${file.reason ?? ""}` : "";
+    lines.push(`${String(index + 1).padStart(4)}  ${file.score.toFixed(2).padStart(8)}  ${file.path.padEnd(width)}${verdict}`.trimEnd());
+  });
+  if (judged) {
+    const kept = files.filter((f) => f.kept).length;
+    lines.push("", `${kept} of ${files.length} kept`);
+  }
+  return lines.join("\n") + "\n";
+}
+
+function asJson(files: LocatedFile[]): string {
+  const out = files.map((f) => ({ path: f.path, score: f.score, ...(f.kept === undefined ? {} : { kept: f.kept, reason: f.reason ?? "" }) }));
+  return JSON.stringify({ files: out }) + "\n";
+}
+
+function makeModel(config: MagisConfig, io: CliIo): LlmClient {
+  try {
+    return createLlm({ config, env: io.env });
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new UsageError(`no model is configured (${reason.replace(/\.$/, "")}); or pass --bm25-only to rank without a model`);
+  }
+}
+
+/** `magis locate`: the Custodian on a local checkout. */
 export const locateCommand: Command = {
   name: "locate",
-  summary: "locate (under construction)",
-  usage: "Usage: magis locate",
-  run: async () => {
-    throw new UsageError("'locate' is not implemented yet");
+  summary: "find the files an issue is about (BM25, evolution memory, relevance check)",
+  usage,
+  run: async (args, io) => {
+    const { values } = parseFlags(args, {
+      repo: { type: "string" },
+      "issue-file": { type: "string" },
+      "hints-file": { type: "string" },
+      top: { type: "string" },
+      "bm25-only": { type: "boolean", default: false },
+      json: { type: "boolean", default: false },
+    });
+    if (!values.repo) throw new UsageError("--repo is required");
+    if (!values["issue-file"]) throw new UsageError("--issue-file is required");
+    const repo = path.resolve(io.cwd, values.repo);
+    if (!fs.statSync(repo, { throwIfNoEntry: false })?.isDirectory()) throw new UsageError(`--repo ${values.repo} is not a directory`);
+    const top = parseTop(values.top);
+    const issue = readIssueFiles({ cwd: io.cwd, issueFile: values["issue-file"], hintsFile: values["hints-file"] });
+
+    let config: MagisConfig;
+    try {
+      config = loadRepoConfig(repo);
+    } catch (error) {
+      if (!(error instanceof ConfigError)) throw error;
+      io.stderr(`magis locate: ${error.message}\n`);
+      return 1;
+    }
+    const bm25Only = values["bm25-only"]!;
+    const llm = bm25Only ? null : makeModel(config, io);
+    let db: Db | null = null;
+    // Shown even when every file is dropped, so the maintainer sees each reason.
+    let judged: LocatedFile[] = [];
+    try {
+      db = bm25Only ? null : openDatabase(io.env.MAGIS_DB || path.resolve(io.cwd, ".magis", "magis.db"));
+      const onProgress = (event: ProgressEvent) => {
+        if (event.stage === "located") judged = event.files;
+      };
+      const ctx = { root: repo, repoId: fs.realpathSync(repo), config, llm: llm ?? noModel, now: () => Date.now(), onProgress };
+      const files = await locateFiles(ctx, issue, db ? new EvolutionMemory(db) : null, { bm25Only, top });
+      io.stdout(values.json ? asJson(files) : formatLocated(files));
+      if (llm && !values.json) {
+        const stats = llm.stats();
+        io.stderr(`model: ${stats.calls} call(s), ${stats.totalTokens} tokens (${stats.byAgent.custodian.model})\n`);
+      }
+      return 0;
+    } catch (error) {
+      if (error instanceof StageError) {
+        if (judged.length > 0) io.stdout(values.json ? asJson(judged) : formatLocated(judged));
+        io.stderr(`magis locate: ${error.message}. Next: ${error.nextStep}\n`);
+        return 1;
+      }
+      if (error instanceof LlmError) {
+        io.stderr(`magis locate: ${error.message}\n`);
+        return 1;
+      }
+      throw error;
+    } finally {
+      db?.close();
+    }
   },
 };

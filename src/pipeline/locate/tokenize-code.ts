@@ -73,7 +73,7 @@ function pushChain(tokens: string[], chain: string): void {
 /**
  * Splits source code or issue text into search terms: each identifier whole (lowercased) plus its
  * camelCase / PascalCase / snake_case parts, and each dotted name whole plus its parts, without stop
- * words. `getHTTPResponse` gives "gethttpresponse", "get", "http", "response".
+ * words. `parseHTTPResponse` gives "parsehttpresponse", "parse", "http", "response".
  */
 export function tokenizeCode(text: string): string[] {
   const tokens: string[] = [];

@@ -1,0 +1,88 @@
+import { describe, expect, it } from "vitest";
+import { buildQuery, pathParts } from "../../../src/pipeline/locate/build-query.js";
+
+const traceback = `Requests ignores the session's verify setting.
+
+\`\`\`python
+import requests
+s = requests.Session()
+s.verify = False
+s.get("https://self-signed.example")
+\`\`\`
+
+\`\`\`
+Traceback (most recent call last):
+  File "/home/me/.venv/lib/python3.11/site-packages/requests/sessions.py", line 465, in merge_environment_settings
+    verify = merge_setting(verify, self.verify)
+  File "/home/me/.venv/lib/python3.11/site-packages/requests/adapters.py", line 517, in send
+    raise SSLError(e, request=request)
+requests.exceptions.SSLError: certificate verify failed
+\`\`\`
+`;
+
+describe("buildQuery", () => {
+  it("names the files of a traceback, without the virtualenv prefix, as strong mentions", () => {
+    const { mentions } = buildQuery({ title: "verify ignored", body: traceback, hints: [] });
+    const files = mentions.filter((m) => !m.module);
+    expect(files).toContainEqual({ parts: ["requests", "sessions.py"], module: false, strength: 3 });
+    expect(files).toContainEqual({ parts: ["requests", "adapters.py"], module: false, strength: 3 });
+  });
+
+  it("reads dotted module names as module mentions", () => {
+    const { mentions } = buildQuery({ title: "", body: traceback, hints: [] });
+    expect(mentions).toContainEqual({ parts: ["requests", "exceptions", "SSLError"], module: true, strength: 1 });
+  });
+
+  it("weighs traceback function names and code identifiers above prose words", () => {
+    const { terms } = buildQuery({ title: "verify ignored", body: traceback, hints: [] });
+    expect(terms.get("merge_environment_setting")!).toBeGreaterThan(terms.get("certificate")!);
+    expect(terms.get("merge_setting")!).toBeGreaterThan(terms.get("certificate")!);
+  });
+
+  it("weighs the title above the body", () => {
+    const { terms } = buildQuery({ title: "Crash in groupby", body: "the reduction fails", hints: [] });
+    expect(terms.get("groupby")!).toBeGreaterThan(terms.get("reduction")!);
+  });
+
+  it("uses the hints too", () => {
+    const { terms } = buildQuery({ title: "Crash", body: "", hints: ["Probably in `DataArray.coarsen`"] });
+    expect(terms.has("dataarray.coarsen")).toBe(true);
+    expect(terms.has("coarsen")).toBe(true);
+  });
+
+  it("takes JavaScript stack frames and relative paths as file mentions", () => {
+    const { mentions } = buildQuery({
+      title: "",
+      body: "TypeError: x is undefined\n    at parseDate (src/utils/date.ts:41:13)\n    at main (/app/node_modules/foo/index.js:3:1)\nsee lib/config.py",
+      hints: [],
+    });
+    const paths = mentions.filter((m) => !m.module).map((m) => m.parts.join("/"));
+    expect(paths).toEqual(expect.arrayContaining(["src/utils/date.ts", "lib/config.py"]));
+  });
+
+  it("does not take URLs for module names", () => {
+    const { mentions } = buildQuery({ title: "", body: "See https://docs.python.org/3/library/os.path.html and e.g. this", hints: [] });
+    expect(mentions.some((m) => m.parts.includes("python"))).toBe(false);
+    expect(mentions.some((m) => m.parts[0] === "e")).toBe(false);
+  });
+
+  it("gives an empty query for an empty issue", () => {
+    expect(buildQuery({ title: "", body: "", hints: [] }).terms.size).toBe(0);
+  });
+
+  it("keeps a 1 MB issue to a bounded query", () => {
+    const words = Array.from({ length: 5000 }, (_, i) => `word${i}_name`);
+    let body = "";
+    while (body.length < 1_000_000) body += words.join(" ") + "\n";
+    const query = buildQuery({ title: "Huge log", body, hints: [] });
+    expect(query.terms.size).toBeLessThanOrEqual(600);
+    expect(query.terms.size).toBeGreaterThan(100);
+  });
+});
+
+describe("pathParts", () => {
+  it("drops site-packages prefixes, Windows separators and line numbers", () => {
+    expect(pathParts("C:\\Python39\\Lib\\site-packages\\flask\\app.py")).toEqual(["flask", "app.py"]);
+    expect(pathParts("./src/index.ts:10:5")).toEqual(["src", "index.ts"]);
+  });
+});

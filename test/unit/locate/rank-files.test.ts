@@ -1,0 +1,83 @@
+import { describe, expect, it } from "vitest";
+import { buildQuery } from "../../../src/pipeline/locate/build-query.js";
+import { rankFiles } from "../../../src/pipeline/locate/rank-files.js";
+
+const issue = (title: string, body = "") => buildQuery({ title, body, hints: [] });
+
+const sessions = `class Session:
+    def merge_environment_settings(self, url, proxies, stream, verify, cert):
+        """Check the environment and merge it with some settings."""
+        return merge_setting(verify, self.verify)
+`;
+const models = `class Response:
+    def iter_content(self, chunk_size=1):
+        return self.raw.read(chunk_size)
+`;
+const readme = "Requests is an HTTP library. Use a Session to keep settings.\n";
+
+describe("rankFiles", () => {
+  it("ranks the file that defines the names the issue uses first", () => {
+    const ranked = rankFiles(
+      [
+        { path: "requests/sessions.py", text: sessions },
+        { path: "requests/models.py", text: models },
+        { path: "README.md", text: readme },
+        { path: "requests/api.py", text: "from .sessions import Session\n" },
+      ],
+      issue("merge_environment_settings ignores verify"),
+      10,
+    );
+    expect(ranked[0]!.path).toBe("requests/sessions.py");
+  });
+
+  it("works with fewer than three files (wink needs three documents)", () => {
+    expect(rankFiles([{ path: "a.py", text: models }], issue("iter_content chunk_size"), 10).map((f) => f.path)).toEqual(["a.py"]);
+    expect(rankFiles([{ path: "a.py", text: models }, { path: "b.py", text: sessions }], issue("iter_content"), 10)[0]!.path).toBe("a.py");
+  });
+
+  it("returns nothing for no files or a query without words", () => {
+    expect(rankFiles([], issue("anything"), 10)).toEqual([]);
+    expect(rankFiles([{ path: "a.py", text: models }], issue(""), 10)).toEqual([]);
+  });
+
+  it("leaves out files that share no term with the issue", () => {
+    const ranked = rankFiles([{ path: "a.py", text: models }, { path: "b.py", text: sessions }, { path: "c.py", text: "x = 1\n" }], issue("iter_content"), 10);
+    expect(ranked.map((f) => f.path)).toEqual(["a.py"]);
+  });
+
+  it("breaks ties by path, whatever the input order", () => {
+    const files = ["c.py", "a.py", "b.py", "d.py"].map((path) => ({ path, text: "def frobnicate(): pass\n" }));
+    const ranked = rankFiles(files, issue("frobnicate"), 3);
+    expect(ranked.map((f) => f.path)).toEqual(["a.py", "b.py", "c.py"]);
+    expect(rankFiles([...files].reverse(), issue("frobnicate"), 3)).toEqual(ranked);
+  });
+
+  it("does not let a long file lose merely by its length", () => {
+    const filler = Array.from({ length: 3000 }, (_, i) => `def helper_${i}(value):\n    return value + ${i}\n`).join("");
+    const long = `${filler}\ndef coarsen_reduce(window):\n    raise KeyError(window)  # coarsen drops the coordinate\n${filler}`;
+    const short = "# a short note that mentions coarsen once\nx = 1\n";
+    const others = Array.from({ length: 5 }, (_, i) => ({ path: `pkg/other${i}.py`, text: `def unrelated_${i}(): pass\n` }));
+    const ranked = rankFiles([{ path: "pkg/rolling.py", text: long }, { path: "pkg/note.py", text: short }, ...others], issue("coarsen_reduce raises KeyError in coarsen"), 5);
+    expect(ranked[0]!.path).toBe("pkg/rolling.py");
+  });
+
+  it("ranks a file a traceback names above one that only shares words", () => {
+    const files = [
+      { path: "pkg/io/reader.py", text: "def read_table(path):\n    return parse(path)\n" },
+      { path: "pkg/io/parse.py", text: "def parse(path):\n    table = read_table_header(path)\n    return table\n" },
+      { path: "pkg/core.py", text: "def main(): pass\n" },
+    ];
+    const query = issue("read_table fails", 'Traceback:\n  File "/env/site-packages/pkg/io/parse.py", line 2, in parse\nValueError');
+    expect(rankFiles(files, query, 3)[0]!.path).toBe("pkg/io/parse.py");
+  });
+
+  it("puts source before tests that echo the same words", () => {
+    const text = "def parse_header(line):\n    return line.split(':')\n";
+    const ranked = rankFiles(
+      [{ path: "tests/test_header.py", text: `${text}\ndef test_parse_header():\n    assert parse_header('a: b')\n` }, { path: "pkg/header.py", text }, { path: "pkg/x.py", text: "y = 2\n" }],
+      issue("parse_header splits on every colon"),
+      3,
+    );
+    expect(ranked.map((f) => f.path)).toEqual(["pkg/header.py", "tests/test_header.py"]);
+  });
+});

@@ -1,0 +1,52 @@
+import { describe, expect, it } from "vitest";
+import { tokenizeChunks, tokenizeCode } from "../../../src/pipeline/locate/tokenize-code.js";
+
+describe("tokenizeCode", () => {
+  it("keeps a camelCase identifier whole and splits it, acronyms included", () => {
+    expect(tokenizeCode("parseHTTPResponse")).toEqual(["parsehttpresponse", "parse", "http", "response"]);
+  });
+
+  it("splits PascalCase and snake_case, and strips dunder underscores", () => {
+    expect(tokenizeCode("DataArrayCoarsen")).toEqual(["dataarraycoarsen", "data", "array", "coarsen"]);
+    expect(tokenizeCode("merge_environment_settings")).toEqual(["merge_environment_setting", "merge", "environment", "setting"]);
+    expect(tokenizeCode("__init__")).toEqual(["init"]);
+  });
+
+  it("keeps a dotted module name whole and gives its parts", () => {
+    expect(tokenizeCode("from xarray.core.variable import Variable")).toEqual([
+      "xarray.core.variable", "xarray", "core", "variable", "variable",
+    ]);
+  });
+
+  it("does not index self./this. chains as names, only their attributes", () => {
+    expect(tokenizeCode("self.headers = this.cookieJar")).toEqual(["header", "cookiejar", "cookie", "jar"]);
+  });
+
+  it("drops stop words, language keywords and one-letter names", () => {
+    expect(tokenizeCode("def f(x): return None if x is not the value else True")).toEqual(["value"]);
+  });
+
+  it("folds plurals so 'Sessions' meets 'session', but leaves 'class' and 'status' alone", () => {
+    expect(tokenizeCode("Sessions class status")).toEqual(["session", "class", "status"]);
+  });
+
+  it("reads a Python traceback into file, module and function terms", () => {
+    const tokens = tokenizeCode(`Traceback (most recent call last):
+  File "/usr/lib/python3/site-packages/requests/sessions.py", line 465, in request
+    resp = self.send(prep, **send_kwargs)
+TypeError: unsupported operand`);
+    expect(tokens).toEqual(expect.arrayContaining(["sessions.py", "session", "request", "send_kwarg", "send", "typeerror", "type", "error", "unsupported"]));
+  });
+});
+
+describe("tokenizeChunks", () => {
+  it("puts each run of lines' terms into its own list", () => {
+    const text = ["alpha = 1", "beta = 2", "gamma = 3", "delta = 4", "epsilon = 5"].join("\n");
+    expect(tokenizeChunks(text, 2)).toEqual([["alpha", "beta"], ["gamma", "delta"], ["epsilon"]]);
+  });
+
+  it("gives one empty chunk for a file without words", () => {
+    expect(tokenizeChunks("", 10)).toEqual([[]]);
+    expect(tokenizeChunks("123 + 456", 10)).toEqual([[]]);
+  });
+});
