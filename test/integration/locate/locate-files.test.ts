@@ -1,0 +1,145 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { parseConfig } from "../../../src/config.js";
+import { createLlm } from "../../../src/llm/client.js";
+import { StageError } from "../../../src/pipeline/errors.js";
+import { locateFiles } from "../../../src/pipeline/locate/locate-files.js";
+import type { IssueText, ProgressEvent, StageContext } from "../../../src/pipeline/types.js";
+import { openDatabase, type Db } from "../../../src/store/database.js";
+import { EvolutionMemory } from "../../../src/store/memory.js";
+import { startScriptedModel, type ScriptedModel } from "../../support/scripted-model.js";
+import { cartIssue, makeFixtureRepo, promptPath } from "./fixture-repo.js";
+
+let model: ScriptedModel;
+let repo: string;
+let db: Db;
+let events: ProgressEvent[];
+
+function context(root = repo): StageContext {
+  const config = parseConfig({});
+  return {
+    root,
+    repoId: "acme/shop",
+    config,
+    llm: createLlm({ config, env: {}, baseURL: model.url, apiKey: "test-key", maxRetries: 0 }),
+    now: () => 1_700_000_000_000,
+    onProgress: (event) => events.push(event),
+  };
+}
+
+const judgedPath = (content: string) => promptPath(content.split("The file")[1] ?? "");
+
+beforeEach(async () => {
+  model = await startScriptedModel();
+  model.script("custodian-summarize-file", (r) => ({ summary: `Summary of ${promptPath(r.messages[1]!.content)}.` }));
+  repo = makeFixtureRepo();
+  db = openDatabase(":memory:");
+  events = [];
+});
+
+afterEach(async () => {
+  await model.close();
+  db.close();
+  fs.rmSync(repo, { recursive: true, force: true });
+});
+
+describe("locateFiles with the relevance check", () => {
+  it("keeps the files the model judges relevant, in BM25 order, with reasons", async () => {
+    model.script("custodian-judge-relevance", (r) => {
+      const file = judgedPath(r.messages[1]!.content);
+      return { relevant: file !== "shop/payment.py", reason: `${file} ${file === "shop/payment.py" ? "only charges cards" : "computes the total"}` };
+    });
+    const bm25 = await locateFiles(context(), cartIssue, null, { bm25Only: true, top: 4 });
+    expect(model.requests).toHaveLength(0);
+    const located = await locateFiles(context(), cartIssue, new EvolutionMemory(db), { top: 4 });
+    expect(located.map((f) => f.path)).toEqual(bm25.map((f) => f.path));
+    expect(located.slice(0, 2).map((f) => f.path).sort()).toEqual(["shop/cart.py", "shop/discount.py"]);
+    for (const file of located) {
+      expect(file.kept).toBe(file.path !== "shop/payment.py");
+      expect(file.reason).toBe(`${file.path} ${file.kept ? "computes the total" : "only charges cards"}`);
+      expect(file.summary).toBe(`Summary of ${file.path}.`);
+    }
+    expect(events.at(-1)).toEqual({ stage: "located", files: located });
+    expect(model.problems).toEqual([]);
+  });
+
+  it("runs at most `concurrency` judgements at once", async () => {
+    let inFlight = 0;
+    let most = 0;
+    model.script("custodian-judge-relevance", async () => {
+      most = Math.max(most, ++inFlight);
+      await new Promise((resolve) => setTimeout(resolve, 30));
+      inFlight--;
+      return { relevant: true, reason: "yes" };
+    });
+    const located = await locateFiles(context(), cartIssue, null, { top: 5, concurrency: 2 });
+    expect(located.length).toBeGreaterThanOrEqual(3);
+    expect(most).toBe(2);
+  });
+
+  it("says clearly when every candidate is dropped", async () => {
+    model.script("custodian-judge-relevance", () => ({ relevant: false, reason: "unrelated" }));
+    const error = await locateFiles(context(), cartIssue, null, { top: 3 }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(StageError);
+    expect((error as StageError).stage).toBe("locate");
+    expect((error as StageError).message).toMatch(/judged none of the 3 best-matching files relevant/);
+    expect((error as StageError).nextStep).toMatch(/magis retry/);
+    // The verdicts are still reported, so the maintainer sees each reason.
+    expect(events.at(-1)).toMatchObject({ stage: "located", files: [{ kept: false, reason: "unrelated" }, {}, {}] });
+  });
+
+  it("shows the model at most a bounded slice of a 1 MB issue", async () => {
+    model.script("custodian-judge-relevance", () => ({ relevant: true, reason: "yes" }));
+    const huge: IssueText = { ...cartIssue, body: `${cartIssue.body}\n${"log line: total_price computed 42\n".repeat(32_000)}` };
+    expect(huge.body.length).toBeGreaterThan(1_000_000);
+    const located = await locateFiles(context(), huge, null, { top: 2 });
+    expect(located.length).toBe(2);
+    for (const request of model.requests) expect(request.messages[1]!.content.length).toBeLessThan(20_000);
+  });
+
+  it("works with an issue without a body, on a repository of fewer than three files, with binary and Latin-1 files", async () => {
+    const small = fs.mkdtempSync(path.join(os.tmpdir(), "magis-small-"));
+    try {
+      fs.writeFileSync(path.join(small, "cart.py"), "def total_price(items):\n    return sum(items)\n");
+      fs.writeFileSync(path.join(small, "legacy.py"), Buffer.from("# caf\xe9 total_price\n", "latin1"));
+      fs.writeFileSync(path.join(small, "logo.dat"), Buffer.from([0, 1, 2, 3, 0]));
+      model.script("custodian-judge-relevance", () => ({ relevant: true, reason: "yes" }));
+      const located = await locateFiles(context(small), { title: "total_price is wrong", body: "", hints: [] }, null);
+      expect(located.map((f) => f.path)).toEqual(["cart.py", "legacy.py"]);
+    } finally {
+      fs.rmSync(small, { recursive: true, force: true });
+    }
+  });
+
+  it("fails clearly on an empty repository and on an issue without words", async () => {
+    const empty = fs.mkdtempSync(path.join(os.tmpdir(), "magis-empty-"));
+    try {
+      await expect(locateFiles(context(empty), cartIssue, null)).rejects.toThrow(/no text file the Custodian can read/);
+      await expect(locateFiles(context(), { title: "", body: "", hints: [] }, null)).rejects.toThrow(/contain no words/);
+      await expect(locateFiles(context(), { title: "Zanzibar quokka", body: "", hints: [] }, null)).rejects.toThrow(/shares a word with the issue/);
+    } finally {
+      fs.rmSync(empty, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("locateFiles with the evolution memory", () => {
+  it("summarizes once, reuses the same blob, and sends only the diff of a changed file", async () => {
+    model.script("custodian-judge-relevance", () => ({ relevant: true, reason: "yes" }));
+    model.script("custodian-summarize-diff", () => ({ message: "Adds BOGO codes." }));
+    const memory = new EvolutionMemory(db);
+    await locateFiles(context(), cartIssue, memory, { top: 3 });
+    const count = (prompt: string) => model.requests.filter((r) => r.prompt === prompt).length;
+    expect(count("custodian-summarize-file")).toBe(3);
+    await locateFiles(context(), cartIssue, memory, { top: 3 });
+    expect(count("custodian-summarize-file")).toBe(3);
+    fs.appendFileSync(path.join(repo, "shop/discount.py"), "\ndef bogo(total):\n    return total\n");
+    const located = await locateFiles(context(), cartIssue, memory, { top: 3 });
+    expect(count("custodian-summarize-file")).toBe(3);
+    expect(count("custodian-summarize-diff")).toBe(1);
+    expect(located.find((f) => f.path === "shop/discount.py")!.summary).toBe("Summary of shop/discount.py.\nChanged since: Adds BOGO codes.");
+    expect(model.problems).toEqual([]);
+  });
+});
