@@ -44,6 +44,8 @@ interface FilePair {
   before: string;
   after: string;
   hunks: StructuredPatchHunk[];
+  /** The same change without context: edits that cover only the changed lines. */
+  bareHunks: StructuredPatchHunk[];
 }
 
 type Tally = { total: number; exact: number; refused: number; wrong: number };
@@ -82,8 +84,8 @@ function filePairs(): { pairs: FilePair[]; missing: string[] } {
       if (!existsSync(join(oldDir, file))) continue;
       const [before, after] = [readFileSync(join(oldDir, file), "utf8"), readFileSync(join(newDir, file), "utf8")];
       if (before === after || before === "" || /\r/.test(before + after) || /^.{1000}/m.test(before + after)) continue;
-      const { hunks } = structuredPatch(file, file, before, after, undefined, undefined, { context: 1 });
-      pairs.push({ label: `${name} ${from}→${to} ${file}`, before, after, hunks });
+      const hunksWith = (context: number) => structuredPatch(file, file, before, after, undefined, undefined, { context }).hunks;
+      pairs.push({ label: `${name} ${from}→${to} ${file}`, before, after, hunks: hunksWith(1), bareHunks: hunksWith(0) });
     }
   }
   return { pairs, missing };
@@ -141,7 +143,7 @@ type Perturb = (c: Case) => Case | null;
 const mapTexts = (edit: Edit, f: (text: string) => string): Edit =>
   edit.kind === "range" ? { ...edit, old: f(edit.old), new: f(edit.new) } : { ...edit, search: f(edit.search), replace: f(edit.replace) };
 const textsOf = (edit: Edit): string[] => (edit.kind === "range" ? [edit.old, edit.new] : [edit.search, edit.replace]);
-const perLine = (f: (line: string) => string) => (text: string) => linesOf(text).map(f).join("\n");
+const perLine = (f: (line: string) => string) => (text: string) => (text === "" ? "" : linesOf(text).map(f).join("\n"));
 const one = (c: Case): Edit => c.edit[0]!;
 const onEdit = (f: (edit: Edit) => Edit | null): Perturb => (c) => {
   const edit = f(one(c));
@@ -169,7 +171,7 @@ const elide: Perturb = (c) => {
     const line = lines[anchor - 1]!;
     if (line.trim().length < 4 || (e.kind === "search-replace" && count(lines, [line]) > 1)) continue;
     const marker = /^[ \t]*/.exec(lines[anchor]!)![0] + "// ...";
-    const wrap = (text: string): string => `${line}\n${marker}\n${text}`;
+    const wrap = (text: string): string => [line, marker, ...(text === "" ? [] : [text])].join("\n");
     const edit: Edit = e.kind === "range" ? { ...e, start: anchor, old: wrap(e.old), new: wrap(e.new) } : { ...e, search: wrap(e.search), replace: wrap(e.replace) };
     return { ...c, edit: [edit] };
   }
@@ -208,6 +210,17 @@ const tabs: Perturb = (c) => {
   return textsOf(edit).join() === textsOf(one(c)).join() ? null : { ...c, edit: [edit] };
 };
 
+const WHITESPACE_PERTURBATIONS = /indentation|tabs|trailing/;
+const changesWhitespaceOnly = (edit: Edit): boolean => {
+  const [old, replacement] = textsOf(edit).map((t) => t.replace(/\s+/g, ""));
+  return old === replacement;
+};
+const changesIndentChars = (edit: Edit): boolean => {
+  const chars = (text: string): string => [...new Set(linesOf(text).flatMap((l) => [.../^[ \t]*/.exec(l)![0]]))].sort().join("");
+  const [old, replacement] = textsOf(edit).map(chars);
+  return old !== "" && replacement !== "" && old !== replacement;
+};
+
 /** Perturbations beyond the brief's list, reported apart from the overall figure. */
 const EXTRAS: Record<string, Perturb> = {
   "lines off by +8": shift(8), "lines off by -10": shift(-10), "tabs for the file's spaces": tabs, "a typo in old": typo,
@@ -230,8 +243,15 @@ function run(c: Case, tally: Tally, failures: string[], label: string): void {
   else {
     if (result.ok) tally.wrong++;
     else tally.refused++;
-    failures.push(`${label}: ${result.ok ? "applied to different text" : result.error.split("\n")[0]}`);
+    failures.push(`${label}: ${result.ok ? `applied to different text (${firstDifference(result.text, c.target)})` : result.error.split("\n")[0]}`);
   }
+}
+
+function firstDifference(got: string, want: string): string {
+  const [a, b] = [linesOf(got), linesOf(want)];
+  const at = a.findIndex((line, k) => line !== b[k]);
+  const line = at === -1 ? a.length : at;
+  return `line ${line + 1}: got ${JSON.stringify(a[line] ?? "<end>")}, want ${JSON.stringify(b[line] ?? "<end>")}`;
 }
 
 function main(): void {
@@ -242,17 +262,30 @@ function main(): void {
   const tally = (key: string): Tally => tallies.get(key) ?? tallies.set(key, { total: 0, exact: 0, refused: 0, wrong: 0 }).get(key)!;
   let hunkCount = 0;
   let skippedHunks = 0;
+  let whitespaceOnly = 0;
+  const allPerturbations = [...Object.entries(PERTURBATIONS), ...Object.entries(EXTRAS).map(([n, p]) => [`${n} (extra)`, p] as const)];
   for (const pair of pairs) {
-    for (const hunk of pair.hunks) {
-      if (touchesFinalNewline(hunk)) {
-        skippedHunks++;
-        continue;
-      }
-      hunkCount++;
-      const target = applyPatch(pair.before, { hunks: [hunk] } as never);
-      if (target === false) throw new Error(`diff could not apply its own hunk in ${pair.label}`);
-      for (const [kind, edit] of [["range", rangeEdit(pair.before, hunk)], ["search/replace", searchReplace(pair.before, hunk)]] as const) {
-        for (const [name, perturb] of [...Object.entries(PERTURBATIONS), ...Object.entries(EXTRAS).map(([n, p]) => [`${n} (extra)`, p] as const)]) {
+    const kinds = [
+      ["range", pair.hunks, rangeEdit],
+      ["search/replace", pair.hunks, searchReplace],
+      ["range, changed lines only", pair.bareHunks, rangeEdit],
+    ] as const;
+    for (const [kind, hunks, makeEdit] of kinds) {
+      for (const hunk of hunks) {
+        if (touchesFinalNewline(hunk)) {
+          if (kind === "range") skippedHunks++;
+          continue;
+        }
+        if (kind === "range") hunkCount++;
+        const target = applyPatch(pair.before, { hunks: [hunk] } as never);
+        if (target === false) throw new Error(`diff could not apply its own hunk in ${pair.label}`);
+        const edit = makeEdit(pair.before, hunk);
+        // A change of whitespace only, or of tabs to spaces (a re-indentation), is what whitespace
+        // repair undoes: such hunks are not tested with whitespace perturbations.
+        const reindents = changesWhitespaceOnly(edit) || changesIndentChars(edit);
+        if (reindents && kind === "range") whitespaceOnly++;
+        for (const [name, perturb] of allPerturbations) {
+          if (reindents && WHITESPACE_PERTURBATIONS.test(name)) continue;
           const c = perturb({ before: pair.before, target, edit: [edit] });
           if (c) run(c, tally(`${kind}\t${name}`), failures, `${kind} / ${name} / ${pair.label} @${hunk.oldStart}`);
         }
@@ -264,24 +297,25 @@ function main(): void {
       run({ before: pair.before, target: pair.after, edit: all.map(perturb) }, tally(`whole file\t${name}`), failures, `whole file / ${name} / ${pair.label}`);
     }
   }
-  report(pairs.length, hunkCount, skippedHunks, missing, tallies, failures, performance.now() - started);
+  report(pairs.length, hunkCount, skippedHunks, whitespaceOnly, missing, tallies, failures, performance.now() - started);
 }
 
-function report(files: number, hunks: number, skipped: number, missing: string[], tallies: Map<string, Tally>, failures: string[], ms: number): void {
+function report(files: number, hunks: number, skipped: number, whitespaceOnly: number, missing: string[], tallies: Map<string, Tally>, failures: string[], ms: number): void {
   const pct = (t: Tally): string => (t.total ? ((100 * t.exact) / t.total).toFixed(2) : "-").padStart(6) + " %";
   const overall: Tally = { total: 0, exact: 0, refused: 0, wrong: 0 };
   const extras: Tally = { total: 0, exact: 0, refused: 0, wrong: 0 };
   console.log(`Edit benchmark: ${VERSION_PAIRS.length - missing.length} version pairs, ${files} changed JS/TS files, ${hunks} hunks` + (skipped ? ` (${skipped} hunks changing only the final newline left out)` : ""));
+  console.log(`${whitespaceOnly} hunks change only whitespace or switch tabs/spaces; the whitespace perturbations skip them.`);
   if (missing.length) console.log(`Not fetched (run once with network access to fill ${cacheDir}):\n  ${missing.join("\n  ")}`);
-  console.log(`\n${"edit kind".padEnd(16)}${"perturbation".padEnd(48)}${"exact".padStart(14)}${"share".padStart(10)}${"refused".padStart(9)}${"wrong".padStart(7)}`);
+  console.log(`\n${"edit kind".padEnd(28)}${"perturbation".padEnd(48)}${"exact".padStart(14)}${"share".padStart(10)}${"refused".padStart(9)}${"wrong".padStart(7)}`);
   for (const [key, t] of tallies) {
     const [kind, name] = key.split("\t") as [string, string];
     const sum = name.endsWith("(extra)") ? extras : kind === "whole file" ? null : overall;
     if (sum) for (const k of ["total", "exact", "refused", "wrong"] as const) sum[k] += t[k];
-    console.log(`${kind.padEnd(16)}${name.padEnd(48)}${`${t.exact}/${t.total}`.padStart(14)}${pct(t).padStart(10)}${String(t.refused).padStart(9)}${String(t.wrong).padStart(7)}`);
+    console.log(`${kind.padEnd(28)}${name.padEnd(48)}${`${t.exact}/${t.total}`.padStart(14)}${pct(t).padStart(10)}${String(t.refused).padStart(9)}${String(t.wrong).padStart(7)}`);
   }
   for (const [name, t] of [["overall (single edits, brief's perturbations)", overall], ["extras (not in the target)", extras]] as const) {
-    console.log(`${name.padEnd(64)}${`${t.exact}/${t.total}`.padStart(14)}${pct(t).padStart(10)}${String(t.refused).padStart(9)}${String(t.wrong).padStart(7)}`);
+    console.log(`${name.padEnd(76)}${`${t.exact}/${t.total}`.padStart(14)}${pct(t).padStart(10)}${String(t.refused).padStart(9)}${String(t.wrong).padStart(7)}`);
   }
   console.log(`\nTarget: ≥ 99 % applied to exactly the target text. Wall time ${(ms / 1000).toFixed(1)} s.`);
   if (failures.length) console.log(`First failures (all in ${relative(process.cwd(), resultFile)}):\n  ${failures.slice(0, 12).join("\n  ")}`);

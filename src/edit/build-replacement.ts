@@ -1,6 +1,6 @@
 import { isElision, splitAtElisions } from "./elisions.js";
 import type { BlockMatch, Span } from "./find-block.js";
-import { reindent, spacesPerLevel, type LinePair } from "./reindent.js";
+import { reindent, type LinePair } from "./reindent.js";
 
 /** The lines that take a matched block's place; eols are kept for file lines carried over. */
 export interface ReplacementLines {
@@ -34,7 +34,7 @@ export function buildReplacement(
     };
   }
   const modelLines = newLines.filter((line) => markerCount === 0 || !isElision(line));
-  const shifted = reindent(pairs, padded ? modelLines.map((l) => l.trimEnd()) : modelLines, spacesPerLevel(fileLines));
+  const shifted = reindent(pairs, padded ? modelLines.map((l) => l.trimEnd()) : modelLines);
   const lines: string[] = [];
   const eols: (string | undefined)[] = [];
   let next = 0;

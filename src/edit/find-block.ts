@@ -54,9 +54,9 @@ const looseKey = (line: string): string => line.replace(/\s+/g, "");
 const fuzzyKey = (line: string): string => line.trim().replace(/\s+/g, " ");
 
 /**
- * Find `pattern` (the model's `old` lines) in the file: near `hint` (the given range) exactly, then
- * ignoring whitespace; then — if allowed — anywhere in the file the same way; then fuzzily, near and
- * anywhere. Elision markers in the pattern are tried after the literal text at the first two levels.
+ * Find `pattern` (the model's `old` lines) in the file: within a miscount of `hint` (the given range)
+ * exactly, then ignoring whitespace; the same within NEARBY_LINES of it; then — if allowed — anywhere in
+ * the file; then fuzzily, nearby and anywhere. Elision markers in the pattern are tried after the literal text at the first two levels.
  */
 export function findBlock(
   file: SearchableFile,
@@ -65,12 +65,12 @@ export function findBlock(
   wholeFile: boolean,
 ): FindOutcome {
   const n = file.lines.length;
-  const scopes: Span[] = [];
-  if (hint) scopes.push({ start: Math.max(0, hint.start - NEARBY_LINES), end: Math.min(n, hint.end + NEARBY_LINES) });
+  const around = (lines: number): Span => ({ start: Math.max(0, hint!.start - lines), end: Math.min(n, hint!.end + lines) });
+  const scopes: Span[] = hint ? [around(MAX_MISCOUNT), around(NEARBY_LINES)] : [];
   if (wholeFile || !hint) scopes.push({ start: 0, end: n });
   const segments = splitAtElisions(pattern);
   const elided = segments.length > 1;
-  // Near the given lines a whitespace-only difference beats an exact copy farther away.
+  // Within a miscount of the given lines a whitespace-only difference beats an exact copy farther away.
   for (const scope of scopes) {
     for (const level of ["exact", "whitespace"] as const) {
       const keys = level === "exact" ? file.exactKeys : file.looseKeys;
@@ -84,7 +84,7 @@ export function findBlock(
       if (candidates.length > 0) return choose(candidates, hint, 0, level, usedElision);
     }
   }
-  for (const scope of scopes) {
+  for (const scope of scopes.slice(hint ? 1 : 0)) {
     const candidates = fuzzyCandidates(file, pattern, scope, FUZZY_THRESHOLD).filter((c) => trustworthy(file, pattern, c));
     if (candidates.length > 0) return choose(candidates, hint, FUZZY_TIE, "fuzzy", false);
   }

@@ -9,10 +9,10 @@ const isBlank = (line: string): boolean => line.trim() === "";
  * model used the other one, then shift every line by the indent the model lost or added, measured on the
  * matched `old` lines (the most common shift wins when the lines disagree). Blank lines are left alone.
  */
-export function reindent(pairs: LinePair[], lines: string[], fileSpaces: number | null): { lines: string[]; changed: boolean } {
+export function reindent(pairs: LinePair[], lines: string[]): { lines: string[]; changed: boolean } {
   const real = pairs.filter(([model, file]) => !isBlank(model) && !isBlank(file));
   if (real.length === 0) return { lines, changed: false };
-  const convert = styleConverter(real, lines, fileSpaces);
+  const convert = styleConverter(real);
   const converted = real.map(([model, file]): LinePair => [convert(model), file]);
   const shift = mostCommonShift(converted);
   if (!convert.active && shift.delta === 0) return { lines, changed: false };
@@ -51,11 +51,10 @@ function applyShift(line: string, shift: Shift): string {
 type Converter = ((line: string) => string) & { active: boolean };
 
 /**
- * A converter of leading whitespace into the file's style, inactive when model and file agree. The
- * spaces per tab come from the matched lines; when `old` shows no indentation at all but `new` is
- * tab-indented in a file indented with `fileSpaces` spaces per level, from the file.
+ * A converter of leading whitespace into the file's style, inactive when model and file agree: when
+ * `old` matched as written, `new` is taken as written too (a change of indentation may be the point).
  */
-function styleConverter(pairs: LinePair[], lines: string[], fileSpaces: number | null): Converter {
+function styleConverter(pairs: LinePair[]): Converter {
   const modelIndents = pairs.map(([model]) => indentOf(model)).filter((s) => s !== "");
   const fileIndents = pairs.map(([, file]) => indentOf(file)).filter((s) => s !== "");
   const onlySpaces = (s: string): boolean => /^ +$/.test(s);
@@ -70,9 +69,6 @@ function styleConverter(pairs: LinePair[], lines: string[], fileSpaces: number |
   if (modelIndents.length > 0 && modelIndents.every((s) => s.includes("\t")) && fileIndents.length > 0 && fileIndents.every(onlySpaces)) {
     const unit = spacesPerTab(pairs.map(([model, file]) => [indentOf(file).length, (indentOf(model).match(/\t/g) ?? []).length]));
     return converter((indent) => indent.replace(/\t/g, " ".repeat(unit)));
-  }
-  if (modelIndents.length === 0 && fileSpaces !== null && lines.some((line) => line.startsWith("\t"))) {
-    return converter((indent) => indent.replace(/\t/g, " ".repeat(fileSpaces)));
   }
   const identity = ((line: string) => line) as Converter;
   identity.active = false;
@@ -103,17 +99,3 @@ function spacesPerTab(depths: [spaces: number, tabs: number][]): number {
   return 4;
 }
 
-/**
- * Spaces per indentation level of a file indented with spaces (its smallest indent, 4 when that looks
- * odd), or null when it indents with tabs or not at all. Comment continuation lines (" * ") are ignored.
- */
-export function spacesPerLevel(fileLines: string[]): number | null {
-  let smallest = Infinity;
-  for (const line of fileLines) {
-    if (line.startsWith("\t") && line.trim() !== "") return null;
-    const spaces = /^ */.exec(line)![0].length;
-    if (spaces > 0 && line.trim() !== "" && !line.trimStart().startsWith("*")) smallest = Math.min(smallest, spaces);
-  }
-  if (!Number.isFinite(smallest)) return null;
-  return smallest >= 2 && smallest <= 8 ? smallest : 4;
-}

@@ -132,10 +132,10 @@ describe("range edits with indentation the model got wrong", () => {
     { name: "a tab-indented file, indentation lost", text: TABS, edits: [range(3, 3, "run()", "run(ctx)")], want: splice(TABS, 3, 3, "\t\trun(ctx)") },
     { name: "a space-indented file edited with tabs", text: JS, edits: [range(4, 4, "\treturn a + b;", "\treturn a + b + 0;")], want: splice(JS, 4, 4, "  return a + b + 0;") },
     {
-      name: "tab-indented new code in a space-indented file, old not indented",
+      name: "old matched as written: new is taken as written, tabs included",
       text: JS,
       edits: [range(9, 9, "}", "}\n\nfunction mul(a, b) {\n\treturn a * b;\n}")],
-      want: splice(JS, 9, 9, "}", "", "function mul(a, b) {", "  return a * b;", "}"),
+      want: splice(JS, 9, 9, "}", "", "function mul(a, b) {", "\treturn a * b;", "}"),
     },
     {
       name: "new code nested deeper than old keeps its relative indentation",
