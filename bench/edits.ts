@@ -127,11 +127,13 @@ function rangeEdit(before: string, hunk: StructuredPatchHunk): RangeEdit {
   return { kind: "range", start, end: start + old.length - 1, old: old.join("\n"), new: replacement.join("\n") };
 }
 
-function count(haystack: string[], needle: string[]): number {
-  let found = 0;
-  for (let i = 0; i + needle.length <= haystack.length; i++) if (needle.every((line, k) => haystack[i + k] === line)) found++;
+/** 0-based places where `needle` occurs in `haystack` as whole lines. */
+function places(haystack: string[], needle: string[]): number[] {
+  const found: number[] = [];
+  for (let i = 0; i + needle.length <= haystack.length; i++) if (needle.every((line, k) => haystack[i + k] === line)) found.push(i);
   return found;
 }
+const count = (haystack: string[], needle: string[]): number => places(haystack, needle).length;
 
 function searchReplace(before: string, hunk: StructuredPatchHunk): Edit {
   const { old, replacement } = widen(before, hunk, true);
@@ -165,8 +167,7 @@ const crlfFile: Perturb = (c) => ({ ...c, before: c.before.replace(/\n/g, "\r\n"
 const elide: Perturb = (c) => {
   const e = one(c);
   const lines = fileLines(c.before);
-  const start = e.kind === "range" ? e.start : findStart(lines, linesOf(e.search));
-  if (start === null) return null;
+  const start = e.kind === "range" ? e.start : places(lines, linesOf(e.search))[0]! + 1;
   for (let anchor = start - 4; anchor >= Math.max(1, start - 12); anchor--) {
     const line = lines[anchor - 1]!;
     if (line.trim().length < 4 || (e.kind === "search-replace" && count(lines, [line]) > 1)) continue;
@@ -175,10 +176,6 @@ const elide: Perturb = (c) => {
     const edit: Edit = e.kind === "range" ? { ...e, start: anchor, old: wrap(e.old), new: wrap(e.new) } : { ...e, search: wrap(e.search), replace: wrap(e.replace) };
     return { ...c, edit: [edit] };
   }
-  return null;
-};
-const findStart = (lines: string[], needle: string[]): number | null => {
-  for (let i = 0; i + needle.length <= lines.length; i++) if (needle.every((l, k) => lines[i + k] === l)) return i + 1;
   return null;
 };
 const combine = (...steps: Perturb[]): Perturb => (c) => steps.reduce<Case | null>((acc, step) => (acc ? step(acc) : null), c);

@@ -17,10 +17,13 @@ export interface SearchReplaceEdit {
 /** One change a Developer proposes for one file. */
 export type Edit = RangeEdit | SearchReplaceEdit;
 
-/** How an edit's anchor was found: at the given lines, moved nearby, whitespace-insensitively, fuzzily, or with elided lines. */
+/** How an edit's anchor text matched the file: as written (trailing blanks aside), ignoring whitespace, or fuzzily. */
 export type MatchLevel = "exact" | "whitespace" | "fuzzy";
 
-/** Where one edit landed, for traces and benchmarks (lines 1-based inclusive; an insertion has end = start - 1). */
+/**
+ * Where one edit landed, for traces and benchmarks (lines 1-based inclusive; an insertion has end = start - 1):
+ * `moved` when not at the given lines, `elided` when "..." lines were filled in, `reindented` when `new` was shifted.
+ */
 export interface EditPlacement {
   index: number;
   start: number;
