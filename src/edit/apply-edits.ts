@@ -13,7 +13,9 @@ export type { ApplyResult, Edit, EditPlacement, RangeEdit, SearchReplaceEdit } f
  */
 export function applyEdits(text: string, edits: Edit[]): ApplyResult {
   if (edits.length === 0) return { ok: false, error: "No edits were given; send at least one edit, or say that the file needs no change." };
-  const file = splitFile(text);
+  // A byte-order mark is not part of the first line the model sees; it is put back as it was.
+  const bom = text.startsWith("\uFEFF") ? "\uFEFF" : "";
+  const file = splitFile(text.slice(bom.length));
   const searchable = new SearchableFile(file.lines);
   const resolved: ResolvedEdit[] = [];
   const errors: string[] = [];
@@ -43,5 +45,5 @@ export function applyEdits(text: string, edits: Edit[]): ApplyResult {
     eols.splice(edit.span.start, edit.span.end - edit.span.start, ...edit.eols);
   }
   const placements = resolved.map((r) => r.placement);
-  return { ok: true, text: joinFile(lines, eols.map((eol) => eol || undefined), file), placements };
+  return { ok: true, text: bom + joinFile(lines, eols.map((eol) => eol || undefined), file), placements };
 }

@@ -22,6 +22,7 @@ describe("line endings and the final newline are kept", () => {
     { name: "mixed endings: LF dominant", text: "a\nb\r\nc\nd\n", edits: [range(3, 3, "c", "C")], want: "a\nb\r\nC\nd\n" },
     { name: "an insertion into a CRLF file", text: "a\r\nb\r\n", edits: [range(2, 1, "", "x")], want: "a\r\nx\r\nb\r\n" },
     { name: "search/replace with LF text in a CRLF file", text: CRLF, edits: [sr("b\nc", "B\nC")], want: "a\r\nB\r\nC\r\n" },
+    { name: "a byte-order mark is kept when the first line changes", text: "\uFEFFa\r\nb\r\n", edits: [range(1, 1, "a", "A")], want: "\uFEFFA\r\nb\r\n" },
     { name: "a whole CRLF file deleted", text: CRLF, edits: [range(1, 3, "a\nb\nc", "")], want: "" },
     { name: "old joined with newlines counts its trailing blank line", text: "a\n\n\nb\n", edits: [range(1, 3, "a\n\n", "x\n")], want: "x\n\nb\n" },
   ]);
