@@ -104,7 +104,7 @@ export function resolveJobRunner(services: ResolveJobServices): JobRunner {
         enter("locate");
         const onProgress = (event: ProgressEvent) => {
           const next = phaseAfter(event);
-          if (next) {
+          if (next && next !== stage) {
             clock.mark(next);
             enter(next);
           }

@@ -3,6 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import git from "isomorphic-git";
 import http from "isomorphic-git/http/node";
+import { writeWorktree } from "./write-worktree.js";
 
 /** Where a repository lives and the credential that opens it (an installation token). */
 export interface GitRemote {
@@ -39,6 +40,7 @@ export async function withShallowClone<T>(
   fs.mkdirSync(parent, { recursive: true });
   const dir = fs.mkdtempSync(path.join(parent, "magis-clone-"));
   try {
+    const cache = {};
     await git.clone({
       fs,
       http,
@@ -48,12 +50,16 @@ export async function withShallowClone<T>(
       depth: 1,
       singleBranch: true,
       noTags: true,
+      // isomorphic-git's checkout also builds an index, which the bot never uses; writing the files is twice as fast.
+      noCheckout: true,
       onAuth: authFor(remote),
+      cache,
     });
     // A single-branch clone records no origin/HEAD; isomorphic-git's push needs it to leave out the objects
     // the remote's default branch already has (without it, a push re-sends every file of the repository).
     await git.writeRef({ fs, dir, ref: "refs/remotes/origin/HEAD", value: `refs/remotes/origin/${branch}`, symbolic: true, force: true });
     const head = await git.resolveRef({ fs, dir, ref: "HEAD" });
+    await writeWorktree(dir, head, cache);
     return await work({ dir, branch, head });
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });

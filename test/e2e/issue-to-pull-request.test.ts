@@ -80,7 +80,7 @@ describe("label → pull request, end to end", () => {
     await app.services.queue.drain();
     expect(model.problems).toEqual([]);
     const [job] = jobs();
-    expect(job).toMatchObject({ status: "succeeded", detail: "https://github.com/Codertocat/Hello-World/pull/100" });
+    expect(job, job?.detail ?? "").toMatchObject({ status: "succeeded", detail: "https://github.com/Codertocat/Hello-World/pull/100" });
 
     // One status comment, created and then edited in place up to the PR link.
     const statuses = github.comments.filter((c) => c.body.includes("<!-- magis:status job="));
@@ -223,7 +223,7 @@ describe("label → pull request, end to end", () => {
     await app.deliver("issue_comment", retry, "d-too-early");
     await app.services.queue.drain();
     expect(github.comments.filter((c) => c.body.includes("already working on this issue"))).toHaveLength(1);
-    expect(jobs().map((j) => j.status).sort()).toEqual(["declined", "succeeded"]);
+    expect(jobs().map((j) => j.status).sort(), JSON.stringify(jobs())).toEqual(["declined", "succeeded"]);
 
     scriptResolve(model);
     await app.deliver("issue_comment", retry, "d-retry");
