@@ -3,6 +3,7 @@
 // lines, the diff under review) only so that they stay right if the example's files move by a line.
 import type { AnswerFunction, ScriptedModel, ScriptedRequest } from "../test/support/scripted-model.js";
 import { pathIn, userText } from "./read-request.js";
+import { custodianAnswers } from "./script-custodian.js";
 
 /** The model name the demo runs under, so that the report's usage table says it was scripted. */
 export const SCRIPTED_MODEL_NAME = "scripted-demo (no LLM)";
@@ -32,12 +33,7 @@ export function scriptShopDemo(model: ScriptedModel, override: Record<string, An
 }
 
 const answers: Record<string, AnswerFunction> = {
-  "custodian-summarize-file": (r) => ({ summary: `Scripted summary of ${pathIn(r)}.` }),
-  "custodian-summarize-diff": () => ({ message: "Scripted commit message." }),
-  "custodian-check-relevance": (r) => {
-    const relevant = /src\/(cart|format-price|index)\.js/.test(pathIn(r));
-    return { relevant, reason: relevant ? "It computes or shows cart totals." : "It does not compute or show totals." };
-  },
+  ...custodianAnswers((path) => /^src\/(cart|format-price|index)\.js$/.test(path)),
   "manager-define-task": (r) => {
     const path = pathIn(r);
     const task = TASKS[path];

@@ -1,8 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
-import { parse as parseYaml } from "yaml";
-import { ConfigError, parseConfig, type MagisConfig } from "../config.js";
-import { createLlm } from "../llm/client.js";
+import { ConfigError, type MagisConfig } from "../config.js";
+import { createLlm, type LlmClient } from "../llm/client.js";
 import { writeTraceJsonl } from "../llm/trace.js";
 import { StageError } from "../pipeline/errors.js";
 import { renderReport } from "../pipeline/report/render-report.js";
@@ -11,6 +10,7 @@ import type { ProgressEvent, ResolveResult } from "../pipeline/types.js";
 import { openDatabase } from "../store/database.js";
 import { EvolutionMemory } from "../store/memory.js";
 import { resolveInside } from "../workspace/safe-path.js";
+import { loadRepoConfig } from "./load-repo-config.js";
 import { readIssueFiles } from "./read-issue-file.js";
 import { parseFlags, UsageError, type CliIo, type Command } from "./io.js";
 
@@ -62,7 +62,7 @@ export const resolveCommand: Command = {
       io.stderr(`magis resolve: ${error.message}\n`);
       return 1;
     }
-    const llm = createLlm({ config, env: io.env });
+    const llm = makeModel(config, io);
     const db = openDatabase(io.env.MAGIS_DB || path.resolve(io.cwd, ".magis", "magis.db"));
     fs.mkdirSync(out, { recursive: true });
     let result: ResolveResult;
@@ -75,7 +75,7 @@ export const resolveCommand: Command = {
     } catch (error) {
       await writeTraceJsonl(llm.trace, path.join(out, "trace.jsonl"));
       if (!(error instanceof StageError)) throw error;
-      io.stderr(`magis resolve: no patch. The ${error.stage} stage failed: ${error.message} Next: ${error.nextStep} (Model calls are in ${path.join(out, "trace.jsonl")}.)\n`);
+      io.stderr(`magis resolve: no patch. The ${error.stage} stage failed: ${sentence(error.message)} Next: ${sentence(error.nextStep)} Model calls are in ${path.join(out, "trace.jsonl")}.\n`);
       return 1;
     } finally {
       db.close();
@@ -98,17 +98,17 @@ export const resolveCommand: Command = {
   },
 };
 
-/** The repository's `.github/magis.yml` with defaults, or the defaults when it has none. */
-function loadRepoConfig(repo: string): MagisConfig {
-  const file = path.join(repo, ".github", "magis.yml");
-  if (!fs.existsSync(file)) return parseConfig({});
-  let raw: unknown;
+function makeModel(config: MagisConfig, io: CliIo): LlmClient {
   try {
-    raw = parseYaml(fs.readFileSync(file, "utf8"));
+    return createLlm({ config, env: io.env });
   } catch (error) {
-    throw new ConfigError([{ path: "", message: `not valid YAML: ${error instanceof Error ? error.message.split("\n")[0] : String(error)}` }], file);
+    throw new UsageError(`no model is configured (${(error instanceof Error ? error.message : String(error)).replace(/\.$/, "")})`);
   }
-  return parseConfig(raw, file);
+}
+
+/** Stage messages come with or without a final period; the paragraph needs one. */
+function sentence(text: string): string {
+  return /[.!?]$/.test(text.trim()) ? text.trim() : `${text.trim()}.`;
 }
 
 function isInside(child: string, parent: string): boolean {

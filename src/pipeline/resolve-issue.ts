@@ -25,8 +25,7 @@ export async function resolveIssue(ctx: StageContext, issue: IssueText, memory: 
   const usage = countUsage(ctx.llm, ctx.config);
   ctx = { ...ctx, llm: usage.llm };
 
-  const located = await inStage("locate", () => locateFiles(ctx, issue, memory, { top: ctx.config.top_k }));
-  ctx.onProgress({ stage: "located", files: located });
+  const located = await inStage("locate", () => locateFiles(ctx, issue, memory));
   const defined = await inStage("plan", () => defineTasks(ctx, issue, located));
   const tasks = defined.tasks;
   if (tasks.length === 0) throw noTasks(defined.located.filter((f) => f.reason?.startsWith("Manager:")).length);

@@ -52,4 +52,10 @@ describe("magis resolve usage", () => {
     expect(err).toContain("concurrency");
     expect(fs.existsSync(path.join(work, "out"))).toBe(false);
   });
+
+  it("says how to configure a model when there is none", async () => {
+    const { code, err } = await run(["--repo", "repo", "--issue-file", "issue.md", "--out", "out"]);
+    expect(code).toBe(2);
+    expect(err).toContain("no model is configured (OPENAI_API_KEY is not set");
+  });
 });
