@@ -1,5 +1,6 @@
 import type { EvolutionMemory } from "../store/memory.js";
 import { runCodingTasks } from "./code/index.js";
+import { mergeChanges } from "./code/merge-changes.js";
 import { StageError, type StageName } from "./errors.js";
 import { locateFiles } from "./locate/locate-files.js";
 import { defineTasks } from "./plan/define-tasks.js";
@@ -8,52 +9,43 @@ import { holdKickoffMeeting } from "./plan/hold-kickoff-meeting.js";
 import { makePlan } from "./plan/make-plan.js";
 import { refineRoles } from "./plan/refine-roles.js";
 import { countUsage } from "./report/count-usage.js";
-import type { IssueText, ResolveResult, StageContext, TaskOutcome } from "./types.js";
+import type { IssueText, LocatedFile, ResolveResult, StageContext, TaskOutcome } from "./types.js";
 
 /**
- * Resolves one issue on a local checkout, as MAGIS does:
- *  1. the Repository Custodian locates the files (Algorithm 1);
- *  2. the Manager defines a task per file and 3. recruits a Developer per task;
- *  4. the Manager holds the kick-off meeting; 5. the Developers refine their roles;
- *  6. the Manager makes the plan (Algorithm 2);
- *  7. Developers and QA Engineers run the coding tasks per the plan (Algorithm 3);
- *  8. the kept diffs merge into the repository-level change.
- * Throws a StageError when there is no patch. The checkout is only read.
+ * Resolves one issue on a local checkout as MAGIS does (§3.2, Algorithms 1–3) and returns the
+ * change with the material of its report. Throws a StageError when there is no patch. The checkout
+ * is only read; the model, the clock and progress reporting come in through `ctx`.
  */
 export async function resolveIssue(ctx: StageContext, issue: IssueText, memory: EvolutionMemory | null): Promise<ResolveResult> {
   const started = ctx.now();
   const usage = countUsage(ctx.llm, ctx.config);
   ctx = { ...ctx, llm: usage.llm };
 
+  // 1. The Repository Custodian locates the files the issue is about (Algorithm 1).
   const located = await inStage("locate", () => locateFiles(ctx, issue, memory));
+  // 2. The Manager defines a file-level task per located file; a file may need none.
   const defined = await inStage("plan", () => defineTasks(ctx, issue, located));
   const tasks = defined.tasks;
-  if (tasks.length === 0) throw noTasks(defined.located.filter((f) => f.reason?.startsWith("Manager:")).length);
+  if (tasks.length === 0) throw noTasks(defined.located);
   ctx.onProgress({ stage: "tasks", tasks });
+  // 3. The Manager builds the team: one Developer per task.
   const team = await inStage("plan", () => designDevelopers(ctx, issue, tasks));
   ctx.onProgress({ stage: "team", developers: team });
+  // 4. The kick-off meeting, as circular speech.
   const transcript = await inStage("kickoff", () => holdKickoffMeeting(ctx, issue, tasks, team));
   ctx.onProgress({ stage: "kickoff", transcript });
+  // 5. The Developers refine their roles from the meeting.
   const developers = await inStage("kickoff", () => refineRoles(ctx, issue, tasks, team, transcript));
+  // 6. The Manager makes the main plan (Algorithm 2).
   const plan = await inStage("plan", () => makePlan(ctx, issue, tasks, transcript));
   ctx.onProgress({ stage: "plan", plan });
+  // 7. Developers and QA Engineers run the coding tasks per the plan (Algorithm 3).
   const outcomes = await inStage("code", () => runCodingTasks(ctx, issue, tasks, developers, plan));
+  // 8. The kept file diffs merge into the repository-level change.
+  const merged = mergeChanges(plan, outcomes);
+  if (merged.changes.length === 0) throw nothingKept(merged.outcomes);
 
-  const ordered = plan.steps.flat().map((path) => outcomes.find((o) => o.path === path)!);
-  const kept = ordered.filter((o) => o.kept && o.diff !== "");
-  if (kept.length === 0) throw nothingKept(ordered);
-  const result: ResolveResult = {
-    patch: kept.map((o) => o.diff).join(""),
-    changes: kept.map((o) => ({ path: o.path, before: o.before, after: o.after })),
-    located: defined.located,
-    tasks,
-    developers,
-    transcript,
-    plan,
-    outcomes: ordered,
-    usage: { calls: 0, byAgent: usage.byAgent(), wallMs: ctx.now() - started },
-  };
-  result.usage.calls = Object.values(result.usage.byAgent).reduce((sum, a) => sum + a.calls, 0);
+  const result: ResolveResult = { ...merged, located: defined.located, tasks, developers, transcript, plan, usage: usage.report(ctx.now() - started) };
   ctx.onProgress({ stage: "done", result });
   return result;
 }
@@ -69,12 +61,11 @@ async function inStage<T>(stage: StageName, run: () => Promise<T>): Promise<T> {
   }
 }
 
-function noTasks(droppedByManager: number): StageError {
+function noTasks(located: LocatedFile[]): StageError {
+  const reasons = located.filter((f) => f.reason?.startsWith("Manager:")).map((f) => `${f.path}: ${f.reason!.replace(/^Manager: /, "")}`);
   return new StageError(
     "plan",
-    droppedByManager > 0
-      ? `The Manager found that none of the ${droppedByManager} located file(s) needs a change for this issue, so there is nothing to code.`
-      : "None of the located files can be changed (protected, missing or too large), so there is nothing to code.",
+    `The Manager found nothing to change in the located files, so there is nothing to code (${reasons.join("; ")}).`,
     "Name the file to change, or describe the expected behaviour more precisely, as a hint (`/magis retry <guidance>` or --hints-file), then run again.",
   );
 }

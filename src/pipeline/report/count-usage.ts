@@ -8,7 +8,7 @@ import type { UsageReport } from "../types.js";
  * (a client may serve more than one run, so its own totals are not this run's). Models come from the
  * client when it knows them (its environment may differ from this process's), else from the config.
  */
-export function countUsage(llm: Llm, config: MagisConfig): { llm: Llm; byAgent: () => UsageReport["byAgent"] } {
+export function countUsage(llm: Llm, config: MagisConfig): { llm: Llm; report: (wallMs: number) => UsageReport } {
   const known = (llm as Partial<{ stats(): LlmStats }>).stats?.().byAgent;
   const byAgent = Object.fromEntries(
     AGENTS.map((agent) => [agent, { calls: 0, promptTokens: 0, completionTokens: 0, totalTokens: 0, model: known?.[agent].model ?? modelFor(agent, config) }]),
@@ -24,5 +24,10 @@ export function countUsage(llm: Llm, config: MagisConfig): { llm: Llm; byAgent: 
       return result;
     },
   };
-  return { llm: counting, byAgent: () => structuredClone(byAgent) };
+  const report = (wallMs: number): UsageReport => ({
+    calls: AGENTS.reduce((sum, agent) => sum + byAgent[agent].calls, 0),
+    byAgent: structuredClone(byAgent),
+    wallMs,
+  });
+  return { llm: counting, report };
 }

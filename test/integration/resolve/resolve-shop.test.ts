@@ -101,4 +101,13 @@ describe("magis resolve on the example shop, over HTTP against the scripted mode
     expect(fs.existsSync(path.join(rig.out, "patch.diff"))).toBe(false);
     expect(fs.existsSync(path.join(rig.out, "trace.jsonl"))).toBe(true);
   });
+
+  it("exits non-zero with the reason when the Manager finds nothing to change", async () => {
+    scriptShopDemo(rig.model, { "manager-define-task": () => ({ needs_change: false, description: "It already does what the issue asks." }) });
+    const run = await rig.resolve();
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/no patch\. The plan stage failed: The Manager found nothing to change in the located files, so there is nothing to code \(src\/cart\.js: no change needed: It already does what the issue asks\.;/);
+    expect(run.stderr).toContain("Next: Name the file to change");
+    expect(rig.model.requests.some((r) => r.prompt?.startsWith("developer-"))).toBe(false);
+  });
 });

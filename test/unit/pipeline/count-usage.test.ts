@@ -17,7 +17,8 @@ describe("countUsage", () => {
     await counted.llm.ask({ agent: "qa", prompt: "qa-review", vars: {}, schema });
     await counted.llm.ask({ agent: "qa", prompt: "qa-review", vars: {}, schema });
     await counted.llm.ask({ agent: "manager", prompt: "manager-make-plan", vars: {}, schema });
-    const byAgent = counted.byAgent();
+    const { byAgent, calls, wallMs } = counted.report(1500);
+    expect([calls, wallMs]).toEqual([3, 1500]);
     expect(byAgent.qa).toEqual({ calls: 2, promptTokens: 14, completionTokens: 6, totalTokens: 20, model: expect.any(String) });
     expect(byAgent.manager.calls).toBe(1);
     expect(byAgent.developer).toMatchObject({ calls: 0, totalTokens: 0 });
@@ -26,6 +27,6 @@ describe("countUsage", () => {
   it("names the models the client reports, when it reports them", () => {
     const stats = () => ({ byAgent: { custodian: { model: "c" }, manager: { model: "m" }, developer: { model: "d" }, qa: { model: "q" } } });
     const counted = countUsage(Object.assign({}, answering, { stats }), parseConfig({}));
-    expect(Object.values(counted.byAgent()).map((a) => a.model)).toEqual(["c", "m", "d", "q"]);
+    expect(Object.values(counted.report(0).byAgent).map((a) => a.model)).toEqual(["c", "m", "d", "q"]);
   });
 });
