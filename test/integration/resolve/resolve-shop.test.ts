@@ -110,4 +110,13 @@ describe("magis resolve on the example shop, over HTTP against the scripted mode
     expect(run.stderr).toContain("Next: Name the file to change");
     expect(rig.model.requests.some((r) => r.prompt?.startsWith("developer-"))).toBe(false);
   });
+
+  it("works with a server that ignores response_format and wraps its JSON in prose", async () => {
+    await rig.close();
+    rig = await startResolveRig({ from: path.join(examples, "shop"), issue: fs.readFileSync(path.join(examples, "shop-issue.md"), "utf8"), model: { honourJsonSchema: false } });
+    scriptShopDemo(rig.model);
+    const run = await rig.resolve();
+    expect(run.code, run.stderr).toBe(0);
+    expect(fs.readFileSync(path.join(rig.out, "patch.diff"), "utf8")).toContain("+    total += item.price * (item.quantity ?? 1);");
+  });
 });

@@ -2,7 +2,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { main } from "../../../src/cli.js";
-import { startScriptedModel, type ScriptedModel } from "../../support/scripted-model.js";
+import { startScriptedModel, type ScriptedModel, type ScriptedModelOptions } from "../../support/scripted-model.js";
 
 /** A scratch folder holding a checkout and an output folder, and a scripted model to run `magis resolve` against. */
 export interface ResolveRig {
@@ -18,7 +18,7 @@ export interface ResolveRig {
 }
 
 /** Creates a checkout from `files` (and/or by copying `from`), writes the issue file, and starts the scripted model. */
-export async function startResolveRig(source: { issue: string; files?: Record<string, string>; from?: string }): Promise<ResolveRig> {
+export async function startResolveRig(source: { issue: string; files?: Record<string, string>; from?: string; model?: ScriptedModelOptions }): Promise<ResolveRig> {
   const work = fs.mkdtempSync(path.join(os.tmpdir(), "magis-resolve-"));
   const checkout = path.join(work, "checkout");
   const out = path.join(work, "out");
@@ -28,7 +28,7 @@ export async function startResolveRig(source: { issue: string; files?: Record<st
     fs.writeFileSync(path.join(checkout, file), text);
   }
   fs.writeFileSync(path.join(work, "issue.md"), source.issue);
-  const model = await startScriptedModel();
+  const model = await startScriptedModel(source.model);
   return {
     work,
     checkout,
