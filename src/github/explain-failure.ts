@@ -8,10 +8,16 @@ const RETRY = "Comment `/magis retry` on this issue to run again (anything after
 
 /**
  * Turns whatever stopped a run into what the status comment says: the stage, the reason in plain words,
- * and the next step. `stage` is the stage the run was in, for errors that do not name one. Secrets are removed.
+ * and the next step. `stage` is the stage the run was in, for errors that do not name one; `modelFailure` is
+ * the last error the model client threw, which stages may have wrapped without keeping it. Secrets are removed.
  */
-export function explainFailure(error: unknown, stage: string, secrets: readonly (string | undefined)[]): FailureNote {
-  const note = describe(error, stage);
+export function explainFailure(
+  error: unknown,
+  stage: string,
+  secrets: readonly (string | undefined)[],
+  modelFailure?: unknown,
+): FailureNote {
+  const note = describe(withCause(error, modelFailure), stage);
   return {
     stage: note.stage,
     reason: redactSecrets(note.reason, secrets),
@@ -52,4 +58,10 @@ function findInChain<T>(error: unknown, type: abstract new (...args: never[]) =>
     current = (current as { cause?: unknown }).cause;
   }
   return undefined;
+}
+
+// A stage that wrapped a model error kept its message; reattach the original so its advice is not lost.
+function withCause(error: unknown, modelFailure: unknown): unknown {
+  if (!(error instanceof Error) || !(modelFailure instanceof Error) || error === modelFailure || error.cause !== undefined) return error;
+  return error.message.includes(modelFailure.message) ? Object.assign(error, { cause: modelFailure }) : error;
 }

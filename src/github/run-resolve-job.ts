@@ -5,12 +5,12 @@ import type { Llm, TraceRecord } from "../llm/types.js";
 import { StageError } from "../pipeline/errors.js";
 import { renderReport } from "../pipeline/report/render-report.js";
 import type { resolveIssue } from "../pipeline/resolve-issue.js";
-import type { IssueText, ProgressEvent } from "../pipeline/types.js";
+import type { ProgressEvent } from "../pipeline/types.js";
 import type { JobRecord } from "../store/jobs.js";
 import { withShallowClone } from "../workspace/clone-repository.js";
-import { cleanText } from "./clean-text.js";
 import { explainFailure } from "./explain-failure.js";
 import { publishPullRequest } from "./publish-pull-request.js";
+import { readIssueText } from "./read-issue-text.js";
 import { redactSecrets } from "./redact-secrets.js";
 import { react, StatusComment, type ReactionTarget } from "./status-comment.js";
 import { startStatus, trackProgress } from "./track-status.js";
@@ -47,9 +47,6 @@ export interface ResolveJobServices {
   /** Told each model call's trace record. */
   onTrace?: (job: JobRecord, record: TraceRecord) => void;
 }
-
-const MAX_HINTS = 20;
-const MAX_HINT_CHARS = 4000;
 
 /**
  * Runs one `resolve-issue` job:
@@ -91,7 +88,7 @@ export function resolveJobRunner(services: ResolveJobServices): JobRunner {
           "Raise `max_repo_mb` in `.github/magis.yml` if the app's machine has the memory for it, then comment `/magis retry`.",
         );
       }
-      const issue = await readIssue(octokit, issueRef, payload.guidance);
+      const issue = await readIssueText(octokit, issueRef, payload.guidance);
       const defaultBranch = repository.default_branch;
       const url = services.gitBaseUrl
         ? `${services.gitBaseUrl.replace(/\/$/, "")}/${repository.full_name}.git`
@@ -132,7 +129,7 @@ export function resolveJobRunner(services: ResolveJobServices): JobRunner {
       services.onTimings?.(job, clock.finish());
       return published.url;
     } catch (error) {
-      const failure = explainFailure(withCause(error, llmFailure), stage, secrets);
+      const failure = explainFailure(error, stage, secrets, llmFailure);
       status.update((s) => ({ ...s, failure }));
       await status.flush();
       await react(octokit, issueRef, target, "confused", logError);
@@ -142,32 +139,10 @@ export function resolveJobRunner(services: ResolveJobServices): JobRunner {
   };
 }
 
-/** The error with the model failure that caused it attached as `cause`, when a stage wrapped that failure's message. */
-function withCause(error: unknown, llmFailure: unknown): unknown {
-  if (!(error instanceof Error) || !(llmFailure instanceof Error) || error === llmFailure || error.cause !== undefined) return error;
-  return error.message.includes(llmFailure.message) ? Object.assign(error, { cause: llmFailure }) : error;
-}
-
 /** The job stage that begins after a pipeline event, if one does. */
 function phaseAfter(event: ProgressEvent): string | null {
   if (event.stage === "located") return "plan";
   if (event.stage === "team") return "kickoff";
   if (event.stage === "plan") return "code";
   return null;
-}
-
-/** The issue as the agents read it: title, body and the people's comments as hints, all cleaned; the guidance first. */
-async function readIssue(octokit: Octokit, ref: IssueRef, guidance: string): Promise<IssueText> {
-  const { data } = await octokit.rest.issues.get({ owner: ref.owner, repo: ref.repo, issue_number: ref.number });
-  const comments = await octokit.paginate(octokit.rest.issues.listComments, { owner: ref.owner, repo: ref.repo, issue_number: ref.number, per_page: 100 });
-  const hints = comments
-    .filter((c) => c.user?.type !== "Bot" && !(c.body ?? "").trimStart().startsWith("/magis"))
-    .map((c) => cleanText(c.body ?? "").slice(0, MAX_HINT_CHARS))
-    .filter((text) => text !== "")
-    .slice(-MAX_HINTS);
-  return {
-    title: cleanText(data.title),
-    body: cleanText(data.body ?? ""),
-    hints: guidance ? [`Guidance from the maintainer: ${guidance}`, ...hints] : hints,
-  };
 }

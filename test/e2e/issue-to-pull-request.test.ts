@@ -66,7 +66,7 @@ afterEach(async () => {
 
 const jobs = (): JobRecord[] => (["queued", "running", "succeeded", "failed", "declined"] as const).flatMap((s) => app.services.store.withStatus(s));
 const botBranches = () => git.git(FULL, "for-each-ref", "--format=%(refname:short)", "refs/heads/magis/");
-const everythingWritten = () => [app.logs.join("\n"), JSON.stringify(github.requests), JSON.stringify(model.requests)].join("\n");
+const everythingWritten = () => [app.logs.join("\n"), JSON.stringify(github.requests), JSON.stringify(model.requests), JSON.stringify(jobs())].join("\n");
 
 describe("label → pull request, end to end", () => {
   it("answers the webhook at once, then edits one status comment through the run and opens the PR", async () => {

@@ -82,6 +82,16 @@ describe("explainFailure", () => {
     expect(note.nextStep).toContain("/magis retry");
   });
 
+  it("recovers the model failure a stage wrapped without keeping it", () => {
+    const llm = new LlmError(site, "http", "the server answered 500 after 1 try", "Check the server's logs.");
+    const wrapped = new StageError("locate", llm.message, "Fix what the message names, then run again.");
+    const note = explainFailure(wrapped, "locate", [], llm);
+    expect(note.stage).toBe("locate");
+    expect(note.reason).toContain("prompt `developer-write-code`");
+    expect(note.nextStep).toBe("Check the server's logs. Then comment `/magis retry`.");
+    expect(explainFailure(new StageError("plan", "unrelated", "x"), "plan", [], llm).nextStep).toBe("x");
+  });
+
   it("maps config errors and unknown errors, removing secrets", () => {
     expect(explainFailure(parseConfigError(), "config", []).stage).toBe("config");
     const note = explainFailure(new Error("push to https://x-access-token:tok_SECRET_1234@host failed: tok_SECRET_1234"), "publish", ["tok_SECRET_1234"]);
