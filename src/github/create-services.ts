@@ -1,6 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import type { Probot } from "probot";
+import { dispatchByKind } from "../jobs/dispatch-by-kind.js";
 import { InProcessQueue } from "../jobs/in-process-queue.js";
 import type { JobQueue } from "../jobs/job-queue.js";
 import { createLlm } from "../llm/client.js";
@@ -49,7 +50,7 @@ export function createServices(app: Probot, options: MagisAppOptions = {}): Magi
   const store = new JobStore(db);
   const auth = (installationId: number) => app.auth(installationId) as Promise<Octokit>;
   const traceDir = options.traceDir ?? env.MAGIS_TRACE_DIR ?? (options.db ? "" : path.join(path.dirname(dbFile), "traces"));
-  const runner = resolveJobRunner({
+  const resolveRunner = resolveJobRunner({
     auth,
     bot: botIdentity(app),
     createLlm: options.createLlm ?? ((config, onTrace) => createLlm({ config, env, onTrace })),
@@ -70,7 +71,8 @@ export function createServices(app: Probot, options: MagisAppOptions = {}): Magi
         }
       : undefined,
   });
-  const queue = new InProcessQueue(store, runner, {
+  // Issue 6's pull-request revisions add their kind here.
+  const queue = new InProcessQueue(store, dispatchByKind({ "resolve-issue": resolveRunner }), {
     concurrency: options.concurrency ?? (Number(env.MAGIS_JOBS_CONCURRENCY) || 2),
     onInterrupted: async (job) => {
       try {

@@ -2,6 +2,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { dispatchByKind } from "../../../src/jobs/dispatch-by-kind.js";
 import { InProcessQueue, INTERRUPTED_REASON } from "../../../src/jobs/in-process-queue.js";
 import type { JobRunner } from "../../../src/jobs/job-queue.js";
 import { openDatabase } from "../../../src/store/database.js";
@@ -140,5 +141,23 @@ describe("InProcessQueue", () => {
     runner.release(waiting.id, "ok");
     await queue.drain();
     expect(store.get(waiting.id)!.status).toBe("succeeded");
+  });
+});
+
+describe("dispatchByKind", () => {
+  it("runs each job with the runner of its kind and fails jobs of an unknown kind", async () => {
+    const store = new JobStore(openDatabase(dbFile()));
+    const seen: string[] = [];
+    const queue = new InProcessQueue(
+      store,
+      dispatchByKind({ "resolve-issue": async (j) => (seen.push(j.delivery), "done") }),
+    );
+    const known = await queue.submit(job("k1"), "wait");
+    const unknown = await queue.submit({ ...job("k2", 9), kind: "no-such-kind" }, "wait");
+    await queue.drain();
+    expect(seen).toEqual(["k1"]);
+    if (known.status !== "queued" || unknown.status !== "queued") throw new Error("expected both queued");
+    expect(store.get(known.job.id)!.status).toBe("succeeded");
+    expect(store.get(unknown.job.id)).toMatchObject({ status: "failed", detail: expect.stringContaining("no runner for jobs of kind 'no-such-kind'") });
   });
 });
