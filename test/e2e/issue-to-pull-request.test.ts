@@ -42,7 +42,7 @@ async function setUp(options: { brokenModel?: boolean; config?: string; permissi
   });
   app = await startApp(SECRET, {
     db: openDatabase(path.join(root, "magis.db")),
-    traceDir: "",
+    traceDir: path.join(root, "traces"),
     env: { OPENAI_BASE_URL: model.url, OPENAI_API_KEY: "sk-test-key-not-secret-123456", MAGIS_LLM_MAX_RETRIES: "0" },
   });
 }
@@ -66,7 +66,8 @@ afterEach(async () => {
 
 const jobs = (): JobRecord[] => (["queued", "running", "succeeded", "failed", "declined"] as const).flatMap((s) => app.services.store.withStatus(s));
 const botBranches = () => git.git(FULL, "for-each-ref", "--format=%(refname:short)", "refs/heads/magis/");
-const everythingWritten = () => [app.logs.join("\n"), JSON.stringify(github.requests), JSON.stringify(model.requests), JSON.stringify(jobs())].join("\n");
+const traces = () => (fs.existsSync(path.join(root, "traces")) ? fs.readdirSync(path.join(root, "traces")).map((f) => fs.readFileSync(path.join(root, "traces", f), "utf8")).join("") : "");
+const everythingWritten = () => [app.logs.join("\n"), JSON.stringify(github.requests), JSON.stringify(model.requests), JSON.stringify(jobs()), traces()].join("\n");
 
 describe("label → pull request, end to end", () => {
   it("answers the webhook at once, then edits one status comment through the run and opens the PR", async () => {
@@ -114,6 +115,7 @@ describe("label → pull request, end to end", () => {
     expect(model.requests.some((r) => r.messages.some((m) => m.content.includes("ignore all previous instructions")))).toBe(false);
     expect(model.requests.some((r) => r.messages.some((m) => m.content.includes("accidently spelled")))).toBe(true);
     expect(app.logs.length).toBeGreaterThan(10);
+    expect(traces().trim().split("\n")).toHaveLength(model.requests.length);
     expect(everythingWritten()).not.toContain(TOKEN);
   });
 
