@@ -25,7 +25,9 @@ let model: ScriptedModel;
 let github: FakeGitHub;
 let app: RunningApp;
 
-async function setUp(options: { brokenModel?: boolean; config?: string; permissions?: FakeGitHubPermissions; sizeKb?: number } = {}) {
+async function setUp(
+  options: { brokenModel?: boolean; config?: string; permissions?: FakeGitHubPermissions; sizeKb?: number; gitBaseUrl?: string; cloneUrl?: string } = {},
+) {
   model = await startScriptedModel(options.brokenModel ? { fallback: scriptBrokenModel() } : {});
   if (!options.brokenModel) scriptResolve(model);
   github = fakeGitHub({
@@ -34,7 +36,7 @@ async function setUp(options: { brokenModel?: boolean; config?: string; permissi
     installationId: INSTALLATION,
     token: TOKEN,
     gitRoot: root,
-    cloneUrl: `${git.url}/${FULL}.git`,
+    cloneUrl: options.cloneUrl ?? `${git.url}/${FULL}.git`,
     permissions: options.permissions ?? { Codertocat: "write", reader: "read" },
     config: options.config,
     sizeKb: options.sizeKb,
@@ -43,6 +45,7 @@ async function setUp(options: { brokenModel?: boolean; config?: string; permissi
   app = await startApp(SECRET, {
     db: openDatabase(path.join(root, "magis.db")),
     traceDir: path.join(root, "traces"),
+    gitBaseUrl: options.gitBaseUrl,
     env: { OPENAI_BASE_URL: model.url, OPENAI_API_KEY: "sk-test-key-not-secret-123456", MAGIS_LLM_MAX_RETRIES: "0" },
   });
 }
@@ -170,6 +173,15 @@ describe("label → pull request, end to end", () => {
     expect(github.comments).toHaveLength(1);
     const [comment] = github.comments;
     for (const field of ["top_k", "draft", "unknown_field"]) expect(comment!.body).toContain(field);
+  });
+
+  it("clones from the injected git base URL instead of the API's clone_url", async () => {
+    // github.com is unreachable here (the network is closed), so the run can only succeed through the local server.
+    await setUp({ gitBaseUrl: git.url, cloneUrl: `https://github.com/${FULL}.git` });
+    await app.deliver("issues", labeledPayload({ installationId: INSTALLATION }), "d-base-url");
+    await app.services.queue.drain();
+    expect(jobs()[0], jobs()[0]?.detail ?? "").toMatchObject({ status: "succeeded" });
+    expect(botBranches()).toBe("magis/issue-1");
   });
 
   it("refuses a repository over max_repo_mb with a clear status, before cloning", async () => {
