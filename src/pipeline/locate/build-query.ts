@@ -18,13 +18,15 @@ export interface WeightedQuery {
 
 // Weights of where a term was found. Titles are the issue's own summary; code, tracebacks and
 // identifiers are precise where prose is vague.
-const WEIGHT = { title: 2, prose: 1, code: 1.5, identifier: 1, tracebackName: 2, pathPart: 1.5 };
+const WEIGHT = { title: 2, prose: 1, code: 1.5, identifier: 1, tracebackName: 2, exceptionMessage: 2, pathPart: 1.5 };
 /** Most distinct terms a query keeps; a 1 MB issue (pasted logs) would otherwise search for everything. */
 const MAX_TERMS = 600;
 
 const FENCE = /```[^\n]*\n([\s\S]*?)(?:```|$)|~~~[^\n]*\n([\s\S]*?)(?:~~~|$)/g;
 const INLINE_CODE = /`([^`\n]+)`/g;
 const TRACEBACK_FRAME = /File "([^"\n]+)", line \d+(?:, in ([\w<>.]+))?/g;
+// The last line of a traceback or a logged error: `TypeError: RST.__init__() got an unexpected keyword`.
+const EXCEPTION_LINE = /^[ \t>]*(?:[\w.]+\.)?[A-Z]\w*(?:Error|Exception|Warning|Exit|Interrupt|Failure)\b:[ \t]*(.+)$/gm;
 const FILE_PATH = /(?:[A-Za-z]:)?(?:[\w.@~+-]*[\\/])+[\w.+-]+\.[A-Za-z]{1,5}\b|\b[\w-]+\.(?:py|pyx|pyi|js|mjs|cjs|ts|tsx|jsx|rb|go|rs|java|kt|c|cc|cpp|h|hpp|cs|php|swift|scala|sh|rst|md|toml|cfg|ini|yml|yaml|json)\b/g;
 const MODULE_NAME = /\b[a-z_][a-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*){1,6}\b/g;
 // Identifiers that can only be code: snake_case, camelCase, dunder names, or a call `name(`.
@@ -55,7 +57,13 @@ function collectMentions(text: string, mentions: PathMention[], seen: Set<string
       mentions.push({ parts, module, strength });
     }
   };
-  for (const frame of text.matchAll(TRACEBACK_FRAME)) push(pathParts(frame[1]!), false, 3);
+  // The deepest frame of a traceback is where it failed; the frames above it are its callers.
+  const frames = [...text.matchAll(TRACEBACK_FRAME)];
+  frames.forEach((frame, i) => {
+    const next = frames[i + 1];
+    const deepest = !next || /\n\S/.test(text.slice(frame.index, next.index).replace(/^[^\n]*\n/, "\n").replace(/\n[ \t]+[^\n]*/g, ""));
+    push(pathParts(frame[1]!), false, deepest ? 3 : 2);
+  });
   for (const match of text.matchAll(FILE_PATH)) {
     if (/^https?:/.test(text.slice(Math.max(0, match.index - 8), match.index + 5))) continue;
     push(pathParts(match[0]), false, match[0].includes("/") || match[0].includes("\\") ? 2 : 1);
@@ -93,6 +101,8 @@ export function buildQuery(issue: IssueText): WeightedQuery {
     for (const inline of prose.matchAll(INLINE_CODE)) weighCodeText(terms, inline[1]!, WEIGHT.code);
     prose = prose.replace(INLINE_CODE, " ");
     for (const frame of text.matchAll(TRACEBACK_FRAME)) if (frame[2]) add(terms, tokenizeCode(frame[2]), WEIGHT.tracebackName);
+    // The error message names what failed (`RST.__init__() got an unexpected keyword argument`).
+    for (const line of text.matchAll(EXCEPTION_LINE)) add(terms, tokenizeCode(line[1]!), WEIGHT.exceptionMessage);
     add(terms, tokenizeCode(prose), WEIGHT.prose);
     for (const match of prose.matchAll(PRECISE_IDENTIFIER)) add(terms, [normalizeWord(match[0].replace(/^_+|_+$/g, ""))], WEIGHT.identifier);
   }

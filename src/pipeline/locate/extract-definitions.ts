@@ -7,10 +7,14 @@ const DEFINITION =
 // Methods in JS/TS classes: an indented name followed by parameters and an opening brace.
 const METHOD = /^[ \t]+(?:static\s+|async\s+|get\s+|set\s+|public\s+|private\s+|protected\s+)*([A-Za-z_$][\w$]*)\s*\([^)\n]*\)\s*(?::[^{\n]+)?\{/gm;
 
+// Languages whose methods are written `name(params) {` without a keyword.
+const BRACE_METHODS = /\.(m?[jt]sx?|c[jt]s|java|cs|kt|swift|php|dart|scala|groovy)$/i;
+
 /** The names a source file defines (functions, classes, methods, types, top-level constants), in order, without duplicates. */
-export function extractDefinitions(text: string): string[] {
+export function extractDefinitions(text: string, path = ""): string[] {
   const names = new Set<string>();
   for (const match of text.matchAll(DEFINITION)) names.add(match[1]!);
+  if (!BRACE_METHODS.test(path)) return [...names];
   for (const match of text.matchAll(METHOD)) {
     const name = match[1]!;
     if (!/^(if|for|while|switch|catch|function|return|with)$/.test(name)) names.add(name);

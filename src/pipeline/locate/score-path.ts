@@ -3,6 +3,9 @@ import type { PathMention } from "./build-query.js";
 const TEST_PATH = /(^|\/)(tests?|testing|__tests__|spec)\/|(^|\/)(test_[^/]*|[^/]*_tests?\.\w+|[^/]*\.(test|spec)\.\w+|conftest\.py)$/i;
 const DOC_PATH = /(^|\/)(docs?|doc_src|examples?|samples?|benchmarks?|asv_bench|tutorials?)\//i;
 const PROSE_FILE = /\.(md|rst|txt|adoc|markdown)$/i;
+// Settings and data: they share an issue's vocabulary (option names, templates) but are rarely its cause.
+const CONFIG_FILE = /\.(cfg|ini|toml|ya?ml|json|xml|properties|conf|txt)$|(^|\/)([^/.]+rc|\.[^/]+)$/i;
+const TOOLING_DIR = /(^|\/)\.(github|gitlab|circleci|azure-pipelines)\//i;
 const CHANGELOG = /(^|\/)(changes|changelog|history|news|release[-_]?notes|whatsnew|authors|contributors)[^/]*$/i;
 
 /**
@@ -16,6 +19,8 @@ export function pathPrior(path: string): number {
   if (TEST_PATH.test(path)) prior *= 0.5;
   if (DOC_PATH.test(path)) prior *= 0.6;
   if (PROSE_FILE.test(path)) prior *= 0.6;
+  if (CONFIG_FILE.test(path)) prior *= 0.5;
+  if (TOOLING_DIR.test(path)) prior *= 0.5;
   return prior;
 }
 

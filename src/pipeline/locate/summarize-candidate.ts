@@ -16,12 +16,12 @@ const diffMessageSchema = z.object({ message: z.string().min(1) });
 export const MAX_PROMPT_CHARS = 40_000;
 
 /** A file's text cut to the prompt cap; what is cut is replaced by the names the rest defines. */
-export function clipForPrompt(text: string): string {
+export function clipForPrompt(text: string, path: string): string {
   if (text.length <= MAX_PROMPT_CHARS) return text;
   const cut = text.lastIndexOf("\n", MAX_PROMPT_CHARS);
   const head = text.slice(0, cut > 0 ? cut : MAX_PROMPT_CHARS);
   const rest = text.slice(head.length);
-  const names = extractDefinitions(rest).slice(0, 300);
+  const names = extractDefinitions(rest, path).slice(0, 300);
   return `${head}\n… (${rest.length} more characters not shown${names.length ? `; they define: ${names.join(", ")}` : ""})`;
 }
 
@@ -57,7 +57,7 @@ export async function summarizeCandidate(
     const { value } = await ctx.llm.ask({
       agent: "custodian",
       prompt: "custodian-summarize-file",
-      vars: { path: file.path, content: clipForPrompt(file.text) },
+      vars: { path: file.path, content: clipForPrompt(file.text, file.path) },
       schema: fileSummarySchema,
     });
     summary = value.summary.trim();

@@ -60,14 +60,14 @@ function expandChain(chain: string): string[] {
 const expansions = new Map<string, string[]>();
 const MAX_CACHED = 200_000;
 
-function pushChain(tokens: string[], chain: string): void {
+function expansionOf(chain: string): string[] {
   let expanded = expansions.get(chain);
   if (expanded === undefined) {
     expanded = expandChain(chain);
     if (expansions.size >= MAX_CACHED) expansions.clear();
     expansions.set(chain, expanded);
   }
-  for (const token of expanded) tokens.push(token);
+  return expanded;
 }
 
 /**
@@ -77,23 +77,29 @@ function pushChain(tokens: string[], chain: string): void {
  */
 export function tokenizeCode(text: string): string[] {
   const tokens: string[] = [];
-  for (const match of text.matchAll(WORD_CHAIN)) pushChain(tokens, match[0]);
+  for (const match of text.matchAll(WORD_CHAIN)) for (const token of expansionOf(match[0])) tokens.push(token);
   return tokens;
 }
 
-/** Like {@link tokenizeCode}, but the terms of each run of `chunkLines` lines come out as their own list (at least one). */
-export function tokenizeChunks(text: string, chunkLines: number): string[][] {
-  const chunks: string[][] = [[]];
+/**
+ * The terms of {@link tokenizeCode} with how often each occurs, per run of `chunkLines` lines (at
+ * least one run; pass Infinity for the whole text). Counting while matching is what keeps indexing
+ * thousands of files fast.
+ */
+export function countTermsByChunk(text: string, chunkLines: number): Array<Map<string, number>> {
+  const chunks: Array<Map<string, number>> = [new Map()];
+  const matcher = new RegExp(WORD_CHAIN.source, "g");
   let line = 0;
-  let lineEnd = text.indexOf("\n");
-  for (const match of text.matchAll(WORD_CHAIN)) {
+  let lineEnd = chunkLines === Infinity ? -1 : text.indexOf("\n");
+  for (let match = matcher.exec(text); match !== null; match = matcher.exec(text)) {
     while (lineEnd !== -1 && match.index > lineEnd) {
       line++;
       lineEnd = text.indexOf("\n", lineEnd + 1);
     }
-    const index = Math.floor(line / chunkLines);
-    while (chunks.length <= index) chunks.push([]);
-    pushChain(chunks[index]!, match[0]);
+    const index = chunkLines === Infinity ? 0 : Math.floor(line / chunkLines);
+    while (chunks.length <= index) chunks.push(new Map());
+    const counts = chunks[index]!;
+    for (const token of expansionOf(match[0])) counts.set(token, (counts.get(token) ?? 0) + 1);
   }
   return chunks;
 }

@@ -21,10 +21,10 @@ requests.exceptions.SSLError: certificate verify failed
 `;
 
 describe("buildQuery", () => {
-  it("names the files of a traceback, without the virtualenv prefix, as strong mentions", () => {
+  it("names the files of a traceback, without the virtualenv prefix, the deepest frame strongest", () => {
     const { mentions } = buildQuery({ title: "verify ignored", body: traceback, hints: [] });
     const files = mentions.filter((m) => !m.module);
-    expect(files).toContainEqual({ parts: ["requests", "sessions.py"], module: false, strength: 3 });
+    expect(files).toContainEqual({ parts: ["requests", "sessions.py"], module: false, strength: 2 });
     expect(files).toContainEqual({ parts: ["requests", "adapters.py"], module: false, strength: 3 });
   });
 
@@ -35,8 +35,13 @@ describe("buildQuery", () => {
 
   it("weighs traceback function names and code identifiers above prose words", () => {
     const { terms } = buildQuery({ title: "verify ignored", body: traceback, hints: [] });
-    expect(terms.get("merge_environment_setting")!).toBeGreaterThan(terms.get("certificate")!);
-    expect(terms.get("merge_setting")!).toBeGreaterThan(terms.get("certificate")!);
+    expect(terms.get("merge_environment_setting")!).toBeGreaterThan(terms.get("ignore")!);
+    expect(terms.get("merge_setting")!).toBeGreaterThan(terms.get("ignore")!);
+  });
+
+  it("weighs the words of the error message", () => {
+    const { terms } = buildQuery({ title: "verify ignored", body: traceback, hints: [] });
+    expect(terms.get("certificate")!).toBeGreaterThan(terms.get("ignore")!);
   });
 
   it("weighs the title above the body", () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { buildQuery } from "../../../src/pipeline/locate/build-query.js";
-import { rankFiles } from "../../../src/pipeline/locate/rank-files.js";
+import { pathTerms, rankFiles } from "../../../src/pipeline/locate/rank-files.js";
 
 const issue = (title: string, body = "") => buildQuery({ title, body, hints: [] });
 
@@ -79,5 +79,13 @@ describe("rankFiles", () => {
       3,
     );
     expect(ranked.map((f) => f.path)).toEqual(["pkg/header.py", "tests/test_header.py"]);
+  });
+});
+
+describe("pathTerms", () => {
+  it("gives folders and the file name whole and split, but not the extension alone", () => {
+    expect(pathTerms("astropy/io/ascii/rst.py").split(" ")).toEqual(["astropy", "io", "ascii", "rst.py", "rst"]);
+    expect(pathTerms("docs/index.rst").split(" ")).toEqual(["docs", "index.rst", "index"]);
+    expect(pathTerms("src/flask/json/tag.py").split(" ")).not.toContain("py");
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { tokenizeChunks, tokenizeCode } from "../../../src/pipeline/locate/tokenize-code.js";
+import { countTermsByChunk, tokenizeCode } from "../../../src/pipeline/locate/tokenize-code.js";
 
 describe("tokenizeCode", () => {
   it("keeps a camelCase identifier whole and splits it, acronyms included", () => {
@@ -39,14 +39,19 @@ TypeError: unsupported operand`);
   });
 });
 
-describe("tokenizeChunks", () => {
-  it("puts each run of lines' terms into its own list", () => {
-    const text = ["alpha = 1", "beta = 2", "gamma = 3", "delta = 4", "epsilon = 5"].join("\n");
-    expect(tokenizeChunks(text, 2)).toEqual([["alpha", "beta"], ["gamma", "delta"], ["epsilon"]]);
+describe("countTermsByChunk", () => {
+  it("counts each run of lines' terms on its own", () => {
+    const text = ["alpha = beta", "beta = 2", "gamma = alpha", "delta = 4", "epsilon = 5"].join("\n");
+    expect(countTermsByChunk(text, 2).map((m) => Object.fromEntries(m))).toEqual([
+      { alpha: 1, beta: 2 },
+      { gamma: 1, alpha: 1, delta: 1 },
+      { epsilon: 1 },
+    ]);
+    expect(Object.fromEntries(countTermsByChunk(text, Infinity)[0]!)).toEqual({ alpha: 2, beta: 2, gamma: 1, delta: 1, epsilon: 1 });
   });
 
-  it("gives one empty chunk for a file without words", () => {
-    expect(tokenizeChunks("", 10)).toEqual([[]]);
-    expect(tokenizeChunks("123 + 456", 10)).toEqual([[]]);
+  it("gives one empty chunk for a text without words", () => {
+    expect(countTermsByChunk("", 10)).toEqual([new Map()]);
+    expect(countTermsByChunk("123 + 456", 10)).toEqual([new Map()]);
   });
 });
