@@ -1,4 +1,4 @@
-import bm25 from "wink-bm25-text-search";
+import bm25, { type Bm25Engine } from "wink-bm25-text-search";
 import type { RankedFile } from "../types.js";
 import type { WeightedQuery } from "./build-query.js";
 import { extractDefinitions } from "./extract-definitions.js";
@@ -42,7 +42,7 @@ export const DEFAULT_RANK_OPTIONS: RankOptions = {
 
 // Query weights are fractional; wink adds a term once per occurrence in the query text, so a weight
 // becomes a number of repetitions at this resolution.
-const REPEATS_PER_UNIT = 4;
+const REPEATS_PER_UNIT = 2;
 const PADDING = "\u0000pad";
 
 // wink counts a term once per occurrence, which costs about a microsecond each: millions for a large
@@ -82,8 +82,8 @@ function countFields(counts: Map<string, number>): Record<string, string> {
 
 const COUNT_WEIGHTS = Object.fromEntries(COUNT_FIELDS.map((field) => [field.name, field.weight]));
 
-/** Builds one BM25 index over the documents and scores them for the query (only documents sharing a term). */
-function scoreDocuments(docs: Doc[], fldWeights: Record<string, number>, text: string, options: RankOptions): Map<string, number> {
+/** Builds one consolidated BM25 index (wink) over the documents. */
+function buildEngine(docs: Doc[], fldWeights: Record<string, number>, options: RankOptions): Bm25Engine {
   const engine = bm25();
   engine.defineConfig({ fldWeights, bm25Params: { k1: options.k1, b: options.b, k: 1 } });
   // Everything arrives tokenized, so wink only splits on spaces.
@@ -93,8 +93,13 @@ function scoreDocuments(docs: Doc[], fldWeights: Record<string, number>, text: s
   const empty = Object.fromEntries(Object.keys(fldWeights).map((field) => [field, ""]));
   for (let i = docs.length; i < 3; i++) engine.addDoc(empty, `${PADDING}${i}`);
   engine.consolidate();
+  return engine;
+}
+
+/** Scores of every document sharing a term with the query text. */
+function search(engine: Bm25Engine, text: string): Map<string, number> {
   const scores = new Map<string, number>();
-  for (const [id, score] of engine.search(text, docs.length + 3)) {
+  for (const [id, score] of engine.search(text, engine.getTotalDocs())) {
     if (!id.startsWith(PADDING)) scores.set(id, score / REPEATS_PER_UNIT);
   }
   return scores;
@@ -119,26 +124,22 @@ function mergeCounts(chunks: Array<Map<string, number>>): Map<string, number> {
   return all;
 }
 
+/** A built index of a repository's files; build once per run (wink takes no documents after it is built), query as often as needed. */
+export interface FileIndex {
+  /** The files best matching the query, best first, ties by path; files sharing no term are left out. */
+  rank(query: WeightedQuery, top: number): RankedFile[];
+}
+
 /**
- * Ranks files for a query with BM25 (wink-bm25-text-search) over code-tokenized files, with the path
- * and the names the file defines as their own weighted fields (so a long file that defines what the
- * issue names does not lose merely by its length). Optionally (fileShare < 1) a file also scores as
- * its best chunk of lines. The score is multiplied by a boost when the issue names the file and by a
- * prior that tests and docs are rarely what a fix changes. Returns the top `top` files, best first,
- * ties by path.
+ * Indexes files for BM25 (wink-bm25-text-search) as code-tokenized text, and separately their paths
+ * and the names they define: in one index with the text those few terms would drown in the text's
+ * saturated term frequencies, and scored on their own they keep a long file that defines what the
+ * issue names from losing merely by its length. With fileShare < 1, files longer than two chunks
+ * also score as their best chunk of lines. A file's score is multiplied by a boost when the issue
+ * names it and by a prior that tests, docs and settings are rarely what a fix changes.
  */
-export function rankFiles(
-  files: RankInput[],
-  query: WeightedQuery,
-  top: number,
-  options: RankOptions = DEFAULT_RANK_OPTIONS,
-): RankedFile[] {
-  if (files.length === 0) return [];
-  const text = queryText(query);
-  if (text === "") return [];
-  // Two indexes. The text: every file whole and, for files longer than two chunks (when chunks are
-  // scored), each chunk too. The names: path and defined names, scored on their own because in one
-  // index with the text their few terms would drown in the text's saturated term frequencies.
+export function indexFiles(files: RankInput[], options: RankOptions = DEFAULT_RANK_OPTIONS): FileIndex {
+  if (files.length === 0) return { rank: () => [] };
   const textDocs: Doc[] = [];
   const nameDocs: Doc[] = [];
   files.forEach((file, index) => {
@@ -148,23 +149,40 @@ export function rankFiles(
     textDocs.push({ id: String(index), fields: countFields(mergeCounts(chunks)) });
     if (chunks.length > 2) chunks.forEach((counts, c) => textDocs.push({ id: `${index}:${c}`, fields: countFields(counts) }));
   });
-  const whole = new Map<number, number>();
-  const best = new Map<number, number>();
-  for (const [id, score] of scoreDocuments(textDocs, COUNT_WEIGHTS, text, options)) {
-    const colon = id.indexOf(":");
-    if (colon === -1) whole.set(Number(id), score);
-    else best.set(Number(id.slice(0, colon)), Math.max(best.get(Number(id.slice(0, colon))) ?? 0, score));
-  }
-  const names = scoreDocuments(nameDocs, { path: options.pathWeight, defs: options.defsWeight }, text, options);
-  const ranked: RankedFile[] = files.map((file, index) => {
-    const wholeScore = whole.get(index) ?? 0;
-    const textScore = (1 - options.fileShare) * (best.get(index) ?? wholeScore) + options.fileShare * wholeScore;
-    const bm25Score = textScore + options.namesShare * (names.get(String(index)) ?? 0);
-    const boost = 1 + options.mentionBoost * mentionStrength(file.path, query.mentions);
-    return { path: file.path, score: Math.round(bm25Score * boost * pathPrior(file.path) * 1000) / 1000 };
-  });
-  return ranked
-    .filter((file) => file.score > 0)
-    .sort((a, b) => b.score - a.score || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))
-    .slice(0, top);
+  const textEngine = buildEngine(textDocs, COUNT_WEIGHTS, options);
+  const nameEngine = buildEngine(nameDocs, { path: options.pathWeight, defs: options.defsWeight }, options);
+
+  return {
+    rank(query, top) {
+      const text = queryText(query);
+      if (text === "") return [];
+      const whole = new Map<number, number>();
+      const best = new Map<number, number>();
+      for (const [id, score] of search(textEngine, text)) {
+        const colon = id.indexOf(":");
+        if (colon === -1) whole.set(Number(id), score);
+        else best.set(Number(id.slice(0, colon)), Math.max(best.get(Number(id.slice(0, colon))) ?? 0, score));
+      }
+      const names = search(nameEngine, text);
+      // Only files sharing a term with the query can score; the rest are never looked at.
+      const hits = new Set<number>([...whole.keys(), ...best.keys(), ...[...names.keys()].map(Number)]);
+      const ranked: RankedFile[] = [...hits].map((index) => {
+        const file = files[index]!;
+        const wholeScore = whole.get(index) ?? 0;
+        const textScore = (1 - options.fileShare) * (best.get(index) ?? wholeScore) + options.fileShare * wholeScore;
+        const bm25Score = textScore + options.namesShare * (names.get(String(index)) ?? 0);
+        const boost = 1 + options.mentionBoost * mentionStrength(file.path, query.mentions);
+        return { path: file.path, score: Math.round(bm25Score * boost * pathPrior(file.path) * 1000) / 1000 };
+      });
+      return ranked
+        .filter((file) => file.score > 0)
+        .sort((a, b) => b.score - a.score || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))
+        .slice(0, top);
+    },
+  };
+}
+
+/** Indexes the files and ranks them for one query (see {@link indexFiles}). */
+export function rankFiles(files: RankInput[], query: WeightedQuery, top: number, options: RankOptions = DEFAULT_RANK_OPTIONS): RankedFile[] {
+  return indexFiles(files, options).rank(query, top);
 }

@@ -5,7 +5,7 @@ declare module "wink-bm25-text-search" {
     bm25Params?: { k1?: number; b?: number; k?: number };
     ovFldNames?: string[];
   }
-  interface Bm25Engine {
+  export interface Bm25Engine {
     defineConfig(config: Bm25Config): boolean;
     definePrepTasks(tasks: Array<(input: string) => string[]>, field?: string): number;
     addDoc(doc: Record<string, string>, id: string | number): number;
