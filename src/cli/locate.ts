@@ -60,7 +60,7 @@ function parseTop(raw: string | undefined): number | undefined {
 export function formatLocated(files: LocatedFile[]): string {
   const width = Math.max(4, ...files.map((f) => f.path.length));
   const judged = files.some((f) => f.kept !== undefined);
-  const lines = [`rank  ${"score".padStart(8)}  ${"file".padEnd(width)}${judged ? "  verdict" : ""}`];
+  const lines = [`rank  ${"score".padStart(8)}  ${"file".padEnd(width)}${judged ? "  verdict" : ""}`.trimEnd()];
   files.forEach((file, index) => {
     const verdict = judged ? `  ${file.kept ? "kept   " : "dropped"}  ${file.reason ?? ""}` : "";
     lines.push(`${String(index + 1).padStart(4)}  ${file.score.toFixed(2).padStart(8)}  ${file.path.padEnd(width)}${verdict}`.trimEnd());

@@ -1,0 +1,71 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { main } from "../../../src/cli.js";
+import type { CliIo } from "../../../src/cli/io.js";
+
+let dir: string;
+let repo: string;
+
+function capture(env: NodeJS.ProcessEnv = {}) {
+  const out: string[] = [];
+  const err: string[] = [];
+  const io: CliIo = { stdout: (t) => out.push(t), stderr: (t) => err.push(t), env, cwd: dir };
+  return { io, out: () => out.join(""), err: () => err.join("") };
+}
+
+beforeAll(() => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), "magis-locate-cli-"));
+  repo = path.join(dir, "repo");
+  fs.mkdirSync(path.join(repo, "pkg"), { recursive: true });
+  fs.writeFileSync(path.join(repo, "pkg", "cart.py"), "class Cart:\n    def total_price(self):\n        return 0\n");
+  fs.writeFileSync(path.join(repo, "pkg", "ship.py"), "def shipping_cost(weight):\n    return weight\n");
+  fs.writeFileSync(path.join(dir, "issue.md"), "# Cart total_price is always 0\n\n`Cart.total_price` ignores the items.\n");
+  fs.writeFileSync(path.join(dir, "empty-body.md"), "total_price\n");
+});
+afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+describe("magis locate", () => {
+  it("prints exactly {files:[{path, score}]} with --bm25-only --json", async () => {
+    const c = capture();
+    expect(await main(["locate", "--repo", "repo", "--issue-file", "issue.md", "--bm25-only", "--json"], c.io)).toBe(0);
+    const parsed = JSON.parse(c.out()) as { files: Array<Record<string, unknown>> };
+    expect(Object.keys(parsed)).toEqual(["files"]);
+    expect(parsed.files.map((f) => f.path)).toEqual(["pkg/cart.py"]);
+    expect(Object.keys(parsed.files[0]!)).toEqual(["path", "score"]);
+    expect(typeof parsed.files[0]!.score).toBe("number");
+  });
+
+  it("prints a ranked table without --json, and accepts an issue without a body", async () => {
+    const c = capture();
+    expect(await main(["locate", "--repo", "repo", "--issue-file", "empty-body.md", "--bm25-only"], c.io)).toBe(0);
+    expect(c.out()).toMatch(/^rank\s+score\s+file\n\s+1\s+[\d.]+\s+pkg\/cart\.py\n$/);
+  });
+
+  it("answers a missing repository, a missing issue file and a bad --top with one line and exit code 2", async () => {
+    for (const args of [
+      ["--repo", "nope", "--issue-file", "issue.md", "--bm25-only"],
+      ["--repo", "repo", "--issue-file", "nope.md", "--bm25-only"],
+      ["--repo", "repo", "--issue-file", "issue.md", "--bm25-only", "--top", "zero"],
+      ["--issue-file", "issue.md"],
+    ]) {
+      const c = capture();
+      expect(await main(["locate", ...args], c.io)).toBe(2);
+      expect(c.err().trim().split("\n")).toHaveLength(1);
+    }
+  });
+
+  it("says how to configure a model when none is set", async () => {
+    const c = capture({});
+    expect(await main(["locate", "--repo", "repo", "--issue-file", "issue.md"], c.io)).toBe(2);
+    expect(c.err()).toMatch(/no model is configured.*OPENAI_API_KEY.*--bm25-only/);
+  });
+
+  it("fails with the reason and the next step when nothing matches", async () => {
+    fs.writeFileSync(path.join(dir, "unrelated.md"), "Zanzibar quokka\n");
+    const c = capture();
+    expect(await main(["locate", "--repo", "repo", "--issue-file", "unrelated.md", "--bm25-only"], c.io)).toBe(1);
+    expect(c.err()).toMatch(/none of the 2 files shares a word with the issue\. Next: /);
+  });
+});
