@@ -6,12 +6,14 @@ import { InProcessQueue } from "../jobs/in-process-queue.js";
 import type { JobQueue } from "../jobs/job-queue.js";
 import { createLlm } from "../llm/client.js";
 import { resolveIssue } from "../pipeline/resolve-issue.js";
+import { revisePullRequest } from "../pipeline/revise/revise-pull-request.js";
 import { defaultDatabasePath, openDatabase, type Db } from "../store/database.js";
 import { JobStore } from "../store/jobs.js";
 import { EvolutionMemory } from "../store/memory.js";
 import { redactSecrets } from "./redact-secrets.js";
 import { reportInterruptedJob } from "./report-interrupted-job.js";
 import { resolveJobRunner, type ResolveJobServices } from "./run-resolve-job.js";
+import { reviseJobRunner, type ReviseJobServices } from "./run-revise-job.js";
 import type { BotIdentity, Octokit } from "./types.js";
 
 /** How the app is put together; every field has a default from the environment, tests replace some. */
@@ -30,6 +32,7 @@ export interface MagisAppOptions {
   traceDir?: string;
   createLlm?: ResolveJobServices["createLlm"];
   resolve?: ResolveJobServices["resolve"];
+  revise?: ReviseJobServices["revise"];
   onTimings?: ResolveJobServices["onTimings"];
   /** Called once the app's parts exist (tests wait on the queue through it). */
   onReady?: (services: MagisServices) => void;
@@ -40,9 +43,11 @@ export interface MagisServices {
   queue: JobQueue;
   store: JobStore;
   db: Db;
+  /** The app's bot identity (asked of GitHub once); triggers compare pull request authors with its login. */
+  bot: (installation: Octokit) => Promise<BotIdentity>;
 }
 
-/** Builds the job store, the queue and the resolve-job runner for a Probot instance. */
+/** Builds the job store, the queue and the runners of both job kinds (resolve an issue, revise a pull request) for a Probot instance. */
 export function createServices(app: Probot, options: MagisAppOptions = {}): MagisServices {
   const env = options.env ?? process.env;
   const dbFile = defaultDatabasePath(env);
@@ -50,12 +55,11 @@ export function createServices(app: Probot, options: MagisAppOptions = {}): Magi
   const store = new JobStore(db);
   const auth = (installationId: number) => app.auth(installationId) as Promise<Octokit>;
   const traceDir = options.traceDir ?? env.MAGIS_TRACE_DIR ?? (options.db ? "" : path.join(path.dirname(dbFile), "traces"));
-  const resolveRunner = resolveJobRunner({
+  const bot = botIdentity(app);
+  const shared: Omit<ReviseJobServices, "revise"> = {
     auth,
-    bot: botIdentity(app),
+    bot,
     createLlm: options.createLlm ?? ((config, onTrace) => createLlm({ config, env, onTrace })),
-    resolve: options.resolve ?? resolveIssue,
-    memory: new EvolutionMemory(db),
     gitBaseUrl: options.gitBaseUrl ?? (env.MAGIS_GIT_BASE_URL || undefined),
     workDir: options.workDir ?? (env.MAGIS_WORKDIR || undefined),
     log: app.log,
@@ -70,9 +74,12 @@ export function createServices(app: Probot, options: MagisAppOptions = {}): Magi
           fs.appendFileSync(path.join(traceDir, `job-${job.id}.jsonl`), `${JSON.stringify(record)}\n`);
         }
       : undefined,
-  });
-  // Issue 6's pull-request revisions add their kind here.
-  const queue = new InProcessQueue(store, dispatchByKind({ "resolve-issue": resolveRunner }), {
+  };
+  const runners = {
+    "resolve-issue": resolveJobRunner({ ...shared, resolve: options.resolve ?? resolveIssue, memory: new EvolutionMemory(db) }),
+    "revise-pull-request": reviseJobRunner({ ...shared, revise: options.revise ?? revisePullRequest }),
+  };
+  const queue = new InProcessQueue(store, dispatchByKind(runners), {
     concurrency: options.concurrency ?? (Number(env.MAGIS_JOBS_CONCURRENCY) || 2),
     onInterrupted: async (job) => {
       try {
@@ -83,7 +90,7 @@ export function createServices(app: Probot, options: MagisAppOptions = {}): Magi
     },
     onFailed: (job, error) => app.log.warn({ job: job.id, error: error instanceof Error ? error.message : String(error) }, "job failed"),
   });
-  return { queue, store, db };
+  return { queue, store, db, bot };
 }
 
 /** The app's bot login and commit identity, asked of GitHub once: the slug as the app (JWT), the bot user's id as an installation. */

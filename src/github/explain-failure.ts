@@ -4,20 +4,38 @@ import { StageError } from "../pipeline/errors.js";
 import { redactSecrets } from "./redact-secrets.js";
 import type { FailureNote } from "./track-status.js";
 
-const RETRY = "Comment `/magis retry` on this issue to run again (anything after it on the line is passed on as guidance).";
+/** How the maintainer runs the job again: the command, and a sentence saying where and how. */
+export interface Rerun {
+  command: string;
+  howTo: string;
+}
+
+/** Running an issue's job again. */
+export const RETRY_ISSUE: Rerun = {
+  command: "/magis retry",
+  howTo: "Comment `/magis retry` on this issue to run again (anything after it on the line is passed on as guidance).",
+};
+
+/** Running a pull request's revision again. */
+export const REVISE_PULL_REQUEST: Rerun = {
+  command: "/magis revise",
+  howTo: "Comment `/magis revise` on this pull request to run the revision again (anything after it is passed on as guidance), or submit your review again.",
+};
 
 /**
  * Turns whatever stopped a run into what the status comment says: the stage, the reason in plain words,
  * and the next step. `stage` is the stage the run was in, for errors that do not name one; `modelFailure` is
- * the last error the model client threw, which stages may have wrapped without keeping it. Secrets are removed.
+ * the last error the model client threw, which stages may have wrapped without keeping it; `rerun` is how the
+ * job is run again (an issue's `/magis retry`, a pull request's `/magis revise`). Secrets are removed.
  */
 export function explainFailure(
   error: unknown,
   stage: string,
   secrets: readonly (string | undefined)[],
   modelFailure?: unknown,
+  rerun: Rerun = RETRY_ISSUE,
 ): FailureNote {
-  const note = describe(withCause(error, modelFailure), stage);
+  const note = describe(withCause(error, modelFailure), stage, rerun);
   return {
     stage: note.stage,
     reason: redactSecrets(note.reason, secrets),
@@ -25,29 +43,30 @@ export function explainFailure(
   };
 }
 
-function describe(error: unknown, stage: string): FailureNote {
+function describe(error: unknown, stage: string, rerun: Rerun): FailureNote {
+  const again = `\`${rerun.command}\``;
   const llm = findInChain(error, LlmError);
   const named = error instanceof StageError ? error.stage : stage;
   if (llm instanceof BudgetExceededError || llm?.kind === "budget") {
     return {
       stage: named,
       reason: `The ${llm.agent} ran out of token budget: ${llm.what}.`,
-      nextStep: "Raise `token_budget` in `.github/magis.yml` (or MAGIS_TOKEN_BUDGET where the app runs), then comment `/magis retry`.",
+      nextStep: `Raise \`token_budget\` in \`.github/magis.yml\` (or MAGIS_TOKEN_BUDGET where the app runs), then comment ${again}.`,
     };
   }
   if (llm) {
     return {
       stage: named,
       reason: `The ${llm.agent}'s call to the model (prompt \`${llm.prompt}\`, model \`${llm.model}\`) failed: ${llm.what}.`,
-      nextStep: `${llm.todo} Then comment \`/magis retry\`.`,
+      nextStep: `${llm.todo} Then comment ${again}.`,
     };
   }
   if (error instanceof StageError) return { stage: error.stage, reason: error.message, nextStep: error.nextStep };
   if (error instanceof ConfigError) {
-    return { stage: "config", reason: error.message, nextStep: "Fix `.github/magis.yml` on the default branch, then comment `/magis retry`." };
+    return { stage: "config", reason: error.message, nextStep: `Fix \`.github/magis.yml\` on the default branch, then comment ${again}.` };
   }
   const message = error instanceof Error ? error.message : String(error);
-  return { stage, reason: message.length > 600 ? `${message.slice(0, 600)}…` : message, nextStep: RETRY };
+  return { stage, reason: message.length > 600 ? `${message.slice(0, 600)}…` : message, nextStep: rerun.howTo };
 }
 
 // Stages wrap the errors of the parts they call; the cause keeps the original with its advice.

@@ -39,7 +39,8 @@ export function renderStatus(state: StatusState): string {
   return lines.join("\n");
 }
 
-function check(done: boolean, text: string): string {
+/** One checklist item. */
+export function check(done: boolean, text: string): string {
   return `- [${done ? "x" : " "}] ${text}`;
 }
 
@@ -56,7 +57,8 @@ function teamLine(state: StatusState): string {
   return `Team formed: ${plural(state.developers.length, "developer", "developers")} (${state.developers.map((d) => d.name).join(", ")})`;
 }
 
-function taskLine(task: StatusState["attempts"][number]): string {
+/** One task's line in a status checklist: file, developer, each attempt's verdict, and the task's outcome. */
+export function taskLine(task: StatusState["attempts"][number]): string {
   const who = task.developer ? ` (${task.developer})` : "";
   const tries = task.attempts.map(attemptText).join(", ") || "waiting";
   const verdict = task.outcome ? (task.outcome.approved ? " — **approved**" : task.outcome.kept ? " — kept without approval" : " — **not approved**, left out") : "";
@@ -74,7 +76,8 @@ function pullRequestLine(state: StatusState): string {
   return `Pull request ${state.pullRequest.updated ? "updated" : "opened"}: #${state.pullRequest.number} (${state.pullRequest.url})`;
 }
 
-function plural(n: number, one: string, many: string): string {
+/** `n` and the word for it: "1 file", "2 files". */
+export function plural(n: number, one: string, many: string): string {
   return `${n} ${n === 1 ? one : many}`;
 }
 

@@ -2,15 +2,16 @@ import { parseConfig, type MagisConfig } from "../config.js";
 import type { JobRunner } from "../jobs/job-queue.js";
 import { PhaseClock, type PhaseTiming } from "../jobs/phase-clock.js";
 import type { Llm, TraceRecord } from "../llm/types.js";
-import { StageError } from "../pipeline/errors.js";
 import { renderReport } from "../pipeline/report/render-report.js";
 import type { resolveIssue } from "../pipeline/resolve-issue.js";
 import type { ProgressEvent } from "../pipeline/types.js";
 import type { JobRecord } from "../store/jobs.js";
 import { withShallowClone } from "../workspace/clone-repository.js";
-import { explainFailure } from "./explain-failure.js";
+import { explainFailure, RETRY_ISSUE } from "./explain-failure.js";
+import { openRepository } from "./open-repository.js";
 import { publishPullRequest } from "./publish-pull-request.js";
 import { readIssueText } from "./read-issue-text.js";
+import { renderStatus } from "./render-status.js";
 import { redactSecrets } from "./redact-secrets.js";
 import { react, StatusComment, type ReactionTarget } from "./status-comment.js";
 import { startStatus, trackProgress } from "./track-status.js";
@@ -75,24 +76,12 @@ export function resolveJobRunner(services: ResolveJobServices): JobRunner {
       progress.stage(name);
     };
 
-    const status = await StatusComment.post(octokit, issueRef, startStatus(job.id, payload.trigger), logError);
+    const status = await StatusComment.post(octokit, issueRef, startStatus(job.id, payload.trigger), renderStatus, logError);
     await react(octokit, issueRef, target, "eyes", logError);
     try {
       enter("clone");
-      const { data: repository } = await octokit.rest.repos.get(repo);
-      const sizeMb = repository.size / 1024;
-      if (sizeMb > config.max_repo_mb) {
-        throw new StageError(
-          "clone",
-          `The repository is about ${Math.ceil(sizeMb)} MB, over the limit of ${config.max_repo_mb} MB (max_repo_mb), so it was not cloned.`,
-          "Raise `max_repo_mb` in `.github/magis.yml` if the app's machine has the memory for it, then comment `/magis retry`.",
-        );
-      }
+      const { url, defaultBranch } = await openRepository(octokit, repo, config, services.gitBaseUrl, RETRY_ISSUE);
       const issue = await readIssueText(octokit, issueRef, payload.guidance);
-      const defaultBranch = repository.default_branch;
-      const url = services.gitBaseUrl
-        ? `${services.gitBaseUrl.replace(/\/$/, "")}/${repository.full_name}.git`
-        : repository.clone_url;
       const bot = await services.bot(octokit);
       clock.mark("clone");
 

@@ -1,15 +1,14 @@
-import { readStatusMarker, renderStatus } from "./render-status.js";
-import type { StatusState } from "./track-status.js";
+import { readStatusMarker } from "./render-status.js";
 import type { IssueRef, Octokit } from "./types.js";
 
-/** Where a reaction goes: the issue itself, or the comment that triggered the run. */
-export type ReactionTarget = { kind: "issue" } | { kind: "comment"; id: number };
+/** Where a reaction goes: the issue itself, the comment that triggered the run, or an inline review comment. */
+export type ReactionTarget = { kind: "issue" } | { kind: "comment"; id: number } | { kind: "review-comment"; id: number };
 
 /**
  * The one status comment of a run: posted when the run starts, then edited in place. Edits are serialized and
  * coalesced (the latest state wins), so a burst of progress events costs a few API calls, not one each.
  */
-export class StatusComment {
+export class StatusComment<S> {
   private inFlight: Promise<void> | null = null;
   private dirty = false;
 
@@ -17,23 +16,30 @@ export class StatusComment {
     private readonly octokit: Octokit,
     private readonly issue: IssueRef,
     private readonly commentId: number,
-    private state: StatusState,
+    private state: S,
+    private readonly render: (state: S) => string,
     private readonly onError: (error: unknown) => void,
   ) {}
 
-  /** Posts the status comment of a new run. */
-  static async post(octokit: Octokit, issue: IssueRef, state: StatusState, onError: (error: unknown) => void): Promise<StatusComment> {
-    const { data } = await octokit.rest.issues.createComment({ owner: issue.owner, repo: issue.repo, issue_number: issue.number, body: renderStatus(state) });
-    return new StatusComment(octokit, issue, data.id, state, onError);
+  /** Posts the status comment of a new run, rendered by `render` now and at every edit. */
+  static async post<S>(
+    octokit: Octokit,
+    issue: IssueRef,
+    state: S,
+    render: (state: S) => string,
+    onError: (error: unknown) => void,
+  ): Promise<StatusComment<S>> {
+    const { data } = await octokit.rest.issues.createComment({ owner: issue.owner, repo: issue.repo, issue_number: issue.number, body: render(state) });
+    return new StatusComment(octokit, issue, data.id, state, render, onError);
   }
 
   /** The state shown (or about to be). */
-  get current(): StatusState {
+  get current(): S {
     return this.state;
   }
 
   /** Changes the state and schedules an edit; returns without waiting for it. */
-  update(change: (state: StatusState) => StatusState): void {
+  update(change: (state: S) => S): void {
     this.state = change(this.state);
     this.dirty = true;
     if (!this.inFlight) this.inFlight = this.pushEdits();
@@ -48,7 +54,7 @@ export class StatusComment {
     while (this.dirty) {
       this.dirty = false;
       try {
-        await this.octokit.rest.issues.updateComment({ owner: this.issue.owner, repo: this.issue.repo, comment_id: this.commentId, body: renderStatus(this.state) });
+        await this.octokit.rest.issues.updateComment({ owner: this.issue.owner, repo: this.issue.repo, comment_id: this.commentId, body: this.render(this.state) });
       } catch (error) {
         // A status edit that fails must not fail the run; the next edit carries the whole state again.
         this.onError(error);
@@ -69,8 +75,10 @@ export async function react(
   try {
     if (target.kind === "issue") {
       await octokit.rest.reactions.createForIssue({ owner: issue.owner, repo: issue.repo, issue_number: issue.number, content });
-    } else {
+    } else if (target.kind === "comment") {
       await octokit.rest.reactions.createForIssueComment({ owner: issue.owner, repo: issue.repo, comment_id: target.id, content });
+    } else {
+      await octokit.rest.reactions.createForPullRequestReviewComment({ owner: issue.owner, repo: issue.repo, comment_id: target.id, content });
     }
   } catch (error) {
     onError(error);

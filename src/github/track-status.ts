@@ -28,7 +28,7 @@ export function startStatus(jobId: number, trigger: string): StatusState {
 }
 
 /** Folds one pipeline progress event into the status (pure; returns a new state). */
-export function trackProgress(state: StatusState, event: ProgressEvent): StatusState {
+export function trackProgress<S extends StatusState>(state: S, event: ProgressEvent): S {
   switch (event.stage) {
     case "located":
       return { ...state, located: event.files };

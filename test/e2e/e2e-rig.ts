@@ -26,6 +26,11 @@ export interface RigOptions {
   sizeKb?: number;
   gitBaseUrl?: string;
   cloneUrl?: string;
+  /** Pull requests that exist already (the bot's from an earlier run, a person's). */
+  pulls?: FakeGitHubOptions["pulls"];
+  reviewComments?: FakeGitHubOptions["reviewComments"];
+  /** Scripts the model instead of the issue-to-PR run (ignored with brokenModel). */
+  script?: (model: ScriptedModel) => void;
 }
 
 /** The real parts of one end-to-end test: a bare repo behind git http-backend, the scripted model, fake GitHub, the app. */
@@ -52,7 +57,7 @@ export function useRig(): Rig {
   const rig = {
     async setUp(options: RigOptions = {}) {
       rig.model = await startScriptedModel(options.brokenModel ? { fallback: scriptBrokenModel() } : {});
-      if (!options.brokenModel) scriptResolve(rig.model);
+      if (!options.brokenModel) (options.script ?? scriptResolve)(rig.model);
       rig.github = fakeGitHub({
         owner: OWNER,
         repo: REPO,
@@ -63,6 +68,8 @@ export function useRig(): Rig {
         permissions: options.permissions ?? { Codertocat: "write", reader: "read" },
         config: options.config,
         sizeKb: options.sizeKb,
+        pulls: options.pulls,
+        reviewComments: options.reviewComments,
         issue: {
           number: 1,
           title: "Spelling error in the README file",

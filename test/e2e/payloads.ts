@@ -32,3 +32,79 @@ export function commentPayload(options: { body: string; sender?: string; install
   payload.installation = { id: options.installationId, node_id: "MDIzOkludGVncmF0aW9uSW5zdGFsbGF0aW9uNzc=" };
   return payload;
 }
+
+/** The app's bot login in the fake GitHub (slug `magis-bot`). */
+export const BOT_LOGIN = "magis-bot[bot]";
+
+/**
+ * The real `pull_request_review.submitted` example, adapted to the bot's pull request: its author is the app's bot
+ * and its head is the bot branch (or, with `author`, a person's pull request), reviewed by `sender`.
+ */
+export function reviewPayload(options: {
+  installationId: number;
+  reviewId: number;
+  state: "commented" | "changes_requested" | "approved";
+  body?: string | null;
+  sender?: string;
+  senderType?: "User" | "Bot";
+  pullNumber?: number;
+  headRef?: string;
+  author?: { login: string; type: "User" | "Bot" };
+}) {
+  const payload = examplePayload("pull_request_review", "submitted");
+  const sender = options.sender ?? "Codertocat";
+  payload.review.id = options.reviewId;
+  payload.review.state = options.state;
+  payload.review.body = options.body ?? null;
+  payload.review.user.login = sender;
+  payload.review.user.type = options.senderType ?? "User";
+  payload.sender.login = sender;
+  payload.sender.type = options.senderType ?? "User";
+  const pull = payload.pull_request;
+  pull.number = options.pullNumber ?? 2;
+  pull.state = "open";
+  const author = options.author ?? { login: BOT_LOGIN, type: "Bot" };
+  pull.user.login = author.login;
+  pull.user.type = author.type;
+  pull.head.ref = options.headRef ?? "magis/issue-1";
+  pull.base.ref = "main";
+  payload.installation = { id: options.installationId, node_id: "MDIzOkludGVncmF0aW9uSW5zdGFsbGF0aW9uNzc=" };
+  return payload;
+}
+
+/** An inline review comment as the API lists it, from the real `pull_request_review_comment` example plus the line fields GitHub sends today. */
+export function reviewComment(options: {
+  id: number;
+  reviewId: number;
+  path: string;
+  line: number;
+  startLine?: number;
+  body: string;
+  diffHunk: string;
+  user?: string;
+  inReplyTo?: number;
+}) {
+  const { comment } = examplePayload("pull_request_review_comment", "created");
+  return {
+    ...comment,
+    id: options.id,
+    pull_request_review_id: options.reviewId,
+    path: options.path,
+    line: options.line,
+    start_line: options.startLine ?? null,
+    side: "RIGHT" as const,
+    subject_type: "line" as const,
+    body: options.body,
+    diff_hunk: options.diffHunk,
+    user: { ...comment.user, login: options.user ?? "Codertocat", type: "User" as const },
+    ...(options.inReplyTo ? { in_reply_to_id: options.inReplyTo } : {}),
+  };
+}
+
+/** The real `issue_comment.created` example as a comment on pull request `pullNumber` (GitHub sends PR comments as issue comments). */
+export function pullCommentPayload(options: { body: string; sender?: string; installationId: number; pullNumber?: number }) {
+  const payload = commentPayload(options);
+  payload.issue.number = options.pullNumber ?? 2;
+  payload.issue.pull_request = { url: `https://api.github.com/repos/Codertocat/Hello-World/pulls/${options.pullNumber ?? 2}` };
+  return payload;
+}

@@ -51,6 +51,37 @@ export function createBareRepository(
   }
 }
 
+/** A commit a test makes with the real git: files written on top of `from` (default: the branch itself), pushed to `branch`. */
+export interface SeedCommit {
+  branch: string;
+  from?: string;
+  files: Record<string, string>;
+  message: string;
+  author: { name: string; email: string };
+}
+
+/** Adds one commit to a branch of a bare repository (as the bot or a person would push it) and returns its id. */
+export function addCommit(root: string, fullName: string, commit: SeedCommit): string {
+  const bare = path.join(root, `${fullName}.git`);
+  const work = fs.mkdtempSync(path.join(os.tmpdir(), "magis-seed-"));
+  try {
+    const env = { ...gitEnv(), GIT_AUTHOR_NAME: commit.author.name, GIT_AUTHOR_EMAIL: commit.author.email, GIT_COMMITTER_NAME: commit.author.name, GIT_COMMITTER_EMAIL: commit.author.email };
+    const git = (...args: string[]) => execFileSync("git", args, { cwd: work, env, encoding: "utf8", stdio: "pipe" }).trim();
+    execFileSync("git", ["clone", "-q", bare, work], { env, stdio: "pipe" });
+    git("checkout", "-q", "-B", commit.branch, `origin/${commit.from ?? commit.branch}`);
+    for (const [rel, content] of Object.entries(commit.files)) {
+      fs.mkdirSync(path.dirname(path.join(work, rel)), { recursive: true });
+      fs.writeFileSync(path.join(work, rel), content);
+    }
+    git("add", "-A");
+    git("commit", "-q", "-m", commit.message);
+    git("push", "-q", "origin", `HEAD:refs/heads/${commit.branch}`);
+    return git("rev-parse", "HEAD");
+  } finally {
+    fs.rmSync(work, { recursive: true, force: true });
+  }
+}
+
 /** An environment for the real git that ignores the machine's own git config. */
 export function gitEnv(): NodeJS.ProcessEnv {
   return {

@@ -6,6 +6,8 @@ import { gitEnv } from "./git-server.js";
 /** A comment on the fake issue, as the API shows it. */
 export interface FakeComment {
   id: number;
+  /** The issue or pull request it is on. */
+  issue: number;
   body: string;
   user: { login: string; type: "User" | "Bot" };
   /** Every body it had, oldest first (creation, then each edit). */
@@ -33,15 +35,52 @@ export interface FakeGitHubOptions {
   issue: { number: number; title: string; body: string; state?: "open" | "closed" };
   /** Comments already on the issue. */
   comments?: { body: string; user: { login: string; type: "User" | "Bot" } }[];
+  /** Pull requests that exist already (e.g. the bot's, from an earlier run); `user` defaults to the app's bot. */
+  pulls?: { number: number; head: string; base?: string; title: string; body: string; user?: string; state?: "open" | "closed" }[];
+  /** Inline review comments, as the API returns them (`pull_request_review_id` ties each to its review). */
+  reviewComments?: FakeReviewComment[];
   /** The app's slug and its bot user's id. */
   bot?: { slug: string; userId: number };
+}
+
+/** An inline review comment as the API shows it (the fields the app reads, plus whatever else a test sets). */
+export interface FakeReviewComment {
+  id: number;
+  pull_request_review_id: number;
+  path: string;
+  line?: number | null;
+  start_line?: number | null;
+  side?: "LEFT" | "RIGHT";
+  subject_type?: "line" | "file";
+  body: string;
+  diff_hunk: string;
+  in_reply_to_id?: number;
+  user: { login: string; type: "User" | "Bot" };
+  [field: string]: unknown;
+}
+
+/** A pull request as the fake keeps it. */
+export interface FakePull {
+  number: number;
+  head: string;
+  base: string;
+  title: string;
+  body: string;
+  draft: boolean;
+  html_url: string;
+  user: string;
+  state: "open" | "closed";
 }
 
 /** A fake of the GitHub REST API (nock on api.github.com) that keeps the state a run changes and records every request. */
 export interface FakeGitHub {
   requests: { method: string; path: string; body: unknown }[];
   comments: FakeComment[];
-  pulls: { number: number; head: string; base: string; title: string; body: string; draft: boolean; html_url: string }[];
+  pulls: FakePull[];
+  /** Inline review comments; tests may add more between deliveries. */
+  reviewComments: FakeReviewComment[];
+  /** Replies posted in review comment threads. */
+  replies: { pull: number; inReplyTo: number; body: string }[];
   reactions: { target: string; content: string }[];
   botLogin: string;
   botEmail: string;
@@ -66,8 +105,13 @@ export function fakeGitHub(options: FakeGitHubOptions): FakeGitHub {
   let nextId = 1000;
   const state: FakeGitHub = {
     requests: [],
-    comments: (options.comments ?? []).map((c) => ({ id: nextId++, body: c.body, user: c.user, history: [c.body] })),
-    pulls: [],
+    comments: (options.comments ?? []).map((c) => ({ id: nextId++, issue: options.issue.number, body: c.body, user: c.user, history: [c.body] })),
+    pulls: (options.pulls ?? []).map((p) => ({
+      number: p.number, head: p.head, base: p.base ?? defaultBranch, title: p.title, body: p.body, draft: false,
+      html_url: `https://github.com/${owner}/${repo}/pull/${p.number}`, user: p.user ?? botLogin, state: p.state ?? "open",
+    })),
+    reviewComments: options.reviewComments ?? [],
+    replies: [],
     reactions: [],
     botLogin,
     botEmail,
@@ -76,7 +120,14 @@ export function fakeGitHub(options: FakeGitHubOptions): FakeGitHub {
   };
   const user = (login: string) => ({ login, id: login === botLogin ? bot.userId : 1, type: login === botLogin ? "Bot" : "User" });
   const loginFor = (email: string) => (email === botEmail ? botLogin : email.split("@")[0]!);
-  const commentJson = (c: FakeComment) => ({ id: c.id, body: c.body, user: user(c.user.login), html_url: `https://github.com/${owner}/${repo}/issues/${options.issue.number}#issuecomment-${c.id}` });
+  const commentJson = (c: FakeComment) => ({ id: c.id, body: c.body, user: user(c.user.login), html_url: `https://github.com/${owner}/${repo}/issues/${c.issue}#issuecomment-${c.id}` });
+  const pullJson = (p: FakePull) => ({
+    ...p,
+    user: user(p.user),
+    head: { ref: p.head, sha: git("rev-parse", "--verify", `refs/heads/${p.head}`), repo: { full_name: `${owner}/${repo}` } },
+    base: { ref: p.base, repo: { full_name: `${owner}/${repo}` } },
+  });
+  const pullNumber = (uri: string) => Number(/\/pulls\/(\d+)/.exec(uri)![1]);
 
   const scope = nock(API).persist();
   const record = (method: string) =>
@@ -117,9 +168,10 @@ export function fakeGitHub(options: FakeGitHubOptions): FakeGitHub {
     200,
     { number: options.issue.number, title: options.issue.title, body: options.issue.body, state: options.issue.state ?? "open", user: user("Codertocat") },
   ]);
-  on("get", new RegExp(`^${base}/issues/${options.issue.number}/comments(\\?.*)?$`), () => [200, state.comments.map(commentJson)]);
-  on("post", new RegExp(`^${base}/issues/${options.issue.number}/comments$`), (_uri, body: { body: string }) => {
-    const comment: FakeComment = { id: nextId++, body: body.body, user: { login: botLogin, type: "Bot" }, history: [body.body] };
+  const issueNumber = (uri: string) => Number(/\/issues\/(\d+)/.exec(uri)![1]);
+  on("get", new RegExp(`^${base}/issues/\\d+/comments(\\?.*)?$`), (uri) => [200, state.comments.filter((c) => c.issue === issueNumber(uri)).map(commentJson)]);
+  on("post", new RegExp(`^${base}/issues/\\d+/comments$`), (uri, body: { body: string }) => {
+    const comment: FakeComment = { id: nextId++, issue: issueNumber(uri), body: body.body, user: { login: botLogin, type: "Bot" }, history: [body.body] };
     state.comments.push(comment);
     return [201, commentJson(comment)];
   });
@@ -154,19 +206,51 @@ export function fakeGitHub(options: FakeGitHubOptions): FakeGitHub {
   on("get", new RegExp(`^${base}/pulls(\\?.*)?$`), (uri) => {
     const head = new URLSearchParams(uri.split("?")[1] ?? "").get("head");
     const branch = head?.split(":")[1];
-    return [200, state.pulls.filter((p) => branch === undefined || p.head === branch)];
+    return [200, state.pulls.filter((p) => (branch === undefined || p.head === branch) && p.state === "open").map(pullJson)];
   });
   on("post", new RegExp(`^${base}/pulls$`), (_uri, body: { head: string; base: string; title: string; body: string; draft?: boolean }) => {
     const number = 100 + state.pulls.length;
-    const pull = { number, head: body.head, base: body.base, title: body.title, body: body.body, draft: body.draft ?? false, html_url: `https://github.com/${owner}/${repo}/pull/${number}` };
+    const pull: FakePull = { number, head: body.head, base: body.base, title: body.title, body: body.body, draft: body.draft ?? false, html_url: `https://github.com/${owner}/${repo}/pull/${number}`, user: botLogin, state: "open" };
     state.pulls.push(pull);
-    return [201, pull];
+    return [201, pullJson(pull)];
   });
   on("patch", new RegExp(`^${base}/pulls/\\d+$`), (uri, body: { title?: string; body?: string }) => {
     const pull = state.pulls.find((p) => p.number === Number(uri.split("/").pop()));
     if (!pull) return [404, { message: "Not Found" }];
     Object.assign(pull, body);
-    return [200, pull];
+    return [200, pullJson(pull)];
+  });
+  on("get", new RegExp(`^${base}/pulls/\\d+$`), (uri) => {
+    const pull = state.pulls.find((p) => p.number === pullNumber(uri));
+    return pull ? [200, pullJson(pull)] : [404, { message: "Not Found" }];
+  });
+  // The files of a pull request, from the real git: what the head branch changes since it left the base.
+  on("get", new RegExp(`^${base}/pulls/\\d+/files(\\?.*)?$`), (uri) => {
+    const pull = state.pulls.find((p) => p.number === pullNumber(uri));
+    if (!pull) return [404, { message: "Not Found" }];
+    const range = `${pull.base}...${pull.head}`;
+    const files = git("diff", "--name-status", range).split("\n").filter(Boolean).map((line) => {
+      const [code, filename] = line.split("\t") as [string, string];
+      const diff = git("diff", range, "--", filename);
+      const patch = diff.slice(Math.max(0, diff.indexOf("@@")));
+      return { filename, status: code === "A" ? "added" : code === "D" ? "removed" : "modified", patch };
+    });
+    return [200, files];
+  });
+  on("get", new RegExp(`^${base}/pulls/\\d+/reviews/\\d+/comments(\\?.*)?$`), (uri) => {
+    const review = Number(/\/reviews\/(\d+)/.exec(uri)![1]);
+    return [200, state.reviewComments.filter((c) => c.pull_request_review_id === review)];
+  });
+  on("post", new RegExp(`^${base}/pulls/\\d+/comments/\\d+/replies$`), (uri, body: { body: string }) => {
+    const inReplyTo = Number(/\/comments\/(\d+)\/replies/.exec(uri)![1]);
+    const root = state.reviewComments.find((c) => c.id === inReplyTo);
+    if (!root || root.in_reply_to_id !== undefined) return [404, { message: "Not Found" }];
+    state.replies.push({ pull: pullNumber(uri), inReplyTo, body: body.body });
+    return [201, { id: nextId++, body: body.body, in_reply_to_id: inReplyTo, user: user(botLogin) }];
+  });
+  on("post", new RegExp(`^${base}/pulls/comments/\\d+/reactions$`), (uri, body: { content: string }) => {
+    state.reactions.push({ target: uri.slice(base.length + 1, -"/reactions".length), content: body.content });
+    return [201, { id: nextId++, content: body.content }];
   });
   // The owner's `.github` repository holds no shared config.
   on("get", new RegExp(`^/repos/${owner}/\\.github/contents/.*$`), () => [404, { message: "Not Found" }]);

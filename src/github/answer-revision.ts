@@ -1,0 +1,49 @@
+import type { ReviewComment, RevisionResult } from "../pipeline/revise/types.js";
+import { appendRevisionHistory, countRevisions, renderHistoryEntry, renderReply } from "./render-revision-answers.js";
+import type { Octokit } from "./types.js";
+
+/** What the answers to a finished revision need. */
+export interface RevisionAnswer {
+  pull: { owner: string; repo: string; number: number };
+  comments: ReviewComment[];
+  result: RevisionResult;
+  /** The commit pushed, or null when the revision changed nothing. */
+  commit: string | null;
+  jobId: number;
+  reviewer: string;
+  /** Why nothing changed, when nothing did. */
+  note?: string;
+}
+
+/**
+ * Answers a finished revision on GitHub: one reply in each inline comment's thread (what changed in its file, or why
+ * not), and one more entry in the pull request description's revision history. The push has happened by now, so a
+ * failed reply is reported and the others still go out.
+ */
+export async function answerRevision(octokit: Octokit, answer: RevisionAnswer, onError: (error: unknown) => void): Promise<void> {
+  const { pull, result, commit } = answer;
+  const threads = new Map<number, string>();
+  for (const c of answer.comments) if (!threads.has(c.threadId)) threads.set(c.threadId, c.path);
+  for (const [threadId, path] of threads) {
+    try {
+      await octokit.rest.pulls.createReplyForReviewComment({
+        owner: pull.owner,
+        repo: pull.repo,
+        pull_number: pull.number,
+        comment_id: threadId,
+        body: renderReply(path, result, commit),
+      });
+    } catch (error) {
+      onError(error);
+    }
+  }
+  try {
+    // Read the description afresh: a person, or an earlier revision, may have changed it since the webhook.
+    const { data } = await octokit.rest.pulls.get({ owner: pull.owner, repo: pull.repo, pull_number: pull.number });
+    const body = data.body ?? "";
+    const entry = renderHistoryEntry({ number: countRevisions(body) + 1, jobId: answer.jobId, reviewer: answer.reviewer, commit, result, note: answer.note });
+    await octokit.rest.pulls.update({ owner: pull.owner, repo: pull.repo, pull_number: pull.number, body: appendRevisionHistory(body, entry) });
+  } catch (error) {
+    onError(error);
+  }
+}

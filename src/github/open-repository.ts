@@ -1,0 +1,35 @@
+import type { MagisConfig } from "../config.js";
+import { StageError } from "../pipeline/errors.js";
+import type { Rerun } from "./explain-failure.js";
+import type { Octokit } from "./types.js";
+
+/** Where a job clones from and what the repository's default branch is. */
+export interface OpenedRepository {
+  /** The clone URL (the API's clone_url, or the same path under `gitBaseUrl`). */
+  url: string;
+  defaultBranch: string;
+}
+
+/**
+ * Reads the repository and refuses one over `max_repo_mb` before anything is cloned (isomorphic-git holds a whole
+ * pack in memory). `gitBaseUrl` replaces the clone URL's origin (GitHub Enterprise, a local git server in tests).
+ */
+export async function openRepository(
+  octokit: Octokit,
+  repo: { owner: string; repo: string },
+  config: MagisConfig,
+  gitBaseUrl: string | undefined,
+  rerun: Rerun,
+): Promise<OpenedRepository> {
+  const { data: repository } = await octokit.rest.repos.get(repo);
+  const sizeMb = repository.size / 1024;
+  if (sizeMb > config.max_repo_mb) {
+    throw new StageError(
+      "clone",
+      `The repository is about ${Math.ceil(sizeMb)} MB, over the limit of ${config.max_repo_mb} MB (max_repo_mb), so it was not cloned.`,
+      `Raise \`max_repo_mb\` in \`.github/magis.yml\` if the app's machine has the memory for it, then comment \`${rerun.command}\`.`,
+    );
+  }
+  const url = gitBaseUrl ? `${gitBaseUrl.replace(/\/$/, "")}/${repository.full_name}.git` : repository.clone_url;
+  return { url, defaultBranch: repository.default_branch };
+}

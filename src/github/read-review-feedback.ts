@@ -1,0 +1,54 @@
+import type { ReviewComment } from "../pipeline/revise/types.js";
+import { cleanText } from "./clean-text.js";
+import type { Octokit } from "./types.js";
+
+// Enough for any review a person writes by hand; a bulk tool's thousand comments would not fit a prompt anyway.
+const MAX_COMMENTS = 60;
+const MAX_COMMENT_CHARS = 4000;
+const MAX_HUNK_CHARS = 3000;
+
+/** The pull request a revision works on. */
+export interface PullRef {
+  owner: string;
+  repo: string;
+  number: number;
+}
+
+/**
+ * The inline comments of one review (people's only, cleaned of hidden text): path, line range on the pull request's
+ * side, text and diff hunk, with the thread each belongs to. A comment on a removed line keeps its text but names the
+ * line of the old version in words, since the file the Developer edits no longer has it.
+ */
+export async function readReviewComments(octokit: Octokit, pull: PullRef, reviewId: number): Promise<ReviewComment[]> {
+  const comments = await octokit.paginate(octokit.rest.pulls.listCommentsForReview, {
+    owner: pull.owner,
+    repo: pull.repo,
+    pull_number: pull.number,
+    review_id: reviewId,
+    per_page: 100,
+  });
+  return comments
+    .filter((c) => c.user?.type !== "Bot")
+    .map((c): ReviewComment | null => {
+      const text = cleanText(c.body ?? "").slice(0, MAX_COMMENT_CHARS);
+      if (text === "") return null;
+      const left = c.side === "LEFT";
+      const onFile = c.subject_type === "file" || c.line == null;
+      const where = left && c.line != null ? `(on removed line ${c.line} of the old version) ` : "";
+      return {
+        threadId: c.in_reply_to_id ?? c.id,
+        path: c.path,
+        ...(left || onFile ? {} : { line: c.line!, ...(c.start_line != null && c.start_line !== c.line ? { startLine: c.start_line } : {}) }),
+        body: `${where}${text}`,
+        ...(c.diff_hunk ? { diffHunk: c.diff_hunk.slice(-MAX_HUNK_CHARS) } : {}),
+      };
+    })
+    .filter((c): c is ReviewComment => c !== null)
+    .slice(0, MAX_COMMENTS);
+}
+
+/** The files the pull request changes (removed files left out: there is nothing to edit), with their patches. */
+export async function readChangedFiles(octokit: Octokit, pull: PullRef): Promise<{ path: string; patch?: string }[]> {
+  const files = await octokit.paginate(octokit.rest.pulls.listFiles, { owner: pull.owner, repo: pull.repo, pull_number: pull.number, per_page: 100 });
+  return files.filter((f) => f.status !== "removed").map((f) => ({ path: f.filename, ...(f.patch ? { patch: f.patch } : {}) }));
+}

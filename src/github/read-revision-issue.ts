@@ -1,0 +1,32 @@
+import type { IssueText } from "../pipeline/types.js";
+import { cleanText } from "./clean-text.js";
+import { readIssueText } from "./read-issue-text.js";
+import { issueOfBranch } from "./submit-revise-job.js";
+import type { Octokit } from "./types.js";
+
+const MAX_PULL_BODY_CHARS = 4000;
+
+/** The issue a pull request resolves: its `Fixes #N` (or `Closes`/`Resolves`), else the issue of its bot branch, else null. */
+export function linkedIssue(body: string, headRef: string, prefix: string): number | null {
+  const match = /\b(?:fix(?:es|ed)?|close[sd]?|resolve[sd]?)\s+#(\d+)\b/i.exec(body);
+  return match ? Number(match[1]) : issueOfBranch(prefix, headRef);
+}
+
+/**
+ * What the agents read as "the issue" of a revision: the linked issue with its people's comments as hints, plus a
+ * hint that the pull request exists and is being revised. A pull request without a linked issue stands for itself.
+ */
+export async function readRevisionIssue(
+  octokit: Octokit,
+  repo: { owner: string; repo: string },
+  pull: { number: number; title: string; body: string; headRef: string },
+  prefix: string,
+): Promise<IssueText> {
+  const note = `Pull request #${pull.number} ("${cleanText(pull.title)}") was opened by the team for this issue and is being revised after a human review.`;
+  const issue = linkedIssue(pull.body, pull.headRef, prefix);
+  if (issue !== null) {
+    const text = await readIssueText(octokit, { ...repo, number: issue }, "");
+    return { ...text, hints: [note, ...text.hints] };
+  }
+  return { title: cleanText(pull.title), body: cleanText(pull.body).slice(0, MAX_PULL_BODY_CHARS), hints: [note] };
+}

@@ -1,0 +1,163 @@
+import { parseConfig } from "../config.js";
+import type { JobRunner } from "../jobs/job-queue.js";
+import { PhaseClock } from "../jobs/phase-clock.js";
+import { StageError } from "../pipeline/errors.js";
+import type { revisePullRequest } from "../pipeline/revise/revise-pull-request.js";
+import type { ReviewComment, RevisionResult } from "../pipeline/revise/types.js";
+import type { ProgressEvent } from "../pipeline/types.js";
+import { withShallowClone, type Checkout, type GitRemote } from "../workspace/clone-repository.js";
+import { commitAndPush } from "../workspace/commit-and-push.js";
+import { answerRevision } from "./answer-revision.js";
+import { explainFailure, REVISE_PULL_REQUEST } from "./explain-failure.js";
+import { openRepository } from "./open-repository.js";
+import { readChangedFiles, readReviewComments } from "./read-review-feedback.js";
+import { readRevisionIssue } from "./read-revision-issue.js";
+import { redactSecrets } from "./redact-secrets.js";
+import { renderRevisionStatus, startRevisionStatus, type RevisionStatus } from "./render-revision-status.js";
+import type { ResolveJobServices } from "./run-resolve-job.js";
+import { react, StatusComment, type ReactionTarget } from "./status-comment.js";
+import type { ReviseJobPayload } from "./submit-revise-job.js";
+import { trackProgress } from "./track-status.js";
+import type { BotIdentity } from "./types.js";
+
+/** What a revision job uses: the resolve job's parts, with the revision pipeline in place of the resolve one. */
+export type ReviseJobServices = Omit<ResolveJobServices, "resolve" | "memory"> & { revise: typeof revisePullRequest };
+
+/**
+ * Runs one `revise-pull-request` job:
+ *  1. post the status comment on the pull request, react 👀 on the trigger;
+ *  2. read the pull request, the review's inline comments, the changed files and the linked issue;
+ *  3. shallow-clone the pull request's head branch; 4. revise (Manager triage, Developers and QA with the reviewer's words);
+ *  5. push one commit on top of the head — never a force-push; 6. reply in each thread, extend the description's
+ *  revision history, and turn the status comment into the summary — or on failure say why and react 😕.
+ */
+export function reviseJobRunner(services: ReviseJobServices): JobRunner {
+  return async (job, progress) => {
+    const payload = job.payload as unknown as ReviseJobPayload;
+    const config = parseConfig(payload.config);
+    const pullRef = { owner: job.owner, repo: job.repo, number: job.number };
+    const repo = { owner: job.owner, repo: job.repo };
+    const clock = new PhaseClock("setup");
+    const octokit = await services.auth(job.installationId);
+    const { token } = (await octokit.auth({ type: "installation", installationId: job.installationId })) as { token: string };
+    const secrets = [token];
+    const logError = (error: unknown) => services.log.warn({ job: job.id, error: redactSecrets(String(error), secrets) }, "a pull request update failed");
+    let stage = "read";
+    let llmFailure: unknown;
+    let target: ReactionTarget | null = payload.commentId ? { kind: "comment", id: payload.commentId } : null;
+    const enter = (name: string) => {
+      if (name !== stage) clock.mark(name);
+      stage = name;
+      progress.stage(name);
+    };
+
+    const status = await StatusComment.post(octokit, pullRef, startRevisionStatus(job.id, payload.trigger), renderRevisionStatus, logError);
+    if (target) await react(octokit, pullRef, target, "eyes", logError);
+    try {
+      enter("read");
+      const { data: pull } = await octokit.rest.pulls.get({ ...repo, pull_number: job.number });
+      if (pull.state !== "open") {
+        throw new StageError("clone", `Pull request #${pull.number} is ${pull.state}, so it was not revised.`, "Reopen it, then comment `/magis revise`.");
+      }
+      const comments = payload.reviewId ? await readReviewComments(octokit, pullRef, payload.reviewId) : [];
+      if (!target && comments[0]) {
+        target = { kind: "review-comment", id: comments[0].threadId };
+        await react(octokit, pullRef, target, "eyes", logError);
+      }
+      const general = [payload.reviewBody, payload.guidance].filter((text) => text !== "");
+      const files = new Set(comments.map((c) => c.path)).size;
+      status.update((s) => ({ ...s, feedback: { comments: comments.length, files, general: general.length } }));
+      const headRef = pull.head.ref;
+      const finish = async (done: NonNullable<RevisionStatus["done"]>) => {
+        status.update((s) => ({ ...s, declined: done.result?.declined, done }));
+        await status.flush();
+        if (done.commit && target) await react(octokit, pullRef, target, "rocket", logError);
+        services.onTimings?.(job, clock.finish());
+        return done.commit ? `${pull.html_url} revised in ${done.commit}` : `${pull.html_url}: no change`;
+      };
+      if (comments.length === 0 && general.length === 0) {
+        return await finish({ commit: null, parent: pull.head.sha, branch: headRef, result: null, note: "the review has no text and no inline comments to act on; write what to change, or comment `/magis revise <what to change>`" });
+      }
+      const changedFiles = await readChangedFiles(octokit, pullRef);
+      const issue = await readRevisionIssue(octokit, repo, { number: pull.number, title: pull.title, body: pull.body ?? "", headRef }, config.branch_prefix);
+      enter("clone");
+      const { url, defaultBranch } = await openRepository(octokit, repo, config, services.gitBaseUrl, REVISE_PULL_REQUEST);
+      const bot = await services.bot(octokit);
+      const remote = { url, token };
+
+      const revised = await withShallowClone(remote, headRef, async (checkout) => {
+        enter("plan");
+        const onProgress = (event: ProgressEvent) => {
+          if (event.stage === "team" && event.developers.length > 0) enter("code");
+          status.update((s) => (event.stage === "tasks" ? { ...s, tasks: event.tasks } : trackProgress(s, event)));
+        };
+        const model = services.createLlm(config, (record) => services.onTrace?.(job, record));
+        // Stages wrap model errors in their own; keeping the original lets the failure give the model client's advice.
+        const llm = clock.timed({ ask: (request) => model.ask(request).catch((e: unknown) => Promise.reject((llmFailure = e))) });
+        const ctx = { root: checkout.dir, repoId: `${job.owner}/${job.repo}`.toLowerCase(), config, llm, now: services.now, onProgress };
+        const result = await services.revise(ctx, { issue, changedFiles, comments, general });
+        if (result.changes.length === 0) return { result, commit: null, parent: checkout.head };
+        enter("publish");
+        const commit = await pushRevision({ checkout, remote, bot, result, defaultBranch, config, pull: pull.number, reviewer: payload.reviewer });
+        enter("cleanup");
+        return { result, commit, parent: checkout.head };
+      }, { parentDir: services.workDir });
+
+      enter("answer");
+      const note = revised.commit ? undefined : noChangeNote(revised.result);
+      await answerRevision(octokit, { pull: pullRef, comments, result: revised.result, commit: revised.commit, jobId: job.id, reviewer: payload.reviewer, note }, logError);
+      return await finish({ ...revised, branch: headRef, note });
+    } catch (error) {
+      const failure = explainFailure(error, stage, secrets, llmFailure, REVISE_PULL_REQUEST);
+      status.update((s) => ({ ...s, failure }));
+      await status.flush();
+      if (target) await react(octokit, pullRef, target, "confused", logError);
+      services.onTimings?.(job, clock.finish());
+      throw Object.assign(new Error(`${failure.reason} ${failure.nextStep}`), { stage: failure.stage });
+    }
+  };
+}
+
+/** Pushes the revision as one commit by the app on top of the branch's head; a branch that moved meanwhile refuses it. */
+async function pushRevision(input: {
+  checkout: Checkout;
+  remote: GitRemote;
+  bot: BotIdentity;
+  result: RevisionResult;
+  defaultBranch: string;
+  config: ReviseJobPayload["config"];
+  pull: number;
+  reviewer: string;
+}): Promise<string> {
+  const { checkout, result, config } = input;
+  const files = result.changes.map((c) => c.path);
+  try {
+    return await commitAndPush({
+      checkout,
+      remote: input.remote,
+      branch: checkout.branch,
+      changes: result.changes,
+      message: `Revise #${input.pull} after the review of @${input.reviewer}\n\nChanged by MAGIS: ${files.join(", ")}.`,
+      author: { name: input.bot.name, email: input.bot.email },
+      // Never a force-push: the commit's parent is the head just cloned, people's commits included.
+      force: false,
+      guard: { prefix: config.branch_prefix, defaultBranch: input.defaultBranch, protectedPaths: config.protected_paths },
+    });
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    throw new StageError(
+      "publish",
+      `The revision of ${files.map((f) => `\`${f}\``).join(", ")} was not pushed to \`${checkout.branch}\`: ${message}. If someone pushed to the branch meanwhile, that is why; nothing of theirs was overwritten.`,
+      REVISE_PULL_REQUEST.howTo,
+    );
+  }
+}
+
+/** Why a revision changed nothing, as a clause for the summary and the history. */
+function noChangeNote(result: RevisionResult): string {
+  if (result.tasks.length === 0) {
+    const reasons = result.declined.map((d) => `\`${d.path}\`: ${d.reason}`).join("; ");
+    return `the Manager found no file to change for this feedback${reasons ? ` (${reasons})` : ""}`;
+  }
+  return "no task produced a change the QA Engineer approved";
+}

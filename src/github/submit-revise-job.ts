@@ -1,0 +1,64 @@
+import type { Context } from "probot";
+import type { MagisConfig } from "../config.js";
+import type { JobQueue } from "../jobs/job-queue.js";
+import { jobKey } from "../store/jobs.js";
+
+/** The data a `revise-pull-request` job carries from its trigger. */
+export interface ReviseJobPayload {
+  /** The validated config read when the trigger arrived. */
+  config: MagisConfig;
+  /** Who started it and how, as the status comment says it. */
+  trigger: string;
+  /** The review whose inline comments are the feedback, if a review started it. */
+  reviewId?: number;
+  /** The review's text (cleaned), or "". */
+  reviewBody: string;
+  /** `/magis revise` guidance (cleaned), or "". */
+  guidance: string;
+  /** The `/magis revise` comment (gets the reactions), if one started it. */
+  commentId?: number;
+  /** Who asked for the revision (named in the summary and the revision history). */
+  reviewer: string;
+}
+
+/** What a trigger hands over: the pull request, its head branch and the job's data. */
+export interface ReviseTrigger {
+  pullNumber: number;
+  headRef: string;
+  payload: ReviseJobPayload;
+}
+
+/**
+ * The issue a bot branch belongs to (`<prefix>issue-N`, or `…issue-N-2` for a second branch), or null. A revision
+ * takes the key of that issue, so it never runs beside a `/magis retry` that rewrites the same branch.
+ */
+export function issueOfBranch(prefix: string, branch: string): number | null {
+  if (!branch.startsWith(prefix)) return null;
+  const match = /^issue-(\d+)(?:-\d+)?$/.exec(branch.slice(prefix.length));
+  return match ? Number(match[1]) : null;
+}
+
+/** Queues a `revise-pull-request` job; a review that arrives while another job on the pull request runs waits for it. */
+export async function submitReviseJob(
+  context: Context<"pull_request_review.submitted" | "issue_comment.created">,
+  queue: JobQueue,
+  trigger: ReviseTrigger,
+): Promise<void> {
+  const { owner, repo } = context.repo();
+  const issue = issueOfBranch(trigger.payload.config.branch_prefix, trigger.headRef);
+  const outcome = await queue.submit(
+    {
+      delivery: context.id,
+      // Issue and pull request numbers share one sequence, so a pull request's own number never collides with an issue's.
+      key: jobKey(owner, repo, issue ?? trigger.pullNumber),
+      kind: "revise-pull-request",
+      installationId: context.payload.installation!.id,
+      owner,
+      repo,
+      number: trigger.pullNumber,
+      payload: trigger.payload as unknown as Record<string, unknown>,
+    },
+    "wait",
+  );
+  context.log.info({ delivery: context.id, pull: trigger.pullNumber, outcome: outcome.status }, "magis revision trigger handled");
+}

@@ -1,0 +1,63 @@
+import { z } from "zod";
+import { openEditableFile } from "../code/open-editable-file.js";
+import { formatIssue } from "../plan/format-issue.js";
+import type { StageContext } from "../types.js";
+import { settleTriage } from "./settle-triage.js";
+import type { ReviewComment, RevisionInput, Triage } from "./types.js";
+
+const answerSchema = z.object({
+  tasks: z.array(z.object({ path: z.string(), description: z.string(), general_feedback: z.boolean() })),
+  declined: z.array(z.object({ path: z.string(), reason: z.string() })),
+});
+
+// The Manager judges the review against the pull request's diff; a very large diff is cut so small context windows still fit.
+const MAX_PATCH_CHARS = 6_000;
+
+/** The Manager reads the review and decides the file-level tasks of the revision (which files, what to change, whose words go where). */
+export async function triageFeedback(ctx: StageContext, input: RevisionInput): Promise<Triage> {
+  const changed = new Set(input.changedFiles.map((f) => f.path));
+  const { value } = await ctx.llm.ask({
+    agent: "manager",
+    prompt: "manager-triage-feedback",
+    vars: {
+      issue: formatIssue(input.issue),
+      changed_files: formatChangedFiles(input.changedFiles),
+      comments: formatComments(input.comments, changed),
+      general: input.general.length > 0 ? input.general.map((g) => `- ${g.replace(/\n/g, "\n  ")}`).join("\n") : "(none)",
+    },
+    schema: answerSchema,
+  });
+  const checkPath = (path: string) => {
+    const opened = openEditableFile(ctx, path);
+    return opened.ok ? { ok: true as const, path: opened.path } : opened;
+  };
+  return settleTriage(value, { changedFiles: [...changed], comments: input.comments, general: input.general }, checkPath);
+}
+
+function formatChangedFiles(files: RevisionInput["changedFiles"]): string {
+  if (files.length === 0) return "(none)";
+  return files
+    .map((f) => {
+      const patch = f.patch ?? "(no patch shown: binary or too large)";
+      const shown = patch.length > MAX_PATCH_CHARS ? `${patch.slice(0, MAX_PATCH_CHARS)}\n… (cut)` : patch;
+      return `### \`${f.path}\`\n\`\`\`diff\n${shown.trimEnd()}\n\`\`\``;
+    })
+    .join("\n\n");
+}
+
+function formatComments(comments: ReviewComment[], changed: Set<string>): string {
+  if (comments.length === 0) return "(none)";
+  const paths = [...new Set(comments.map((c) => c.path))];
+  return paths
+    .map((path) => {
+      const note = changed.has(path) ? "changed by the pull request" : "NOT changed by the pull request";
+      const lines = comments
+        .filter((c) => c.path === path)
+        .map((c) => {
+          const where = c.startLine && c.line ? `lines ${c.startLine}-${c.line}` : c.line ? `line ${c.line}` : "the file";
+          return `- On ${where}: ${c.body.replace(/\n/g, "\n  ")}`;
+        });
+      return [`### \`${path}\` (${note})`, ...lines].join("\n");
+    })
+    .join("\n\n");
+}

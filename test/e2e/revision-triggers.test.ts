@@ -1,0 +1,135 @@
+import { describe, expect, it } from "vitest";
+import { addCommit } from "../support/git-server.js";
+import { FULL, INSTALLATION, TOKEN, useRig } from "./e2e-rig.js";
+import { BOT_LOGIN, pullCommentPayload, reviewComment, reviewPayload } from "./payloads.js";
+import { LINE_4, LINE_4_REVISED, ORIGINAL_REPORT, README_HUNK, REVISE_LINE_4, scriptRevisions, seedBotPullRequest } from "./script-revise.js";
+
+const rig = useRig();
+
+const BRANCH = "magis/issue-1";
+const git = (...args: string[]) => rig.git.git(FULL, ...args);
+const writes = () => rig.github.requests.filter((r) => r.method !== "GET" && !r.path.includes("/access_tokens"));
+
+describe("what starts a revision and what does not, end to end", () => {
+  it("changes nothing for an unauthorized reviewer, an approval, a human's pull request, bots, a foreign branch or an empty review", async () => {
+    const seeded = seedBotPullRequest(rig.root);
+    await rig.setUp({ pulls: seeded.pulls, script: () => undefined });
+    const review = (reviewId: number, overrides: Partial<Parameters<typeof reviewPayload>[0]> = {}) =>
+      reviewPayload({ installationId: INSTALLATION, reviewId, state: "changes_requested", body: "Please rename the variable.", ...overrides });
+    const deliveries: [string, unknown][] = [
+      ["stranger", review(1, { sender: "stranger" })],
+      ["reader", review(2, { sender: "reader" })],
+      ["approval", review(3, { state: "approved", body: "Looks good, thanks!" })],
+      ["human pull request", review(4, { author: { login: "Codertocat", type: "User" }, headRef: "changes", pullNumber: 3 })],
+      ["another bot's pull request", review(5, { author: { login: "renovate[bot]", type: "Bot" }, headRef: "magis/issue-1" })],
+      ["a bot reviewer", review(6, { sender: "dependabot[bot]", senderType: "Bot" })],
+      ["the app itself", review(7, { sender: BOT_LOGIN, senderType: "Bot" })],
+      ["a branch without the prefix", review(8, { headRef: "feature/rename" })],
+      ["an empty comment review", review(9, { state: "commented", body: null })],
+    ];
+    for (const [name, payload] of deliveries) expect(await rig.app.deliver("pull_request_review", payload, `d-${name}`), name).toBe(200);
+    await rig.app.services.queue.drain();
+
+    expect(rig.jobs()).toEqual([]);
+    expect(rig.git.requests).toEqual([]);
+    expect(rig.model.requests).toEqual([]);
+    expect(writes()).toEqual([]);
+    expect(git("rev-parse", BRANCH)).toBe(seeded.head);
+  });
+
+  it("/magis revise with guidance revises the pull request without inline comments", async () => {
+    const seeded = seedBotPullRequest(rig.root);
+    await rig.setUp({ pulls: seeded.pulls, script: (model) => scriptRevisions(model, REVISE_LINE_4) });
+    const command = pullCommentPayload({ body: "/magis revise\nEnd the sentence on line 4 with 'to GitHub'.", installationId: INSTALLATION });
+    await rig.app.deliver("issue_comment", command, "d-revise");
+    await rig.app.services.queue.drain();
+    expect(rig.model.problems).toEqual([]);
+    expect(rig.jobs()[0], rig.jobs()[0]?.detail ?? "").toMatchObject({ kind: "revise-pull-request", status: "succeeded" });
+
+    const head = git("rev-parse", BRANCH);
+    expect(git("rev-parse", `${head}^`)).toBe(seeded.head);
+    expect(git("diff", seeded.head, head)).toContain(`-${LINE_4}\n+${LINE_4_REVISED}`);
+    // The guidance reached the Manager and, as the Manager applied it to README.md, the Developer.
+    for (const prompt of ["manager-triage-feedback", "developer-locate-lines"]) {
+      const text = rig.model.requests.find((r) => r.prompt === prompt)!.messages.map((m) => m.content).join("\n");
+      expect(text, prompt).toContain("End the sentence on line 4 with 'to GitHub'.");
+    }
+    expect(rig.github.replies).toEqual([]);
+    expect(rig.github.reactions).toEqual([
+      { target: `issues/comments/${command.comment.id}`, content: "eyes" },
+      { target: `issues/comments/${command.comment.id}`, content: "rocket" },
+    ]);
+    const [summary] = rig.github.comments.filter((c) => c.issue === 2);
+    expect(summary!.body).toContain("🚀 MAGIS revised this pull request");
+    expect(summary!.body).toContain("@Codertocat commented `/magis revise` with guidance");
+    expect(rig.github.pulls[0]!.body).toMatch(/- \*\*Revision 1\*\* .*changes `README\.md`/);
+  });
+
+  it("answers /magis revise from someone without permission, or on a pull request MAGIS did not open, and runs nothing", async () => {
+    const seeded = seedBotPullRequest(rig.root);
+    addCommit(rig.root, FULL, { branch: "changes", from: "main", files: { "docs/guide.md": "# Guide\n" }, message: "Shorter guide", author: { name: "Codertocat", email: "codertocat@example.com" } });
+    await rig.setUp({
+      pulls: [...seeded.pulls, { number: 3, head: "changes", title: "Shorter guide", body: "", user: "Codertocat" }],
+      script: () => undefined,
+    });
+    await rig.app.deliver("issue_comment", pullCommentPayload({ body: "/magis revise do better", sender: "stranger", installationId: INSTALLATION }), "d-stranger");
+    await rig.app.deliver("issue_comment", pullCommentPayload({ body: "/magis revise do better", installationId: INSTALLATION, pullNumber: 3 }), "d-human-pr");
+    await rig.app.deliver("issue_comment", pullCommentPayload({ body: "Should we /magis revise this?", installationId: INSTALLATION }), "d-chat");
+    await rig.app.services.queue.drain();
+    expect(rig.jobs()).toEqual([]);
+    expect(rig.git.requests).toEqual([]);
+    expect(rig.model.requests).toEqual([]);
+    expect(rig.github.comments.map((c) => [c.issue, c.body])).toEqual([
+      [2, "@stranger only people with write, maintain, admin permission on this repository may run `/magis revise`."],
+      [3, "@Codertocat `/magis revise` works on pull requests MAGIS opened from its `magis/…` branches only."],
+    ]);
+  });
+
+  it("pushes nothing when the revision produces no approved change, and says so in the thread, the summary and the history", async () => {
+    const seeded = seedBotPullRequest(rig.root);
+    await rig.setUp({
+      config: "qa_iterations: 1\n",
+      pulls: seeded.pulls,
+      reviewComments: [reviewComment({ id: 801, reviewId: 94, path: "README.md", line: 4, body: "End with 'to GitHub'.", diffHunk: README_HUNK })],
+      script: (model) => scriptRevisions(model, { ...REVISE_LINE_4, reviews: [{ approved: false, comment: "This rewrites the sentence instead of ending it." }] }),
+    });
+    await rig.app.deliver("pull_request_review", reviewPayload({ installationId: INSTALLATION, reviewId: 94, state: "changes_requested" }), "d-nochange");
+    await rig.app.services.queue.drain();
+    expect(rig.jobs()[0]).toMatchObject({ status: "succeeded", detail: "https://github.com/Codertocat/Hello-World/pull/2: no change" });
+    expect(git("rev-parse", BRANCH)).toBe(seeded.head);
+    expect(rig.git.requests.filter((r) => r.path.endsWith("git-receive-pack"))).toEqual([]);
+    expect(rig.github.replies).toHaveLength(1);
+    expect(rig.github.replies[0]!.body).toContain("❌ I did not change `README.md`: the QA Engineer did not approve it after 1 attempt (last review: This rewrites the sentence instead of ending it.)");
+    const [summary] = rig.github.comments.filter((c) => c.issue === 2);
+    expect(summary!.body).toContain("### MAGIS made no change in this revision");
+    expect(summary!.body).toContain("Nothing was pushed: no task produced a change the QA Engineer approved.");
+    expect(summary!.body).toContain("| `README.md` |");
+    expect(summary!.body).toContain("| 1 | not approved | no |");
+    const description = rig.github.pulls[0]!.body;
+    expect(description.startsWith(ORIGINAL_REPORT)).toBe(true);
+    expect(description).toContain("- **Revision 1** (run #1, asked by @Codertocat): no change — no task produced a change the QA Engineer approved.");
+    expect(rig.github.reactions.map((r) => r.content)).toEqual(["eyes"]);
+  });
+
+  it("leaves a failure comment naming the stage, the reason and /magis revise when the model fails, and pushes nothing", async () => {
+    const seeded = seedBotPullRequest(rig.root);
+    await rig.setUp({
+      brokenModel: true,
+      pulls: seeded.pulls,
+      reviewComments: [reviewComment({ id: 901, reviewId: 95, path: "README.md", line: 4, body: "End with 'to GitHub'.", diffHunk: README_HUNK })],
+    });
+    await rig.app.deliver("pull_request_review", reviewPayload({ installationId: INSTALLATION, reviewId: 95, state: "commented" }), "d-broken");
+    await rig.app.services.queue.drain();
+    expect(rig.jobs()[0]).toMatchObject({ status: "failed", stage: "plan" });
+    expect(git("rev-parse", BRANCH)).toBe(seeded.head);
+    const [status] = rig.github.comments.filter((c) => c.issue === 2);
+    expect(status!.body).toContain("😕 MAGIS could not revise this pull request");
+    expect(status!.body).toContain("**Failed at:** plan");
+    expect(status!.body).toMatch(/\*\*Why:\*\* .*manager-triage-feedback.*500/);
+    expect(status!.body).toMatch(/\*\*Next step:\*\* .*Then comment `\/magis revise`\./);
+    expect(rig.github.replies).toEqual([]);
+    expect(rig.github.pulls[0]!.body).toBe(ORIGINAL_REPORT);
+    expect(rig.github.reactions).toEqual([{ target: "pulls/comments/901", content: "eyes" }, { target: "pulls/comments/901", content: "confused" }]);
+    expect(rig.everythingWritten()).not.toContain(TOKEN);
+  });
+});

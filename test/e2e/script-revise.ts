@@ -1,0 +1,75 @@
+import type { FakeGitHubOptions } from "../support/github-api.js";
+import { addCommit } from "../support/git-server.js";
+import type { ScriptedModel } from "../support/scripted-model.js";
+import { FULL } from "./e2e-rig.js";
+import { BOT_LOGIN } from "./payloads.js";
+import { REPO_FILES } from "./script-resolve.js";
+
+/** The bot's commit identity in the fake GitHub (bot user id 4242). */
+export const BOT_AUTHOR = { name: BOT_LOGIN, email: `4242+${BOT_LOGIN}@users.noreply.github.com` };
+
+/** README.md as the bot's pull request left it: the typo of issue #1 fixed. */
+export const README_FIXED = REPO_FILES["README.md"]!.replace("committ", "commit");
+/** Line 4 of README_FIXED, the line the reviews comment on, and what the reviewer wants it to become. */
+export const LINE_4 = "Please commit your changes before you push them.";
+export const LINE_4_REVISED = "Please commit your changes before you push them to GitHub.";
+
+/** The description of the bot's pull request, as the first run wrote it. */
+export const ORIGINAL_REPORT = [
+  "## MAGIS: Spelling error in the README file",
+  "",
+  "Fixes #1",
+  "",
+  "Changes 1 file (`README.md`). The QA Engineers approved 1 of 1 task.",
+  "",
+  "<details>\n<summary>Kick-off meeting transcript</summary>\n\n**Manager**:\n\n> Welcome.\n\n</details>",
+].join("\n");
+
+/** The diff hunk GitHub shows around line 4 of the bot's change. */
+export const README_HUNK = "@@ -1,4 +1,4 @@\n # Hello-World\n \n My first repository on GitHub.\n-Please committ your changes before you push them.\n+Please commit your changes before you push them.";
+
+/** Pushes the bot branch `magis/issue-1` (one commit by the app fixing the typo) and returns the fake pull request #2 on it. */
+export function seedBotPullRequest(root: string): { head: string; pulls: NonNullable<FakeGitHubOptions["pulls"]> } {
+  const head = addCommit(root, FULL, {
+    branch: "magis/issue-1",
+    from: "main",
+    files: { "README.md": README_FIXED },
+    message: "Spelling error in the README file (#1)\n\nFixes #1",
+    author: BOT_AUTHOR,
+  });
+  return { head, pulls: [{ number: 2, head: "magis/issue-1", title: "Spelling error in the README file", body: ORIGINAL_REPORT }] };
+}
+
+/** What one scripted revision does: the Manager's triage answer, and the Developer's edit of one file. */
+export interface RevisionScript {
+  triage: { tasks: { path: string; description: string; general_feedback: boolean }[]; declined: { path: string; reason: string }[] };
+  edit: { path: string; line: number; old: string; new: string };
+  /** QA verdicts in order (default: one approval). */
+  reviews?: { approved: boolean; comment: string }[];
+}
+
+/** Scripts the model for revisions, one after another, in order. */
+export function scriptRevisions(model: ScriptedModel, ...revisions: RevisionScript[]): void {
+  for (const r of revisions) {
+    const reviews = r.reviews ?? [{ approved: true, comment: "The change does what the reviewer asked. Approved." }];
+    model
+      .script("manager-triage-feedback", r.triage)
+      .script("manager-design-developer", { name: "Docs Editor", role: "You are a careful technical writer who follows review comments to the letter." })
+      .script("developer-design-qa", { role: "You are a QA engineer who checks the change does what the reviewer asked and nothing else." });
+    for (let i = 0; i < reviews.length; i++) {
+      model
+        .script("developer-locate-lines", { path: r.edit.path, ranges: [{ start: r.edit.line, end: r.edit.line, why: "the reviewer commented here" }] })
+        .script("developer-write-code", { old: r.edit.old, new: r.edit.new })
+        .script("qa-review", reviews[i]);
+    }
+  }
+}
+
+/** The revision of line 4 the reviewer asks for in most tests. */
+export const REVISE_LINE_4: RevisionScript = {
+  triage: {
+    tasks: [{ path: "README.md", description: "End the sentence on line 4 with 'to GitHub', as the reviewer asks.", general_feedback: true }],
+    declined: [],
+  },
+  edit: { path: "README.md", line: 4, old: LINE_4, new: LINE_4_REVISED },
+};
