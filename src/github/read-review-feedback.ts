@@ -29,22 +29,39 @@ export async function readReviewComments(octokit: Octokit, pull: PullRef, review
   });
   return comments
     .filter((c) => c.user?.type !== "Bot")
-    .map((c): ReviewComment | null => {
-      const text = cleanText(c.body ?? "").slice(0, MAX_COMMENT_CHARS);
-      if (text === "") return null;
-      const left = c.side === "LEFT";
-      const onFile = c.subject_type === "file" || c.line == null;
-      const where = left && c.line != null ? `(on removed line ${c.line} of the old version) ` : "";
-      return {
-        threadId: c.in_reply_to_id ?? c.id,
-        path: c.path,
-        ...(left || onFile ? {} : { line: c.line!, ...(c.start_line != null && c.start_line !== c.line ? { startLine: c.start_line } : {}) }),
-        body: `${where}${text}`,
-        ...(c.diff_hunk ? { diffHunk: c.diff_hunk.slice(-MAX_HUNK_CHARS) } : {}),
-      };
-    })
+    .map(toReviewComment)
     .filter((c): c is ReviewComment => c !== null)
     .slice(0, MAX_COMMENTS);
+}
+
+/** The fields of an inline comment, as the API lists them, that a revision reads. */
+export interface ApiReviewComment {
+  id: number;
+  in_reply_to_id?: number;
+  path: string;
+  line?: number | null;
+  start_line?: number | null;
+  side?: "LEFT" | "RIGHT";
+  subject_type?: "line" | "file";
+  body: string;
+  diff_hunk?: string;
+}
+
+/** One inline comment as the revision reads it (cleaned), or null when nothing is left of its text. */
+export function toReviewComment(c: ApiReviewComment): ReviewComment | null {
+  const text = cleanText(c.body ?? "").slice(0, MAX_COMMENT_CHARS);
+  if (text === "") return null;
+  const left = c.side === "LEFT";
+  const onFile = c.subject_type === "file" || c.line == null;
+  const where = left && c.line != null ? `(on removed line ${c.line} of the old version) ` : "";
+  const lines = left || onFile ? {} : { line: c.line!, ...(c.start_line != null && c.start_line !== c.line ? { startLine: c.start_line } : {}) };
+  return {
+    threadId: c.in_reply_to_id ?? c.id,
+    path: c.path,
+    ...lines,
+    body: `${where}${text}`,
+    ...(c.diff_hunk ? { diffHunk: c.diff_hunk.slice(-MAX_HUNK_CHARS) } : {}),
+  };
 }
 
 /** The files the pull request changes (removed files left out: there is nothing to edit), with their patches. */

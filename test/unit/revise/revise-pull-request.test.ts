@@ -1,0 +1,75 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { revisePullRequest } from "../../../src/pipeline/revise/revise-pull-request.js";
+import type { RevisionInput } from "../../../src/pipeline/revise/types.js";
+import { testContext } from "../pipeline/context.js";
+import { fakeLlm } from "../pipeline/fake-llm.js";
+
+let root: string;
+beforeEach(() => {
+  root = fs.mkdtempSync(path.join(os.tmpdir(), "magis-revise-"));
+  fs.writeFileSync(path.join(root, "a.js"), "export const a = 1;\nexport const b = 2;\n");
+  fs.writeFileSync(path.join(root, "b.js"), "export const c = 3;\n");
+});
+afterEach(() => fs.rmSync(root, { recursive: true, force: true }));
+
+const input: RevisionInput = {
+  issue: { title: "Constants are wrong", body: "a should be 10", hints: ["Pull request #2 is being revised."] },
+  changedFiles: [{ path: "a.js", patch: "@@ -1 +1 @@\n-export const a = 0;\n+export const a = 1;" }],
+  comments: [{ threadId: 5, path: "a.js", line: 1, body: "a must be 10, not 1.", diffHunk: "@@ -1 +1 @@" }],
+  general: ["Keep the constants in one style."],
+};
+
+/** A model that follows the script: a.js gets the reviewer's fix, b.js a task from the general feedback. */
+function scripted(tasks: { path: string; description: string; general_feedback: boolean }[]) {
+  return fakeLlm({
+    "manager-triage-feedback": () => ({ tasks, declined: [] }),
+    "manager-design-developer": (vars) => ({ name: `Dev of ${vars.path}`, role: "careful" }),
+    "developer-design-qa": () => ({ role: "strict" }),
+    "developer-locate-lines": (vars) => ({ path: vars.path, ranges: [{ start: 1, end: 1, why: "the comment" }] }),
+    "developer-write-code": (vars) => (vars.path === "a.js" ? { old: "export const a = 1;", new: "export const a = 10;" } : { old: "export const c = 3;", new: "export const c = 30;" }),
+    "qa-review": () => ({ approved: true, comment: "ok" }),
+  });
+}
+
+describe("revisePullRequest", () => {
+  it("runs the Manager's tasks one after another with the reviewer's words as each file's first QA comment", async () => {
+    const llm = scripted([
+      { path: "a.js", description: "Set a to 10.", general_feedback: false },
+      { path: "b.js", description: "Same style for c.", general_feedback: true },
+    ]);
+    const ctx = testContext(llm, root);
+    const result = await revisePullRequest(ctx, input);
+
+    expect(result.plan.steps).toEqual([["a.js"], ["b.js"]]);
+    expect(result.changes.map((c) => [c.path, c.after])).toEqual([
+      ["a.js", "export const a = 10;\nexport const b = 2;\n"],
+      ["b.js", "export const c = 30;\n"],
+    ]);
+    const locate = llm.calls.filter((c) => c.prompt === "developer-locate-lines");
+    expect(String(locate[0]!.vars.feedback)).toMatch(/^A human reviewer commented on this file:\n- On line 1: a must be 10, not 1\./);
+    expect(String(locate[0]!.vars.feedback)).not.toContain("Keep the constants in one style.");
+    expect(String(locate[1]!.vars.feedback)).toContain("- On the file: Keep the constants in one style.");
+    // The second task saw the first one's change.
+    expect(String(locate[1]!.vars.earlier_changes)).toContain("+export const a = 10;");
+    expect(String(llm.calls[0]!.vars.comments)).toContain("### `a.js` (changed by the pull request)\n- On line 1: a must be 10, not 1.");
+    expect(result.usage.calls).toBe(llm.calls.length);
+    expect(result.usage.byAgent.manager.calls).toBe(3);
+    expect(ctx.events.map((e) => e.stage)).toEqual(["tasks", "team", "attempt", "task-done", "attempt", "task-done"]);
+  });
+
+  it("returns no change, and asks no Developer, when the Manager finds nothing to do", async () => {
+    const llm = scripted([]);
+    const result = await revisePullRequest(testContext(llm, root), { ...input, comments: [] });
+    expect(result.changes).toEqual([]);
+    expect(result.outcomes).toEqual([]);
+    expect(llm.calls.map((c) => c.prompt)).toEqual(["manager-triage-feedback"]);
+  });
+
+  it("names the stage when the Manager's call fails", async () => {
+    const llm = fakeLlm({});
+    await expect(revisePullRequest(testContext(llm, root), input)).rejects.toMatchObject({ name: "StageError", stage: "plan" });
+  });
+});
