@@ -56,6 +56,7 @@ export function toReviewComment(c: ApiReviewComment): ReviewComment | null {
   const where = left && c.line != null ? `(on removed line ${c.line} of the old version) ` : "";
   const lines = left || onFile ? {} : { line: c.line!, ...(c.start_line != null && c.start_line !== c.line ? { startLine: c.start_line } : {}) };
   return {
+    id: c.id,
     threadId: c.in_reply_to_id ?? c.id,
     path: c.path,
     ...lines,

@@ -61,7 +61,7 @@ export function reviseJobRunner(services: ReviseJobServices): JobRunner {
       }
       const comments = payload.reviewId ? await readReviewComments(octokit, pullRef, payload.reviewId) : [];
       if (!target && comments[0]) {
-        target = { kind: "review-comment", id: comments[0].threadId };
+        target = { kind: "review-comment", id: comments[0].id };
         await react(octokit, pullRef, target, "eyes", logError);
       }
       const general = [payload.reviewBody, payload.guidance].filter((text) => text !== "");
@@ -145,11 +145,12 @@ async function pushRevision(input: {
     });
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
-    throw new StageError(
-      "publish",
-      `The revision of ${files.map((f) => `\`${f}\``).join(", ")} was not pushed to \`${checkout.branch}\`: ${message}. If someone pushed to the branch meanwhile, that is why; nothing of theirs was overwritten.`,
-      REVISE_PULL_REQUEST.howTo,
-    );
+    const what = `The revision of ${files.map((f) => `\`${f}\``).join(", ")} was not pushed to \`${checkout.branch}\``;
+    // isomorphic-git reports a moved branch as a failed fast-forward; that is someone's push, not a fault.
+    const reason = /fast-forward/i.test(message)
+      ? `${what}: someone pushed to the branch while MAGIS was revising it, and the bot never force-pushes, so their commits stay as they are.`
+      : `${what}: ${message.replace(/\.*$/, "")}.`;
+    throw new StageError("publish", reason, REVISE_PULL_REQUEST.howTo);
   }
 }
 

@@ -38,7 +38,10 @@ export function issueOfBranch(prefix: string, branch: string): number | null {
   return match ? Number(match[1]) : null;
 }
 
-/** Queues a `revise-pull-request` job; a review that arrives while another job on the pull request runs waits for it. */
+/**
+ * Queues a `revise-pull-request` job. A review that arrives while another job on the pull request (or its issue) is
+ * queued or running waits for it, and the pull request is told so: the review is not lost, and not forgotten.
+ */
 export async function submitReviseJob(
   context: Context<"pull_request_review.submitted" | "issue_comment.created">,
   queue: JobQueue,
@@ -60,5 +63,13 @@ export async function submitReviseJob(
     },
     "wait",
   );
+  if (outcome.status === "queued" && outcome.behind) {
+    await context.octokit.rest.issues.createComment({
+      owner,
+      repo,
+      issue_number: trigger.pullNumber,
+      body: `⏳ MAGIS is still busy with an earlier run on this pull request or its issue. This revision (${trigger.payload.trigger}) is queued and starts when that run ends.`,
+    });
+  }
   context.log.info({ delivery: context.id, pull: trigger.pullNumber, outcome: outcome.status }, "magis revision trigger handled");
 }

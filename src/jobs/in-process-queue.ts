@@ -28,7 +28,8 @@ export class InProcessQueue implements JobQueue {
 
   async submit(job: NewJob, whenBusy: WhenBusy): Promise<SubmitOutcome> {
     if (this.store.seen(job.delivery)) return { status: "duplicate" };
-    if (whenBusy === "decline" && this.store.busy(job.key)) {
+    const behind = this.store.busy(job.key);
+    if (whenBusy === "decline" && behind) {
       const declined = this.store.add(job, "declined", "another job for this issue was queued or running");
       return declined ? { status: "busy", job: declined } : { status: "duplicate" };
     }
@@ -37,7 +38,7 @@ export class InProcessQueue implements JobQueue {
     this.pending.push(queued);
     // Start on a later turn of the event loop so the webhook is answered before any work begins.
     setImmediate(() => this.pump());
-    return { status: "queued", job: queued };
+    return { status: "queued", job: queued, behind };
   }
 
   async start(): Promise<void> {

@@ -3,9 +3,9 @@ import type { JobRecord, NewJob } from "../store/jobs.js";
 /** What to do with a job whose key already has one queued or running: answer it (`decline`) or run it afterwards (`wait`). */
 export type WhenBusy = "decline" | "wait";
 
-/** How a submission ended: queued to run, ignored as a redelivery, or declined because its key was busy. */
+/** How a submission ended: queued to run (`behind`: after a job with its key that is queued or running), ignored as a redelivery, or declined because its key was busy. */
 export type SubmitOutcome =
-  | { status: "queued"; job: JobRecord }
+  | { status: "queued"; job: JobRecord; behind: boolean }
   | { status: "duplicate" }
   | { status: "busy"; job: JobRecord };
 

@@ -108,6 +108,40 @@ describe("a review on the bot's pull request starts a revision, end to end", () 
     expect(git("rev-parse", `${human}^`)).toBe(seeded.head);
   });
 
+  it("never overwrites a commit pushed while it worked: the push is refused, nothing is lost, the failure says so", async () => {
+    const seeded = seedBotPullRequest(rig.root);
+    let human = "";
+    await rig.setUp({
+      pulls: seeded.pulls,
+      reviewComments: [reviewComment({ id: 651, reviewId: 96, path: "README.md", line: 4, body: "End with 'to GitHub'.", diffHunk: README_HUNK })],
+      script: (model) =>
+        scriptRevisions(model, {
+          ...REVISE_LINE_4,
+          reviews: [
+            () => {
+              // A maintainer pushes while the QA Engineer reviews: the clone the revision started from is no longer the head.
+              human = addCommit(rig.root, FULL, { branch: BRANCH, files: { "docs/guide.md": "# Guide\n\nSee CONTRIBUTING.md.\n" }, message: "Point to CONTRIBUTING", author: { name: "Test Maintainer", email: "maintainer@example.com" } });
+              return { approved: true, comment: "Approved." };
+            },
+          ],
+        }),
+    });
+    await rig.app.deliver("pull_request_review", reviewPayload({ installationId: INSTALLATION, reviewId: 96, state: "changes_requested" }), "d-race");
+    await rig.app.services.queue.drain();
+    expect(rig.model.problems).toEqual([]);
+    expect(rig.jobs()[0]).toMatchObject({ status: "failed", stage: "publish" });
+    expect(git("rev-parse", BRANCH)).toBe(human);
+    expect(git("rev-parse", `${human}^`)).toBe(seeded.head);
+    const [status] = statusOn(2);
+    expect(status!.body).toContain("**Failed at:** publish");
+    expect(status!.body).toContain("was not pushed to `magis/issue-1`");
+    expect(status!.body).toContain("someone pushed to the branch while MAGIS was revising it, and the bot never force-pushes, so their commits stay as they are.");
+    expect(status!.body).toContain("**Next step:** Comment `/magis revise` on this pull request");
+    expect(rig.github.replies).toEqual([]);
+    expect(rig.github.reactions.map((r) => r.content)).toEqual(["eyes", "confused"]);
+    expect(rig.everythingWritten()).not.toContain(TOKEN);
+  });
+
   it("runs two reviews in quick succession one after the other, the second on top of the first's commit", async () => {
     const seeded = seedBotPullRequest(rig.root);
     await rig.setUp({
@@ -139,7 +173,10 @@ describe("a review on the bot's pull request starts a revision, end to end", () 
     // The second run's Developer saw the first run's change in the file it edited.
     const locates = rig.model.requests.filter((r) => r.prompt === "developer-locate-lines");
     expect(locates[1]!.messages.map((m) => m.content).join("\n")).toContain(LINE_4_REVISED);
-    // Two summaries, two replies, and a history of two revisions under the untouched report.
+    // The second review was told it waits; then two summaries, two replies, and a history of two revisions under the untouched report.
+    expect(rig.github.comments.filter((c) => c.body.startsWith("⏳")).map((c) => [c.issue, c.body])).toEqual([
+      [2, "⏳ MAGIS is still busy with an earlier run on this pull request or its issue. This revision (@Codertocat requested changes in a review) is queued and starts when that run ends."],
+    ]);
     expect(statusOn(2).map((c) => c.body.includes("🚀 MAGIS revised this pull request"))).toEqual([true, true]);
     expect(rig.github.replies.map((r) => r.inReplyTo)).toEqual([701, 702]);
     const description = rig.github.pulls.find((p) => p.number === 2)!.body;

@@ -1,6 +1,6 @@
 import type { FakeGitHubOptions } from "../support/github-api.js";
 import { addCommit } from "../support/git-server.js";
-import type { ScriptedModel } from "../support/scripted-model.js";
+import type { ScriptedModel, ScriptedRequest } from "../support/scripted-model.js";
 import { FULL } from "./e2e-rig.js";
 import { BOT_LOGIN } from "./payloads.js";
 import { REPO_FILES } from "./script-resolve.js";
@@ -44,8 +44,8 @@ export function seedBotPullRequest(root: string): { head: string; pulls: NonNull
 export interface RevisionScript {
   triage: { tasks: { path: string; description: string; general_feedback: boolean }[]; declined: { path: string; reason: string }[] };
   edit: { path: string; line: number; old: string; new: string };
-  /** QA verdicts in order (default: one approval). */
-  reviews?: { approved: boolean; comment: string }[];
+  /** QA verdicts in order (default: one approval); a function answers when called (and may act on the world first). */
+  reviews?: ({ approved: boolean; comment: string } | ((request: ScriptedRequest) => unknown))[];
 }
 
 /** Scripts the model for revisions, one after another, in order. */

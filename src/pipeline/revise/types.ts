@@ -2,6 +2,7 @@ import type { DeveloperRole, FileFeedback, FileTask, IssueText, Plan, ResolveRes
 
 /** One inline review comment as the revision reads it (already cleaned). */
 export interface ReviewComment {
+  id: number;
   /** The id of the thread's first comment: replies go there. */
   threadId: number;
   path: string;

@@ -97,8 +97,8 @@ describe("InProcessQueue", () => {
     const store = new JobStore(openDatabase(dbFile()));
     const runner = gatedRunner();
     const queue = new InProcessQueue(store, runner.run, { concurrency: 4 });
-    await queue.submit(job("first", 3), "wait");
-    await queue.submit(job("second", 3), "wait");
+    expect(await queue.submit(job("first", 3), "wait")).toMatchObject({ status: "queued", behind: false });
+    expect(await queue.submit(job("second", 3), "wait")).toMatchObject({ status: "queued", behind: true });
     await tick();
     expect(runner.started.map((j) => j.delivery)).toEqual(["first"]);
     runner.release(runner.started[0]!.id, new Error("model unavailable"));
