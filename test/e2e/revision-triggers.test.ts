@@ -1,7 +1,13 @@
+import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { openDatabase } from "../../src/store/database.js";
+import { jobKey, JobStore } from "../../src/store/jobs.js";
 import { addCommit } from "../support/git-server.js";
-import { FULL, INSTALLATION, TOKEN, useRig } from "./e2e-rig.js";
+import { fakeGitHub } from "../support/github-api.js";
+import { startScriptedModel } from "../support/scripted-model.js";
+import { FULL, INSTALLATION, OWNER, REPO, SECRET, TOKEN, useRig } from "./e2e-rig.js";
 import { BOT_LOGIN, pullCommentPayload, reviewComment, reviewPayload } from "./payloads.js";
+import { startApp } from "./start-app.js";
 import { LINE_4, LINE_4_REVISED, ORIGINAL_REPORT, README_HUNK, REVISE_LINE_4, scriptRevisions, seedBotPullRequest } from "./script-revise.js";
 
 const rig = useRig();
@@ -109,6 +115,30 @@ describe("what starts a revision and what does not, end to end", () => {
     expect(description.startsWith(ORIGINAL_REPORT)).toBe(true);
     expect(description).toContain("- **Revision 1** (run #1, asked by @Codertocat): no change — no task produced a change the QA Engineer approved.");
     expect(rig.github.reactions.map((r) => r.content)).toEqual(["eyes"]);
+  });
+
+  it("on start, marks a revision left running by a previous process failed, on its pull request, with /magis revise as the next step", async () => {
+    const seeded = seedBotPullRequest(rig.root);
+    const db = openDatabase(path.join(rig.root, "magis.db"));
+    const store = new JobStore(db);
+    const job = store.add({ delivery: "old", key: jobKey(OWNER, REPO, 1), kind: "revise-pull-request", installationId: INSTALLATION, owner: OWNER, repo: REPO, number: 2, payload: {} })!;
+    store.start(job.id, "code");
+    db.close();
+    rig.model = await startScriptedModel();
+    rig.github = fakeGitHub({
+      owner: OWNER, repo: REPO, installationId: INSTALLATION, token: TOKEN, gitRoot: rig.root, cloneUrl: `${rig.git.url}/${FULL}.git`,
+      issue: { number: 1, title: "Spelling error in the README file", body: "" },
+      pulls: seeded.pulls,
+      comments: [{ issue: 2, body: `<!-- magis:status job=${job.id} -->\n### 👀 MAGIS is revising this pull request\n\n- [x] Feedback read: 1 inline comment on 1 file`, user: { login: BOT_LOGIN, type: "Bot" } }],
+    });
+    rig.app = await startApp(SECRET, { db: openDatabase(path.join(rig.root, "magis.db")), traceDir: "", env: { OPENAI_BASE_URL: rig.model.url } });
+    expect(rig.app.services.store.get(job.id)).toMatchObject({ status: "failed", stage: "code" });
+    const [status] = rig.github.comments;
+    expect(status).toMatchObject({ issue: 2 });
+    expect(status!.body).toContain("- [x] Feedback read: 1 inline comment on 1 file");
+    expect(status!.body).toContain("**Failed at:** code");
+    expect(status!.body).toContain("**Next step:** Comment `/magis revise` on this pull request");
+    expect(git("rev-parse", BRANCH)).toBe(seeded.head);
   });
 
   it("leaves a failure comment naming the stage, the reason and /magis revise when the model fails, and pushes nothing", async () => {

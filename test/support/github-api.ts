@@ -33,8 +33,8 @@ export interface FakeGitHubOptions {
   /** The text of `.github/magis.yml`, or absent for none (404, and 404 for the owner's `.github` repository too). */
   config?: string;
   issue: { number: number; title: string; body: string; state?: "open" | "closed" };
-  /** Comments already on the issue. */
-  comments?: { body: string; user: { login: string; type: "User" | "Bot" } }[];
+  /** Comments already on the issue (or on the issue or pull request `issue`). */
+  comments?: { body: string; user: { login: string; type: "User" | "Bot" }; issue?: number }[];
   /** Pull requests that exist already (e.g. the bot's, from an earlier run); `user` defaults to the app's bot. */
   pulls?: { number: number; head: string; base?: string; title: string; body: string; user?: string; state?: "open" | "closed" }[];
   /** Inline review comments, as the API returns them (`pull_request_review_id` ties each to its review). */
@@ -105,7 +105,7 @@ export function fakeGitHub(options: FakeGitHubOptions): FakeGitHub {
   let nextId = 1000;
   const state: FakeGitHub = {
     requests: [],
-    comments: (options.comments ?? []).map((c) => ({ id: nextId++, issue: options.issue.number, body: c.body, user: c.user, history: [c.body] })),
+    comments: (options.comments ?? []).map((c) => ({ id: nextId++, issue: c.issue ?? options.issue.number, body: c.body, user: c.user, history: [c.body] })),
     pulls: (options.pulls ?? []).map((p) => ({
       number: p.number, head: p.head, base: p.base ?? defaultBranch, title: p.title, body: p.body, draft: false,
       html_url: `https://github.com/${owner}/${repo}/pull/${p.number}`, user: p.user ?? botLogin, state: p.state ?? "open",
