@@ -3,9 +3,9 @@ import { mergeChanges } from "../code/merge-changes.js";
 import { StageError, type StageName } from "../errors.js";
 import { designDevelopers } from "../plan/design-developers.js";
 import { countUsage } from "../report/count-usage.js";
-import type { Plan, StageContext } from "../types.js";
+import type { IssueText, Plan, StageContext } from "../types.js";
 import { triageFeedback } from "./triage-feedback.js";
-import type { RevisionInput, RevisionResult } from "./types.js";
+import type { ReviewComment, RevisionInput, RevisionResult } from "./types.js";
 
 /**
  * Revises a pull request after a human review, as MAGIS's Developer ↔ QA loop with the reviewer as the first QA
@@ -28,11 +28,26 @@ export async function revisePullRequest(ctx: StageContext, input: RevisionInput)
     steps: triage.tasks.map((t) => [t.path]),
     rationale: "Revision tasks run one after another, each seeing the changes made before it.",
   };
-  // 4. Developers and QA Engineers, with the reviewer's words as the first QA comment of each file.
-  const outcomes = await inStage("code", () => runCodingTasks(ctx, input.issue, triage.tasks, developers, plan, triage.feedback));
+  // 4. Developers and QA Engineers, with the reviewer's words as the first QA comment of each file. The whole review
+  //    also rides along as a hint, so later attempts and the QA Engineers still see what the reviewer asked.
+  const issue = withReviewHint(input.issue, input.comments, input.general);
+  const outcomes = await inStage("code", () => runCodingTasks(ctx, issue, triage.tasks, developers, plan, triage.feedback));
   // 5. The kept file diffs are the revision's change.
   const merged = mergeChanges(plan, outcomes);
   return { ...merged, ...triage, developers, plan, usage: usage.report(ctx.now() - started) };
+}
+
+/** The issue with the review as one more hint: the general feedback and each inline comment with its place. */
+export function withReviewHint(issue: IssueText, comments: ReviewComment[], general: string[]): IssueText {
+  const lines = [
+    ...general.map((text) => `- ${text.replace(/\n/g, "\n  ")}`),
+    ...comments.map((c) => {
+      const where = c.startLine && c.line ? `lines ${c.startLine}-${c.line}` : c.line ? `line ${c.line}` : "the file";
+      return `- On \`${c.path}\`, ${where}: ${c.body.replace(/\n/g, "\n  ")}`;
+    }),
+  ];
+  if (lines.length === 0) return issue;
+  return { ...issue, hints: [...issue.hints, ["The human review this revision answers:", ...lines].join("\n")] };
 }
 
 /** Runs one stage, naming it in any failure that is not already a StageError. */

@@ -55,6 +55,10 @@ describe("revisePullRequest", () => {
     // The second task saw the first one's change.
     expect(String(locate[1]!.vars.earlier_changes)).toContain("+export const a = 10;");
     expect(String(llm.calls[0]!.vars.comments)).toContain("### `a.js` (changed by the pull request)\n- On line 1: a must be 10, not 1.");
+    // Every coding prompt, QA's included, carries the whole review as a hint; the Manager's triage shows it in its own sections.
+    const review = "- The human review this revision answers:\n  - Keep the constants in one style.\n  - On `a.js`, line 1: a must be 10, not 1.";
+    for (const call of llm.calls.filter((c) => c.prompt.startsWith("developer-") || c.prompt === "qa-review")) expect(String(call.vars.issue), call.prompt).toContain(review);
+    expect(String(llm.calls[0]!.vars.issue)).not.toContain("The human review");
     expect(result.usage.calls).toBe(llm.calls.length);
     expect(result.usage.byAgent.manager.calls).toBe(3);
     expect(ctx.events.map((e) => e.stage)).toEqual(["tasks", "team", "attempt", "task-done", "attempt", "task-done"]);
