@@ -34,6 +34,11 @@ const PRECISE_IDENTIFIER = /\b(?:[A-Za-z]\w*_\w+|_\w+|[a-z]+[A-Z]\w*|[A-Z][a-z0-
 
 const NOT_MODULES = /^(e\.g|i\.e|etc|vs|www\.|http|https)\b/i;
 
+// Language names that are not words: "C++ inline variables" is about `cpp.py`, `cpp/`, `*.cpp`.
+function spellLanguages(text: string): string {
+  return text.replace(/\b[Cc]\+\+/g, "cpp").replace(/\b[CcFf]#(?=\W|$)/g, (m) => `${m[0]!.toLowerCase()}sharp`);
+}
+
 function add(terms: Map<string, number>, tokens: string[], weight: number): void {
   for (const token of tokens) terms.set(token, (terms.get(token) ?? 0) + weight);
 }
@@ -86,7 +91,8 @@ function weighCodeText(terms: Map<string, number>, code: string, weight: number)
  * issue is precise — the title, code in fences and backticks, identifiers that can only be code, the
  * function names and file paths of tracebacks — plus the files and modules it names outright.
  */
-export function buildQuery(issue: IssueText): WeightedQuery {
+export function buildQuery(raw: IssueText): WeightedQuery {
+  const issue = { title: spellLanguages(raw.title), body: spellLanguages(raw.body), hints: raw.hints.map(spellLanguages) };
   const terms = new Map<string, number>();
   const mentions: PathMention[] = [];
   const seen = new Set<string>();

@@ -2,7 +2,7 @@ import bm25, { type Bm25Engine } from "wink-bm25-text-search";
 import type { RankedFile } from "../types.js";
 import type { WeightedQuery } from "./build-query.js";
 import { extractDefinitions } from "./extract-definitions.js";
-import { mentionStrength, pathPrior } from "./score-path.js";
+import { mainExtensions, mentionStrength, pathPrior } from "./score-path.js";
 import { countTermsByChunk, tokenizeCode } from "./tokenize-code.js";
 
 /** A file to rank: its repository-relative path and its text. */
@@ -149,6 +149,7 @@ export function indexFiles(files: RankInput[], options: RankOptions = DEFAULT_RA
     textDocs.push({ id: String(index), fields: countFields(mergeCounts(chunks)) });
     if (chunks.length > 2) chunks.forEach((counts, c) => textDocs.push({ id: `${index}:${c}`, fields: countFields(counts) }));
   });
+  const main = mainExtensions(files.map((file) => ({ path: file.path, size: file.text.length })));
   const textEngine = buildEngine(textDocs, COUNT_WEIGHTS, options);
   const nameEngine = buildEngine(nameDocs, { path: options.pathWeight, defs: options.defsWeight }, options);
 
@@ -172,7 +173,7 @@ export function indexFiles(files: RankInput[], options: RankOptions = DEFAULT_RA
         const textScore = (1 - options.fileShare) * (best.get(index) ?? wholeScore) + options.fileShare * wholeScore;
         const bm25Score = textScore + options.namesShare * (names.get(String(index)) ?? 0);
         const boost = 1 + options.mentionBoost * mentionStrength(file.path, query.mentions);
-        return { path: file.path, score: Math.round(bm25Score * boost * pathPrior(file.path) * 1000) / 1000 };
+        return { path: file.path, score: Math.round(bm25Score * boost * pathPrior(file.path, main) * 1000) / 1000 };
       });
       return ranked
         .filter((file) => file.score > 0)

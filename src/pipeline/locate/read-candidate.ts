@@ -22,8 +22,9 @@ const BINARY_EXTENSIONS = new Set(
   ).split(" "),
 );
 
-// Data rather than code: large, repetitive, and they drown real matches in BM25.
-const DATA_EXTENSIONS = new Set(["svg", "csv", "tsv", "ipynb", "lock", "log"]);
+// Data rather than code (tables, notebooks, logs, translation catalogs): large, repetitive, and they
+// echo every word an issue could use, drowning real matches in BM25.
+const DATA_EXTENSIONS = new Set(["svg", "csv", "tsv", "ipynb", "lock", "log", "po", "pot"]);
 
 const LOCK_FILES = new Set([
   "package-lock.json", "npm-shrinkwrap.json", "yarn.lock", "pnpm-lock.yaml", "bun.lockb", "cargo.lock",

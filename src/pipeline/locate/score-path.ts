@@ -8,14 +8,39 @@ const CONFIG_FILE = /\.(cfg|ini|toml|ya?ml|json|xml|properties|conf|txt)$|(^|\/)
 const TOOLING_DIR = /(^|\/)\.(github|gitlab|circleci|azure-pipelines)\//i;
 const CHANGELOG = /(^|\/)(changes|changelog|history|news|release[-_]?notes|whatsnew|authors|contributors)[^/]*$/i;
 
+function extensionOf(path: string): string {
+  const name = path.slice(path.lastIndexOf("/") + 1);
+  const dot = name.lastIndexOf(".");
+  return dot > 0 ? name.slice(dot + 1).toLowerCase() : "";
+}
+
+/**
+ * The main languages of a repository: file extensions holding at least a fifth of the bytes of its
+ * code (tests, docs, prose and settings not counted). A Python project's issues are mostly fixed in
+ * Python, even when its templates, scripts and style sheets use the same words.
+ */
+export function mainExtensions(files: Array<{ path: string; size: number }>): Set<string> {
+  const bytes = new Map<string, number>();
+  let total = 0;
+  for (const file of files) {
+    if (TEST_PATH.test(file.path) || DOC_PATH.test(file.path) || PROSE_FILE.test(file.path) || CONFIG_FILE.test(file.path) || CHANGELOG.test(file.path)) continue;
+    const ext = extensionOf(file.path);
+    if (ext === "") continue;
+    bytes.set(ext, (bytes.get(ext) ?? 0) + file.size);
+    total += file.size;
+  }
+  return new Set([...bytes].filter(([, size]) => size >= total / 5).map(([ext]) => ext));
+}
+
 /**
  * How likely a file is, before reading the issue, to be the one a fix changes: fixes land in source
- * files; tests, examples and documentation mostly echo the words of the issue without being its cause,
- * and change logs list every feature name there is.
+ * files of the repository's main languages; tests, examples and documentation mostly echo the words
+ * of the issue without being its cause, and change logs list every feature name there is.
  */
-export function pathPrior(path: string): number {
+export function pathPrior(path: string, main: Set<string> = new Set()): number {
   if (CHANGELOG.test(path)) return 0.3;
   let prior = 1;
+  if (main.size > 0 && !main.has(extensionOf(path))) prior *= 0.6;
   if (TEST_PATH.test(path)) prior *= 0.5;
   if (DOC_PATH.test(path)) prior *= 0.6;
   if (PROSE_FILE.test(path)) prior *= 0.6;

@@ -91,3 +91,11 @@ describe("pathParts", () => {
     expect(pathParts("./src/index.ts:10:5")).toEqual(["src", "index.ts"]);
   });
 });
+
+describe("buildQuery on language names", () => {
+  it("spells C++ and C# as words", () => {
+    const { terms } = buildQuery({ title: "C++, add support for inline variables", body: "Also C# enums.", hints: [] });
+    expect(terms.has("cpp")).toBe(true);
+    expect(terms.has("csharp")).toBe(true);
+  });
+});
