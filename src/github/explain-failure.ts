@@ -19,7 +19,7 @@ export const RETRY_ISSUE: Rerun = {
 /** Running a pull request's revision again. */
 export const REVISE_PULL_REQUEST: Rerun = {
   command: "/magis revise",
-  howTo: "Comment `/magis revise` on this pull request to run the revision again (anything after it is passed on as guidance), or submit your review again.",
+  howTo: "Comment `/magis revise` on this pull request to run the revision of the latest review again, or `/magis revise <what to change>` to give new guidance.",
 };
 
 /**

@@ -12,7 +12,10 @@ export function parseReviseCommand(body: string): { guidance: string } | null {
   return match ? { guidance: (match[1] ?? "").trim() } : null;
 }
 
-/** `issue_comment.created`: `/magis revise [guidance]` on an open pull request the app opened, by someone allowed, queues a revision. */
+/**
+ * `issue_comment.created`: `/magis revise [guidance]` on an open pull request the app opened, by someone allowed, queues a
+ * revision: of the guidance, or without guidance of the latest review again.
+ */
 export function onReviseComment(queue: JobQueue, bot: (octokit: Octokit) => Promise<BotIdentity>) {
   return async (context: Context<"issue_comment.created">): Promise<void> => {
     const { issue, comment, sender, installation } = context.payload;

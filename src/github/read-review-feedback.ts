@@ -65,6 +65,16 @@ export function toReviewComment(c: ApiReviewComment): ReviewComment | null {
   };
 }
 
+/**
+ * The latest review by a person that asked for changes or commented, for a bare `/magis revise` (which runs the
+ * revision of that review again), or null when there is none. Its text comes back cleaned.
+ */
+export async function readLatestReview(octokit: Octokit, pull: PullRef): Promise<{ id: number; body: string; reviewer: string } | null> {
+  const reviews = await octokit.paginate(octokit.rest.pulls.listReviews, { owner: pull.owner, repo: pull.repo, pull_number: pull.number, per_page: 100 });
+  const latest = reviews.filter((r) => r.user?.type !== "Bot" && (r.state === "CHANGES_REQUESTED" || r.state === "COMMENTED")).at(-1);
+  return latest ? { id: latest.id, body: cleanText(latest.body ?? "").slice(0, MAX_COMMENT_CHARS), reviewer: latest.user?.login ?? "someone" } : null;
+}
+
 /** The files the pull request changes (removed files left out: there is nothing to edit), with their patches. */
 export async function readChangedFiles(octokit: Octokit, pull: PullRef): Promise<{ path: string; patch?: string }[]> {
   const files = await octokit.paginate(octokit.rest.pulls.listFiles, { owner: pull.owner, repo: pull.repo, pull_number: pull.number, per_page: 100 });

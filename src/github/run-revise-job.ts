@@ -10,7 +10,7 @@ import { commitAndPush } from "../workspace/commit-and-push.js";
 import { answerRevision } from "./answer-revision.js";
 import { explainFailure, REVISE_PULL_REQUEST } from "./explain-failure.js";
 import { openRepository } from "./open-repository.js";
-import { readChangedFiles, readReviewComments } from "./read-review-feedback.js";
+import { readChangedFiles, readLatestReview, readReviewComments } from "./read-review-feedback.js";
 import { readRevisionIssue } from "./read-revision-issue.js";
 import { redactSecrets } from "./redact-secrets.js";
 import { renderRevisionStatus, startRevisionStatus, type RevisionStatus } from "./render-revision-status.js";
@@ -59,12 +59,16 @@ export function reviseJobRunner(services: ReviseJobServices): JobRunner {
       if (pull.state !== "open") {
         throw new StageError("clone", `Pull request #${pull.number} is ${pull.state}, so it was not revised.`, "Reopen it, then comment `/magis revise`.");
       }
-      const comments = payload.reviewId ? await readReviewComments(octokit, pullRef, payload.reviewId) : [];
+      // A bare `/magis revise` runs the revision of the latest review again (the advice after a failed revision).
+      const review = payload.reviewId
+        ? { id: payload.reviewId, body: payload.reviewBody }
+        : payload.guidance === "" ? await readLatestReview(octokit, pullRef) : null;
+      const comments = review ? await readReviewComments(octokit, pullRef, review.id) : [];
       if (!target && comments[0]) {
         target = { kind: "review-comment", id: comments[0].id };
         await react(octokit, pullRef, target, "eyes", logError);
       }
-      const general = [payload.reviewBody, payload.guidance].filter((text) => text !== "");
+      const general = [review?.body ?? "", payload.guidance].filter((text) => text !== "");
       const files = new Set(comments.map((c) => c.path)).size;
       status.update((s) => ({ ...s, feedback: { comments: comments.length, files, general: general.length } }));
       const headRef = pull.head.ref;
@@ -76,7 +80,7 @@ export function reviseJobRunner(services: ReviseJobServices): JobRunner {
         return done.commit ? `${pull.html_url} revised in ${done.commit}` : `${pull.html_url}: no change`;
       };
       if (comments.length === 0 && general.length === 0) {
-        return await finish({ commit: null, parent: pull.head.sha, branch: headRef, result: null, note: "the review has no text and no inline comments to act on; write what to change, or comment `/magis revise <what to change>`" });
+        return await finish({ commit: null, parent: pull.head.sha, branch: headRef, result: null, note: "there is no feedback to act on (no review text, no inline comments, no guidance); write what to change in a review, or comment `/magis revise <what to change>`" });
       }
       const changedFiles = await readChangedFiles(octokit, pullRef);
       const issue = await readRevisionIssue(octokit, repo, { number: pull.number, title: pull.title, body: pull.body ?? "", headRef }, config.branch_prefix);

@@ -13,7 +13,7 @@ export interface ReviseJobPayload {
   reviewId?: number;
   /** The review's text (cleaned), or "". */
   reviewBody: string;
-  /** `/magis revise` guidance (cleaned), or "". */
+  /** `/magis revise` guidance (cleaned), or "": a bare `/magis revise` revises the latest review again. */
   guidance: string;
   /** The `/magis revise` comment (gets the reactions), if one started it. */
   commentId?: number;

@@ -29,6 +29,7 @@ export interface RigOptions {
   /** Pull requests that exist already (the bot's from an earlier run, a person's). */
   pulls?: FakeGitHubOptions["pulls"];
   reviewComments?: FakeGitHubOptions["reviewComments"];
+  reviews?: FakeGitHubOptions["reviews"];
   /** Scripts the model instead of the issue-to-PR run (ignored with brokenModel). */
   script?: (model: ScriptedModel) => void;
 }
@@ -70,6 +71,7 @@ export function useRig(): Rig {
         sizeKb: options.sizeKb,
         pulls: options.pulls,
         reviewComments: options.reviewComments,
+        reviews: options.reviews,
         issue: {
           number: 1,
           title: "Spelling error in the README file",

@@ -71,6 +71,35 @@ describe("what starts a revision and what does not, end to end", () => {
     expect(rig.github.pulls[0]!.body).toMatch(/- \*\*Revision 1\*\* .*changes `README\.md`/);
   });
 
+  it("bare /magis revise runs the revision of the latest review by a person again", async () => {
+    const seeded = seedBotPullRequest(rig.root);
+    await rig.setUp({
+      pulls: seeded.pulls,
+      reviews: [
+        { id: 96, pull: 2, state: "COMMENTED", body: "An older remark.", user: { login: "Codertocat", type: "User" } },
+        { id: 97, pull: 2, state: "CHANGES_REQUESTED", body: "Almost there.", user: { login: "Codertocat", type: "User" } },
+        { id: 98, pull: 2, state: "APPROVED", body: "", user: { login: "octocat", type: "User" } },
+        { id: 99, pull: 2, state: "COMMENTED", body: "", user: { login: BOT_LOGIN, type: "Bot" } },
+      ],
+      reviewComments: [reviewComment({ id: 970, reviewId: 97, path: "README.md", line: 4, body: "End with 'to GitHub'.", diffHunk: README_HUNK })],
+      script: (model) => scriptRevisions(model, REVISE_LINE_4),
+    });
+    const command = pullCommentPayload({ body: "/magis revise", installationId: INSTALLATION });
+    await rig.app.deliver("issue_comment", command, "d-bare");
+    await rig.app.services.queue.drain();
+    expect(rig.jobs()[0], rig.jobs()[0]?.detail ?? "").toMatchObject({ status: "succeeded" });
+    expect(git("rev-parse", `${BRANCH}^`)).toBe(seeded.head);
+    const triage = rig.model.requests.find((r) => r.prompt === "manager-triage-feedback")!.messages.map((m) => m.content).join("\n");
+    expect(triage).toContain("Almost there.");
+    expect(triage).toContain("On line 4: End with 'to GitHub'.");
+    expect(triage).not.toContain("An older remark.");
+    expect(rig.github.replies.map((r) => r.inReplyTo)).toEqual([970]);
+    expect(rig.github.reactions.map((r) => [r.target, r.content])).toEqual([
+      [`issues/comments/${command.comment.id}`, "eyes"],
+      [`issues/comments/${command.comment.id}`, "rocket"],
+    ]);
+  });
+
   it("answers /magis revise from someone without permission, or on a pull request MAGIS did not open, and runs nothing", async () => {
     const seeded = seedBotPullRequest(rig.root);
     addCommit(rig.root, FULL, { branch: "changes", from: "main", files: { "docs/guide.md": "# Guide\n" }, message: "Shorter guide", author: { name: "Codertocat", email: "codertocat@example.com" } });
@@ -137,7 +166,7 @@ describe("what starts a revision and what does not, end to end", () => {
     expect(status).toMatchObject({ issue: 2 });
     expect(status!.body).toContain("- [x] Feedback read: 1 inline comment on 1 file");
     expect(status!.body).toContain("**Failed at:** code");
-    expect(status!.body).toContain("**Next step:** Comment `/magis revise` on this pull request");
+    expect(status!.body).toContain("**Next step:** Comment `/magis revise` on this pull request to run the revision of the latest review again");
     expect(git("rev-parse", BRANCH)).toBe(seeded.head);
   });
 

@@ -37,6 +37,8 @@ export interface FakeGitHubOptions {
   comments?: { body: string; user: { login: string; type: "User" | "Bot" }; issue?: number }[];
   /** Pull requests that exist already (e.g. the bot's, from an earlier run); `user` defaults to the app's bot. */
   pulls?: { number: number; head: string; base?: string; title: string; body: string; user?: string; state?: "open" | "closed" }[];
+  /** Reviews of pull requests, oldest first, as the API lists them (state in capitals: COMMENTED, CHANGES_REQUESTED, APPROVED). */
+  reviews?: { id: number; pull: number; state: string; body: string; user: { login: string; type: "User" | "Bot" } }[];
   /** Inline review comments, as the API returns them (`pull_request_review_id` ties each to its review). */
   reviewComments?: FakeReviewComment[];
   /** The app's slug and its bot user's id. */
@@ -237,6 +239,7 @@ export function fakeGitHub(options: FakeGitHubOptions): FakeGitHub {
     });
     return [200, files];
   });
+  on("get", new RegExp(`^${base}/pulls/\\d+/reviews(\\?.*)?$`), (uri) => [200, (options.reviews ?? []).filter((r) => r.pull === pullNumber(uri))]);
   on("get", new RegExp(`^${base}/pulls/\\d+/reviews/\\d+/comments(\\?.*)?$`), (uri) => {
     const review = Number(/\/reviews\/(\d+)/.exec(uri)![1]);
     return [200, state.reviewComments.filter((c) => c.pull_request_review_id === review)];
