@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { openEditableFile } from "../code/open-editable-file.js";
 import { formatIssue } from "../plan/format-issue.js";
+import { fence } from "../report/markdown.js";
 import type { StageContext } from "../types.js";
 import { settleTriage } from "./settle-triage.js";
 import type { ReviewComment, RevisionInput, Triage } from "./types.js";
@@ -10,8 +11,10 @@ const answerSchema = z.object({
   declined: z.array(z.object({ path: z.string(), reason: z.string() })),
 });
 
-// The Manager judges the review against the pull request's diff; a very large diff is cut so small context windows still fit.
+// The Manager judges the review against the pull request's diff; a very large diff is cut (per file, then in all)
+// so small context windows still fit. Files past the total are listed without their patch.
 const MAX_PATCH_CHARS = 6_000;
+const MAX_TOTAL_PATCH_CHARS = 40_000;
 
 /** The Manager reads the review and decides the file-level tasks of the revision (which files, what to change, whose words go where). */
 export async function triageFeedback(ctx: StageContext, input: RevisionInput): Promise<Triage> {
@@ -36,11 +39,13 @@ export async function triageFeedback(ctx: StageContext, input: RevisionInput): P
 
 function formatChangedFiles(files: RevisionInput["changedFiles"]): string {
   if (files.length === 0) return "(none)";
+  let budget = MAX_TOTAL_PATCH_CHARS;
   return files
     .map((f) => {
-      const patch = f.patch ?? "(no patch shown: binary or too large)";
-      const shown = patch.length > MAX_PATCH_CHARS ? `${patch.slice(0, MAX_PATCH_CHARS)}\n… (cut)` : patch;
-      return `### \`${f.path}\`\n\`\`\`diff\n${shown.trimEnd()}\n\`\`\``;
+      if (!f.patch || budget <= 0) return `### \`${f.path}\`\n(patch not shown: ${f.patch ? "the diff is too long to show every file" : "binary or too large"})`;
+      const shown = f.patch.length > Math.min(MAX_PATCH_CHARS, budget) ? `${f.patch.slice(0, Math.min(MAX_PATCH_CHARS, budget))}\n… (cut)` : f.patch;
+      budget -= shown.length;
+      return `### \`${f.path}\`\n${fence(shown, "diff")}`;
     })
     .join("\n\n");
 }

@@ -77,3 +77,23 @@ describe("revisePullRequest", () => {
     await expect(revisePullRequest(testContext(llm, root), input)).rejects.toMatchObject({ name: "StageError", stage: "plan" });
   });
 });
+
+describe("what the Manager's triage shows", () => {
+  it("each changed file's patch in a fence that survives backticks, and only paths once the diff is too long", async () => {
+    const llm = scripted([]);
+    const huge = `@@ -1 +1 @@\n${"+x\n".repeat(20_000)}`;
+    const changedFiles = [
+      { path: "a.js", patch: "@@ -1 +1 @@\n+const s = ```;" },
+      ...Array.from({ length: 10 }, (_, i) => ({ path: `big${i}.js`, patch: huge })),
+      { path: "d.png" },
+    ];
+    await revisePullRequest(testContext(llm, root), { ...input, changedFiles });
+    const shown = String(llm.calls[0]!.vars.changed_files);
+    expect(shown).toContain("### `a.js`\n````diff\n@@ -1 +1 @@\n+const s = ```;\n````");
+    expect(shown).toContain("### `big0.js`\n```diff\n@@ -1 +1 @@");
+    expect(shown).toContain("… (cut)");
+    expect(shown).toContain("### `big9.js`\n(patch not shown: the diff is too long to show every file)");
+    expect(shown.length).toBeLessThan(42_000);
+    expect(shown).toContain("### `d.png`\n(patch not shown: binary or too large)");
+  });
+});
