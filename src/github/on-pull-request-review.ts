@@ -1,10 +1,13 @@
 import type { Context } from "probot";
+import { parseConfig } from "../config.js";
 import type { JobQueue } from "../jobs/job-queue.js";
 import { hasPermission } from "./check-permission.js";
 import { cleanText } from "./clean-text.js";
 import { loadConfig, renderConfigProblems } from "./load-config.js";
 import { submitReviseJob } from "./submit-revise-job.js";
 import type { BotIdentity, Octokit } from "./types.js";
+
+const DEFAULT_PERMISSIONS = parseConfig({}).allowed_permissions;
 
 /**
  * `pull_request_review.submitted`: a review that requests changes, or comments with text or inline comments, on an
@@ -21,7 +24,10 @@ export function onPullRequestReview(queue: JobQueue, bot: (octokit: Octokit) => 
     if (pull.user.login !== (await bot(context.octokit)).login) return;
     const loaded = await loadConfig(context);
     if (!loaded.ok) {
-      await context.octokit.rest.issues.createComment(context.issue({ issue_number: pull.number, body: renderConfigProblems(loaded.error) }));
+      // A broken config has no permission list to trust; the default one decides who hears about the problems.
+      if (await hasPermission(context.octokit, context.repo(), sender.login, DEFAULT_PERMISSIONS)) {
+        await context.octokit.rest.issues.createComment(context.issue({ issue_number: pull.number, body: renderConfigProblems(loaded.error) }));
+      }
       return;
     }
     const { config } = loaded;

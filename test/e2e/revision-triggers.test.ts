@@ -43,6 +43,20 @@ describe("what starts a revision and what does not, end to end", () => {
     expect(git("rev-parse", BRANCH)).toBe(seeded.head);
   });
 
+  it("answers a review with the broken config's problems when the reviewer may trigger runs, and runs nothing", async () => {
+    const seeded = seedBotPullRequest(rig.root);
+    await rig.setUp({ pulls: seeded.pulls, config: "qa_iterations: lots\n", script: () => undefined });
+    const review = (sender: string, id: number) => reviewPayload({ installationId: INSTALLATION, reviewId: id, state: "changes_requested", body: "Rename it.", sender });
+    await rig.app.deliver("pull_request_review", review("stranger", 1), "d-config-stranger");
+    await rig.app.deliver("pull_request_review", review("Codertocat", 2), "d-config");
+    await rig.app.services.queue.drain();
+    expect(rig.jobs()).toEqual([]);
+    expect(rig.git.requests).toEqual([]);
+    expect(rig.github.comments).toHaveLength(1);
+    expect(rig.github.comments[0]).toMatchObject({ issue: 2 });
+    expect(rig.github.comments[0]!.body).toContain("`qa_iterations`");
+  });
+
   it("/magis revise with guidance revises the pull request without inline comments", async () => {
     const seeded = seedBotPullRequest(rig.root);
     await rig.setUp({ pulls: seeded.pulls, script: (model) => scriptRevisions(model, REVISE_LINE_4) });
