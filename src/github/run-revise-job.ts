@@ -7,6 +7,7 @@ import type { ReviewComment, RevisionResult } from "../pipeline/revise/types.js"
 import type { ProgressEvent } from "../pipeline/types.js";
 import { withShallowClone, type Checkout, type GitRemote } from "../workspace/clone-repository.js";
 import { commitAndPush } from "../workspace/commit-and-push.js";
+import { writeFilesAt } from "../workspace/write-files-at.js";
 import { answerRevision } from "./answer-revision.js";
 import { explainFailure, REVISE_PULL_REQUEST } from "./explain-failure.js";
 import { openRepository } from "./open-repository.js";
@@ -99,13 +100,15 @@ export function reviseJobRunner(services: ReviseJobServices): JobRunner {
         // Stages wrap model errors in their own; keeping the original lets the failure give the model client's advice.
         const llm = clock.timed({ ask: (request) => model.ask(request).catch((e: unknown) => Promise.reject((llmFailure = e))) });
         const ctx = { root: checkout.dir, repoId: `${job.owner}/${job.repo}`.toLowerCase(), config, llm, now: services.now, onProgress };
-        const result = await services.revise(ctx, { issue, changedFiles, comments, general });
+        // The checkout has no files yet: only those the revision reads are written (a few, not the whole repository).
+        const prepare = async (paths: string[]) => void (await writeFilesAt(checkout.dir, checkout.head, paths));
+        const result = await services.revise(ctx, { issue, changedFiles, comments, general }, prepare);
         if (result.changes.length === 0) return { result, commit: null, parent: checkout.head };
         enter("publish");
         const commit = await pushRevision({ checkout, remote, bot, result, defaultBranch, config, pull: pull.number, reviewer: payload.reviewer });
         enter("cleanup");
         return { result, commit, parent: checkout.head };
-      }, { parentDir: services.workDir });
+      }, { parentDir: services.workDir, files: "none" });
 
       enter("answer");
       const note = revised.commit ? undefined : noChangeNote(revised.result);

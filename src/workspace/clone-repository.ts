@@ -28,13 +28,15 @@ export function authFor(remote: GitRemote) {
 /**
  * Clones `branch` shallowly (depth 1, single branch, no tags) into a new temporary directory, runs `work` on it,
  * and removes the directory afterwards whether `work` succeeded or not. `parentDir` (default: the system's temp
- * directory) is where the checkout goes; a tmpfs there makes checkouts of large repositories much faster.
+ * directory) is where the checkout goes; a tmpfs there makes checkouts of large repositories much faster. With
+ * `files: "none"` the work tree stays empty (writing thousands of files costs several times the fetch) and the
+ * caller writes the few files it reads with `writeFilesAt`.
  */
 export async function withShallowClone<T>(
   remote: GitRemote,
   branch: string,
   work: (checkout: Checkout) => Promise<T>,
-  options: { parentDir?: string } = {},
+  options: { parentDir?: string; files?: "all" | "none" } = {},
 ): Promise<T> {
   const parent = options.parentDir ?? os.tmpdir();
   fs.mkdirSync(parent, { recursive: true });
@@ -59,7 +61,7 @@ export async function withShallowClone<T>(
     // the remote's default branch already has (without it, a push re-sends every file of the repository).
     await git.writeRef({ fs, dir, ref: "refs/remotes/origin/HEAD", value: `refs/remotes/origin/${branch}`, symbolic: true, force: true });
     const head = await git.resolveRef({ fs, dir, ref: "HEAD" });
-    await writeWorktree(dir, head, cache);
+    if (options.files !== "none") await writeWorktree(dir, head, cache);
     return await work({ dir, branch, head });
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });

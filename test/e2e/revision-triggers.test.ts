@@ -85,6 +85,29 @@ describe("what starts a revision and what does not, end to end", () => {
     expect(rig.github.pulls[0]!.body).toMatch(/- \*\*Revision 1\*\* .*changes `README\.md`/);
   });
 
+  it("a file the pull request did not touch gets a task when the Manager reads the review so, and is changed in the same commit", async () => {
+    const seeded = seedBotPullRequest(rig.root);
+    await rig.setUp({
+      pulls: seeded.pulls,
+      script: (model) =>
+        scriptRevisions(model, {
+          triage: { tasks: [{ path: "docs/guide.md", description: "Say `npm run test` instead of `npm test` on line 3.", general_feedback: true }], declined: [] },
+          edit: { path: "docs/guide.md", line: 3, old: "Run `npm test` before opening a pull request.", new: "Run `npm run test` before opening a pull request." },
+        }),
+    });
+    await rig.app.deliver("pull_request_review", reviewPayload({ installationId: INSTALLATION, reviewId: 61, state: "changes_requested", body: "The guide says `npm test`; make it `npm run test`." }), "d-guide");
+    await rig.app.services.queue.drain();
+    expect(rig.model.problems).toEqual([]);
+    expect(rig.jobs()[0], rig.jobs()[0]?.detail ?? "").toMatchObject({ status: "succeeded" });
+    const head = git("rev-parse", BRANCH);
+    expect(git("rev-parse", `${head}^`)).toBe(seeded.head);
+    expect(git("diff", "--name-only", seeded.head, head)).toBe("docs/guide.md");
+    expect(git("show", `${BRANCH}:docs/guide.md`)).toContain("npm run test");
+    // The file the Developer edited was read from the checkout after the Manager named it.
+    const locate = rig.model.requests.find((r) => r.prompt === "developer-locate-lines")!.messages.map((m) => m.content).join("\n");
+    expect(locate).toContain("3 | Run `npm test` before opening a pull request.");
+  });
+
   it("bare /magis revise runs the revision of the latest review by a person again", async () => {
     const seeded = seedBotPullRequest(rig.root);
     await rig.setUp({

@@ -5,20 +5,20 @@ import { designDevelopers } from "../plan/design-developers.js";
 import { countUsage } from "../report/count-usage.js";
 import type { IssueText, Plan, StageContext } from "../types.js";
 import { triageFeedback } from "./triage-feedback.js";
-import type { ReviewComment, RevisionInput, RevisionResult } from "./types.js";
+import type { PrepareFiles, ReviewComment, RevisionInput, RevisionResult } from "./types.js";
 
 /**
  * Revises a pull request after a human review, as MAGIS's Developer ↔ QA loop with the reviewer as the first QA
- * Engineer. The checkout (the pull request's head) is only read. A revision that changes nothing is a result,
- * not an error: its summary says why.
+ * Engineer. The checkout (the pull request's head) is only read; `prepare` writes the files it needs into a checkout
+ * made without them. A revision that changes nothing is a result, not an error: its summary says why.
  */
-export async function revisePullRequest(ctx: StageContext, input: RevisionInput): Promise<RevisionResult> {
+export async function revisePullRequest(ctx: StageContext, input: RevisionInput, prepare?: PrepareFiles): Promise<RevisionResult> {
   const started = ctx.now();
   const usage = countUsage(ctx.llm, ctx.config);
   ctx = { ...ctx, llm: usage.llm };
 
   // 1. The Manager maps the review to file-level tasks; the reviewer's words go to the files they concern.
-  const triage = await inStage("plan", () => triageFeedback(ctx, input));
+  const triage = await inStage("plan", () => triageFeedback(ctx, input, prepare));
   ctx.onProgress({ stage: "tasks", tasks: triage.tasks });
   // 2. One Developer per task. No kick-off meeting: the review already says what each file needs.
   const developers = triage.tasks.length > 0 ? await inStage("plan", () => designDevelopers(ctx, input.issue, triage.tasks)) : [];

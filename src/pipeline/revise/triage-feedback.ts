@@ -4,7 +4,7 @@ import { formatIssue } from "../plan/format-issue.js";
 import { fence } from "../report/markdown.js";
 import type { StageContext } from "../types.js";
 import { settleTriage } from "./settle-triage.js";
-import type { ReviewComment, RevisionInput, Triage } from "./types.js";
+import type { PrepareFiles, ReviewComment, RevisionInput, Triage } from "./types.js";
 
 const answerSchema = z.object({
   tasks: z.array(z.object({ path: z.string(), description: z.string(), general_feedback: z.boolean() })),
@@ -16,8 +16,11 @@ const answerSchema = z.object({
 const MAX_PATCH_CHARS = 6_000;
 const MAX_TOTAL_PATCH_CHARS = 40_000;
 
-/** The Manager reads the review and decides the file-level tasks of the revision (which files, what to change, whose words go where). */
-export async function triageFeedback(ctx: StageContext, input: RevisionInput): Promise<Triage> {
+/**
+ * The Manager reads the review and decides the file-level tasks of the revision (which files, what to change, whose
+ * words go where). The Manager reads patches, not files; the files its tasks name are prepared once it has answered.
+ */
+export async function triageFeedback(ctx: StageContext, input: RevisionInput, prepare?: PrepareFiles): Promise<Triage> {
   const changed = new Set(input.changedFiles.map((f) => f.path));
   const { value } = await ctx.llm.ask({
     agent: "manager",
@@ -30,6 +33,7 @@ export async function triageFeedback(ctx: StageContext, input: RevisionInput): P
     },
     schema: answerSchema,
   });
+  await prepare?.([...changed, ...input.comments.map((c) => c.path), ...value.tasks.map((t) => t.path)]);
   const checkPath = (path: string) => {
     const opened = openEditableFile(ctx, path);
     return opened.ok ? { ok: true as const, path: opened.path } : opened;

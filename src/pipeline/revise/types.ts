@@ -26,6 +26,12 @@ export interface RevisionInput {
   general: string[];
 }
 
+/**
+ * Makes files of the checkout readable under `ctx.root` before anyone reads them, for a checkout made without its
+ * files. Paths may be the model's; missing or unsafe ones are left out (readers then find no file).
+ */
+export type PrepareFiles = (paths: string[]) => Promise<void>;
+
 /** A file the Manager chose not to change for this feedback, and why (told to the reviewer). */
 export interface DeclinedFile {
   path: string;
