@@ -1,6 +1,6 @@
 import { AGENTS } from "../config.js";
 import type { DeclinedFile, RevisionResult } from "../pipeline/revise/types.js";
-import { cell, neutralize } from "../pipeline/report/markdown.js";
+import { cell, details, neutralize } from "../pipeline/report/markdown.js";
 import type { FileTask, TaskOutcome } from "../pipeline/types.js";
 import { check, plural, statusMarker, taskLine } from "./render-status.js";
 import type { StatusState } from "./track-status.js";
@@ -63,7 +63,9 @@ function renderSummary(state: RevisionStatus, done: NonNullable<RevisionStatus["
   } else {
     lines.push("### MAGIS made no change in this revision", "", `Nothing was pushed: ${oneLine(done.note ?? "no task produced a change the QA Engineer approved")}.`);
   }
-  if (result && result.outcomes.length > 0) lines.push("", "#### Tasks", "", renderTaskTable(result));
+  if (result && result.outcomes.length > 0) {
+    lines.push("", "#### Tasks", "", renderTaskTable(result), "", details("QA reviews, attempt by attempt", renderAttempts(result)));
+  }
   if (result && result.declined.length > 0) {
     lines.push("", "#### Not changed", "", ...result.declined.map((d) => `- \`${d.path}\`: ${oneLine(d.reason)}`));
   }
@@ -78,6 +80,19 @@ function renderTaskTable(result: RevisionResult): string {
     return `| \`${o.path}\` | ${cell(task?.description ?? "")} | ${cell(o.developer.name)} | ${o.attempts.length} | ${verdict(o)} | ${o.kept && o.diff ? "yes" : "no"} |`;
   });
   return ["| File | Task | Developer | Attempts | QA verdict | Changed |", "| --- | --- | --- | --- | --- | --- |", ...rows].join("\n");
+}
+
+function renderAttempts(result: RevisionResult): string {
+  return result.outcomes
+    .map((o) => {
+      const attempts = o.attempts.map((a) =>
+        a.error
+          ? `- Attempt ${a.number}: refused before review: ${oneLine(a.error)}`
+          : `- Attempt ${a.number}: ${a.review?.approved ? "approved" : "changes requested"}: ${oneLine(a.review?.comment ?? "")}`,
+      );
+      return [`**\`${o.path}\`** (${neutralize(o.developer.name)})`, "", ...attempts].join("\n");
+    })
+    .join("\n\n");
 }
 
 /** The QA verdict of a task in words. */

@@ -33,6 +33,7 @@ describe("the status comment of a revision", () => {
     expect(body).toContain("### 🚀 MAGIS revised this pull request\n\nPushed abcdef0 on `magis/issue-1` (on top of 9999999); it changes `a.ts`.");
     expect(body).toContain("| `a.ts` | Rename \\| the thing | Ada | 2 | approved | yes |");
     expect(body).toContain("- `b.ts`: Not asked");
+    expect(body).toContain("<summary>QA reviews, attempt by attempt</summary>\n\n**`a.ts`** (Ada)\n\n- Attempt 1: changes requested: no\n- Attempt 2: approved: yes\n\n</details>");
     expect(body).toContain("**Usage:** 5 model calls, 500 tokens, 2.5 s — manager 2 on `m-manager`, developer 2 on `m-developer`, qa 1 on `m-qa`.");
   });
 
