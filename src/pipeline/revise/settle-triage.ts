@@ -13,9 +13,10 @@ export type CheckPath = (path: string) => { ok: true; path: string } | { ok: fal
 const DEFAULT_TASK = "Do what the reviewer's comments on this file ask, and keep the rest of the pull request's change in this file as it is.";
 
 /**
- * Turns the Manager's answer into the revision's tasks (pure but for `checkPath`): every changed file with inline
- * comments gets a task whatever the Manager said; other files only when the Manager asked; files that cannot be edited
- * and commented files the Manager did not take up are declined with a reason. Each task's feedback is its inline
+ * Turns the Manager's answer into the revision's tasks (pure but for `checkPath`): a changed file with inline comments
+ * gets a task unless the Manager declined it with a reason (its comments ask for no change: a question, praise; the
+ * reason answers them); other files only when the Manager asked; files that cannot be edited and commented files the
+ * Manager did not take up are declined with a reason. Each task's feedback is its inline
  * comments, plus the general feedback where the Manager applied it (or where the task has no comment of its own).
  */
 export function settleTriage(
@@ -37,9 +38,11 @@ export function settleTriage(
     if (chosen.has(checked.path)) continue;
     chosen.set(checked.path, { description: task.description.trim() || DEFAULT_TASK, general: task.general_feedback });
   }
-  // A comment on a file the pull request changed is a request about the bot's own work: it always gets its task.
+  // A comment on a file the pull request changed is about the bot's own work: it gets its task even if the Manager
+  // forgot it; only an explicit decline, whose reason is the answer to the comment, leaves it out.
   for (const path of commented) {
-    if (changed.has(path) && !chosen.has(path)) chosen.set(path, { description: DEFAULT_TASK, general: false });
+    const answered = answer.declined.some((d) => d.path === path && d.reason.trim() !== "");
+    if (changed.has(path) && !chosen.has(path) && !answered) chosen.set(path, { description: DEFAULT_TASK, general: false });
   }
   for (const path of commented) {
     if (chosen.has(path) || declined.some((d) => d.path === path)) continue;

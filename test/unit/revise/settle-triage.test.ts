@@ -9,11 +9,18 @@ const comment = (path: string, body: string, line = 3): ReviewComment => ({ id: 
 
 describe("settleTriage: from the Manager's answer to the revision's tasks", () => {
   it("gives every changed file with inline comments its task, with those comments as its feedback, even if the Manager left it out", () => {
-    const answer: TriageAnswer = { tasks: [], declined: [{ path: "src/a.ts", reason: "I would rather not" }] };
+    const answer: TriageAnswer = { tasks: [], declined: [{ path: "src/a.ts", reason: " " }] };
     const triage = settleTriage(answer, { changedFiles: ["src/a.ts"], comments: [comment("src/a.ts", "Rename x to count")], general: [] }, editable);
     expect(triage.tasks).toEqual([{ path: "src/a.ts", description: expect.stringContaining("Do what the reviewer's comments on this file ask") }]);
     expect(triage.feedback).toEqual([{ path: "src/a.ts", comments: [{ line: 3, startLine: undefined, body: "Rename x to count", diffHunk: "@@ -1 +1 @@" }] }]);
     expect(triage.declined).toEqual([]);
+  });
+
+  it("leaves out a changed file the Manager declined with a reason: its comments asked for no change, the reason answers them", () => {
+    const answer: TriageAnswer = { tasks: [], declined: [{ path: "src/a.ts", reason: "The loop is there because the API pages its results." }] };
+    const triage = settleTriage(answer, { changedFiles: ["src/a.ts"], comments: [comment("src/a.ts", "Why a loop here?")], general: [] }, editable);
+    expect(triage.tasks).toEqual([]);
+    expect(triage.declined).toEqual([{ path: "src/a.ts", reason: "The loop is there because the API pages its results." }]);
   });
 
   it("adds a task for an untouched file only when the Manager asks, and declines it with the Manager's reason otherwise", () => {
