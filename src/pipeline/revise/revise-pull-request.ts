@@ -4,6 +4,7 @@ import { StageError, type StageName } from "../errors.js";
 import { designDevelopers } from "../plan/design-developers.js";
 import { countUsage } from "../report/count-usage.js";
 import type { IssueText, Plan, StageContext } from "../types.js";
+import { placeOf } from "./place-of.js";
 import { triageFeedback } from "./triage-feedback.js";
 import type { PrepareFiles, ReviewComment, RevisionInput, RevisionResult } from "./types.js";
 
@@ -41,10 +42,7 @@ export async function revisePullRequest(ctx: StageContext, input: RevisionInput,
 export function withReviewHint(issue: IssueText, comments: ReviewComment[], general: string[]): IssueText {
   const lines = [
     ...general.map((text) => `- ${text.replace(/\n/g, "\n  ")}`),
-    ...comments.map((c) => {
-      const where = c.startLine && c.line ? `lines ${c.startLine}-${c.line}` : c.line ? `line ${c.line}` : "the file";
-      return `- On \`${c.path}\`, ${where}: ${c.body.replace(/\n/g, "\n  ")}`;
-    }),
+    ...comments.map((c) => `- On \`${c.path}\`, ${placeOf(c)}: ${c.body.replace(/\n/g, "\n  ")}`),
   ];
   if (lines.length === 0) return issue;
   return { ...issue, hints: [...issue.hints, ["The human review this revision answers:", ...lines].join("\n")] };

@@ -3,6 +3,7 @@ import { openEditableFile } from "../code/open-editable-file.js";
 import { formatIssue } from "../plan/format-issue.js";
 import { fence } from "../report/markdown.js";
 import type { StageContext } from "../types.js";
+import { placeOf } from "./place-of.js";
 import { settleTriage } from "./settle-triage.js";
 import type { PrepareFiles, ReviewComment, RevisionInput, Triage } from "./types.js";
 
@@ -62,10 +63,7 @@ function formatComments(comments: ReviewComment[], changed: Set<string>): string
       const note = changed.has(path) ? "changed by the pull request" : "NOT changed by the pull request";
       const lines = comments
         .filter((c) => c.path === path)
-        .map((c) => {
-          const where = c.startLine && c.line ? `lines ${c.startLine}-${c.line}` : c.line ? `line ${c.line}` : "the file";
-          return `- On ${where}: ${c.body.replace(/\n/g, "\n  ")}`;
-        });
+        .map((c) => `- On ${placeOf(c)}: ${c.body.replace(/\n/g, "\n  ")}`);
       return [`### \`${path}\` (${note})`, ...lines].join("\n");
     })
     .join("\n\n");
