@@ -55,9 +55,11 @@ for (const instance of instances) {
   }
   const started = performance.now();
   const candidates = await listCandidates(root, { exclude: config.exclude, maxFileBytes: config.max_file_bytes });
+  // SWE-bench problem statements are the title, a blank line, then its body.
+  const [title = "", ...rest] = instance.problem_statement.split("\n");
   const query = buildQuery({
-    title: "",
-    body: instance.problem_statement,
+    title: title.trim(),
+    body: rest.join("\n"),
     hints: values["with-hints"] && instance.hints_text ? [instance.hints_text] : [],
   });
   const ranked = rankFiles(candidates.files, query, 1000, options);
