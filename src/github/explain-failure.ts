@@ -24,18 +24,16 @@ export const REVISE_PULL_REQUEST: Rerun = {
 
 /**
  * Turns whatever stopped a run into what the status comment says: the stage, the reason in plain words,
- * and the next step. `stage` is the stage the run was in, for errors that do not name one; `modelFailure` is
- * the last error the model client threw, which stages may have wrapped without keeping it; `rerun` is how the
+ * and the next step. `stage` is the stage the run was in, for errors that do not name one; `rerun` is how the
  * job is run again (an issue's `/magis retry`, a pull request's `/magis revise`). Secrets are removed.
  */
 export function explainFailure(
   error: unknown,
   stage: string,
   secrets: readonly (string | undefined)[],
-  modelFailure?: unknown,
   rerun: Rerun = RETRY_ISSUE,
 ): FailureNote {
-  const note = describe(withCause(error, modelFailure), stage, rerun);
+  const note = describe(error, stage, rerun);
   return {
     stage: note.stage,
     reason: redactSecrets(note.reason, secrets),
@@ -77,10 +75,4 @@ function findInChain<T>(error: unknown, type: abstract new (...args: never[]) =>
     current = (current as { cause?: unknown }).cause;
   }
   return undefined;
-}
-
-// A stage that wrapped a model error kept its message; reattach the original so its advice is not lost.
-function withCause(error: unknown, modelFailure: unknown): unknown {
-  if (!(error instanceof Error) || !(modelFailure instanceof Error) || error === modelFailure || error.cause !== undefined) return error;
-  return error.message.includes(modelFailure.message) ? Object.assign(error, { cause: modelFailure }) : error;
 }

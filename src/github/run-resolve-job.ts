@@ -70,7 +70,6 @@ export function resolveJobRunner(services: ResolveJobServices): JobRunner {
     const logError = (error: unknown) =>
       services.log.warn({ job: job.id, error: redactSecrets(String(error), secrets) }, "a status update failed");
     let stage = "clone";
-    let llmFailure: unknown;
     const enter = (name: string) => {
       stage = name;
       progress.stage(name);
@@ -97,8 +96,7 @@ export function resolveJobRunner(services: ResolveJobServices): JobRunner {
           status.update((s) => trackProgress(s, event));
         };
         const model = services.createLlm(config, (record) => services.onTrace?.(job, record));
-        // Stages wrap model errors in their own; keeping the original lets the failure give the model client's advice.
-        const llm = clock.timed({ ask: (request) => model.ask(request).catch((e: unknown) => Promise.reject((llmFailure = e))) });
+        const llm = clock.timed(model);
         const ctx = { root: checkout.dir, repoId: `${job.owner}/${job.repo}`.toLowerCase(), config, llm, now: services.now, onProgress };
         const result = await services.resolve(ctx, issue, services.memory);
         clock.mark("publish");
@@ -118,7 +116,7 @@ export function resolveJobRunner(services: ResolveJobServices): JobRunner {
       services.onTimings?.(job, clock.finish());
       return published.url;
     } catch (error) {
-      const failure = explainFailure(error, stage, secrets, llmFailure);
+      const failure = explainFailure(error, stage, secrets);
       status.update((s) => ({ ...s, failure }));
       await status.flush();
       await react(octokit, issueRef, target, "confused", logError);

@@ -44,7 +44,6 @@ export function reviseJobRunner(services: ReviseJobServices): JobRunner {
     const secrets = [token];
     const logError = (error: unknown) => services.log.warn({ job: job.id, error: redactSecrets(String(error), secrets) }, "a pull request update failed");
     let stage = "read";
-    let llmFailure: unknown;
     let target: ReactionTarget | null = payload.commentId ? { kind: "comment", id: payload.commentId } : null;
     const enter = (name: string) => {
       if (name !== stage) clock.mark(name);
@@ -97,8 +96,7 @@ export function reviseJobRunner(services: ReviseJobServices): JobRunner {
           status.update((s) => (event.stage === "tasks" ? { ...s, tasks: event.tasks } : trackProgress(s, event)));
         };
         const model = services.createLlm(config, (record) => services.onTrace?.(job, record));
-        // Stages wrap model errors in their own; keeping the original lets the failure give the model client's advice.
-        const llm = clock.timed({ ask: (request) => model.ask(request).catch((e: unknown) => Promise.reject((llmFailure = e))) });
+        const llm = clock.timed(model);
         const ctx = { root: checkout.dir, repoId: `${job.owner}/${job.repo}`.toLowerCase(), config, llm, now: services.now, onProgress };
         // The checkout has no files yet: only those the revision reads are written (a few, not the whole repository).
         const prepare = async (paths: string[]) => void (await writeFilesAt(checkout.dir, checkout.head, paths));
@@ -115,7 +113,7 @@ export function reviseJobRunner(services: ReviseJobServices): JobRunner {
       await answerRevision(octokit, { pull: pullRef, comments, result: revised.result, commit: revised.commit, jobId: job.id, reviewer: payload.reviewer, note }, logError);
       return await finish({ ...revised, branch: headRef, note });
     } catch (error) {
-      const failure = explainFailure(error, stage, secrets, llmFailure, REVISE_PULL_REQUEST);
+      const failure = explainFailure(error, stage, secrets, REVISE_PULL_REQUEST);
       status.update((s) => ({ ...s, failure }));
       await status.flush();
       if (target) await react(octokit, pullRef, target, "confused", logError);

@@ -7,8 +7,23 @@ export class StageError extends Error {
     readonly stage: StageName,
     message: string,
     readonly nextStep: string,
+    options?: ErrorOptions,
   ) {
-    super(message);
+    super(message, options);
     this.name = "StageError";
+  }
+}
+
+/**
+ * Runs one stage, turning any failure that is not already a StageError into one that names the stage.
+ * The original error stays as `cause`, so a model error's own advice (raise the budget, check the key) reaches the maintainer.
+ */
+export async function inStage<T>(stage: StageName, nextStep: string, run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (error) {
+    if (error instanceof StageError) throw error;
+    const message = error instanceof Error ? error.message : String(error);
+    throw new StageError(stage, message, nextStep, { cause: error });
   }
 }

@@ -1,7 +1,7 @@
 import type { EvolutionMemory } from "../store/memory.js";
 import { runCodingTasks } from "./code/index.js";
 import { mergeChanges } from "./code/merge-changes.js";
-import { StageError, type StageName } from "./errors.js";
+import { inStage, StageError, type StageName } from "./errors.js";
 import { locateFiles } from "./locate/locate-files.js";
 import { defineTasks } from "./plan/define-tasks.js";
 import { designDevelopers } from "./plan/design-developers.js";
@@ -22,25 +22,25 @@ export async function resolveIssue(ctx: StageContext, issue: IssueText, memory: 
   ctx = { ...ctx, llm: usage.llm };
 
   // 1. The Repository Custodian locates the files the issue is about (Algorithm 1).
-  const located = await inStage("locate", () => locateFiles(ctx, issue, memory));
+  const located = await step("locate", () => locateFiles(ctx, issue, memory));
   // 2. The Manager defines a file-level task per located file; a file may need none.
-  const defined = await inStage("plan", () => defineTasks(ctx, issue, located));
+  const defined = await step("plan", () => defineTasks(ctx, issue, located));
   const tasks = defined.tasks;
   if (tasks.length === 0) throw noTasks(defined.located);
   ctx.onProgress({ stage: "tasks", tasks });
   // 3. The Manager builds the team: one Developer per task.
-  const team = await inStage("plan", () => designDevelopers(ctx, issue, tasks));
+  const team = await step("plan", () => designDevelopers(ctx, issue, tasks));
   ctx.onProgress({ stage: "team", developers: team });
   // 4. The kick-off meeting, as circular speech.
-  const transcript = await inStage("kickoff", () => holdKickoffMeeting(ctx, issue, tasks, team));
+  const transcript = await step("kickoff", () => holdKickoffMeeting(ctx, issue, tasks, team));
   ctx.onProgress({ stage: "kickoff", transcript });
   // 5. The Developers refine their roles from the meeting.
-  const developers = await inStage("kickoff", () => refineRoles(ctx, issue, tasks, team, transcript));
+  const developers = await step("kickoff", () => refineRoles(ctx, issue, tasks, team, transcript));
   // 6. The Manager makes the main plan (Algorithm 2).
-  const plan = await inStage("plan", () => makePlan(ctx, issue, tasks, transcript));
+  const plan = await step("plan", () => makePlan(ctx, issue, tasks, transcript));
   ctx.onProgress({ stage: "plan", plan });
   // 7. Developers and QA Engineers run the coding tasks per the plan (Algorithm 3).
-  const outcomes = await inStage("code", () => runCodingTasks(ctx, issue, tasks, developers, plan));
+  const outcomes = await step("code", () => runCodingTasks(ctx, issue, tasks, developers, plan));
   // 8. The kept file diffs merge into the repository-level change.
   const merged = mergeChanges(plan, outcomes);
   if (merged.changes.length === 0) throw nothingKept(merged.outcomes);
@@ -50,15 +50,9 @@ export async function resolveIssue(ctx: StageContext, issue: IssueText, memory: 
   return result;
 }
 
-/** Runs one stage, naming it in any failure that is not already a StageError. */
-async function inStage<T>(stage: StageName, run: () => Promise<T>): Promise<T> {
-  try {
-    return await run();
-  } catch (error) {
-    if (error instanceof StageError) throw error;
-    const message = error instanceof Error ? error.message : String(error);
-    throw new StageError(stage, message, "Fix what the message names (model settings, token_budget, the file), then run again.");
-  }
+/** A stage of the issue run; a failure that is not already a StageError names the stage. */
+function step<T>(stage: StageName, run: () => Promise<T>): Promise<T> {
+  return inStage(stage, "Fix what the message names (model settings, token_budget, the file), then run again.", run);
 }
 
 function noTasks(located: LocatedFile[]): StageError {

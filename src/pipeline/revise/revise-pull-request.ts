@@ -1,6 +1,6 @@
 import { runCodingTasks } from "../code/index.js";
 import { mergeChanges } from "../code/merge-changes.js";
-import { StageError, type StageName } from "../errors.js";
+import { inStage, type StageName } from "../errors.js";
 import { designDevelopers } from "../plan/design-developers.js";
 import { countUsage } from "../report/count-usage.js";
 import type { IssueText, Plan, StageContext } from "../types.js";
@@ -19,10 +19,10 @@ export async function revisePullRequest(ctx: StageContext, input: RevisionInput,
   ctx = { ...ctx, llm: usage.llm };
 
   // 1. The Manager maps the review to file-level tasks; the reviewer's words go to the files they concern.
-  const triage = await inStage("plan", () => triageFeedback(ctx, input, prepare));
+  const triage = await step("plan", () => triageFeedback(ctx, input, prepare));
   ctx.onProgress({ stage: "tasks", tasks: triage.tasks });
   // 2. One Developer per task. No kick-off meeting: the review already says what each file needs.
-  const developers = triage.tasks.length > 0 ? await inStage("plan", () => designDevelopers(ctx, input.issue, triage.tasks)) : [];
+  const developers = triage.tasks.length > 0 ? await step("plan", () => designDevelopers(ctx, input.issue, triage.tasks)) : [];
   ctx.onProgress({ stage: "team", developers });
   // 3. The tasks run one after another, so each Developer sees what the earlier ones changed.
   const plan: Plan = {
@@ -32,7 +32,7 @@ export async function revisePullRequest(ctx: StageContext, input: RevisionInput,
   // 4. Developers and QA Engineers, with the reviewer's words as the first QA comment of each file. The whole review
   //    also rides along as a hint, so later attempts and the QA Engineers still see what the reviewer asked.
   const issue = withReviewHint(input.issue, input.comments, input.general);
-  const outcomes = await inStage("code", () => runCodingTasks(ctx, issue, triage.tasks, developers, plan, triage.feedback));
+  const outcomes = await step("code", () => runCodingTasks(ctx, issue, triage.tasks, developers, plan, triage.feedback));
   // 5. The kept file diffs are the revision's change.
   const merged = mergeChanges(plan, outcomes);
   return { ...merged, ...triage, developers, plan, usage: usage.report(ctx.now() - started) };
@@ -48,15 +48,7 @@ export function withReviewHint(issue: IssueText, comments: ReviewComment[], gene
   return { ...issue, hints: [...issue.hints, ["The human review this revision answers:", ...lines].join("\n")] };
 }
 
-/** Runs one stage, naming it in any failure that is not already a StageError. */
-async function inStage<T>(stage: StageName, run: () => Promise<T>): Promise<T> {
-  try {
-    return await run();
-  } catch (error) {
-    if (error instanceof StageError) throw error;
-    const message = error instanceof Error ? error.message : String(error);
-    const next = "Fix what the message names (model settings, token_budget, the file), then comment `/magis revise` on the pull request.";
-    // The cause keeps a model error's own advice for the failure comment.
-    throw Object.assign(new StageError(stage, message, next), { cause: error });
-  }
+/** A stage of the revision; a failure that is not already a StageError names the stage. */
+function step<T>(stage: StageName, run: () => Promise<T>): Promise<T> {
+  return inStage(stage, "Fix what the message names (model settings, token_budget, the file), then comment `/magis revise` on the pull request.", run);
 }

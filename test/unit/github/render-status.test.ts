@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { parseConfig } from "../../../src/config.js";
 import { BudgetExceededError, LlmError } from "../../../src/llm/errors.js";
-import { StageError } from "../../../src/pipeline/errors.js";
+import { inStage, StageError } from "../../../src/pipeline/errors.js";
 import type { TaskOutcome } from "../../../src/pipeline/types.js";
 import { explainFailure } from "../../../src/github/explain-failure.js";
 import { readStatusMarker, renderStatus } from "../../../src/github/render-status.js";
@@ -82,14 +82,15 @@ describe("explainFailure", () => {
     expect(note.nextStep).toContain("/magis retry");
   });
 
-  it("recovers the model failure a stage wrapped without keeping it", () => {
+  it("gives the advice of a model failure that a stage wrapped", async () => {
     const llm = new LlmError(site, "http", "the server answered 500 after 1 try", "Check the server's logs.");
-    const wrapped = new StageError("locate", llm.message, "Fix what the message names, then run again.");
-    const note = explainFailure(wrapped, "locate", [], llm);
+    const wrapped = await inStage("locate", "Fix what the message names, then run again.", () => Promise.reject(llm)).catch((e: unknown) => e);
+    expect(wrapped).toBeInstanceOf(StageError);
+    const note = explainFailure(wrapped, "clone", []);
     expect(note.stage).toBe("locate");
     expect(note.reason).toContain("prompt `developer-write-code`");
     expect(note.nextStep).toBe("Check the server's logs. Then comment `/magis retry`.");
-    expect(explainFailure(new StageError("plan", "unrelated", "x"), "plan", [], llm).nextStep).toBe("x");
+    expect(explainFailure(new StageError("plan", "unrelated", "x"), "plan", []).nextStep).toBe("x");
   });
 
   it("maps config errors and unknown errors, removing secrets", () => {
