@@ -1,7 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
-import { parse as parseYaml } from "yaml";
-import { ConfigError, parseConfig, type MagisConfig } from "../config.js";
+import { ConfigError, type MagisConfig } from "../config.js";
 import { createLlm, type LlmClient } from "../llm/client.js";
 import { LlmError } from "../llm/errors.js";
 import type { Llm } from "../llm/types.js";
@@ -11,6 +10,7 @@ import type { LocatedFile, ProgressEvent } from "../pipeline/types.js";
 import { openDatabase, type Db } from "../store/database.js";
 import { EvolutionMemory } from "../store/memory.js";
 import { parseFlags, UsageError, type CliIo, type Command } from "./io.js";
+import { loadRepoConfig } from "./load-repo-config.js";
 import { readIssueFiles } from "./read-issue-file.js";
 
 const usage = `Usage: magis locate --repo DIR --issue-file FILE [--hints-file FILE] [--top K] [--bm25-only] [--json]
@@ -36,18 +36,6 @@ Exit 0 with files, 1 when none could be located (the reason is printed), 2 for a
 const noModel: Llm = {
   ask: () => Promise.reject(new Error("--bm25-only runs no model")),
 };
-
-function loadRepoConfig(repo: string): MagisConfig {
-  const file = path.join(repo, ".github", "magis.yml");
-  if (!fs.existsSync(file)) return parseConfig({});
-  let raw: unknown;
-  try {
-    raw = parseYaml(fs.readFileSync(file, "utf8"));
-  } catch (error) {
-    throw new ConfigError([{ path: "", message: `not valid YAML: ${error instanceof Error ? error.message.split("\n")[0] : String(error)}` }], file);
-  }
-  return parseConfig(raw, file);
-}
 
 function parseTop(raw: string | undefined): number | undefined {
   if (raw === undefined) return undefined;
