@@ -1,4 +1,5 @@
 import { createRequire } from "node:module";
+import { ConfigError } from "./config.js";
 import { processIo, UsageError, type CliIo, type Command } from "./cli/io.js";
 import { locateCommand } from "./cli/locate.js";
 import { resolveCommand } from "./cli/resolve.js";
@@ -56,6 +57,10 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
     if (error instanceof UsageError) {
       io.stderr(`magis ${command.name}: ${error.message}; run 'magis ${command.name} --help'\n`);
       return 2;
+    }
+    if (error instanceof ConfigError) {
+      io.stderr(`magis ${command.name}: ${error.message}\n`);
+      return 1;
     }
     throw error;
   }

@@ -1,7 +1,3 @@
-import fs from "node:fs";
-import path from "node:path";
-import { ConfigError, type MagisConfig } from "../config.js";
-import { createLlm, type LlmClient } from "../llm/client.js";
 import { LlmError } from "../llm/errors.js";
 import type { Llm } from "../llm/types.js";
 import { StageError } from "../pipeline/errors.js";
@@ -9,8 +5,8 @@ import { locateFiles } from "../pipeline/locate/locate-files.js";
 import type { LocatedFile, ProgressEvent } from "../pipeline/types.js";
 import { openDatabase, type Db } from "../store/database.js";
 import { EvolutionMemory } from "../store/memory.js";
-import { parseFlags, UsageError, type CliIo, type Command } from "./io.js";
-import { loadRepoConfig } from "./load-repo-config.js";
+import { parseFlags, UsageError, type Command } from "./io.js";
+import { makeModel, memoryFile, openCheckout } from "./open-checkout.js";
 import { readIssueFiles } from "./read-issue-file.js";
 
 const usage = `Usage: magis locate --repo DIR --issue-file FILE [--hints-file FILE] [--top K] [--bm25-only] [--json]
@@ -65,15 +61,6 @@ function asJson(files: LocatedFile[]): string {
   return JSON.stringify({ files: out }) + "\n";
 }
 
-function makeModel(config: MagisConfig, io: CliIo): LlmClient {
-  try {
-    return createLlm({ config, env: io.env });
-  } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
-    throw new UsageError(`no model is configured (${reason.replace(/\.$/, "")}); or pass --bm25-only to rank without a model`);
-  }
-}
-
 /** `magis locate`: the Custodian on a local checkout. */
 export const locateCommand: Command = {
   name: "locate",
@@ -90,30 +77,20 @@ export const locateCommand: Command = {
     });
     if (!values.repo) throw new UsageError("--repo is required");
     if (!values["issue-file"]) throw new UsageError("--issue-file is required");
-    const repo = path.resolve(io.cwd, values.repo);
-    if (!fs.statSync(repo, { throwIfNoEntry: false })?.isDirectory()) throw new UsageError(`--repo ${values.repo} is not a directory`);
+    const { repo, config } = openCheckout(io, values.repo);
     const top = parseTop(values.top);
     const issue = readIssueFiles({ cwd: io.cwd, issueFile: values["issue-file"], hintsFile: values["hints-file"] });
-
-    let config: MagisConfig;
-    try {
-      config = loadRepoConfig(repo);
-    } catch (error) {
-      if (!(error instanceof ConfigError)) throw error;
-      io.stderr(`magis locate: ${error.message}\n`);
-      return 1;
-    }
     const bm25Only = values["bm25-only"]!;
-    const llm = bm25Only ? null : makeModel(config, io);
+    const llm = bm25Only ? null : makeModel(config, io, "or pass --bm25-only to rank without a model");
     let db: Db | null = null;
     // Shown even when every file is dropped, so the maintainer sees each reason.
     let judged: LocatedFile[] = [];
     try {
-      db = bm25Only ? null : openDatabase(io.env.MAGIS_DB || path.resolve(io.cwd, ".magis", "magis.db"));
+      db = bm25Only ? null : openDatabase(memoryFile(io));
       const onProgress = (event: ProgressEvent) => {
         if (event.stage === "located") judged = event.files;
       };
-      const ctx = { root: repo, repoId: fs.realpathSync(repo), config, llm: llm ?? noModel, now: () => Date.now(), onProgress };
+      const ctx = { root: repo, repoId: repo, config, llm: llm ?? noModel, now: () => Date.now(), onProgress };
       const files = await locateFiles(ctx, issue, db ? new EvolutionMemory(db) : null, { bm25Only, top });
       io.stdout(values.json ? asJson(files) : formatLocated(files));
       if (llm && !values.json) {

@@ -1,7 +1,5 @@
 import fs from "node:fs";
 import path from "node:path";
-import { ConfigError, type MagisConfig } from "../config.js";
-import { createLlm, type LlmClient } from "../llm/client.js";
 import { writeTraceJsonl } from "../llm/trace.js";
 import { StageError } from "../pipeline/errors.js";
 import { renderReport } from "../pipeline/report/render-report.js";
@@ -10,9 +8,9 @@ import type { ProgressEvent, ResolveResult } from "../pipeline/types.js";
 import { openDatabase } from "../store/database.js";
 import { EvolutionMemory } from "../store/memory.js";
 import { resolveInside } from "../workspace/safe-path.js";
-import { loadRepoConfig } from "./load-repo-config.js";
+import { makeModel, memoryFile, openCheckout } from "./open-checkout.js";
 import { readIssueFiles } from "./read-issue-file.js";
-import { parseFlags, UsageError, type CliIo, type Command } from "./io.js";
+import { parseFlags, UsageError, type Command } from "./io.js";
 
 const usage = `Usage: magis resolve --repo DIR --issue-file FILE [--hints-file FILE] --out DIR [--apply]
 
@@ -48,22 +46,12 @@ export const resolveCommand: Command = {
       apply: { type: "boolean", default: false },
     });
     for (const flag of ["repo", "issue-file", "out"] as const) if (!values[flag]) throw new UsageError(`--${flag} is required`);
-    const repo = path.resolve(io.cwd, values.repo!);
+    const { repo, config } = openCheckout(io, values.repo!);
     const out = path.resolve(io.cwd, values.out!);
-    if (!fs.statSync(repo, { throwIfNoEntry: false })?.isDirectory()) throw new UsageError(`--repo ${values.repo} is not a directory`);
     if (isInside(out, repo)) throw new UsageError(`--out ${values.out} is inside --repo; choose a folder outside the checkout so it stays untouched`);
     const issue = readIssueFiles({ cwd: io.cwd, issueFile: values["issue-file"]!, hintsFile: values["hints-file"] });
-
-    let config: MagisConfig;
-    try {
-      config = loadRepoConfig(repo);
-    } catch (error) {
-      if (!(error instanceof ConfigError)) throw error;
-      io.stderr(`magis resolve: ${error.message}\n`);
-      return 1;
-    }
     const llm = makeModel(config, io);
-    const db = openDatabase(io.env.MAGIS_DB || path.resolve(io.cwd, ".magis", "magis.db"));
+    const db = openDatabase(memoryFile(io));
     fs.mkdirSync(out, { recursive: true });
     let result: ResolveResult;
     try {
@@ -97,14 +85,6 @@ export const resolveCommand: Command = {
     return 0;
   },
 };
-
-function makeModel(config: MagisConfig, io: CliIo): LlmClient {
-  try {
-    return createLlm({ config, env: io.env });
-  } catch (error) {
-    throw new UsageError(`no model is configured (${(error instanceof Error ? error.message : String(error)).replace(/\.$/, "")})`);
-  }
-}
 
 /** Stage messages come with or without a final period; the paragraph needs one. */
 function sentence(text: string): string {

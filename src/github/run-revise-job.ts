@@ -3,7 +3,7 @@ import type { JobRunner } from "../jobs/job-queue.js";
 import { PhaseClock } from "../jobs/phase-clock.js";
 import { StageError } from "../pipeline/errors.js";
 import type { revisePullRequest } from "../pipeline/revise/revise-pull-request.js";
-import type { ReviewComment, RevisionResult } from "../pipeline/revise/types.js";
+import type { RevisionResult } from "../pipeline/revise/types.js";
 import type { ProgressEvent } from "../pipeline/types.js";
 import { withShallowClone, type Checkout, type GitRemote } from "../workspace/clone-repository.js";
 import { commitAndPush } from "../workspace/commit-and-push.js";

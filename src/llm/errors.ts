@@ -69,7 +69,7 @@ export function redactSecrets(text: string, secrets: readonly (string | undefine
     if (secret && secret.length >= 8) out = out.split(secret).join("[redacted]");
   }
   for (const shape of CREDENTIAL_SHAPES) {
-    out = out.replace(shape, (match, name?: string, sep?: string) => (typeof name === "string" && typeof sep === "string" ? `${name}${sep}[redacted]` : "[redacted]"));
+    out = out.replace(shape, (_match, name?: string, sep?: string) => (typeof name === "string" && typeof sep === "string" ? `${name}${sep}[redacted]` : "[redacted]"));
   }
   return out;
 }

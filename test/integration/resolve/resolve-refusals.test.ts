@@ -78,7 +78,7 @@ describe("magis resolve refuses bad edits with precise feedback, over HTTP", () 
       expect(asked[k + 1]).toContain(refusal.feedback);
     });
     const report = fs.readFileSync(path.join(rig.out, "report.md"), "utf8");
-    refusals.forEach((refusal, k) => expect(report).toContain(`- **Attempt ${k + 1}** — refused before review: `));
+    refusals.forEach((_refusal, k) => expect(report).toContain(`- **Attempt ${k + 1}** — refused before review: `));
     for (const refusal of refusals) expect(report).toContain(refusal.feedback);
     expect(report).toContain(`- **Attempt ${refusals.length + 1}** — approved: Counts now.`);
 

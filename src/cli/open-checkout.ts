@@ -1,0 +1,36 @@
+import fs from "node:fs";
+import path from "node:path";
+import type { MagisConfig } from "../config.js";
+import { createLlm, type LlmClient } from "../llm/client.js";
+import { UsageError, type CliIo } from "./io.js";
+import { loadRepoConfig } from "./load-repo-config.js";
+
+/** A local checkout as the commands use it: its real path, which also keys the evolution memory, and its config. */
+export interface Checkout {
+  repo: string;
+  config: MagisConfig;
+}
+
+/** Opens the checkout named by --repo; a ConfigError from its `.github/magis.yml` propagates (the dispatcher prints it). */
+export function openCheckout(io: CliIo, repoFlag: string): Checkout {
+  const resolved = path.resolve(io.cwd, repoFlag);
+  if (!fs.statSync(resolved, { throwIfNoEntry: false })?.isDirectory()) throw new UsageError(`--repo ${repoFlag} is not a directory`);
+  // The real path, so that `locate` and `resolve` of one checkout share their memory whatever path named it.
+  const repo = fs.realpathSync(resolved);
+  return { repo, config: loadRepoConfig(repo) };
+}
+
+/** The SQLite file of the evolution memory: MAGIS_DB, else `.magis/magis.db` under the working directory. */
+export function memoryFile(io: CliIo): string {
+  return io.env.MAGIS_DB || path.resolve(io.cwd, ".magis", "magis.db");
+}
+
+/** The model client from the environment; a missing setup is a usage mistake, with `alternative` as another way out. */
+export function makeModel(config: MagisConfig, io: CliIo, alternative = ""): LlmClient {
+  try {
+    return createLlm({ config, env: io.env });
+  } catch (error) {
+    const reason = (error instanceof Error ? error.message : String(error)).replace(/\.$/, "");
+    throw new UsageError(`no model is configured (${reason})${alternative ? `; ${alternative}` : ""}`);
+  }
+}
