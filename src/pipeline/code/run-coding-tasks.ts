@@ -1,5 +1,5 @@
-import pLimit from "p-limit";
 import { StageError } from "../errors.js";
+import { mapBounded } from "../map-bounded.js";
 import { validatePlan } from "../plan/validate-plan.js";
 import type { DeveloperRole, FileFeedback, FileTask, IssueText, Plan, StageContext, TaskOutcome } from "../types.js";
 import { runCodingTask } from "./run-coding-task.js";
@@ -22,22 +22,19 @@ export async function runCodingTasks(
   if (!check.ok) {
     throw new StageError("code", `The plan does not fit the tasks: ${check.problems.join("; ")}.`, "Report this as a bug in MAGIS; then run again.");
   }
-  const limit = pLimit(ctx.config.concurrency);
   const outcomes: TaskOutcome[] = [];
   for (const step of check.steps) {
     const earlierChanges = describeEarlierChanges(outcomes);
-    await Promise.all(
-      step.map((path) =>
-        limit(async () => {
-          const developer = developers.find((d) => d.path === path);
-          if (!developer) throw new StageError("code", `No Developer owns the task on '${path}'.`, "Report this as a bug in MAGIS; then run again.");
-          const task = tasks.find((t) => t.path === path)!;
-          const outcome = await runCodingTask(ctx, { issue, task, developer, earlierChanges, humanFeedback: formatFeedback(feedback, path) });
-          outcomes.push(outcome);
-          ctx.onProgress({ stage: "task-done", outcome });
-        }),
-      ),
-    );
+    // A task that fails (the model, the budget) stops the step: no further task starts, and the stage fails only
+    // once the running ones have ended, so none goes on calling the model after the job has failed.
+    await mapBounded(step, ctx.config.concurrency, async (path) => {
+      const developer = developers.find((d) => d.path === path);
+      if (!developer) throw new StageError("code", `No Developer owns the task on '${path}'.`, "Report this as a bug in MAGIS; then run again.");
+      const task = tasks.find((t) => t.path === path)!;
+      const outcome = await runCodingTask(ctx, { issue, task, developer, earlierChanges, humanFeedback: formatFeedback(feedback, path) });
+      outcomes.push(outcome);
+      ctx.onProgress({ stage: "task-done", outcome });
+    });
   }
   return outcomes;
 }

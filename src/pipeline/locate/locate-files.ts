@@ -1,6 +1,6 @@
-import pLimit from "p-limit";
 import type { EvolutionMemory } from "../../store/memory.js";
 import { StageError } from "../errors.js";
+import { mapBounded } from "../map-bounded.js";
 import type { IssueText, LocatedFile, StageContext } from "../types.js";
 import { buildQuery } from "./build-query.js";
 import { judgeRelevance } from "./judge-relevance.js";
@@ -66,16 +66,11 @@ export async function locateFiles(
   }
 
   const byPath = new Map(candidates.files.map((file) => [file.path, file]));
-  const limit = pLimit(options.concurrency ?? 4);
-  const located = await Promise.all(
-    ranked.map((file) =>
-      limit(async (): Promise<LocatedFile> => {
-        const { summary } = await summarizeCandidate(ctx, memory, byPath.get(file.path)!);
-        const { relevant, reason } = await judgeRelevance(ctx, issue, file.path, summary);
-        return { ...file, summary, kept: relevant, reason };
-      }),
-    ),
-  );
+  const located = await mapBounded(ranked, options.concurrency ?? 4, async (file): Promise<LocatedFile> => {
+    const { summary } = await summarizeCandidate(ctx, memory, byPath.get(file.path)!);
+    const { relevant, reason } = await judgeRelevance(ctx, issue, file.path, summary);
+    return { ...file, summary, kept: relevant, reason };
+  });
   ctx.onProgress({ stage: "located", files: located });
   if (!located.some((file) => file.kept)) {
     throw new StageError(

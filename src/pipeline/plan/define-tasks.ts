@@ -1,6 +1,6 @@
-import pLimit from "p-limit";
 import { z } from "zod";
 import { openEditableFile } from "../code/open-editable-file.js";
+import { mapBounded } from "../map-bounded.js";
 import type { FileTask, IssueText, LocatedFile, StageContext } from "../types.js";
 import { formatIssue } from "./format-issue.js";
 
@@ -22,9 +22,8 @@ export async function defineTasks(
   issue: IssueText,
   located: LocatedFile[],
 ): Promise<{ tasks: FileTask[]; located: LocatedFile[] }> {
-  const limit = pLimit(ctx.config.concurrency);
-  const judged = await Promise.all(
-    located.map((file) => (file.kept === false ? Promise.resolve({ file, task: null }) : limit(() => judgeFile(ctx, issue, file)))),
+  const judged = await mapBounded(located, ctx.config.concurrency, (file) =>
+    file.kept === false ? Promise.resolve({ file, task: null }) : judgeFile(ctx, issue, file),
   );
   return {
     tasks: judged.flatMap((j) => (j.task ? [j.task] : [])),

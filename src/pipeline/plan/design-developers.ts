@@ -1,6 +1,6 @@
-import pLimit from "p-limit";
 import { z } from "zod";
 import type { DeveloperRole, FileTask, IssueText, StageContext } from "../types.js";
+import { mapBounded } from "../map-bounded.js";
 import { formatIssue } from "./format-issue.js";
 
 const answerSchema = z.object({
@@ -10,20 +10,15 @@ const answerSchema = z.object({
 
 /** The Manager recruits one Developer per task (MAGIS Algorithm 2, line 7); names are made unique so the transcript can tell speakers apart. */
 export async function designDevelopers(ctx: StageContext, issue: IssueText, tasks: FileTask[]): Promise<DeveloperRole[]> {
-  const limit = pLimit(ctx.config.concurrency);
-  const designed = await Promise.all(
-    tasks.map((task) =>
-      limit(async () => {
-        const { value } = await ctx.llm.ask({
-          agent: "manager",
-          prompt: "manager-design-developer",
-          vars: { issue: formatIssue(issue), path: task.path, task: task.description },
-          schema: answerSchema,
-        });
-        return { name: value.name.trim(), path: task.path, role: value.role.trim() };
-      }),
-    ),
-  );
+  const designed = await mapBounded(tasks, ctx.config.concurrency, async (task) => {
+    const { value } = await ctx.llm.ask({
+      agent: "manager",
+      prompt: "manager-design-developer",
+      vars: { issue: formatIssue(issue), path: task.path, task: task.description },
+      schema: answerSchema,
+    });
+    return { name: value.name.trim(), path: task.path, role: value.role.trim() };
+  });
   return uniqueNames(designed);
 }
 

@@ -1,6 +1,6 @@
-import pLimit from "p-limit";
 import { z } from "zod";
 import type { DeveloperRole, FileTask, IssueText, MeetingTurn, StageContext } from "../types.js";
+import { mapBounded } from "../map-bounded.js";
 import { formatIssue } from "./format-issue.js";
 import { formatTranscript } from "./format-team.js";
 
@@ -14,25 +14,20 @@ export async function refineRoles(
   developers: DeveloperRole[],
   transcript: MeetingTurn[],
 ): Promise<DeveloperRole[]> {
-  const limit = pLimit(ctx.config.concurrency);
   const shared = { issue: formatIssue(issue), transcript: formatTranscript(transcript) };
-  return Promise.all(
-    developers.map((dev) =>
-      limit(async () => {
-        const { value } = await ctx.llm.ask({
-          agent: "developer",
-          prompt: "developer-refine-role",
-          vars: {
-            ...shared,
-            name: dev.name,
-            role: dev.role,
-            path: dev.path,
-            task: tasks.find((t) => t.path === dev.path)?.description ?? "",
-          },
-          schema: answerSchema,
-        });
-        return { ...dev, role: value.role.trim() };
-      }),
-    ),
-  );
+  return mapBounded(developers, ctx.config.concurrency, async (dev) => {
+    const { value } = await ctx.llm.ask({
+      agent: "developer",
+      prompt: "developer-refine-role",
+      vars: {
+        ...shared,
+        name: dev.name,
+        role: dev.role,
+        path: dev.path,
+        task: tasks.find((t) => t.path === dev.path)?.description ?? "",
+      },
+      schema: answerSchema,
+    });
+    return { ...dev, role: value.role.trim() };
+  });
 }
