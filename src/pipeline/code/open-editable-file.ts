@@ -25,7 +25,11 @@ export function openEditableFile(ctx: Pick<StageContext, "root" | "config">, req
       error: `'${relative}' is protected (protected_paths: ${ctx.config.protected_paths.join(", ")}); it must not be changed`,
     };
   }
-  const stat = fs.statSync(absolute, { throwIfNoEntry: false });
+  const stat = fs.lstatSync(absolute, { throwIfNoEntry: false });
+  if (stat?.isSymbolicLink() || (stat && fs.realpathSync(absolute) !== absolute)) {
+    // A link inside the repository may lead to a protected file under another name; its target is what would change.
+    return { ok: false, error: `'${relative}' is a symbolic link or lies under one; change the file it points to by its own path` };
+  }
   if (!stat || !stat.isFile()) return { ok: false, error: `'${relative}' does not exist in the repository` };
   if (stat.size > ctx.config.max_file_bytes) {
     return { ok: false, error: `'${relative}' has ${stat.size} bytes, more than max_file_bytes (${ctx.config.max_file_bytes})` };

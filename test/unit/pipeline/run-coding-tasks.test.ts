@@ -93,6 +93,20 @@ describe("runCodingTasks", () => {
     expect(fs.readFileSync(path.join(root, ".github/workflows/ci.yml"), "utf8")).toBe("on: push\n");
   });
 
+  it("refuses a file reached through a symbolic link (a protected file under another name), without asking the model", async () => {
+    fs.symlinkSync("../.github/workflows/ci.yml", path.join(root, "src/ci.yml"));
+    fs.symlinkSync("../.github/workflows", path.join(root, "src/flows"));
+    for (const linked of ["src/ci.yml", "src/flows/ci.yml"]) {
+      const llm = cartModel([goodCart], [goodCode]);
+      const task: FileTask = { path: linked, description: "edit the workflow" };
+      const [outcome] = await runCodingTasks(testContext(llm, root), issue, [task], [{ ...ada, path: linked }], { steps: [[linked]], rationale: "one" });
+      expect(outcome!.attempts[0]!.error).toMatch(/is a symbolic link or lies under one/);
+      expect(outcome!.kept).toBe(false);
+      expect(llm.calls).toEqual([]);
+    }
+    expect(fs.readFileSync(path.join(root, ".github/workflows/ci.yml"), "utf8")).toBe("on: push\n");
+  });
+
   it("stops after qa_iterations and drops an unapproved change unless keep_unapproved", async () => {
     const reject = { approved: false, comment: "Still wrong." };
     for (const keep of [false, true]) {
