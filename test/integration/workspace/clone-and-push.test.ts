@@ -133,5 +133,19 @@ describe("commitAndPush", () => {
     await expect(attempt("magis/issue-3", [{ path: "README.md", after: "Hello wrold\n" }])).rejects.toThrow(/empty/);
     await expect(attempt("magis/issue-3", [{ path: "../escape", after: "x\n" }])).rejects.toThrow(/outside/);
     expect(server.git("octo/demo", "for-each-ref", "--format=%(refname) %(objectname)")).toBe(before);
+    // A link inside the repository (pointing inside it) is not a file to rewrite, nor a folder to write under.
+    const work = fs.mkdtempSync(path.join(os.tmpdir(), "magis-link-"));
+    const run = (...args: string[]) => execFileSync("git", args, { cwd: work, env: gitEnv(), stdio: "pipe" });
+    run("clone", "-q", path.join(root, "octo/demo.git"), ".");
+    fs.symlinkSync("src", path.join(work, "src-link"));
+    fs.symlinkSync("src/a.ts", path.join(work, "a-link.ts"));
+    run("add", "-A");
+    run("commit", "-q", "-m", "links");
+    run("push", "-q", "origin", "main");
+    fs.rmSync(work, { recursive: true, force: true });
+    const withLinks = server.git("octo/demo", "for-each-ref", "--format=%(refname) %(objectname)");
+    await expect(attempt("magis/issue-3", [{ path: "a-link.ts", after: "x\n" }])).rejects.toThrow(/'a-link\.ts': it is a symbolic link/);
+    await expect(attempt("magis/issue-3", [{ path: "src-link/b.ts", after: "x\n" }])).rejects.toThrow(/under 'src-link': it is a symbolic link/);
+    expect(server.git("octo/demo", "for-each-ref", "--format=%(refname) %(objectname)")).toBe(withLinks);
   });
 });
