@@ -106,15 +106,20 @@ describe("label → pull request, end to end", () => {
     rig.github = fakeGitHub({
       owner: OWNER, repo: REPO, installationId: INSTALLATION, token: TOKEN, gitRoot: rig.root, cloneUrl: `${rig.git.url}/${FULL}.git`,
       issue: { number: 1, title: "Spelling error in the README file", body: "" },
-      comments: [{ body: `<!-- magis:status job=${job.id} -->\n### 👀 MAGIS is working on this\n\n- [x] Located 1 file\n- [ ] Open the pull request`, user: { login: "magis-bot[bot]", type: "Bot" } }],
+      comments: [
+        // A person's comment carrying the same marker is not the run's status comment and is never edited.
+        { body: `<!-- magis:status job=${job.id} -->\nMy own words.`, user: { login: "Codertocat", type: "User" } },
+        { body: `<!-- magis:status job=${job.id} -->\n### 👀 MAGIS is working on this\n\n- [x] Located 1 file\n- [ ] Open the pull request`, user: { login: "magis-bot[bot]", type: "Bot" } },
+      ],
     });
     rig.app = await startApp(SECRET, { db: openDatabase(path.join(rig.root, "magis.db")), traceDir: "", env: { OPENAI_BASE_URL: rig.model.url } });
     expect(rig.app.services.store.get(job.id)).toMatchObject({ status: "failed", stage: "code" });
-    const [status] = rig.github.comments;
+    const [mine, status] = rig.github.comments;
     expect(status!.history).toHaveLength(2);
     expect(status!.body).toContain("😕 MAGIS could not finish this run");
     expect(status!.body).toContain("- [x] Located 1 file");
     expect(status!.body).toContain("**Failed at:** code");
     expect(status!.body).toContain("/magis retry");
+    expect(mine!.history).toEqual([`<!-- magis:status job=${job.id} -->\nMy own words.`]);
   });
 });
