@@ -67,12 +67,22 @@ export function toReviewComment(c: ApiReviewComment): ReviewComment | null {
 
 /**
  * The latest review by a person that asked for changes or commented, for a bare `/magis revise` (which runs the
- * revision of that review again), or null when there is none. Its text comes back cleaned.
+ * revision of that review again), or null when there is none. Its text comes back cleaned. With `mayTrigger`, reviews
+ * by people it refuses (without the configured permission) are passed over: their words would never start a revision
+ * themselves, so a bare `/magis revise` must not feed them to the agents either.
  */
-export async function readLatestReview(octokit: Octokit, pull: PullRef): Promise<{ id: number; body: string; reviewer: string } | null> {
+export async function readLatestReview(
+  octokit: Octokit,
+  pull: PullRef,
+  mayTrigger?: (login: string) => Promise<boolean>,
+): Promise<{ id: number; body: string; reviewer: string } | null> {
   const reviews = await octokit.paginate(octokit.rest.pulls.listReviews, { owner: pull.owner, repo: pull.repo, pull_number: pull.number, per_page: 100 });
-  const latest = reviews.filter((r) => r.user?.type !== "Bot" && (r.state === "CHANGES_REQUESTED" || r.state === "COMMENTED")).at(-1);
-  return latest ? { id: latest.id, body: cleanText(latest.body ?? "").slice(0, MAX_COMMENT_CHARS), reviewer: latest.user?.login ?? "someone" } : null;
+  const candidates = reviews.filter((r) => r.user?.type !== "Bot" && (r.state === "CHANGES_REQUESTED" || r.state === "COMMENTED")).reverse();
+  for (const review of candidates) {
+    if (mayTrigger && !(review.user?.login && (await mayTrigger(review.user.login)))) continue;
+    return { id: review.id, body: cleanText(review.body ?? "").slice(0, MAX_COMMENT_CHARS), reviewer: review.user?.login ?? "someone" };
+  }
+  return null;
 }
 
 /** The files the pull request changes (removed files left out: there is nothing to edit), with their patches. */

@@ -9,6 +9,7 @@ import { withShallowClone, type Checkout, type GitRemote } from "../workspace/cl
 import { commitAndPush } from "../workspace/commit-and-push.js";
 import { writeFilesAt } from "../workspace/write-files-at.js";
 import { answerRevision } from "./answer-revision.js";
+import { hasPermission } from "./check-permission.js";
 import { explainFailure, REVISE_PULL_REQUEST } from "./explain-failure.js";
 import { openRepository } from "./open-repository.js";
 import { readChangedFiles, readLatestReview, readReviewComments } from "./read-review-feedback.js";
@@ -62,7 +63,7 @@ export function reviseJobRunner(services: ReviseJobServices): JobRunner {
       // A bare `/magis revise` runs the revision of the latest review again (the advice after a failed revision).
       const review = payload.reviewId
         ? { id: payload.reviewId, body: payload.reviewBody }
-        : payload.guidance === "" ? await readLatestReview(octokit, pullRef) : null;
+        : payload.guidance === "" ? await readLatestReview(octokit, pullRef, (login) => hasPermission(octokit, repo, login, config.allowed_permissions)) : null;
       const comments = review ? await readReviewComments(octokit, pullRef, review.id) : [];
       if (!target && comments[0]) {
         target = { kind: "review-comment", id: comments[0].id };
