@@ -92,8 +92,16 @@ function sentence(text: string): string {
 }
 
 function isInside(child: string, parent: string): boolean {
-  const relative = path.relative(parent, child);
+  // `parent` is a real path; so must `child` be, or a link (`--out link-to-repo/out`) would hide where it writes.
+  const relative = path.relative(parent, realPathOfNearest(child));
   return relative === "" || (!relative.startsWith("..") && !path.isAbsolute(relative));
+}
+
+/** The real path of `target`, through its deepest existing ancestor (the output folder may not exist yet). */
+function realPathOfNearest(target: string): string {
+  let probe = target;
+  while (!fs.existsSync(probe) && path.dirname(probe) !== probe) probe = path.dirname(probe);
+  return path.join(fs.realpathSync(probe), path.relative(probe, target));
 }
 
 /** One stderr line per finished stage or attempt. */

@@ -34,6 +34,12 @@ describe("magis resolve usage", () => {
     expect(code).toBe(2);
     expect(err).toContain("--out repo/out is inside --repo");
     expect(fs.existsSync(path.join(work, "repo/out"))).toBe(false);
+    // Also when --out reaches the checkout through a symbolic link.
+    fs.symlinkSync("repo", path.join(work, "repo-link"));
+    const linked = await run(["--repo", "repo", "--issue-file", "issue.md", "--out", "repo-link/out"]);
+    expect(linked.code).toBe(2);
+    expect(linked.err).toContain("--out repo-link/out is inside --repo");
+    expect(fs.existsSync(path.join(work, "repo/out"))).toBe(false);
   });
 
   it("names an unreadable issue file and an empty one", async () => {
