@@ -27,7 +27,8 @@ export function resolveInside(root: string, requested: string): { relative: stri
   if (relative === ".." || relative.startsWith("../")) {
     throw new UnsafePathError(requested, "points outside the repository");
   }
-  if (relative.split("/").includes(".git")) throw new UnsafePathError(requested, "is inside .git");
+  // Any spelling git itself treats as the repository folder on some system (`.GIT` on case-insensitive file systems).
+  if (relative.split("/").some((part) => part.toLowerCase() === ".git")) throw new UnsafePathError(requested, "is inside .git");
   const realRoot = fs.realpathSync(root);
   const absolute = path.join(realRoot, relative);
   // Follow the deepest existing ancestor: the file itself may not exist yet (a new file).
