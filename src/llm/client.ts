@@ -142,7 +142,8 @@ export class LlmClient implements Llm {
         return this.complete(site, messages, schema, adapted.dialect);
       }
       const failure = describeFailure(error, { baseURL: this.sdk.baseURL, maxRetries: this.settings.maxRetries, timeoutMs: this.settings.timeoutMs });
-      const llmError = new LlmError(site, failure.kind, this.redact(failure.what), failure.todo);
+      // The advice may name OPENAI_BASE_URL, which can carry a credential as much as the error itself.
+      const llmError = new LlmError(site, failure.kind, this.redact(failure.what), this.redact(failure.todo));
       this.traceFailure(site, sent, ms, llmError.message);
       throw llmError;
     }

@@ -59,6 +59,8 @@ const CREDENTIAL_SHAPES = [
   /\bgh[pousr]_[A-Za-z0-9]{20,}/g,
   /\bBearer\s+[^\s"',]+/gi,
   /\b(api[_-]?key|token)(["']?\s*[:=]\s*["']?)[^\s"',]+/gi,
+  // Credentials written into a URL (an OPENAI_BASE_URL such as https://user:key@proxy/v1).
+  /(?<=\b[a-z][a-z0-9+.-]*:\/\/)[^\s/@:"']+:[^\s/@"']+(?=@)/gi,
 ];
 
 /** Removes the given secrets and anything shaped like a credential from text bound for errors or traces. */

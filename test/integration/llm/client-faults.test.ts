@@ -57,6 +57,11 @@ describe("transient faults over HTTP", () => {
     const unreachable = clientFor(closed, { maxRetries: 0 }).ask(judgeRequest);
     await expect(unreachable).rejects.toMatchObject({ kind: "connection" });
     await expect(unreachable).rejects.toThrow(new RegExp(`could not reach ${closed.url.replace(/[.:/]/g, "\\$&")}.*Check OPENAI_BASE_URL`));
+    // A base URL with credentials in it: the error names the server, never the credential.
+    const withPassword = closed.url.replace("http://", "http://magis:hunter2pass@");
+    const refused = await clientFor(closed, { baseURL: withPassword, maxRetries: 0 }).ask(judgeRequest).then(() => null, (error: unknown) => error);
+    expect(refused).toMatchObject({ kind: "connection" });
+    expect(String((refused as Error).message)).not.toContain("hunter2pass");
   });
 
   it("never puts the API key in an error, even when the server echoes it", async () => {

@@ -13,6 +13,10 @@ describe("redactSecrets", () => {
     expect(clean).toContain('api_key="[redacted]');
   });
 
+  it("removes credentials written into a URL, keeping the host", () => {
+    expect(redactSecrets("could not reach https://magis:hunter2pass@llm.internal/v1 (1 try)")).toBe("could not reach https://[redacted]@llm.internal/v1 (1 try)");
+  });
+
   it("leaves short placeholders and ordinary words alone", () => {
     expect(redactSecrets("max_tokens=4096 prompt_tokens: 12; no key", ["none"])).toBe("max_tokens=4096 prompt_tokens: 12; no key");
   });
