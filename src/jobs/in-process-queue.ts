@@ -60,7 +60,8 @@ export class InProcessQueue implements JobQueue {
   }
 
   private pump(): void {
-    const limit = this.options.concurrency ?? 2;
+    // At least one: a limit of 0, a negative or NaN one (MAGIS_JOBS_CONCURRENCY=-1) would leave every job queued forever.
+    const limit = Math.max(1, Math.floor(this.options.concurrency ?? 2) || 1);
     while (this.runningKeys.size < limit) {
       const next = this.pending.findIndex((job) => !this.runningKeys.has(job.key));
       if (next < 0) break;

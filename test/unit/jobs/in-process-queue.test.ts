@@ -160,4 +160,22 @@ describe("dispatchByKind", () => {
     expect(store.get(known.job.id)!.status).toBe("succeeded");
     expect(store.get(unknown.job.id)).toMatchObject({ status: "failed", detail: expect.stringContaining("no runner for jobs of kind 'no-such-kind'") });
   });
+
+  it("runs jobs with a concurrency below one (a bad MAGIS_JOBS_CONCURRENCY) one at a time instead of never", async () => {
+    for (const concurrency of [0, -1, Number.NaN]) {
+      const store = new JobStore(openDatabase(dbFile()));
+      const gated = gatedRunner();
+      const queue = new InProcessQueue(store, gated.run, { concurrency });
+      await queue.submit(job(`a${concurrency}`, 1), "decline");
+      await queue.submit(job(`b${concurrency}`, 2), "decline");
+      await tick();
+      expect(gated.started.map((j) => j.number)).toEqual([1]);
+      gated.release(gated.started[0]!.id, "done");
+      await tick();
+      await tick();
+      expect(gated.started.map((j) => j.number)).toEqual([1, 2]);
+      gated.release(gated.started[1]!.id, "done");
+      await queue.drain();
+    }
+  });
 });
