@@ -1,5 +1,6 @@
 import type { MagisConfig } from "../config.js";
 import { StageError } from "../pipeline/errors.js";
+import { neutralizeClosingReferences } from "../pipeline/report/markdown.js";
 import type { Checkout, GitRemote } from "../workspace/clone-repository.js";
 import { commitAndPush } from "../workspace/commit-and-push.js";
 import { protectedPathMatcher } from "../workspace/protected-paths.js";
@@ -56,7 +57,8 @@ export async function publishPullRequest(input: PublishInput): Promise<Published
     remote: input.remote,
     branch,
     changes,
-    message: `${issue.title.trim()} (#${issue.number})\n\nChanged by MAGIS: ${changes.map((c) => c.path).join(", ")}.\n\nFixes #${issue.number}`,
+    // The issue's title is anyone's text: a "fixes #3" in it must not close issue 3 when this commit is merged.
+    message: `${neutralizeClosingReferences(issue.title.trim())} (#${issue.number})\n\nChanged by MAGIS: ${changes.map((c) => c.path).join(", ")}.\n\nFixes #${issue.number}`,
     author: { name: input.bot.name, email: input.bot.email },
     force: exists,
     guard: { prefix: config.branch_prefix, defaultBranch: input.defaultBranch, protectedPaths: config.protected_paths },

@@ -37,11 +37,11 @@ afterEach(async () => {
   fs.rmSync(root, { recursive: true, force: true });
 });
 
-function publish(changes: PublishInput["changes"], config: Record<string, unknown> = {}, body = "## Report") {
+function publish(changes: PublishInput["changes"], config: Record<string, unknown> = {}, body = "## Report", title = "Typo in README") {
   const remote = { url: `${git.url}/${FULL}.git`, token: TOKEN };
   return withShallowClone(remote, "main", (checkout) =>
     publishPullRequest({
-      octokit, repo: { owner: "octo", repo: "demo" }, issue: { number: 5, title: "Typo in README" }, checkout, remote,
+      octokit, repo: { owner: "octo", repo: "demo" }, issue: { number: 5, title }, checkout, remote,
       defaultBranch: "main", config: parseConfig(config), bot: { login: github.botLogin, name: github.botLogin, email: github.botEmail },
       changes, body,
     }),
@@ -71,6 +71,13 @@ describe("publishPullRequest", () => {
     expect(git.git(FULL, "log", "-1", "--format=%B", "magis/issue-5")).toContain("Fixes #5");
     expect(github.pulls[0]).toMatchObject({ head: "magis/issue-5", base: "main", title: "Typo in README", draft: true });
     expect(github.pulls[0]!.body).toMatch(/^Fixes #5\n\n## Report/);
+  });
+
+  it("keeps a closing keyword in the issue's title from closing another issue through the commit message", async () => {
+    await publish(fix, {}, "## Report", "Typo in README; fixes #3 as well");
+    const message = git.git(FULL, "log", "-1", "--format=%B", "magis/issue-5");
+    expect(message).toContain("Typo in README; fixes `#3` as well (#5)");
+    expect(message.match(/\b(?:close[sd]?|fix(?:e[sd])?|resolve[sd]?)\s*:?\s+#\d+/gi)).toEqual(["Fixes #5"]);
   });
 
   it("on a retry, replaces its own branch and updates its open PR instead of opening another", async () => {

@@ -12,6 +12,14 @@ describe("renderReport", () => {
     expect(report).toContain("Changes 1 file (`src/a.js`). The QA Engineers approved 1 of 2 tasks.");
   });
 
+  it("keeps closing keywords in quoted text (the issue title, model prose) from closing other issues", () => {
+    const sample = sampleResult();
+    const quoted = renderReport({ ...sample, plan: { ...sample.plan, rationale: "This also fixes #3 and Closes octo/demo#4." } }, { title: "Crash; fixes #12 too", issueNumber: 7 });
+    expect(quoted.startsWith("## MAGIS: Crash; fixes `#12` too\n\nFixes #7\n")).toBe(true);
+    expect(quoted).toContain("This also fixes `#3` and Closes `octo/demo#4`.");
+    expect(quoted.match(/\b(?:close[sd]?|fix(?:e[sd])?|resolve[sd]?)\s*:?\s+(?:[\w.-]+\/[\w.-]+)?#\d+/gi)).toEqual(["Fixes #7"]);
+  });
+
   it("lists the plan steps in order with the rationale", () => {
     expect(report).toContain("### Plan\n\n1. `src/a.js`\n2. `src/b.js`\n\nb uses a.");
   });
