@@ -4,14 +4,29 @@
 const HIDDEN =
   /[\u00AD\u034F\u061C\u115F\u1160\u17B4\u17B5\u180B-\u180F\u200B-\u200F\u202A-\u202E\u2060-\u206F\u3164\uFE00-\uFE0F\uFEFF\uFFA0\uFFF9-\uFFFB]|\uDB40[\uDC00-\uDDEF]|[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]/g;
 
-/** Removes HTML comments (closed or left open) and invisible characters from text a person wrote, before a prompt sees it. */
+// A Markdown link reference definition on a line of its own (`[//]: # (text)`, `[x]: <> "text"`): GitHub renders nothing
+// for it, which makes it the other common way to hide a comment in an issue.
+const LINK_DEFINITION = /^ {0,3}\[[^\]\n]+\]:[ \t]*\S*(?:[ \t]+(?:"[^"\n]*"|'[^'\n]*'|\([^)\n]*\)))?[ \t]*$/;
+const FENCE = /^ {0,3}(`{3,}|~{3,})/;
+
+/**
+ * Removes HTML comments (closed or left open), Markdown link reference definitions outside code fences, and invisible
+ * characters from text a person wrote, before a prompt sees it: nothing a reader of the rendered issue cannot see.
+ */
 export function cleanText(text: string): string {
-  return (
-    text
-      .replace(/\r\n?/g, "\n")
-      .replace(HIDDEN, "")
-      // Hidden characters removed first so `<!\u200B--` cannot dodge the comment rule.
-      .replace(/<!--[\s\S]*?(?:-->|$)/g, "")
-      .trim()
-  );
+  const visible = text
+    .replace(/\r\n?/g, "\n")
+    .replace(HIDDEN, "")
+    // Hidden characters removed first so `<!\u200B--` cannot dodge the comment rule.
+    .replace(/<!--[\s\S]*?(?:-->|$)/g, "");
+  let fence: string | null = null;
+  const lines = visible.split("\n").filter((line) => {
+    const opener = FENCE.exec(line)?.[1];
+    if (opener && (fence === null || (opener[0] === fence[0] && opener.length >= fence.length))) {
+      fence = fence === null ? opener : null;
+      return true;
+    }
+    return fence !== null || !LINK_DEFINITION.test(line);
+  });
+  return lines.join("\n").trim();
 }
