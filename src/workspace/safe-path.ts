@@ -27,8 +27,13 @@ export function resolveInside(root: string, requested: string): { relative: stri
   if (relative === ".." || relative.startsWith("../")) {
     throw new UnsafePathError(requested, "points outside the repository");
   }
-  // Any spelling git itself treats as the repository folder on some system (`.GIT` on case-insensitive file systems).
-  if (relative.split("/").some((part) => part.toLowerCase() === ".git")) throw new UnsafePathError(requested, "is inside .git");
+  // Any spelling git itself treats as the repository folder on some system: `.GIT` (case-insensitive file systems),
+  // `.git.` and `.git ` (NTFS drops trailing dots and spaces), `git~1` (its NTFS short name), as git's verify_path does.
+  const isDotGit = (part: string) => {
+    const name = part.toLowerCase().replace(/[. ]+$/, "");
+    return name === ".git" || /^\.?git~[1-9]$/.test(name);
+  };
+  if (relative.split("/").some(isDotGit)) throw new UnsafePathError(requested, "is inside .git");
   const realRoot = fs.realpathSync(root);
   const absolute = path.join(realRoot, relative);
   // Follow the deepest existing ancestor: the file itself may not exist yet (a new file).

@@ -22,9 +22,14 @@ describe("resolveInside", () => {
   it("refuses escapes, absolute paths and the repository folder in any case", () => {
     expect(() => resolveInside(root, "../x")).toThrow(/outside the repository/);
     expect(() => resolveInside(root, "/etc/passwd")).toThrow(/absolute/);
-    for (const p of [".git/config", "src/.git/hooks/pre-commit", ".GIT/hooks/post-checkout", "a/.Git/config"]) {
+    for (const p of [".git/config", "src/.git/hooks/pre-commit", ".GIT/hooks/post-checkout", "a/.Git/config", ".git./config", ".git /config", "GIT~1/config"]) {
       expect(() => resolveInside(root, p), p).toThrow(/inside \.git/);
     }
+  });
+
+  it("keeps names that merely start like .git", () => {
+    expect(resolveInside(root, ".github/magis.yml").relative).toBe(".github/magis.yml");
+    expect(resolveInside(root, ".gitignore").relative).toBe(".gitignore");
   });
 
   it("refuses a symbolic link that leads out of the checkout", () => {
