@@ -51,7 +51,7 @@ export async function publishPullRequest(input: PublishInput): Promise<Published
       "Protected files are changed by people only; edit `protected_paths` in `.github/magis.yml` if this is wrong.",
     );
   }
-  const { branch, exists } = await chooseBranch(octokit, repo, input.defaultBranch, config.branch_prefix, issue.number, input.bot);
+  const { branch, exists, head } = await chooseBranch(octokit, repo, input.defaultBranch, config.branch_prefix, issue.number, input.bot);
   const commit = await commitAndPush({
     checkout: input.checkout,
     remote: input.remote,
@@ -61,6 +61,7 @@ export async function publishPullRequest(input: PublishInput): Promise<Published
     message: `${neutralizeClosingReferences(issue.title.trim())} (#${issue.number})\n\nChanged by MAGIS: ${changes.map((c) => c.path).join(", ")}.\n\nFixes #${issue.number}`,
     author: { name: input.bot.name, email: input.bot.email },
     force: exists,
+    ...(head ? { expectedRemoteHead: head } : {}),
     guard: { prefix: config.branch_prefix, defaultBranch: input.defaultBranch, protectedPaths: config.protected_paths },
   });
   const body = input.body.includes(`Fixes #${issue.number}`) ? input.body : `Fixes #${issue.number}\n\n${input.body}`;

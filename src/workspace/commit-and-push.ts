@@ -19,6 +19,12 @@ export interface CommitRequest {
   author: { name: string; email: string };
   /** Replace the remote branch even if it moved (only for branches whose commits are all the bot's). */
   force: boolean;
+  /**
+   * With `force`, the commit the remote branch was at when it was found to hold only the bot's commits: the push goes
+   * through only if the branch is still there (a lease, checked against the very refs the push updates), so a person's
+   * push in between is never overwritten.
+   */
+  expectedRemoteHead?: string;
   /** What the push must never touch: the default branch, branches without the prefix, protected files. */
   guard: { prefix: string; defaultBranch: string; protectedPaths: string[] };
 }
@@ -46,17 +52,39 @@ export async function commitAndPush(request: CommitRequest): Promise<string> {
   const ref = `refs/heads/${request.branch}`;
   // The commit is built from trees, not the checkout's index, and lands on a local branch of its own.
   const oid = await git.commit({ fs, dir, ref, tree, parent: [checkout.head], message: request.message, author: request.author });
-  const result = await git.push({
-    fs,
-    http,
-    dir,
-    ref,
-    remoteRef: ref,
-    // The clone's origin is request.remote.url; naming the remote (not the URL) lets the push find origin/HEAD.
-    remote: "origin",
-    force: request.force,
-    onAuth: authFor(request.remote),
-  });
+  const expected = request.force ? request.expectedRemoteHead : undefined;
+  let moved: string | null = null;
+  let result: Awaited<ReturnType<typeof git.push>>;
+  try {
+    result = await git.push({
+      fs,
+      http,
+      dir,
+      ref,
+      remoteRef: ref,
+      // The clone's origin is request.remote.url; naming the remote (not the URL) lets the push find origin/HEAD.
+      remote: "origin",
+      force: request.force,
+      onAuth: authFor(request.remote),
+      // The old commit the push names is the one advertised here; receive-pack refuses the update if the branch moved since.
+      ...(expected
+        ? {
+            onPrePush: ({ remoteRef }: { remoteRef: { oid: string } }) => {
+              if (remoteRef.oid === expected) return true;
+              moved = remoteRef.oid;
+              return false;
+            },
+          }
+        : {}),
+    });
+  } catch (error) {
+    if (moved !== null) {
+      throw new Error(
+        `refusing to force-push '${request.branch}': it moved to ${String(moved).slice(0, 7)} after it was checked at ${expected!.slice(0, 7)}, so someone else's commits may be on it now`,
+      );
+    }
+    throw error;
+  }
   const status = result.refs[ref];
   if (!result.ok || (status && !status.ok)) {
     throw new Error(`the push of '${request.branch}' was refused: ${status?.error ?? result.error ?? "unknown reason"}`);

@@ -121,6 +121,24 @@ describe("commitAndPush", () => {
     expect(server.git("octo/demo", "rev-list", "--count", "main..magis/issue-2")).toBe("1");
   });
 
+  it("force-pushes only while the branch is still at the commit it was checked at", async () => {
+    const push = (expectedRemoteHead: string, text: string) =>
+      withShallowClone(remote, "main", (checkout) =>
+        commitAndPush({
+          checkout, remote, branch: "magis/issue-4", changes: [{ path: "src/a.ts", after: text }], message: "m", author, force: true, expectedRemoteHead, guard,
+        }),
+      );
+    await withShallowClone(remote, "main", (checkout) =>
+      commitAndPush({ checkout, remote, branch: "magis/issue-4", changes: [{ path: "src/a.ts", after: "export const a = 4;\n" }], message: "m", author, force: false, guard }),
+    );
+    const checked = server.git("octo/demo", "rev-parse", "magis/issue-4");
+    // Someone pushed after the check: the branch is no longer where the lease says.
+    await expect(push(server.git("octo/demo", "rev-parse", "main"), "export const a = 5;\n")).rejects.toThrow(/refusing to force-push 'magis\/issue-4': it moved/);
+    expect(server.git("octo/demo", "rev-parse", "magis/issue-4")).toBe(checked);
+    const replaced = await push(checked, "export const a = 6;\n");
+    expect(server.git("octo/demo", "rev-parse", "magis/issue-4")).toBe(replaced);
+  });
+
   it("refuses the default branch, unprefixed branches, protected files and empty changes, pushing nothing", async () => {
     const before = server.git("octo/demo", "for-each-ref", "--format=%(refname) %(objectname)");
     const attempt = (branch: string, changes: { path: string; after: string }[]) =>
