@@ -10,6 +10,11 @@ export function formatTeam(tasks: FileTask[], developers: DeveloperRole[]): stri
     .join("\n");
 }
 
+/** The prompt variables that present one Developer to itself: its name, role, file and task. */
+export function developerVars(dev: DeveloperRole, tasks: FileTask[]): Record<"name" | "role" | "path" | "task", string> {
+  return { name: dev.name, role: dev.role, path: dev.path, task: tasks.find((t) => t.path === dev.path)?.description ?? "" };
+}
+
 /** A meeting transcript as the later speakers hear it: one "Speaker: text" paragraph per turn. */
 export function formatTranscript(transcript: MeetingTurn[]): string {
   if (transcript.length === 0) return "(nobody has spoken yet)";

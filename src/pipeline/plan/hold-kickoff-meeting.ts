@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { DeveloperRole, FileTask, IssueText, MeetingTurn, StageContext } from "../types.js";
 import { formatIssue } from "./format-issue.js";
-import { formatTeam, formatTranscript } from "./format-team.js";
+import { developerVars, formatTeam, formatTranscript } from "./format-team.js";
 
 const speechSchema = z.object({ speech: z.string().min(1) });
 
@@ -27,14 +27,7 @@ export async function holdKickoffMeeting(
     const { value } = await ctx.llm.ask({
       agent: "developer",
       prompt: "developer-speak",
-      vars: {
-        ...shared,
-        name: dev.name,
-        role: dev.role,
-        path: dev.path,
-        task: tasks.find((t) => t.path === dev.path)?.description ?? "",
-        transcript: formatTranscript(transcript),
-      },
+      vars: { ...shared, ...developerVars(dev, tasks), transcript: formatTranscript(transcript) },
       schema: speechSchema,
     });
     transcript.push({ speaker: dev.name, text: value.speech });

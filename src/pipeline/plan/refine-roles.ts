@@ -2,7 +2,7 @@ import { z } from "zod";
 import type { DeveloperRole, FileTask, IssueText, MeetingTurn, StageContext } from "../types.js";
 import { mapBounded } from "../map-bounded.js";
 import { formatIssue } from "./format-issue.js";
-import { formatTranscript } from "./format-team.js";
+import { developerVars, formatTranscript } from "./format-team.js";
 
 const answerSchema = z.object({ role: z.string().min(1) });
 
@@ -19,13 +19,7 @@ export async function refineRoles(
     const { value } = await ctx.llm.ask({
       agent: "developer",
       prompt: "developer-refine-role",
-      vars: {
-        ...shared,
-        name: dev.name,
-        role: dev.role,
-        path: dev.path,
-        task: tasks.find((t) => t.path === dev.path)?.description ?? "",
-      },
+      vars: { ...shared, ...developerVars(dev, tasks) },
       schema: answerSchema,
     });
     return { ...dev, role: value.role.trim() };
