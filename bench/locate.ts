@@ -1,11 +1,12 @@
 // Localization benchmark: recall@k of the Custodian's BM25 stage on SWE-bench-style instances.
 //
-//   npm run bench:locate -- --data FILE --repos DIR [--prepare-from MIRRORS] [--with-hints] [--rank key=value ...] [--verbose]
+//   npm run bench:locate -- --data FILE --repos DIR [--prepare-from MIRRORS] [--with-hints] [--rank key=value ...] [--baseline] [--verbose]
 //
 // DIR/<instance_id>/ must hold the instance's repository at its base_commit (a plain tree; no .git
 // needed). --prepare-from MIRRORS creates the missing ones from bare git mirrors found under MIRRORS
 // as <owner>+<name>/repo (the layout of this project's `fetch` tool), <owner>+<name>, <owner>/<name>.git
-// or <name>.git.
+// or <name>.git. --baseline also ranks the same candidates by the plain BM25 of shared/bench/README.md
+// (bench/lib/plain-bm25.ts) and prints its recall table under ours, so each figure has its reference.
 import fs from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
@@ -13,6 +14,7 @@ import { parseConfig } from "../src/config.js";
 import { buildQuery } from "../src/pipeline/locate/build-query.js";
 import { listCandidates } from "../src/pipeline/locate/list-candidates.js";
 import { DEFAULT_RANK_OPTIONS, rankFiles, type RankOptions } from "../src/pipeline/locate/rank-files.js";
+import { rankPlain } from "./lib/plain-bm25.js";
 import { prepareCheckouts } from "./lib/prepare-checkouts.js";
 import { readInstances } from "./lib/read-instances.js";
 import { formatRecallTable, type RankOutcome } from "./lib/recall.js";
@@ -24,11 +26,12 @@ const { values } = parseArgs({
     "prepare-from": { type: "string" },
     "with-hints": { type: "boolean", default: false },
     rank: { type: "string", multiple: true, default: [] },
+    baseline: { type: "boolean", default: false },
     verbose: { type: "boolean", default: false },
   },
 });
 if (!values.data || !values.repos) {
-  console.error("usage: npm run bench:locate -- --data FILE.jsonl --repos DIR [--prepare-from MIRRORS] [--with-hints] [--rank key=value] [--verbose]");
+  console.error("usage: npm run bench:locate -- --data FILE.jsonl --repos DIR [--prepare-from MIRRORS] [--with-hints] [--rank key=value] [--baseline] [--verbose]");
   process.exit(2);
 }
 
@@ -42,10 +45,17 @@ for (const setting of values.rank) {
   options[key] = Number(value);
 }
 
+/** The 1-based rank of the best-ranked gold file among the ranked paths, or null when none is there. */
+function goldRank(gold: string[], ranked: string[]): number | null {
+  const ranks = gold.map((g) => ranked.indexOf(g)).filter((i) => i >= 0);
+  return ranks.length > 0 ? Math.min(...ranks) + 1 : null;
+}
+
 const instances = readInstances(values.data);
 if (values["prepare-from"]) await prepareCheckouts(instances, values["prepare-from"], values.repos, (l) => console.log(l));
 const config = parseConfig({});
 const outcomes: RankOutcome[] = [];
+const plainOutcomes: RankOutcome[] = [];
 const indexMs: number[] = [];
 for (const instance of instances) {
   const root = path.join(values.repos, instance.instance_id);
@@ -65,11 +75,17 @@ for (const instance of instances) {
   const ranked = rankFiles(candidates.files, query, 1000, options);
   const ms = performance.now() - started;
   indexMs.push(ms);
-  const ranks = instance.gold_files.map((g) => ranked.findIndex((r) => r.path === g)).filter((i) => i >= 0);
-  const rank = ranks.length > 0 ? Math.min(...ranks) + 1 : null;
+  const rank = goldRank(instance.gold_files, ranked.map((r) => r.path));
   outcomes.push({ group: instance.repo, rank });
+  let plain = "";
+  // Outside the timing above: the baseline is a reference, not part of what the Custodian spends.
+  if (values.baseline) {
+    const plainRank = goldRank(instance.gold_files, rankPlain(candidates.files, instance.problem_statement));
+    plainOutcomes.push({ group: instance.repo, rank: plainRank });
+    plain = `  plain ${String(plainRank ?? "-").padStart(4)}`;
+  }
   if (values.verbose) {
-    console.log(`${instance.instance_id.padEnd(28)} rank ${String(rank ?? "-").padStart(4)}  ${candidates.files.length} files  ${ms.toFixed(0)} ms  top: ${ranked.slice(0, 3).map((r) => r.path).join(", ")}`);
+    console.log(`${instance.instance_id.padEnd(28)} rank ${String(rank ?? "-").padStart(4)}${plain}  ${candidates.files.length} files  ${ms.toFixed(0)} ms  top: ${ranked.slice(0, 3).map((r) => r.path).join(", ")}`);
   }
 }
 indexMs.sort((a, b) => a - b);
@@ -78,3 +94,4 @@ console.log(
   `index+rank time per instance: median ${indexMs[Math.floor(indexMs.length / 2)]!.toFixed(0)} ms, max ${indexMs[indexMs.length - 1]!.toFixed(0)} ms (${instances.length} instances)`,
 );
 console.log(`rank options: ${JSON.stringify(options)}`);
+if (values.baseline) console.log(`\nplain BM25 (README reference)\n${formatRecallTable(plainOutcomes)}`);
