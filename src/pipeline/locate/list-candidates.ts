@@ -1,6 +1,5 @@
-import fs from "node:fs/promises";
+import fs from "node:fs";
 import path from "node:path";
-import pLimit from "p-limit";
 import picomatch from "picomatch";
 import { readCandidate, type SkipReason, type SourceFile } from "./read-candidate.js";
 
@@ -29,15 +28,17 @@ const SKIPPED_DIRS = new Set([
   ".idea", ".vscode", "site-packages", ".gradle", ".terraform", ".magis",
 ]);
 
+const YIELD_EVERY = 200;
+
 /** Recursively lists the regular files under root (relative paths), never following symbolic links. */
-async function walk(root: string, skip: Record<SkipReason, number>, excluded: (p: string) => boolean): Promise<string[]> {
+function walk(root: string, skip: Record<SkipReason, number>, excluded: (p: string) => boolean): string[] {
   const found: string[] = [];
   const pending = [""];
   while (pending.length > 0) {
     const dir = pending.pop()!;
     let entries;
     try {
-      entries = await fs.readdir(path.join(root, dir), { withFileTypes: true });
+      entries = fs.readdirSync(path.join(root, dir), { withFileTypes: true });
     } catch {
       continue; // a directory removed while we walk is simply not there
     }
@@ -67,19 +68,20 @@ export async function listCandidates(root: string, options: ListOptions): Promis
   const skipped: Record<SkipReason, number> = {
     excluded: 0, vendored: 0, binary: 0, lock: 0, minified: 0, generated: 0, "too-large": 0, vanished: 0,
   };
-  const realRoot = await fs.realpath(root);
+  const realRoot = await fs.promises.realpath(root);
   const matchExcluded = options.exclude.length > 0 ? picomatch(options.exclude, { dot: true }) : () => false;
   const excluded = (rel: string) => matchExcluded(rel) || (rel.endsWith("/") && matchExcluded(rel.slice(0, -1)));
-  const paths = (await walk(realRoot, skipped, excluded)).filter((rel) => {
+  const paths = walk(realRoot, skipped, excluded).filter((rel) => {
     if (!excluded(rel)) return true;
     skipped.excluded++;
     return false;
   });
-  const limit = pLimit(32);
-  const verdicts = await Promise.all(paths.map((rel) => limit(() => readCandidate(realRoot, rel, options.maxFileBytes))));
   const files: SourceFile[] = [];
   const nonUtf8: string[] = [];
-  for (const verdict of verdicts) {
+  for (let i = 0; i < paths.length; i++) {
+    // The reads are synchronous (see readCandidate); a server has other requests to answer meanwhile.
+    if (i % YIELD_EVERY === YIELD_EVERY - 1) await new Promise(setImmediate);
+    const verdict = readCandidate(realRoot, paths[i]!, options.maxFileBytes);
     if ("skip" in verdict) {
       skipped[verdict.skip]++;
       continue;

@@ -1,15 +1,10 @@
 import bm25, { type Bm25Engine } from "wink-bm25-text-search";
 import type { RankedFile } from "../types.js";
 import type { WeightedQuery } from "./build-query.js";
-import { extractDefinitions } from "./extract-definitions.js";
+import { COUNT_FIELDS, prepareFile, type DocumentFields, type PreparedFile, type RankInput } from "./prepare-document.js";
 import { mainExtensions, mentionStrength, pathPrior } from "./score-path.js";
-import { countTermsByChunk, tokenizeCode } from "./tokenize-code.js";
 
-/** A file to rank: its repository-relative path and its text. */
-export interface RankInput {
-  path: string;
-  text: string;
-}
+export type { RankInput } from "./prepare-document.js";
 
 /** Knobs of the ranking; the defaults are what the localization benchmark supports. */
 export interface RankOptions {
@@ -48,14 +43,10 @@ export const DEFAULT_RANK_OPTIONS: RankOptions = {
 const REPEATS_PER_UNIT = 2;
 const PADDING = "\u0000pad";
 
-// wink counts a term once per occurrence, which costs about a microsecond each: millions for a large
-// repository. Instead, each distinct term of a document goes once into the fields whose weights
-// (powers of two) sum to its count, so wink sees exactly the same term frequencies and lengths with
-// a fraction of the work. Counts above the largest sum are capped; BM25 has saturated long before.
-const COUNT_FIELDS = [1, 2, 4, 8, 16, 32, 64].map((weight) => ({ name: `tf${weight}`, weight }));
-
-function splitWords(text: string): string[] {
-  return text === "" ? [] : text.split(" ");
+// Documents arrive as lists of terms; a query as the terms joined by spaces.
+function termsOf(input: string | string[]): string[] {
+  if (typeof input !== "string") return input;
+  return input === "" ? [] : input.split(" ");
 }
 
 function queryText(query: WeightedQuery): string {
@@ -67,33 +58,17 @@ function queryText(query: WeightedQuery): string {
   return words.join(" ");
 }
 
-interface Doc {
-  id: string;
-  fields: Record<string, string>;
-}
-
-function countFields(counts: Map<string, number>): Record<string, string> {
-  const buckets: string[][] = COUNT_FIELDS.map(() => []);
-  for (const [term, count] of counts) {
-    const capped = Math.min(count, 127);
-    COUNT_FIELDS.forEach((field, i) => {
-      if (capped & field.weight) buckets[i]!.push(term);
-    });
-  }
-  return Object.fromEntries(COUNT_FIELDS.map((field, i) => [field.name, buckets[i]!.join(" ")]));
-}
-
 const COUNT_WEIGHTS = Object.fromEntries(COUNT_FIELDS.map((field) => [field.name, field.weight]));
 
 /** Builds one consolidated BM25 index (wink) over the documents. */
-function buildEngine(docs: Doc[], fldWeights: Record<string, number>, options: RankOptions): Bm25Engine {
+function buildEngine(docs: Array<[id: string, fields: DocumentFields]>, fldWeights: Record<string, number>, options: RankOptions): Bm25Engine {
   const engine = bm25();
   engine.defineConfig({ fldWeights, bm25Params: { k1: options.k1, b: options.b, k: 1 } });
-  // Everything arrives tokenized, so wink only splits on spaces.
-  engine.definePrepTasks([splitWords]);
-  for (const doc of docs) engine.addDoc(doc.fields, doc.id);
+  // Everything arrives tokenized: wink's own preparation is replaced by taking the terms as they are.
+  engine.definePrepTasks([termsOf]);
+  for (const [id, fields] of docs) engine.addDoc(fields, id);
   // wink refuses to consolidate fewer than three documents; empty ones leave the others' order unchanged.
-  const empty = Object.fromEntries(Object.keys(fldWeights).map((field) => [field, ""]));
+  const empty = Object.fromEntries(Object.keys(fldWeights).map((field) => [field, []]));
   for (let i = docs.length; i < 3; i++) engine.addDoc(empty, `${PADDING}${i}`);
   engine.consolidate();
   return engine;
@@ -106,25 +81,6 @@ function search(engine: Bm25Engine, text: string): Map<string, number> {
     if (!id.startsWith(PADDING)) scores.set(id, score / REPEATS_PER_UNIT);
   }
   return scores;
-}
-
-/**
- * The terms of a path: its folders and file name, whole and split, but not the extension on its own:
- * every `.rst` page would otherwise share the term "rst" with `rst.py`, and every Python file "py".
- */
-export function pathTerms(path: string): string {
-  const slash = path.lastIndexOf("/");
-  const name = path.slice(slash + 1);
-  const dot = name.lastIndexOf(".");
-  const stem = dot > 0 ? name.slice(0, dot) : name;
-  return [...tokenizeCode(path.slice(0, slash + 1).replace(/\//g, " ")), name.toLowerCase(), ...tokenizeCode(stem)].join(" ");
-}
-
-function mergeCounts(chunks: Array<Map<string, number>>): Map<string, number> {
-  if (chunks.length === 1) return chunks[0]!;
-  const all = new Map<string, number>();
-  for (const chunk of chunks) for (const [term, count] of chunk) all.set(term, (all.get(term) ?? 0) + count);
-  return all;
 }
 
 /** A built index of a repository's files; build once per run (wink takes no documents after it is built), query as often as needed. */
@@ -142,15 +98,21 @@ export interface FileIndex {
  * names it and by a prior that tests, docs and settings are rarely what a fix changes.
  */
 export function indexFiles(files: RankInput[], options: RankOptions = DEFAULT_RANK_OPTIONS): FileIndex {
+  const chunkLines = chunkLinesOf(options);
+  return buildIndex(files, files.map((file) => prepareFile(file, chunkLines)), options);
+}
+
+function chunkLinesOf(options: RankOptions): number {
+  return options.fileShare < 1 ? options.chunkLines : Infinity;
+}
+
+function buildIndex(files: RankInput[], prepared: PreparedFile[], options: RankOptions): FileIndex {
   if (files.length === 0) return { rank: () => [] };
-  const textDocs: Doc[] = [];
-  const nameDocs: Doc[] = [];
-  files.forEach((file, index) => {
-    const defs = tokenizeCode(extractDefinitions(file.text, file.path).join(" ")).join(" ");
-    nameDocs.push({ id: String(index), fields: { path: pathTerms(file.path), defs } });
-    const chunks = countTermsByChunk(file.text, options.fileShare < 1 ? options.chunkLines : Infinity);
-    textDocs.push({ id: String(index), fields: countFields(mergeCounts(chunks)) });
-    if (chunks.length > 2) chunks.forEach((counts, c) => textDocs.push({ id: `${index}:${c}`, fields: countFields(counts) }));
+  const textDocs: Array<[string, DocumentFields]> = [];
+  const nameDocs: Array<[string, DocumentFields]> = [];
+  prepared.forEach((file, index) => {
+    nameDocs.push([String(index), file.names]);
+    file.text.forEach((fields, c) => textDocs.push([c === 0 ? String(index) : `${index}:${c - 1}`, fields]));
   });
   const main = mainExtensions(files.map((file) => ({ path: file.path, size: file.text.length })));
   const textEngine = buildEngine(textDocs, COUNT_WEIGHTS, options);

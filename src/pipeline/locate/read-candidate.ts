@@ -1,4 +1,4 @@
-import fs from "node:fs/promises";
+import fs from "node:fs";
 import path from "node:path";
 
 /** A text file of the repository that the Custodian may rank. */
@@ -54,25 +54,47 @@ function looksMinified(name: string, text: string): boolean {
 /** A file read as a candidate, or why it is not one. */
 export type Verdict = { file: SourceFile; latin1: boolean } | { skip: SkipReason };
 
+// O_NOFOLLOW: the walk skipped links, and a file swapped for a link since then is not followed either.
+const OPEN_FLAGS = fs.constants.O_RDONLY | (fs.constants.O_NOFOLLOW ?? 0);
+
+/** The bytes of a regular file of at most maxBytes, "too-large", or null when it is gone or no longer a regular file. */
+function readSmallFile(file: string, maxBytes: number): Buffer | "too-large" | null {
+  let fd: number;
+  try {
+    fd = fs.openSync(file, OPEN_FLAGS);
+  } catch {
+    return null;
+  }
+  try {
+    const stat = fs.fstatSync(fd);
+    if (!stat.isFile()) return null;
+    if (stat.size > maxBytes) return "too-large";
+    const bytes = Buffer.allocUnsafe(stat.size);
+    let length = 0;
+    for (let n = -1; n !== 0 && length < bytes.length; length += n) n = fs.readSync(fd, bytes, length, bytes.length - length, length);
+    return bytes.subarray(0, length);
+  } catch {
+    return null;
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
 /**
  * Reads one listed file and decides whether it is a candidate: lock files, binaries, data, generated
  * code, minified bundles and files over the cap are not; a file gone since the listing is "vanished".
+ * Synchronous: thousands of small reads are several times faster without a thread-pool round trip
+ * each, and listCandidates yields to the event loop between batches.
  */
-export async function readCandidate(root: string, rel: string, maxFileBytes: number): Promise<Verdict> {
+export function readCandidate(root: string, rel: string, maxFileBytes: number): Verdict {
   const name = rel.slice(rel.lastIndexOf("/") + 1);
   const ext = extensionOf(name);
   if (LOCK_FILES.has(name.toLowerCase())) return { skip: "lock" };
   if (BINARY_EXTENSIONS.has(ext) || DATA_EXTENSIONS.has(ext)) return { skip: "binary" };
   if (GENERATED_NAME.test(name)) return { skip: "generated" };
-  let bytes: Buffer;
-  try {
-    const stat = await fs.stat(path.join(root, rel));
-    if (stat.size > maxFileBytes) return { skip: "too-large" };
-    bytes = await fs.readFile(path.join(root, rel));
-  } catch {
-    return { skip: "vanished" }; // deleted or replaced between listing and reading
-  }
-  if (bytes.length > maxFileBytes) return { skip: "too-large" };
+  const bytes = readSmallFile(path.join(root, rel), maxFileBytes);
+  if (bytes === null) return { skip: "vanished" }; // deleted or replaced between listing and reading
+  if (bytes === "too-large") return { skip: "too-large" };
   if (bytes.subarray(0, 8000).includes(0)) return { skip: "binary" };
   let text: string;
   let latin1 = false;

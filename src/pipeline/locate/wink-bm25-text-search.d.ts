@@ -7,8 +7,9 @@ declare module "wink-bm25-text-search" {
   }
   export interface Bm25Engine {
     defineConfig(config: Bm25Config): boolean;
-    definePrepTasks(tasks: Array<(input: string) => string[]>, field?: string): number;
-    addDoc(doc: Record<string, string>, id: string | number): number;
+    /** The tasks get a document's field values as given to addDoc (wink does not look at them first), and a search's text. */
+    definePrepTasks(tasks: Array<((input: string) => string[]) | ((input: string | string[]) => string[])>, field?: string): number;
+    addDoc(doc: Record<string, string | string[]>, id: string | number): number;
     consolidate(precision?: number): boolean;
     /** Results as [id, score] pairs, best first. */
     search(text: string, limit?: number): Array<[string, number]>;

@@ -76,7 +76,21 @@ describe("listCandidates", () => {
 });
 
 describe("readCandidate", () => {
-  it("reports a file that disappeared after the listing as vanished", async () => {
-    expect(await readCandidate(root, "gone.py", 4096)).toEqual({ skip: "vanished" });
+  it("reports a file that disappeared after the listing as vanished", () => {
+    expect(readCandidate(root, "gone.py", 4096)).toEqual({ skip: "vanished" });
+  });
+
+  it("does not follow a file that was replaced by a link after the listing", () => {
+    fs.writeFileSync(path.join(outside, "secret.py"), "TOKEN = 'not for the index'\n");
+    fs.symlinkSync(path.join(outside, "secret.py"), path.join(root, "swapped.py"));
+    expect(readCandidate(root, "swapped.py", 4096)).toEqual({ skip: "vanished" });
+  });
+
+  it("reads a file whole, and refuses one over the cap by its size", () => {
+    const text = "def f():\n    return 1\n".repeat(200);
+    write("long.py", text);
+    const verdict = readCandidate(root, "long.py", 1 << 20);
+    expect("file" in verdict && verdict.file.text).toBe(text);
+    expect(readCandidate(root, "long.py", text.length - 1)).toEqual({ skip: "too-large" });
   });
 });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { buildQuery } from "../../../src/pipeline/locate/build-query.js";
-import { pathTerms, rankFiles } from "../../../src/pipeline/locate/rank-files.js";
+import { pathTerms } from "../../../src/pipeline/locate/prepare-document.js";
+import { rankFiles } from "../../../src/pipeline/locate/rank-files.js";
 
 const issue = (title: string, body = "") => buildQuery({ title, body, hints: [] });
 
@@ -84,8 +85,8 @@ describe("rankFiles", () => {
 
 describe("pathTerms", () => {
   it("gives folders and the file name whole and split, but not the extension alone", () => {
-    expect(pathTerms("astropy/io/ascii/rst.py").split(" ")).toEqual(["astropy", "io", "ascii", "rst.py", "rst"]);
-    expect(pathTerms("docs/index.rst").split(" ")).toEqual(["docs", "index.rst", "index"]);
-    expect(pathTerms("src/flask/json/tag.py").split(" ")).not.toContain("py");
+    expect(pathTerms("astropy/io/ascii/rst.py")).toEqual(["astropy", "io", "ascii", "rst.py", "rst"]);
+    expect(pathTerms("docs/index.rst")).toEqual(["docs", "index.rst", "index"]);
+    expect(pathTerms("src/flask/json/tag.py")).not.toContain("py");
   });
 });

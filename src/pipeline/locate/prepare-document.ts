@@ -1,0 +1,69 @@
+import { extractDefinitions } from "./extract-definitions.js";
+import { countTermsByChunk, tokenizeCode } from "./tokenize-code.js";
+
+/** A file to rank: its repository-relative path and its text. */
+export interface RankInput {
+  path: string;
+  text: string;
+}
+
+/** The fields of one BM25 document, each a list of terms. */
+export type DocumentFields = Record<string, string[]>;
+
+/** What the index needs of one file, computed from its path and text alone. */
+export interface PreparedFile {
+  /** The text document of the whole file, then one per chunk when the file has more than two chunks. */
+  text: DocumentFields[];
+  /** The document of its path and of the names it defines. */
+  names: DocumentFields;
+}
+
+// wink counts a term once per occurrence, which costs about a microsecond each: millions for a large
+// repository. Instead, each distinct term of a document goes once into the fields whose weights
+// (powers of two) sum to its count, so wink sees exactly the same term frequencies and lengths with
+// a fraction of the work. Counts above the largest sum are capped; BM25 has saturated long before.
+export const COUNT_FIELDS = [1, 2, 4, 8, 16, 32, 64].map((weight) => ({ name: `tf${weight}`, weight }));
+const LARGEST_COUNT = COUNT_FIELDS.reduce((sum, field) => sum + field.weight, 0);
+
+function countFields(counts: Map<string, number>): DocumentFields {
+  const buckets: string[][] = COUNT_FIELDS.map(() => []);
+  for (const [term, count] of counts) {
+    const capped = Math.min(count, LARGEST_COUNT);
+    for (let i = 0; i < COUNT_FIELDS.length; i++) if (capped & COUNT_FIELDS[i]!.weight) buckets[i]!.push(term);
+  }
+  const fields: DocumentFields = {};
+  COUNT_FIELDS.forEach((field, i) => (fields[field.name] = buckets[i]!));
+  return fields;
+}
+
+/**
+ * The terms of a path: its folders and file name, whole and split, but not the extension on its own:
+ * every `.rst` page would otherwise share the term "rst" with `rst.py`, and every Python file "py".
+ */
+export function pathTerms(path: string): string[] {
+  const slash = path.lastIndexOf("/");
+  const name = path.slice(slash + 1);
+  const dot = name.lastIndexOf(".");
+  const stem = dot > 0 ? name.slice(0, dot) : name;
+  return [...tokenizeCode(path.slice(0, slash + 1).replace(/\//g, " ")), name.toLowerCase(), ...tokenizeCode(stem)];
+}
+
+function mergeCounts(chunks: Array<Map<string, number>>): Map<string, number> {
+  if (chunks.length === 1) return chunks[0]!;
+  const all = new Map<string, number>();
+  for (const chunk of chunks) for (const [term, count] of chunk) all.set(term, (all.get(term) ?? 0) + count);
+  return all;
+}
+
+/**
+ * Tokenizes and counts one file for the index: its text as term counts (whole, and per run of
+ * `chunkLines` lines; Infinity for whole files only), its path and the names it defines as terms.
+ * This is most of the work of indexing, and depends on nothing but the file.
+ */
+export function prepareFile(file: RankInput, chunkLines: number): PreparedFile {
+  const chunks = countTermsByChunk(file.text, chunkLines);
+  const text = [countFields(mergeCounts(chunks))];
+  if (chunks.length > 2) for (const counts of chunks) text.push(countFields(counts));
+  const defs = tokenizeCode(extractDefinitions(file.text, file.path).join(" "));
+  return { text, names: { path: pathTerms(file.path), defs } };
+}
