@@ -49,13 +49,19 @@ function termsOf(input: string | string[]): string[] {
   return input === "" ? [] : input.split(" ");
 }
 
-function queryText(query: WeightedQuery): string {
-  const words: string[] = [];
+/**
+ * The query's terms grouped by how many times each counts: a weight becomes a whole number of
+ * repetitions at REPEATS_PER_UNIT per unit.
+ */
+function termsByRepeats(query: WeightedQuery): Map<number, string[]> {
+  const groups = new Map<number, string[]>();
   for (const [term, weight] of query.terms) {
     const repeats = Math.max(1, Math.round(weight * REPEATS_PER_UNIT));
-    for (let i = 0; i < repeats; i++) words.push(term);
+    const group = groups.get(repeats);
+    if (group) group.push(term);
+    else groups.set(repeats, [term]);
   }
-  return words.join(" ");
+  return groups;
 }
 
 const COUNT_WEIGHTS = Object.fromEntries(COUNT_FIELDS.map((field) => [field.name, field.weight]));
@@ -74,11 +80,17 @@ function buildEngine(docs: Array<[id: string, fields: DocumentFields]>, fldWeigh
   return engine;
 }
 
-/** Scores of every document sharing a term with the query text. */
-function search(engine: Bm25Engine, text: string): Map<string, number> {
+/**
+ * Scores of every document sharing a term with the query. wink weighs a term by how often the query
+ * text repeats it, walking its postings once per repetition; searching each group of equally weighted
+ * terms once and multiplying gives the same sums and walks each posting list once.
+ */
+function search(engine: Bm25Engine, groups: Map<number, string[]>): Map<string, number> {
   const scores = new Map<string, number>();
-  for (const [id, score] of engine.search(text, engine.getTotalDocs())) {
-    if (!id.startsWith(PADDING)) scores.set(id, score / REPEATS_PER_UNIT);
+  for (const [repeats, terms] of groups) {
+    for (const [id, score] of engine.search(terms.join(" "), engine.getTotalDocs())) {
+      if (!id.startsWith(PADDING)) scores.set(id, (scores.get(id) ?? 0) + (score * repeats) / REPEATS_PER_UNIT);
+    }
   }
   return scores;
 }
@@ -115,21 +127,22 @@ function buildIndex(files: RankInput[], prepared: PreparedFile[], options: RankO
     file.text.forEach((fields, c) => textDocs.push([c === 0 ? String(index) : `${index}:${c - 1}`, fields]));
   });
   const main = mainExtensions(files.map((file) => ({ path: file.path, size: file.text.length })));
+  const priors = files.map((file) => pathPrior(file.path, main));
   const textEngine = buildEngine(textDocs, COUNT_WEIGHTS, options);
   const nameEngine = buildEngine(nameDocs, { path: options.pathWeight, defs: options.defsWeight }, options);
 
   return {
     rank(query, top) {
-      const text = queryText(query);
-      if (text === "") return [];
+      const groups = termsByRepeats(query);
+      if (groups.size === 0) return [];
       const whole = new Map<number, number>();
       const best = new Map<number, number>();
-      for (const [id, score] of search(textEngine, text)) {
+      for (const [id, score] of search(textEngine, groups)) {
         const colon = id.indexOf(":");
         if (colon === -1) whole.set(Number(id), score);
         else best.set(Number(id.slice(0, colon)), Math.max(best.get(Number(id.slice(0, colon))) ?? 0, score));
       }
-      const names = search(nameEngine, text);
+      const names = search(nameEngine, groups);
       // Only files sharing a term with the query can score; the rest are never looked at.
       const hits = new Set<number>([...whole.keys(), ...best.keys(), ...[...names.keys()].map(Number)]);
       const ranked: RankedFile[] = [...hits].map((index) => {
@@ -138,7 +151,7 @@ function buildIndex(files: RankInput[], prepared: PreparedFile[], options: RankO
         const textScore = (1 - options.fileShare) * (best.get(index) ?? wholeScore) + options.fileShare * wholeScore;
         const bm25Score = textScore + options.namesShare * (names.get(String(index)) ?? 0);
         const boost = 1 + options.mentionBoost * mentionStrength(file.path, query.mentions);
-        return { path: file.path, score: Math.round(bm25Score * boost * pathPrior(file.path, main) * 1000) / 1000 };
+        return { path: file.path, score: Math.round(bm25Score * boost * priors[index]! * 1000) / 1000 };
       });
       return ranked
         .filter((file) => file.score > 0)
