@@ -1,0 +1,49 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import nock from "nock";
+import { afterEach, describe, expect, it } from "vitest";
+import { fetchIssue, fillIssueTexts, readManifest } from "../../../bench/lib/issue-texts.js";
+
+const url = "https://github.com/pytest-dev/pytest/issues/12367";
+const entry = {
+  instance_id: "pytest-12367",
+  repo: "pytest-dev/pytest",
+  base_commit: "889d9b28d786c75b66f4d1acb80123bdb341639c",
+  gold_files: ["src/_pytest/unittest.py"],
+  issue_url: url,
+};
+
+afterEach(() => nock.cleanAll());
+
+describe("fillIssueTexts", () => {
+  it("makes the problem statement from the issue's title and first post, sending the token only as a header", async () => {
+    nock("https://api.github.com", { reqheaders: { authorization: "Bearer ghs_bench_token" } })
+      .get("/repos/pytest-dev/pytest/issues/12367")
+      .reply(200, { title: "Unittest class instances no longer released", body: "Since 8.2 pytest holds onto\r\nclass instances." });
+    const [instance] = await fillIssueTexts([entry], (u) => fetchIssue(u, "ghs_bench_token"));
+    expect(instance).toEqual({ ...entry, problem_statement: "Unittest class instances no longer released\nSince 8.2 pytest holds onto\nclass instances." });
+  });
+
+  it("says to set GITHUB_TOKEN when GitHub refuses, without echoing a token", async () => {
+    nock("https://api.github.com").get("/repos/pytest-dev/pytest/issues/12367").reply(403, { message: "API rate limit exceeded" });
+    const failure = fetchIssue(url, "ghs_bench_token");
+    await expect(failure).rejects.toThrow(/set GITHUB_TOKEN/);
+    await expect(failure).rejects.not.toThrow(/ghs_bench_token/);
+  });
+
+  it("refuses a pull request given as an issue", async () => {
+    nock("https://api.github.com").get("/repos/pytest-dev/pytest/issues/12367").reply(200, { title: "fix", body: "", pull_request: {} });
+    await expect(fetchIssue(url, undefined)).rejects.toThrow(/is a pull request, not an issue/);
+  });
+});
+
+describe("readManifest", () => {
+  it("names the line and the field that is wrong", () => {
+    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "magis-manifest-")), "m.jsonl");
+    fs.writeFileSync(file, `${JSON.stringify(entry)}\n${JSON.stringify({ ...entry, issue_url: "https://github.com/pytest-dev/pytest/pull/1" })}\n`);
+    expect(() => readManifest(file)).toThrow(/m\.jsonl:2: issue_url must look like/);
+    fs.writeFileSync(file, `${JSON.stringify(entry)}\n`);
+    expect(readManifest(file)).toEqual([entry]);
+  });
+});
