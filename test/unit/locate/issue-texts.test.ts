@@ -47,3 +47,15 @@ describe("readManifest", () => {
     expect(readManifest(file)).toEqual([entry]);
   });
 });
+
+describe("the committed held-out manifest", () => {
+  it("reads, and each issue belongs to the instance's repository", () => {
+    const entries = readManifest(path.join(import.meta.dirname, "../../../bench/data/heldout-2024.jsonl"));
+    expect(entries.length).toBeGreaterThanOrEqual(80);
+    for (const entry of entries) {
+      expect(entry.issue_url.startsWith(`https://github.com/${entry.repo}/issues/`)).toBe(true);
+      expect(entry.base_commit).toMatch(/^[0-9a-f]{40}$/);
+    }
+    expect(new Set(entries.map((e) => e.instance_id)).size).toBe(entries.length);
+  });
+});
