@@ -85,10 +85,15 @@ export function tokenizeCode(text: string): string[] {
 export function countTerms(text: string): Map<string, number> {
   // Counting each distinct word chain first, then expanding it once, is a fifth faster than
   // expanding every occurrence: code repeats its names.
-  const chains = new Map<string, number>();
-  for (const chain of text.match(WORD_CHAIN) ?? []) chains.set(chain, (chains.get(chain) ?? 0) + 1);
+  // A box per chain takes one map lookup per repeat instead of a lookup and a store.
+  const chains = new Map<string, { n: number }>();
+  for (const chain of text.match(WORD_CHAIN) ?? []) {
+    const box = chains.get(chain);
+    if (box) box.n++;
+    else chains.set(chain, { n: 1 });
+  }
   const counts = new Map<string, number>();
-  for (const [chain, n] of chains) for (const token of expansionOf(chain)) counts.set(token, (counts.get(token) ?? 0) + n);
+  for (const [chain, { n }] of chains) for (const token of expansionOf(chain)) counts.set(token, (counts.get(token) ?? 0) + n);
   return counts;
 }
 
