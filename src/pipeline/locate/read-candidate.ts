@@ -58,7 +58,9 @@ function looksMinified(name: string, text: string): boolean {
 export type Verdict = { file: SourceFile; latin1: boolean } | { skip: SkipReason };
 
 // O_NOFOLLOW: the walk skipped links, and a file swapped for a link since then is not followed either.
-const OPEN_FLAGS = fs.constants.O_RDONLY | (fs.constants.O_NOFOLLOW ?? 0);
+// O_NONBLOCK: a file swapped for a named pipe opens at once (and is then refused as not a regular
+// file) instead of blocking the process until someone writes to the pipe; regular files ignore it.
+const OPEN_FLAGS = fs.constants.O_RDONLY | (fs.constants.O_NOFOLLOW ?? 0) | (fs.constants.O_NONBLOCK ?? 0);
 
 /** The bytes of a regular file of at most maxBytes, "too-large", or null when it is gone or no longer a regular file. */
 function readSmallFile(file: string, maxBytes: number): Buffer | "too-large" | null {

@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -88,6 +89,11 @@ describe("readCandidate", () => {
     fs.writeFileSync(path.join(outside, "secret.py"), "TOKEN = 'not for the index'\n");
     fs.symlinkSync(path.join(outside, "secret.py"), path.join(root, "swapped.py"));
     expect(readCandidate(root, "swapped.py", 4096)).toEqual({ skip: "vanished" });
+  });
+
+  it("refuses a named pipe without waiting for a writer", () => {
+    execFileSync("mkfifo", [path.join(root, "pipe.py")]);
+    expect(readCandidate(root, "pipe.py", 4096)).toEqual({ skip: "vanished" });
   });
 
   it("reads a file whole, and refuses one over the cap by its size", () => {
