@@ -5,8 +5,9 @@
 // DIR/<instance_id>/ must hold the instance's repository at its base_commit (a plain tree; no .git
 // needed). --prepare-from MIRRORS creates the missing ones from bare git mirrors found under MIRRORS
 // as <owner>+<name>/repo (the layout of this project's `fetch` tool), <owner>+<name>, <owner>/<name>.git
-// or <name>.git. --baseline also ranks the same candidates by the plain BM25 of shared/bench/README.md
-// (bench/lib/plain-bm25.ts) and prints its recall table under ours, so each figure has its reference.
+// or <name>.git. --baseline also ranks every .py file of the checkout by the plain BM25 of
+// shared/bench/README.md (bench/lib/plain-bm25.ts) and prints its recall table under ours, so each
+// figure has its reference.
 import fs from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
@@ -14,7 +15,7 @@ import { parseConfig } from "../src/config.js";
 import { buildQuery } from "../src/pipeline/locate/build-query.js";
 import { listCandidates } from "../src/pipeline/locate/list-candidates.js";
 import { DEFAULT_RANK_OPTIONS, rankFiles, type RankOptions } from "../src/pipeline/locate/rank-files.js";
-import { rankPlain } from "./lib/plain-bm25.js";
+import { listPythonFiles, rankPlain } from "./lib/plain-bm25.js";
 import { prepareCheckouts } from "./lib/prepare-checkouts.js";
 import { readInstances } from "./lib/read-instances.js";
 import { formatRecallTable, type RankOutcome } from "./lib/recall.js";
@@ -80,7 +81,7 @@ for (const instance of instances) {
   let plain = "";
   // Outside the timing above: the baseline is a reference, not part of what the Custodian spends.
   if (values.baseline) {
-    const plainRank = goldRank(instance.gold_files, rankPlain(candidates.files, instance.problem_statement));
+    const plainRank = goldRank(instance.gold_files, rankPlain(listPythonFiles(root), instance.problem_statement));
     plainOutcomes.push({ group: instance.repo, rank: plainRank });
     plain = `  plain ${String(plainRank ?? "-").padStart(4)}`;
   }

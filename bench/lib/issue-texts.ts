@@ -54,9 +54,15 @@ export async function fetchIssue(url: string, token: string | undefined): Promis
   if (token) headers.authorization = `Bearer ${token}`;
   const response = await fetch(`https://api.github.com/repos/${owner}/${name}/issues/${number}`, { headers });
   if (response.status === 403 || response.status === 429) {
-    throw new Error(`GitHub refused ${url} (HTTP ${response.status}, likely the rate limit): set GITHUB_TOKEN to a token and run again`);
+    const next = token
+      ? "the token may lack access to the repository (or single sign-on approval), or its rate limit is spent; check it, or wait an hour"
+      : "without a token GitHub allows 60 requests an hour; set GITHUB_TOKEN and run again";
+    throw new Error(`GitHub refused ${url} (HTTP ${response.status}): ${next}`);
   }
-  if (!response.ok) throw new Error(`GitHub answered HTTP ${response.status} for ${url}`);
+  if (response.status === 404 || response.status === 410) {
+    throw new Error(`GitHub has no issue at ${url} (HTTP ${response.status}): it was deleted or the repository moved; correct or drop that line of the manifest`);
+  }
+  if (!response.ok) throw new Error(`GitHub answered HTTP ${response.status} for ${url}; run again later`);
   const issue = (await response.json()) as { title?: string; body?: string | null; pull_request?: unknown };
   if (issue.pull_request) throw new Error(`${url} is a pull request, not an issue; fix the manifest`);
   return { title: issue.title ?? "", body: issue.body ?? "" };

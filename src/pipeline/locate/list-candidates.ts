@@ -66,7 +66,7 @@ function walk(root: string, skip: Record<SkipReason, number>, excluded: (p: stri
  */
 export async function listCandidates(root: string, options: ListOptions): Promise<CandidateSet> {
   const skipped: Record<SkipReason, number> = {
-    excluded: 0, vendored: 0, binary: 0, lock: 0, minified: 0, generated: 0, "too-large": 0, vanished: 0,
+    excluded: 0, vendored: 0, binary: 0, lock: 0, minified: 0, generated: 0, "too-large": 0, vanished: 0, unreadable: 0,
   };
   const realRoot = await fs.promises.realpath(root);
   const matchExcluded = options.exclude.length > 0 ? picomatch(options.exclude, { dot: true }) : () => false;

@@ -4,7 +4,6 @@ import type { WeightedQuery } from "./build-query.js";
 import { COUNT_FIELDS, prepareFile, type DocumentFields, type PreparedFile, type RankInput } from "./prepare-document.js";
 import { mainExtensions, mentionStrength, pathPrior } from "./score-path.js";
 
-export type { RankInput } from "./prepare-document.js";
 
 /** Knobs of the ranking; the defaults are what the localization benchmark supports. */
 export interface RankOptions {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { buildQuery } from "../../../src/pipeline/locate/build-query.js";
-import { pathTerms } from "../../../src/pipeline/locate/prepare-document.js";
-import { rankFiles } from "../../../src/pipeline/locate/rank-files.js";
+import { pathTerms, prepareFile } from "../../../src/pipeline/locate/prepare-document.js";
+import { indexFiles, rankFiles } from "../../../src/pipeline/locate/rank-files.js";
 
 const issue = (title: string, body = "") => buildQuery({ title, body, hints: [] });
 
@@ -88,5 +88,42 @@ describe("pathTerms", () => {
     expect(pathTerms("astropy/io/ascii/rst.py")).toEqual(["astropy", "io", "ascii", "rst.py", "rst"]);
     expect(pathTerms("docs/index.rst")).toEqual(["docs", "index.rst", "index"]);
     expect(pathTerms("src/flask/json/tag.py")).not.toContain("py");
+  });
+});
+
+describe("query weights", () => {
+  it("count a term as many times as its weight says, summed over the terms", () => {
+    const files = [
+      { path: "requests/sessions.py", text: sessions },
+      { path: "requests/models.py", text: models },
+      { path: "README.md", text: readme },
+      { path: "requests/adapters.py", text: "class HTTPAdapter:\n    def send(self, request, stream=False, verify=True):\n        return self.build_response(request)\n" },
+    ];
+    const index = indexFiles(files);
+    const scoreOf = (terms: Array<[string, number]>, path: string) =>
+      index.rank({ terms: new Map(terms), mentions: [] }, 10).find((f) => f.path === path)?.score ?? 0;
+    // Weight 0.5 counts once; 1 twice; 1.5 three times.
+    for (const path of ["requests/sessions.py", "requests/models.py", "requests/adapters.py"]) {
+      const once = (term: string) => scoreOf([[term, 0.5]], path);
+      const expected = 2 * once("verify") + 3 * once("session") + 1 * once("chunk_size");
+      expect(scoreOf([["verify", 1], ["session", 1.5], ["chunk_size", 0.5]], path)).toBeCloseTo(expected, 2);
+    }
+  });
+});
+
+describe("prepareFile", () => {
+  it("puts each term into the count fields whose weights sum to its count, capped at 127", () => {
+    const text = `${"alpha ".repeat(5)}\n${"beta ".repeat(200)}\ngamma\n`;
+    const [whole] = prepareFile({ path: "pkg/mod.py", text }, Infinity).text;
+    const fieldsOf = (term: string) => Object.keys(whole!).filter((field) => whole![field]!.includes(term));
+    expect(fieldsOf("alpha")).toEqual(["tf1", "tf4"]);
+    expect(fieldsOf("beta")).toEqual(["tf1", "tf2", "tf4", "tf8", "tf16", "tf32", "tf64"]);
+    expect(fieldsOf("gamma")).toEqual(["tf1"]);
+  });
+
+  it("gives the path and the defined names as a document of their own", () => {
+    const prepared = prepareFile({ path: "requests/sessions.py", text: sessions }, Infinity);
+    expect(prepared.names.path).toEqual(["request", "sessions.py", "session"]);
+    expect(prepared.names.defs).toEqual(["session", "merge_environment_setting", "merge", "environment", "setting"]);
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { countTermsByChunk, tokenizeCode } from "../../../src/pipeline/locate/tokenize-code.js";
+import { countTerms, countTermsByChunk, tokenizeCode } from "../../../src/pipeline/locate/tokenize-code.js";
 
 describe("tokenizeCode", () => {
   it("keeps a camelCase identifier whole and splits it, acronyms included", () => {
@@ -53,5 +53,24 @@ describe("countTermsByChunk", () => {
   it("gives one empty chunk for a text without words", () => {
     expect(countTermsByChunk("", 10)).toEqual([new Map()]);
     expect(countTermsByChunk("123 + 456", 10)).toEqual([new Map()]);
+  });
+});
+
+describe("countTerms", () => {
+  it("counts exactly the terms tokenizeCode gives", () => {
+    const text = `import os.path
+from requests.sessions import Session, merge_setting
+
+class HTTPAdapter(BaseAdapter):
+    def send(self, request, stream=False, verify=True):
+        session = Session()
+        session.mount("https://", self)
+        return os.path.join(request.url, merge_setting(verify, session.verify))
+`;
+    const tally = new Map<string, number>();
+    for (const term of tokenizeCode(text)) tally.set(term, (tally.get(term) ?? 0) + 1);
+    expect(countTerms(text)).toEqual(tally);
+    expect(countTermsByChunk(text, Infinity)).toEqual([tally]);
+    expect(countTerms("")).toEqual(new Map());
   });
 });

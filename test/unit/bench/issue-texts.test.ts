@@ -25,11 +25,21 @@ describe("fillIssueTexts", () => {
     expect(instance).toEqual({ ...entry, problem_statement: "Unittest class instances no longer released\nSince 8.2 pytest holds onto\nclass instances." });
   });
 
-  it("says to set GITHUB_TOKEN when GitHub refuses, without echoing a token", async () => {
+  it("says to set GITHUB_TOKEN when GitHub refuses a request without one", async () => {
     nock("https://api.github.com").get("/repos/pytest-dev/pytest/issues/12367").reply(403, { message: "API rate limit exceeded" });
+    await expect(fetchIssue(url, undefined)).rejects.toThrow(/set GITHUB_TOKEN/);
+  });
+
+  it("says to check the token when GitHub refuses one, without echoing it", async () => {
+    nock("https://api.github.com").get("/repos/pytest-dev/pytest/issues/12367").reply(403, { message: "Resource protected by SAML" });
     const failure = fetchIssue(url, "ghs_bench_token");
-    await expect(failure).rejects.toThrow(/set GITHUB_TOKEN/);
+    await expect(failure).rejects.toThrow(/token may lack access/);
     await expect(failure).rejects.not.toThrow(/ghs_bench_token/);
+  });
+
+  it("says what to do about an issue that is gone", async () => {
+    nock("https://api.github.com").get("/repos/pytest-dev/pytest/issues/12367").reply(404, { message: "Not Found" });
+    await expect(fetchIssue(url, undefined)).rejects.toThrow(/correct or drop that line of the manifest/);
   });
 
   it("refuses a pull request given as an issue", async () => {
@@ -40,11 +50,16 @@ describe("fillIssueTexts", () => {
 
 describe("readManifest", () => {
   it("names the line and the field that is wrong", () => {
-    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "magis-manifest-")), "m.jsonl");
-    fs.writeFileSync(file, `${JSON.stringify(entry)}\n${JSON.stringify({ ...entry, issue_url: "https://github.com/pytest-dev/pytest/pull/1" })}\n`);
-    expect(() => readManifest(file)).toThrow(/m\.jsonl:2: issue_url must look like/);
-    fs.writeFileSync(file, `${JSON.stringify(entry)}\n`);
-    expect(readManifest(file)).toEqual([entry]);
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "magis-manifest-"));
+    const file = path.join(dir, "m.jsonl");
+    try {
+      fs.writeFileSync(file, `${JSON.stringify(entry)}\n${JSON.stringify({ ...entry, issue_url: "https://github.com/pytest-dev/pytest/pull/1" })}\n`);
+      expect(() => readManifest(file)).toThrow(/m\.jsonl:2: issue_url must look like/);
+      fs.writeFileSync(file, `${JSON.stringify(entry)}\n`);
+      expect(readManifest(file)).toEqual([entry]);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 
