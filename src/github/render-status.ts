@@ -1,3 +1,4 @@
+import { neutralize } from "../pipeline/report/markdown.js";
 import type { Attempt } from "../pipeline/types.js";
 import type { StatusState } from "./track-status.js";
 
@@ -31,8 +32,8 @@ export function renderStatus(state: StatusState): string {
     lines.push(
       "",
       `**Failed at:** ${state.failure.stage}`,
-      `**Why:** ${state.failure.reason}`,
-      `**Next step:** ${state.failure.nextStep}`,
+      `**Why:** ${neutralize(state.failure.reason)}`,
+      `**Next step:** ${neutralize(state.failure.nextStep)}`,
     );
   }
   lines.push("", `<sub>Run #${state.jobId} · ${state.trigger}</sub>`);
@@ -54,12 +55,12 @@ function locatedLine(state: StatusState): string {
 
 function teamLine(state: StatusState): string {
   if (!state.developers) return "Form the team";
-  return `Team formed: ${plural(state.developers.length, "developer", "developers")} (${state.developers.map((d) => d.name).join(", ")})`;
+  return `Team formed: ${plural(state.developers.length, "developer", "developers")} (${state.developers.map((d) => neutralize(d.name)).join(", ")})`;
 }
 
 /** One task's line in a status checklist: file, developer, each attempt's verdict, and the task's outcome. */
 export function taskLine(task: StatusState["attempts"][number]): string {
-  const who = task.developer ? ` (${task.developer})` : "";
+  const who = task.developer ? ` (${neutralize(task.developer)})` : "";
   const tries = task.attempts.map(attemptText).join(", ") || "waiting";
   const verdict = task.outcome ? (task.outcome.approved ? " — **approved**" : task.outcome.kept ? " — kept without approval" : " — **not approved**, left out") : "";
   return `\`${task.path}\`${who}: ${tries}${verdict}`;
@@ -94,7 +95,7 @@ export function renderInterrupted(previousBody: string, jobId: number, failure: 
     kept,
     "",
     `**Failed at:** ${failure.stage}`,
-    `**Why:** ${failure.reason}`,
-    `**Next step:** ${failure.nextStep}`,
+    `**Why:** ${neutralize(failure.reason)}`,
+    `**Next step:** ${neutralize(failure.nextStep)}`,
   ].join("\n");
 }

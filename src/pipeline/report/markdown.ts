@@ -3,17 +3,45 @@ export function cell(text: string): string {
   return neutralize(text).replace(/\|/g, "\\|").replace(/\r?\n/g, "<br>").trim();
 }
 
+/**
+ * Text for a code span inside a table cell (a path, a model name): pipes escaped, line breaks made spaces,
+ * nothing else changed; GitHub reads neither mentions nor closing keywords inside a code span.
+ */
+export function codeCell(text: string): string {
+  return text.replace(/\|/g, "\\|").replace(/\s*\r?\n\s*/g, " ").trim();
+}
+
 // "Fixes #12", "closes octo/demo#3", "Resolves: #4": GitHub closes the named issue when a pull request whose body (or a
 // commit whose message) says so is merged.
 const CLOSING_REFERENCE = /\b(close[sd]?|fix(?:e[sd])?|resolve[sd]?)(\s*:?\s+)((?:[\w.-]+\/[\w.-]+)?#\d+)/gi;
 
 /**
  * Model-written (or issue-written) prose for a Markdown block: tags that would close or open our collapsible sections
- * are shown as text, and an issue reference after a closing keyword is put in a code span, so that text the bot merely
- * quotes cannot close another issue when its pull request is merged.
+ * are shown as text, an issue reference after a closing keyword is put in a code span, so that text the bot merely
+ * quotes cannot close another issue when its pull request is merged, and @mentions cannot notify anyone.
  */
 export function neutralize(text: string): string {
-  return neutralizeClosingReferences(text.replace(/<(\/?)(details|summary)/gi, "&lt;$1$2"));
+  return neutralizeMentions(neutralizeClosingReferences(text.replace(/<(\/?)(details|summary)/gi, "&lt;$1$2")));
+}
+
+// "@octocat", "@octo-org/reviewers": GitHub notifies that user or team. Not after a word character (e-mail
+// addresses) or inside a code span (`@property`), where GitHub does not read mentions either.
+const MENTION = /(^|[^\w`])@([a-z\d](?:[a-z\d-]{0,38})(?:\/[a-z\d][\w-]*)?)/gi;
+const CODE_SPAN = /(`+)[\s\S]*?\1/g;
+
+/**
+ * The text with every @mention outside code spans made inert by a zero-width space after the "@" (written as an HTML
+ * entity, so the text still reads "@octocat"): the bot posts what models and issue authors wrote, and must not page
+ * the people and teams it names.
+ */
+export function neutralizeMentions(text: string): string {
+  let out = "";
+  let from = 0;
+  for (const span of text.matchAll(CODE_SPAN)) {
+    out += text.slice(from, span.index).replace(MENTION, "$1@&#8203;$2") + span[0];
+    from = span.index + span[0].length;
+  }
+  return out + text.slice(from).replace(MENTION, "$1@&#8203;$2");
 }
 
 /** The text with every "closing keyword + issue reference" made inert (the reference in backticks). */

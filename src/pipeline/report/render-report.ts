@@ -1,6 +1,6 @@
 import { AGENTS } from "../../config.js";
 import type { ResolveResult, TaskOutcome } from "../types.js";
-import { cell, details, fence, neutralize, table } from "./markdown.js";
+import { cell, codeCell, details, fence, neutralize, table } from "./markdown.js";
 
 /** What the report needs besides the result: the issue it resolves and how the run was made. */
 export interface ReportMeta {
@@ -55,7 +55,7 @@ function renderTasks(result: ResolveResult): string {
   const rows = result.outcomes.map((o) => {
     const task = result.tasks.find((t) => t.path === o.path);
     return [
-      `\`${cell(o.path)}\``,
+      `\`${codeCell(o.path)}\``,
       cell(task?.description ?? ""),
       `**${cell(o.developer.name)}**: ${cell(o.developer.role)}`,
       String(o.attempts.length),
@@ -97,7 +97,7 @@ function indent(text: string): string {
 
 function renderLocated(result: ResolveResult): string {
   const rows = result.located.map((f) => [
-    `\`${cell(f.path)}\``,
+    `\`${codeCell(f.path)}\``,
     f.score.toFixed(2),
     f.kept === false ? "dropped" : "kept",
     cell(f.reason ?? ""),
@@ -109,7 +109,7 @@ function renderUsage(result: ResolveResult): string {
   const { byAgent, calls, wallMs } = result.usage;
   const rows = AGENTS.map((agent) => {
     const a = byAgent[agent];
-    return [agent, `\`${cell(a.model)}\``, String(a.calls), String(a.promptTokens), String(a.completionTokens), String(a.totalTokens)];
+    return [agent, `\`${codeCell(a.model)}\``, String(a.calls), String(a.promptTokens), String(a.completionTokens), String(a.totalTokens)];
   });
   const total = AGENTS.reduce((sum, agent) => sum + byAgent[agent].totalTokens, 0);
   rows.push(["**total**", "", String(calls), "", "", String(total)]);

@@ -20,6 +20,22 @@ describe("renderReport", () => {
     expect(quoted.match(/\b(?:close[sd]?|fix(?:e[sd])?|resolve[sd]?)\s*:?\s+(?:[\w.-]+\/[\w.-]+)?#\d+/gi)).toEqual(["Fixes #7"]);
   });
 
+  it("pages nobody: mentions in model prose are inert, a scoped path stays as written", () => {
+    const sample = sampleResult();
+    const outcome = { ...sample.outcomes[0]!, path: "packages/@scope/pkg/index.js" };
+    const mentioned = renderReport(
+      {
+        ...sample,
+        transcript: [{ speaker: "Manager", text: "Ping @octocat and @octo-org/maintainers before merging." }],
+        outcomes: [outcome, ...sample.outcomes.slice(1)],
+      },
+      meta,
+    );
+    expect(mentioned).toContain("Ping @&#8203;octocat and @&#8203;octo-org/maintainers before merging.");
+    expect(mentioned).not.toMatch(/(^|[^\w`])@octo/m);
+    expect(mentioned).toContain("| `packages/@scope/pkg/index.js` |");
+  });
+
   it("lists the plan steps in order with the rationale", () => {
     expect(report).toContain("### Plan\n\n1. `src/a.js`\n2. `src/b.js`\n\nb uses a.");
   });
