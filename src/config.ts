@@ -55,6 +55,11 @@ export const configSchema = z
     max_repo_mb: z.number().int().min(1).default(500),
     /** Repository permissions whose holders may trigger the bot. */
     allowed_permissions: z.array(permission).min(1).default(["write", "maintain", "admin"]),
+    /**
+     * Whose issue comments reach the agents as hints: `trusted`, the issue's author and the repository's owners,
+     * members and collaborators; or `everyone` who commented (on a public repository, any GitHub user can steer the run).
+     */
+    hint_authors: z.enum(["trusted", "everyone"]).default("trusted"),
   })
   .strict();
 
