@@ -10,7 +10,7 @@ import { revisePullRequest } from "../pipeline/revise/revise-pull-request.js";
 import { defaultDatabasePath, openDatabase, type Db } from "../store/database.js";
 import { JobStore } from "../store/jobs.js";
 import { EvolutionMemory } from "../store/memory.js";
-import { redactSecrets } from "./redact-secrets.js";
+import { redactSecrets } from "../redact-secrets.js";
 import { reportInterruptedJob } from "./report-interrupted-job.js";
 import { resolveJobRunner, type ResolveJobServices } from "./run-resolve-job.js";
 import { reviseJobRunner, type ReviseJobServices } from "./run-revise-job.js";

@@ -1,7 +1,7 @@
 import { ConfigError } from "../config.js";
 import { BudgetExceededError, LlmError } from "../llm/errors.js";
 import { StageError } from "../pipeline/errors.js";
-import { redactSecrets } from "./redact-secrets.js";
+import { redactSecrets } from "../redact-secrets.js";
 import type { FailureNote } from "./track-status.js";
 
 /** How the maintainer runs the job again: the command, and a sentence saying where and how. */

@@ -12,7 +12,7 @@ import { openRepository } from "./open-repository.js";
 import { publishPullRequest } from "./publish-pull-request.js";
 import { readIssueText } from "./read-issue-text.js";
 import { renderStatus } from "./render-status.js";
-import { redactSecrets } from "./redact-secrets.js";
+import { redactSecrets } from "../redact-secrets.js";
 import { react, StatusComment, type ReactionTarget } from "./status-comment.js";
 import { startStatus, trackProgress } from "./track-status.js";
 import type { BotIdentity, IssueRef, Octokit } from "./types.js";

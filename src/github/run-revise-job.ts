@@ -14,7 +14,7 @@ import { explainFailure, REVISE_PULL_REQUEST } from "./explain-failure.js";
 import { openRepository } from "./open-repository.js";
 import { readChangedFiles, readLatestReview, readReviewComments } from "./read-review-feedback.js";
 import { readRevisionIssue } from "./read-revision-issue.js";
-import { redactSecrets } from "./redact-secrets.js";
+import { redactSecrets } from "../redact-secrets.js";
 import { renderRevisionStatus, startRevisionStatus, type RevisionStatus } from "./render-revision-status.js";
 import type { ResolveJobServices } from "./run-resolve-job.js";
 import { react, StatusComment, type ReactionTarget } from "./status-comment.js";

@@ -1,6 +1,5 @@
 import { describe, expect, it } from "vitest";
 import { cleanText } from "../../../src/github/clean-text.js";
-import { redactSecrets } from "../../../src/github/redact-secrets.js";
 
 describe("cleanText", () => {
   it("drops HTML comments, including one left open", () => {
@@ -32,15 +31,5 @@ describe("cleanText", () => {
 
   it("normalizes line endings", () => {
     expect(cleanText("a\r\nb\rc")).toBe("a\nb\nc");
-  });
-});
-
-describe("redactSecrets", () => {
-  it("removes given secrets and anything shaped like a GitHub token", () => {
-    const token = "v1.abcdef0123456789";
-    expect(redactSecrets(`fatal: ${token} rejected`, [token])).toBe("fatal: [redacted] rejected");
-    expect(redactSecrets("auth ghs_ABCDEFGHIJKLMNOPQRSTUVWXYZ012345 failed", [])).toBe("auth [redacted] failed");
-    expect(redactSecrets("https://x-access-token:abc@github.com/o/r", [])).toBe("https://x-access-token:[redacted]@github.com/o/r");
-    expect(redactSecrets("nothing here", [undefined, ""])).toBe("nothing here");
   });
 });

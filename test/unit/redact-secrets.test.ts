@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { redactSecrets } from "../../../src/llm/errors.js";
+import { redactSecrets } from "../../src/redact-secrets.js";
 
 describe("redactSecrets", () => {
   it("removes the given secret wherever it appears", () => {
@@ -19,5 +19,13 @@ describe("redactSecrets", () => {
 
   it("leaves short placeholders and ordinary words alone", () => {
     expect(redactSecrets("max_tokens=4096 prompt_tokens: 12; no key", ["none"])).toBe("max_tokens=4096 prompt_tokens: 12; no key");
+  });
+
+  it("removes a GitHub token given or shaped, and a token in a git remote URL", () => {
+    const token = "v1.abcdef0123456789";
+    expect(redactSecrets(`fatal: ${token} rejected`, [token])).toBe("fatal: [redacted] rejected");
+    expect(redactSecrets("auth ghs_ABCDEFGHIJKLMNOPQRSTUVWXYZ012345 failed", [])).toBe("auth [redacted] failed");
+    expect(redactSecrets("unable to access 'https://x-access-token:abc@github.com/o/r'", [])).toBe("unable to access 'https://[redacted]@github.com/o/r'");
+    expect(redactSecrets("nothing here", [undefined, ""])).toBe("nothing here");
   });
 });

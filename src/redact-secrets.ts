@@ -1,0 +1,26 @@
+// The one place that scrubs secrets from text the project writes anywhere: errors, traces, logs, and the comments
+// and descriptions it posts on GitHub.
+
+// Shapes of common credentials, removed even when we were not told the exact value.
+const CREDENTIAL_SHAPES = [
+  // Credentials written into a URL (an OPENAI_BASE_URL such as https://user:key@proxy/v1, a git remote with
+  // x-access-token:…@). First, so that "token:" in the user part does not take the host along below.
+  /(?<=\b[a-z][a-z0-9+.-]*:\/\/)[^\s/@:"']+:[^\s/@"']+(?=@)/gi,
+  /\b(?:sk|rk|pk)-[A-Za-z0-9_-]{12,}/g,
+  /\bgh[pousr]_[A-Za-z0-9]{20,}/g,
+  /\bBearer\s+[^\s"',]+/gi,
+  /\b(api[_-]?key|token)(["']?\s*[:=]\s*["']?)[^\s"',]+/gi,
+];
+
+/** Removes the given secrets and anything shaped like a credential from text bound for errors, traces, logs or GitHub. */
+export function redactSecrets(text: string, secrets: readonly (string | undefined)[] = []): string {
+  let out = text;
+  for (const secret of secrets) {
+    // Very short placeholders ("x", "none") would blank out ordinary words; real keys are long.
+    if (secret && secret.length >= 8) out = out.split(secret).join("[redacted]");
+  }
+  for (const shape of CREDENTIAL_SHAPES) {
+    out = out.replace(shape, (_match, name?: string, sep?: string) => (typeof name === "string" && typeof sep === "string" ? `${name}${sep}[redacted]` : "[redacted]"));
+  }
+  return out;
+}
