@@ -57,7 +57,8 @@ export const configSchema = z
     allowed_permissions: z.array(permission).min(1).default(["write", "maintain", "admin"]),
     /**
      * Whose issue comments reach the agents as hints: `trusted`, the issue's author and the repository's owners,
-     * members and collaborators; or `everyone` who commented (on a public repository, any GitHub user can steer the run).
+     * members and collaborators (or anyone holding one of `allowed_permissions`); or `everyone` who commented (on a
+     * public repository, any GitHub user can then steer the run).
      */
     hint_authors: z.enum(["trusted", "everyone"]).default("trusted"),
   })

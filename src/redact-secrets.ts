@@ -6,10 +6,12 @@ const CREDENTIAL_SHAPES = [
   // Credentials written into a URL (an OPENAI_BASE_URL such as https://user:key@proxy/v1, a git remote with
   // x-access-token:…@). First, so that "token:" in the user part does not take the host along below.
   /(?<=\b[a-z][a-z0-9+.-]*:\/\/)[^\s/@:"']+:[^\s/@"']+(?=@)/gi,
-  /\b(?:sk|rk|pk)-[A-Za-z0-9_-]{12,}/g,
+  // Keys hold digits and run long; "packages/pk-utilities-and-more" is a folder name.
+  /\b(?:sk|rk|pk)-(?=[A-Za-z0-9_-]*\d)[A-Za-z0-9_-]{12,}/g,
   /\bgh[pousr]_[A-Za-z0-9]{20,}/g,
-  /\bBearer\s+[^\s"',]+/gi,
-  /\b(api[_-]?key|token)(["']?\s*[:=]\s*["']?)[^\s"',]+/gi,
+  // Values of 12 characters or more: "Bearer token missing" and "Unexpected token = in JSON" are messages, not secrets.
+  /\bBearer\s+[^\s"',]{12,}/gi,
+  /\b(api[_-]?key|token)(["']?\s*[:=]\s*["']?)[^\s"',]{12,}/gi,
 ];
 
 /** Removes the given secrets and anything shaped like a credential from text bound for errors, traces, logs or GitHub. */

@@ -1,4 +1,6 @@
+import type { MagisConfig } from "../config.js";
 import type { IssueText } from "../pipeline/types.js";
+import { hasPermission } from "./check-permission.js";
 import { cleanText } from "./clean-text.js";
 import type { IssueRef, Octokit } from "./types.js";
 
@@ -7,23 +9,42 @@ const MAX_HINT_CHARS = 4000;
 
 // GitHub's author_association of people who may change the repository: their comments are the maintainers' own.
 const TRUSTED_ASSOCIATIONS = new Set(["OWNER", "MEMBER", "COLLABORATOR"]);
+// The newest comments looked at; older ones rarely add to the hints kept.
+const MAX_COMMENTS_READ = 50;
 
-/** Whose comments become hints (config `hint_authors`). */
-export type HintAuthors = "trusted" | "everyone";
+/** Whose comments become hints: config `hint_authors`, and the permissions that make a commenter trusted. */
+export interface HintPolicy {
+  authors: MagisConfig["hint_authors"];
+  /** Config `allowed_permissions`: a commenter holding one is trusted even when GitHub's association says otherwise. */
+  allowed: readonly string[];
+}
 
 /**
  * The issue as the agents read it: title, body and the people's comments as hints, all cleaned; the guidance first.
- * With `trusted` hint authors, only comments by the issue's author and by the repository's owners, members and
- * collaborators count: anyone can comment on a public issue, and a comment is text the agents act on.
+ * With `trusted` hint authors, only comments by the issue's author and by people who may change the repository count:
+ * anyone can comment on a public issue, and a comment is text the agents act on. GitHub's author_association says
+ * OWNER, MEMBER or COLLABORATOR for most of them; for anyone else (an organization member whose membership is private
+ * shows as CONTRIBUTOR) the repository permission is asked, once per person.
  */
-export async function readIssueText(octokit: Octokit, ref: IssueRef, guidance: string, hintAuthors: HintAuthors = "trusted"): Promise<IssueText> {
+export async function readIssueText(octokit: Octokit, ref: IssueRef, guidance: string, policy: HintPolicy): Promise<IssueText> {
   const { data } = await octokit.rest.issues.get({ owner: ref.owner, repo: ref.repo, issue_number: ref.number });
   const comments = await octokit.paginate(octokit.rest.issues.listComments, { owner: ref.owner, repo: ref.repo, issue_number: ref.number, per_page: 100 });
-  const author = data.user?.login;
-  const trusted = (c: (typeof comments)[number]) =>
-    hintAuthors === "everyone" || TRUSTED_ASSOCIATIONS.has(c.author_association) || (author !== undefined && c.user?.login === author);
-  const hints = comments
-    .filter((c) => c.user?.type !== "Bot" && !(c.body ?? "").trimStart().startsWith("/magis") && trusted(c))
+  const candidates = comments
+    .filter((c) => c.user?.type !== "Bot" && !(c.body ?? "").trimStart().startsWith("/magis"))
+    .slice(-MAX_COMMENTS_READ);
+  const permitted = new Map<string, Promise<boolean>>();
+  const trusted = async (c: (typeof candidates)[number]): Promise<boolean> => {
+    const login = c.user?.login;
+    if (policy.authors === "everyone" || TRUSTED_ASSOCIATIONS.has(c.author_association)) return true;
+    if (!login) return false;
+    if (login === data.user?.login) return true;
+    // A failed check leaves the comment out: a hint is worth less than a job.
+    if (!permitted.has(login)) permitted.set(login, hasPermission(octokit, { owner: ref.owner, repo: ref.repo }, login, policy.allowed).catch(() => false));
+    return permitted.get(login)!;
+  };
+  const kept = await Promise.all(candidates.map(trusted));
+  const hints = candidates
+    .filter((_, i) => kept[i])
     .map((c) => cleanText(c.body ?? "").slice(0, MAX_HINT_CHARS))
     .filter((text) => text !== "")
     .slice(-MAX_HINTS);

@@ -1,6 +1,6 @@
 import type { IssueText } from "../pipeline/types.js";
 import { cleanText } from "./clean-text.js";
-import { readIssueText, type HintAuthors } from "./read-issue-text.js";
+import { readIssueText, type HintPolicy } from "./read-issue-text.js";
 import { issueOfBranch } from "./submit-revise-job.js";
 import type { Octokit } from "./types.js";
 
@@ -21,12 +21,12 @@ export async function readRevisionIssue(
   repo: { owner: string; repo: string },
   pull: { number: number; title: string; body: string; headRef: string },
   prefix: string,
-  hintAuthors: HintAuthors = "trusted",
+  hints: HintPolicy,
 ): Promise<IssueText> {
   const note = `Pull request #${pull.number} ("${cleanText(pull.title)}") was opened by the team for this issue and is being revised after a human review.`;
   const issue = linkedIssue(pull.body, pull.headRef, prefix);
   if (issue !== null) {
-    const text = await readIssueText(octokit, { ...repo, number: issue }, "", hintAuthors);
+    const text = await readIssueText(octokit, { ...repo, number: issue }, "", hints);
     return { ...text, hints: [note, ...text.hints] };
   }
   return { title: cleanText(pull.title), body: cleanText(pull.body).slice(0, MAX_PULL_BODY_CHARS), hints: [note] };

@@ -1,8 +1,8 @@
 import { AGENTS } from "../config.js";
 import type { DeclinedFile, RevisionResult } from "../pipeline/revise/types.js";
-import { cell, details, neutralize } from "../pipeline/report/markdown.js";
+import { cell, codeCell, details, neutralize } from "../pipeline/report/markdown.js";
 import type { FileTask, TaskOutcome } from "../pipeline/types.js";
-import { check, plural, statusMarker, taskLine } from "./render-status.js";
+import { check, failureLines, plural, statusMarker, taskLine } from "./render-status.js";
 import type { StatusState } from "./track-status.js";
 
 /** What the status comment of a revision shows: the run's progress, then its summary (or its failure). */
@@ -32,7 +32,7 @@ export function renderRevisionStatus(state: RevisionStatus): string {
   for (const task of state.attempts) lines.push(`  - ${taskLine(task)}`);
   lines.push(check(false, "Push one commit and answer the comments"));
   if (state.failure) {
-    lines.push("", `**Failed at:** ${state.failure.stage}`, `**Why:** ${state.failure.reason}`, `**Next step:** ${state.failure.nextStep}`);
+    lines.push("", ...failureLines(state.failure));
   }
   lines.push("", `<sub>Run #${state.jobId} · ${state.trigger}</sub>`);
   return lines.join("\n");
@@ -77,7 +77,7 @@ function renderSummary(state: RevisionStatus, done: NonNullable<RevisionStatus["
 function renderTaskTable(result: RevisionResult): string {
   const rows = result.outcomes.map((o) => {
     const task = result.tasks.find((t) => t.path === o.path);
-    return `| \`${o.path}\` | ${cell(task?.description ?? "")} | ${cell(o.developer.name)} | ${o.attempts.length} | ${verdict(o)} | ${o.kept && o.diff ? "yes" : "no"} |`;
+    return `| \`${codeCell(o.path)}\` | ${cell(task?.description ?? "")} | ${cell(o.developer.name)} | ${o.attempts.length} | ${verdict(o)} | ${o.kept && o.diff ? "yes" : "no"} |`;
   });
   return ["| File | Task | Developer | Attempts | QA verdict | Changed |", "| --- | --- | --- | --- | --- | --- |", ...rows].join("\n");
 }

@@ -28,14 +28,7 @@ export function renderStatus(state: StatusState): string {
   lines.push(check(coded, "Developers and QA Engineers at work"));
   for (const task of state.attempts) lines.push(`  - ${taskLine(task)}`);
   lines.push(check(state.pullRequest !== undefined, pullRequestLine(state)));
-  if (state.failure) {
-    lines.push(
-      "",
-      `**Failed at:** ${state.failure.stage}`,
-      `**Why:** ${neutralize(state.failure.reason)}`,
-      `**Next step:** ${neutralize(state.failure.nextStep)}`,
-    );
-  }
+  if (state.failure) lines.push("", ...failureLines(state.failure));
   lines.push("", `<sub>Run #${state.jobId} · ${state.trigger}</sub>`);
   return lines.join("\n");
 }
@@ -94,8 +87,11 @@ export function renderInterrupted(previousBody: string, jobId: number, failure: 
     "",
     kept,
     "",
-    `**Failed at:** ${failure.stage}`,
-    `**Why:** ${neutralize(failure.reason)}`,
-    `**Next step:** ${neutralize(failure.nextStep)}`,
+    ...failureLines(failure),
   ].join("\n");
+}
+
+/** The lines that say where a run failed, why, and what to do; the reason may quote model output. */
+export function failureLines(failure: { stage: string; reason: string; nextStep: string }): string[] {
+  return [`**Failed at:** ${failure.stage}`, `**Why:** ${neutralize(failure.reason)}`, `**Next step:** ${neutralize(failure.nextStep)}`];
 }

@@ -80,7 +80,7 @@ export function resolveJobRunner(services: ResolveJobServices): JobRunner {
     try {
       enter("clone");
       const { url, defaultBranch } = await openRepository(octokit, repo, config, services.gitBaseUrl, RETRY_ISSUE);
-      const issue = await readIssueText(octokit, issueRef, payload.guidance, config.hint_authors);
+      const issue = await readIssueText(octokit, issueRef, payload.guidance, { authors: config.hint_authors, allowed: config.allowed_permissions });
       const bot = await services.bot(octokit);
       clock.mark("clone");
 

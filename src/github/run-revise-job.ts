@@ -84,7 +84,7 @@ export function reviseJobRunner(services: ReviseJobServices): JobRunner {
         return await finish({ commit: null, parent: pull.head.sha, branch: headRef, result: null, note: "there is no feedback to act on (no review text, no inline comments, no guidance); write what to change in a review, or comment `/magis revise <what to change>`" });
       }
       const changedFiles = await readChangedFiles(octokit, pullRef);
-      const issue = await readRevisionIssue(octokit, repo, { number: pull.number, title: pull.title, body: pull.body ?? "", headRef }, config.branch_prefix, config.hint_authors);
+      const issue = await readRevisionIssue(octokit, repo, { number: pull.number, title: pull.title, body: pull.body ?? "", headRef }, config.branch_prefix, { authors: config.hint_authors, allowed: config.allowed_permissions });
       enter("clone");
       const { url, defaultBranch } = await openRepository(octokit, repo, config, services.gitBaseUrl, REVISE_PULL_REQUEST);
       const bot = await services.bot(octokit);

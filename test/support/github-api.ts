@@ -10,6 +10,8 @@ export interface FakeComment {
   issue: number;
   body: string;
   user: { login: string; type: "User" | "Bot" };
+  /** GitHub's author_association of the commenter (default NONE). */
+  association?: string;
   /** Every body it had, oldest first (creation, then each edit). */
   history: string[];
 }
@@ -122,7 +124,7 @@ export function fakeGitHub(options: FakeGitHubOptions): FakeGitHub {
   };
   const user = (login: string) => ({ login, id: login === botLogin ? bot.userId : 1, type: login === botLogin ? "Bot" : "User" });
   const loginFor = (email: string) => (email === botEmail ? botLogin : email.split("@")[0]!);
-  const commentJson = (c: FakeComment) => ({ id: c.id, body: c.body, user: user(c.user.login), html_url: `https://github.com/${owner}/${repo}/issues/${c.issue}#issuecomment-${c.id}` });
+  const commentJson = (c: FakeComment) => ({ id: c.id, body: c.body, user: user(c.user.login), author_association: c.association ?? "NONE", html_url: `https://github.com/${owner}/${repo}/issues/${c.issue}#issuecomment-${c.id}` });
   const pullJson = (p: FakePull) => ({
     ...p,
     user: user(p.user),

@@ -7,9 +7,9 @@ describe("redactSecrets", () => {
   });
 
   it("removes credential shapes it was not told about", () => {
-    const text = 'Incorrect API key provided: sk-proj-AbCdEf0123456789xyz. Authorization: Bearer abc.def api_key="hunter2hunter2" ghs_0123456789abcdefghijABCD';
+    const text = 'Incorrect API key provided: sk-proj-AbCdEf0123456789xyz. Authorization: Bearer eyJhbGciOi.abcdef12 api_key="hunter2hunter2" ghs_0123456789abcdefghijABCD';
     const clean = redactSecrets(text);
-    expect(clean).not.toMatch(/AbCdEf|abc\.def|hunter2|ghs_0123/);
+    expect(clean).not.toMatch(/AbCdEf|eyJhbGciOi|hunter2|ghs_0123/);
     expect(clean).toContain('api_key="[redacted]');
   });
 
@@ -27,5 +27,10 @@ describe("redactSecrets", () => {
     expect(redactSecrets("auth ghs_ABCDEFGHIJKLMNOPQRSTUVWXYZ012345 failed", [])).toBe("auth [redacted] failed");
     expect(redactSecrets("unable to access 'https://x-access-token:abc@github.com/o/r'", [])).toBe("unable to access 'https://[redacted]@github.com/o/r'");
     expect(redactSecrets("nothing here", [undefined, ""])).toBe("nothing here");
+  });
+
+  it("leaves messages and names that only look like the start of a credential", () => {
+    const text = "Bearer token missing; Unexpected token = in JSON at packages/pk-utilities-and-more/index.js";
+    expect(redactSecrets(text)).toBe(text);
   });
 });

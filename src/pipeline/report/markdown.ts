@@ -24,24 +24,53 @@ export function neutralize(text: string): string {
   return neutralizeMentions(neutralizeClosingReferences(text.replace(/<(\/?)(details|summary)/gi, "&lt;$1$2")));
 }
 
-// "@octocat", "@octo-org/reviewers": GitHub notifies that user or team. Not after a word character (e-mail
-// addresses) or inside a code span (`@property`), where GitHub does not read mentions either.
-const MENTION = /(^|[^\w`])@([a-z\d](?:[a-z\d-]{0,38})(?:\/[a-z\d][\w-]*)?)/gi;
-const CODE_SPAN = /(`+)[\s\S]*?\1/g;
+// "@octocat", "@octo-org/reviewers", also spelled with an entity ("&#64;octocat"): GitHub notifies that user or team.
+// Not after a word character (e-mail addresses).
+const MENTION = /(^|[^\w])(?:@|&#0*64;|&#x0*40;|&commat;)([a-z\d](?:[a-z\d-]{0,38})(?:\/[a-z\d][\w-]*)?)/gi;
+// Inline text GitHub reads no mention in, or where a zero-width space would break a link: code spans (which do not
+// cross a blank line), autolinks, link targets and bare URLs (https://medium.com/@alice/post).
+const INERT = /(`+)(?:(?!\n[ \t]*\n)[\s\S])*?\1|<[a-z][a-z\d+.-]*:[^\s<>]*>|\]\([^)\s]*\)|\b[a-z][a-z\d+.-]*:\/\/[^\s<>)]+/gi;
+const FENCE = /^ {0,3}(`{3,}|~{3,})/;
 
-/**
- * The text with every @mention outside code spans made inert by a zero-width space after the "@" (written as an HTML
- * entity, so the text still reads "@octocat"): the bot posts what models and issue authors wrote, and must not page
- * the people and teams it names.
- */
-export function neutralizeMentions(text: string): string {
+function neutralizeProse(text: string): string {
   let out = "";
   let from = 0;
-  for (const span of text.matchAll(CODE_SPAN)) {
+  for (const span of text.matchAll(INERT)) {
     out += text.slice(from, span.index).replace(MENTION, "$1@&#8203;$2") + span[0];
     from = span.index + span[0].length;
   }
   return out + text.slice(from).replace(MENTION, "$1@&#8203;$2");
+}
+
+/**
+ * The text with every @mention made inert by a zero-width space after the "@" (written as an HTML entity, so the
+ * text still reads "@octocat"): the bot posts what models and issue authors wrote, and must not page the people and
+ * teams it names. Fenced code (``` or ~~~, to its closing fence or the end), code spans and links are left as they
+ * are; GitHub reads no mentions there.
+ */
+export function neutralizeMentions(text: string): string {
+  const out: string[] = [];
+  let prose: string[] = [];
+  let fence: string | null = null;
+  for (const line of text.split("\n")) {
+    if (fence !== null) {
+      out.push(line);
+      const close = FENCE.exec(line);
+      if (close && close[1]![0] === fence[0] && close[1]!.length >= fence.length && line.trim() === close[1]) fence = null;
+      continue;
+    }
+    const open = FENCE.exec(line);
+    if (!open) {
+      prose.push(line);
+      continue;
+    }
+    if (prose.length > 0) out.push(neutralizeProse(prose.join("\n")));
+    prose = [];
+    out.push(line);
+    fence = open[1]!;
+  }
+  if (prose.length > 0) out.push(neutralizeProse(prose.join("\n")));
+  return out.join("\n");
 }
 
 /** The text with every "closing keyword + issue reference" made inert (the reference in backticks). */

@@ -14,6 +14,8 @@ const comment = (id: number, login: string, association: string, body: string, t
   author_association: association,
 });
 
+const policy = { authors: "trusted" as const, allowed: ["write", "maintain", "admin"] };
+
 function serve() {
   nock("https://api.github.com")
     .get("/repos/octo/demo/issues/9")
@@ -35,14 +37,31 @@ afterEach(() => nock.cleanAll());
 describe("readIssueText", () => {
   it("takes hints from the issue's author and the repository's people only, by default", async () => {
     serve();
-    const issue = await readIssueText(octokit, ref, "");
+    const asked = nock("https://api.github.com")
+      .get("/repos/octo/demo/collaborators/passerby/permission")
+      .reply(404, { message: "Not Found" })
+      .get("/repos/octo/demo/collaborators/contributor/permission")
+      .reply(200, { permission: "read", role_name: "read" });
+    const issue = await readIssueText(octokit, ref, "", policy);
     expect(issue.title).toBe("sum() drops the last item");
     expect(issue.hints).toEqual(["It also happens with an empty list.", "The bug is in `src/sum.js`, off by one."]);
+    expect(asked.isDone()).toBe(true);
+  });
+
+  it("trusts a commenter with write permission whom GitHub's association does not show (a private org member)", async () => {
+    serve();
+    nock("https://api.github.com")
+      .get("/repos/octo/demo/collaborators/passerby/permission")
+      .reply(500, { message: "Server Error" })
+      .get("/repos/octo/demo/collaborators/contributor/permission")
+      .reply(200, { permission: "write", role_name: "write" });
+    const issue = await readIssueText(octokit, ref, "", policy);
+    expect(issue.hints).toEqual(["It also happens with an empty list.", "The bug is in `src/sum.js`, off by one.", "I think it is the loop bound."]);
   });
 
   it("takes every person's comment with hint_authors: everyone, the guidance first", async () => {
     serve();
-    const issue = await readIssueText(octokit, ref, "check the loop", "everyone");
+    const issue = await readIssueText(octokit, ref, "check the loop", { ...policy, authors: "everyone" });
     expect(issue.hints).toEqual([
       "Guidance from the maintainer: check the loop",
       "It also happens with an empty list.",

@@ -4,7 +4,7 @@ import { BudgetExceededError, LlmError } from "../../../src/llm/errors.js";
 import { inStage, StageError } from "../../../src/pipeline/errors.js";
 import type { TaskOutcome } from "../../../src/pipeline/types.js";
 import { explainFailure } from "../../../src/github/explain-failure.js";
-import { readStatusMarker, renderStatus } from "../../../src/github/render-status.js";
+import { failureLines, readStatusMarker, renderStatus } from "../../../src/github/render-status.js";
 import { startStatus, trackProgress } from "../../../src/github/track-status.js";
 
 const developer = { name: "Dana", path: "README.md", role: "docs fixer" };
@@ -110,3 +110,13 @@ function parseConfigError(): unknown {
   }
   throw new Error("expected a ConfigError");
 }
+
+describe("failureLines", () => {
+  it("quotes the reason and next step without paging anyone they name", () => {
+    expect(failureLines({ stage: "publish", reason: "The change touches `.github/CODEOWNERS` (owned by @octo-org/admins).", nextStep: "Ask @octocat." })).toEqual([
+      "**Failed at:** publish",
+      "**Why:** The change touches `.github/CODEOWNERS` (owned by @&#8203;octo-org/admins).",
+      "**Next step:** Ask @&#8203;octocat.",
+    ]);
+  });
+});
