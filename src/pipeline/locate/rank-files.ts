@@ -1,9 +1,8 @@
 import bm25, { type Bm25Engine } from "wink-bm25-text-search";
 import type { RankedFile } from "../types.js";
 import type { WeightedQuery } from "./build-query.js";
-import { COUNT_FIELDS, prepareFile, type DocumentFields, type PreparedFile, type RankInput } from "./prepare-document.js";
+import { COUNT_FIELDS, prepareFile, type DocumentFields, type RankInput } from "./prepare-document.js";
 import { mainExtensions, mentionStrength, pathPrior } from "./score-path.js";
-
 
 /** Knobs of the ranking; the defaults are what the localization benchmark supports. */
 export interface RankOptions {
@@ -109,19 +108,12 @@ export interface FileIndex {
  * names it and by a prior that tests, docs and settings are rarely what a fix changes.
  */
 export function indexFiles(files: RankInput[], options: RankOptions = DEFAULT_RANK_OPTIONS): FileIndex {
-  const chunkLines = chunkLinesOf(options);
-  return buildIndex(files, files.map((file) => prepareFile(file, chunkLines)), options);
-}
-
-function chunkLinesOf(options: RankOptions): number {
-  return options.fileShare < 1 ? options.chunkLines : Infinity;
-}
-
-function buildIndex(files: RankInput[], prepared: PreparedFile[], options: RankOptions): FileIndex {
   if (files.length === 0) return { rank: () => [] };
+  const chunkLines = options.fileShare < 1 ? options.chunkLines : Infinity;
   const textDocs: Array<[string, DocumentFields]> = [];
   const nameDocs: Array<[string, DocumentFields]> = [];
-  prepared.forEach((file, index) => {
+  files.forEach((input, index) => {
+    const file = prepareFile(input, chunkLines);
     nameDocs.push([String(index), file.names]);
     file.text.forEach((fields, c) => textDocs.push([c === 0 ? String(index) : `${index}:${c - 1}`, fields]));
   });
