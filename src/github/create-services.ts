@@ -10,10 +10,12 @@ import { revisePullRequest } from "../pipeline/revise/revise-pull-request.js";
 import { defaultDatabasePath, openDatabase, type Db } from "../store/database.js";
 import { JobStore } from "../store/jobs.js";
 import { EvolutionMemory } from "../store/memory.js";
+import { TriggerStore } from "../store/triggers.js";
 import { redactSecrets } from "../redact-secrets.js";
 import { reportInterruptedJob } from "./report-interrupted-job.js";
 import { resolveJobRunner, type ResolveJobServices } from "./run-resolve-job.js";
 import { reviseJobRunner, type ReviseJobServices } from "./run-revise-job.js";
+import { TriggerDesk, type TriggerRule } from "./trigger-desk.js";
 import type { BotIdentity, Octokit } from "./types.js";
 
 /** How the app is put together; every field has a default from the environment, tests replace some. */
@@ -42,13 +44,19 @@ export interface MagisAppOptions {
 export interface MagisServices {
   queue: JobQueue;
   store: JobStore;
+  /** Every webhook taken as a possible trigger, with what became of it. */
+  triggers: TriggerStore;
+  /** Records webhooks and decides about them after answering. */
+  desk: TriggerDesk;
+  /** Resolves once no trigger is being decided and no job is queued or running. */
+  settled(): Promise<void>;
   db: Db;
   /** The app's bot identity (asked of GitHub once); triggers compare pull request authors with its login. */
   bot: (installation: Octokit) => Promise<BotIdentity>;
 }
 
 /** Builds the job store, the queue and the runners of both job kinds (resolve an issue, revise a pull request) for a Probot instance. */
-export function createServices(app: Probot, options: MagisAppOptions = {}): MagisServices {
+export function createServices(app: Probot, options: MagisAppOptions = {}, rules: (queue: JobQueue, bot: MagisServices["bot"]) => TriggerRule[] = () => []): MagisServices {
   const env = options.env ?? process.env;
   const dbFile = defaultDatabasePath(env);
   const db = options.db ?? openDatabase(dbFile);
@@ -59,7 +67,7 @@ export function createServices(app: Probot, options: MagisAppOptions = {}): Magi
   const shared: Omit<ReviseJobServices, "revise"> = {
     auth,
     bot,
-    createLlm: options.createLlm ?? ((config, onTrace) => createLlm({ config, env, onTrace })),
+    createLlm: options.createLlm ?? ((config, onTrace, signal) => createLlm({ config, env, onTrace, signal })),
     gitBaseUrl: options.gitBaseUrl ?? (env.MAGIS_GIT_BASE_URL || undefined),
     workDir: options.workDir ?? (env.MAGIS_WORKDIR || undefined),
     log: app.log,
@@ -90,7 +98,14 @@ export function createServices(app: Probot, options: MagisAppOptions = {}): Magi
     },
     onFailed: (job, error) => app.log.warn({ job: job.id, error: error instanceof Error ? error.message : String(error) }, "job failed"),
   });
-  return { queue, store, db, bot };
+  const triggers = new TriggerStore(db);
+  const desk = new TriggerDesk(triggers, rules(queue, bot), { auth, log: app.log });
+  const settled = async () => {
+    // A decision may queue a job, and nothing queues a decision, so one pass of each in this order suffices.
+    await desk.settled();
+    await queue.drain();
+  };
+  return { queue, store, triggers, desk, settled, db, bot };
 }
 
 /** The app's bot login and commit identity, asked of GitHub once: the slug as the app (JWT), the bot user's id as an installation. */

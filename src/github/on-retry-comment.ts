@@ -2,8 +2,9 @@ import type { Context } from "probot";
 import type { JobQueue } from "../jobs/job-queue.js";
 import { hasPermission } from "./check-permission.js";
 import { cleanText } from "./clean-text.js";
-import { loadConfig, renderConfigProblems } from "./load-config.js";
+import { configForTrigger } from "./config-for-trigger.js";
 import { submitResolveJob } from "./submit-resolve-job.js";
+import type { TriggerRule } from "./trigger-desk.js";
 
 /** The guidance of a `/magis retry` comment (the rest of its first line), or null when the comment is not one. */
 export function parseRetryCommand(body: string): { guidance: string } | null {
@@ -13,32 +14,31 @@ export function parseRetryCommand(body: string): { guidance: string } | null {
 }
 
 /** `issue_comment.created`: `/magis retry [guidance]` on an open issue, by someone allowed, queues a new run. */
-export function onRetryComment(queue: JobQueue) {
-  return async (context: Context<"issue_comment.created">): Promise<void> => {
-    const { issue, comment, sender, installation } = context.payload;
-    if (context.isBot || !installation) return;
-    const command = parseRetryCommand(comment.body);
-    if (!command) return;
-    if (issue.state !== "open" || issue.pull_request) return;
-    const loaded = await loadConfig(context);
-    if (!loaded.ok) {
-      await context.octokit.rest.issues.createComment(context.issue({ body: renderConfigProblems(loaded.error) }));
-      return;
-    }
-    const { config } = loaded;
-    if (!(await hasPermission(context.octokit, context.repo(), sender.login, config.allowed_permissions))) {
-      const who = config.allowed_permissions.join(", ");
-      await context.octokit.rest.issues.createComment(
-        context.issue({ body: `@${sender.login} only people with ${who} permission on this repository may run \`/magis retry\`.` }),
-      );
-      return;
-    }
-    await submitResolveJob(context, queue, {
-      issueNumber: issue.number,
-      config,
-      trigger: `@${sender.login} commented \`/magis retry\`${command.guidance ? " with guidance" : ""}`,
-      guidance: command.guidance,
-      commentId: comment.id,
-    });
+export function onRetryComment(queue: JobQueue): TriggerRule {
+  return {
+    event: "issue_comment.created",
+    wants: (payload) => payload.issue.state === "open" && !payload.issue.pull_request && parseRetryCommand(payload.comment.body) !== null,
+    decide: async (context: Context<"issue_comment.created">) => {
+      const { issue, comment, sender } = context.payload;
+      const command = parseRetryCommand(comment.body)!;
+      const loaded = await configForTrigger(context, issue.number);
+      if (!loaded.ok) return loaded.decision;
+      const { config } = loaded;
+      if (!(await hasPermission(context.octokit, context.repo(), sender.login, config.allowed_permissions))) {
+        // A command is addressed to the bot, so it is answered; a label or a review by the same person is not.
+        const who = config.allowed_permissions.join(", ");
+        await context.octokit.rest.issues.createComment(
+          context.issue({ body: `@${sender.login} only people with ${who} permission on this repository may run \`/magis retry\`.` }),
+        );
+        return { outcome: "declined", detail: `@${sender.login} has none of ${who} permission` };
+      }
+      return submitResolveJob(context, queue, {
+        issueNumber: issue.number,
+        config,
+        trigger: `@${sender.login} commented \`/magis retry\`${command.guidance ? " with guidance" : ""}`,
+        guidance: command.guidance,
+        commentId: comment.id,
+      });
+    },
   };
 }

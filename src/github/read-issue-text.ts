@@ -17,6 +17,16 @@ export interface HintPolicy {
   authors: MagisConfig["hint_authors"];
   /** Config `allowed_permissions`: a commenter holding one is trusted even when GitHub's association says otherwise. */
   allowed: readonly string[];
+  /** The moment of the trigger (ISO 8601): comments written or edited after it are not read. */
+  until?: string;
+}
+
+/** The issue as the trigger's webhook carried it; the run works from this, not from what the issue says later. */
+export interface IssueSnapshot {
+  title: string;
+  body: string;
+  /** When the trigger happened (ISO 8601). */
+  at: string;
 }
 
 /**
@@ -26,11 +36,14 @@ export interface HintPolicy {
  * OWNER, MEMBER or COLLABORATOR for most of them; for anyone else (an organization member whose membership is private
  * shows as CONTRIBUTOR) the repository permission is asked, once per person.
  */
-export async function readIssueText(octokit: Octokit, ref: IssueRef, guidance: string, policy: HintPolicy): Promise<IssueText> {
+export async function readIssueText(octokit: Octokit, ref: IssueRef, guidance: string, policy: HintPolicy, snapshot?: IssueSnapshot): Promise<IssueText> {
   const { data } = await octokit.rest.issues.get({ owner: ref.owner, repo: ref.repo, issue_number: ref.number });
+  const until = snapshot?.at ?? policy.until;
   const comments = await octokit.paginate(octokit.rest.issues.listComments, { owner: ref.owner, repo: ref.repo, issue_number: ref.number, per_page: 100 });
   const candidates = comments
     .filter((c) => c.user?.type !== "Bot" && !(c.body ?? "").trimStart().startsWith("/magis"))
+    // A comment edited after the trigger is left out whole: its text at the trigger is not to be had.
+    .filter((c) => until === undefined || !(later(c.created_at, until) || later(c.updated_at, until)))
     .slice(-MAX_COMMENTS_READ);
   const permitted = new Map<string, Promise<boolean>>();
   const trusted = async (c: (typeof candidates)[number]): Promise<boolean> => {
@@ -49,8 +62,13 @@ export async function readIssueText(octokit: Octokit, ref: IssueRef, guidance: s
     .filter((text) => text !== "")
     .slice(-MAX_HINTS);
   return {
-    title: cleanText(data.title),
-    body: cleanText(data.body ?? ""),
+    title: cleanText(snapshot?.title ?? data.title),
+    body: cleanText(snapshot ? snapshot.body : (data.body ?? "")),
     hints: guidance ? [`Guidance from the maintainer: ${guidance}`, ...hints] : hints,
   };
+}
+
+// Timestamps GitHub gives are ISO 8601 in UTC, so they compare as dates; one missing counts as not later.
+function later(time: string | undefined, than: string): boolean {
+  return time !== undefined && Date.parse(time) > Date.parse(than);
 }

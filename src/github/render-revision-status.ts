@@ -23,7 +23,11 @@ export function startRevisionStatus(jobId: number, trigger: string): RevisionSta
 /** The status comment of a revision as Markdown: a checklist while it runs, the summary when it is done, or the failure. */
 export function renderRevisionStatus(state: RevisionStatus): string {
   if (state.done && !state.failure) return renderSummary(state, state.done);
-  const heading = state.failure ? "### 😕 MAGIS could not revise this pull request" : "### 👀 MAGIS is revising this pull request";
+  const heading = state.failure
+    ? state.failure.cancelled
+      ? "### ⏹️ MAGIS stopped revising this pull request"
+      : "### 😕 MAGIS could not revise this pull request"
+    : "### 👀 MAGIS is revising this pull request";
   const lines = [statusMarker(state.jobId), heading, ""];
   lines.push(check(state.feedback !== undefined, feedbackLine(state)));
   lines.push(check(state.tasks !== undefined, tasksLine(state)));

@@ -16,7 +16,9 @@ export function readStatusMarker(body: string | null | undefined): number | null
 /** The status comment of a run as Markdown: a checklist of stages, each task's attempts and verdict, then the PR or the failure. */
 export function renderStatus(state: StatusState): string {
   const heading = state.failure
-    ? "### 😕 MAGIS could not finish this run"
+    ? state.failure.cancelled
+      ? "### ⏹️ MAGIS stopped this run"
+      : "### 😕 MAGIS could not finish this run"
     : state.pullRequest
       ? "### 🚀 MAGIS opened a pull request"
       : "### 👀 MAGIS is working on this";
@@ -29,7 +31,8 @@ export function renderStatus(state: StatusState): string {
   for (const task of state.attempts) lines.push(`  - ${taskLine(task)}`);
   lines.push(check(state.pullRequest !== undefined, pullRequestLine(state)));
   if (state.failure) lines.push("", ...failureLines(state.failure));
-  lines.push("", `<sub>Run #${state.jobId} · ${state.trigger}</sub>`);
+  const asOf = state.issueAsOf ? ` · works from the issue as it was at ${state.issueAsOf}; later edits are not read` : "";
+  lines.push("", `<sub>Run #${state.jobId} · ${state.trigger}${asOf}</sub>`);
   return lines.join("\n");
 }
 
@@ -92,6 +95,6 @@ export function renderInterrupted(previousBody: string, jobId: number, failure: 
 }
 
 /** The lines that say where a run failed, why, and what to do; the reason may quote model output. */
-export function failureLines(failure: { stage: string; reason: string; nextStep: string }): string[] {
-  return [`**Failed at:** ${failure.stage}`, `**Why:** ${neutralize(failure.reason)}`, `**Next step:** ${neutralize(failure.nextStep)}`];
+export function failureLines(failure: { stage: string; reason: string; nextStep: string; cancelled?: boolean }): string[] {
+  return [`**${failure.cancelled ? "Stopped at" : "Failed at"}:** ${failure.stage}`, `**Why:** ${neutralize(failure.reason)}`, `**Next step:** ${neutralize(failure.nextStep)}`];
 }

@@ -1,6 +1,5 @@
 import { parseConfig } from "../config.js";
 import type { JobRunner } from "../jobs/job-queue.js";
-import { PhaseClock } from "../jobs/phase-clock.js";
 import { StageError } from "../pipeline/errors.js";
 import type { revisePullRequest } from "../pipeline/revise/revise-pull-request.js";
 import type { RevisionResult } from "../pipeline/revise/types.js";
@@ -10,118 +9,110 @@ import { commitAndPush } from "../workspace/commit-and-push.js";
 import { writeFilesAt } from "../workspace/write-files-at.js";
 import { answerRevision } from "./answer-revision.js";
 import { hasPermission } from "./check-permission.js";
-import { explainFailure, REVISE_PULL_REQUEST } from "./explain-failure.js";
+import { REVISE_PULL_REQUEST } from "./explain-failure.js";
 import { openRepository } from "./open-repository.js";
 import { readChangedFiles, readLatestReview, readReviewComments } from "./read-review-feedback.js";
 import { readRevisionIssue } from "./read-revision-issue.js";
-import { redactSecrets } from "../redact-secrets.js";
 import { renderRevisionStatus, startRevisionStatus, type RevisionStatus } from "./render-revision-status.js";
 import type { ResolveJobServices } from "./run-resolve-job.js";
-import { react, StatusComment, type ReactionTarget } from "./status-comment.js";
+import { runJobWithStatus } from "./run-job-with-status.js";
 import type { ReviseJobPayload } from "./submit-revise-job.js";
 import { trackProgress } from "./track-status.js";
-import type { BotIdentity } from "./types.js";
+import type { BotIdentity, Octokit } from "./types.js";
 
 /** What a revision job uses: the resolve job's parts, with the revision pipeline in place of the resolve one. */
 export type ReviseJobServices = Omit<ResolveJobServices, "resolve" | "memory"> & { revise: typeof revisePullRequest };
 
 /**
- * Runs one `revise-pull-request` job:
- *  1. post the status comment on the pull request, react 👀 on the trigger;
- *  2. read the pull request, the review's inline comments, the changed files and the linked issue;
- *  3. shallow-clone the pull request's head branch; 4. revise (Manager triage, Developers and QA with the reviewer's words);
- *  5. push one commit on top of the head — never a force-push; 6. reply in each thread, extend the description's
- *  revision history, and turn the status comment into the summary — or on failure say why and react 😕.
+ * Runs one `revise-pull-request` job, within its status comment on the pull request (see runJobWithStatus):
+ *  1. read the pull request (open, its branch still there), the review's inline comments, the changed files and the linked issue;
+ *  2. shallow-clone the pull request's head branch; 3. revise (Manager triage, Developers and QA with the reviewer's words);
+ *  4. push one commit on top of the head — never a force-push; 5. reply in each thread, extend the description's
+ *  revision history, and turn the status comment into the summary.
  */
 export function reviseJobRunner(services: ReviseJobServices): JobRunner {
-  return async (job, progress) => {
+  return (job, progress) => {
     const payload = job.payload as unknown as ReviseJobPayload;
     const config = parseConfig(payload.config);
     const pullRef = { owner: job.owner, repo: job.repo, number: job.number };
     const repo = { owner: job.owner, repo: job.repo };
-    const clock = new PhaseClock("setup");
-    const octokit = await services.auth(job.installationId);
-    const { token } = (await octokit.auth({ type: "installation", installationId: job.installationId })) as { token: string };
-    const secrets = [token];
-    const logError = (error: unknown) => services.log.warn({ job: job.id, error: redactSecrets(String(error), secrets) }, "a pull request update failed");
-    let stage = "read";
-    let target: ReactionTarget | null = payload.commentId ? { kind: "comment", id: payload.commentId } : null;
-    const enter = (name: string) => {
-      if (name !== stage) clock.mark(name);
-      stage = name;
-      progress.stage(name);
-    };
-
-    const status = await StatusComment.post(octokit, pullRef, startRevisionStatus(job.id, payload.trigger), renderRevisionStatus, logError);
-    if (target) await react(octokit, pullRef, target, "eyes", logError);
-    try {
-      enter("read");
+    const target = payload.commentId ? { kind: "comment" as const, id: payload.commentId } : null;
+    const start = startRevisionStatus(job.id, payload.trigger);
+    const shape = { where: pullRef, start, render: renderRevisionStatus, rerun: REVISE_PULL_REQUEST, target, firstStage: "read", config };
+    return runJobWithStatus(services, job, progress, shape, async (run) => {
+      // 1. The pull request, the feedback, and the issue it resolves.
+      const { octokit, token, status } = run;
       const { data: pull } = await octokit.rest.pulls.get({ ...repo, pull_number: job.number });
       if (pull.state !== "open") {
-        throw new StageError("clone", `Pull request #${pull.number} is ${pull.state}, so it was not revised.`, "Reopen it, then comment `/magis revise`.");
+        throw new StageError("read", `Pull request #${pull.number} is ${pull.state}, so it was not revised.`, "Reopen it, then comment `/magis revise`.");
       }
+      const headRef = pull.head.ref;
+      await ensureBranchExists(octokit, repo, pull.number, headRef);
       // A bare `/magis revise` runs the revision of the latest review again (the advice after a failed revision).
       const review = payload.reviewId
         ? { id: payload.reviewId, body: payload.reviewBody }
         : payload.guidance === "" ? await readLatestReview(octokit, pullRef, (login) => hasPermission(octokit, repo, login, config.allowed_permissions)) : null;
       const comments = review ? await readReviewComments(octokit, pullRef, review.id) : [];
-      if (!target && comments[0]) {
-        target = { kind: "review-comment", id: comments[0].id };
-        await react(octokit, pullRef, target, "eyes", logError);
-      }
+      if (!target && comments[0]) await run.setTarget({ kind: "review-comment", id: comments[0].id });
       const general = [review?.body ?? "", payload.guidance].filter((text) => text !== "");
       const files = new Set(comments.map((c) => c.path)).size;
       status.update((s) => ({ ...s, feedback: { comments: comments.length, files, general: general.length } }));
-      const headRef = pull.head.ref;
-      const finish = async (done: NonNullable<RevisionStatus["done"]>) => {
+      const finish = (done: NonNullable<RevisionStatus["done"]>) => {
         status.update((s) => ({ ...s, declined: done.result?.declined, done }));
-        await status.flush();
-        if (done.commit && target) await react(octokit, pullRef, target, "rocket", logError);
-        services.onTimings?.(job, clock.finish());
-        return done.commit ? `${pull.html_url} revised in ${done.commit}` : `${pull.html_url}: no change`;
+        return { detail: done.commit ? `${pull.html_url} revised in ${done.commit}` : `${pull.html_url}: no change`, succeeded: done.commit !== null };
       };
       if (comments.length === 0 && general.length === 0) {
-        return await finish({ commit: null, parent: pull.head.sha, branch: headRef, result: null, note: "there is no feedback to act on (no review text, no inline comments, no guidance); write what to change in a review, or comment `/magis revise <what to change>`" });
+        return finish({ commit: null, parent: pull.head.sha, branch: headRef, result: null, note: "there is no feedback to act on (no review text, no inline comments, no guidance); write what to change in a review, or comment `/magis revise <what to change>`" });
       }
       const changedFiles = await readChangedFiles(octokit, pullRef);
-      const issue = await readRevisionIssue(octokit, repo, { number: pull.number, title: pull.title, body: pull.body ?? "", headRef }, config.branch_prefix, { authors: config.hint_authors, allowed: config.allowed_permissions });
-      enter("clone");
+      const hints = { authors: config.hint_authors, allowed: config.allowed_permissions, until: payload.triggeredAt };
+      const issue = await readRevisionIssue(octokit, repo, { number: pull.number, title: pull.title, body: pull.body ?? "", headRef }, config.branch_prefix, hints);
+
+      // 2. The checkout of the head branch.
+      run.enter("clone");
       const { url, defaultBranch } = await openRepository(octokit, repo, config, services.gitBaseUrl, REVISE_PULL_REQUEST);
       const bot = await services.bot(octokit);
       const remote = { url, token };
-
       const revised = await withShallowClone(remote, headRef, async (checkout) => {
-        enter("plan");
+        // 3. The revision.
+        run.enter("plan");
         const onProgress = (event: ProgressEvent) => {
-          if (event.stage === "team" && event.developers.length > 0) enter("code");
+          if (event.stage === "team" && event.developers.length > 0) run.enter("code");
           status.update((s) => (event.stage === "tasks" ? { ...s, tasks: event.tasks } : trackProgress(s, event)));
         };
-        const model = services.createLlm(config, (record) => services.onTrace?.(job, record));
-        const llm = clock.timed(model);
-        const ctx = { root: checkout.dir, repoId: `${job.owner}/${job.repo}`.toLowerCase(), config, llm, now: services.now, onProgress };
+        const ctx = { root: checkout.dir, repoId: `${job.owner}/${job.repo}`.toLowerCase(), config, llm: run.llm, now: services.now, onProgress };
         // The checkout has no files yet: only those the revision reads are written (a few, not the whole repository).
         const prepare = async (paths: string[]) => void (await writeFilesAt(checkout.dir, checkout.head, paths));
         const result = await services.revise(ctx, { issue, changedFiles, comments, general }, prepare);
         if (result.changes.length === 0) return { result, commit: null, parent: checkout.head };
-        enter("publish");
+        // 4. One commit on top of the head.
+        run.enter("publish");
         const commit = await pushRevision({ checkout, remote, bot, result, defaultBranch, config, pull: pull.number, reviewer: payload.reviewer });
-        enter("cleanup");
+        run.enter("cleanup");
         return { result, commit, parent: checkout.head };
       }, { parentDir: services.workDir, files: "none" });
 
-      enter("answer");
+      // 5. The answers in the threads and the summary.
+      run.enter("answer");
       const note = revised.commit ? undefined : noChangeNote(revised.result);
-      await answerRevision(octokit, { pull: pullRef, comments, result: revised.result, commit: revised.commit, jobId: job.id, reviewer: payload.reviewer, note }, logError);
-      return await finish({ ...revised, branch: headRef, note });
-    } catch (error) {
-      const failure = explainFailure(error, stage, secrets, REVISE_PULL_REQUEST);
-      status.update((s) => ({ ...s, failure }));
-      await status.flush();
-      if (target) await react(octokit, pullRef, target, "confused", logError);
-      services.onTimings?.(job, clock.finish());
-      throw Object.assign(new Error(`${failure.reason} ${failure.nextStep}`), { stage: failure.stage });
-    }
+      await answerRevision(octokit, { pull: pullRef, comments, result: revised.result, commit: revised.commit, jobId: job.id, reviewer: payload.reviewer, note }, run.logError);
+      return finish({ ...revised, branch: headRef, note });
+    });
   };
+}
+
+/** Refuses to revise a pull request whose branch a person deleted: pushing would create the branch again. */
+async function ensureBranchExists(octokit: Octokit, repo: { owner: string; repo: string }, pull: number, branch: string): Promise<void> {
+  try {
+    await octokit.rest.repos.getBranch({ ...repo, branch });
+  } catch (error) {
+    if ((error as { status?: number }).status !== 404) throw error;
+    throw new StageError(
+      "read",
+      `The branch \`${branch}\` of pull request #${pull} is gone (someone deleted it), so there is nothing to revise; MAGIS does not create it again.`,
+      "Restore the branch from the pull request page and comment `/magis revise`, or close this pull request and comment `/magis retry` on the issue for a new one.",
+    );
+  }
 }
 
 /** Pushes the revision as one commit by the app on top of the branch's head; a branch that moved meanwhile refuses it. */

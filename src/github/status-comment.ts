@@ -6,7 +6,9 @@ export type ReactionTarget = { kind: "issue" } | { kind: "comment"; id: number }
 
 /**
  * The one status comment of a run: posted when the run starts, then edited in place. Edits are serialized and
- * coalesced (the latest state wins), so a burst of progress events costs a few API calls, not one each.
+ * coalesced (the latest state wins), so a burst of progress events costs a few API calls, not one each. When the
+ * first post fails (GitHub down for a moment), the run goes on and every later update tries to post it again, so
+ * the outcome still reaches the issue once GitHub answers.
  */
 export class StatusComment<S> {
   private inFlight: Promise<void> | null = null;
@@ -15,13 +17,13 @@ export class StatusComment<S> {
   private constructor(
     private readonly octokit: Octokit,
     private readonly issue: IssueRef,
-    private readonly commentId: number,
+    private commentId: number | null,
     private state: S,
     private readonly render: (state: S) => string,
     private readonly onError: (error: unknown) => void,
   ) {}
 
-  /** Posts the status comment of a new run, rendered by `render` now and at every edit. */
+  /** Posts the status comment of a new run, rendered by `render` now and at every edit; a failed post is reported, not thrown. */
   static async post<S>(
     octokit: Octokit,
     issue: IssueRef,
@@ -29,13 +31,20 @@ export class StatusComment<S> {
     render: (state: S) => string,
     onError: (error: unknown) => void,
   ): Promise<StatusComment<S>> {
-    const { data } = await octokit.rest.issues.createComment({ owner: issue.owner, repo: issue.repo, issue_number: issue.number, body: render(state) });
-    return new StatusComment(octokit, issue, data.id, state, render, onError);
+    const status = new StatusComment(octokit, issue, null, state, render, onError);
+    status.dirty = true;
+    await (status.inFlight = status.pushEdits());
+    return status;
   }
 
   /** The state shown (or about to be). */
   get current(): S {
     return this.state;
+  }
+
+  /** Whether the comment exists on GitHub (its first post, or a later one, went through). */
+  get posted(): boolean {
+    return this.commentId !== null;
   }
 
   /** Changes the state and schedules an edit; returns without waiting for it. */
@@ -45,7 +54,7 @@ export class StatusComment<S> {
     if (!this.inFlight) this.inFlight = this.pushEdits();
   }
 
-  /** Waits until the comment shows the latest state. */
+  /** Waits until the comment shows the latest state (or the attempt to show it has failed and been reported). */
   async flush(): Promise<void> {
     while (this.inFlight) await this.inFlight;
   }
@@ -53,8 +62,14 @@ export class StatusComment<S> {
   private async pushEdits(): Promise<void> {
     while (this.dirty) {
       this.dirty = false;
+      const where = { owner: this.issue.owner, repo: this.issue.repo };
       try {
-        await this.octokit.rest.issues.updateComment({ owner: this.issue.owner, repo: this.issue.repo, comment_id: this.commentId, body: this.render(this.state) });
+        if (this.commentId === null) {
+          const { data } = await this.octokit.rest.issues.createComment({ ...where, issue_number: this.issue.number, body: this.render(this.state) });
+          this.commentId = data.id;
+        } else {
+          await this.octokit.rest.issues.updateComment({ ...where, comment_id: this.commentId, body: this.render(this.state) });
+        }
       } catch (error) {
         // A status edit that fails must not fail the run; the next edit carries the whole state again.
         this.onError(error);

@@ -3,6 +3,7 @@ import type { MagisConfig } from "../config.js";
 import type { JobQueue } from "../jobs/job-queue.js";
 import { jobKey } from "../store/jobs.js";
 import type { ResolveJobPayload } from "./run-resolve-job.js";
+import type { Decision } from "./trigger-desk.js";
 
 /** What a trigger hands over: the issue, the validated config and how the run was asked for. */
 export interface ResolveTrigger {
@@ -11,20 +12,30 @@ export interface ResolveTrigger {
   trigger: string;
   guidance: string;
   commentId?: number;
+  /** The label that started the run; removing it cancels the run. */
+  label?: string;
 }
 
-/** Queues a `resolve-issue` job for the webhook's delivery; answers on the issue when a run for it is already under way. */
+/**
+ * Queues a `resolve-issue` job for the webhook's delivery, with the issue as the webhook showed it (a later edit
+ * does not reach the agents); answers on the issue when a run for it is already under way.
+ */
 export async function submitResolveJob(
   context: Context<"issues.labeled" | "issue_comment.created">,
   queue: JobQueue,
   trigger: ResolveTrigger,
-): Promise<void> {
+): Promise<Decision> {
   const { owner, repo } = context.repo();
+  const { issue } = context.payload;
   const payload: ResolveJobPayload = {
     config: trigger.config,
     trigger: trigger.trigger,
     guidance: trigger.guidance,
+    issue: { title: issue.title, body: issue.body ?? "" },
+    // The moment of the trigger: the comment's, or the issue's last update (the label being added).
+    triggeredAt: "comment" in context.payload ? context.payload.comment.created_at : issue.updated_at,
     ...(trigger.commentId ? { commentId: trigger.commentId } : {}),
+    ...(trigger.label ? { label: trigger.label } : {}),
   };
   const outcome = await queue.submit(
     {
@@ -43,6 +54,8 @@ export async function submitResolveJob(
     await context.octokit.rest.issues.createComment(
       context.issue({ body: "⏳ MAGIS is already working on this issue. Wait for that run to finish (its status comment shows progress), then comment `/magis retry` if needed." }),
     );
+    return { outcome: "declined", detail: "another job for this issue was queued or running" };
   }
-  context.log.info({ delivery: context.id, issue: trigger.issueNumber, outcome: outcome.status }, "magis trigger handled");
+  if (outcome.status === "duplicate") return { outcome: "ignored", detail: "a job for this delivery was queued before" };
+  return { outcome: "queued", detail: `job #${outcome.job.id}` };
 }

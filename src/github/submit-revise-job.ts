@@ -2,6 +2,7 @@ import type { Context } from "probot";
 import type { MagisConfig } from "../config.js";
 import type { JobQueue } from "../jobs/job-queue.js";
 import { jobKey } from "../store/jobs.js";
+import type { Decision } from "./trigger-desk.js";
 
 /** The data a `revise-pull-request` job carries from its trigger. */
 export interface ReviseJobPayload {
@@ -19,6 +20,8 @@ export interface ReviseJobPayload {
   commentId?: number;
   /** Who asked for the revision (named in the summary and the revision history). */
   reviewer: string;
+  /** When the review or command was made: comments written later are not read as hints. */
+  triggeredAt?: string;
 }
 
 /** What a trigger hands over: the pull request, its head branch and the job's data. */
@@ -46,7 +49,7 @@ export async function submitReviseJob(
   context: Context<"pull_request_review.submitted" | "issue_comment.created">,
   queue: JobQueue,
   trigger: ReviseTrigger,
-): Promise<void> {
+): Promise<Decision> {
   const { owner, repo } = context.repo();
   const issue = issueOfBranch(trigger.payload.config.branch_prefix, trigger.headRef);
   const outcome = await queue.submit(
@@ -71,5 +74,7 @@ export async function submitReviseJob(
       body: `⏳ MAGIS is still busy with an earlier run on this pull request or its issue. This revision (${trigger.payload.trigger}) is queued and starts when that run ends.`,
     });
   }
-  context.log.info({ delivery: context.id, pull: trigger.pullNumber, outcome: outcome.status }, "magis revision trigger handled");
+  if (outcome.status === "duplicate") return { outcome: "ignored", detail: "a job for this delivery was queued before" };
+  if (outcome.status === "busy") return { outcome: "declined", detail: "another job for this pull request was queued or running" };
+  return { outcome: "queued", detail: `job #${outcome.job.id}${outcome.behind ? ", behind a job on the same issue" : ""}` };
 }

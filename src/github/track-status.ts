@@ -5,6 +5,8 @@ export interface FailureNote {
   stage: string;
   reason: string;
   nextStep: string;
+  /** The run was stopped on purpose (the issue closed, the label removed), not by a fault. */
+  cancelled?: boolean;
 }
 
 /** What the status comment of one run shows; built up from progress events. */
@@ -20,6 +22,8 @@ export interface StatusState {
   attempts: { path: string; developer?: string; attempts: Attempt[]; outcome?: TaskOutcome }[];
   pullRequest?: { url: string; number: number; updated: boolean };
   failure?: FailureNote;
+  /** When the issue text the run works from was taken (the trigger); later edits are not read. */
+  issueAsOf?: string;
 }
 
 /** The state of a run that has just started. */

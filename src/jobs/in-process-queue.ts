@@ -18,6 +18,7 @@ export const INTERRUPTED_REASON = "the app restarted while this job was running"
 export class InProcessQueue implements JobQueue {
   private readonly pending: JobRecord[] = [];
   private readonly runningKeys = new Set<string>();
+  private readonly controllers = new Map<number, { job: JobRecord; controller: AbortController }>();
   private idleWaiters: (() => void)[] = [];
 
   constructor(
@@ -50,6 +51,24 @@ export class InProcessQueue implements JobQueue {
     this.pump();
   }
 
+  // PROVISIONAL (lead): replaced by the queue helper's implementation on merge.
+  async cancel(key: string, reason: string, kind?: string): Promise<number> {
+    let count = 0;
+    for (let i = this.pending.length - 1; i >= 0; i--) {
+      const job = this.pending[i]!;
+      if (job.key !== key || (kind && job.kind !== kind)) continue;
+      this.pending.splice(i, 1);
+      this.store.fail(job.id, reason);
+      count++;
+    }
+    for (const { job, controller } of this.controllers.values()) {
+      if (job.key !== key || (kind && job.kind !== kind) || controller.signal.aborted) continue;
+      controller.abort(new Error(reason));
+      count++;
+    }
+    return count;
+  }
+
   drain(): Promise<void> {
     if (this.idle()) return Promise.resolve();
     return new Promise((resolve) => this.idleWaiters.push(resolve));
@@ -78,14 +97,17 @@ export class InProcessQueue implements JobQueue {
 
   private async execute(job: JobRecord): Promise<void> {
     this.store.start(job.id, "queued");
+    const controller = new AbortController();
+    this.controllers.set(job.id, { job, controller });
     try {
-      const detail = await this.run(job, { stage: (name) => this.store.setStage(job.id, name) });
+      const detail = await this.run(job, { stage: (name) => this.store.setStage(job.id, name), signal: controller.signal });
       this.store.succeed(job.id, detail);
     } catch (error) {
       const stage = (error as { stage?: unknown }).stage;
       this.store.fail(job.id, error instanceof Error ? error.message : String(error), typeof stage === "string" ? stage : undefined);
       this.options.onFailed?.(job, error);
     } finally {
+      this.controllers.delete(job.id);
       this.runningKeys.delete(job.key);
       this.pump();
     }

@@ -10,7 +10,7 @@ export type SubmitOutcome =
   | { status: "busy"; job: JobRecord };
 
 /** Runs one job; `stage` records progress. Returns what the job produced (a PR URL); throws to fail the job. */
-export type JobRunner = (job: JobRecord, progress: { stage: (name: string) => void }) => Promise<string>;
+export type JobRunner = (job: JobRecord, progress: { stage: (name: string) => void; signal: AbortSignal }) => Promise<string>;
 
 /** Where triggers put work. The in-process queue implements it now; a Redis-backed one for several workers can later. */
 export interface JobQueue {
@@ -20,4 +20,6 @@ export interface JobQueue {
   start(): Promise<void>;
   /** Resolves once nothing is queued or running. */
   drain(): Promise<void>;
+  /** Cancels the queued and running jobs of `key` (optionally only those of `kind`): queued ones are recorded `cancelled` with `reason` and never run; a running one has its signal aborted with `reason` (an Error whose message is the reason) and is recorded `cancelled` when its runner returns or throws. Resolves to the number of jobs cancelled. */
+  cancel(key: string, reason: string, kind?: string): Promise<number>;
 }

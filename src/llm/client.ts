@@ -121,7 +121,7 @@ export class LlmClient implements Llm {
     try {
       const response = await this.sdk.chat.completions.create(
         { model: site.model, messages: sent, [dialect.tokenLimit]: this.settings.maxTokens, ...(format ? { response_format: format } : {}) },
-        { headers: { "X-Magis-Prompt": site.prompt, "X-Magis-Agent": site.agent } },
+        { headers: { "X-Magis-Prompt": site.prompt, "X-Magis-Agent": site.agent }, signal: this.options.signal },
       );
       this.dialect = dialect;
       const choice = response.choices[0];

@@ -24,6 +24,8 @@ export interface LlmOptions {
   tokenBudget?: number;
   /** MAGIS_LLM_MAX_TOKENS: the completion cap sent as max_tokens with every call (default 4096). */
   maxTokens?: number;
+  /** Aborts the call under way and refuses later ones (the job was cancelled or ran out of time). */
+  signal?: AbortSignal;
   /** Folder of prompt files; defaults to the package's prompts/. */
   promptsDir?: string;
   /** Called with each call's trace record as soon as the call ends. */

@@ -85,7 +85,7 @@ export function useRig(): Rig {
         env: { OPENAI_BASE_URL: rig.model.url, OPENAI_API_KEY: "sk-test-key-not-secret-123456", MAGIS_LLM_MAX_RETRIES: "0" },
       });
     },
-    jobs: () => (["queued", "running", "succeeded", "failed", "declined"] as const).flatMap((s) => rig.app.services.store.withStatus(s)),
+    jobs: () => (["queued", "running", "succeeded", "failed", "declined", "cancelled"] as const).flatMap((s) => rig.app.services.store.withStatus(s as never)),
     botBranches: () => rig.git.git(FULL, "for-each-ref", "--format=%(refname:short)", "refs/heads/magis/"),
     traces: () => {
       const dir = path.join(rig.root, "traces");
@@ -102,7 +102,7 @@ export function useRig(): Rig {
   });
 
   afterEach(async () => {
-    await rig.app?.services.queue.drain();
+    await rig.app?.services.settled();
     await rig.app?.close();
     await rig.model?.close();
     await rig.git.close();

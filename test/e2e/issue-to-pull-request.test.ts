@@ -16,13 +16,14 @@ describe("label → pull request, end to end", () => {
     await rig.setUp();
     const status = await rig.app.deliver("issues", labeledPayload({ installationId: INSTALLATION }), "delivery-1");
     expect(status).toBe(200);
-    // Answered before the job ended: the job is recorded but has not finished, and no PR exists yet.
-    const atAnswer = rig.jobs();
+    // Answered before anything was asked of GitHub: the trigger is recorded with the issue as it was, undecided, and no PR exists yet.
+    const atAnswer = rig.app.services.triggers.all();
     expect(atAnswer).toHaveLength(1);
-    expect(["queued", "running"]).toContain(atAnswer[0]!.status);
+    expect(atAnswer[0]).toMatchObject({ delivery: "delivery-1", event: "issues.labeled", number: 1, outcome: null });
+    expect(rig.github.requests).toEqual([]);
     expect(rig.github.pulls).toHaveLength(0);
 
-    await rig.app.services.queue.drain();
+    await rig.app.services.settled();
     expect(rig.model.problems).toEqual([]);
     const [job] = rig.jobs();
     expect(job, job?.detail ?? "").toMatchObject({ status: "succeeded", detail: "https://github.com/Codertocat/Hello-World/pull/100" });
@@ -67,7 +68,7 @@ describe("label → pull request, end to end", () => {
     // github.com is unreachable here (the network is closed), so the run can only succeed through the local server.
     await rig.setUp({ gitBaseUrl: rig.git.url, cloneUrl: `https://github.com/${FULL}.git` });
     await rig.app.deliver("issues", labeledPayload({ installationId: INSTALLATION }), "d-base-url");
-    await rig.app.services.queue.drain();
+    await rig.app.services.settled();
     expect(rig.jobs()[0], rig.jobs()[0]?.detail ?? "").toMatchObject({ status: "succeeded" });
     expect(rig.botBranches()).toBe("magis/issue-1");
   });
@@ -77,13 +78,13 @@ describe("label → pull request, end to end", () => {
     await rig.app.deliver("issues", labeledPayload({ installationId: INSTALLATION }), "d-first");
     const retry = commentPayload({ body: "/magis retry keep the wording, fix only the typo", installationId: INSTALLATION });
     await rig.app.deliver("issue_comment", retry, "d-too-early");
-    await rig.app.services.queue.drain();
+    await rig.app.services.settled();
     expect(rig.github.comments.filter((c) => c.body.includes("already working on this issue"))).toHaveLength(1);
     expect(rig.jobs().map((j) => j.status).sort(), JSON.stringify(rig.jobs())).toEqual(["declined", "succeeded"]);
 
     scriptResolve(rig.model);
     await rig.app.deliver("issue_comment", retry, "d-retry");
-    await rig.app.services.queue.drain();
+    await rig.app.services.settled();
     expect(rig.model.problems).toEqual([]);
     expect(rig.jobs().filter((j) => j.status === "succeeded")).toHaveLength(2);
     // The same PR was updated; the branch was replaced by one new commit of the bot.

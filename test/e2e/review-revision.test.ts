@@ -27,7 +27,7 @@ describe("a review on the bot's pull request starts a revision, end to end", () 
 
     const status = await rig.app.deliver("pull_request_review", reviewPayload({ installationId: INSTALLATION, reviewId: 90, state: "changes_requested", body: "Close, two remarks." }), "d-review");
     expect(status).toBe(200);
-    await rig.app.services.queue.drain();
+    await rig.app.services.settled();
     expect(rig.model.problems).toEqual([]);
     const [job] = rig.jobs();
     expect(job, job?.detail ?? "").toMatchObject({ kind: "revise-pull-request", number: 2, status: "succeeded", key: "codertocat/hello-world#1" });
@@ -97,7 +97,7 @@ describe("a review on the bot's pull request starts a revision, end to end", () 
       script: (model) => scriptRevisions(model, REVISE_LINE_4),
     });
     await rig.app.deliver("pull_request_review", reviewPayload({ installationId: INSTALLATION, reviewId: 91, state: "commented" }), "d-human");
-    await rig.app.services.queue.drain();
+    await rig.app.services.settled();
     expect(rig.jobs()[0], rig.jobs()[0]?.detail ?? "").toMatchObject({ status: "succeeded" });
 
     const head = git("rev-parse", BRANCH);
@@ -127,7 +127,7 @@ describe("a review on the bot's pull request starts a revision, end to end", () 
         }),
     });
     await rig.app.deliver("pull_request_review", reviewPayload({ installationId: INSTALLATION, reviewId: 96, state: "changes_requested" }), "d-race");
-    await rig.app.services.queue.drain();
+    await rig.app.services.settled();
     expect(rig.model.problems).toEqual([]);
     expect(rig.jobs()[0]).toMatchObject({ status: "failed", stage: "publish" });
     expect(git("rev-parse", BRANCH)).toBe(human);
@@ -158,10 +158,12 @@ describe("a review on the bot's pull request starts a revision, end to end", () 
     });
     await rig.app.deliver("pull_request_review", reviewPayload({ installationId: INSTALLATION, reviewId: 92, state: "commented" }), "d-first");
     await rig.app.deliver("pull_request_review", reviewPayload({ installationId: INSTALLATION, reviewId: 93, state: "changes_requested" }), "d-second");
-    // Both are recorded before either finished: the second waits, it is not declined or lost.
-    expect(rig.jobs().map((j) => j.status).every((s) => s === "queued" || s === "running")).toBe(true);
+    // Both are recorded as they arrive; once decided, the second job waits for the first: it is not declined or lost.
+    expect(rig.app.services.triggers.all().map((t) => t.delivery)).toEqual(["d-first", "d-second"]);
+    await rig.app.services.desk.settled();
+    expect(rig.app.services.triggers.all().map((t) => t.outcome)).toEqual(["queued", "queued"]);
     expect(rig.jobs()).toHaveLength(2);
-    await rig.app.services.queue.drain();
+    await rig.app.services.settled();
     expect(rig.model.problems).toEqual([]);
     expect(rig.jobs().map((j) => j.status)).toEqual(["succeeded", "succeeded"]);
 

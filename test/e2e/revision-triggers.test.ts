@@ -34,7 +34,7 @@ describe("what starts a revision and what does not, end to end", () => {
       ["an empty comment review", review(9, { state: "commented", body: null })],
     ];
     for (const [name, payload] of deliveries) expect(await rig.app.deliver("pull_request_review", payload, `d-${name}`), name).toBe(200);
-    await rig.app.services.queue.drain();
+    await rig.app.services.settled();
 
     expect(rig.jobs()).toEqual([]);
     expect(rig.git.requests).toEqual([]);
@@ -49,7 +49,7 @@ describe("what starts a revision and what does not, end to end", () => {
     const review = (sender: string, id: number) => reviewPayload({ installationId: INSTALLATION, reviewId: id, state: "changes_requested", body: "Rename it.", sender });
     await rig.app.deliver("pull_request_review", review("stranger", 1), "d-config-stranger");
     await rig.app.deliver("pull_request_review", review("Codertocat", 2), "d-config");
-    await rig.app.services.queue.drain();
+    await rig.app.services.settled();
     expect(rig.jobs()).toEqual([]);
     expect(rig.git.requests).toEqual([]);
     expect(rig.github.comments).toHaveLength(1);
@@ -62,7 +62,7 @@ describe("what starts a revision and what does not, end to end", () => {
     await rig.setUp({ pulls: seeded.pulls, script: (model) => scriptRevisions(model, REVISE_LINE_4) });
     const command = pullCommentPayload({ body: "/magis revise\nEnd the sentence on line 4 with 'to GitHub'.", installationId: INSTALLATION });
     await rig.app.deliver("issue_comment", command, "d-revise");
-    await rig.app.services.queue.drain();
+    await rig.app.services.settled();
     expect(rig.model.problems).toEqual([]);
     expect(rig.jobs()[0], rig.jobs()[0]?.detail ?? "").toMatchObject({ kind: "revise-pull-request", status: "succeeded" });
 
@@ -96,7 +96,7 @@ describe("what starts a revision and what does not, end to end", () => {
         }),
     });
     await rig.app.deliver("pull_request_review", reviewPayload({ installationId: INSTALLATION, reviewId: 61, state: "changes_requested", body: "The guide says `npm test`; make it `npm run test`." }), "d-guide");
-    await rig.app.services.queue.drain();
+    await rig.app.services.settled();
     expect(rig.model.problems).toEqual([]);
     expect(rig.jobs()[0], rig.jobs()[0]?.detail ?? "").toMatchObject({ status: "succeeded" });
     const head = git("rev-parse", BRANCH);
@@ -125,7 +125,7 @@ describe("what starts a revision and what does not, end to end", () => {
     });
     const command = pullCommentPayload({ body: "/magis revise", installationId: INSTALLATION });
     await rig.app.deliver("issue_comment", command, "d-bare");
-    await rig.app.services.queue.drain();
+    await rig.app.services.settled();
     expect(rig.jobs()[0], rig.jobs()[0]?.detail ?? "").toMatchObject({ status: "succeeded" });
     expect(git("rev-parse", `${BRANCH}^`)).toBe(seeded.head);
     const triage = rig.model.requests.find((r) => r.prompt === "manager-triage-feedback")!.messages.map((m) => m.content).join("\n");
@@ -150,7 +150,7 @@ describe("what starts a revision and what does not, end to end", () => {
     await rig.app.deliver("issue_comment", pullCommentPayload({ body: "/magis revise do better", sender: "stranger", installationId: INSTALLATION }), "d-stranger");
     await rig.app.deliver("issue_comment", pullCommentPayload({ body: "/magis revise do better", installationId: INSTALLATION, pullNumber: 3 }), "d-human-pr");
     await rig.app.deliver("issue_comment", pullCommentPayload({ body: "Should we /magis revise this?", installationId: INSTALLATION }), "d-chat");
-    await rig.app.services.queue.drain();
+    await rig.app.services.settled();
     expect(rig.jobs()).toEqual([]);
     expect(rig.git.requests).toEqual([]);
     expect(rig.model.requests).toEqual([]);
@@ -169,7 +169,7 @@ describe("what starts a revision and what does not, end to end", () => {
       script: (model) => scriptRevisions(model, { ...REVISE_LINE_4, reviews: [{ approved: false, comment: "This rewrites the sentence instead of ending it." }] }),
     });
     await rig.app.deliver("pull_request_review", reviewPayload({ installationId: INSTALLATION, reviewId: 94, state: "changes_requested" }), "d-nochange");
-    await rig.app.services.queue.drain();
+    await rig.app.services.settled();
     expect(rig.jobs()[0]).toMatchObject({ status: "succeeded", detail: "https://github.com/Codertocat/Hello-World/pull/2: no change" });
     expect(git("rev-parse", BRANCH)).toBe(seeded.head);
     expect(rig.git.requests.filter((r) => r.path.endsWith("git-receive-pack"))).toEqual([]);
@@ -218,7 +218,7 @@ describe("what starts a revision and what does not, end to end", () => {
       reviewComments: [reviewComment({ id: 901, reviewId: 95, path: "README.md", line: 4, body: "End with 'to GitHub'.", diffHunk: README_HUNK })],
     });
     await rig.app.deliver("pull_request_review", reviewPayload({ installationId: INSTALLATION, reviewId: 95, state: "commented" }), "d-broken");
-    await rig.app.services.queue.drain();
+    await rig.app.services.settled();
     expect(rig.jobs()[0]).toMatchObject({ status: "failed", stage: "plan" });
     expect(git("rev-parse", BRANCH)).toBe(seeded.head);
     const [status] = rig.github.comments.filter((c) => c.issue === 2);

@@ -9,7 +9,7 @@ describe("what the app refuses, ignores or reports as failed, end to end", () =>
     await rig.setUp();
     const status = await rig.app.deliver("issues", labeledPayload({ installationId: INSTALLATION }), "delivery-bad", "sha256=" + "0".repeat(64));
     expect(status).toBe(400);
-    await rig.app.services.queue.drain();
+    await rig.app.services.settled();
     expect(rig.jobs()).toEqual([]);
     expect(rig.github.requests).toEqual([]);
     expect(rig.model.requests).toEqual([]);
@@ -20,7 +20,7 @@ describe("what the app refuses, ignores or reports as failed, end to end", () =>
     const payload = labeledPayload({ installationId: INSTALLATION });
     expect(await rig.app.deliver("issues", payload, "delivery-twice")).toBe(200);
     expect(await rig.app.deliver("issues", payload, "delivery-twice")).toBe(200);
-    await rig.app.services.queue.drain();
+    await rig.app.services.settled();
     expect(rig.jobs()).toHaveLength(1);
     expect(rig.github.comments.filter((c) => c.body.includes("<!-- magis:status"))).toHaveLength(1);
   });
@@ -29,7 +29,7 @@ describe("what the app refuses, ignores or reports as failed, end to end", () =>
     await rig.setUp();
     expect(await rig.app.deliver("issues", labeledPayload({ installationId: INSTALLATION, sender: "reader" }), "d-label")).toBe(200);
     expect(await rig.app.deliver("issue_comment", commentPayload({ body: "/magis retry please", sender: "stranger", installationId: INSTALLATION }), "d-retry")).toBe(200);
-    await rig.app.services.queue.drain();
+    await rig.app.services.settled();
     expect(rig.jobs()).toEqual([]);
     expect(rig.model.requests).toEqual([]);
     expect(rig.github.comments.map((c) => c.body)).toEqual(["@stranger only people with write, maintain, admin permission on this repository may run `/magis retry`."]);
@@ -41,7 +41,7 @@ describe("what the app refuses, ignores or reports as failed, end to end", () =>
     await rig.app.deliver("issues", labeledPayload({ installationId: INSTALLATION, senderType: "Bot", sender: "magis-bot[bot]" }), "d-bot");
     await rig.app.deliver("issues", labeledPayload({ installationId: INSTALLATION, label: "bug" }), "d-other");
     await rig.app.deliver("issue_comment", commentPayload({ body: "Thanks! /magis retry later maybe", installationId: INSTALLATION }), "d-chat");
-    await rig.app.services.queue.drain();
+    await rig.app.services.settled();
     expect(rig.jobs()).toEqual([]);
     expect(rig.github.comments).toEqual([]);
   });
@@ -49,7 +49,7 @@ describe("what the app refuses, ignores or reports as failed, end to end", () =>
   it("answers a broken config with one comment listing every problem, and runs nothing", async () => {
     await rig.setUp({ config: "label: magis\ntop_k: many\ndraft: sometimes\nunknown_field: 1\n" });
     await rig.app.deliver("issues", labeledPayload({ installationId: INSTALLATION }), "d-config");
-    await rig.app.services.queue.drain();
+    await rig.app.services.settled();
     expect(rig.jobs()).toEqual([]);
     expect(rig.github.comments).toHaveLength(1);
     const [comment] = rig.github.comments;
@@ -59,7 +59,7 @@ describe("what the app refuses, ignores or reports as failed, end to end", () =>
   it("refuses a repository over max_repo_mb with a clear status, before cloning", async () => {
     await rig.setUp({ config: "max_repo_mb: 50\n", sizeKb: 80 * 1024 });
     await rig.app.deliver("issues", labeledPayload({ installationId: INSTALLATION }), "d-big");
-    await rig.app.services.queue.drain();
+    await rig.app.services.settled();
     expect(rig.jobs()[0]).toMatchObject({ status: "failed", stage: "clone" });
     const [status] = rig.github.comments;
     expect(status!.body).toContain("**Failed at:** clone");
@@ -80,7 +80,7 @@ describe("what the app refuses, ignores or reports as failed, end to end", () =>
     await rig.app.deliver("issues", closed, "d-closed");
     await rig.app.deliver("issues", pull, "d-pull");
     await rig.app.deliver("issue_comment", retryOnPull, "d-pull-retry");
-    await rig.app.services.queue.drain();
+    await rig.app.services.settled();
     expect(rig.jobs()).toEqual([]);
     expect(rig.github.requests.filter((r) => !r.path.includes("access_tokens"))).toEqual([]);
   });
@@ -88,7 +88,7 @@ describe("what the app refuses, ignores or reports as failed, end to end", () =>
   it("leaves a failure status comment and no branch when the model fails", async () => {
     await rig.setUp({ brokenModel: true });
     await rig.app.deliver("issues", labeledPayload({ installationId: INSTALLATION }), "d-fail");
-    await rig.app.services.queue.drain();
+    await rig.app.services.settled();
     const [job] = rig.jobs();
     expect(job).toMatchObject({ status: "failed", stage: "locate" });
     const [status] = rig.github.comments;

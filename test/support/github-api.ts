@@ -3,6 +3,16 @@ import path from "node:path";
 import nock from "nock";
 import { gitEnv } from "./git-server.js";
 
+/** The fake issue; tests may change its state, labels and text between deliveries, as people would. */
+export interface FakeIssue {
+  number: number;
+  title: string;
+  body: string;
+  state?: "open" | "closed";
+  /** Label names (default: `magis`). */
+  labels?: string[];
+}
+
 /** A comment on the fake issue, as the API shows it. */
 export interface FakeComment {
   id: number;
@@ -14,6 +24,9 @@ export interface FakeComment {
   association?: string;
   /** Every body it had, oldest first (creation, then each edit). */
   history: string[];
+  /** When it was written and last edited (ISO 8601; default: when the fake was made). */
+  created_at?: string;
+  updated_at?: string;
 }
 
 /** Options of the fake GitHub REST API. */
@@ -34,9 +47,9 @@ export interface FakeGitHubOptions {
   permissions?: Record<string, "admin" | "maintain" | "write" | "triage" | "read">;
   /** The text of `.github/magis.yml`, or absent for none (404, and 404 for the owner's `.github` repository too). */
   config?: string;
-  issue: { number: number; title: string; body: string; state?: "open" | "closed" };
+  issue: FakeIssue;
   /** Comments already on the issue (or on the issue or pull request `issue`). */
-  comments?: { body: string; user: { login: string; type: "User" | "Bot" }; issue?: number }[];
+  comments?: { body: string; user: { login: string; type: "User" | "Bot" }; issue?: number; association?: string; created_at?: string; updated_at?: string }[];
   /** Pull requests that exist already (e.g. the bot's, from an earlier run); `user` defaults to the app's bot. */
   pulls?: { number: number; head: string; base?: string; title: string; body: string; user?: string; state?: "open" | "closed" }[];
   /** Reviews of pull requests, oldest first, as the API lists them (state in capitals: COMMENTED, CHANGES_REQUESTED, APPROVED). */
@@ -79,6 +92,8 @@ export interface FakePull {
 /** A fake of the GitHub REST API (nock on api.github.com) that keeps the state a run changes and records every request. */
 export interface FakeGitHub {
   requests: { method: string; path: string; body: unknown }[];
+  /** The issue as the API shows it now. */
+  issue: FakeIssue;
   comments: FakeComment[];
   pulls: FakePull[];
   /** Inline review comments; tests may add more between deliveries. */
@@ -109,7 +124,8 @@ export function fakeGitHub(options: FakeGitHubOptions): FakeGitHub {
   let nextId = 1000;
   const state: FakeGitHub = {
     requests: [],
-    comments: (options.comments ?? []).map((c) => ({ id: nextId++, issue: c.issue ?? options.issue.number, body: c.body, user: c.user, history: [c.body] })),
+    issue: { ...options.issue },
+    comments: (options.comments ?? []).map((c) => ({ ...c, id: nextId++, issue: c.issue ?? options.issue.number, history: [c.body] })),
     pulls: (options.pulls ?? []).map((p) => ({
       number: p.number, head: p.head, base: p.base ?? defaultBranch, title: p.title, body: p.body, draft: false,
       html_url: `https://github.com/${owner}/${repo}/pull/${p.number}`, user: p.user ?? botLogin, state: p.state ?? "open",
@@ -124,7 +140,11 @@ export function fakeGitHub(options: FakeGitHubOptions): FakeGitHub {
   };
   const user = (login: string) => ({ login, id: login === botLogin ? bot.userId : 1, type: login === botLogin ? "Bot" : "User" });
   const loginFor = (email: string) => (email === botEmail ? botLogin : email.split("@")[0]!);
-  const commentJson = (c: FakeComment) => ({ id: c.id, body: c.body, user: user(c.user.login), author_association: c.association ?? "NONE", html_url: `https://github.com/${owner}/${repo}/issues/${c.issue}#issuecomment-${c.id}` });
+  const made = new Date().toISOString();
+  const commentJson = (c: FakeComment) => ({
+    id: c.id, body: c.body, user: user(c.user.login), author_association: c.association ?? "NONE",
+    html_url: `https://github.com/${owner}/${repo}/issues/${c.issue}#issuecomment-${c.id}`, created_at: c.created_at ?? made, updated_at: c.updated_at ?? c.created_at ?? made,
+  });
   const pullJson = (p: FakePull) => ({
     ...p,
     user: user(p.user),
@@ -170,7 +190,10 @@ export function fakeGitHub(options: FakeGitHubOptions): FakeGitHub {
   ]);
   on("get", new RegExp(`^${base}/issues/${options.issue.number}$`), () => [
     200,
-    { number: options.issue.number, title: options.issue.title, body: options.issue.body, state: options.issue.state ?? "open", user: user("Codertocat") },
+    {
+      number: state.issue.number, title: state.issue.title, body: state.issue.body, state: state.issue.state ?? "open", user: user("Codertocat"),
+      labels: (state.issue.labels ?? ["magis"]).map((name) => ({ name })),
+    },
   ]);
   const issueNumber = (uri: string) => Number(/\/issues\/(\d+)/.exec(uri)![1]);
   on("get", new RegExp(`^${base}/issues/\\d+/comments(\\?.*)?$`), (uri) => [200, state.comments.filter((c) => c.issue === issueNumber(uri)).map(commentJson)]);

@@ -1,0 +1,133 @@
+import { Context } from "probot";
+import { redactSecrets } from "../redact-secrets.js";
+import type { TriggerOutcome, TriggerRecord, TriggerStore } from "../store/triggers.js";
+import type { Octokit } from "./types.js";
+
+/** What a trigger came to, and why in plain words; recorded with the delivery. */
+export interface Decision {
+  outcome: TriggerOutcome;
+  detail: string;
+}
+
+/**
+ * One kind of trigger: `wants` looks at the payload alone (no call to GitHub) and says whether the delivery may be a
+ * trigger at all; `decide` does the checks that need GitHub (config, permission, the pull request) and queues a job.
+ */
+export interface TriggerRule {
+  /** `event.action`, as Probot names it: `issues.labeled`. */
+  event: string;
+  wants: (payload: any) => boolean;
+  decide: (context: Context<any>) => Promise<Decision>;
+}
+
+/** What the desk needs from the app. */
+export interface TriggerDeskOptions {
+  /** An installation's client (for deciding triggers left undecided by an earlier process). */
+  auth: (installationId: number) => Promise<Octokit>;
+  log: { info: (obj: object, msg: string) => void; warn: (obj: object, msg: string) => void };
+}
+
+/**
+ * Where webhooks arrive. A delivery one of the rules wants is recorded at once, with its payload, and the webhook is
+ * answered; the checks that call GitHub run afterwards. GitHub gives up on a webhook after 10 s and never sends it
+ * again, so a slow or unreachable API must not cost the trigger: it stays recorded, and its outcome says what became
+ * of it. Triggers an earlier process recorded but never decided are decided when the desk starts.
+ */
+export class TriggerDesk {
+  private readonly inFlight = new Set<Promise<void>>();
+  private readonly chains = new Map<string, Promise<void>>();
+
+  constructor(
+    private readonly store: TriggerStore,
+    private readonly rules: TriggerRule[],
+    private readonly options: TriggerDeskOptions,
+  ) {}
+
+  /** The webhook events the rules listen to, for `app.on`. */
+  get events(): string[] {
+    return [...new Set(this.rules.map((r) => r.event))];
+  }
+
+  /** Probot's handler: records a wanted delivery and schedules its decision; makes no call to GitHub. */
+  readonly receive = async (context: Context<any>): Promise<void> => {
+    const payload = context.payload as Record<string, any>;
+    const event = `${context.name}.${payload.action}`;
+    if (context.isBot || !payload.installation || !payload.repository) return;
+    if (!this.rules.some((r) => r.event === event && r.wants(payload))) return;
+    const number = payload.issue?.number ?? payload.pull_request?.number;
+    const trigger = {
+      delivery: context.id,
+      event,
+      installationId: payload.installation.id,
+      owner: payload.repository.owner.login,
+      repo: payload.repository.name,
+      number: typeof number === "number" ? number : 0,
+      payload,
+    };
+    if (!this.store.record(trigger)) {
+      context.log.info({ delivery: context.id, event }, "a redelivered webhook; it was recorded before and is not acted on twice");
+      return;
+    }
+    this.schedule(trigger, () => Promise.resolve(context));
+  };
+
+  /** Decides the triggers an earlier process recorded but did not decide (it stopped in between). */
+  start(): void {
+    for (const trigger of this.store.undecided()) this.schedule(trigger, () => this.rebuild(trigger));
+  }
+
+  /** Resolves once every decision under way has been made and recorded. */
+  async settled(): Promise<void> {
+    while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
+  }
+
+  private schedule(trigger: { delivery: string; event: string; owner: string; repo: string; number: number }, contextOf: () => Promise<Context<any>>): void {
+    // Triggers on one issue or pull request are decided in the order they arrived, so their jobs queue in that order;
+    // the first waits for setImmediate, which runs once Probot has written the webhook's answer.
+    const key = `${trigger.owner}/${trigger.repo}#${trigger.number}`.toLowerCase();
+    const before = this.chains.get(key) ?? new Promise<void>((resolve) => setImmediate(resolve));
+    const decision: Promise<void> = before
+      .then(() => this.decide(trigger.delivery, trigger.event, contextOf))
+      .finally(() => {
+        this.inFlight.delete(decision);
+        if (this.chains.get(key) === decision) this.chains.delete(key);
+      });
+    this.chains.set(key, decision);
+    this.inFlight.add(decision);
+  }
+
+  // Never throws: whatever happens, the outcome is recorded (or, with the store down, logged).
+  private async decide(delivery: string, event: string, contextOf: () => Promise<Context<any>>): Promise<void> {
+    let decision: Decision = { outcome: "ignored", detail: "no rule applies to this event" };
+    try {
+      const context = await contextOf();
+      for (const rule of this.rules.filter((r) => r.event === event && r.wants(context.payload))) {
+        decision = await rule.decide(context);
+        if (decision.outcome !== "ignored") break;
+      }
+    } catch (error) {
+      decision = { outcome: "failed", detail: `deciding about it failed: ${redactSecrets(error instanceof Error ? error.message : String(error), [])}` };
+      this.options.log.warn({ delivery, event, error: decision.detail }, "a trigger could not be decided");
+    }
+    try {
+      this.store.decide(delivery, decision.outcome, decision.detail);
+    } catch (error) {
+      // The decision was acted on; only its record is missing, and the log keeps it.
+      this.options.log.warn({ delivery, event, decision, error: String(error) }, "a trigger's outcome could not be recorded");
+    }
+    this.options.log.info({ delivery, event, outcome: decision.outcome, detail: decision.detail }, "magis trigger decided");
+  }
+
+  // A trigger recorded by an earlier process: its context again, from the stored payload and a fresh client.
+  private async rebuild(trigger: TriggerRecord): Promise<Context<any>> {
+    const octokit = await this.options.auth(trigger.installationId);
+    const [name] = trigger.event.split(".");
+    const event = { id: trigger.delivery, name, payload: trigger.payload } as ConstructorParameters<typeof Context>[0];
+    return new Context(event, octokit as never, octokitLog(this.options.log) as never);
+  }
+}
+
+// Probot's Context wants a pino-like logger; the handlers only call info and warn.
+function octokitLog(log: TriggerDeskOptions["log"]) {
+  return { info: log.info, warn: log.warn, debug: () => {}, error: log.warn, child: () => octokitLog(log) };
+}
