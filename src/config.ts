@@ -45,8 +45,8 @@ export const configSchema = z
       .default({}),
     /** Most tokens (prompt + completion) one job may spend; the call that would pass it is not made. */
     token_budget: z.number().int().min(1000).default(400_000),
-    /** Longest a job may run, in minutes; past it the job stops where it is, says in which stage, and pushes nothing. */
-    job_timeout_minutes: z.number().int().min(1).max(24 * 60).default(30),
+    /** Longest a job may run, in minutes (fractions allowed); past it the job stops where it is, says in which stage, and pushes nothing. */
+    job_timeout_minutes: z.number().positive().max(24 * 60).default(30),
     /** Glob patterns of files the bot must never change. */
     protected_paths: z.array(z.string().min(1)).default([".github/workflows/**"]),
     /** Glob patterns of files the Custodian never considers. */

@@ -10,7 +10,7 @@ export function onIssueLabeled(queue: JobQueue): TriggerRule {
   return {
     event: "issues.labeled",
     wants: (payload) => Boolean(payload.label) && payload.issue.state === "open" && !payload.issue.pull_request,
-    decide: async (context: Context<"issues.labeled">) => {
+    decide: async (context: Context<"issues.labeled">, receivedAt) => {
       const { issue, label, sender } = context.payload;
       const loaded = await configForTrigger(context, issue.number, (configured) => label!.name === configured);
       if (!loaded.ok) return loaded.decision;
@@ -25,6 +25,7 @@ export function onIssueLabeled(queue: JobQueue): TriggerRule {
         trigger: `@${sender.login} added the label \`${label!.name}\``,
         guidance: "",
         label: label!.name,
+        triggeredAt: receivedAt,
       });
     },
   };

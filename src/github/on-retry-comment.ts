@@ -38,6 +38,7 @@ export function onRetryComment(queue: JobQueue): TriggerRule {
         trigger: `@${sender.login} commented \`/magis retry\`${command.guidance ? " with guidance" : ""}`,
         guidance: command.guidance,
         commentId: comment.id,
+        triggeredAt: comment.created_at,
       });
     },
   };

@@ -1,3 +1,4 @@
+import { setMaxListeners } from "node:events";
 import type { MagisConfig } from "../config.js";
 import { PhaseClock } from "../jobs/phase-clock.js";
 import type { Llm, TraceRecord } from "../llm/types.js";
@@ -80,6 +81,8 @@ export async function runJobWithStatus<S extends { failure?: FailureNote }>(
   const timer = new AbortController();
   const timeout = setTimeout(() => timer.abort(new TimeLimitError(limit)), limit * 60_000);
   const signal = AbortSignal.any([progress.signal, timer.signal]);
+  // Every model request of the job listens on this one signal (the SDK adds a listener per request).
+  setMaxListeners(0, signal);
   let target = shape.target;
   let stage = shape.firstStage;
   let phase = "setup";

@@ -14,6 +14,8 @@ export interface ResolveTrigger {
   commentId?: number;
   /** The label that started the run; removing it cancels the run. */
   label?: string;
+  /** When the trigger happened (ISO 8601): the comment's time, or when the label's webhook arrived. */
+  triggeredAt: string;
 }
 
 /**
@@ -32,8 +34,7 @@ export async function submitResolveJob(
     trigger: trigger.trigger,
     guidance: trigger.guidance,
     issue: { title: issue.title, body: issue.body ?? "" },
-    // The moment of the trigger: the comment's, or the issue's last update (the label being added).
-    triggeredAt: "comment" in context.payload ? context.payload.comment.created_at : issue.updated_at,
+    triggeredAt: trigger.triggeredAt,
     ...(trigger.commentId ? { commentId: trigger.commentId } : {}),
     ...(trigger.label ? { label: trigger.label } : {}),
   };

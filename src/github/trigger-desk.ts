@@ -17,7 +17,8 @@ export interface TriggerRule {
   /** `event.action`, as Probot names it: `issues.labeled`. */
   event: string;
   wants: (payload: any) => boolean;
-  decide: (context: Context<any>) => Promise<Decision>;
+  /** `receivedAt`: when the webhook arrived (ISO 8601), the moment of the trigger where the payload has none. */
+  decide: (context: Context<any>, receivedAt: string) => Promise<Decision>;
 }
 
 /** What the desk needs from the app. */
@@ -63,6 +64,7 @@ export class TriggerDesk {
       repo: payload.repository.name,
       number: typeof number === "number" ? number : 0,
       payload,
+      receivedAt: Date.now(),
     };
     if (!this.store.record(trigger)) {
       context.log.info({ delivery: context.id, event }, "a redelivered webhook; it was recorded before and is not acted on twice");
@@ -81,13 +83,13 @@ export class TriggerDesk {
     while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
   }
 
-  private schedule(trigger: { delivery: string; event: string; owner: string; repo: string; number: number }, contextOf: () => Promise<Context<any>>): void {
+  private schedule(trigger: { delivery: string; event: string; owner: string; repo: string; number: number; receivedAt: number }, contextOf: () => Promise<Context<any>>): void {
     // Triggers on one issue or pull request are decided in the order they arrived, so their jobs queue in that order;
     // the first waits for setImmediate, which runs once Probot has written the webhook's answer.
     const key = `${trigger.owner}/${trigger.repo}#${trigger.number}`.toLowerCase();
     const before = this.chains.get(key) ?? new Promise<void>((resolve) => setImmediate(resolve));
     const decision: Promise<void> = before
-      .then(() => this.decide(trigger.delivery, trigger.event, contextOf))
+      .then(() => this.decide(trigger, contextOf))
       .finally(() => {
         this.inFlight.delete(decision);
         if (this.chains.get(key) === decision) this.chains.delete(key);
@@ -97,12 +99,13 @@ export class TriggerDesk {
   }
 
   // Never throws: whatever happens, the outcome is recorded (or, with the store down, logged).
-  private async decide(delivery: string, event: string, contextOf: () => Promise<Context<any>>): Promise<void> {
+  private async decide(trigger: { delivery: string; event: string; receivedAt: number }, contextOf: () => Promise<Context<any>>): Promise<void> {
+    const { delivery, event } = trigger;
     let decision: Decision = { outcome: "ignored", detail: "no rule applies to this event" };
     try {
       const context = await contextOf();
       for (const rule of this.rules.filter((r) => r.event === event && r.wants(context.payload))) {
-        decision = await rule.decide(context);
+        decision = await rule.decide(context, new Date(trigger.receivedAt).toISOString());
         if (decision.outcome !== "ignored") break;
       }
     } catch (error) {

@@ -58,7 +58,7 @@ export class InProcessQueue implements JobQueue {
       const job = this.pending[i]!;
       if (job.key !== key || (kind && job.kind !== kind)) continue;
       this.pending.splice(i, 1);
-      this.store.fail(job.id, reason);
+      this.store.cancelProvisional(job.id, reason);
       count++;
     }
     for (const { job, controller } of this.controllers.values()) {
@@ -104,7 +104,10 @@ export class InProcessQueue implements JobQueue {
       this.store.succeed(job.id, detail);
     } catch (error) {
       const stage = (error as { stage?: unknown }).stage;
-      this.store.fail(job.id, error instanceof Error ? error.message : String(error), typeof stage === "string" ? stage : undefined);
+      // PROVISIONAL (lead): a cancelled job is recorded as such by the queue helper's implementation.
+      const reason = error instanceof Error ? error.message : String(error);
+      if ((error as { cancelled?: unknown }).cancelled === true) this.store.cancelProvisional(job.id, reason, typeof stage === "string" ? stage : undefined);
+      else this.store.fail(job.id, reason, typeof stage === "string" ? stage : undefined);
       this.options.onFailed?.(job, error);
     } finally {
       this.controllers.delete(job.id);

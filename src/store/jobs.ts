@@ -1,7 +1,7 @@
 import type { Db } from "./database.js";
 
 /** Where a job is in its life. `declined`: it arrived while another job with its key ran and was answered instead. */
-export type JobStatus = "queued" | "running" | "succeeded" | "failed" | "declined";
+export type JobStatus = "queued" | "running" | "succeeded" | "failed" | "declined" | "cancelled";
 
 /** What a trigger asks for: everything a worker needs to run the job later, in any process. */
 export interface NewJob {
@@ -134,6 +134,13 @@ export class JobStore {
   fail(id: number, reason: string, stage?: string): void {
     this.db
       .prepare("UPDATE jobs SET status = 'failed', detail = ?, stage = COALESCE(?, stage), updated_at = ? WHERE id = ?")
+      .run(reason, stage ?? null, this.now(), id);
+  }
+
+  // PROVISIONAL (lead): replaced by the queue helper's implementation on merge.
+  cancelProvisional(id: number, reason: string, stage?: string): void {
+    this.db
+      .prepare("UPDATE jobs SET status = 'cancelled', detail = ?, stage = COALESCE(?, stage), updated_at = ? WHERE id = ?")
       .run(reason, stage ?? null, this.now(), id);
   }
 

@@ -20,11 +20,12 @@ export interface NewTrigger {
   number: number;
   /** The webhook payload as GitHub sent it: the issue's title and body as they were at the trigger. */
   payload: Record<string, unknown>;
+  /** When it arrived (ms since the epoch). */
+  receivedAt: number;
 }
 
 /** A recorded trigger. */
 export interface TriggerRecord extends NewTrigger {
-  receivedAt: number;
   outcome: TriggerOutcome | null;
   /** Why, in plain words (for a queued trigger, the job it queued). */
   detail: string | null;
@@ -76,7 +77,7 @@ export class TriggerStore {
         `INSERT OR IGNORE INTO triggers (delivery, event, installation_id, owner, repo, number, payload, received_at)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
       )
-      .run(trigger.delivery, trigger.event, trigger.installationId, trigger.owner, trigger.repo, trigger.number, JSON.stringify(trigger.payload), this.now());
+      .run(trigger.delivery, trigger.event, trigger.installationId, trigger.owner, trigger.repo, trigger.number, JSON.stringify(trigger.payload), trigger.receivedAt);
     return info.changes > 0;
   }
 

@@ -30,6 +30,10 @@ export interface RigOptions {
   pulls?: FakeGitHubOptions["pulls"];
   reviewComments?: FakeGitHubOptions["reviewComments"];
   reviews?: FakeGitHubOptions["reviews"];
+  /** Comments already on the issue. */
+  comments?: FakeGitHubOptions["comments"];
+  /** GitHub answering some requests with an error status. */
+  faults?: FakeGitHubOptions["faults"];
   /** Scripts the model instead of the issue-to-PR run (ignored with brokenModel). */
   script?: (model: ScriptedModel) => void;
 }
@@ -72,6 +76,8 @@ export function useRig(): Rig {
         pulls: options.pulls,
         reviewComments: options.reviewComments,
         reviews: options.reviews,
+        comments: options.comments,
+        faults: options.faults,
         issue: {
           number: 1,
           title: "Spelling error in the README file",

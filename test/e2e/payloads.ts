@@ -27,6 +27,8 @@ export function labeledPayload(options: { label?: string; sender?: string; sende
 export function commentPayload(options: { body: string; sender?: string; installationId: number }) {
   const payload = examplePayload("issue_comment", "created");
   payload.comment.body = options.body;
+  // Written now, as a live comment would be: the run reads the comments written before it as hints.
+  payload.comment.created_at = payload.comment.updated_at = new Date().toISOString();
   payload.comment.user.login = options.sender ?? payload.comment.user.login;
   payload.sender.login = options.sender ?? payload.sender.login;
   payload.installation = { id: options.installationId, node_id: "MDIzOkludGVncmF0aW9uSW5zdGFsbGF0aW9uNzc=" };
@@ -56,6 +58,7 @@ export function reviewPayload(options: {
   payload.review.id = options.reviewId;
   payload.review.state = options.state;
   payload.review.body = options.body ?? null;
+  payload.review.submitted_at = new Date().toISOString();
   payload.review.user.login = sender;
   payload.review.user.type = options.senderType ?? "User";
   payload.sender.login = sender;
@@ -106,5 +109,21 @@ export function pullCommentPayload(options: { body: string; sender?: string; ins
   const payload = commentPayload(options);
   payload.issue.number = options.pullNumber ?? 2;
   payload.issue.pull_request = { url: `https://api.github.com/repos/Codertocat/Hello-World/pulls/${options.pullNumber ?? 2}` };
+  return payload;
+}
+
+/**
+ * An `issues.closed` or `issues.unlabeled` webhook for the rig's issue, sent by `sender`: the real `unlabeled` example,
+ * or for `closed` (the package has no example of it) the real `reopened` one with the action and state a close sends.
+ */
+export function withdrawnPayload(action: "closed" | "unlabeled", options: { installationId: number; sender?: string; label?: string }) {
+  const payload = examplePayload("issues", action === "closed" ? "reopened" : "unlabeled");
+  payload.action = action;
+  payload.issue.number = 1;
+  if (action === "closed") payload.issue.state = "closed";
+  if (action === "unlabeled") payload.label = { ...(payload.label ?? { id: 1, color: "ededed", default: false }), name: options.label ?? "magis" };
+  payload.sender.login = options.sender ?? "Codertocat";
+  payload.sender.type = "User";
+  payload.installation = { id: options.installationId, node_id: "MDIzOkludGVncmF0aW9uSW5zdGFsbGF0aW9uNzc=" };
   return payload;
 }

@@ -231,4 +231,36 @@ describe("what starts a revision and what does not, end to end", () => {
     expect(rig.github.reactions).toEqual([{ target: "pulls/comments/901", content: "eyes" }, { target: "pulls/comments/901", content: "confused" }]);
     expect(rig.everythingWritten()).not.toContain(TOKEN);
   });
+
+  it("stops when a person deleted the pull request's branch, and does not create it again", async () => {
+    const seeded = seedBotPullRequest(rig.root);
+    await rig.setUp({
+      pulls: seeded.pulls,
+      reviewComments: [reviewComment({ id: 911, reviewId: 96, path: "README.md", line: 4, body: "End with 'to GitHub'.", diffHunk: README_HUNK })],
+    });
+    git("update-ref", "-d", "refs/heads/magis/issue-1");
+    await rig.app.deliver("pull_request_review", reviewPayload({ installationId: INSTALLATION, reviewId: 96, state: "commented" }), "d-gone");
+    await rig.app.services.settled();
+    expect(rig.jobs()[0]).toMatchObject({ status: "failed", stage: "read" });
+    const [status] = rig.github.comments.filter((c) => c.issue === 2);
+    expect(status!.body).toContain("**Failed at:** read");
+    expect(status!.body).toContain("The branch `magis/issue-1` of pull request #2 is gone (someone deleted it), so there is nothing to revise; MAGIS does not create it again.");
+    expect(git("for-each-ref", "--format=%(refname:short)", "refs/heads/magis/")).toBe("");
+    expect(rig.model.requests).toEqual([]);
+  });
+
+  it("reports a pull request closed before its revision ran as a failure to read it, not to clone", async () => {
+    const seeded = seedBotPullRequest(rig.root);
+    await rig.setUp({
+      pulls: seeded.pulls,
+      reviewComments: [reviewComment({ id: 921, reviewId: 97, path: "README.md", line: 4, body: "End with 'to GitHub'.", diffHunk: README_HUNK })],
+    });
+    const release = rig.github.hold();
+    await rig.app.deliver("pull_request_review", reviewPayload({ installationId: INSTALLATION, reviewId: 97, state: "commented" }), "d-closed-pr");
+    rig.github.pulls[0]!.state = "closed";
+    release();
+    await rig.app.services.settled();
+    expect(rig.jobs()[0]).toMatchObject({ status: "failed", stage: "read" });
+    expect(rig.github.comments.filter((c) => c.issue === 2)[0]!.body).toContain("Pull request #2 is closed, so it was not revised.");
+  });
 });

@@ -58,6 +58,8 @@ export interface FakeGitHubOptions {
   reviewComments?: FakeReviewComment[];
   /** The app's slug and its bot user's id. */
   bot?: { slug: string; userId: number };
+  /** Requests answered with an error status instead, the first `times` that match (GitHub having a bad moment). */
+  faults?: { method: string; path: RegExp; status: number; times: number }[];
 }
 
 /** An inline review comment as the API shows it (the fields the app reads, plus whatever else a test sets). */
@@ -87,6 +89,8 @@ export interface FakePull {
   html_url: string;
   user: string;
   state: "open" | "closed";
+  /** The head's commit when last seen. */
+  lastHead?: string;
 }
 
 /** A fake of the GitHub REST API (nock on api.github.com) that keeps the state a run changes and records every request. */
@@ -105,6 +109,8 @@ export interface FakeGitHub {
   botEmail: string;
   /** Requests whose method and path match. */
   find(method: string, pathPattern: RegExp): { method: string; path: string; body: unknown }[];
+  /** Holds every answer (each request is recorded, then waits) until the returned function is called: GitHub hanging. */
+  hold(): () => void;
   /** Removes the interceptors. */
   close(): void;
 }
@@ -122,6 +128,8 @@ export function fakeGitHub(options: FakeGitHubOptions): FakeGitHub {
   const bare = path.join(options.gitRoot, `${owner}/${repo}.git`);
   const git = (...args: string[]) => execFileSync("git", args, { cwd: bare, env: gitEnv(), encoding: "utf8", stdio: "pipe" }).trim();
   let nextId = 1000;
+  let gate = Promise.resolve();
+  const faults = (options.faults ?? []).map((f) => ({ ...f }));
   const state: FakeGitHub = {
     requests: [],
     issue: { ...options.issue },
@@ -136,6 +144,14 @@ export function fakeGitHub(options: FakeGitHubOptions): FakeGitHub {
     botLogin,
     botEmail,
     find: (method, pattern) => state.requests.filter((r) => r.method === method && pattern.test(r.path)),
+    hold: () => {
+      let release!: () => void;
+      gate = new Promise<void>((resolve) => (release = resolve));
+      return () => {
+        gate = Promise.resolve();
+        release();
+      };
+    },
     close: () => nock.cleanAll(),
   };
   const user = (login: string) => ({ login, id: login === botLogin ? bot.userId : 1, type: login === botLogin ? "Bot" : "User" });
@@ -148,9 +164,17 @@ export function fakeGitHub(options: FakeGitHubOptions): FakeGitHub {
   const pullJson = (p: FakePull) => ({
     ...p,
     user: user(p.user),
-    head: { ref: p.head, sha: git("rev-parse", "--verify", `refs/heads/${p.head}`), repo: { full_name: `${owner}/${repo}` } },
+    // A deleted head branch leaves the pull request pointing at its last commit, as GitHub shows it.
+    head: { ref: p.head, sha: (p.lastHead = headOf(p.head) ?? p.lastHead), repo: { full_name: `${owner}/${repo}` } },
     base: { ref: p.base, repo: { full_name: `${owner}/${repo}` } },
   });
+  const headOf = (branch: string): string | undefined => {
+    try {
+      return git("rev-parse", "--verify", `refs/heads/${branch}`);
+    } catch {
+      return undefined;
+    }
+  };
   const pullNumber = (uri: string) => Number(/\/pulls\/(\d+)/.exec(uri)![1]);
 
   const scope = nock(API).persist();
@@ -159,8 +183,14 @@ export function fakeGitHub(options: FakeGitHubOptions): FakeGitHub {
       state.requests.push({ method, path: decodeURIComponent(uri), body });
     };
   const on = (method: "get" | "post" | "patch", pattern: RegExp, reply: (uri: string, body: any) => [number, unknown]) => {
-    scope[method](pattern).reply(function (uri, body) {
+    scope[method](pattern).reply(async function (uri, body) {
       record(method.toUpperCase()).call(this as never, uri, body);
+      await gate;
+      const fault = faults.find((f) => f.method === method.toUpperCase() && f.times > 0 && f.path.test(decodeURIComponent(uri)));
+      if (fault) {
+        fault.times--;
+        return [fault.status, { message: `scripted ${fault.status}` }] as [number, nock.Body];
+      }
       return reply(decodeURIComponent(uri), body) as [number, nock.Body];
     });
   };

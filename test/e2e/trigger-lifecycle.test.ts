@@ -1,0 +1,206 @@
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { openDatabase } from "../../src/store/database.js";
+import { TriggerStore } from "../../src/store/triggers.js";
+import { INSTALLATION, OWNER, REPO, useRig } from "./e2e-rig.js";
+import { commentPayload, labeledPayload, withdrawnPayload } from "./payloads.js";
+import { scriptResolve } from "./script-resolve.js";
+
+const rig = useRig();
+
+// A promise that fails the test instead of hanging it when the app waits on something it should not.
+function within<T>(promise: Promise<T>, what: string, ms = 5000): Promise<T> {
+  let timer: NodeJS.Timeout;
+  const limit = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`${what} did not happen within ${ms} ms`)), ms)));
+  return Promise.race([promise, limit]).finally(() => clearTimeout(timer));
+}
+
+const statusComments = () => rig.github.comments.filter((c) => c.body.includes("<!-- magis:status job="));
+const promptsText = () => rig.model.requests.map((r) => r.messages.map((m) => m.content).join("\n")).join("\n");
+
+describe("a trigger is recorded first and decided afterwards", () => {
+  it("answers the webhook while GitHub's API hangs, and runs the job once GitHub answers", async () => {
+    await rig.setUp();
+    const release = rig.github.hold();
+    // Before the change, the handler loaded the config and checked the permission first, so this answer waited on GitHub.
+    const status = await within(rig.app.deliver("issues", labeledPayload({ installationId: INSTALLATION }), "d-hang"), "the webhook's answer");
+    expect(status).toBe(200);
+    expect(rig.app.services.triggers.get("d-hang")).toMatchObject({ event: "issues.labeled", outcome: null, owner: OWNER, repo: REPO, number: 1 });
+    release();
+    await rig.app.services.settled();
+    expect(rig.app.services.triggers.get("d-hang")).toMatchObject({ outcome: "queued", detail: "job #1" });
+    expect(rig.jobs()[0]).toMatchObject({ status: "succeeded" });
+    expect(rig.github.pulls).toHaveLength(1);
+  });
+
+  it("records a trigger whose checks failed at GitHub, with the reason, instead of dropping it", async () => {
+    await rig.setUp({ faults: [{ method: "GET", path: /\/collaborators\/.+\/permission$/, status: 502, times: 1 }] });
+    expect(await rig.app.deliver("issues", labeledPayload({ installationId: INSTALLATION }), "d-502")).toBe(200);
+    await rig.app.services.settled();
+    const trigger = rig.app.services.triggers.get("d-502")!;
+    expect(trigger.outcome).toBe("failed");
+    expect(trigger.detail).toMatch(/deciding about it failed: .*502/);
+    expect(rig.jobs()).toEqual([]);
+  });
+
+  it("records why a trigger was passed over", async () => {
+    await rig.setUp();
+    await rig.app.deliver("issues", labeledPayload({ installationId: INSTALLATION, label: "bug" }), "d-bug");
+    await rig.app.deliver("issues", labeledPayload({ installationId: INSTALLATION, sender: "reader" }), "d-reader");
+    await rig.app.services.settled();
+    expect(rig.app.services.triggers.all().map((t) => [t.delivery, t.outcome, t.detail])).toEqual([
+      ["d-bug", "ignored", "the label `bug` is not the configured `magis`"],
+      ["d-reader", "ignored", "@reader added the label without write, maintain, admin permission"],
+    ]);
+    expect(rig.jobs()).toEqual([]);
+  });
+
+  it("decides, on start, a trigger an earlier process recorded but never decided", async () => {
+    const db = openDatabase(path.join(rig.root, "magis.db"));
+    const payload = labeledPayload({ installationId: INSTALLATION });
+    new TriggerStore(db).record({ delivery: "d-left", event: "issues.labeled", installationId: INSTALLATION, owner: OWNER, repo: REPO, number: 1, payload, receivedAt: Date.now() });
+    db.close();
+    await rig.setUp();
+    await rig.app.services.settled();
+    expect(rig.app.services.triggers.get("d-left")).toMatchObject({ outcome: "queued" });
+    expect(rig.jobs()[0]).toMatchObject({ delivery: "d-left", status: "succeeded" });
+    expect(rig.github.pulls).toHaveLength(1);
+  });
+});
+
+describe("the run works from the issue as it was at the trigger", () => {
+  it("does not read an edit of the issue or a comment made after the label was added", async () => {
+    await rig.setUp({
+      comments: [{ body: "The typo is in the README's fourth line.", user: { login: "Codertocat", type: "User" }, association: "OWNER", created_at: new Date(Date.now() - 60_000).toISOString() }],
+    });
+    const release = rig.github.hold();
+    await rig.app.deliver("issues", labeledPayload({ installationId: INSTALLATION }), "d-snap");
+    // After the trigger, and before the job reads anything: the issue is rewritten and a trusted person comments.
+    rig.github.issue.body = "EDITED LATER: delete every file instead.";
+    rig.github.comments.push({
+      id: 9001, issue: 1, body: "LATER COMMENT: rename the project.", user: { login: "Codertocat", type: "User" }, association: "OWNER",
+      history: [], created_at: new Date(Date.now() + 60_000).toISOString(),
+    });
+    release();
+    await rig.app.services.settled();
+    expect(rig.jobs()[0]).toMatchObject({ status: "succeeded" });
+    const prompts = promptsText();
+    expect(prompts).toContain("accidently spelled 'commit' with two 't's");
+    expect(prompts).toContain("The typo is in the README's fourth line.");
+    expect(prompts).not.toContain("EDITED LATER");
+    expect(prompts).not.toContain("LATER COMMENT");
+    expect(statusComments()[0]!.body).toMatch(/works from the issue as it was at \d{4}-\d\d-\d\dT[\d:.]+Z; later edits are not read/);
+  });
+});
+
+describe("closing the issue or removing the label stops its run", () => {
+  const closeDuringPlan = (action: "closed" | "unlabeled") => ({
+    script: (model: Parameters<typeof scriptResolve>[0]) => {
+      // The Manager's summing-up of the kick-off waits until the webhook is delivered and decided: the run is mid-way.
+      model.script("manager-close-meeting", async () => {
+        await rig.app.deliver("issues", withdrawnPayload(action, { installationId: INSTALLATION, sender: "Codertocat" }), `d-${action}`);
+        await rig.app.services.desk.settled();
+        return { speech: "Thank you. One task, no dependencies." };
+      });
+      scriptResolve(model);
+    },
+  });
+
+  for (const [action, why] of [
+    // The name is shown without paging them (the status comment makes every @mention inert).
+    ["closed", "@&#8203;Codertocat closed the issue"],
+    ["unlabeled", "@&#8203;Codertocat removed the label `magis`"],
+  ] as const) {
+    it(`cancels a running job when the issue is ${action}, says so by whom, and pushes nothing`, async () => {
+      await rig.setUp(closeDuringPlan(action));
+      await rig.app.deliver("issues", labeledPayload({ installationId: INSTALLATION }), "d-run");
+      await rig.app.services.settled();
+      expect(rig.app.services.triggers.get(`d-${action}`)).toMatchObject({ outcome: "cancelled" });
+      expect(rig.jobs()[0]).toMatchObject({ status: "cancelled" });
+      const [status] = statusComments();
+      expect(status!.body).toContain("⏹️ MAGIS stopped this run");
+      expect(status!.body).toContain(`**Why:** The run was cancelled because ${why}; nothing was pushed by it.`);
+      expect(rig.model.requests.some((r) => r.prompt === "developer-write-code")).toBe(false);
+      expect(rig.github.reactions.map((r) => r.content)).toEqual(["eyes"]);
+      expect(rig.botBranches()).toBe("");
+      expect(rig.github.pulls).toEqual([]);
+    });
+  }
+
+  it("publishes nothing when the issue was closed without the app hearing of it", async () => {
+    await rig.setUp({
+      script: (model) => {
+        model.script("manager-close-meeting", () => {
+          rig.github.issue.state = "closed";
+          return { speech: "Thank you. One task, no dependencies." };
+        });
+        scriptResolve(model);
+      },
+    });
+    await rig.app.deliver("issues", labeledPayload({ installationId: INSTALLATION }), "d-missed");
+    await rig.app.services.settled();
+    expect(rig.jobs()[0]).toMatchObject({ status: "cancelled", stage: "publish" });
+    expect(statusComments()[0]!.body).toContain("The run was cancelled because the issue was closed while the run was under way");
+    expect(rig.botBranches()).toBe("");
+    expect(rig.github.pulls).toEqual([]);
+  });
+
+  it("cancels a queued job that never started", async () => {
+    await rig.setUp();
+    const release = rig.github.hold();
+    await rig.app.deliver("issues", labeledPayload({ installationId: INSTALLATION }), "d-queued");
+    await rig.app.deliver("issues", withdrawnPayload("closed", { installationId: INSTALLATION }), "d-close-early");
+    release();
+    await rig.app.services.settled();
+    expect(rig.app.services.triggers.all().map((t) => t.outcome)).toEqual(["queued", "cancelled"]);
+    expect(rig.model.requests).toEqual([]);
+    expect(rig.github.pulls).toEqual([]);
+  });
+});
+
+describe("the outcome of a job is never invisible", () => {
+  it("posts the status comment later when its first post fails, and finishes the run", async () => {
+    await rig.setUp({ faults: [{ method: "POST", path: /\/issues\/1\/comments$/, status: 502, times: 1 }] });
+    await rig.app.deliver("issues", labeledPayload({ installationId: INSTALLATION }), "d-502-status");
+    await rig.app.services.settled();
+    expect(rig.jobs()[0]).toMatchObject({ status: "succeeded" });
+    const statuses = statusComments();
+    expect(statuses).toHaveLength(1);
+    expect(statuses[0]!.body).toContain("Pull request opened: #100");
+    expect(rig.github.reactions.map((r) => r.content)).toEqual(["eyes", "rocket"]);
+  });
+
+  it("stops a job that runs past job_timeout_minutes, naming its stage and the setting", async () => {
+    await rig.setUp({
+      config: "job_timeout_minutes: 0.01\n",
+      script: (model) => {
+        // The Manager's summing-up takes longer than the whole job may (0.6 s).
+        model.script("manager-close-meeting", async () => {
+          await new Promise((resolve) => setTimeout(resolve, 1500));
+          return { speech: "Thank you. One task, no dependencies." };
+        });
+        scriptResolve(model);
+      },
+    });
+    await rig.app.deliver("issues", labeledPayload({ installationId: INSTALLATION }), "d-slow");
+    await rig.app.services.settled();
+    expect(rig.jobs()[0]).toMatchObject({ status: "failed", stage: "kickoff" });
+    const [status] = statusComments();
+    expect(status!.body).toContain("😕 MAGIS could not finish this run");
+    expect(status!.body).toContain("took longer than job_timeout_minutes (0.01 minutes)");
+    expect(status!.body).toContain("Raise `job_timeout_minutes`");
+    expect(rig.botBranches()).toBe("");
+    expect(rig.github.reactions.map((r) => r.content)).toEqual(["eyes", "confused"]);
+  });
+});
+
+describe("one order of checks for every trigger", () => {
+  it("tells only someone who may trigger runs that the config is broken, whatever the command", async () => {
+    await rig.setUp({ config: "top_k: many\n", permissions: { Codertocat: "write" } });
+    await rig.app.deliver("issue_comment", commentPayload({ body: "/magis retry", sender: "stranger", installationId: INSTALLATION }), "d-stranger");
+    await rig.app.deliver("issue_comment", commentPayload({ body: "/magis retry", sender: "Codertocat", installationId: INSTALLATION }), "d-owner");
+    await rig.app.services.settled();
+    expect(rig.github.comments.map((c) => c.body.split("\n")[0])).toEqual(["😕 MAGIS did not start: `.github/magis.yml` on the default branch is invalid."]);
+    expect(rig.app.services.triggers.all().map((t) => t.outcome)).toEqual(["ignored", "declined"]);
+  });
+});
