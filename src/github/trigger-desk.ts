@@ -37,6 +37,8 @@ export interface TriggerDeskOptions {
 export class TriggerDesk {
   private readonly inFlight = new Set<Promise<void>>();
   private readonly chains = new Map<string, Promise<void>>();
+  // A burst of webhooks must not become a burst of API calls: a few decisions at a time, the rest wait their turn.
+  private readonly slots = new Slots(4);
 
   constructor(
     private readonly store: TriggerStore,
@@ -89,7 +91,7 @@ export class TriggerDesk {
     const key = `${trigger.owner}/${trigger.repo}#${trigger.number}`.toLowerCase();
     const before = this.chains.get(key) ?? new Promise<void>((resolve) => setImmediate(resolve));
     const decision: Promise<void> = before
-      .then(() => this.decide(trigger, contextOf))
+      .then(() => this.slots.run(() => this.decide(trigger, contextOf)))
       .finally(() => {
         this.inFlight.delete(decision);
         if (this.chains.get(key) === decision) this.chains.delete(key);
@@ -133,4 +135,25 @@ export class TriggerDesk {
 // Probot's Context wants a pino-like logger; the handlers only call info and warn.
 function octokitLog(log: TriggerDeskOptions["log"]) {
   return { info: log.info, warn: log.warn, debug: () => {}, error: log.warn, child: () => octokitLog(log) };
+}
+
+/** At most `size` tasks at once; the others wait in arrival order. */
+class Slots {
+  private busy = 0;
+  private readonly waiting: (() => void)[] = [];
+
+  constructor(private readonly size: number) {}
+
+  async run<T>(task: () => Promise<T>): Promise<T> {
+    if (this.busy >= this.size) await new Promise<void>((resolve) => this.waiting.push(resolve));
+    else this.busy++;
+    try {
+      return await task();
+    } finally {
+      // The slot passes straight to the next in line, so a newcomer cannot take it in between.
+      const next = this.waiting.shift();
+      if (next) next();
+      else this.busy--;
+    }
+  }
 }

@@ -70,12 +70,16 @@ export class TriggerStore {
     `);
   }
 
-  /** Records a delivery; false when it was recorded before (a redelivery), which must not act twice. */
+  /**
+   * Records a delivery to be decided; false when it was recorded before (a redelivery), which must not act twice. A
+   * delivery whose decision failed (GitHub was down) is taken again: redelivering it from GitHub is how it is retried.
+   */
   record(trigger: NewTrigger): boolean {
     const info = this.db
       .prepare(
-        `INSERT OR IGNORE INTO triggers (delivery, event, installation_id, owner, repo, number, payload, received_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+        `INSERT INTO triggers (delivery, event, installation_id, owner, repo, number, payload, received_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+         ON CONFLICT (delivery) DO UPDATE SET outcome = NULL, detail = NULL, decided_at = NULL WHERE outcome = 'failed'`,
       )
       .run(trigger.delivery, trigger.event, trigger.installationId, trigger.owner, trigger.repo, trigger.number, JSON.stringify(trigger.payload), trigger.receivedAt);
     return info.changes > 0;

@@ -41,6 +41,11 @@ describe("a trigger is recorded first and decided afterwards", () => {
     expect(trigger.outcome).toBe("failed");
     expect(trigger.detail).toMatch(/deciding about it failed: .*502/);
     expect(rig.jobs()).toEqual([]);
+    // Redelivering it from GitHub's settings is how a maintainer retries it: this time it is decided and runs.
+    expect(await rig.app.deliver("issues", labeledPayload({ installationId: INSTALLATION }), "d-502")).toBe(200);
+    await rig.app.services.settled();
+    expect(rig.app.services.triggers.get("d-502")).toMatchObject({ outcome: "queued" });
+    expect(rig.jobs()).toMatchObject([{ delivery: "d-502", status: "succeeded" }]);
   });
 
   it("records why a trigger was passed over", async () => {
