@@ -1,4 +1,4 @@
-import { parseConfig } from "../config.js";
+import { parseConfig, type MagisConfig } from "../config.js";
 import type { JobRunner } from "../jobs/job-queue.js";
 import { StageError } from "../pipeline/errors.js";
 import type { revisePullRequest } from "../pipeline/revise/revise-pull-request.js";
@@ -18,7 +18,7 @@ import type { ResolveJobServices } from "./run-resolve-job.js";
 import { runJobWithStatus } from "./run-job-with-status.js";
 import type { ReviseJobPayload } from "./submit-revise-job.js";
 import { trackProgress } from "./track-status.js";
-import type { BotIdentity, Octokit } from "./types.js";
+import type { BotIdentity, IssueRef, Octokit } from "./types.js";
 
 /** What a revision job uses: the resolve job's parts, with the revision pipeline in place of the resolve one. */
 export type ReviseJobServices = Omit<ResolveJobServices, "resolve" | "memory"> & { revise: typeof revisePullRequest };
@@ -42,19 +42,10 @@ export function reviseJobRunner(services: ReviseJobServices): JobRunner {
     return runJobWithStatus(services, job, progress, shape, async (run) => {
       // 1. The pull request, the feedback, and the issue it resolves.
       const { octokit, token, status } = run;
-      const { data: pull } = await octokit.rest.pulls.get({ ...repo, pull_number: job.number });
-      if (pull.state !== "open") {
-        throw new StageError("read", `Pull request #${pull.number} is ${pull.state}, so it was not revised.`, "Reopen it, then comment `/magis revise`.");
-      }
+      const pull = await readOpenPullRequest(octokit, pullRef);
       const headRef = pull.head.ref;
-      await ensureBranchExists(octokit, repo, pull.number, headRef);
-      // A bare `/magis revise` runs the revision of the latest review again (the advice after a failed revision).
-      const review = payload.reviewId
-        ? { id: payload.reviewId, body: payload.reviewBody }
-        : payload.guidance === "" ? await readLatestReview(octokit, pullRef, (login) => hasPermission(octokit, repo, login, config.allowed_permissions)) : null;
-      const comments = review ? await readReviewComments(octokit, pullRef, review.id) : [];
+      const { comments, general } = await readFeedback(octokit, pullRef, payload, config);
       if (!target && comments[0]) await run.setTarget({ kind: "review-comment", id: comments[0].id });
-      const general = [review?.body ?? "", payload.guidance].filter((text) => text !== "");
       const files = new Set(comments.map((c) => c.path)).size;
       status.update((s) => ({ ...s, feedback: { comments: comments.length, files, general: general.length } }));
       const finish = (done: NonNullable<RevisionStatus["done"]>) => {
@@ -101,18 +92,35 @@ export function reviseJobRunner(services: ReviseJobServices): JobRunner {
   };
 }
 
-/** Refuses to revise a pull request whose branch a person deleted: pushing would create the branch again. */
-async function ensureBranchExists(octokit: Octokit, repo: { owner: string; repo: string }, pull: number, branch: string): Promise<void> {
+/** The pull request to revise; refused when it was closed, or when a person deleted its branch (pushing would create it again). */
+async function readOpenPullRequest(octokit: Octokit, pullRef: IssueRef) {
+  const repo = { owner: pullRef.owner, repo: pullRef.repo };
+  const { data: pull } = await octokit.rest.pulls.get({ ...repo, pull_number: pullRef.number });
+  if (pull.state !== "open") {
+    throw new StageError("read", `Pull request #${pull.number} is ${pull.state}, so it was not revised.`, "Reopen it, then comment `/magis revise`.");
+  }
   try {
-    await octokit.rest.repos.getBranch({ ...repo, branch });
+    await octokit.rest.repos.getBranch({ ...repo, branch: pull.head.ref });
   } catch (error) {
     if ((error as { status?: number }).status !== 404) throw error;
     throw new StageError(
       "read",
-      `The branch \`${branch}\` of pull request #${pull} is gone (someone deleted it), so there is nothing to revise; MAGIS does not create it again.`,
+      `The branch \`${pull.head.ref}\` of pull request #${pull.number} is gone (someone deleted it), so there is nothing to revise; MAGIS does not create it again.`,
       "Restore the branch from the pull request page and comment `/magis revise`, or close this pull request and comment `/magis retry` on the issue for a new one.",
     );
   }
+  return pull;
+}
+
+/** The feedback to act on: the review's text and inline comments (a bare `/magis revise`: the latest review's again), and the guidance. */
+async function readFeedback(octokit: Octokit, pullRef: IssueRef, payload: ReviseJobPayload, config: MagisConfig) {
+  const repo = { owner: pullRef.owner, repo: pullRef.repo };
+  const review = payload.reviewId
+    ? { id: payload.reviewId, body: payload.reviewBody }
+    : payload.guidance === "" ? await readLatestReview(octokit, pullRef, (login) => hasPermission(octokit, repo, login, config.allowed_permissions)) : null;
+  const comments = review ? await readReviewComments(octokit, pullRef, review.id) : [];
+  const general = [review?.body ?? "", payload.guidance].filter((text) => text !== "");
+  return { comments, general };
 }
 
 /** Pushes the revision as one commit by the app on top of the branch's head; a branch that moved meanwhile refuses it. */
