@@ -90,7 +90,7 @@ try {
     const start = performance.now();
     const status = await app.deliver("issues", labeledPayload({ installationId: 77 }), `bench-${run}`);
     const answered = performance.now() - start;
-    await app.services.queue.drain();
+    await app.services.settled();
     const total = performance.now() - start;
     const failed = app.services.store.withStatus("failed").at(-1);
     if (status !== 200 || failed || app.services.store.withStatus("succeeded").length !== run) {

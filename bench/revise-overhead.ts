@@ -50,7 +50,7 @@ try {
     const start = performance.now();
     await app.deliver("pull_request_review", reviewPayload({ installationId: 77, reviewId: 90 + run, state: "changes_requested" }), `b-${run}`);
     const answered = performance.now() - start;
-    await app.services.queue.drain();
+    await app.services.settled();
     const total = performance.now() - start;
     const failed = app.services.store.withStatus("failed");
     if (failed.length) throw new Error(failed[0]!.detail ?? "failed");
