@@ -6,7 +6,8 @@ import type { Decision, TriggerRule } from "./trigger-desk.js";
 
 /**
  * `issues.closed` and `issues.unlabeled` (the configured label): the issue's queued or running run is cancelled, and
- * its status comment says by what. Whoever GitHub lets close the issue or remove the label may stop the bot this way.
+ * its status comment says by what. Whoever GitHub lets close the issue or remove the label may stop the bot this way,
+ * a bot included (a stale-issue bot closing it, say).
  */
 export function onIssueWithdrawn(queue: JobQueue): TriggerRule[] {
   const cancel = async (context: Context<"issues.closed" | "issues.unlabeled">, reason: string): Promise<Decision> => {
@@ -18,11 +19,13 @@ export function onIssueWithdrawn(queue: JobQueue): TriggerRule[] {
     {
       event: "issues.closed",
       wants: (payload) => !payload.issue.pull_request,
+      fromBots: true,
       decide: (context: Context<"issues.closed">) => cancel(context, `@${context.payload.sender.login} closed the issue`),
     },
     {
       event: "issues.unlabeled",
       wants: (payload) => Boolean(payload.label) && !payload.issue.pull_request,
+      fromBots: true,
       decide: async (context: Context<"issues.unlabeled">) => {
         const loaded = await configForTrigger(context, context.payload.issue.number, () => false);
         if (!loaded.ok) return loaded.decision;

@@ -17,6 +17,8 @@ export interface TriggerRule {
   /** `event.action`, as Probot names it: `issues.labeled`. */
   event: string;
   wants: (payload: any) => boolean;
+  /** Taken from bots too (an issue closed by a bot still stops its run); other triggers from bots, the app's own included, are ignored. */
+  fromBots?: boolean;
   /** `receivedAt`: when the webhook arrived (ISO 8601), the moment of the trigger where the payload has none. */
   decide: (context: Context<any>, receivedAt: string) => Promise<Decision>;
 }
@@ -55,8 +57,8 @@ export class TriggerDesk {
   readonly receive = async (context: Context<any>): Promise<void> => {
     const payload = context.payload as Record<string, any>;
     const event = `${context.name}.${payload.action}`;
-    if (context.isBot || !payload.installation || !payload.repository) return;
-    if (!this.rules.some((r) => r.event === event && r.wants(payload))) return;
+    if (!payload.installation || !payload.repository) return;
+    if (!this.rules.some((r) => r.event === event && (r.fromBots || !context.isBot) && r.wants(payload))) return;
     const number = payload.issue?.number ?? payload.pull_request?.number;
     const trigger = {
       delivery: context.id,
@@ -106,7 +108,7 @@ export class TriggerDesk {
     let decision: Decision = { outcome: "ignored", detail: "no rule applies to this event" };
     try {
       const context = await contextOf();
-      for (const rule of this.rules.filter((r) => r.event === event && r.wants(context.payload))) {
+      for (const rule of this.rules.filter((r) => r.event === event && (r.fromBots || !context.isBot) && r.wants(context.payload))) {
         decision = await rule.decide(context, new Date(trigger.receivedAt).toISOString());
         if (decision.outcome !== "ignored") break;
       }

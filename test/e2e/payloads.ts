@@ -116,14 +116,14 @@ export function pullCommentPayload(options: { body: string; sender?: string; ins
  * An `issues.closed` or `issues.unlabeled` webhook for the rig's issue, sent by `sender`: the real `unlabeled` example,
  * or for `closed` (the package has no example of it) the real `reopened` one with the action and state a close sends.
  */
-export function withdrawnPayload(action: "closed" | "unlabeled", options: { installationId: number; sender?: string; label?: string }) {
+export function withdrawnPayload(action: "closed" | "unlabeled", options: { installationId: number; sender?: string; senderType?: "User" | "Bot"; label?: string }) {
   const payload = examplePayload("issues", action === "closed" ? "reopened" : "unlabeled");
   payload.action = action;
   payload.issue.number = 1;
   if (action === "closed") payload.issue.state = "closed";
   if (action === "unlabeled") payload.label = { ...(payload.label ?? { id: 1, color: "ededed", default: false }), name: options.label ?? "magis" };
   payload.sender.login = options.sender ?? "Codertocat";
-  payload.sender.type = "User";
+  payload.sender.type = options.senderType ?? "User";
   payload.installation = { id: options.installationId, node_id: "MDIzOkludGVncmF0aW9uSW5zdGFsbGF0aW9uNzc=" };
   return payload;
 }

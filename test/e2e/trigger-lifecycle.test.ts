@@ -150,11 +150,11 @@ describe("closing the issue or removing the label stops its run", () => {
     expect(rig.github.pulls).toEqual([]);
   });
 
-  it("cancels a queued job that never started", async () => {
+  it("cancels a queued job that never started, when a bot closes the issue too", async () => {
     await rig.setUp();
     const release = rig.github.hold();
     await rig.app.deliver("issues", labeledPayload({ installationId: INSTALLATION }), "d-queued");
-    await rig.app.deliver("issues", withdrawnPayload("closed", { installationId: INSTALLATION }), "d-close-early");
+    await rig.app.deliver("issues", withdrawnPayload("closed", { installationId: INSTALLATION, sender: "stale[bot]", senderType: "Bot" }), "d-close-early");
     release();
     await rig.app.services.settled();
     expect(rig.app.services.triggers.all().map((t) => t.outcome)).toEqual(["queued", "cancelled"]);
