@@ -15,7 +15,9 @@ import { redactSecrets } from "../redact-secrets.js";
 import { reportInterruptedJob } from "./report-interrupted-job.js";
 import { resolveJobRunner, type ResolveJobServices } from "./run-resolve-job.js";
 import { reviseJobRunner, type ReviseJobServices } from "./run-revise-job.js";
-import { TriggerDesk, type TriggerRule } from "./trigger-desk.js";
+import type { JobServices } from "./run-job-with-status.js";
+import { TriggerDesk } from "./trigger-desk.js";
+import { triggerRules } from "./trigger-rules.js";
 import type { BotIdentity, Octokit } from "./types.js";
 
 /** How the app is put together; every field has a default from the environment, tests replace some. */
@@ -55,25 +57,35 @@ export interface MagisServices {
   bot: (installation: Octokit) => Promise<BotIdentity>;
 }
 
-/** Builds the job store, the queue and the runners of both job kinds (resolve an issue, revise a pull request) for a Probot instance. */
-export function createServices(app: Probot, options: MagisAppOptions = {}, rules: (queue: JobQueue, bot: MagisServices["bot"]) => TriggerRule[] = () => []): MagisServices {
+/** Where the app meets GitHub: installation clients, its bot identity, and its log (Probot's app, or a token in an Action). */
+export interface GitHubHost {
+  auth: (installationId: number) => Promise<Octokit>;
+  /** The bot identity (asked of GitHub once); triggers compare pull request authors with its login. */
+  bot: (installation: Octokit) => Promise<BotIdentity>;
+  log: JobServices["log"];
+}
+
+/**
+ * Builds the job store, the queue, the runners of both job kinds (resolve an issue, revise a pull request) and the
+ * trigger desk with every trigger rule, for one door (the App's Probot instance, or an Action's token).
+ */
+export function createServices(host: GitHubHost, options: MagisAppOptions = {}): MagisServices {
   const env = options.env ?? process.env;
   const dbFile = defaultDatabasePath(env);
   const db = options.db ?? openDatabase(dbFile);
   const store = new JobStore(db);
-  const auth = (installationId: number) => app.auth(installationId) as Promise<Octokit>;
+  const { auth, bot, log } = host;
   const traceDir = options.traceDir ?? env.MAGIS_TRACE_DIR ?? (options.db ? "" : path.join(path.dirname(dbFile), "traces"));
-  const bot = botIdentity(app);
   const shared: Omit<ReviseJobServices, "revise"> = {
     auth,
     bot,
     createLlm: options.createLlm ?? ((config, onTrace, signal) => createLlm({ config, env, onTrace, signal })),
     gitBaseUrl: options.gitBaseUrl ?? (env.MAGIS_GIT_BASE_URL || undefined),
     workDir: options.workDir ?? (env.MAGIS_WORKDIR || undefined),
-    log: app.log,
+    log,
     now: Date.now,
     onTimings: (job, timings) => {
-      app.log.info({ job: job.id, timings }, "job timings");
+      log.info({ job: job.id, timings }, "job timings");
       options.onTimings?.(job, timings);
     },
     onTrace: traceDir
@@ -93,13 +105,13 @@ export function createServices(app: Probot, options: MagisAppOptions = {}, rules
       try {
         await reportInterruptedJob(await auth(job.installationId), job);
       } catch (error) {
-        app.log.warn({ job: job.id, error: redactSecrets(String(error), []) }, "could not report an interrupted job on its issue");
+        log.warn({ job: job.id, error: redactSecrets(String(error), []) }, "could not report an interrupted job on its issue");
       }
     },
-    onFailed: (job, error) => app.log.warn({ job: job.id, error: error instanceof Error ? error.message : String(error) }, "job failed"),
+    onFailed: (job, error) => log.warn({ job: job.id, error: error instanceof Error ? error.message : String(error) }, "job failed"),
   });
   const triggers = new TriggerStore(db);
-  const desk = new TriggerDesk(triggers, rules(queue, bot), { auth, log: app.log });
+  const desk = new TriggerDesk(triggers, triggerRules(queue, bot), { auth, log });
   const settled = async () => {
     // A decision may queue a job, and nothing queues a decision, so one pass of each in this order suffices.
     await desk.settled();
@@ -108,16 +120,24 @@ export function createServices(app: Probot, options: MagisAppOptions = {}, rules
   return { queue, store, triggers, desk, settled, db, bot };
 }
 
-/** The app's bot login and commit identity, asked of GitHub once: the slug as the app (JWT), the bot user's id as an installation. */
-function botIdentity(app: Probot): (installation: Octokit) => Promise<BotIdentity> {
+/** The App's door: installation clients and the log from Probot, the bot login from the app's slug. */
+export function probotHost(app: Probot): GitHubHost {
+  const slugLogin = async () => {
+    const asApp = (await app.auth()) as Octokit;
+    const { data: self } = await asApp.rest.apps.getAuthenticated();
+    return `${self!.slug}[bot]`;
+  };
+  return { auth: (installationId) => app.auth(installationId) as Promise<Octokit>, bot: botIdentity(slugLogin), log: app.log };
+}
+
+/** A bot's login and commit identity, asked of GitHub once (the login, then the bot user's id for its noreply address). */
+export function botIdentity(login: () => Promise<string>): (installation: Octokit) => Promise<BotIdentity> {
   let cached: Promise<BotIdentity> | null = null;
   return (installation) => {
     cached ??= (async () => {
-      const asApp = (await app.auth()) as Octokit;
-      const { data: self } = await asApp.rest.apps.getAuthenticated();
-      const login = `${self!.slug}[bot]`;
-      const { data: user } = await installation.rest.users.getByUsername({ username: login });
-      return { login, name: login, email: `${user.id}+${login}@users.noreply.github.com` };
+      const name = await login();
+      const { data: user } = await installation.rest.users.getByUsername({ username: name });
+      return { login: name, name, email: `${user.id}+${name}@users.noreply.github.com` };
     })().catch((error: unknown) => {
       cached = null;
       throw error;

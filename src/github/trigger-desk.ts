@@ -130,13 +130,14 @@ export class TriggerDesk {
     const octokit = await this.options.auth(trigger.installationId);
     const [name] = trigger.event.split(".");
     const event = { id: trigger.delivery, name, payload: trigger.payload } as ConstructorParameters<typeof Context>[0];
-    return new Context(event, octokit as never, octokitLog(this.options.log) as never);
+    return new Context(event, octokit as never, contextLog(this.options.log));
   }
 }
 
-// Probot's Context wants a pino-like logger; the handlers only call info and warn.
-function octokitLog(log: TriggerDeskOptions["log"]) {
-  return { info: log.info, warn: log.warn, debug: () => {}, error: log.warn, child: () => octokitLog(log) };
+/** The logger a Context built outside Probot's webhook path carries: Probot wants a pino-like one, the rules use info and warn. */
+export function contextLog(log: TriggerDeskOptions["log"]): never {
+  const shim = { info: log.info, warn: log.warn, debug: () => {}, trace: () => {}, error: log.warn, fatal: log.warn, child: () => shim };
+  return shim as never;
 }
 
 /** At most `size` tasks at once; the others wait in arrival order. */

@@ -110,6 +110,12 @@ export class JobStore {
     return row ? toRecord(row) : null;
   }
 
+  /** The job a delivery queued, if any. */
+  forDelivery(delivery: string): JobRecord | null {
+    const row = this.db.prepare("SELECT * FROM jobs WHERE delivery = ?").get(delivery) as Row | undefined;
+    return row ? toRecord(row) : null;
+  }
+
   /** Jobs in a status, oldest first. */
   withStatus(status: JobStatus): JobRecord[] {
     return (this.db.prepare("SELECT * FROM jobs WHERE status = ? ORDER BY id").all(status) as Row[]).map(toRecord);

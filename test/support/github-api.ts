@@ -1,4 +1,6 @@
 import { execFileSync } from "node:child_process";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
 import path from "node:path";
 import nock from "nock";
 import { gitEnv } from "./git-server.js";
@@ -111,14 +113,62 @@ export interface FakeGitHub {
   find(method: string, pathPattern: RegExp): { method: string; path: string; body: unknown }[];
   /** Holds every answer (each request is recorded, then waits) until the returned function is called: GitHub hanging. */
   hold(): () => void;
-  /** Removes the interceptors. */
-  close(): void;
+  /** Removes the interceptors (or stops the server). */
+  close(): Promise<void>;
 }
 
 const API = "https://api.github.com";
 
-/** Starts intercepting api.github.com with a stateful fake of the endpoints the app uses. */
+type Method = "get" | "post" | "patch";
+interface Route {
+  method: Method;
+  pattern: RegExp;
+  reply: (uri: string, body: any) => [number, unknown];
+}
+
+/** Starts intercepting api.github.com (nock) with a stateful fake of the endpoints the app uses. */
 export function fakeGitHub(options: FakeGitHubOptions): FakeGitHub {
+  const { state, routes, answer } = buildFake(options);
+  const scope = nock(API).persist();
+  for (const route of routes) scope[route.method](route.pattern).reply((uri, body) => answer(route, uri, body) as Promise<[number, nock.Body]>);
+  state.close = async () => void nock.cleanAll();
+  return state;
+}
+
+/**
+ * The same fake as a real HTTP server on 127.0.0.1, for a process the test starts (an Action step), which nock cannot
+ * reach: its base URL is `url`. A request no route answers gets a 404 and is listed in `unmatched`.
+ */
+export async function serveFakeGitHub(options: FakeGitHubOptions): Promise<FakeGitHub & { url: string; unmatched: string[] }> {
+  const { state, routes, answer } = buildFake(options);
+  const unmatched: string[] = [];
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (chunk: Buffer) => chunks.push(chunk));
+    req.on("end", () => {
+      const method = (req.method ?? "GET").toLowerCase();
+      const uri = req.url ?? "/";
+      const route = routes.find((r) => r.method === method && r.pattern.test(uri));
+      const text = Buffer.concat(chunks).toString("utf8");
+      if (!route) {
+        unmatched.push(`${method.toUpperCase()} ${uri}`);
+        return void res.writeHead(404, { "content-type": "application/json" }).end(JSON.stringify({ message: "Not Found" }));
+      }
+      void answer(route, uri, text ? JSON.parse(text) : undefined).then(([status, body]) => {
+        const raw = typeof body === "string";
+        res.writeHead(status, { "content-type": raw ? "text/plain" : "application/json" }).end(raw ? body : JSON.stringify(body));
+      });
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  state.close = () => {
+    server.closeAllConnections();
+    return new Promise<void>((resolve) => server.close(() => resolve()));
+  };
+  return Object.assign(state, { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, unmatched });
+}
+
+function buildFake(options: FakeGitHubOptions): { state: FakeGitHub; routes: Route[]; answer: (route: Route, uri: string, body: unknown) => Promise<[number, unknown]> } {
   const { owner, repo } = options;
   const base = `/repos/${owner}/${repo}`;
   const defaultBranch = options.defaultBranch ?? "main";
@@ -152,7 +202,7 @@ export function fakeGitHub(options: FakeGitHubOptions): FakeGitHub {
         release();
       };
     },
-    close: () => nock.cleanAll(),
+    close: async () => {},
   };
   const user = (login: string) => ({ login, id: login === botLogin ? bot.userId : 1, type: login === botLogin ? "Bot" : "User" });
   const loginFor = (email: string) => (email === botEmail ? botLogin : email.split("@")[0]!);
@@ -177,22 +227,18 @@ export function fakeGitHub(options: FakeGitHubOptions): FakeGitHub {
   };
   const pullNumber = (uri: string) => Number(/\/pulls\/(\d+)/.exec(uri)![1]);
 
-  const scope = nock(API).persist();
-  const record = (method: string) =>
-    function (this: { req: { path: string } }, uri: string, body: unknown) {
-      state.requests.push({ method, path: decodeURIComponent(uri), body });
-    };
-  const on = (method: "get" | "post" | "patch", pattern: RegExp, reply: (uri: string, body: any) => [number, unknown]) => {
-    scope[method](pattern).reply(async function (uri, body) {
-      record(method.toUpperCase()).call(this as never, uri, body);
-      await gate;
-      const fault = faults.find((f) => f.method === method.toUpperCase() && f.times > 0 && f.path.test(decodeURIComponent(uri)));
-      if (fault) {
-        fault.times--;
-        return [fault.status, { message: `scripted ${fault.status}` }] as [number, nock.Body];
-      }
-      return reply(decodeURIComponent(uri), body) as [number, nock.Body];
-    });
+  const routes: Route[] = [];
+  const on = (method: Method, pattern: RegExp, reply: Route["reply"]) => void routes.push({ method, pattern, reply });
+  const answer = async (route: Route, uri: string, body: unknown): Promise<[number, unknown]> => {
+    const decoded = decodeURIComponent(uri);
+    state.requests.push({ method: route.method.toUpperCase(), path: decoded, body });
+    await gate;
+    const fault = faults.find((f) => f.method === route.method.toUpperCase() && f.times > 0 && f.path.test(decoded));
+    if (fault) {
+      fault.times--;
+      return [fault.status, { message: `scripted ${fault.status}` }];
+    }
+    return route.reply(decoded, body);
   };
 
   on("post", /^\/app\/installations\/\d+\/access_tokens$/, () => [
@@ -312,5 +358,5 @@ export function fakeGitHub(options: FakeGitHubOptions): FakeGitHub {
   });
   // The owner's `.github` repository holds no shared config.
   on("get", new RegExp(`^/repos/${owner}/\\.github/contents/.*$`), () => [404, { message: "Not Found" }]);
-  return state;
+  return { state, routes, answer };
 }
