@@ -1,0 +1,176 @@
+import { execFileSync, spawn } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { parse } from "yaml";
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { createBareRepository, startGitServer, type GitServer } from "../support/git-server.js";
+import { serveFakeGitHub } from "../support/github-api.js";
+import { startScriptedModel, type ScriptedModel } from "../support/scripted-model.js";
+import { commentPayload, labeledPayload } from "./payloads.js";
+import { REPO_FILES, scriptResolve } from "./script-resolve.js";
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+const TOKEN = "ghs_actionWorkflowToken0123456789abcdef";
+const OWNER = "Codertocat";
+const REPO = "Hello-World";
+
+interface ActionStep {
+  name: string;
+  run: string;
+  env?: Record<string, string>;
+}
+
+/** The action's steps and input defaults, as the runner reads them from action.yml. */
+function readAction(): { steps: ActionStep[]; inputs: Record<string, { default?: string }> } {
+  const action = parse(fs.readFileSync(path.join(ROOT, "action.yml"), "utf8")) as { runs: { using: string; steps: ActionStep[] }; inputs: Record<string, { default?: string }> };
+  expect(action.runs.using).toBe("composite");
+  return { steps: action.runs.steps, inputs: action.inputs };
+}
+
+/** Fills `${{ … }}` expressions as the runner would for this test's workflow. */
+function expand(text: string, inputs: Record<string, string>): string {
+  return text.replace(/\$\{\{\s*([^}]+?)\s*\}\}/g, (_, expression: string) => {
+    if (expression === "github.action_path") return ROOT;
+    if (expression === "github.token") return TOKEN;
+    const input = /^inputs\.(\w+)$/.exec(expression);
+    if (input) return inputs[input[1]!] ?? "";
+    throw new Error(`the test does not know the expression ${expression}`);
+  });
+}
+
+/** Runs one step's command in bash, in its own process group, stopped by the test whatever happens. */
+function runStep(command: string, env: NodeJS.ProcessEnv, cwd: string): Promise<{ code: number | null; out: string }> {
+  const child = spawn("bash", ["-c", command], { cwd, env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+  let out = "";
+  child.stdout.on("data", (chunk: Buffer) => (out += chunk.toString()));
+  child.stderr.on("data", (chunk: Buffer) => (out += chunk.toString()));
+  const stop = () => {
+    try {
+      process.kill(-child.pid!, "SIGKILL");
+    } catch {
+      // already gone
+    }
+  };
+  const timer = setTimeout(stop, 90_000);
+  return new Promise((resolve) => {
+    child.on("close", (code) => {
+      clearTimeout(timer);
+      stop();
+      resolve({ code, out });
+    });
+  });
+}
+
+describe("magis action, run as the Actions runner runs the action's steps", () => {
+  let root: string;
+  let git: GitServer;
+  let model: ScriptedModel;
+  let github: Awaited<ReturnType<typeof serveFakeGitHub>>;
+
+  beforeAll(() => {
+    // The step runs bin/magis.js, which loads dist/: the runner's `npm ci` builds it (prepare), so build it here too.
+    execFileSync("npx", ["tsc", "-p", "tsconfig.build.json"], { cwd: ROOT, stdio: "pipe" });
+  }, 180_000);
+
+  beforeEach(async () => {
+    root = fs.mkdtempSync(path.join(os.tmpdir(), "magis-action-"));
+    createBareRepository(root, `${OWNER}/${REPO}`, REPO_FILES);
+    git = await startGitServer(root, { token: TOKEN });
+    model = await startScriptedModel();
+    scriptResolve(model);
+    github = await serveFakeGitHub({
+      owner: OWNER,
+      repo: REPO,
+      installationId: 0,
+      token: TOKEN,
+      gitRoot: root,
+      cloneUrl: `${git.url}/${OWNER}/${REPO}.git`,
+      permissions: { Codertocat: "write" },
+      // The workflow's own token: its pull requests are opened by github-actions[bot].
+      bot: { slug: "github-actions", userId: 41898282 },
+      issue: { number: 1, title: "Spelling error in the README file", body: "It looks like you accidently spelled 'commit' with two 't's." },
+    });
+  });
+
+  afterEach(async () => {
+    await github?.close();
+    await model?.close();
+    await git?.close();
+    fs.rmSync(root, { recursive: true, force: true });
+  });
+
+  async function runAction(eventName: string, payload: object) {
+    const { steps, inputs } = readAction();
+    const eventPath = path.join(root, "event.json");
+    const summaryPath = path.join(root, "summary.md");
+    fs.writeFileSync(eventPath, JSON.stringify(payload));
+    const given: Record<string, string> = { github_token: TOKEN, openai_api_key: "sk-action-test-key-0123456789", openai_base_url: model.url, model: "scripted" };
+    const values = Object.fromEntries(Object.entries(inputs).map(([name, input]) => [name, given[name] ?? expand(input.default ?? "", {})]));
+    const runner: NodeJS.ProcessEnv = {
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      GITHUB_EVENT_NAME: eventName,
+      GITHUB_EVENT_PATH: eventPath,
+      GITHUB_REPOSITORY: `${OWNER}/${REPO}`,
+      GITHUB_API_URL: github.url,
+      GITHUB_SERVER_URL: "https://github.com",
+      GITHUB_RUN_ID: "4242",
+      GITHUB_RUN_ATTEMPT: "1",
+      GITHUB_STEP_SUMMARY: summaryPath,
+      RUNNER_TEMP: root,
+      MAGIS_LLM_MAX_RETRIES: "0",
+    };
+    // The install step (npm ci) is what `npm ci` before this test did already; the run step is executed as written.
+    const run = steps.find((s) => s.name === "Run MAGIS")!;
+    expect(steps.map((s) => s.name)).toEqual(["Install MAGIS", "Run MAGIS"]);
+    const env = { ...runner, ...Object.fromEntries(Object.entries(run.env ?? {}).map(([k, v]) => [k, expand(v, values)])) };
+    const result = await runStep(expand(run.run, values), env, root);
+    const summary = fs.existsSync(summaryPath) ? fs.readFileSync(summaryPath, "utf8") : "";
+    return { ...result, summary };
+  }
+
+  const branches = () => execFileSync("git", ["for-each-ref", "--format=%(refname:short)", "refs/heads/magis/"], { cwd: path.join(root, `${OWNER}/${REPO}.git`), encoding: "utf8" }).trim();
+
+  it("a label: runs the whole job inside the step, pushes the branch, opens the PR, and sums up", async () => {
+    const payload = labeledPayload({ installationId: 0 });
+    delete payload.installation;
+    const { code, out, summary } = await runAction("issues", payload);
+    expect(code, out).toBe(0);
+    expect(github.unmatched).toEqual([]);
+    expect(model.problems).toEqual([]);
+    expect(branches()).toBe("magis/issue-1");
+    expect(github.pulls).toHaveLength(1);
+    expect(github.pulls[0]!.body).toContain("Fixes #1");
+    const status = github.comments.find((c) => c.body.includes("<!-- magis:status job="));
+    expect(status!.body).toContain("Pull request opened: #100");
+    expect(summary).toContain("### 🚀 MAGIS finished");
+    expect(summary).toContain("https://github.com/Codertocat/Hello-World/pull/100");
+    expect(out + summary).not.toContain(TOKEN);
+  });
+
+  it("/magis retry from someone without permission: answered, no job, exit 0", async () => {
+    const payload = commentPayload({ body: "/magis retry", sender: "stranger", installationId: 0 });
+    delete payload.installation;
+    const { code, out, summary } = await runAction("issue_comment", payload);
+    expect(code, out).toBe(0);
+    expect(github.comments.map((c) => c.body)).toEqual(["@stranger only people with write, maintain, admin permission on this repository may run `/magis retry`."]);
+    expect(summary).toContain("### MAGIS: declined");
+    expect(branches()).toBe("");
+    expect(model.requests).toEqual([]);
+  });
+
+  it("an event that is no trigger: nothing to do, exit 0; a runner without its variables: a clear message, exit 2", async () => {
+    const payload = commentPayload({ body: "Thanks, looks good", installationId: 0 });
+    delete payload.installation;
+    const quiet = await runAction("issue_comment", payload);
+    expect(quiet.code, quiet.out).toBe(0);
+    expect(quiet.summary).toContain("is not a MAGIS trigger");
+    expect(github.requests).toEqual([]);
+
+    const bare = await runStep(`node "${ROOT}/bin/magis.js" action`, { PATH: process.env.PATH, HOME: process.env.HOME }, root);
+    expect(bare.code).toBe(2);
+    expect(bare.out).toContain("magis action needs the environment of a GitHub Actions step: GITHUB_EVENT_NAME is not set; GITHUB_EVENT_PATH is not set; GITHUB_REPOSITORY is not set; GITHUB_TOKEN is not set.");
+  });
+});
