@@ -6,10 +6,11 @@ import { fileURLToPath } from "node:url";
 import { parse } from "yaml";
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createBareRepository, startGitServer, type GitServer } from "../support/git-server.js";
-import { serveFakeGitHub } from "../support/github-api.js";
+import { serveFakeGitHub, type FakeGitHubOptions } from "../support/github-api.js";
 import { startScriptedModel, type ScriptedModel } from "../support/scripted-model.js";
-import { commentPayload, labeledPayload } from "./payloads.js";
+import { commentPayload, labeledPayload, reviewComment, reviewPayload } from "./payloads.js";
 import { REPO_FILES, scriptResolve } from "./script-resolve.js";
+import { README_HUNK, REVISE_LINE_4, scriptRevisions, seedBotPullRequest } from "./script-revise.js";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const TOKEN = "ghs_actionWorkflowToken0123456789abcdef";
@@ -79,7 +80,16 @@ describe("magis action, run as the Actions runner runs the action's steps", () =
     createBareRepository(root, `${OWNER}/${REPO}`, REPO_FILES);
     git = await startGitServer(root, { token: TOKEN });
     model = await startScriptedModel();
-    scriptResolve(model);
+  });
+
+  afterEach(async () => {
+    await github?.close();
+    await model?.close();
+    await git?.close();
+    fs.rmSync(root, { recursive: true, force: true });
+  });
+
+  async function startGitHub(extra: Partial<FakeGitHubOptions> = {}) {
     github = await serveFakeGitHub({
       owner: OWNER,
       repo: REPO,
@@ -91,15 +101,9 @@ describe("magis action, run as the Actions runner runs the action's steps", () =
       // The workflow's own token: its pull requests are opened by github-actions[bot].
       bot: { slug: "github-actions", userId: 41898282 },
       issue: { number: 1, title: "Spelling error in the README file", body: "It looks like you accidently spelled 'commit' with two 't's." },
+      ...extra,
     });
-  });
-
-  afterEach(async () => {
-    await github?.close();
-    await model?.close();
-    await git?.close();
-    fs.rmSync(root, { recursive: true, force: true });
-  });
+  }
 
   async function runAction(eventName: string, payload: object) {
     const { steps, inputs } = readAction();
@@ -134,6 +138,8 @@ describe("magis action, run as the Actions runner runs the action's steps", () =
   const branches = () => execFileSync("git", ["for-each-ref", "--format=%(refname:short)", "refs/heads/magis/"], { cwd: path.join(root, `${OWNER}/${REPO}.git`), encoding: "utf8" }).trim();
 
   it("a label: runs the whole job inside the step, pushes the branch, opens the PR, and sums up", async () => {
+    scriptResolve(model);
+    await startGitHub();
     const payload = labeledPayload({ installationId: 0 });
     delete payload.installation;
     const { code, out, summary } = await runAction("issues", payload);
@@ -150,7 +156,27 @@ describe("magis action, run as the Actions runner runs the action's steps", () =
     expect(out + summary).not.toContain(TOKEN);
   });
 
+  it("a review of the bot's pull request: one commit on its branch, a reply in the thread, the summary", async () => {
+    const seeded = seedBotPullRequest(root);
+    scriptRevisions(model, REVISE_LINE_4);
+    await startGitHub({
+      pulls: seeded.pulls.map((p) => ({ ...p, user: "github-actions[bot]" })),
+      reviewComments: [reviewComment({ id: 701, reviewId: 92, path: "README.md", line: 4, body: "End with 'to GitHub'.", diffHunk: README_HUNK })],
+    });
+    const payload = reviewPayload({ installationId: 0, reviewId: 92, state: "changes_requested", author: { login: "github-actions[bot]", type: "Bot" } });
+    delete payload.installation;
+    const { code, out, summary } = await runAction("pull_request_review", payload);
+    expect(code, out).toBe(0);
+    expect(model.problems).toEqual([]);
+    const log = execFileSync("git", ["log", "--format=%P %s", "-1", "magis/issue-1"], { cwd: path.join(root, `${OWNER}/${REPO}.git`), encoding: "utf8" });
+    expect(log.startsWith(seeded.head)).toBe(true);
+    expect(github.replies.map((r) => r.inReplyTo)).toEqual([701]);
+    expect(summary).toContain("### 🚀 MAGIS finished");
+    expect(summary).toContain("revised in");
+  });
+
   it("/magis retry from someone without permission: answered, no job, exit 0", async () => {
+    await startGitHub();
     const payload = commentPayload({ body: "/magis retry", sender: "stranger", installationId: 0 });
     delete payload.installation;
     const { code, out, summary } = await runAction("issue_comment", payload);
@@ -162,6 +188,7 @@ describe("magis action, run as the Actions runner runs the action's steps", () =
   });
 
   it("an event that is no trigger: nothing to do, exit 0; a runner without its variables: a clear message, exit 2", async () => {
+    await startGitHub();
     const payload = commentPayload({ body: "Thanks, looks good", installationId: 0 });
     delete payload.installation;
     const quiet = await runAction("issue_comment", payload);
