@@ -18,11 +18,12 @@ import nock from "nock";
 import type { PhaseTiming } from "../src/jobs/phase-clock.js";
 import { openDatabase } from "../src/store/database.js";
 import { labeledPayload } from "../test/e2e/payloads.js";
-import { REPO_FILES, scriptResolve } from "../test/e2e/script-resolve.js";
+import { scriptResolve } from "../test/e2e/script-resolve.js";
 import { startApp } from "../test/e2e/start-app.js";
 import { createBareRepository, startGitServer } from "../test/support/git-server.js";
 import { fakeGitHub } from "../test/support/github-api.js";
 import { startScriptedModel } from "../test/support/scripted-model.js";
+import { generateFiles } from "./lib/generate-files.js";
 
 const { values } = parseArgs({
   options: { files: { type: "string", default: "5000" }, runs: { type: "string", default: "3" }, workdir: { type: "string" } },
@@ -34,27 +35,6 @@ const FULL = "Codertocat/Hello-World";
 
 nock.disableNetConnect();
 nock.enableNetConnect((host) => /^(127\.0\.0\.1|localhost)(:\d+)?$/.test(host));
-
-/** REPO_FILES plus `count` generated source files in nested folders, each a few small functions. */
-function generateFiles(count: number): Record<string, string> {
-  const files: Record<string, string> = { ...REPO_FILES };
-  for (let i = 0; i < count; i++) {
-    const dir = `src/module${Math.floor(i / 100)}/part${Math.floor(i / 10) % 10}`;
-    const name = `handler_${i}`;
-    files[`${dir}/${name}.js`] = [
-      `// Handles request kind ${i}.`,
-      `export function ${name}(request) {`,
-      `  const value = request.values[${i % 7}] ?? ${i};`,
-      `  return { kind: ${i}, total: value * ${(i % 13) + 1} };`,
-      `}`,
-      `export function describe${i}() {`,
-      `  return "handler ${i} multiplies by ${(i % 13) + 1}";`,
-      `}`,
-      ``,
-    ].join("\n");
-  }
-  return files;
-}
 
 const root = fs.mkdtempSync(path.join(os.tmpdir(), "magis-bench-app-"));
 try {

@@ -1,0 +1,99 @@
+// The Action door's own time for one job: `magis action` run as the Actions runner runs the action's step (a new
+// Node process reading the event file), on a generated bare repository of ≥ 5,000 files served by the real
+// `git http-backend`, GitHub faked over HTTP on 127.0.0.1 and a scripted model that answers at once. The install
+// step (npm ci) is not counted: it is the runner's, once per job.
+//
+//   npm run bench:action -- [--files 5000] [--runs 3] [--workdir DIR]
+//
+// Run 1 starts with an empty evolution memory; later runs reuse it through MAGIS_DB (the `database` input kept with
+// actions/cache). Model time is the sum of the model calls' times in the job's trace.
+import { execFileSync, spawn } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+import { labeledPayload } from "../test/e2e/payloads.js";
+import { scriptResolve } from "../test/e2e/script-resolve.js";
+import { createBareRepository, startGitServer } from "../test/support/git-server.js";
+import { serveFakeGitHub } from "../test/support/github-api.js";
+import { startScriptedModel } from "../test/support/scripted-model.js";
+import { generateFiles } from "./lib/generate-files.js";
+
+const { values } = parseArgs({
+  options: { files: { type: "string", default: "5000" }, runs: { type: "string", default: "3" }, workdir: { type: "string" } },
+});
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+const TOKEN = "ghs_benchWorkflowToken0123456789abcdef";
+const FULL = "Codertocat/Hello-World";
+
+const root = fs.mkdtempSync(path.join(os.tmpdir(), "magis-bench-action-"));
+try {
+  const buildStart = performance.now();
+  execFileSync("npx", ["tsc", "-p", "tsconfig.build.json"], { cwd: ROOT, stdio: "pipe" });
+  const files = generateFiles(Number(values.files));
+  const bare = createBareRepository(root, FULL, files);
+  execFileSync("git", ["repack", "-adq"], { cwd: bare });
+  const packKb = Number(execFileSync("git", ["count-objects", "-v"], { cwd: bare, encoding: "utf8" }).match(/size-pack: (\d+)/)![1]);
+  console.log(`repository: ${Object.keys(files).length} files, pack ${packKb} KB (dist built and repository generated in ${ms(performance.now() - buildStart)})`);
+
+  const git = await startGitServer(root, { token: TOKEN });
+  const model = await startScriptedModel();
+  const github = await serveFakeGitHub({
+    owner: "Codertocat", repo: "Hello-World", installationId: 0, token: TOKEN, gitRoot: root, cloneUrl: `${git.url}/${FULL}.git`, sizeKb: packKb,
+    permissions: { Codertocat: "write" }, config: "concurrency: 1\n", bot: { slug: "github-actions", userId: 41898282 },
+    issue: { number: 1, title: "Spelling error in the README file", body: "It looks like you accidently spelled 'commit' with two 't's." },
+  });
+  try {
+    for (let run = 1; run <= Number(values.runs); run++) {
+      scriptResolve(model);
+      const calls = model.requests.length;
+      const payload = labeledPayload({ installationId: 0 });
+      delete payload.installation;
+      const eventPath = path.join(root, "event.json");
+      fs.writeFileSync(eventPath, JSON.stringify(payload));
+      const traceDir = path.join(root, `trace-${run}`);
+      const env: NodeJS.ProcessEnv = {
+        PATH: process.env.PATH, HOME: process.env.HOME,
+        GITHUB_EVENT_NAME: "issues", GITHUB_EVENT_PATH: eventPath, GITHUB_REPOSITORY: FULL, GITHUB_API_URL: github.url,
+        GITHUB_RUN_ID: String(run), GITHUB_TOKEN: TOKEN, RUNNER_TEMP: root, MAGIS_WORKDIR: values.workdir,
+        OPENAI_BASE_URL: model.url, OPENAI_API_KEY: "sk-bench-not-secret", MAGIS_LLM_MAX_RETRIES: "0",
+        MAGIS_DB: path.join(root, "cache", "magis.db"), MAGIS_TRACE_DIR: traceDir,
+      };
+      const start = performance.now();
+      const { code, out } = await runStep(env);
+      const wall = performance.now() - start;
+      if (code !== 0) throw new Error(`run ${run} exited ${code}:\n${out}`);
+      const modelMs = fs.readdirSync(traceDir).flatMap((f) => fs.readFileSync(path.join(traceDir, f), "utf8").split("\n").filter(Boolean)).reduce((sum, line) => sum + (JSON.parse(line) as { ms: number }).ms, 0);
+      console.log(`run ${run}: step wall ${ms(wall)}, model ${ms(modelMs)} (${model.requests.length - calls} calls), the bot's own ${ms(wall - modelMs)}`);
+    }
+    console.log(`PR: ${github.pulls.map((p) => p.html_url).join(", ")}; branch ${git.git(FULL, "rev-parse", "--short", "magis/issue-1")}`);
+  } finally {
+    await github.close();
+    await model.close();
+    await git.close();
+  }
+} finally {
+  fs.rmSync(root, { recursive: true, force: true });
+}
+
+/** `node bin/magis.js action` in its own process group, as the step's bash would start it; killed after five minutes. */
+function runStep(env: NodeJS.ProcessEnv): Promise<{ code: number | null; out: string }> {
+  const child = spawn("node", [path.join(ROOT, "bin/magis.js"), "action"], { cwd: root, env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+  let out = "";
+  child.stdout.on("data", (chunk: Buffer) => (out += chunk.toString()));
+  child.stderr.on("data", (chunk: Buffer) => (out += chunk.toString()));
+  const kill = () => {
+    try {
+      process.kill(-child.pid!, "SIGKILL");
+    } catch {
+      // already gone
+    }
+  };
+  const timer = setTimeout(kill, 300_000);
+  return new Promise((resolve) => child.on("close", (code) => (clearTimeout(timer), kill(), resolve({ code, out }))));
+}
+
+function ms(value: number): string {
+  return `${Math.round(value)} ms`;
+}
