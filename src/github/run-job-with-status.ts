@@ -86,12 +86,16 @@ export async function runJobWithStatus<S extends { failure?: FailureNote }>(
   let target = shape.target;
   let stage = shape.firstStage;
   let phase = "setup";
+  let model: Llm | undefined;
   const run: JobRun<S> = {
     octokit,
     token,
     signal,
     status: await StatusComment.post(octokit, shape.where, shape.start, shape.render, logError),
-    llm: clock.timed(services.createLlm(shape.config, (record) => services.onTrace?.(job, record), signal)),
+    // Made when a step first asks, inside the steps: a model that cannot be set up (no key) fails the job visibly.
+    get llm() {
+      return (model ??= clock.timed(services.createLlm(shape.config, (record) => services.onTrace?.(job, record), signal)));
+    },
     get stage() {
       return stage;
     },
@@ -115,9 +119,9 @@ export async function runJobWithStatus<S extends { failure?: FailureNote }>(
     services.onTimings?.(job, clock.finish());
   };
 
-  progress.stage(stage);
-  if (target) await react(octokit, shape.where, target, "eyes", logError);
   try {
+    progress.stage(stage);
+    if (target) await react(octokit, shape.where, target, "eyes", logError);
     const outcome = await steps(run);
     clearTimeout(timeout);
     await finish(outcome.succeeded ? "rocket" : null);

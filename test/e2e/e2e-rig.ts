@@ -32,6 +32,8 @@ export interface RigOptions {
   reviews?: FakeGitHubOptions["reviews"];
   /** Comments already on the issue. */
   comments?: FakeGitHubOptions["comments"];
+  /** Replaces the app's environment variables (the model's, say). */
+  env?: Record<string, string | undefined>;
   /** GitHub answering some requests with an error status. */
   faults?: FakeGitHubOptions["faults"];
   /** Scripts the model instead of the issue-to-PR run (ignored with brokenModel). */
@@ -88,7 +90,7 @@ export function useRig(): Rig {
         db: openDatabase(path.join(rig.root, "magis.db")),
         traceDir: path.join(rig.root, "traces"),
         gitBaseUrl: options.gitBaseUrl,
-        env: { OPENAI_BASE_URL: rig.model.url, OPENAI_API_KEY: "sk-test-key-not-secret-123456", MAGIS_LLM_MAX_RETRIES: "0" },
+        env: { OPENAI_BASE_URL: rig.model.url, OPENAI_API_KEY: "sk-test-key-not-secret-123456", MAGIS_LLM_MAX_RETRIES: "0", ...options.env },
       });
     },
     jobs: () => (["queued", "running", "succeeded", "failed", "declined", "cancelled"] as const).flatMap((s) => rig.app.services.store.withStatus(s as never)),

@@ -175,6 +175,15 @@ describe("the outcome of a job is never invisible", () => {
     expect(rig.github.reactions.map((r) => r.content)).toEqual(["eyes", "rocket"]);
   });
 
+  it("fails visibly when the model cannot even be set up (no key, no server)", async () => {
+    await rig.setUp({ env: { OPENAI_API_KEY: undefined, OPENAI_BASE_URL: undefined } });
+    await rig.app.deliver("issues", labeledPayload({ installationId: INSTALLATION }), "d-nokey");
+    await rig.app.services.settled();
+    expect(rig.jobs()[0]).toMatchObject({ status: "failed", stage: "locate" });
+    expect(statusComments()[0]!.body).toContain("OPENAI_API_KEY is not set");
+    expect(rig.github.reactions.map((r) => r.content)).toEqual(["eyes", "confused"]);
+  });
+
   it("stops a job that runs past job_timeout_minutes, naming its stage and the setting", async () => {
     await rig.setUp({
       config: "job_timeout_minutes: 0.01\n",
