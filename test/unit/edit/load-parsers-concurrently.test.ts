@@ -5,7 +5,7 @@ import { expect, it, vi } from "vitest";
 // for 'tree_sitter_javascript_external_scanner_create'"), so this loads them together in fresh module copies often
 // enough that a race shows up.
 it("loads several grammars at once without one breaking another", async () => {
-  for (let round = 0; round < 12; round++) {
+  for (let round = 0; round < 50; round++) {
     vi.resetModules();
     const { loadParser } = await import("../../../src/edit/syntax/load-parser.js");
     const parsers = await Promise.all(["javascript", "python", "typescript", "go"].map((grammar) => loadParser(grammar)));
