@@ -36,7 +36,7 @@ describe("old text with elided lines", () => {
       name: "no marker in new is refused: the skipped lines would be deleted unseen",
       text: PROCESS,
       edits: [range(1, 8, "def process(items):\n    ...\n    return total", "def process(items):\n    return sum(i.value for i in items if not i.skip)")],
-      error: ['Edit 1 (lines 1-8): `old` skips 1 run(s) of lines with "..." (lines 2-7) but `new` has 0 such marker(s)', "copy the skipped lines into `old`"],
+      error: ['Edit 1 (lines 1-8): `old` skips 1 run(s) of lines with "..." (lines 2-7) but `new` has 0 such marker(s)', "copy the skipped lines into `old`", "The skipped lines:\n2 |     total = 0\n3 |     for item in items:"],
     },
     {
       name: "replacing the skipped lines means writing them out in old",
