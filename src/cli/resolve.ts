@@ -1,5 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
+import { encodeFile } from "../edit/file-encoding.js";
 import { writeTraceJsonl } from "../llm/trace.js";
 import { StageError } from "../pipeline/errors.js";
 import { renderReport } from "../pipeline/report/render-report.js";
@@ -72,7 +73,8 @@ export const resolveCommand: Command = {
     fs.writeFileSync(path.join(out, "patch.diff"), result.patch);
     fs.writeFileSync(path.join(out, "report.md"), renderReport(result, { title: issue.title }));
     await writeTraceJsonl(llm.trace, path.join(out, "trace.jsonl"));
-    if (values.apply) for (const change of result.changes) fs.writeFileSync(resolveInside(repo, change.path).absolute, change.after);
+    // Each file is written in the encoding it was read in: untouched bytes stay as they were.
+    if (values.apply) for (const change of result.changes) fs.writeFileSync(resolveInside(repo, change.path).absolute, encodeFile(change.after, change.encoding));
     io.stdout(
       [
         `${result.changes.length} file${result.changes.length === 1 ? "" : "s"} changed: ${result.changes.map((c) => c.path).join(", ")}`,

@@ -9,13 +9,12 @@ export type { ApplyResult, Edit, EditPlacement, RangeEdit, SearchReplaceEdit } f
 /**
  * Apply a Developer's edits to one file's text (pure). Every edit is anchored in the original text,
  * placed by its `old`/`search` text rather than trusted line numbers, and must not overlap another;
- * the file's line endings and final newline are kept. A failure is a message meant for the model.
+ * the file's line endings and final newline are kept. `text` is decoded without its byte-order mark
+ * (see decodeFile). A failure is a message meant for the model.
  */
 export function applyEdits(text: string, edits: Edit[]): ApplyResult {
   if (edits.length === 0) return { ok: false, error: "No edits were given; send at least one edit, or say that the file needs no change." };
-  // A byte-order mark is not part of the first line the model sees; it is put back as it was.
-  const bom = text.startsWith("\uFEFF") ? "\uFEFF" : "";
-  const file = splitFile(text.slice(bom.length));
+  const file = splitFile(text);
   const searchable = new SearchableFile(file.lines);
   const resolved: ResolvedEdit[] = [];
   const errors: string[] = [];
@@ -45,5 +44,5 @@ export function applyEdits(text: string, edits: Edit[]): ApplyResult {
     eols.splice(edit.span.start, edit.span.end - edit.span.start, ...edit.eols);
   }
   const placements = resolved.map((r) => r.placement);
-  return { ok: true, text: bom + joinFile(lines, eols.map((eol) => eol || undefined), file), placements };
+  return { ok: true, text: joinFile(lines, eols.map((eol) => eol || undefined), file), placements };
 }

@@ -1,4 +1,5 @@
 import { isElision, splitAtElisions } from "./elisions.js";
+import { describeSpan, quoteLines } from "./describe-place.js";
 import type { BlockMatch, Span } from "./find-block.js";
 import { reindent, type LinePair } from "./reindent.js";
 
@@ -11,7 +12,8 @@ export interface ReplacementLines {
 
 /**
  * Turn the model's `new` lines into the lines that replace `match`: re-indented to the file, trailing
- * blanks dropped when the model padded `old`, and elision markers filled with the lines they skipped.
+ * blanks dropped when the model padded `old`, and elision markers filled with the lines they skipped
+ * (`new` must keep one marker per run `old` skipped: nothing the model did not write out is dropped).
  */
 export function buildReplacement(
   fileLines: string[],
@@ -26,11 +28,16 @@ export function buildReplacement(
   const padded = pairs.some(([model, file]) => model !== model.trimEnd() && file === file.trimEnd());
   const gaps = elided ? match.gaps : [];
   const markerCount = gaps.length > 0 ? splitAtElisions(newLines).length - 1 : 0;
-  if (markerCount > 0 && markerCount !== gaps.length) {
+  // Without its markers `new` would replace the skipped lines too: code the model never wrote out, lost unseen.
+  const losesLines = markerCount === 0 && gaps.some((gap) => gap.end > gap.start);
+  if (markerCount !== gaps.length && (markerCount > 0 || losesLines)) {
+    const skipped = gaps.map((gap) => describeSpan(gap)).join(", ");
+    const quoted = gaps.filter((gap) => gap.end > gap.start).map((gap) => quoteLines(fileLines, gap)).join("\n…\n");
     return {
       error:
-        `\`old\` skips ${gaps.length} run(s) of lines with "..." but \`new\` has ${markerCount} such marker(s); ` +
-        `write the same number of markers in \`new\` (each keeps the lines it stands for), or write the lines out.`,
+        `\`old\` skips ${gaps.length} run(s) of lines with "..." (${skipped}) but \`new\` has ${markerCount} such marker(s), ` +
+        `so it is not clear which lines stay; write the same number of "..." lines in \`new\` where the skipped lines stay, ` +
+        `or copy the skipped lines into \`old\` and write out what replaces them.` + (quoted ? ` The skipped lines:\n${quoted}\n` : ""),
     };
   }
   const modelLines = newLines.filter((line) => markerCount === 0 || !isElision(line));

@@ -18,20 +18,22 @@ export interface ResolvedEdit {
 /** Place one edit (1-based `index` in the list) in the original file, or say precisely why it cannot be placed. */
 export function resolveEdit(file: SearchableFile, eols: string[], edit: Edit, index: number): ResolvedEdit | { error: string } {
   const n = file.lines.length;
-  const texts = edit.kind === "search-replace" ? [edit.search, edit.replace] : edit.kind === "range" ? [edit.old, edit.new] : [];
-  if (texts.length === 0 || texts.some((text) => typeof text !== "string")) {
+  const given = edit.kind === "search-replace" ? [edit.search, edit.replace] : edit.kind === "range" ? [edit.old, edit.new] : [];
+  if (given.length === 0 || given.some((text) => typeof text !== "string")) {
     return { error: `Edit ${index}: an edit is {kind: "range", start, end, old, new} or {kind: "search-replace", search, replace}, with text as strings.` };
   }
+  // The file's text has no byte-order mark (the encoding keeps it); a model that echoes one must not add a second.
+  const [oldGiven, newGiven] = given.map((text) => text.replace(/^\uFEFF/, "")) as [string, string];
   if (edit.kind === "search-replace") {
     const label = `Edit ${index} (search/replace)`;
     // "a\n\n" may mean a and a blank line (lines joined with "\n"): read so only when that alone is unique.
-    const [searchText, replaceText] = readEditTexts(edit.search, edit.replace, (usual, joined) =>
+    const [searchText, replaceText] = readEditTexts(oldGiven, newGiven, (usual, joined) =>
       findBlock(file, usual, null, true).kind === "ambiguous" && findBlock(file, joined, null, true).kind === "found",
     );
     const [searchLines, replaceLines] = [stripLineNumbers(searchText), stripLineNumbers(replaceText)];
     if (searchLines.length === 0) {
-      if (n === 0) return verbatim(label, index, { start: 0, end: 0 }, replaceLines);
-      return { error: `${label}: \`search\` is empty; copy the lines to change from the file into \`search\`.` };
+      if (n === 0) return verbatim(label, index, replaceLines);
+      return { error: `${label}: \`search\` is empty; ${NO_ANCHOR("search")}` };
     }
     return anchor(file, eols, label, index, searchLines, replaceLines, null, "search");
   }
@@ -41,29 +43,33 @@ export function resolveEdit(file: SearchableFile, eols: string[], edit: Edit, in
     return {
       error:
         `${label}: start and end must be whole line numbers with start ≥ 1 and end ≥ start (got start=${start}, end=${end}); ` +
-        `to insert new lines before line K without replacing any, use start=K, end=K-1.`,
+        `to add lines without removing any, give the line next to the place and keep that line in \`new\`.`,
     };
   }
   // A final newline that makes `old` as long as the given range starts a blank line (lines joined with "\n").
-  const [oldText, newText] = readEditTexts(edit.old, edit.new, (usual, joined) =>
+  const [oldText, newText] = readEditTexts(oldGiven, newGiven, (usual, joined) =>
     usual.length !== end - start + 1 && joined.length === end - start + 1,
   );
   const oldLines = stripLineNumbers(oldText);
   const newLines = stripLineNumbers(newText);
-  const inFile = start <= n + 1 && end <= n;
   if (oldLines.length === 0) {
-    if (!inFile) return { error: `${label}: the file has ${n} lines, so the range ${describeLines(start, end)} is outside it; use line numbers from the numbered view.` };
-    return verbatim(label, index, { start: start - 1, end }, newLines);
+    // Only an empty file has no text to anchor on.
+    if (n === 0) return verbatim(label, index, newLines);
+    return { error: `${label}: \`old\` is empty, so only the line numbers would say where the edit goes, and they may be off; ${NO_ANCHOR("old")}` };
   }
   // Out-of-file numbers are only trusted as a hint for the lines right around them.
-  return anchor(file, eols, label, index, oldLines, newLines, { start: start - 1, end }, "old", inFile);
+  return anchor(file, eols, label, index, oldLines, newLines, { start: start - 1, end }, "old", start <= n + 1 && end <= n);
 }
 
-function verbatim(label: string, index: number, span: Span, lines: string[]): ResolvedEdit {
-  const placement: EditPlacement = {
-    index, start: span.start + 1, end: span.end, level: "exact", similarity: 1, moved: false, elided: false, reindented: false,
-  };
-  return { label, span, lines, eols: lines.map(() => undefined), placement };
+/** The way to say an edit without an anchor: every edit, an insertion too, names existing lines it replaces. */
+const NO_ANCHOR = (field: "old" | "search"): string =>
+  `copy the lines you replace from the file into \`${field}\`. To add lines without removing any, copy the line next to ` +
+  `the place into \`${field}\` and write it in the replacement too, with the new lines before or after it.`;
+
+/** The text of an empty file: there is nothing to anchor on, nor anything to lose. */
+function verbatim(label: string, index: number, lines: string[]): ResolvedEdit {
+  const placement: EditPlacement = { index, start: 1, end: 0, level: "exact", similarity: 1, moved: false, elided: false, reindented: false };
+  return { label, span: { start: 0, end: 0 }, lines, eols: lines.map(() => undefined), placement };
 }
 
 function anchor(

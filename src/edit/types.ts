@@ -1,4 +1,7 @@
-/** Replace lines `start`..`end` (1-based, inclusive) that the model says hold `old` with `new`; `end = start - 1` inserts before `start`. */
+/**
+ * Replace lines `start`..`end` (1-based, inclusive) that the model says hold `old` with `new`. `old` anchors every edit,
+ * an insertion too (a neighbouring line kept in `new`); only an empty file takes an empty `old` (start 1, end 0).
+ */
 export interface RangeEdit {
   kind: "range";
   start: number;
@@ -21,7 +24,7 @@ export type Edit = RangeEdit | SearchReplaceEdit;
 export type MatchLevel = "exact" | "whitespace" | "fuzzy";
 
 /**
- * Where one edit landed, for traces and benchmarks (lines 1-based inclusive; an insertion has end = start - 1):
+ * Where one edit landed, for traces and benchmarks (lines 1-based inclusive; text put into an empty file has start 1, end 0):
  * `moved` when not at the given lines, `elided` when "..." lines were filled in, `reindented` when `new` was shifted.
  */
 export interface EditPlacement {

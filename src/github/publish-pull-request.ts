@@ -1,6 +1,7 @@
 import type { MagisConfig } from "../config.js";
 import { StageError } from "../pipeline/errors.js";
 import { neutralizeClosingReferences } from "../pipeline/report/markdown.js";
+import type { ResolveResult } from "../pipeline/types.js";
 import type { Checkout, GitRemote } from "../workspace/clone-repository.js";
 import { commitAndPush } from "../workspace/commit-and-push.js";
 import { protectedPathMatcher } from "../workspace/protected-paths.js";
@@ -17,7 +18,7 @@ export interface PublishInput {
   defaultBranch: string;
   config: MagisConfig;
   bot: BotIdentity;
-  changes: { path: string; before: string; after: string }[];
+  changes: ResolveResult["changes"];
   /** The pull request description (the run report). */
   body: string;
 }

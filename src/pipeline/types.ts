@@ -1,4 +1,5 @@
 import type { Agent, MagisConfig } from "../config.js";
+import type { FileEncoding } from "../edit/file-encoding.js";
 import type { Llm, Usage } from "../llm/types.js";
 
 /** The issue as the agents read it: already cleaned of hidden characters and HTML comments. */
@@ -77,6 +78,8 @@ export interface TaskOutcome {
   diff: string;
   before: string;
   after: string;
+  /** How `before` was read from the file and how `after` is written back (decided when the file was opened). */
+  encoding: FileEncoding;
 }
 
 /** Feedback a human reviewer left on a file; it becomes the first QA comment of that file's task. */
@@ -105,10 +108,13 @@ export interface UsageReport {
 
 /** Everything a run produced: the repository-level change and the material of the report. */
 export interface ResolveResult {
-  /** Unified diff of every kept file, applicable with `git apply` to the untouched checkout; empty when nothing changed. */
-  patch: string;
-  /** Changed files with their full new text (what publishing commits). */
-  changes: { path: string; before: string; after: string }[];
+  /**
+   * Unified diff of every kept file, applicable with `git apply` to the untouched checkout; empty when nothing changed.
+   * Bytes, not text: each file's lines are in that file's own encoding.
+   */
+  patch: Buffer;
+  /** Changed files with their full new text and the encoding it is written in (what publishing commits). */
+  changes: { path: string; before: string; after: string; encoding: FileEncoding }[];
   located: LocatedFile[];
   tasks: FileTask[];
   developers: DeveloperRole[];

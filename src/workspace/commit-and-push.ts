@@ -1,6 +1,7 @@
 import fs from "node:fs";
 import git from "isomorphic-git";
 import http from "isomorphic-git/http/node";
+import { encodeFile, type FileEncoding } from "../edit/file-encoding.js";
 import { checkBotBranch } from "./check-bot-branch.js";
 import { authFor, type Checkout, type GitRemote } from "./clone-repository.js";
 import { protectedPathMatcher } from "./protected-paths.js";
@@ -13,8 +14,8 @@ export interface CommitRequest {
   remote: GitRemote;
   /** Branch to push to (created from the checkout's head when it does not exist). */
   branch: string;
-  /** Files with their complete new text. */
-  changes: { path: string; after: string }[];
+  /** Files with their complete new text and the encoding the file is written in (the one it was read in). */
+  changes: { path: string; after: string; encoding: FileEncoding }[];
   message: string;
   author: { name: string; email: string };
   /** Replace the remote branch even if it moved (only for branches whose commits are all the bot's). */
@@ -35,14 +36,18 @@ export async function commitAndPush(request: CommitRequest): Promise<string> {
   checkBotBranch(request.branch, guard.prefix, guard.defaultBranch);
   const isProtected = protectedPathMatcher(guard.protectedPaths);
   const { dir } = checkout;
-  const files = new Map<string, string>();
+  const files = new Map<string, Uint8Array>();
   for (const change of request.changes) {
     // resolveInside refuses escapes, `.git` and symbolic links leading out of the checkout.
     const { relative } = resolveInside(dir, change.path);
     if (isProtected(relative)) {
       throw new Error(`refusing to commit '${relative}': it matches protected_paths in .github/magis.yml`);
     }
-    files.set(relative, change.after);
+    try {
+      files.set(relative, encodeFile(change.after, change.encoding));
+    } catch (error) {
+      throw new Error(`refusing to commit '${relative}': ${error instanceof Error ? error.message : String(error)}`);
+    }
   }
   const parentTree = (await git.readCommit({ fs, dir, oid: checkout.head })).commit.tree;
   const tree = await writeChangedTree(dir, parentTree, files);

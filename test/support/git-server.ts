@@ -23,11 +23,11 @@ export interface GitServerOptions {
   token?: string;
 }
 
-/** Creates a bare repository `owner/name` whose default branch holds `files`, committed by the real git. */
+/** Creates a bare repository `owner/name` whose default branch holds `files` (text, or bytes as they are), committed by the real git. */
 export function createBareRepository(
   root: string,
   fullName: string,
-  files: Record<string, string>,
+  files: Record<string, string | Uint8Array>,
   branch = "main",
 ): string {
   const bare = path.join(root, `${fullName}.git`);

@@ -1,9 +1,11 @@
 import { z } from "zod";
-import { applyEdits, makeDiff, newSyntaxErrors, numberLines, type Edit } from "../../edit/index.js";
+import {
+  applyEdits, describeEncoding, findUnencodable, makeDiff, newSyntaxErrors, numberLines, splitFile, type Edit, type FileEncoding,
+} from "../../edit/index.js";
 import { formatIssue } from "../plan/format-issue.js";
 import type { DeveloperRole, FileTask, IssueText, StageContext } from "../types.js";
 import { checkRanges } from "./check-ranges.js";
-import { openEditableFile } from "./open-editable-file.js";
+import { openEditableFile } from "../open-editable-file.js";
 
 const rangesSchema = z.object({
   path: z.string(),
@@ -25,6 +27,8 @@ export interface AttemptInput {
   task: FileTask;
   developer: DeveloperRole;
   before: string;
+  /** How the file is written back: the change must keep to characters it can hold. */
+  encoding: FileEncoding;
   /** Diffs teammates' earlier tasks produced, or a note that there are none. */
   earlierChanges: string;
   /** Feedback on the previous attempt (QA comment, refusal, human review), or a note that there is none. */
@@ -53,7 +57,7 @@ export async function makeAttempt(ctx: StageContext, input: AttemptInput): Promi
   const located = await ctx.llm.ask({ agent: "developer", prompt: "developer-locate-lines", vars: { ...shared, numbered }, schema: rangesSchema });
   const pathProblem = checkOwnPath(ctx, located.value.path, task.path);
   if (pathProblem) return { ok: false, error: pathProblem };
-  const lines = splitLines(before);
+  const { lines } = splitFile(before);
   const checked = checkRanges(located.value.ranges, lines.length);
   if (!checked.ok) return { ok: false, error: checked.error };
 
@@ -72,6 +76,15 @@ export async function makeAttempt(ctx: StageContext, input: AttemptInput): Promi
 
   const applied = applyEdits(before, edits);
   if (!applied.ok) return { ok: false, error: `your edits could not be applied: ${applied.error}` };
+  const unencodable = findUnencodable(applied.text, input.encoding);
+  if (unencodable) {
+    return {
+      ok: false,
+      error:
+        `your change cannot be written to \`${task.path}\`: after it, ${unencodable}, and the file is ${describeEncoding(input.encoding)}, ` +
+        `which has no such character; write it with characters the file can hold (an ASCII spelling, or an escape sequence inside a string)`,
+    };
+  }
   const diff = makeDiff(task.path, before, applied.text);
   if (diff === "") {
     return { ok: false, error: `your edits leave \`${task.path}\` unchanged (the new code equals the old); change the code so that the task is done` };
@@ -90,12 +103,4 @@ function checkOwnPath(ctx: StageContext, named: string, own: string): string | n
   if (!opened.ok) return `${opened.error}. Your task is on \`${own}\``;
   if (opened.path !== own) return `'${opened.path}' is not your file: your task is on \`${own}\` only, another file belongs to another task or to none`;
   return null;
-}
-
-/** The file's lines without line endings; a final newline does not start an extra line. */
-export function splitLines(text: string): string[] {
-  if (text === "") return [];
-  const lines = text.split(/\r?\n/);
-  if (lines[lines.length - 1] === "") lines.pop();
-  return lines;
 }

@@ -1,7 +1,7 @@
 import type { Attempt, DeveloperRole, FileTask, IssueText, StageContext, TaskOutcome } from "../types.js";
 import { designQaRole } from "./design-qa-role.js";
 import { makeAttempt } from "./make-attempt.js";
-import { openEditableFile } from "./open-editable-file.js";
+import { openEditableFile } from "../open-editable-file.js";
 import { reviewChange } from "./review-change.js";
 
 /** One file-level task as the coding stage runs it. */
@@ -26,9 +26,9 @@ export async function runCodingTask(ctx: StageContext, input: CodingTaskInput): 
   if (!opened.ok) {
     const attempt: Attempt = { number: 1, error: opened.error };
     ctx.onProgress({ stage: "attempt", path: task.path, attempt });
-    return { path: task.path, developer, qaRole: "", attempts: [attempt], approved: false, kept: false, diff: "", before: "", after: "" };
+    return { path: task.path, developer, qaRole: "", attempts: [attempt], approved: false, kept: false, diff: "", before: "", after: "", encoding: "utf-8" };
   }
-  const before = opened.text;
+  const { text: before, encoding } = opened;
   const qaRole = await designQaRole(ctx, input.issue, task, developer);
   const attempts: Attempt[] = [];
   let feedback = input.humanFeedback ? `A human reviewer commented on this file:\n${input.humanFeedback}` : "(none: this is your first attempt)";
@@ -36,7 +36,7 @@ export async function runCodingTask(ctx: StageContext, input: CodingTaskInput): 
   let approved = false;
 
   for (let number = 1; number <= ctx.config.qa_iterations && !approved; number++) {
-    const result = await makeAttempt(ctx, { issue: input.issue, task, developer, before, earlierChanges: input.earlierChanges, feedback });
+    const result = await makeAttempt(ctx, { issue: input.issue, task, developer, before, encoding, earlierChanges: input.earlierChanges, feedback });
     let attempt: Attempt;
     if (!result.ok) {
       attempt = { number, error: result.error };
@@ -70,5 +70,6 @@ export async function runCodingTask(ctx: StageContext, input: CodingTaskInput): 
     diff: kept ? last!.diff : "",
     before,
     after: kept ? last!.after : before,
+    encoding,
   };
 }

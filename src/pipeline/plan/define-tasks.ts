@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { openEditableFile } from "../code/open-editable-file.js";
+import { openEditableFile } from "../open-editable-file.js";
 import { mapBounded } from "../map-bounded.js";
 import type { FileTask, IssueText, LocatedFile, StageContext } from "../types.js";
 import { formatIssue } from "./format-issue.js";

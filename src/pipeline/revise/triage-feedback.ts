@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { openEditableFile } from "../code/open-editable-file.js";
+import { openEditableFile } from "../open-editable-file.js";
 import { formatIssue } from "../plan/format-issue.js";
 import { fence } from "../report/markdown.js";
 import type { StageContext } from "../types.js";

@@ -48,7 +48,7 @@ function publish(changes: PublishInput["changes"], config: Record<string, unknow
   );
 }
 
-const fix = [{ path: "README.md", before: "Helo\n", after: "Hello\n" }];
+const fix: PublishInput["changes"] = [{ path: "README.md", before: "Helo\n", after: "Hello\n", encoding: "utf-8" }];
 
 /** A maintainer pushes a commit of their own onto a branch, with the real git. */
 function humanCommit(branch: string) {
@@ -82,7 +82,7 @@ describe("publishPullRequest", () => {
 
   it("on a retry, replaces its own branch and updates its open PR instead of opening another", async () => {
     const first = await publish(fix);
-    const second = await publish([{ path: "README.md", before: "Helo\n", after: "Hello!\n" }], {}, "## Report 2\n\nFixes #5");
+    const second = await publish([{ path: "README.md", before: "Helo\n", after: "Hello!\n", encoding: "utf-8" }], {}, "## Report 2\n\nFixes #5");
     expect(second).toMatchObject({ branch: "magis/issue-5", number: first.number, updated: true });
     expect(github.pulls).toHaveLength(1);
     expect(github.pulls[0]!.body).toBe("## Report 2\n\nFixes #5");
@@ -94,15 +94,15 @@ describe("publishPullRequest", () => {
     await publish(fix);
     humanCommit("magis/issue-5");
     const humanHead = git.git(FULL, "rev-parse", "magis/issue-5");
-    const again = await publish([{ path: "README.md", before: "Helo\n", after: "Hello!\n" }]);
+    const again = await publish([{ path: "README.md", before: "Helo\n", after: "Hello!\n", encoding: "utf-8" }]);
     expect(again).toMatchObject({ branch: "magis/issue-5-2", updated: false, number: 101 });
     expect(git.git(FULL, "rev-parse", "magis/issue-5")).toBe(humanHead);
     expect(github.pulls.map((p) => p.head)).toEqual(["magis/issue-5", "magis/issue-5-2"]);
   });
 
   it("pushes nothing for an empty change or a protected path", async () => {
-    await expect(publish([{ path: "README.md", before: "Helo\n", after: "Helo\n" }])).rejects.toMatchObject({ stage: "publish" });
-    const protectedChange = [{ path: ".github/workflows/ci.yml", before: "on: push\n", after: "on: [push]\n" }];
+    await expect(publish([{ path: "README.md", before: "Helo\n", after: "Helo\n", encoding: "utf-8" }])).rejects.toMatchObject({ stage: "publish" });
+    const protectedChange: PublishInput["changes"] = [{ path: ".github/workflows/ci.yml", before: "on: push\n", after: "on: [push]\n", encoding: "utf-8" }];
     const error = await publish(protectedChange).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(StageError);
     expect((error as StageError).message).toContain(".github/workflows/ci.yml");

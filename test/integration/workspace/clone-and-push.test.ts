@@ -85,9 +85,9 @@ describe("commitAndPush", () => {
         remote,
         branch: "magis/issue-1",
         changes: [
-          { path: "README.md", after: "Hello world\n" },
-          { path: "src/a.ts", after: "export const a = 2;\n" },
-          { path: "docs/new/guide.md", after: "# Guide\n" },
+          { path: "README.md", after: "Hello world\n", encoding: "utf-8" },
+          { path: "src/a.ts", after: "export const a = 2;\n", encoding: "utf-8" },
+          { path: "docs/new/guide.md", after: "# Guide\n", encoding: "utf-8" },
         ],
         message: "Fix the greeting\n\nFixes #1",
         author,
@@ -111,7 +111,7 @@ describe("commitAndPush", () => {
     const push = (force: boolean) =>
       withShallowClone(remote, "main", (checkout) =>
         commitAndPush({
-          checkout, remote, branch: "magis/issue-2", changes: [{ path: "src/a.ts", after: `export const a = ${force ? 3 : 2};\n` }],
+          checkout, remote, branch: "magis/issue-2", changes: [{ path: "src/a.ts", after: `export const a = ${force ? 3 : 2};\n`, encoding: "utf-8" }],
           message: "m", author, force, guard,
         }),
       );
@@ -125,11 +125,11 @@ describe("commitAndPush", () => {
     const push = (expectedRemoteHead: string, text: string) =>
       withShallowClone(remote, "main", (checkout) =>
         commitAndPush({
-          checkout, remote, branch: "magis/issue-4", changes: [{ path: "src/a.ts", after: text }], message: "m", author, force: true, expectedRemoteHead, guard,
+          checkout, remote, branch: "magis/issue-4", changes: [{ path: "src/a.ts", after: text, encoding: "utf-8" }], message: "m", author, force: true, expectedRemoteHead, guard,
         }),
       );
     await withShallowClone(remote, "main", (checkout) =>
-      commitAndPush({ checkout, remote, branch: "magis/issue-4", changes: [{ path: "src/a.ts", after: "export const a = 4;\n" }], message: "m", author, force: false, guard }),
+      commitAndPush({ checkout, remote, branch: "magis/issue-4", changes: [{ path: "src/a.ts", after: "export const a = 4;\n", encoding: "utf-8" }], message: "m", author, force: false, guard }),
     );
     const checked = server.git("octo/demo", "rev-parse", "magis/issue-4");
     // Someone pushed after the check: the branch is no longer where the lease says.
@@ -141,15 +141,15 @@ describe("commitAndPush", () => {
 
   it("refuses the default branch, unprefixed branches, protected files and empty changes, pushing nothing", async () => {
     const before = server.git("octo/demo", "for-each-ref", "--format=%(refname) %(objectname)");
-    const attempt = (branch: string, changes: { path: string; after: string }[]) =>
+    const attempt = (branch: string, changes: { path: string; after: string; encoding: "utf-8" }[]) =>
       withShallowClone(remote, "main", (checkout) =>
         commitAndPush({ checkout, remote, branch, changes, message: "m", author, force: true, guard }),
       );
-    await expect(attempt("main", [{ path: "README.md", after: "x\n" }])).rejects.toThrow(/default branch/);
-    await expect(attempt("feature/x", [{ path: "README.md", after: "x\n" }])).rejects.toThrow(/'magis\/…'/);
-    await expect(attempt("magis/issue-3", [{ path: ".github/workflows/ci.yml", after: "x\n" }])).rejects.toThrow(/protected_paths/);
-    await expect(attempt("magis/issue-3", [{ path: "README.md", after: "Hello wrold\n" }])).rejects.toThrow(/empty/);
-    await expect(attempt("magis/issue-3", [{ path: "../escape", after: "x\n" }])).rejects.toThrow(/outside/);
+    await expect(attempt("main", [{ path: "README.md", after: "x\n", encoding: "utf-8" }])).rejects.toThrow(/default branch/);
+    await expect(attempt("feature/x", [{ path: "README.md", after: "x\n", encoding: "utf-8" }])).rejects.toThrow(/'magis\/…'/);
+    await expect(attempt("magis/issue-3", [{ path: ".github/workflows/ci.yml", after: "x\n", encoding: "utf-8" }])).rejects.toThrow(/protected_paths/);
+    await expect(attempt("magis/issue-3", [{ path: "README.md", after: "Hello wrold\n", encoding: "utf-8" }])).rejects.toThrow(/empty/);
+    await expect(attempt("magis/issue-3", [{ path: "../escape", after: "x\n", encoding: "utf-8" }])).rejects.toThrow(/outside/);
     expect(server.git("octo/demo", "for-each-ref", "--format=%(refname) %(objectname)")).toBe(before);
     // A link inside the repository (pointing inside it) is not a file to rewrite, nor a folder to write under.
     const work = fs.mkdtempSync(path.join(os.tmpdir(), "magis-link-"));
@@ -162,8 +162,8 @@ describe("commitAndPush", () => {
     run("push", "-q", "origin", "main");
     fs.rmSync(work, { recursive: true, force: true });
     const withLinks = server.git("octo/demo", "for-each-ref", "--format=%(refname) %(objectname)");
-    await expect(attempt("magis/issue-3", [{ path: "a-link.ts", after: "x\n" }])).rejects.toThrow(/'a-link\.ts': it is a symbolic link/);
-    await expect(attempt("magis/issue-3", [{ path: "src-link/b.ts", after: "x\n" }])).rejects.toThrow(/under 'src-link': it is a symbolic link/);
+    await expect(attempt("magis/issue-3", [{ path: "a-link.ts", after: "x\n", encoding: "utf-8" }])).rejects.toThrow(/'a-link\.ts': it is a symbolic link/);
+    await expect(attempt("magis/issue-3", [{ path: "src-link/b.ts", after: "x\n", encoding: "utf-8" }])).rejects.toThrow(/under 'src-link': it is a symbolic link/);
     expect(server.git("octo/demo", "for-each-ref", "--format=%(refname) %(objectname)")).toBe(withLinks);
   });
 });

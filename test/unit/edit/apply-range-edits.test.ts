@@ -21,11 +21,16 @@ describe("range edits at the given lines", () => {
       want: splice(PY, 24, 24, "        return save(self.path(key), value)"),
     },
     { name: "the whole file", text: JS, edits: [range(1, 11, JS, "x\n")], want: "x\n" },
-    { name: "an insertion before a line (end = start - 1)", text: PY, edits: [range(4, 3, "", "# loading\n")], want: splice(PY, 4, 3, "# loading") },
+    {
+      name: "an insertion: the line next to the place in old, kept in new",
+      text: PY,
+      edits: [range(4, 4, "def load(path):", "# loading\ndef load(path):")],
+      want: splice(PY, 4, 3, "# loading"),
+    },
     {
       name: "an insertion after the last line",
       text: PY,
-      edits: [range(25, 24, "", "\n\ndef extra():\n    pass")],
+      edits: [range(24, 24, "        return save(os.path.join(self.root, key), value)", "        return save(os.path.join(self.root, key), value)\n\n\ndef extra():\n    pass")],
       want: PY + "\n\ndef extra():\n    pass\n",
     },
     { name: "a deletion (empty new)", text: PY, edits: [range(10, 15, PY.split("\n").slice(9, 15).join("\n"), "")], want: splice(PY, 10, 15) },
@@ -61,7 +66,18 @@ describe("range edits at the given lines", () => {
     },
     { name: "old and new ending with a newline", text: PY, edits: [range(6, 6, READ + "\n", READ_STRIPPED + "\n")], want: splice(PY, 6, 6, READ_STRIPPED) },
     { name: "new equal to old leaves the text as it was", text: PY, edits: [range(6, 6, READ, READ)], want: PY },
-    { name: "empty old trusts a valid range", text: PY, edits: [range(6, 6, "", "        data = f.read(10)")], want: splice(PY, 6, 6, "        data = f.read(10)") },
+    {
+      name: "empty old is refused: nothing checks what the range holds",
+      text: PY,
+      edits: [range(6, 6, "", "        data = f.read(10)")],
+      error: ["Edit 1 (line 6): `old` is empty, so only the line numbers would say where the edit goes", "copy the line next to the place into `old`"],
+    },
+    {
+      name: "an insertion with empty old is refused too: its place is not checked",
+      text: PY,
+      edits: [range(4, 3, "", "# loading\n")],
+      error: ["Edit 1 (before line 4): `old` is empty", "write it in the replacement too, with the new lines before or after it"],
+    },
     { name: "an insertion into an empty file", text: "", edits: [range(1, 0, "", "hello")], want: "hello\n" },
   ]);
 });

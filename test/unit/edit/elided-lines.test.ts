@@ -33,10 +33,22 @@ describe("old text with elided lines", () => {
       want: splice(splice(JS, 3, 3, "function add(a, b, c = 0) {"), 8, 8, "  return a - b - c;"),
     },
     {
-      name: "no marker in new replaces the whole span",
+      name: "no marker in new is refused: the skipped lines would be deleted unseen",
       text: PROCESS,
       edits: [range(1, 8, "def process(items):\n    ...\n    return total", "def process(items):\n    return sum(i.value for i in items if not i.skip)")],
+      error: ['Edit 1 (lines 1-8): `old` skips 1 run(s) of lines with "..." (lines 2-7) but `new` has 0 such marker(s)', "copy the skipped lines into `old`", "The skipped lines:\n2 |     total = 0\n3 |     for item in items:"],
+    },
+    {
+      name: "replacing the skipped lines means writing them out in old",
+      text: PROCESS,
+      edits: [range(1, 8, PROCESS, "def process(items):\n    return sum(i.value for i in items if not i.skip)")],
       want: lines("def process(items):", "    return sum(i.value for i in items if not i.skip)"),
+    },
+    {
+      name: "a marker that skips no line needs none in new",
+      text: PROCESS,
+      edits: [range(7, 8, "    log(total)\n    ...\n    return total", "    return total")],
+      want: splice(PROCESS, 7, 8, "    return total"),
     },
     {
       name: "two skipped runs",

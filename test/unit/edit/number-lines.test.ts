@@ -7,7 +7,6 @@ describe("numberLines", () => {
   it("right-aligns the numbers", () => expect(numberLines("x\n".repeat(10)).split("\n")[0]).toBe(" 1 | x"));
   it("leaves empty lines without trailing spaces", () => expect(numberLines("a\n\nb")).toBe("1 | a\n2 |\n3 | b"));
   it("drops CRLF endings", () => expect(numberLines("a\r\nb\r\n")).toBe("1 | a\n2 | b"));
-  it("drops a byte-order mark", () => expect(numberLines("\uFEFFa\n")).toBe("1 | a"));
   it("shows nothing for an empty file", () => expect(numberLines("")).toBe(""));
   it("gives lines an edit copied from the view can anchor to", () => {
     const text = "def f():\n    return 1\n";

@@ -7,9 +7,9 @@ describe("edits that are refused, with a message for the model", () => {
   runCases([
     { name: "no edits", text: JS, edits: [], error: ["No edits were given"] },
     { name: "start 0", text: JS, edits: [range(0, 1, "", "x")], error: ["start ≥ 1", "start=0"] },
-    { name: "end before start - 1", text: JS, edits: [range(5, 2, "}", "x")], error: ["end ≥ start", "start=K, end=K-1"] },
+    { name: "end before start - 1", text: JS, edits: [range(5, 2, "}", "x")], error: ["end ≥ start", "give the line next to the place and keep that line in `new`"] },
     { name: "a line number that is not whole", text: JS, edits: [range(1.5, 2, "", "x")], error: ["whole line numbers", "start=1.5"] },
-    { name: "a range past the end with empty old", text: JS, edits: [range(12, 14, "", "x")], error: ["the file has 11 lines", "the range lines 12-14 is outside it"] },
+    { name: "a range past the end with empty old", text: JS, edits: [range(12, 14, "", "x")], error: ["Edit 1 (lines 12-14): `old` is empty"] },
     {
       name: "a range far past the end, text not near it",
       text: JS,
@@ -61,16 +61,17 @@ describe("edits that are refused, with a message for the model", () => {
       edits: [range(1, 2, "const a2 = compute(1, 2);", "const b = compute(1, 2);")],
       error: ["fits 2 places equally well (at similarity ≥ 0.9)"],
     },
+    { name: "insertions into an empty file keep their order", text: "", edits: [range(1, 0, "", "// one"), range(1, 0, "", "// two")], want: "// one\n// two\n" },
     {
-      name: "insertions at the same point keep their order",
+      name: "two insertions anchored on one line overlap",
       text: JS,
-      edits: [range(6, 5, "", "// one"), range(6, 5, "", "// two")],
-      want: splice(JS, 6, 5, "// one", "// two"),
+      edits: [range(5, 5, "}", "}\n// one"), range(5, 5, "}", "}\n// two")],
+      error: ["Edit 1 (line 5) and Edit 2 (line 5) overlap", "merge them into one edit"],
     },
     {
-      name: "an insertion right after a replaced range is not an overlap",
+      name: "an insertion anchored on the line after a replaced range is not an overlap",
       text: JS,
-      edits: [range(4, 4, "  return a + b;", "  return b + a;"), range(5, 4, "", "  // done")],
+      edits: [range(4, 4, "  return a + b;", "  return b + a;"), range(5, 5, "}", "  // done\n}")],
       want: splice(JS, 4, 4, "  return b + a;", "  // done"),
     },
     {

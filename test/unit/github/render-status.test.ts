@@ -39,7 +39,7 @@ describe("status comment", () => {
     expect(text).toContain("`README.md` (Dana): attempt 1 ↩️ revise");
 
     const outcome: TaskOutcome = {
-      path: "README.md", developer, qaRole: "qa", approved: true, kept: true, diff: "d", before: "a", after: "b",
+      path: "README.md", developer, qaRole: "qa", approved: true, kept: true, diff: "d", before: "a", after: "b", encoding: "utf-8",
       attempts: [{ number: 1, diff: "d", review: { approved: false, comment: "no" } }, { number: 2, diff: "d", review: { approved: true, comment: "ok" } }],
     };
     state = trackProgress(state, { stage: "task-done", outcome });

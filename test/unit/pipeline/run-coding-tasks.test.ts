@@ -73,6 +73,13 @@ describe("runCodingTasks", () => {
     ["overlapping lines", { path: "src/cart.js", ranges: [{ start: 2, end: 4, why: "" }, { start: 4, end: 5, why: "" }] }, goodCode, /ranges 2-4 and 4-5 overlap/],
     ["an ambiguous anchor", { path: "src/cart.js", ranges: [{ start: 4, end: 4, why: "" }] }, { old: "    go();", new: "    stop();" }, /fits 2 places equally well/],
     ["broken syntax", goodCart, { old: "    total += item.price;", new: "    total += item.price * (item.quantity;" }, /adds syntax errors that `src\/cart\.js` did not have \(line 4, column \d+/],
+    ["an empty old", goodCart, { old: "", new: "    total += item.price * item.quantity;" }, /`old` is empty, so only the line numbers would say where the edit goes/],
+    [
+      "an elided old whose new drops the skipped lines",
+      { path: "src/cart.js", ranges: [{ start: 1, end: 7, why: "" }] },
+      { old: "export function cartTotal(items) {\n  // ...\n}", new: "export function cartTotal(items) {\n  return 0;\n}" },
+      /`old` skips 1 run\(s\) of lines with "\.\.\." \(lines 2-6\) but `new` has 0 such marker\(s\)/,
+    ],
     ["an empty change", goodCart, { old: "    total += item.price;", new: "    total += item.price;" }, /leave `src\/cart\.js` unchanged/],
     ["no range at all", { path: "src/cart.js", ranges: [] }, goodCode, /you gave no line range/],
   ];

@@ -6,8 +6,8 @@ const usage = { promptTokens: 0, completionTokens: 0, totalTokens: 0 };
 export function sampleResult(): ResolveResult {
   const diffA = "--- a/src/a.js\n+++ b/src/a.js\n@@ -1 +1 @@\n-old\n+new\n";
   return {
-    patch: diffA,
-    changes: [{ path: "src/a.js", before: "old\n", after: "new\n" }],
+    patch: Buffer.from(diffA),
+    changes: [{ path: "src/a.js", before: "old\n", after: "new\n", encoding: "utf-8" }],
     located: [
       { path: "src/a.js", score: 4.5, kept: true, reason: "defines sum" },
       { path: "src/b.js", score: 2.25, kept: true, reason: "calls sum" },
@@ -42,6 +42,7 @@ export function sampleResult(): ResolveResult {
         diff: diffA,
         before: "old\n",
         after: "new\n",
+        encoding: "utf-8",
       },
       {
         path: "src/b.js",
@@ -56,6 +57,7 @@ export function sampleResult(): ResolveResult {
         diff: "",
         before: "b\n",
         after: "b\n",
+        encoding: "utf-8",
       },
     ],
     usage: {

@@ -8,8 +8,8 @@ const byAgent = (calls: Record<string, number>) =>
 
 const developer = { name: "Ada", path: "a.ts", role: "r" };
 const result: RevisionResult = {
-  patch: "d", changes: [{ path: "a.ts", before: "1", after: "2" }],
-  outcomes: [{ path: "a.ts", developer, qaRole: "q", attempts: [{ number: 1, diff: "d", review: { approved: false, comment: "no" } }, { number: 2, diff: "d", review: { approved: true, comment: "yes" } }], approved: true, kept: true, diff: "d", before: "1", after: "2" }],
+  patch: Buffer.from("d"), changes: [{ path: "a.ts", before: "1", after: "2", encoding: "utf-8" }],
+  outcomes: [{ path: "a.ts", developer, qaRole: "q", attempts: [{ number: 1, diff: "d", review: { approved: false, comment: "no" } }, { number: 2, diff: "d", review: { approved: true, comment: "yes" } }], approved: true, kept: true, diff: "d", before: "1", after: "2", encoding: "utf-8" }],
   tasks: [{ path: "a.ts", description: "Rename | the thing" }], feedback: [], declined: [{ path: "b.ts", reason: "Not\nasked" }], developers: [developer],
   plan: { steps: [["a.ts"]], rationale: "" }, usage: { calls: 5, byAgent: byAgent({ manager: 2, developer: 2, qa: 1 }), wallMs: 2500 },
 };

@@ -8,7 +8,7 @@ const DIFF = "--- a/README.md\n+++ b/README.md\n@@ -4 +4 @@\n-old\n+new\n";
 
 function outcome(path: string, changes: Partial<TaskOutcome>): TaskOutcome {
   return {
-    path, developer: { name: "Dev", path, role: "r" }, qaRole: "qa", approved: true, kept: true, diff: DIFF, before: "old\n", after: "new\n",
+    path, developer: { name: "Dev", path, role: "r" }, qaRole: "qa", approved: true, kept: true, diff: DIFF, before: "old\n", after: "new\n", encoding: "utf-8",
     attempts: [{ number: 1, diff: DIFF, review: { approved: true, comment: "Does what was asked." } }],
     ...changes,
   };
@@ -17,7 +17,7 @@ function outcome(path: string, changes: Partial<TaskOutcome>): TaskOutcome {
 function result(outcomes: TaskOutcome[], declined: RevisionResult["declined"] = []): RevisionResult {
   const byAgent = Object.fromEntries(["custodian", "manager", "developer", "qa"].map((a) => [a, { calls: 0, promptTokens: 0, completionTokens: 0, totalTokens: 0, model: "m" }]));
   return {
-    patch: outcomes.map((o) => o.diff).join(""), changes: outcomes.filter((o) => o.kept).map((o) => ({ path: o.path, before: o.before, after: o.after })), outcomes,
+    patch: Buffer.from(outcomes.map((o) => o.diff).join("")), changes: outcomes.filter((o) => o.kept).map((o) => ({ path: o.path, before: o.before, after: o.after, encoding: o.encoding })), outcomes,
     tasks: outcomes.map((o) => ({ path: o.path, description: `Task on ${o.path}.` })), feedback: [], declined, developers: [], plan: { steps: [], rationale: "" },
     usage: { calls: 0, byAgent: byAgent as RevisionResult["usage"]["byAgent"], wallMs: 0 },
   };

@@ -1,14 +1,19 @@
 import fs from "node:fs";
-import { resolveInside, UnsafePathError } from "../../workspace/safe-path.js";
-import { protectedPathMatcher } from "../../workspace/protected-paths.js";
-import type { StageContext } from "../types.js";
+import { decodeFile, type FileEncoding } from "../edit/file-encoding.js";
+import { resolveInside, UnsafePathError } from "../workspace/safe-path.js";
+import { protectedPathMatcher } from "../workspace/protected-paths.js";
+import type { StageContext } from "./types.js";
 
-/** A file of the checkout that the team may change, or the precise reason it may not. */
-export type EditableFile = { ok: true; path: string; text: string } | { ok: false; error: string };
+/**
+ * A file of the checkout that the team may change, with its text and the encoding that writes the text back
+ * byte for byte, or the precise reason it may not be changed.
+ */
+export type EditableFile = { ok: true; path: string; text: string; encoding: FileEncoding } | { ok: false; error: string };
 
 /**
  * Reads a file a task or the model named, refusing paths outside the checkout, protected paths,
- * missing, oversized and binary files with a message that can go straight back to the model.
+ * missing, oversized and binary files with a message that can go straight back to the model. The encoding is
+ * decided here, once: every later write of the file uses it.
  */
 export function openEditableFile(ctx: Pick<StageContext, "root" | "config">, requested: string): EditableFile {
   let resolved: { relative: string; absolute: string };
@@ -36,5 +41,5 @@ export function openEditableFile(ctx: Pick<StageContext, "root" | "config">, req
   }
   const buffer = fs.readFileSync(absolute);
   if (buffer.includes(0)) return { ok: false, error: `'${relative}' is a binary file` };
-  return { ok: true, path: relative, text: buffer.toString("utf8") };
+  return { ok: true, path: relative, ...decodeFile(buffer) };
 }
