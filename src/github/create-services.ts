@@ -7,7 +7,7 @@ import type { JobQueue } from "../jobs/job-queue.js";
 import { createLlm } from "../llm/client.js";
 import { resolveIssue } from "../pipeline/resolve-issue.js";
 import { revisePullRequest } from "../pipeline/revise/revise-pull-request.js";
-import { defaultDatabasePath, openDatabase, type Db } from "../store/database.js";
+import { APP_LOCK_WAIT_MS, defaultDatabasePath, openDatabase, type Db } from "../store/database.js";
 import { JobStore } from "../store/jobs.js";
 import { EvolutionMemory } from "../store/memory.js";
 import { redactSecrets } from "../redact-secrets.js";
@@ -52,6 +52,8 @@ export function createServices(app: Probot, options: MagisAppOptions = {}): Magi
   const env = options.env ?? process.env;
   const dbFile = defaultDatabasePath(env);
   const db = options.db ?? openDatabase(dbFile);
+  // This thread also answers webhooks: SQLite may wait on another process's lock only briefly (see APP_LOCK_WAIT_MS).
+  db.pragma(`busy_timeout = ${APP_LOCK_WAIT_MS}`);
   const store = new JobStore(db);
   const auth = (installationId: number) => app.auth(installationId) as Promise<Octokit>;
   const traceDir = options.traceDir ?? env.MAGIS_TRACE_DIR ?? (options.db ? "" : path.join(path.dirname(dbFile), "traces"));
@@ -80,6 +82,7 @@ export function createServices(app: Probot, options: MagisAppOptions = {}): Magi
     "revise-pull-request": reviseJobRunner({ ...shared, revise: options.revise ?? revisePullRequest }),
   };
   const queue = new InProcessQueue(store, dispatchByKind(runners), {
+    log: app.log,
     concurrency: options.concurrency ?? (Number(env.MAGIS_JOBS_CONCURRENCY) || 2),
     onInterrupted: async (job) => {
       try {
