@@ -1,4 +1,5 @@
 import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import type { Probot } from "probot";
 import { dispatchByKind } from "../jobs/dispatch-by-kind.js";
@@ -11,6 +12,7 @@ import { APP_LOCK_WAIT_MS, defaultDatabasePath, openDatabase, type Db } from "..
 import { JobStore } from "../store/jobs.js";
 import { EvolutionMemory } from "../store/memory.js";
 import { redactSecrets } from "../redact-secrets.js";
+import { removeLeftoverCheckouts } from "../workspace/remove-leftover-checkouts.js";
 import { reportInterruptedJob } from "./report-interrupted-job.js";
 import { resolveJobRunner, type ResolveJobServices } from "./run-resolve-job.js";
 import { reviseJobRunner, type ReviseJobServices } from "./run-revise-job.js";
@@ -81,6 +83,7 @@ export function createServices(app: Probot, options: MagisAppOptions = {}): Magi
     "resolve-issue": resolveJobRunner({ ...shared, resolve: options.resolve ?? resolveIssue, memory: new EvolutionMemory(db) }),
     "revise-pull-request": reviseJobRunner({ ...shared, revise: options.revise ?? revisePullRequest }),
   };
+  removeCheckoutsOfKilledProcesses(shared.workDir ?? os.tmpdir(), app);
   const queue = new InProcessQueue(store, dispatchByKind(runners), {
     log: app.log,
     concurrency: options.concurrency ?? (Number(env.MAGIS_JOBS_CONCURRENCY) || 2),
@@ -94,6 +97,13 @@ export function createServices(app: Probot, options: MagisAppOptions = {}): Magi
     onFailed: (job, error) => app.log.warn({ job: job.id, error: error instanceof Error ? error.message : String(error) }, "job failed"),
   });
   return { queue, store, db, bot };
+}
+
+/** A process killed mid-job leaves its checkout behind; removed at start-up, before this process makes its own. */
+function removeCheckoutsOfKilledProcesses(workDir: string, app: Probot): void {
+  const { removed, failed } = removeLeftoverCheckouts(workDir);
+  if (removed.length > 0) app.log.info({ workDir, removed }, `removed ${removed.length} checkouts left behind by processes that are gone`);
+  for (const { path: folder, error } of failed) app.log.warn({ folder, error }, "could not remove a checkout left behind by a process that is gone");
 }
 
 /** The app's bot login and commit identity, asked of GitHub once: the slug as the app (JWT), the bot user's id as an installation. */
