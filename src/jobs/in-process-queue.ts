@@ -30,7 +30,7 @@ export interface InProcessQueueOptions {
 export const INTERRUPTED_REASON = "the app restarted while this job was running";
 
 /** The stage a running job is recorded in until its runner names one. */
-export const FIRST_STAGE = "start";
+const FIRST_STAGE = "start";
 
 type Outcome = { status: "succeeded"; detail: string } | { status: "failed"; error: unknown } | { status: "cancelled"; reason: string };
 
@@ -77,7 +77,10 @@ export class InProcessQueue implements JobQueue {
   async start(): Promise<void> {
     await this.startUpCall(() => this.store.createTables());
     for (const job of await this.startUpCall(() => this.store.withStatus("running"))) {
-      const failed = await this.startUpCall(() => (this.store.fail(job.id, INTERRUPTED_REASON), this.store.get(job.id)!));
+      const failed = await this.startUpCall(() => {
+        this.store.fail(job.id, INTERRUPTED_REASON);
+        return this.store.get(job.id)!;
+      });
       await this.tell("onInterrupted", failed, () => this.options.onInterrupted?.(failed));
     }
     const queued = await this.startUpCall(() => this.store.withStatus("queued"));
@@ -107,6 +110,8 @@ export class InProcessQueue implements JobQueue {
     const abort = running !== undefined && matches(running.job) && !running.controller.signal.aborted;
     if (abort) running.controller.abort(new Error(reason));
     for (const job of queued) await this.tell("onCancelled", job, () => this.options.onCancelled?.(job, reason));
+    // The queue may be idle now; pump tells those waiting in drain.
+    this.pump();
     return queued.length + (abort ? 1 : 0);
   }
 

@@ -13,6 +13,6 @@ export interface StoreWaits {
 /** The waits the app uses. */
 export const DEFAULT_STORE_WAITS: StoreWaits = {
   webhook: { totalMs: 500, firstPauseMs: 5, maxPauseMs: 100 },
-  job: { totalMs: 10 * 60_000, firstPauseMs: 50, maxPauseMs: 5_000 },
+  job: { totalMs: 10 * 60_000, firstPauseMs: 50, maxPauseMs: 2_000 },
   startUp: { totalMs: Number.POSITIVE_INFINITY, firstPauseMs: 100, maxPauseMs: 5_000 },
 };

@@ -76,6 +76,18 @@ describe("InProcessQueue", () => {
     expect(store.get(id)).toMatchObject({ status: "succeeded", detail: "https://github.com/octo/demo/pull/2" });
   });
 
+  it("records a running job in stage 'start' until its runner names one", async () => {
+    const store = new JobStore(openDatabase(dbFile()));
+    let release = () => {};
+    const queue = newQueue(store, () => new Promise((resolve) => (release = () => resolve("done"))));
+    const outcome = await queue.submit(job("s1"), "decline");
+    await tick();
+    if (outcome.status !== "queued") throw new Error("expected queued");
+    expect(store.get(outcome.job.id)).toMatchObject({ status: "running", stage: "start" });
+    release();
+    await queue.drain();
+  });
+
   it("ignores a redelivered webhook", async () => {
     const store = new JobStore(openDatabase(dbFile()));
     const runner = gatedRunner();
@@ -167,18 +179,6 @@ describe("InProcessQueue.cancel", () => {
       });
     return { run, started };
   }
-
-  it("records a running job in stage 'start' until its runner names one", async () => {
-    const store = new JobStore(openDatabase(dbFile()));
-    let release = () => {};
-    const queue = newQueue(store, () => new Promise((resolve) => (release = () => resolve("done"))));
-    const outcome = await queue.submit(job("s1"), "decline");
-    await tick();
-    if (outcome.status !== "queued") throw new Error("expected queued");
-    expect(store.get(outcome.job.id)).toMatchObject({ status: "running", stage: "start" });
-    release();
-    await queue.drain();
-  });
 
   it("cancels a queued job, which then never runs, and answers a second trigger for the issue instead of declining it", async () => {
     const store = new JobStore(openDatabase(dbFile()));
