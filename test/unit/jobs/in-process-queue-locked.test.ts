@@ -133,6 +133,30 @@ describe("InProcessQueue with the job store locked by another connection", () =>
     expect(unhandled.rejections).toEqual([]);
   });
 
+  it("cancels nothing when the cancellation cannot be recorded, so a redelivery can, and the job meanwhile stays queued", async () => {
+    const store = new JobStore(appDb());
+    let release = () => {};
+    const ran: string[] = [];
+    const { queue } = newQueue(store, (j) => {
+      ran.push(j.delivery);
+      return new Promise((resolve) => (release = () => resolve("done")));
+    });
+    await queue.submit(job("running"), "wait");
+    const waiting = await queue.submit(job("waiting"), "wait");
+    await until(() => ran.length === 1);
+    const held = lock();
+    await expect(queue.cancel(jobKey("octo", "demo", 1), "the issue was closed")).rejects.toBeInstanceOf(JobStoreBusyError);
+    held.release();
+    if (waiting.status !== "queued") throw new Error("expected queued");
+    expect(store.get(waiting.job.id)!.status).toBe("queued");
+    expect(await queue.cancel(jobKey("octo", "demo", 1), "the issue was closed")).toBe(2);
+    release();
+    await queue.drain();
+    expect(ran).toEqual(["running"]);
+    expect(store.get(waiting.job.id)).toMatchObject({ status: "cancelled", detail: "the issue was closed" });
+    expect(unhandled.rejections).toEqual([]);
+  });
+
   it("on start, waits for the lock (saying so) to create its table in a new file, then starts", async () => {
     // Another process made the file and holds its write lock; the jobs table does not exist yet.
     const held = lock();
