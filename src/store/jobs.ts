@@ -28,7 +28,7 @@ export interface NewJob {
 export interface JobRecord extends NewJob {
   id: number;
   status: JobStatus;
-  /** The stage a running job is in, or the stage a failed job failed in. */
+  /** The stage a running job is in, or the stage a failed or cancelled job stopped in. */
   stage: string | null;
   /** Why it failed, was declined or cancelled; the PR URL when it succeeded. */
   detail: string | null;
