@@ -9,8 +9,7 @@ export function magisApp(options: MagisAppOptions = {}): ApplicationFunction {
     const services = createServices(probotHost(app), options);
     app.on(services.desk.events as never, services.desk.receive);
     options.onReady?.(services);
-    await services.queue.start();
-    services.desk.start();
+    await services.start();
   };
 }
 

@@ -27,11 +27,11 @@ export async function runAction(env: NodeJS.ProcessEnv, io: ActionIo, options: P
   // 1. The event.
   const event = readRunnerEvent(env);
   const secrets = [event.token, env.OPENAI_API_KEY];
-  const say = (level: "info" | "warn") => (obj: object, msg: string) => {
+  const say = (level: "info" | "warning" | "error") => (obj: object, msg: string) => {
     const text = redactSecrets(`${msg} ${JSON.stringify(obj)}`, secrets);
-    io.stderr(level === "warn" ? `::warning::${text}\n` : `magis: ${text}\n`);
+    io.stderr(level === "info" ? `magis: ${text}\n` : `::${level}::${text}\n`);
   };
-  const log = { info: say("info"), warn: say("warn") };
+  const log = { info: say("info"), warn: say("warning"), error: say("error") };
 
   // 2. The store and the client.
   const scratch = env.MAGIS_DB ? null : fs.mkdtempSync(path.join(env.RUNNER_TEMP || os.tmpdir(), "magis-action-"));
@@ -49,7 +49,7 @@ export async function runAction(env: NodeJS.ProcessEnv, io: ActionIo, options: P
       gitBaseUrl: env.MAGIS_GIT_BASE_URL || undefined,
       workDir: env.MAGIS_WORKDIR || env.RUNNER_TEMP || undefined,
     });
-    await services.queue.start();
+    await services.start();
 
     // 3. The trigger and its job. Events of a workflow carry no installation; the token stands for one.
     const payload = { ...event.payload, installation: event.payload.installation ?? { id: 0 } };

@@ -1,4 +1,5 @@
 import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import type { Probot } from "probot";
 import { dispatchByKind } from "../jobs/dispatch-by-kind.js";
@@ -7,11 +8,12 @@ import type { JobQueue } from "../jobs/job-queue.js";
 import { createLlm } from "../llm/client.js";
 import { resolveIssue } from "../pipeline/resolve-issue.js";
 import { revisePullRequest } from "../pipeline/revise/revise-pull-request.js";
-import { defaultDatabasePath, openDatabase, type Db } from "../store/database.js";
+import { APP_LOCK_WAIT_MS, defaultDatabasePath, openDatabase, type Db } from "../store/database.js";
 import { JobStore } from "../store/jobs.js";
 import { EvolutionMemory } from "../store/memory.js";
 import { TriggerStore } from "../store/triggers.js";
 import { redactSecrets } from "../redact-secrets.js";
+import { removeLeftoverCheckouts } from "../workspace/remove-leftover-checkouts.js";
 import { reportInterruptedJob } from "./report-interrupted-job.js";
 import { resolveJobRunner, type ResolveJobServices } from "./run-resolve-job.js";
 import { reviseJobRunner, type ReviseJobServices } from "./run-revise-job.js";
@@ -50,6 +52,8 @@ export interface MagisServices {
   triggers: TriggerStore;
   /** Records webhooks and decides about them after answering. */
   desk: TriggerDesk;
+  /** Starts the queue and the desk: each waits out a locked database, then takes up what an earlier process left. */
+  start(): Promise<void>;
   /** Resolves once no trigger is being decided and no job is queued or running. */
   settled(): Promise<void>;
   db: Db;
@@ -73,6 +77,8 @@ export function createServices(host: GitHubHost, options: MagisAppOptions = {}):
   const env = options.env ?? process.env;
   const dbFile = defaultDatabasePath(env);
   const db = options.db ?? openDatabase(dbFile);
+  // This thread also answers webhooks: SQLite may wait on another process's lock only briefly (see APP_LOCK_WAIT_MS).
+  db.pragma(`busy_timeout = ${APP_LOCK_WAIT_MS}`);
   const store = new JobStore(db);
   const { auth, bot, log } = host;
   const traceDir = options.traceDir ?? env.MAGIS_TRACE_DIR ?? (options.db ? "" : path.join(path.dirname(dbFile), "traces"));
@@ -99,7 +105,9 @@ export function createServices(host: GitHubHost, options: MagisAppOptions = {}):
     "resolve-issue": resolveJobRunner({ ...shared, resolve: options.resolve ?? resolveIssue, memory: new EvolutionMemory(db) }),
     "revise-pull-request": reviseJobRunner({ ...shared, revise: options.revise ?? revisePullRequest }),
   };
+  removeCheckoutsOfKilledProcesses(shared.workDir ?? os.tmpdir(), log);
   const queue = new InProcessQueue(store, dispatchByKind(runners), {
+    log,
     concurrency: options.concurrency ?? (Number(env.MAGIS_JOBS_CONCURRENCY) || 2),
     onInterrupted: async (job) => {
       try {
@@ -117,7 +125,18 @@ export function createServices(host: GitHubHost, options: MagisAppOptions = {}):
     await desk.settled();
     await queue.drain();
   };
-  return { queue, store, triggers, desk, settled, db, bot };
+  const start = async () => {
+    await queue.start();
+    await desk.start();
+  };
+  return { queue, store, triggers, desk, start, settled, db, bot };
+}
+
+/** A process killed mid-job leaves its checkout behind; removed at start-up, before this process makes its own. */
+function removeCheckoutsOfKilledProcesses(workDir: string, log: GitHubHost["log"]): void {
+  const { removed, failed } = removeLeftoverCheckouts(workDir);
+  if (removed.length > 0) log.info({ workDir, removed }, `removed ${removed.length} checkouts left behind by processes that are gone`);
+  for (const { path: folder, error } of failed) log.warn({ folder, error }, "could not remove a checkout left behind by a process that is gone");
 }
 
 /** The App's door: installation clients and the log from Probot, the bot login from the app's slug. */

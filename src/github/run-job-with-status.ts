@@ -1,5 +1,6 @@
 import { setMaxListeners } from "node:events";
 import type { MagisConfig } from "../config.js";
+import type { QueueLog } from "../jobs/in-process-queue.js";
 import { PhaseClock } from "../jobs/phase-clock.js";
 import type { Llm, TraceRecord } from "../llm/types.js";
 import { redactSecrets } from "../redact-secrets.js";
@@ -13,7 +14,7 @@ import type { IssueRef, Octokit } from "./types.js";
 export interface JobServices {
   auth: (installationId: number) => Promise<Octokit>;
   createLlm: (config: MagisConfig, onTrace: (record: TraceRecord) => void, signal: AbortSignal) => Llm;
-  log: { info: (obj: object, msg: string) => void; warn: (obj: object, msg: string) => void };
+  log: QueueLog;
   now: () => number;
   /** Told each job's phase timings (for logs and the overhead benchmark). */
   onTimings?: (job: JobRecord, timings: ReturnType<PhaseClock["finish"]>) => void;
@@ -44,8 +45,11 @@ export interface JobRun<S> {
   signal: AbortSignal;
   /** The job's model: traced, timed per phase, and stopped by `signal`. */
   llm: Llm;
-  /** Moves the job into a stage (its record and phase timings; the first phase is "setup"); throws once the job was stopped. */
-  enter(stage: string): void;
+  /**
+   * Moves the job into a stage (its record and phase timings; the first phase is "setup"); throws once the job was
+   * stopped, unless `stoppable` is false: the stages after publishing, since what was pushed cannot be taken back.
+   */
+  enter(stage: string, options?: { stoppable?: boolean }): void;
   /** The stage the job is in. */
   readonly stage: string;
   /** Sets what gets the reactions, once the job knows (a revision's first inline comment). */
@@ -99,8 +103,8 @@ export async function runJobWithStatus<S extends { failure?: FailureNote }>(
     get stage() {
       return stage;
     },
-    enter(name) {
-      signal.throwIfAborted();
+    enter(name, options = {}) {
+      if (options.stoppable !== false) signal.throwIfAborted();
       if (name !== phase) clock.mark((phase = name));
       if (name === stage) return;
       stage = name;

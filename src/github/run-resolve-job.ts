@@ -88,7 +88,7 @@ export function resolveJobRunner(services: ResolveJobServices): JobRunner {
           octokit, repo, issue: { number: job.number, title: issue.title }, checkout, remote: { url, token },
           defaultBranch, config, bot, changes: result.changes, body,
         });
-        run.enter("cleanup");
+        run.enter("cleanup", { stoppable: false });
         return pull;
       }, { parentDir: services.workDir });
 

@@ -79,12 +79,12 @@ export function reviseJobRunner(services: ReviseJobServices): JobRunner {
         // 4. One commit on top of the head.
         run.enter("publish");
         const commit = await pushRevision({ checkout, remote, bot, result, defaultBranch, config, pull: pull.number, reviewer: payload.reviewer });
-        run.enter("cleanup");
+        run.enter("cleanup", { stoppable: false });
         return { result, commit, parent: checkout.head };
       }, { parentDir: services.workDir, files: "none" });
 
       // 5. The answers in the threads and the summary.
-      run.enter("answer");
+      run.enter("answer", { stoppable: false });
       const note = revised.commit ? undefined : noChangeNote(revised.result);
       await answerRevision(octokit, { pull: pullRef, comments, result: revised.result, commit: revised.commit, jobId: job.id, reviewer: payload.reviewer, note }, run.logError);
       return finish({ ...revised, branch: headRef, note });

@@ -1,5 +1,7 @@
 import { Context } from "probot";
+import { DEFAULT_STORE_WAITS, duringWebhook } from "../jobs/store-waits.js";
 import { redactSecrets } from "../redact-secrets.js";
+import { retryWhileLocked } from "../store/retry-while-locked.js";
 import type { TriggerOutcome, TriggerRecord, TriggerStore } from "../store/triggers.js";
 import type { Octokit } from "./types.js";
 
@@ -70,16 +72,21 @@ export class TriggerDesk {
       payload,
       receivedAt: Date.now(),
     };
-    if (!this.store.record(trigger)) {
+    // A database another process holds locked is waited out briefly; then the webhook is answered 503 to be redelivered.
+    if (!(await duringWebhook(() => this.store.record(trigger), this.store.file))) {
       context.log.info({ delivery: context.id, event }, "a redelivered webhook; it was recorded before and is not acted on twice");
       return;
     }
     this.schedule(trigger, () => Promise.resolve(context));
   };
 
-  /** Decides the triggers an earlier process recorded but did not decide (it stopped in between). */
-  start(): void {
-    for (const trigger of this.store.undecided()) this.schedule(trigger, () => this.rebuild(trigger));
+  /** Makes its table, then decides the triggers an earlier process recorded but did not decide (it stopped in between). */
+  async start(): Promise<void> {
+    const undecided = await retryWhileLocked(() => {
+      this.store.createTables();
+      return this.store.undecided();
+    }, DEFAULT_STORE_WAITS.startUp);
+    for (const trigger of undecided) this.schedule(trigger, () => this.rebuild(trigger));
   }
 
   /** Resolves once every decision under way has been made and recorded. */

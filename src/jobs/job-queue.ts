@@ -9,17 +9,43 @@ export type SubmitOutcome =
   | { status: "duplicate" }
   | { status: "busy"; job: JobRecord };
 
-/** Runs one job; `stage` records progress. Returns what the job produced (a PR URL); throws to fail the job. */
+/**
+ * Runs one job; `stage` records progress, `signal` is aborted (its reason an Error saying why) when the job is
+ * cancelled. Returns what the job produced (a PR URL); throws to fail the job.
+ */
 export type JobRunner = (job: JobRecord, progress: { stage: (name: string) => void; signal: AbortSignal }) => Promise<string>;
 
 /** Where triggers put work. The in-process queue implements it now; a Redis-backed one for several workers can later. */
 export interface JobQueue {
-  /** Records the job and schedules it; returns at once, before the job runs. */
+  /** Records the job and schedules it; returns at once, before the job runs. Throws JobStoreBusyError when the job cannot be recorded now. */
   submit(job: NewJob, whenBusy: WhenBusy): Promise<SubmitOutcome>;
   /** Begins work: fails jobs an earlier process left running (calling `onInterrupted`) and resumes jobs it left queued. */
   start(): Promise<void>;
   /** Resolves once nothing is queued or running. */
   drain(): Promise<void>;
-  /** Cancels the queued and running jobs of `key` (optionally only those of `kind`): queued ones are recorded `cancelled` with `reason` and never run; a running one has its signal aborted with `reason` (an Error whose message is the reason) and is recorded `cancelled` when its runner returns or throws. Resolves to the number of jobs cancelled. */
+  /**
+   * Cancels the queued and running jobs of `key` (optionally only those of `kind`): queued ones are recorded
+   * `cancelled` with `reason` and never run; a running one has its signal aborted with `reason` (an Error whose
+   * message is the reason) and is recorded `cancelled` when its runner returns or throws. Resolves to the number
+   * of jobs cancelled. Throws JobStoreBusyError (cancelling nothing) when the queued ones cannot be recorded now.
+   */
   cancel(key: string, reason: string, kind?: string): Promise<number>;
+}
+
+/**
+ * The job store stayed locked by another process longer than a webhook can wait, so nothing was recorded.
+ * Probot's middleware answers a webhook whose handler throws this with its `status` (503), so the delivery shows
+ * as failed in the app's settings, where it can be redelivered.
+ */
+export class JobStoreBusyError extends Error {
+  readonly status = 503;
+
+  constructor(file: string, waitedMs: number, cause: unknown) {
+    super(
+      `the job store (${file}) stayed locked by another process for ${waitedMs} ms, so this delivery was not recorded; ` +
+        "redeliver it (the GitHub App's settings → Advanced → Recent Deliveries) once the other process lets go of the database",
+      { cause },
+    );
+    this.name = "JobStoreBusyError";
+  }
 }

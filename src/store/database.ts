@@ -4,6 +4,14 @@ import Database from "better-sqlite3";
 
 export type Db = Database.Database;
 
+/**
+ * How long one SQLite call of the app may wait on another connection's lock before failing with SQLITE_BUSY.
+ * SQLite waits by sleeping on the calling thread, and the app's one thread also answers webhooks, so the app
+ * waits briefly and its job queue retries on timers instead (see retry-while-locked.ts); a CLI command, which
+ * serves nobody else, keeps openDatabase's longer wait.
+ */
+export const APP_LOCK_WAIT_MS = 20;
+
 /** Where the SQLite file lives unless told otherwise: MAGIS_DB, else `.magis/magis.db` under the working directory. */
 export function defaultDatabasePath(env: NodeJS.ProcessEnv = process.env): string {
   return env.MAGIS_DB || path.resolve(".magis", "magis.db");

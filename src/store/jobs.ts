@@ -1,6 +1,10 @@
 import type { Db } from "./database.js";
+import { isLockError } from "./retry-while-locked.js";
 
-/** Where a job is in its life. `declined`: it arrived while another job with its key ran and was answered instead. */
+/**
+ * Where a job is in its life. `declined`: it arrived while another job with its key ran and was answered instead;
+ * `cancelled`: stopped on request (its issue closed, its time ran out) before or while it ran.
+ */
 export type JobStatus = "queued" | "running" | "succeeded" | "failed" | "declined" | "cancelled";
 
 /** What a trigger asks for: everything a worker needs to run the job later, in any process. */
@@ -24,9 +28,9 @@ export interface NewJob {
 export interface JobRecord extends NewJob {
   id: number;
   status: JobStatus;
-  /** The stage a running job is in, or the stage a failed job failed in. */
+  /** The stage a running job is in, or the stage a failed or cancelled job stopped in. */
   stage: string | null;
-  /** Why it failed or was declined; the PR URL when it succeeded. */
+  /** Why it failed, was declined or cancelled; the PR URL when it succeeded. */
   detail: string | null;
   createdAt: number;
   updatedAt: number;
@@ -60,7 +64,23 @@ export class JobStore {
     private readonly db: Db,
     private readonly now: () => number = Date.now,
   ) {
-    db.exec(`
+    try {
+      this.createTables();
+    } catch (error) {
+      // Creating the tables in a new file needs the write lock; when another process holds it, the queue's start
+      // retries createTables on a timer instead of the app exiting here.
+      if (!isLockError(error)) throw error;
+    }
+  }
+
+  /** The SQLite file the records are in (for log lines an operator acts on). */
+  get file(): string {
+    return this.db.name;
+  }
+
+  /** Creates the table and its indexes unless they exist (a no-op that needs no lock when they do). */
+  createTables(): void {
+    this.db.exec(`
       CREATE TABLE IF NOT EXISTS jobs (
         id INTEGER PRIMARY KEY AUTOINCREMENT,
         delivery TEXT NOT NULL UNIQUE,
@@ -97,11 +117,6 @@ export class JobStore {
   /** Whether a delivery id was recorded already. */
   seen(delivery: string): boolean {
     return this.db.prepare("SELECT 1 FROM jobs WHERE delivery = ?").get(delivery) !== undefined;
-  }
-
-  /** Whether a job with this key is queued or running. */
-  busy(key: string): boolean {
-    return this.db.prepare("SELECT 1 FROM jobs WHERE key = ? AND status IN ('queued', 'running')").get(key) !== undefined;
   }
 
   /** One job by id. */
@@ -143,11 +158,12 @@ export class JobStore {
       .run(reason, stage ?? null, this.now(), id);
   }
 
-  // PROVISIONAL (lead): replaced by the queue helper's implementation on merge.
-  cancelProvisional(id: number, reason: string, stage?: string): void {
-    this.db
-      .prepare("UPDATE jobs SET status = 'cancelled', detail = ?, stage = COALESCE(?, stage), updated_at = ? WHERE id = ?")
-      .run(reason, stage ?? null, this.now(), id);
+  /** Marks jobs cancelled, all or none, keeping the stage each was in, with the reason in plain words. */
+  cancel(ids: readonly number[], reason: string): void {
+    const cancel = this.db.prepare("UPDATE jobs SET status = 'cancelled', detail = ?, updated_at = ? WHERE id = ?");
+    this.db.transaction(() => {
+      for (const id of ids) cancel.run(reason, this.now(), id);
+    })();
   }
 
   private update(id: number, status: JobStatus, stage: string | null, detail: string | null): void {

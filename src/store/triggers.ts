@@ -51,8 +51,16 @@ export class TriggerStore {
   constructor(
     private readonly db: Db,
     private readonly now: () => number = Date.now,
-  ) {
-    db.exec(`
+  ) {}
+
+  /** The database file (for messages). */
+  get file(): string {
+    return this.db.name;
+  }
+
+  /** Creates the table if it is missing; a separate step, so a start-up that finds the database locked can retry it. */
+  createTables(): void {
+    this.db.exec(`
       CREATE TABLE IF NOT EXISTS triggers (
         delivery TEXT PRIMARY KEY,
         event TEXT NOT NULL,

@@ -3,6 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import git from "isomorphic-git";
 import http from "isomorphic-git/http/node";
+import { checkoutPrefix } from "./checkout-name.js";
 import { writeWorktree } from "./write-worktree.js";
 
 /** Where a repository lives and the credential that opens it (an installation token). */
@@ -27,10 +28,11 @@ export function authFor(remote: GitRemote) {
 
 /**
  * Clones `branch` shallowly (depth 1, single branch, no tags) into a new temporary directory, runs `work` on it,
- * and removes the directory afterwards whether `work` succeeded or not. `parentDir` (default: the system's temp
- * directory) is where the checkout goes; a tmpfs there makes checkouts of large repositories much faster. With
- * `files: "none"` the work tree stays empty (writing thousands of files costs several times the fetch) and the
- * caller writes the few files it reads with `writeFilesAt`.
+ * and removes the directory afterwards whether `work` succeeded or not (a killed process's are removed by the next
+ * app's removeLeftoverCheckouts). `parentDir` (default: the system's temp directory) is where the checkout goes; a
+ * tmpfs there makes checkouts of large repositories much faster. With `files: "none"` the work tree stays empty
+ * (writing thousands of files costs several times the fetch) and the caller writes the few files it reads with
+ * `writeFilesAt`.
  */
 export async function withShallowClone<T>(
   remote: GitRemote,
@@ -40,7 +42,8 @@ export async function withShallowClone<T>(
 ): Promise<T> {
   const parent = options.parentDir ?? os.tmpdir();
   fs.mkdirSync(parent, { recursive: true });
-  const dir = fs.mkdtempSync(path.join(parent, "magis-clone-"));
+  // Named by this process, so a later one can remove it if this process is killed before the finally below runs.
+  const dir = fs.mkdtempSync(path.join(parent, checkoutPrefix()));
   try {
     const cache = {};
     await git.clone({

@@ -63,7 +63,9 @@ describe("a trigger is recorded first and decided afterwards", () => {
   it("decides, on start, a trigger an earlier process recorded but never decided", async () => {
     const db = openDatabase(path.join(rig.root, "magis.db"));
     const payload = labeledPayload({ installationId: INSTALLATION });
-    new TriggerStore(db).record({ delivery: "d-left", event: "issues.labeled", installationId: INSTALLATION, owner: OWNER, repo: REPO, number: 1, payload, receivedAt: Date.now() });
+    const earlier = new TriggerStore(db);
+    earlier.createTables();
+    earlier.record({ delivery: "d-left", event: "issues.labeled", installationId: INSTALLATION, owner: OWNER, repo: REPO, number: 1, payload, receivedAt: Date.now() });
     db.close();
     await rig.setUp();
     await rig.app.services.settled();

@@ -3,7 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { dispatchByKind } from "../../../src/jobs/dispatch-by-kind.js";
-import { InProcessQueue, INTERRUPTED_REASON } from "../../../src/jobs/in-process-queue.js";
+import { InProcessQueue, INTERRUPTED_REASON, type InProcessQueueOptions, type QueueLog } from "../../../src/jobs/in-process-queue.js";
 import type { JobRunner } from "../../../src/jobs/job-queue.js";
 import { openDatabase } from "../../../src/store/database.js";
 import { jobKey, JobStore, type JobRecord, type NewJob } from "../../../src/store/jobs.js";
@@ -46,13 +46,24 @@ function gatedRunner() {
   return { run, started, release };
 }
 
+/** A log that keeps its lines, so a test can read what an operator would. */
+function keptLog(): QueueLog & { lines: string[] } {
+  const lines: string[] = [];
+  const keep = (fields: object, message: string) => void lines.push(`${message} ${JSON.stringify(fields)}`);
+  return { lines, info: keep, warn: keep, error: keep };
+}
+
+function newQueue(store: JobStore, run: JobRunner, options: Partial<InProcessQueueOptions> = {}): InProcessQueue {
+  return new InProcessQueue(store, run, { log: keptLog(), ...options });
+}
+
 const tick = () => new Promise((resolve) => setImmediate(resolve));
 
 describe("InProcessQueue", () => {
   it("answers the submission before the job starts, then records running, stage and success", async () => {
     const store = new JobStore(openDatabase(dbFile()));
     const runner = gatedRunner();
-    const queue = new InProcessQueue(store, runner.run);
+    const queue = newQueue(store, runner.run);
     const outcome = await queue.submit(job("d1"), "decline");
     expect(outcome.status).toBe("queued");
     expect(runner.started).toHaveLength(0);
@@ -65,10 +76,22 @@ describe("InProcessQueue", () => {
     expect(store.get(id)).toMatchObject({ status: "succeeded", detail: "https://github.com/octo/demo/pull/2" });
   });
 
+  it("records a running job in stage 'start' until its runner names one", async () => {
+    const store = new JobStore(openDatabase(dbFile()));
+    let release = () => {};
+    const queue = newQueue(store, () => new Promise((resolve) => (release = () => resolve("done"))));
+    const outcome = await queue.submit(job("s1"), "decline");
+    await tick();
+    if (outcome.status !== "queued") throw new Error("expected queued");
+    expect(store.get(outcome.job.id)).toMatchObject({ status: "running", stage: "start" });
+    release();
+    await queue.drain();
+  });
+
   it("ignores a redelivered webhook", async () => {
     const store = new JobStore(openDatabase(dbFile()));
     const runner = gatedRunner();
-    const queue = new InProcessQueue(store, runner.run);
+    const queue = newQueue(store, runner.run);
     await queue.submit(job("same"), "decline");
     expect(await queue.submit(job("same"), "decline")).toEqual({ status: "duplicate" });
     await tick();
@@ -81,7 +104,7 @@ describe("InProcessQueue", () => {
   it("declines a second trigger for a busy issue but runs other issues alongside", async () => {
     const store = new JobStore(openDatabase(dbFile()));
     const runner = gatedRunner();
-    const queue = new InProcessQueue(store, runner.run, { concurrency: 2 });
+    const queue = newQueue(store, runner.run, { concurrency: 2 });
     await queue.submit(job("a", 1), "decline");
     const second = await queue.submit(job("b", 1), "decline");
     expect(second.status).toBe("busy");
@@ -96,7 +119,7 @@ describe("InProcessQueue", () => {
   it("queues a waiting job behind the running one with the same key, never beside it", async () => {
     const store = new JobStore(openDatabase(dbFile()));
     const runner = gatedRunner();
-    const queue = new InProcessQueue(store, runner.run, { concurrency: 4 });
+    const queue = newQueue(store, runner.run, { concurrency: 4 });
     expect(await queue.submit(job("first", 3), "wait")).toMatchObject({ status: "queued", behind: false });
     expect(await queue.submit(job("second", 3), "wait")).toMatchObject({ status: "queued", behind: true });
     await tick();
@@ -115,7 +138,7 @@ describe("InProcessQueue", () => {
     const failing: JobRunner = async () => {
       throw Object.assign(new Error("no file is relevant"), { stage: "locate" });
     };
-    const queue = new InProcessQueue(store, failing);
+    const queue = newQueue(store, failing);
     const outcome = await queue.submit(job("x"), "decline");
     await queue.drain();
     if (outcome.status !== "queued") throw new Error("expected queued");
@@ -132,7 +155,7 @@ describe("InProcessQueue", () => {
     const store = new JobStore(openDatabase(file));
     const runner = gatedRunner();
     const told: JobRecord[] = [];
-    const queue = new InProcessQueue(store, runner.run, { onInterrupted: async (j) => void told.push(j) });
+    const queue = newQueue(store, runner.run, { onInterrupted: async (j) => void told.push(j) });
     await queue.start();
     expect(told).toHaveLength(1);
     expect(told[0]).toMatchObject({ id: interrupted.id, status: "failed", stage: "code", detail: INTERRUPTED_REASON });
@@ -144,11 +167,82 @@ describe("InProcessQueue", () => {
   });
 });
 
+describe("InProcessQueue.cancel", () => {
+  /** A runner that works until its signal is aborted, then throws the signal's reason, as a real runner's LLM calls do. */
+  function abortableRunner() {
+    const started: JobRecord[] = [];
+    const run: JobRunner = (record, progress) =>
+      new Promise((_resolve, reject) => {
+        started.push(record);
+        progress.stage("code");
+        progress.signal.addEventListener("abort", () => reject(progress.signal.reason));
+      });
+    return { run, started };
+  }
+
+  it("cancels a queued job, which then never runs, and answers a second trigger for the issue instead of declining it", async () => {
+    const store = new JobStore(openDatabase(dbFile()));
+    const gated = gatedRunner();
+    const told: string[] = [];
+    const queue = newQueue(store, gated.run, { onCancelled: (j, reason) => void told.push(`${j.delivery}: ${reason}`) });
+    const first = await queue.submit(job("q1", 1), "wait");
+    const second = await queue.submit(job("q2", 1), "wait");
+    await tick();
+    if (first.status !== "queued" || second.status !== "queued") throw new Error("expected both queued");
+    expect(await queue.cancel(jobKey("octo", "demo", 1), "the issue was closed", "no-such-kind")).toBe(0);
+    expect(await queue.cancel(jobKey("octo", "demo", 2), "the issue was closed")).toBe(0);
+    gated.release(first.job.id, "done");
+    await tick();
+    // q2 is running now; cancel a third, queued behind it.
+    const third = await queue.submit(job("q3", 1), "wait");
+    if (third.status !== "queued") throw new Error("expected queued");
+    expect(await queue.cancel(jobKey("octo", "demo", 1), "the issue was closed", "resolve-issue")).toBe(2);
+    expect(store.get(third.job.id)).toMatchObject({ status: "cancelled", detail: "the issue was closed" });
+    expect(told).toEqual(["q3: the issue was closed"]);
+    // The running one ignores its signal here and finishes with a PR: the PR exists, so the record says so.
+    gated.release(second.job.id, "https://github.com/octo/demo/pull/3");
+    await queue.drain();
+    expect(store.get(second.job.id)).toMatchObject({ status: "succeeded", detail: "https://github.com/octo/demo/pull/3" });
+    expect(told).toEqual(["q3: the issue was closed"]);
+    expect(gated.started.map((j) => j.delivery)).toEqual(["q1", "q2"]);
+    expect(await queue.submit(job("q4", 1), "decline")).toMatchObject({ status: "queued", behind: false });
+    await tick();
+    gated.release(gated.started[2]!.id, "done");
+    await queue.drain();
+  });
+
+  it("aborts a running job's signal with the reason, records it cancelled and not failed, and lets a new trigger wait behind it", async () => {
+    const store = new JobStore(openDatabase(dbFile()));
+    const runner = abortableRunner();
+    const failed: unknown[] = [];
+    const queue = newQueue(store, runner.run, { onFailed: (_j, error) => void failed.push(error) });
+    const outcome = await queue.submit(job("r1", 5), "decline");
+    await tick();
+    if (outcome.status !== "queued") throw new Error("expected queued");
+    expect(runner.started).toHaveLength(1);
+    const cancelling = queue.cancel(jobKey("octo", "demo", 5), "the label was removed");
+    // Submitted while the cancelled job winds down: not declined (busy ignores it), not run beside it.
+    const next = await queue.submit(job("r2", 5), "decline");
+    expect(await cancelling).toBe(1);
+    expect(next).toMatchObject({ status: "queued", behind: false });
+    await tick();
+    await tick();
+    expect(store.get(outcome.job.id)).toMatchObject({ status: "cancelled", stage: "code", detail: "the label was removed" });
+    expect(failed).toEqual([]);
+    expect(runner.started.map((j) => j.delivery)).toEqual(["r1", "r2"]);
+    expect(await queue.cancel(jobKey("octo", "demo", 5), "the time limit of 1 minute was reached")).toBe(1);
+    expect(await queue.cancel(jobKey("octo", "demo", 5), "again")).toBe(0);
+    await queue.drain();
+    if (next.status !== "queued") throw new Error("expected queued");
+    expect(store.get(next.job.id)).toMatchObject({ status: "cancelled", detail: "the time limit of 1 minute was reached" });
+  });
+});
+
 describe("dispatchByKind", () => {
   it("runs each job with the runner of its kind and fails jobs of an unknown kind", async () => {
     const store = new JobStore(openDatabase(dbFile()));
     const seen: string[] = [];
-    const queue = new InProcessQueue(
+    const queue = newQueue(
       store,
       dispatchByKind({ "resolve-issue": async (j) => (seen.push(j.delivery), "done") }),
     );
@@ -165,7 +259,7 @@ describe("dispatchByKind", () => {
     for (const concurrency of [0, -1, Number.NaN]) {
       const store = new JobStore(openDatabase(dbFile()));
       const gated = gatedRunner();
-      const queue = new InProcessQueue(store, gated.run, { concurrency });
+      const queue = newQueue(store, gated.run, { concurrency });
       await queue.submit(job(`a${concurrency}`, 1), "decline");
       await queue.submit(job(`b${concurrency}`, 2), "decline");
       await tick();

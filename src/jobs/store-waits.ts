@@ -1,0 +1,34 @@
+import { isLockError, retryWhileLocked, type LockWait } from "../store/retry-while-locked.js";
+import { JobStoreBusyError } from "./job-queue.js";
+
+/** How long each kind of job-store call waits out another process's lock on the database (see retryWhileLocked). */
+export interface StoreWaits {
+  /** A webhook's submission or cancellation: it must be answered within about a second, lock or not. */
+  webhook: LockWait;
+  /** A running job's own records (running, succeeded, failed, cancelled): long enough for an operator's lock to pass. */
+  job: LockWait;
+  /** Start-up: nothing is served until the store answers, so as long as the lock lasts. */
+  startUp: LockWait;
+}
+
+/** The waits the app uses. */
+export const DEFAULT_STORE_WAITS: StoreWaits = {
+  webhook: { totalMs: 500, firstPauseMs: 5, maxPauseMs: 100 },
+  job: { totalMs: 10 * 60_000, firstPauseMs: 50, maxPauseMs: 2_000 },
+  startUp: { totalMs: Number.POSITIVE_INFINITY, firstPauseMs: 100, maxPauseMs: 5_000 },
+};
+
+/**
+ * A store call made while a webhook waits for its answer: another process's lock is waited out for `wait.totalMs`
+ * (timers, not SQLite's busy sleep), then JobStoreBusyError says nothing was recorded and the delivery should be
+ * redelivered (Probot answers it 503).
+ */
+export async function duringWebhook<T>(call: () => T, file: string, wait: LockWait = DEFAULT_STORE_WAITS.webhook): Promise<T> {
+  const started = Date.now();
+  try {
+    return await retryWhileLocked(call, wait);
+  } catch (error) {
+    if (isLockError(error)) throw new JobStoreBusyError(file, Date.now() - started, error);
+    throw error;
+  }
+}

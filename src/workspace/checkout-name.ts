@@ -1,0 +1,38 @@
+import crypto from "node:crypto";
+import os from "node:os";
+
+const PREFIX = "magis-clone-";
+
+/** The process that made a checkout: its pid, a tag of its machine, and a tag of that run of the process. */
+export interface CheckoutOwner {
+  pid: number;
+  host: string;
+  run: string;
+}
+
+/**
+ * This process. The machine tag keeps a work folder shared across machines or containers (each with its own pids)
+ * from being judged by the wrong pids; the run tag tells this process from an earlier one that had the same pid,
+ * as an app restarted in its container usually does.
+ */
+export const THIS_PROCESS: CheckoutOwner = {
+  pid: process.pid,
+  host: crypto.createHash("sha256").update(os.hostname()).digest("hex").slice(0, 8),
+  run: crypto.randomBytes(4).toString("hex"),
+};
+
+/** The folder-name prefix of the checkouts `owner` makes (mkdtemp appends six random characters). */
+export function checkoutPrefix(owner: CheckoutOwner = THIS_PROCESS): string {
+  return `${PREFIX}${owner.pid}-${owner.host}-${owner.run}-`;
+}
+
+/** Whether a folder name is a MAGIS checkout, of this version (named by its owner) or of an earlier one (`magis-clone-XXXXXX`). */
+export function isCheckoutName(name: string): boolean {
+  return name.startsWith(PREFIX);
+}
+
+/** The owner a checkout's folder name records, or null for a name of an earlier version, which recorded none. */
+export function checkoutOwner(name: string): CheckoutOwner | null {
+  const match = /^magis-clone-(\d+)-([0-9a-f]{8})-([0-9a-f]{8})-[^-]+$/.exec(name);
+  return match ? { pid: Number(match[1]), host: match[2]!, run: match[3]! } : null;
+}
