@@ -56,7 +56,7 @@ export const serveCommand: Command = {
   run: async (args: string[], io: CliIo) => {
     parseFlags(args, {});
     await startServer(io.env);
-    // The server keeps the process alive; Probot stops it on SIGINT.
+    // The server keeps the process alive until it is stopped (Ctrl-C, SIGTERM).
     return 0;
   },
 };

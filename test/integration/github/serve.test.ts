@@ -136,12 +136,19 @@ describe("magis serve", () => {
     expect((await fetch(url.replace("/api/github/webhooks", "/ping"))).status).toBe(200);
   });
 
-  it("refuses a body whose Content-Length is over GitHub's 25 MB cap with 413, before it has arrived", async () => {
-    const url = await serveApp();
+  it("refuses a body whose Content-Length is over GitHub's 25 MB cap with 413, before it has arrived, logging it once", async () => {
+    const logs: string[] = [];
+    const url = await serveApp(logs);
+    logs.length = 0;
     const post = await postLarge(url, 50 * MB, "content-length");
     report("50 MB, Content-Length", post);
     expect(post.status).toBe(413);
     expect(post.sentWhenAnswered).toBeLessThan(50 * MB);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const warnings = logs.map((line) => JSON.parse(line)).filter((line) => line.level >= 40);
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatchObject({ delivery: "big-1", status: 413 });
+    expect(warnings[0].reason).toContain("GitHub's limit for a webhook payload");
   }, 30_000);
 
   it("refuses a chunked body with 413 once it grows past 25 MB, without reading the rest", async () => {
