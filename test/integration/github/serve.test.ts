@@ -1,19 +1,23 @@
 import crypto from "node:crypto";
 import fs from "node:fs";
+import http from "node:http";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { pino } from "pino";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { startServer } from "../../../src/cli/serve.js";
 import type { RunningServer } from "../../../src/server/start-webhook-server.js";
+import { labeledPayload } from "../../e2e/payloads.js";
 import { sign } from "../../e2e/start-app.js";
 
 let server: RunningServer | undefined;
 const dirs: string[] = [];
+const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
   await server?.stop();
   server = undefined;
+  for (const cleanup of cleanups.splice(0)) await cleanup();
   for (const dir of dirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
 });
 
@@ -26,14 +30,14 @@ async function freePort(): Promise<number> {
 }
 
 /** `magis serve` with app credentials on a free port of 127.0.0.1; `logs` gets every line it writes (debug and up). */
-async function serveApp(logs: string[] = []): Promise<string> {
+async function serveApp(logs: string[] = [], env: NodeJS.ProcessEnv = {}): Promise<string> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "magis-serve-"));
   dirs.push(dir);
   const { privateKey } = crypto.generateKeyPairSync("rsa", { modulusLength: 2048, privateKeyEncoding: { type: "pkcs1", format: "pem" }, publicKeyEncoding: { type: "spki", format: "pem" } });
   const port = await freePort();
   const log = pino({ level: "debug" }, { write: (line: string) => void logs.push(line) });
   server = await startServer(
-    { HOST: "127.0.0.1", PORT: String(port), NODE_ENV: "test", APP_ID: "1", PRIVATE_KEY: privateKey, WEBHOOK_SECRET: "s3cret", MAGIS_DB: path.join(dir, "magis.db") },
+    { HOST: "127.0.0.1", PORT: String(port), NODE_ENV: "test", APP_ID: "1", PRIVATE_KEY: privateKey, WEBHOOK_SECRET: "s3cret", MAGIS_DB: path.join(dir, "magis.db"), ...env },
     { log },
   );
   return `http://127.0.0.1:${port}/api/github/webhooks`;
@@ -174,4 +178,21 @@ describe("magis serve", () => {
     expect(warnings[0]).toMatchObject({ delivery: "bad-1", status: 400 });
     expect(warnings[0].reason).toContain("signature does not match");
   });
+
+  it("bounds the app's GitHub calls by MAGIS_GITHUB_TIMEOUT_MS: a webhook handled against a GitHub that never answers logs the timeout", async () => {
+    const sockets = new Set<net.Socket>();
+    const github = http.createServer(() => undefined).on("connection", (socket) => sockets.add(socket));
+    await new Promise<void>((resolve) => github.listen(0, "127.0.0.1", resolve));
+    cleanups.push(async () => {
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => github.close(resolve));
+    });
+    const logs: string[] = [];
+    const host = `127.0.0.1:${(github.address() as net.AddressInfo).port}`;
+    const url = await serveApp(logs, { GHE_HOST: host, GHE_PROTOCOL: "http", MAGIS_GITHUB_TIMEOUT_MS: "300" });
+    const body = JSON.stringify(labeledPayload({ installationId: 7 }));
+    await fetch(url, { method: "POST", headers: { ...webhookHeaders, "x-github-event": "issues", "x-github-delivery": "slow-1", "x-hub-signature-256": sign("s3cret", body) }, body });
+    const timedOut = new RegExp(`GitHub did not answer POST http://${host.replace(/\./g, "\\.")}/api/v3/app/installations/7/access_tokens within 300 ms`);
+    await vi.waitFor(() => expect(logs.some((line) => timedOut.test(line))).toBe(true), { timeout: 10_000, interval: 50 });
+  }, 20_000);
 });
