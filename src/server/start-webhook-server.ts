@@ -46,19 +46,7 @@ export async function startWebhookServer(options: WebhookServerOptions): Promise
   const server = http.createServer((request, response) => {
     const started = Date.now();
     let refusal: Refusal | undefined;
-    response.once("close", () => {
-      const fields = {
-        status: response.statusCode,
-        ms: Date.now() - started,
-        delivery: request.headers["x-github-delivery"],
-        event: request.headers["x-github-event"],
-        ...(refusal ? { reason: refusal.error } : {}),
-      };
-      const line = `${request.method} ${request.url} ${response.statusCode} - ${fields.ms}ms`;
-      if (refusal) log.warn(fields, line);
-      else if (response.statusCode >= 500) log.error(fields, line);
-      else log.info(fields, line);
-    });
+    response.once("close", () => logRequest(log, request, response, Date.now() - started, refusal));
     void (async () => {
       if (request.method === "POST") {
         refusal = await screenWebhook(request, probot);
@@ -105,6 +93,21 @@ async function screenWebhook(request: IncomingMessage, probot: Probot): Promise<
   // @octokit/webhooks' middleware takes a body that is already a string as the payload instead of reading the stream.
   (request as IncomingMessage & { body?: string }).body = body.text;
   return undefined;
+}
+
+/** The one log line of a request: a warning with the reason when it was refused, never the body. */
+function logRequest(log: Probot["log"], request: IncomingMessage, response: ServerResponse, ms: number, refusal: Refusal | undefined): void {
+  const fields = {
+    status: response.statusCode,
+    ms,
+    delivery: request.headers["x-github-delivery"],
+    event: request.headers["x-github-event"],
+    ...(refusal ? { reason: refusal.error } : {}),
+  };
+  const line = `${request.method} ${request.url} ${response.statusCode} - ${ms}ms`;
+  if (refusal) log.warn(fields, line);
+  else if (response.statusCode >= 500) log.error(fields, line);
+  else log.info(fields, line);
 }
 
 /** Answers a refused request; an oversized body is not read further: the connection closes once the answer is out. */
