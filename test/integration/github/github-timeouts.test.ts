@@ -100,4 +100,17 @@ describe("GitHub API calls against a GitHub that accepts and never answers", () 
     expect(data.id).toBe(5);
     expect(standIn.requests.filter((r) => r.startsWith("POST /repos/o/r/issues/1/comments"))).toHaveLength(2);
   }, 15_000);
+
+  it("a rate limit that resets in an hour fails the call now instead of waiting", async () => {
+    const standIn = await startStandIn((request, response) => {
+      if (token(request, response)) return true;
+      const reset = String(Math.floor(Date.now() / 1000) + 3600);
+      response.writeHead(403, { "content-type": "application/json", "x-ratelimit-remaining": "0", "x-ratelimit-reset": reset });
+      response.end(JSON.stringify({ message: "API rate limit exceeded for installation ID 7." }));
+      return true;
+    });
+    const octokit = await probotAt(standIn).auth(7);
+    await expect(octokit.rest.issues.get({ owner: "o", repo: "r", issue_number: 1 })).rejects.toThrow(/API rate limit exceeded/);
+    expect(standIn.requests.filter((r) => r.startsWith("GET /repos/o/r/issues/1"))).toHaveLength(1);
+  }, 15_000);
 });
