@@ -1,7 +1,8 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { Context, ProbotOctokit } from "probot";
+import { Context } from "probot";
+import { createOctokitClass, githubBoundsFrom } from "../github/create-octokit-class.js";
 import { botIdentity, createServices, type GitHubHost, type MagisAppOptions } from "../github/create-services.js";
 import { contextLog } from "../github/trigger-desk.js";
 import type { Octokit } from "../github/types.js";
@@ -36,7 +37,8 @@ export async function runAction(env: NodeJS.ProcessEnv, io: ActionIo, options: P
   // 2. The store and the client.
   const scratch = env.MAGIS_DB ? null : fs.mkdtempSync(path.join(env.RUNNER_TEMP || os.tmpdir(), "magis-action-"));
   const db = openDatabase(env.MAGIS_DB || path.join(scratch!, "magis.db"));
-  const octokit = new ProbotOctokit({ auth: { token: event.token }, baseUrl: event.apiUrl }) as Octokit;
+  const Bounded = createOctokitClass(githubBoundsFrom(env));
+  const octokit = new Bounded({ auth: { token: event.token }, baseUrl: event.apiUrl }) as Octokit;
   // The workflow's token acts as one installation; its bot is github-actions[bot] unless an app token is passed.
   const host: GitHubHost = { auth: async () => octokit, bot: botIdentity(async () => env.MAGIS_BOT_LOGIN || "github-actions[bot]"), log };
   try {

@@ -13,6 +13,7 @@ import { JobStore } from "../store/jobs.js";
 import { EvolutionMemory } from "../store/memory.js";
 import { TriggerStore } from "../store/triggers.js";
 import { redactSecrets } from "../redact-secrets.js";
+import { gitIdleMsFrom } from "../workspace/git-http-with-timeout.js";
 import { removeLeftoverCheckouts } from "../workspace/remove-leftover-checkouts.js";
 import { reportInterruptedJob } from "./report-interrupted-job.js";
 import { resolveJobRunner, type ResolveJobServices } from "./run-resolve-job.js";
@@ -88,6 +89,7 @@ export function createServices(host: GitHubHost, options: MagisAppOptions = {}):
     createLlm: options.createLlm ?? ((config, onTrace, signal) => createLlm({ config, env, onTrace, signal })),
     gitBaseUrl: options.gitBaseUrl ?? (env.MAGIS_GIT_BASE_URL || undefined),
     workDir: options.workDir ?? (env.MAGIS_WORKDIR || undefined),
+    gitIdleTimeoutMs: gitIdleMsFrom(env),
     log,
     now: Date.now,
     onTimings: (job, timings) => {

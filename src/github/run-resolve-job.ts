@@ -41,6 +41,8 @@ export interface ResolveJobServices extends JobServices {
   gitBaseUrl?: string;
   /** Where checkouts are made (default: the system's temp directory). */
   workDir?: string;
+  /** How long the git server may stay silent during a clone or push (MAGIS_GIT_TIMEOUT_MS; default 60 s). */
+  gitIdleTimeoutMs?: number;
 }
 
 /**
@@ -70,7 +72,8 @@ export function resolveJobRunner(services: ResolveJobServices): JobRunner {
       run.enter("clone");
 
       // 2. The checkout, and 3. the MAGIS run in it.
-      const published = await withShallowClone({ url, token }, defaultBranch, async (checkout) => {
+      const remote = { url, token, idleTimeoutMs: services.gitIdleTimeoutMs };
+      const published = await withShallowClone(remote, defaultBranch, async (checkout) => {
         run.enter("locate");
         const onProgress = (event: ProgressEvent) => {
           const next = phaseAfter(event);
@@ -85,7 +88,7 @@ export function resolveJobRunner(services: ResolveJobServices): JobRunner {
         await ensureStillWanted(octokit, issueRef, payload.label);
         const body = renderReport(result, { title: issue.title, issueNumber: job.number });
         const pull = await publishPullRequest({
-          octokit, repo, issue: { number: job.number, title: issue.title }, checkout, remote: { url, token },
+          octokit, repo, issue: { number: job.number, title: issue.title }, checkout, remote,
           defaultBranch, config, bot, changes: result.changes, body,
         });
         run.enter("cleanup", { stoppable: false });

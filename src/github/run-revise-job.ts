@@ -63,7 +63,7 @@ export function reviseJobRunner(services: ReviseJobServices): JobRunner {
       run.enter("clone");
       const { url, defaultBranch } = await openRepository(octokit, repo, config, services.gitBaseUrl, REVISE_PULL_REQUEST);
       const bot = await services.bot(octokit);
-      const remote = { url, token };
+      const remote = { url, token, idleTimeoutMs: services.gitIdleTimeoutMs };
       const revised = await withShallowClone(remote, headRef, async (checkout) => {
         // 3. The revision.
         run.enter("plan");

@@ -2,8 +2,8 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import git from "isomorphic-git";
-import http from "isomorphic-git/http/node";
 import { checkoutPrefix } from "./checkout-name.js";
+import { DEFAULT_GIT_IDLE_MS, gitHttpWithTimeout, type BoundedGitHttp } from "./git-http-with-timeout.js";
 import { writeWorktree } from "./write-worktree.js";
 
 /** Where a repository lives and the credential that opens it (an installation token). */
@@ -11,6 +11,8 @@ export interface GitRemote {
   /** HTTPS clone URL, without credentials. */
   url: string;
   token: string;
+  /** Most milliseconds the git server may stay silent before a clone or push fails (default 60 s). */
+  idleTimeoutMs?: number;
 }
 
 /** A fresh shallow checkout of one branch. */
@@ -24,6 +26,11 @@ export interface Checkout {
 /** isomorphic-git asks for credentials instead of reading them from the URL, so the token never sits in a URL or a log line. */
 export function authFor(remote: GitRemote) {
   return () => ({ username: "x-access-token", password: remote.token });
+}
+
+/** The HTTP client for a clone or push to `remote`: isomorphic-git's, giving up on a server that goes silent. */
+export function gitHttpFor(remote: GitRemote): BoundedGitHttp {
+  return gitHttpWithTimeout(remote.idleTimeoutMs ?? DEFAULT_GIT_IDLE_MS);
 }
 
 /**
@@ -46,7 +53,8 @@ export async function withShallowClone<T>(
   const dir = fs.mkdtempSync(path.join(parent, checkoutPrefix()));
   try {
     const cache = {};
-    await git.clone({
+    const http = gitHttpFor(remote);
+    await http.settle(git.clone({
       fs,
       http,
       dir,
@@ -59,7 +67,7 @@ export async function withShallowClone<T>(
       noCheckout: true,
       onAuth: authFor(remote),
       cache,
-    });
+    }));
     // A single-branch clone records no origin/HEAD; isomorphic-git's push needs it to leave out the objects
     // the remote's default branch already has (without it, a push re-sends every file of the repository).
     await git.writeRef({ fs, dir, ref: "refs/remotes/origin/HEAD", value: `refs/remotes/origin/${branch}`, symbolic: true, force: true });

@@ -1,9 +1,8 @@
 import fs from "node:fs";
 import git from "isomorphic-git";
-import http from "isomorphic-git/http/node";
 import { encodeFile, type FileEncoding } from "../edit/file-encoding.js";
 import { checkBotBranch } from "./check-bot-branch.js";
-import { authFor, type Checkout, type GitRemote } from "./clone-repository.js";
+import { authFor, gitHttpFor, type Checkout, type GitRemote } from "./clone-repository.js";
 import { protectedPathMatcher } from "./protected-paths.js";
 import { resolveInside } from "./safe-path.js";
 import { writeChangedTree } from "./write-changed-tree.js";
@@ -60,8 +59,9 @@ export async function commitAndPush(request: CommitRequest): Promise<string> {
   const expected = request.force ? request.expectedRemoteHead : undefined;
   let moved: string | null = null;
   let result: Awaited<ReturnType<typeof git.push>>;
+  const http = gitHttpFor(request.remote);
   try {
-    result = await git.push({
+    result = await http.settle(git.push({
       fs,
       http,
       dir,
@@ -81,7 +81,7 @@ export async function commitAndPush(request: CommitRequest): Promise<string> {
             },
           }
         : {}),
-    });
+    }));
   } catch (error) {
     if (moved !== null) {
       throw new Error(

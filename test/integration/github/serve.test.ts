@@ -1,18 +1,23 @@
 import crypto from "node:crypto";
 import fs from "node:fs";
+import http from "node:http";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
-import type { Server } from "probot";
-import { afterEach, describe, expect, it } from "vitest";
+import { pino } from "pino";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { startServer } from "../../../src/cli/serve.js";
+import type { RunningServer } from "../../../src/server/start-webhook-server.js";
+import { labeledPayload } from "../../e2e/payloads.js";
 import { sign } from "../../e2e/start-app.js";
 
-let server: Server | undefined;
+let server: RunningServer | undefined;
 const dirs: string[] = [];
+const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
   await server?.stop();
   server = undefined;
+  for (const cleanup of cleanups.splice(0)) await cleanup();
   for (const dir of dirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
 });
 
@@ -22,6 +27,87 @@ async function freePort(): Promise<number> {
   const { port } = probe.address() as net.AddressInfo;
   await new Promise((resolve) => probe.close(resolve));
   return port;
+}
+
+/** `magis serve` with app credentials on a free port of 127.0.0.1; `logs` gets every line it writes (debug and up). */
+async function serveApp(logs: string[] = [], env: NodeJS.ProcessEnv = {}): Promise<string> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "magis-serve-"));
+  dirs.push(dir);
+  const { privateKey } = crypto.generateKeyPairSync("rsa", { modulusLength: 2048, privateKeyEncoding: { type: "pkcs1", format: "pem" }, publicKeyEncoding: { type: "spki", format: "pem" } });
+  const port = await freePort();
+  const log = pino({ level: "debug" }, { write: (line: string) => void logs.push(line) });
+  server = await startServer(
+    { HOST: "127.0.0.1", PORT: String(port), NODE_ENV: "test", APP_ID: "1", PRIVATE_KEY: privateKey, WEBHOOK_SECRET: "s3cret", MAGIS_DB: path.join(dir, "magis.db"), ...env },
+    { log },
+  );
+  return `http://127.0.0.1:${port}/api/github/webhooks`;
+}
+
+const MB = 1024 * 1024;
+const webhookHeaders = { "content-type": "application/json", "x-github-event": "ping", "x-github-delivery": "big-1", "x-hub-signature-256": `sha256=${"0".repeat(64)}` };
+
+/** What a large POST got: the answer, and how much of the body had been handed to the socket when the answer came. */
+interface LargePost {
+  status: number;
+  sentWhenAnswered: number;
+  ms: number;
+  /** Highest growth of this process's RSS while the request ran (the server runs in this process too). */
+  rssGrowth: number;
+}
+
+/**
+ * POSTs `totalBytes` of filler, 1 MB at a time with backpressure (the client holds one chunk only), declared by
+ * Content-Length or sent chunked; stops writing once an answer's status line arrives. Written on a raw socket:
+ * nock's http interception would buffer the whole body in this process before passing it on. A server that does
+ * not answer fails the call after 20 s.
+ */
+function postLarge(url: string, totalBytes: number, framing: "content-length" | "chunked"): Promise<LargePost> {
+  const { hostname, port, pathname } = new URL(url);
+  const chunk = Buffer.alloc(MB, " ");
+  const started = Date.now();
+  const rssBefore = process.memoryUsage().rss;
+  let rssPeak = rssBefore;
+  const sampler = setInterval(() => (rssPeak = Math.max(rssPeak, process.memoryUsage().rss)), 20);
+  return new Promise<LargePost>((resolve, reject) => {
+    let sent = 0;
+    let received = "";
+    let answer: { status: number; sentWhenAnswered: number } | undefined;
+    const finish = (error?: Error) => {
+      clearInterval(sampler);
+      clearTimeout(bound);
+      socket.destroy();
+      if (!answer) return reject(error ?? new Error(`the connection closed without an answer after ${sent / MB} MB`));
+      resolve({ ...answer, ms: Date.now() - started, rssGrowth: Math.max(rssPeak, process.memoryUsage().rss) - rssBefore });
+    };
+    const bound = setTimeout(() => finish(new Error(`no answer within 20 s after sending ${sent / MB} MB`)), 20_000);
+    const socket = net.connect(Number(port), hostname);
+    socket.on("data", (data) => {
+      received += data.toString("latin1");
+      const status = /^HTTP\/1\.1 (\d{3}) /.exec(received);
+      if (status && !answer) answer = { status: Number(status[1]), sentWhenAnswered: sent };
+      if (answer && received.includes("\r\n\r\n")) finish();
+    });
+    // Writing into a connection the server has closed fails; that is expected once the answer is in.
+    socket.on("error", (error) => finish(answer ? undefined : error));
+    socket.on("close", () => finish());
+    const framingHeader = framing === "content-length" ? `content-length: ${totalBytes}` : "transfer-encoding: chunked";
+    const head = [`POST ${pathname} HTTP/1.1`, `host: ${hostname}:${port}`, framingHeader, ...Object.entries(webhookHeaders).map(([k, v]) => `${k}: ${v}`)];
+    socket.write(`${head.join("\r\n")}\r\n\r\n`);
+    const write = () => {
+      while (!answer && sent < totalBytes) {
+        sent += chunk.length;
+        const framed = framing === "chunked" ? [Buffer.from(`${chunk.length.toString(16)}\r\n`), chunk, Buffer.from("\r\n")] : [chunk];
+        const ok = framed.map((part) => socket.write(part)).every(Boolean);
+        if (!ok) return void socket.once("drain", write);
+      }
+      if (!answer && framing === "chunked") socket.write("0\r\n\r\n");
+    };
+    socket.once("connect", write);
+  });
+}
+
+function report(label: string, post: LargePost) {
+  console.log(`${label}: ${post.status} after ${post.ms} ms, ${(post.sentWhenAnswered / MB).toFixed(0)} MB sent when answered, RSS grew ${(post.rssGrowth / MB).toFixed(0)} MB`);
 }
 
 describe("magis serve", () => {
@@ -40,23 +126,73 @@ describe("magis serve", () => {
   });
 
   it("with credentials serves signed webhooks and refuses unsigned ones", async () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "magis-serve-"));
-    dirs.push(dir);
-    const { privateKey } = crypto.generateKeyPairSync("rsa", { modulusLength: 2048, privateKeyEncoding: { type: "pkcs1", format: "pem" }, publicKeyEncoding: { type: "spki", format: "pem" } });
-    const port = await freePort();
-    server = await startServer({
-      HOST: "127.0.0.1", PORT: String(port), LOG_LEVEL: "silent", NODE_ENV: "test",
-      APP_ID: "1", PRIVATE_KEY: privateKey, WEBHOOK_SECRET: "s3cret", MAGIS_DB: path.join(dir, "magis.db"),
-    });
+    const url = await serveApp();
     const body = JSON.stringify({ zen: "Keep it logically awesome.", hook_id: 1 });
     const post = (signature: string) =>
-      fetch(`http://127.0.0.1:${port}/api/github/webhooks`, {
+      fetch(url, {
         method: "POST",
         headers: { "content-type": "application/json", "x-github-event": "ping", "x-github-delivery": "p1", "x-hub-signature-256": signature },
         body,
       });
     expect((await post(sign("s3cret", body))).status).toBe(200);
     expect((await post(sign("wrong", body))).status).toBe(400);
-    expect(fs.existsSync(path.join(dir, "magis.db"))).toBe(true);
+    expect(fs.existsSync(path.join(dirs[0]!, "magis.db"))).toBe(true);
+    expect((await fetch(url.replace("/api/github/webhooks", "/ping"))).status).toBe(200);
   });
+
+  it("refuses a body whose Content-Length is over GitHub's 25 MB cap with 413, before it has arrived, logging it once", async () => {
+    const logs: string[] = [];
+    const url = await serveApp(logs);
+    logs.length = 0;
+    const post = await postLarge(url, 50 * MB, "content-length");
+    report("50 MB, Content-Length", post);
+    expect(post.status).toBe(413);
+    expect(post.sentWhenAnswered).toBeLessThan(50 * MB);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const warnings = logs.map((line) => JSON.parse(line)).filter((line) => line.level >= 40);
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatchObject({ delivery: "big-1", status: 413 });
+    expect(warnings[0].reason).toContain("GitHub's limit for a webhook payload");
+  }, 30_000);
+
+  it("refuses a chunked body with 413 once it grows past 25 MB, without reading the rest", async () => {
+    const url = await serveApp();
+    const post = await postLarge(url, 50 * MB, "chunked");
+    report("50 MB, chunked", post);
+    expect(post.status).toBe(413);
+    expect(post.sentWhenAnswered).toBeLessThan(50 * MB);
+  }, 30_000);
+
+  it("logs a webhook with a bad signature once, as a warning that says why, and never its body", async () => {
+    const logs: string[] = [];
+    const url = await serveApp(logs);
+    logs.length = 0;
+    const body = JSON.stringify({ zen: "PAYLOAD-MARKER", hook_id: 1 });
+    const response = await fetch(url, { method: "POST", headers: { ...webhookHeaders, "x-github-delivery": "bad-1", "x-hub-signature-256": sign("wrong", body) }, body });
+    expect(response.status).toBe(400);
+    expect(await response.text()).toContain("WEBHOOK_SECRET");
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(logs.filter((line) => line.includes("PAYLOAD-MARKER"))).toEqual([]);
+    const warnings = logs.map((line) => JSON.parse(line)).filter((line) => line.level >= 40);
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatchObject({ delivery: "bad-1", status: 400 });
+    expect(warnings[0].reason).toContain("signature does not match");
+  });
+
+  it("bounds the app's GitHub calls by MAGIS_GITHUB_TIMEOUT_MS: a webhook handled against a GitHub that never answers logs the timeout", async () => {
+    const sockets = new Set<net.Socket>();
+    const github = http.createServer(() => undefined).on("connection", (socket) => sockets.add(socket));
+    await new Promise<void>((resolve) => github.listen(0, "127.0.0.1", resolve));
+    cleanups.push(async () => {
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => github.close(resolve));
+    });
+    const logs: string[] = [];
+    const host = `127.0.0.1:${(github.address() as net.AddressInfo).port}`;
+    const url = await serveApp(logs, { GHE_HOST: host, GHE_PROTOCOL: "http", MAGIS_GITHUB_TIMEOUT_MS: "300" });
+    const body = JSON.stringify(labeledPayload({ installationId: 7 }));
+    await fetch(url, { method: "POST", headers: { ...webhookHeaders, "x-github-event": "issues", "x-github-delivery": "slow-1", "x-hub-signature-256": sign("s3cret", body) }, body });
+    const timedOut = new RegExp(`GitHub did not answer POST http://${host.replace(/\./g, "\\.")}/api/v3/app/installations/7/access_tokens within 300 ms`);
+    await vi.waitFor(() => expect(logs.some((line) => timedOut.test(line))).toBe(true), { timeout: 10_000, interval: 50 });
+  }, 20_000);
 });

@@ -1,0 +1,54 @@
+import { ProbotOctokit } from "probot";
+import { fetchWithTimeout } from "./fetch-with-timeout.js";
+
+/** How long one GitHub API request may take, unless MAGIS_GITHUB_TIMEOUT_MS says otherwise. */
+export const DEFAULT_GITHUB_TIMEOUT_MS = 20_000;
+
+/** Retries of a 5xx answer or a broken connection (after 1 s, then 4 s); timeouts are not retried. */
+const RETRIES = 2;
+
+/** The longest wait for a rate limit the app accepts before retrying once; longer ones fail the call now. */
+const MAX_RATE_LIMIT_WAIT_S = 30;
+
+/** The bounds every GitHub API call is made under. */
+export interface GitHubBounds {
+  /** Most milliseconds one request (headers and body) may take. */
+  timeoutMs: number;
+}
+
+/** Reads MAGIS_GITHUB_TIMEOUT_MS (a positive number of milliseconds; default 20 s). */
+export function githubBoundsFrom(env: NodeJS.ProcessEnv): GitHubBounds {
+  const raw = env.MAGIS_GITHUB_TIMEOUT_MS;
+  if (raw === undefined || raw === "") return { timeoutMs: DEFAULT_GITHUB_TIMEOUT_MS };
+  const timeoutMs = Number(raw);
+  if (!Number.isFinite(timeoutMs) || timeoutMs <= 0) {
+    throw new Error(`MAGIS_GITHUB_TIMEOUT_MS must be a positive number of milliseconds (e.g. 20000), not '${raw}'`);
+  }
+  return { timeoutMs };
+}
+
+type RateLimitHandler = (retryAfter: number, options: { method: string; url: string }, octokit: { log: { warn: (msg: string) => void } }, retryCount: number) => boolean;
+
+// Probot's own handler retries twice whatever the wait (up to an hour for the primary limit); a job cannot hold that long.
+const retryIfSoon: RateLimitHandler = (retryAfter, options, octokit, retryCount) => {
+  const retry = retryCount < 1 && retryAfter <= MAX_RATE_LIMIT_WAIT_S;
+  octokit.log.warn(`GitHub rate limit on ${options.method} ${options.url}: ${retry ? `retrying in ${retryAfter} s` : `not waiting ${retryAfter} s`}`);
+  return retry;
+};
+
+/**
+ * The Octokit class Probot builds every client from (the app's, each installation's, the config loader's), so no
+ * call site can forget the bounds: each request times out after `timeoutMs`, 5xx answers are retried twice,
+ * and a rate limit is waited out once only when GitHub asks for at most 30 s.
+ */
+export function createOctokitClass(bounds: GitHubBounds): typeof ProbotOctokit {
+  const fetch = fetchWithTimeout({ ms: bounds.timeoutMs, setting: "MAGIS_GITHUB_TIMEOUT_MS" });
+  // A function, because Probot passes request, retry and throttle options to every client it builds, and a plain
+  // default would be replaced by them instead of merged.
+  return ProbotOctokit.defaults((options: Record<string, any>) => ({
+    ...options,
+    request: { ...options.request, fetch },
+    retry: { ...options.retry, retries: RETRIES },
+    throttle: { ...options.throttle, onRateLimit: retryIfSoon, onSecondaryRateLimit: retryIfSoon },
+  }));
+}
