@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { applyEdits, makeDiff, newSyntaxErrors, numberLines, type Edit } from "../../edit/index.js";
-import { formatIssue } from "../plan/format-issue.js";
+import { formatIssue } from "../format-issue.js";
 import type { DeveloperRole, FileTask, IssueText, StageContext } from "../types.js";
 import { checkRanges } from "./check-ranges.js";
 import { openEditableFile } from "./open-editable-file.js";

@@ -1,4 +1,4 @@
-import type { IssueText } from "../types.js";
+import type { IssueText } from "./types.js";
 
 /** The issue as every Manager, Developer and QA prompt shows it: title, body, then hints if any. */
 export function formatIssue(issue: IssueText): string {
