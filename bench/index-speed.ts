@@ -30,7 +30,7 @@ const issues = [
 const started = performance.now();
 const candidates = await listCandidates(values.dir, { exclude: [], maxFileBytes: 512 * 1024 });
 const listed = performance.now();
-const index = indexFiles(candidates.files);
+const index = await indexFiles(candidates.files);
 const indexed = performance.now();
 const megabytes = candidates.files.reduce((sum, f) => sum + f.bytes.length, 0) / 1e6;
 

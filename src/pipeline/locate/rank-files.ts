@@ -3,6 +3,7 @@ import type { RankedFile } from "../types.js";
 import type { WeightedQuery } from "./build-query.js";
 import { COUNT_FIELDS, prepareFile, type DocumentFields, type RankInput } from "./prepare-document.js";
 import { mainExtensions, mentionStrength, pathPrior } from "./score-path.js";
+import { sliceWork, type Pause } from "./slice-work.js";
 
 /** Knobs of the ranking; the defaults are what the localization benchmark supports. */
 export interface RankOptions {
@@ -65,16 +66,26 @@ function termsByRepeats(query: WeightedQuery): Map<number, string[]> {
 const COUNT_WEIGHTS = Object.fromEntries(COUNT_FIELDS.map((field) => [field.name, field.weight]));
 
 /** Builds one consolidated BM25 index (wink) over the documents. */
-function buildEngine(docs: Array<[id: string, fields: DocumentFields]>, fldWeights: Record<string, number>, options: RankOptions): Bm25Engine {
+async function buildEngine(
+  docs: Array<[id: string, fields: DocumentFields]>,
+  fldWeights: Record<string, number>,
+  options: RankOptions,
+  pause: Pause,
+): Promise<Bm25Engine> {
   const engine = bm25();
   engine.defineConfig({ fldWeights, bm25Params: { k1: options.k1, b: options.b, k: 1 } });
   // Everything arrives tokenized: wink's own preparation is replaced by taking the terms as they are.
   engine.definePrepTasks([termsOf]);
-  for (const [id, fields] of docs) engine.addDoc(fields, id);
+  for (const [id, fields] of docs) {
+    engine.addDoc(fields, id);
+    await pause();
+  }
   // wink refuses to consolidate fewer than three documents; empty ones leave the others' order unchanged.
   const empty = Object.fromEntries(Object.keys(fldWeights).map((field) => [field, []]));
   for (let i = docs.length; i < 3; i++) engine.addDoc(empty, `${PADDING}${i}`);
+  // One call that cannot be sliced: a few hundred ms for thousands of files (npm run bench:event-loop).
   engine.consolidate();
+  await pause();
   return engine;
 }
 
@@ -105,22 +116,24 @@ export interface FileIndex {
  * saturated term frequencies, and scored on their own they keep a long file that defines what the
  * issue names from losing merely by its length. With fileShare < 1, files longer than two chunks
  * also score as their best chunk of lines. A file's score is multiplied by a boost when the issue
- * names it and by a prior that tests, docs and settings are rarely what a fix changes.
+ * names it and by a prior that tests, docs and settings are rarely what a fix changes. Building
+ * awaits `pause` between files and documents, so a server's event loop is not held for seconds.
  */
-export function indexFiles(files: RankInput[], options: RankOptions = DEFAULT_RANK_OPTIONS): FileIndex {
+export async function indexFiles(files: RankInput[], options: RankOptions = DEFAULT_RANK_OPTIONS, pause: Pause = sliceWork()): Promise<FileIndex> {
   if (files.length === 0) return { rank: () => [] };
   const chunkLines = options.fileShare < 1 ? options.chunkLines : Infinity;
   const textDocs: Array<[string, DocumentFields]> = [];
   const nameDocs: Array<[string, DocumentFields]> = [];
-  files.forEach((input, index) => {
+  for (const [index, input] of files.entries()) {
     const file = prepareFile(input, chunkLines);
     nameDocs.push([String(index), file.names]);
     file.text.forEach((fields, c) => textDocs.push([c === 0 ? String(index) : `${index}:${c - 1}`, fields]));
-  });
+    await pause();
+  }
   const main = mainExtensions(files.map((file) => ({ path: file.path, size: file.text.length })));
   const priors = files.map((file) => pathPrior(file.path, main));
-  const textEngine = buildEngine(textDocs, COUNT_WEIGHTS, options);
-  const nameEngine = buildEngine(nameDocs, { path: options.pathWeight, defs: options.defsWeight }, options);
+  const textEngine = await buildEngine(textDocs, COUNT_WEIGHTS, options, pause);
+  const nameEngine = await buildEngine(nameDocs, { path: options.pathWeight, defs: options.defsWeight }, options, pause);
 
   return {
     rank(query, top) {
@@ -153,6 +166,6 @@ export function indexFiles(files: RankInput[], options: RankOptions = DEFAULT_RA
 }
 
 /** Indexes the files and ranks them for one query (see {@link indexFiles}). */
-export function rankFiles(files: RankInput[], query: WeightedQuery, top: number, options: RankOptions = DEFAULT_RANK_OPTIONS): RankedFile[] {
-  return indexFiles(files, options).rank(query, top);
+export async function rankFiles(files: RankInput[], query: WeightedQuery, top: number, options: RankOptions = DEFAULT_RANK_OPTIONS): Promise<RankedFile[]> {
+  return (await indexFiles(files, options)).rank(query, top);
 }
