@@ -1,5 +1,5 @@
-// Issue bodies that made buildQuery's patterns scan the text once per character (quadratic time):
-// long runs without spaces, as in pasted attachments, minified code or logs. Shared by bench/query.ts,
+// Issue bodies that made buildQuery's or cleanText's patterns scan the text once per character (quadratic
+// time): long runs without spaces, as in pasted attachments, minified code or logs, and long runs of spaces. Shared by bench/query.ts,
 // which times them, and the tests, which check that a locate over them finishes.
 
 const BASE64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
@@ -29,5 +29,6 @@ export function adversarialBodies(length: number): Record<string, string> {
     "a$$$$b (dollars)": `a${repeatTo("$", length - 2)}b`,
     "``` on the last line": repeatTo("```a", length),
     "~~~ on the last line": repeatTo("~", length),
+    "[x]: spaces a spaces b (cleanText)": `[x]:${repeatTo(" ", length / 2 - 3)}a${repeatTo(" ", length / 2 - 3)}b`,
   };
 }
