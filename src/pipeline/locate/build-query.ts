@@ -25,7 +25,8 @@ const MAX_TERMS = 600;
 
 // Issue text is anyone's input and reaches 65k characters a post: each pattern below must stay linear
 // in its length. One that may scan far from where it is tried (FILE_PATH) is tried only where its run
-// of characters begins (the lookbehinds): a try inside the run could not match more, only rescan it.
+// of characters begins (the lookbehinds) or at a drive letter: a try inside the run could not match
+// more, only rescan it, and 100k characters of `a/a/a…` took a minute.
 const INLINE_CODE = /`([^`\n]+)`/g;
 const TRACEBACK_FRAME = /File "([^"\n]+)", line \d+(?:, in ([\w<>.]+))?/g;
 // The last line of a traceback or a logged error: `TypeError: RST.__init__() got an unexpected keyword`.
