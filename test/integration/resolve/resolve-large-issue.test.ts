@@ -45,10 +45,11 @@ describe("magis resolve on an issue with a 0.92 MB body", () => {
     );
     for (const request of issuePrompts) {
       const text = request.messages.map((m) => m.content).join("\n");
-      expect(text.length, request.prompt).toBeLessThan(20_000);
-      expect(text, request.prompt).toContain(HEAD);
-      expect(text, request.prompt).toContain(TAIL);
-      expect(text, request.prompt).toMatch(/\[… [\d,]+ characters of the issue's description not shown …\]/);
+      const prompt = request.prompt ?? "(no prompt header)";
+      expect(text.length, prompt).toBeLessThan(20_000);
+      expect(text, prompt).toContain(HEAD);
+      expect(text, prompt).toContain(TAIL);
+      expect(text, prompt).toMatch(/\[… [\d,]+ characters of the issue's description not shown …\]/);
     }
   });
 });
