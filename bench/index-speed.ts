@@ -39,7 +39,7 @@ const latencies: number[] = [];
 for (let i = 0; i < count; i++) {
   const issue = issues[i % issues.length]!;
   const t = performance.now();
-  index.rank(buildQuery({ ...issue, hints: [] }), 10);
+  await index.rank(buildQuery({ ...issue, hints: [] }), 10);
   latencies.push(performance.now() - t);
 }
 const first = latencies[0]!;

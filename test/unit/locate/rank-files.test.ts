@@ -101,17 +101,17 @@ describe("query weights", () => {
       { path: "requests/adapters.py", text: "class HTTPAdapter:\n    def send(self, request, stream=False, verify=True):\n        return self.build_response(request)\n" },
     ];
     const index = await indexFiles(files);
-    const scoreOf = (terms: Array<[string, number]>, path: string) =>
-      index.rank({ terms: new Map(terms), mentions: [] }, 10).find((f) => f.path === path)?.score ?? 0;
+    const scoreOf = async (terms: Array<[string, number]>, path: string) =>
+      (await index.rank({ terms: new Map(terms), mentions: [] }, 10)).find((f) => f.path === path)?.score ?? 0;
     // Weight 0.5 counts once; 1 twice; 1.5 three times.
     for (const path of ["requests/sessions.py", "requests/models.py", "requests/adapters.py"]) {
       const once = (term: string) => scoreOf([[term, 0.5]], path);
-      const expected = 2 * once("verify") + 3 * once("session") + 1 * once("chunk_size");
-      expect(scoreOf([["verify", 1], ["session", 1.5], ["chunk_size", 0.5]], path)).toBeCloseTo(expected, 2);
+      const expected = 2 * (await once("verify")) + 3 * (await once("session")) + 1 * (await once("chunk_size"));
+      expect(await scoreOf([["verify", 1], ["session", 1.5], ["chunk_size", 0.5]], path)).toBeCloseTo(expected, 2);
     }
   });
 
-  it("lets the event loop run while it indexes, and ranks the same as in one piece", async () => {
+  it("lets the event loop run while it indexes and ranks, and ranks the same as in one piece", async () => {
     const files = Array.from({ length: 30 }, (_, i) => ({ path: `pkg/mod${i}.py`, text: `def handler_${i}(request):\n    return verify_${i % 3}(request)\n` }));
     const order: string[] = [];
     // A webhook arriving meanwhile: it must not wait for the whole index (slices of 0 ms yield at every step).
@@ -122,7 +122,11 @@ describe("query weights", () => {
     });
     expect(order).toEqual(["other work", "indexed"]);
     const query = issue("verify_1 fails in handler_4");
-    expect(index.rank(query, 5)).toEqual((await indexFiles(files, DEFAULT_RANK_OPTIONS, () => undefined)).rank(query, 5));
+    setImmediate(() => order.push("more work"));
+    const ranked = await index.rank(query, 5);
+    order.push("ranked");
+    expect(order).toEqual(["other work", "indexed", "more work", "ranked"]);
+    expect(ranked).toEqual(await (await indexFiles(files, DEFAULT_RANK_OPTIONS, () => undefined)).rank(query, 5));
   });
 });
 
