@@ -49,10 +49,6 @@ export interface BudgetShortfall {
 
 /** The call that would pass the job's token budget; thrown before any request is sent. Says what the call was made of. */
 export class BudgetExceededError extends LlmError {
-  readonly spent: number;
-  readonly estimate: number;
-  readonly budget: number;
-
   constructor(
     site: LlmCallSite,
     readonly shortfall: BudgetShortfall,
@@ -69,9 +65,6 @@ export class BudgetExceededError extends LlmError {
       "Raise token_budget in .github/magis.yml, or set the MAGIS_TOKEN_BUDGET environment variable (it wins over the file).",
     );
     this.name = "BudgetExceededError";
-    this.spent = spent;
-    this.estimate = estimate;
-    this.budget = budget;
   }
 }
 

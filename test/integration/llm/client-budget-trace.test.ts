@@ -23,7 +23,7 @@ describe("token budget", () => {
     await llm.ask(judgeRequest);
     const failure = await llm.ask(judgeRequest).then(() => null, (error: unknown) => error);
     expect(failure).toBeInstanceOf(BudgetExceededError);
-    expect(failure).toMatchObject({ kind: "budget", agent: "custodian", spent: 500, budget: 1000 });
+    expect(failure).toMatchObject({ kind: "budget", agent: "custodian", shortfall: { spent: 500, held: 0, budget: 1000 } });
     expect((failure as Error).message).toMatch(
       /The custodian call with prompt "judge-file" .*the request for judge-file would take about [\d,]+ tokens \(a prompt of about \d+ tokens, whose largest part is `summary` .*; an answer of up to 500\), and the job has 500 left of its token budget of 1,000 \(500 spent\), so it was not made\. Raise token_budget in \.github\/magis\.yml, or set the MAGIS_TOKEN_BUDGET/,
     );
@@ -53,10 +53,10 @@ describe("token budget", () => {
     const results = await Promise.allSettled([llm.ask(judgeRequest), llm.ask(judgeRequest), llm.ask(judgeRequest)]);
     expect(results.map((r) => r.status)).toEqual(["fulfilled", "fulfilled", "rejected"]);
     const refused = (results[2] as PromiseRejectedResult).reason as BudgetExceededError;
-    expect(refused).toMatchObject({ spent: 0, budget: 1200 });
-    expect(refused.shortfall.held).toBe(2 * refused.estimate);
+    expect(refused.shortfall).toMatchObject({ spent: 0, budget: 1200 });
+    expect(refused.shortfall.held).toBe(2 * refused.shortfall.estimate);
     expect(refused.message).toContain(`held by calls still running`);
-    expect(refused.estimate * 2).toBeLessThanOrEqual(1200);
+    expect(refused.shortfall.estimate * 2).toBeLessThanOrEqual(1200);
     expect(model.requests).toHaveLength(2);
     expect(llm.stats().totalTokens).toBe(40);
   });
