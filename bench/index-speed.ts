@@ -30,7 +30,7 @@ const issues = [
 const started = performance.now();
 const candidates = await listCandidates(values.dir, { exclude: [], maxFileBytes: 512 * 1024 });
 const listed = performance.now();
-const index = indexFiles(candidates.files);
+const index = await indexFiles(candidates.files);
 const indexed = performance.now();
 const megabytes = candidates.files.reduce((sum, f) => sum + f.bytes.length, 0) / 1e6;
 
@@ -39,7 +39,7 @@ const latencies: number[] = [];
 for (let i = 0; i < count; i++) {
   const issue = issues[i % issues.length]!;
   const t = performance.now();
-  index.rank(buildQuery({ ...issue, hints: [] }), 10);
+  await index.rank(buildQuery({ ...issue, hints: [] }), 10);
   latencies.push(performance.now() - t);
 }
 const first = latencies[0]!;

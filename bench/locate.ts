@@ -73,7 +73,7 @@ for (const instance of instances) {
     body: rest.join("\n"),
     hints: values["with-hints"] && instance.hints_text ? [instance.hints_text] : [],
   });
-  const ranked = rankFiles(candidates.files, query, 1000, options);
+  const ranked = await rankFiles(candidates.files, query, 1000, options);
   const ms = performance.now() - started;
   indexMs.push(ms);
   const rank = goldRank(instance.gold_files, ranked.map((r) => r.path));

@@ -5,8 +5,11 @@ const HIDDEN =
   /[\u00AD\u034F\u061C\u115F\u1160\u17B4\u17B5\u180B-\u180F\u200B-\u200F\u202A-\u202E\u2060-\u206F\u3164\uFE00-\uFE0F\uFEFF\uFFA0\uFFF9-\uFFFB]|\uDB40[\uDC00-\uDDEF]|[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]/g;
 
 // A Markdown link reference definition on a line of its own (`[//]: # (text)`, `[x]: <> "text"`): GitHub renders nothing
-// for it, which makes it the other common way to hide a comment in an issue.
-const LINK_DEFINITION = /^ {0,3}\[[^\]\n]+\]:[ \t]*\S*(?:[ \t]+(?:"[^"\n]*"|'[^'\n]*'|\([^)\n]*\)))?[ \t]*$/;
+// for it, which makes it the other common way to hide a comment in an issue. Its parts are the spaces after the colon, a
+// destination, more spaces and a title, or spaces and a title; each run is taken whole (`(?=(…))\1`), since a pattern
+// that could split a run of spaces between its parts tried every split: 40k spaces in one line took seconds.
+const TITLE = /(?:"[^"\n]*"|'[^'\n]*'|\([^)\n]*\))[ \t]*/.source;
+const LINK_DEFINITION = new RegExp(`^ {0,3}\\[[^\\]\\n]+\\]:(?=([ \\t]*))\\1(?:(?=(\\S+))\\2(?=([ \\t]*))\\3(?:${TITLE})?|(?<=[ \\t])${TITLE})?$`);
 const FENCE = /^ {0,3}(`{3,}|~{3,})/;
 
 /**

@@ -5,7 +5,7 @@ import { adaptToRefusal, type ServerDialect } from "./adapt-to-server.js";
 import { checkAnswer, correctionMessage } from "./check-answer.js";
 import { describeFailure } from "./describe-failure.js";
 import { redactSecrets } from "../redact-secrets.js";
-import { BudgetExceededError, LlmError, type LlmCallSite } from "./errors.js";
+import { BudgetExceededError, LlmError, type BudgetShortfall, type LlmCallSite } from "./errors.js";
 import { resolveLlmSettings, type LlmOptions, type LlmSettings, type StructuredOutputMode } from "./llm-settings.js";
 import { loadPrompt, PromptError, renderPrompt } from "./prompts.js";
 import { jsonModeInstruction, responseFormatFor } from "./response-format.js";
@@ -69,12 +69,13 @@ export class LlmClient implements Llm {
   async ask<T>(request: AskRequest<T>): Promise<AskResult<T>> {
     const site: LlmCallSite = { agent: request.agent, prompt: request.prompt, model: this.models[request.agent] };
     const messages = this.render(site, request.vars);
+    const largest = largestVariable(request.vars);
     let conversation = messages;
     let usage = NO_USAGE;
     let problem = "";
     // One corrective retry: the second try sees its first answer and why it was refused.
     for (let attempt = 1; attempt <= 2; attempt++) {
-      const completion = await this.complete(site, conversation, request.schema);
+      const completion = await this.complete(site, conversation, request.schema, largest);
       const checked = checkAnswer(completion.raw, request.schema);
       usage = addUsage(usage, completion.usage);
       problem = checked.ok ? "" : checked.error + completion.note;
@@ -105,15 +106,17 @@ export class LlmClient implements Llm {
   }
 
   /** One request to the server (the SDK retries HTTP faults inside it), within the budget. */
-  private async complete(site: LlmCallSite, messages: Message[], schema: z.ZodType, dialect = this.dialect): Promise<Completion> {
+  private async complete(site: LlmCallSite, messages: Message[], schema: z.ZodType, largest: BudgetShortfall["largest"], dialect = this.dialect): Promise<Completion> {
     const format = dialect.mode === "json_schema" ? responseFormatFor(schema, site.prompt) : undefined;
     const sent: Message[] = dialect.mode === "json" ? withInstruction(messages, jsonModeInstruction(schema)) : messages;
     // Worst case of this call: its prompt (chars/4, the schema included when sent, a few tokens of
     // framing per message) and its whole completion cap, since the model may use all of it.
     const promptText = sent.map((m) => m.content).join("\n") + (format ? JSON.stringify(format) : "");
-    const estimate = estimateTokens(promptText) + 4 * sent.length + this.settings.maxTokens;
+    const promptTokens = estimateTokens(promptText) + 4 * sent.length;
+    const estimate = promptTokens + this.settings.maxTokens;
     if (!this.ledger.hold(estimate)) {
-      const error = new BudgetExceededError(site, this.ledger.spent, estimate, this.ledger.budget);
+      const { spent, reserved: held, budget } = this.ledger;
+      const error = new BudgetExceededError(site, { spent, held, budget, estimate, promptTokens, answerTokens: this.settings.maxTokens, largest });
       this.traceFailure(site, sent, 0, error.message);
       throw error;
     }
@@ -140,7 +143,7 @@ export class LlmClient implements Llm {
       if (adapted) {
         // Kept for the rest of the job once a request in the new dialect gets through.
         this.traceFailure(site, sent, ms, `the server refused the request (${error instanceof Error ? error.message : String(error)}); trying again ${adapted.change}`);
-        return this.complete(site, messages, schema, adapted.dialect);
+        return this.complete(site, messages, schema, largest, adapted.dialect);
       }
       const failure = describeFailure(error, { baseURL: this.sdk.baseURL, maxRetries: this.settings.maxRetries, timeoutMs: this.settings.timeoutMs });
       // The advice may name OPENAI_BASE_URL, which can carry a credential as much as the error itself.
@@ -185,6 +188,16 @@ function redactDeep<T>(value: T, redact: (text: string) => string): T {
     return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, redactDeep(item, redact)])) as T;
   }
   return value;
+}
+
+/** The prompt variable holding the most text, named in a budget error as what made the prompt large. */
+function largestVariable(vars: Record<string, string | number>): BudgetShortfall["largest"] {
+  let largest: BudgetShortfall["largest"];
+  for (const [name, value] of Object.entries(vars)) {
+    const chars = String(value).length;
+    if (!largest || chars > largest.chars) largest = { name, chars };
+  }
+  return largest;
 }
 
 function withInstruction(messages: Message[], instruction: string): Message[] {

@@ -32,19 +32,36 @@ export class LlmError extends Error {
   }
 }
 
-/** The call that would pass the job's token budget; thrown before any request is sent. */
+/** What a refused call would have needed, and what the job had left: the figures of a BudgetExceededError. */
+export interface BudgetShortfall {
+  /** Tokens finished calls have used. */
+  spent: number;
+  /** Tokens held for calls still running. */
+  held: number;
+  budget: number;
+  /** This call's worst case: its prompt and its whole answer cap. */
+  estimate: number;
+  promptTokens: number;
+  answerTokens: number;
+  /** The prompt variable holding the most text, which is what to look at when a prompt is too large. */
+  largest?: { name: string; chars: number };
+}
+
+/** The call that would pass the job's token budget; thrown before any request is sent. Says what the call was made of. */
 export class BudgetExceededError extends LlmError {
   constructor(
     site: LlmCallSite,
-    readonly spent: number,
-    readonly estimate: number,
-    readonly budget: number,
+    readonly shortfall: BudgetShortfall,
   ) {
+    const { spent, held, budget, estimate, promptTokens, answerTokens, largest } = shortfall;
+    const biggest = largest ? `, whose largest part is \`${largest.name}\` with ${fmt(largest.chars)} characters` : "";
+    const running = held > 0 ? `, ${fmt(held)} held by calls still running` : "";
     super(
       site,
       "budget",
-      `${fmt(spent)} tokens were spent so far and this call may need about ${fmt(estimate)} more, ` +
-        `which would pass the job's token budget of ${fmt(budget)}, so it was not made`,
+      `the request for ${site.prompt} would take about ${fmt(estimate)} tokens (a prompt of about ${fmt(promptTokens)} tokens${biggest}; ` +
+        `an answer of up to ${fmt(answerTokens)}), and the job has ${fmt(Math.max(0, budget - spent - held))} left of its token budget of ${fmt(budget)} ` +
+        `(${fmt(spent)} spent${running}), so it was not made`,
       "Raise token_budget in .github/magis.yml, or set the MAGIS_TOKEN_BUDGET environment variable (it wins over the file).",
     );
     this.name = "BudgetExceededError";
@@ -52,4 +69,3 @@ export class BudgetExceededError extends LlmError {
 }
 
 const fmt = (n: number) => n.toLocaleString("en-US");
-

@@ -39,6 +39,11 @@ export class UsageLedger {
     return AGENTS.reduce((sum, agent) => sum + this.byAgent[agent].totalTokens, 0);
   }
 
+  /** Tokens held for calls still running. */
+  get reserved(): number {
+    return this.held;
+  }
+
   /** Holds `estimate` tokens for a call about to start; false (nothing held) when that could pass the budget. */
   hold(estimate: number): boolean {
     if (this.spent + this.held + estimate > this.budget) return false;

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { formatIssue } from "../plan/format-issue.js";
+import { formatIssue } from "../format-issue.js";
 import type { DeveloperRole, FileTask, IssueText, StageContext } from "../types.js";
 
 const answerSchema = z.object({ role: z.string().min(1) });

@@ -2,7 +2,7 @@ import { z } from "zod";
 import {
   applyEdits, describeEncoding, findUnencodable, makeDiff, newSyntaxErrors, numberLines, splitFile, type Edit, type FileEncoding,
 } from "../../edit/index.js";
-import { formatIssue } from "../plan/format-issue.js";
+import { formatIssue } from "../format-issue.js";
 import type { DeveloperRole, FileTask, IssueText, StageContext } from "../types.js";
 import { checkRanges } from "./check-ranges.js";
 import { openEditableFile } from "../open-editable-file.js";

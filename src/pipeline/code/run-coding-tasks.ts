@@ -1,6 +1,6 @@
 import { StageError } from "../errors.js";
 import { mapBounded } from "../map-bounded.js";
-import { validatePlan } from "../plan/validate-plan.js";
+import { validatePlan } from "../validate-plan.js";
 import type { DeveloperRole, FileFeedback, FileTask, IssueText, Plan, StageContext, TaskOutcome } from "../types.js";
 import { runCodingTask } from "./run-coding-task.js";
 

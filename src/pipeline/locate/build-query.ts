@@ -1,4 +1,5 @@
 import type { IssueText } from "../types.js";
+import { splitFences } from "./split-fences.js";
 import { normalizeWord, tokenizeCode } from "./tokenize-code.js";
 
 /** A file or module the issue names, as path components (`["xarray", "core", "variable.py"]`), and how sure we are. */
@@ -22,12 +23,15 @@ const WEIGHT = { title: 2, prose: 1, code: 1.5, identifier: 1, tracebackName: 2,
 /** Most distinct terms a query keeps; a 1 MB issue (pasted logs) would otherwise search for everything. */
 const MAX_TERMS = 600;
 
-const FENCE = /```[^\n]*\n([\s\S]*?)(?:```|$)|~~~[^\n]*\n([\s\S]*?)(?:~~~|$)/g;
+// Issue text is anyone's input and reaches 65k characters a post: each pattern below must stay linear
+// in its length. One that may scan far from where it is tried (FILE_PATH) is tried only where its run
+// of characters begins (the lookbehinds) or at a drive letter: a try inside the run could not match
+// more, only rescan it, and 100k characters of `a/a/a…` took a minute.
 const INLINE_CODE = /`([^`\n]+)`/g;
 const TRACEBACK_FRAME = /File "([^"\n]+)", line \d+(?:, in ([\w<>.]+))?/g;
 // The last line of a traceback or a logged error: `TypeError: RST.__init__() got an unexpected keyword`.
 const EXCEPTION_LINE = /^[ \t>]*(?:[\w.]+\.)?[A-Z]\w*(?:Error|Exception|Warning|Exit|Interrupt|Failure)\b:[ \t]*(.+)$/gm;
-const FILE_PATH = /(?:[A-Za-z]:)?(?:[\w.@~+-]*[\\/])+[\w.+-]+\.[A-Za-z]{1,5}\b|\b[\w-]+\.(?:py|pyx|pyi|js|mjs|cjs|ts|tsx|jsx|rb|go|rs|java|kt|c|cc|cpp|h|hpp|cs|php|swift|scala|sh|rst|md|toml|cfg|ini|yml|yaml|json)\b/g;
+const FILE_PATH = /(?:[A-Za-z]:|(?<![\w.@~+\\/-]))(?:[\w.@~+-]*[\\/])+[\w.+-]+\.[A-Za-z]{1,5}\b|(?<![\w-])[\w-]+\.(?:py|pyx|pyi|js|mjs|cjs|ts|tsx|jsx|rb|go|rs|java|kt|c|cc|cpp|h|hpp|cs|php|swift|scala|sh|rst|md|toml|cfg|ini|yml|yaml|json)\b/g;
 const MODULE_NAME = /\b[a-z_][a-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*){1,6}\b/g;
 // Identifiers that can only be code: snake_case, camelCase, dunder names, or a call `name(`.
 const PRECISE_IDENTIFIER = /\b(?:[A-Za-z]\w*_\w+|_\w+|[a-z]+[A-Z]\w*|[A-Z][a-z0-9]+[A-Z]\w*|\w+(?=\())\b/g;
@@ -51,16 +55,16 @@ export function pathParts(raw: string): string[] {
   return cleaned.split("/").filter((part) => part !== "" && part !== "." && part !== ".." && part !== "~");
 }
 
-function collectMentions(text: string, mentions: PathMention[], seen: Set<string>): void {
+/** Most distinct files and modules a query keeps, in the order the issue names them. */
+const MAX_MENTIONS = 200;
+
+function collectMentions(text: string, mentions: Map<string, PathMention>): void {
   const push = (parts: string[], module: boolean, strength: number) => {
     if (parts.length === 0) return;
     const key = `${module}:${parts.join("/")}`;
-    const existing = mentions.find((m) => `${m.module}:${m.parts.join("/")}` === key);
+    const existing = mentions.get(key);
     if (existing) existing.strength = Math.max(existing.strength, strength);
-    else if (seen.size < 200) {
-      seen.add(key);
-      mentions.push({ parts, module, strength });
-    }
+    else if (mentions.size < MAX_MENTIONS) mentions.set(key, { parts, module, strength });
   };
   // The deepest frame of a traceback is where it failed; the frames above it are its callers.
   const frames = [...text.matchAll(TRACEBACK_FRAME)];
@@ -81,9 +85,16 @@ function collectMentions(text: string, mentions: PathMention[], seen: Set<string
   }
 }
 
+// `(?<!_)` keeps a long run of underscores from being scanned again from each of its characters.
+const EDGE_UNDERSCORES = /^_+|(?<!_)_+$/g;
+
+function weighIdentifiers(terms: Map<string, number>, text: string): void {
+  for (const match of text.matchAll(PRECISE_IDENTIFIER)) add(terms, [normalizeWord(match[0].replace(EDGE_UNDERSCORES, ""))], WEIGHT.identifier);
+}
+
 function weighCodeText(terms: Map<string, number>, code: string, weight: number): void {
   add(terms, tokenizeCode(code), weight);
-  for (const match of code.matchAll(PRECISE_IDENTIFIER)) add(terms, [normalizeWord(match[0].replace(/^_+|_+$/g, ""))], WEIGHT.identifier);
+  weighIdentifiers(terms, code);
 }
 
 /**
@@ -94,25 +105,24 @@ function weighCodeText(terms: Map<string, number>, code: string, weight: number)
 export function buildQuery(raw: IssueText): WeightedQuery {
   const issue = { title: spellLanguages(raw.title), body: spellLanguages(raw.body), hints: raw.hints.map(spellLanguages) };
   const terms = new Map<string, number>();
-  const mentions: PathMention[] = [];
-  const seen = new Set<string>();
+  const mentions = new Map<string, PathMention>();
   add(terms, tokenizeCode(issue.title), WEIGHT.title);
-  for (const match of issue.title.matchAll(PRECISE_IDENTIFIER)) add(terms, [normalizeWord(match[0].replace(/^_+|_+$/g, ""))], WEIGHT.identifier);
-  collectMentions(issue.title, mentions, seen);
+  weighIdentifiers(terms, issue.title);
+  collectMentions(issue.title, mentions);
   for (const text of [issue.body, ...issue.hints]) {
-    collectMentions(text, mentions, seen);
-    let prose = text;
-    for (const fence of text.matchAll(FENCE)) weighCodeText(terms, fence[1] ?? fence[2] ?? "", WEIGHT.code);
-    prose = prose.replace(FENCE, " ");
+    collectMentions(text, mentions);
+    const fenced = splitFences(text);
+    for (const code of fenced.code) weighCodeText(terms, code, WEIGHT.code);
+    let prose = fenced.prose;
     for (const inline of prose.matchAll(INLINE_CODE)) weighCodeText(terms, inline[1]!, WEIGHT.code);
     prose = prose.replace(INLINE_CODE, " ");
     for (const frame of text.matchAll(TRACEBACK_FRAME)) if (frame[2]) add(terms, tokenizeCode(frame[2]), WEIGHT.tracebackName);
     // The error message names what failed (`RST.__init__() got an unexpected keyword argument`).
     for (const line of text.matchAll(EXCEPTION_LINE)) add(terms, tokenizeCode(line[1]!), WEIGHT.exceptionMessage);
     add(terms, tokenizeCode(prose), WEIGHT.prose);
-    for (const match of prose.matchAll(PRECISE_IDENTIFIER)) add(terms, [normalizeWord(match[0].replace(/^_+|_+$/g, ""))], WEIGHT.identifier);
+    weighIdentifiers(terms, prose);
   }
-  for (const mention of mentions) {
+  for (const mention of mentions.values()) {
     for (const part of mention.parts.slice(-3)) add(terms, tokenizeCode(part), WEIGHT.pathPart * (mention.strength > 1 ? 1 : 0.5));
   }
   // Repetition (pasted logs) should not let one term drown the rest: dampen, then keep the strongest terms.
@@ -121,5 +131,5 @@ export function buildQuery(raw: IssueText): WeightedQuery {
     .map(([term, weight]): [string, number] => [term, weight <= 2 ? weight : 2 + Math.log2(weight - 1)])
     .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
     .slice(0, MAX_TERMS);
-  return { terms: new Map(damped), mentions };
+  return { terms: new Map(damped), mentions: [...mentions.values()] };
 }

@@ -2,6 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import picomatch from "picomatch";
 import { readCandidate, type SkipReason, type SourceFile } from "./read-candidate.js";
+import { sliceWork, type Pause } from "./slice-work.js";
 
 export type { SkipReason, SourceFile };
 
@@ -28,13 +29,12 @@ const SKIPPED_DIRS = new Set([
   ".idea", ".vscode", "site-packages", ".gradle", ".terraform", ".magis",
 ]);
 
-const YIELD_EVERY = 200;
-
 /** Recursively lists the regular files under root (relative paths), never following symbolic links. */
-function walk(root: string, skip: Record<SkipReason, number>, excluded: (p: string) => boolean): string[] {
+async function walk(root: string, skip: Record<SkipReason, number>, excluded: (p: string) => boolean, pause: Pause): Promise<string[]> {
   const found: string[] = [];
   const pending = [""];
   while (pending.length > 0) {
+    await pause();
     const dir = pending.pop()!;
     let entries;
     try {
@@ -71,17 +71,18 @@ export async function listCandidates(root: string, options: ListOptions): Promis
   const realRoot = await fs.promises.realpath(root);
   const matchExcluded = options.exclude.length > 0 ? picomatch(options.exclude, { dot: true }) : () => false;
   const excluded = (rel: string) => matchExcluded(rel) || (rel.endsWith("/") && matchExcluded(rel.slice(0, -1)));
-  const paths = walk(realRoot, skipped, excluded).filter((rel) => {
+  // The walk and reads are synchronous (see readCandidate); a server has other requests to answer meanwhile.
+  const pause = sliceWork();
+  const paths = (await walk(realRoot, skipped, excluded, pause)).filter((rel) => {
     if (!excluded(rel)) return true;
     skipped.excluded++;
     return false;
   });
   const files: SourceFile[] = [];
   const nonUtf8: string[] = [];
-  for (let i = 0; i < paths.length; i++) {
-    // The reads are synchronous (see readCandidate); a server has other requests to answer meanwhile.
-    if (i % YIELD_EVERY === YIELD_EVERY - 1) await new Promise(setImmediate);
-    const verdict = readCandidate(realRoot, paths[i]!, options.maxFileBytes);
+  for (const rel of paths) {
+    await pause();
+    const verdict = readCandidate(realRoot, rel, options.maxFileBytes);
     if ("skip" in verdict) {
       skipped[verdict.skip]++;
       continue;

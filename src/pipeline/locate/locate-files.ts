@@ -52,7 +52,7 @@ export async function locateFiles(
       "Describe the problem in the issue (what happens, what should happen, names of functions or files), then try again.",
     );
   }
-  const ranked = rankFiles(candidates.files, query, options.top ?? ctx.config.top_k);
+  const ranked = await rankFiles(candidates.files, query, options.top ?? ctx.config.top_k);
   if (ranked.length === 0) {
     throw new StageError(
       "locate",

@@ -3,6 +3,7 @@ import type { RankedFile } from "../types.js";
 import type { WeightedQuery } from "./build-query.js";
 import { COUNT_FIELDS, prepareFile, type DocumentFields, type RankInput } from "./prepare-document.js";
 import { mainExtensions, mentionStrength, pathPrior } from "./score-path.js";
+import { sliceWork, type Pause } from "./slice-work.js";
 
 /** Knobs of the ranking; the defaults are what the localization benchmark supports. */
 export interface RankOptions {
@@ -65,29 +66,45 @@ function termsByRepeats(query: WeightedQuery): Map<number, string[]> {
 const COUNT_WEIGHTS = Object.fromEntries(COUNT_FIELDS.map((field) => [field.name, field.weight]));
 
 /** Builds one consolidated BM25 index (wink) over the documents. */
-function buildEngine(docs: Array<[id: string, fields: DocumentFields]>, fldWeights: Record<string, number>, options: RankOptions): Bm25Engine {
+async function buildEngine(
+  docs: Array<[id: string, fields: DocumentFields]>,
+  fldWeights: Record<string, number>,
+  options: RankOptions,
+  pause: Pause,
+): Promise<Bm25Engine> {
   const engine = bm25();
   engine.defineConfig({ fldWeights, bm25Params: { k1: options.k1, b: options.b, k: 1 } });
   // Everything arrives tokenized: wink's own preparation is replaced by taking the terms as they are.
   engine.definePrepTasks([termsOf]);
-  for (const [id, fields] of docs) engine.addDoc(fields, id);
+  for (const [id, fields] of docs) {
+    engine.addDoc(fields, id);
+    await pause();
+  }
   // wink refuses to consolidate fewer than three documents; empty ones leave the others' order unchanged.
   const empty = Object.fromEntries(Object.keys(fldWeights).map((field) => [field, []]));
   for (let i = docs.length; i < 3; i++) engine.addDoc(empty, `${PADDING}${i}`);
+  // One call that cannot be sliced: a few hundred ms for thousands of files (npm run bench:event-loop).
   engine.consolidate();
+  await pause();
   return engine;
 }
+
+// Terms per wink search: a long issue's 600 terms walked in one call held the event loop for 150 ms.
+const TERMS_PER_SEARCH = 40;
 
 /**
  * Scores of every document sharing a term with the query. wink weighs a term by how often the query
  * text repeats it, walking its postings once per repetition; searching each group of equally weighted
  * terms once and multiplying gives the same sums and walks each posting list once.
  */
-function search(engine: Bm25Engine, groups: Map<number, string[]>): Map<string, number> {
+async function search(engine: Bm25Engine, groups: Map<number, string[]>, pause: Pause): Promise<Map<string, number>> {
   const scores = new Map<string, number>();
   for (const [repeats, terms] of groups) {
-    for (const [id, score] of engine.search(terms.join(" "), engine.getTotalDocs())) {
-      if (!id.startsWith(PADDING)) scores.set(id, (scores.get(id) ?? 0) + (score * repeats) / REPEATS_PER_UNIT);
+    for (let from = 0; from < terms.length; from += TERMS_PER_SEARCH) {
+      for (const [id, score] of engine.search(terms.slice(from, from + TERMS_PER_SEARCH).join(" "), engine.getTotalDocs())) {
+        if (!id.startsWith(PADDING)) scores.set(id, (scores.get(id) ?? 0) + (score * repeats) / REPEATS_PER_UNIT);
+      }
+      await pause();
     }
   }
   return scores;
@@ -96,7 +113,7 @@ function search(engine: Bm25Engine, groups: Map<number, string[]>): Map<string, 
 /** A built index of a repository's files; build once per run (wink takes no documents after it is built), query as often as needed. */
 export interface FileIndex {
   /** The files best matching the query, best first, ties by path; files sharing no term are left out. */
-  rank(query: WeightedQuery, top: number): RankedFile[];
+  rank(query: WeightedQuery, top: number): Promise<RankedFile[]>;
 }
 
 /**
@@ -105,45 +122,51 @@ export interface FileIndex {
  * saturated term frequencies, and scored on their own they keep a long file that defines what the
  * issue names from losing merely by its length. With fileShare < 1, files longer than two chunks
  * also score as their best chunk of lines. A file's score is multiplied by a boost when the issue
- * names it and by a prior that tests, docs and settings are rarely what a fix changes.
+ * names it and by a prior that tests, docs and settings are rarely what a fix changes. Building
+ * and ranking await `pause` between files, documents and searches, so a server's event loop is not
+ * held for seconds.
  */
-export function indexFiles(files: RankInput[], options: RankOptions = DEFAULT_RANK_OPTIONS): FileIndex {
-  if (files.length === 0) return { rank: () => [] };
+export async function indexFiles(files: RankInput[], options: RankOptions = DEFAULT_RANK_OPTIONS, pause: Pause = sliceWork()): Promise<FileIndex> {
+  if (files.length === 0) return { rank: async () => [] };
   const chunkLines = options.fileShare < 1 ? options.chunkLines : Infinity;
   const textDocs: Array<[string, DocumentFields]> = [];
   const nameDocs: Array<[string, DocumentFields]> = [];
-  files.forEach((input, index) => {
+  for (const [index, input] of files.entries()) {
     const file = prepareFile(input, chunkLines);
     nameDocs.push([String(index), file.names]);
     file.text.forEach((fields, c) => textDocs.push([c === 0 ? String(index) : `${index}:${c - 1}`, fields]));
-  });
+    await pause();
+  }
   const main = mainExtensions(files.map((file) => ({ path: file.path, size: file.text.length })));
   const priors = files.map((file) => pathPrior(file.path, main));
-  const textEngine = buildEngine(textDocs, COUNT_WEIGHTS, options);
-  const nameEngine = buildEngine(nameDocs, { path: options.pathWeight, defs: options.defsWeight }, options);
+  const textEngine = await buildEngine(textDocs, COUNT_WEIGHTS, options, pause);
+  const nameEngine = await buildEngine(nameDocs, { path: options.pathWeight, defs: options.defsWeight }, options, pause);
 
   return {
-    rank(query, top) {
+    async rank(query, top) {
       const groups = termsByRepeats(query);
       if (groups.size === 0) return [];
       const whole = new Map<number, number>();
       const best = new Map<number, number>();
-      for (const [id, score] of search(textEngine, groups)) {
+      for (const [id, score] of await search(textEngine, groups, pause)) {
         const colon = id.indexOf(":");
         if (colon === -1) whole.set(Number(id), score);
         else best.set(Number(id.slice(0, colon)), Math.max(best.get(Number(id.slice(0, colon))) ?? 0, score));
       }
-      const names = search(nameEngine, groups);
+      const names = await search(nameEngine, groups, pause);
       // Only files sharing a term with the query can score; the rest are never looked at.
       const hits = new Set<number>([...whole.keys(), ...best.keys(), ...[...names.keys()].map(Number)]);
-      const ranked: RankedFile[] = [...hits].map((index) => {
+      const ranked: RankedFile[] = [];
+      for (const index of hits) {
         const file = files[index]!;
         const wholeScore = whole.get(index) ?? 0;
         const textScore = (1 - options.fileShare) * (best.get(index) ?? wholeScore) + options.fileShare * wholeScore;
         const bm25Score = textScore + options.namesShare * (names.get(String(index)) ?? 0);
+        // With 200 files named in a long issue, matching them against every path takes a while too.
         const boost = 1 + options.mentionBoost * mentionStrength(file.path, query.mentions);
-        return { path: file.path, score: Math.round(bm25Score * boost * priors[index]! * 1000) / 1000 };
-      });
+        ranked.push({ path: file.path, score: Math.round(bm25Score * boost * priors[index]! * 1000) / 1000 });
+        await pause();
+      }
       return ranked
         .filter((file) => file.score > 0)
         .sort((a, b) => b.score - a.score || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))
@@ -153,6 +176,6 @@ export function indexFiles(files: RankInput[], options: RankOptions = DEFAULT_RA
 }
 
 /** Indexes the files and ranks them for one query (see {@link indexFiles}). */
-export function rankFiles(files: RankInput[], query: WeightedQuery, top: number, options: RankOptions = DEFAULT_RANK_OPTIONS): RankedFile[] {
-  return indexFiles(files, options).rank(query, top);
+export async function rankFiles(files: RankInput[], query: WeightedQuery, top: number, options: RankOptions = DEFAULT_RANK_OPTIONS): Promise<RankedFile[]> {
+  return (await indexFiles(files, options)).rank(query, top);
 }

@@ -15,6 +15,11 @@ const diffMessageSchema = z.object({ message: z.string().min(1) });
 /** Most characters of a file (or diff) put in one prompt: about 10k tokens, within any current model's context. */
 export const MAX_PROMPT_CHARS = 40_000;
 
+// Myers' diff takes time in proportion to the file's lines times the lines that changed, all of it
+// holding the event loop: a reformatted 400 KB file took 10 s. Past this many added and removed lines
+// (at ~40 characters a line, a diff over the prompt cap anyway) the diff is given up, in under 0.1 s.
+const MAX_DIFF_EDITS = MAX_PROMPT_CHARS / 40;
+
 /** A file's text cut to the prompt cap; what is cut is replaced by the names the rest defines. */
 export function clipForPrompt(text: string, path: string): string {
   if (text.length <= MAX_PROMPT_CHARS) return text;
@@ -42,9 +47,9 @@ export async function summarizeCandidate(
 
   let summary: string;
   let source: SummarySource;
-  const diff = previous ? createPatch(file.path, previous.text, file.text, "", "", { context: 3 }) : "";
+  const diff = previous ? createPatch(file.path, previous.text, file.text, "", "", { context: 3, maxEditLength: MAX_DIFF_EDITS }) : undefined;
   // A diff as long as the file saves nothing over reading the file itself.
-  if (previous && previous.summary.length < file.text.length && diff.length < file.text.length && diff.length <= MAX_PROMPT_CHARS) {
+  if (previous && diff !== undefined && previous.summary.length < file.text.length && diff.length < file.text.length && diff.length <= MAX_PROMPT_CHARS) {
     const { value } = await ctx.llm.ask({
       agent: "custodian",
       prompt: "custodian-summarize-diff",

@@ -30,8 +30,11 @@ function keep(word: string): boolean {
   return word.length > 1 && word.length < 64 && !STOP_WORDS.has(word);
 }
 
+// Leading and trailing `_`/`$`; `(?<![_$])` keeps a long run of them from being rescanned from each of its characters.
+const EDGE_MARKS = /^[_$]+|(?<![_$])[_$]+$/g;
+
 function pushIdentifier(tokens: string[], identifier: string): void {
-  const bare = identifier.replace(/^[_$]+|[_$]+$/g, "");
+  const bare = identifier.replace(EDGE_MARKS, "");
   if (bare === "") return;
   const whole = normalizeWord(bare);
   if (keep(whole)) tokens.push(whole);

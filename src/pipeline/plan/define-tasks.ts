@@ -2,7 +2,7 @@ import { z } from "zod";
 import { openEditableFile } from "../open-editable-file.js";
 import { mapBounded } from "../map-bounded.js";
 import type { FileTask, IssueText, LocatedFile, StageContext } from "../types.js";
-import { formatIssue } from "./format-issue.js";
+import { formatIssue } from "../format-issue.js";
 
 const answerSchema = z.object({
   needs_change: z.boolean(),

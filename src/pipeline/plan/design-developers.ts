@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { DeveloperRole, FileTask, IssueText, StageContext } from "../types.js";
 import { mapBounded } from "../map-bounded.js";
-import { formatIssue } from "./format-issue.js";
+import { formatIssue } from "../format-issue.js";
 
 const answerSchema = z.object({
   name: z.string().min(1),

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { DeveloperRole, FileTask, IssueText, MeetingTurn, StageContext } from "../types.js";
-import { formatIssue } from "./format-issue.js";
+import { formatIssue } from "../format-issue.js";
 import { developerVars, formatTeam, formatTranscript } from "./format-team.js";
 
 const speechSchema = z.object({ speech: z.string().min(1) });

@@ -1,8 +1,8 @@
 import { z } from "zod";
 import type { FileTask, IssueText, MeetingTurn, Plan, StageContext } from "../types.js";
-import { formatIssue } from "./format-issue.js";
+import { formatIssue } from "../format-issue.js";
 import { formatTranscript } from "./format-team.js";
-import { validatePlan } from "./validate-plan.js";
+import { validatePlan } from "../validate-plan.js";
 
 const answerSchema = z.object({
   steps: z.array(z.array(z.string())),

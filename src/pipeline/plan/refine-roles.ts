@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { DeveloperRole, FileTask, IssueText, MeetingTurn, StageContext } from "../types.js";
 import { mapBounded } from "../map-bounded.js";
-import { formatIssue } from "./format-issue.js";
+import { formatIssue } from "../format-issue.js";
 import { developerVars, formatTranscript } from "./format-team.js";
 
 const answerSchema = z.object({ role: z.string().min(1) });

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { openEditableFile } from "../open-editable-file.js";
-import { formatIssue } from "../plan/format-issue.js";
+import { formatIssue } from "../format-issue.js";
 import { fence } from "../report/markdown.js";
 import type { StageContext } from "../types.js";
 import { placeOf } from "./place-of.js";

@@ -1,4 +1,4 @@
-import { mkdtemp, readFile } from "node:fs/promises";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -23,10 +23,26 @@ describe("token budget", () => {
     await llm.ask(judgeRequest);
     const failure = await llm.ask(judgeRequest).then(() => null, (error: unknown) => error);
     expect(failure).toBeInstanceOf(BudgetExceededError);
-    expect(failure).toMatchObject({ kind: "budget", agent: "custodian", spent: 500, budget: 1000 });
-    expect((failure as Error).message).toMatch(/The custodian call .*500 tokens were spent so far .*token budget of 1,000, so it was not made\. Raise token_budget in \.github\/magis\.yml, or set the MAGIS_TOKEN_BUDGET/);
+    expect(failure).toMatchObject({ kind: "budget", agent: "custodian", shortfall: { spent: 500, held: 0, budget: 1000 } });
+    expect((failure as Error).message).toMatch(
+      /The custodian call with prompt "judge-file" .*the request for judge-file would take about [\d,]+ tokens \(a prompt of about \d+ tokens, whose largest part is `summary` .*; an answer of up to 500\), and the job has 500 left of its token budget of 1,000 \(500 spent\), so it was not made\. Raise token_budget in \.github\/magis\.yml, or set the MAGIS_TOKEN_BUDGET/,
+    );
     expect(model.requests).toHaveLength(1);
     expect(llm.trace.at(-1)).toMatchObject({ raw: null, ms: 0, error: expect.stringContaining("not made") });
+  });
+
+  it("names what made the refused request large: its prompt's largest part, and the answer cap", async () => {
+    model = await startScriptedModel();
+    const llm = clientFor(model, { maxTokens: 1000, tokenBudget: 200_000 });
+    // A 920 KB text in a prompt, as a pasted attachment in an issue made it: about 230,000 tokens.
+    const request = { ...judgeRequest, vars: { path: "src/date.ts", summary: "x".repeat(920_000) } };
+    const failure = (await llm.ask(request).then(() => null, (error: unknown) => error)) as BudgetExceededError;
+    expect(failure).toBeInstanceOf(BudgetExceededError);
+    expect(failure.shortfall).toMatchObject({ spent: 0, held: 0, budget: 200_000, answerTokens: 1000, largest: { name: "summary", chars: 920_000 } });
+    expect(failure.shortfall.promptTokens).toBeGreaterThan(230_000);
+    expect(failure.message).toContain("the request for judge-file would take about 231,");
+    expect(failure.message).toContain("whose largest part is `summary` with 920,000 characters; an answer of up to 1,000), and the job has 200,000 left of its token budget of 200,000 (0 spent)");
+    expect(model.requests).toEqual([]);
   });
 
   it("counts calls still running, so concurrent calls cannot pass the budget together", async () => {
@@ -37,8 +53,10 @@ describe("token budget", () => {
     const results = await Promise.allSettled([llm.ask(judgeRequest), llm.ask(judgeRequest), llm.ask(judgeRequest)]);
     expect(results.map((r) => r.status)).toEqual(["fulfilled", "fulfilled", "rejected"]);
     const refused = (results[2] as PromiseRejectedResult).reason as BudgetExceededError;
-    expect(refused).toMatchObject({ spent: 0, budget: 1200 });
-    expect(refused.estimate * 2).toBeLessThanOrEqual(1200);
+    expect(refused.shortfall).toMatchObject({ spent: 0, budget: 1200 });
+    expect(refused.shortfall.held).toBe(2 * refused.shortfall.estimate);
+    expect(refused.message).toContain(`held by calls still running`);
+    expect(refused.shortfall.estimate * 2).toBeLessThanOrEqual(1200);
     expect(model.requests).toHaveLength(2);
     expect(llm.stats().totalTokens).toBe(40);
   });
@@ -80,10 +98,15 @@ describe("stats and trace", () => {
     expect(fixed?.messages).toHaveLength(4);
     expect(failed).toMatchObject({ raw: null, error: expect.stringContaining("answered 500") });
 
-    const file = join(await mkdtemp(join(tmpdir(), "magis-trace-")), "nested", "trace.jsonl");
-    await writeTraceJsonl(llm.trace, file);
-    const text = await readFile(file, "utf8");
-    expect(text.trimEnd().split("\n").map((line) => JSON.parse(line) as TraceRecord)).toEqual(llm.trace);
-    expect(text).not.toContain(SECRET_KEY);
+    const dir = await mkdtemp(join(tmpdir(), "magis-trace-"));
+    try {
+      const file = join(dir, "nested", "trace.jsonl");
+      await writeTraceJsonl(llm.trace, file);
+      const text = await readFile(file, "utf8");
+      expect(text.trimEnd().split("\n").map((line) => JSON.parse(line) as TraceRecord)).toEqual(llm.trace);
+      expect(text).not.toContain(SECRET_KEY);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -6,6 +6,7 @@ import { parseConfig } from "../../../src/config.js";
 import { createLlm } from "../../../src/llm/client.js";
 import { StageError } from "../../../src/pipeline/errors.js";
 import { locateFiles } from "../../../src/pipeline/locate/locate-files.js";
+import { MAX_PROMPT_CHARS, summarizeCandidate } from "../../../src/pipeline/locate/summarize-candidate.js";
 import type { IssueText, ProgressEvent, StageContext } from "../../../src/pipeline/types.js";
 import { openDatabase, type Db } from "../../../src/store/database.js";
 import { EvolutionMemory } from "../../../src/store/memory.js";
@@ -140,6 +141,30 @@ describe("locateFiles with the evolution memory", () => {
     expect(count("custodian-summarize-file")).toBe(3);
     expect(count("custodian-summarize-diff")).toBe(1);
     expect(located.find((f) => f.path === "shop/discount.py")!.summary).toBe("Summary of shop/discount.py.\nChanged since: Adds BOGO codes.");
+    expect(model.problems).toEqual([]);
+  });
+
+  // Diffing takes time in proportion to the lines of the file times the changed lines (10 s for a reformatted 400 KB
+  // file, holding the event loop); past ~1,000 added and removed lines the diff is given up for a fresh summary.
+  it("summarizes afresh, without a diff, a file with more changed lines than a diff of the prompt cap could show", async () => {
+    model.script("custodian-summarize-diff", () => ({ message: "Changed lines." }));
+    const memory = new EvolutionMemory(db);
+    // The file with its first lines replaced by short ones: `${mark}${i}` for each [mark, up to line] given.
+    const file = (...marks: Array<[string, number]>) => {
+      const lines = Array.from({ length: 3000 }, (_, i) => `    total_${i} = price_${i} * quantity_${i}  # unchanged line ${i}`);
+      let from = 0;
+      for (const [mark, to] of marks) for (; from < to; from++) lines[from] = `${mark}${from}`;
+      const text = lines.join("\n");
+      return { path: "shop/big.py", text, bytes: Buffer.from(text) };
+    };
+    await summarizeCandidate(context(), memory, file(["a", 600]));
+    // 600 short lines changed: a diff of ~10,000 characters, but of 1,200 added and removed lines.
+    const many = await summarizeCandidate(context(), memory, file(["b", 600]));
+    expect(many.source).toBe("file");
+    const few = await summarizeCandidate(context(), memory, file(["c", 300], ["b", 600]));
+    expect(few.source).toBe("diff");
+    const diffPrompt = model.requests.find((r) => r.prompt === "custodian-summarize-diff")!.messages[1]!.content;
+    expect(diffPrompt.length).toBeLessThan(MAX_PROMPT_CHARS);
     expect(model.problems).toEqual([]);
   });
 });

@@ -1,3 +1,6 @@
+import { execFile } from "node:child_process";
+import path from "node:path";
+import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
 import { cleanText } from "../../../src/github/clean-text.js";
 
@@ -32,4 +35,21 @@ describe("cleanText", () => {
   it("normalizes line endings", () => {
     expect(cleanText("a\r\nb\rc")).toBe("a\nb\nc");
   });
+
+  // Each split of a run of spaces between the definition's parts was tried: 40k spaces took seconds, 400k minutes.
+  // The child process is killed after a minute, so a regression fails instead of hanging the suite.
+  it("reads a line with long runs of spaces in linear time, still telling a definition from text", async () => {
+    const module = path.resolve(import.meta.dirname, "../../../src/github/clean-text.ts");
+    const code = [
+      `import { cleanText } from ${JSON.stringify(module)};`,
+      `const spaces = " ".repeat(200_000);`,
+      `const text = ["[x]:" + spaces + "a" + spaces + "b", "[y]:" + spaces + "a" + spaces + '"title"', "kept"].join("\\n");`,
+      `console.log(JSON.stringify(cleanText(text).split("\\n").map((line) => line.replace(/ +/g, " "))));`,
+    ].join("\n");
+    const { stdout } = await promisify(execFile)(process.execPath, ["--import", "tsx", "--input-type=module", "-e", code], {
+      timeout: 60_000,
+      killSignal: "SIGKILL",
+    });
+    expect(JSON.parse(stdout)).toEqual(["[x]: a b", "kept"]);
+  }, 90_000);
 });

@@ -65,12 +65,14 @@ describe("explainFailure", () => {
   const site = { agent: "developer" as const, prompt: "developer-write-code", model: "m" };
 
   it("sends a budget overrun, even wrapped in a stage error, to token_budget", () => {
-    const budget = new BudgetExceededError(site, 1000, 500, 1200);
+    const budget = new BudgetExceededError(site, { spent: 1000, held: 0, budget: 1200, estimate: 500, promptTokens: 300, answerTokens: 200, largest: { name: "issue", chars: 1100 } });
     const wrapped = Object.assign(new StageError("code", budget.message, "generic"), { cause: budget });
     for (const error of [budget, wrapped]) {
       const note = explainFailure(error, "code", []);
       expect(note.stage).toBe("code");
       expect(note.nextStep).toContain("token_budget");
+      expect(note.reason).toContain("the request for developer-write-code would take about 500 tokens");
+      expect(note.reason).toContain("whose largest part is `issue` with 1,100 characters");
     }
   });
 

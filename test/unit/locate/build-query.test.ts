@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { adversarialBodies } from "../../../bench/lib/adversarial-issues.js";
 import { buildQuery, pathParts } from "../../../src/pipeline/locate/build-query.js";
 
 const traceback = `Requests ignores the session's verify setting.
@@ -82,6 +83,26 @@ describe("buildQuery", () => {
     const query = buildQuery({ title: "Huge log", body, hints: [] });
     expect(query.terms.size).toBeLessThanOrEqual(600);
     expect(query.terms.size).toBeGreaterThan(100);
+  });
+});
+
+describe("buildQuery on long runs without spaces (pasted attachments, logs)", () => {
+  // The speed is measured by `npm run bench:query`; here the query must stay what the issue says.
+  it.each(Object.entries(adversarialBodies(20_000)))("reads the traceback and paths around %s", (_name, attachment) => {
+    const body = `${traceback}\n${attachment}\n\nThe failing call is \`merge_setting\` in requests/utils.py.\n`;
+    const query = buildQuery({ title: "verify ignored", body, hints: [] });
+    expect(query.mentions).toContainEqual({ parts: ["requests", "adapters.py"], module: false, strength: 3 });
+    expect(query.mentions).toContainEqual({ parts: ["requests", "utils.py"], module: false, strength: 2 });
+    expect(query.terms.has("merge_setting")).toBe(true);
+    expect(query.terms.has("sslerror")).toBe(true);
+  });
+
+  it("finds paths and identifiers next to long runs of separators and underscores", () => {
+    const body = `a${"_".repeat(5000)}b ${"a/".repeat(5000)} see pkg/mod.py and __init__ and C:\\proj\\app.py`;
+    const query = buildQuery({ title: "", body, hints: [] });
+    expect(query.mentions).toContainEqual({ parts: ["pkg", "mod.py"], module: false, strength: 2 });
+    expect(query.mentions).toContainEqual({ parts: ["C:", "proj", "app.py"], module: false, strength: 2 });
+    expect(query.terms.has("init")).toBe(true);
   });
 });
 

@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { buildQuery } from "../../../src/pipeline/locate/build-query.js";
 import { pathTerms, prepareFile } from "../../../src/pipeline/locate/prepare-document.js";
-import { indexFiles, rankFiles } from "../../../src/pipeline/locate/rank-files.js";
+import { DEFAULT_RANK_OPTIONS, indexFiles, rankFiles } from "../../../src/pipeline/locate/rank-files.js";
+import { sliceWork } from "../../../src/pipeline/locate/slice-work.js";
 
 const issue = (title: string, body = "") => buildQuery({ title, body, hints: [] });
 
@@ -17,8 +18,8 @@ const models = `class Response:
 const readme = "Requests is an HTTP library. Use a Session to keep settings.\n";
 
 describe("rankFiles", () => {
-  it("ranks the file that defines the names the issue uses first", () => {
-    const ranked = rankFiles(
+  it("ranks the file that defines the names the issue uses first", async () => {
+    const ranked = await rankFiles(
       [
         { path: "requests/sessions.py", text: sessions },
         { path: "requests/models.py", text: models },
@@ -31,50 +32,50 @@ describe("rankFiles", () => {
     expect(ranked[0]!.path).toBe("requests/sessions.py");
   });
 
-  it("works with fewer than three files (wink needs three documents)", () => {
-    expect(rankFiles([{ path: "a.py", text: models }], issue("iter_content chunk_size"), 10).map((f) => f.path)).toEqual(["a.py"]);
-    expect(rankFiles([{ path: "a.py", text: models }, { path: "b.py", text: sessions }], issue("iter_content"), 10)[0]!.path).toBe("a.py");
+  it("works with fewer than three files (wink needs three documents)", async () => {
+    expect((await rankFiles([{ path: "a.py", text: models }], issue("iter_content chunk_size"), 10)).map((f) => f.path)).toEqual(["a.py"]);
+    expect((await rankFiles([{ path: "a.py", text: models }, { path: "b.py", text: sessions }], issue("iter_content"), 10))[0]!.path).toBe("a.py");
   });
 
-  it("returns nothing for no files or a query without words", () => {
-    expect(rankFiles([], issue("anything"), 10)).toEqual([]);
-    expect(rankFiles([{ path: "a.py", text: models }], issue(""), 10)).toEqual([]);
+  it("returns nothing for no files or a query without words", async () => {
+    expect(await rankFiles([], issue("anything"), 10)).toEqual([]);
+    expect(await rankFiles([{ path: "a.py", text: models }], issue(""), 10)).toEqual([]);
   });
 
-  it("leaves out files that share no term with the issue", () => {
-    const ranked = rankFiles([{ path: "a.py", text: models }, { path: "b.py", text: sessions }, { path: "c.py", text: "x = 1\n" }], issue("iter_content"), 10);
+  it("leaves out files that share no term with the issue", async () => {
+    const ranked = await rankFiles([{ path: "a.py", text: models }, { path: "b.py", text: sessions }, { path: "c.py", text: "x = 1\n" }], issue("iter_content"), 10);
     expect(ranked.map((f) => f.path)).toEqual(["a.py"]);
   });
 
-  it("breaks ties by path, whatever the input order", () => {
+  it("breaks ties by path, whatever the input order", async () => {
     const files = ["c.py", "a.py", "b.py", "d.py"].map((path) => ({ path, text: "def frobnicate(): pass\n" }));
-    const ranked = rankFiles(files, issue("frobnicate"), 3);
+    const ranked = await rankFiles(files, issue("frobnicate"), 3);
     expect(ranked.map((f) => f.path)).toEqual(["a.py", "b.py", "c.py"]);
-    expect(rankFiles([...files].reverse(), issue("frobnicate"), 3)).toEqual(ranked);
+    expect(await rankFiles([...files].reverse(), issue("frobnicate"), 3)).toEqual(ranked);
   });
 
-  it("does not let a long file lose merely by its length", () => {
+  it("does not let a long file lose merely by its length", async () => {
     const filler = Array.from({ length: 3000 }, (_, i) => `def helper_${i}(value):\n    return value + ${i}\n`).join("");
     const long = `${filler}\ndef coarsen_reduce(window):\n    raise KeyError(window)  # coarsen drops the coordinate\n${filler}`;
     const short = "# a short note that mentions coarsen once\nx = 1\n";
     const others = Array.from({ length: 5 }, (_, i) => ({ path: `pkg/other${i}.py`, text: `def unrelated_${i}(): pass\n` }));
-    const ranked = rankFiles([{ path: "pkg/rolling.py", text: long }, { path: "pkg/note.py", text: short }, ...others], issue("coarsen_reduce raises KeyError in coarsen"), 5);
+    const ranked = await rankFiles([{ path: "pkg/rolling.py", text: long }, { path: "pkg/note.py", text: short }, ...others], issue("coarsen_reduce raises KeyError in coarsen"), 5);
     expect(ranked[0]!.path).toBe("pkg/rolling.py");
   });
 
-  it("ranks a file a traceback names above one that only shares words", () => {
+  it("ranks a file a traceback names above one that only shares words", async () => {
     const files = [
       { path: "pkg/io/reader.py", text: "def read_table(path):\n    return parse(path)\n" },
       { path: "pkg/io/parse.py", text: "def parse(path):\n    table = read_table_header(path)\n    return table\n" },
       { path: "pkg/core.py", text: "def main(): pass\n" },
     ];
     const query = issue("read_table fails", 'Traceback:\n  File "/env/site-packages/pkg/io/parse.py", line 2, in parse\nValueError');
-    expect(rankFiles(files, query, 3)[0]!.path).toBe("pkg/io/parse.py");
+    expect((await rankFiles(files, query, 3))[0]!.path).toBe("pkg/io/parse.py");
   });
 
-  it("puts source before tests that echo the same words", () => {
+  it("puts source before tests that echo the same words", async () => {
     const text = "def parse_header(line):\n    return line.split(':')\n";
-    const ranked = rankFiles(
+    const ranked = await rankFiles(
       [{ path: "tests/test_header.py", text: `${text}\ndef test_parse_header():\n    assert parse_header('a: b')\n` }, { path: "pkg/header.py", text }, { path: "pkg/x.py", text: "y = 2\n" }],
       issue("parse_header splits on every colon"),
       3,
@@ -92,22 +93,40 @@ describe("pathTerms", () => {
 });
 
 describe("query weights", () => {
-  it("count a term as many times as its weight says, summed over the terms", () => {
+  it("count a term as many times as its weight says, summed over the terms", async () => {
     const files = [
       { path: "requests/sessions.py", text: sessions },
       { path: "requests/models.py", text: models },
       { path: "README.md", text: readme },
       { path: "requests/adapters.py", text: "class HTTPAdapter:\n    def send(self, request, stream=False, verify=True):\n        return self.build_response(request)\n" },
     ];
-    const index = indexFiles(files);
-    const scoreOf = (terms: Array<[string, number]>, path: string) =>
-      index.rank({ terms: new Map(terms), mentions: [] }, 10).find((f) => f.path === path)?.score ?? 0;
+    const index = await indexFiles(files);
+    const scoreOf = async (terms: Array<[string, number]>, path: string) =>
+      (await index.rank({ terms: new Map(terms), mentions: [] }, 10)).find((f) => f.path === path)?.score ?? 0;
     // Weight 0.5 counts once; 1 twice; 1.5 three times.
     for (const path of ["requests/sessions.py", "requests/models.py", "requests/adapters.py"]) {
       const once = (term: string) => scoreOf([[term, 0.5]], path);
-      const expected = 2 * once("verify") + 3 * once("session") + 1 * once("chunk_size");
-      expect(scoreOf([["verify", 1], ["session", 1.5], ["chunk_size", 0.5]], path)).toBeCloseTo(expected, 2);
+      const expected = 2 * (await once("verify")) + 3 * (await once("session")) + 1 * (await once("chunk_size"));
+      expect(await scoreOf([["verify", 1], ["session", 1.5], ["chunk_size", 0.5]], path)).toBeCloseTo(expected, 2);
     }
+  });
+
+  it("lets the event loop run while it indexes and ranks, and ranks the same as in one piece", async () => {
+    const files = Array.from({ length: 30 }, (_, i) => ({ path: `pkg/mod${i}.py`, text: `def handler_${i}(request):\n    return verify_${i % 3}(request)\n` }));
+    const order: string[] = [];
+    // A webhook arriving meanwhile: it must not wait for the whole index (slices of 0 ms yield at every step).
+    setImmediate(() => order.push("other work"));
+    const index = await Promise.resolve(indexFiles(files, DEFAULT_RANK_OPTIONS, sliceWork(0))).then((built) => {
+      order.push("indexed");
+      return built;
+    });
+    expect(order).toEqual(["other work", "indexed"]);
+    const query = issue("verify_1 fails in handler_4");
+    setImmediate(() => order.push("more work"));
+    const ranked = await index.rank(query, 5);
+    order.push("ranked");
+    expect(order).toEqual(["other work", "indexed", "more work", "ranked"]);
+    expect(ranked).toEqual(await (await indexFiles(files, DEFAULT_RANK_OPTIONS, () => undefined)).rank(query, 5));
   });
 });
 

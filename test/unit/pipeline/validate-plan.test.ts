@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { validatePlan } from "../../../src/pipeline/plan/validate-plan.js";
+import { validatePlan } from "../../../src/pipeline/validate-plan.js";
 
 const tasks = ["src/a.js", "src/b.js", "src/c.js"];
 

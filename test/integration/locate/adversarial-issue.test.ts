@@ -1,0 +1,46 @@
+import { execFile } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { adversarialBodies } from "../../../bench/lib/adversarial-issues.js";
+import { makeFixtureRepo } from "./fixture-repo.js";
+
+const run = promisify(execFile);
+const entry = path.join(import.meta.dirname, "run-magis.ts");
+
+let repo: string;
+let work: string;
+
+beforeAll(() => {
+  repo = makeFixtureRepo();
+  work = fs.mkdtempSync(path.join(os.tmpdir(), "magis-adversarial-"));
+});
+
+afterAll(() => {
+  fs.rmSync(repo, { recursive: true, force: true });
+  fs.rmSync(work, { recursive: true, force: true });
+});
+
+describe("magis locate on an issue with long runs of text without spaces", () => {
+  // Each body was quadratic in buildQuery: 100k characters of any one took from half a minute to two.
+  // Linear code ranks all of them in well under a second; the kill only stops a regression from hanging.
+  it("ranks the file the issue names, through every pasted attachment, in a process that is not killed", async () => {
+    const attachments = Object.values(adversarialBodies(100_000));
+    const issue = [
+      "# Cart total_price crashes after a pasted attachment",
+      "",
+      "`total_price` in shop/cart.py raises; the attachments follow.",
+      ...attachments.map((body) => `\n${body}\n`),
+    ].join("\n");
+    fs.writeFileSync(path.join(work, "issue.md"), issue);
+    const { stdout } = await run(
+      process.execPath,
+      ["--import", "tsx", entry, "locate", "--repo", repo, "--issue-file", path.join(work, "issue.md"), "--bm25-only", "--json", "--top", "2"],
+      { timeout: 90_000, killSignal: "SIGKILL", maxBuffer: 1 << 20 },
+    );
+    const ranked = JSON.parse(stdout) as { files: Array<{ path: string }> };
+    expect(ranked.files[0]!.path).toBe("shop/cart.py");
+  }, 120_000);
+});
