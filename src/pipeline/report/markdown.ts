@@ -8,7 +8,12 @@ export function cell(text: string): string {
  * nothing else changed; GitHub reads neither mentions nor closing keywords inside a code span.
  */
 export function codeCell(text: string): string {
-  return text.replace(/\|/g, "\\|").replace(/\s*\r?\n\s*/g, " ").trim();
+  // Each line break with the blank space around it (blank lines too) becomes one space. Split, not a /\s*\n\s*/
+  // pattern, which tried every start in a long run of spaces without a line break (quadratic).
+  const lines = text.replace(/\|/g, "\\|").split("\n");
+  const inner = lines.slice(1, -1).map((line) => line.trim()).filter((line) => line !== "");
+  const joined = lines.length === 1 ? lines[0]! : [lines[0]!.trimEnd(), ...inner, lines.at(-1)!.trimStart()].join(" ");
+  return joined.trim();
 }
 
 // "Fixes #12", "closes octo/demo#3", "Resolves: #4": GitHub closes the named issue when a pull request whose body (or a
@@ -29,7 +34,10 @@ export function neutralize(text: string): string {
 const MENTION = /(^|[^\w])(?:@|&#0*64;|&#x0*40;|&commat;)([a-z\d](?:[a-z\d-]{0,38})(?:\/[a-z\d][\w-]*)?)/gi;
 // Inline text GitHub reads no mention in, or where a zero-width space would break a link: code spans (which do not
 // cross a blank line), autolinks, link targets and bare URLs (https://medium.com/@alice/post).
-const INERT = /(`+)(?:(?!\n[ \t]*\n)[\s\S])*?\1|<[a-z][a-z\d+.-]*:[^\s<>]*>|\]\([^)\s]*\)|\b[a-z][a-z\d+.-]*:\/\/[^\s<>)]+/gi;
+// Linear on any text: a URL's scheme is looked for only where a run of scheme characters begins, and a link target
+// stops at a parenthesis (tried at every word start of "sk-sk-…", or at every "](" of "](](…", the rest of the run
+// was scanned each time). A target with parentheses inside is still inert, as the bare URL it holds.
+const INERT = /(`+)(?:(?!\n[ \t]*\n)[\s\S])*?\1|<[a-z][a-z\d+.-]*:[^\s<>]*>|\]\([^()\s]*\)|(?<![a-z\d+.-])[a-z][a-z\d+.-]*:\/\/[^\s<>)]+/gi;
 const FENCE = /^ {0,3}(`{3,}|~{3,})/;
 
 function neutralizeProse(text: string): string {

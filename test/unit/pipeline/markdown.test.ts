@@ -41,5 +41,8 @@ describe("codeCell", () => {
   it("keeps a path as written, escaping only what breaks a table row", () => {
     expect(codeCell("packages/@scope/pkg/a|b.ts")).toBe("packages/@scope/pkg/a\\|b.ts");
     expect(codeCell("gpt-4o\n  mini")).toBe("gpt-4o mini");
+    // Each line break with the blank space and blank lines around it is one space; spaces within a line stay.
+    expect(codeCell("  a  \r\n\n  \n\t b  c \n")).toBe("a b  c");
+    expect(codeCell("one  line ")).toBe("one  line");
   });
 });
