@@ -7,7 +7,7 @@
 //
 // Run 1 starts with an empty evolution memory; later runs reuse it through MAGIS_DB (the `database` input kept with
 // actions/cache). Model time is the sum of the model calls' times in the job's trace.
-import { execFileSync, spawn } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -17,6 +17,7 @@ import { labeledPayload } from "../test/e2e/payloads.js";
 import { scriptResolve } from "../test/e2e/script-resolve.js";
 import { createBareRepository, startGitServer } from "../test/support/git-server.js";
 import { serveFakeGitHub } from "../test/support/github-api.js";
+import { runInProcessGroup } from "../test/support/run-in-process-group.js";
 import { startScriptedModel } from "../test/support/scripted-model.js";
 import { generateFiles } from "./lib/generate-files.js";
 
@@ -61,7 +62,7 @@ try {
         MAGIS_DB: path.join(root, "cache", "magis.db"), MAGIS_TRACE_DIR: traceDir,
       };
       const start = performance.now();
-      const { code, out } = await runStep(env);
+      const { code, out } = await runInProcessGroup("node", [path.join(ROOT, "bin/magis.js"), "action"], { cwd: root, env, timeoutMs: 300_000 });
       const wall = performance.now() - start;
       if (code !== 0) throw new Error(`run ${run} exited ${code}:\n${out}`);
       const modelMs = fs.readdirSync(traceDir).flatMap((f) => fs.readFileSync(path.join(traceDir, f), "utf8").split("\n").filter(Boolean)).reduce((sum, line) => sum + (JSON.parse(line) as { ms: number }).ms, 0);
@@ -75,23 +76,6 @@ try {
   }
 } finally {
   fs.rmSync(root, { recursive: true, force: true });
-}
-
-/** `node bin/magis.js action` in its own process group, as the step's bash would start it; killed after five minutes. */
-function runStep(env: NodeJS.ProcessEnv): Promise<{ code: number | null; out: string }> {
-  const child = spawn("node", [path.join(ROOT, "bin/magis.js"), "action"], { cwd: root, env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
-  let out = "";
-  child.stdout.on("data", (chunk: Buffer) => (out += chunk.toString()));
-  child.stderr.on("data", (chunk: Buffer) => (out += chunk.toString()));
-  const kill = () => {
-    try {
-      process.kill(-child.pid!, "SIGKILL");
-    } catch {
-      // already gone
-    }
-  };
-  const timer = setTimeout(kill, 300_000);
-  return new Promise((resolve) => child.on("close", (code) => (clearTimeout(timer), kill(), resolve({ code, out }))));
 }
 
 function ms(value: number): string {

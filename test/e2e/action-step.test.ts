@@ -1,4 +1,4 @@
-import { execFileSync, spawn } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -7,6 +7,7 @@ import { parse } from "yaml";
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createBareRepository, startGitServer, type GitServer } from "../support/git-server.js";
 import { serveFakeGitHub, type FakeGitHubOptions } from "../support/github-api.js";
+import { runInProcessGroup } from "../support/run-in-process-group.js";
 import { startScriptedModel, type ScriptedModel } from "../support/scripted-model.js";
 import { commentPayload, labeledPayload, reviewComment, reviewPayload } from "./payloads.js";
 import { REPO_FILES, scriptResolve } from "./script-resolve.js";
@@ -41,27 +42,9 @@ function expand(text: string, inputs: Record<string, string>): string {
   });
 }
 
-/** Runs one step's command in bash, in its own process group, stopped by the test whatever happens. */
-function runStep(command: string, env: NodeJS.ProcessEnv, cwd: string): Promise<{ code: number | null; out: string }> {
-  const child = spawn("bash", ["-c", command], { cwd, env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
-  let out = "";
-  child.stdout.on("data", (chunk: Buffer) => (out += chunk.toString()));
-  child.stderr.on("data", (chunk: Buffer) => (out += chunk.toString()));
-  const stop = () => {
-    try {
-      process.kill(-child.pid!, "SIGKILL");
-    } catch {
-      // already gone
-    }
-  };
-  const timer = setTimeout(stop, 90_000);
-  return new Promise((resolve) => {
-    child.on("close", (code) => {
-      clearTimeout(timer);
-      stop();
-      resolve({ code, out });
-    });
-  });
+/** Runs one step's command as the runner does, in bash; its process group is stopped whatever happens. */
+function runStep(command: string, env: NodeJS.ProcessEnv, cwd: string) {
+  return runInProcessGroup("bash", ["-c", command], { cwd, env, timeoutMs: 90_000 });
 }
 
 describe("magis action, run as the Actions runner runs the action's steps", () => {
