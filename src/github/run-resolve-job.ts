@@ -3,6 +3,7 @@ import type { JobRunner } from "../jobs/job-queue.js";
 import { PhaseClock, type PhaseTiming } from "../jobs/phase-clock.js";
 import type { Llm, TraceRecord } from "../llm/types.js";
 import { renderReport } from "../pipeline/report/render-report.js";
+import { selectNeedsHuman } from "../pipeline/report/select-needs-human.js";
 import type { resolveIssue } from "../pipeline/resolve-issue.js";
 import type { ProgressEvent } from "../pipeline/types.js";
 import type { JobRecord } from "../store/jobs.js";
@@ -104,7 +105,7 @@ export function resolveJobRunner(services: ResolveJobServices): JobRunner {
         const body = renderReport(result, { title: issue.title, issueNumber: job.number });
         const pull = await publishPullRequest({
           octokit, repo, issue: { number: job.number, title: issue.title }, checkout, remote: { url, token },
-          defaultBranch, config, bot, changes: result.changes, body,
+          defaultBranch, config, bot, changes: result.changes, body, closesIssue: selectNeedsHuman(result.setAside).length === 0,
         });
         clock.mark("cleanup");
         return pull;
