@@ -9,6 +9,7 @@ import { holdKickoffMeeting } from "./plan/hold-kickoff-meeting.js";
 import { makePlan } from "./plan/make-plan.js";
 import { refineRoles } from "./plan/refine-roles.js";
 import { countUsage } from "./report/count-usage.js";
+import { describeSetAside } from "./report/describe-set-aside.js";
 import { selectNeedsHuman } from "./report/select-needs-human.js";
 import type { IssueText, ResolveResult, SetAsideFile, StageContext, TaskOutcome } from "./types.js";
 
@@ -64,7 +65,7 @@ function noTasks(setAside: SetAsideFile[]): StageError {
       "Make these changes by hand; or, if the bot should make them, remove the matching patterns from `protected_paths` in .github/magis.yml and run again.",
     );
   }
-  const reasons = setAside.map((f) => `${f.path}: ${f.kind === "no-change" ? "no change needed" : "cannot be changed"}: ${f.description}`);
+  const reasons = setAside.map((f) => `${f.path}: ${describeSetAside(f)}`);
   return new StageError(
     "plan",
     `The Manager found nothing to change in the located files, so there is nothing to code (${reasons.join("; ")}).`,

@@ -1,5 +1,6 @@
 import { AGENTS } from "../../config.js";
-import type { ResolveResult, SetAsideFile, TaskOutcome } from "../types.js";
+import type { ResolveResult, TaskOutcome } from "../types.js";
+import { describeSetAside } from "./describe-set-aside.js";
 import { cell, codeCell, details, fence, neutralize, table } from "./markdown.js";
 import { selectNeedsHuman } from "./select-needs-human.js";
 
@@ -125,16 +126,10 @@ function renderLocated(result: ResolveResult): string {
   const rows = result.located.map((f) => {
     const managed = result.setAside.find((a) => a.path === f.path);
     if (!managed) return [`\`${codeCell(f.path)}\``, f.score.toFixed(2), f.kept === false ? "dropped" : "kept", cell(f.reason ?? "")];
-    return [`\`${codeCell(f.path)}\``, f.score.toFixed(2), managed.kind === "needs-human" ? "needs a human" : "dropped", cell(`Manager: ${MANAGER_VERDICT[managed.kind]}: ${managed.description}`)];
+    return [`\`${codeCell(f.path)}\``, f.score.toFixed(2), managed.kind === "needs-human" ? "needs a human" : "dropped", cell(`Manager: ${describeSetAside(managed)}`)];
   });
   return table(["File", "BM25 score", "Kept", "Why"], rows);
 }
-
-const MANAGER_VERDICT: Record<SetAsideFile["kind"], string> = {
-  "no-change": "no change needed",
-  unopenable: "cannot be changed",
-  "needs-human": "protected, a person must change it",
-};
 
 function renderUsage(result: ResolveResult): string {
   const { byAgent, calls, wallMs } = result.usage;
