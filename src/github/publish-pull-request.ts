@@ -90,7 +90,7 @@ async function pushCommit(request: Parameters<typeof commitAndPush>[0]): Promise
     if (!(error instanceof PushRefusedError)) throw error;
     throw new StageError(
       "publish",
-      `The git server refused the bot's push: ${error.message}.`,
+      `The git server refused the bot's push: ${error.message.replace(/\.$/, "")}.`,
       `Let the app push branches named \`${request.guard.prefix}…\` (branch rules, rulesets, server hooks), or change \`branch_prefix\` in .github/magis.yml, then run again.`,
       { cause: error },
     );
