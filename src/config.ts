@@ -4,6 +4,47 @@ import { z } from "zod";
 export const AGENTS = ["custodian", "manager", "developer", "qa"] as const;
 export type Agent = (typeof AGENTS)[number];
 
+/**
+ * What the bot never changes by default: files that decide what CI and release jobs run and with which secrets, code that
+ * runs on a maintainer's machine on checkout, commit or open, who must review, and the bot's own config. Package
+ * manifests (package.json, pyproject.toml, setup.py, …) are left out on purpose: they are what many real issues are about
+ * (see "Protected paths" in the README).
+ */
+export const DEFAULT_PROTECTED_PATHS = [
+  // GitHub: workflows, composite actions, this bot's config, CODEOWNERS, dependabot.
+  ".github/**",
+  "CODEOWNERS",
+  "docs/CODEOWNERS",
+  // Other CI systems.
+  ".gitlab-ci.yml",
+  ".gitlab/**",
+  ".circleci/**",
+  ".travis.yml",
+  "azure-pipelines.yml",
+  ".azure-pipelines/**",
+  "Jenkinsfile",
+  ".buildkite/**",
+  "bitbucket-pipelines.yml",
+  ".drone.yml",
+  "appveyor.yml",
+  ".appveyor.yml",
+  ".cirrus.yml",
+  // Build and release definitions CI runs as given.
+  "Makefile",
+  "GNUmakefile",
+  "**/*.mk",
+  "Dockerfile",
+  ".goreleaser.yml",
+  ".goreleaser.yaml",
+  "tox.ini",
+  "noxfile.py",
+  ".pre-commit-config.yaml",
+  // Code a maintainer's tools run on commit or when the folder is opened.
+  ".husky/**",
+  ".devcontainer/**",
+  ".vscode/**",
+] as const;
+
 const permission = z.enum(["read", "triage", "write", "maintain", "admin"]);
 
 /** The schema of `.github/magis.yml`. Every field has a default, so an empty file is a valid config. */
@@ -47,8 +88,11 @@ export const configSchema = z
     token_budget: z.number().int().min(1000).default(400_000),
     /** Longest a job may run, in minutes (fractions allowed); past it the job stops where it is, says in which stage, and pushes nothing. */
     job_timeout_minutes: z.number().positive().max(24 * 60).default(30),
-    /** Glob patterns of files the bot must never change. */
-    protected_paths: z.array(z.string().min(1)).default([".github/workflows/**"]),
+    /**
+     * Glob patterns of files the bot must never change; a change the Manager finds one needs is reported in the pull
+     * request as "needs a human". Setting this replaces the default list (DEFAULT_PROTECTED_PATHS) rather than adding to it.
+     */
+    protected_paths: z.array(z.string().min(1)).default([...DEFAULT_PROTECTED_PATHS]),
     /** Glob patterns of files the Custodian never considers. */
     exclude: z.array(z.string().min(1)).default([]),
     /** Largest file, in bytes, that is indexed and may be edited. */

@@ -3,7 +3,7 @@ import { StageError } from "../pipeline/errors.js";
 import { neutralizeClosingReferences } from "../pipeline/report/markdown.js";
 import type { ResolveResult } from "../pipeline/types.js";
 import type { Checkout, GitRemote } from "../workspace/clone-repository.js";
-import { commitAndPush } from "../workspace/commit-and-push.js";
+import { commitAndPush, PushRefusedError } from "../workspace/commit-and-push.js";
 import { protectedPathMatcher } from "../workspace/protected-paths.js";
 import { chooseBranch } from "./choose-branch.js";
 import type { BotIdentity, Octokit } from "./types.js";
@@ -21,6 +21,11 @@ export interface PublishInput {
   changes: ResolveResult["changes"];
   /** The pull request description (the run report). */
   body: string;
+  /**
+   * Whether merging the change resolves the issue: `Fixes #N` then closes it; otherwise (protected files still need a
+   * person) the pull request and commit say `Part of #N` and the issue stays open.
+   */
+  closesIssue: boolean;
 }
 
 /** The pull request that now carries the change. */
@@ -35,7 +40,7 @@ export interface Published {
 
 /**
  * Pushes the change as one commit by the app on a bot branch cut from the default branch head, then opens the
- * pull request (`Fixes #N` in its body), or updates the bot's open pull request for that branch.
+ * pull request (`Fixes #N`, or `Part of #N`, in its body), or updates the bot's open pull request for that branch.
  */
 export async function publishPullRequest(input: PublishInput): Promise<Published> {
   const { octokit, repo, issue, config } = input;
@@ -53,19 +58,20 @@ export async function publishPullRequest(input: PublishInput): Promise<Published
     );
   }
   const { branch, exists, head } = await chooseBranch(octokit, repo, input.defaultBranch, config.branch_prefix, issue.number, input.bot);
-  const commit = await commitAndPush({
+  const reference = `${input.closesIssue ? "Fixes" : "Part of"} #${issue.number}`;
+  const commit = await pushCommit({
     checkout: input.checkout,
     remote: input.remote,
     branch,
     changes,
     // The issue's title is anyone's text: a "fixes #3" in it must not close issue 3 when this commit is merged.
-    message: `${neutralizeClosingReferences(issue.title.trim())} (#${issue.number})\n\nChanged by MAGIS: ${changes.map((c) => c.path).join(", ")}.\n\nFixes #${issue.number}`,
+    message: `${neutralizeClosingReferences(issue.title.trim())} (#${issue.number})\n\nChanged by MAGIS: ${changes.map((c) => c.path).join(", ")}.\n\n${reference}`,
     author: { name: input.bot.name, email: input.bot.email },
     force: exists,
     ...(head ? { expectedRemoteHead: head } : {}),
     guard: { prefix: config.branch_prefix, defaultBranch: input.defaultBranch, protectedPaths: config.protected_paths },
   });
-  const body = input.body.includes(`Fixes #${issue.number}`) ? input.body : `Fixes #${issue.number}\n\n${input.body}`;
+  const body = input.body.includes(reference) ? input.body : `${reference}\n\n${input.body}`;
   const title = issue.title.trim();
   const { data: open } = await octokit.rest.pulls.list({ ...repo, head: `${repo.owner}:${branch}`, state: "open", per_page: 1 });
   const existing = open[0];
@@ -75,4 +81,19 @@ export async function publishPullRequest(input: PublishInput): Promise<Published
   }
   const { data } = await octokit.rest.pulls.create({ ...repo, head: branch, base: input.defaultBranch, title, body, draft: config.draft });
   return { url: data.html_url, number: data.number, branch, commit, updated: false };
+}
+
+/** Commits and pushes; a push the server refuses (a hook, a branch rule) becomes a publish failure saying what to do. */
+async function pushCommit(request: Parameters<typeof commitAndPush>[0]): Promise<string> {
+  try {
+    return await commitAndPush(request);
+  } catch (error) {
+    if (!(error instanceof PushRefusedError)) throw error;
+    throw new StageError(
+      "publish",
+      `The git server refused the bot's push: ${error.message.replace(/\.$/, "")}.`,
+      `Let the app push branches named \`${request.guard.prefix}…\` (branch rules, rulesets, server hooks), or change \`branch_prefix\` in .github/magis.yml, then run again.`,
+      { cause: error },
+    );
+  }
 }

@@ -30,6 +30,9 @@ export function renderStatus(state: StatusState): string {
   lines.push(check(coded, "Developers and QA Engineers at work"));
   for (const task of state.attempts) lines.push(`  - ${taskLine(task)}`);
   lines.push(check(state.pullRequest !== undefined, pullRequestLine(state)));
+  if (state.needsHuman?.length) {
+    lines.push("", `**Not a complete fix:** protected files need a human: ${state.needsHuman.map((p) => `\`${p}\``).join(", ")} (what must change there is in the pull request).`);
+  }
   if (state.failure) lines.push("", ...failureLines(state.failure));
   const asOf = state.issueAsOf ? ` · works from the issue as it was at ${state.issueAsOf}; later edits are not read` : "";
   lines.push("", `<sub>Run #${state.jobId} · ${state.trigger}${asOf}</sub>`);

@@ -1,6 +1,7 @@
 import { parseConfig, type MagisConfig } from "../config.js";
 import type { JobRunner } from "../jobs/job-queue.js";
 import { renderReport } from "../pipeline/report/render-report.js";
+import { selectNeedsHuman } from "../pipeline/report/select-needs-human.js";
 import type { resolveIssue } from "../pipeline/resolve-issue.js";
 import type { ProgressEvent } from "../pipeline/types.js";
 import { withShallowClone } from "../workspace/clone-repository.js";
@@ -89,7 +90,7 @@ export function resolveJobRunner(services: ResolveJobServices): JobRunner {
         const body = renderReport(result, { title: issue.title, issueNumber: job.number });
         const pull = await publishPullRequest({
           octokit, repo, issue: { number: job.number, title: issue.title }, checkout, remote,
-          defaultBranch, config, bot, changes: result.changes, body,
+          defaultBranch, config, bot, changes: result.changes, body, closesIssue: selectNeedsHuman(result.setAside).length === 0,
         });
         run.enter("cleanup", { stoppable: false });
         return pull;

@@ -1,3 +1,4 @@
+import { selectNeedsHuman } from "../pipeline/report/select-needs-human.js";
 import type { Attempt, LocatedFile, ProgressEvent, TaskOutcome } from "../pipeline/types.js";
 
 /** A failure as the status comment shows it: the stage, the reason in plain words, and the next step. */
@@ -21,6 +22,8 @@ export interface StatusState {
   /** Attempts per file so far, in the order tasks reported them. */
   attempts: { path: string; developer?: string; attempts: Attempt[]; outcome?: TaskOutcome }[];
   pullRequest?: { url: string; number: number; updated: boolean };
+  /** Protected files the Manager says must change, which the bot left to a person (known once the run is done). */
+  needsHuman?: string[];
   failure?: FailureNote;
   /** When the issue text the run works from was taken (the trigger); later edits are not read. */
   issueAsOf?: string;
@@ -58,8 +61,9 @@ export function trackProgress<S extends StatusState>(state: S, event: ProgressEv
           outcome: event.outcome,
         })),
       };
-    case "plan":
     case "done":
+      return { ...state, needsHuman: selectNeedsHuman(event.result.setAside).map((f) => f.path) };
+    case "plan":
       return state;
   }
 }

@@ -9,7 +9,9 @@ import { holdKickoffMeeting } from "./plan/hold-kickoff-meeting.js";
 import { makePlan } from "./plan/make-plan.js";
 import { refineRoles } from "./plan/refine-roles.js";
 import { countUsage } from "./report/count-usage.js";
-import type { IssueText, LocatedFile, ResolveResult, StageContext, TaskOutcome } from "./types.js";
+import { describeSetAside } from "./report/describe-set-aside.js";
+import { selectNeedsHuman } from "./report/select-needs-human.js";
+import type { IssueText, ResolveResult, SetAsideFile, StageContext, TaskOutcome } from "./types.js";
 
 /**
  * Resolves one issue on a local checkout as MAGIS does (§3.2, Algorithms 1–3) and returns the
@@ -23,10 +25,9 @@ export async function resolveIssue(ctx: StageContext, issue: IssueText, memory: 
 
   // 1. The Repository Custodian locates the files the issue is about (Algorithm 1).
   const located = await step("locate", () => locateFiles(ctx, issue, memory));
-  // 2. The Manager defines a file-level task per located file; a file may need none.
-  const defined = await step("plan", () => defineTasks(ctx, issue, located));
-  const tasks = defined.tasks;
-  if (tasks.length === 0) throw noTasks(defined.located);
+  // 2. The Manager defines a file-level task per located file; a file may need none, or need a person (protected).
+  const { tasks, setAside } = await step("plan", () => defineTasks(ctx, issue, located));
+  if (tasks.length === 0) throw noTasks(setAside);
   ctx.onProgress({ stage: "tasks", tasks });
   // 3. The Manager builds the team: one Developer per task.
   const team = await step("plan", () => designDevelopers(ctx, issue, tasks));
@@ -43,9 +44,9 @@ export async function resolveIssue(ctx: StageContext, issue: IssueText, memory: 
   const outcomes = await step("code", () => runCodingTasks(ctx, issue, tasks, developers, plan));
   // 8. The kept file diffs merge into the repository-level change.
   const merged = mergeChanges(plan, outcomes);
-  if (merged.changes.length === 0) throw nothingKept(merged.outcomes);
+  if (merged.changes.length === 0) throw nothingKept(merged.outcomes, setAside);
 
-  const result: ResolveResult = { ...merged, located: defined.located, tasks, developers, transcript, plan, usage: usage.report(ctx.now() - started) };
+  const result: ResolveResult = { ...merged, located, tasks, setAside, developers, transcript, plan, usage: usage.report(ctx.now() - started) };
   ctx.onProgress({ stage: "done", result });
   return result;
 }
@@ -55,8 +56,16 @@ function step<T>(stage: StageName, run: () => Promise<T>): Promise<T> {
   return inStage(stage, "Fix what the message names (model settings, token_budget, the file), then run again.", run);
 }
 
-function noTasks(located: LocatedFile[]): StageError {
-  const reasons = located.filter((f) => f.reason?.startsWith("Manager:")).map((f) => `${f.path}: ${f.reason!.replace(/^Manager: /, "")}`);
+function noTasks(setAside: SetAsideFile[]): StageError {
+  const forHuman = needsHuman(setAside);
+  if (forHuman) {
+    return new StageError(
+      "plan",
+      `Every change the issue needs is in protected files, which the bot never changes, so there is nothing to push. Needs a human: ${forHuman}.`,
+      "Make these changes by hand; or, if the bot should make them, remove the matching patterns from `protected_paths` in .github/magis.yml and run again.",
+    );
+  }
+  const reasons = setAside.map((f) => `${f.path}: ${describeSetAside(f)}`);
   return new StageError(
     "plan",
     `The Manager found nothing to change in the located files, so there is nothing to code (${reasons.join("; ")}).`,
@@ -64,13 +73,21 @@ function noTasks(located: LocatedFile[]): StageError {
   );
 }
 
-function nothingKept(outcomes: TaskOutcome[]): StageError {
+function nothingKept(outcomes: TaskOutcome[], setAside: SetAsideFile[]): StageError {
   const reasons = outcomes.map((o) => `${o.path}: ${describeFailure(o)}`).join("; ");
+  const forHuman = needsHuman(setAside);
   return new StageError(
     "code",
-    `Every coding task failed, so there is no patch (${reasons}).`,
+    `Every coding task failed, so there is no patch (${reasons}).${forHuman ? ` Protected files also need a human: ${forHuman}.` : ""}`,
     "Run again with guidance (`/magis retry <guidance>` or --hints-file), raise qa_iterations, or set keep_unapproved: true in .github/magis.yml to keep changes the QA Engineer did not approve.",
   );
+}
+
+/** The protected files the Manager says must change, each with what must change there, or "" when there are none. */
+function needsHuman(setAside: SetAsideFile[]): string {
+  return selectNeedsHuman(setAside)
+    .map((f) => `${f.path} (${f.description.trim()})`)
+    .join("; ");
 }
 
 function describeFailure(outcome: TaskOutcome): string {

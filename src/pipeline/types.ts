@@ -29,6 +29,17 @@ export interface FileTask {
   description: string;
 }
 
+/**
+ * A located file the Manager made no task of, and why: it needs no change; it cannot be opened (missing, binary, too
+ * large, a link); or it needs a change but is protected, so a person must make it (`description` says what and why).
+ */
+export interface SetAsideFile {
+  path: string;
+  kind: "no-change" | "unopenable" | "needs-human";
+  /** The Manager's reason (no change needed), the refusal (unopenable), or the change a person must make (needs a human). */
+  description: string;
+}
+
 /** One Developer of the team: the task it owns and its persona. */
 export interface DeveloperRole {
   name: string;
@@ -117,6 +128,8 @@ export interface ResolveResult {
   changes: { path: string; before: string; after: string; encoding: FileEncoding }[];
   located: LocatedFile[];
   tasks: FileTask[];
+  /** The located files the Manager made no task of, with why; those of kind "needs-human" keep the issue open. */
+  setAside: SetAsideFile[];
   developers: DeveloperRole[];
   transcript: MeetingTurn[];
   plan: Plan;

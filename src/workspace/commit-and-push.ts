@@ -29,6 +29,17 @@ export interface CommitRequest {
   guard: { prefix: string; defaultBranch: string; protectedPaths: string[] };
 }
 
+/** The server refused the push of a branch (a hook, a branch rule); the message names the branch and the server's reason. */
+export class PushRefusedError extends Error {
+  constructor(
+    readonly branch: string,
+    readonly reason: string,
+  ) {
+    super(`the push of '${branch}' was refused: ${reason}`);
+    this.name = "PushRefusedError";
+  }
+}
+
 /** Makes one commit with the changes on the checkout's head and pushes it to the bot branch; returns the commit id. */
 export async function commitAndPush(request: CommitRequest): Promise<string> {
   const { checkout, guard } = request;
@@ -58,6 +69,8 @@ export async function commitAndPush(request: CommitRequest): Promise<string> {
   const oid = await git.commit({ fs, dir, ref, tree, parent: [checkout.head], message: request.message, author: request.author });
   const expected = request.force ? request.expectedRemoteHead : undefined;
   let moved: string | null = null;
+  // What the server printed on the side band (a hook's reason lands here, not in the ref's status line).
+  const serverLines: string[] = [];
   let result: Awaited<ReturnType<typeof git.push>>;
   const http = gitHttpFor(request.remote);
   try {
@@ -71,6 +84,9 @@ export async function commitAndPush(request: CommitRequest): Promise<string> {
       remote: "origin",
       force: request.force,
       onAuth: authFor(request.remote),
+      onMessage: (message) => {
+        serverLines.push(message);
+      },
       // The old commit the push names is the one advertised here; receive-pack refuses the update if the branch moved since.
       ...(expected
         ? {
@@ -88,11 +104,23 @@ export async function commitAndPush(request: CommitRequest): Promise<string> {
         `refusing to force-push '${request.branch}': it moved to ${String(moved).slice(0, 7)} after it was checked at ${expected!.slice(0, 7)}, so someone else's commits may be on it now`,
       );
     }
-    throw error;
+    // isomorphic-git throws a refused ref update (GitPushError) with the same per-ref result it returns otherwise.
+    if (!(error instanceof git.Errors.GitPushError)) throw error;
+    result = error.data.result;
   }
   const status = result.refs[ref];
   if (!result.ok || (status && !status.ok)) {
-    throw new Error(`the push of '${request.branch}' was refused: ${status?.error ?? result.error ?? "unknown reason"}`);
+    throw new PushRefusedError(request.branch, describeRefusal(status?.error || result.error, serverLines));
   }
   return oid;
+}
+
+/** The server's reason for refusing a push: its status for the ref and what it printed (a hook's message), or a plain "no reason". */
+function describeRefusal(refError: string | null | undefined, serverLines: string[]): string {
+  const printed = serverLines
+    .flatMap((line) => line.split(/[\r\n]+/))
+    .map((line) => line.trim())
+    .filter((line) => line.length > 0);
+  const parts = [refError?.trim() || "the server gave no reason for the ref", ...(printed.length > 0 ? [`server said: ${printed.join(" / ")}`] : [])];
+  return parts.join("; ");
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ConfigError, modelFor, parseConfig } from "../../src/config.js";
+import { ConfigError, DEFAULT_PROTECTED_PATHS, modelFor, parseConfig } from "../../src/config.js";
 
 describe("config", () => {
   it("fills every default from an empty file", () => {
@@ -8,7 +8,7 @@ describe("config", () => {
     expect(config.branch_prefix).toBe("magis/");
     expect(config.top_k).toBe(10);
     expect(config.qa_iterations).toBe(3);
-    expect(config.protected_paths).toEqual([".github/workflows/**"]);
+    expect(config.protected_paths).toEqual([...DEFAULT_PROTECTED_PATHS]);
     expect(config.allowed_permissions).toEqual(["write", "maintain", "admin"]);
   });
 

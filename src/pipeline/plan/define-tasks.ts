@@ -1,7 +1,8 @@
 import { z } from "zod";
 import { openEditableFile } from "../open-editable-file.js";
 import { mapBounded } from "../map-bounded.js";
-import type { FileTask, IssueText, LocatedFile, StageContext } from "../types.js";
+import { protectedPathMatcher } from "../../workspace/protected-paths.js";
+import type { FileTask, IssueText, LocatedFile, SetAsideFile, StageContext } from "../types.js";
 import { formatIssue } from "../format-issue.js";
 
 const answerSchema = z.object({
@@ -14,20 +15,23 @@ const answerSchema = z.object({
 const MAX_VIEW_CHARS = 40_000;
 
 /**
- * The Manager's file-level tasks (MAGIS Algorithm 2, line 5): one per kept located file that needs
- * a change. Returns the tasks and the located list with the files the Manager dropped marked so.
+ * The Manager's file-level tasks (MAGIS Algorithm 2, line 5): one per kept located file that needs a change, and the
+ * kept files it made no task of with why. A protected file is judged too: a change it needs is set aside for a person.
  */
 export async function defineTasks(
   ctx: StageContext,
   issue: IssueText,
   located: LocatedFile[],
-): Promise<{ tasks: FileTask[]; located: LocatedFile[] }> {
-  const judged = await mapBounded(located, ctx.config.concurrency, (file) =>
-    file.kept === false ? Promise.resolve({ file, task: null }) : judgeFile(ctx, issue, file),
+): Promise<{ tasks: FileTask[]; setAside: SetAsideFile[] }> {
+  const isProtected = protectedPathMatcher(ctx.config.protected_paths);
+  const judged = await mapBounded(
+    located.filter((file) => file.kept !== false),
+    ctx.config.concurrency,
+    (file) => judgeFile(ctx, issue, file, isProtected),
   );
   return {
-    tasks: judged.flatMap((j) => (j.task ? [j.task] : [])),
-    located: judged.map((j) => j.file),
+    tasks: judged.flatMap((j) => ("task" in j ? [j.task] : [])),
+    setAside: judged.flatMap((j) => ("setAside" in j ? [j.setAside] : [])),
   };
 }
 
@@ -35,9 +39,11 @@ async function judgeFile(
   ctx: StageContext,
   issue: IssueText,
   file: LocatedFile,
-): Promise<{ file: LocatedFile; task: FileTask | null }> {
-  const opened = openEditableFile(ctx, file.path);
-  if (!opened.ok) return { file: { ...file, kept: false, reason: `Manager: cannot be changed: ${opened.error}` }, task: null };
+  isProtected: (path: string) => boolean,
+): Promise<{ task: FileTask } | { setAside: SetAsideFile }> {
+  // The Manager may read a protected file to say what a person must change there; only the team may not edit it.
+  const opened = openEditableFile({ root: ctx.root, config: { ...ctx.config, protected_paths: [] } }, file.path);
+  if (!opened.ok) return { setAside: { path: file.path, kind: "unopenable", description: opened.error } };
   const content =
     opened.text.length > MAX_VIEW_CHARS
       ? `${opened.text.slice(0, MAX_VIEW_CHARS)}\n… (${opened.text.length - MAX_VIEW_CHARS} more characters not shown)`
@@ -48,8 +54,7 @@ async function judgeFile(
     vars: { issue: formatIssue(issue), path: opened.path, summary: file.summary ?? "(no summary)", content },
     schema: answerSchema,
   });
-  if (!value.needs_change) {
-    return { file: { ...file, kept: false, reason: `Manager: no change needed: ${value.description}` }, task: null };
-  }
-  return { file: { ...file, kept: true }, task: { path: opened.path, description: value.description } };
+  if (!value.needs_change) return { setAside: { path: opened.path, kind: "no-change", description: value.description } };
+  if (isProtected(opened.path)) return { setAside: { path: opened.path, kind: "needs-human", description: value.description } };
+  return { task: { path: opened.path, description: value.description } };
 }

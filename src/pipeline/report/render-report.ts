@@ -1,11 +1,13 @@
 import { AGENTS } from "../../config.js";
 import type { ResolveResult, TaskOutcome } from "../types.js";
+import { describeSetAside } from "./describe-set-aside.js";
 import { cell, codeCell, details, fence, neutralize, table } from "./markdown.js";
+import { selectNeedsHuman } from "./select-needs-human.js";
 
 /** What the report needs besides the result: the issue it resolves and how the run was made. */
 export interface ReportMeta {
   title: string;
-  /** Issue number for a pull request's "Fixes #N"; absent on local runs. */
+  /** Issue number for a pull request's "Fixes #N" ("Part of #N" while protected files need a human); absent on local runs. */
   issueNumber?: number;
   /** A line shown under the title, e.g. that the model was scripted. */
   note?: string;
@@ -15,6 +17,7 @@ export interface ReportMeta {
 export function renderReport(result: ResolveResult, meta: ReportMeta): string {
   return [
     renderSummary(result, meta),
+    ...renderNeedsHuman(result),
     renderPlan(result),
     renderTasks(result),
     details("Kick-off meeting transcript", renderTranscript(result)),
@@ -28,17 +31,41 @@ function renderSummary(result: ResolveResult, meta: ReportMeta): string {
   const kept = result.outcomes.filter((o) => o.kept);
   const approved = result.outcomes.filter((o) => o.approved).length;
   const unapproved = kept.filter((o) => !o.approved);
+  const forHuman = selectNeedsHuman(result.setAside);
   const lines = [`## MAGIS: ${neutralize(meta.title.trim())}`, ""];
-  if (meta.issueNumber !== undefined) lines.push(`Fixes #${meta.issueNumber}`, "");
+  if (meta.issueNumber !== undefined) lines.push(`${forHuman.length > 0 ? "Part of" : "Fixes"} #${meta.issueNumber}`, "");
   if (meta.note) lines.push(`> ${neutralize(meta.note)}`, "");
   lines.push(
     `Changes ${kept.length} file${kept.length === 1 ? "" : "s"} (${kept.map((o) => `\`${o.path}\``).join(", ")}). ` +
       `The QA Engineers approved ${approved} of ${result.outcomes.length} task${result.outcomes.length === 1 ? "" : "s"}.`,
   );
+  if (forHuman.length > 0) {
+    lines.push(
+      "",
+      `> **Not a complete fix:** the issue also needs changes in ${forHuman.length} protected file${forHuman.length === 1 ? "" : "s"} (${forHuman.map((f) => `\`${f.path}\``).join(", ")}), which the bot never changes. See *Needs a human* below.`,
+    );
+  }
   if (unapproved.length > 0) {
     lines.push("", `> **Warning:** kept without QA approval (keep_unapproved): ${unapproved.map((o) => `\`${o.path}\``).join(", ")}. Review these closely.`);
   }
   return lines.join("\n");
+}
+
+// The Manager's words only: a diff for a protected file, written by a model an issue may have steered, is what a busy
+// reviewer would apply without reading.
+function renderNeedsHuman(result: ResolveResult): string[] {
+  const forHuman = selectNeedsHuman(result.setAside);
+  if (forHuman.length === 0) return [];
+  const items = forHuman.map((f) => `- \`${f.path}\`: ${neutralize(f.description.trim())}`);
+  return [
+    [
+      "### Needs a human",
+      "",
+      "These files match `protected_paths` in `.github/magis.yml`, so the bot did not change them. The Manager says they must change as follows; check that the issue really calls for it before making the change by hand.",
+      "",
+      ...items,
+    ].join("\n"),
+  ];
 }
 
 function renderPlan(result: ResolveResult): string {
@@ -96,12 +123,11 @@ function indent(text: string): string {
 }
 
 function renderLocated(result: ResolveResult): string {
-  const rows = result.located.map((f) => [
-    `\`${codeCell(f.path)}\``,
-    f.score.toFixed(2),
-    f.kept === false ? "dropped" : "kept",
-    cell(f.reason ?? ""),
-  ]);
+  const rows = result.located.map((f) => {
+    const managed = result.setAside.find((a) => a.path === f.path);
+    if (!managed) return [`\`${codeCell(f.path)}\``, f.score.toFixed(2), f.kept === false ? "dropped" : "kept", cell(f.reason ?? "")];
+    return [`\`${codeCell(f.path)}\``, f.score.toFixed(2), managed.kind === "needs-human" ? "needs a human" : "dropped", cell(`Manager: ${describeSetAside(managed)}`)];
+  });
   return table(["File", "BM25 score", "Kept", "Why"], rows);
 }
 

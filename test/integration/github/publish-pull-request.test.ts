@@ -37,13 +37,13 @@ afterEach(async () => {
   fs.rmSync(root, { recursive: true, force: true });
 });
 
-function publish(changes: PublishInput["changes"], config: Record<string, unknown> = {}, body = "## Report", title = "Typo in README") {
+function publish(changes: PublishInput["changes"], config: Record<string, unknown> = {}, body = "## Report", title = "Typo in README", closesIssue = true) {
   const remote = { url: `${git.url}/${FULL}.git`, token: TOKEN };
   return withShallowClone(remote, "main", (checkout) =>
     publishPullRequest({
       octokit, repo: { owner: "octo", repo: "demo" }, issue: { number: 5, title }, checkout, remote,
       defaultBranch: "main", config: parseConfig(config), bot: { login: github.botLogin, name: github.botLogin, email: github.botEmail },
-      changes, body,
+      changes, body, closesIssue,
     }),
   );
 }
@@ -107,6 +107,24 @@ describe("publishPullRequest", () => {
     expect(error).toBeInstanceOf(StageError);
     expect((error as StageError).message).toContain(".github/workflows/ci.yml");
     expect(git.git(FULL, "for-each-ref", "--format=%(refname)", "refs/heads/magis/")).toBe("");
+    expect(github.pulls).toEqual([]);
+  });
+
+  it("says Part of #N, in the PR and the commit, when protected files still need a human", async () => {
+    await publish(fix, {}, "## Report", "Typo in README", false);
+    const message = git.git(FULL, "log", "-1", "--format=%B", "magis/issue-5");
+    expect(message).toContain("Part of #5");
+    expect(github.pulls[0]!.body).toMatch(/^Part of #5\n\n## Report/);
+    for (const text of [message, github.pulls[0]!.body]) expect(text).not.toMatch(/\b(?:close[sd]?|fix(?:e[sd])?|resolve[sd]?)\s*:?\s+#5/i);
+  });
+
+  it("fails the publish stage with the server's reason and what to do when a hook refuses the push", async () => {
+    fs.writeFileSync(path.join(root, `${FULL}.git`, "hooks", "pre-receive"), "#!/bin/sh\necho 'pushes by apps are disabled here' >&2\nexit 1\n", { mode: 0o755 });
+    const error = await publish(fix).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(StageError);
+    expect(error).toMatchObject({ stage: "publish" });
+    expect((error as StageError).message).toContain("the push of 'magis/issue-5' was refused: pre-receive hook declined; server said: pushes by apps are disabled here");
+    expect((error as StageError).nextStep).toContain("`magis/…`");
     expect(github.pulls).toEqual([]);
   });
 });

@@ -166,4 +166,16 @@ describe("commitAndPush", () => {
     await expect(attempt("magis/issue-3", [{ path: "src-link/b.ts", after: "x\n", encoding: "utf-8" }])).rejects.toThrow(/under 'src-link': it is a symbolic link/);
     expect(server.git("octo/demo", "for-each-ref", "--format=%(refname) %(objectname)")).toBe(withLinks);
   });
+
+  it("names the branch and the server's reason when a server hook refuses the push", async () => {
+    const bare = createBareRepository(root, "octo/hooked", { "README.md": "Hello wrold\n" });
+    const hook = path.join(bare, "hooks", "pre-receive");
+    fs.writeFileSync(hook, "#!/bin/sh\necho 'GH013: Repository rule violations found for refs/heads/magis/issue-9.' >&2\necho '- Changes must be made through a pull request.' >&2\nexit 1\n", { mode: 0o755 });
+    const hooked = { url: `${server.url}/octo/hooked.git`, token };
+    const push = withShallowClone(hooked, "main", (checkout) =>
+      commitAndPush({ checkout, remote: hooked, branch: "magis/issue-9", changes: [{ path: "README.md", after: "Hello world\n", encoding: "utf-8" }], message: "m", author, force: false, guard }),
+    );
+    await expect(push).rejects.toThrow(/the push of 'magis\/issue-9' was refused: .*pre-receive hook declined.*GH013: Repository rule violations found for refs\/heads\/magis\/issue-9\. \/ - Changes must be made through a pull request\./s);
+    expect(server.git("octo/hooked", "for-each-ref", "--format=%(refname)", "refs/heads/magis")).toBe("");
+  });
 });

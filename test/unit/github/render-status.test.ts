@@ -6,6 +6,7 @@ import type { TaskOutcome } from "../../../src/pipeline/types.js";
 import { explainFailure } from "../../../src/github/explain-failure.js";
 import { failureLines, readStatusMarker, renderStatus } from "../../../src/github/render-status.js";
 import { startStatus, trackProgress } from "../../../src/github/track-status.js";
+import { sampleResult } from "../pipeline/sample-result.js";
 
 const developer = { name: "Dana", path: "README.md", role: "docs fixer" };
 
@@ -49,6 +50,14 @@ describe("status comment", () => {
     expect(text).toContain("- [x] Developers and QA Engineers at work");
     expect(text).toContain("- [x] Pull request opened: #9 (https://github.com/o/r/pull/9)");
     expect(text).toContain("🚀");
+  });
+
+  it("says the run is not a complete fix when protected files need a human", () => {
+    const result = { ...sampleResult(), setAside: [{ path: ".github/workflows/ci.yml", kind: "needs-human" as const, description: "Use Node 22." }] };
+    let state = trackProgress(startStatus(5, "t"), { stage: "done", result });
+    state = { ...state, pullRequest: { url: "https://github.com/o/r/pull/9", number: 9, updated: false } };
+    expect(renderStatus(state)).toContain("**Not a complete fix:** protected files need a human: `.github/workflows/ci.yml` (what must change there is in the pull request).");
+    expect(renderStatus(trackProgress(startStatus(5, "t"), { stage: "done", result: sampleResult() }))).not.toContain("Not a complete fix");
   });
 
   it("names the stage, the reason and the next step of a failure", () => {

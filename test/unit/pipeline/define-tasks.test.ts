@@ -20,26 +20,31 @@ beforeEach(() => {
 afterEach(() => fs.rmSync(root, { recursive: true, force: true }));
 
 describe("defineTasks", () => {
-  it("makes a task per kept file that needs a change and marks the rest dropped with the Manager's reason", async () => {
+  it("makes a task per kept file that needs a change and sets the rest aside as data, with the Manager's reason", async () => {
     const llm = fakeLlm({
       "manager-define-task": (vars) =>
-        vars.path === "math.js" ? { needs_change: true, description: "add the numbers" } : { needs_change: false, description: "only re-exports sum" },
+        vars.path === "math.js"
+          ? { needs_change: true, description: "add the numbers" }
+          : vars.path === ".github/workflows/ci.yml"
+            ? { needs_change: true, description: "run the tests on Node 22" }
+            : { needs_change: false, description: "only re-exports sum" },
     });
     const located = [
       { path: "math.js", score: 3, kept: true, summary: "math helpers" },
       { path: "index.js", score: 2, kept: true },
       { path: "README.md", score: 1, kept: false, reason: "Custodian: unrelated" },
       { path: ".github/workflows/ci.yml", score: 0.5, kept: true },
+      { path: "gone.js", score: 0.4, kept: true },
     ];
     const result = await defineTasks(testContext(llm, root), issue, located);
     expect(result.tasks).toEqual([{ path: "math.js", description: "add the numbers" }]);
-    expect(result.located.map((f) => [f.path, f.kept, f.reason])).toEqual([
-      ["math.js", true, undefined],
-      ["index.js", false, "Manager: no change needed: only re-exports sum"],
-      ["README.md", false, "Custodian: unrelated"],
-      [".github/workflows/ci.yml", false, expect.stringContaining("is protected")],
+    expect(result.setAside).toEqual([
+      { path: "index.js", kind: "no-change", description: "only re-exports sum" },
+      { path: ".github/workflows/ci.yml", kind: "needs-human", description: "run the tests on Node 22" },
+      { path: "gone.js", kind: "unopenable", description: "'gone.js' does not exist in the repository" },
     ]);
-    expect(llm.calls.map((c) => c.vars.path).sort()).toEqual(["index.js", "math.js"]);
+    // The Manager reads the protected file to say what a person must change; the Custodian's dropped file is not asked about.
+    expect(llm.calls.map((c) => c.vars.path).sort()).toEqual([".github/workflows/ci.yml", "index.js", "math.js"]);
     expect(llm.calls.find((c) => c.vars.path === "math.js")!.vars.content).toContain("xs.join('')");
     expect(String(llm.calls[0]!.vars.issue)).toContain("- see math.js");
   });

@@ -89,4 +89,26 @@ describe("renderReport", () => {
     expect(text).toContain("> **Note:** The Manager's plan was invalid twice.");
     expect(text).not.toContain("Fixes #");
   });
+
+  it("says Part of #N, not Fixes, and lists what a human must change in protected files, with the Manager's verdicts", () => {
+    const sample = sampleResult();
+    const result = {
+      ...sample,
+      located: [...sample.located, { path: "Makefile", score: 0.5, kept: true, reason: "runs the tests" }],
+      setAside: [
+        { path: "docs/x.md", kind: "no-change" as const, description: "Only prose." },
+        { path: "Makefile", kind: "needs-human" as const, description: "Add `-Werror` to CFLAGS; ping @octocat | review." },
+      ],
+    };
+    const text = renderReport(result, meta);
+    expect(text.startsWith("## MAGIS: sum is wrong\n\nPart of #7\n")).toBe(true);
+    expect(text).not.toMatch(/\b(?:close[sd]?|fix(?:e[sd])?|resolve[sd]?)\s*:?\s+#7/i);
+    expect(text).toContain("> **Not a complete fix:** the issue also needs changes in 1 protected file (`Makefile`), which the bot never changes.");
+    const section = text.slice(text.indexOf("### Needs a human"), text.indexOf("### Plan"));
+    expect(section).toContain("match `protected_paths`");
+    expect(section).toContain("- `Makefile`: Add `-Werror` to CFLAGS; ping @&#8203;octocat | review.");
+    expect(text).toContain("| `Makefile` | 0.50 | needs a human | Manager: protected, a person must change it: Add `-Werror` to CFLAGS; ping @&#8203;octocat \\| review. |");
+    expect(text).toContain("| `docs/x.md` | 1.00 | dropped | Manager: no change needed: Only prose. |");
+    expect(renderReport(sample, meta)).not.toContain("Needs a human");
+  });
 });

@@ -13,6 +13,7 @@ export function sampleResult(): ResolveResult {
       { path: "src/b.js", score: 2.25, kept: true, reason: "calls sum" },
       { path: "docs/x.md", score: 1, kept: false, reason: "Custodian: docs | unrelated" },
     ],
+    setAside: [],
     tasks: [
       { path: "src/a.js", description: "Fix sum." },
       { path: "src/b.js", description: "Use the fixed sum." },
