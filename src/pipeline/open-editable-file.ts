@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import { decodeFile, type FileEncoding } from "../edit/file-encoding.js";
 import { resolveInside, UnsafePathError } from "../workspace/safe-path.js";
-import { protectedPathMatcher } from "../workspace/protected-paths.js";
+import { protectingPattern } from "../workspace/protected-paths.js";
 import type { StageContext } from "./types.js";
 
 /**
@@ -24,11 +24,9 @@ export function openEditableFile(ctx: Pick<StageContext, "root" | "config">, req
     throw error;
   }
   const { relative, absolute } = resolved;
-  if (protectedPathMatcher(ctx.config.protected_paths)(relative)) {
-    return {
-      ok: false,
-      error: `'${relative}' is protected (protected_paths: ${ctx.config.protected_paths.join(", ")}); it must not be changed`,
-    };
+  const protecting = protectingPattern(ctx.config.protected_paths, relative);
+  if (protecting !== null) {
+    return { ok: false, error: `'${relative}' is protected (it matches \`${protecting}\` in protected_paths); it must not be changed` };
   }
   const stat = fs.lstatSync(absolute, { throwIfNoEntry: false });
   if (stat?.isSymbolicLink() || (stat && fs.realpathSync(absolute) !== absolute)) {

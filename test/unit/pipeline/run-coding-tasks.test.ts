@@ -66,7 +66,7 @@ describe("runCodingTasks", () => {
   // Each refusal of issue 4's "Must hold": precise feedback, counted as an attempt, nothing applied.
   const refusals: [string, unknown, unknown, RegExp][] = [
     ["a path outside the repository", { path: "../outside.js", ranges: [{ start: 1, end: 1, why: "" }] }, goodCode, /'\.\.\/outside\.js' points outside the repository/],
-    ["a protected path", { path: ".github/workflows/ci.yml", ranges: [{ start: 1, end: 1, why: "" }] }, goodCode, /'\.github\/workflows\/ci\.yml' is protected \(protected_paths: \.github\/\*\*, /],
+    ["a protected path", { path: ".github/workflows/ci.yml", ranges: [{ start: 1, end: 1, why: "" }] }, goodCode, /'\.github\/workflows\/ci\.yml' is protected \(it matches `\.github\/\*\*` in protected_paths\); it must not be changed/],
     ["a file that does not exist", { path: "src/nope.js", ranges: [{ start: 1, end: 1, why: "" }] }, goodCode, /'src\/nope\.js' does not exist in the repository\. Your task is on `src\/cart\.js`/],
     ["another task's file", { path: "src/format.js", ranges: [{ start: 1, end: 1, why: "" }] }, goodCode, /'src\/format\.js' is not your file/],
     ["lines past the end", { path: "src/cart.js", ranges: [{ start: 6, end: 12, why: "" }] }, goodCode, /range 6-12 is outside the file, which has 7 lines/],
