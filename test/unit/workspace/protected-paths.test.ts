@@ -27,6 +27,14 @@ describe("the default protected paths", () => {
     ".devcontainer/devcontainer.json",
     ".vscode/tasks.json",
     "./Makefile",
+    // Nested build definitions CI runs just the same.
+    "src/Makefile",
+    "docker/Dockerfile",
+    "Dockerfile.prod",
+    "services/api/Dockerfile",
+    "sub/Jenkinsfile",
+    "docs/CODEOWNERS",
+    "packages/a/tox.ini",
   ])("protect %s (CI, build, release, review or the bot's config)", (file) => {
     expect(isProtected(file)).toBe(true);
   });
