@@ -1,3 +1,4 @@
+import crypto from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -65,7 +66,10 @@ export async function runAction(env: NodeJS.ProcessEnv, io: ActionIo, options: P
     const outcome: ActionOutcome = { event: `${event.name}.${String(event.payload.action ?? "")}`, trigger, job };
     const summary = renderStepSummary(outcome);
     if (env.GITHUB_STEP_SUMMARY) fs.appendFileSync(env.GITHUB_STEP_SUMMARY, `${redactSecrets(summary, secrets)}\n`);
-    io.stdout(`${redactSecrets(summary, secrets)}\n`);
+    // Quoted text (a hook's output, a failure reason) could start a line with "::", which the runner would read as a
+    // workflow command: the log gets the summary with workflow commands switched off around it.
+    const fence = crypto.randomUUID();
+    io.stdout(`::stop-commands::${fence}\n${redactSecrets(summary, secrets)}\n::${fence}::\n`);
     return trigger?.outcome === "failed" || job?.status === "failed" ? 1 : 0;
   } finally {
     db.close();

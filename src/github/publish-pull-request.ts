@@ -21,6 +21,8 @@ export interface PublishInput {
   changes: ResolveResult["changes"];
   /** The pull request description (the run report). */
   body: string;
+  /** Aborted when the job was cancelled or ran out of time: checked right before the push and before the pull request. */
+  signal?: AbortSignal;
   /**
    * Whether merging the change resolves the issue: `Fixes #N` then closes it; otherwise (protected files still need a
    * person) the pull request and commit say `Part of #N` and the issue stays open.
@@ -58,6 +60,8 @@ export async function publishPullRequest(input: PublishInput): Promise<Published
     );
   }
   const { branch, exists, head } = await chooseBranch(octokit, repo, input.defaultBranch, config.branch_prefix, issue.number, input.bot);
+  // The last moment a cancelled or timed-out job can still leave nothing behind.
+  input.signal?.throwIfAborted();
   const reference = `${input.closesIssue ? "Fixes" : "Part of"} #${issue.number}`;
   const commit = await pushCommit({
     checkout: input.checkout,
@@ -79,8 +83,28 @@ export async function publishPullRequest(input: PublishInput): Promise<Published
     const { data } = await octokit.rest.pulls.update({ ...repo, pull_number: existing.number, title, body });
     return { url: data.html_url, number: data.number, branch, commit, updated: true };
   }
-  const { data } = await octokit.rest.pulls.create({ ...repo, head: branch, base: input.defaultBranch, title, body, draft: config.draft });
+  input.signal?.throwIfAborted();
+  const { data } = await createPull(octokit, { ...repo, head: branch, base: input.defaultBranch, title, body, draft: config.draft });
   return { url: data.html_url, number: data.number, branch, commit, updated: false };
+}
+
+/**
+ * Opens the pull request. A workflow token may not, until the repository (or organization) allows GitHub Actions
+ * to create pull requests, which it does not by default: that refusal says which setting to change.
+ */
+async function createPull(octokit: Octokit, request: Parameters<Octokit["rest"]["pulls"]["create"]>[0] & { head: string }) {
+  try {
+    return await octokit.rest.pulls.create(request);
+  } catch (error) {
+    const { status, message } = error as { status?: number; message?: string };
+    if (status !== 403 || !/not permitted to create or approve pull requests/i.test(message ?? "")) throw error;
+    throw new StageError(
+      "publish",
+      `The branch \`${request.head}\` was pushed, but GitHub refused to let the workflow's token open the pull request (GitHub Actions is not permitted to create pull requests in this repository).`,
+      "Turn on Settings → Actions → General → \"Allow GitHub Actions to create and approve pull requests\" (for an organization, its own Actions settings first), or pass an app token as `github_token`; then run again (the branch is reused).",
+      { cause: error },
+    );
+  }
 }
 
 /** Commits and pushes; a push the server refuses (a hook, a branch rule) becomes a publish failure saying what to do. */

@@ -48,7 +48,8 @@ export interface ResolveJobServices extends JobServices {
 
 /**
  * Runs one `resolve-issue` job, within its status comment (see runJobWithStatus):
- *  1. check the repository's size, take the issue as it was at the trigger, with its comments until then as hints;
+ *  1. check the issue still wants it and the repository's size; take the issue as it was at the trigger, with its
+ *     comments until then as hints;
  *  2. shallow-clone the default branch;
  *  3. resolve the issue (MAGIS), editing the status as stages finish;
  *  4. check the issue still wants it (open, label still on), then publish the pull request;
@@ -66,6 +67,8 @@ export function resolveJobRunner(services: ResolveJobServices): JobRunner {
     return runJobWithStatus(services, job, progress, shape, async (run) => {
       // 1. The repository and the issue as it was at the trigger.
       const { octokit, token } = run;
+      // A run queued before a restart, or a redelivered trigger, may be for an issue closed meanwhile: checked first too.
+      await ensureStillWanted(octokit, issueRef, payload.label);
       const { url, defaultBranch } = await openRepository(octokit, repo, config, services.gitBaseUrl, RETRY_ISSUE);
       const snapshot = { ...payload.issue, at: payload.triggeredAt };
       const issue = await readIssueText(octokit, issueRef, payload.guidance, { authors: config.hint_authors, allowed: config.allowed_permissions }, snapshot);
@@ -90,7 +93,7 @@ export function resolveJobRunner(services: ResolveJobServices): JobRunner {
         const body = renderReport(result, { title: issue.title, issueNumber: job.number });
         const pull = await publishPullRequest({
           octokit, repo, issue: { number: job.number, title: issue.title }, checkout, remote,
-          defaultBranch, config, bot, changes: result.changes, body, closesIssue: selectNeedsHuman(result.setAside).length === 0,
+          defaultBranch, config, bot, changes: result.changes, body, signal: run.signal, closesIssue: selectNeedsHuman(result.setAside).length === 0,
         });
         run.enter("cleanup", { stoppable: false });
         return pull;
@@ -103,12 +106,12 @@ export function resolveJobRunner(services: ResolveJobServices): JobRunner {
   };
 }
 
-/** Refuses to publish for an issue that was closed, or whose run's label was removed, since the run began. */
+/** Ends a run whose issue is closed, or whose label was removed: checked when it starts and again before it publishes. */
 async function ensureStillWanted(octokit: Octokit, issue: IssueRef, label: string | undefined): Promise<void> {
   const { data } = await octokit.rest.issues.get({ owner: issue.owner, repo: issue.repo, issue_number: issue.number });
-  if (data.state !== "open") throw new JobCancelledError(`the issue was closed while the run was under way`);
+  if (data.state !== "open") throw new JobCancelledError("the issue is closed");
   const labels = (data.labels ?? []).map((l) => (typeof l === "string" ? l : l.name));
-  if (label !== undefined && !labels.includes(label)) throw new JobCancelledError(`the label \`${label}\` was removed while the run was under way`);
+  if (label !== undefined && !labels.includes(label)) throw new JobCancelledError(`the label \`${label}\` is no longer on the issue`);
 }
 
 /** The job stage that begins after a pipeline event, if one does. */

@@ -52,11 +52,21 @@ export async function submitResolveJob(
     "decline",
   );
   if (outcome.status === "busy") {
-    await context.octokit.rest.issues.createComment(
-      context.issue({ body: "⏳ MAGIS is already working on this issue. Wait for that run to finish (its status comment shows progress), then comment `/magis retry` if needed." }),
-    );
+    await postNote(context, "⏳ MAGIS is already working on this issue. Wait for that run to finish (its status comment shows progress), then comment `/magis retry` if needed.");
     return { outcome: "declined", detail: "another job for this issue was queued or running" };
   }
   if (outcome.status === "duplicate") return { outcome: "ignored", detail: "a job for this delivery was queued before" };
   return { outcome: "queued", detail: `job #${outcome.job.id}` };
+}
+
+/**
+ * Posts a note after the job store has recorded the decision: its failure is logged, not thrown, since throwing would
+ * record the trigger as failed and a redelivery would then find the job recorded and say nothing at all.
+ */
+export async function postNote(context: Context<any>, body: string, number?: number): Promise<void> {
+  try {
+    await context.octokit.rest.issues.createComment(number === undefined ? context.issue({ body }) : context.repo({ issue_number: number, body }));
+  } catch (error) {
+    context.log.warn({ delivery: context.id, error: error instanceof Error ? error.message : String(error) }, "a note on the issue could not be posted");
+  }
 }

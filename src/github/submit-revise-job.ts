@@ -2,6 +2,7 @@ import type { Context } from "probot";
 import type { MagisConfig } from "../config.js";
 import type { JobQueue } from "../jobs/job-queue.js";
 import { jobKey } from "../store/jobs.js";
+import { postNote } from "./submit-resolve-job.js";
 import type { Decision } from "./trigger-desk.js";
 
 /** The data a `revise-pull-request` job carries from its trigger. */
@@ -67,12 +68,11 @@ export async function submitReviseJob(
     "wait",
   );
   if (outcome.status === "queued" && outcome.behind) {
-    await context.octokit.rest.issues.createComment({
-      owner,
-      repo,
-      issue_number: trigger.pullNumber,
-      body: `⏳ MAGIS is still busy with an earlier run on this pull request or its issue. This revision (${trigger.payload.trigger}) is queued and starts when that run ends.`,
-    });
+    await postNote(
+      context,
+      `⏳ MAGIS is still busy with an earlier run on this pull request or its issue. This revision (${trigger.payload.trigger}) is queued and starts when that run ends.`,
+      trigger.pullNumber,
+    );
   }
   if (outcome.status === "duplicate") return { outcome: "ignored", detail: "a job for this delivery was queued before" };
   if (outcome.status === "busy") return { outcome: "declined", detail: "another job for this pull request was queued or running" };

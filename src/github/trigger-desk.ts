@@ -124,7 +124,8 @@ export class TriggerDesk {
       this.options.log.warn({ delivery, event, error: decision.detail }, "a trigger could not be decided");
     }
     try {
-      this.store.decide(delivery, decision.outcome, decision.detail);
+      // The decision was acted on already: its record waits out another process's lock as long as a job's would.
+      await retryWhileLocked(() => this.store.decide(delivery, decision.outcome, decision.detail), DEFAULT_STORE_WAITS.job);
     } catch (error) {
       // The decision was acted on; only its record is missing, and the log keeps it.
       this.options.log.warn({ delivery, event, decision, error: String(error) }, "a trigger's outcome could not be recorded");

@@ -93,9 +93,14 @@ export class TriggerStore {
     return info.changes > 0;
   }
 
-  /** Records what was decided about a delivery, and why. */
+  /**
+   * Records what was decided about a delivery, and why. The payload (an issue body can run to 65k characters) is kept
+   * only while it may be needed again: for a trigger not decided yet, or one whose decision failed.
+   */
   decide(delivery: string, outcome: TriggerOutcome, detail: string): void {
-    this.db.prepare("UPDATE triggers SET outcome = ?, detail = ?, decided_at = ? WHERE delivery = ?").run(outcome, detail, this.now(), delivery);
+    this.db
+      .prepare("UPDATE triggers SET outcome = ?, detail = ?, decided_at = ?, payload = CASE WHEN ? = 'failed' THEN payload ELSE '{}' END WHERE delivery = ?")
+      .run(outcome, detail, this.now(), outcome, delivery);
   }
 
   /** One trigger by its delivery id. */

@@ -147,9 +147,20 @@ describe("closing the issue or removing the label stops its run", () => {
     await rig.app.deliver("issues", labeledPayload({ installationId: INSTALLATION }), "d-missed");
     await rig.app.services.settled();
     expect(rig.jobs()[0]).toMatchObject({ status: "cancelled", stage: "publish" });
-    expect(statusComments()[0]!.body).toContain("The run was cancelled because the issue was closed while the run was under way");
+    expect(statusComments()[0]!.body).toContain("The run was cancelled because the issue is closed; nothing was pushed by it.");
     expect(rig.botBranches()).toBe("");
     expect(rig.github.pulls).toEqual([]);
+  });
+
+  it("ends at its start a run whose issue was closed before it began, calling no model", async () => {
+    await rig.setUp();
+    rig.github.issue.state = "closed";
+    await rig.app.deliver("issues", labeledPayload({ installationId: INSTALLATION }), "d-closed-before");
+    await rig.app.services.settled();
+    expect(rig.jobs()[0]).toMatchObject({ status: "cancelled", stage: "clone" });
+    expect(rig.jobs()[0]!.detail).toContain("The run was cancelled because the issue is closed");
+    expect(rig.model.requests).toEqual([]);
+    expect(rig.git.requests).toEqual([]);
   });
 
   it("cancels a queued job that never started, when a bot closes the issue too", async () => {
@@ -184,6 +195,17 @@ describe("the outcome of a job is never invisible", () => {
     expect(rig.jobs()[0]).toMatchObject({ status: "failed", stage: "locate" });
     expect(statusComments()[0]!.body).toContain("OPENAI_API_KEY is not set");
     expect(rig.github.reactions.map((r) => r.content)).toEqual(["eyes", "confused"]);
+  });
+
+  it("says which setting to change when GitHub does not let the workflow's token open pull requests", async () => {
+    const message = "GitHub Actions is not permitted to create or approve pull requests.";
+    await rig.setUp({ faults: [{ method: "POST", path: /\/pulls$/, status: 403, times: 1, message }] });
+    await rig.app.deliver("issues", labeledPayload({ installationId: INSTALLATION }), "d-no-pr");
+    await rig.app.services.settled();
+    expect(rig.jobs()[0]).toMatchObject({ status: "failed", stage: "publish" });
+    const body = statusComments()[0]!.body;
+    expect(body).toContain("GitHub refused to let the workflow's token open the pull request");
+    expect(body).toContain("Allow GitHub Actions to create and approve pull requests");
   });
 
   it("stops a job that runs past job_timeout_minutes, naming its stage and the setting", async () => {

@@ -61,7 +61,7 @@ export interface FakeGitHubOptions {
   /** The app's slug and its bot user's id. */
   bot?: { slug: string; userId: number };
   /** Requests answered with an error status instead, the first `times` that match (GitHub having a bad moment). */
-  faults?: { method: string; path: RegExp; status: number; times: number }[];
+  faults?: { method: string; path: RegExp; status: number; times: number; message?: string }[];
 }
 
 /** An inline review comment as the API shows it (the fields the app reads, plus whatever else a test sets). */
@@ -236,7 +236,7 @@ function buildFake(options: FakeGitHubOptions): { state: FakeGitHub; routes: Rou
     const fault = faults.find((f) => f.method === route.method.toUpperCase() && f.times > 0 && f.path.test(decoded));
     if (fault) {
       fault.times--;
-      return [fault.status, { message: `scripted ${fault.status}` }];
+      return [fault.status, { message: fault.message ?? `scripted ${fault.status}` }];
     }
     return route.reply(decoded, body);
   };
