@@ -4,6 +4,7 @@ import path from "node:path";
 import type { Probot } from "probot";
 import { dispatchByKind } from "../jobs/dispatch-by-kind.js";
 import { InProcessQueue } from "../jobs/in-process-queue.js";
+import { DECISION_WAIT, DEFAULT_STORE_WAITS } from "../jobs/store-waits.js";
 import type { JobQueue } from "../jobs/job-queue.js";
 import { createLlm } from "../llm/client.js";
 import { resolveIssue } from "../pipeline/resolve-issue.js";
@@ -110,6 +111,9 @@ export function createServices(host: GitHubHost, options: MagisAppOptions = {}):
   removeCheckoutsOfKilledProcesses(shared.workDir ?? os.tmpdir(), log);
   const queue = new InProcessQueue(store, dispatchByKind(runners), {
     log,
+    // Jobs are submitted and cancelled by the trigger desk's decisions, after the webhook was answered: those calls
+    // may wait longer for a lock than a webhook could (recording the webhook itself keeps the short wait).
+    storeWaits: { ...DEFAULT_STORE_WAITS, webhook: DECISION_WAIT },
     concurrency: options.concurrency ?? (Number(env.MAGIS_JOBS_CONCURRENCY) || 2),
     onInterrupted: async (job) => {
       try {

@@ -11,6 +11,12 @@ export interface StoreWaits {
   startUp: LockWait;
 }
 
+/**
+ * How long a trigger's decision waits out a lock to submit or cancel a job. Decisions run after the webhook was
+ * answered, so they can wait a minute for a lock to pass before the trigger is recorded as failed (and redeliverable).
+ */
+export const DECISION_WAIT: LockWait = { totalMs: 60_000, firstPauseMs: 20, maxPauseMs: 2_000 };
+
 /** The waits the app uses. */
 export const DEFAULT_STORE_WAITS: StoreWaits = {
   webhook: { totalMs: 500, firstPauseMs: 5, maxPauseMs: 100 },

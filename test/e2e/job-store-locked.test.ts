@@ -29,4 +29,19 @@ describe("a webhook while another process holds the job store's lock", () => {
     expect(rig.jobs().map((j) => j.status)).toEqual(["failed"]);
     expect(unhandled.rejections).toEqual([]);
   });
+
+  it("lets a trigger's decision wait out a lock longer than a webhook could, then queues its job", async () => {
+    await rig.setUp({ brokenModel: true });
+    const release = rig.github.hold();
+    expect(await rig.app.deliver("issues", labeledPayload({ installationId: INSTALLATION }), "d-decide-locked")).toBe(200);
+    // The decision is held at GitHub; the store is locked before it gets to submit the job, and stays locked 1.5 s.
+    held = holdSqliteLock(path.join(rig.root, "magis.db"));
+    release();
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    held.release();
+    await rig.app.services.settled();
+    expect(rig.app.services.triggers.get("d-decide-locked")).toMatchObject({ outcome: "queued" });
+    expect(rig.jobs().map((j) => j.status)).toEqual(["failed"]);
+    expect(unhandled.rejections).toEqual([]);
+  });
 });
