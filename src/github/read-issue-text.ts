@@ -25,6 +25,8 @@ export interface HintPolicy {
 export interface IssueSnapshot {
   title: string;
   body: string;
+  /** The issue's author (whose comments count as hints). */
+  author: string;
   /** When the trigger happened (ISO 8601). */
   at: string;
 }
@@ -37,7 +39,8 @@ export interface IssueSnapshot {
  * shows as CONTRIBUTOR) the repository permission is asked, once per person.
  */
 export async function readIssueText(octokit: Octokit, ref: IssueRef, guidance: string, policy: HintPolicy, snapshot?: IssueSnapshot): Promise<IssueText> {
-  const { data } = await octokit.rest.issues.get({ owner: ref.owner, repo: ref.repo, issue_number: ref.number });
+  // With a snapshot the webhook already carried the issue; only without one is it read now.
+  const issue = snapshot ?? (await readLiveIssue(octokit, ref));
   const until = snapshot?.at ?? policy.until;
   const comments = await octokit.paginate(octokit.rest.issues.listComments, { owner: ref.owner, repo: ref.repo, issue_number: ref.number, per_page: 100 });
   const candidates = comments
@@ -50,7 +53,7 @@ export async function readIssueText(octokit: Octokit, ref: IssueRef, guidance: s
     const login = c.user?.login;
     if (policy.authors === "everyone" || TRUSTED_ASSOCIATIONS.has(c.author_association)) return true;
     if (!login) return false;
-    if (login === data.user?.login) return true;
+    if (login === issue.author) return true;
     // A failed check leaves the comment out: a hint is worth less than a job.
     if (!permitted.has(login)) permitted.set(login, hasPermission(octokit, { owner: ref.owner, repo: ref.repo }, login, policy.allowed).catch(() => false));
     return permitted.get(login)!;
@@ -62,10 +65,15 @@ export async function readIssueText(octokit: Octokit, ref: IssueRef, guidance: s
     .filter((text) => text !== "")
     .slice(-MAX_HINTS);
   return {
-    title: cleanText(snapshot?.title ?? data.title),
-    body: cleanText(snapshot ? snapshot.body : (data.body ?? "")),
+    title: cleanText(issue.title),
+    body: cleanText(issue.body),
     hints: guidance ? [`Guidance from the maintainer: ${guidance}`, ...hints] : hints,
   };
+}
+
+async function readLiveIssue(octokit: Octokit, ref: IssueRef): Promise<Omit<IssueSnapshot, "at">> {
+  const { data } = await octokit.rest.issues.get({ owner: ref.owner, repo: ref.repo, issue_number: ref.number });
+  return { title: data.title, body: data.body ?? "", author: data.user?.login ?? "" };
 }
 
 // Timestamps GitHub gives are ISO 8601 in UTC, so they compare as dates; one missing counts as not later.

@@ -50,8 +50,6 @@ export interface JobRun<S> {
    * stopped, unless `stoppable` is false: the stages after publishing, since what was pushed cannot be taken back.
    */
   enter(stage: string, options?: { stoppable?: boolean }): void;
-  /** The stage the job is in. */
-  readonly stage: string;
   /** Sets what gets the reactions, once the job knows (a revision's first inline comment). */
   setTarget(target: ReactionTarget): Promise<void>;
   /** Reports a failed GitHub update (status edit, reaction) to the log, without secrets. */
@@ -99,9 +97,6 @@ export async function runJobWithStatus<S extends { failure?: FailureNote }>(
     // Made when a step first asks, inside the steps: a model that cannot be set up (no key) fails the job visibly.
     get llm() {
       return (model ??= clock.timed(services.createLlm(shape.config, (record) => services.onTrace?.(job, record), signal)));
-    },
-    get stage() {
-      return stage;
     },
     enter(name, options = {}) {
       if (options.stoppable !== false) signal.throwIfAborted();

@@ -22,10 +22,13 @@ export interface ResolveJobPayload {
   trigger: string;
   /** `/magis retry` guidance (already cleaned), or "". */
   guidance: string;
-  /** The issue's title and body as the webhook carried them: an edit after the trigger does not reach the agents. */
-  issue: { title: string; body: string };
+  /**
+   * The issue's title, body and author as the webhook carried them: an edit after the trigger does not reach the
+   * agents. Absent from jobs an earlier version queued; those read the issue when they run.
+   */
+  issue?: { title: string; body: string; author: string };
   /** When the trigger happened (ISO 8601): comments written or edited later are not read as hints. */
-  triggeredAt: string;
+  triggeredAt?: string;
   /** The comment that triggered the run (gets the reactions), or absent for a label. */
   commentId?: number;
   /** The label that started the run: if it is gone before publishing, nothing is published. */
@@ -70,7 +73,7 @@ export function resolveJobRunner(services: ResolveJobServices): JobRunner {
       // A run queued before a restart, or a redelivered trigger, may be for an issue closed meanwhile: checked first too.
       await ensureStillWanted(octokit, issueRef, payload.label);
       const { url, defaultBranch } = await openRepository(octokit, repo, config, services.gitBaseUrl, RETRY_ISSUE);
-      const snapshot = { ...payload.issue, at: payload.triggeredAt };
+      const snapshot = payload.issue && payload.triggeredAt ? { ...payload.issue, at: payload.triggeredAt } : undefined;
       const issue = await readIssueText(octokit, issueRef, payload.guidance, { authors: config.hint_authors, allowed: config.allowed_permissions }, snapshot);
       const bot = await services.bot(octokit);
       run.enter("clone");

@@ -3,6 +3,7 @@ import type { MagisConfig } from "../config.js";
 import type { JobQueue } from "../jobs/job-queue.js";
 import { jobKey } from "../store/jobs.js";
 import type { ResolveJobPayload } from "./run-resolve-job.js";
+import { postNote } from "./post-note.js";
 import type { Decision } from "./trigger-desk.js";
 
 /** What a trigger hands over: the issue, the validated config and how the run was asked for. */
@@ -33,7 +34,7 @@ export async function submitResolveJob(
     config: trigger.config,
     trigger: trigger.trigger,
     guidance: trigger.guidance,
-    issue: { title: issue.title, body: issue.body ?? "" },
+    issue: { title: issue.title, body: issue.body ?? "", author: issue.user?.login ?? "" },
     triggeredAt: trigger.triggeredAt,
     ...(trigger.commentId ? { commentId: trigger.commentId } : {}),
     ...(trigger.label ? { label: trigger.label } : {}),
@@ -57,16 +58,4 @@ export async function submitResolveJob(
   }
   if (outcome.status === "duplicate") return { outcome: "ignored", detail: "a job for this delivery was queued before" };
   return { outcome: "queued", detail: `job #${outcome.job.id}` };
-}
-
-/**
- * Posts a note after the job store has recorded the decision: its failure is logged, not thrown, since throwing would
- * record the trigger as failed and a redelivery would then find the job recorded and say nothing at all.
- */
-export async function postNote(context: Context<any>, body: string, number?: number): Promise<void> {
-  try {
-    await context.octokit.rest.issues.createComment(number === undefined ? context.issue({ body }) : context.repo({ issue_number: number, body }));
-  } catch (error) {
-    context.log.warn({ delivery: context.id, error: error instanceof Error ? error.message : String(error) }, "a note on the issue could not be posted");
-  }
 }

@@ -2,7 +2,7 @@ import type { Context } from "probot";
 import type { MagisConfig } from "../config.js";
 import type { JobQueue } from "../jobs/job-queue.js";
 import { jobKey } from "../store/jobs.js";
-import { postNote } from "./submit-resolve-job.js";
+import { postNote } from "./post-note.js";
 import type { Decision } from "./trigger-desk.js";
 
 /** The data a `revise-pull-request` job carries from its trigger. */

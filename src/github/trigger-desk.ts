@@ -60,7 +60,7 @@ export class TriggerDesk {
     const payload = context.payload as Record<string, any>;
     const event = `${context.name}.${payload.action}`;
     if (!payload.installation || !payload.repository) return;
-    if (!this.rules.some((r) => r.event === event && (r.fromBots || !context.isBot) && r.wants(payload))) return;
+    if (this.rulesFor(event, context).length === 0) return;
     const number = payload.issue?.number ?? payload.pull_request?.number;
     const trigger = {
       delivery: context.id,
@@ -115,7 +115,7 @@ export class TriggerDesk {
     let decision: Decision = { outcome: "ignored", detail: "no rule applies to this event" };
     try {
       const context = await contextOf();
-      for (const rule of this.rules.filter((r) => r.event === event && (r.fromBots || !context.isBot) && r.wants(context.payload))) {
+      for (const rule of this.rulesFor(event, context)) {
         decision = await rule.decide(context, new Date(trigger.receivedAt).toISOString());
         if (decision.outcome !== "ignored") break;
       }
@@ -131,6 +131,11 @@ export class TriggerDesk {
       this.options.log.warn({ delivery, event, decision, error: String(error) }, "a trigger's outcome could not be recorded");
     }
     this.options.log.info({ delivery, event, outcome: decision.outcome, detail: decision.detail }, "magis trigger decided");
+  }
+
+  // The rules that want this delivery: of its event, taking bots' events only where a rule says so.
+  private rulesFor(event: string, context: Context<any>): TriggerRule[] {
+    return this.rules.filter((r) => r.event === event && (r.fromBots || !context.isBot) && r.wants(context.payload));
   }
 
   // A trigger recorded by an earlier process: its context again, from the stored payload and a fresh client.

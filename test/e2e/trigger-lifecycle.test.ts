@@ -1,6 +1,7 @@
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { openDatabase } from "../../src/store/database.js";
+import { jobKey, JobStore } from "../../src/store/jobs.js";
 import { TriggerStore } from "../../src/store/triggers.js";
 import { INSTALLATION, OWNER, REPO, useRig } from "./e2e-rig.js";
 import { commentPayload, labeledPayload, withdrawnPayload } from "./payloads.js";
@@ -76,6 +77,21 @@ describe("a trigger is recorded first and decided afterwards", () => {
 });
 
 describe("the run works from the issue as it was at the trigger", () => {
+  it("runs a job an earlier version queued without the issue's snapshot, reading the issue as it is now", async () => {
+    const db = openDatabase(path.join(rig.root, "magis.db"));
+    const store = new JobStore(db);
+    store.createTables();
+    const payload = { config: {}, trigger: "@Codertocat added the label `magis`", guidance: "" };
+    store.add({ delivery: "d-old-version", key: jobKey(OWNER, REPO, 1), kind: "resolve-issue", installationId: INSTALLATION, owner: OWNER, repo: REPO, number: 1, payload });
+    db.close();
+    await rig.setUp();
+    await rig.app.services.settled();
+    expect(rig.jobs()[0]).toMatchObject({ delivery: "d-old-version", status: "succeeded" });
+    expect(promptsText()).toContain("accidently spelled 'commit' with two 't's");
+    // Checked at the start, read for its text, checked before publishing.
+    expect(rig.github.find("GET", /\/issues\/1$/).length).toBe(3);
+  });
+
   it("does not read an edit of the issue or a comment made after the label was added", async () => {
     await rig.setUp({
       comments: [{ body: "The typo is in the README's fourth line.", user: { login: "Codertocat", type: "User" }, association: "OWNER", created_at: new Date(Date.now() - 60_000).toISOString() }],
@@ -96,6 +112,8 @@ describe("the run works from the issue as it was at the trigger", () => {
     expect(prompts).toContain("The typo is in the README's fourth line.");
     expect(prompts).not.toContain("EDITED LATER");
     expect(prompts).not.toContain("LATER COMMENT");
+    // The issue itself is only checked (at the start and before publishing), never read again for its text.
+    expect(rig.github.find("GET", /\/issues\/1$/).length).toBe(2);
     expect(statusComments()[0]!.body).toMatch(/works from the issue as it was at \d{4}-\d\d-\d\dT[\d:.]+Z; later edits are not read/);
   });
 });
