@@ -111,8 +111,23 @@ export const configSchema = z
      * public repository, any GitHub user can then steer the run).
      */
     hint_authors: z.enum(["trusted", "everyone"]).default("trusted"),
+    /**
+     * The command that runs the repository's tests (e.g. `npm test`, `pytest -q tests/test_x.py`), in a shell at the
+     * repository's root. Where code may run (the CLI, the Action; an App server only with MAGIS_ALLOW_EXEC=1) it runs on
+     * the untouched checkout and after every Developer attempt; the QA Engineer may not approve an attempt that makes
+     * a passing test fail.
+     */
+    test_command: z.string().trim().min(1).optional(),
+    /** A command run once before the tests (e.g. `npm ci`, `pip install -e .`); if it fails, the run goes on without tests. */
+    setup_command: z.string().trim().min(1).optional(),
+    /** Longest the setup command, or one run of the tests, may take; past it the command is stopped with everything it started. */
+    test_timeout_seconds: z.number().int().min(1).max(3600).default(300),
   })
-  .strict();
+  .strict()
+  .refine((config) => !config.setup_command || config.test_command, {
+    path: ["setup_command"],
+    message: "is set without test_command: the setup only serves the tests; set test_command too, or remove setup_command",
+  });
 
 export type MagisConfig = z.infer<typeof configSchema>;
 

@@ -48,6 +48,8 @@ export async function runAction(env: NodeJS.ProcessEnv, io: ActionIo, options: P
       env,
       db,
       concurrency: 1,
+      // The runner is the repository's own sandbox: its tests may run there.
+      allowExec: true,
       traceDir: env.MAGIS_TRACE_DIR ?? "",
       gitBaseUrl: env.MAGIS_GIT_BASE_URL || undefined,
       workDir: env.MAGIS_WORKDIR || env.RUNNER_TEMP || undefined,

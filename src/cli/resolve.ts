@@ -5,6 +5,7 @@ import { writeTraceJsonl } from "../llm/trace.js";
 import { StageError } from "../pipeline/errors.js";
 import { renderReport } from "../pipeline/report/render-report.js";
 import { resolveIssue } from "../pipeline/resolve-issue.js";
+import { describeCounts, describeTestsReport } from "../pipeline/tests/describe-test-verdict.js";
 import type { ProgressEvent, ResolveResult } from "../pipeline/types.js";
 import { openDatabase } from "../store/database.js";
 import { EvolutionMemory } from "../store/memory.js";
@@ -57,7 +58,11 @@ export const resolveCommand: Command = {
     let result: ResolveResult;
     try {
       result = await resolveIssue(
-        { root: repo, repoId: repo, config, llm, now: () => Date.now(), onProgress: (event) => io.stderr(describeProgress(event)) },
+        {
+          root: repo, repoId: repo, config, llm, now: () => Date.now(), onProgress: (event) => io.stderr(describeProgress(event)),
+          // On the user's own machine, at their command: the repository's tests may run (in a copy of the checkout).
+          commands: { allowed: true, env: io.env, secrets: [io.env.OPENAI_API_KEY] },
+        },
         issue,
         new EvolutionMemory(db),
       );
@@ -121,10 +126,13 @@ export function describeProgress(event: ProgressEvent): string {
       return `kick-off meeting held: ${event.transcript.length} turns\n`;
     case "plan":
       return `plan: ${event.plan.steps.map((s, i) => `step ${i + 1}: ${s.join(" + ")}`).join("; ")}${event.plan.note ? ` (${event.plan.note})` : ""}\n`;
+    case "tests":
+      return `${describeTestsReport(event.tests).replace(/\*\*/g, "")}\n`;
     case "attempt": {
       const a = event.attempt;
       const verdict = a.error ? `refused: ${a.error.replace(/\s*\n\s*/g, " ")}` : a.review?.approved ? "approved by QA" : `QA asked for changes: ${(a.review?.comment ?? "").replace(/\s*\n\s*/g, " ")}`;
-      return `${event.path}: attempt ${a.number} ${verdict}\n`;
+      const tests = a.tests ? ` (tests: ${describeCounts(a.tests.run)})` : "";
+      return `${event.path}: attempt ${a.number}${tests} ${verdict}\n`;
     }
     case "task-done":
       return `${event.outcome.path}: done, ${event.outcome.approved ? "approved" : "not approved"}, ${event.outcome.kept ? "kept" : "dropped"}\n`;

@@ -42,6 +42,11 @@ export interface MagisAppOptions {
   resolve?: ResolveJobServices["resolve"];
   revise?: ReviseJobServices["revise"];
   onTimings?: ResolveJobServices["onTimings"];
+  /**
+   * Whether the repository's `test_command` may run on this machine (default: MAGIS_ALLOW_EXEC=1). The Action always
+   * allows it: the runner is the repository's own sandbox.
+   */
+  allowExec?: boolean;
   /** Called once the app's parts exist (tests wait on the queue through it). */
   onReady?: (services: MagisServices) => void;
 }
@@ -104,8 +109,10 @@ export function createServices(host: GitHubHost, options: MagisAppOptions = {}):
         }
       : undefined,
   };
+  const allowExec = options.allowExec ?? env.MAGIS_ALLOW_EXEC === "1";
+  const exec = allowExec ? { env, secrets: [env.OPENAI_API_KEY, env.WEBHOOK_SECRET, env.PRIVATE_KEY, env.GITHUB_TOKEN] } : undefined;
   const runners = {
-    "resolve-issue": resolveJobRunner({ ...shared, resolve: options.resolve ?? resolveIssue, memory: new EvolutionMemory(db) }),
+    "resolve-issue": resolveJobRunner({ ...shared, resolve: options.resolve ?? resolveIssue, memory: new EvolutionMemory(db), exec }),
     "revise-pull-request": reviseJobRunner({ ...shared, revise: options.revise ?? revisePullRequest }),
   };
   removeCheckoutsOfKilledProcesses(shared.workDir ?? os.tmpdir(), log);

@@ -1,7 +1,7 @@
 import type { Context } from "probot";
 import type { JobQueue } from "../jobs/job-queue.js";
 import { hasPermission } from "./check-permission.js";
-import { cleanText } from "./clean-text.js";
+import { cleanText } from "../clean-text.js";
 import { configForTrigger } from "./config-for-trigger.js";
 import { submitReviseJob } from "./submit-revise-job.js";
 import type { TriggerRule } from "./trigger-desk.js";

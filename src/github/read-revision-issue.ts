@@ -1,5 +1,5 @@
 import type { IssueText } from "../pipeline/types.js";
-import { cleanText } from "./clean-text.js";
+import { cleanText } from "../clean-text.js";
 import { readIssueText, type HintPolicy } from "./read-issue-text.js";
 import { issueOfBranch } from "./submit-revise-job.js";
 import type { Octokit } from "./types.js";

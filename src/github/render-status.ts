@@ -1,4 +1,5 @@
 import { neutralize } from "../pipeline/report/markdown.js";
+import { describeCounts, describeTestsReport } from "../pipeline/tests/describe-test-verdict.js";
 import type { Attempt } from "../pipeline/types.js";
 import type { StatusState } from "./track-status.js";
 
@@ -29,6 +30,7 @@ export function renderStatus(state: StatusState): string {
   const coded = state.attempts.length > 0 && state.attempts.every((t) => t.outcome);
   lines.push(check(coded, "Developers and QA Engineers at work"));
   for (const task of state.attempts) lines.push(`  - ${taskLine(task)}`);
+  if (state.tests) lines.push(check(state.tests.skipped !== undefined || state.tests.after !== undefined, neutralize(describeTestsReport(state.tests))));
   lines.push(check(state.pullRequest !== undefined, pullRequestLine(state)));
   if (state.needsHuman?.length) {
     lines.push("", `**Not a complete fix:** protected files need a human: ${state.needsHuman.map((p) => `\`${p}\``).join(", ")} (what must change there is in the pull request).`);
@@ -68,7 +70,8 @@ export function taskLine(task: StatusState["attempts"][number]): string {
 function attemptText(attempt: Attempt): string {
   if (attempt.error) return `attempt ${attempt.number} refused`;
   if (!attempt.review) return `attempt ${attempt.number} in review`;
-  return `attempt ${attempt.number} ${attempt.review.approved ? "✅" : "↩️ revise"}`;
+  const tests = attempt.tests ? ` (tests: ${attempt.tests.breaks ? "broke what worked" : describeCounts(attempt.tests.run)})` : "";
+  return `attempt ${attempt.number} ${attempt.review.approved ? "✅" : "↩️ revise"}${tests}`;
 }
 
 function pullRequestLine(state: StatusState): string {

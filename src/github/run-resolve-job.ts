@@ -3,7 +3,7 @@ import type { JobRunner } from "../jobs/job-queue.js";
 import { renderReport } from "../pipeline/report/render-report.js";
 import { selectNeedsHuman } from "../pipeline/report/select-needs-human.js";
 import type { resolveIssue } from "../pipeline/resolve-issue.js";
-import type { ProgressEvent } from "../pipeline/types.js";
+import type { CommandPolicy, ProgressEvent } from "../pipeline/types.js";
 import { withShallowClone } from "../workspace/clone-repository.js";
 import { RETRY_ISSUE } from "./explain-failure.js";
 import { openRepository } from "./open-repository.js";
@@ -47,6 +47,11 @@ export interface ResolveJobServices extends JobServices {
   workDir?: string;
   /** How long the git server may stay silent during a clone or push (MAGIS_GIT_TIMEOUT_MS; default 60 s). */
   gitIdleTimeoutMs?: number;
+  /**
+   * Where the repository's `test_command` may run on this machine: the environment it runs in (credentials are removed
+   * from it) and values to redact from its output. Absent: it may not (an App server without MAGIS_ALLOW_EXEC=1).
+   */
+  exec?: { env: NodeJS.ProcessEnv; secrets: (string | undefined)[] };
 }
 
 /**
@@ -87,7 +92,10 @@ export function resolveJobRunner(services: ResolveJobServices): JobRunner {
           if (next) run.enter(next);
           run.status.update((s) => trackProgress(s, event));
         };
-        const ctx = { root: checkout.dir, repoId: `${job.owner}/${job.repo}`.toLowerCase(), config, llm: run.llm, now: services.now, onProgress };
+        const ctx = {
+          root: checkout.dir, repoId: `${job.owner}/${job.repo}`.toLowerCase(), config, llm: run.llm, now: services.now, onProgress,
+          commands: commandPolicy(services.exec, [token], run.signal, checkout.dir),
+        };
         const result = await services.resolve(ctx, issue, services.memory);
 
         // 4. Publish, unless the issue was closed or its label removed meanwhile (a missed webhook included).
@@ -115,6 +123,12 @@ async function ensureStillWanted(octokit: Octokit, issue: IssueRef, label: strin
   if (data.state !== "open") throw new JobCancelledError("the issue is closed");
   const labels = (data.labels ?? []).map((l) => (typeof l === "string" ? l : l.name));
   if (label !== undefined && !labels.includes(label)) throw new JobCancelledError(`the label \`${label}\` is no longer on the issue`);
+}
+
+/** Whether and how the job may run the repository's tests: in a copy beside the checkout (removed with leftover checkouts). */
+export function commandPolicy(exec: ResolveJobServices["exec"], secrets: string[], signal: AbortSignal, checkoutDir: string): CommandPolicy {
+  if (!exec) return { allowed: false, why: "this app's server does not run repository code; its operator can allow it with MAGIS_ALLOW_EXEC=1, or run MAGIS as a GitHub Action" };
+  return { allowed: true, env: exec.env, secrets: [...exec.secrets, ...secrets], signal, scratchDir: `${checkoutDir}.tests` };
 }
 
 /** The job stage that begins after a pipeline event, if one does. */

@@ -11,6 +11,7 @@ import { refineRoles } from "./plan/refine-roles.js";
 import { countUsage } from "./report/count-usage.js";
 import { describeSetAside } from "./report/describe-set-aside.js";
 import { selectNeedsHuman } from "./report/select-needs-human.js";
+import { startTestBench } from "./tests/start-test-bench.js";
 import type { IssueText, ResolveResult, SetAsideFile, StageContext, TaskOutcome } from "./types.js";
 
 /**
@@ -23,32 +24,43 @@ export async function resolveIssue(ctx: StageContext, issue: IssueText, memory: 
   const usage = countUsage(ctx.llm, ctx.config);
   ctx = { ...ctx, llm: usage.llm };
 
-  // 1. The Repository Custodian locates the files the issue is about (Algorithm 1).
-  const located = await step("locate", () => locateFiles(ctx, issue, memory));
-  // 2. The Manager defines a file-level task per located file; a file may need none, or need a person (protected).
-  const { tasks, setAside } = await step("plan", () => defineTasks(ctx, issue, located));
-  if (tasks.length === 0) throw noTasks(setAside);
-  ctx.onProgress({ stage: "tasks", tasks });
-  // 3. The Manager builds the team: one Developer per task.
-  const team = await step("plan", () => designDevelopers(ctx, issue, tasks));
-  ctx.onProgress({ stage: "team", developers: team });
-  // 4. The kick-off meeting, as circular speech.
-  const transcript = await step("kickoff", () => holdKickoffMeeting(ctx, issue, tasks, team));
-  ctx.onProgress({ stage: "kickoff", transcript });
-  // 5. The Developers refine their roles from the meeting.
-  const developers = await step("kickoff", () => refineRoles(ctx, issue, tasks, team, transcript));
-  // 6. The Manager makes the main plan (Algorithm 2).
-  const plan = await step("plan", () => makePlan(ctx, issue, tasks, transcript));
-  ctx.onProgress({ stage: "plan", plan });
-  // 7. Developers and QA Engineers run the coding tasks per the plan (Algorithm 3).
-  const outcomes = await step("code", () => runCodingTasks(ctx, issue, tasks, developers, plan));
-  // 8. The kept file diffs merge into the repository-level change.
-  const merged = mergeChanges(plan, outcomes);
-  if (merged.changes.length === 0) throw nothingKept(merged.outcomes, setAside);
+  // 0. Where code may run and a test_command is set: the tests set up and run on the untouched checkout meanwhile.
+  const testing = startTestBench(ctx);
+  try {
+    // 1. The Repository Custodian locates the files the issue is about (Algorithm 1).
+    const located = await step("locate", () => locateFiles(ctx, issue, memory));
+    // 2. The Manager defines a file-level task per located file; a file may need none, or need a person (protected).
+    const { tasks, setAside } = await step("plan", () => defineTasks(ctx, issue, located));
+    if (tasks.length === 0) throw noTasks(setAside);
+    ctx.onProgress({ stage: "tasks", tasks });
+    // 3. The Manager builds the team: one Developer per task.
+    const team = await step("plan", () => designDevelopers(ctx, issue, tasks));
+    ctx.onProgress({ stage: "team", developers: team });
+    // 4. The kick-off meeting, as circular speech.
+    const transcript = await step("kickoff", () => holdKickoffMeeting(ctx, issue, tasks, team));
+    ctx.onProgress({ stage: "kickoff", transcript });
+    // 5. The Developers refine their roles from the meeting.
+    const developers = await step("kickoff", () => refineRoles(ctx, issue, tasks, team, transcript));
+    // 6. The Manager makes the main plan (Algorithm 2).
+    const plan = await step("plan", () => makePlan(ctx, issue, tasks, transcript));
+    ctx.onProgress({ stage: "plan", plan });
+    // 7. Developers and QA Engineers run the coding tasks per the plan (Algorithm 3), each attempt tested when it can be.
+    const tests = await testing.ready;
+    const outcomes = await step("code", () => runCodingTasks(ctx, issue, tasks, developers, plan, [], tests?.bench ?? null));
+    // 8. The kept file diffs merge into the repository-level change, which the tests judge as a whole.
+    const merged = mergeChanges(plan, outcomes);
+    if (merged.changes.length === 0) throw nothingKept(merged.outcomes, setAside);
+    const report = tests && (tests.bench ? { ...tests.report, after: await tests.bench.check(merged.changes) } : tests.report);
+    if (report?.after) ctx.onProgress({ stage: "tests", tests: report });
 
-  const result: ResolveResult = { ...merged, located, tasks, setAside, developers, transcript, plan, usage: usage.report(ctx.now() - started) };
-  ctx.onProgress({ stage: "done", result });
-  return result;
+    const result: ResolveResult = {
+      ...merged, located, tasks, setAside, developers, transcript, plan, ...(report ? { tests: report } : {}), usage: usage.report(ctx.now() - started),
+    };
+    ctx.onProgress({ stage: "done", result });
+    return result;
+  } finally {
+    await testing.close();
+  }
 }
 
 /** A stage of the issue run; a failure that is not already a StageError names the stage. */

@@ -1,6 +1,7 @@
 import type { Agent, MagisConfig } from "../config.js";
 import type { FileEncoding } from "../edit/file-encoding.js";
 import type { Llm, Usage } from "../llm/types.js";
+import type { TestCounts } from "./tests/read-test-output.js";
 
 /** The issue as the agents read it: already cleaned of hidden characters and HTML comments. */
 export interface IssueText {
@@ -73,8 +74,69 @@ export interface Attempt {
   diff?: string;
   /** Why this attempt produced no reviewable change (edit refused, syntax error, …), as fed back to the Developer. */
   error?: string;
+  /** What the repository's tests said with this change (and the earlier steps' kept changes), when they ran. */
+  tests?: TestVerdict;
   review?: Review;
 }
+
+/** One run of the repository's tests (or its setup command). */
+export interface TestRun {
+  /** `passed`: exit 0; `failed`: another exit status; `timed-out`: killed at `test_timeout_seconds`; `error`: could not run. */
+  outcome: "passed" | "failed" | "timed-out" | "error";
+  exitCode: number | null;
+  /** The runner's own counts, when its summary line was recognised. */
+  counts: TestCounts | null;
+  /** Failing tests by name, when the runner's output names them. */
+  failures: string[];
+  /** The end of the output: ANSI codes and control characters removed, secrets redacted, bounded. */
+  tail: string;
+  durationMs: number;
+  /** Why it did not run to an exit status. */
+  error?: string;
+}
+
+/** A test run with a change, against the run on the untouched checkout. */
+export interface TestVerdict {
+  run: TestRun;
+  /** Tests that fail with the change and did not fail before it. */
+  newFailures: string[];
+  /** Tests that failed before the change and do not with it. */
+  fixed: string[];
+  /** Why no change with this result may be approved (passing tests fail, or the tests no longer finish); absent when none. */
+  breaks?: string;
+}
+
+/** The repository's tests in a run: the command, the run before the change and with it, or why they were not used. */
+export interface TestsReport {
+  command: string;
+  setup?: string;
+  /** Why the tests were not run or not used (code may not run here, the setup failed, the first run did not finish). */
+  skipped?: string;
+  /** The setup command's run, when there was one. */
+  setupRun?: TestRun;
+  /** The run on the untouched checkout. */
+  before?: TestRun;
+  /** The run with the whole change, against `before`. */
+  after?: TestVerdict;
+}
+
+/**
+ * Whether the repository's own commands (`setup_command`, `test_command`) may run where this run happens: always in
+ * the CLI and the Action (the runner is the repository's own sandbox), on an App server only when its operator says so.
+ */
+export type CommandPolicy =
+  | {
+      allowed: true;
+      /** The environment to run them in; anything that may hold a credential is removed from it first. */
+      env: NodeJS.ProcessEnv;
+      /** Values redacted from their output (tokens, keys), beyond the shapes of credentials. */
+      secrets?: (string | undefined)[];
+      /** Aborted when the job is cancelled or out of time: a running command is killed with its process group. */
+      signal?: AbortSignal;
+      /** Where the copy the tests run in is made (default: a new folder in the system's temp directory). */
+      scratchDir?: string;
+    }
+  | { allowed: false; why: string };
 
 /** How one file-level task ended. */
 export interface TaskOutcome {
@@ -106,6 +168,7 @@ export type ProgressEvent =
   | { stage: "team"; developers: DeveloperRole[] }
   | { stage: "kickoff"; transcript: MeetingTurn[] }
   | { stage: "plan"; plan: Plan }
+  | { stage: "tests"; tests: TestsReport }
   | { stage: "attempt"; path: string; attempt: Attempt }
   | { stage: "task-done"; outcome: TaskOutcome }
   | { stage: "done"; result: ResolveResult };
@@ -134,6 +197,8 @@ export interface ResolveResult {
   transcript: MeetingTurn[];
   plan: Plan;
   outcomes: TaskOutcome[];
+  /** The repository's tests before and with the change; absent when no `test_command` is set. */
+  tests?: TestsReport;
   usage: UsageReport;
 }
 
@@ -147,4 +212,6 @@ export interface StageContext {
   llm: Llm;
   now: () => number;
   onProgress: (event: ProgressEvent) => void;
+  /** Whether the repository's `test_command` may run here; absent: it may not (a library caller that did not say). */
+  commands?: CommandPolicy;
 }

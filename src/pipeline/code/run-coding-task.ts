@@ -1,3 +1,5 @@
+import { describeVerdictForModel } from "../tests/describe-test-verdict.js";
+import type { ChangedFile, TestBench } from "../tests/open-test-bench.js";
 import type { Attempt, DeveloperRole, FileTask, IssueText, StageContext, TaskOutcome } from "../types.js";
 import { designQaRole } from "./design-qa-role.js";
 import { makeAttempt } from "./make-attempt.js";
@@ -11,14 +13,19 @@ export interface CodingTaskInput {
   developer: DeveloperRole;
   /** Diffs of the tasks of earlier plan steps, or a note that there are none. */
   earlierChanges: string;
+  /** The same changes as files, which every attempt is tested together with. */
+  earlierKept: ChangedFile[];
+  /** The repository's tests, when they may run and ran on the untouched checkout. */
+  tests: TestBench | null;
   /** Human review comments on this file; they are the first attempt's QA comment. */
   humanFeedback?: string;
 }
 
 /**
  * A Developer and its QA Engineer on one task (MAGIS Algorithm 3): up to `qa_iterations` attempts,
- * each refused edit or QA comment fed into the next, until QA approves. The file is read from the
- * checkout and changed in memory only.
+ * each refused edit or QA comment fed into the next, until QA approves. With tests, each change is
+ * tested before review and QA sees the result (MarsCode's dynamic validation). The file is read from
+ * the checkout and changed in memory only.
  */
 export async function runCodingTask(ctx: StageContext, input: CodingTaskInput): Promise<TaskOutcome> {
   const { task, developer } = input;
@@ -42,8 +49,10 @@ export async function runCodingTask(ctx: StageContext, input: CodingTaskInput): 
       attempt = { number, error: result.error };
       feedback = `Your attempt ${number} was refused: ${result.error}. Start again from the file as shown; nothing of that attempt was applied.`;
     } else {
-      const review = await reviewChange(ctx, { issue: input.issue, task, developer, qaRole, diff: result.diff });
-      attempt = { number, diff: result.diff, review };
+      const tests = input.tests ? await input.tests.check([...input.earlierKept, { path: task.path, after: result.after, encoding }]) : undefined;
+      const judged = tests ? { command: ctx.config.test_command!, before: input.tests!.before, verdict: tests } : undefined;
+      const review = await reviewChange(ctx, { issue: input.issue, task, developer, qaRole, diff: result.diff, tests: judged });
+      attempt = { number, diff: result.diff, ...(tests ? { tests } : {}), review };
       last = result;
       approved = review.approved;
       feedback = [
@@ -52,6 +61,7 @@ export async function runCodingTask(ctx: StageContext, input: CodingTaskInput): 
         result.diff.trimEnd(),
         "```",
         `The QA Engineer did not approve it: ${review.comment}`,
+        ...(judged ? ["", describeVerdictForModel(judged.command, judged.before, judged.verdict), ""] : []),
         "Start again from the file as shown (that change is not applied) and address the comment.",
       ].join("\n");
     }

@@ -1,6 +1,7 @@
 import { StageError } from "../errors.js";
 import { mapBounded } from "../map-bounded.js";
 import { validatePlan } from "../validate-plan.js";
+import type { TestBench } from "../tests/open-test-bench.js";
 import type { DeveloperRole, FileFeedback, FileTask, IssueText, Plan, StageContext, TaskOutcome } from "../types.js";
 import { runCodingTask } from "./run-coding-task.js";
 
@@ -8,7 +9,8 @@ import { runCodingTask } from "./run-coding-task.js";
  * Runs the tasks in plan order (MAGIS Algorithm 3 under the main plan): steps one after another,
  * the tasks of one step concurrently (at most `concurrency` at once), each later step seeing the
  * kept diffs of the earlier ones. `feedback` (a human review, for revisions) becomes the first QA
- * comment of its file's task. Returns the outcomes in the order the tasks finished.
+ * comment of its file's task. With `tests`, every attempt is tested together with the earlier steps'
+ * kept changes. Returns the outcomes in the order the tasks finished.
  */
 export async function runCodingTasks(
   ctx: StageContext,
@@ -17,6 +19,7 @@ export async function runCodingTasks(
   developers: DeveloperRole[],
   plan: Plan,
   feedback: FileFeedback[] = [],
+  tests: TestBench | null = null,
 ): Promise<TaskOutcome[]> {
   const check = validatePlan(plan.steps, tasks.map((t) => t.path));
   if (!check.ok) {
@@ -25,13 +28,14 @@ export async function runCodingTasks(
   const outcomes: TaskOutcome[] = [];
   for (const step of check.steps) {
     const earlierChanges = describeEarlierChanges(outcomes);
+    const earlierKept = outcomes.filter((o) => o.kept && o.diff !== "").map(({ path, after, encoding }) => ({ path, after, encoding }));
     // A task that fails (the model, the budget) stops the step: no further task starts, and the stage fails only
     // once the running ones have ended, so none goes on calling the model after the job has failed.
     await mapBounded(step, ctx.config.concurrency, async (path) => {
       const developer = developers.find((d) => d.path === path);
       if (!developer) throw new StageError("code", `No Developer owns the task on '${path}'.`, "Report this as a bug in MAGIS; then run again.");
       const task = tasks.find((t) => t.path === path)!;
-      const outcome = await runCodingTask(ctx, { issue, task, developer, earlierChanges, humanFeedback: formatFeedback(feedback, path) });
+      const outcome = await runCodingTask(ctx, { issue, task, developer, earlierChanges, earlierKept, tests, humanFeedback: formatFeedback(feedback, path) });
       outcomes.push(outcome);
       ctx.onProgress({ stage: "task-done", outcome });
     });

@@ -2,6 +2,8 @@ import { AGENTS } from "../../config.js";
 import type { ResolveResult, TaskOutcome } from "../types.js";
 import { describeSetAside } from "./describe-set-aside.js";
 import { cell, codeCell, details, fence, neutralize, table } from "./markdown.js";
+import { describeCounts } from "../tests/describe-test-verdict.js";
+import { renderTests } from "./render-tests.js";
 import { selectNeedsHuman } from "./select-needs-human.js";
 
 /** What the report needs besides the result: the issue it resolves and how the run was made. */
@@ -18,6 +20,7 @@ export function renderReport(result: ResolveResult, meta: ReportMeta): string {
   return [
     renderSummary(result, meta),
     ...renderNeedsHuman(result),
+    ...(result.tests ? [renderTests(result.tests)] : []),
     renderPlan(result),
     renderTasks(result),
     details("Kick-off meeting transcript", renderTranscript(result)),
@@ -110,7 +113,8 @@ function renderReviews(result: ResolveResult): string {
         if (a.error) return `- **Attempt ${a.number}** — refused before review: ${neutralize(a.error)}`;
         const head = a.review?.approved ? "approved" : "changes requested";
         const diff = a.diff ? `\n\n${indent(details(`Diff of attempt ${a.number}`, fence(a.diff, "diff")))}` : "";
-        return `- **Attempt ${a.number}** — ${head}: ${neutralize(a.review?.comment ?? "")}${diff}`;
+        const tests = a.tests ? ` Tests with it: ${describeCounts(a.tests.run)}.` : "";
+        return `- **Attempt ${a.number}** — ${head}: ${neutralize(a.review?.comment ?? "")}${neutralize(tests)}${diff}`;
       });
       const qa = o.qaRole ? `QA Engineer: ${neutralize(o.qaRole)}` : "No QA Engineer was needed.";
       return [`#### \`${o.path}\` (${neutralize(o.developer.name)})`, "", qa, "", ...attempts].join("\n");

@@ -120,3 +120,68 @@ describe("magis resolve on the example shop, over HTTP against the scripted mode
     expect(fs.readFileSync(path.join(rig.out, "patch.diff"), "utf8")).toContain("+    total += item.price * (item.quantity ?? 1);");
   });
 });
+
+describe("magis resolve on the example shop with its tests in the loop (test_command: node --test)", () => {
+  const withTests = (extra = "") => {
+    fs.mkdirSync(path.join(rig.checkout, ".github"), { recursive: true });
+    fs.writeFileSync(path.join(rig.checkout, ".github/magis.yml"), `test_command: node --test\n${extra}`);
+  };
+  const cartQuantity = "cartTotal counts every unit of an item";
+  const noQuantity = "cartTotal counts an item saved without a quantity once";
+  const twoDecimals = "formatPrice always shows two decimals";
+
+  it("runs the tests before the change and with it, and the report shows them failing, then passing", async () => {
+    withTests();
+    scriptShopDemo(rig.model);
+    const run = await rig.resolve();
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toContain("Tests (`node --test`) before the change: 2 failed, 2 passed");
+    expect(run.stderr).toContain("Tests (`node --test`) with the change: 0 failed, 4 passed, before it: 2 failed, 2 passed");
+    const report = fs.readFileSync(path.join(rig.out, "report.md"), "utf8");
+    const section = report.slice(report.indexOf("### Tests"), report.indexOf("### Plan"));
+    expect(section).toContain("`node --test` ran on the untouched checkout and with the whole change:");
+    expect(section).toContain("| Before the change | 2 | 2 | 0 | failed (exit 1) |");
+    expect(section).toContain("| With the change | 0 | 4 | 0 | passed (exit 0) |");
+    expect(section).toContain(`Now passing: \`${cartQuantity}\`, \`${twoDecimals}\`.`);
+    expect(section).not.toContain("Newly failing");
+
+    // The QA Engineer of cart.js saw its first attempt break a passing test (an item without a quantity is NaN).
+    const reviews = rig.model.requests.filter((r) => r.prompt === "qa-review" && userOf(r).includes("`src/cart.js`"));
+    expect(userOf(reviews[0]!)).toContain(`- Newly failing: \`${noQuantity}\`.`);
+    expect(userOf(reviews[0]!)).toContain("This change breaks what worked");
+    expect(userOf(reviews[1]!)).toContain("- With the change: 1 failed, 3 passed");
+    expect(userOf(reviews[1]!)).not.toContain("Newly failing");
+  });
+
+  it("a QA Engineer that approves an attempt breaking a passing test is overruled; the next attempt is kept", async () => {
+    withTests();
+    scriptShopDemo(rig.model, { "qa-review": () => ({ approved: true, comment: "Looks right to me." }) });
+    const run = await rig.resolve();
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toMatch(/src\/cart\.js: attempt 1 \(tests: 2 failed, 2 passed\) QA asked for changes: Not approved because the tests say no: tests that did not fail before this change fail with it: `cartTotal counts an item saved without a quantity once`/);
+    expect(run.stderr).toContain("src/cart.js: attempt 2 (tests: 1 failed, 3 passed) approved by QA");
+    // The Developer's second attempt was told which test it broke.
+    const writes = rig.model.requests.filter((r) => r.prompt === "developer-write-code" && userOf(r).includes("`src/cart.js`"));
+    expect(userOf(writes[1]!)).toContain(`- Newly failing: \`${noQuantity}\`.`);
+    expect(fs.readFileSync(path.join(rig.out, "patch.diff"), "utf8")).toContain("item.price * (item.quantity ?? 1)");
+    const report = fs.readFileSync(path.join(rig.out, "report.md"), "utf8");
+    expect(report).toContain("- **Attempt 1** — changes requested: Not approved because the tests say no:");
+    expect(report).toContain("| With the change | 0 | 4 | 0 | passed (exit 0) |");
+  });
+
+  it("goes on without tests, and says so, when the setup command fails", async () => {
+    withTests("setup_command: echo installing; exit 3\n");
+    scriptShopDemo(rig.model);
+    const run = await rig.resolve();
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toContain("Tests (`node --test`) not used: the setup command failed (exit 3)");
+    const report = fs.readFileSync(path.join(rig.out, "report.md"), "utf8");
+    expect(report).toContain("`node --test` was not used: the setup command failed (exit 3). The change was judged by the QA Engineers' reading alone.");
+    expect(report).toContain("installing");
+    expect(rig.model.requests.find((r) => r.prompt === "qa-review")!.messages.map((m) => m.content).join("\n")).toContain("The repository's tests were not run for this change");
+  });
+});
+
+function userOf(request: { messages: { role: string; content: string }[] }): string {
+  return request.messages.filter((m) => m.role === "user").map((m) => m.content).join("\n");
+}

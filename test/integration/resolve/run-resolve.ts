@@ -40,7 +40,8 @@ export async function startResolveRig(source: { issue: string; files?: Record<st
       const code = await main(["resolve", "--repo", checkout, "--issue-file", path.join(work, "issue.md"), "--out", out, ...extra], {
         stdout: (t) => stdout.push(t),
         stderr: (t) => stderr.push(t),
-        env: { OPENAI_BASE_URL: model.url, MAGIS_MODEL: "scripted", MAGIS_DB: path.join(out, "magis.db"), MAGIS_LLM_MAX_RETRIES: "0" },
+        // PATH only so that a test_command finds its tools; nothing else of this process reaches the run.
+        env: { PATH: process.env.PATH, OPENAI_BASE_URL: model.url, MAGIS_MODEL: "scripted", MAGIS_DB: path.join(out, "magis.db"), MAGIS_LLM_MAX_RETRIES: "0" },
         cwd: work,
       });
       return { code, stdout: stdout.join(""), stderr: stderr.join("") };

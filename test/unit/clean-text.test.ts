@@ -2,7 +2,7 @@ import { execFile } from "node:child_process";
 import path from "node:path";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
-import { cleanText } from "../../../src/github/clean-text.js";
+import { cleanText } from "../../src/clean-text.js";
 
 describe("cleanText", () => {
   it("drops HTML comments, including one left open", () => {
@@ -39,7 +39,7 @@ describe("cleanText", () => {
   // Each split of a run of spaces between the definition's parts was tried: 40k spaces took seconds, 400k minutes.
   // The child process is killed after a minute, so a regression fails instead of hanging the suite.
   it("reads a line with long runs of spaces in linear time, still telling a definition from text", async () => {
-    const module = path.resolve(import.meta.dirname, "../../../src/github/clean-text.ts");
+    const module = path.resolve(import.meta.dirname, "../../src/clean-text.ts");
     const code = [
       `import { cleanText } from ${JSON.stringify(module)};`,
       `const spaces = " ".repeat(200_000);`,

@@ -1,0 +1,33 @@
+import { listNames } from "../tests/compare-test-runs.js";
+import { describeExit } from "../tests/describe-test-verdict.js";
+import type { TestRun, TestsReport } from "../types.js";
+import { cell, codeCell, details, fence, neutralize, table } from "./markdown.js";
+
+/** The pull request's "Tests" section: the command, the counts before and with the change, and the end of what still fails. */
+export function renderTests(report: TestsReport): string {
+  const command = `\`${codeCell(report.command)}\``;
+  const lines = ["### Tests", ""];
+  if (report.skipped) {
+    lines.push(`${command} was not used: ${neutralize(report.skipped)}. The change was judged by the QA Engineers' reading alone.`);
+    const failed = report.setupRun ?? report.before;
+    if (failed?.tail) lines.push("", details(report.setupRun ? `Output of \`${codeCell(report.setup ?? "")}\` (end)` : "Output of the tests (end)", fence(failed.tail, "text")));
+    return lines.join("\n");
+  }
+  const before = report.before!;
+  const after = report.after;
+  lines.push(`${command} ran on the untouched checkout${report.setup ? ` (after \`${codeCell(report.setup)}\`)` : ""}${after ? " and with the whole change" : ""}:`, "");
+  lines.push(table(["", "Failed", "Passed", "Skipped", "Result"], [row("Before the change", before), ...(after ? [row("With the change", after.run)] : [])]));
+  if (!after) return lines.join("\n");
+  const stillFailing = after.run.failures.filter((name) => before.failures.includes(name));
+  if (after.fixed.length > 0) lines.push("", `Now passing: ${neutralize(listNames(after.fixed, 20))}.`);
+  if (after.newFailures.length > 0) lines.push("", `Newly failing: ${neutralize(listNames(after.newFailures, 20))}.`);
+  if (stillFailing.length > 0) lines.push("", `Still failing: ${neutralize(listNames(stillFailing, 20))}.`);
+  if (after.breaks) lines.push("", `> **Warning:** the whole change breaks what worked: ${neutralize(after.breaks)}. Each task's change passed on its own; check how they combine.`);
+  if (after.run.outcome !== "passed" && after.run.tail) lines.push("", details("Output with the change (end)", fence(after.run.tail, "text")));
+  return lines.join("\n");
+}
+
+function row(label: string, run: TestRun): string[] {
+  const count = (n: number | undefined) => (n === undefined ? "—" : String(n));
+  return [label, count(run.counts?.failed), count(run.counts?.passed), count(run.counts?.skipped), cell(describeExit(run))];
+}

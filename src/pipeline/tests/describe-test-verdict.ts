@@ -1,0 +1,48 @@
+import type { TestRun, TestsReport, TestVerdict } from "../types.js";
+import { listNames } from "./compare-test-runs.js";
+
+// The QA Engineer reads the end of the output only when something fails: the part that says what.
+const MODEL_TAIL_CHARS = 2_500;
+
+/** A run in a few words: the runner's counts when known ("2 failed, 5 passed"), else how it ended ("failed, exit 1"). */
+export function describeCounts(run: TestRun): string {
+  if (!run.counts || run.outcome === "timed-out" || run.outcome === "error") return describeExit(run);
+  const { passed, failed, skipped } = run.counts;
+  return [`${failed} failed`, `${passed} passed`, ...(skipped > 0 ? [`${skipped} skipped`] : [])].join(", ");
+}
+
+/** How a run ended: "passed (exit 0)", "failed (exit 1)", "did not finish in time", "could not run (…)". */
+export function describeExit(run: TestRun): string {
+  if (run.outcome === "timed-out") return "did not finish in time";
+  if (run.outcome === "error") return `could not run (${run.error ?? "no exit status"})`;
+  return run.outcome === "passed" ? "passed (exit 0)" : `failed (exit ${run.exitCode})`;
+}
+
+/** The tests' verdict on one attempt, as the QA Engineer and the Developer's next attempt read it. */
+export function describeVerdictForModel(command: string, before: TestRun, verdict: TestVerdict): string {
+  const lines = [
+    `The repository's tests (\`${command}\`) ran with this change, together with the kept changes of earlier plan steps.`,
+    `- Before the change: ${describeCounts(before)}${before.failures.length > 0 ? ` (failing: ${listNames(before.failures)})` : ""}.`,
+    `- With the change: ${describeCounts(verdict.run)}${verdict.run.failures.length > 0 ? ` (failing: ${listNames(verdict.run.failures)})` : ""}.`,
+  ];
+  if (verdict.fixed.length > 0) lines.push(`- Now passing: ${listNames(verdict.fixed)}.`);
+  if (verdict.newFailures.length > 0) lines.push(`- Newly failing: ${listNames(verdict.newFailures)}.`);
+  if (verdict.breaks) lines.push(`- This change breaks what worked: ${verdict.breaks}. A change that breaks passing tests is never approved.`);
+  if (verdict.run.outcome !== "passed" && verdict.run.tail) {
+    const tail = verdict.run.tail.length > MODEL_TAIL_CHARS ? `…${verdict.run.tail.slice(-MODEL_TAIL_CHARS)}` : verdict.run.tail;
+    lines.push("", "The end of the test output with the change:", "```text", tail.replace(/```/g, "'''"), "```");
+  }
+  return lines.join("\n");
+}
+
+/** Where the tests of a run stand, in one line: not used and why, the run before the change, or the run with it. */
+export function describeTestsReport(report: TestsReport): string {
+  if (report.skipped) return `Tests (\`${report.command}\`) not used: ${report.skipped}`;
+  if (!report.after) return `Tests (\`${report.command}\`) before the change: ${report.before ? describeCounts(report.before) : "running"}`;
+  const { after } = report;
+  const notes = [
+    ...(after.fixed.length > 0 ? [`now passing: ${listNames(after.fixed)}`] : []),
+    ...(after.breaks ? [`**breaks what worked:** ${after.breaks}`] : []),
+  ];
+  return `Tests (\`${report.command}\`) with the change: ${describeCounts(after.run)}, before it: ${describeCounts(report.before!)}${notes.length > 0 ? ` (${notes.join("; ")})` : ""}`;
+}

@@ -1,0 +1,143 @@
+import crypto from "node:crypto";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { stripVTControlCharacters } from "node:util";
+import { cleanText } from "../../clean-text.js";
+import { encodeFile, type FileEncoding } from "../../edit/file-encoding.js";
+import { redactSecrets } from "../../redact-secrets.js";
+import { resolveInside } from "../../workspace/safe-path.js";
+import type { StageContext, TestRun, TestsReport, TestVerdict } from "../types.js";
+import { commandEnv } from "./command-env.js";
+import { compareTestRuns } from "./compare-test-runs.js";
+import { readTestOutput } from "./read-test-output.js";
+import { runCommand, type CommandRun } from "./run-command.js";
+
+/** A changed file as the tests see it: its full new text, written in its own encoding. */
+export interface ChangedFile {
+  path: string;
+  after: string;
+  encoding: FileEncoding;
+}
+
+/** The repository's tests, ready to judge changes: set up once, run once on the untouched checkout. */
+export interface TestBench {
+  /** The run on the untouched checkout, which every later run is compared with. */
+  readonly before: TestRun;
+  /** Runs the tests with these files changed, one run at a time; the same set of changes is run only once. */
+  check(changes: readonly ChangedFile[]): Promise<TestVerdict>;
+  /** Removes the copy the tests ran in. */
+  dispose(): void;
+}
+
+/** The end of a run's output kept for the report and the QA Engineer. */
+const TAIL_CHARS = 4_000;
+
+/**
+ * Copies the checkout to a scratch folder, runs `setup_command` there and then `test_command` on the untouched files.
+ * Returns the report so far and, when the tests ran to an end, the bench that judges changes. When `test_command` is
+ * set but may not run here, or the setup failed, or the first run did not finish, the report says why and there is no
+ * bench: the run goes on without tests. Null when no `test_command` is set.
+ */
+export async function openTestBench(ctx: StageContext): Promise<{ report: TestsReport; bench: TestBench | null } | null> {
+  const { test_command: command, setup_command: setup } = ctx.config;
+  if (!command) return null;
+  const report: TestsReport = { command, ...(setup ? { setup } : {}) };
+  const policy = ctx.commands ?? { allowed: false, why: "the caller did not allow running the repository's commands" };
+  if (!policy.allowed) return { report: { ...report, skipped: policy.why }, bench: null };
+
+  const dir = policy.scratchDir ?? fs.mkdtempSync(path.join(os.tmpdir(), "magis-tests-"));
+  fs.rmSync(dir, { recursive: true, force: true });
+  const dispose = () => fs.rmSync(dir, { recursive: true, force: true });
+  try {
+    fs.cpSync(ctx.root, dir, { recursive: true, verbatimSymlinks: true });
+    const env = commandEnv(policy.env, policy.secrets ?? []);
+    const timeoutMs = ctx.config.test_timeout_seconds * 1000;
+    const run = async (text: string): Promise<TestRun> => describeRun(await runCommand(text, { cwd: dir, env, timeoutMs, signal: policy.signal }), policy.secrets ?? []);
+    if (setup) {
+      const setupRun = await run(setup);
+      if (setupRun.outcome !== "passed") {
+        dispose();
+        return { report: { ...report, setupRun, skipped: `the setup command ${describeEnd(setupRun, ctx.config.test_timeout_seconds)}` }, bench: null };
+      }
+    }
+    const before = await run(command);
+    if (before.outcome === "timed-out" || before.outcome === "error") {
+      dispose();
+      return { report: { ...report, before, skipped: `the tests ${describeEnd(before, ctx.config.test_timeout_seconds)} on the untouched checkout` }, bench: null };
+    }
+    return { report: { ...report, before }, bench: makeBench(ctx.root, dir, before, () => run(command), dispose) };
+  } catch (error) {
+    dispose();
+    throw error;
+  }
+}
+
+function makeBench(root: string, dir: string, before: TestRun, runTests: () => Promise<TestRun>, dispose: () => void): TestBench {
+  const seen = new Map<string, Promise<TestVerdict>>();
+  let queue: Promise<unknown> = Promise.resolve();
+  return {
+    before,
+    dispose,
+    check(changes) {
+      const key = keyOf(changes);
+      let verdict = seen.get(key);
+      if (!verdict) {
+        // One run at a time: the copy holds one set of changes, and two test suites at once would fight for the machine.
+        verdict = queue.then(async () => {
+          writeChanges(dir, changes);
+          try {
+            return compareTestRuns(before, await runTests());
+          } finally {
+            restoreOriginals(root, dir, changes);
+          }
+        });
+        queue = verdict.catch(() => undefined);
+        seen.set(key, verdict);
+      }
+      return verdict;
+    },
+  };
+}
+
+function keyOf(changes: readonly ChangedFile[]): string {
+  const hash = crypto.createHash("sha256");
+  for (const change of [...changes].sort((a, b) => a.path.localeCompare(b.path))) hash.update(`${change.path}\0${change.encoding}\0${change.after}\0`);
+  return hash.digest("hex");
+}
+
+function writeChanges(dir: string, changes: readonly ChangedFile[]): void {
+  for (const change of changes) fs.writeFileSync(resolveInside(dir, change.path).absolute, encodeFile(change.after, change.encoding));
+}
+
+function restoreOriginals(root: string, dir: string, changes: readonly ChangedFile[]): void {
+  for (const change of changes) {
+    const original = resolveInside(root, change.path).absolute;
+    const copy = resolveInside(dir, change.path).absolute;
+    if (fs.existsSync(original)) fs.copyFileSync(original, copy);
+    else fs.rmSync(copy, { force: true });
+  }
+}
+
+/** A command's run as the report keeps it: counts and failing tests read from the whole kept output, a short clean tail. */
+function describeRun(run: CommandRun, secrets: readonly (string | undefined)[]): TestRun {
+  const { counts, failures } = readTestOutput(run.output);
+  const clean = redactSecrets(cleanText(stripVTControlCharacters(run.output)), secrets);
+  const { outcome, exitCode, durationMs, error } = run;
+  return { outcome, exitCode, counts, failures: failures.map((name) => redactSecrets(name, secrets)), tail: tailOf(clean), durationMs, ...(error ? { error } : {}) };
+}
+
+/** The last TAIL_CHARS of the text, from a line's start when there is one in reach. */
+function tailOf(text: string): string {
+  if (text.length <= TAIL_CHARS) return text;
+  const cut = text.slice(-TAIL_CHARS);
+  const start = cut.indexOf("\n");
+  return `…\n${start >= 0 && start < cut.length - 1 ? cut.slice(start + 1) : cut}`;
+}
+
+/** How a run that did not pass ended, as the end of a sentence: "failed (exit 2)", "did not finish within 300 s". */
+function describeEnd(run: TestRun, timeoutSeconds: number): string {
+  if (run.outcome === "timed-out") return `did not finish within ${timeoutSeconds} s and was stopped`;
+  if (run.outcome === "error") return `could not run: ${run.error ?? "it did not exit"}`;
+  return run.outcome === "passed" ? "passed" : `failed (exit ${run.exitCode})`;
+}

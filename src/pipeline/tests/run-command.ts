@@ -1,0 +1,108 @@
+import { spawn } from "node:child_process";
+
+/** How one run of a repository's command ended, with the end of what it printed. */
+export interface CommandRun {
+  /** `passed`: exit 0; `failed`: another exit status; `timed-out`: killed at the timeout; `error`: it could not run or was killed otherwise. */
+  outcome: "passed" | "failed" | "timed-out" | "error";
+  exitCode: number | null;
+  /** The last `keepBytes` of stdout and stderr, interleaved as they arrived (raw: not yet cleaned or redacted). */
+  output: string;
+  /** Every byte it printed, kept or not. */
+  outputBytes: number;
+  durationMs: number;
+  /** Why it did not run to an exit status (spawn error, killed by a signal), for `error`. */
+  error?: string;
+}
+
+/** Where and how long a command may run. */
+export interface CommandOptions {
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  timeoutMs: number;
+  /** Aborting kills the command's whole process group (the job was cancelled or ran out of time). */
+  signal?: AbortSignal;
+  /** How much of the output is kept, from its end (default 512 KiB): a command that floods its output costs no more. */
+  keepBytes?: number;
+}
+
+// After the command exits, how long its output pipes may stay open (a daemon it left behind holds them) before the
+// group is killed and the run ends anyway.
+const DRAIN_MS = 2_000;
+
+/**
+ * Runs a repository's shell command (a `test_command`) in a process group of its own, with stdin closed, so that a
+ * command that waits for input reads end-of-file, one that hangs is killed with everything it started at the timeout,
+ * and one that floods its output keeps only its tail in memory. Never rejects: a failure to start is an `error` run.
+ */
+export function runCommand(command: string, options: CommandOptions): Promise<CommandRun> {
+  const keep = options.keepBytes ?? 512 * 1024;
+  const started = performance.now();
+  return new Promise((resolve) => {
+    let chunks: Buffer[] = [];
+    let kept = 0;
+    let outputBytes = 0;
+    let ending: CommandRun["outcome"] | null = null;
+    let error: string | undefined;
+    let exitCode: number | null = null;
+    let finished = false;
+    const child = spawn("/bin/sh", ["-c", command], { cwd: options.cwd, env: options.env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+    const killGroup = () => {
+      try {
+        if (child.pid !== undefined) process.kill(-child.pid, "SIGKILL");
+      } catch {
+        // The group is gone already.
+      }
+    };
+    const take = (chunk: Buffer) => {
+      outputBytes += chunk.length;
+      chunks.push(chunk);
+      kept += chunk.length;
+      if (kept > keep * 2) {
+        // Compacted now and then rather than per chunk: a flood costs linear time, and memory stays under 2 × keep.
+        const tail = Buffer.concat(chunks).subarray(-keep);
+        chunks = [tail];
+        kept = tail.length;
+      }
+    };
+    child.stdout.on("data", take);
+    child.stderr.on("data", take);
+    const timer = setTimeout(() => {
+      ending ??= "timed-out";
+      killGroup();
+    }, options.timeoutMs);
+    const onAbort = () => {
+      ending ??= "error";
+      error ??= "stopped: the job was cancelled or ran out of time";
+      killGroup();
+    };
+    options.signal?.addEventListener("abort", onAbort, { once: true });
+    if (options.signal?.aborted) onAbort();
+    let drain: NodeJS.Timeout | undefined;
+    const finish = () => {
+      if (finished) return;
+      finished = true;
+      clearTimeout(timer);
+      clearTimeout(drain);
+      options.signal?.removeEventListener("abort", onAbort);
+      // Whatever the command started in the background goes with it.
+      killGroup();
+      const output = Buffer.concat(chunks).subarray(-keep).toString("utf8");
+      const outcome = ending ?? (exitCode === 0 ? "passed" : exitCode === null ? "error" : "failed");
+      resolve({ outcome, exitCode, output, outputBytes, durationMs: Math.round(performance.now() - started), ...(error ? { error } : {}) });
+    };
+    child.on("error", (cause) => {
+      ending ??= "error";
+      error ??= `it could not start: ${cause.message}`;
+      finish();
+    });
+    child.on("exit", (code, signal) => {
+      exitCode = code;
+      if (code === null && ending === null) {
+        ending = "error";
+        error = `it was killed by ${signal ?? "a signal"}`;
+      }
+      drain = setTimeout(finish, DRAIN_MS);
+    });
+    child.on("close", finish);
+  });
+}
