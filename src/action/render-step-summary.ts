@@ -15,7 +15,9 @@ export function renderStepSummary(outcome: ActionOutcome): string {
   if (!job) return `### MAGIS: ${trigger.outcome ?? "undecided"}\n\n${trigger.detail ?? ""}`;
   const heading =
     job.status === "succeeded" ? "### 🚀 MAGIS finished" : job.status === "cancelled" ? "### ⏹️ MAGIS stopped" : job.status === "failed" ? "### 😕 MAGIS failed" : `### MAGIS: ${job.status}`;
-  const lines = [heading, "", `- Job #${job.id} (${job.kind}) on #${job.number}: ${job.status}${job.stage ? ` in stage \`${job.stage}\`` : ""}`];
+  // The stage says where a job stopped; a finished job's last one (cleanup, answer) is bookkeeping and reads as a fault.
+  const where = job.stage && job.status !== "succeeded" ? ` in stage \`${job.stage}\`` : "";
+  const lines = [heading, "", `- Job #${job.id} (${job.kind}) on #${job.number}: ${job.status}${where}`];
   if (job.detail) lines.push(`- ${job.detail}`);
   return lines.join("\n");
 }

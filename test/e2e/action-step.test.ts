@@ -9,14 +9,16 @@ import { createBareRepository, startGitServer, type GitServer } from "../support
 import { serveFakeGitHub, type FakeGitHubOptions } from "../support/github-api.js";
 import { runInProcessGroup } from "../support/run-in-process-group.js";
 import { startScriptedModel, type ScriptedModel } from "../support/scripted-model.js";
-import { commentPayload, labeledPayload, reviewComment, reviewPayload } from "./payloads.js";
-import { REPO_FILES, scriptResolve } from "./script-resolve.js";
-import { README_HUNK, REVISE_LINE_4, scriptRevisions, seedBotPullRequest } from "./script-revise.js";
+import { commentPayload, labeledPayload, pullCommentPayload, reviewComment, reviewPayload } from "./payloads.js";
+import { MARKS, REPO_FILES, scriptBrokenModel, scriptResolve } from "./script-resolve.js";
+import { LINE_4, LINE_4_REVISED, README_FIXED, README_HUNK, REVISE_LINE_4, scriptRevisions, seedBotPullRequest, type BotAccount } from "./script-revise.js";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const TOKEN = "ghs_actionWorkflowToken0123456789abcdef";
 const OWNER = "Codertocat";
 const REPO = "Hello-World";
+// The workflow's own token: its pull requests and commits are github-actions[bot]'s.
+const ACTIONS_BOT: BotAccount = { login: "github-actions[bot]", userId: 41898282 };
 
 interface ActionStep {
   name: string;
@@ -81,8 +83,7 @@ describe("magis action, run as the Actions runner runs the action's steps", () =
       gitRoot: root,
       cloneUrl: `${git.url}/${OWNER}/${REPO}.git`,
       permissions: { Codertocat: "write" },
-      // The workflow's own token: its pull requests are opened by github-actions[bot].
-      bot: { slug: "github-actions", userId: 41898282 },
+      bot: { slug: "github-actions", userId: ACTIONS_BOT.userId },
       issue: { number: 1, title: "Spelling error in the README file", body: "It looks like you accidently spelled 'commit' with two 't's." },
       ...extra,
     });
@@ -118,51 +119,146 @@ describe("magis action, run as the Actions runner runs the action's steps", () =
     return { ...result, summary };
   }
 
-  const branches = () => execFileSync("git", ["for-each-ref", "--format=%(refname:short)", "refs/heads/magis/"], { cwd: path.join(root, `${OWNER}/${REPO}.git`), encoding: "utf8" }).trim();
+  /** Checks a run went as scripted (exit 0, every GitHub request routed, every model call scripted) and returns it. */
+  function expectCleanRun<T extends { code: number | null; out: string }>(run: T): T {
+    expect(run.code, run.out).toBe(0);
+    expect(github.unmatched).toEqual([]);
+    expect(model.problems).toEqual([]);
+    return run;
+  }
+
+  /** The real git in the bare repository the step pushed to; its trimmed output. */
+  const bare = (...args: string[]) => git.git(`${OWNER}/${REPO}`, ...args);
+  const branches = () => bare("for-each-ref", "--format=%(refname:short)", "refs/heads/magis/");
+  const statusComment = () => github.comments.find((c) => c.body.includes("<!-- magis:status job="));
 
   it("a label: runs the whole job inside the step, pushes the branch, opens the PR, and sums up", async () => {
     scriptResolve(model);
     await startGitHub();
-    const payload = labeledPayload({ installationId: 0 });
-    delete payload.installation;
-    const { code, out, summary } = await runAction("issues", payload);
-    expect(code, out).toBe(0);
-    expect(github.unmatched).toEqual([]);
-    expect(model.problems).toEqual([]);
+    const { summary, out } = expectCleanRun(await runAction("issues", labeledPayload({ installationId: null })));
     expect(branches()).toBe("magis/issue-1");
     expect(github.pulls).toHaveLength(1);
     expect(github.pulls[0]!.body).toContain("Fixes #1");
-    const status = github.comments.find((c) => c.body.includes("<!-- magis:status job="));
-    expect(status!.body).toContain("Pull request opened: #100");
+    expect(statusComment()!.body).toContain("Pull request opened: #100");
     expect(summary).toContain("### 🚀 MAGIS finished");
     expect(summary).toContain("https://github.com/Codertocat/Hello-World/pull/100");
     expect(out + summary).not.toContain(TOKEN);
   });
 
   it("a review of the bot's pull request: one commit on its branch, a reply in the thread, the summary", async () => {
-    const seeded = seedBotPullRequest(root);
+    const seeded = seedBotPullRequest(root, { bot: ACTIONS_BOT });
     scriptRevisions(model, REVISE_LINE_4);
     await startGitHub({
-      pulls: seeded.pulls.map((p) => ({ ...p, user: "github-actions[bot]" })),
+      pulls: seeded.pulls,
       reviewComments: [reviewComment({ id: 701, reviewId: 92, path: "README.md", line: 4, body: "End with 'to GitHub'.", diffHunk: README_HUNK })],
     });
-    const payload = reviewPayload({ installationId: 0, reviewId: 92, state: "changes_requested", author: { login: "github-actions[bot]", type: "Bot" } });
-    delete payload.installation;
-    const { code, out, summary } = await runAction("pull_request_review", payload);
-    expect(code, out).toBe(0);
-    expect(model.problems).toEqual([]);
-    const log = execFileSync("git", ["log", "--format=%P %s", "-1", "magis/issue-1"], { cwd: path.join(root, `${OWNER}/${REPO}.git`), encoding: "utf8" });
-    expect(log.startsWith(seeded.head)).toBe(true);
+    const payload = reviewPayload({ installationId: null, reviewId: 92, state: "changes_requested", author: { login: ACTIONS_BOT.login, type: "Bot" } });
+    const { summary } = expectCleanRun(await runAction("pull_request_review", payload));
+    expect(bare("rev-parse", "magis/issue-1^")).toBe(seeded.head);
     expect(github.replies.map((r) => r.inReplyTo)).toEqual([701]);
     expect(summary).toContain("### 🚀 MAGIS finished");
     expect(summary).toContain("revised in");
   });
 
+  it("/magis retry with guidance from a maintainer: runs again, replaces the bot's branch, updates its pull request, sums up", async () => {
+    // The bot's earlier attempt reworded the first sentence as well; the maintainer asks for the typo alone.
+    const earlier = seedBotPullRequest(root, { bot: ACTIONS_BOT, files: { "README.md": README_FIXED.replace("repository", "repo") } });
+    scriptResolve(model);
+    await startGitHub({ pulls: earlier.pulls });
+    const guidance = "keep the wording, fix only the typo";
+    const command = commentPayload({ body: `/magis retry ${guidance}`, installationId: null });
+    const { summary, out } = expectCleanRun(await runAction("issue_comment", command));
+
+    // One new commit on main replaces the earlier attempt: the branch holds exactly the approved change.
+    expect(branches()).toBe("magis/issue-1");
+    expect(bare("rev-list", "main..magis/issue-1").split("\n")).toHaveLength(1);
+    expect(bare("rev-parse", "magis/issue-1^")).toBe(bare("rev-parse", "main"));
+    expect(bare("diff", "--name-only", "main", "magis/issue-1")).toBe("README.md");
+    expect(bare("show", "magis/issue-1:README.md")).toBe(README_FIXED.trimEnd());
+    // The same pull request, updated with the new run's report.
+    expect(github.find("POST", /\/pulls$/)).toEqual([]);
+    expect(github.find("PATCH", /\/pulls\/2$/)).toHaveLength(1);
+    expect(github.pulls[0]!.body).toContain("Fixes #1");
+    expect(github.pulls[0]!.body).toContain(MARKS.kickoff);
+    // The guidance reached the agents as a hint.
+    const define = model.requests.find((r) => r.prompt === "manager-define-task")!;
+    expect(define.messages.map((m) => m.content).join("\n")).toContain(guidance);
+
+    const status = statusComment()!;
+    expect(status.history.length).toBeGreaterThan(1);
+    expect(status.body).toContain("### 🚀 MAGIS opened a pull request");
+    expect(status.body).toContain("- [x] Pull request updated: #2 (https://github.com/Codertocat/Hello-World/pull/2)");
+    expect(status.body).toContain("@Codertocat commented `/magis retry` with guidance");
+    expect(github.reactions).toEqual([
+      { target: `issues/comments/${command.comment.id}`, content: "eyes" },
+      { target: `issues/comments/${command.comment.id}`, content: "rocket" },
+    ]);
+    expect(summary).toContain("### 🚀 MAGIS finished");
+    expect(summary).toContain("- Job #1 (resolve-issue) on #1: succeeded\n");
+    expect(summary).toContain("https://github.com/Codertocat/Hello-World/pull/2");
+    expect(out + summary + JSON.stringify(github.requests)).not.toContain(TOKEN);
+  });
+
+  it("/magis revise with what to change, on the bot's pull request by a maintainer: one commit on its head, the answer, the summary", async () => {
+    const seeded = seedBotPullRequest(root, { bot: ACTIONS_BOT });
+    scriptRevisions(model, REVISE_LINE_4);
+    await startGitHub({ pulls: seeded.pulls });
+    const guidance = "End the sentence on line 4 with 'to GitHub'.";
+    const command = pullCommentPayload({ body: `/magis revise ${guidance}`, installationId: null });
+    const { summary, out } = expectCleanRun(await runAction("issue_comment", command));
+
+    const head = bare("rev-parse", "magis/issue-1");
+    expect(bare("rev-list", `${seeded.head}..${head}`)).toBe(head);
+    expect(bare("rev-parse", `${head}^`)).toBe(seeded.head);
+    expect(bare("diff", seeded.head, head)).toContain(`-${LINE_4}\n+${LINE_4_REVISED}`);
+    const triage = model.requests.find((r) => r.prompt === "manager-triage-feedback")!;
+    expect(triage.messages.map((m) => m.content).join("\n")).toContain(guidance);
+
+    // The answer is one comment on the pull request; the command comment gets 👀 then 🚀.
+    const answers = github.comments.filter((c) => c.issue === 2);
+    expect(answers).toHaveLength(1);
+    expect(answers[0]!.body).toContain("🚀 MAGIS revised this pull request");
+    expect(answers[0]!.body).toContain("@Codertocat commented `/magis revise` with guidance");
+    expect(github.reactions).toEqual([
+      { target: `issues/comments/${command.comment.id}`, content: "eyes" },
+      { target: `issues/comments/${command.comment.id}`, content: "rocket" },
+    ]);
+    expect(github.pulls[0]!.body).toMatch(/- \*\*Revision 1\*\* .*changes `README\.md`/);
+    expect(summary).toContain("### 🚀 MAGIS finished");
+    expect(summary).toContain("- Job #1 (revise-pull-request) on #2: succeeded\n");
+    expect(summary).toContain(`https://github.com/Codertocat/Hello-World/pull/2 revised in ${head}`);
+    expect(out + summary + JSON.stringify(github.requests)).not.toContain(TOKEN);
+  });
+
+  it("a job whose model server answers errors: exit 1, and the summary and the status comment say where, why and what to do", async () => {
+    model.script("custodian-summarize-file", scriptBrokenModel());
+    await startGitHub();
+    const { code, out, summary } = await runAction("issues", labeledPayload({ installationId: null }));
+    expect(code, out).toBe(1);
+    expect(github.unmatched).toEqual([]);
+
+    expect(summary).toContain("### 😕 MAGIS failed");
+    expect(summary).toContain("- Job #1 (resolve-issue) on #1: failed in stage `locate`\n");
+    expect(summary).toContain("custodian-summarize-file");
+    expect(summary).toContain("500");
+    expect(summary).toContain("/magis retry");
+    const status = statusComment()!;
+    expect(status.body).toContain("😕 MAGIS could not finish this run");
+    expect(status.body).toContain("**Failed at:** locate");
+    expect(status.body).toMatch(/\*\*Why:\*\* .*500/);
+    expect(status.body).toMatch(/\*\*Next step:\*\* .*Then comment `\/magis retry`\./);
+    expect(github.reactions.map((r) => [r.target, r.content])).toEqual([
+      ["issues/1", "eyes"],
+      ["issues/1", "confused"],
+    ]);
+    expect(branches()).toBe("");
+    expect(github.pulls).toEqual([]);
+    expect(out + summary + JSON.stringify(github.requests)).not.toContain(TOKEN);
+  });
+
   it("/magis retry from someone without permission: answered, no job, exit 0", async () => {
     await startGitHub();
-    const payload = commentPayload({ body: "/magis retry", sender: "stranger", installationId: 0 });
-    delete payload.installation;
-    const { code, out, summary } = await runAction("issue_comment", payload);
+    const { code, out, summary } = await runAction("issue_comment", commentPayload({ body: "/magis retry", sender: "stranger", installationId: null }));
     expect(code, out).toBe(0);
     expect(github.comments.map((c) => c.body)).toEqual(["@stranger only people with write, maintain, admin permission on this repository may run `/magis retry`."]);
     expect(summary).toContain("### MAGIS: declined");
@@ -172,9 +268,7 @@ describe("magis action, run as the Actions runner runs the action's steps", () =
 
   it("an event that is no trigger: nothing to do, exit 0; a runner without its variables: a clear message, exit 2", async () => {
     await startGitHub();
-    const payload = commentPayload({ body: "Thanks, looks good", installationId: 0 });
-    delete payload.installation;
-    const quiet = await runAction("issue_comment", payload);
+    const quiet = await runAction("issue_comment", commentPayload({ body: "Thanks, looks good", installationId: null }));
     expect(quiet.code, quiet.out).toBe(0);
     expect(quiet.summary).toContain("is not a MAGIS trigger");
     expect(github.requests).toEqual([]);

@@ -12,26 +12,32 @@ export function examplePayload(event: string, action: string): any {
   return structuredClone(example);
 }
 
+/** Sets the installation a webhook is for; null leaves none, as in a workflow run's event (its token stands for one). */
+function setInstallation(payload: any, installationId: number | null): void {
+  if (installationId === null) delete payload.installation;
+  else payload.installation = { id: installationId, node_id: "MDIzOkludGVncmF0aW9uSW5zdGFsbGF0aW9uNzc=" };
+}
+
 /** The real `issues.labeled` example, with the label, sender and installation a test needs. */
-export function labeledPayload(options: { label?: string; sender?: string; senderType?: "User" | "Bot"; installationId: number }) {
+export function labeledPayload(options: { label?: string; sender?: string; senderType?: "User" | "Bot"; installationId: number | null }) {
   const payload = examplePayload("issues", "labeled");
   payload.label.name = options.label ?? "magis";
   payload.issue.labels.push(payload.label);
   payload.sender.login = options.sender ?? payload.sender.login;
   payload.sender.type = options.senderType ?? "User";
-  payload.installation = { id: options.installationId, node_id: "MDIzOkludGVncmF0aW9uSW5zdGFsbGF0aW9uNzc=" };
+  setInstallation(payload, options.installationId);
   return payload;
 }
 
 /** The real `issue_comment.created` example with the given comment body, sender and installation. */
-export function commentPayload(options: { body: string; sender?: string; installationId: number }) {
+export function commentPayload(options: { body: string; sender?: string; installationId: number | null }) {
   const payload = examplePayload("issue_comment", "created");
   payload.comment.body = options.body;
   // Written now, as a live comment would be: the run reads the comments written before it as hints.
   payload.comment.created_at = payload.comment.updated_at = new Date().toISOString();
   payload.comment.user.login = options.sender ?? payload.comment.user.login;
   payload.sender.login = options.sender ?? payload.sender.login;
-  payload.installation = { id: options.installationId, node_id: "MDIzOkludGVncmF0aW9uSW5zdGFsbGF0aW9uNzc=" };
+  setInstallation(payload, options.installationId);
   return payload;
 }
 
@@ -43,7 +49,7 @@ export const BOT_LOGIN = "magis-bot[bot]";
  * and its head is the bot branch (or, with `author`, a person's pull request), reviewed by `sender`.
  */
 export function reviewPayload(options: {
-  installationId: number;
+  installationId: number | null;
   reviewId: number;
   state: "commented" | "changes_requested" | "approved";
   body?: string | null;
@@ -71,7 +77,7 @@ export function reviewPayload(options: {
   pull.user.type = author.type;
   pull.head.ref = options.headRef ?? "magis/issue-1";
   pull.base.ref = "main";
-  payload.installation = { id: options.installationId, node_id: "MDIzOkludGVncmF0aW9uSW5zdGFsbGF0aW9uNzc=" };
+  setInstallation(payload, options.installationId);
   return payload;
 }
 
@@ -105,7 +111,7 @@ export function reviewComment(options: {
 }
 
 /** The real `issue_comment.created` example as a comment on pull request `pullNumber` (GitHub sends PR comments as issue comments). */
-export function pullCommentPayload(options: { body: string; sender?: string; installationId: number; pullNumber?: number }) {
+export function pullCommentPayload(options: { body: string; sender?: string; installationId: number | null; pullNumber?: number }) {
   const payload = commentPayload(options);
   payload.issue.number = options.pullNumber ?? 2;
   payload.issue.pull_request = { url: `https://api.github.com/repos/Codertocat/Hello-World/pulls/${options.pullNumber ?? 2}` };
@@ -116,7 +122,7 @@ export function pullCommentPayload(options: { body: string; sender?: string; ins
  * An `issues.closed` or `issues.unlabeled` webhook for the rig's issue, sent by `sender`: the real `unlabeled` example,
  * or for `closed` (the package has no example of it) the real `reopened` one with the action and state a close sends.
  */
-export function withdrawnPayload(action: "closed" | "unlabeled", options: { installationId: number; sender?: string; senderType?: "User" | "Bot"; label?: string }) {
+export function withdrawnPayload(action: "closed" | "unlabeled", options: { installationId: number | null; sender?: string; senderType?: "User" | "Bot"; label?: string }) {
   const payload = examplePayload("issues", action === "closed" ? "reopened" : "unlabeled");
   payload.action = action;
   payload.issue.number = 1;
@@ -124,6 +130,6 @@ export function withdrawnPayload(action: "closed" | "unlabeled", options: { inst
   if (action === "unlabeled") payload.label = { ...(payload.label ?? { id: 1, color: "ededed", default: false }), name: options.label ?? "magis" };
   payload.sender.login = options.sender ?? "Codertocat";
   payload.sender.type = options.senderType ?? "User";
-  payload.installation = { id: options.installationId, node_id: "MDIzOkludGVncmF0aW9uSW5zdGFsbGF0aW9uNzc=" };
+  setInstallation(payload, options.installationId);
   return payload;
 }

@@ -5,8 +5,22 @@ import { FULL } from "./e2e-rig.js";
 import { BOT_LOGIN } from "./payloads.js";
 import { REPO_FILES } from "./script-resolve.js";
 
-/** The bot's commit identity in the fake GitHub (bot user id 4242). */
-export const BOT_AUTHOR = { name: BOT_LOGIN, email: `4242+${BOT_LOGIN}@users.noreply.github.com` };
+/** A bot account on GitHub: its login and its user id. */
+export interface BotAccount {
+  login: string;
+  userId: number;
+}
+
+/** The app's bot in the fake GitHub (slug `magis-bot`, user id 4242). */
+const APP_BOT: BotAccount = { login: BOT_LOGIN, userId: 4242 };
+
+/** The commit identity GitHub gives a bot: its login, and a noreply address made of its id and login. */
+function botAuthor(bot: BotAccount): { name: string; email: string } {
+  return { name: bot.login, email: `${bot.userId}+${bot.login}@users.noreply.github.com` };
+}
+
+/** The app bot's commit identity. */
+export const BOT_AUTHOR = botAuthor(APP_BOT);
 
 /** README.md as the bot's pull request left it: the typo of issue #1 fixed. */
 export const README_FIXED = REPO_FILES["README.md"]!.replace("committ", "commit");
@@ -28,16 +42,23 @@ export const ORIGINAL_REPORT = [
 /** The diff hunk GitHub shows around line 4 of the bot's change. */
 export const README_HUNK = "@@ -1,4 +1,4 @@\n # Hello-World\n \n My first repository on GitHub.\n-Please committ your changes before you push them.\n+Please commit your changes before you push them.";
 
-/** Pushes the bot branch `magis/issue-1` (one commit by the app fixing the typo) and returns the fake pull request #2 on it. */
-export function seedBotPullRequest(root: string): { head: string; pulls: NonNullable<FakeGitHubOptions["pulls"]> } {
+/**
+ * Pushes the bot branch `magis/issue-1` (one commit by `bot`, the app's by default, with `files`: by default the typo
+ * fixed) and returns the fake pull request #2 on it, opened by that bot.
+ */
+export function seedBotPullRequest(
+  root: string,
+  options: { bot?: BotAccount; files?: Record<string, string> } = {},
+): { head: string; pulls: NonNullable<FakeGitHubOptions["pulls"]> } {
+  const bot = options.bot ?? APP_BOT;
   const head = addCommit(root, FULL, {
     branch: "magis/issue-1",
     from: "main",
-    files: { "README.md": README_FIXED },
+    files: options.files ?? { "README.md": README_FIXED },
     message: "Spelling error in the README file (#1)\n\nFixes #1",
-    author: BOT_AUTHOR,
+    author: botAuthor(bot),
   });
-  return { head, pulls: [{ number: 2, head: "magis/issue-1", title: "Spelling error in the README file", body: ORIGINAL_REPORT }] };
+  return { head, pulls: [{ number: 2, head: "magis/issue-1", title: "Spelling error in the README file", body: ORIGINAL_REPORT, user: bot.login }] };
 }
 
 /** What one scripted revision does: the Manager's triage answer, and the Developer's edit of one file. */
