@@ -43,11 +43,11 @@ const tokens = (text: string): Partial<TestCounts> => {
 // that found a summary wins.
 const FORMATS: Format[] = [
   // pytest: "FAILED tests/test_x.py::test_y - AssertionError", summary "=== 1 failed, 3 passed in 0.12s ===".
-  { failure: /^(?:FAILED|ERROR) (\S+)/, summary: /^=*\s*(\d+ (?:passed|failed|errors?|skipped).*) in \d+(?:\.\d+)?s\b/, count: (m) => tokens(m[1]!) },
+  { failure: /^(?:FAILED|ERROR) (\S*(?:::|\.py)\S*)/, summary: /^=*\s*(\d+ (?:passed|failed|errors?|skipped).*) in \d+(?:\.\d+)?s\b/, count: (m) => tokens(m[1]!) },
   // node:test (TAP, its default without a terminal): "not ok 3 - name", "# pass 2" / "# fail 1".
-  { failure: /^\s*not ok \d+ - (.+)$/, summary: /^# (pass|fail|skipped|todo) (\d+)$/, count: countWord },
+  { failure: /^\s*not ok \d+ - (.+)$/, summary: /^# (pass|fail|skipped) (\d+)$/, count: countWord },
   // node:test spec reporter: "✖ name (1.2ms)", "ℹ pass 2".
-  { failure: /^\s*✖ (.+?) \(\d+(?:\.\d+)?m?s\)$/, summary: /^ℹ (pass|fail|skipped|todo) (\d+)$/, count: countWord },
+  { failure: /^\s*✖ (.+?) \(\d+(?:\.\d+)?m?s\)$/, summary: /^ℹ (pass|fail|skipped) (\d+)$/, count: countWord },
   // jest: "● Suite › name", "Tests:       1 failed, 3 passed, 4 total".
   { failure: /^\s*● (.+ › .+)$/, summary: /^Tests:\s+(.*\d+ total)$/, count: (m) => tokens(m[1]!) },
   // vitest: " FAIL  test/x.test.ts > suite > name", "      Tests  1 failed | 3 passed (4)".

@@ -1,0 +1,47 @@
+import fs from "node:fs";
+import os from "node:os";
+import { describe, expect, it } from "vitest";
+import { checkoutPrefix } from "../../src/workspace/checkout-name.js";
+import { INSTALLATION, useRig } from "./e2e-rig.js";
+import { labeledPayload } from "./payloads.js";
+
+const rig = useRig();
+// The repository's "test": the README spells "commit" right. It fails on the default branch, passes with the fix.
+const config = "test_command: grep -q 'Please commit your' README.md && echo spelled right || { echo 'README still says committ'; exit 1; }\n";
+
+/** The body of the pull request the run opened, and the last text of its status comment. */
+function published(): { pull: string; status: string } {
+  const [pull] = rig.github.find("POST", /\/pulls$/);
+  const status = rig.github.comments.find((c) => c.body.includes("<!-- magis:status job="))!;
+  return { pull: (pull!.body as { body: string }).body, status: status.history.at(-1)! };
+}
+
+describe("the repository's tests in an App run", () => {
+  it("with MAGIS_ALLOW_EXEC=1: run before the change and with it; the PR and the status comment show both", async () => {
+    await rig.setUp({ config, env: { PATH: process.env.PATH, MAGIS_ALLOW_EXEC: "1" } });
+    await rig.app.deliver("issues", labeledPayload({ installationId: INSTALLATION }), "d-tests-on");
+    await rig.app.services.settled();
+    expect(rig.jobs()[0]).toMatchObject({ status: "succeeded" });
+    const { pull, status } = published();
+    expect(pull).toContain("### Tests");
+    expect(pull).toContain("| Before the change | — | — | — | failed (exit 1) |");
+    expect(pull).toContain("| With the change | — | — | — | passed (exit 0) |");
+    expect(status).toContain("- [x] Tests (`grep -q 'Please commit your' README.md && echo spelled right ||");
+    expect(status).toContain("with the change: passed (exit 0), before it: failed (exit 1)");
+    // Each attempt was tested: the first (not approved by the script) already fixed the spelling.
+    expect(status).toMatch(/attempt 1 ↩️ revise \(tests: passed \(exit 0\)\), attempt 2 ✅ \(tests: passed \(exit 0\)\)/);
+    // Neither the checkout nor the copy the tests ran in is left behind.
+    expect(fs.readdirSync(os.tmpdir()).filter((name) => name.startsWith(checkoutPrefix()))).toEqual([]);
+  });
+
+  it("without it: the tests are not run, and the PR says why and how to allow them", async () => {
+    await rig.setUp({ config, env: { PATH: process.env.PATH } });
+    await rig.app.deliver("issues", labeledPayload({ installationId: INSTALLATION }), "d-tests-off");
+    await rig.app.services.settled();
+    expect(rig.jobs()[0]).toMatchObject({ status: "succeeded" });
+    const { pull, status } = published();
+    expect(pull).toContain("was not used: this app's server does not run repository code; its operator can allow it with MAGIS_ALLOW_EXEC=1, or run MAGIS as a GitHub Action.");
+    expect(status).toContain("not used: this app's server does not run repository code");
+    expect(rig.model.requests.find((r) => r.prompt === "qa-review")!.messages.map((m) => m.content).join("\n")).toContain("The repository's tests were not run for this change");
+  });
+});

@@ -1,0 +1,66 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { parseConfig } from "../../../src/config.js";
+import { openTestBench } from "../../../src/pipeline/tests/open-test-bench.js";
+import type { CommandPolicy, StageContext } from "../../../src/pipeline/types.js";
+
+let work: string;
+let root: string;
+beforeEach(() => {
+  work = fs.mkdtempSync(path.join(os.tmpdir(), "magis-bench-"));
+  root = path.join(work, "checkout");
+  fs.mkdirSync(root);
+  fs.writeFileSync(path.join(root, "value.txt"), "1\n");
+});
+afterEach(() => fs.rmSync(work, { recursive: true, force: true }));
+
+const allowed = (extra: Partial<Extract<CommandPolicy, { allowed: true }>> = {}): CommandPolicy => ({ allowed: true, env: { PATH: process.env.PATH }, scratchDir: path.join(work, "tests"), ...extra });
+const context = (config: Record<string, unknown>, commands?: CommandPolicy): StageContext =>
+  ({ root, repoId: root, config: parseConfig(config), llm: null as never, now: Date.now, onProgress: () => {}, commands }) as StageContext;
+// A "test suite" that passes while value.txt holds 1, and counts its runs in a file outside the copy.
+const suiteIn = (dir: string) => `echo run >> ${JSON.stringify(path.join(dir, "runs.log"))}; if [ "$(cat value.txt)" = 1 ]; then echo '# pass 1'; echo '# fail 0'; else echo 'not ok 1 - value is one'; echo '# pass 0'; echo '# fail 1'; exit 1; fi`;
+let suite: string;
+beforeEach(() => {
+  suite = suiteIn(work);
+});
+const runs = () => fs.readFileSync(path.join(work, "runs.log"), "utf8").trim().split("\n").length;
+
+describe("openTestBench", () => {
+  it("runs once on the untouched copy, judges each set of changes once, and restores the copy after each run", async () => {
+    const opened = (await openTestBench(context({ test_command: suite }, allowed())))!;
+    const bench = opened.bench!;
+    expect(opened.report).toEqual({ command: suite, before: expect.objectContaining({ outcome: "passed", counts: { passed: 1, failed: 0, skipped: 0 } }) });
+    const broken = [{ path: "value.txt", after: "2\n", encoding: "utf-8" as const }];
+    const first = await bench.check(broken);
+    expect(first.breaks).toBe("the tests passed before this change and fail with it: `value is one`");
+    expect(await bench.check([...broken])).toBe(first);
+    expect(runs()).toBe(2);
+    expect(fs.readFileSync(path.join(work, "tests", "value.txt"), "utf8")).toBe("1\n");
+    expect(fs.readFileSync(path.join(root, "value.txt"), "utf8")).toBe("1\n");
+    bench.dispose();
+    expect(fs.existsSync(path.join(work, "tests"))).toBe(false);
+  });
+
+  it("runs checks one at a time when tasks ask at once", async () => {
+    const log = JSON.stringify(path.join(work, "order.log"));
+    const bench = (await openTestBench(context({ test_command: `echo start >> ${log}; sleep 0.2; echo end >> ${log}; ${suite}` }, allowed())))!.bench!;
+    const verdicts = await Promise.all([bench.check([{ path: "value.txt", after: "2\n", encoding: "utf-8" }]), bench.check([{ path: "value.txt", after: "1\n", encoding: "utf-8" }])]);
+    expect(verdicts.map((v) => v.run.outcome)).toEqual(["failed", "passed"]);
+    expect(fs.readFileSync(path.join(work, "order.log"), "utf8")).toBe("start\nend\n".repeat(3));
+    bench.dispose();
+  });
+
+  it("is not used, and says why, where code may not run, when the setup fails, and when the first run does not finish", async () => {
+    expect(await openTestBench(context({}, allowed()))).toBeNull();
+    expect(await openTestBench(context({ test_command: suite }, { allowed: false, why: "not on this server" }))).toEqual({ report: { command: suite, skipped: "not on this server" }, bench: null });
+    const setup = (await openTestBench(context({ test_command: suite, setup_command: "echo 'token=ghp_abcdefghijklmnopqrstuvwxyz0123'; exit 2" }, allowed())))!;
+    expect(setup.bench).toBeNull();
+    expect(setup.report.skipped).toBe("the setup command failed (exit 2)");
+    expect(setup.report.setupRun!.tail).toBe("token=[redacted]");
+    const slow = (await openTestBench(context({ test_command: "sleep 30", test_timeout_seconds: 1 }, allowed())))!;
+    expect(slow.report.skipped).toBe("the tests did not finish within 1 s and was stopped on the untouched checkout");
+    expect(fs.existsSync(path.join(work, "tests"))).toBe(false);
+  });
+});
