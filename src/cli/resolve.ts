@@ -5,7 +5,7 @@ import { writeTraceJsonl } from "../llm/trace.js";
 import { StageError } from "../pipeline/errors.js";
 import { renderReport } from "../pipeline/report/render-report.js";
 import { resolveIssue } from "../pipeline/resolve-issue.js";
-import { describeCounts, describeTestsReport } from "../pipeline/tests/describe-test-verdict.js";
+import { describeAttemptTests, describeTestsReport } from "../pipeline/tests/describe-test-verdict.js";
 import type { ProgressEvent, ResolveResult } from "../pipeline/types.js";
 import { openDatabase } from "../store/database.js";
 import { EvolutionMemory } from "../store/memory.js";
@@ -131,7 +131,7 @@ export function describeProgress(event: ProgressEvent): string {
     case "attempt": {
       const a = event.attempt;
       const verdict = a.error ? `refused: ${a.error.replace(/\s*\n\s*/g, " ")}` : a.review?.approved ? "approved by QA" : `QA asked for changes: ${(a.review?.comment ?? "").replace(/\s*\n\s*/g, " ")}`;
-      const tests = a.tests ? ` (tests: ${describeCounts(a.tests.run)})` : "";
+      const tests = a.tests ? ` (tests: ${describeAttemptTests(a.tests)})` : "";
       return `${event.path}: attempt ${a.number}${tests} ${verdict}\n`;
     }
     case "task-done":

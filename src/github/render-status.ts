@@ -1,5 +1,5 @@
 import { neutralize } from "../pipeline/report/markdown.js";
-import { describeCounts, describeTestsReport } from "../pipeline/tests/describe-test-verdict.js";
+import { describeAttemptTests, describeTestsReport } from "../pipeline/tests/describe-test-verdict.js";
 import type { Attempt } from "../pipeline/types.js";
 import type { StatusState } from "./track-status.js";
 
@@ -70,7 +70,7 @@ export function taskLine(task: StatusState["attempts"][number]): string {
 function attemptText(attempt: Attempt): string {
   if (attempt.error) return `attempt ${attempt.number} refused`;
   if (!attempt.review) return `attempt ${attempt.number} in review`;
-  const tests = attempt.tests ? ` (tests: ${attempt.tests.breaks ? "broke what worked" : describeCounts(attempt.tests.run)})` : "";
+  const tests = attempt.tests ? ` (tests: ${neutralize(describeAttemptTests(attempt.tests))})` : "";
   return `attempt ${attempt.number} ${attempt.review.approved ? "✅" : "↩️ revise"}${tests}`;
 }
 

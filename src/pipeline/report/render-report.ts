@@ -2,7 +2,7 @@ import { AGENTS } from "../../config.js";
 import type { ResolveResult, TaskOutcome } from "../types.js";
 import { describeSetAside } from "./describe-set-aside.js";
 import { cell, codeCell, details, fence, neutralize, table } from "./markdown.js";
-import { describeCounts } from "../tests/describe-test-verdict.js";
+import { describeAttemptTests } from "../tests/describe-test-verdict.js";
 import { renderTests } from "./render-tests.js";
 import { selectNeedsHuman } from "./select-needs-human.js";
 
@@ -113,7 +113,7 @@ function renderReviews(result: ResolveResult): string {
         if (a.error) return `- **Attempt ${a.number}** — refused before review: ${neutralize(a.error)}`;
         const head = a.review?.approved ? "approved" : "changes requested";
         const diff = a.diff ? `\n\n${indent(details(`Diff of attempt ${a.number}`, fence(a.diff, "diff")))}` : "";
-        const tests = a.tests ? ` Tests with it: ${describeCounts(a.tests.run)}.` : "";
+        const tests = a.tests ? ` Tests with it: ${describeAttemptTests(a.tests)}.` : "";
         return `- **Attempt ${a.number}** — ${head}: ${neutralize(a.review?.comment ?? "")}${neutralize(tests)}${diff}`;
       });
       const qa = o.qaRole ? `QA Engineer: ${neutralize(o.qaRole)}` : "No QA Engineer was needed.";

@@ -11,6 +11,13 @@ export function describeCounts(run: TestRun): string {
   return [`${failed} failed`, `${passed} passed`, ...(skipped > 0 ? [`${skipped} skipped`] : [])].join(", ");
 }
 
+/** An attempt's test run in a few words, with what it broke: "2 failed, 2 passed; newly failing: `x`". */
+export function describeAttemptTests(verdict: TestVerdict): string {
+  const counts = describeCounts(verdict.run);
+  if (verdict.newFailures.length > 0) return `${counts}; newly failing: ${listNames(verdict.newFailures, 3)}`;
+  return verdict.breaks ? `${counts}; ${verdict.breaks}` : counts;
+}
+
 /** How a run ended: "passed (exit 0)", "failed (exit 1)", "did not finish in time", "could not run (…)". */
 export function describeExit(run: TestRun): string {
   if (run.outcome === "timed-out") return "did not finish in time";

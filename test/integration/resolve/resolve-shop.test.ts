@@ -158,7 +158,7 @@ describe("magis resolve on the example shop with its tests in the loop (test_com
     scriptShopDemo(rig.model, { "qa-review": () => ({ approved: true, comment: "Looks right to me." }) });
     const run = await rig.resolve();
     expect(run.code, run.stderr).toBe(0);
-    expect(run.stderr).toMatch(/src\/cart\.js: attempt 1 \(tests: 2 failed, 2 passed\) QA asked for changes: Not approved because the tests say no: tests that did not fail before this change fail with it: `cartTotal counts an item saved without a quantity once`/);
+    expect(run.stderr).toMatch(/src\/cart\.js: attempt 1 \(tests: 2 failed, 2 passed; newly failing: `cartTotal counts an item saved without a quantity once`\) QA asked for changes: Not approved because the tests say no: tests that did not fail before this change fail with it: `cartTotal counts an item saved without a quantity once`/);
     expect(run.stderr).toContain("src/cart.js: attempt 2 (tests: 1 failed, 3 passed) approved by QA");
     // The Developer's second attempt was told which test it broke.
     const writes = rig.model.requests.filter((r) => r.prompt === "developer-write-code" && userOf(r).includes("`src/cart.js`"));
