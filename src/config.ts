@@ -122,6 +122,11 @@ export const configSchema = z
     setup_command: z.string().trim().min(1).optional(),
     /** Longest the setup command, or one run of the tests, may take; past it the command is stopped with everything it started. */
     test_timeout_seconds: z.number().int().min(1).max(3600).default(300),
+    /**
+     * How many times in a row the bot tries to fix its own pull request when CI fails on its latest commit (0 turns it
+     * off); after the last, one comment says what still fails.
+     */
+    ci_fix_attempts: z.number().int().min(0).max(5).default(2),
   })
   .strict()
   .refine((config) => !config.setup_command || config.test_command, {

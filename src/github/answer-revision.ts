@@ -10,7 +10,8 @@ export interface RevisionAnswer {
   /** The commit pushed, or null when the revision changed nothing. */
   commit: string | null;
   jobId: number;
-  reviewer: string;
+  /** Who asked, as the history names them: `@login`, or the failing CI. */
+  askedBy: string;
   /** Why nothing changed, when nothing did. */
   note?: string;
 }
@@ -41,7 +42,7 @@ export async function answerRevision(octokit: Octokit, answer: RevisionAnswer, o
     // Read the description afresh: a person, or an earlier revision, may have changed it since the webhook.
     const { data } = await octokit.rest.pulls.get({ owner: pull.owner, repo: pull.repo, pull_number: pull.number });
     const body = data.body ?? "";
-    const entry = renderHistoryEntry({ number: countRevisions(body) + 1, jobId: answer.jobId, reviewer: answer.reviewer, commit, result, note: answer.note });
+    const entry = renderHistoryEntry({ number: countRevisions(body) + 1, jobId: answer.jobId, askedBy: answer.askedBy, commit, result, note: answer.note });
     await octokit.rest.pulls.update({ owner: pull.owner, repo: pull.repo, pull_number: pull.number, body: appendRevisionHistory(body, entry) });
   } catch (error) {
     onError(error);

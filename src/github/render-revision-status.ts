@@ -3,6 +3,7 @@ import type { DeclinedFile, RevisionResult } from "../pipeline/revise/types.js";
 import { cell, codeCell, details, neutralize } from "../pipeline/report/markdown.js";
 import type { FileTask, TaskOutcome } from "../pipeline/types.js";
 import { check, failureLines, plural, statusMarker, taskLine } from "./render-status.js";
+import type { CiFixStatus } from "./read-ci-feedback.js";
 import type { StatusState } from "./track-status.js";
 
 /** What the status comment of a revision shows: the run's progress, then its summary (or its failure). */
@@ -11,6 +12,8 @@ export interface RevisionStatus extends StatusState {
   feedback?: { comments: number; files: number; general: number };
   tasks?: FileTask[];
   declined?: DeclinedFile[];
+  /** Set for a fix of failing CI: what failed and which attempt this is. */
+  ci?: CiFixStatus;
   /** Set when the revision finished: the commit pushed (null when nothing changed), the result, and why nothing changed (a clause). */
   done?: { commit: string | null; parent: string; branch: string; result: RevisionResult | null; note?: string };
 }
@@ -61,9 +64,14 @@ function tasksLine(state: RevisionStatus): string {
 function renderSummary(state: RevisionStatus, done: NonNullable<RevisionStatus["done"]>): string {
   const lines = [statusMarker(state.jobId)];
   const result = done.result;
+  const ci = state.ci;
   if (done.commit && result) {
     const files = result.changes.map((c) => `\`${c.path}\``).join(", ");
-    lines.push("### 🚀 MAGIS revised this pull request", "", `Pushed ${short(done.commit)} on \`${done.branch}\` (on top of ${short(done.parent)}); it changes ${files}.`);
+    lines.push(ci ? "### 🔧 MAGIS pushed a fix for the failing CI" : "### 🚀 MAGIS revised this pull request", "");
+    if (ci) lines.push(`CI failed on ${neutralize(ci.checks)}; pushed ${short(done.commit)} (attempt ${ci.attempt} of ${ci.of}).`, "");
+    lines.push(`Pushed ${short(done.commit)} on \`${done.branch}\` (on top of ${short(done.parent)}); it changes ${files}.`);
+  } else if (ci) {
+    lines.push("### MAGIS pushed no fix for the failing CI", "", `CI failed on ${neutralize(ci.checks)}; nothing was pushed: ${oneLine(done.note ?? "no task produced a change the QA Engineer approved")}.`);
   } else {
     lines.push("### MAGIS made no change in this revision", "", `Nothing was pushed: ${oneLine(done.note ?? "no task produced a change the QA Engineer approved")}.`);
   }
@@ -73,6 +81,7 @@ function renderSummary(state: RevisionStatus, done: NonNullable<RevisionStatus["
   if (result && result.declined.length > 0) {
     lines.push("", "#### Not changed", "", ...result.declined.map((d) => `- \`${d.path}\`: ${oneLine(d.reason)}`));
   }
+  if (ci && ci.unrelated.length > 0) lines.push("", `These failures looked unrelated to the change: ${neutralize(ci.unrelated.join(", "))}; re-run them if they fail again.`);
   if (result) lines.push("", renderUsageLine(result));
   lines.push("", `<sub>Run #${state.jobId} · ${state.trigger}</sub>`);
   return lines.join("\n");

@@ -8,6 +8,8 @@ import { withShallowClone, type Checkout, type GitRemote } from "../workspace/cl
 import { commitAndPush } from "../workspace/commit-and-push.js";
 import { writeFilesAt } from "../workspace/write-files-at.js";
 import { answerRevision } from "./answer-revision.js";
+import { CI_FIX_TRAILER } from "./on-ci-completed.js";
+import { readCiFeedback, type CiFixStatus } from "./read-ci-feedback.js";
 import { hasPermission } from "./check-permission.js";
 import { REVISE_PULL_REQUEST } from "./explain-failure.js";
 import { openRepository } from "./open-repository.js";
@@ -44,16 +46,25 @@ export function reviseJobRunner(services: ReviseJobServices): JobRunner {
       const { octokit, token, status } = run;
       const pull = await readOpenPullRequest(octokit, pullRef);
       const headRef = pull.head.ref;
-      const { comments, general } = await readFeedback(octokit, pullRef, payload, config);
+      const finish = (done: NonNullable<RevisionStatus["done"]>, succeeded = done.commit !== null) => {
+        status.update((s) => ({ ...s, declined: done.result?.declined, done }));
+        return { detail: done.commit ? `${pull.html_url} revised in ${done.commit}` : `${pull.html_url}: no change`, succeeded };
+      };
+      // Nothing to do is a success when there was nothing to fix (a moot CI failure), not when feedback was missing.
+      const nothing = (note: string, succeeded = false) => finish({ commit: null, parent: pull.head.sha, branch: headRef, result: null, note }, succeeded);
+      // A CI fix is for the commit CI failed on: a push since (a person's, or a newer run's) makes it moot.
+      if (payload.ci && pull.head.sha !== payload.ci.headSha) {
+        return nothing(`the branch moved to ${pull.head.sha.slice(0, 7)} after CI failed on ${payload.ci.headSha.slice(0, 7)}, so that failure is not fixed here`, true);
+      }
+      const ci = payload.ci ? await readCiFeedback(octokit, repo, payload.ci, [token]) : undefined;
+      if (ci) status.update((s) => ({ ...s, ci: ci.status }));
+      if (ci?.note) return nothing(ci.note, true);
+      const { comments, general } = ci ? { comments: [], general: ci.general } : await readFeedback(octokit, pullRef, payload, config);
       if (!target && comments[0]) await run.setTarget({ kind: "review-comment", id: comments[0].id });
       const files = new Set(comments.map((c) => c.path)).size;
       status.update((s) => ({ ...s, feedback: { comments: comments.length, files, general: general.length } }));
-      const finish = (done: NonNullable<RevisionStatus["done"]>) => {
-        status.update((s) => ({ ...s, declined: done.result?.declined, done }));
-        return { detail: done.commit ? `${pull.html_url} revised in ${done.commit}` : `${pull.html_url}: no change`, succeeded: done.commit !== null };
-      };
       if (comments.length === 0 && general.length === 0) {
-        return finish({ commit: null, parent: pull.head.sha, branch: headRef, result: null, note: "there is no feedback to act on (no review text, no inline comments, no guidance); write what to change in a review, or comment `/magis revise <what to change>`" });
+        return nothing("there is no feedback to act on (no review text, no inline comments, no guidance); write what to change in a review, or comment `/magis revise <what to change>`");
       }
       const changedFiles = await readChangedFiles(octokit, pullRef);
       const hints = { authors: config.hint_authors, allowed: config.allowed_permissions, until: payload.triggeredAt };
@@ -78,7 +89,7 @@ export function reviseJobRunner(services: ReviseJobServices): JobRunner {
         if (result.changes.length === 0) return { result, commit: null, parent: checkout.head };
         // 4. One commit on top of the head.
         run.enter("publish");
-        const commit = await pushRevision({ checkout, remote, bot, result, defaultBranch, config, pull: pull.number, reviewer: payload.reviewer });
+        const commit = await pushRevision({ checkout, remote, bot, result, defaultBranch, config, message: revisionMessage(pull.number, payload, ci?.status, result) });
         run.enter("cleanup", { stoppable: false });
         return { result, commit, parent: checkout.head };
       }, { parentDir: services.workDir, files: "none" });
@@ -86,7 +97,7 @@ export function reviseJobRunner(services: ReviseJobServices): JobRunner {
       // 5. The answers in the threads and the summary.
       run.enter("answer", { stoppable: false });
       const note = revised.commit ? undefined : noChangeNote(revised.result);
-      await answerRevision(octokit, { pull: pullRef, comments, result: revised.result, commit: revised.commit, jobId: job.id, reviewer: payload.reviewer, note }, run.logError);
+      await answerRevision(octokit, { pull: pullRef, comments, result: revised.result, commit: revised.commit, jobId: job.id, askedBy: payload.ci ? `failing CI (fix ${payload.ci.attempt} of ${payload.ci.of})` : `@${payload.reviewer}`, note }, run.logError);
       return finish({ ...revised, branch: headRef, note });
     });
   };
@@ -131,8 +142,7 @@ async function pushRevision(input: {
   result: RevisionResult;
   defaultBranch: string;
   config: ReviseJobPayload["config"];
-  pull: number;
-  reviewer: string;
+  message: string;
 }): Promise<string> {
   const { checkout, result, config } = input;
   const files = result.changes.map((c) => c.path);
@@ -142,7 +152,7 @@ async function pushRevision(input: {
       remote: input.remote,
       branch: checkout.branch,
       changes: result.changes,
-      message: `Revise #${input.pull} after the review of @${input.reviewer}\n\nChanged by MAGIS: ${files.join(", ")}.`,
+      message: input.message,
       author: { name: input.bot.name, email: input.bot.email },
       // Never a force-push: the commit's parent is the head just cloned, people's commits included.
       force: false,
@@ -157,6 +167,13 @@ async function pushRevision(input: {
       : `${what}: ${message.replace(/\.*$/, "")}.`;
     throw new StageError("publish", reason, REVISE_PULL_REQUEST.howTo);
   }
+}
+
+/** The revision's commit message; a CI fix is numbered in a trailer, which the next failure of CI reads. */
+function revisionMessage(pull: number, payload: ReviseJobPayload, ci: CiFixStatus | undefined, result: RevisionResult): string {
+  const files = `Changed by MAGIS: ${result.changes.map((c) => c.path).join(", ")}.`;
+  if (!ci) return `Revise #${pull} after the review of @${payload.reviewer}\n\n${files}`;
+  return `Fix CI of #${pull} (attempt ${ci.attempt} of ${ci.of})\n\nCI failed on ${ci.checks.replace(/`/g, "")}. ${files}\n\n${CI_FIX_TRAILER}: ${ci.attempt}`;
 }
 
 /** Why a revision changed nothing, as a clause for the summary and the history. */

@@ -23,6 +23,11 @@ export interface ReviseJobPayload {
   reviewer: string;
   /** When the review or command was made: comments written later are not read as hints. */
   triggeredAt?: string;
+  /**
+   * Set when CI failed on the bot's latest commit: the feedback is the failed checks of `headSha`, read when the job runs,
+   * and this is fix `attempt` of at most `of`.
+   */
+  ci?: { headSha: string; attempt: number; of: number };
 }
 
 /** What a trigger hands over: the pull request, its head branch and the job's data. */
@@ -30,6 +35,8 @@ export interface ReviseTrigger {
   pullNumber: number;
   headRef: string;
   payload: ReviseJobPayload;
+  /** What makes the job unique, when not the webhook's delivery (a CI fix: the commit, whichever event reported it). */
+  delivery?: string;
 }
 
 /**
@@ -47,7 +54,7 @@ export function issueOfBranch(prefix: string, branch: string): number | null {
  * queued or running waits for it, and the pull request is told so: the review is not lost, and not forgotten.
  */
 export async function submitReviseJob(
-  context: Context<"pull_request_review.submitted" | "issue_comment.created">,
+  context: Context<"pull_request_review.submitted" | "issue_comment.created" | "check_suite.completed" | "workflow_run.completed">,
   queue: JobQueue,
   trigger: ReviseTrigger,
 ): Promise<Decision> {
@@ -55,7 +62,7 @@ export async function submitReviseJob(
   const issue = issueOfBranch(trigger.payload.config.branch_prefix, trigger.headRef);
   const outcome = await queue.submit(
     {
-      delivery: context.id,
+      delivery: trigger.delivery ?? context.id,
       // Issue and pull request numbers share one sequence, so a pull request's own number never collides with an issue's.
       key: jobKey(owner, repo, issue ?? trigger.pullNumber),
       kind: "revise-pull-request",
@@ -74,7 +81,9 @@ export async function submitReviseJob(
       trigger.pullNumber,
     );
   }
-  if (outcome.status === "duplicate") return { outcome: "ignored", detail: "a job for this delivery was queued before" };
+  if (outcome.status === "duplicate") {
+    return { outcome: "ignored", detail: trigger.delivery ? "a fix for this commit's CI failure was queued before" : "a job for this delivery was queued before" };
+  }
   if (outcome.status === "busy") return { outcome: "declined", detail: "another job for this pull request was queued or running" };
   return { outcome: "queued", detail: `job #${outcome.job.id}${outcome.behind ? ", behind a job on the same issue" : ""}` };
 }

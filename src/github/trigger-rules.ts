@@ -1,4 +1,5 @@
 import type { JobQueue } from "../jobs/job-queue.js";
+import { onCiCompleted } from "./on-ci-completed.js";
 import { onIssueLabeled } from "./on-issue-labeled.js";
 import { onIssueWithdrawn } from "./on-issue-withdrawn.js";
 import { onPullRequestReview } from "./on-pull-request-review.js";
@@ -7,7 +8,12 @@ import { onReviseComment } from "./on-revise-comment.js";
 import type { TriggerRule } from "./trigger-desk.js";
 import type { BotIdentity, Octokit } from "./types.js";
 
-/** Every trigger of the app, the same in each door: a label, `/magis retry`, `/magis revise`, a review, and what withdraws a run. */
+/**
+ * Every trigger of the app, the same in each door: a label, `/magis retry`, `/magis revise`, a review, CI failing on
+ * the bot's pull request, and what withdraws a run.
+ */
 export function triggerRules(queue: JobQueue, bot: (octokit: Octokit) => Promise<BotIdentity>): TriggerRule[] {
-  return [onIssueLabeled(queue), onRetryComment(queue), onReviseComment(queue, bot), onPullRequestReview(queue, bot), ...onIssueWithdrawn(queue)];
+  return [
+    onIssueLabeled(queue), onRetryComment(queue), onReviseComment(queue, bot), onPullRequestReview(queue, bot), ...onCiCompleted(queue, bot), ...onIssueWithdrawn(queue),
+  ];
 }

@@ -36,6 +36,8 @@ export interface RigOptions {
   env?: Record<string, string | undefined>;
   /** GitHub answering some requests with an error status. */
   faults?: FakeGitHubOptions["faults"];
+  /** Check runs CI reported on commits. */
+  checkRuns?: FakeGitHubOptions["checkRuns"];
   /** Scripts the model instead of the issue-to-PR run (ignored with brokenModel). */
   script?: (model: ScriptedModel) => void;
 }
@@ -80,6 +82,7 @@ export function useRig(): Rig {
         reviews: options.reviews,
         comments: options.comments,
         faults: options.faults,
+        checkRuns: options.checkRuns,
         issue: {
           number: 1,
           title: "Spelling error in the README file",

@@ -133,3 +133,23 @@ export function withdrawnPayload(action: "closed" | "unlabeled", options: { inst
   setInstallation(payload, options.installationId);
   return payload;
 }
+
+/**
+ * The real `check_suite.completed` example (a CI app finished on a commit), for `sha` on `branch`, pull request `pull`,
+ * with the given conclusion; `workflow_run.completed` the same, as a sibling workflow's run (the Action's event).
+ */
+export function ciPayload(
+  event: "check_suite" | "workflow_run",
+  options: { sha: string; branch: string; pull: number; conclusion: string; installationId: number | null },
+) {
+  const payload = examplePayload(event, "completed");
+  const run = event === "check_suite" ? payload.check_suite : payload.workflow_run;
+  run.head_sha = options.sha;
+  run.head_branch = options.branch;
+  run.conclusion = options.conclusion;
+  run.pull_requests = [
+    { number: options.pull, head: { ref: options.branch, sha: options.sha, repo: { name: payload.repository.name } }, base: { ref: "main", sha: "0".repeat(40), repo: { name: payload.repository.name } } },
+  ];
+  setInstallation(payload, options.installationId);
+  return payload;
+}

@@ -60,6 +60,8 @@ export interface FakeGitHubOptions {
   reviewComments?: FakeReviewComment[];
   /** The app's slug and its bot user's id. */
   bot?: { slug: string; userId: number };
+  /** Check runs of commits (for CI that failed on a pull request), as the Checks API lists them. */
+  checkRuns?: FakeCheckRun[];
   /** Requests answered with an error status instead, the first `times` that match (GitHub having a bad moment). */
   faults?: { method: string; path: RegExp; status: number; times: number; message?: string }[];
 }
@@ -78,6 +80,19 @@ export interface FakeReviewComment {
   in_reply_to_id?: number;
   user: { login: string; type: "User" | "Bot" };
   [field: string]: unknown;
+}
+
+/** A check run on a commit: what CI reported, with its annotations; a GitHub Actions job's log is at `logUrl`. */
+export interface FakeCheckRun {
+  id: number;
+  headSha: string;
+  name: string;
+  conclusion: "success" | "failure" | "timed_out" | "neutral" | "cancelled" | "skipped";
+  title?: string;
+  summary?: string;
+  annotations?: { path: string; start_line: number; annotation_level: "notice" | "warning" | "failure"; message: string }[];
+  /** Where `GET /actions/jobs/{id}/logs` redirects to (an Actions job); absent for another CI app's check. */
+  logUrl?: string;
 }
 
 /** A pull request as the fake keeps it. */
@@ -123,7 +138,8 @@ type Method = "get" | "post" | "patch";
 interface Route {
   method: Method;
   pattern: RegExp;
-  reply: (uri: string, body: any) => [number, unknown];
+  /** The status, the body, and headers beyond the content type (a redirect's location). */
+  reply: (uri: string, body: any) => [number, unknown] | [number, unknown, Record<string, string>];
 }
 
 /** Starts intercepting api.github.com (nock) with a stateful fake of the endpoints the app uses. */
@@ -154,9 +170,9 @@ export async function serveFakeGitHub(options: FakeGitHubOptions): Promise<FakeG
         unmatched.push(`${method.toUpperCase()} ${uri}`);
         return void res.writeHead(404, { "content-type": "application/json" }).end(JSON.stringify({ message: "Not Found" }));
       }
-      void answer(route, uri, text ? JSON.parse(text) : undefined).then(([status, body]) => {
+      void Promise.resolve(answer(route, uri, text ? JSON.parse(text) : undefined)).then(([status, body, headers]) => {
         const raw = typeof body === "string";
-        res.writeHead(status, { "content-type": raw ? "text/plain" : "application/json" }).end(raw ? body : JSON.stringify(body));
+        res.writeHead(status, { "content-type": raw ? "text/plain" : "application/json", ...headers }).end(raw ? body : JSON.stringify(body));
       });
     });
   });
@@ -168,7 +184,7 @@ export async function serveFakeGitHub(options: FakeGitHubOptions): Promise<FakeG
   return Object.assign(state, { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, unmatched });
 }
 
-function buildFake(options: FakeGitHubOptions): { state: FakeGitHub; routes: Route[]; answer: (route: Route, uri: string, body: unknown) => Promise<[number, unknown]> } {
+function buildFake(options: FakeGitHubOptions): { state: FakeGitHub; routes: Route[]; answer: (route: Route, uri: string, body: unknown) => ReturnType<Route["reply"]> | Promise<ReturnType<Route["reply"]>> } {
   const { owner, repo } = options;
   const base = `/repos/${owner}/${repo}`;
   const defaultBranch = options.defaultBranch ?? "main";
@@ -229,7 +245,7 @@ function buildFake(options: FakeGitHubOptions): { state: FakeGitHub; routes: Rou
 
   const routes: Route[] = [];
   const on = (method: Method, pattern: RegExp, reply: Route["reply"]) => void routes.push({ method, pattern, reply });
-  const answer = async (route: Route, uri: string, body: unknown): Promise<[number, unknown]> => {
+  const answer = async (route: Route, uri: string, body: unknown): Promise<[number, unknown] | [number, unknown, Record<string, string>]> => {
     const decoded = decodeURIComponent(uri);
     state.requests.push({ method: route.method.toUpperCase(), path: decoded, body });
     await gate;
@@ -355,6 +371,31 @@ function buildFake(options: FakeGitHubOptions): { state: FakeGitHub; routes: Rou
   on("post", new RegExp(`^${base}/pulls/comments/\\d+/reactions$`), (uri, body: { content: string }) => {
     state.reactions.push({ target: uri.slice(base.length + 1, -"/reactions".length), content: body.content });
     return [201, { id: nextId++, content: body.content }];
+  });
+  // A commit as the API shows it: its message, and the account its author's address belongs to.
+  on("get", new RegExp(`^${base}/commits/[0-9a-f]{40}$`), (uri) => {
+    const sha = uri.split("/").pop()!;
+    const [email, name] = git("log", "-1", "--format=%ae%n%an", sha).split("\n");
+    return [200, { sha, commit: { message: git("log", "-1", "--format=%B", sha), author: { name, email } }, author: user(loginFor(email!)) }];
+  });
+  const checkRunJson = (r: FakeCheckRun) => ({
+    id: r.id, head_sha: r.headSha, name: r.name, status: "completed", conclusion: r.conclusion, html_url: `https://github.com/${owner}/${repo}/runs/${r.id}`,
+    app: { slug: r.logUrl ? "github-actions" : "some-ci", name: r.logUrl ? "GitHub Actions" : "Some CI" },
+    output: { title: r.title ?? null, summary: r.summary ?? null, annotations_count: r.annotations?.length ?? 0 },
+  });
+  on("get", new RegExp(`^${base}/commits/[0-9a-f]{40}/check-runs(\\?.*)?$`), (uri) => {
+    const sha = /\/commits\/([0-9a-f]{40})\//.exec(uri)![1];
+    const runs = (options.checkRuns ?? []).filter((r) => r.headSha === sha).map(checkRunJson);
+    return [200, { total_count: runs.length, check_runs: runs }];
+  });
+  on("get", new RegExp(`^${base}/check-runs/\\d+/annotations(\\?.*)?$`), (uri) => {
+    const id = Number(/\/check-runs\/(\d+)\//.exec(uri)![1]);
+    return [200, (options.checkRuns ?? []).find((r) => r.id === id)?.annotations ?? []];
+  });
+  // A job's log is a redirect to a signed download address elsewhere, as GitHub answers it.
+  on("get", new RegExp(`^${base}/actions/jobs/\\d+/logs$`), (uri) => {
+    const run = (options.checkRuns ?? []).find((r) => r.id === Number(uri.split("/").at(-2)));
+    return run?.logUrl ? [302, "", { location: run.logUrl }] : [404, { message: "Not Found" }];
   });
   // The owner's `.github` repository holds no shared config.
   on("get", new RegExp(`^/repos/${owner}/\\.github/contents/.*$`), () => [404, { message: "Not Found" }]);

@@ -45,10 +45,10 @@ describe("the revision history in the pull request description", () => {
 
   it("says what a revision pushed and each task's verdict, or that it changed nothing and why", () => {
     const r = result([outcome("README.md", {}), outcome("src/a.ts", { approved: false, kept: false, diff: "" })]);
-    expect(renderHistoryEntry({ number: 2, jobId: 7, reviewer: "octo", commit: "0123456789abcdef", result: r })).toBe(
+    expect(renderHistoryEntry({ number: 2, jobId: 7, askedBy: "@octo", commit: "0123456789abcdef", result: r })).toBe(
       "- **Revision 2** (run #7, asked by @octo): 0123456 changes `README.md` (`README.md` approved, `src/a.ts` not approved).",
     );
-    expect(renderHistoryEntry({ number: 3, jobId: 8, reviewer: "octo", commit: null, result: r, note: "nothing approved" })).toBe(
+    expect(renderHistoryEntry({ number: 3, jobId: 8, askedBy: "@octo", commit: null, result: r, note: "nothing approved" })).toBe(
       "- **Revision 3** (run #8, asked by @octo): no change — nothing approved.",
     );
   });

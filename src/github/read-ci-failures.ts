@@ -1,0 +1,102 @@
+import { stripVTControlCharacters } from "node:util";
+import { cleanText } from "../clean-text.js";
+import { redactSecrets } from "../redact-secrets.js";
+import { readJobLogTail } from "./read-job-log-tail.js";
+import type { Octokit } from "./types.js";
+
+/** One check that failed on a commit: what the CI said, cleaned and bounded, and whether it looks unrelated to the change. */
+export interface CiFailure {
+  name: string;
+  conclusion: string;
+  title: string;
+  summary: string;
+  annotations: { path: string; line: number | null; level: string; message: string }[];
+  /** The end of the job's log (GitHub Actions jobs only), without timestamps, ANSI codes and secrets. */
+  logTail: string;
+  /** Why the failure looks like the CI's own trouble (runner lost, network), or absent when it looks like the code's. */
+  unrelated?: string;
+  url: string;
+}
+
+// Bounds: enough to say what failed, small enough for the Manager's prompt with several checks.
+const MAX_CHECKS = 8;
+const MAX_ANNOTATIONS = 30;
+const MAX_SUMMARY_CHARS = 2_000;
+const MAX_MESSAGE_CHARS = 500;
+const MAX_LOG_CHARS = 6_000;
+const MAX_LOG_LINES = 120;
+
+/** Signs, in a log or a check's text, that the CI itself failed rather than the change: the runner or the network. */
+const INFRASTRUCTURE: [RegExp, string][] = [
+  [/runner has received a shutdown signal|lost communication with the server|The hosted runner .* lost/i, "the runner was lost"],
+  [/No space left on device/i, "the runner ran out of disk"],
+  [/ECONNRESET|ETIMEDOUT|EAI_AGAIN|Could not resolve host|Temporary failure in name resolution|socket hang up|network is unreachable/i, "a network error"],
+  [/npm ERR! (?:code )?E(?:CONNRESET|TIMEDOUT|AI_AGAIN|NOTFOUND)|npm error network|Failed to download|ReadTimeoutError|Max retries exceeded with url|pip._vendor.urllib3.exceptions/i, "a download failed while installing"],
+  [/\b(?:502 Bad Gateway|503 Service Unavailable|504 Gateway Time-?out)\b|API rate limit exceeded/i, "a service the CI needs did not answer"],
+  [/The operation was canceled|The job was canceled|exceeded the maximum execution time/i, "the job was cancelled or ran out of time"],
+];
+
+/**
+ * The failed checks of a commit (failure or timed out, the latest run of each): name, title, summary, annotations,
+ * and for GitHub Actions jobs the end of the log. All of it is the repository's (or its CI's) text, so it is cleaned
+ * like a comment and redacted before anything reads it.
+ */
+export async function readCiFailures(octokit: Octokit, repo: { owner: string; repo: string }, sha: string, secrets: (string | undefined)[] = []): Promise<CiFailure[]> {
+  const runs = await octokit.paginate(octokit.rest.checks.listForRef, { ...repo, ref: sha, filter: "latest", per_page: 100 });
+  const failed = runs.filter((r) => r.conclusion === "failure" || r.conclusion === "timed_out").slice(0, MAX_CHECKS);
+  // The start of a title or summary says the most; of a log, the end.
+  const tidy = (text: string | null | undefined, max: number, keep: "start" | "end" = "start") => {
+    const clean = redactSecrets(cleanText(stripVTControlCharacters(text ?? "")), secrets);
+    if (clean.length <= max) return clean;
+    return keep === "start" ? `${clean.slice(0, max)}…` : `…${clean.slice(-max)}`;
+  };
+  const failures: CiFailure[] = [];
+  for (const run of failed) {
+    const annotations =
+      (run.output.annotations_count ?? 0) > 0
+        ? (await octokit.rest.checks.listAnnotations({ ...repo, check_run_id: run.id, per_page: MAX_ANNOTATIONS })).data
+            .filter((a) => a.annotation_level !== "notice")
+            .map((a) => ({ path: a.path, line: a.start_line ?? null, level: a.annotation_level ?? "failure", message: tidy(a.message, MAX_MESSAGE_CHARS) }))
+        : [];
+    // A check run of GitHub Actions is a job, with the same id; other CI apps keep their logs elsewhere.
+    const log = run.app?.slug === "github-actions" ? await readLog(octokit, repo, run.id) : "";
+    const logTail = tidy(lastLines(withoutTimestamps(log), MAX_LOG_LINES), MAX_LOG_CHARS, "end");
+    const failure: CiFailure = {
+      name: tidy(run.name, 200),
+      conclusion: run.conclusion!,
+      title: tidy(run.output.title, 300),
+      summary: tidy(run.output.summary, MAX_SUMMARY_CHARS),
+      annotations,
+      logTail,
+      url: run.html_url ?? "",
+    };
+    const unrelated = lookUnrelated(failure);
+    failures.push(unrelated ? { ...failure, unrelated } : failure);
+  }
+  return failures;
+}
+
+/** Why a failure looks like the CI's own trouble, from its log, title, summary and annotations; undefined when nothing says so. */
+export function lookUnrelated(failure: Pick<CiFailure, "title" | "summary" | "logTail" | "annotations">): string | undefined {
+  const text = [failure.title, failure.summary, failure.logTail, ...failure.annotations.map((a) => a.message)].join("\n");
+  return INFRASTRUCTURE.find(([pattern]) => pattern.test(text))?.[1];
+}
+
+async function readLog(octokit: Octokit, repo: { owner: string; repo: string }, jobId: number): Promise<string> {
+  try {
+    return (await readJobLogTail(octokit, repo, jobId)).text;
+  } catch (error) {
+    // The log is a help, not a need: its check's title, summary and annotations still say what failed.
+    return `(the job's log could not be read: ${error instanceof Error ? error.message : String(error)})`;
+  }
+}
+
+// Actions logs start every line with an ISO timestamp, which only costs tokens.
+function withoutTimestamps(log: string): string {
+  return log.replace(/^\uFEFF?\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z ?/gm, "");
+}
+
+function lastLines(text: string, count: number): string {
+  const lines = text.trimEnd().split("\n");
+  return lines.slice(-count).join("\n");
+}

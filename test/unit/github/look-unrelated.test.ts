@@ -1,0 +1,23 @@
+import { describe, expect, it } from "vitest";
+import { lookUnrelated } from "../../../src/github/read-ci-failures.js";
+
+const failure = (logTail: string, title = "", summary = "") => ({ title, summary, logTail, annotations: [] });
+
+describe("lookUnrelated: failures that are the CI's own trouble, not the change's", () => {
+  it.each([
+    ["The runner has received a shutdown signal. This can happen when the runner service is stopped", "the runner was lost"],
+    ["System.IO.IOException: No space left on device", "the runner ran out of disk"],
+    ["npm ERR! code ECONNRESET\nnpm ERR! network aborted", "a network error"],
+    ["fatal: unable to access 'https://github.com/x/y/': Could not resolve host: github.com", "a network error"],
+    ["pip._vendor.urllib3.exceptions.ReadTimeoutError: HTTPSConnectionPool(host='pypi.org')", "a download failed while installing"],
+    ["Error: 502 Bad Gateway", "a service the CI needs did not answer"],
+    ["##[error]The operation was canceled.", "the job was cancelled or ran out of time"],
+  ])("%s", (log, why) => {
+    expect(lookUnrelated(failure(log))).toBe(why);
+  });
+
+  it("a failing test or a lint error is the change's", () => {
+    expect(lookUnrelated(failure("FAILED tests/test_cart.py::test_total - assert 7.5 == 750\n1 failed, 12 passed in 0.4s", "pytest"))).toBeUndefined();
+    expect(lookUnrelated(failure("src/cart.js\n  4:5  error  'total' is never reassigned  prefer-const"))).toBeUndefined();
+  });
+});
