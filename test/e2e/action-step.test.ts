@@ -120,7 +120,7 @@ describe("magis action, run as the Actions runner runs the action's steps", () =
 
   const branches = () => execFileSync("git", ["for-each-ref", "--format=%(refname:short)", "refs/heads/magis/"], { cwd: path.join(root, `${OWNER}/${REPO}.git`), encoding: "utf8" }).trim();
 
-  it("a label: runs the whole job inside the step, pushes the branch, opens the PR, and sums up", async () => {
+  it("a label: runs the whole job inside the step, commits through the API, opens the PR, and sums up", async () => {
     scriptResolve(model);
     await startGitHub();
     const payload = labeledPayload({ installationId: 0 });
@@ -130,6 +130,13 @@ describe("magis action, run as the Actions runner runs the action's steps", () =
     expect(github.unmatched).toEqual([]);
     expect(model.problems).toEqual([]);
     expect(branches()).toBe("magis/issue-1");
+    // The commit was made through the Git Data API with the workflow's token, never pushed: GitHub signs it as github-actions[bot].
+    expect(git.requests.filter((r) => r.path.endsWith("git-receive-pack"))).toEqual([]);
+    expect(github.find("POST", /\/git\/(blobs|trees|commits)$|^\/graphql$/).map((r) => r.path)).toEqual([
+      `/repos/${OWNER}/${REPO}/git/blobs`, `/repos/${OWNER}/${REPO}/git/trees`, `/repos/${OWNER}/${REPO}/git/commits`, "/graphql",
+    ]);
+    const author = execFileSync("git", ["log", "-1", "--format=%an <%ae> / %cn", "magis/issue-1"], { cwd: path.join(root, `${OWNER}/${REPO}.git`), encoding: "utf8" }).trim();
+    expect(author).toBe("github-actions[bot] <41898282+github-actions[bot]@users.noreply.github.com> / github-actions[bot]");
     expect(github.pulls).toHaveLength(1);
     expect(github.pulls[0]!.body).toContain("Fixes #1");
     const status = github.comments.find((c) => c.body.includes("<!-- magis:status job="));
@@ -151,8 +158,9 @@ describe("magis action, run as the Actions runner runs the action's steps", () =
     const { code, out, summary } = await runAction("pull_request_review", payload);
     expect(code, out).toBe(0);
     expect(model.problems).toEqual([]);
-    const log = execFileSync("git", ["log", "--format=%P %s", "-1", "magis/issue-1"], { cwd: path.join(root, `${OWNER}/${REPO}.git`), encoding: "utf8" });
-    expect(log.startsWith(seeded.head)).toBe(true);
+    const log = execFileSync("git", ["log", "--format=%P %an %s", "-1", "magis/issue-1"], { cwd: path.join(root, `${OWNER}/${REPO}.git`), encoding: "utf8" });
+    expect(log.startsWith(`${seeded.head} github-actions[bot] Revise #2`)).toBe(true);
+    expect(git.requests.filter((r) => r.path.endsWith("git-receive-pack"))).toEqual([]);
     expect(github.replies.map((r) => r.inReplyTo)).toEqual([701]);
     expect(summary).toContain("### 🚀 MAGIS finished");
     expect(summary).toContain("revised in");
