@@ -1,11 +1,14 @@
+import { readBranchHead } from "./read-branch-head.js";
 import type { BotIdentity, Octokit } from "./types.js";
 
-/** A branch the bot may push to for an issue, and whether it exists already (then it holds only the bot's commits). */
+/** A branch the bot may commit to for an issue, and whether it exists already (then it holds only the bot's commits). */
 export interface BranchChoice {
   branch: string;
-  exists: boolean;
-  /** The commit an existing branch was at when its commits were checked (the lease of the force-push that replaces it). */
-  head?: string;
+  /**
+   * The commit an existing branch was at when its commits were checked (the lease of the forced update that replaces
+   * it), or null for a branch that does not exist yet.
+   */
+  head: string | null;
 }
 
 /** The branch names the bot uses for an issue, in order: `<prefix>issue-N`, then `…issue-N-2`, `…issue-N-3`, … */
@@ -26,19 +29,14 @@ export async function chooseBranch(
   bot: BotIdentity,
 ): Promise<BranchChoice> {
   for (const branch of branchNames(prefix, issueNumber)) {
-    let head: string;
-    try {
-      head = (await octokit.rest.repos.getBranch({ ...repo, branch })).data.commit.sha;
-    } catch (error) {
-      if ((error as { status?: number }).status === 404) return { branch, exists: false };
-      throw error;
-    }
+    const head = await readBranchHead(octokit, repo, branch);
+    if (head === null) return { branch, head };
     // Compared at the commit just read, so the lease below covers exactly the commits checked here.
     const { data } = await octokit.rest.repos.compareCommitsWithBasehead({ ...repo, basehead: `${defaultBranch}...${head}`, per_page: 100 });
     const onlyBot =
       data.total_commits === data.commits.length &&
       data.commits.every((c) => c.author?.login === bot.login && c.committer?.login === bot.login);
-    if (onlyBot) return { branch, exists: true, head };
+    if (onlyBot) return { branch, head };
   }
   throw new Error(`every branch name from ${prefix}issue-${issueNumber} to …-10 has commits by someone else; delete a few of them and retry`);
 }

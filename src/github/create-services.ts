@@ -65,14 +65,14 @@ export interface MagisServices {
   settled(): Promise<void>;
   db: Db;
   /** The app's bot identity (asked of GitHub once); triggers compare pull request authors with its login. */
-  bot: (installation: Octokit) => Promise<BotIdentity>;
+  bot: () => Promise<BotIdentity>;
 }
 
 /** Where the app meets GitHub: installation clients, its bot identity, and its log (Probot's app, or a token in an Action). */
 export interface GitHubHost {
   auth: (installationId: number) => Promise<Octokit>;
   /** The bot identity (asked of GitHub once); triggers compare pull request authors with its login. */
-  bot: (installation: Octokit) => Promise<BotIdentity>;
+  bot: () => Promise<BotIdentity>;
   log: JobServices["log"];
 }
 
@@ -162,18 +162,16 @@ export function probotHost(app: Probot): GitHubHost {
   return { auth: (installationId) => app.auth(installationId) as Promise<Octokit>, bot: botIdentity(slugLogin), log: app.log };
 }
 
-/** A bot's login and commit identity, asked of GitHub once (the login, then the bot user's id for its noreply address). */
-export function botIdentity(login: () => Promise<string>): (installation: Octokit) => Promise<BotIdentity> {
+/** A bot's identity, asked of GitHub once (again after a failure). */
+export function botIdentity(login: () => Promise<string>): () => Promise<BotIdentity> {
   let cached: Promise<BotIdentity> | null = null;
-  return (installation) => {
-    cached ??= (async () => {
-      const name = await login();
-      const { data: user } = await installation.rest.users.getByUsername({ username: name });
-      return { login: name, name, email: `${user.id}+${name}@users.noreply.github.com` };
-    })().catch((error: unknown) => {
-      cached = null;
-      throw error;
-    });
+  return () => {
+    cached ??= login()
+      .then((name) => ({ login: name }))
+      .catch((error: unknown) => {
+        cached = null;
+        throw error;
+      });
     return cached;
   };
 }

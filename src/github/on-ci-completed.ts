@@ -5,7 +5,7 @@ import { readCiFailures } from "./read-ci-failures.js";
 import { checkNames } from "./render-ci-failures.js";
 import { submitReviseJob } from "./submit-revise-job.js";
 import type { Decision, TriggerRule } from "./trigger-desk.js";
-import type { BotIdentity, Octokit } from "./types.js";
+import type { BotIdentity } from "./types.js";
 
 /** A finished CI run, as either event tells it. */
 interface CiRun {
@@ -32,7 +32,7 @@ const FAILED = new Set(["failure", "timed_out"]);
  * each fix is numbered in its commit, and after `ci_fix_attempts` one comment says what still fails. A success, a
  * person's commit, another pull request, an outdated commit or a second event for the same commit does nothing.
  */
-export function onCiCompleted(queue: JobQueue, bot: (octokit: Octokit) => Promise<BotIdentity>): TriggerRule[] {
+export function onCiCompleted(queue: JobQueue, bot: () => Promise<BotIdentity>): TriggerRule[] {
   const rule = (event: CiEvent, read: (payload: any) => CiRun): TriggerRule => ({
     event,
     // CI events come from bots (the CI app, the bot's own push), and come for every push: only failures are recorded.
@@ -53,7 +53,7 @@ function fieldsOf(run: any): Omit<CiRun, "source"> {
   return { headSha: run.head_sha, headBranch: run.head_branch ?? null, conclusion: run.conclusion ?? null, pulls: run.pull_requests ?? [] };
 }
 
-async function decide(context: Context<CiEvent>, run: CiRun, queue: JobQueue, bot: (octokit: Octokit) => Promise<BotIdentity>): Promise<Decision> {
+async function decide(context: Context<CiEvent>, run: CiRun, queue: JobQueue, bot: () => Promise<BotIdentity>): Promise<Decision> {
   const pr = run.pulls.find((p) => p.head.ref === run.headBranch)!;
   // No one asked for this run: a broken config is not worth a comment here (the next label or command says it).
   const loaded = await configForTrigger(context, pr.number, () => false);
@@ -61,7 +61,7 @@ async function decide(context: Context<CiEvent>, run: CiRun, queue: JobQueue, bo
   const { config } = loaded;
   if (!run.headBranch!.startsWith(config.branch_prefix)) return { outcome: "ignored", detail: `the branch is not one of the app's \`${config.branch_prefix}…\` branches` };
   if (config.ci_fix_attempts === 0) return { outcome: "ignored", detail: "ci_fix_attempts is 0 in .github/magis.yml" };
-  const me = await bot(context.octokit);
+  const me = await bot();
   const { data: pull } = await context.octokit.rest.pulls.get(context.repo({ pull_number: pr.number }));
   if (pull.user?.login !== me.login) return { outcome: "ignored", detail: `pull request #${pr.number} was not opened by the app` };
   if (pull.state !== "open") return { outcome: "ignored", detail: `pull request #${pr.number} is ${pull.state}` };

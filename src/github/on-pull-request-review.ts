@@ -5,14 +5,14 @@ import { cleanText } from "../clean-text.js";
 import { configForTrigger } from "./config-for-trigger.js";
 import { submitReviseJob } from "./submit-revise-job.js";
 import type { TriggerRule } from "./trigger-desk.js";
-import type { BotIdentity, Octokit } from "./types.js";
+import type { BotIdentity } from "./types.js";
 
 /**
  * `pull_request_review.submitted`: a review that requests changes, or comments with text or inline comments, on an
  * open pull request the app opened from one of its branches, by someone allowed, queues a revision. Approvals,
  * bots (the app included), other pull requests and other people are passed over without a word.
  */
-export function onPullRequestReview(queue: JobQueue, bot: (octokit: Octokit) => Promise<BotIdentity>): TriggerRule {
+export function onPullRequestReview(queue: JobQueue, bot: () => Promise<BotIdentity>): TriggerRule {
   return {
     event: "pull_request_review.submitted",
     wants: (payload) => {
@@ -22,7 +22,7 @@ export function onPullRequestReview(queue: JobQueue, bot: (octokit: Octokit) => 
     },
     decide: async (context: Context<"pull_request_review.submitted">) => {
       const { review, pull_request: pull, sender } = context.payload;
-      if (pull.user!.login !== (await bot(context.octokit)).login) return { outcome: "ignored", detail: "the pull request was opened by another app" };
+      if (pull.user!.login !== (await bot()).login) return { outcome: "ignored", detail: "the pull request was opened by another app" };
       const loaded = await configForTrigger(context, pull.number);
       if (!loaded.ok) return loaded.decision;
       const { config } = loaded;

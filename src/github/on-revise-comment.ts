@@ -5,7 +5,7 @@ import { cleanText } from "../clean-text.js";
 import { configForTrigger } from "./config-for-trigger.js";
 import { submitReviseJob } from "./submit-revise-job.js";
 import type { TriggerRule } from "./trigger-desk.js";
-import type { BotIdentity, Octokit } from "./types.js";
+import type { BotIdentity } from "./types.js";
 
 /** The guidance of a `/magis revise` comment (everything after the command, all lines), or null when the comment is not one. */
 export function parseReviseCommand(body: string): { guidance: string } | null {
@@ -18,7 +18,7 @@ export function parseReviseCommand(body: string): { guidance: string } | null {
  * revision: of the guidance, or without guidance of the latest review again. The checks run in the order of every
  * trigger: the config, then the sender's permission, then the pull request itself.
  */
-export function onReviseComment(queue: JobQueue, bot: (octokit: Octokit) => Promise<BotIdentity>): TriggerRule {
+export function onReviseComment(queue: JobQueue, bot: () => Promise<BotIdentity>): TriggerRule {
   return {
     event: "issue_comment.created",
     wants: (payload) => payload.issue.state === "open" && Boolean(payload.issue.pull_request) && parseReviseCommand(payload.comment.body) !== null,
@@ -36,7 +36,7 @@ export function onReviseComment(queue: JobQueue, bot: (octokit: Octokit) => Prom
       }
       const { data: pull } = await context.octokit.rest.pulls.get(context.repo({ pull_number: issue.number }));
       const ownPull =
-        pull.user?.login === (await bot(context.octokit)).login &&
+        pull.user?.login === (await bot()).login &&
         pull.head.ref.startsWith(config.branch_prefix) &&
         pull.head.repo?.full_name === pull.base.repo.full_name;
       if (!ownPull) {

@@ -3,11 +3,13 @@ import { StageError } from "../pipeline/errors.js";
 import type { Rerun } from "./explain-failure.js";
 import type { Octokit } from "./types.js";
 
-/** Where a job clones from and what the repository's default branch is. */
+/** Where a job clones from, what the repository's default branch is, and how GraphQL names it. */
 export interface OpenedRepository {
   /** The clone URL (the API's clone_url, or the same path under `gitBaseUrl`). */
   url: string;
   defaultBranch: string;
+  /** The repository's GraphQL node id, by which the bot's commits move its branches (updateRefs). */
+  nodeId: string;
 }
 
 /**
@@ -31,5 +33,5 @@ export async function openRepository(
     );
   }
   const url = gitBaseUrl ? `${gitBaseUrl.replace(/\/$/, "")}/${repository.full_name}.git` : repository.clone_url;
-  return { url, defaultBranch: repository.default_branch };
+  return { url, defaultBranch: repository.default_branch, nodeId: repository.node_id };
 }

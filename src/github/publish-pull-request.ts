@@ -2,10 +2,11 @@ import type { MagisConfig } from "../config.js";
 import { StageError } from "../pipeline/errors.js";
 import { neutralizeClosingReferences } from "../pipeline/report/markdown.js";
 import type { ResolveResult } from "../pipeline/types.js";
-import type { Checkout, GitRemote } from "../workspace/clone-repository.js";
-import { commitAndPush, PushRefusedError } from "../workspace/commit-and-push.js";
+import type { Checkout } from "../workspace/clone-repository.js";
 import { protectedPathMatcher } from "../workspace/protected-paths.js";
 import { chooseBranch } from "./choose-branch.js";
+import { CommitRefusedError } from "./commit-refused-error.js";
+import { commitThroughApi } from "./commit-through-api.js";
 import type { BotIdentity, Octokit } from "./types.js";
 
 /** What publishing needs: where, the change, and the pull request description. */
@@ -14,14 +15,15 @@ export interface PublishInput {
   repo: { owner: string; repo: string };
   issue: { number: number; title: string };
   checkout: Checkout;
-  remote: GitRemote;
+  /** The repository's GraphQL node id (see openRepository). */
+  repositoryId: string;
   defaultBranch: string;
   config: MagisConfig;
   bot: BotIdentity;
   changes: ResolveResult["changes"];
   /** The pull request description (the run report). */
   body: string;
-  /** Aborted when the job was cancelled or ran out of time: checked right before the push and before the pull request. */
+  /** Aborted when the job was cancelled or ran out of time: checked right before the commit and before the pull request. */
   signal?: AbortSignal;
   /**
    * Whether merging the change resolves the issue: `Fixes #N` then closes it; otherwise (protected files still need a
@@ -41,8 +43,9 @@ export interface Published {
 }
 
 /**
- * Pushes the change as one commit by the app on a bot branch cut from the default branch head, then opens the
- * pull request (`Fixes #N`, or `Part of #N`, in its body), or updates the bot's open pull request for that branch.
+ * Commits the change as one commit by the app (through the API, so GitHub signs it) on a bot branch cut from the
+ * default branch head, then opens the pull request (`Fixes #N`, or `Part of #N`, in its body), or updates the bot's
+ * open pull request for that branch.
  */
 export async function publishPullRequest(input: PublishInput): Promise<Published> {
   const { octokit, repo, issue, config } = input;
@@ -59,20 +62,21 @@ export async function publishPullRequest(input: PublishInput): Promise<Published
       "Protected files are changed by people only; edit `protected_paths` in `.github/magis.yml` if this is wrong.",
     );
   }
-  const { branch, exists, head } = await chooseBranch(octokit, repo, input.defaultBranch, config.branch_prefix, issue.number, input.bot);
+  const { branch, head } = await chooseBranch(octokit, repo, input.defaultBranch, config.branch_prefix, issue.number, input.bot);
   // The last moment a cancelled or timed-out job can still leave nothing behind.
   input.signal?.throwIfAborted();
   const reference = `${input.closesIssue ? "Fixes" : "Part of"} #${issue.number}`;
-  const commit = await pushCommit({
+  const commit = await commitOnBranch({
+    octokit,
+    repo,
+    repositoryId: input.repositoryId,
     checkout: input.checkout,
-    remote: input.remote,
     branch,
     changes,
     // The issue's title is anyone's text: a "fixes #3" in it must not close issue 3 when this commit is merged.
     message: `${neutralizeClosingReferences(issue.title.trim())} (#${issue.number})\n\nChanged by MAGIS: ${changes.map((c) => c.path).join(", ")}.\n\n${reference}`,
-    author: { name: input.bot.name, email: input.bot.email },
-    force: exists,
-    ...(head ? { expectedRemoteHead: head } : {}),
+    // A new branch must still not exist; the bot's own branch is replaced whole only while it is where it was checked.
+    lease: { head, force: head !== null },
     guard: { prefix: config.branch_prefix, defaultBranch: input.defaultBranch, protectedPaths: config.protected_paths },
   });
   const body = input.body.includes(reference) ? input.body : `${reference}\n\n${input.body}`;
@@ -100,23 +104,23 @@ async function createPull(octokit: Octokit, request: Parameters<Octokit["rest"][
     if (status !== 403 || !/not permitted to create or approve pull requests/i.test(message ?? "")) throw error;
     throw new StageError(
       "publish",
-      `The branch \`${request.head}\` was pushed, but GitHub refused to let the workflow's token open the pull request (GitHub Actions is not permitted to create pull requests in this repository).`,
+      `The commit is on the branch \`${request.head}\`, but GitHub refused to let the workflow's token open the pull request (GitHub Actions is not permitted to create pull requests in this repository).`,
       "Turn on Settings → Actions → General → \"Allow GitHub Actions to create and approve pull requests\" (for an organization, its own Actions settings first), or pass an app token as `github_token`; then run again (the branch is reused).",
       { cause: error },
     );
   }
 }
 
-/** Commits and pushes; a push the server refuses (a hook, a branch rule) becomes a publish failure saying what to do. */
-async function pushCommit(request: Parameters<typeof commitAndPush>[0]): Promise<string> {
+/** Commits through the API; a refusal by GitHub (a branch rule, a ruleset) becomes a publish failure saying what to do. */
+async function commitOnBranch(request: Parameters<typeof commitThroughApi>[0]): Promise<string> {
   try {
-    return await commitAndPush(request);
+    return await commitThroughApi(request);
   } catch (error) {
-    if (!(error instanceof PushRefusedError)) throw error;
+    if (!(error instanceof CommitRefusedError)) throw error;
     throw new StageError(
       "publish",
-      `The git server refused the bot's push: ${error.message.replace(/\.$/, "")}.`,
-      `Let the app push branches named \`${request.guard.prefix}…\` (branch rules, rulesets, server hooks), or change \`branch_prefix\` in .github/magis.yml, then run again.`,
+      `${error.message.replace(/\.$/, "")}.`,
+      `Let the app create and update branches named \`${request.guard.prefix}…\` (branch protection rules, rulesets), or change \`branch_prefix\` in .github/magis.yml, then run again.`,
       { cause: error },
     );
   }

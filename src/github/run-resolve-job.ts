@@ -37,15 +37,15 @@ export interface ResolveJobPayload {
 
 /** What a resolve job uses besides the parts every job uses. */
 export interface ResolveJobServices extends JobServices {
-  /** The app's bot identity (asked once, with the job's installation client). */
-  bot: (installation: Octokit) => Promise<BotIdentity>;
+  /** The app's bot identity (asked of GitHub once). */
+  bot: () => Promise<BotIdentity>;
   resolve: typeof resolveIssue;
   memory: Parameters<typeof resolveIssue>[2];
   /** Overrides the clone URL's origin (e.g. a GitHub Enterprise or test git server); default: the API's clone_url. */
   gitBaseUrl?: string;
   /** Where checkouts are made (default: the system's temp directory). */
   workDir?: string;
-  /** How long the git server may stay silent during a clone or push (MAGIS_GIT_TIMEOUT_MS; default 60 s). */
+  /** How long the git server may stay silent during a clone (MAGIS_GIT_TIMEOUT_MS; default 60 s). */
   gitIdleTimeoutMs?: number;
   /**
    * Where the repository's `test_command` may run on this machine: the environment it runs in (credentials are removed
@@ -77,10 +77,10 @@ export function resolveJobRunner(services: ResolveJobServices): JobRunner {
       const { octokit, token } = run;
       // A run queued before a restart, or a redelivered trigger, may be for an issue closed meanwhile: checked first too.
       await ensureStillWanted(octokit, issueRef, payload.label);
-      const { url, defaultBranch } = await openRepository(octokit, repo, config, services.gitBaseUrl, RETRY_ISSUE);
+      const { url, defaultBranch, nodeId } = await openRepository(octokit, repo, config, services.gitBaseUrl, RETRY_ISSUE);
       const snapshot = payload.issue && payload.triggeredAt ? { ...payload.issue, at: payload.triggeredAt } : undefined;
       const issue = await readIssueText(octokit, issueRef, payload.guidance, { authors: config.hint_authors, allowed: config.allowed_permissions }, snapshot);
-      const bot = await services.bot(octokit);
+      const bot = await services.bot();
       run.enter("clone");
 
       // 2. The checkout, and 3. the MAGIS run in it.
@@ -103,7 +103,7 @@ export function resolveJobRunner(services: ResolveJobServices): JobRunner {
         await ensureStillWanted(octokit, issueRef, payload.label);
         const body = renderReport(result, { title: issue.title, issueNumber: job.number });
         const pull = await publishPullRequest({
-          octokit, repo, issue: { number: job.number, title: issue.title }, checkout, remote,
+          octokit, repo, issue: { number: job.number, title: issue.title }, checkout, repositoryId: nodeId,
           defaultBranch, config, bot, changes: result.changes, body, signal: run.signal, closesIssue: selectNeedsHuman(result.setAside).length === 0,
         });
         run.enter("cleanup", { stoppable: false });

@@ -4,15 +4,17 @@ import { StageError } from "../pipeline/errors.js";
 import type { revisePullRequest } from "../pipeline/revise/revise-pull-request.js";
 import type { RevisionResult } from "../pipeline/revise/types.js";
 import type { ProgressEvent } from "../pipeline/types.js";
-import { withShallowClone, type Checkout, type GitRemote } from "../workspace/clone-repository.js";
-import { commitAndPush } from "../workspace/commit-and-push.js";
+import { withShallowClone, type Checkout } from "../workspace/clone-repository.js";
 import { writeFilesAt } from "../workspace/write-files-at.js";
 import { answerRevision } from "./answer-revision.js";
 import { CI_FIX_TRAILER } from "./on-ci-completed.js";
 import { readCiFeedback, type CiFixStatus } from "./read-ci-feedback.js";
 import { hasPermission } from "./check-permission.js";
+import { commitThroughApi } from "./commit-through-api.js";
 import { REVISE_PULL_REQUEST } from "./explain-failure.js";
+import { BranchMovedError } from "./move-branch.js";
 import { openRepository } from "./open-repository.js";
+import { readBranchHead } from "./read-branch-head.js";
 import { readChangedFiles, readLatestReview, readReviewComments } from "./read-review-feedback.js";
 import { readRevisionIssue } from "./read-revision-issue.js";
 import { renderRevisionStatus, startRevisionStatus, type RevisionStatus } from "./render-revision-status.js";
@@ -20,7 +22,7 @@ import type { ResolveJobServices } from "./run-resolve-job.js";
 import { runJobWithStatus } from "./run-job-with-status.js";
 import type { ReviseJobPayload } from "./submit-revise-job.js";
 import { trackProgress } from "./track-status.js";
-import type { BotIdentity, IssueRef, Octokit } from "./types.js";
+import type { IssueRef, Octokit } from "./types.js";
 
 /** What a revision job uses: the resolve job's parts, with the revision pipeline in place of the resolve one. */
 export type ReviseJobServices = Omit<ResolveJobServices, "resolve" | "memory"> & { revise: typeof revisePullRequest };
@@ -29,7 +31,7 @@ export type ReviseJobServices = Omit<ResolveJobServices, "resolve" | "memory"> &
  * Runs one `revise-pull-request` job, within its status comment on the pull request (see runJobWithStatus):
  *  1. read the pull request (open, its branch still there), the review's inline comments, the changed files and the linked issue;
  *  2. shallow-clone the pull request's head branch; 3. revise (Manager triage, Developers and QA with the reviewer's words);
- *  4. push one commit on top of the head — never a force-push; 5. reply in each thread, extend the description's
+ *  4. commit on top of the head through the API — never a forced update; 5. reply in each thread, extend the description's
  *  revision history, and turn the status comment into the summary.
  */
 export function reviseJobRunner(services: ReviseJobServices): JobRunner {
@@ -72,8 +74,7 @@ export function reviseJobRunner(services: ReviseJobServices): JobRunner {
 
       // 2. The checkout of the head branch.
       run.enter("clone");
-      const { url, defaultBranch } = await openRepository(octokit, repo, config, services.gitBaseUrl, REVISE_PULL_REQUEST);
-      const bot = await services.bot(octokit);
+      const { url, defaultBranch, nodeId } = await openRepository(octokit, repo, config, services.gitBaseUrl, REVISE_PULL_REQUEST);
       const remote = { url, token, idleTimeoutMs: services.gitIdleTimeoutMs };
       const revised = await withShallowClone(remote, headRef, async (checkout) => {
         // 3. The revision.
@@ -89,7 +90,7 @@ export function reviseJobRunner(services: ReviseJobServices): JobRunner {
         if (result.changes.length === 0) return { result, commit: null, parent: checkout.head };
         // 4. One commit on top of the head.
         run.enter("publish");
-        const commit = await pushRevision({ checkout, remote, bot, result, defaultBranch, config, message: revisionMessage(pull.number, payload, ci?.status, result) });
+        const commit = await commitRevision({ octokit, repo, repositoryId: nodeId, checkout, result, defaultBranch, config, message: revisionMessage(pull.number, payload, ci?.status, result) });
         run.enter("cleanup", { stoppable: false });
         return { result, commit, parent: checkout.head };
       }, { parentDir: services.workDir, files: "none" });
@@ -103,17 +104,14 @@ export function reviseJobRunner(services: ReviseJobServices): JobRunner {
   };
 }
 
-/** The pull request to revise; refused when it was closed, or when a person deleted its branch (pushing would create it again). */
+/** The pull request to revise; refused when it was closed, or when a person deleted its branch (MAGIS does not create it again). */
 async function readOpenPullRequest(octokit: Octokit, pullRef: IssueRef) {
   const repo = { owner: pullRef.owner, repo: pullRef.repo };
   const { data: pull } = await octokit.rest.pulls.get({ ...repo, pull_number: pullRef.number });
   if (pull.state !== "open") {
     throw new StageError("read", `Pull request #${pull.number} is ${pull.state}, so it was not revised.`, "Reopen it, then comment `/magis revise`.");
   }
-  try {
-    await octokit.rest.repos.getBranch({ ...repo, branch: pull.head.ref });
-  } catch (error) {
-    if ((error as { status?: number }).status !== 404) throw error;
+  if ((await readBranchHead(octokit, repo, pull.head.ref)) === null) {
     throw new StageError(
       "read",
       `The branch \`${pull.head.ref}\` of pull request #${pull.number} is gone (someone deleted it), so there is nothing to revise; MAGIS does not create it again.`,
@@ -134,11 +132,12 @@ async function readFeedback(octokit: Octokit, pullRef: IssueRef, payload: Revise
   return { comments, general };
 }
 
-/** Pushes the revision as one commit by the app on top of the branch's head; a branch that moved meanwhile refuses it. */
-async function pushRevision(input: {
+/** Commits the revision as one commit by the app on top of the branch's head; a branch that moved meanwhile refuses it. */
+async function commitRevision(input: {
+  octokit: Octokit;
+  repo: { owner: string; repo: string };
+  repositoryId: string;
   checkout: Checkout;
-  remote: GitRemote;
-  bot: BotIdentity;
   result: RevisionResult;
   defaultBranch: string;
   config: ReviseJobPayload["config"];
@@ -147,24 +146,28 @@ async function pushRevision(input: {
   const { checkout, result, config } = input;
   const files = result.changes.map((c) => c.path);
   try {
-    return await commitAndPush({
+    return await commitThroughApi({
+      octokit: input.octokit,
+      repo: input.repo,
+      repositoryId: input.repositoryId,
       checkout,
-      remote: input.remote,
       branch: checkout.branch,
       changes: result.changes,
       message: input.message,
-      author: { name: input.bot.name, email: input.bot.email },
-      // Never a force-push: the commit's parent is the head just cloned, people's commits included.
-      force: false,
+      // Never a forced update: the commit's parent is the head just cloned, people's commits included, and the branch must still be there.
+      lease: { head: checkout.head, force: false },
       guard: { prefix: config.branch_prefix, defaultBranch: input.defaultBranch, protectedPaths: config.protected_paths },
     });
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
     const what = `The revision of ${files.map((f) => `\`${f}\``).join(", ")} was not pushed to \`${checkout.branch}\``;
-    // isomorphic-git reports a moved branch as a failed fast-forward; that is someone's push, not a fault.
-    const reason = /fast-forward/i.test(message)
-      ? `${what}: someone pushed to the branch while MAGIS was revising it, and the bot never force-pushes, so their commits stay as they are.`
-      : `${what}: ${message.replace(/\.*$/, "")}.`;
+    // A moved branch is someone's push (or deletion), not a fault: said as such.
+    const why =
+      error instanceof BranchMovedError
+        ? error.found === null
+          ? "someone deleted the branch while MAGIS was revising it, and MAGIS does not create it again"
+          : "someone pushed to the branch while MAGIS was revising it, and the bot never force-pushes, so their commits stay as they are"
+        : (error instanceof Error ? error.message : String(error)).replace(/\.*$/, "");
+    const reason = `${what}: ${why}.`;
     throw new StageError("publish", reason, REVISE_PULL_REQUEST.howTo);
   }
 }

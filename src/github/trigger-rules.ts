@@ -6,13 +6,13 @@ import { onPullRequestReview } from "./on-pull-request-review.js";
 import { onRetryComment } from "./on-retry-comment.js";
 import { onReviseComment } from "./on-revise-comment.js";
 import type { TriggerRule } from "./trigger-desk.js";
-import type { BotIdentity, Octokit } from "./types.js";
+import type { BotIdentity } from "./types.js";
 
 /**
  * Every trigger of the app, the same in each door: a label, `/magis retry`, `/magis revise`, a review, CI failing on
  * the bot's pull request, and what withdraws a run.
  */
-export function triggerRules(queue: JobQueue, bot: (octokit: Octokit) => Promise<BotIdentity>): TriggerRule[] {
+export function triggerRules(queue: JobQueue, bot: () => Promise<BotIdentity>): TriggerRule[] {
   return [
     onIssueLabeled(queue), onRetryComment(queue), onReviseComment(queue, bot), onPullRequestReview(queue, bot), ...onCiCompleted(queue, bot), ...onIssueWithdrawn(queue),
   ];

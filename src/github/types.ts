@@ -10,11 +10,8 @@ export interface IssueRef {
   number: number;
 }
 
-/** Who the app is on GitHub: its bot login and the commit identity of its commits. */
+/** Who the app is on GitHub: the author of its pull requests and (GitHub records it, as the commits carry none) of its commits. */
 export interface BotIdentity {
-  /** `<app-slug>[bot]`. */
+  /** `<app-slug>[bot]`, or `github-actions[bot]` for a workflow's token. */
   login: string;
-  /** Commit author name (the login) and the bot's noreply address, so GitHub shows the app as author. */
-  name: string;
-  email: string;
 }

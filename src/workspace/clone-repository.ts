@@ -3,7 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import git from "isomorphic-git";
 import { checkoutPrefix } from "./checkout-name.js";
-import { DEFAULT_GIT_IDLE_MS, gitHttpWithTimeout, type BoundedGitHttp } from "./git-http-with-timeout.js";
+import { DEFAULT_GIT_IDLE_MS, gitHttpWithTimeout } from "./git-http-with-timeout.js";
 import { writeWorktree } from "./write-worktree.js";
 
 /** Where a repository lives and the credential that opens it (an installation token). */
@@ -11,7 +11,7 @@ export interface GitRemote {
   /** HTTPS clone URL, without credentials. */
   url: string;
   token: string;
-  /** Most milliseconds the git server may stay silent before a clone or push fails (default 60 s). */
+  /** Most milliseconds the git server may stay silent before a clone fails (default 60 s). */
   idleTimeoutMs?: number;
 }
 
@@ -21,16 +21,6 @@ export interface Checkout {
   branch: string;
   /** The commit the checkout is at. */
   head: string;
-}
-
-/** isomorphic-git asks for credentials instead of reading them from the URL, so the token never sits in a URL or a log line. */
-export function authFor(remote: GitRemote) {
-  return () => ({ username: "x-access-token", password: remote.token });
-}
-
-/** The HTTP client for a clone or push to `remote`: isomorphic-git's, giving up on a server that goes silent. */
-export function gitHttpFor(remote: GitRemote): BoundedGitHttp {
-  return gitHttpWithTimeout(remote.idleTimeoutMs ?? DEFAULT_GIT_IDLE_MS);
 }
 
 /**
@@ -53,7 +43,8 @@ export async function withShallowClone<T>(
   const dir = fs.mkdtempSync(path.join(parent, checkoutPrefix()));
   try {
     const cache = {};
-    const http = gitHttpFor(remote);
+    // Gives up on a git server that goes silent (isomorphic-git's own client would wait forever).
+    const http = gitHttpWithTimeout(remote.idleTimeoutMs ?? DEFAULT_GIT_IDLE_MS);
     await http.settle(git.clone({
       fs,
       http,
@@ -65,12 +56,10 @@ export async function withShallowClone<T>(
       noTags: true,
       // isomorphic-git's checkout also builds an index, which the bot never uses; writing the files is twice as fast.
       noCheckout: true,
-      onAuth: authFor(remote),
+      // isomorphic-git asks for credentials instead of reading them from the URL, so the token never sits in a URL or a log line.
+      onAuth: () => ({ username: "x-access-token", password: remote.token }),
       cache,
     }));
-    // A single-branch clone records no origin/HEAD; isomorphic-git's push needs it to leave out the objects
-    // the remote's default branch already has (without it, a push re-sends every file of the repository).
-    await git.writeRef({ fs, dir, ref: "refs/remotes/origin/HEAD", value: `refs/remotes/origin/${branch}`, symbolic: true, force: true });
     const head = await git.resolveRef({ fs, dir, ref: "HEAD" });
     if (options.files !== "none") await writeWorktree(dir, head, cache);
     return await work({ dir, branch, head });

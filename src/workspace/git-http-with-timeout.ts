@@ -16,7 +16,7 @@ export function gitIdleMsFrom(env: NodeJS.ProcessEnv): number {
 /** An isomorphic-git HTTP client that remembers the first time the server went silent. */
 export interface BoundedGitHttp extends HttpClient {
   /**
-   * Awaits a clone or push made over this client; if the server went silent during it, that is the error.
+   * Awaits a clone made over this client; if the server went silent during it, that is the error.
    * isomorphic-git swallows some read errors (a stalled ref advertisement reads as an empty repository).
    */
   settle<T>(operation: Promise<T>): Promise<T>;

@@ -132,11 +132,18 @@ describe("magis action, run as the Actions runner runs the action's steps", () =
   const branches = () => bare("for-each-ref", "--format=%(refname:short)", "refs/heads/magis/");
   const statusComment = () => github.comments.find((c) => c.body.includes("<!-- magis:status job="));
 
-  it("a label: runs the whole job inside the step, pushes the branch, opens the PR, and sums up", async () => {
+  it("a label: runs the whole job inside the step, commits through the API, opens the PR, and sums up", async () => {
     scriptResolve(model);
     await startGitHub();
     const { summary, out } = expectCleanRun(await runAction("issues", labeledPayload({ installationId: null })));
     expect(branches()).toBe("magis/issue-1");
+    // The commit was made through the Git Data API with the workflow's token, never pushed: GitHub signs it as github-actions[bot].
+    expect(git.requests.filter((r) => r.path.endsWith("git-receive-pack"))).toEqual([]);
+    expect(github.find("POST", /\/git\/(blobs|trees|commits)$|^\/graphql$/).map((r) => r.path)).toEqual([
+      `/repos/${OWNER}/${REPO}/git/blobs`, `/repos/${OWNER}/${REPO}/git/trees`, `/repos/${OWNER}/${REPO}/git/commits`, "/graphql",
+    ]);
+    const author = execFileSync("git", ["log", "-1", "--format=%an <%ae> / %cn", "magis/issue-1"], { cwd: path.join(root, `${OWNER}/${REPO}.git`), encoding: "utf8" }).trim();
+    expect(author).toBe("github-actions[bot] <41898282+github-actions[bot]@users.noreply.github.com> / github-actions[bot]");
     expect(github.pulls).toHaveLength(1);
     expect(github.pulls[0]!.body).toContain("Fixes #1");
     expect(statusComment()!.body).toContain("Pull request opened: #100");
@@ -154,7 +161,8 @@ describe("magis action, run as the Actions runner runs the action's steps", () =
     });
     const payload = reviewPayload({ installationId: null, reviewId: 92, state: "changes_requested", author: { login: ACTIONS_BOT.login, type: "Bot" } });
     const { summary } = expectCleanRun(await runAction("pull_request_review", payload));
-    expect(bare("rev-parse", "magis/issue-1^")).toBe(seeded.head);
+    expect(bare("log", "--format=%P %an %s", "-1", "magis/issue-1").startsWith(`${seeded.head} github-actions[bot] Revise #2`)).toBe(true);
+    expect(git.requests.filter((r) => r.path.endsWith("git-receive-pack"))).toEqual([]);
     expect(github.replies.map((r) => r.inReplyTo)).toEqual([701]);
     expect(summary).toContain("### 🚀 MAGIS finished");
     expect(summary).toContain("revised in");

@@ -42,7 +42,13 @@ describe("label → pull request, end to end", () => {
     // The branch holds one commit by the app with exactly the fix.
     expect(rig.botBranches()).toBe("magis/issue-1");
     expect(rig.git.git(FULL, "rev-list", "--count", "main..magis/issue-1")).toBe("1");
-    expect(rig.git.git(FULL, "log", "-1", "--format=%an <%ae>", "magis/issue-1")).toBe(`${rig.github.botLogin} <${rig.github.botEmail}>`);
+    // Made through the Git Data API, not pushed: GitHub records the app as author and committer and signs it.
+    expect(rig.git.git(FULL, "log", "-1", "--format=%an <%ae> / %cn <%ce>", "magis/issue-1")).toBe(`${rig.github.botLogin} <${rig.github.botEmail}> / ${rig.github.botLogin} <${rig.github.botEmail}>`);
+    expect(rig.git.requests.filter((r) => r.path.endsWith("git-receive-pack"))).toEqual([]);
+    expect(rig.github.find("POST", /\/git\/(blobs|trees|commits)$|^\/graphql$/).map((r) => r.path)).toEqual([
+      `/repos/${FULL}/git/blobs`, `/repos/${FULL}/git/trees`, `/repos/${FULL}/git/commits`, "/graphql",
+    ]);
+    expect(rig.github.find("POST", /\/git\/commits$/)[0]!.body).not.toHaveProperty("author");
     const diff = rig.git.git(FULL, "diff", "main", "magis/issue-1");
     expect(diff).toContain("-Please committ your changes before you push them.\n+Please commit your changes before you push them.");
     expect(rig.git.git(FULL, "diff", "--stat", "main", "magis/issue-1")).toMatch(/README\.md \| 2 \+-\n 1 file changed/);
@@ -91,7 +97,12 @@ describe("label → pull request, end to end", () => {
     expect(rig.github.find("POST", /\/pulls$/)).toHaveLength(1);
     expect(rig.github.find("PATCH", /\/pulls\/100$/)).toHaveLength(1);
     expect(rig.git.git(FULL, "rev-list", "--count", "main..magis/issue-1")).toBe("1");
-    expect(rig.git.requests.filter((r) => r.method === "POST" && r.path.endsWith("/git-receive-pack"))).toHaveLength(2);
+    // Created, then replaced whole (forced) while it was still at the first run's commit.
+    type RefUpdate = { beforeOid: string; afterOid: string; force: boolean };
+    const [created, replaced] = rig.github.find("POST", /^\/graphql$/).map((r) => (r.body as { variables: { refUpdates: RefUpdate[] } }).variables.refUpdates[0]!);
+    expect(created).toMatchObject({ beforeOid: "0".repeat(40), force: false });
+    expect(replaced).toMatchObject({ beforeOid: created!.afterOid, afterOid: rig.git.git(FULL, "rev-parse", "magis/issue-1"), force: true });
+    expect(rig.git.requests.filter((r) => r.path.endsWith("git-receive-pack"))).toEqual([]);
     // The guidance reached the agents as a hint; the retry comment got the reactions.
     expect(rig.model.requests.some((r) => r.messages.some((m) => m.content.includes("keep the wording, fix only the typo")))).toBe(true);
     expect(rig.github.reactions.filter((r) => r.target === `issues/comments/${retry.comment.id}`).map((r) => r.content)).toEqual(["eyes", "rocket"]);

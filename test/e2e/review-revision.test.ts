@@ -32,12 +32,15 @@ describe("a review on the bot's pull request starts a revision, end to end", () 
     const [job] = rig.jobs();
     expect(job, job?.detail ?? "").toMatchObject({ kind: "revise-pull-request", number: 2, status: "succeeded", key: "codertocat/hello-world#1" });
 
-    // One new commit by the app whose parent is the head the review was about; no force-push, one push.
+    // One new commit by the app whose parent is the head the review was about, moved onto the branch only from that head.
     const head = git("rev-parse", BRANCH);
     expect(git("rev-parse", `${head}^`)).toBe(seeded.head);
     expect(git("rev-list", "--count", `main..${BRANCH}`)).toBe("2");
     expect(git("log", "-1", "--format=%an <%ae>", BRANCH)).toBe(`${BOT_AUTHOR.name} <${BOT_AUTHOR.email}>`);
-    expect(rig.git.requests.filter((r) => r.method === "POST" && r.path.endsWith("/git-receive-pack"))).toHaveLength(1);
+    expect(git("log", "-1", "--format=%cn <%ce>", BRANCH)).toBe(`${BOT_AUTHOR.name} <${BOT_AUTHOR.email}>`);
+    expect(rig.git.requests.filter((r) => r.path.endsWith("git-receive-pack"))).toEqual([]);
+    const [update] = rig.github.find("POST", /^\/graphql$/);
+    expect((update!.body as { variables: { refUpdates: unknown[] } }).variables.refUpdates).toEqual([{ name: `refs/heads/${BRANCH}`, afterOid: head, beforeOid: seeded.head, force: false }]);
     // The diff changes exactly the commented line 4 of README.md, and nothing in the declined file.
     const diff = git("diff", "-U0", seeded.head, head);
     expect(diff).toMatch(new RegExp(`@@ -4 \\+4 @@.*\n-${LINE_4}\n\\+${LINE_4_REVISED}\n?$`));
@@ -140,6 +143,32 @@ describe("a review on the bot's pull request starts a revision, end to end", () 
     expect(rig.github.replies).toEqual([]);
     expect(rig.github.reactions.map((r) => r.content)).toEqual(["eyes", "confused"]);
     expect(rig.everythingWritten()).not.toContain(TOKEN);
+  });
+
+  it("never creates again a branch deleted while it worked: the commit stays unreferenced, the failure says so", async () => {
+    const seeded = seedBotPullRequest(rig.root);
+    await rig.setUp({
+      pulls: seeded.pulls,
+      reviewComments: [reviewComment({ id: 661, reviewId: 97, path: "README.md", line: 4, body: "End with 'to GitHub'.", diffHunk: README_HUNK })],
+      script: (model) =>
+        scriptRevisions(model, {
+          ...REVISE_LINE_4,
+          reviews: [
+            () => {
+              // A maintainer deletes the branch while the QA Engineer reviews (a git push would have created it again).
+              git("update-ref", "-d", `refs/heads/${BRANCH}`);
+              return { approved: true, comment: "Approved." };
+            },
+          ],
+        }),
+    });
+    await rig.app.deliver("pull_request_review", reviewPayload({ installationId: INSTALLATION, reviewId: 97, state: "changes_requested" }), "d-deleted");
+    await rig.app.services.settled();
+    expect(rig.jobs()[0]).toMatchObject({ status: "failed", stage: "publish" });
+    expect(rig.botBranches()).toBe("");
+    const [update] = rig.github.find("POST", /^\/graphql$/);
+    expect((update!.body as { variables: { refUpdates: unknown[] } }).variables.refUpdates).toMatchObject([{ beforeOid: seeded.head, force: false }]);
+    expect(statusOn(2)[0]!.body).toContain("someone deleted the branch while MAGIS was revising it, and MAGIS does not create it again.");
   });
 
   it("runs two reviews in quick succession one after the other, the second on top of the first's commit", async () => {

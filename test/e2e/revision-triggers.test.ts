@@ -172,7 +172,7 @@ describe("what starts a revision and what does not, end to end", () => {
     await rig.app.services.settled();
     expect(rig.jobs()[0]).toMatchObject({ status: "succeeded", detail: "https://github.com/Codertocat/Hello-World/pull/2: no change" });
     expect(git("rev-parse", BRANCH)).toBe(seeded.head);
-    expect(rig.git.requests.filter((r) => r.path.endsWith("git-receive-pack"))).toEqual([]);
+    expect(rig.github.find("POST", /\/git\/(blobs|trees|commits)$|^\/graphql$/)).toEqual([]);
     expect(rig.github.replies).toHaveLength(1);
     expect(rig.github.replies[0]!.body).toContain("❌ I did not change `README.md`: the QA Engineer did not approve it after 1 attempt (last review: This rewrites the sentence instead of ending it.)");
     const [summary] = rig.github.comments.filter((c) => c.issue === 2);

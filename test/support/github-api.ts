@@ -1,6 +1,8 @@
 import { execFileSync } from "node:child_process";
+import fs from "node:fs";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
+import os from "node:os";
 import path from "node:path";
 import nock from "nock";
 import { gitEnv } from "./git-server.js";
@@ -64,6 +66,11 @@ export interface FakeGitHubOptions {
   checkRuns?: FakeCheckRun[];
   /** Requests answered with an error status instead, the first `times` that match (GitHub having a bad moment). */
   faults?: { method: string; path: RegExp; status: number; times: number; message?: string }[];
+  /**
+   * Branch rules (rulesets, protection) the fake enforces when updateRefs moves a branch: one whose name matches
+   * `branch` is refused with this GraphQL error.
+   */
+  rules?: { branch: RegExp; type: string; message: string }[];
 }
 
 /** An inline review comment as the API shows it (the fields the app reads, plus whatever else a test sets). */
@@ -124,6 +131,10 @@ export interface FakeGitHub {
   reactions: { target: string; content: string }[];
   botLogin: string;
   botEmail: string;
+  /** The repository's GraphQL node id (its `node_id`). */
+  repositoryId: string;
+  /** The branch rules updateRefs enforces (see FakeGitHubOptions.rules); tests may add some between runs. */
+  rules: NonNullable<FakeGitHubOptions["rules"]>;
   /** Requests whose method and path match. */
   find(method: string, pathPattern: RegExp): { method: string; path: string; body: unknown }[];
   /** Holds every answer (each request is recorded, then waits) until the returned function is called: GitHub hanging. */
@@ -193,6 +204,10 @@ function buildFake(options: FakeGitHubOptions): { state: FakeGitHub; routes: Rou
   const botEmail = `${bot.userId}+${botLogin}@users.noreply.github.com`;
   const bare = path.join(options.gitRoot, `${owner}/${repo}.git`);
   const git = (...args: string[]) => execFileSync("git", args, { cwd: bare, env: gitEnv(), encoding: "utf8", stdio: "pipe" }).trim();
+  /** The real git with bytes on its standard input and more environment (an index file, an author). */
+  const gitWith = (input: string | Buffer, env: NodeJS.ProcessEnv, ...args: string[]) =>
+    execFileSync("git", args, { cwd: bare, env: { ...gitEnv(), ...env }, input, encoding: "utf8", stdio: "pipe" }).trim();
+  const nodeId = `R_fake_${Buffer.from(`${owner}/${repo}`).toString("base64url")}`;
   let nextId = 1000;
   let gate = Promise.resolve();
   const faults = (options.faults ?? []).map((f) => ({ ...f }));
@@ -209,6 +224,8 @@ function buildFake(options: FakeGitHubOptions): { state: FakeGitHub; routes: Rou
     reactions: [],
     botLogin,
     botEmail,
+    repositoryId: nodeId,
+    rules: [...(options.rules ?? [])],
     find: (method, pattern) => state.requests.filter((r) => r.method === method && pattern.test(r.path)),
     hold: () => {
       let release!: () => void;
@@ -262,10 +279,6 @@ function buildFake(options: FakeGitHubOptions): { state: FakeGitHub; routes: Rou
     { token: options.token, expires_at: new Date(Date.now() + 3600_000).toISOString(), permissions: { contents: "write", issues: "write", pull_requests: "write" }, repository_selection: "all" },
   ]);
   on("get", /^\/app$/, () => [200, { id: 1, slug: bot.slug, name: "MAGIS", owner: user(owner) }]);
-  on("get", /^\/users\/[^/]+$/, (uri) => {
-    const login = uri.split("/").pop()!;
-    return login === botLogin ? [200, user(login)] : [404, { message: "Not Found" }];
-  });
   on("get", /\/contents\/\.github\/magis\.yml|\/contents\/\.github%2Fmagis\.yml/, (uri) =>
     options.config !== undefined && uri.startsWith(base + "/") ? [200, options.config] : [404, { message: "Not Found" }],
   );
@@ -278,7 +291,7 @@ function buildFake(options: FakeGitHubOptions): { state: FakeGitHub; routes: Rou
   });
   on("get", new RegExp(`^${base}$`), () => [
     200,
-    { id: 1, name: repo, full_name: `${owner}/${repo}`, owner: user(owner), default_branch: defaultBranch, size: options.sizeKb ?? 100, clone_url: options.cloneUrl, private: false },
+    { id: 1, node_id: nodeId, name: repo, full_name: `${owner}/${repo}`, owner: user(owner), default_branch: defaultBranch, size: options.sizeKb ?? 100, clone_url: options.cloneUrl, private: false },
   ]);
   on("get", new RegExp(`^${base}/issues/${options.issue.number}$`), () => [
     200,
@@ -396,6 +409,64 @@ function buildFake(options: FakeGitHubOptions): { state: FakeGitHub; routes: Rou
   on("get", new RegExp(`^${base}/actions/jobs/\\d+/logs$`), (uri) => {
     const run = (options.checkRuns ?? []).find((r) => r.id === Number(uri.split("/").at(-2)));
     return run?.logUrl ? [302, "", { location: run.logUrl }] : [404, { message: "Not Found" }];
+  });
+  // The Git Data API, for real on the bare repository: the objects land in it as GitHub would store them.
+  on("post", new RegExp(`^${base}/git/blobs$`), (_uri, body: { content: string; encoding?: "base64" | "utf-8" }) => {
+    const bytes = Buffer.from(body.content, body.encoding === "base64" ? "base64" : "utf8");
+    const sha = gitWith(bytes, {}, "hash-object", "-w", "--stdin");
+    return [201, { sha, url: `${API}${base}/git/blobs/${sha}` }];
+  });
+  on("post", new RegExp(`^${base}/git/trees$`), (_uri, body: { base_tree?: string; tree: { path: string; mode: string; type: string; sha: string }[] }) => {
+    const scratch = fs.mkdtempSync(path.join(os.tmpdir(), "magis-fake-tree-"));
+    try {
+      const index = { GIT_INDEX_FILE: path.join(scratch, "index") };
+      if (body.base_tree) gitWith("", index, "read-tree", body.base_tree);
+      for (const entry of body.tree) gitWith("", index, "update-index", "--add", "--cacheinfo", `${entry.mode},${entry.sha},${entry.path}`);
+      const sha = gitWith("", index, "write-tree");
+      return [201, { sha, url: `${API}${base}/git/trees/${sha}`, tree: body.tree, truncated: false }];
+    } catch (error) {
+      return [422, { message: `GitRPC::BadObjectState: ${(error as { stderr?: string }).stderr ?? String(error)}` }];
+    } finally {
+      fs.rmSync(scratch, { recursive: true, force: true });
+    }
+  });
+  on("post", new RegExp(`^${base}/git/commits$`), (_uri, body: { message: string; tree: string; parents: string[]; author?: { name: string; email: string }; committer?: { name: string; email: string } }) => {
+    // Without an author or committer GitHub records the app as both and signs the commit; with either it does not sign.
+    const author = body.author ?? { name: botLogin, email: botEmail };
+    const committer = body.committer ?? author;
+    const signed = !body.author && !body.committer;
+    const env = { GIT_AUTHOR_NAME: author.name, GIT_AUTHOR_EMAIL: author.email, GIT_COMMITTER_NAME: committer.name, GIT_COMMITTER_EMAIL: committer.email };
+    const sha = gitWith(body.message, env, "commit-tree", body.tree, ...body.parents.flatMap((parent) => ["-p", parent]));
+    return [201, {
+      sha, message: body.message, tree: { sha: body.tree }, parents: body.parents.map((parent) => ({ sha: parent })), author, committer,
+      verification: signed ? { verified: true, reason: "valid" } : { verified: false, reason: "unsigned" },
+    }];
+  });
+  // GraphQL: only updateRefs, answered as GitHub answers a mutation (HTTP 200, with `errors` when it failed).
+  on("post", /^\/graphql$/, (_uri, body: { query: string; variables: { repositoryId: string; refUpdates: { name: string; beforeOid: string; afterOid: string; force?: boolean }[] } }) => {
+    const refused = (type: string, message: string): [number, unknown] => [200, { data: { updateRefs: null }, errors: [{ type, path: ["updateRefs"], message }] }];
+    if (!/\bupdateRefs\s*\(/.test(body.query)) return [200, { errors: [{ message: "the fake GitHub answers no GraphQL but the updateRefs mutation" }] }];
+    const { repositoryId, refUpdates } = body.variables;
+    if (repositoryId !== nodeId) return refused("NOT_FOUND", `Could not resolve to a node with the global id of '${repositoryId}'`);
+    const zeros = "0".repeat(40);
+    for (const update of refUpdates) {
+      const rule = state.rules.find((r) => r.branch.test(update.name.replace(/^refs\/heads\//, "")));
+      if (rule) return refused(rule.type, rule.message);
+      if (!update.force && update.beforeOid !== zeros) {
+        try {
+          git("merge-base", "--is-ancestor", update.beforeOid, update.afterOid);
+        } catch {
+          return refused("UNPROCESSABLE", `${update.name} cannot be updated: ${update.afterOid} is not a fast-forward of ${update.beforeOid}`);
+        }
+      }
+    }
+    // git's own compare-and-swap, all updates or none: each ref must be at beforeOid (zeros: must not exist).
+    try {
+      gitWith(refUpdates.map((u) => `update ${u.name} ${u.afterOid} ${u.beforeOid}\n`).join(""), {}, "update-ref", "--stdin");
+    } catch (error) {
+      return refused("STALE_DATA", String((error as { stderr?: string }).stderr ?? error).trim());
+    }
+    return [200, { data: { updateRefs: { clientMutationId: null } } }];
   });
   // The owner's `.github` repository holds no shared config.
   on("get", new RegExp(`^/repos/${owner}/\\.github/contents/.*$`), () => [404, { message: "Not Found" }]);

@@ -41,8 +41,8 @@ function publish(changes: PublishInput["changes"], config: Record<string, unknow
   const remote = { url: `${git.url}/${FULL}.git`, token: TOKEN };
   return withShallowClone(remote, "main", (checkout) =>
     publishPullRequest({
-      octokit, repo: { owner: "octo", repo: "demo" }, issue: { number: 5, title }, checkout, remote,
-      defaultBranch: "main", config: parseConfig(config), bot: { login: github.botLogin, name: github.botLogin, email: github.botEmail },
+      octokit, repo: { owner: "octo", repo: "demo" }, issue: { number: 5, title }, checkout, repositoryId: github.repositoryId,
+      defaultBranch: "main", config: parseConfig(config), bot: { login: github.botLogin },
       changes, body, closesIssue,
     }),
   );
@@ -118,13 +118,45 @@ describe("publishPullRequest", () => {
     for (const text of [message, github.pulls[0]!.body]) expect(text).not.toMatch(/\b(?:close[sd]?|fix(?:e[sd])?|resolve[sd]?)\s*:?\s+#5/i);
   });
 
-  it("fails the publish stage with the server's reason and what to do when a hook refuses the push", async () => {
-    fs.writeFileSync(path.join(root, `${FULL}.git`, "hooks", "pre-receive"), "#!/bin/sh\necho 'pushes by apps are disabled here' >&2\nexit 1\n", { mode: 0o755 });
+  it("commits through the API, signed by GitHub: no git push, the app as author and committer", async () => {
+    const published = await publish(fix);
+    expect(git.requests.filter((r) => r.path.endsWith("git-receive-pack"))).toEqual([]);
+    expect(git.git(FULL, "log", "-1", "--format=%an <%ae> / %cn <%ce>", "magis/issue-5")).toBe(`${github.botLogin} <${github.botEmail}> / ${github.botLogin} <${github.botEmail}>`);
+    const [commit] = github.find("POST", /\/git\/commits$/);
+    expect(commit!.body).not.toHaveProperty("author");
+    expect(commit!.body).not.toHaveProperty("committer");
+    const [update] = github.find("POST", /^\/graphql$/);
+    expect((update!.body as { variables: unknown }).variables).toEqual({
+      repositoryId: github.repositoryId,
+      refUpdates: [{ name: "refs/heads/magis/issue-5", afterOid: published.commit, beforeOid: "0".repeat(40), force: false }],
+    });
+  });
+
+  it("replaces its own branch only while it is where it was checked: a push in between fails the run and stays", async () => {
+    const first = await publish(fix);
+    // A maintainer pushes right after the branch was found to hold only the bot's commits, before the bot moves it.
+    let human = "";
+    const checked = git.git(FULL, "rev-parse", "magis/issue-5");
+    octokit.hook.after("request", (_response, options) => {
+      if (!String(options.url).includes("/compare/") || human) return;
+      humanCommit("magis/issue-5");
+      human = git.git(FULL, "rev-parse", "magis/issue-5");
+    });
+    const error = await publish([{ path: "README.md", before: "Helo\n", after: "Hello!\n", encoding: "utf-8" }]).catch((e: unknown) => e);
+    expect((error as Error).message).toBe(`refusing to force-push 'magis/issue-5': it moved to ${human.slice(0, 7)} after it was checked at ${checked.slice(0, 7)}, so someone else's commits may be on it now`);
+    expect(git.git(FULL, "rev-parse", "magis/issue-5")).toBe(human);
+    expect(git.git(FULL, "rev-parse", `${human}^`)).toBe(first.commit);
+    expect(github.pulls).toHaveLength(1);
+  });
+
+  it("fails the publish stage with GitHub's reason and what to do when a branch rule refuses the bot's branch", async () => {
+    github.rules.push({ branch: /^magis\//, type: "UNPROCESSABLE", message: "Repository rule violations found\n\nCannot create ref due to creations being restricted.\n\n" });
     const error = await publish(fix).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(StageError);
     expect(error).toMatchObject({ stage: "publish" });
-    expect((error as StageError).message).toContain("the push of 'magis/issue-5' was refused: pre-receive hook declined; server said: pushes by apps are disabled here");
+    expect((error as StageError).message).toBe("GitHub refused the commit to 'magis/issue-5': Repository rule violations found: Cannot create ref due to creations being restricted.");
     expect((error as StageError).nextStep).toContain("`magis/…`");
+    expect(git.git(FULL, "for-each-ref", "--format=%(refname)", "refs/heads/magis/")).toBe("");
     expect(github.pulls).toEqual([]);
   });
 });

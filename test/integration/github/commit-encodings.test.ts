@@ -2,13 +2,17 @@ import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import nock from "nock";
+import { ProbotOctokit } from "probot";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseConfig } from "../../../src/config.js";
+import { commitThroughApi } from "../../../src/github/commit-through-api.js";
+import type { Octokit } from "../../../src/github/types.js";
 import { createLlm } from "../../../src/llm/client.js";
 import { resolveIssue } from "../../../src/pipeline/resolve-issue.js";
 import { withShallowClone, type GitRemote } from "../../../src/workspace/clone-repository.js";
-import { commitAndPush } from "../../../src/workspace/commit-and-push.js";
 import { createBareRepository, gitEnv, startGitServer, type GitServer } from "../../support/git-server.js";
+import { fakeGitHub, type FakeGitHub } from "../../support/github-api.js";
 import { startScriptedModel, type ScriptedModel } from "../../support/scripted-model.js";
 import { scriptGreeting } from "../resolve/script-greeting.js";
 
@@ -19,6 +23,7 @@ let root: string;
 let server: GitServer;
 let model: ScriptedModel;
 let remote: GitRemote;
+let github: FakeGitHub;
 
 beforeAll(async () => {
   root = fs.mkdtempSync(path.join(os.tmpdir(), "magis-encodings-"));
@@ -31,8 +36,11 @@ beforeAll(async () => {
   server = await startGitServer(root, { token });
   model = await startScriptedModel();
   remote = { url: `${server.url}/octo/enc.git`, token };
+  // GitHub's Git Data API, writing the objects into the same bare repository.
+  github = fakeGitHub({ owner: "octo", repo: "enc", installationId: 1, token, gitRoot: root, cloneUrl: remote.url, issue: { number: 1, title: "Greeting", body: "" } });
 });
 afterAll(async () => {
+  nock.cleanAll();
   await model?.close();
   await server?.close();
   fs.rmSync(root, { recursive: true, force: true });
@@ -43,7 +51,7 @@ const committed = (branch: string, file: string): Buffer =>
   execFileSync("git", ["--git-dir", path.join(root, "octo/enc.git"), "show", `${branch}:${file}`], { env: gitEnv() });
 
 describe("the bot's commit keeps each file's encoding", () => {
-  it("resolves an issue on a clone and pushes a Latin-1 and a byte-order-marked file with every untouched byte as it was", async () => {
+  it("resolves an issue on a clone and commits a Latin-1 and a byte-order-marked file with every untouched byte as it was", async () => {
     scriptGreeting(model, {
       "notes.py": { locate: { path: "notes.py", ranges: [{ start: 2, end: 2, why: "the greeting" }] }, write: [{ old: "print('hello')", new: "print('bye')" }] },
       "src/app.js": {
@@ -56,9 +64,10 @@ describe("the bot's commit keeps each file's encoding", () => {
       const llm = createLlm({ config, env: { OPENAI_BASE_URL: model.url, MAGIS_MODEL: "scripted", MAGIS_LLM_MAX_RETRIES: "0" } });
       const ctx = { root: checkout.dir, repoId: "octo/enc", config, llm, now: () => Date.now(), onProgress: () => {} };
       const result = await resolveIssue(ctx, { title: "The greeting is wrong", body: "notes.py and src/app.js say hello; they must say bye.", hints: [] }, null);
-      await commitAndPush({
-        checkout, remote, branch: "magis/issue-1", changes: result.changes, message: "Say bye", force: false,
-        author: { name: "magis-bot[bot]", email: "1+magis-bot[bot]@users.noreply.github.com" },
+      const octokit = new ProbotOctokit({ auth: { token }, retry: { enabled: false }, throttle: { enabled: false } }) as Octokit;
+      await commitThroughApi({
+        octokit, repo: { owner: "octo", repo: "enc" }, repositoryId: github.repositoryId, checkout, branch: "magis/issue-1",
+        changes: result.changes, message: "Say bye", lease: { head: null, force: false },
         guard: { prefix: "magis/", defaultBranch: "main", protectedPaths: [] },
       });
     });

@@ -1,0 +1,75 @@
+import { execFileSync } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { withShallowClone, type GitRemote } from "../../../src/workspace/clone-repository.js";
+import { createBareRepository, gitEnv, startGitServer, type GitServer } from "../../support/git-server.js";
+
+const token = "ghs_testtoken1234567890";
+let root: string;
+let server: GitServer;
+let remote: GitRemote;
+
+beforeAll(async () => {
+  root = fs.mkdtempSync(path.join(os.tmpdir(), "magis-git-"));
+  createBareRepository(root, "octo/demo", { "README.md": "Hello wrold\n", "src/a.ts": "export const a = 1;\n" });
+  server = await startGitServer(root, { token });
+  remote = { url: `${server.url}/octo/demo.git`, token };
+});
+afterAll(async () => {
+  await server.close();
+  fs.rmSync(root, { recursive: true, force: true });
+});
+
+describe("withShallowClone", () => {
+  it("clones one commit of the branch with the token and removes the directory afterwards", async () => {
+    let seen = "";
+    const head = await withShallowClone(remote, "main", async (checkout) => {
+      seen = checkout.dir;
+      expect(fs.readFileSync(path.join(checkout.dir, "README.md"), "utf8")).toBe("Hello wrold\n");
+      expect(fs.readFileSync(path.join(checkout.dir, ".git", "shallow"), "utf8").trim()).toBe(checkout.head);
+      return checkout.head;
+    });
+    expect(head).toBe(server.git("octo/demo", "rev-parse", "main"));
+    expect(fs.existsSync(seen)).toBe(false);
+    const authenticated = server.requests.filter((r) => r.password !== undefined);
+    expect(authenticated.length).toBeGreaterThan(0);
+    expect(authenticated.every((r) => r.username === "x-access-token" && r.password === token)).toBe(true);
+  });
+
+  it("writes the work tree with executable bits and symbolic links as git would", async () => {
+    const bare = path.join(root, "octo/demo.git");
+    const work = fs.mkdtempSync(path.join(os.tmpdir(), "magis-modes-"));
+    const run = (...args: string[]) => execFileSync("git", args, { cwd: work, env: gitEnv(), stdio: "pipe" });
+    run("clone", "-q", bare, ".");
+    fs.mkdirSync(path.join(work, "bin"));
+    fs.writeFileSync(path.join(work, "bin/run.sh"), "#!/bin/sh\necho hi\n", { mode: 0o755 });
+    fs.symlinkSync("../README.md", path.join(work, "bin/readme-link"));
+    run("add", "-A");
+    run("commit", "-q", "-m", "modes");
+    run("push", "-q", "origin", "main");
+    fs.rmSync(work, { recursive: true, force: true });
+    await withShallowClone(remote, "main", async ({ dir }) => {
+      expect(fs.statSync(path.join(dir, "bin/run.sh")).mode & 0o111).not.toBe(0);
+      expect(fs.statSync(path.join(dir, "README.md")).mode & 0o111).toBe(0);
+      expect(fs.readlinkSync(path.join(dir, "bin/readme-link"))).toBe("../README.md");
+      expect(fs.readFileSync(path.join(dir, "src/a.ts"), "utf8")).toBe("export const a = 1;\n");
+    });
+  });
+
+  it("removes the directory when the work fails", async () => {
+    let seen = "";
+    await expect(
+      withShallowClone(remote, "main", async (checkout) => {
+        seen = checkout.dir;
+        throw new Error("stage failed");
+      }),
+    ).rejects.toThrow("stage failed");
+    expect(fs.existsSync(seen)).toBe(false);
+  });
+
+  it("fails without the right token", async () => {
+    await expect(withShallowClone({ ...remote, token: "wrong" }, "main", async () => 1)).rejects.toThrow();
+  });
+});
