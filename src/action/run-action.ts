@@ -59,12 +59,16 @@ export async function runAction(env: NodeJS.ProcessEnv, io: ActionIo, options: P
     // 3. The trigger and its job. Events of a workflow carry no installation; the token stands for one.
     const payload = { ...event.payload, installation: event.payload.installation ?? { id: 0 } };
     const context = new Context({ id: event.delivery, name: event.name, payload } as never, octokit as never, contextLog(log));
+    // The job this event queues is the one after the newest so far (a kept database holds earlier runs' jobs); a CI fix
+    // is keyed by its commit rather than by the delivery, so the delivery cannot find it.
+    const before = services.store.newest()?.id ?? 0;
     await services.desk.receive(context);
     await services.settled();
 
     // 4. The outcome.
     const trigger = services.triggers.get(event.delivery);
-    const job = services.store.forDelivery(event.delivery);
+    const newest = services.store.newest();
+    const job = newest && newest.id > before ? newest : null;
     const outcome: ActionOutcome = { event: `${event.name}.${String(event.payload.action ?? "")}`, trigger, job };
     const summary = renderStepSummary(outcome);
     if (env.GITHUB_STEP_SUMMARY) fs.appendFileSync(env.GITHUB_STEP_SUMMARY, `${redactSecrets(summary, secrets)}\n`);

@@ -125,9 +125,9 @@ export class JobStore {
     return row ? toRecord(row) : null;
   }
 
-  /** The job a delivery queued, if any. */
-  forDelivery(delivery: string): JobRecord | null {
-    const row = this.db.prepare("SELECT * FROM jobs WHERE delivery = ?").get(delivery) as Row | undefined;
+  /** The job queued last, if any. */
+  newest(): JobRecord | null {
+    const row = this.db.prepare("SELECT * FROM jobs ORDER BY id DESC LIMIT 1").get() as Row | undefined;
     return row ? toRecord(row) : null;
   }
 

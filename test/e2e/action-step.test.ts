@@ -9,7 +9,7 @@ import { createBareRepository, startGitServer, type GitServer } from "../support
 import { serveFakeGitHub, type FakeGitHubOptions } from "../support/github-api.js";
 import { runInProcessGroup } from "../support/run-in-process-group.js";
 import { startScriptedModel, type ScriptedModel } from "../support/scripted-model.js";
-import { commentPayload, labeledPayload, pullCommentPayload, reviewComment, reviewPayload } from "./payloads.js";
+import { ciPayload, commentPayload, labeledPayload, pullCommentPayload, reviewComment, reviewPayload } from "./payloads.js";
 import { MARKS, REPO_FILES, scriptBrokenModel, scriptResolve } from "./script-resolve.js";
 import { LINE_4, LINE_4_REVISED, README_FIXED, README_HUNK, REVISE_LINE_4, scriptRevisions, seedBotPullRequest, type BotAccount } from "./script-revise.js";
 
@@ -165,6 +165,26 @@ describe("magis action, run as the Actions runner runs the action's steps", () =
     expect(git.requests.filter((r) => r.path.endsWith("git-receive-pack"))).toEqual([]);
     expect(github.replies.map((r) => r.inReplyTo)).toEqual([701]);
     expect(summary).toContain("### 🚀 MAGIS finished");
+    expect(summary).toContain("revised in");
+  });
+
+  it("a sibling workflow failing on the bot's pull request (workflow_run): reads the failure and pushes one numbered fix", async () => {
+    const seeded = seedBotPullRequest(root, { bot: ACTIONS_BOT });
+    scriptRevisions(model, REVISE_LINE_4);
+    const checkRuns: NonNullable<FakeGitHubOptions["checkRuns"]> = [];
+    await startGitHub({ pulls: seeded.pulls, checkRuns });
+    checkRuns.push({
+      id: 8101, headSha: seeded.head, name: "docs", conclusion: "failure", title: "1 problem in README.md",
+      annotations: [{ path: "README.md", start_line: 4, annotation_level: "failure", message: "Say where to push." }],
+      logUrl: `${github.url}/_logs/8101?sig=signed`, log: "README.md:4: say where to push\n",
+    });
+    const payload = ciPayload("workflow_run", { sha: seeded.head, branch: "magis/issue-1", pull: 2, conclusion: "failure", installationId: null });
+    const { summary } = expectCleanRun(await runAction("workflow_run", payload));
+    expect(bare("log", "--format=%P %an %s", "-1", "magis/issue-1")).toBe(`${seeded.head} github-actions[bot] Fix CI of #2 (attempt 1 of 2)`);
+    expect(bare("show", "magis/issue-1:README.md")).toContain(LINE_4_REVISED);
+    expect(github.find("GET", /^\/_logs\/8101/)).toHaveLength(1);
+    const status = github.comments.find((c) => c.issue === 2 && c.body.includes("<!-- magis:status job="))!.body;
+    expect(status).toContain("CI failed on `docs`; pushed");
     expect(summary).toContain("revised in");
   });
 

@@ -100,6 +100,8 @@ export interface FakeCheckRun {
   annotations?: { path: string; start_line: number; annotation_level: "notice" | "warning" | "failure"; message: string }[];
   /** Where `GET /actions/jobs/{id}/logs` redirects to (an Actions job); absent for another CI app's check. */
   logUrl?: string;
+  /** The log the fake itself serves at `/_logs/{id}`, as a download host would (point `logUrl` there). */
+  log?: string;
 }
 
 /** A pull request as the fake keeps it. */
@@ -404,6 +406,11 @@ function buildFake(options: FakeGitHubOptions): { state: FakeGitHub; routes: Rou
   on("get", new RegExp(`^${base}/check-runs/\\d+/annotations(\\?.*)?$`), (uri) => {
     const id = Number(/\/check-runs\/(\d+)\//.exec(uri)![1]);
     return [200, (options.checkRuns ?? []).find((r) => r.id === id)?.annotations ?? []];
+  });
+  // A download host for job logs; the request is recorded like the others, so a test sees it carried no token.
+  on("get", /^\/_logs\/\d+(\?.*)?$/, (uri) => {
+    const run = (options.checkRuns ?? []).find((r) => r.id === Number(/^\/_logs\/(\d+)/.exec(uri)![1]));
+    return run?.log !== undefined ? [200, run.log] : [404, "no such log"];
   });
   // A job's log is a redirect to a signed download address elsewhere, as GitHub answers it.
   on("get", new RegExp(`^${base}/actions/jobs/\\d+/logs$`), (uri) => {
