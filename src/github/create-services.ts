@@ -89,9 +89,12 @@ export function createServices(host: GitHubHost, options: MagisAppOptions = {}):
   const store = new JobStore(db);
   const { auth, bot, log } = host;
   const traceDir = options.traceDir ?? env.MAGIS_TRACE_DIR ?? (options.db ? "" : path.join(path.dirname(dbFile), "traces"));
+  const allowExec = options.allowExec ?? env.MAGIS_ALLOW_EXEC === "1";
   const shared: Omit<ReviseJobServices, "revise"> = {
     auth,
     bot,
+    // Where repository code may run, both job kinds run the tests; credentials are kept from them and their output.
+    exec: allowExec ? { env, secrets: [env.OPENAI_API_KEY, env.WEBHOOK_SECRET, env.PRIVATE_KEY, env.GITHUB_TOKEN] } : undefined,
     createLlm: options.createLlm ?? ((config, onTrace, signal) => createLlm({ config, env, onTrace, signal })),
     gitBaseUrl: options.gitBaseUrl ?? (env.MAGIS_GIT_BASE_URL || undefined),
     workDir: options.workDir ?? (env.MAGIS_WORKDIR || undefined),
@@ -109,10 +112,8 @@ export function createServices(host: GitHubHost, options: MagisAppOptions = {}):
         }
       : undefined,
   };
-  const allowExec = options.allowExec ?? env.MAGIS_ALLOW_EXEC === "1";
-  const exec = allowExec ? { env, secrets: [env.OPENAI_API_KEY, env.WEBHOOK_SECRET, env.PRIVATE_KEY, env.GITHUB_TOKEN] } : undefined;
   const runners = {
-    "resolve-issue": resolveJobRunner({ ...shared, resolve: options.resolve ?? resolveIssue, memory: new EvolutionMemory(db), exec }),
+    "resolve-issue": resolveJobRunner({ ...shared, resolve: options.resolve ?? resolveIssue, memory: new EvolutionMemory(db) }),
     "revise-pull-request": reviseJobRunner({ ...shared, revise: options.revise ?? revisePullRequest }),
   };
   removeCheckoutsOfKilledProcesses(shared.workDir ?? os.tmpdir(), log);

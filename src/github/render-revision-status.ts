@@ -3,6 +3,7 @@ import type { DeclinedFile, RevisionResult } from "../pipeline/revise/types.js";
 import { cell, codeCell, details, neutralize } from "../pipeline/report/markdown.js";
 import type { FileTask, TaskOutcome } from "../pipeline/types.js";
 import { check, failureLines, plural, statusMarker, taskLine } from "./render-status.js";
+import { describeTestsReport } from "../pipeline/tests/describe-test-verdict.js";
 import type { CiFixStatus } from "./read-ci-feedback.js";
 import type { StatusState } from "./track-status.js";
 
@@ -37,6 +38,7 @@ export function renderRevisionStatus(state: RevisionStatus): string {
   const coded = state.attempts.length > 0 && state.attempts.every((t) => t.outcome);
   lines.push(check(coded, "Developers and QA Engineers at work"));
   for (const task of state.attempts) lines.push(`  - ${taskLine(task)}`);
+  if (state.tests) lines.push(check(state.tests.skipped !== undefined || state.tests.after !== undefined, neutralize(describeTestsReport(state.tests))));
   lines.push(check(false, "Push one commit and answer the comments"));
   if (state.failure) {
     lines.push("", ...failureLines(state.failure));
@@ -81,6 +83,7 @@ function renderSummary(state: RevisionStatus, done: NonNullable<RevisionStatus["
   if (result && result.declined.length > 0) {
     lines.push("", "#### Not changed", "", ...result.declined.map((d) => `- \`${d.path}\`: ${oneLine(d.reason)}`));
   }
+  if (result?.tests) lines.push("", `${neutralize(describeTestsReport(result.tests))}.`);
   if (ci && ci.unrelated.length > 0) lines.push("", `These failures looked unrelated to the change: ${neutralize(ci.unrelated.join(", "))}; re-run them if they fail again.`);
   if (result) lines.push("", renderUsageLine(result));
   lines.push("", `<sub>Run #${state.jobId} · ${state.trigger}</sub>`);

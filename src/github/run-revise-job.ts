@@ -18,7 +18,7 @@ import { readBranchHead } from "./read-branch-head.js";
 import { readChangedFiles, readLatestReview, readReviewComments } from "./read-review-feedback.js";
 import { readRevisionIssue } from "./read-revision-issue.js";
 import { renderRevisionStatus, startRevisionStatus, type RevisionStatus } from "./render-revision-status.js";
-import type { ResolveJobServices } from "./run-resolve-job.js";
+import { commandPolicy, type ResolveJobServices } from "./run-resolve-job.js";
 import { runJobWithStatus } from "./run-job-with-status.js";
 import type { ReviseJobPayload } from "./submit-revise-job.js";
 import { trackProgress } from "./track-status.js";
@@ -76,6 +76,8 @@ export function reviseJobRunner(services: ReviseJobServices): JobRunner {
       run.enter("clone");
       const { url, defaultBranch, nodeId } = await openRepository(octokit, repo, config, services.gitBaseUrl, REVISE_PULL_REQUEST);
       const remote = { url, token, idleTimeoutMs: services.gitIdleTimeoutMs };
+      // The tests need every file; without them only the files the revision reads are written.
+      const runsTests = config.test_command !== undefined && services.exec !== undefined;
       const revised = await withShallowClone(remote, headRef, async (checkout) => {
         // 3. The revision.
         run.enter("plan");
@@ -83,7 +85,10 @@ export function reviseJobRunner(services: ReviseJobServices): JobRunner {
           if (event.stage === "team" && event.developers.length > 0) run.enter("code");
           status.update((s) => (event.stage === "tasks" ? { ...s, tasks: event.tasks } : trackProgress(s, event)));
         };
-        const ctx = { root: checkout.dir, repoId: `${job.owner}/${job.repo}`.toLowerCase(), config, llm: run.llm, now: services.now, onProgress };
+        const ctx = {
+          root: checkout.dir, repoId: `${job.owner}/${job.repo}`.toLowerCase(), config, llm: run.llm, now: services.now, onProgress,
+          commands: commandPolicy(runsTests ? services.exec : undefined, [token], run.signal, checkout.dir),
+        };
         // The checkout has no files yet: only those the revision reads are written (a few, not the whole repository).
         const prepare = async (paths: string[]) => void (await writeFilesAt(checkout.dir, checkout.head, paths));
         const result = await services.revise(ctx, { issue, changedFiles, comments, general }, prepare);
@@ -93,7 +98,7 @@ export function reviseJobRunner(services: ReviseJobServices): JobRunner {
         const commit = await commitRevision({ octokit, repo, repositoryId: nodeId, checkout, result, defaultBranch, config, message: revisionMessage(pull.number, payload, ci?.status, result) });
         run.enter("cleanup", { stoppable: false });
         return { result, commit, parent: checkout.head };
-      }, { parentDir: services.workDir, files: "none" });
+      }, { parentDir: services.workDir, files: runsTests ? "all" : "none" });
 
       // 5. The answers in the threads and the summary.
       run.enter("answer", { stoppable: false });

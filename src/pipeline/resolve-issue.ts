@@ -50,8 +50,7 @@ export async function resolveIssue(ctx: StageContext, issue: IssueText, memory: 
     // 8. The kept file diffs merge into the repository-level change, which the tests judge as a whole.
     const merged = mergeChanges(plan, outcomes);
     if (merged.changes.length === 0) throw nothingKept(merged.outcomes, setAside);
-    const report = tests && (tests.bench ? { ...tests.report, after: await tests.bench.check(merged.changes) } : tests.report);
-    if (report?.after) ctx.onProgress({ stage: "tests", tests: report });
+    const report = await testing.judge(merged.changes);
 
     const result: ResolveResult = {
       ...merged, located, tasks, setAside, developers, transcript, plan, ...(report ? { tests: report } : {}), usage: usage.report(ctx.now() - started),

@@ -3,7 +3,8 @@ import os from "node:os";
 import { describe, expect, it } from "vitest";
 import { checkoutPrefix } from "../../src/workspace/checkout-name.js";
 import { INSTALLATION, useRig } from "./e2e-rig.js";
-import { labeledPayload } from "./payloads.js";
+import { labeledPayload, reviewComment, reviewPayload } from "./payloads.js";
+import { README_HUNK, REVISE_LINE_4, scriptRevisions, seedBotPullRequest } from "./script-revise.js";
 
 const rig = useRig();
 // The repository's "test": the README spells "commit" right. It fails on the default branch, passes with the fix.
@@ -43,5 +44,29 @@ describe("the repository's tests in an App run", () => {
     expect(pull).toContain("was not used: this app's server does not run repository code; its operator can allow it with MAGIS_ALLOW_EXEC=1, or run MAGIS as a GitHub Action.");
     expect(status).toContain("not used: this app's server does not run repository code");
     expect(rig.model.requests.find((r) => r.prompt === "qa-review")!.messages.map((m) => m.content).join("\n")).toContain("The repository's tests were not run for this change");
+  });
+});
+
+describe("the repository's tests in a revision", () => {
+  it("with MAGIS_ALLOW_EXEC=1: the whole head is checked out, each attempt tested, the summary says what the tests say", async () => {
+    const seeded = seedBotPullRequest(rig.root);
+    // The reviewer's rule as a test: line 4 must say where to push. It fails on the head, passes with the revision.
+    const rule = "test_command: grep -q 'push them to GitHub' README.md || { echo 'README does not say where to push'; exit 1; }\n";
+    await rig.setUp({
+      config: rule,
+      env: { PATH: process.env.PATH, MAGIS_ALLOW_EXEC: "1" },
+      pulls: seeded.pulls,
+      reviewComments: [reviewComment({ id: 601, reviewId: 95, path: "README.md", line: 4, body: "Say where to push.", diffHunk: README_HUNK })],
+      script: (model) => scriptRevisions(model, REVISE_LINE_4),
+    });
+    await rig.app.deliver("pull_request_review", reviewPayload({ installationId: INSTALLATION, reviewId: 95, state: "changes_requested" }), "d-rev-tests");
+    await rig.app.services.settled();
+    expect(rig.jobs()[0]).toMatchObject({ kind: "revise-pull-request", status: "succeeded" });
+    const status = rig.github.comments.find((c) => c.issue === 2 && c.body.includes("<!-- magis:status job="))!;
+    expect(status.body).toContain("Tests (`grep -q 'push them to GitHub' README.md ||");
+    expect(status.body).toContain("with the change: passed (exit 0), before it: failed (exit 1).");
+    expect(status.history.some((body) => body.includes("before the change: failed (exit 1)"))).toBe(true);
+    const review = rig.model.requests.find((r) => r.prompt === "qa-review")!.messages.map((m) => m.content).join("\n");
+    expect(review).toContain("- Before the change: failed (exit 1).\n- With the change: passed (exit 0).");
   });
 });

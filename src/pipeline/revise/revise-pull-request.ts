@@ -4,6 +4,7 @@ import { inStage, type StageName } from "../errors.js";
 import { designDevelopers } from "../plan/design-developers.js";
 import { countUsage } from "../report/count-usage.js";
 import type { IssueText, Plan, StageContext } from "../types.js";
+import { startTestBench } from "../tests/start-test-bench.js";
 import { placeOf } from "./place-of.js";
 import { triageFeedback } from "./triage-feedback.js";
 import type { PrepareFiles, ReviewComment, RevisionInput, RevisionResult } from "./types.js";
@@ -11,32 +12,42 @@ import type { PrepareFiles, ReviewComment, RevisionInput, RevisionResult } from 
 /**
  * Revises a pull request after a human review, as MAGIS's Developer ↔ QA loop with the reviewer as the first QA
  * Engineer. The checkout (the pull request's head) is only read; `prepare` writes the files it needs into a checkout
- * made without them. A revision that changes nothing is a result, not an error: its summary says why.
+ * made without them. Where the repository's tests may run (a checkout with every file), each attempt is tested as in
+ * a first run. A revision that changes nothing is a result, not an error: its summary says why.
  */
 export async function revisePullRequest(ctx: StageContext, input: RevisionInput, prepare?: PrepareFiles): Promise<RevisionResult> {
   const started = ctx.now();
   const usage = countUsage(ctx.llm, ctx.config);
   ctx = { ...ctx, llm: usage.llm };
 
-  // 1. The Manager maps the review to file-level tasks; the reviewer's words go to the files they concern.
-  const triage = await step("plan", () => triageFeedback(ctx, input, prepare));
-  ctx.onProgress({ stage: "tasks", tasks: triage.tasks });
-  // 2. One Developer per task. No kick-off meeting: the review already says what each file needs.
-  const developers = triage.tasks.length > 0 ? await step("plan", () => designDevelopers(ctx, input.issue, triage.tasks)) : [];
-  ctx.onProgress({ stage: "team", developers });
-  // 3. The tasks run one after another, so each Developer sees what the earlier ones changed.
-  const plan: Plan = {
-    steps: triage.tasks.map((t) => [t.path]),
-    rationale: "Revision tasks run one after another, each seeing the changes made before it.",
-  };
-  // 4. Developers and QA Engineers, with the reviewer's words as the first QA comment of each file. The whole review
-  //    also rides along as a hint, so later attempts and the QA Engineers still see what the reviewer asked.
-  const issue = withReviewHint(input.issue, input.comments, input.general);
-  const outcomes = await step("code", () => runCodingTasks(ctx, issue, triage.tasks, developers, plan, triage.feedback));
-  // 5. The kept file diffs are the revision's change.
-  const merged = mergeChanges(plan, outcomes);
-  return { ...merged, ...triage, developers, plan, usage: usage.report(ctx.now() - started) };
+  // 0. The tests set up and run on the pull request's head meanwhile, where they may.
+  const testing = startTestBench(ctx);
+  try {
+    // 1. The Manager maps the review to file-level tasks; the reviewer's words go to the files they concern.
+    const triage = await step("plan", () => triageFeedback(ctx, input, prepare));
+    ctx.onProgress({ stage: "tasks", tasks: triage.tasks });
+    // 2. One Developer per task. No kick-off meeting: the review already says what each file needs.
+    const developers = triage.tasks.length > 0 ? await step("plan", () => designDevelopers(ctx, input.issue, triage.tasks)) : [];
+    ctx.onProgress({ stage: "team", developers });
+    // 3. The tasks run one after another, so each Developer sees what the earlier ones changed.
+    const plan: Plan = {
+      steps: triage.tasks.map((t) => [t.path]),
+      rationale: "Revision tasks run one after another, each seeing the changes made before it.",
+    };
+    // 4. Developers and QA Engineers, with the reviewer's words as the first QA comment of each file. The whole review
+    //    also rides along as a hint, so later attempts and the QA Engineers still see what the reviewer asked.
+    const issue = withReviewHint(input.issue, input.comments, input.general);
+    const tests = await testing.ready;
+    const outcomes = await step("code", () => runCodingTasks(ctx, issue, triage.tasks, developers, plan, triage.feedback, tests?.bench ?? null));
+    // 5. The kept file diffs are the revision's change, which the tests judge as a whole.
+    const merged = mergeChanges(plan, outcomes);
+    const report = await testing.judge(merged.changes);
+    return { ...merged, ...triage, developers, plan, ...(report ? { tests: report } : {}), usage: usage.report(ctx.now() - started) };
+  } finally {
+    await testing.close();
+  }
 }
+
 
 /** The issue with the review as one more hint: the general feedback and each inline comment with its place. */
 export function withReviewHint(issue: IssueText, comments: ReviewComment[], general: string[]): IssueText {

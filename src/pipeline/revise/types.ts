@@ -46,7 +46,7 @@ export interface Triage {
 }
 
 /** Everything a revision produced: the change (possibly none) and the material of its summary. */
-export interface RevisionResult extends Pick<ResolveResult, "patch" | "changes" | "outcomes"> {
+export interface RevisionResult extends Pick<ResolveResult, "patch" | "changes" | "outcomes" | "tests"> {
   tasks: FileTask[];
   feedback: FileFeedback[];
   declined: DeclinedFile[];

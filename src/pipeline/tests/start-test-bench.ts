@@ -1,10 +1,12 @@
 import type { StageContext, TestsReport } from "../types.js";
-import { openTestBench, type TestBench } from "./open-test-bench.js";
+import { openTestBench, type ChangedFile, type TestBench } from "./open-test-bench.js";
 
 /** The tests being prepared in the background: `ready` when they ran on the untouched checkout, `close` in every case. */
 export interface StartedTests {
   /** The report so far and the bench (null when the tests are not used); null when no `test_command` is set. Never rejects. */
   ready: Promise<{ report: TestsReport; bench: TestBench | null } | null>;
+  /** The tests' report with the whole change judged (when they are used and there is a change); reported as a `tests` event. */
+  judge(changes: readonly ChangedFile[]): Promise<TestsReport | undefined>;
   /** Stops a setup or test run still going, waits for it, and removes the copy the tests ran in. */
   close(): Promise<void>;
 }
@@ -29,6 +31,13 @@ export function startTestBench(ctx: StageContext): StartedTests {
     });
   return {
     ready,
+    judge: async (changes) => {
+      const opened = await ready;
+      if (!opened?.bench || changes.length === 0) return opened?.report;
+      const report = { ...opened.report, after: await opened.bench.check(changes) };
+      ctx.onProgress({ stage: "tests", tests: report });
+      return report;
+    },
     close: async () => {
       stop.abort();
       (await ready)?.bench?.dispose();
