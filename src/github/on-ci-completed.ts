@@ -1,7 +1,7 @@
 import type { Context } from "probot";
 import type { JobQueue } from "../jobs/job-queue.js";
 import { configForTrigger } from "./config-for-trigger.js";
-import { readCiFailures } from "./read-ci-failures.js";
+import { listFailedChecks } from "./read-ci-failures.js";
 import { checkNames } from "./render-ci-failures.js";
 import { submitReviseJob } from "./submit-revise-job.js";
 import type { Decision, TriggerRule } from "./trigger-desk.js";
@@ -15,6 +15,8 @@ interface CiRun {
   pulls: { number: number; head: { ref: string; sha: string } }[];
   /** What ran, for the status comment: the CI app's name, or the workflow's. */
   source: string;
+  /** This run of the CI on the commit: the same for a redelivery, new when the jobs are re-run. */
+  run: string;
 }
 
 type CiEvent = "check_suite.completed" | "workflow_run.completed";
@@ -44,12 +46,13 @@ export function onCiCompleted(queue: JobQueue, bot: () => Promise<BotIdentity>):
     decide: (context) => decide(context, read(context.payload), queue, bot),
   });
   return [
-    rule("check_suite.completed", (p) => ({ ...fieldsOf(p.check_suite), source: p.check_suite.app?.name ?? "a CI app" })),
-    rule("workflow_run.completed", (p) => ({ ...fieldsOf(p.workflow_run), source: `the workflow “${p.workflow_run.name}”` })),
+    // A re-requested check suite keeps its id and completes again later; a re-run workflow counts its attempts.
+    rule("check_suite.completed", (p) => ({ ...fieldsOf(p.check_suite), source: p.check_suite.app?.name ?? "a CI app", run: `suite ${p.check_suite.id} at ${p.check_suite.updated_at}` })),
+    rule("workflow_run.completed", (p) => ({ ...fieldsOf(p.workflow_run), source: `the workflow “${p.workflow_run.name}”`, run: `run ${p.workflow_run.id} attempt ${p.workflow_run.run_attempt ?? 1}` })),
   ];
 }
 
-function fieldsOf(run: any): Omit<CiRun, "source"> {
+function fieldsOf(run: any): Omit<CiRun, "source" | "run"> {
   return { headSha: run.head_sha, headBranch: run.head_branch ?? null, conclusion: run.conclusion ?? null, pulls: run.pull_requests ?? [] };
 }
 
@@ -78,8 +81,10 @@ async function decide(context: Context<CiEvent>, run: CiRun, queue: JobQueue, bo
   return submitReviseJob(context, queue, {
     pullNumber: pr.number,
     headRef: run.headBranch!,
-    // One fix per commit, however many events report its failure (several CI apps, a redelivery, both events).
-    delivery: `ci-fix:${context.repo().owner}/${context.repo().repo}@${run.headSha}`,
+    // One job per run of the CI, however often it is reported (a redelivery, a duplicate): a re-run after a failure that
+    // looked unrelated gets its own. A second CI app's failure of the same commit waits behind the first fix, and does
+    // nothing once that fix has moved the branch.
+    delivery: `ci-fix:${context.repo().owner}/${context.repo().repo}@${run.headSha} ${run.run}`,
     payload: {
       config,
       trigger: `CI failed on ${run.headSha.slice(0, 7)} (${run.source})`,
@@ -96,12 +101,12 @@ async function giveUp(context: Context<CiEvent>, number: number, sha: string, at
   const marker = `<!-- magis:ci-gave-up sha=${sha} -->`;
   const comments = await context.octokit.paginate(context.octokit.rest.issues.listComments, context.repo({ issue_number: number, per_page: 100 }));
   if (comments.some((c) => c.body?.includes(marker))) return { outcome: "ignored", detail: `CI still fails on ${sha.slice(0, 7)}; that was said already` };
-  const failures = await readCiFailures(context.octokit, context.repo(), sha);
+  const failed = await listFailedChecks(context.octokit, context.repo(), sha);
   const body = [
     marker,
     `### ❌ CI still fails after ${attempts} ${attempts === 1 ? "attempt" : "attempts"} by MAGIS`,
     "",
-    `Failing on ${sha.slice(0, 7)}: ${checkNames(failures)}.${failures.some((f) => f.unrelated) ? ` Unrelated to the change, it seems: ${failures.filter((f) => f.unrelated).map((f) => `\`${f.name}\` (${f.unrelated})`).join(", ")}.` : ""}`,
+    `Failing on ${sha.slice(0, 7)}: ${checkNames(failed)}.`,
     "",
     "MAGIS stops trying here. Push a fix yourself, or say what to change with `/magis revise <what to change>` (or a review).",
   ].join("\n");

@@ -1,5 +1,6 @@
 import { stripVTControlCharacters } from "node:util";
 import { cleanText } from "../clean-text.js";
+import { readTestOutput } from "../pipeline/tests/read-test-output.js";
 import { redactSecrets } from "../redact-secrets.js";
 import { readJobLogTail } from "./read-job-log-tail.js";
 import type { Octokit } from "./types.js";
@@ -26,14 +27,17 @@ const MAX_MESSAGE_CHARS = 500;
 const MAX_LOG_CHARS = 6_000;
 const MAX_LOG_LINES = 120;
 
-/** Signs, in a log or a check's text, that the CI itself failed rather than the change: the runner or the network. */
+/**
+ * Signs that the CI itself failed rather than the change: what a runner, a package manager or git prints when the
+ * machine or the network lets it down. Errors a test could raise itself (a reset socket, a timeout) are not among
+ * them, nor is a job stopped at its time limit: the change may be what hangs.
+ */
 const INFRASTRUCTURE: [RegExp, string][] = [
   [/runner has received a shutdown signal|lost communication with the server|The hosted runner .* lost/i, "the runner was lost"],
   [/No space left on device/i, "the runner ran out of disk"],
-  [/ECONNRESET|ETIMEDOUT|EAI_AGAIN|Could not resolve host|Temporary failure in name resolution|socket hang up|network is unreachable/i, "a network error"],
-  [/npm ERR! (?:code )?E(?:CONNRESET|TIMEDOUT|AI_AGAIN|NOTFOUND)|npm error network|Failed to download|ReadTimeoutError|Max retries exceeded with url|pip._vendor.urllib3.exceptions/i, "a download failed while installing"],
+  [/Could not resolve host|Temporary failure in name resolution|fatal: unable to access '[^']*'|getaddrinfo EAI_AGAIN/i, "a network error"],
+  [/npm (?:ERR!|error) (?:code )?E(?:CONNRESET|TIMEDOUT|AI_AGAIN|NOTFOUND)|npm (?:ERR!|error) network|pip\._vendor\.urllib3\.exceptions|Max retries exceeded with url|Failed to fetch https?:/i, "a download failed while installing"],
   [/\b(?:502 Bad Gateway|503 Service Unavailable|504 Gateway Time-?out)\b|API rate limit exceeded/i, "a service the CI needs did not answer"],
-  [/The operation was canceled|The job was canceled|exceeded the maximum execution time/i, "the job was cancelled or ran out of time"],
 ];
 
 /**
@@ -42,8 +46,7 @@ const INFRASTRUCTURE: [RegExp, string][] = [
  * like a comment and redacted before anything reads it.
  */
 export async function readCiFailures(octokit: Octokit, repo: { owner: string; repo: string }, sha: string, secrets: (string | undefined)[] = []): Promise<CiFailure[]> {
-  const runs = await octokit.paginate(octokit.rest.checks.listForRef, { ...repo, ref: sha, filter: "latest", per_page: 100 });
-  const failed = runs.filter((r) => r.conclusion === "failure" || r.conclusion === "timed_out").slice(0, MAX_CHECKS);
+  const failed = await listFailedChecks(octokit, repo, sha);
   // The start of a title or summary says the most; of a log, the end.
   const tidy = (text: string | null | undefined, max: number, keep: "start" | "end" = "start") => {
     const clean = redactSecrets(cleanText(stripVTControlCharacters(text ?? "")), secrets);
@@ -76,9 +79,21 @@ export async function readCiFailures(octokit: Octokit, repo: { owner: string; re
   return failures;
 }
 
-/** Why a failure looks like the CI's own trouble, from its log, title, summary and annotations; undefined when nothing says so. */
+/** The failed (or timed-out) check runs of a commit, the latest of each, at most MAX_CHECKS: what their names say. */
+export async function listFailedChecks(octokit: Octokit, repo: { owner: string; repo: string }, sha: string) {
+  const runs = await octokit.paginate(octokit.rest.checks.listForRef, { ...repo, ref: sha, filter: "latest", per_page: 100 });
+  return runs.filter((r) => r.conclusion === "failure" || r.conclusion === "timed_out").slice(0, MAX_CHECKS);
+}
+
+/**
+ * Why a failure looks like the CI's own trouble, from its log, title and summary; undefined when nothing says so, or
+ * when the failure points at the code: an annotation of level failure, or failing tests in its log.
+ */
 export function lookUnrelated(failure: Pick<CiFailure, "title" | "summary" | "logTail" | "annotations">): string | undefined {
-  const text = [failure.title, failure.summary, failure.logTail, ...failure.annotations.map((a) => a.message)].join("\n");
+  if (failure.annotations.some((a) => a.level === "failure")) return undefined;
+  const tests = readTestOutput(failure.logTail);
+  if (tests.failures.length > 0 || (tests.counts?.failed ?? 0) > 0) return undefined;
+  const text = [failure.title, failure.summary, failure.logTail].join("\n");
   return INFRASTRUCTURE.find(([pattern]) => pattern.test(text))?.[1];
 }
 

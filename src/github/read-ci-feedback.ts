@@ -1,3 +1,4 @@
+import { codeSpan } from "../pipeline/report/markdown.js";
 import { readCiFailures } from "./read-ci-failures.js";
 import { checkNames, renderCiFeedback } from "./render-ci-failures.js";
 import type { ReviseJobPayload } from "./submit-revise-job.js";
@@ -25,7 +26,7 @@ export async function readCiFeedback(
   secrets: (string | undefined)[],
 ): Promise<{ status: CiFixStatus; general: string[]; note?: string }> {
   const failures = await readCiFailures(octokit, repo, ci.headSha, secrets);
-  const unrelated = failures.filter((f) => f.unrelated).map((f) => `\`${f.name.replace(/`/g, "'")}\` (${f.unrelated})`);
+  const unrelated = failures.filter((f) => f.unrelated).map((f) => `${codeSpan(f.name)} (${f.unrelated})`);
   const status = { checks: checkNames(failures), attempt: ci.attempt, of: ci.of, unrelated };
   const sha = ci.headSha.slice(0, 7);
   if (failures.length === 0) return { status, general: [], note: `no failed check is listed on ${sha} any more (it may have been re-run); nothing to fix` };

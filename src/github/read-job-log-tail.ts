@@ -1,3 +1,4 @@
+import { TailBuffer } from "../tail-buffer.js";
 import type { Octokit } from "./types.js";
 
 /** The end of a GitHub Actions job's log, and how much of the log there was. */
@@ -32,33 +33,21 @@ export async function readJobLogTail(octokit: Octokit, repo: { owner: string; re
   if (!location) throw new Error(`GitHub gave no download address for the log of job ${jobId} (status ${redirect.status})`);
   const response = await fetch(location, { headers: { range: `bytes=-${keep}` }, signal: AbortSignal.timeout(options.timeoutMs ?? 60_000) });
   if (!response.ok || !response.body) throw new Error(`the log of job ${jobId} could not be downloaded (status ${response.status})`);
-  let chunks: Buffer[] = [];
-  let kept = 0;
-  let bytesRead = 0;
+  const tail = new TailBuffer(keep);
   const reader = response.body.getReader();
   try {
     for (;;) {
       const { done, value } = await reader.read();
       if (done) break;
-      bytesRead += value.length;
-      chunks.push(Buffer.from(value));
-      kept += value.length;
-      if (kept > keep * 2) {
-        const tail = Buffer.concat(chunks).subarray(-keep);
-        chunks = [tail];
-        kept = tail.length;
-      }
-      if (bytesRead >= max) break;
+      tail.push(value);
+      if (tail.total >= max) break;
     }
   } finally {
     await reader.cancel().catch(() => undefined);
   }
-  const whole = Buffer.concat(chunks);
+  const bytesRead = tail.total;
   const range = response.status === 206 ? /\/(\d+)$/.exec(response.headers.get("content-range") ?? "") : null;
   const cut = bytesRead > keep || bytesRead >= max || (range !== null && Number(range[1]) > bytesRead);
-  let text = whole.subarray(-keep).toString("utf8");
-  // A cut falls inside a line (or a multi-byte character): the text starts at the next line, if there is one.
-  const newline = text.indexOf("\n");
-  if (cut && newline >= 0 && newline < text.length - 1) text = text.slice(newline + 1);
+  const text = tail.text(cut);
   return { text, bytesRead, cut };
 }

@@ -1,9 +1,9 @@
-import { fence } from "../pipeline/report/markdown.js";
+import { codeSpan, fence } from "../pipeline/report/markdown.js";
 import type { CiFailure } from "./read-ci-failures.js";
 
 /** The failed checks' names for a sentence: "`tests (3.11)`, `lint`". */
-export function checkNames(failures: CiFailure[]): string {
-  return failures.map((f) => `\`${f.name.replace(/`/g, "'")}\``).join(", ") || "no check the API lists";
+export function checkNames(failures: { name: string }[]): string {
+  return failures.map((f) => codeSpan(f.name)).join(", ") || "no check the API lists";
 }
 
 /**

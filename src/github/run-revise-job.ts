@@ -55,9 +55,8 @@ export function reviseJobRunner(services: ReviseJobServices): JobRunner {
       // Nothing to do is a success when there was nothing to fix (a moot CI failure), not when feedback was missing.
       const nothing = (note: string, succeeded = false) => finish({ commit: null, parent: pull.head.sha, branch: headRef, result: null, note }, succeeded);
       // A CI fix is for the commit CI failed on: a push since (a person's, or a newer run's) makes it moot.
-      if (payload.ci && pull.head.sha !== payload.ci.headSha) {
-        return nothing(`the branch moved to ${pull.head.sha.slice(0, 7)} after CI failed on ${payload.ci.headSha.slice(0, 7)}, so that failure is not fixed here`, true);
-      }
+      const moved = (head: string) => nothing(`the branch moved to ${head.slice(0, 7)} after CI failed on ${payload.ci!.headSha.slice(0, 7)}, so that failure is not fixed here`, true);
+      if (payload.ci && pull.head.sha !== payload.ci.headSha) return moved(pull.head.sha);
       const ci = payload.ci ? await readCiFeedback(octokit, repo, payload.ci, [token]) : undefined;
       if (ci) status.update((s) => ({ ...s, ci: ci.status }));
       if (ci?.note) return nothing(ci.note, true);
@@ -79,6 +78,8 @@ export function reviseJobRunner(services: ReviseJobServices): JobRunner {
       // The tests need every file; without them only the files the revision reads are written.
       const runsTests = config.test_command !== undefined && services.exec !== undefined;
       const revised = await withShallowClone(remote, headRef, async (checkout) => {
+        // A push between reading the pull request and cloning it: a CI fix never goes on top of someone else's commit.
+        if (payload.ci && checkout.head !== payload.ci.headSha) return { moved: checkout.head };
         // 3. The revision.
         run.enter("plan");
         const onProgress = (event: ProgressEvent) => {
@@ -91,7 +92,7 @@ export function reviseJobRunner(services: ReviseJobServices): JobRunner {
         };
         // The checkout has no files yet: only those the revision reads are written (a few, not the whole repository).
         const prepare = async (paths: string[]) => void (await writeFilesAt(checkout.dir, checkout.head, paths));
-        const result = await services.revise(ctx, { issue, changedFiles, comments, general }, prepare);
+        const result = await services.revise(ctx, { issue, changedFiles, comments, general, source: ci ? "ci" : "review" }, prepare);
         if (result.changes.length === 0) return { result, commit: null, parent: checkout.head };
         // 4. One commit on top of the head.
         run.enter("publish");
@@ -99,6 +100,7 @@ export function reviseJobRunner(services: ReviseJobServices): JobRunner {
         run.enter("cleanup", { stoppable: false });
         return { result, commit, parent: checkout.head };
       }, { parentDir: services.workDir, files: runsTests ? "all" : "none" });
+      if (revised.moved !== undefined) return moved(revised.moved);
 
       // 5. The answers in the threads and the summary.
       run.enter("answer", { stoppable: false });

@@ -45,7 +45,8 @@ describe("CI fails on the bot's pull request: the bot reads the failure and push
     await rig.app.services.settled();
     expect(rig.model.problems).toEqual([]);
     const [job] = rig.jobs();
-    expect(job, job?.detail ?? "").toMatchObject({ kind: "revise-pull-request", number: 2, status: "succeeded", delivery: `ci-fix:${FULL}@${seeded.head}` });
+    expect(job, job?.detail ?? "").toMatchObject({ kind: "revise-pull-request", number: 2, status: "succeeded" });
+    expect(job!.delivery).toMatch(new RegExp(`^ci-fix:${FULL}@${seeded.head} suite \\d+ at `));
 
     // One commit on top of the failing head, by the app, numbered as fix 1.
     const head = git("rev-parse", BRANCH);
@@ -115,17 +116,42 @@ describe("CI fails on the bot's pull request: the bot reads the failure and push
     expect(rig.github.comments.filter((c) => c.issue === 2)).toEqual([]);
   });
 
-  it("a redelivery, or a second CI app reporting the same commit, makes one fix", async () => {
+  it("a redelivery or a duplicate of one CI run makes one job; a second CI app's failure of the same commit pushes nothing more", async () => {
     const seeded = seedBotPullRequest(rig.root);
     serveLog(7001, "README.md:4: say where to push\n");
     await rig.setUp({ pulls: seeded.pulls, checkRuns: [failingDocsCheck(seeded.head)], script: (model) => scriptRevisions(model, REVISE_LINE_4) });
-    await deliver(seeded.head, "d-once");
-    await deliver(seeded.head, "d-once");
+    const suite = ciPayload("check_suite", { sha: seeded.head, branch: BRANCH, pull: 2, conclusion: "failure", installationId: INSTALLATION });
+    await rig.app.deliver("check_suite", suite, "d-once");
+    await rig.app.deliver("check_suite", suite, "d-once");
+    await rig.app.deliver("check_suite", suite, "d-duplicate");
     await deliver(seeded.head, "d-other-app", { event: "workflow_run" });
     await rig.app.services.settled();
-    expect(rig.jobs()).toHaveLength(1);
+    expect(rig.app.services.triggers.get("d-duplicate")).toMatchObject({ outcome: "ignored", detail: "a fix for this commit's CI failure was queued before" });
+    // The other app's job waited behind the fix, found the branch moved on, and pushed nothing.
+    const [fix, other] = rig.jobs().sort((a, b) => a.id - b.id);
+    expect(fix).toMatchObject({ status: "succeeded" });
+    expect(other).toMatchObject({ status: "succeeded", detail: "https://github.com/Codertocat/Hello-World/pull/2: no change" });
     expect(git("rev-list", "--count", `${seeded.head}..${BRANCH}`)).toBe("1");
-    expect(rig.app.services.triggers.get("d-other-app")).toMatchObject({ outcome: "ignored", detail: "a fix for this commit's CI failure was queued before" });
+  });
+
+  it("a re-run that fails for a real reason after a failure that looked unrelated gets its fix", async () => {
+    const seeded = seedBotPullRequest(rig.root);
+    const check = { ...failingDocsCheck(seeded.head), annotations: [], title: "install failed", summary: "" };
+    nock(LOGS).get("/jobs/7001/log").query(true).reply(200, "npm ERR! code ECONNRESET\nnpm ERR! network aborted\n");
+    await rig.setUp({ pulls: seeded.pulls, checkRuns: [check], script: (model) => scriptRevisions(model, REVISE_LINE_4) });
+    const first = ciPayload("check_suite", { sha: seeded.head, branch: BRANCH, pull: 2, conclusion: "failure", installationId: INSTALLATION });
+    await rig.app.deliver("check_suite", first, "d-flaky-first");
+    await rig.app.services.settled();
+    expect(git("rev-parse", BRANCH)).toBe(seeded.head);
+    // The maintainer re-runs the jobs, as the comment says; this time the docs check fails on the code.
+    Object.assign(check, failingDocsCheck(seeded.head));
+    serveLog(7001, "README.md:4: say where to push\n");
+    const rerun = structuredClone(first);
+    rerun.check_suite.updated_at = new Date(Date.parse(first.check_suite.updated_at) + 60_000).toISOString();
+    await rig.app.deliver("check_suite", rerun, "d-rerun");
+    await rig.app.services.settled();
+    expect(git("rev-list", "--count", `${seeded.head}..${BRANCH}`)).toBe("1");
+    expect(git("log", "-1", "--format=%s", BRANCH)).toBe("Fix CI of #2 (attempt 1 of 2)");
   });
 
   it("spends no attempt when every failure looks like the CI's own trouble, and says so", async () => {
@@ -139,6 +165,6 @@ describe("CI fails on the bot's pull request: the bot reads the failure and push
     expect(git("rev-parse", BRANCH)).toBe(seeded.head);
     const status = rig.github.comments.find((c) => c.issue === 2 && c.body.includes("<!-- magis:status job="))!.body;
     expect(status).toContain("### MAGIS pushed no fix for the failing CI");
-    expect(status).toContain(`every failure on ${seeded.head.slice(0, 7)} looks unrelated to the change (\`docs\` (a network error)); re-run the failed jobs, no attempt was spent`);
+    expect(status).toContain(`every failure on ${seeded.head.slice(0, 7)} looks unrelated to the change (\`docs\` (a download failed while installing)); re-run the failed jobs, no attempt was spent`);
   });
 });

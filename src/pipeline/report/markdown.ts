@@ -16,6 +16,11 @@ export function codeCell(text: string): string {
   return joined.trim();
 }
 
+/** A name (a test's, a check's) as a one-line code span it cannot break out of: its backticks become quotes. */
+export function codeSpan(text: string): string {
+  return `\`${text.replace(/`/g, "'").replace(/\r?\n/g, " ")}\``;
+}
+
 // "Fixes #12", "closes octo/demo#3", "Resolves: #4": GitHub closes the named issue when a pull request whose body (or a
 // commit whose message) says so is merged.
 const CLOSING_REFERENCE = /\b(close[sd]?|fix(?:e[sd])?|resolve[sd]?)(\s*:?\s+)((?:[\w.-]+\/[\w.-]+)?#\d+)/gi;

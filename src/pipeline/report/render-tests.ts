@@ -1,5 +1,4 @@
-import { listNames } from "../tests/compare-test-runs.js";
-import { describeExit } from "../tests/describe-test-verdict.js";
+import { describeExit, listNames } from "../tests/describe-test-verdict.js";
 import type { TestRun, TestsReport } from "../types.js";
 import { cell, codeCell, details, fence, neutralize, table } from "./markdown.js";
 
@@ -22,7 +21,7 @@ export function renderTests(report: TestsReport): string {
   if (after.fixed.length > 0) lines.push("", `Now passing: ${neutralize(listNames(after.fixed, 20))}.`);
   if (after.newFailures.length > 0) lines.push("", `Newly failing: ${neutralize(listNames(after.newFailures, 20))}.`);
   if (stillFailing.length > 0) lines.push("", `Still failing: ${neutralize(listNames(stillFailing, 20))}.`);
-  if (after.breaks) lines.push("", `> **Warning:** the whole change breaks what worked: ${neutralize(after.breaks)}. Each task's change passed on its own; check how they combine.`);
+  if (after.breaks) lines.push("", `> **Warning:** the whole change breaks what worked: ${neutralize(after.breaks)}. Review it closely before merging.`);
   if (after.run.outcome !== "passed" && after.run.tail) lines.push("", details("Output with the change (end)", fence(after.run.tail, "text")));
   return lines.join("\n");
 }

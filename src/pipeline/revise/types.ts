@@ -22,8 +22,13 @@ export interface RevisionInput {
   changedFiles: { path: string; patch?: string }[];
   /** Inline comments of the review. */
   comments: ReviewComment[];
-  /** Feedback that names no line: the review body and `/magis revise` guidance. */
+  /** Feedback that names no line: the review body and `/magis revise` guidance, or what CI reported. */
   general: string[];
+  /**
+   * Who gave the feedback: a person's review (default), or the repository's CI failing, whose output is build text
+   * the agents diagnose and never instructions they follow.
+   */
+  source?: "review" | "ci";
 }
 
 /**

@@ -1,11 +1,13 @@
 import type { TestRun, TestVerdict } from "../types.js";
+import { listNames } from "./describe-test-verdict.js";
 
 /**
  * Judges a test run with a change against the run before it. In this order, the change breaks something when:
  *  1. the tests no longer finish (timed out or could not run) where they finished before;
  *  2. they all passed before and do not now;
  *  3. a test fails now that did not fail before (by name, when the runner names failing tests);
- *  4. more tests fail than before (by the runner's counts, when it names none).
+ *  4. fewer tests pass than before (by the runner's counts: a suite that no longer loads names no failing test);
+ *  5. more tests fail than before (by the runner's counts, when it names none).
  * Otherwise it breaks nothing; `fixed` lists what no longer fails.
  */
 export function compareTestRuns(before: TestRun, after: TestRun): TestVerdict {
@@ -25,14 +27,11 @@ function findBreakage(before: TestRun, after: TestRun, newFailures: string[]): s
     return `the tests passed before this change and fail with it${newFailures.length > 0 ? `: ${listNames(newFailures)}` : ""}`;
   }
   if (newFailures.length > 0) return `tests that did not fail before this change fail with it: ${listNames(newFailures)}`;
+  if (before.counts && after.counts && after.counts.passed < before.counts.passed) {
+    return `${after.counts.passed} tests pass with this change, ${before.counts.passed} before it`;
+  }
   if (before.failures.length === 0 && after.failures.length === 0 && before.counts && after.counts && after.counts.failed > before.counts.failed) {
     return `${after.counts.failed} tests fail with this change, ${before.counts.failed} before it`;
   }
   return undefined;
-}
-
-/** Test names for a sentence: the first few, then how many more. */
-export function listNames(names: string[], max = 5): string {
-  const shown = names.slice(0, max).map((n) => `\`${n.replace(/`/g, "'")}\``).join(", ");
-  return names.length > max ? `${shown} and ${names.length - max} more` : shown;
 }

@@ -1,8 +1,14 @@
 import type { TestRun, TestsReport, TestVerdict } from "../types.js";
-import { listNames } from "./compare-test-runs.js";
+import { codeSpan } from "../report/markdown.js";
 
 // The QA Engineer reads the end of the output only when something fails: the part that says what.
 const MODEL_TAIL_CHARS = 2_500;
+
+/** Test names for a sentence, as code spans: the first few, then how many more. */
+export function listNames(names: string[], max = 5): string {
+  const shown = names.slice(0, max).map(codeSpan).join(", ");
+  return names.length > max ? `${shown} and ${names.length - max} more` : shown;
+}
 
 /** A run in a few words: the runner's counts when known ("2 failed, 5 passed"), else how it ended ("failed, exit 1"). */
 export function describeCounts(run: TestRun): string {
@@ -18,9 +24,9 @@ export function describeAttemptTests(verdict: TestVerdict): string {
   return verdict.breaks ? `${counts}; ${verdict.breaks}` : counts;
 }
 
-/** How a run ended: "passed (exit 0)", "failed (exit 1)", "did not finish in time", "could not run (…)". */
-export function describeExit(run: TestRun): string {
-  if (run.outcome === "timed-out") return "did not finish in time";
+/** How a run ended: "passed (exit 0)", "failed (exit 1)", "did not finish in time" (within N s), "could not run (…)". */
+export function describeExit(run: TestRun, timeoutSeconds?: number): string {
+  if (run.outcome === "timed-out") return timeoutSeconds ? `did not finish within ${timeoutSeconds} s and was stopped` : "did not finish in time";
   if (run.outcome === "error") return `could not run (${run.error ?? "no exit status"})`;
   return run.outcome === "passed" ? "passed (exit 0)" : `failed (exit ${run.exitCode})`;
 }

@@ -6,10 +6,12 @@ import { stripVTControlCharacters } from "node:util";
 import { cleanText } from "../../clean-text.js";
 import { encodeFile, type FileEncoding } from "../../edit/file-encoding.js";
 import { redactSecrets } from "../../redact-secrets.js";
+import { fromLineStart } from "../../tail-buffer.js";
 import { resolveInside } from "../../workspace/safe-path.js";
 import type { StageContext, TestRun, TestsReport, TestVerdict } from "../types.js";
 import { commandEnv } from "./command-env.js";
 import { compareTestRuns } from "./compare-test-runs.js";
+import { describeExit } from "./describe-test-verdict.js";
 import { readTestOutput } from "./read-test-output.js";
 import { runCommand, type CommandRun } from "./run-command.js";
 
@@ -46,9 +48,14 @@ export async function openTestBench(ctx: StageContext): Promise<{ report: TestsR
   const policy = ctx.commands ?? { allowed: false, why: "the caller did not allow running the repository's commands" };
   if (!policy.allowed) return { report: { ...report, skipped: policy.why }, bench: null };
 
-  const dir = policy.scratchDir ?? fs.mkdtempSync(path.join(os.tmpdir(), "magis-tests-"));
-  fs.rmSync(dir, { recursive: true, force: true });
-  const dispose = () => fs.rmSync(dir, { recursive: true, force: true });
+  // A folder of our own, made afresh (mkdtemp), which the copy goes into: no other user can take its name meanwhile.
+  const own = policy.scratchDir ?? fs.mkdtempSync(path.join(os.tmpdir(), "magis-tests-"));
+  if (policy.scratchDir) {
+    fs.rmSync(own, { recursive: true, force: true });
+    fs.mkdirSync(own, { mode: 0o700 });
+  }
+  const dir = path.join(own, "repo");
+  const dispose = () => fs.rmSync(own, { recursive: true, force: true });
   try {
     fs.cpSync(ctx.root, dir, { recursive: true, verbatimSymlinks: true });
     const env = commandEnv(policy.env, policy.secrets ?? []);
@@ -58,13 +65,13 @@ export async function openTestBench(ctx: StageContext): Promise<{ report: TestsR
       const setupRun = await run(setup);
       if (setupRun.outcome !== "passed") {
         dispose();
-        return { report: { ...report, setupRun, skipped: `the setup command ${describeEnd(setupRun, ctx.config.test_timeout_seconds)}` }, bench: null };
+        return { report: { ...report, setupRun, skipped: `the setup command ${describeExit(setupRun, ctx.config.test_timeout_seconds)}` }, bench: null };
       }
     }
     const before = await run(command);
     if (before.outcome === "timed-out" || before.outcome === "error") {
       dispose();
-      return { report: { ...report, before, skipped: `the tests ${describeEnd(before, ctx.config.test_timeout_seconds)} on the untouched checkout` }, bench: null };
+      return { report: { ...report, before, skipped: `the tests ${describeExit(before, ctx.config.test_timeout_seconds)} on the untouched checkout` }, bench: null };
     }
     return { report: { ...report, before }, bench: makeBench(ctx.root, dir, before, () => run(command), dispose) };
   } catch (error) {
@@ -75,6 +82,7 @@ export async function openTestBench(ctx: StageContext): Promise<{ report: TestsR
 
 function makeBench(root: string, dir: string, before: TestRun, runTests: () => Promise<TestRun>, dispose: () => void): TestBench {
   const seen = new Map<string, Promise<TestVerdict>>();
+  let broken: TestVerdict | null = null;
   let queue: Promise<unknown> = Promise.resolve();
   return {
     before,
@@ -85,11 +93,20 @@ function makeBench(root: string, dir: string, before: TestRun, runTests: () => P
       if (!verdict) {
         // One run at a time: the copy holds one set of changes, and two test suites at once would fight for the machine.
         verdict = queue.then(async () => {
-          writeChanges(dir, changes);
+          if (broken) return broken;
           try {
-            return compareTestRuns(before, await runTests());
-          } finally {
-            restoreOriginals(root, dir, changes);
+            writeChanges(dir, changes);
+            try {
+              return compareTestRuns(before, await runTests());
+            } finally {
+              restoreOriginals(root, dir, changes);
+            }
+          } catch (error) {
+            // The copy no longer matches the checkout (a test run removed a folder, the disk is full): no later run can
+            // be trusted, so every check from here on says the tests could not run, and nothing is refused for it.
+            const reason = `the copy the tests run in could not be prepared (${error instanceof Error ? error.message : String(error)})`;
+            broken = { run: { ...before, outcome: "error", exitCode: null, counts: null, failures: [], tail: "", durationMs: 0, error: reason }, newFailures: [], fixed: [] };
+            return broken;
           }
         });
         queue = verdict.catch(() => undefined);
@@ -129,15 +146,5 @@ function describeRun(run: CommandRun, secrets: readonly (string | undefined)[]):
 
 /** The last TAIL_CHARS of the text, from a line's start when there is one in reach. */
 function tailOf(text: string): string {
-  if (text.length <= TAIL_CHARS) return text;
-  const cut = text.slice(-TAIL_CHARS);
-  const start = cut.indexOf("\n");
-  return `…\n${start >= 0 && start < cut.length - 1 ? cut.slice(start + 1) : cut}`;
-}
-
-/** How a run that did not pass ended, as the end of a sentence: "failed (exit 2)", "did not finish within 300 s". */
-function describeEnd(run: TestRun, timeoutSeconds: number): string {
-  if (run.outcome === "timed-out") return `did not finish within ${timeoutSeconds} s and was stopped`;
-  if (run.outcome === "error") return `could not run: ${run.error ?? "it did not exit"}`;
-  return run.outcome === "passed" ? "passed" : `failed (exit ${run.exitCode})`;
+  return text.length <= TAIL_CHARS ? text : `…\n${fromLineStart(text.slice(-TAIL_CHARS))}`;
 }

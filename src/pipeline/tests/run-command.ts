@@ -1,4 +1,5 @@
 import { spawn } from "node:child_process";
+import { TailBuffer } from "../../tail-buffer.js";
 
 /** How one run of a repository's command ended, with the end of what it printed. */
 export interface CommandRun {
@@ -38,9 +39,7 @@ export function runCommand(command: string, options: CommandOptions): Promise<Co
   const keep = options.keepBytes ?? 512 * 1024;
   const started = performance.now();
   return new Promise((resolve) => {
-    let chunks: Buffer[] = [];
-    let kept = 0;
-    let outputBytes = 0;
+    const output = new TailBuffer(keep);
     let ending: CommandRun["outcome"] | null = null;
     let error: string | undefined;
     let exitCode: number | null = null;
@@ -53,17 +52,7 @@ export function runCommand(command: string, options: CommandOptions): Promise<Co
         // The group is gone already.
       }
     };
-    const take = (chunk: Buffer) => {
-      outputBytes += chunk.length;
-      chunks.push(chunk);
-      kept += chunk.length;
-      if (kept > keep * 2) {
-        // Compacted now and then rather than per chunk: a flood costs linear time, and memory stays under 2 × keep.
-        const tail = Buffer.concat(chunks).subarray(-keep);
-        chunks = [tail];
-        kept = tail.length;
-      }
-    };
+    const take = (chunk: Buffer) => output.push(chunk);
     child.stdout.on("data", take);
     child.stderr.on("data", take);
     const timer = setTimeout(() => {
@@ -84,11 +73,14 @@ export function runCommand(command: string, options: CommandOptions): Promise<Co
       clearTimeout(timer);
       clearTimeout(drain);
       options.signal?.removeEventListener("abort", onAbort);
-      // Whatever the command started in the background goes with it.
+      // Whatever the command started in the background goes with it; one that left the group (setsid) keeps running,
+      // but its pipes are closed here, so it holds nothing of this process.
       killGroup();
-      const output = Buffer.concat(chunks).subarray(-keep).toString("utf8");
+      child.stdout.destroy();
+      child.stderr.destroy();
       const outcome = ending ?? (exitCode === 0 ? "passed" : exitCode === null ? "error" : "failed");
-      resolve({ outcome, exitCode, output, outputBytes, durationMs: Math.round(performance.now() - started), ...(error ? { error } : {}) });
+      const text = output.text(false);
+      resolve({ outcome, exitCode, output: text, outputBytes: output.total, durationMs: Math.round(performance.now() - started), ...(error ? { error } : {}) });
     };
     child.on("error", (cause) => {
       ending ??= "error";

@@ -37,7 +37,7 @@ describe("openTestBench", () => {
     expect(first.breaks).toBe("the tests passed before this change and fail with it: `value is one`");
     expect(await bench.check([...broken])).toBe(first);
     expect(runs()).toBe(2);
-    expect(fs.readFileSync(path.join(work, "tests", "value.txt"), "utf8")).toBe("1\n");
+    expect(fs.readFileSync(path.join(work, "tests", "repo", "value.txt"), "utf8")).toBe("1\n");
     expect(fs.readFileSync(path.join(root, "value.txt"), "utf8")).toBe("1\n");
     bench.dispose();
     expect(fs.existsSync(path.join(work, "tests"))).toBe(false);
@@ -49,6 +49,18 @@ describe("openTestBench", () => {
     const verdicts = await Promise.all([bench.check([{ path: "value.txt", after: "2\n", encoding: "utf-8" }]), bench.check([{ path: "value.txt", after: "1\n", encoding: "utf-8" }])]);
     expect(verdicts.map((v) => v.run.outcome)).toEqual(["failed", "passed"]);
     expect(fs.readFileSync(path.join(work, "order.log"), "utf8")).toBe("start\nend\n".repeat(3));
+    bench.dispose();
+  });
+
+  it("a copy that a test run broke makes every later check say the tests could not run, refusing nothing", async () => {
+    fs.mkdirSync(path.join(root, "sub"));
+    fs.writeFileSync(path.join(root, "sub", "x.txt"), "x\n");
+    const bench = (await openTestBench(context({ test_command: "rm -rf sub" }, allowed())))!.bench!;
+    const verdict = await bench.check([{ path: "sub/x.txt", after: "y\n", encoding: "utf-8" }]);
+    expect(verdict.run.outcome).toBe("error");
+    expect(verdict.run.error).toMatch(/^the copy the tests run in could not be prepared \(ENOENT/);
+    expect(verdict.breaks).toBeUndefined();
+    expect((await bench.check([{ path: "value.txt", after: "2\n", encoding: "utf-8" }])).run.error).toBe(verdict.run.error);
     bench.dispose();
   });
 

@@ -56,6 +56,14 @@ describe("runCommand: a repository's command that misbehaves cannot hang or cras
     expect(alive(pidIn("daemon.pid"))).toBe(false);
   });
 
+  it("a daemon that left the group (setsid) cannot hold the run: it ends, and its pipes are closed", async () => {
+    const run = await runCommand("setsid sh -c 'echo $$ > escaped.pid; sleep 300; echo late' & sleep 0.3; echo started", { cwd: dir, env, timeoutMs: 60_000 });
+    expect(run).toMatchObject({ outcome: "passed", output: "started\n" });
+    expect(run.durationMs).toBeLessThan(10_000);
+    // It escaped the group kill, as setsid means to: the test stops it.
+    process.kill(pidIn("escaped.pid"), "SIGKILL");
+  });
+
   it("aborting (a cancelled job) kills the group and says why", async () => {
     const stop = new AbortController();
     const running = runCommand("sleep 300 & echo $! > child.pid; wait", { cwd: dir, env, timeoutMs: 60_000, signal: stop.signal });
@@ -81,10 +89,10 @@ describe("commandEnv", () => {
         GITHUB_TOKEN: "ghs_x", GH_TOKEN: "y", OPENAI_API_KEY: "sk-1", OPENAI_BASE_URL: "http://proxy", MAGIS_DB: "/x.db",
         INPUT_OPENAI_API_KEY: "sk-2", ACTIONS_ID_TOKEN_REQUEST_URL: "https://oidc", ACTIONS_RUNTIME_TOKEN: "z",
         PRIVATE_KEY: "-----BEGIN", WEBHOOK_SECRET: "w", DATABASE_URL: "postgres://u:p@h/db", AWS_SECRET_ACCESS_KEY: "a", NPM_AUTH: "n",
-        INNOCENT_LOOKING: "the-installation-token-value",
+        INNOCENT_LOOKING: "the-installation-token-value", GH_PAT: "ghp_x", PGPASSFILE: "/root/.pgpass", REDIS_URL: "redis://:hunter2@cache:6379", PATH_INFO: "/x",
       },
       ["the-installation-token-value"],
     );
-    expect(env).toEqual({ PATH: "/usr/bin", HOME: "/home/runner", JAVA_HOME: "/opt/java", pythonLocation: "/opt/py", GITHUB_REPOSITORY: "o/r", CI: "true" });
+    expect(env).toEqual({ PATH: "/usr/bin", HOME: "/home/runner", JAVA_HOME: "/opt/java", pythonLocation: "/opt/py", GITHUB_REPOSITORY: "o/r", PATH_INFO: "/x", CI: "true" });
   });
 });

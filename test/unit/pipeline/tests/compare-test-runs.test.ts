@@ -29,10 +29,16 @@ describe("compareTestRuns", () => {
   });
 
   it("more failures by count, when no names are known, break", () => {
-    expect(compareTestRuns(run("failed", [], { passed: 3, failed: 1, skipped: 0 }), run("failed", [], { passed: 2, failed: 2, skipped: 0 })).breaks).toBe(
+    // A new test that fails, the old ones all still passing: no fewer pass, more fail.
+    expect(compareTestRuns(run("failed", [], { passed: 3, failed: 1, skipped: 0 }), run("failed", [], { passed: 3, failed: 2, skipped: 0 })).breaks).toBe(
       "2 tests fail with this change, 1 before it",
     );
     expect(compareTestRuns(run("failed", [], { passed: 3, failed: 1, skipped: 0 }), run("failed", [], { passed: 4, failed: 1, skipped: 0 })).breaks).toBeUndefined();
+  });
+
+  it("fewer tests passing breaks, even when the failures named before are gone (a suite that no longer loads)", () => {
+    const verdict = compareTestRuns(run("failed", ["a"], { passed: 50, failed: 1, skipped: 0 }), run("failed", [], { passed: 10, failed: 0, skipped: 0 }));
+    expect(verdict.breaks).toBe("10 tests pass with this change, 50 before it");
   });
 
   it("tests that no longer finish, or no longer run, break", () => {
