@@ -3,13 +3,15 @@ import path from "node:path";
 import { modelFor, parseConfig } from "../config.js";
 import { createLlm } from "../llm/client.js";
 import type { CommandPolicy } from "../pipeline/types.js";
+import { explainLosses } from "../eval/oracle/explain-losses.js";
+import { startOracleModel } from "../eval/oracle/start-oracle-model.js";
 import { OutputTakenError, runEval } from "../eval/run-eval.js";
 import { parseFlags, UsageError, type CliIo, type Command } from "./io.js";
 import { makeModel } from "./open-checkout.js";
 
 const usage = `Usage: magis eval --data FILE.jsonl --repos DIR --out DIR [--prepare-from MIRRORS] [--limit N]
                   [--concurrency N] [--instances ID,…] [--resume] [--price-in USD --price-out USD]
-                  [--allow-commands]
+                  [--allow-commands] [--oracle]
 
 Runs the resolve pipeline (as \`magis resolve\` and the App run it) on SWE-bench-style issues with known
 answers, and measures each patch against the human one. Writes into --out as it goes, so a crash or
@@ -39,6 +41,9 @@ Options:
   --price-out USD     price per million completion tokens
   --allow-commands    let the repository's test_command run; off by default, since SWE-bench
                       environments (their Python versions and packages) are not set up here
+  --oracle            answer every model call from the instance's gold patch (a server on 127.0.0.1
+                      reading the project's own prompts; no model needed): measures what the pipeline
+                      itself loses with a perfect model, and where. Never a resolve rate.
 
 Model: OPENAI_API_KEY, OPENAI_BASE_URL, MAGIS_MODEL (MAGIS_MODEL_<AGENT> per agent).
 Exit 0 when every instance ran (with or without a patch), 2 for a usage mistake.`;
@@ -61,14 +66,16 @@ export const evalCommand: Command = {
       "price-in": { type: "string" },
       "price-out": { type: "string" },
       "allow-commands": { type: "boolean", default: false },
+      oracle: { type: "boolean", default: false },
     });
     for (const flag of ["data", "repos", "out"] as const) if (!values[flag]) throw new UsageError(`--${flag} is required`);
     const data = path.resolve(io.cwd, values.data!);
     if (!fs.statSync(data, { throwIfNoEntry: false })?.isFile()) throw new UsageError(`--data ${values.data} is not a file`);
     const repos = path.resolve(io.cwd, values.repos!);
     const prices = readPrices(values["price-in"], values["price-out"]);
+    const oracle = values.oracle ? await startOracleModel() : null;
     // Fails here, once, when no model is configured, rather than once per instance.
-    makeModel(parseConfig({}), io);
+    if (!oracle) makeModel(parseConfig({}), io);
     try {
       await runEval({
         data,
@@ -80,9 +87,12 @@ export const evalCommand: Command = {
         concurrency: values.concurrency === undefined ? 2 : wholeNumber("--concurrency", values.concurrency, 1, 64),
         resume: values.resume!,
         prices,
-        makeLlm: (config) => createLlm({ config, env: io.env }),
-        modelName: `magis-${modelFor("developer", parseConfig({}), io.env)}`,
+        makeLlm: oracle
+          ? (config, instance) => createLlm({ config, env: { OPENAI_BASE_URL: oracle.add(instance.instance_id, instance.patch ?? ""), MAGIS_MODEL: "oracle", MAGIS_LLM_MAX_RETRIES: "0" } })
+          : (config) => createLlm({ config, env: io.env }),
+        modelName: oracle ? "magis-oracle" : `magis-${modelFor("developer", parseConfig({}), io.env)}`,
         commands: commandPolicy(values["allow-commands"]!, io),
+        ...(oracle ? { oracle: { explainLosses } } : {}),
         now: io.now ?? Date.now,
         stderr: io.stderr,
         isTTY: io.isTTY === true,
@@ -90,7 +100,10 @@ export const evalCommand: Command = {
     } catch (error) {
       if (error instanceof OutputTakenError) throw new UsageError(error.message);
       throw error;
+    } finally {
+      await oracle?.close();
     }
+    if (oracle && oracle.problems.length > 0) io.stderr(`the oracle could not answer ${oracle.problems.length} call(s); the first: ${oracle.problems[0]}\n`);
     io.stdout(`${path.join(path.resolve(io.cwd, values.out!), "summary.md")}\n`);
     return 0;
   },

@@ -162,8 +162,9 @@ function meanPercent(values: number[]): string {
   return values.length === 0 ? "n/a" : `${((100 * values.reduce((a, b) => a + b, 0)) / values.length).toFixed(1)} %`;
 }
 
-/** `12.3k` tokens. */
+/** `12.3k`, `2.49M` tokens. */
 export function formatTokens(n: number): string {
+  if (n >= 1_000_000) return `${(n / 1_000_000).toFixed(2)}M`;
   return n >= 1000 ? `${(n / 1000).toFixed(1)}k` : String(n);
 }
 
