@@ -6,7 +6,8 @@ import type { LlmClient } from "../llm/client.js";
 import type { TraceRecord } from "../llm/types.js";
 import { StageError } from "../pipeline/errors.js";
 import { resolveIssue } from "../pipeline/resolve-issue.js";
-import type { CommandPolicy, LocatedFile, ResolveResult } from "../pipeline/types.js";
+import { locateFiles } from "../pipeline/locate/locate-files.js";
+import type { CommandPolicy, IssueText, LocatedFile, ResolveResult } from "../pipeline/types.js";
 import type { EvolutionMemory } from "../store/memory.js";
 import { checkPatchApplies } from "./check-patch-applies.js";
 import { fileRecall } from "./file-recall.js";
@@ -70,8 +71,7 @@ export async function runEvalInstance(instance: BenchInstance, setup: InstanceSe
       config = loadRepoConfig(copy);
       llm = setup.makeLlm(config, instance);
       // 2. The pipeline of `magis resolve` and the App, with the repository's memory shared by its instances.
-      const [title = "", ...body] = instance.problem_statement.split("\n");
-      const issue = { title: title.trim(), body: body.join("\n"), hints: instance.hints_text?.trim() ? [instance.hints_text] : [] };
+      const issue = issueOf(instance);
       const onProgress = (event: { stage: string; files?: LocatedFile[] }) => {
         if (event.stage === "located" && event.files) located = event.files;
       };
@@ -80,6 +80,8 @@ export async function runEvalInstance(instance: BenchInstance, setup: InstanceSe
     }
   } catch (error) {
     failure = error instanceof StageError ? { stage: error.stage, reason: error.message } : { stage: "crash", reason: error instanceof Error ? error.message : String(error) };
+    // A model that failed before the relevance check leaves no located files: BM25's own ranking still says whether the gold files were found.
+    if (failure.stage === "locate" && located.length === 0 && config) located = await rankOnly(copy, instance, config);
   } finally {
     fs.rmSync(copy, { recursive: true, force: true });
   }
@@ -106,6 +108,22 @@ export async function runEvalInstance(instance: BenchInstance, setup: InstanceSe
     wall_ms: setup.now() - started,
   };
   return { result, patch, trace: llm?.trace ?? [], resolved, config, checkout: failure?.stage === "input" ? null : checkout };
+}
+
+/** The files BM25 hands to the Custodian for the instance's issue, without a model (none when even that fails). */
+async function rankOnly(root: string, instance: BenchInstance, config: MagisConfig): Promise<LocatedFile[]> {
+  const noModel = { ask: () => Promise.reject(new Error("ranking only")) };
+  try {
+    return await locateFiles({ root, repoId: instance.repo, config, llm: noModel, now: Date.now, onProgress: () => undefined }, issueOf(instance), null, { bm25Only: true });
+  } catch {
+    return [];
+  }
+}
+
+/** The issue as SWE-bench gives it: the problem statement's first line is the title, the hints one hint. */
+function issueOf(instance: BenchInstance): IssueText {
+  const [title = "", ...body] = instance.problem_statement.split("\n");
+  return { title: title.trim(), body: body.join("\n"), hints: instance.hints_text?.trim() ? [instance.hints_text] : [] };
 }
 
 /** Makes the checkout from a mirror when asked; a failure to (no mirror, no such commit) is the instance's input failure. */

@@ -2,6 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { prepareCheckout } from "../../../src/eval/prepare-checkouts.js";
+import { reply } from "../../support/scripted-model.js";
 import { instanceLines, readLines, scriptTeam, startEvalRig, type EvalRig } from "./eval-rig.js";
 
 let rig: EvalRig;
@@ -57,5 +58,23 @@ describe("magis eval on bad input", () => {
     await rig.eval(["--data", other, "--out", out, "--repos", path.join(rig.work, "repos-other"), "--prepare-from", rig.mirrors]);
     const [result] = readLines(path.join(out, "results.jsonl"));
     expect(result!.failure).toEqual({ stage: "input", reason: `could not make the checkout from ${rig.mirrors}: no git mirror of acme/absent under ${rig.mirrors}; looked at:` });
+  });
+
+  it("gives BM25's files and recall to instances whose model fails every call", async () => {
+    const failing = await startEvalRig();
+    try {
+      failing.model.script("custodian-summarize-file", () => reply.status(500));
+      const run = await failing.eval(["--prepare-from", failing.mirrors]);
+      expect(run.code).toBe(0);
+      const results = readLines(path.join(failing.out, "results.jsonl"));
+      expect(results.map((r) => [r.instance_id, (r.failure as { stage: string }).stage, r.located, r.kept, r.recall_located, r.calls])).toEqual([
+        ["acme__greet-1", "locate", ["greet/hello.py", "greet/__init__.py", "README.md", "greet/legacy.py"], [], 1, 4],
+        ["acme__greet-2", "locate", ["greet/legacy.py", "greet/__init__.py"], [], 1, 2],
+        ["acme__greet-3", "locate", ["README.md"], [], 1, 1],
+      ]);
+      expect(readLines(path.join(failing.out, "predictions.jsonl")).map((p) => p.model_patch)).toEqual(["", "", ""]);
+    } finally {
+      await failing.close();
+    }
   });
 });
