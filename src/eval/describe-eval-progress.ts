@@ -24,12 +24,12 @@ export function describeEvalProgress(p: EvalProgress): string {
   const tokens = (x: EvalResult) => AGENTS.reduce((t, a) => t + x.tokens[a].total, 0);
   const done = p.results.length;
   const applied = p.results.filter((x) => x.applies === true).length;
-  const recall = p.results.reduce((t, x) => t + x.recall_kept, 0) / Math.max(1, done);
+  const mean = (of: (x: EvalResult) => number) => Math.round((100 * p.results.reduce((t, x) => t + of(x), 0)) / Math.max(1, done));
   const left = p.finishedHere > 0 ? (p.elapsedMs / p.finishedHere) * (p.total - done) : 0;
   const width = String(p.total).length;
   return (
-    `[${String(done).padStart(width)}/${p.total}] ${r.instance_id}: ${outcome}, recall ${fraction(r.recall_kept, r.gold_files.length)}, ${formatTokens(tokens(r))} tokens, ${formatDuration(r.wall_ms)}` +
-    ` | so far: applied ${applied}/${done}, recall ${Math.round(100 * recall)}%, ${formatTokens(p.results.reduce((t, x) => t + tokens(x), 0))} tokens, elapsed ${formatDuration(p.elapsedMs)}, ~${formatDuration(left)} left\n`
+    `[${String(done).padStart(width)}/${p.total}] ${r.instance_id}: ${outcome}, gold files ${fraction(r.recall_located, r.gold_files.length)} located ${fraction(r.recall_kept, r.gold_files.length)} kept, ${formatTokens(tokens(r))} tokens, ${formatDuration(r.wall_ms)}` +
+    ` | so far: applied ${applied}/${done}, recall ${mean((x) => x.recall_located)}% located ${mean((x) => x.recall_kept)}% kept, ${formatTokens(p.results.reduce((t, x) => t + tokens(x), 0))} tokens, elapsed ${formatDuration(p.elapsedMs)}, ~${formatDuration(left)} left\n`
   );
 }
 

@@ -124,12 +124,12 @@ patch have an empty \`model_patch\`, so the harness counts them as unresolved.
 `);
   });
 
-  it("prints a progress line per instance: its outcome, then applied, recall, tokens, elapsed and what is left", () => {
+  it("prints a progress line per instance: its outcome, then applied, recall of the located and kept files, tokens, elapsed and what is left", () => {
     const lines = run.stderr.split("\n").filter((l) => l.startsWith("["));
     expect(lines).toEqual([
-      "[1/3] acme__greet-1: patch applies, coverage 100%, recall 1/1, 2.0k tokens, 1s | so far: applied 1/1, recall 100%, 2.0k tokens, elapsed 4s, ~8s left",
-      "[2/3] acme__greet-2: patch does not apply, coverage 100%, recall 1/1, 1.3k tokens, 1s | so far: applied 1/2, recall 100%, 3.3k tokens, elapsed 8s, ~4s left",
-      "[3/3] acme__greet-3: no patch (locate: the Custodian judged none of the 1 best-matching files relevant to the issue (README.md)), recall 0/1, 110 tokens, 1s | so far: applied 1/3, recall 67%, 3.4k tokens, elapsed 12s, ~0s left",
+      "[1/3] acme__greet-1: patch applies, coverage 100%, gold files 1/1 located 1/1 kept, 2.0k tokens, 1s | so far: applied 1/1, recall 100% located 100% kept, 2.0k tokens, elapsed 4s, ~8s left",
+      "[2/3] acme__greet-2: patch does not apply, coverage 100%, gold files 1/1 located 1/1 kept, 1.3k tokens, 1s | so far: applied 1/2, recall 100% located 100% kept, 3.3k tokens, elapsed 8s, ~4s left",
+      "[3/3] acme__greet-3: no patch (locate: the Custodian judged none of the 1 best-matching files relevant to the issue (README.md)), gold files 1/1 located 0/1 kept, 110 tokens, 1s | so far: applied 1/3, recall 100% located 67% kept, 3.4k tokens, elapsed 12s, ~0s left",
     ]);
   });
 
