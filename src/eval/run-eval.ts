@@ -78,7 +78,7 @@ export async function runEval(options: EvalOptions): Promise<EvalRunResult> {
         repos: options.repos, prepareFrom: options.prepareFrom, scratch: path.join(options.out, "scratch"), memory, makeLlm: options.makeLlm,
         commands: options.commands, now: options.now, prices: options.prices, log: (line) => options.stderr(`${clearBar(options)}${line}\n`),
       });
-      const result = run ? withLosses(run, entry as BenchInstance, options) : inputFailureResult(entry.instance_id, "", (entry as BadInstanceLine).reason);
+      const result = run ? withLosses(run, entry as BenchInstance, options) : inputFailureResult(entry.instance_id, "(unreadable line)", (entry as BadInstanceLine).reason);
       await outputs.add({ instance_id: result.instance_id, model_name_or_path: options.modelName, model_patch: run?.patch ?? "" }, result, run?.trace ?? []);
       results.push(result);
       finishedHere++;
@@ -112,7 +112,15 @@ function selectInstances(entries: (BenchInstance | BadInstanceLine)[], options: 
 }
 
 function withLosses(run: InstanceRun, instance: BenchInstance, options: EvalOptions): EvalResult {
-  return options.oracle ? { ...run.result, oracle: true, losses: options.oracle.explainLosses(instance, run) } : run.result;
+  if (!options.oracle) return run.result;
+  let losses: OracleLoss[];
+  try {
+    losses = options.oracle.explainLosses(instance, run);
+  } catch (error) {
+    // The accounting of one instance must not stop the run: its result says it could not be made.
+    losses = [{ cause: "unexplained", file: "", detail: `the losses could not be worked out: ${error instanceof Error ? error.message : String(error)}` }];
+  }
+  return { ...run.result, oracle: true, losses };
 }
 
 /** On a terminal, what erases the bar before a line is printed over it. */

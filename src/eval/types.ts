@@ -8,7 +8,12 @@ export interface EvalFailure {
 
 /** Where an oracle run lost part of the gold patch, and why. */
 export interface OracleLoss {
-  /** What lost it: `not-located` (BM25 never handed the file over), `not-kept`, `not-candidate` (excluded or over the size cap), `new-file`, `deleted-file`, `edit-refused`, `syntax-refused`, `misplaced` (the change differs from the gold one), `no-patch` (the run failed before coding). */
+  /**
+   * What lost it, in pipeline order: `new-file`, `deleted-file` (the pipeline only changes existing files), `size-cap`,
+   * `not-located` (BM25 never handed it over), `not-kept`, `set-aside-<kind>`, `no-patch` (the run failed before
+   * coding it), `edit-refused`, `syntax-refused`, `misplaced`, `same-text-other-diff` (Eq. 1 below 1 for the gold
+   * text), `changed-text`, and `not-applied` for the whole patch.
+   */
   cause: string;
   file: string;
   detail: string;
