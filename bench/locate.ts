@@ -16,8 +16,8 @@ import { buildQuery } from "../src/pipeline/locate/build-query.js";
 import { listCandidates } from "../src/pipeline/locate/list-candidates.js";
 import { DEFAULT_RANK_OPTIONS, rankFiles, type RankOptions } from "../src/pipeline/locate/rank-files.js";
 import { listPythonFiles, rankPlain } from "./lib/plain-bm25.js";
-import { prepareCheckouts } from "./lib/prepare-checkouts.js";
-import { readInstances } from "./lib/read-instances.js";
+import { prepareCheckouts } from "../src/eval/prepare-checkouts.js";
+import { readInstances } from "../src/eval/read-instances.js";
 import { formatRecallTable, type RankOutcome } from "./lib/recall.js";
 
 const { values } = parseArgs({

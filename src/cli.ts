@@ -1,12 +1,13 @@
 import { createRequire } from "node:module";
 import { ConfigError } from "./config.js";
 import { actionCommand } from "./cli/action.js";
+import { evalCommand } from "./cli/eval.js";
 import { processIo, UsageError, type CliIo, type Command } from "./cli/io.js";
 import { locateCommand } from "./cli/locate.js";
 import { resolveCommand } from "./cli/resolve.js";
 import { serveCommand } from "./cli/serve.js";
 
-const commands: Command[] = [locateCommand, resolveCommand, serveCommand, actionCommand];
+const commands: Command[] = [locateCommand, resolveCommand, evalCommand, serveCommand, actionCommand];
 
 function version(): string {
   const require = createRequire(import.meta.url);

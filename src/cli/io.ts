@@ -4,6 +4,10 @@ export interface CliIo {
   stderr: (text: string) => void;
   env: NodeJS.ProcessEnv;
   cwd: string;
+  /** Whether stderr is a terminal (a command may then draw a progress bar); absent: it is not. */
+  isTTY?: boolean;
+  /** The clock; absent: Date.now. Tests pass their own to get outputs that do not depend on time. */
+  now?: () => number;
 }
 
 /** The process's own streams and environment. */
@@ -12,6 +16,7 @@ export const processIo: CliIo = {
   stderr: (text) => process.stderr.write(text),
   env: process.env,
   cwd: process.cwd(),
+  isTTY: process.stderr.isTTY === true,
 };
 
 /** A mistake in how the command was called: printed as one line, exit code 2. */

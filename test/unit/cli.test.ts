@@ -19,7 +19,7 @@ describe("magis command", () => {
   it("lists every subcommand in --help", async () => {
     const c = capture();
     expect(await main(["--help"], c.io)).toBe(0);
-    for (const name of ["locate", "resolve", "serve"]) expect(c.out()).toContain(name);
+    for (const name of ["locate", "resolve", "eval", "serve"]) expect(c.out()).toContain(name);
   });
 
   it("answers an unknown command with one line and exit code 2", async () => {

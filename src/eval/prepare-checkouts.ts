@@ -67,13 +67,30 @@ async function writeTree(gitDir: string, commit: string, target: string): Promis
   return missing;
 }
 
+/** The file beside a checkout made from a mirror that names the commit it holds (a plain tree has no .git to say so). */
+export function commitStampOf(checkout: string): string {
+  return `${checkout}.base_commit`;
+}
+
+/**
+ * Makes `<checkouts>/<instance_id>/` hold the instance's repository at its base commit, from a bare mirror, unless it
+ * is there already (a git checkout, or a tree whose commit stamp is written). The stamp is written last, so a tree a
+ * killed run left half-written is made again. Returns a line saying what was done, or null when nothing was.
+ */
+export async function prepareCheckout(instance: BenchInstance, mirrors: string, checkouts: string): Promise<string | null> {
+  const target = path.join(checkouts, instance.instance_id);
+  if (fs.existsSync(path.join(target, ".git")) || fs.existsSync(commitStampOf(target))) return null;
+  fs.rmSync(target, { recursive: true, force: true });
+  fs.mkdirSync(target, { recursive: true });
+  const missing = await writeTree(findMirror(mirrors, instance.repo), instance.base_commit, target);
+  fs.writeFileSync(commitStampOf(target), `${instance.base_commit}\n`);
+  return `${instance.instance_id}: checked out ${instance.base_commit.slice(0, 10)}${missing ? ` (${missing} blobs absent from the mirror, skipped)` : ""}`;
+}
+
 /** Makes `<checkouts>/<instance_id>/` hold each instance's repository at its base commit, from bare mirrors. */
 export async function prepareCheckouts(instances: BenchInstance[], mirrors: string, checkouts: string, log: (line: string) => void): Promise<void> {
   for (const instance of instances) {
-    const target = path.join(checkouts, instance.instance_id);
-    if (fs.existsSync(target) && fs.readdirSync(target).length > 0) continue;
-    fs.mkdirSync(target, { recursive: true });
-    const missing = await writeTree(findMirror(mirrors, instance.repo), instance.base_commit, target);
-    log(`${instance.instance_id}: checked out ${instance.base_commit.slice(0, 10)}${missing ? ` (${missing} blobs absent from the mirror, skipped)` : ""}`);
+    const done = await prepareCheckout(instance, mirrors, checkouts);
+    if (done) log(done);
   }
 }

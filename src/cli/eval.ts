@@ -1,0 +1,132 @@
+import fs from "node:fs";
+import path from "node:path";
+import { modelFor, parseConfig } from "../config.js";
+import { createLlm } from "../llm/client.js";
+import type { CommandPolicy } from "../pipeline/types.js";
+import { explainLosses } from "../eval/oracle/explain-losses.js";
+import { startOracleModel } from "../eval/oracle/start-oracle-model.js";
+import { OutputTakenError, runEval } from "../eval/run-eval.js";
+import { parseFlags, UsageError, type CliIo, type Command } from "./io.js";
+import { makeModel } from "./open-checkout.js";
+
+const usage = `Usage: magis eval --data FILE.jsonl --repos DIR --out DIR [--prepare-from MIRRORS] [--limit N]
+                  [--concurrency N] [--instances ID,…] [--resume] [--price-in USD --price-out USD]
+                  [--allow-commands] [--oracle]
+
+Runs the resolve pipeline (as \`magis resolve\` and the App run it) on SWE-bench-style issues with known
+answers, and measures each patch against the human one. Writes into --out as it goes, so a crash or
+Ctrl-C loses only the instances running at that moment:
+  predictions.jsonl  SWE-bench's format (instance_id, model_name_or_path, model_patch; empty when none)
+  results.jsonl      per instance: located and kept files, file recall, whether the patch applies
+                     (git apply --check), MAGIS Eq. 1 line coverage, the failing stage and why, tokens
+                     per agent, model calls, wall time, cost
+  summary.md         totals, per repository, beside the MAGIS paper, and the SWE-bench harness command
+  traces/ID.jsonl    every model call of an instance; memory.db, the evolution memory per repository
+A progress line per instance goes to stderr. A missing checkout, another commit, a broken line or a
+crash is that instance's failure; the run goes on.
+
+Options:
+  --data FILE         SWE-bench JSON Lines: instance_id, repo, base_commit, problem_statement, patch,
+                      hints_text (optional; passed as a hint)
+  --repos DIR         the checkouts, DIR/<instance_id>/ at base_commit (a git checkout, or a tree made
+                      by --prepare-from); only read: each instance runs on a scratch copy
+  --out DIR           where the outputs go
+  --prepare-from DIR  make missing checkouts from the bare mirrors under DIR (<owner>+<name>/repo,
+                      <owner>+<name>, <owner>/<name>.git or <name>.git)
+  --limit N           run only the first N selected instances
+  --concurrency N     instances at a time (default 2)
+  --instances IDS     only these instance ids, comma-separated
+  --resume            continue the run in --out, skipping the instances it finished
+  --price-in USD      price per million prompt tokens, for the cost column
+  --price-out USD     price per million completion tokens
+  --allow-commands    let the repository's test_command run; off by default, since SWE-bench
+                      environments (their Python versions and packages) are not set up here
+  --oracle            answer every model call from the instance's gold patch (a server on 127.0.0.1
+                      reading the project's own prompts; no model needed): measures what the pipeline
+                      itself loses with a perfect model, and where. Never a resolve rate.
+
+Model: OPENAI_API_KEY, OPENAI_BASE_URL, MAGIS_MODEL (MAGIS_MODEL_<AGENT> per agent).
+Exit 0 when every instance ran (with or without a patch), 2 for a usage mistake.`;
+
+/** `magis eval`: the pipeline measured on SWE-bench-style instances. */
+export const evalCommand: Command = {
+  name: "eval",
+  summary: "measure the pipeline on SWE-bench-style issues: predictions, results, summary",
+  usage,
+  run: async (args, io) => {
+    const { values } = parseFlags(args, {
+      data: { type: "string" },
+      repos: { type: "string" },
+      out: { type: "string" },
+      "prepare-from": { type: "string" },
+      limit: { type: "string" },
+      concurrency: { type: "string" },
+      instances: { type: "string" },
+      resume: { type: "boolean", default: false },
+      "price-in": { type: "string" },
+      "price-out": { type: "string" },
+      "allow-commands": { type: "boolean", default: false },
+      oracle: { type: "boolean", default: false },
+    });
+    for (const flag of ["data", "repos", "out"] as const) if (!values[flag]) throw new UsageError(`--${flag} is required`);
+    const data = path.resolve(io.cwd, values.data!);
+    if (!fs.statSync(data, { throwIfNoEntry: false })?.isFile()) throw new UsageError(`--data ${values.data} is not a file`);
+    const repos = path.resolve(io.cwd, values.repos!);
+    const prices = readPrices(values["price-in"], values["price-out"]);
+    const oracle = values.oracle ? await startOracleModel() : null;
+    // Fails here, once, when no model is configured, rather than once per instance.
+    if (!oracle) makeModel(parseConfig({}), io);
+    try {
+      await runEval({
+        data,
+        repos,
+        out: path.resolve(io.cwd, values.out!),
+        prepareFrom: values["prepare-from"] ? path.resolve(io.cwd, values["prepare-from"]) : undefined,
+        instances: values.instances?.split(",").map((id) => id.trim()).filter((id) => id !== ""),
+        limit: values.limit === undefined ? undefined : wholeNumber("--limit", values.limit, 1, 1_000_000),
+        concurrency: values.concurrency === undefined ? 2 : wholeNumber("--concurrency", values.concurrency, 1, 64),
+        resume: values.resume!,
+        prices,
+        makeLlm: oracle
+          ? (config, instance) => createLlm({ config, env: { OPENAI_BASE_URL: oracle.add(instance.instance_id, instance.patch ?? ""), MAGIS_MODEL: "oracle", MAGIS_LLM_MAX_RETRIES: "0" } })
+          : (config) => createLlm({ config, env: io.env }),
+        modelName: oracle ? "magis-oracle" : `magis-${modelFor("developer", parseConfig({}), io.env)}`,
+        commands: commandPolicy(values["allow-commands"]!, io),
+        ...(oracle ? { oracle: { explainLosses } } : {}),
+        now: io.now ?? Date.now,
+        stderr: io.stderr,
+        isTTY: io.isTTY === true,
+      });
+    } catch (error) {
+      if (error instanceof OutputTakenError) throw new UsageError(error.message);
+      throw error;
+    } finally {
+      await oracle?.close();
+    }
+    if (oracle && oracle.problems.length > 0) io.stderr(`the oracle could not answer ${oracle.problems.length} call(s); the first: ${oracle.problems[0]}\n`);
+    io.stdout(`${path.join(path.resolve(io.cwd, values.out!), "summary.md")}\n`);
+    return 0;
+  },
+};
+
+function commandPolicy(allowed: boolean, io: CliIo): CommandPolicy {
+  if (allowed) return { allowed: true, env: io.env, secrets: [io.env.OPENAI_API_KEY] };
+  return { allowed: false, why: "magis eval runs no repository command unless --allow-commands is given: SWE-bench environments are not set up here" };
+}
+
+function readPrices(priceIn: string | undefined, priceOut: string | undefined): { in: number; out: number } | undefined {
+  if (priceIn === undefined && priceOut === undefined) return undefined;
+  if (priceIn === undefined || priceOut === undefined) throw new UsageError("give both --price-in and --price-out (US dollars per million tokens), or neither");
+  const read = (flag: string, raw: string) => {
+    const value = Number(raw);
+    if (!Number.isFinite(value) || value < 0) throw new UsageError(`${flag} must be a price in US dollars per million tokens, not '${raw}'`);
+    return value;
+  };
+  return { in: read("--price-in", priceIn), out: read("--price-out", priceOut) };
+}
+
+function wholeNumber(flag: string, raw: string, min: number, max: number): number {
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < min || n > max) throw new UsageError(`${flag} must be a whole number from ${min} to ${max}, not '${raw}'`);
+  return n;
+}

@@ -1,0 +1,88 @@
+/** One change inside a hunk of a unified diff, placed by old line numbers. */
+export interface PatchChange {
+  /** First old line replaced (1-based); for an insertion (nothing removed), the old line it comes after (0: the top). */
+  start: number;
+  /** Last old line replaced; for an insertion, equal to `start`. */
+  end: number;
+  removed: string[];
+  added: string[];
+}
+
+/** The changes a unified diff makes to one file, under its old path (its new path for a created file). */
+export interface PatchFile {
+  path: string;
+  /** Whether the diff creates the file (`--- /dev/null`). */
+  created: boolean;
+  /** Whether the diff deletes the file (`+++ /dev/null`). */
+  deleted: boolean;
+  changes: PatchChange[];
+}
+
+/**
+ * Reads a unified diff (git's, or one without `diff --git` headers) into its files and, per file, its changes: each
+ * maximal run of `-`/`+` lines inside a hunk. Hunks are read by the line counts of their headers, so a removed line
+ * that itself starts with `--` is never taken for a file header.
+ */
+export function readPatchHunks(patch: string): PatchFile[] {
+  const files: PatchFile[] = [];
+  const lines = patch.split("\n").map((line) => line.replace(/\r$/, ""));
+  let file: PatchFile | null = null;
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]!;
+    if (line.startsWith("--- ") && lines[i + 1]?.startsWith("+++ ")) {
+      const oldPath = pathOf(line);
+      const newPath = pathOf(lines[i + 1]!);
+      file = { path: oldPath ?? newPath ?? "", created: oldPath === null, deleted: newPath === null, changes: [] };
+      files.push(file);
+      i++;
+      continue;
+    }
+    const hunk = /^@@ -(\d+)(?:,(\d+))? \+\d+(?:,(\d+))? @@/.exec(line);
+    if (!hunk || !file) continue;
+    i = readHunk(lines, i + 1, hunk, file.changes) - 1;
+  }
+  return files;
+}
+
+/** Reads the body of one hunk from `lines[from]` into `changes`; returns the index of the first line after it. */
+function readHunk(lines: string[], from: number, header: RegExpExecArray, changes: PatchChange[]): number {
+  const start = Number(header[1]);
+  let oldLeft = header[2] === undefined ? 1 : Number(header[2]);
+  let newLeft = header[3] === undefined ? 1 : Number(header[3]);
+  // `-k,0` is an empty old side placed after line k; otherwise the hunk starts at line k.
+  let oldLine = oldLeft === 0 ? start + 1 : start;
+  let change: PatchChange | null = null;
+  let i = from;
+  for (; i < lines.length && (oldLeft > 0 || newLeft > 0); i++) {
+    const line = lines[i]!;
+    const mark = line[0];
+    if (mark === "\\") continue;
+    if (mark === "-") {
+      if (!change || change.removed.length === 0) change = { ...(change ?? { added: [] }), start: oldLine, end: oldLine, removed: [] };
+      change.removed.push(line.slice(1));
+      change.end = oldLine++;
+      oldLeft--;
+    } else if (mark === "+") {
+      change ??= { start: oldLine - 1, end: oldLine - 1, removed: [], added: [] };
+      change.added.push(line.slice(1));
+      newLeft--;
+    } else {
+      // A context line (an empty line is one whose leading space was lost).
+      if (change) changes.push(change);
+      change = null;
+      oldLine++;
+      oldLeft--;
+      newLeft--;
+    }
+  }
+  while (lines[i]?.startsWith("\\")) i++;
+  if (change) changes.push(change);
+  return i;
+}
+
+/** The path of a `---`/`+++` line without its `a/`/`b/` prefix and timestamp, or null for /dev/null. */
+function pathOf(line: string): string | null {
+  const name = line.slice(4).split("\t")[0]!.trim();
+  if (name === "/dev/null") return null;
+  return name.replace(/^[ab]\//, "");
+}

@@ -1,0 +1,177 @@
+import { AGENTS } from "../config.js";
+import type { EvalResult } from "./types.js";
+
+/** What the summary says besides the results: the run's model and data, how many instances it has, and its own wall time. */
+export interface SummaryContext {
+  model: string;
+  data: string;
+  /** Instances selected for the run (done or not). */
+  total: number;
+  /** Wall time of this invocation, which `--resume` may continue. */
+  wallMs: number;
+  /** Absolute path of predictions.jsonl, for the harness command. */
+  predictions: string;
+  oracle: boolean;
+}
+
+// MAGIS (GPT-4) on its SWE-bench subset, Table 2 of the paper; it reports line coverage as a distribution (Fig. 5), not a mean.
+const PAPER = { applied: 97.39, resolved: 13.94 };
+
+/** summary.md: totals and ratios, per repository, beside the paper's figures, failures by stage, and how to score the predictions. */
+export function renderSummary(results: EvalResult[], context: SummaryContext): string {
+  const lines = [
+    context.oracle ? "# magis eval --oracle: what the pipeline loses with a perfect model" : "# magis eval",
+    "",
+    ...(context.oracle
+      ? [
+          "**Oracle run.** Every model answer came from the instance's gold patch (files, tasks, line ranges, code; QA approves). It measures what",
+          "the pipeline itself loses on real repositories with a perfect model. It is not a resolve rate.",
+          "",
+        ]
+      : []),
+    `Model: \`${context.model}\` · data: \`${context.data}\` · ${results.length} of ${context.total} instances done · this run's wall time: ${formatDuration(context.wallMs)}`,
+    "",
+    "## Totals",
+    "",
+    "| measure | value |",
+    "| --- | --- |",
+    ...totalRows(results),
+    "",
+    "## Per repository",
+    "",
+    "| repository | instances | patch | applies | Eq. 1 coverage | recall (kept) | tokens | wall time |",
+    "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+    ...repositoryRows(results),
+    "",
+    "## Beside the MAGIS paper",
+    "",
+    `| | ${context.oracle ? "this oracle run" : "this run"} | MAGIS paper (GPT-4, its SWE-bench subset, Table 2) |`,
+    "| --- | ---: | ---: |",
+    `| applied ratio | ${percent(count(results, (r) => r.applies === true), results.length)} | ${PAPER.applied} % |`,
+    `| resolved ratio | ${context.oracle ? "not measured (oracle)" : "score predictions.jsonl (below)"} | ${PAPER.resolved} % |`,
+    `| Eq. 1 line coverage | mean ${meanPercent(results.map((r) => (r.patch ? (r.coverage ?? 0) : 0)))} | a distribution (Fig. 5), most instances near 1; no mean given |`,
+    "",
+    ...failureSection(results),
+    ...(context.oracle ? lossSection(results) : []),
+    "## Score it with SWE-bench",
+    "",
+    "The resolved ratio needs the repositories' tests, which the SWE-bench harness runs in Docker:",
+    "",
+    "```sh",
+    "pip install swebench",
+    `python -m swebench.harness.run_evaluation --dataset_name princeton-nlp/SWE-bench_Lite --split test \\`,
+    `  --predictions_path ${context.predictions} --max_workers 4 --run_id magis-eval`,
+    "```",
+    "",
+    "Use the dataset your `--data` came from as `--dataset_name` (`princeton-nlp/SWE-bench` for the full set). Instances without a",
+    "patch have an empty `model_patch`, so the harness counts them as unresolved.",
+    "",
+  ];
+  return lines.join("\n");
+}
+
+function totalRows(results: EvalResult[]): string[] {
+  const n = results.length;
+  const patched = results.filter((r) => r.patch);
+  const tokens = AGENTS.map((agent) => `${agent} ${formatTokens(sum(results, (r) => r.tokens[agent].total))}`).join(", ");
+  const cost = results.some((r) => r.cost_usd !== undefined) ? [`| cost | $${sum(results, (r) => r.cost_usd ?? 0).toFixed(2)} |`] : [];
+  return [
+    `| instances | ${n} |`,
+    `| with a patch | ${percent(patched.length, n)} |`,
+    `| patch applies (applied ratio) | ${percent(count(results, (r) => r.applies === true), n)} |`,
+    `| Eq. 1 line coverage, mean over all (no patch = 0) | ${meanPercent(results.map((r) => (r.patch ? (r.coverage ?? 0) : 0)))} |`,
+    `| Eq. 1 line coverage, mean over those with a patch | ${meanPercent(patched.map((r) => r.coverage ?? 0))} |`,
+    `| file recall of the located files (BM25 top k) | ${meanPercent(results.map((r) => r.recall_located))} |`,
+    `| file recall of the kept files (after the relevance check) | ${meanPercent(results.map((r) => r.recall_kept))} |`,
+    `| failed, by stage | ${describeStages(results) || "none"} |`,
+    `| model calls | ${sum(results, (r) => r.calls)} |`,
+    `| tokens | ${formatTokens(sum(results, (r) => AGENTS.reduce((t, a) => t + r.tokens[a].total, 0)))} (${tokens}) |`,
+    ...cost,
+    `| wall time of the instances, summed | ${formatDuration(sum(results, (r) => r.wall_ms))} |`,
+  ];
+}
+
+function repositoryRows(results: EvalResult[]): string[] {
+  const repos = [...new Set(results.map((r) => r.repo))].sort();
+  return repos.map((repo) => {
+    const mine = results.filter((r) => r.repo === repo);
+    const n = mine.length;
+    return `| ${repo} | ${n} | ${count(mine, (r) => r.patch)} | ${percent(count(mine, (r) => r.applies === true), n)} | ${meanPercent(mine.map((r) => (r.patch ? (r.coverage ?? 0) : 0)))} | ${meanPercent(mine.map((r) => r.recall_kept))} | ${formatTokens(sum(mine, (r) => AGENTS.reduce((t, a) => t + r.tokens[a].total, 0)))} | ${formatDuration(sum(mine, (r) => r.wall_ms))} |`;
+  });
+}
+
+function failureSection(results: EvalResult[]): string[] {
+  const failed = results.filter((r) => r.failure);
+  if (failed.length === 0) return [];
+  return [
+    "## Failures",
+    "",
+    "| instance | stage | reason |",
+    "| --- | --- | --- |",
+    ...failed.map((r) => `| ${r.instance_id} | ${r.failure!.stage} | ${cell(r.failure!.reason, 300)} |`),
+    "",
+  ];
+}
+
+function lossSection(results: EvalResult[]): string[] {
+  const losses = results.flatMap((r) => (r.losses ?? []).map((loss) => ({ ...loss, instance: r.instance_id })));
+  const causes = [...new Set(losses.map((l) => l.cause))].sort();
+  return [
+    "## Where the oracle's gold patch was lost, by cause",
+    "",
+    ...(losses.length === 0
+      ? ["Nothing was lost: every instance's patch covers its gold patch.", ""]
+      : [
+          "| cause | instances | which |",
+          "| --- | ---: | --- |",
+          ...causes.map((cause) => {
+            const ids = [...new Set(losses.filter((l) => l.cause === cause).map((l) => l.instance))];
+            return `| ${cause} | ${ids.length} | ${ids.join(", ")} |`;
+          }),
+          "",
+          "| instance | file | cause | detail |",
+          "| --- | --- | --- | --- |",
+          ...losses.map((l) => `| ${l.instance} | ${l.file} | ${l.cause} | ${cell(l.detail, 300)} |`),
+          "",
+        ]),
+  ];
+}
+
+/** `locate 3, code 1`: how many instances failed in each stage. */
+function describeStages(results: EvalResult[]): string {
+  const byStage = new Map<string, number>();
+  for (const r of results) if (r.failure) byStage.set(r.failure.stage, (byStage.get(r.failure.stage) ?? 0) + 1);
+  return [...byStage].map(([stage, n]) => `${stage} ${n}`).join(", ");
+}
+
+/** A table cell: one line, pipes escaped, at most `max` characters. */
+function cell(text: string, max: number): string {
+  const flat = text.replace(/\s+/g, " ").replace(/\|/g, "\\|").trim();
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+}
+
+const sum = (results: EvalResult[], of: (r: EvalResult) => number) => results.reduce((total, r) => total + of(r), 0);
+const count = (results: EvalResult[], test: (r: EvalResult) => boolean) => results.filter(test).length;
+
+/** `12 of 30 (40.0 %)`. */
+function percent(part: number, whole: number): string {
+  return whole === 0 ? `${part} of 0` : `${part} of ${whole} (${((100 * part) / whole).toFixed(1)} %)`;
+}
+
+function meanPercent(values: number[]): string {
+  return values.length === 0 ? "n/a" : `${((100 * values.reduce((a, b) => a + b, 0)) / values.length).toFixed(1)} %`;
+}
+
+/** `12.3k`, `2.49M` tokens. */
+export function formatTokens(n: number): string {
+  if (n >= 1_000_000) return `${(n / 1_000_000).toFixed(2)}M`;
+  return n >= 1000 ? `${(n / 1000).toFixed(1)}k` : String(n);
+}
+
+/** `2m 05s`, `41s`, `1h 02m`. */
+export function formatDuration(ms: number): string {
+  const s = Math.round(ms / 1000);
+  if (s < 60) return `${s}s`;
+  if (s < 3600) return `${Math.floor(s / 60)}m ${String(s % 60).padStart(2, "0")}s`;
+  return `${Math.floor(s / 3600)}h ${String(Math.floor((s % 3600) / 60)).padStart(2, "0")}m`;
+}

@@ -1,0 +1,176 @@
+import fs from "node:fs";
+import path from "node:path";
+import { AGENTS, type MagisConfig } from "../config.js";
+import { loadRepoConfig } from "../cli/load-repo-config.js";
+import type { LlmClient } from "../llm/client.js";
+import type { TraceRecord } from "../llm/types.js";
+import { StageError } from "../pipeline/errors.js";
+import { resolveIssue } from "../pipeline/resolve-issue.js";
+import { locateFiles } from "../pipeline/locate/locate-files.js";
+import type { CommandPolicy, IssueText, LocatedFile, ResolveResult } from "../pipeline/types.js";
+import type { EvolutionMemory } from "../store/memory.js";
+import { checkPatchApplies } from "./check-patch-applies.js";
+import { fileRecall } from "./file-recall.js";
+import { lineCoverage } from "./line-coverage.js";
+import { prepareCheckout } from "./prepare-checkouts.js";
+import { readCheckoutCommit } from "./read-checkout-commit.js";
+import type { BenchInstance } from "./read-instances.js";
+import type { AgentTokens, EvalFailure, EvalResult } from "./types.js";
+
+/** What one instance's run needs: where checkouts are and come from, the shared memory, the model, and the clock. */
+export interface InstanceSetup {
+  /** The folder of checkouts, `<repos>/<instance_id>/`. */
+  repos: string;
+  /** Bare mirrors to make a missing checkout from (`--prepare-from`). */
+  prepareFrom?: string;
+  /** Where the scratch copy the pipeline works on is made (removed after the run). */
+  scratch: string;
+  memory: EvolutionMemory;
+  /** A model client for this instance alone, so that its calls, tokens and trace are the instance's. */
+  makeLlm: (config: MagisConfig, instance: BenchInstance) => LlmClient;
+  commands: CommandPolicy;
+  now: () => number;
+  /** US dollars per million prompt and completion tokens. */
+  prices?: { in: number; out: number };
+  /** A line of what was done besides the run (a checkout made from a mirror). */
+  log: (line: string) => void;
+}
+
+/** An instance's run: its results line, its patch, its model calls, and what the pipeline handed on (for the oracle's accounting). */
+export interface InstanceRun {
+  result: EvalResult;
+  patch: string;
+  trace: TraceRecord[];
+  resolved: ResolveResult | null;
+  /** The checkout's config (its size cap, its excludes), when it was read. */
+  config: MagisConfig | null;
+  /** The untouched checkout, when there is one. */
+  checkout: string | null;
+}
+
+/**
+ * Runs one instance as the CLI and the App run an issue, on a scratch copy of its checkout, and measures the patch
+ * against the gold one. Every failure (no checkout, another commit, a stage that fails, a crash) ends in the
+ * result's `failure`; nothing is thrown for the instance.
+ */
+export async function runEvalInstance(instance: BenchInstance, setup: InstanceSetup): Promise<InstanceRun> {
+  const started = setup.now();
+  let located: LocatedFile[] = [];
+  let llm: LlmClient | null = null;
+  let resolved: ResolveResult | null = null;
+  let failure: EvalFailure | null = null;
+  let config: MagisConfig | null = null;
+  const checkout = path.join(setup.repos, instance.instance_id);
+  const copy = path.join(setup.scratch, instance.instance_id);
+  try {
+    // 1. The checkout, at the instance's base commit (made from a mirror when asked), copied so it is never changed.
+    failure = await prepare(instance, setup) ?? checkCheckout(checkout, instance);
+    if (!failure) {
+      fs.rmSync(copy, { recursive: true, force: true });
+      await fs.promises.cp(checkout, copy, { recursive: true, verbatimSymlinks: true });
+      config = loadRepoConfig(copy);
+      llm = setup.makeLlm(config, instance);
+      // 2. The pipeline of `magis resolve` and the App, with the repository's memory shared by its instances.
+      const issue = issueOf(instance);
+      const onProgress = (event: { stage: string; files?: LocatedFile[] }) => {
+        if (event.stage === "located" && event.files) located = event.files;
+      };
+      // The pipeline keeps its own time (its usage report); `setup.now` times the instance.
+      resolved = await resolveIssue({ root: copy, repoId: instance.repo, config, llm, now: Date.now, onProgress, commands: setup.commands }, issue, setup.memory);
+    }
+  } catch (error) {
+    failure = error instanceof StageError ? { stage: error.stage, reason: error.message } : { stage: "crash", reason: error instanceof Error ? error.message : String(error) };
+    // A model that failed before the relevance check leaves no located files: BM25's own ranking still says whether the gold files were found.
+    if (failure.stage === "locate" && located.length === 0 && config) located = await rankOnly(copy, instance, config);
+  } finally {
+    fs.rmSync(copy, { recursive: true, force: true });
+  }
+
+  // 3. The measures: does the patch apply to the untouched checkout, how much of the gold patch it covers, which files were found.
+  // The prediction is JSON text, so a file that is not UTF-8 reaches the harness re-encoded: check what it gets.
+  const patch = resolved ? resolved.patch.toString("utf8") : "";
+  const applies = patch !== "" ? (await checkPatchApplies(checkout, Buffer.from(patch, "utf8"))).applies : null;
+  const kept = located.filter((f) => f.kept).map((f) => f.path);
+  const result: EvalResult = {
+    instance_id: instance.instance_id,
+    repo: instance.repo,
+    patch: patch !== "",
+    applies,
+    coverage: instance.patch ? (lineCoverage(instance.patch, patch)) : null,
+    gold_files: instance.gold_files,
+    located: located.map((f) => f.path),
+    kept,
+    changed: resolved ? resolved.changes.map((c) => c.path) : [],
+    recall_located: fileRecall(located.map((f) => f.path), instance.gold_files),
+    recall_kept: fileRecall(kept, instance.gold_files),
+    failure,
+    ...usageOf(llm, setup.prices),
+    wall_ms: setup.now() - started,
+  };
+  return { result, patch, trace: llm?.trace ?? [], resolved, config, checkout: failure?.stage === "input" ? null : checkout };
+}
+
+/** The files BM25 hands to the Custodian for the instance's issue, without a model (none when even that fails). */
+async function rankOnly(root: string, instance: BenchInstance, config: MagisConfig): Promise<LocatedFile[]> {
+  const noModel = { ask: () => Promise.reject(new Error("ranking only")) };
+  try {
+    return await locateFiles({ root, repoId: instance.repo, config, llm: noModel, now: Date.now, onProgress: () => undefined }, issueOf(instance), null, { bm25Only: true });
+  } catch {
+    return [];
+  }
+}
+
+/** The issue as SWE-bench gives it: the problem statement's first line is the title, the hints one hint. */
+function issueOf(instance: BenchInstance): IssueText {
+  const [title = "", ...body] = instance.problem_statement.split("\n");
+  return { title: title.trim(), body: body.join("\n"), hints: instance.hints_text?.trim() ? [instance.hints_text] : [] };
+}
+
+/** Makes the checkout from a mirror when asked; a failure to (no mirror, no such commit) is the instance's input failure. */
+async function prepare(instance: BenchInstance, setup: InstanceSetup): Promise<EvalFailure | null> {
+  if (!setup.prepareFrom) return null;
+  try {
+    const made = await prepareCheckout(instance, setup.prepareFrom, setup.repos);
+    if (made) setup.log(made);
+    return null;
+  } catch (error) {
+    const reason = (error instanceof Error ? error.message : String(error)).split("\n")[0]!;
+    return { stage: "input", reason: `could not make the checkout from ${setup.prepareFrom}: ${reason}` };
+  }
+}
+
+/** Why the checkout cannot be used for the instance, or null when it is there at the base commit. */
+function checkCheckout(checkout: string, instance: BenchInstance): EvalFailure | null {
+  if (!fs.statSync(checkout, { throwIfNoEntry: false })?.isDirectory()) {
+    return { stage: "input", reason: `no checkout at ${checkout}: check out ${instance.repo} at ${instance.base_commit} there, or pass --prepare-from MIRRORS` };
+  }
+  const commit = readCheckoutCommit(checkout);
+  if (commit === null) {
+    return { stage: "input", reason: `cannot tell which commit ${checkout} holds (no .git, no ${path.basename(checkout)}.base_commit beside it): remove it and pass --prepare-from MIRRORS, or make it a git checkout of ${instance.base_commit}` };
+  }
+  if (commit !== instance.base_commit) {
+    return { stage: "input", reason: `${checkout} is at ${commit}, not at the instance's base commit ${instance.base_commit}: check out ${instance.base_commit} there` };
+  }
+  return null;
+}
+
+/** Calls and tokens per agent from the instance's client (failed calls included), and their cost at the given prices. */
+function usageOf(llm: LlmClient | null, prices: InstanceSetup["prices"]): Pick<EvalResult, "tokens" | "calls" | "cost_usd"> {
+  const stats = llm?.stats();
+  const tokens = Object.fromEntries(
+    AGENTS.map((agent): [string, AgentTokens] => {
+      const used = stats?.byAgent[agent];
+      return [agent, { prompt: used?.promptTokens ?? 0, completion: used?.completionTokens ?? 0, total: used?.totalTokens ?? 0, calls: used?.calls ?? 0 }];
+    }),
+  ) as EvalResult["tokens"];
+  const cost = prices ? ((stats?.promptTokens ?? 0) * prices.in + (stats?.completionTokens ?? 0) * prices.out) / 1_000_000 : undefined;
+  return { tokens, calls: stats?.calls ?? 0, ...(cost === undefined ? {} : { cost_usd: Math.round(cost * 1e6) / 1e6 }) };
+}
+
+/** The result of a line that never became an instance (malformed, a duplicate id): an input failure with nothing measured. */
+export function inputFailureResult(instance_id: string, repo: string, reason: string): EvalResult {
+  return {
+    instance_id, repo, patch: false, applies: null, coverage: null, gold_files: [], located: [], kept: [], changed: [], recall_located: 0, recall_kept: 0,
+    failure: { stage: "input", reason }, ...usageOf(null, undefined), wall_ms: 0,
+  };
+}

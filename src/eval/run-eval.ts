@@ -1,0 +1,129 @@
+import fs from "node:fs";
+import path from "node:path";
+import type { MagisConfig } from "../config.js";
+import type { LlmClient } from "../llm/client.js";
+import { mapBounded } from "../pipeline/map-bounded.js";
+import type { CommandPolicy } from "../pipeline/types.js";
+import { openDatabase } from "../store/database.js";
+import { EvolutionMemory } from "../store/memory.js";
+import { describeEvalProgress, renderProgressBar } from "./describe-eval-progress.js";
+import { openEvalOutputs } from "./open-eval-outputs.js";
+import { isBadLine, readInstanceLines, type BadInstanceLine, type BenchInstance } from "./read-instances.js";
+import { renderSummary } from "./render-summary.js";
+import { inputFailureResult, runEvalInstance, type InstanceRun } from "./run-eval-instance.js";
+import type { EvalResult, OracleLoss } from "./types.js";
+
+/** One `magis eval` run: its inputs, the model per instance, and where it reports. */
+export interface EvalOptions {
+  data: string;
+  repos: string;
+  out: string;
+  prepareFrom?: string;
+  /** Only these instance ids, when given. */
+  instances?: string[];
+  limit?: number;
+  concurrency: number;
+  resume: boolean;
+  prices?: { in: number; out: number };
+  /** The model client of one instance. */
+  makeLlm: (config: MagisConfig, instance: BenchInstance) => LlmClient;
+  /** `model_name_or_path` of the predictions, and the model the summary names. */
+  modelName: string;
+  commands: CommandPolicy;
+  /** Set for an oracle run: every output says so, and each instance's losses are accounted for. */
+  oracle?: { explainLosses: (instance: BenchInstance, run: InstanceRun) => OracleLoss[] };
+  now: () => number;
+  /** Progress lines; on a terminal, a bar below them. */
+  stderr: (text: string) => void;
+  isTTY: boolean;
+}
+
+/** What a run left: every result in the output folder (earlier runs' included), in the order they finished. */
+export interface EvalRunResult {
+  results: EvalResult[];
+}
+
+/** Thrown when the output folder holds an earlier run's results and --resume was not given. */
+export class OutputTakenError extends Error {}
+
+/**
+ * `magis eval`: runs the resolve pipeline on SWE-bench-style instances and measures each against its gold patch.
+ *  1. Read the instances (a broken line is that instance's failure) and select them (--instances, --limit).
+ *  2. Open the output folder; with --resume, skip what is done there.
+ *  3. Run the rest, `concurrency` at a time, with one evolution memory shared per repository.
+ *  4. After each instance: its prediction and result lines, its trace, the summary, a progress line.
+ */
+export async function runEval(options: EvalOptions): Promise<EvalRunResult> {
+  const started = options.now();
+  const selected = selectInstances(readInstanceLines(options.data), options);
+  const outputs = openEvalOutputs(options.out, options.resume);
+  if ("taken" in outputs) throw new OutputTakenError(`${outputs.taken} holds an earlier run's results; pass --resume to continue it, or choose an empty --out`);
+  const results = [...outputs.done];
+  const done = new Set(results.map((r) => r.instance_id));
+  const pending = selected.filter((entry) => !done.has(entry.instance_id));
+  if (done.size > 0) options.stderr(`resuming: ${selected.length - pending.length} of ${selected.length} instances are done in ${options.out}\n`);
+  // Copies a killed run left behind; each instance makes its own again.
+  fs.rmSync(path.join(options.out, "scratch"), { recursive: true, force: true });
+  const db = openDatabase(path.join(options.out, "memory.db"));
+  const memory = new EvolutionMemory(db);
+  const summarize = () =>
+    renderSummary(results, {
+      model: options.modelName, data: path.basename(options.data), total: selected.length, wallMs: options.now() - started,
+      predictions: path.resolve(options.out, "predictions.jsonl"), oracle: options.oracle !== undefined,
+    });
+  let finishedHere = 0;
+  try {
+    await mapBounded(pending, options.concurrency, async (entry) => {
+      const run = isBadLine(entry) ? null : await runEvalInstance(entry, {
+        repos: options.repos, prepareFrom: options.prepareFrom, scratch: path.join(options.out, "scratch"), memory, makeLlm: options.makeLlm,
+        commands: options.commands, now: options.now, prices: options.prices, log: (line) => options.stderr(`${clearBar(options)}${line}\n`),
+      });
+      const result = run ? withLosses(run, entry as BenchInstance, options) : inputFailureResult(entry.instance_id, "(unreadable line)", (entry as BadInstanceLine).reason);
+      await outputs.add({ instance_id: result.instance_id, model_name_or_path: options.modelName, model_patch: run?.patch ?? "" }, result, run?.trace ?? []);
+      results.push(result);
+      finishedHere++;
+      outputs.writeSummary(summarize());
+      const line = describeEvalProgress({ result, results, total: selected.length, finishedHere, elapsedMs: options.now() - started });
+      options.stderr(`${clearBar(options)}${line}${options.isTTY ? renderProgressBar(results.length, selected.length) : ""}`);
+    });
+  } finally {
+    db.close();
+  }
+  if (options.isTTY) options.stderr("\n");
+  outputs.writeSummary(summarize());
+  return { results };
+}
+
+/** The instances to run, in file order: those named by --instances (all when none), the first --limit of them, each id once. */
+function selectInstances(entries: (BenchInstance | BadInstanceLine)[], options: Pick<EvalOptions, "instances" | "limit">): (BenchInstance | BadInstanceLine)[] {
+  const wanted = options.instances ? new Set(options.instances) : null;
+  const seen = new Set<string>();
+  const selected: (BenchInstance | BadInstanceLine)[] = [];
+  for (const entry of entries) {
+    if (wanted && !wanted.has(entry.instance_id)) continue;
+    if (seen.has(entry.instance_id)) {
+      // Only the first line of an id runs; a later one would overwrite its outputs.
+      continue;
+    }
+    seen.add(entry.instance_id);
+    selected.push(entry);
+  }
+  return options.limit === undefined ? selected : selected.slice(0, options.limit);
+}
+
+function withLosses(run: InstanceRun, instance: BenchInstance, options: EvalOptions): EvalResult {
+  if (!options.oracle) return run.result;
+  let losses: OracleLoss[];
+  try {
+    losses = options.oracle.explainLosses(instance, run);
+  } catch (error) {
+    // The accounting of one instance must not stop the run: its result says it could not be made.
+    losses = [{ cause: "unexplained", file: "", detail: `the losses could not be worked out: ${error instanceof Error ? error.message : String(error)}` }];
+  }
+  return { ...run.result, oracle: true, losses };
+}
+
+/** On a terminal, what erases the bar before a line is printed over it. */
+function clearBar(options: Pick<EvalOptions, "isTTY">): string {
+  return options.isTTY ? "\r\x1b[K" : "";
+}

@@ -1,0 +1,68 @@
+import type { Agent } from "../config.js";
+
+/** Why an instance produced no patch: the stage (a pipeline stage, or `input`/`crash` for what came before or broke it) and the reason. */
+export interface EvalFailure {
+  stage: string;
+  reason: string;
+}
+
+/** Where an oracle run lost part of the gold patch, and why. */
+export interface OracleLoss {
+  /**
+   * What lost it, in pipeline order: `new-file`, `deleted-file` (the pipeline only changes existing files), `size-cap`,
+   * `not-located` (BM25 never handed it over), `not-kept`, `set-aside-<kind>`, `no-patch` (the run failed before
+   * coding it), `edit-refused`, `syntax-refused`, `misplaced`, `same-text-other-diff` (Eq. 1 below 1 for the gold
+   * text), `changed-text`, and `not-applied` for the whole patch.
+   */
+  cause: string;
+  file: string;
+  detail: string;
+}
+
+/** Tokens of one agent in one instance. */
+export interface AgentTokens {
+  prompt: number;
+  completion: number;
+  total: number;
+  calls: number;
+}
+
+/** One line of results.jsonl: what one instance's run produced and how it measures against the gold patch. */
+export interface EvalResult {
+  instance_id: string;
+  repo: string;
+  /** Set on every result of an oracle run (answers from the gold patch): never a resolve rate. */
+  oracle?: true;
+  /** Whether the run produced a non-empty patch. */
+  patch: boolean;
+  /** Whether the predicted patch (UTF-8 text, as the harness gets it) applies with `git apply --check` to the untouched checkout; null without a patch. */
+  applies: boolean | null;
+  /** MAGIS Eq. 1 line coverage of the gold patch by this patch, in [0, 1]; null without a gold patch. */
+  coverage: number | null;
+  gold_files: string[];
+  /** The files BM25 handed to the Custodian, in rank order. */
+  located: string[];
+  /** The located files the Custodian judged relevant. */
+  kept: string[];
+  /** The files the patch changes. */
+  changed: string[];
+  /** Share of the gold files among the located ones, and among the kept ones (MAGIS Eq. 4, as a fraction). */
+  recall_located: number;
+  recall_kept: number;
+  failure: EvalFailure | null;
+  tokens: Record<Agent, AgentTokens>;
+  calls: number;
+  wall_ms: number;
+  /** In US dollars, from --price-in/--price-out; absent when no price was given. */
+  cost_usd?: number;
+  /** Oracle runs: where the gold patch was lost, one entry per cause and file; empty when nothing was. */
+  losses?: OracleLoss[];
+}
+
+/** One line of predictions.jsonl, in SWE-bench's format. */
+export interface Prediction {
+  instance_id: string;
+  model_name_or_path: string;
+  /** The patch; empty for an instance that produced none, so the harness counts it as unresolved. */
+  model_patch: string;
+}
