@@ -66,7 +66,11 @@ try {
       const wall = performance.now() - start;
       if (code !== 0) throw new Error(`run ${run} exited ${code}:\n${out}`);
       const modelMs = fs.readdirSync(traceDir).flatMap((f) => fs.readFileSync(path.join(traceDir, f), "utf8").split("\n").filter(Boolean)).reduce((sum, line) => sum + (JSON.parse(line) as { ms: number }).ms, 0);
-      console.log(`run ${run}: step wall ${ms(wall)}, model ${ms(modelMs)} (${model.requests.length - calls} calls), the bot's own ${ms(wall - modelMs)}`);
+      // The job's phases, from the timings line the step logs: where the bot's own time goes.
+      const logged = /magis: job timings (\{.*\})/.exec(out)?.[1];
+      const phases = logged ? (JSON.parse(logged) as { timings: { phase: string; wallMs: number; modelMs: number }[] }).timings : [];
+      const split = phases.map((p) => `${p.phase} ${Math.round(p.wallMs - p.modelMs)}`).join(", ");
+      console.log(`run ${run}: step wall ${ms(wall)}, model ${ms(modelMs)} (${model.requests.length - calls} calls), the bot's own ${ms(wall - modelMs)}${split ? ` | ${split}` : ""}`);
     }
     console.log(`PR: ${github.pulls.map((p) => p.html_url).join(", ")}; branch ${git.git(FULL, "rev-parse", "--short", "magis/issue-1")}`);
   } finally {
