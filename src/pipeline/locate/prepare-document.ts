@@ -5,6 +5,8 @@ import { countTermsByChunk, tokenizeCode } from "./tokenize-code.js";
 export interface RankInput {
   path: string;
   text: string;
+  /** The bytes as read, when at hand: their git blob id keys the index cache (else the text's UTF-8 is hashed). */
+  bytes?: Uint8Array;
 }
 
 /** The fields of one BM25 document, each a list of terms. */
@@ -55,15 +57,32 @@ function mergeCounts(chunks: Array<Map<string, number>>): Map<string, number> {
   return all;
 }
 
+/** What indexing learns from a file's bytes alone, the part worth remembering by blob id: its term counts and the names it defines. */
+export interface FileTerms {
+  /** Term counts of the whole text. */
+  counts: Map<string, number>;
+  /** The names {@link extractDefinitions} finds, exact case: the cheap definition pass over every file. */
+  defined: string[];
+}
+
+/** Tokenizes and counts one file's whole text and lists the names it defines; most of the work of indexing. */
+export function countFile(file: RankInput): FileTerms {
+  return { counts: countTermsByChunk(file.text, Infinity)[0]!, defined: extractDefinitions(file.text, file.path) };
+}
+
+/** The BM25 documents of a file from its counted terms (whole file only). */
+export function documentsOf(path: string, terms: FileTerms): PreparedFile {
+  return { text: [countFields(terms.counts)], names: { path: pathTerms(path), defs: tokenizeCode(terms.defined.join(" ")) } };
+}
+
 /**
  * Tokenizes and counts one file for the index: its text as term counts (whole, and per run of
  * `chunkLines` lines; Infinity for whole files only), its path and the names it defines as terms.
- * This is most of the work of indexing, and depends on nothing but the file.
  */
 export function prepareFile(file: RankInput, chunkLines: number): PreparedFile {
+  if (chunkLines === Infinity) return documentsOf(file.path, countFile(file));
   const chunks = countTermsByChunk(file.text, chunkLines);
-  const text = [countFields(mergeCounts(chunks))];
-  if (chunks.length > 2) for (const counts of chunks) text.push(countFields(counts));
-  const defs = tokenizeCode(extractDefinitions(file.text, file.path).join(" "));
-  return { text, names: { path: pathTerms(file.path), defs } };
+  const prepared = documentsOf(file.path, { counts: mergeCounts(chunks), defined: extractDefinitions(file.text, file.path) });
+  if (chunks.length > 2) for (const counts of chunks) prepared.text.push(countFields(counts));
+  return prepared;
 }

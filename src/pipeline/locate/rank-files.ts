@@ -2,6 +2,8 @@ import bm25, { type Bm25Engine } from "wink-bm25-text-search";
 import type { RankedFile } from "../types.js";
 import type { WeightedQuery } from "./build-query.js";
 import { COUNT_FIELDS, prepareFile, type DocumentFields, type RankInput } from "./prepare-document.js";
+import { rememberedTerms, rememberedDefinitions, type TermCache } from "./remember-terms.js";
+import { scoreDefinitions } from "./score-definitions.js";
 import { mainExtensions, mentionStrength, pathPrior } from "./score-path.js";
 import { sliceWork, type Pause } from "./slice-work.js";
 
@@ -19,6 +21,8 @@ export interface RankOptions {
   fileShare: number;
   /** How much one unit of mention strength (see mentionStrength) multiplies a file's score. */
   mentionBoost: number;
+  /** How much one unit of definition score (see scoreDefinitions) multiplies a file's score. */
+  definitionBoost: number;
   /** BM25 term-frequency saturation. */
   k1: number;
   /** BM25 length normalization (0: none, 1: full). */
@@ -33,6 +37,7 @@ export const DEFAULT_RANK_OPTIONS: RankOptions = {
   defsWeight: 2,
   fileShare: 1,
   mentionBoost: 0.2,
+  definitionBoost: 0.5,
   k1: 1.2,
   b: 0.75,
 };
@@ -114,6 +119,28 @@ async function search(engine: Bm25Engine, groups: Map<number, string[]>, pause: 
 export interface FileIndex {
   /** The files best matching the query, best first, ties by path; files sharing no term are left out. */
   rank(query: WeightedQuery, top: number): Promise<RankedFile[]>;
+  /** How many files were indexed, how many were tokenized (the rest came from the cache), how many parsed for definitions so far. */
+  stats: { files: number; tokenized: number; parsed: number };
+}
+
+/** A definition score is capped here: an issue pasting a whole module's names should not multiply its file without bound. */
+const MAX_DEFINITION_SCORE = 4;
+/** A name defined in more files than this is not looked up (`__init__`, `get`): it would cost many parses and weigh almost nothing. */
+const MAX_DEFINERS = 10;
+/** Most files parsed for one query. */
+const MAX_PARSED = 100;
+
+/** The files worth parsing for the query's symbols: those the fast pass says define a named symbol or its owner, strongest symbols first. */
+function filesToParse(query: WeightedQuery, definedBy: Map<string, number[]>): number[] {
+  const chosen = new Set<number>();
+  for (const symbol of query.symbols) {
+    for (const name of symbol.owner ? [symbol.name, symbol.owner] : [symbol.name]) {
+      const files = definedBy.get(name);
+      if (!files || files.length > MAX_DEFINERS) continue;
+      for (const file of files) if (chosen.size < MAX_PARSED) chosen.add(file);
+    }
+  }
+  return [...chosen];
 }
 
 /**
@@ -122,27 +149,46 @@ export interface FileIndex {
  * saturated term frequencies, and scored on their own they keep a long file that defines what the
  * issue names from losing merely by its length. With fileShare < 1, files longer than two chunks
  * also score as their best chunk of lines. A file's score is multiplied by a boost when the issue
- * names it and by a prior that tests, docs and settings are rarely what a fix changes. Building
+ * names it, by a boost when it defines a class, function or method the issue names in code (see
+ * scoreDefinitions; the fast pass of extractDefinitions says which files may, and only those are
+ * parsed with tree-sitter, at query time), and by a prior that tests, docs and settings are rarely
+ * what a fix changes. With a cache, only blobs it has not seen are tokenized and parsed. Building
  * and ranking await `pause` between files, documents and searches, so a server's event loop is not
  * held for seconds.
  */
-export async function indexFiles(files: RankInput[], options: RankOptions = DEFAULT_RANK_OPTIONS, pause: Pause = sliceWork()): Promise<FileIndex> {
-  if (files.length === 0) return { rank: async () => [] };
+export async function indexFiles(
+  files: RankInput[],
+  options: RankOptions = DEFAULT_RANK_OPTIONS,
+  pause: Pause = sliceWork(),
+  cache: TermCache | null = null,
+): Promise<FileIndex> {
+  const stats = { files: files.length, tokenized: 0, parsed: 0 };
+  if (files.length === 0) return { rank: async () => [], stats };
   const chunkLines = options.fileShare < 1 ? options.chunkLines : Infinity;
   const textDocs: Array<[string, DocumentFields]> = [];
   const nameDocs: Array<[string, DocumentFields]> = [];
+  // Which files the fast pass says define each name, for the definitions looked up at query time.
+  const definedBy = new Map<string, number[]>();
+  const remembered = chunkLines === Infinity ? await rememberedTerms(files, cache, pause) : null;
   for (const [index, input] of files.entries()) {
-    const file = prepareFile(input, chunkLines);
+    const file = remembered?.documents[index] ?? prepareFile(input, chunkLines);
     nameDocs.push([String(index), file.names]);
     file.text.forEach((fields, c) => textDocs.push([c === 0 ? String(index) : `${index}:${c - 1}`, fields]));
+    for (const name of remembered?.defined[index] ?? []) {
+      const definers = definedBy.get(name);
+      if (definers) definers.push(index);
+      else definedBy.set(name, [index]);
+    }
     await pause();
   }
+  stats.tokenized = remembered?.tokenized ?? files.length;
   const main = mainExtensions(files.map((file) => ({ path: file.path, size: file.text.length })));
   const priors = files.map((file) => pathPrior(file.path, main));
   const textEngine = await buildEngine(textDocs, COUNT_WEIGHTS, options, pause);
   const nameEngine = await buildEngine(nameDocs, { path: options.pathWeight, defs: options.defsWeight }, options, pause);
 
   return {
+    stats,
     async rank(query, top) {
       const groups = termsByRepeats(query);
       if (groups.size === 0) return [];
@@ -154,6 +200,13 @@ export async function indexFiles(files: RankInput[], options: RankOptions = DEFA
         else best.set(Number(id.slice(0, colon)), Math.max(best.get(Number(id.slice(0, colon))) ?? 0, score));
       }
       const names = await search(nameEngine, groups, pause);
+      const definitionScores = new Map<number, number>();
+      const definers = (name: string) => definedBy.get(name)?.length ?? 1;
+      for (const index of filesToParse(query, definedBy)) {
+        const definitions = await rememberedDefinitions(files[index]!, remembered!.keys[index]!, cache, stats);
+        definitionScores.set(index, scoreDefinitions(definitions, query.symbols, definers));
+        await pause();
+      }
       // Only files sharing a term with the query can score; the rest are never looked at.
       const hits = new Set<number>([...whole.keys(), ...best.keys(), ...[...names.keys()].map(Number)]);
       const ranked: RankedFile[] = [];
@@ -163,7 +216,9 @@ export async function indexFiles(files: RankInput[], options: RankOptions = DEFA
         const textScore = (1 - options.fileShare) * (best.get(index) ?? wholeScore) + options.fileShare * wholeScore;
         const bm25Score = textScore + options.namesShare * (names.get(String(index)) ?? 0);
         // With 200 files named in a long issue, matching them against every path takes a while too.
-        const boost = 1 + options.mentionBoost * mentionStrength(file.path, query.mentions);
+        const boost =
+          (1 + options.mentionBoost * mentionStrength(file.path, query.mentions)) *
+          (1 + options.definitionBoost * Math.min(MAX_DEFINITION_SCORE, definitionScores.get(index) ?? 0));
         ranked.push({ path: file.path, score: Math.round(bm25Score * boost * priors[index]! * 1000) / 1000 });
         await pause();
       }
