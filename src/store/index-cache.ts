@@ -92,7 +92,7 @@ export class IndexCache {
   private evict(): void {
     let held = this.bytes();
     if (held <= this.maxBytes) return;
-    for (const row of this.oldest.iterate()) {
+    for (const row of this.oldest.all()) {
       if (held <= this.maxBytes * 0.9) break;
       this.remove.run(row.key);
       held -= row.bytes;

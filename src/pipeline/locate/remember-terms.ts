@@ -1,5 +1,5 @@
 import { gitBlobId } from "./hash-blob.js";
-import { parseDefinitions, type Definition } from "./parse-definitions.js";
+import { parseDefinitions, type Definition } from "../../edit/syntax/parse-definitions.js";
 import { countFile, documentsOf, type FileTerms, type PreparedFile, type RankInput } from "./prepare-document.js";
 import type { Pause } from "./slice-work.js";
 
@@ -48,6 +48,7 @@ export async function rememberedTerms(files: RankInput[], cache: TermCache | nul
   const fresh: Array<[string, string]> = [];
   const documents: PreparedFile[] = [];
   const defined: string[][] = [];
+  let tokenized = 0;
   for (const [index, file] of files.entries()) {
     const json = stored.get(keys[index]!);
     let terms: FileTerms;
@@ -56,6 +57,7 @@ export async function rememberedTerms(files: RankInput[], cache: TermCache | nul
       terms = { counts: new Map(parsed.terms.map((term, i) => [term, parsed.counts[i]!])), defined: parsed.defined };
     } else {
       terms = countFile(file);
+      tokenized++;
       if (cache) fresh.push([keys[index]!, JSON.stringify({ terms: [...terms.counts.keys()], counts: [...terms.counts.values()], defined: terms.defined } satisfies StoredTerms)]);
     }
     documents.push(documentsOf(file.path, terms));
@@ -63,7 +65,7 @@ export async function rememberedTerms(files: RankInput[], cache: TermCache | nul
     await pause();
   }
   cache?.writeTerms(fresh, keys);
-  return { documents, defined, keys, tokenized: files.length - stored.size };
+  return { documents, defined, keys, tokenized };
 }
 
 /** A file's definitions (see parseDefinitions), parsed once per blob and then remembered; `stats.parsed` counts the parses. */

@@ -1,5 +1,5 @@
 import type { NamedSymbol } from "./build-query.js";
-import type { Definition } from "./parse-definitions.js";
+import type { Definition } from "../../edit/syntax/parse-definitions.js";
 
 /** How much a file defining a name the issue uses counts, by what it defines. */
 export interface DefinitionWeights {

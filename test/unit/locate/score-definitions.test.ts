@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { NamedSymbol } from "../../../src/pipeline/locate/build-query.js";
-import type { Definition } from "../../../src/pipeline/locate/parse-definitions.js";
+import type { Definition } from "../../../src/edit/syntax/parse-definitions.js";
 import { DEFINITION_WEIGHTS, scoreDefinitions } from "../../../src/pipeline/locate/score-definitions.js";
 
 const def = (name: string, kind: Definition["kind"], parent?: string): Definition => ({ name, kind, line: 1, endLine: 2, signature: name, ...(parent ? { parent } : {}) });

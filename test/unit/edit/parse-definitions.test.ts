@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseDefinitions, type Definition } from "../../../src/pipeline/locate/parse-definitions.js";
+import { parseDefinitions, type Definition } from "../../../src/edit/syntax/parse-definitions.js";
 
 const brief = (definitions: Definition[] | null) => definitions?.map((d) => `${d.kind} ${d.parent ? `${d.parent}.` : ""}${d.name} ${d.line}-${d.endLine}`);
 

@@ -1,6 +1,6 @@
 import type { Node } from "web-tree-sitter";
-import { grammarForPath } from "../../edit/syntax/grammar-for-path.js";
-import { loadParser } from "../../edit/syntax/load-parser.js";
+import { grammarForPath } from "./grammar-for-path.js";
+import { loadParser } from "./load-parser.js";
 
 /** One thing a file defines, as its syntax tree says. */
 export interface Definition {
@@ -141,8 +141,9 @@ function collect(root: Node, source: string): Definition[] {
 /**
  * The classes, functions, methods and top-level names a file defines, with line ranges, parents and
  * base classes, read from its tree-sitter syntax tree; null for a file in a language without a shipped
- * grammar. Parsing is exact but costs about a second per 3 MB, so the index parses only the files an
- * issue's names point to (see rank-definitions.ts); extractDefinitions is the fast pass over every file.
+ * grammar. Parsing is exact but costs about a second per 3 MB, so the Custodian's index parses only the
+ * files an issue's names point to (locate/rank-files.ts), with extractDefinitions as the fast pass over
+ * every file; prompts show the definitions of the few files they hold as an outline (outlineFile).
  */
 export async function parseDefinitions(text: string, path: string): Promise<Definition[] | null> {
   const grammar = grammarForPath(path);
