@@ -9,33 +9,12 @@ export interface RankInput {
   bytes?: Uint8Array;
 }
 
-/** The fields of one BM25 document, each a list of terms. */
-export type DocumentFields = Record<string, string[]>;
-
 /** What the index needs of one file, computed from its path and text alone. */
 export interface PreparedFile {
-  /** The text document of the whole file, then one per chunk when the file has more than two chunks. */
-  text: DocumentFields[];
-  /** The document of its path and of the names it defines. */
-  names: DocumentFields;
-}
-
-// wink counts a term once per occurrence, which costs about a microsecond each: millions for a large
-// repository. Instead, each distinct term of a document goes once into the fields whose weights
-// (powers of two) sum to its count, so wink sees exactly the same term frequencies and lengths with
-// a fraction of the work. Counts above the largest sum are capped; BM25 has saturated long before.
-export const COUNT_FIELDS = [1, 2, 4, 8, 16, 32, 64].map((weight) => ({ name: `tf${weight}`, weight }));
-const LARGEST_COUNT = COUNT_FIELDS.reduce((sum, field) => sum + field.weight, 0);
-
-function countFields(counts: Map<string, number>): DocumentFields {
-  const buckets: string[][] = COUNT_FIELDS.map(() => []);
-  for (const [term, count] of counts) {
-    const capped = Math.min(count, LARGEST_COUNT);
-    for (let i = 0; i < COUNT_FIELDS.length; i++) if (capped & COUNT_FIELDS[i]!.weight) buckets[i]!.push(term);
-  }
-  const fields: DocumentFields = {};
-  COUNT_FIELDS.forEach((field, i) => (fields[field.name] = buckets[i]!));
-  return fields;
+  /** Term counts of the whole file, then of each chunk when the file has more than two chunks. */
+  text: Array<Map<string, number>>;
+  /** The terms of its path and of the names it defines. */
+  names: { path: string[]; defs: string[] };
 }
 
 /**
@@ -72,7 +51,7 @@ export function countFile(file: RankInput): FileTerms {
 
 /** The BM25 documents of a file from its counted terms (whole file only). */
 export function documentsOf(path: string, terms: FileTerms): PreparedFile {
-  return { text: [countFields(terms.counts)], names: { path: pathTerms(path), defs: tokenizeCode(terms.defined.join(" ")) } };
+  return { text: [terms.counts], names: { path: pathTerms(path), defs: tokenizeCode(terms.defined.join(" ")) } };
 }
 
 /**
@@ -83,6 +62,6 @@ export function prepareFile(file: RankInput, chunkLines: number): PreparedFile {
   if (chunkLines === Infinity) return documentsOf(file.path, countFile(file));
   const chunks = countTermsByChunk(file.text, chunkLines);
   const prepared = documentsOf(file.path, { counts: mergeCounts(chunks), defined: extractDefinitions(file.text, file.path) });
-  if (chunks.length > 2) for (const counts of chunks) prepared.text.push(countFields(counts));
+  if (chunks.length > 2) prepared.text.push(...chunks);
   return prepared;
 }
