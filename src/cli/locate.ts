@@ -86,12 +86,13 @@ export const locateCommand: Command = {
     // Shown even when every file is dropped, so the maintainer sees each reason.
     let judged: LocatedFile[] = [];
     try {
-      db = bm25Only ? null : openDatabase(memoryFile(io));
+      // Opened with --bm25-only too: the store's index cache spares tokenizing unchanged files again.
+      db = openDatabase(memoryFile(io));
       const onProgress = (event: ProgressEvent) => {
         if (event.stage === "located") judged = event.files;
       };
       const ctx = { root: repo, repoId: repo, config, llm: llm ?? noModel, now: () => Date.now(), onProgress };
-      const files = await locateFiles(ctx, issue, db ? new EvolutionMemory(db) : null, { bm25Only, top });
+      const files = await locateFiles(ctx, issue, new EvolutionMemory(db), { bm25Only, top });
       io.stdout(values.json ? asJson(files) : formatLocated(files));
       if (llm && !values.json) {
         const stats = llm.stats();

@@ -1,5 +1,6 @@
 import { deflateRawSync, inflateRawSync } from "node:zlib";
 import type { Db } from "./database.js";
+import { IndexCache } from "./index-cache.js";
 
 /** What the memory holds of one file: the last version seen (blob id and text) and its summary. */
 export interface RememberedFile {
@@ -21,8 +22,11 @@ export interface RememberedFile {
 export class EvolutionMemory {
   private readonly select;
   private readonly upsert;
+  /** The Custodian's index of the files' terms and definitions by blob id, in the same store. */
+  readonly index: IndexCache;
 
   constructor(db: Db) {
+    this.index = new IndexCache(db);
     db.exec(`CREATE TABLE IF NOT EXISTS custodian_memory (
       repo TEXT NOT NULL,
       path TEXT NOT NULL,

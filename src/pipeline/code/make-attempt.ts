@@ -2,6 +2,7 @@ import { z } from "zod";
 import {
   applyEdits, describeEncoding, findUnencodable, makeDiff, newSyntaxErrors, numberLines, splitFile, type Edit, type FileEncoding,
 } from "../../edit/index.js";
+import { outlineFile } from "../../edit/syntax/outline-file.js";
 import { formatIssue } from "../format-issue.js";
 import type { DeveloperRole, FileTask, IssueText, StageContext } from "../types.js";
 import { checkRanges } from "./check-ranges.js";
@@ -54,7 +55,7 @@ export async function makeAttempt(ctx: StageContext, input: AttemptInput): Promi
     earlier_changes: input.earlierChanges,
     feedback: input.feedback,
   };
-  const located = await ctx.llm.ask({ agent: "developer", prompt: "developer-locate-lines", vars: { ...shared, numbered }, schema: rangesSchema });
+  const located = await ctx.llm.ask({ agent: "developer", prompt: "developer-locate-lines", vars: { ...shared, outline: await outlineFile(before, task.path), numbered }, schema: rangesSchema });
   const pathProblem = checkOwnPath(ctx, located.value.path, task.path);
   if (pathProblem) return { ok: false, error: pathProblem };
   const { lines } = splitFile(before);

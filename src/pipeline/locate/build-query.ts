@@ -11,10 +11,21 @@ export interface PathMention {
   strength: number;
 }
 
-/** What BM25 searches for: terms with weights, plus the files and modules the issue names outright. */
+/** A class, function or other name the issue names in code (`RST.__init__` gives `__init__` owned by `RST`). */
+export interface NamedSymbol {
+  /** As written, case kept: definitions are matched exactly. */
+  name: string;
+  /** The name written before it (`Class.method`, `module.name`), when there is one. */
+  owner?: string;
+  /** 2 where code is named on purpose (title, code spans, error messages), 1 in code blocks, traceback frames and prose. */
+  strength: number;
+}
+
+/** What BM25 searches for: terms with weights, the files and modules the issue names outright, and the names it uses in code. */
 export interface WeightedQuery {
   terms: Map<string, number>;
   mentions: PathMention[];
+  symbols: NamedSymbol[];
 }
 
 // Weights of where a term was found. Titles are the issue's own summary; code, tracebacks and
@@ -35,6 +46,14 @@ const FILE_PATH = /(?:[A-Za-z]:|(?<![\w.@~+\\/-]))(?:[\w.@~+-]*[\\/])+[\w.+-]+\.
 const MODULE_NAME = /\b[a-z_][a-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*){1,6}\b/g;
 // Identifiers that can only be code: snake_case, camelCase, dunder names, or a call `name(`.
 const PRECISE_IDENTIFIER = /\b(?:[A-Za-z]\w*_\w+|_\w+|[a-z]+[A-Z]\w*|[A-Z][a-z0-9]+[A-Z]\w*|\w+(?=\())\b/g;
+
+// A word or a dotted chain of words, as code writes names (`a.b.C.d`).
+const CODE_CHAIN = /(?<![\w.])[A-Za-z_][\w]*(?:\.[A-Za-z_][\w]*)*/g;
+const FILE_EXTENSION = /^(py|pyx|pyi|js|mjs|cjs|ts|tsx|jsx|rb|go|rs|java|kt|c|cc|cpp|h|hpp|cs|php|sh|rst|md|txt|toml|cfg|ini|yml|yaml|json|html|com|org|io)$/;
+/** Most distinct symbols a query keeps; pasted code names hundreds. */
+const MAX_SYMBOLS = 100;
+/** Where a name is written on purpose (title, code spans, error messages) it counts this much; in code blocks, tracebacks and prose 1. */
+const NAMED_ON_PURPOSE = 2;
 
 const NOT_MODULES = /^(e\.g|i\.e|etc|vs|www\.|http|https)\b/i;
 
@@ -98,6 +117,30 @@ function weighCodeText(terms: Map<string, number>, code: string, weight: number)
 }
 
 /**
+ * The names of a chain: its last part owned by the part before it, and each earlier part that reads
+ * as a class (`xr.DataArray.chunk` gives `chunk` owned by `DataArray`, and `DataArray`).
+ */
+function collectSymbols(symbols: Map<string, NamedSymbol>, text: string, strength: number, pattern: RegExp = CODE_CHAIN): void {
+  const push = (name: string, owner: string | undefined) => {
+    if (name.length < 2) return;
+    const key = `${owner ?? ""}.${name}`;
+    const existing = symbols.get(key);
+    if (existing) existing.strength = Math.max(existing.strength, strength);
+    else symbols.set(key, { name, ...(owner ? { owner } : {}), strength });
+  };
+  for (const match of text.matchAll(pattern)) {
+    const parts = match[0].split(".");
+    // `utils.py` is a file, which mentions handle; `a.b.c.d.e.f.g.h.i` is no name anyone writes.
+    if (parts.length > 8 || (parts.length > 1 && FILE_EXTENSION.test(parts[parts.length - 1]!))) continue;
+    parts.slice(0, -1).forEach((part) => /^[A-Z]/.test(part) && push(part, undefined));
+    push(parts[parts.length - 1]!, parts.length > 1 ? parts[parts.length - 2] : undefined);
+  }
+}
+
+// In prose only names that can only be code: dotted chains and the precise identifiers.
+const PROSE_SYMBOL = new RegExp(`(?<![\\w.])[A-Za-z_]\\w*(?:\\.[A-Za-z_]\\w*)+|${PRECISE_IDENTIFIER.source}`, "g");
+
+/**
  * Builds the BM25 query of an issue: every term of the title, body and hints, weighted up where the
  * issue is precise — the title, code in fences and backticks, identifiers that can only be code, the
  * function names and file paths of tracebacks — plus the files and modules it names outright.
@@ -106,21 +149,39 @@ export function buildQuery(raw: IssueText): WeightedQuery {
   const issue = { title: spellLanguages(raw.title), body: spellLanguages(raw.body), hints: raw.hints.map(spellLanguages) };
   const terms = new Map<string, number>();
   const mentions = new Map<string, PathMention>();
+  const symbols = new Map<string, NamedSymbol>();
   add(terms, tokenizeCode(issue.title), WEIGHT.title);
   weighIdentifiers(terms, issue.title);
   collectMentions(issue.title, mentions);
+  collectSymbols(symbols, issue.title, NAMED_ON_PURPOSE, PROSE_SYMBOL);
   for (const text of [issue.body, ...issue.hints]) {
     collectMentions(text, mentions);
     const fenced = splitFences(text);
-    for (const code of fenced.code) weighCodeText(terms, code, WEIGHT.code);
+    for (const code of fenced.code) {
+      weighCodeText(terms, code, WEIGHT.code);
+      // Code blocks hold output and logs as often as code: only names that can only be code count.
+      collectSymbols(symbols, code, 1, PROSE_SYMBOL);
+    }
     let prose = fenced.prose;
-    for (const inline of prose.matchAll(INLINE_CODE)) weighCodeText(terms, inline[1]!, WEIGHT.code);
+    for (const inline of prose.matchAll(INLINE_CODE)) {
+      weighCodeText(terms, inline[1]!, WEIGHT.code);
+      collectSymbols(symbols, inline[1]!, NAMED_ON_PURPOSE);
+    }
     prose = prose.replace(INLINE_CODE, " ");
-    for (const frame of text.matchAll(TRACEBACK_FRAME)) if (frame[2]) add(terms, tokenizeCode(frame[2]), WEIGHT.tracebackName);
+    for (const frame of text.matchAll(TRACEBACK_FRAME)) {
+      if (!frame[2]) continue;
+      add(terms, tokenizeCode(frame[2]), WEIGHT.tracebackName);
+      // A frame names a caller as often as the culprit, and its file is a mention already.
+      collectSymbols(symbols, frame[2], 1);
+    }
     // The error message names what failed (`RST.__init__() got an unexpected keyword argument`).
-    for (const line of text.matchAll(EXCEPTION_LINE)) add(terms, tokenizeCode(line[1]!), WEIGHT.exceptionMessage);
+    for (const line of text.matchAll(EXCEPTION_LINE)) {
+      add(terms, tokenizeCode(line[1]!), WEIGHT.exceptionMessage);
+      collectSymbols(symbols, line[1]!.replace(/(['"]).*?\1/g, " "), NAMED_ON_PURPOSE, PROSE_SYMBOL);
+    }
     add(terms, tokenizeCode(prose), WEIGHT.prose);
     weighIdentifiers(terms, prose);
+    collectSymbols(symbols, prose, 1, PROSE_SYMBOL);
   }
   for (const mention of mentions.values()) {
     for (const part of mention.parts.slice(-3)) add(terms, tokenizeCode(part), WEIGHT.pathPart * (mention.strength > 1 ? 1 : 0.5));
@@ -131,5 +192,6 @@ export function buildQuery(raw: IssueText): WeightedQuery {
     .map(([term, weight]): [string, number] => [term, weight <= 2 ? weight : 2 + Math.log2(weight - 1)])
     .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
     .slice(0, MAX_TERMS);
-  return { terms: new Map(damped), mentions: [...mentions.values()] };
+  const strongest = [...symbols.values()].sort((a, b) => b.strength - a.strength).slice(0, MAX_SYMBOLS);
+  return { terms: new Map(damped), mentions: [...mentions.values()], symbols: strongest };
 }

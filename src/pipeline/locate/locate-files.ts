@@ -4,8 +4,8 @@ import { mapBounded } from "../map-bounded.js";
 import type { IssueText, LocatedFile, StageContext } from "../types.js";
 import { buildQuery } from "./build-query.js";
 import { judgeRelevance } from "./judge-relevance.js";
-import { listCandidates, type CandidateSet } from "./list-candidates.js";
-import { rankFiles } from "./rank-files.js";
+import { indexRepository } from "./index-repository.js";
+import type { CandidateSet } from "./list-candidates.js";
 import { summarizeCandidate } from "./summarize-candidate.js";
 
 /** Options of {@link locateFiles}. */
@@ -36,7 +36,9 @@ export async function locateFiles(
   memory: EvolutionMemory | null,
   options: LocateOptions = {},
 ): Promise<LocatedFile[]> {
-  const candidates = await listCandidates(ctx.root, { exclude: ctx.config.exclude, maxFileBytes: ctx.config.max_file_bytes });
+  // The index cache lives in the memory's store: a job tokenizes only the files no earlier job saw.
+  const index = await indexRepository(ctx.root, { exclude: ctx.config.exclude, maxFileBytes: ctx.config.max_file_bytes }, { cache: memory?.index });
+  const { candidates } = index;
   if (candidates.files.length === 0) {
     throw new StageError(
       "locate",
@@ -52,7 +54,7 @@ export async function locateFiles(
       "Describe the problem in the issue (what happens, what should happen, names of functions or files), then try again.",
     );
   }
-  const ranked = await rankFiles(candidates.files, query, options.top ?? ctx.config.top_k);
+  const ranked = await index.rank(query, options.top ?? ctx.config.top_k);
   if (ranked.length === 0) {
     throw new StageError(
       "locate",

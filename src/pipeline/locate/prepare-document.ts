@@ -5,35 +5,16 @@ import { countTermsByChunk, tokenizeCode } from "./tokenize-code.js";
 export interface RankInput {
   path: string;
   text: string;
+  /** The bytes as read, when at hand: their git blob id keys the index cache (else the text's UTF-8 is hashed). */
+  bytes?: Uint8Array;
 }
-
-/** The fields of one BM25 document, each a list of terms. */
-export type DocumentFields = Record<string, string[]>;
 
 /** What the index needs of one file, computed from its path and text alone. */
 export interface PreparedFile {
-  /** The text document of the whole file, then one per chunk when the file has more than two chunks. */
-  text: DocumentFields[];
-  /** The document of its path and of the names it defines. */
-  names: DocumentFields;
-}
-
-// wink counts a term once per occurrence, which costs about a microsecond each: millions for a large
-// repository. Instead, each distinct term of a document goes once into the fields whose weights
-// (powers of two) sum to its count, so wink sees exactly the same term frequencies and lengths with
-// a fraction of the work. Counts above the largest sum are capped; BM25 has saturated long before.
-export const COUNT_FIELDS = [1, 2, 4, 8, 16, 32, 64].map((weight) => ({ name: `tf${weight}`, weight }));
-const LARGEST_COUNT = COUNT_FIELDS.reduce((sum, field) => sum + field.weight, 0);
-
-function countFields(counts: Map<string, number>): DocumentFields {
-  const buckets: string[][] = COUNT_FIELDS.map(() => []);
-  for (const [term, count] of counts) {
-    const capped = Math.min(count, LARGEST_COUNT);
-    for (let i = 0; i < COUNT_FIELDS.length; i++) if (capped & COUNT_FIELDS[i]!.weight) buckets[i]!.push(term);
-  }
-  const fields: DocumentFields = {};
-  COUNT_FIELDS.forEach((field, i) => (fields[field.name] = buckets[i]!));
-  return fields;
+  /** Term counts of the whole file, then of each chunk when the file has more than two chunks. */
+  text: Array<Map<string, number>>;
+  /** The terms of its path and of the names it defines. */
+  names: { path: string[]; defs: string[] };
 }
 
 /**
@@ -55,15 +36,32 @@ function mergeCounts(chunks: Array<Map<string, number>>): Map<string, number> {
   return all;
 }
 
+/** What indexing learns from a file's bytes alone, the part worth remembering by blob id: its term counts and the names it defines. */
+export interface FileTerms {
+  /** Term counts of the whole text. */
+  counts: Map<string, number>;
+  /** The names {@link extractDefinitions} finds, exact case: the cheap definition pass over every file. */
+  defined: string[];
+}
+
+/** Tokenizes and counts one file's whole text and lists the names it defines; most of the work of indexing. */
+export function countFile(file: RankInput): FileTerms {
+  return { counts: countTermsByChunk(file.text, Infinity)[0]!, defined: extractDefinitions(file.text, file.path) };
+}
+
+/** The BM25 documents of a file from its counted terms (whole file only). */
+export function documentsOf(path: string, terms: FileTerms): PreparedFile {
+  return { text: [terms.counts], names: { path: pathTerms(path), defs: tokenizeCode(terms.defined.join(" ")) } };
+}
+
 /**
  * Tokenizes and counts one file for the index: its text as term counts (whole, and per run of
  * `chunkLines` lines; Infinity for whole files only), its path and the names it defines as terms.
- * This is most of the work of indexing, and depends on nothing but the file.
  */
 export function prepareFile(file: RankInput, chunkLines: number): PreparedFile {
+  if (chunkLines === Infinity) return documentsOf(file.path, countFile(file));
   const chunks = countTermsByChunk(file.text, chunkLines);
-  const text = [countFields(mergeCounts(chunks))];
-  if (chunks.length > 2) for (const counts of chunks) text.push(countFields(counts));
-  const defs = tokenizeCode(extractDefinitions(file.text, file.path).join(" "));
-  return { text, names: { path: pathTerms(file.path), defs } };
+  const prepared = documentsOf(file.path, { counts: mergeCounts(chunks), defined: extractDefinitions(file.text, file.path) });
+  if (chunks.length > 2) prepared.text.push(...chunks);
+  return prepared;
 }

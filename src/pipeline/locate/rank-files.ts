@@ -1,7 +1,9 @@
-import bm25, { type Bm25Engine } from "wink-bm25-text-search";
 import type { RankedFile } from "../types.js";
+import { Bm25Index } from "./bm25-index.js";
 import type { WeightedQuery } from "./build-query.js";
-import { COUNT_FIELDS, prepareFile, type DocumentFields, type RankInput } from "./prepare-document.js";
+import { prepareFile, type RankInput } from "./prepare-document.js";
+import { rememberedTerms, rememberedDefinitions, type TermCache } from "./remember-terms.js";
+import { scoreDefinitions } from "./score-definitions.js";
 import { mainExtensions, mentionStrength, pathPrior } from "./score-path.js";
 import { sliceWork, type Pause } from "./slice-work.js";
 
@@ -19,6 +21,8 @@ export interface RankOptions {
   fileShare: number;
   /** How much one unit of mention strength (see mentionStrength) multiplies a file's score. */
   mentionBoost: number;
+  /** How much one unit of definition score (see scoreDefinitions) multiplies a file's score. */
+  definitionBoost: number;
   /** BM25 term-frequency saturation. */
   k1: number;
   /** BM25 length normalization (0: none, 1: full). */
@@ -33,137 +37,167 @@ export const DEFAULT_RANK_OPTIONS: RankOptions = {
   defsWeight: 2,
   fileShare: 1,
   mentionBoost: 0.2,
+  definitionBoost: 0.5,
   k1: 1.2,
   b: 0.75,
 };
 
-// Query weights are fractional; wink adds a term once per occurrence in the query text, so a weight
-// becomes a number of repetitions at this resolution.
-const REPEATS_PER_UNIT = 2;
-const PADDING = "\u0000pad";
+// A term's count in a file is capped here: BM25 has saturated long before, and the cap keeps the
+// figures of the ranking the benchmarks measured (wink's count fields summed to at most 127).
+const LARGEST_COUNT = 127;
 
-// Documents arrive as lists of terms; a query as the terms joined by spaces.
-function termsOf(input: string | string[]): string[] {
-  if (typeof input !== "string") return input;
-  return input === "" ? [] : input.split(" ");
+function capped(counts: Map<string, number>): Map<string, number> {
+  let over = false;
+  for (const count of counts.values()) if (count > LARGEST_COUNT) over = true;
+  if (!over) return counts;
+  return new Map([...counts].map(([term, count]): [string, number] => [term, Math.min(count, LARGEST_COUNT)]));
 }
 
-/**
- * The query's terms grouped by how many times each counts: a weight becomes a whole number of
- * repetitions at REPEATS_PER_UNIT per unit.
- */
-function termsByRepeats(query: WeightedQuery): Map<number, string[]> {
+/** The names document of a file: its path's terms counting `pathWeight` times each, its defined names `defsWeight` times. */
+function namesDocument(names: { path: string[]; defs: string[] }, options: RankOptions): Map<string, number> {
+  const frequencies = new Map<string, number>();
+  for (const term of names.path) frequencies.set(term, (frequencies.get(term) ?? 0) + options.pathWeight);
+  for (const term of names.defs) frequencies.set(term, (frequencies.get(term) ?? 0) + options.defsWeight);
+  return frequencies;
+}
+
+/** The query's terms grouped by weight, so each group is searched once and multiplied. */
+function termsByWeight(query: WeightedQuery): Map<number, string[]> {
   const groups = new Map<number, string[]>();
   for (const [term, weight] of query.terms) {
-    const repeats = Math.max(1, Math.round(weight * REPEATS_PER_UNIT));
-    const group = groups.get(repeats);
+    // Weights count at a resolution of halves, as they did when a weight was a number of repetitions of the term.
+    const rounded = Math.max(1, Math.round(weight * 2)) / 2;
+    const group = groups.get(rounded);
     if (group) group.push(term);
-    else groups.set(repeats, [term]);
+    else groups.set(rounded, [term]);
   }
   return groups;
 }
 
-const COUNT_WEIGHTS = Object.fromEntries(COUNT_FIELDS.map((field) => [field.name, field.weight]));
-
-/** Builds one consolidated BM25 index (wink) over the documents. */
-async function buildEngine(
-  docs: Array<[id: string, fields: DocumentFields]>,
-  fldWeights: Record<string, number>,
-  options: RankOptions,
-  pause: Pause,
-): Promise<Bm25Engine> {
-  const engine = bm25();
-  engine.defineConfig({ fldWeights, bm25Params: { k1: options.k1, b: options.b, k: 1 } });
-  // Everything arrives tokenized: wink's own preparation is replaced by taking the terms as they are.
-  engine.definePrepTasks([termsOf]);
-  for (const [id, fields] of docs) {
-    engine.addDoc(fields, id);
-    await pause();
-  }
-  // wink refuses to consolidate fewer than three documents; empty ones leave the others' order unchanged.
-  const empty = Object.fromEntries(Object.keys(fldWeights).map((field) => [field, []]));
-  for (let i = docs.length; i < 3; i++) engine.addDoc(empty, `${PADDING}${i}`);
-  // One call that cannot be sliced: a few hundred ms for thousands of files (npm run bench:event-loop).
-  engine.consolidate();
-  await pause();
-  return engine;
-}
-
-// Terms per wink search: a long issue's 600 terms walked in one call held the event loop for 150 ms.
+// Terms per search slice: a long issue's 600 terms walked in one call held the event loop for 150 ms.
 const TERMS_PER_SEARCH = 40;
 
-/**
- * Scores of every document sharing a term with the query. wink weighs a term by how often the query
- * text repeats it, walking its postings once per repetition; searching each group of equally weighted
- * terms once and multiplying gives the same sums and walks each posting list once.
- */
-async function search(engine: Bm25Engine, groups: Map<number, string[]>, pause: Pause): Promise<Map<string, number>> {
-  const scores = new Map<string, number>();
-  for (const [repeats, terms] of groups) {
+/** Scores of every document sharing a term with the query, pausing between slices of terms. */
+async function search(index: Bm25Index, groups: Map<number, string[]>, pause: Pause): Promise<Map<number, number>> {
+  const scores = new Map<number, number>();
+  for (const [weight, terms] of groups) {
     for (let from = 0; from < terms.length; from += TERMS_PER_SEARCH) {
-      for (const [id, score] of engine.search(terms.slice(from, from + TERMS_PER_SEARCH).join(" "), engine.getTotalDocs())) {
-        if (!id.startsWith(PADDING)) scores.set(id, (scores.get(id) ?? 0) + (score * repeats) / REPEATS_PER_UNIT);
-      }
+      index.search(terms.slice(from, from + TERMS_PER_SEARCH), weight, scores);
       await pause();
     }
   }
   return scores;
 }
 
-/** A built index of a repository's files; build once per run (wink takes no documents after it is built), query as often as needed. */
+/** A built index of a repository's files; build once per run, query as often as needed. */
 export interface FileIndex {
   /** The files best matching the query, best first, ties by path; files sharing no term are left out. */
   rank(query: WeightedQuery, top: number): Promise<RankedFile[]>;
+  /** How many files were indexed, how many were tokenized (the rest came from the cache), how many parsed for definitions so far. */
+  stats: { files: number; tokenized: number; parsed: number };
+}
+
+/** A definition score is capped here: an issue pasting a whole module's names should not multiply its file without bound. */
+const MAX_DEFINITION_SCORE = 4;
+/** A name defined in more files than this is not looked up (`__init__`, `get`): it would cost many parses and weigh almost nothing. */
+const MAX_DEFINERS = 10;
+/** Most files parsed for one query. */
+const MAX_PARSED = 100;
+
+/** The files worth parsing for the query's symbols: those the fast pass says define a named symbol or its owner, strongest symbols first. */
+function filesToParse(query: WeightedQuery, definedBy: Map<string, number[]>): number[] {
+  const chosen = new Set<number>();
+  for (const symbol of query.symbols) {
+    for (const name of symbol.owner ? [symbol.name, symbol.owner] : [symbol.name]) {
+      const files = definedBy.get(name);
+      if (!files || files.length > MAX_DEFINERS) continue;
+      for (const file of files) if (chosen.size < MAX_PARSED) chosen.add(file);
+    }
+  }
+  return [...chosen];
 }
 
 /**
- * Indexes files for BM25 (wink-bm25-text-search) as code-tokenized text, and separately their paths
+ * Indexes files for BM25 (see Bm25Index) as code-tokenized text, and separately their paths
  * and the names they define: in one index with the text those few terms would drown in the text's
  * saturated term frequencies, and scored on their own they keep a long file that defines what the
  * issue names from losing merely by its length. With fileShare < 1, files longer than two chunks
  * also score as their best chunk of lines. A file's score is multiplied by a boost when the issue
- * names it and by a prior that tests, docs and settings are rarely what a fix changes. Building
+ * names it, by a boost when it defines a class, function or method the issue names in code (see
+ * scoreDefinitions; the fast pass of extractDefinitions says which files may, and only those are
+ * parsed with tree-sitter, at query time), and by a prior that tests, docs and settings are rarely
+ * what a fix changes. With a cache, only blobs it has not seen are tokenized and parsed. Building
  * and ranking await `pause` between files, documents and searches, so a server's event loop is not
  * held for seconds.
  */
-export async function indexFiles(files: RankInput[], options: RankOptions = DEFAULT_RANK_OPTIONS, pause: Pause = sliceWork()): Promise<FileIndex> {
-  if (files.length === 0) return { rank: async () => [] };
+export async function indexFiles(
+  files: RankInput[],
+  options: RankOptions = DEFAULT_RANK_OPTIONS,
+  pause: Pause = sliceWork(),
+  cache: TermCache | null = null,
+): Promise<FileIndex> {
+  const stats = { files: files.length, tokenized: 0, parsed: 0 };
+  if (files.length === 0) return { rank: async () => [], stats };
   const chunkLines = options.fileShare < 1 ? options.chunkLines : Infinity;
-  const textDocs: Array<[string, DocumentFields]> = [];
-  const nameDocs: Array<[string, DocumentFields]> = [];
+  // Text documents: file i is document i; its chunks (fileShare < 1) follow all files, with their owner kept.
+  const textIndex = new Bm25Index();
+  const nameIndex = new Bm25Index();
+  const chunkOwners: number[] = [];
+  // Which files the fast pass says define each name, for the definitions looked up at query time.
+  const definedBy = new Map<string, number[]>();
+  const remembered = chunkLines === Infinity ? await rememberedTerms(files, cache, pause) : null;
   for (const [index, input] of files.entries()) {
-    const file = prepareFile(input, chunkLines);
-    nameDocs.push([String(index), file.names]);
-    file.text.forEach((fields, c) => textDocs.push([c === 0 ? String(index) : `${index}:${c - 1}`, fields]));
+    const file = remembered?.documents[index] ?? prepareFile(input, chunkLines);
+    nameIndex.add(index, namesDocument(file.names, options));
+    textIndex.add(index, capped(file.text[0]!));
+    for (const chunk of file.text.slice(1)) {
+      textIndex.add(files.length + chunkOwners.length, capped(chunk));
+      chunkOwners.push(index);
+    }
+    for (const name of remembered?.defined[index] ?? []) {
+      const definers = definedBy.get(name);
+      if (definers) definers.push(index);
+      else definedBy.set(name, [index]);
+    }
     await pause();
   }
+  stats.tokenized = remembered?.tokenized ?? files.length;
   const main = mainExtensions(files.map((file) => ({ path: file.path, size: file.text.length })));
   const priors = files.map((file) => pathPrior(file.path, main));
-  const textEngine = await buildEngine(textDocs, COUNT_WEIGHTS, options, pause);
-  const nameEngine = await buildEngine(nameDocs, { path: options.pathWeight, defs: options.defsWeight }, options, pause);
+  await textIndex.finish(options, pause);
+  await nameIndex.finish(options, pause);
 
   return {
+    stats,
     async rank(query, top) {
-      const groups = termsByRepeats(query);
+      const groups = termsByWeight(query);
       if (groups.size === 0) return [];
       const whole = new Map<number, number>();
       const best = new Map<number, number>();
-      for (const [id, score] of await search(textEngine, groups, pause)) {
-        const colon = id.indexOf(":");
-        if (colon === -1) whole.set(Number(id), score);
-        else best.set(Number(id.slice(0, colon)), Math.max(best.get(Number(id.slice(0, colon))) ?? 0, score));
+      for (const [doc, score] of await search(textIndex, groups, pause)) {
+        if (doc < files.length) whole.set(doc, score);
+        else best.set(chunkOwners[doc - files.length]!, Math.max(best.get(chunkOwners[doc - files.length]!) ?? 0, score));
       }
-      const names = await search(nameEngine, groups, pause);
+      const names = await search(nameIndex, groups, pause);
       // Only files sharing a term with the query can score; the rest are never looked at.
-      const hits = new Set<number>([...whole.keys(), ...best.keys(), ...[...names.keys()].map(Number)]);
+      const hits = new Set<number>([...whole.keys(), ...best.keys(), ...names.keys()]);
+      const definitionScores = new Map<number, number>();
+      const definers = (name: string) => definedBy.get(name)?.length ?? 1;
+      for (const index of filesToParse(query, definedBy)) {
+        const definitions = await rememberedDefinitions(files[index]!, remembered!.keys[index]!, cache, stats);
+        definitionScores.set(index, scoreDefinitions(definitions, query.symbols, definers));
+        await pause();
+      }
       const ranked: RankedFile[] = [];
       for (const index of hits) {
         const file = files[index]!;
         const wholeScore = whole.get(index) ?? 0;
         const textScore = (1 - options.fileShare) * (best.get(index) ?? wholeScore) + options.fileShare * wholeScore;
-        const bm25Score = textScore + options.namesShare * (names.get(String(index)) ?? 0);
+        const bm25Score = textScore + options.namesShare * (names.get(index) ?? 0);
         // With 200 files named in a long issue, matching them against every path takes a while too.
-        const boost = 1 + options.mentionBoost * mentionStrength(file.path, query.mentions);
+        const boost =
+          (1 + options.mentionBoost * mentionStrength(file.path, query.mentions)) *
+          (1 + options.definitionBoost * Math.min(MAX_DEFINITION_SCORE, definitionScores.get(index) ?? 0));
         ranked.push({ path: file.path, score: Math.round(bm25Score * boost * priors[index]! * 1000) / 1000 });
         await pause();
       }

@@ -120,3 +120,33 @@ describe("buildQuery on language names", () => {
     expect(terms.has("csharp")).toBe(true);
   });
 });
+
+describe("buildQuery's named symbols", () => {
+  const symbolsOf = (title: string, body: string) =>
+    buildQuery({ title, body, hints: [] }).symbols.map((s) => `${s.owner ? `${s.owner}.` : ""}${s.name}:${s.strength}`);
+
+  it("reads a method named with its class from an error message, and the class itself", () => {
+    const body = "```\nTraceback (most recent call last):\n  File \"/usr/lib/python3/dist-packages/astropy/io/ascii/ui.py\", line 800, in get_writer\nTypeError: RST.__init__() got an unexpected keyword argument 'header_rows'\n```";
+    const symbols = symbolsOf("Please support header rows", body);
+    expect(symbols).toEqual(expect.arrayContaining(["RST:2", "RST.__init__:2", "get_writer:1"]));
+    // The message's plain words are not names; the quoted argument counts only as code-looking text of a code block.
+    expect(symbols.some((s) => /^(got|unexpected|keyword|argument):/.test(s))).toBe(false);
+    expect(symbols).toContain("header_rows:1");
+  });
+
+  it("counts names in the title and code spans on purpose (2), in code blocks and prose by what can only be code (1)", () => {
+    const symbols = symbolsOf("DataSet.update evaluates dask arrays", "Calling `ds.update(other)` in merge_core.\n```python\nfoo = xr.DataArray(x).chunk()\nprint(foo)\n```");
+    expect(symbols).toEqual(expect.arrayContaining(["DataSet:2", "DataSet.update:2", "ds.update:2", "merge_core:1", "xr.DataArray:1", "print:1"]));
+    expect(symbols.some((s) => s.startsWith("foo:") || s.startsWith("evaluates:"))).toBe(false);
+  });
+
+  it("leaves out file names, which mentions handle", () => {
+    expect(symbolsOf("Bug in utils.py", "see `requests/utils.py`").some((s) => s.includes("py"))).toBe(false);
+  });
+
+  it("keeps the strongest when a name comes twice, and at most 100 names", () => {
+    expect(symbolsOf("fix `merge_setting`", "merge_setting is wrong").filter((s) => s.includes("merge_setting"))).toEqual(["merge_setting:2"]);
+    const many = Array.from({ length: 300 }, (_, i) => `name_${i}`).join(" ");
+    expect(symbolsOf("many", many)).toHaveLength(100);
+  });
+});

@@ -32,7 +32,7 @@ describe("rankFiles", () => {
     expect(ranked[0]!.path).toBe("requests/sessions.py");
   });
 
-  it("works with fewer than three files (wink needs three documents)", async () => {
+  it("works with one or two files", async () => {
     expect((await rankFiles([{ path: "a.py", text: models }], issue("iter_content chunk_size"), 10)).map((f) => f.path)).toEqual(["a.py"]);
     expect((await rankFiles([{ path: "a.py", text: models }, { path: "b.py", text: sessions }], issue("iter_content"), 10))[0]!.path).toBe("a.py");
   });
@@ -102,7 +102,7 @@ describe("query weights", () => {
     ];
     const index = await indexFiles(files);
     const scoreOf = async (terms: Array<[string, number]>, path: string) =>
-      (await index.rank({ terms: new Map(terms), mentions: [] }, 10)).find((f) => f.path === path)?.score ?? 0;
+      (await index.rank({ terms: new Map(terms), mentions: [], symbols: [] }, 10)).find((f) => f.path === path)?.score ?? 0;
     // Weight 0.5 counts once; 1 twice; 1.5 three times.
     for (const path of ["requests/sessions.py", "requests/models.py", "requests/adapters.py"]) {
       const once = (term: string) => scoreOf([[term, 0.5]], path);
@@ -131,18 +131,60 @@ describe("query weights", () => {
 });
 
 describe("prepareFile", () => {
-  it("puts each term into the count fields whose weights sum to its count, capped at 127", () => {
+  it("counts each term of the whole file", () => {
     const text = `${"alpha ".repeat(5)}\n${"beta ".repeat(200)}\ngamma\n`;
     const [whole] = prepareFile({ path: "pkg/mod.py", text }, Infinity).text;
-    const fieldsOf = (term: string) => Object.keys(whole!).filter((field) => whole![field]!.includes(term));
-    expect(fieldsOf("alpha")).toEqual(["tf1", "tf4"]);
-    expect(fieldsOf("beta")).toEqual(["tf1", "tf2", "tf4", "tf8", "tf16", "tf32", "tf64"]);
-    expect(fieldsOf("gamma")).toEqual(["tf1"]);
+    expect(Object.fromEntries(whole!)).toEqual({ alpha: 5, beta: 200, gamma: 1 });
   });
 
   it("gives the path and the defined names as a document of their own", () => {
     const prepared = prepareFile({ path: "requests/sessions.py", text: sessions }, Infinity);
     expect(prepared.names.path).toEqual(["request", "sessions.py", "session"]);
     expect(prepared.names.defs).toEqual(["session", "merge_environment_setting", "merge", "environment", "setting"]);
+  });
+});
+
+describe("rankFiles with the definition index", () => {
+  const uses = (i: number) =>
+    `from .rst import RST\n\ndef get_writer_${i}(writer, header_rows):\n    # RST writers, RST headers, header rows of RST tables\n    return RST(header_rows=header_rows) if writer == "rst" else RST()\n`;
+  const files = [
+    { path: "pkg/ascii/core.py", text: Array.from({ length: 6 }, (_, i) => uses(i)).join("\n") },
+    { path: "pkg/ascii/ui.py", text: uses(9) },
+    { path: "pkg/ascii/restructured.py", text: "class RST(FixedWidth):\n    def __init__(self):\n        super().__init__(delimiter_pad=None)\n\n    def write(self, lines):\n        return lines\n" },
+    { path: "pkg/ascii/fixed.py", text: "class FixedWidth:\n    def __init__(self, header_rows=None):\n        self.header_rows = header_rows\n" },
+  ];
+  const query = issue("Support header rows in RST output", "TypeError: RST.__init__() got an unexpected keyword argument 'header_rows'");
+
+  it("multiplies the score of the file defining what the issue names, capped, and leaves the files using it alone", async () => {
+    const without = new Map((await rankFiles(files, query, 4, { ...DEFAULT_RANK_OPTIONS, definitionBoost: 0 })).map((f) => [f.path, f.score]));
+    const ranked = await rankFiles(files, query, 4);
+    const score = (path: string) => ranked.find((f) => f.path === path)!.score;
+    // RST (class, strength 2: 4) and RST.__init__ (qualified, strength 2: 6) make 10, capped at 4: × (1 + 0.5 × 4).
+    expect(score("pkg/ascii/restructured.py") / without.get("pkg/ascii/restructured.py")!).toBeCloseTo(3, 2);
+    expect(score("pkg/ascii/core.py")).toBe(without.get("pkg/ascii/core.py"));
+    expect(score("pkg/ascii/ui.py")).toBe(without.get("pkg/ascii/ui.py"));
+    // fixed.py defines an __init__, but not RST's: `__init__` alone, defined in two files, is worth 1 × 2 / 2.
+    expect(score("pkg/ascii/fixed.py") / without.get("pkg/ascii/fixed.py")!).toBeCloseTo(1.5, 2);
+    expect(ranked[0]!.path).toBe("pkg/ascii/restructured.py");
+  });
+
+  it("finds a method named with its class in the class's file, not in another class's file defining the same method", async () => {
+    const two = [
+      { path: "pkg/variable.py", text: "class Variable:\n    def update(self, other):\n        '''update the dataset values in place'''\n        return merge(self, other)\n" },
+      { path: "pkg/dataset.py", text: "class Dataset:\n    def update(self, other):\n        return other\n" },
+      { path: "pkg/other.py", text: "def unrelated(): pass\n" },
+    ];
+    const dotted = issue("`Dataset.update` loses chunks");
+    expect((await rankFiles(two, dotted, 3))[0]!.path).toBe("pkg/dataset.py");
+    expect((await rankFiles(two, issue("`Variable.update` loses chunks"), 3))[0]!.path).toBe("pkg/variable.py");
+  });
+
+  it("parses only the files the fast pass says define a named symbol", async () => {
+    const index = await indexFiles(files);
+    await index.rank(query, 4);
+    // restructured.py defines RST (and __init__ with fixed.py); core.py and ui.py only use the names.
+    expect(index.stats.parsed).toBe(2);
+    await index.rank(issue("no names here"), 4);
+    expect(index.stats.parsed).toBe(2);
   });
 });

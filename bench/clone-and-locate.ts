@@ -1,0 +1,117 @@
+// Side by side, in one run: the native `git clone --depth 1` of a real repository served by the real
+// `git http-backend`, against what the bot does before its first model call — its own shallow clone
+// (isomorphic-git), the candidate listing, the BM25 index and the first query. A first job starts with
+// an empty index cache; a second job runs after a commit changed a few files, with the cache the first
+// job left in the store.
+//
+//   npm run bench:clone -- --mirror /work/.mirror/sympy+sympy/repo [--runs 3] [--changed 3] [--workdir DIR]
+//
+// --mirror is any git repository (bare or not); its HEAD is copied, at depth 1, into a bare repository
+// the benchmark serves. Native and bot runs alternate, so both see the same machine load.
+import { execFile, execFileSync } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { parseArgs, promisify } from "node:util";
+import { parseConfig } from "../src/config.js";
+import { buildQuery } from "../src/pipeline/locate/build-query.js";
+import { indexRepository } from "../src/pipeline/locate/index-repository.js";
+import { IndexCache } from "../src/store/index-cache.js";
+import { openDatabase } from "../src/store/database.js";
+import { withShallowClone } from "../src/workspace/clone-repository.js";
+import { addCommit, gitEnv, startGitServer } from "../test/support/git-server.js";
+
+const { values } = parseArgs({
+  options: {
+    mirror: { type: "string" },
+    runs: { type: "string", default: "3" },
+    changed: { type: "string", default: "3" },
+    workdir: { type: "string" },
+  },
+});
+if (!values.mirror) {
+  console.error("usage: npm run bench:clone -- --mirror GIT_DIR [--runs 3] [--changed 3] [--workdir DIR]");
+  process.exit(2);
+}
+const runs = Number(values.runs);
+const FULL = "bench/repo";
+const TOKEN = "ghs_benchCloneToken0123456789abcdef";
+const ISSUE = {
+  title: "Symbol.free_symbols is wrong for Derivative of an undefined Function",
+  body: "```python\n>>> from sympy import Function, Symbol, Derivative\n>>> Derivative(f(x), x).free_symbols\n```\nraises `AttributeError: 'Derivative' object has no attribute 'variable_count'` in `Derivative._eval_derivative`.",
+  hints: [],
+};
+
+const root = fs.mkdtempSync(path.join(os.tmpdir(), "magis-bench-clone-"));
+const workdir = values.workdir ?? root;
+try {
+  const bare = path.join(root, `${FULL}.git`);
+  execFileSync("git", ["clone", "-q", "--bare", "--depth", "1", "--no-tags", `file://${path.resolve(values.mirror)}`, bare], { env: gitEnv() });
+  const branch = execFileSync("git", ["symbolic-ref", "--short", "HEAD"], { cwd: bare, encoding: "utf8" }).trim();
+  const files = execFileSync("git", ["ls-tree", "-r", "--name-only", "HEAD"], { cwd: bare, encoding: "utf8" }).trim().split("\n");
+  console.log(`repository: ${values.mirror} at ${execFileSync("git", ["rev-parse", "--short", "HEAD"], { cwd: bare, encoding: "utf8" }).trim()}, ${files.length} files, ${files.filter((f) => f.endsWith(".py")).length} .py`);
+  const server = await startGitServer(root, { token: TOKEN });
+  const remote = { url: `${server.url}/${FULL}.git`, token: TOKEN };
+  const authedUrl = remote.url.replace("http://", `http://x-access-token:${TOKEN}@`);
+  const db = openDatabase(path.join(root, "magis.db"));
+  const cache = new IndexCache(db);
+  const config = parseConfig({});
+
+  // Asynchronous: the git server runs in this process, and a synchronous child would hold its event loop.
+  const run = promisify(execFile);
+  const native = async (): Promise<number> => {
+    const dir = fs.mkdtempSync(path.join(workdir, "native-"));
+    const start = performance.now();
+    await run("git", ["clone", "-q", "--depth", "1", "--single-branch", "--no-tags", authedUrl, dir], { env: gitEnv() });
+    const took = performance.now() - start;
+    fs.rmSync(dir, { recursive: true, force: true });
+    return took;
+  };
+  const bot = async (): Promise<{ total: number; parts: string }> => {
+    const start = performance.now();
+    let parts = "";
+    await withShallowClone(remote, branch, async (checkout) => {
+      const cloned = performance.now();
+      const index = await indexRepository(checkout.dir, { exclude: config.exclude, maxFileBytes: config.max_file_bytes }, { cache });
+      const indexed = performance.now();
+      const top = await index.rank(buildQuery(ISSUE), 10);
+      const queried = performance.now();
+      parts = `clone ${ms(cloned - start)}, list+index ${ms(indexed - cloned)} (${index.stats.tokenized} of ${index.stats.files} files tokenized, ${index.stats.parsed} parsed), query ${ms(queried - indexed)}, top ${top[0]?.path ?? "-"}`;
+    }, { parentDir: workdir });
+    // Removing the checkout is part of the clone's cost, as for the native clone.
+    return { total: performance.now() - start, parts };
+  };
+  const ratios: Record<string, number[]> = { first: [], second: [] };
+  const compare = async (label: "first" | "second", run: number): Promise<void> => {
+    const n = await native();
+    const b = await bot();
+    ratios[label]!.push(b.total / n);
+    console.log(`${label} job ${run}: native ${ms(n)}, bot ${ms(b.total)} = ${(b.total / n).toFixed(2)}×  (${b.parts})`);
+  };
+  const changed = files.filter((f) => f.endsWith(".py")).slice(0, Number(values.changed));
+  for (let run = 1; run <= runs; run++) {
+    cache.clear();
+    await compare("first", run);
+    // A commit touches a few files: the second job finds the first job's blobs in the cache, all but those.
+    addCommit(root, FULL, {
+      branch,
+      files: Object.fromEntries(changed.map((f) => [f, `${server.git(FULL, "show", `${branch}:${f}`)}\n# changed by the benchmark, run ${run}\n`])),
+      message: `change ${changed.length} files`,
+      author: { name: "Bench", email: "bench@example.com" },
+    });
+    await compare("second", run);
+  }
+  for (const [label, values] of Object.entries(ratios)) {
+    values.sort((a, b) => a - b);
+    console.log(`${label} job: median ${values[Math.floor(values.length / 2)]!.toFixed(2)}× the native clone (${values.map((v) => v.toFixed(2)).join(", ")})`);
+  }
+  console.log(`cache: ${(cache.bytes() / 1e6).toFixed(1)} MB; machine: ${os.cpus().length} cores, load ${os.loadavg().map((l) => l.toFixed(1)).join(" ")}`);
+  db.close();
+  await server.close();
+} finally {
+  fs.rmSync(root, { recursive: true, force: true });
+}
+
+function ms(value: number): string {
+  return `${(value / 1000).toFixed(2)} s`;
+}

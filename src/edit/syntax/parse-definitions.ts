@@ -1,0 +1,159 @@
+import type { Node } from "web-tree-sitter";
+import { grammarForPath } from "./grammar-for-path.js";
+import { loadParser } from "./load-parser.js";
+
+/** One thing a file defines, as its syntax tree says. */
+export interface Definition {
+  name: string;
+  /** A method is a function defined directly in a class; a name is a top-level variable or constant. */
+  kind: "class" | "function" | "method" | "name";
+  /** 1-based, inclusive. */
+  line: number;
+  endLine: number;
+  /** The class (or function) it is defined in, if any. */
+  parent?: string;
+  /** A class's base classes as written (`models.Model`), when the language says them in the header. */
+  bases?: string[];
+  /** The header up to the body, on one line, at most SIGNATURE_CHARS characters. */
+  signature: string;
+}
+
+// Node types of the shipped grammars that introduce a class-like or a function-like definition.
+const CLASS_TYPES = new Set([
+  "class_definition", "class_declaration", "abstract_class_declaration", "class_specifier", "struct_specifier",
+  "struct_item", "enum_item", "trait_item", "union_item", "interface_declaration", "enum_declaration", "record_declaration",
+  "struct_declaration", "protocol_declaration", "object_declaration", "object_definition", "trait_definition",
+  "type_spec", "class", "module", "contract_declaration",
+]);
+const FUNCTION_TYPES = new Set([
+  "function_definition", "function_declaration", "generator_function_declaration", "method_definition",
+  "method_declaration", "function_item", "function_signature_item", "method", "singleton_method",
+  "constructor_declaration", "abstract_method_signature", "function_signature",
+]);
+// Type aliases are class-like for the index: an issue naming `Options` means the file declaring it.
+const TYPE_TYPES = new Set(["type_alias_declaration", "type_item"]);
+// Containers that are not definitions themselves but say whose methods they hold (`impl Foo { … }`).
+const IMPL_TYPES = new Set(["impl_item"]);
+// A top-level assignment or declaration of a variable or constant.
+const NAME_TYPES = new Set(["assignment", "variable_declarator", "const_spec", "var_spec"]);
+// Base-class clauses: Python's argument list, Java's and Ruby's superclass, JS/TS heritage, C++ bases.
+const BASE_FIELDS = ["superclasses", "superclass"];
+const BASE_TYPES = new Set(["class_heritage", "base_class_clause", "superclass", "super_interfaces", "delegation_specifiers"]);
+const NOT_BASES = new Set(["extends", "implements", "public", "private", "protected", "virtual", "object", "metaclass"]);
+const NAME_NODES = new Set(["identifier", "type_identifier", "field_identifier", "constant", "property_identifier", "name", "simple_identifier", "destructor_name", "operator_name"]);
+const SIGNATURE_CHARS = 160;
+// Expressions and literals hold no definitions worth an index entry (lambdas, closures); not entering them saves most of the walk.
+const LEAF_TYPES = /^(call|call_expression|argument_list|arguments|string|comment|binary_expression|unary_expression|return_statement|.*_literal|integer|float)$/;
+
+/** The name node of a definition: its `name` field, or for C/C++ the identifier at the end of its declarator chain. */
+function nameOf(node: Node): { name: string; scope?: string } | null {
+  const named = node.childForFieldName("name");
+  if (named) return { name: named.text };
+  let declarator = node.childForFieldName("declarator");
+  while (declarator) {
+    if (declarator.type === "qualified_identifier") {
+      const name = declarator.childForFieldName("name");
+      return name ? { name: name.text, scope: declarator.childForFieldName("scope")?.text } : null;
+    }
+    if (NAME_NODES.has(declarator.type)) return { name: declarator.text };
+    declarator = declarator.childForFieldName("declarator");
+  }
+  return null;
+}
+
+function basesOf(node: Node): string[] | undefined {
+  const clauses = [...BASE_FIELDS.map((field) => node.childForFieldName(field)), ...node.namedChildren.filter((c) => c && BASE_TYPES.has(c.type))];
+  const bases = new Set<string>();
+  for (const clause of clauses) {
+    // Python's `metaclass=Meta` sits among the bases but is not one.
+    if (!clause || clause.type === "keyword_argument") continue;
+    if (clause.type === "argument_list") {
+      clauses.push(...clause.namedChildren);
+      continue;
+    }
+    for (const word of clause.text.match(/[A-Za-z_$][\w$]*(?:(?:\.|::)[A-Za-z_$][\w$]*)*/g) ?? []) if (!NOT_BASES.has(word)) bases.add(word);
+  }
+  return bases.size > 0 ? [...bases] : undefined;
+}
+
+function signatureOf(node: Node, source: string): string {
+  const body = node.childForFieldName("body");
+  const end = body && body.startIndex > node.startIndex ? body.startIndex : Math.min(node.endIndex, source.indexOf("\n", node.startIndex) >>> 0);
+  const header = source.slice(node.startIndex, end).replace(/\s+/g, " ").replace(/\s*[{:]?\s*$/, "").trim();
+  return header.length > SIGNATURE_CHARS ? `${header.slice(0, SIGNATURE_CHARS - 1)}…` : header;
+}
+
+function isTopLevel(node: Node): boolean {
+  for (let up = node.parent; up; up = up.parent) {
+    if (up.parent === null) return true;
+    if (!/^(expression_statement|export_statement|lexical_declaration|variable_declaration|const_declaration|var_declaration|decorated_definition)$/.test(up.type)) return false;
+  }
+  return true;
+}
+
+/**
+ * Walks a syntax tree and lists its definitions, outermost first. Only nodes that may hold
+ * definitions are entered (blocks, bodies, declarations), not expressions, so a file is walked in a
+ * fraction of the time its parse took.
+ */
+function collect(root: Node, source: string): Definition[] {
+  const found: Definition[] = [];
+  const visit = (node: Node, parent: { name: string; isClass: boolean } | null): void => {
+    for (const child of node.namedChildren) {
+      if (!child) continue;
+      const type = child.type;
+      let inner = parent;
+      if (CLASS_TYPES.has(type) || TYPE_TYPES.has(type) || FUNCTION_TYPES.has(type)) {
+        const named = nameOf(child);
+        if (named) {
+          const isClass = !FUNCTION_TYPES.has(type);
+          // Go writes a method's class as its receiver: `func (s *Server) Close()`.
+          const receiver = child.childForFieldName("receiver")?.text.match(/(\w+)\s*\)$/)?.[1];
+          const owner = named.scope ?? receiver ?? parent?.name;
+          const kind = isClass ? "class" : named.scope || receiver || parent?.isClass ? "method" : "function";
+          found.push({
+            name: named.name, kind, line: child.startPosition.row + 1, endLine: child.endPosition.row + 1,
+            ...(owner ? { parent: owner } : {}),
+            ...(isClass && basesOf(child) ? { bases: basesOf(child) } : {}),
+            signature: signatureOf(child, source),
+          });
+          inner = { name: named.name, isClass };
+        }
+      } else if (IMPL_TYPES.has(type)) {
+        const target = child.childForFieldName("type");
+        if (target) inner = { name: target.text, isClass: true };
+      } else if (NAME_TYPES.has(type) && isTopLevel(child)) {
+        const left = child.childForFieldName("left") ?? child.childForFieldName("name");
+        if (left && NAME_NODES.has(left.type)) {
+          found.push({ name: left.text, kind: "name", line: child.startPosition.row + 1, endLine: child.endPosition.row + 1, signature: signatureOf(child, source).split(" = ")[0]! });
+        }
+        continue;
+      } else if (LEAF_TYPES.test(type)) {
+        continue;
+      }
+      visit(child, inner);
+    }
+  };
+  visit(root, null);
+  return found;
+}
+
+/**
+ * The classes, functions, methods and top-level names a file defines, with line ranges, parents and
+ * base classes, read from its tree-sitter syntax tree; null for a file in a language without a shipped
+ * grammar. Parsing is exact but costs about a second per 3 MB, so the Custodian's index parses only the
+ * files an issue's names point to (locate/rank-files.ts), with extractDefinitions as the fast pass over
+ * every file; prompts show the definitions of the few files they hold as an outline (outlineFile).
+ */
+export async function parseDefinitions(text: string, path: string): Promise<Definition[] | null> {
+  const grammar = grammarForPath(path);
+  if (!grammar || grammar === "json" || grammar === "toml" || grammar === "css" || grammar === "html") return null;
+  const parser = await loadParser(grammar);
+  const tree = parser.parse(text);
+  if (!tree) return null;
+  try {
+    return collect(tree.rootNode, text);
+  } finally {
+    tree.delete();
+  }
+}

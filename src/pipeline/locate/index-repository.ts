@@ -1,0 +1,22 @@
+import { listCandidates, type CandidateSet, type ListOptions } from "./list-candidates.js";
+import { DEFAULT_RANK_OPTIONS, indexFiles, type FileIndex, type RankOptions } from "./rank-files.js";
+import type { TermCache } from "./remember-terms.js";
+
+/** A checkout's candidate files and the index built over them. */
+export interface RepositoryIndex extends FileIndex {
+  candidates: CandidateSet;
+}
+
+/**
+ * Lists a checkout's candidate files and indexes them, tokenizing only the blobs the cache has not
+ * seen (every file, without a cache): what a job does before its first query.
+ */
+export async function indexRepository(
+  root: string,
+  list: ListOptions,
+  { cache = null, options = DEFAULT_RANK_OPTIONS }: { cache?: TermCache | null; options?: RankOptions } = {},
+): Promise<RepositoryIndex> {
+  const candidates = await listCandidates(root, list);
+  const index = await indexFiles(candidates.files, options, undefined, cache);
+  return { candidates, stats: index.stats, rank: index.rank };
+}

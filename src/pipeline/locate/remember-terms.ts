@@ -1,0 +1,79 @@
+import { gitBlobId } from "./hash-blob.js";
+import { parseDefinitions, type Definition } from "../../edit/syntax/parse-definitions.js";
+import { countFile, documentsOf, type FileTerms, type PreparedFile, type RankInput } from "./prepare-document.js";
+import type { Pause } from "./slice-work.js";
+
+/** Where indexing remembers what it learned of a file, by blob id across jobs (the store's IndexCache); values are JSON. */
+export interface TermCache {
+  /** The stored terms of those keys it holds. */
+  readTerms(keys: string[]): Map<string, string>;
+  /** Stores new terms and marks the keys used by this job as recently used. */
+  writeTerms(entries: Array<[key: string, json: string]>, used: string[]): void;
+  /** The stored definitions of a key, or null when they were never parsed. */
+  readDefinitions(key: string): string | null;
+  writeDefinitions(key: string, json: string): void;
+}
+
+/** What {@link rememberedTerms} returns, per file in input order. */
+export interface RememberedTerms {
+  documents: PreparedFile[];
+  /** Names the fast pass says each file defines. */
+  defined: string[][];
+  /** The cache key of each file: its blob id and extension (the fast pass reads a file by its language). */
+  keys: string[];
+  /** How many files had to be tokenized (the others were remembered). */
+  tokenized: number;
+}
+
+interface StoredTerms {
+  terms: string[];
+  counts: number[];
+  defined: string[];
+}
+
+function extensionOf(path: string): string {
+  const name = path.slice(path.lastIndexOf("/") + 1);
+  const dot = name.lastIndexOf(".");
+  return dot > 0 ? name.slice(dot + 1).toLowerCase() : "";
+}
+
+/**
+ * The BM25 documents of the files, tokenizing only blobs the cache has not seen: a job on a repository
+ * whose files mostly did not change since the last job reads their counts back instead of tokenizing
+ * them again. New blobs are stored for the next job.
+ */
+export async function rememberedTerms(files: RankInput[], cache: TermCache | null, pause: Pause): Promise<RememberedTerms> {
+  const keys = files.map((file) => `${gitBlobId(file.bytes ?? Buffer.from(file.text, "utf8"))}.${extensionOf(file.path)}`);
+  const stored = cache?.readTerms(keys) ?? new Map<string, string>();
+  const fresh: Array<[string, string]> = [];
+  const documents: PreparedFile[] = [];
+  const defined: string[][] = [];
+  let tokenized = 0;
+  for (const [index, file] of files.entries()) {
+    const json = stored.get(keys[index]!);
+    let terms: FileTerms;
+    if (json !== undefined) {
+      const parsed = JSON.parse(json) as StoredTerms;
+      terms = { counts: new Map(parsed.terms.map((term, i) => [term, parsed.counts[i]!])), defined: parsed.defined };
+    } else {
+      terms = countFile(file);
+      tokenized++;
+      if (cache) fresh.push([keys[index]!, JSON.stringify({ terms: [...terms.counts.keys()], counts: [...terms.counts.values()], defined: terms.defined } satisfies StoredTerms)]);
+    }
+    documents.push(documentsOf(file.path, terms));
+    defined.push(terms.defined);
+    await pause();
+  }
+  cache?.writeTerms(fresh, keys);
+  return { documents, defined, keys, tokenized };
+}
+
+/** A file's definitions (see parseDefinitions), parsed once per blob and then remembered; `stats.parsed` counts the parses. */
+export async function rememberedDefinitions(file: RankInput, key: string, cache: TermCache | null, stats: { parsed: number }): Promise<Definition[]> {
+  const json = cache?.readDefinitions(key);
+  if (json) return JSON.parse(json) as Definition[];
+  const definitions = (await parseDefinitions(file.text, file.path)) ?? [];
+  stats.parsed++;
+  cache?.writeDefinitions(key, JSON.stringify(definitions));
+  return definitions;
+}

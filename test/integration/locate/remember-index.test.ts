@@ -1,0 +1,122 @@
+import { execFile } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { promisify } from "node:util";
+import Database from "better-sqlite3";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { buildQuery } from "../../../src/pipeline/locate/build-query.js";
+import { indexRepository } from "../../../src/pipeline/locate/index-repository.js";
+import { openDatabase, type Db } from "../../../src/store/database.js";
+import { IndexCache } from "../../../src/store/index-cache.js";
+import { cartIssue, makeFixtureRepo } from "./fixture-repo.js";
+
+const run = promisify(execFile);
+const list = { exclude: [], maxFileBytes: 100_000 };
+const query = buildQuery({ ...cartIssue, body: `${cartIssue.body}\nTypeError: Cart.total_price() takes 1 positional argument` });
+
+let repo: string;
+let work: string;
+let db: Db;
+
+beforeEach(() => {
+  repo = makeFixtureRepo();
+  work = fs.mkdtempSync(path.join(os.tmpdir(), "magis-index-cache-"));
+  db = openDatabase(path.join(work, "magis.db"));
+});
+
+afterEach(() => {
+  db.close();
+  fs.rmSync(repo, { recursive: true, force: true });
+  fs.rmSync(work, { recursive: true, force: true });
+});
+
+describe("the index cache in the memory's SQLite store", () => {
+  it("tokenizes only blobs no earlier job saw, and ranks exactly as without the cache", async () => {
+    const first = await indexRepository(repo, list, { cache: new IndexCache(db) });
+    expect(first.stats).toMatchObject({ files: 5, tokenized: 5 });
+    const expected = await first.rank(query, 5);
+    expect(expected[0]!.path).toBe("shop/cart.py");
+    expect(first.stats.parsed).toBeGreaterThan(0);
+
+    // A later job, in a fresh connection to the same file: nothing to tokenize, nothing to parse.
+    const again = await indexRepository(repo, list, { cache: new IndexCache(openDatabase(path.join(work, "magis.db"))) });
+    expect(again.stats.tokenized).toBe(0);
+    expect(await again.rank(query, 5)).toEqual(expected);
+    expect(again.stats.parsed).toBe(0);
+
+    // One file changed: only its new blob is tokenized; the ranking is the one an uncached index gives.
+    fs.appendFileSync(path.join(repo, "shop/payment.py"), "\ndef refund(card, amount):\n    return card.refund(amount)\n");
+    const changed = await indexRepository(repo, list, { cache: new IndexCache(db) });
+    expect(changed.stats.tokenized).toBe(1);
+    expect(await changed.rank(query, 5)).toEqual(await (await indexRepository(repo, list)).rank(query, 5));
+  });
+
+  it("keys entries by blob id, so the same file in another checkout (any path to it) is not tokenized again", async () => {
+    await indexRepository(repo, list, { cache: new IndexCache(db) });
+    const copy = fs.mkdtempSync(path.join(os.tmpdir(), "magis-index-copy-"));
+    try {
+      fs.cpSync(repo, copy, { recursive: true });
+      fs.writeFileSync(path.join(copy, "shop/shipping.py"), "def shipping_cost(weight):\n    return 7\n");
+      expect((await indexRepository(copy, list, { cache: new IndexCache(db) })).stats.tokenized).toBe(1);
+    } finally {
+      fs.rmSync(copy, { recursive: true, force: true });
+    }
+  });
+
+  it("stays under its bound by evicting the entries used longest ago", async () => {
+    let clock = 1_000;
+    const cache = new IndexCache(db, 2_000, () => clock);
+    const entry = (n: number) => JSON.stringify({ terms: [`term${n}`], counts: [1], defined: [], pad: "x".repeat(480) });
+    cache.writeTerms([["a", entry(1)], ["b", entry(2)], ["c", entry(3)]], []);
+    clock = 2_000;
+    cache.writeTerms([], ["a"]); // a job used `a` again: `b` is now the oldest
+    clock = 3_000;
+    cache.writeTerms([["d", entry(4)]], ["a", "c"]);
+    expect([...cache.readTerms(["a", "b", "c", "d"]).keys()]).toEqual(["a", "c", "d"]);
+    expect(cache.bytes()).toBeLessThanOrEqual(2_000);
+    const table = new Database(path.join(work, "magis.db"), { readonly: true });
+    expect(table.prepare("SELECT key FROM index_cache ORDER BY key").all()).toEqual([{ key: "a" }, { key: "c" }, { key: "d" }]);
+    table.close();
+  });
+
+  it("remembers definitions with the terms and drops them with their entry", async () => {
+    const cache = new IndexCache(db);
+    cache.writeDefinitions("missing", "[]");
+    expect(cache.readDefinitions("missing")).toBeNull();
+    cache.writeTerms([["k", '{"terms":[],"counts":[],"defined":[]}']], []);
+    expect(cache.readDefinitions("k")).toBeNull();
+    cache.writeDefinitions("k", '[{"name":"Cart"}]');
+    expect(cache.readDefinitions("k")).toBe('[{"name":"Cart"}]');
+    cache.clear();
+    expect(cache.readTerms(["k"]).size).toBe(0);
+  });
+});
+
+describe("magis locate --bm25-only", () => {
+  it("keeps the index cache in MAGIS_DB, keyed by blob id, and a second run reads it back", async () => {
+    fs.writeFileSync(path.join(work, "issue.md"), "# Cart total_price ignores discount codes\n\nThe `Cart` ignores `apply_discount`.\n");
+    const locate = () =>
+      run(process.execPath, ["--import", "tsx", path.join(import.meta.dirname, "run-magis.ts"), "locate", "--repo", repo, "--issue-file", path.join(work, "issue.md"), "--bm25-only", "--json"], {
+        env: { ...process.env, MAGIS_DB: path.join(work, "cli.db") },
+      });
+    const first = JSON.parse((await locate()).stdout) as { files: Array<{ path: string }> };
+    expect(first.files[0]!.path).toBe("shop/cart.py");
+    const rows = () => {
+      const stored = new Database(path.join(work, "cli.db"), { readonly: true });
+      const all = stored.prepare("SELECT key, used_at FROM index_cache ORDER BY key").all() as Array<{ key: string; used_at: number }>;
+      stored.close();
+      return all;
+    };
+    const keys = rows();
+    // Each file's key is its git blob id (as `git hash-object` gives it) and extension.
+    const cartBlob = (await run("git", ["hash-object", path.join(repo, "shop/cart.py")])).stdout.trim();
+    expect(keys.map((k) => k.key)).toContain(`${cartBlob}.py`);
+    expect(keys).toHaveLength(5);
+    expect(JSON.parse((await locate()).stdout)).toEqual(first);
+    // The same five entries, each marked used by the second run (none added: nothing was tokenized again).
+    const after = rows();
+    expect(after.map((r) => r.key)).toEqual(keys.map((k) => k.key));
+    after.forEach((row, i) => expect(row.used_at).toBeGreaterThan(keys[i]!.used_at));
+  });
+});

@@ -1,0 +1,46 @@
+import { describe, expect, it } from "vitest";
+import { parseDefinitions, type Definition } from "../../../src/edit/syntax/parse-definitions.js";
+
+const brief = (definitions: Definition[] | null) => definitions?.map((d) => `${d.kind} ${d.parent ? `${d.parent}.` : ""}${d.name} ${d.line}-${d.endLine}`);
+
+describe("parseDefinitions", () => {
+  it("reads Python classes with their bases, methods, nested functions and top-level names, with line ranges", async () => {
+    const text = [
+      "# héllo: a non-ASCII comment must not shift what follows",
+      "DEFAULT = 1",
+      "class RST(FixedWidth, core.BaseReader, metaclass=Meta):",
+      '    """Doc."""',
+      "    @property",
+      "    def header_rows(self, rows: list[str] | None = None) -> int:",
+      "        def inner():",
+      "            pass",
+      "        return 1",
+      "",
+      "async def read_rst(path):",
+      "    local = 2",
+      "    return local",
+    ].join("\n");
+    const definitions = await parseDefinitions(text, "astropy/io/ascii/rst.py");
+    expect(brief(definitions)).toEqual(["name DEFAULT 2-2", "class RST 3-9", "method RST.header_rows 6-9", "function header_rows.inner 7-8", "function read_rst 11-13"]);
+    expect(definitions![1]).toMatchObject({ bases: ["FixedWidth", "core.BaseReader"], signature: "class RST(FixedWidth, core.BaseReader, metaclass=Meta)" });
+    expect(definitions![2]!.signature).toBe("def header_rows(self, rows: list[str] | None = None) -> int");
+  });
+
+  // One row per language family: a class-like and the method that belongs to it, however the language writes it.
+  const table: Array<[string, string, string[]]> = [
+    ["a.ts", "export class A extends B implements C {\n  m(x: number): void {}\n}\nexport function f(): number { return 1 }\ntype T = string;\n", ["class A 1-3", "method A.m 2-2", "function f 4-4", "class T 5-5"]],
+    ["a.go", "package m\ntype S struct { a int }\nfunc (s *S) Close() error { return nil }\nfunc New() *S { return nil }\n", ["class S 2-2", "method S.Close 3-3", "function New 4-4"]],
+    ["a.rs", "struct S { a: i32 }\nimpl S {\n  fn m(&self) -> i32 { 1 }\n}\nfn f() {}\n", ["class S 1-1", "method S.m 3-3", "function f 5-5"]],
+    ["A.java", "class A extends B {\n  int m(int x) { return 1; }\n}\n", ["class A 1-3", "method A.m 2-2"]],
+    ["a.cpp", "class A : public B { };\nint A::m(int x) { return 1; }\nint f() { return 0; }\n", ["class A 1-1", "method A.m 2-2", "function f 3-3"]],
+    ["a.rb", "module M\n  class A < B\n    def m(x)\n    end\n  end\nend\n", ["class M 1-6", "class M.A 2-5", "method A.m 3-4"]],
+  ];
+  it.each(table)("reads %s", async (path, text, expected) => {
+    expect(brief(await parseDefinitions(text, path))).toEqual(expected);
+  });
+
+  it("leaves files of languages without a shipped grammar, and data files, to BM25 alone", async () => {
+    expect(await parseDefinitions("def f(): pass\n", "notes.txt")).toBeNull();
+    expect(await parseDefinitions('{"a": 1}', "package.json")).toBeNull();
+  });
+});

@@ -1,0 +1,57 @@
+import bm25 from "wink-bm25-text-search";
+import { describe, expect, it } from "vitest";
+import { Bm25Index } from "../../../src/pipeline/locate/bm25-index.js";
+
+const docs = [
+  "session verify cert verify proxy",
+  "response iter content chunk size chunk",
+  "adapter send verify stream",
+  "readme session library settings",
+  "utils merge setting verify verify verify",
+];
+const counts = (text: string) => {
+  const map = new Map<string, number>();
+  for (const word of text.split(" ")) map.set(word, (map.get(word) ?? 0) + 1);
+  return map;
+};
+const nopause = () => undefined;
+
+describe("Bm25Index", () => {
+  it("scores as wink-bm25-text-search does (which the Custodian used before), from counts", async () => {
+    const wink = bm25();
+    wink.defineConfig({ fldWeights: { text: 1 }, bm25Params: { k1: 1.2, b: 0.75, k: 1 } });
+    wink.definePrepTasks([(text: string) => text.split(" ")]);
+    docs.forEach((text, i) => wink.addDoc({ text }, String(i)));
+    wink.consolidate();
+    const index = new Bm25Index();
+    docs.forEach((text, i) => index.add(i, counts(text)));
+    await index.finish({ k1: 1.2, b: 0.75 }, nopause);
+    for (const query of ["verify", "session settings", "chunk verify proxy", "missing"]) {
+      const ours = new Map<number, number>();
+      index.search(query.split(" "), 1, ours);
+      const theirs = new Map(wink.search(query, 10).map(([id, score]) => [Number(id), score]));
+      expect([...ours].sort()).toEqual([...theirs].sort());
+    }
+  });
+
+  it("multiplies by the weight and adds to the scores it is given", async () => {
+    const index = new Bm25Index();
+    docs.forEach((text, i) => index.add(i, counts(text)));
+    await index.finish({ k1: 1.2, b: 0.75 }, nopause);
+    const once = new Map<number, number>();
+    index.search(["verify"], 1, once);
+    const scores = new Map<number, number>([[0, 10]]);
+    index.search(["verify"], 1.5, scores);
+    expect(scores.get(0)).toBeCloseTo(10 + 1.5 * once.get(0)!, 10);
+    expect(scores.get(4)).toBeCloseTo(1.5 * once.get(4)!, 10);
+    expect(scores.has(1)).toBe(false);
+  });
+
+  it("refuses documents after finish and searches before it", async () => {
+    const index = new Bm25Index();
+    expect(() => index.search(["a"], 1, new Map())).toThrow(/finish\(\) before search/);
+    index.add(0, counts("a b"));
+    await index.finish({ k1: 1.2, b: 0.75 }, nopause);
+    expect(() => index.add(1, counts("c"))).toThrow(/after finish/);
+  });
+});
