@@ -1,7 +1,7 @@
 import { execFileSync, spawn } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
-import type { BenchInstance } from "./read-instances.js";
+import { instanceDir, type BenchInstance } from "./read-instances.js";
 
 /** Where the bare mirror of `owner/name` may be under a mirrors directory (the `fetch` layout first). */
 function findMirror(mirrors: string, repo: string): string {
@@ -78,7 +78,7 @@ export function commitStampOf(checkout: string): string {
  * killed run left half-written is made again. Returns a line saying what was done, or null when nothing was.
  */
 export async function prepareCheckout(instance: BenchInstance, mirrors: string, checkouts: string): Promise<string | null> {
-  const target = path.join(checkouts, instance.instance_id);
+  const target = instanceDir(checkouts, instance.instance_id);
   if (fs.existsSync(path.join(target, ".git")) || fs.existsSync(commitStampOf(target))) return null;
   fs.rmSync(target, { recursive: true, force: true });
   fs.mkdirSync(target, { recursive: true });

@@ -1,4 +1,15 @@
 import fs from "node:fs";
+import path from "node:path";
+
+// An instance id names a folder of its own: a plain name, never "." or "..".
+const PLAIN_ID = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
+
+/** `<parent>/<instance_id>`, refusing an id that would name anything but one folder inside `parent`. */
+export function instanceDir(parent: string, id: string): string {
+  const dir = path.resolve(parent, id);
+  if (!PLAIN_ID.test(id) || path.dirname(dir) !== path.resolve(parent)) throw new Error(`'${id}' is not a plain instance id, so it names no folder of its own`);
+  return dir;
+}
 
 /** One SWE-bench-style instance: the issue, where its repository stands, and the human fix when known. */
 export interface BenchInstance {
@@ -66,7 +77,13 @@ function parseInstance(text: string): BenchInstance | string {
   for (const field of ["instance_id", "repo", "base_commit", "problem_statement"]) {
     if (typeof record[field] !== "string" || record[field] === "") return `has no string '${field}'`;
   }
-  if (!/^[A-Za-z0-9._-]+$/.test(record.instance_id as string)) return `has an instance_id that is not a plain file name (letters, digits, '.', '_', '-')`;
+  if (!PLAIN_ID.test(record.instance_id as string)) return `has an instance_id that is not a plain file name (a letter or digit, then letters, digits, '.', '_', '-')`;
+  for (const field of ["patch", "hints_text"]) {
+    if (record[field] !== undefined && record[field] !== null && typeof record[field] !== "string") return `has a '${field}' that is not a string`;
+  }
+  if (record.gold_files !== undefined && !(Array.isArray(record.gold_files) && record.gold_files.every((f) => typeof f === "string"))) {
+    return "has a 'gold_files' that is not a list of paths";
+  }
   const gold = Array.isArray(record.gold_files)
     ? (record.gold_files as string[])
     : typeof record.patch === "string"
@@ -78,6 +95,6 @@ function parseInstance(text: string): BenchInstance | string {
 
 /** The instance_id of a line that is otherwise unusable, when one can be read from it. */
 function idOf(text: string): string | null {
-  const match = /"instance_id"\s*:\s*"([A-Za-z0-9._-]+)"/.exec(text);
+  const match = /"instance_id"\s*:\s*"([A-Za-z0-9][A-Za-z0-9._-]*)"/.exec(text);
   return match ? match[1]! : null;
 }

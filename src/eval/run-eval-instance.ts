@@ -14,7 +14,7 @@ import { fileRecall } from "./file-recall.js";
 import { lineCoverage } from "./line-coverage.js";
 import { prepareCheckout } from "./prepare-checkouts.js";
 import { readCheckoutCommit } from "./read-checkout-commit.js";
-import type { BenchInstance } from "./read-instances.js";
+import { instanceDir, type BenchInstance } from "./read-instances.js";
 import type { AgentTokens, EvalFailure, EvalResult } from "./types.js";
 
 /** What one instance's run needs: where checkouts are and come from, the shared memory, the model, and the clock. */
@@ -60,8 +60,8 @@ export async function runEvalInstance(instance: BenchInstance, setup: InstanceSe
   let resolved: ResolveResult | null = null;
   let failure: EvalFailure | null = null;
   let config: MagisConfig | null = null;
-  const checkout = path.join(setup.repos, instance.instance_id);
-  const copy = path.join(setup.scratch, instance.instance_id);
+  const checkout = instanceDir(setup.repos, instance.instance_id);
+  const copy = instanceDir(setup.scratch, instance.instance_id);
   try {
     // 1. The checkout, at the instance's base commit (made from a mirror when asked), copied so it is never changed.
     failure = await prepare(instance, setup) ?? checkCheckout(checkout, instance);

@@ -58,7 +58,9 @@ export async function runEval(options: EvalOptions): Promise<EvalRunResult> {
   const selected = selectInstances(readInstanceLines(options.data), options);
   const outputs = openEvalOutputs(options.out, options.resume);
   if ("taken" in outputs) throw new OutputTakenError(`${outputs.taken} holds an earlier run's results; pass --resume to continue it, or choose an empty --out`);
-  const results = [...outputs.done];
+  // The summary and the progress count this selection: a resumed run may hold results of instances not selected now.
+  const chosen = new Set(selected.map((entry) => entry.instance_id));
+  const results = outputs.done.filter((r) => chosen.has(r.instance_id));
   const done = new Set(results.map((r) => r.instance_id));
   const pending = selected.filter((entry) => !done.has(entry.instance_id));
   if (done.size > 0) options.stderr(`resuming: ${selected.length - pending.length} of ${selected.length} instances are done in ${options.out}\n`);
@@ -74,11 +76,22 @@ export async function runEval(options: EvalOptions): Promise<EvalRunResult> {
   let finishedHere = 0;
   try {
     await mapBounded(pending, options.concurrency, async (entry) => {
-      const run = isBadLine(entry) ? null : await runEvalInstance(entry, {
-        repos: options.repos, prepareFrom: options.prepareFrom, scratch: path.join(options.out, "scratch"), memory, makeLlm: options.makeLlm,
-        commands: options.commands, now: options.now, prices: options.prices, log: (line) => options.stderr(`${clearBar(options)}${line}\n`),
-      });
-      const result = run ? withLosses(run, entry as BenchInstance, options) : inputFailureResult(entry.instance_id, "(unreadable line)", (entry as BadInstanceLine).reason);
+      let crash: string | null = null;
+      const run = isBadLine(entry)
+        ? null
+        : await runEvalInstance(entry, {
+            repos: options.repos, prepareFrom: options.prepareFrom, scratch: path.join(options.out, "scratch"), memory, makeLlm: options.makeLlm,
+            commands: options.commands, now: options.now, prices: options.prices, log: (line) => options.stderr(`${clearBar(options)}${line}\n`),
+          }).catch((error: unknown) => {
+            // Whatever fails outside the pipeline (a measure, a copy) is this instance's failure; the run goes on.
+            crash = error instanceof Error ? error.message : String(error);
+            return null;
+          });
+      const result = run
+        ? withLosses(run, entry as BenchInstance, options)
+        : crash !== null
+          ? { ...inputFailureResult(entry.instance_id, (entry as BenchInstance).repo, crash), failure: { stage: "crash", reason: crash } }
+          : inputFailureResult(entry.instance_id, "(unreadable line)", (entry as BadInstanceLine).reason);
       await outputs.add({ instance_id: result.instance_id, model_name_or_path: options.modelName, model_patch: run?.patch ?? "" }, result, run?.trace ?? []);
       results.push(result);
       finishedHere++;

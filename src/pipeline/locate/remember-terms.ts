@@ -1,6 +1,7 @@
-import { gitBlobId } from "./hash-blob.js";
 import { parseDefinitions, type Definition } from "../../edit/syntax/parse-definitions.js";
+import { gitBlobId } from "./hash-blob.js";
 import { countFile, documentsOf, type FileTerms, type PreparedFile, type RankInput } from "./prepare-document.js";
+import { extensionOf } from "./score-path.js";
 import type { Pause } from "./slice-work.js";
 
 /** Where indexing remembers what it learned of a file, by blob id across jobs (the store's IndexCache); values are JSON. */
@@ -31,10 +32,17 @@ interface StoredTerms {
   defined: string[];
 }
 
-function extensionOf(path: string): string {
-  const name = path.slice(path.lastIndexOf("/") + 1);
-  const dot = name.lastIndexOf(".");
-  return dot > 0 ? name.slice(dot + 1).toLowerCase() : "";
+// Bumped whenever tokenizing or the definition parse changes: entries of an older format are never read again, and
+// age out of the cache.
+const CACHE_FORMAT = 1;
+
+/**
+ * The cache key of a file: the format, its blob id, and what decides how it is read (its extension; for a file
+ * without one its name, since `Rakefile` and `README` are read differently).
+ */
+function cacheKey(file: RankInput): string {
+  const name = file.path.slice(file.path.lastIndexOf("/") + 1);
+  return `${CACHE_FORMAT}:${gitBlobId(file.bytes ?? Buffer.from(file.text, "utf8"))}.${extensionOf(file.path) || name}`;
 }
 
 /**
@@ -43,7 +51,7 @@ function extensionOf(path: string): string {
  * them again. New blobs are stored for the next job.
  */
 export async function rememberedTerms(files: RankInput[], cache: TermCache | null, pause: Pause): Promise<RememberedTerms> {
-  const keys = files.map((file) => `${gitBlobId(file.bytes ?? Buffer.from(file.text, "utf8"))}.${extensionOf(file.path)}`);
+  const keys = files.map(cacheKey);
   const stored = cache?.readTerms(keys) ?? new Map<string, string>();
   const fresh: Array<[string, string]> = [];
   const documents: PreparedFile[] = [];
@@ -64,7 +72,7 @@ export async function rememberedTerms(files: RankInput[], cache: TermCache | nul
     defined.push(terms.defined);
     await pause();
   }
-  cache?.writeTerms(fresh, keys);
+  rememberQuietly(() => cache?.writeTerms(fresh, keys));
   return { documents, defined, keys, tokenized };
 }
 
@@ -74,6 +82,18 @@ export async function rememberedDefinitions(file: RankInput, key: string, cache:
   if (json) return JSON.parse(json) as Definition[];
   const definitions = (await parseDefinitions(file.text, file.path)) ?? [];
   stats.parsed++;
-  cache?.writeDefinitions(key, JSON.stringify(definitions));
+  rememberQuietly(() => cache?.writeDefinitions(key, JSON.stringify(definitions)));
   return definitions;
+}
+
+/**
+ * Writes to the index cache when the store lets it: the cache only saves work, so a store another process holds
+ * locked, or a full disk, costs the next job some tokenizing, never this job its run.
+ */
+function rememberQuietly(write: () => void): void {
+  try {
+    write();
+  } catch (error) {
+    if (!/^SQLITE_/.test((error as { code?: string }).code ?? "")) throw error;
+  }
 }

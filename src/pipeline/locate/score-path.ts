@@ -8,7 +8,8 @@ const CONFIG_FILE = /\.(cfg|ini|toml|ya?ml|json|xml|properties|conf|txt)$|(^|\/)
 const TOOLING_DIR = /(^|\/)\.(github|gitlab|circleci|azure-pipelines)\//i;
 const CHANGELOG = /(^|\/)(changes|changelog|history|news|release[-_]?notes|whatsnew|authors|contributors)[^/]*$/i;
 
-function extensionOf(path: string): string {
+/** A path's extension, lowercased, without the dot ("" for none). */
+export function extensionOf(path: string): string {
   const name = path.slice(path.lastIndexOf("/") + 1);
   const dot = name.lastIndexOf(".");
   return dot > 0 ? name.slice(dot + 1).toLowerCase() : "";

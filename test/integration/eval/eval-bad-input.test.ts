@@ -51,6 +51,24 @@ describe("magis eval on bad input", () => {
     expect(fs.readFileSync(path.join(rig.out, "summary.md"), "utf8")).toContain("| failed, by stage | input 3, crash 1 |");
   });
 
+  it("refuses ids that are no folder of their own ('.', '..') and fields of the wrong type, deleting nothing", async () => {
+    const out = path.join(rig.work, "out-ids");
+    const data = path.join(rig.work, "ids.jsonl");
+    const good = instanceLines(rig.commit)[0]!;
+    fs.writeFileSync(data, [good.replace("acme__greet-1", ".."), good.replace("acme__greet-1", "."), JSON.stringify({ ...JSON.parse(good), instance_id: "acme__greet-typed", patch: 7 }), ""].join("\n"));
+    const before = fs.readdirSync(rig.repos).sort();
+    const run = await rig.eval(["--data", data, "--out", out, "--prepare-from", rig.mirrors]);
+    expect(run.code).toBe(0);
+    const reasons = readLines(path.join(out, "results.jsonl")).map((r) => (r.failure as { reason: string }).reason);
+    expect(reasons).toEqual([
+      `${data}:1 has an instance_id that is not a plain file name (a letter or digit, then letters, digits, '.', '_', '-')`,
+      `${data}:2 has an instance_id that is not a plain file name (a letter or digit, then letters, digits, '.', '_', '-')`,
+      `${data}:3 has a 'patch' that is not a string`,
+    ]);
+    expect(fs.readdirSync(rig.repos).sort()).toEqual(before);
+    expect(fs.existsSync(path.join(out, "summary.md"))).toBe(true);
+  });
+
   it("names the mirror it could not use when --prepare-from has none for the repository", async () => {
     const out = path.join(rig.work, "out-prepare");
     const other = path.join(rig.work, "other.jsonl");

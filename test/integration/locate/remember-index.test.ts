@@ -109,9 +109,9 @@ describe("magis locate --bm25-only", () => {
       return all;
     };
     const keys = rows();
-    // Each file's key is its git blob id (as `git hash-object` gives it) and extension.
+    // Each file's key is the cache format, its git blob id (as `git hash-object` gives it) and extension.
     const cartBlob = (await run("git", ["hash-object", path.join(repo, "shop/cart.py")])).stdout.trim();
-    expect(keys.map((k) => k.key)).toContain(`${cartBlob}.py`);
+    expect(keys.map((k) => k.key)).toContain(`1:${cartBlob}.py`);
     expect(keys).toHaveLength(5);
     expect(JSON.parse((await locate()).stdout)).toEqual(first);
     // The same five entries, each marked used by the second run (none added: nothing was tokenized again).
