@@ -1,48 +1,54 @@
 import { readPatchHunks } from "./read-patch-hunks.js";
 
-/** A range of old line numbers of one file, 1-based and inclusive. */
-interface FileRange {
+/**
+ * One change of a patch in half-line positions of the old file: line k is position 2k, the gap after line k (where an
+ * added-only change goes) is 2k + 1. A change that replaces lines a..b spans 2a..2b; one that only adds lines after
+ * line k (0 at the top) is the single position 2k + 1.
+ */
+interface Change {
   path: string;
-  start: number;
-  end: number;
+  from: number;
+  to: number;
 }
 
 /**
- * MAGIS's line-locating coverage ratio (its Eq. 1): the old lines the gold patch changes that the generated patch also
- * changes, over all the old lines the gold patch changes, in [0, 1]; null when the gold patch changes no line. Both
- * patches are against the same base, so old line numbers compare. Each change (a run of `-`/`+` lines) is the range
- * of old lines it replaces; a change that only adds lines is the one old line it follows (line 1 at the top of a
- * file), so an added-only gold hunk counts as one line, covered by a generated change at the same place.
+ * MAGIS's line-locating coverage ratio (its Eq. 1): of what the gold patch changes — each old line it replaces, and
+ * each gap where it only adds lines, counting one — the share the generated patch changes too, in [0, 1]; null when
+ * the gold patch changes nothing. Both patches are against the same base, so old positions compare. A generated
+ * replacement covers the lines it replaces and the gaps beside them (it may put the gold's added lines there); a
+ * generated addition covers only a gold addition in the same gap, never a line it leaves as it was.
  */
 export function lineCoverage(gold: string, generated: string): number | null {
-  const goldRanges = merge(rangesOf(gold));
-  const total = goldRanges.reduce((sum, r) => sum + r.end - r.start + 1, 0);
-  if (total === 0) return null;
-  // Merged, the generated ranges never overlap each other, so no gold line is counted twice.
-  const mine = merge(rangesOf(generated));
-  let covered = 0;
-  for (const g of goldRanges) {
-    for (const m of mine) {
-      if (m.path === g.path) covered += Math.max(0, Math.min(g.end, m.end) - Math.max(g.start, m.start) + 1);
-    }
-  }
-  return covered / total;
+  const wanted = unitsOf(changesOf(gold));
+  if (wanted.length === 0) return null;
+  const mine = changesOf(generated);
+  const covered = wanted.filter((unit) => mine.some((m) => m.path === unit.path && covers(m, unit.at)));
+  return covered.length / wanted.length;
 }
 
-function rangesOf(patch: string): FileRange[] {
+function covers(change: Change, at: number): boolean {
+  const isLine = at % 2 === 0;
+  if (change.from === change.to && change.from % 2 === 1) return at === change.from;
+  return isLine ? change.from <= at && at <= change.to : change.from - 1 <= at && at <= change.to + 1;
+}
+
+function changesOf(patch: string): Change[] {
   return readPatchHunks(patch).flatMap((file) =>
-    file.changes.map((c) => (c.removed.length > 0 ? { path: file.path, start: c.start, end: c.end } : { path: file.path, start: Math.max(1, c.start), end: Math.max(1, c.start) })),
+    file.changes.map((c) => (c.removed.length > 0 ? { path: file.path, from: 2 * c.start, to: 2 * c.end } : { path: file.path, from: 2 * Math.max(0, c.start) + 1, to: 2 * Math.max(0, c.start) + 1 })),
   );
 }
 
-/** The ranges with those that overlap or touch within one file joined, sorted by file and line. */
-function merge(ranges: FileRange[]): FileRange[] {
-  const sorted = [...ranges].sort((a, b) => (a.path === b.path ? a.start - b.start : a.path < b.path ? -1 : 1));
-  const merged: FileRange[] = [];
-  for (const r of sorted) {
-    const last = merged[merged.length - 1];
-    if (last && last.path === r.path && r.start <= last.end + 1) last.end = Math.max(last.end, r.end);
-    else merged.push({ ...r });
+/** Every position a gold patch changes, each once: its replaced lines, and the gaps where it only adds. */
+function unitsOf(changes: Change[]): { path: string; at: number }[] {
+  const seen = new Set<string>();
+  const units: { path: string; at: number }[] = [];
+  for (const c of changes) {
+    for (let at = c.from; at <= c.to; at += 2) {
+      const key = `${c.path}\0${at}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      units.push({ path: c.path, at });
+    }
   }
-  return merged;
+  return units;
 }

@@ -109,6 +109,19 @@ describe("lineCoverage (MAGIS Eq. 1)", () => {
     expect(lineCoverage(added, added)).toBe(1);
   });
 
+  it("does not count a line the generated patch leaves as it was: an insertion beside a gold line covers nothing", () => {
+    const replaced = diff("a.py", "@@ -5,1 +5,1 @@", "-l5", "+m5");
+    expect(lineCoverage(replaced, diff("a.py", "@@ -5,0 +6,1 @@", "+after"))).toBe(0);
+    expect(lineCoverage(replaced, diff("a.py", "@@ -4,0 +5,1 @@", "+before"))).toBe(0);
+    expect(lineCoverage(replaced, diff("a.py", "@@ -5,1 +5,2 @@", "-l5", "+m5", "+more"))).toBe(1);
+  });
+
+  it("counts a gold line once when two sections of the generated patch change it", () => {
+    const twice = diff("pkg/mod.py", "@@ -10,2 +10,1 @@", "-c10", "-c11", "+x") + diff("pkg/mod.py", "@@ -11,2 +11,1 @@", "-c11", "-c12", "+y");
+    // 10, 11 and 12 of the gold's five lines.
+    expect(lineCoverage(gold, twice)).toBeCloseTo(3 / 5, 10);
+  });
+
   it("counts a created file as line 1 of it, and is null when the gold patch changes nothing", () => {
     const created = ["--- /dev/null", "+++ b/new.py", "@@ -0,0 +1,2 @@", "+one", "+two", ""].join("\n");
     expect(lineCoverage(created, created)).toBe(1);
