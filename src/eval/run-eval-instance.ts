@@ -67,7 +67,9 @@ export async function runEvalInstance(instance: BenchInstance, setup: InstanceSe
     failure = await prepare(instance, setup) ?? checkCheckout(checkout, instance);
     if (!failure) {
       fs.rmSync(copy, { recursive: true, force: true });
-      await fs.promises.cp(checkout, copy, { recursive: true, verbatimSymlinks: true });
+      // Without the checkout's .git (hundreds of MB in a real repository): nothing in the pipeline runs git on the copy.
+      const topGit = path.join(checkout, ".git");
+      await fs.promises.cp(checkout, copy, { recursive: true, verbatimSymlinks: true, filter: (source) => source !== topGit });
       config = loadRepoConfig(copy);
       llm = setup.makeLlm(config, instance);
       // 2. The pipeline of `magis resolve` and the App, with the repository's memory shared by its instances.
