@@ -2,7 +2,6 @@ import { z } from "zod";
 import {
   applyEdits, describeEncoding, findUnencodable, makeDiff, newSyntaxErrors, numberLines, splitFile, type Edit, type FileEncoding,
 } from "../../edit/index.js";
-import { outlineFile } from "../../edit/syntax/outline-file.js";
 import { formatIssue } from "../format-issue.js";
 import type { DeveloperRole, FileTask, IssueText, StageContext } from "../types.js";
 import { checkRanges } from "./check-ranges.js";
@@ -34,6 +33,8 @@ export interface AttemptInput {
   earlierChanges: string;
   /** Feedback on the previous attempt (QA comment, refusal, human review), or a note that there is none. */
   feedback: string;
+  /** The file's outline (its definitions and signatures), made once per task: the file does not change between attempts. */
+  outline: string;
 }
 
 /** A change ready for review, or why there is none (fed back to the Developer as is). */
@@ -55,7 +56,7 @@ export async function makeAttempt(ctx: StageContext, input: AttemptInput): Promi
     earlier_changes: input.earlierChanges,
     feedback: input.feedback,
   };
-  const located = await ctx.llm.ask({ agent: "developer", prompt: "developer-locate-lines", vars: { ...shared, outline: await outlineFile(before, task.path), numbered }, schema: rangesSchema });
+  const located = await ctx.llm.ask({ agent: "developer", prompt: "developer-locate-lines", vars: { ...shared, outline: input.outline, numbered }, schema: rangesSchema });
   const pathProblem = checkOwnPath(ctx, located.value.path, task.path);
   if (pathProblem) return { ok: false, error: pathProblem };
   const { lines } = splitFile(before);

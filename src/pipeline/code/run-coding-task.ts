@@ -1,6 +1,7 @@
 import { describeVerdictForModel } from "../tests/describe-test-verdict.js";
 import type { ChangedFile, TestBench } from "../tests/open-test-bench.js";
 import type { Attempt, DeveloperRole, FileTask, IssueText, StageContext, TaskOutcome } from "../types.js";
+import { outlineFile } from "../../edit/syntax/outline-file.js";
 import { designQaRole } from "./design-qa-role.js";
 import { makeAttempt } from "./make-attempt.js";
 import { openEditableFile } from "../open-editable-file.js";
@@ -37,13 +38,14 @@ export async function runCodingTask(ctx: StageContext, input: CodingTaskInput): 
   }
   const { text: before, encoding } = opened;
   const qaRole = await designQaRole(ctx, input.issue, task, developer);
+  const outline = await outlineFile(before, task.path);
   const attempts: Attempt[] = [];
   let feedback = input.humanFeedback ? `A human reviewer commented on this file:\n${input.humanFeedback}` : "(none: this is your first attempt)";
   let last: { after: string; diff: string } | null = null;
   let approved = false;
 
   for (let number = 1; number <= ctx.config.qa_iterations && !approved; number++) {
-    const result = await makeAttempt(ctx, { issue: input.issue, task, developer, before, encoding, earlierChanges: input.earlierChanges, feedback });
+    const result = await makeAttempt(ctx, { issue: input.issue, task, developer, before, encoding, earlierChanges: input.earlierChanges, feedback, outline });
     let attempt: Attempt;
     if (!result.ok) {
       attempt = { number, error: result.error };
