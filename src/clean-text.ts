@@ -1,3 +1,6 @@
+import { stripVTControlCharacters } from "node:util";
+import { redactSecrets } from "./redact-secrets.js";
+
 // Characters a reader cannot see but a model reads: zero-width and joiner characters, bidi controls,
 // soft hyphen, word joiners and invisible operators, the BOM, Unicode tag characters, and C0/C1 controls
 // other than tab and newline. They are how instructions get smuggled past a human reviewer.
@@ -32,4 +35,12 @@ export function cleanText(text: string): string {
     return fence !== null || !LINK_DEFINITION.test(line);
   });
   return lines.join("\n").trim();
+}
+
+/**
+ * Text a program printed (a test run, a CI check and its log), before a prompt or a comment shows it: terminal control
+ * sequences removed, cleaned as a person's text is, and with secrets redacted.
+ */
+export function cleanOutput(text: string, secrets: readonly (string | undefined)[] = []): string {
+  return redactSecrets(cleanText(stripVTControlCharacters(text)), secrets);
 }

@@ -1,7 +1,5 @@
-import { stripVTControlCharacters } from "node:util";
-import { cleanText } from "../clean-text.js";
+import { cleanOutput } from "../clean-text.js";
 import { readTestOutput } from "../pipeline/tests/read-test-output.js";
-import { redactSecrets } from "../redact-secrets.js";
 import { readJobLogTail } from "./read-job-log-tail.js";
 import type { Octokit } from "./types.js";
 
@@ -49,7 +47,7 @@ export async function readCiFailures(octokit: Octokit, repo: { owner: string; re
   const failed = await listFailedChecks(octokit, repo, sha);
   // The start of a title or summary says the most; of a log, the end.
   const tidy = (text: string | null | undefined, max: number, keep: "start" | "end" = "start") => {
-    const clean = redactSecrets(cleanText(stripVTControlCharacters(text ?? "")), secrets);
+    const clean = cleanOutput(text ?? "", secrets);
     if (clean.length <= max) return clean;
     return keep === "start" ? `${clean.slice(0, max)}…` : `…${clean.slice(-max)}`;
   };

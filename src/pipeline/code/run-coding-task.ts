@@ -52,7 +52,7 @@ export async function runCodingTask(ctx: StageContext, input: CodingTaskInput): 
       feedback = `Your attempt ${number} was refused: ${result.error}. Start again from the file as shown; nothing of that attempt was applied.`;
     } else {
       const tests = input.tests ? await input.tests.check([...input.earlierKept, { path: task.path, after: result.after, encoding }]) : undefined;
-      const judged = tests ? { command: ctx.config.test_command!, before: input.tests!.before, verdict: tests } : undefined;
+      const judged = tests ? { command: input.tests!.command, before: input.tests!.before, verdict: tests } : undefined;
       const review = await reviewChange(ctx, { issue: input.issue, task, developer, qaRole, diff: result.diff, tests: judged });
       attempt = { number, diff: result.diff, ...(tests ? { tests } : {}), review };
       last = result;

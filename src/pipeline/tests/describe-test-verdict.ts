@@ -1,5 +1,5 @@
 import type { TestRun, TestsReport, TestVerdict } from "../types.js";
-import { codeSpan } from "../report/markdown.js";
+import { codeSpan, fence } from "../report/markdown.js";
 
 // The QA Engineer reads the end of the output only when something fails: the part that says what.
 const MODEL_TAIL_CHARS = 2_500;
@@ -43,7 +43,7 @@ export function describeVerdictForModel(command: string, before: TestRun, verdic
   if (verdict.breaks) lines.push(`- This change breaks what worked: ${verdict.breaks}. A change that breaks passing tests is never approved.`);
   if (verdict.run.outcome !== "passed" && verdict.run.tail) {
     const tail = verdict.run.tail.length > MODEL_TAIL_CHARS ? `…${verdict.run.tail.slice(-MODEL_TAIL_CHARS)}` : verdict.run.tail;
-    lines.push("", "The end of the test output with the change:", "```text", tail.replace(/```/g, "'''"), "```");
+    lines.push("", "The end of the test output with the change:", fence(tail, "text"));
   }
   return lines.join("\n");
 }

@@ -2,8 +2,7 @@ import crypto from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { stripVTControlCharacters } from "node:util";
-import { cleanText } from "../../clean-text.js";
+import { cleanOutput } from "../../clean-text.js";
 import { encodeFile, type FileEncoding } from "../../edit/file-encoding.js";
 import { redactSecrets } from "../../redact-secrets.js";
 import { fromLineStart } from "../../tail-buffer.js";
@@ -24,6 +23,8 @@ export interface ChangedFile {
 
 /** The repository's tests, ready to judge changes: set up once, run once on the untouched checkout. */
 export interface TestBench {
+  /** The command that runs the tests. */
+  readonly command: string;
   /** The run on the untouched checkout, which every later run is compared with. */
   readonly before: TestRun;
   /** Runs the tests with these files changed, one run at a time; the same set of changes is run only once. */
@@ -73,18 +74,19 @@ export async function openTestBench(ctx: StageContext): Promise<{ report: TestsR
       dispose();
       return { report: { ...report, before, skipped: `the tests ${describeExit(before, ctx.config.test_timeout_seconds)} on the untouched checkout` }, bench: null };
     }
-    return { report: { ...report, before }, bench: makeBench(ctx.root, dir, before, () => run(command), dispose) };
+    return { report: { ...report, before }, bench: makeBench(ctx.root, dir, command, before, () => run(command), dispose) };
   } catch (error) {
     dispose();
     throw error;
   }
 }
 
-function makeBench(root: string, dir: string, before: TestRun, runTests: () => Promise<TestRun>, dispose: () => void): TestBench {
+function makeBench(root: string, dir: string, command: string, before: TestRun, runTests: () => Promise<TestRun>, dispose: () => void): TestBench {
   const seen = new Map<string, Promise<TestVerdict>>();
   let broken: TestVerdict | null = null;
   let queue: Promise<unknown> = Promise.resolve();
   return {
+    command,
     before,
     dispose,
     check(changes) {
@@ -139,7 +141,7 @@ function restoreOriginals(root: string, dir: string, changes: readonly ChangedFi
 /** A command's run as the report keeps it: counts and failing tests read from the whole kept output, a short clean tail. */
 function describeRun(run: CommandRun, secrets: readonly (string | undefined)[]): TestRun {
   const { counts, failures } = readTestOutput(run.output);
-  const clean = redactSecrets(cleanText(stripVTControlCharacters(run.output)), secrets);
+  const clean = cleanOutput(run.output, secrets);
   const { outcome, exitCode, durationMs, error } = run;
   return { outcome, exitCode, counts, failures: failures.map((name) => redactSecrets(name, secrets)), tail: tailOf(clean), durationMs, ...(error ? { error } : {}) };
 }
