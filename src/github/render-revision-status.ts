@@ -2,7 +2,7 @@ import { AGENTS } from "../config.js";
 import type { DeclinedFile, RevisionResult } from "../pipeline/revise/types.js";
 import { cell, codeCell, details, neutralize } from "../pipeline/report/markdown.js";
 import type { FileTask, TaskOutcome } from "../pipeline/types.js";
-import { check, failureLines, plural, statusMarker, taskLine } from "./render-status.js";
+import { check, failureLines, plural, statusMarker, taskLine, testsLine } from "./render-status.js";
 import { describeTestsReport } from "../pipeline/tests/describe-test-verdict.js";
 import type { CiFixStatus } from "./read-ci-feedback.js";
 import type { StatusState } from "./track-status.js";
@@ -38,7 +38,7 @@ export function renderRevisionStatus(state: RevisionStatus): string {
   const coded = state.attempts.length > 0 && state.attempts.every((t) => t.outcome);
   lines.push(check(coded, "Developers and QA Engineers at work"));
   for (const task of state.attempts) lines.push(`  - ${taskLine(task)}`);
-  if (state.tests) lines.push(check(state.tests.skipped !== undefined || state.tests.after !== undefined, neutralize(describeTestsReport(state.tests))));
+  if (state.tests) lines.push(testsLine(state.tests));
   lines.push(check(false, "Push one commit and answer the comments"));
   if (state.failure) {
     lines.push("", ...failureLines(state.failure));

@@ -1,6 +1,6 @@
 import { neutralize } from "../pipeline/report/markdown.js";
 import { describeAttemptTests, describeTestsReport } from "../pipeline/tests/describe-test-verdict.js";
-import type { Attempt } from "../pipeline/types.js";
+import type { Attempt, TestsReport } from "../pipeline/types.js";
 import type { StatusState } from "./track-status.js";
 
 /** The hidden marker that finds the status comment of job `jobId` again. */
@@ -30,7 +30,7 @@ export function renderStatus(state: StatusState): string {
   const coded = state.attempts.length > 0 && state.attempts.every((t) => t.outcome);
   lines.push(check(coded, "Developers and QA Engineers at work"));
   for (const task of state.attempts) lines.push(`  - ${taskLine(task)}`);
-  if (state.tests) lines.push(check(state.tests.skipped !== undefined || state.tests.after !== undefined, neutralize(describeTestsReport(state.tests))));
+  if (state.tests) lines.push(testsLine(state.tests));
   lines.push(check(state.pullRequest !== undefined, pullRequestLine(state)));
   if (state.needsHuman?.length) {
     lines.push("", `**Not a complete fix:** protected files need a human: ${state.needsHuman.map((p) => `\`${p}\``).join(", ")} (what must change there is in the pull request).`);
@@ -39,6 +39,11 @@ export function renderStatus(state: StatusState): string {
   const asOf = state.issueAsOf ? ` · works from the issue as it was at ${state.issueAsOf}; later edits are not read` : "";
   lines.push("", `<sub>Run #${state.jobId} · ${state.trigger}${asOf}</sub>`);
   return lines.join("\n");
+}
+
+/** The checklist item of the repository's tests: done once they were judged with the change, or set aside. */
+export function testsLine(tests: TestsReport): string {
+  return check(tests.skipped !== undefined || tests.after !== undefined, neutralize(describeTestsReport(tests)));
 }
 
 /** One checklist item. */

@@ -90,7 +90,7 @@ export function reviseJobRunner(services: ReviseJobServices): JobRunner {
           root: checkout.dir, repoId: `${job.owner}/${job.repo}`.toLowerCase(), config, llm: run.llm, now: services.now, onProgress,
           commands: commandPolicy(runsTests ? services.exec : undefined, [token], run.signal, checkout.dir),
         };
-        // The checkout has no files yet: only those the revision reads are written (a few, not the whole repository).
+        // Unless the tests need every file, the checkout has none yet: only those the revision reads are written.
         const prepare = async (paths: string[]) => void (await writeFilesAt(checkout.dir, checkout.head, paths));
         const result = await services.revise(ctx, { issue, changedFiles, comments, general, source: ci ? "ci" : "review" }, prepare);
         if (result.changes.length === 0) return { result, commit: null, parent: checkout.head };
