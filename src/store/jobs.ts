@@ -32,6 +32,8 @@ export interface JobRecord extends NewJob {
   stage: string | null;
   /** Why it failed, was declined or cancelled; the PR URL when it succeeded. */
   detail: string | null;
+  /** The worker process running it, or that ran it last (null in the embedded app, where one process runs every job). */
+  worker: string | null;
   createdAt: number;
   updatedAt: number;
 }
@@ -54,6 +56,7 @@ interface Row {
   status: JobStatus;
   stage: string | null;
   detail: string | null;
+  worker?: string | null;
   created_at: number;
   updated_at: number;
 }
@@ -185,6 +188,7 @@ function toRecord(row: Row): JobRecord {
     status: row.status,
     stage: row.stage,
     detail: row.detail,
+    worker: row.worker ?? null,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
