@@ -72,8 +72,8 @@ try {
     const answered = performance.now() - start;
     await app.services.settled();
     const total = performance.now() - start;
-    const failed = app.services.store.withStatus("failed").at(-1);
-    if (status !== 200 || failed || app.services.store.withStatus("succeeded").length !== run) {
+    const failed = (await app.services.jobs.withStatus("failed")).at(-1);
+    if (status !== 200 || failed || (await app.services.jobs.withStatus("succeeded")).length !== run) {
       throw new Error(`run ${run} did not succeed: ${failed?.detail ?? `HTTP ${status}`}; model problems: ${model.problems.join("; ")}`);
     }
     const phases = timings[run - 1]!;

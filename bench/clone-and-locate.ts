@@ -16,8 +16,7 @@ import { parseArgs, promisify } from "node:util";
 import { parseConfig } from "../src/config.js";
 import { buildQuery } from "../src/pipeline/locate/build-query.js";
 import { indexRepository } from "../src/pipeline/locate/index-repository.js";
-import { IndexCache } from "../src/store/index-cache.js";
-import { openDatabase } from "../src/store/database.js";
+import { openSqliteStore } from "../src/store/sqlite/sqlite-store.js";
 import { withShallowClone } from "../src/workspace/clone-repository.js";
 import { addCommit, gitEnv, startGitServer } from "../test/support/git-server.js";
 
@@ -53,8 +52,9 @@ try {
   const server = await startGitServer(root, { token: TOKEN });
   const remote = { url: `${server.url}/${FULL}.git`, token: TOKEN };
   const authedUrl = remote.url.replace("http://", `http://x-access-token:${TOKEN}@`);
-  const db = openDatabase(path.join(root, "magis.db"));
-  const cache = new IndexCache(db);
+  const store = openSqliteStore(path.join(root, "magis.db"));
+  await store.migrate();
+  const cache = store.memory.index;
   const config = parseConfig({});
 
   // Asynchronous: the git server runs in this process, and a synchronous child would hold its event loop.
@@ -90,7 +90,7 @@ try {
   };
   const changed = files.filter((f) => f.endsWith(".py")).slice(0, Number(values.changed));
   for (let run = 1; run <= runs; run++) {
-    cache.clear();
+    await cache.clear();
     await compare("first", run);
     // A commit touches a few files: the second job finds the first job's blobs in the cache, all but those.
     addCommit(root, FULL, {
@@ -105,8 +105,8 @@ try {
     values.sort((a, b) => a - b);
     console.log(`${label} job: median ${values[Math.floor(values.length / 2)]!.toFixed(2)}× the native clone (${values.map((v) => v.toFixed(2)).join(", ")})`);
   }
-  console.log(`cache: ${(cache.bytes() / 1e6).toFixed(1)} MB; machine: ${os.cpus().length} cores, load ${os.loadavg().map((l) => l.toFixed(1)).join(" ")}`);
-  db.close();
+  console.log(`cache: ${((await cache.bytes()) / 1e6).toFixed(1)} MB; machine: ${os.cpus().length} cores, load ${os.loadavg().map((l) => l.toFixed(1)).join(" ")}`);
+  await store.close();
   await server.close();
 } finally {
   fs.rmSync(root, { recursive: true, force: true });

@@ -14,8 +14,7 @@ import { parseConfig } from "../src/config.js";
 import { createLlm } from "../src/llm/client.js";
 import { locateFiles } from "../src/pipeline/locate/locate-files.js";
 import type { IssueText } from "../src/pipeline/types.js";
-import { openDatabase } from "../src/store/database.js";
-import { EvolutionMemory } from "../src/store/memory.js";
+import { openSqliteStore } from "../src/store/sqlite/sqlite-store.js";
 import { startScriptedModel } from "../test/support/scripted-model.js";
 
 const { values } = parseArgs({
@@ -28,8 +27,9 @@ const { values } = parseArgs({
 const work = fs.mkdtempSync(path.join(os.tmpdir(), "magis-bench-memory-"));
 const repo = path.join(work, "repo");
 fs.cpSync(values.repo, repo, { recursive: true, filter: (src) => !src.split(path.sep).includes(".git") });
-const db = openDatabase(path.join(work, "magis.db"));
-const memory = new EvolutionMemory(db);
+const store = openSqliteStore(path.join(work, "magis.db"));
+await store.migrate();
+const memory = store.memory;
 const config = parseConfig({});
 const issue: IssueText = {
   title: "Token budget is exceeded silently when the model retries",
@@ -66,7 +66,7 @@ const third = await run(`3. after changing 2 files`);
 console.log(`changed: ${changed.join(", ")}`);
 
 await model.close();
-db.close();
+await store.close();
 fs.rmSync(work, { recursive: true, force: true });
 
 const ok = second.row.fileSummaries === 0 && second.row.diffSummaries === 0 && third.row.diffSummaries === 2 && third.row.fileSummaries === 0;

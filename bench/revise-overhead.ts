@@ -76,7 +76,7 @@ try {
     const answered = performance.now() - start;
     await app.services.settled();
     const total = performance.now() - start;
-    const failed = app.services.store.withStatus("failed");
+    const failed = await app.services.jobs.withStatus("failed");
     if (failed.length) throw new Error(failed[0]!.detail ?? "failed");
     const phases = timings[run]!;
     const modelMs = phases.reduce((s, p) => s + p.modelMs, 0);

@@ -61,13 +61,13 @@ export async function runAction(env: NodeJS.ProcessEnv, io: ActionIo, options: P
     const context = new Context({ id: event.delivery, name: event.name, payload } as never, octokit as never, contextLog(log));
     // The job this event queues is the one after the newest so far (a kept database holds earlier runs' jobs); a CI fix
     // is keyed by its commit rather than by the delivery, so the delivery cannot find it.
-    const before = services.store.newest()?.id ?? 0;
+    const before = (await services.jobs.newest())?.id ?? 0;
     await services.desk.receive(context);
     await services.settled();
 
     // 4. The outcome.
-    const trigger = services.triggers.get(event.delivery);
-    const newest = services.store.newest();
+    const trigger = await services.triggers.get(event.delivery);
+    const newest = await services.jobs.newest();
     const job = newest && newest.id > before ? newest : null;
     const outcome: ActionOutcome = { event: `${event.name}.${String(event.payload.action ?? "")}`, trigger, job };
     const summary = renderStepSummary(outcome);

@@ -3,8 +3,7 @@ import type { Llm } from "../llm/types.js";
 import { StageError } from "../pipeline/errors.js";
 import { locateFiles } from "../pipeline/locate/locate-files.js";
 import type { LocatedFile, ProgressEvent } from "../pipeline/types.js";
-import { openDatabase, type Db } from "../store/database.js";
-import { EvolutionMemory } from "../store/memory.js";
+import { openSqliteStore, type SqliteStore } from "../store/sqlite/sqlite-store.js";
 import { parseFlags, UsageError, type Command } from "./io.js";
 import { makeModel, memoryFile, openCheckout } from "./open-checkout.js";
 import { readIssueFiles } from "./read-issue-file.js";
@@ -82,17 +81,18 @@ export const locateCommand: Command = {
     const issue = readIssueFiles({ cwd: io.cwd, issueFile: values["issue-file"], hintsFile: values["hints-file"] });
     const bm25Only = values["bm25-only"]!;
     const llm = bm25Only ? null : makeModel(config, io, "or pass --bm25-only to rank without a model");
-    let db: Db | null = null;
+    let store: SqliteStore | null = null;
     // Shown even when every file is dropped, so the maintainer sees each reason.
     let judged: LocatedFile[] = [];
     try {
       // Opened with --bm25-only too: the store's index cache spares tokenizing unchanged files again.
-      db = openDatabase(memoryFile(io));
+      store = openSqliteStore(memoryFile(io));
+      await store.migrate();
       const onProgress = (event: ProgressEvent) => {
         if (event.stage === "located") judged = event.files;
       };
       const ctx = { root: repo, repoId: repo, config, llm: llm ?? noModel, now: () => Date.now(), onProgress };
-      const files = await locateFiles(ctx, issue, new EvolutionMemory(db), { bm25Only, top });
+      const files = await locateFiles(ctx, issue, store.memory, { bm25Only, top });
       io.stdout(values.json ? asJson(files) : formatLocated(files));
       if (llm && !values.json) {
         const stats = llm.stats();
@@ -111,7 +111,7 @@ export const locateCommand: Command = {
       }
       throw error;
     } finally {
-      db?.close();
+      await store?.close();
     }
   },
 };

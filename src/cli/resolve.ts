@@ -7,8 +7,7 @@ import { renderReport } from "../pipeline/report/render-report.js";
 import { resolveIssue } from "../pipeline/resolve-issue.js";
 import { describeAttemptTests, describeTestsReport } from "../pipeline/tests/describe-test-verdict.js";
 import type { ProgressEvent, ResolveResult } from "../pipeline/types.js";
-import { openDatabase } from "../store/database.js";
-import { EvolutionMemory } from "../store/memory.js";
+import { openSqliteStore } from "../store/sqlite/sqlite-store.js";
 import { resolveInside } from "../workspace/safe-path.js";
 import { makeModel, memoryFile, openCheckout } from "./open-checkout.js";
 import { readIssueFiles } from "./read-issue-file.js";
@@ -53,7 +52,8 @@ export const resolveCommand: Command = {
     if (isInside(out, repo)) throw new UsageError(`--out ${values.out} is inside --repo; choose a folder outside the checkout so it stays untouched`);
     const issue = readIssueFiles({ cwd: io.cwd, issueFile: values["issue-file"]!, hintsFile: values["hints-file"] });
     const llm = makeModel(config, io);
-    const db = openDatabase(memoryFile(io));
+    const store = openSqliteStore(memoryFile(io));
+    await store.migrate();
     fs.mkdirSync(out, { recursive: true });
     let result: ResolveResult;
     try {
@@ -64,7 +64,7 @@ export const resolveCommand: Command = {
           commands: { allowed: true, env: io.env, secrets: [io.env.OPENAI_API_KEY] },
         },
         issue,
-        new EvolutionMemory(db),
+        store.memory,
       );
     } catch (error) {
       await writeTraceJsonl(llm.trace, path.join(out, "trace.jsonl"));
@@ -72,7 +72,7 @@ export const resolveCommand: Command = {
       io.stderr(`magis resolve: no patch. The ${error.stage} stage failed: ${sentence(error.message)} Next: ${sentence(error.nextStep)} Model calls are in ${path.join(out, "trace.jsonl")}.\n`);
       return 1;
     } finally {
-      db.close();
+      await store.close();
     }
 
     fs.writeFileSync(path.join(out, "patch.diff"), result.patch);

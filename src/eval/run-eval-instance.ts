@@ -8,7 +8,7 @@ import { StageError } from "../pipeline/errors.js";
 import { resolveIssue } from "../pipeline/resolve-issue.js";
 import { locateFiles } from "../pipeline/locate/locate-files.js";
 import type { CommandPolicy, IssueText, LocatedFile, ResolveResult } from "../pipeline/types.js";
-import type { EvolutionMemory } from "../store/memory.js";
+import type { MemoryStore } from "../store/store.js";
 import { checkPatchApplies } from "./check-patch-applies.js";
 import { fileRecall } from "./file-recall.js";
 import { lineCoverage } from "./line-coverage.js";
@@ -25,7 +25,7 @@ export interface InstanceSetup {
   prepareFrom?: string;
   /** Where the scratch copy the pipeline works on is made (removed after the run). */
   scratch: string;
-  memory: EvolutionMemory;
+  memory: MemoryStore;
   /** A model client for this instance alone, so that its calls, tokens and trace are the instance's. */
   makeLlm: (config: MagisConfig, instance: BenchInstance) => LlmClient;
   commands: CommandPolicy;

@@ -4,8 +4,7 @@ import type { MagisConfig } from "../config.js";
 import type { LlmClient } from "../llm/client.js";
 import { mapBounded } from "../pipeline/map-bounded.js";
 import type { CommandPolicy } from "../pipeline/types.js";
-import { openDatabase } from "../store/database.js";
-import { EvolutionMemory } from "../store/memory.js";
+import { openSqliteStore } from "../store/sqlite/sqlite-store.js";
 import { describeEvalProgress, renderProgressBar } from "./describe-eval-progress.js";
 import { openEvalOutputs } from "./open-eval-outputs.js";
 import { isBadLine, readInstanceLines, type BadInstanceLine, type BenchInstance } from "./read-instances.js";
@@ -66,8 +65,9 @@ export async function runEval(options: EvalOptions): Promise<EvalRunResult> {
   if (done.size > 0) options.stderr(`resuming: ${selected.length - pending.length} of ${selected.length} instances are done in ${options.out}\n`);
   // Copies a killed run left behind; each instance makes its own again.
   fs.rmSync(path.join(options.out, "scratch"), { recursive: true, force: true });
-  const db = openDatabase(path.join(options.out, "memory.db"));
-  const memory = new EvolutionMemory(db);
+  const store = openSqliteStore(path.join(options.out, "memory.db"));
+  await store.migrate();
+  const memory = store.memory;
   const summarize = () =>
     renderSummary(results, {
       model: options.modelName, data: path.basename(options.data), total: selected.length, wallMs: options.now() - started,
@@ -100,7 +100,7 @@ export async function runEval(options: EvalOptions): Promise<EvalRunResult> {
       options.stderr(`${clearBar(options)}${line}${options.isTTY ? renderProgressBar(results.length, selected.length) : ""}`);
     });
   } finally {
-    db.close();
+    await store.close();
   }
   if (options.isTTY) options.stderr("\n");
   outputs.writeSummary(summarize());

@@ -4,15 +4,14 @@ import path from "node:path";
 import type { Probot } from "probot";
 import { dispatchByKind } from "../jobs/dispatch-by-kind.js";
 import { InProcessQueue } from "../jobs/in-process-queue.js";
-import { DECISION_WAIT, DEFAULT_STORE_WAITS } from "../jobs/store-waits.js";
+import { atStartUp, DECISION_WAIT, DEFAULT_STORE_WAITS } from "../jobs/store-waits.js";
 import type { JobQueue } from "../jobs/job-queue.js";
 import { createLlm } from "../llm/client.js";
 import { resolveIssue } from "../pipeline/resolve-issue.js";
 import { revisePullRequest } from "../pipeline/revise/revise-pull-request.js";
 import { APP_LOCK_WAIT_MS, defaultDatabasePath, openDatabase, type Db } from "../store/database.js";
-import { JobStore } from "../store/jobs.js";
-import { EvolutionMemory } from "../store/memory.js";
-import { TriggerStore } from "../store/triggers.js";
+import { SqliteStore } from "../store/sqlite/sqlite-store.js";
+import type { JobStore, Store, TriggerStore } from "../store/store.js";
 import { redactSecrets } from "../redact-secrets.js";
 import { gitIdleMsFrom } from "../workspace/git-http-with-timeout.js";
 import { removeLeftoverCheckouts } from "../workspace/remove-leftover-checkouts.js";
@@ -28,7 +27,9 @@ import type { BotIdentity, Octokit } from "./types.js";
 export interface MagisAppOptions {
   /** Where MAGIS_DB, MAGIS_GIT_BASE_URL, MAGIS_WORKDIR, MAGIS_JOBS_CONCURRENCY, MAGIS_TRACE_DIR and the model settings are read. */
   env?: NodeJS.ProcessEnv;
-  /** The SQLite database of job records and the evolution memory (default: MAGIS_DB or .magis/magis.db). */
+  /** The store of job records, triggers and the evolution memory (default: the SQLite file MAGIS_DB or .magis/magis.db). */
+  store?: Store;
+  /** A SQLite database to use as the store (tests). */
   db?: Db;
   /** Origin the repositories are cloned from instead of the API's clone_url (MAGIS_GIT_BASE_URL). */
   gitBaseUrl?: string;
@@ -54,16 +55,17 @@ export interface MagisAppOptions {
 /** The parts of a running app that outlive one webhook. */
 export interface MagisServices {
   queue: JobQueue;
-  store: JobStore;
+  store: Store;
+  /** The store's job records. */
+  jobs: JobStore;
   /** Every webhook taken as a possible trigger, with what became of it. */
   triggers: TriggerStore;
   /** Records webhooks and decides about them after answering. */
   desk: TriggerDesk;
-  /** Starts the queue and the desk: each waits out a locked database, then takes up what an earlier process left. */
+  /** Migrates the store, then starts the queue and the desk: each waits out a locked database, then takes up what an earlier process left. */
   start(): Promise<void>;
   /** Resolves once no trigger is being decided and no job is queued or running. */
   settled(): Promise<void>;
-  db: Db;
   /** The app's bot identity (asked of GitHub once); triggers compare pull request authors with its login. */
   bot: () => Promise<BotIdentity>;
 }
@@ -83,12 +85,11 @@ export interface GitHubHost {
 export function createServices(host: GitHubHost, options: MagisAppOptions = {}): MagisServices {
   const env = options.env ?? process.env;
   const dbFile = defaultDatabasePath(env);
-  const db = options.db ?? openDatabase(dbFile);
+  const store = options.store ?? new SqliteStore(options.db ?? openDatabase(dbFile));
   // This thread also answers webhooks: SQLite may wait on another process's lock only briefly (see APP_LOCK_WAIT_MS).
-  db.pragma(`busy_timeout = ${APP_LOCK_WAIT_MS}`);
-  const store = new JobStore(db);
+  if (store instanceof SqliteStore) store.db.pragma(`busy_timeout = ${APP_LOCK_WAIT_MS}`);
   const { auth, bot, log } = host;
-  const traceDir = options.traceDir ?? env.MAGIS_TRACE_DIR ?? (options.db ? "" : path.join(path.dirname(dbFile), "traces"));
+  const traceDir = options.traceDir ?? env.MAGIS_TRACE_DIR ?? (options.db || options.store ? "" : path.join(path.dirname(dbFile), "traces"));
   const allowExec = options.allowExec ?? env.MAGIS_ALLOW_EXEC === "1";
   const shared: Omit<ReviseJobServices, "revise"> = {
     auth,
@@ -113,11 +114,11 @@ export function createServices(host: GitHubHost, options: MagisAppOptions = {}):
       : undefined,
   };
   const runners = {
-    "resolve-issue": resolveJobRunner({ ...shared, resolve: options.resolve ?? resolveIssue, memory: new EvolutionMemory(db) }),
+    "resolve-issue": resolveJobRunner({ ...shared, resolve: options.resolve ?? resolveIssue, memory: store.memory }),
     "revise-pull-request": reviseJobRunner({ ...shared, revise: options.revise ?? revisePullRequest }),
   };
   removeCheckoutsOfKilledProcesses(shared.workDir ?? os.tmpdir(), log);
-  const queue = new InProcessQueue(store, dispatchByKind(runners), {
+  const queue = new InProcessQueue(store.jobs, dispatchByKind(runners), {
     log,
     // Jobs are submitted and cancelled by the trigger desk's decisions, after the webhook was answered: those calls
     // may wait longer for a lock than a webhook could (recording the webhook itself keeps the short wait).
@@ -132,18 +133,18 @@ export function createServices(host: GitHubHost, options: MagisAppOptions = {}):
     },
     onFailed: (job, error) => log.warn({ job: job.id, error: error instanceof Error ? error.message : String(error) }, "job failed"),
   });
-  const triggers = new TriggerStore(db);
-  const desk = new TriggerDesk(triggers, triggerRules(queue, bot), { auth, log });
+  const desk = new TriggerDesk(store.triggers, triggerRules(queue, bot), { auth, log });
   const settled = async () => {
     // A decision may queue a job, and nothing queues a decision, so one pass of each in this order suffices.
     await desk.settled();
     await queue.drain();
   };
   const start = async () => {
+    await atStartUp(() => store.migrate(), store.where, log);
     await queue.start();
     await desk.start();
   };
-  return { queue, store, triggers, desk, start, settled, db, bot };
+  return { queue, store, jobs: store.jobs, triggers: store.triggers, desk, start, settled, bot };
 }
 
 /** A process killed mid-job leaves its checkout behind; removed at start-up, before this process makes its own. */

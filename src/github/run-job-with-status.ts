@@ -148,5 +148,9 @@ function stopNote(reason: unknown, stage: string, rerun: Rerun): FailureNote {
     return { stage, reason: reason.message, nextStep: `Raise \`job_timeout_minutes\` in \`.github/magis.yml\`, or narrow the issue with guidance, then comment \`${rerun.command}\`.` };
   }
   const why = reason instanceof Error ? reason.message : String(reason);
+  // A worker shutting down hands its run back to the queue: it starts again by itself, nobody need retry it.
+  if ((reason as { handedBack?: unknown } | null)?.handedBack === true) {
+    return { stage, reason: `This run stopped because ${why}; nothing was pushed by it.`, nextStep: "Nothing to do: it starts again by itself.", cancelled: true };
+  }
   return { stage, reason: `The run was cancelled because ${why}; nothing was pushed by it.`, nextStep: rerun.howTo, cancelled: true };
 }

@@ -2,7 +2,8 @@ import { Context } from "probot";
 import { DEFAULT_STORE_WAITS, duringWebhook } from "../jobs/store-waits.js";
 import { redactSecrets } from "../redact-secrets.js";
 import { retryWhileLocked } from "../store/retry-while-locked.js";
-import type { TriggerOutcome, TriggerRecord, TriggerStore } from "../store/triggers.js";
+import type { TriggerStore } from "../store/store.js";
+import type { TriggerOutcome, TriggerRecord } from "../store/triggers.js";
 import type { Octokit } from "./types.js";
 
 /** What a trigger came to, and why in plain words; recorded with the delivery. */
@@ -30,6 +31,8 @@ export interface TriggerDeskOptions {
   /** An installation's client (for deciding triggers left undecided by an earlier process). */
   auth: (installationId: number) => Promise<Octokit>;
   log: { info: (obj: object, msg: string) => void; warn: (obj: object, msg: string) => void };
+  /** Take up only undecided triggers that arrived at least this long ago (0: all; the shared store's processes use a minute). */
+  undecidedAfterMs?: number;
 }
 
 /**
@@ -73,19 +76,20 @@ export class TriggerDesk {
       receivedAt: Date.now(),
     };
     // A database another process holds locked is waited out briefly; then the webhook is answered 503 to be redelivered.
-    if (!(await duringWebhook(() => this.store.record(trigger), this.store.file))) {
+    if (!(await duringWebhook(() => this.store.record(trigger), this.store.where))) {
       context.log.info({ delivery: context.id, event }, "a redelivered webhook; it was recorded before and is not acted on twice");
       return;
     }
     this.schedule(trigger, () => Promise.resolve(context));
   };
 
-  /** Makes its table, then decides the triggers an earlier process recorded but did not decide (it stopped in between). */
+  /**
+   * Decides the triggers an earlier process recorded but did not decide (it stopped in between). Where several
+   * processes share the store, only triggers older than `options.undecidedAfterMs` are taken: a younger one is
+   * being decided by the process that recorded it.
+   */
   async start(): Promise<void> {
-    const undecided = await retryWhileLocked(() => {
-      this.store.createTables();
-      return this.store.undecided();
-    }, DEFAULT_STORE_WAITS.startUp);
+    const undecided = await retryWhileLocked(() => this.store.undecided(this.options.undecidedAfterMs ?? 0), DEFAULT_STORE_WAITS.startUp);
     for (const trigger of undecided) this.schedule(trigger, () => this.rebuild(trigger));
   }
 

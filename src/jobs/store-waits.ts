@@ -1,4 +1,5 @@
 import { isLockError, retryWhileLocked, type LockWait } from "../store/retry-while-locked.js";
+import type { QueueLog } from "./job-lifecycle.js";
 import { JobStoreBusyError } from "./job-queue.js";
 
 /** How long each kind of job-store call waits out another process's lock on the database (see retryWhileLocked). */
@@ -29,7 +30,7 @@ export const DEFAULT_STORE_WAITS: StoreWaits = {
  * (timers, not SQLite's busy sleep), then JobStoreBusyError says nothing was recorded and the delivery should be
  * redelivered (Probot answers it 503).
  */
-export async function duringWebhook<T>(call: () => T, file: string, wait: LockWait = DEFAULT_STORE_WAITS.webhook): Promise<T> {
+export async function duringWebhook<T>(call: () => T | Promise<T>, file: string, wait: LockWait = DEFAULT_STORE_WAITS.webhook): Promise<T> {
   const started = Date.now();
   try {
     return await retryWhileLocked(call, wait);
@@ -37,4 +38,22 @@ export async function duringWebhook<T>(call: () => T, file: string, wait: LockWa
     if (isLockError(error)) throw new JobStoreBusyError(file, Date.now() - started, error);
     throw error;
   }
+}
+
+/**
+ * A store call at start-up (migrations, taking up what an earlier process left): nothing is served yet, so it waits
+ * as long as another process's lock lasts, saying so every minute, and once more when the store is free.
+ */
+export async function atStartUp<T>(call: () => T | Promise<T>, where: string, log: Pick<QueueLog, "info" | "warn">, wait: LockWait = DEFAULT_STORE_WAITS.startUp): Promise<T> {
+  let saidAt = -Infinity;
+  const result = await retryWhileLocked(call, wait, (_tries, waitedMs) => {
+    if (waitedMs - saidAt < 60_000) return;
+    saidAt = waitedMs;
+    log.warn(
+      { file: where, waitedMs },
+      "the job store is locked by another process (a sqlite3 shell, a backup, a stuck magis process?); the app starts once it is released, retrying every few seconds",
+    );
+  });
+  if (saidAt >= 0) log.info({ file: where }, "the job store is free again; starting the job queue");
+  return result;
 }

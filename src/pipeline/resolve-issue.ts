@@ -1,4 +1,4 @@
-import type { EvolutionMemory } from "../store/memory.js";
+import type { MemoryStore } from "../store/store.js";
 import { runCodingTasks } from "./code/index.js";
 import { mergeChanges } from "./code/merge-changes.js";
 import { inStage, StageError, type StageName } from "./errors.js";
@@ -19,7 +19,7 @@ import type { IssueText, ResolveResult, SetAsideFile, StageContext, TaskOutcome 
  * change with the material of its report. Throws a StageError when there is no patch. The checkout
  * is only read; the model, the clock and progress reporting come in through `ctx`.
  */
-export async function resolveIssue(ctx: StageContext, issue: IssueText, memory: EvolutionMemory | null): Promise<ResolveResult> {
+export async function resolveIssue(ctx: StageContext, issue: IssueText, memory: MemoryStore | null): Promise<ResolveResult> {
   const started = ctx.now();
   const usage = countUsage(ctx.llm, ctx.config);
   ctx = { ...ctx, llm: usage.llm };

@@ -19,7 +19,7 @@ export function defaultDatabasePath(env: NodeJS.ProcessEnv = process.env): strin
 
 /**
  * Opens (creating if needed) the one SQLite file that holds the evolution memory and the job records.
- * Each store creates its own tables, so this knows nothing of them.
+ * Its tables are made by the migrations (sqlite-migrations.ts).
  */
 export function openDatabase(file: string = defaultDatabasePath()): Db {
   if (file !== ":memory:") fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
@@ -28,4 +28,10 @@ export function openDatabase(file: string = defaultDatabasePath()): Db {
   db.pragma("journal_mode = WAL");
   db.pragma("busy_timeout = 5000");
   return db;
+}
+
+/** A statement prepared the first time it is asked for: a store's tables exist only once its migrations ran. */
+export function prepareLater<S>(prepare: () => S): () => S {
+  let statement: S | undefined;
+  return () => (statement ??= prepare());
 }

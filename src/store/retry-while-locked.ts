@@ -15,14 +15,14 @@ export function isLockError(error: unknown): boolean {
 }
 
 /**
- * Runs the synchronous store call `call`; while SQLite reports the database locked, runs it again after a pause,
+ * Runs the store call `call`; while SQLite reports the database locked, runs it again after a pause,
  * until `wait.totalMs` have passed, then throws the last lock error. Other errors are thrown at once. The pauses are
  * timers, not SQLite's busy handler (which sleeps on the one thread), so the event loop keeps serving webhooks while
  * another process holds the lock; each try blocks only for the connection's short busy_timeout.
  * `onLocked` hears of each try that found the lock (to log it), with the time waited so far.
  */
 export async function retryWhileLocked<T>(
-  call: () => T,
+  call: () => T | Promise<T>,
   wait: LockWait,
   onLocked: (tries: number, waitedMs: number, error: unknown) => void = () => {},
   now: () => number = Date.now,
@@ -31,7 +31,7 @@ export async function retryWhileLocked<T>(
   let pause = wait.firstPauseMs;
   for (let tries = 1; ; tries++) {
     try {
-      return call();
+      return await call();
     } catch (error) {
       const waited = now() - started;
       if (!isLockError(error) || waited >= wait.totalMs) throw error;

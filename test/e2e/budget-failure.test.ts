@@ -10,7 +10,7 @@ describe("a run stopped by the token budget, end to end", () => {
     await rig.setUp({ config: "token_budget: 1000\n" });
     await rig.app.deliver("issues", labeledPayload({ installationId: INSTALLATION }), "d-budget");
     await rig.app.services.settled();
-    expect(rig.jobs()[0]).toMatchObject({ status: "failed", stage: "locate" });
+    expect((await rig.jobs())[0]).toMatchObject({ status: "failed", stage: "locate" });
     const [status] = rig.github.comments;
     expect(status!.body).toContain("**Failed at:** locate");
     expect(status!.body).toMatch(
@@ -18,6 +18,6 @@ describe("a run stopped by the token budget, end to end", () => {
     );
     expect(status!.body).toMatch(/\*\*Next step:\*\* Raise `token_budget`/);
     expect(rig.model.requests).toEqual([]);
-    expect(rig.everythingWritten()).not.toContain(TOKEN);
+    expect((await rig.everythingWritten())).not.toContain(TOKEN);
   });
 });

@@ -44,7 +44,7 @@ describe("CI fails on the bot's pull request: the bot reads the failure and push
     expect(await deliver(seeded.head, "d-ci-1")).toBe(200);
     await rig.app.services.settled();
     expect(rig.model.problems).toEqual([]);
-    const [job] = rig.jobs();
+    const [job] = (await rig.jobs());
     expect(job, job?.detail ?? "").toMatchObject({ kind: "revise-pull-request", number: 2, status: "succeeded" });
     expect(job!.delivery).toMatch(new RegExp(`^ci-fix:${FULL}@${seeded.head} suite \\d+ at `));
 
@@ -71,7 +71,7 @@ describe("CI fails on the bot's pull request: the bot reads the failure and push
     expect(status).toContain("### 🔧 MAGIS pushed a fix for the failing CI");
     expect(status).toContain(`CI failed on \`docs\`; pushed ${head.slice(0, 7)} (attempt 1 of 2).`);
     expect(rig.github.pulls[0]!.body).toContain(`(run #${job!.id}, asked by failing CI (fix 1 of 2)): ${head.slice(0, 7)} changes \`README.md\``);
-    expect(rig.everythingWritten()).not.toContain(TOKEN);
+    expect((await rig.everythingWritten())).not.toContain(TOKEN);
   });
 
   it("after the last attempt, one comment says what still fails, and nothing more is pushed, however often CI reports it", async () => {
@@ -83,13 +83,13 @@ describe("CI fails on the bot's pull request: the bot reads the failure and push
     await deliver(second, "d-ci-last-again", { event: "workflow_run" });
     await rig.app.services.settled();
 
-    expect(rig.jobs()).toEqual([]);
+    expect((await rig.jobs())).toEqual([]);
     expect(git("rev-parse", BRANCH)).toBe(second);
     const notes = rig.github.comments.filter((c) => c.issue === 2 && c.body.includes("<!-- magis:ci-gave-up"));
     expect(notes).toHaveLength(1);
     expect(notes[0]!.body).toContain("### ❌ CI still fails after 2 attempts by MAGIS");
     expect(notes[0]!.body).toContain(`Failing on ${second.slice(0, 7)}: \`docs\`.`);
-    expect(rig.app.services.triggers.all().map((t) => [t.delivery, t.outcome])).toEqual([
+    expect((await rig.app.services.triggers.all()).map((t) => [t.delivery, t.outcome])).toEqual([
       ["d-ci-last", "declined"],
       ["d-ci-last-again", "ignored"],
     ]);
@@ -105,8 +105,8 @@ describe("CI fails on the bot's pull request: the bot reads the failure and push
     await rig.app.deliver("check_suite", ciPayload("check_suite", { sha: human, branch: "magis/issue-9", pull: 3, conclusion: "failure", installationId: INSTALLATION }), "d-other-pr");
     await rig.app.services.settled();
 
-    expect(rig.jobs()).toEqual([]);
-    const decisions = Object.fromEntries(rig.app.services.triggers.all().map((t) => [t.delivery, t.detail]));
+    expect((await rig.jobs())).toEqual([]);
+    const decisions = Object.fromEntries((await rig.app.services.triggers.all()).map((t) => [t.delivery, t.detail]));
     expect(decisions["d-human"]).toBe(`the head commit ${human.slice(0, 7)} is @codertocat's, not the app's: a person's push is theirs to fix`);
     // A success is not even recorded: CI finishes on every push, and only failures can be triggers.
     expect(decisions["d-green"]).toBeUndefined();
@@ -126,9 +126,9 @@ describe("CI fails on the bot's pull request: the bot reads the failure and push
     await rig.app.deliver("check_suite", suite, "d-duplicate");
     await deliver(seeded.head, "d-other-app", { event: "workflow_run" });
     await rig.app.services.settled();
-    expect(rig.app.services.triggers.get("d-duplicate")).toMatchObject({ outcome: "ignored", detail: "a fix for this commit's CI failure was queued before" });
+    expect(await rig.app.services.triggers.get("d-duplicate")).toMatchObject({ outcome: "ignored", detail: "a fix for this commit's CI failure was queued before" });
     // The other app's job waited behind the fix, found the branch moved on, and pushed nothing.
-    const [fix, other] = rig.jobs().sort((a, b) => a.id - b.id);
+    const [fix, other] = (await rig.jobs()).sort((a, b) => a.id - b.id);
     expect(fix).toMatchObject({ status: "succeeded" });
     expect(other).toMatchObject({ status: "succeeded", detail: "https://github.com/Codertocat/Hello-World/pull/2: no change" });
     expect(git("rev-list", "--count", `${seeded.head}..${BRANCH}`)).toBe("1");
@@ -160,7 +160,7 @@ describe("CI fails on the bot's pull request: the bot reads the failure and push
     await rig.setUp({ pulls: seeded.pulls, checkRuns: [{ ...failingDocsCheck(seeded.head), annotations: [], title: "install failed", summary: "" }] });
     await deliver(seeded.head, "d-flaky");
     await rig.app.services.settled();
-    expect(rig.jobs()[0]).toMatchObject({ status: "succeeded" });
+    expect((await rig.jobs())[0]).toMatchObject({ status: "succeeded" });
     expect(rig.model.requests).toEqual([]);
     expect(git("rev-parse", BRANCH)).toBe(seeded.head);
     const status = rig.github.comments.find((c) => c.issue === 2 && c.body.includes("<!-- magis:status job="))!.body;

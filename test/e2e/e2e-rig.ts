@@ -52,13 +52,13 @@ export interface Rig {
   /** Starts the model, the fake GitHub API and the app (the git server runs already). */
   setUp(options?: RigOptions): Promise<void>;
   /** Every job record, in every status. */
-  jobs(): JobRecord[];
+  jobs(): Promise<JobRecord[]>;
   /** The bot branches in the bare repository, by the real git. */
   botBranches(): string;
   /** The model traces the app wrote. */
   traces(): string;
   /** Everything the app wrote anywhere: logs, GitHub requests, model requests, job records, traces. */
-  everythingWritten(): string;
+  everythingWritten(): Promise<string>;
 }
 
 /** Registers the hooks that build and tear down a rig around each test of the file. */
@@ -96,14 +96,17 @@ export function useRig(): Rig {
         env: { OPENAI_BASE_URL: rig.model.url, OPENAI_API_KEY: "sk-test-key-not-secret-123456", MAGIS_LLM_MAX_RETRIES: "0", ...options.env },
       });
     },
-    jobs: () => (["queued", "running", "succeeded", "failed", "declined", "cancelled"] as const).flatMap((s) => rig.app.services.store.withStatus(s as never)),
+    jobs: async () => {
+      const statuses = ["queued", "running", "succeeded", "failed", "declined", "cancelled"] as const;
+      return (await Promise.all(statuses.map((s) => rig.app.services.jobs.withStatus(s)))).flat();
+    },
     botBranches: () => rig.git.git(FULL, "for-each-ref", "--format=%(refname:short)", "refs/heads/magis/"),
     traces: () => {
       const dir = path.join(rig.root, "traces");
       return fs.existsSync(dir) ? fs.readdirSync(dir).map((f) => fs.readFileSync(path.join(dir, f), "utf8")).join("") : "";
     },
-    everythingWritten: () =>
-      [rig.app.logs.join("\n"), JSON.stringify(rig.github.requests), JSON.stringify(rig.model.requests), JSON.stringify(rig.jobs()), rig.traces()].join("\n"),
+    everythingWritten: async () =>
+      [rig.app.logs.join("\n"), JSON.stringify(rig.github.requests), JSON.stringify(rig.model.requests), JSON.stringify((await rig.jobs())), rig.traces()].join("\n"),
   } as Rig;
 
   beforeEach(async () => {

@@ -1,7 +1,8 @@
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { openDatabase } from "../../src/store/database.js";
-import { jobKey, JobStore } from "../../src/store/jobs.js";
+import { jobKey } from "../../src/store/jobs.js";
+import { openSqliteStore } from "../../src/store/sqlite/sqlite-store.js";
 import { fakeGitHub } from "../support/github-api.js";
 import { startScriptedModel } from "../support/scripted-model.js";
 import { FULL, INSTALLATION, OWNER, REPO, SECRET, TOKEN, useRig } from "./e2e-rig.js";
@@ -17,7 +18,7 @@ describe("label → pull request, end to end", () => {
     const status = await rig.app.deliver("issues", labeledPayload({ installationId: INSTALLATION }), "delivery-1");
     expect(status).toBe(200);
     // Answered before anything was asked of GitHub: the trigger is recorded with the issue as it was, undecided, and no PR exists yet.
-    const atAnswer = rig.app.services.triggers.all();
+    const atAnswer = await rig.app.services.triggers.all();
     expect(atAnswer).toHaveLength(1);
     expect(atAnswer[0]).toMatchObject({ delivery: "delivery-1", event: "issues.labeled", number: 1, outcome: null });
     expect(rig.github.requests).toEqual([]);
@@ -25,7 +26,7 @@ describe("label → pull request, end to end", () => {
 
     await rig.app.services.settled();
     expect(rig.model.problems).toEqual([]);
-    const [job] = rig.jobs();
+    const [job] = (await rig.jobs());
     expect(job, job?.detail ?? "").toMatchObject({ status: "succeeded", detail: "https://github.com/Codertocat/Hello-World/pull/100" });
 
     // One status comment, created and then edited in place up to the PR link.
@@ -67,7 +68,7 @@ describe("label → pull request, end to end", () => {
     expect(rig.model.requests.some((r) => r.messages.some((m) => m.content.includes("accidently spelled")))).toBe(true);
     expect(rig.app.logs.length).toBeGreaterThan(10);
     expect(rig.traces().trim().split("\n")).toHaveLength(rig.model.requests.length);
-    expect(rig.everythingWritten()).not.toContain(TOKEN);
+    expect((await rig.everythingWritten())).not.toContain(TOKEN);
   });
 
   it("clones from the injected git base URL instead of the API's clone_url", async () => {
@@ -75,7 +76,7 @@ describe("label → pull request, end to end", () => {
     await rig.setUp({ gitBaseUrl: rig.git.url, cloneUrl: `https://github.com/${FULL}.git` });
     await rig.app.deliver("issues", labeledPayload({ installationId: INSTALLATION }), "d-base-url");
     await rig.app.services.settled();
-    expect(rig.jobs()[0], rig.jobs()[0]?.detail ?? "").toMatchObject({ status: "succeeded" });
+    expect((await rig.jobs())[0], (await rig.jobs())[0]?.detail ?? "").toMatchObject({ status: "succeeded" });
     expect(rig.botBranches()).toBe("magis/issue-1");
   });
 
@@ -86,13 +87,13 @@ describe("label → pull request, end to end", () => {
     await rig.app.deliver("issue_comment", retry, "d-too-early");
     await rig.app.services.settled();
     expect(rig.github.comments.filter((c) => c.body.includes("already working on this issue"))).toHaveLength(1);
-    expect(rig.jobs().map((j) => j.status).sort(), JSON.stringify(rig.jobs())).toEqual(["declined", "succeeded"]);
+    expect((await rig.jobs()).map((j) => j.status).sort(), JSON.stringify((await rig.jobs()))).toEqual(["declined", "succeeded"]);
 
     scriptResolve(rig.model);
     await rig.app.deliver("issue_comment", retry, "d-retry");
     await rig.app.services.settled();
     expect(rig.model.problems).toEqual([]);
-    expect(rig.jobs().filter((j) => j.status === "succeeded")).toHaveLength(2);
+    expect((await rig.jobs()).filter((j) => j.status === "succeeded")).toHaveLength(2);
     // The same PR was updated; the branch was replaced by one new commit of the bot.
     expect(rig.github.find("POST", /\/pulls$/)).toHaveLength(1);
     expect(rig.github.find("PATCH", /\/pulls\/100$/)).toHaveLength(1);
@@ -109,11 +110,12 @@ describe("label → pull request, end to end", () => {
   });
 
   it("on start, marks a job left running by a previous process failed and says so in its status comment", async () => {
-    const db = openDatabase(path.join(rig.root, "magis.db"));
-    const store = new JobStore(db);
-    const job = store.add({ delivery: "old", key: jobKey(OWNER, REPO, 1), kind: "resolve-issue", installationId: INSTALLATION, owner: OWNER, repo: REPO, number: 1, payload: {} })!;
-    store.start(job.id, "code");
-    db.close();
+    const earlier = openSqliteStore(path.join(rig.root, "magis.db"));
+    await earlier.migrate();
+    const store = earlier.jobs;
+    const job = (await store.add({ delivery: "old", key: jobKey(OWNER, REPO, 1), kind: "resolve-issue", installationId: INSTALLATION, owner: OWNER, repo: REPO, number: 1, payload: {} }))!;
+    await store.start(job.id, "code");
+    await earlier.close();
     rig.model = await startScriptedModel();
     rig.github = fakeGitHub({
       owner: OWNER, repo: REPO, installationId: INSTALLATION, token: TOKEN, gitRoot: rig.root, cloneUrl: `${rig.git.url}/${FULL}.git`,
@@ -125,7 +127,7 @@ describe("label → pull request, end to end", () => {
       ],
     });
     rig.app = await startApp(SECRET, { db: openDatabase(path.join(rig.root, "magis.db")), traceDir: "", env: { OPENAI_BASE_URL: rig.model.url } });
-    expect(rig.app.services.store.get(job.id)).toMatchObject({ status: "failed", stage: "code" });
+    expect(await rig.app.services.jobs.get(job.id)).toMatchObject({ status: "failed", stage: "code" });
     const [mine, status] = rig.github.comments;
     expect(status!.history).toHaveLength(2);
     expect(status!.body).toContain("😕 MAGIS could not finish this run");

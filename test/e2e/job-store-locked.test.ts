@@ -23,10 +23,10 @@ describe("a webhook while another process holds the job store's lock", () => {
     expect(status).toBe(503);
     expect(rig.app.logs.some((line) => line.includes("JobStoreBusyError") && line.includes("redeliver it"))).toBe(true);
     held.release();
-    expect(rig.jobs()).toEqual([]);
+    expect((await rig.jobs())).toEqual([]);
     expect(await rig.app.deliver("issues", payload, "d-during-lock")).toBe(200);
     await rig.app.services.settled();
-    expect(rig.jobs().map((j) => j.status)).toEqual(["failed"]);
+    expect((await rig.jobs()).map((j) => j.status)).toEqual(["failed"]);
     expect(unhandled.rejections).toEqual([]);
   });
 
@@ -40,8 +40,8 @@ describe("a webhook while another process holds the job store's lock", () => {
     await new Promise((resolve) => setTimeout(resolve, 1500));
     held.release();
     await rig.app.services.settled();
-    expect(rig.app.services.triggers.get("d-decide-locked")).toMatchObject({ outcome: "queued" });
-    expect(rig.jobs().map((j) => j.status)).toEqual(["failed"]);
+    expect(await rig.app.services.triggers.get("d-decide-locked")).toMatchObject({ outcome: "queued" });
+    expect((await rig.jobs()).map((j) => j.status)).toEqual(["failed"]);
     expect(unhandled.rejections).toEqual([]);
   });
 });

@@ -36,7 +36,7 @@ describe("a change the Manager wants in a protected file, end to end", () => {
     await rig.app.deliver("issues", labeledPayload({ installationId: INSTALLATION }), "delivery-human");
     await rig.app.services.settled();
     expect(rig.model.problems).toEqual([]);
-    expect(rig.jobs()[0]).toMatchObject({ status: "succeeded" });
+    expect((await rig.jobs())[0]).toMatchObject({ status: "succeeded" });
 
     expect(rig.git.git(FULL, "diff", "--name-only", "main", "magis/issue-1")).toBe("README.md");
     const message = rig.git.git(FULL, "log", "-1", "--format=%B", "magis/issue-1");

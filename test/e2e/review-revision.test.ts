@@ -29,7 +29,7 @@ describe("a review on the bot's pull request starts a revision, end to end", () 
     expect(status).toBe(200);
     await rig.app.services.settled();
     expect(rig.model.problems).toEqual([]);
-    const [job] = rig.jobs();
+    const [job] = (await rig.jobs());
     expect(job, job?.detail ?? "").toMatchObject({ kind: "revise-pull-request", number: 2, status: "succeeded", key: "codertocat/hello-world#1" });
 
     // One new commit by the app whose parent is the head the review was about, moved onto the branch only from that head.
@@ -83,7 +83,7 @@ describe("a review on the bot's pull request starts a revision, end to end", () 
 
     // 👀 then 🚀 on the first inline comment; the token reached nothing the app wrote.
     expect(rig.github.reactions).toEqual([{ target: "pulls/comments/501", content: "eyes" }, { target: "pulls/comments/501", content: "rocket" }]);
-    expect(rig.everythingWritten()).not.toContain(TOKEN);
+    expect((await rig.everythingWritten())).not.toContain(TOKEN);
   });
 
   it("builds on a commit a person pushed on top of the bot's, never overwriting it", async () => {
@@ -101,7 +101,7 @@ describe("a review on the bot's pull request starts a revision, end to end", () 
     });
     await rig.app.deliver("pull_request_review", reviewPayload({ installationId: INSTALLATION, reviewId: 91, state: "commented" }), "d-human");
     await rig.app.services.settled();
-    expect(rig.jobs()[0], rig.jobs()[0]?.detail ?? "").toMatchObject({ status: "succeeded" });
+    expect((await rig.jobs())[0], (await rig.jobs())[0]?.detail ?? "").toMatchObject({ status: "succeeded" });
 
     const head = git("rev-parse", BRANCH);
     expect(git("rev-parse", `${head}^`)).toBe(human);
@@ -132,7 +132,7 @@ describe("a review on the bot's pull request starts a revision, end to end", () 
     await rig.app.deliver("pull_request_review", reviewPayload({ installationId: INSTALLATION, reviewId: 96, state: "changes_requested" }), "d-race");
     await rig.app.services.settled();
     expect(rig.model.problems).toEqual([]);
-    expect(rig.jobs()[0]).toMatchObject({ status: "failed", stage: "publish" });
+    expect((await rig.jobs())[0]).toMatchObject({ status: "failed", stage: "publish" });
     expect(git("rev-parse", BRANCH)).toBe(human);
     expect(git("rev-parse", `${human}^`)).toBe(seeded.head);
     const [status] = statusOn(2);
@@ -142,7 +142,7 @@ describe("a review on the bot's pull request starts a revision, end to end", () 
     expect(status!.body).toContain("**Next step:** Comment `/magis revise` on this pull request");
     expect(rig.github.replies).toEqual([]);
     expect(rig.github.reactions.map((r) => r.content)).toEqual(["eyes", "confused"]);
-    expect(rig.everythingWritten()).not.toContain(TOKEN);
+    expect((await rig.everythingWritten())).not.toContain(TOKEN);
   });
 
   it("never creates again a branch deleted while it worked: the commit stays unreferenced, the failure says so", async () => {
@@ -164,7 +164,7 @@ describe("a review on the bot's pull request starts a revision, end to end", () 
     });
     await rig.app.deliver("pull_request_review", reviewPayload({ installationId: INSTALLATION, reviewId: 97, state: "changes_requested" }), "d-deleted");
     await rig.app.services.settled();
-    expect(rig.jobs()[0]).toMatchObject({ status: "failed", stage: "publish" });
+    expect((await rig.jobs())[0]).toMatchObject({ status: "failed", stage: "publish" });
     expect(rig.botBranches()).toBe("");
     const [update] = rig.github.find("POST", /^\/graphql$/);
     expect((update!.body as { variables: { refUpdates: unknown[] } }).variables.refUpdates).toMatchObject([{ beforeOid: seeded.head, force: false }]);
@@ -188,13 +188,13 @@ describe("a review on the bot's pull request starts a revision, end to end", () 
     await rig.app.deliver("pull_request_review", reviewPayload({ installationId: INSTALLATION, reviewId: 92, state: "commented" }), "d-first");
     await rig.app.deliver("pull_request_review", reviewPayload({ installationId: INSTALLATION, reviewId: 93, state: "changes_requested" }), "d-second");
     // Both are recorded as they arrive; once decided, the second job waits for the first: it is not declined or lost.
-    expect(rig.app.services.triggers.all().map((t) => t.delivery)).toEqual(["d-first", "d-second"]);
+    expect((await rig.app.services.triggers.all()).map((t) => t.delivery)).toEqual(["d-first", "d-second"]);
     await rig.app.services.desk.settled();
-    expect(rig.app.services.triggers.all().map((t) => t.outcome)).toEqual(["queued", "queued"]);
-    expect(rig.jobs()).toHaveLength(2);
+    expect((await rig.app.services.triggers.all()).map((t) => t.outcome)).toEqual(["queued", "queued"]);
+    expect((await rig.jobs())).toHaveLength(2);
     await rig.app.services.settled();
     expect(rig.model.problems).toEqual([]);
-    expect(rig.jobs().map((j) => j.status)).toEqual(["succeeded", "succeeded"]);
+    expect((await rig.jobs()).map((j) => j.status)).toEqual(["succeeded", "succeeded"]);
 
     const second = git("rev-parse", BRANCH);
     const first = git("rev-parse", `${second}^`);

@@ -1,7 +1,8 @@
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { openDatabase } from "../../src/store/database.js";
-import { jobKey, JobStore } from "../../src/store/jobs.js";
+import { jobKey } from "../../src/store/jobs.js";
+import { openSqliteStore } from "../../src/store/sqlite/sqlite-store.js";
 import { addCommit } from "../support/git-server.js";
 import { fakeGitHub } from "../support/github-api.js";
 import { startScriptedModel } from "../support/scripted-model.js";
@@ -36,7 +37,7 @@ describe("what starts a revision and what does not, end to end", () => {
     for (const [name, payload] of deliveries) expect(await rig.app.deliver("pull_request_review", payload, `d-${name}`), name).toBe(200);
     await rig.app.services.settled();
 
-    expect(rig.jobs()).toEqual([]);
+    expect((await rig.jobs())).toEqual([]);
     expect(rig.git.requests).toEqual([]);
     expect(rig.model.requests).toEqual([]);
     expect(writes()).toEqual([]);
@@ -50,7 +51,7 @@ describe("what starts a revision and what does not, end to end", () => {
     await rig.app.deliver("pull_request_review", review("stranger", 1), "d-config-stranger");
     await rig.app.deliver("pull_request_review", review("Codertocat", 2), "d-config");
     await rig.app.services.settled();
-    expect(rig.jobs()).toEqual([]);
+    expect((await rig.jobs())).toEqual([]);
     expect(rig.git.requests).toEqual([]);
     expect(rig.github.comments).toHaveLength(1);
     expect(rig.github.comments[0]).toMatchObject({ issue: 2 });
@@ -64,7 +65,7 @@ describe("what starts a revision and what does not, end to end", () => {
     await rig.app.deliver("issue_comment", command, "d-revise");
     await rig.app.services.settled();
     expect(rig.model.problems).toEqual([]);
-    expect(rig.jobs()[0], rig.jobs()[0]?.detail ?? "").toMatchObject({ kind: "revise-pull-request", status: "succeeded" });
+    expect((await rig.jobs())[0], (await rig.jobs())[0]?.detail ?? "").toMatchObject({ kind: "revise-pull-request", status: "succeeded" });
 
     const head = git("rev-parse", BRANCH);
     expect(git("rev-parse", `${head}^`)).toBe(seeded.head);
@@ -98,7 +99,7 @@ describe("what starts a revision and what does not, end to end", () => {
     await rig.app.deliver("pull_request_review", reviewPayload({ installationId: INSTALLATION, reviewId: 61, state: "changes_requested", body: "The guide says `npm test`; make it `npm run test`." }), "d-guide");
     await rig.app.services.settled();
     expect(rig.model.problems).toEqual([]);
-    expect(rig.jobs()[0], rig.jobs()[0]?.detail ?? "").toMatchObject({ status: "succeeded" });
+    expect((await rig.jobs())[0], (await rig.jobs())[0]?.detail ?? "").toMatchObject({ status: "succeeded" });
     const head = git("rev-parse", BRANCH);
     expect(git("rev-parse", `${head}^`)).toBe(seeded.head);
     expect(git("diff", "--name-only", seeded.head, head)).toBe("docs/guide.md");
@@ -126,7 +127,7 @@ describe("what starts a revision and what does not, end to end", () => {
     const command = pullCommentPayload({ body: "/magis revise", installationId: INSTALLATION });
     await rig.app.deliver("issue_comment", command, "d-bare");
     await rig.app.services.settled();
-    expect(rig.jobs()[0], rig.jobs()[0]?.detail ?? "").toMatchObject({ status: "succeeded" });
+    expect((await rig.jobs())[0], (await rig.jobs())[0]?.detail ?? "").toMatchObject({ status: "succeeded" });
     expect(git("rev-parse", `${BRANCH}^`)).toBe(seeded.head);
     const triage = rig.model.requests.find((r) => r.prompt === "manager-triage-feedback")!.messages.map((m) => m.content).join("\n");
     expect(triage).toContain("Almost there.");
@@ -151,7 +152,7 @@ describe("what starts a revision and what does not, end to end", () => {
     await rig.app.deliver("issue_comment", pullCommentPayload({ body: "/magis revise do better", installationId: INSTALLATION, pullNumber: 3 }), "d-human-pr");
     await rig.app.deliver("issue_comment", pullCommentPayload({ body: "Should we /magis revise this?", installationId: INSTALLATION }), "d-chat");
     await rig.app.services.settled();
-    expect(rig.jobs()).toEqual([]);
+    expect((await rig.jobs())).toEqual([]);
     expect(rig.git.requests).toEqual([]);
     expect(rig.model.requests).toEqual([]);
     expect(rig.github.comments.map((c) => [c.issue, c.body])).toEqual([
@@ -170,7 +171,7 @@ describe("what starts a revision and what does not, end to end", () => {
     });
     await rig.app.deliver("pull_request_review", reviewPayload({ installationId: INSTALLATION, reviewId: 94, state: "changes_requested" }), "d-nochange");
     await rig.app.services.settled();
-    expect(rig.jobs()[0]).toMatchObject({ status: "succeeded", detail: "https://github.com/Codertocat/Hello-World/pull/2: no change" });
+    expect((await rig.jobs())[0]).toMatchObject({ status: "succeeded", detail: "https://github.com/Codertocat/Hello-World/pull/2: no change" });
     expect(git("rev-parse", BRANCH)).toBe(seeded.head);
     expect(rig.github.find("POST", /\/git\/(blobs|trees|commits)$|^\/graphql$/)).toEqual([]);
     expect(rig.github.replies).toHaveLength(1);
@@ -188,11 +189,12 @@ describe("what starts a revision and what does not, end to end", () => {
 
   it("on start, marks a revision left running by a previous process failed, on its pull request, with /magis revise as the next step", async () => {
     const seeded = seedBotPullRequest(rig.root);
-    const db = openDatabase(path.join(rig.root, "magis.db"));
-    const store = new JobStore(db);
-    const job = store.add({ delivery: "old", key: jobKey(OWNER, REPO, 1), kind: "revise-pull-request", installationId: INSTALLATION, owner: OWNER, repo: REPO, number: 2, payload: {} })!;
-    store.start(job.id, "code");
-    db.close();
+    const earlier = openSqliteStore(path.join(rig.root, "magis.db"));
+    await earlier.migrate();
+    const store = earlier.jobs;
+    const job = (await store.add({ delivery: "old", key: jobKey(OWNER, REPO, 1), kind: "revise-pull-request", installationId: INSTALLATION, owner: OWNER, repo: REPO, number: 2, payload: {} }))!;
+    await store.start(job.id, "code");
+    await earlier.close();
     rig.model = await startScriptedModel();
     rig.github = fakeGitHub({
       owner: OWNER, repo: REPO, installationId: INSTALLATION, token: TOKEN, gitRoot: rig.root, cloneUrl: `${rig.git.url}/${FULL}.git`,
@@ -201,7 +203,7 @@ describe("what starts a revision and what does not, end to end", () => {
       comments: [{ issue: 2, body: `<!-- magis:status job=${job.id} -->\n### 👀 MAGIS is revising this pull request\n\n- [x] Feedback read: 1 inline comment on 1 file`, user: { login: BOT_LOGIN, type: "Bot" } }],
     });
     rig.app = await startApp(SECRET, { db: openDatabase(path.join(rig.root, "magis.db")), traceDir: "", env: { OPENAI_BASE_URL: rig.model.url } });
-    expect(rig.app.services.store.get(job.id)).toMatchObject({ status: "failed", stage: "code" });
+    expect(await rig.app.services.jobs.get(job.id)).toMatchObject({ status: "failed", stage: "code" });
     const [status] = rig.github.comments;
     expect(status).toMatchObject({ issue: 2 });
     expect(status!.body).toContain("- [x] Feedback read: 1 inline comment on 1 file");
@@ -219,7 +221,7 @@ describe("what starts a revision and what does not, end to end", () => {
     });
     await rig.app.deliver("pull_request_review", reviewPayload({ installationId: INSTALLATION, reviewId: 95, state: "commented" }), "d-broken");
     await rig.app.services.settled();
-    expect(rig.jobs()[0]).toMatchObject({ status: "failed", stage: "plan" });
+    expect((await rig.jobs())[0]).toMatchObject({ status: "failed", stage: "plan" });
     expect(git("rev-parse", BRANCH)).toBe(seeded.head);
     const [status] = rig.github.comments.filter((c) => c.issue === 2);
     expect(status!.body).toContain("😕 MAGIS could not revise this pull request");
@@ -229,7 +231,7 @@ describe("what starts a revision and what does not, end to end", () => {
     expect(rig.github.replies).toEqual([]);
     expect(rig.github.pulls[0]!.body).toBe(ORIGINAL_REPORT);
     expect(rig.github.reactions).toEqual([{ target: "pulls/comments/901", content: "eyes" }, { target: "pulls/comments/901", content: "confused" }]);
-    expect(rig.everythingWritten()).not.toContain(TOKEN);
+    expect((await rig.everythingWritten())).not.toContain(TOKEN);
   });
 
   it("stops when a person deleted the pull request's branch, and does not create it again", async () => {
@@ -241,7 +243,7 @@ describe("what starts a revision and what does not, end to end", () => {
     git("update-ref", "-d", "refs/heads/magis/issue-1");
     await rig.app.deliver("pull_request_review", reviewPayload({ installationId: INSTALLATION, reviewId: 96, state: "commented" }), "d-gone");
     await rig.app.services.settled();
-    expect(rig.jobs()[0]).toMatchObject({ status: "failed", stage: "read" });
+    expect((await rig.jobs())[0]).toMatchObject({ status: "failed", stage: "read" });
     const [status] = rig.github.comments.filter((c) => c.issue === 2);
     expect(status!.body).toContain("**Failed at:** read");
     expect(status!.body).toContain("The branch `magis/issue-1` of pull request #2 is gone (someone deleted it), so there is nothing to revise; MAGIS does not create it again.");
@@ -260,7 +262,7 @@ describe("what starts a revision and what does not, end to end", () => {
     rig.github.pulls[0]!.state = "closed";
     release();
     await rig.app.services.settled();
-    expect(rig.jobs()[0]).toMatchObject({ status: "failed", stage: "read" });
+    expect((await rig.jobs())[0]).toMatchObject({ status: "failed", stage: "read" });
     expect(rig.github.comments.filter((c) => c.issue === 2)[0]!.body).toContain("Pull request #2 is closed, so it was not revised.");
   });
 });

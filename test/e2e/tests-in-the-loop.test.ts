@@ -22,7 +22,7 @@ describe("the repository's tests in an App run", () => {
     await rig.setUp({ config, env: { PATH: process.env.PATH, MAGIS_ALLOW_EXEC: "1" } });
     await rig.app.deliver("issues", labeledPayload({ installationId: INSTALLATION }), "d-tests-on");
     await rig.app.services.settled();
-    expect(rig.jobs()[0]).toMatchObject({ status: "succeeded" });
+    expect((await rig.jobs())[0]).toMatchObject({ status: "succeeded" });
     const { pull, status } = published();
     expect(pull).toContain("### Tests");
     expect(pull).toContain("| Before the change | — | — | — | failed (exit 1) |");
@@ -39,7 +39,7 @@ describe("the repository's tests in an App run", () => {
     await rig.setUp({ config, env: { PATH: process.env.PATH } });
     await rig.app.deliver("issues", labeledPayload({ installationId: INSTALLATION }), "d-tests-off");
     await rig.app.services.settled();
-    expect(rig.jobs()[0]).toMatchObject({ status: "succeeded" });
+    expect((await rig.jobs())[0]).toMatchObject({ status: "succeeded" });
     const { pull, status } = published();
     expect(pull).toContain("was not used: this app's server does not run repository code; its operator can allow it with MAGIS_ALLOW_EXEC=1, or run MAGIS as a GitHub Action.");
     expect(status).toContain("not used: this app's server does not run repository code");
@@ -61,7 +61,7 @@ describe("the repository's tests in a revision", () => {
     });
     await rig.app.deliver("pull_request_review", reviewPayload({ installationId: INSTALLATION, reviewId: 95, state: "changes_requested" }), "d-rev-tests");
     await rig.app.services.settled();
-    expect(rig.jobs()[0]).toMatchObject({ kind: "revise-pull-request", status: "succeeded" });
+    expect((await rig.jobs())[0]).toMatchObject({ kind: "revise-pull-request", status: "succeeded" });
     const status = rig.github.comments.find((c) => c.issue === 2 && c.body.includes("<!-- magis:status job="))!;
     expect(status.body).toContain("Tests (`grep -q 'push them to GitHub' README.md ||");
     expect(status.body).toContain("with the change: passed (exit 0), before it: failed (exit 1).");

@@ -1,8 +1,7 @@
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { openDatabase } from "../../src/store/database.js";
-import { jobKey, JobStore } from "../../src/store/jobs.js";
-import { TriggerStore } from "../../src/store/triggers.js";
+import { jobKey } from "../../src/store/jobs.js";
+import { openSqliteStore } from "../../src/store/sqlite/sqlite-store.js";
 import { INSTALLATION, OWNER, REPO, useRig } from "./e2e-rig.js";
 import { commentPayload, labeledPayload, withdrawnPayload } from "./payloads.js";
 import { scriptResolve } from "./script-resolve.js";
@@ -26,11 +25,11 @@ describe("a trigger is recorded first and decided afterwards", () => {
     // Before the change, the handler loaded the config and checked the permission first, so this answer waited on GitHub.
     const status = await within(rig.app.deliver("issues", labeledPayload({ installationId: INSTALLATION }), "d-hang"), "the webhook's answer");
     expect(status).toBe(200);
-    expect(rig.app.services.triggers.get("d-hang")).toMatchObject({ event: "issues.labeled", outcome: null, owner: OWNER, repo: REPO, number: 1 });
+    expect(await rig.app.services.triggers.get("d-hang")).toMatchObject({ event: "issues.labeled", outcome: null, owner: OWNER, repo: REPO, number: 1 });
     release();
     await rig.app.services.settled();
-    expect(rig.app.services.triggers.get("d-hang")).toMatchObject({ outcome: "queued", detail: "job #1" });
-    expect(rig.jobs()[0]).toMatchObject({ status: "succeeded" });
+    expect(await rig.app.services.triggers.get("d-hang")).toMatchObject({ outcome: "queued", detail: "job #1" });
+    expect((await rig.jobs())[0]).toMatchObject({ status: "succeeded" });
     expect(rig.github.pulls).toHaveLength(1);
   });
 
@@ -38,15 +37,15 @@ describe("a trigger is recorded first and decided afterwards", () => {
     await rig.setUp({ faults: [{ method: "GET", path: /\/collaborators\/.+\/permission$/, status: 502, times: 1 }] });
     expect(await rig.app.deliver("issues", labeledPayload({ installationId: INSTALLATION }), "d-502")).toBe(200);
     await rig.app.services.settled();
-    const trigger = rig.app.services.triggers.get("d-502")!;
+    const trigger = (await rig.app.services.triggers.get("d-502"))!;
     expect(trigger.outcome).toBe("failed");
     expect(trigger.detail).toMatch(/deciding about it failed: .*502/);
-    expect(rig.jobs()).toEqual([]);
+    expect((await rig.jobs())).toEqual([]);
     // Redelivering it from GitHub's settings is how a maintainer retries it: this time it is decided and runs.
     expect(await rig.app.deliver("issues", labeledPayload({ installationId: INSTALLATION }), "d-502")).toBe(200);
     await rig.app.services.settled();
-    expect(rig.app.services.triggers.get("d-502")).toMatchObject({ outcome: "queued" });
-    expect(rig.jobs()).toMatchObject([{ delivery: "d-502", status: "succeeded" }]);
+    expect(await rig.app.services.triggers.get("d-502")).toMatchObject({ outcome: "queued" });
+    expect((await rig.jobs())).toMatchObject([{ delivery: "d-502", status: "succeeded" }]);
   });
 
   it("records why a trigger was passed over", async () => {
@@ -54,39 +53,38 @@ describe("a trigger is recorded first and decided afterwards", () => {
     await rig.app.deliver("issues", labeledPayload({ installationId: INSTALLATION, label: "bug" }), "d-bug");
     await rig.app.deliver("issues", labeledPayload({ installationId: INSTALLATION, sender: "reader" }), "d-reader");
     await rig.app.services.settled();
-    expect(rig.app.services.triggers.all().map((t) => [t.delivery, t.outcome, t.detail])).toEqual([
+    expect((await rig.app.services.triggers.all()).map((t) => [t.delivery, t.outcome, t.detail])).toEqual([
       ["d-bug", "ignored", "the label `bug` is not the configured `magis`"],
       ["d-reader", "ignored", "@reader added the label without write, maintain, admin permission"],
     ]);
-    expect(rig.jobs()).toEqual([]);
+    expect((await rig.jobs())).toEqual([]);
   });
 
   it("decides, on start, a trigger an earlier process recorded but never decided", async () => {
-    const db = openDatabase(path.join(rig.root, "magis.db"));
+    const earlier = openSqliteStore(path.join(rig.root, "magis.db"));
+    await earlier.migrate();
     const payload = labeledPayload({ installationId: INSTALLATION });
-    const earlier = new TriggerStore(db);
-    earlier.createTables();
-    earlier.record({ delivery: "d-left", event: "issues.labeled", installationId: INSTALLATION, owner: OWNER, repo: REPO, number: 1, payload, receivedAt: Date.now() });
-    db.close();
+    await earlier.triggers.record({ delivery: "d-left", event: "issues.labeled", installationId: INSTALLATION, owner: OWNER, repo: REPO, number: 1, payload, receivedAt: Date.now() });
+    await earlier.close();
     await rig.setUp();
     await rig.app.services.settled();
-    expect(rig.app.services.triggers.get("d-left")).toMatchObject({ outcome: "queued" });
-    expect(rig.jobs()[0]).toMatchObject({ delivery: "d-left", status: "succeeded" });
+    expect(await rig.app.services.triggers.get("d-left")).toMatchObject({ outcome: "queued" });
+    expect((await rig.jobs())[0]).toMatchObject({ delivery: "d-left", status: "succeeded" });
     expect(rig.github.pulls).toHaveLength(1);
   });
 });
 
 describe("the run works from the issue as it was at the trigger", () => {
   it("runs a job an earlier version queued without the issue's snapshot, reading the issue as it is now", async () => {
-    const db = openDatabase(path.join(rig.root, "magis.db"));
-    const store = new JobStore(db);
-    store.createTables();
+    const earlier = openSqliteStore(path.join(rig.root, "magis.db"));
+    await earlier.migrate();
+    const store = earlier.jobs;
     const payload = { config: {}, trigger: "@Codertocat added the label `magis`", guidance: "" };
-    store.add({ delivery: "d-old-version", key: jobKey(OWNER, REPO, 1), kind: "resolve-issue", installationId: INSTALLATION, owner: OWNER, repo: REPO, number: 1, payload });
-    db.close();
+    await store.add({ delivery: "d-old-version", key: jobKey(OWNER, REPO, 1), kind: "resolve-issue", installationId: INSTALLATION, owner: OWNER, repo: REPO, number: 1, payload });
+    await earlier.close();
     await rig.setUp();
     await rig.app.services.settled();
-    expect(rig.jobs()[0]).toMatchObject({ delivery: "d-old-version", status: "succeeded" });
+    expect((await rig.jobs())[0]).toMatchObject({ delivery: "d-old-version", status: "succeeded" });
     expect(promptsText()).toContain("accidently spelled 'commit' with two 't's");
     // Checked at the start, read for its text, checked before publishing.
     expect(rig.github.find("GET", /\/issues\/1$/).length).toBe(3);
@@ -106,7 +104,7 @@ describe("the run works from the issue as it was at the trigger", () => {
     });
     release();
     await rig.app.services.settled();
-    expect(rig.jobs()[0]).toMatchObject({ status: "succeeded" });
+    expect((await rig.jobs())[0]).toMatchObject({ status: "succeeded" });
     const prompts = promptsText();
     expect(prompts).toContain("accidently spelled 'commit' with two 't's");
     expect(prompts).toContain("The typo is in the README's fourth line.");
@@ -140,8 +138,8 @@ describe("closing the issue or removing the label stops its run", () => {
       await rig.setUp(closeDuringPlan(action));
       await rig.app.deliver("issues", labeledPayload({ installationId: INSTALLATION }), "d-run");
       await rig.app.services.settled();
-      expect(rig.app.services.triggers.get(`d-${action}`)).toMatchObject({ outcome: "cancelled" });
-      expect(rig.jobs()[0]).toMatchObject({ status: "cancelled" });
+      expect(await rig.app.services.triggers.get(`d-${action}`)).toMatchObject({ outcome: "cancelled" });
+      expect((await rig.jobs())[0]).toMatchObject({ status: "cancelled" });
       const [status] = statusComments();
       expect(status!.body).toContain("⏹️ MAGIS stopped this run");
       expect(status!.body).toContain(`**Why:** The run was cancelled because ${why}; nothing was pushed by it.`);
@@ -164,7 +162,7 @@ describe("closing the issue or removing the label stops its run", () => {
     });
     await rig.app.deliver("issues", labeledPayload({ installationId: INSTALLATION }), "d-missed");
     await rig.app.services.settled();
-    expect(rig.jobs()[0]).toMatchObject({ status: "cancelled", stage: "publish" });
+    expect((await rig.jobs())[0]).toMatchObject({ status: "cancelled", stage: "publish" });
     expect(statusComments()[0]!.body).toContain("The run was cancelled because the issue is closed; nothing was pushed by it.");
     expect(rig.botBranches()).toBe("");
     expect(rig.github.pulls).toEqual([]);
@@ -175,8 +173,8 @@ describe("closing the issue or removing the label stops its run", () => {
     rig.github.issue.state = "closed";
     await rig.app.deliver("issues", labeledPayload({ installationId: INSTALLATION }), "d-closed-before");
     await rig.app.services.settled();
-    expect(rig.jobs()[0]).toMatchObject({ status: "cancelled", stage: "clone" });
-    expect(rig.jobs()[0]!.detail).toContain("The run was cancelled because the issue is closed");
+    expect((await rig.jobs())[0]).toMatchObject({ status: "cancelled", stage: "clone" });
+    expect((await rig.jobs())[0]!.detail).toContain("The run was cancelled because the issue is closed");
     expect(rig.model.requests).toEqual([]);
     expect(rig.git.requests).toEqual([]);
   });
@@ -188,7 +186,7 @@ describe("closing the issue or removing the label stops its run", () => {
     await rig.app.deliver("issues", withdrawnPayload("closed", { installationId: INSTALLATION, sender: "stale[bot]", senderType: "Bot" }), "d-close-early");
     release();
     await rig.app.services.settled();
-    expect(rig.app.services.triggers.all().map((t) => t.outcome)).toEqual(["queued", "cancelled"]);
+    expect((await rig.app.services.triggers.all()).map((t) => t.outcome)).toEqual(["queued", "cancelled"]);
     expect(rig.model.requests).toEqual([]);
     expect(rig.github.pulls).toEqual([]);
   });
@@ -199,7 +197,7 @@ describe("the outcome of a job is never invisible", () => {
     await rig.setUp({ faults: [{ method: "POST", path: /\/issues\/1\/comments$/, status: 502, times: 1 }] });
     await rig.app.deliver("issues", labeledPayload({ installationId: INSTALLATION }), "d-502-status");
     await rig.app.services.settled();
-    expect(rig.jobs()[0]).toMatchObject({ status: "succeeded" });
+    expect((await rig.jobs())[0]).toMatchObject({ status: "succeeded" });
     const statuses = statusComments();
     expect(statuses).toHaveLength(1);
     expect(statuses[0]!.body).toContain("Pull request opened: #100");
@@ -210,7 +208,7 @@ describe("the outcome of a job is never invisible", () => {
     await rig.setUp({ env: { OPENAI_API_KEY: undefined, OPENAI_BASE_URL: undefined } });
     await rig.app.deliver("issues", labeledPayload({ installationId: INSTALLATION }), "d-nokey");
     await rig.app.services.settled();
-    expect(rig.jobs()[0]).toMatchObject({ status: "failed", stage: "locate" });
+    expect((await rig.jobs())[0]).toMatchObject({ status: "failed", stage: "locate" });
     expect(statusComments()[0]!.body).toContain("OPENAI_API_KEY is not set");
     expect(rig.github.reactions.map((r) => r.content)).toEqual(["eyes", "confused"]);
   });
@@ -220,7 +218,7 @@ describe("the outcome of a job is never invisible", () => {
     await rig.setUp({ faults: [{ method: "POST", path: /\/pulls$/, status: 403, times: 1, message }] });
     await rig.app.deliver("issues", labeledPayload({ installationId: INSTALLATION }), "d-no-pr");
     await rig.app.services.settled();
-    expect(rig.jobs()[0]).toMatchObject({ status: "failed", stage: "publish" });
+    expect((await rig.jobs())[0]).toMatchObject({ status: "failed", stage: "publish" });
     const body = statusComments()[0]!.body;
     expect(body).toContain("GitHub refused to let the workflow's token open the pull request");
     expect(body).toContain("Allow GitHub Actions to create and approve pull requests");
@@ -240,7 +238,7 @@ describe("the outcome of a job is never invisible", () => {
     });
     await rig.app.deliver("issues", labeledPayload({ installationId: INSTALLATION }), "d-slow");
     await rig.app.services.settled();
-    expect(rig.jobs()[0]).toMatchObject({ status: "failed", stage: "kickoff" });
+    expect((await rig.jobs())[0]).toMatchObject({ status: "failed", stage: "kickoff" });
     const [status] = statusComments();
     expect(status!.body).toContain("😕 MAGIS could not finish this run");
     expect(status!.body).toContain("took longer than job_timeout_minutes (0.01 minutes)");
@@ -257,6 +255,6 @@ describe("one order of checks for every trigger", () => {
     await rig.app.deliver("issue_comment", commentPayload({ body: "/magis retry", sender: "Codertocat", installationId: INSTALLATION }), "d-owner");
     await rig.app.services.settled();
     expect(rig.github.comments.map((c) => c.body.split("\n")[0])).toEqual(["😕 MAGIS did not start: `.github/magis.yml` on the default branch is invalid."]);
-    expect(rig.app.services.triggers.all().map((t) => t.outcome)).toEqual(["ignored", "declined"]);
+    expect((await rig.app.services.triggers.all()).map((t) => t.outcome)).toEqual(["ignored", "declined"]);
   });
 });

@@ -10,7 +10,7 @@ describe("what the app refuses, ignores or reports as failed, end to end", () =>
     const status = await rig.app.deliver("issues", labeledPayload({ installationId: INSTALLATION }), "delivery-bad", "sha256=" + "0".repeat(64));
     expect(status).toBe(400);
     await rig.app.services.settled();
-    expect(rig.jobs()).toEqual([]);
+    expect((await rig.jobs())).toEqual([]);
     expect(rig.github.requests).toEqual([]);
     expect(rig.model.requests).toEqual([]);
   });
@@ -21,7 +21,7 @@ describe("what the app refuses, ignores or reports as failed, end to end", () =>
     expect(await rig.app.deliver("issues", payload, "delivery-twice")).toBe(200);
     expect(await rig.app.deliver("issues", payload, "delivery-twice")).toBe(200);
     await rig.app.services.settled();
-    expect(rig.jobs()).toHaveLength(1);
+    expect((await rig.jobs())).toHaveLength(1);
     expect(rig.github.comments.filter((c) => c.body.includes("<!-- magis:status"))).toHaveLength(1);
   });
 
@@ -30,7 +30,7 @@ describe("what the app refuses, ignores or reports as failed, end to end", () =>
     expect(await rig.app.deliver("issues", labeledPayload({ installationId: INSTALLATION, sender: "reader" }), "d-label")).toBe(200);
     expect(await rig.app.deliver("issue_comment", commentPayload({ body: "/magis retry please", sender: "stranger", installationId: INSTALLATION }), "d-retry")).toBe(200);
     await rig.app.services.settled();
-    expect(rig.jobs()).toEqual([]);
+    expect((await rig.jobs())).toEqual([]);
     expect(rig.model.requests).toEqual([]);
     expect(rig.github.comments.map((c) => c.body)).toEqual(["@stranger only people with write, maintain, admin permission on this repository may run `/magis retry`."]);
     expect(rig.botBranches()).toBe("");
@@ -42,7 +42,7 @@ describe("what the app refuses, ignores or reports as failed, end to end", () =>
     await rig.app.deliver("issues", labeledPayload({ installationId: INSTALLATION, label: "bug" }), "d-other");
     await rig.app.deliver("issue_comment", commentPayload({ body: "Thanks! /magis retry later maybe", installationId: INSTALLATION }), "d-chat");
     await rig.app.services.settled();
-    expect(rig.jobs()).toEqual([]);
+    expect((await rig.jobs())).toEqual([]);
     expect(rig.github.comments).toEqual([]);
   });
 
@@ -50,7 +50,7 @@ describe("what the app refuses, ignores or reports as failed, end to end", () =>
     await rig.setUp({ config: "label: magis\ntop_k: many\ndraft: sometimes\nunknown_field: 1\n" });
     await rig.app.deliver("issues", labeledPayload({ installationId: INSTALLATION }), "d-config");
     await rig.app.services.settled();
-    expect(rig.jobs()).toEqual([]);
+    expect((await rig.jobs())).toEqual([]);
     expect(rig.github.comments).toHaveLength(1);
     const [comment] = rig.github.comments;
     for (const field of ["top_k", "draft", "unknown_field"]) expect(comment!.body).toContain(field);
@@ -60,7 +60,7 @@ describe("what the app refuses, ignores or reports as failed, end to end", () =>
     await rig.setUp({ config: "max_repo_mb: 50\n", sizeKb: 80 * 1024 });
     await rig.app.deliver("issues", labeledPayload({ installationId: INSTALLATION }), "d-big");
     await rig.app.services.settled();
-    expect(rig.jobs()[0]).toMatchObject({ status: "failed", stage: "clone" });
+    expect((await rig.jobs())[0]).toMatchObject({ status: "failed", stage: "clone" });
     const [status] = rig.github.comments;
     expect(status!.body).toContain("**Failed at:** clone");
     expect(status!.body).toContain("about 80 MB, over the limit of 50 MB (max_repo_mb)");
@@ -81,7 +81,7 @@ describe("what the app refuses, ignores or reports as failed, end to end", () =>
     await rig.app.deliver("issues", pull, "d-pull");
     await rig.app.deliver("issue_comment", retryOnPull, "d-pull-retry");
     await rig.app.services.settled();
-    expect(rig.jobs()).toEqual([]);
+    expect((await rig.jobs())).toEqual([]);
     expect(rig.github.requests.filter((r) => !r.path.includes("access_tokens"))).toEqual([]);
   });
 
@@ -89,7 +89,7 @@ describe("what the app refuses, ignores or reports as failed, end to end", () =>
     await rig.setUp({ brokenModel: true });
     await rig.app.deliver("issues", labeledPayload({ installationId: INSTALLATION }), "d-fail");
     await rig.app.services.settled();
-    const [job] = rig.jobs();
+    const [job] = (await rig.jobs());
     expect(job).toMatchObject({ status: "failed", stage: "locate" });
     const [status] = rig.github.comments;
     expect(status!.history.length).toBeGreaterThan(1);
@@ -101,6 +101,6 @@ describe("what the app refuses, ignores or reports as failed, end to end", () =>
     expect(rig.github.reactions.map((r) => r.content)).toEqual(["eyes", "confused"]);
     expect(rig.botBranches()).toBe("");
     expect(rig.github.pulls).toEqual([]);
-    expect(rig.everythingWritten()).not.toContain(TOKEN);
+    expect((await rig.everythingWritten())).not.toContain(TOKEN);
   });
 });

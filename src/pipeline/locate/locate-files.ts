@@ -1,4 +1,4 @@
-import type { EvolutionMemory } from "../../store/memory.js";
+import type { MemoryStore } from "../../store/store.js";
 import { StageError } from "../errors.js";
 import { mapBounded } from "../map-bounded.js";
 import type { IssueText, LocatedFile, StageContext } from "../types.js";
@@ -33,7 +33,7 @@ function describeSkipped(candidates: CandidateSet): string {
 export async function locateFiles(
   ctx: StageContext,
   issue: IssueText,
-  memory: EvolutionMemory | null,
+  memory: MemoryStore | null,
   options: LocateOptions = {},
 ): Promise<LocatedFile[]> {
   // The index cache lives in the memory's store: a job tokenizes only the files no earlier job saw.

@@ -3,17 +3,10 @@ import { gitBlobId } from "./hash-blob.js";
 import { countFile, documentsOf, type FileTerms, type PreparedFile, type RankInput } from "./prepare-document.js";
 import { extensionOf } from "./score-path.js";
 import type { Pause } from "./slice-work.js";
+import type { TermCache as StoreTermCache } from "../../store/store.js";
 
-/** Where indexing remembers what it learned of a file, by blob id across jobs (the store's IndexCache); values are JSON. */
-export interface TermCache {
-  /** The stored terms of those keys it holds. */
-  readTerms(keys: string[]): Map<string, string>;
-  /** Stores new terms and marks the keys used by this job as recently used. */
-  writeTerms(entries: Array<[key: string, json: string]>, used: string[]): void;
-  /** The stored definitions of a key, or null when they were never parsed. */
-  readDefinitions(key: string): string | null;
-  writeDefinitions(key: string, json: string): void;
-}
+/** Where indexing remembers what it learned of a file, by blob id across jobs (the store's index cache). */
+export type TermCache = Pick<StoreTermCache, "readTerms" | "writeTerms" | "readDefinitions" | "writeDefinitions">;
 
 /** What {@link rememberedTerms} returns, per file in input order. */
 export interface RememberedTerms {
@@ -52,7 +45,7 @@ function cacheKey(file: RankInput): string {
  */
 export async function rememberedTerms(files: RankInput[], cache: TermCache | null, pause: Pause): Promise<RememberedTerms> {
   const keys = files.map(cacheKey);
-  const stored = cache?.readTerms(keys) ?? new Map<string, string>();
+  const stored = (await cache?.readTerms(keys)) ?? new Map<string, string>();
   const fresh: Array<[string, string]> = [];
   const documents: PreparedFile[] = [];
   const defined: string[][] = [];
@@ -72,17 +65,17 @@ export async function rememberedTerms(files: RankInput[], cache: TermCache | nul
     defined.push(terms.defined);
     await pause();
   }
-  rememberQuietly(() => cache?.writeTerms(fresh, keys));
+  await rememberQuietly(() => cache?.writeTerms(fresh, keys));
   return { documents, defined, keys, tokenized };
 }
 
 /** A file's definitions (see parseDefinitions), parsed once per blob and then remembered; `stats.parsed` counts the parses. */
 export async function rememberedDefinitions(file: RankInput, key: string, cache: TermCache | null, stats: { parsed: number }): Promise<Definition[]> {
-  const json = cache?.readDefinitions(key);
+  const json = await cache?.readDefinitions(key);
   if (json) return JSON.parse(json) as Definition[];
   const definitions = (await parseDefinitions(file.text, file.path)) ?? [];
   stats.parsed++;
-  rememberQuietly(() => cache?.writeDefinitions(key, JSON.stringify(definitions)));
+  await rememberQuietly(() => cache?.writeDefinitions(key, JSON.stringify(definitions)));
   return definitions;
 }
 
@@ -90,10 +83,16 @@ export async function rememberedDefinitions(file: RankInput, key: string, cache:
  * Writes to the index cache when the store lets it: the cache only saves work, so a store another process holds
  * locked, or a full disk, costs the next job some tokenizing, never this job its run.
  */
-function rememberQuietly(write: () => void): void {
+async function rememberQuietly(write: () => Promise<void> | undefined): Promise<void> {
   try {
-    write();
+    await write();
   } catch (error) {
-    if (!/^SQLITE_/.test((error as { code?: string }).code ?? "")) throw error;
+    if (!isStoreRefusal(error)) throw error;
   }
+}
+
+/** SQLite's errors (SQLITE_BUSY, SQLITE_FULL) and PostgreSQL's (an SQLSTATE of five characters: lock timeouts, a full disk, a lost connection). */
+function isStoreRefusal(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === "string" && (/^SQLITE_/.test(code) || /^[0-9A-Z]{5}$/.test(code) || code === "ECONNRESET" || code === "ECONNREFUSED");
 }

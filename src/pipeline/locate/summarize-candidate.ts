@@ -1,6 +1,6 @@
 import { createPatch } from "diff";
 import { z } from "zod";
-import type { EvolutionMemory } from "../../store/memory.js";
+import type { MemoryStore } from "../../store/store.js";
 import type { StageContext } from "../types.js";
 import { extractDefinitions } from "./extract-definitions.js";
 import { gitBlobId } from "./hash-blob.js";
@@ -38,11 +38,11 @@ export function clipForPrompt(text: string, path: string): string {
  */
 export async function summarizeCandidate(
   ctx: StageContext,
-  memory: EvolutionMemory | null,
+  memory: MemoryStore | null,
   file: SourceFile,
 ): Promise<{ summary: string; source: SummarySource }> {
   const blobId = gitBlobId(file.bytes);
-  const previous = memory?.recall(ctx.repoId, file.path) ?? null;
+  const previous = (await memory?.recall(ctx.repoId, file.path)) ?? null;
   if (previous && previous.blobId === blobId) return { summary: previous.summary, source: "memory" };
 
   let summary: string;
@@ -68,6 +68,6 @@ export async function summarizeCandidate(
     summary = value.summary.trim();
     source = "file";
   }
-  memory?.remember(ctx.repoId, file.path, { blobId, summary, text: file.text }, ctx.now());
+  await memory?.remember(ctx.repoId, file.path, { blobId, summary, text: file.text }, ctx.now());
   return { summary, source };
 }

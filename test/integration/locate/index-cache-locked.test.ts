@@ -4,25 +4,25 @@ import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { rememberedTerms } from "../../../src/pipeline/locate/remember-terms.js";
 import { sliceWork } from "../../../src/pipeline/locate/slice-work.js";
-import { openDatabase, type Db } from "../../../src/store/database.js";
-import { EvolutionMemory } from "../../../src/store/memory.js";
+import { openSqliteStore, type SqliteStore } from "../../../src/store/sqlite/sqlite-store.js";
 import { holdSqliteLock } from "../../support/hold-sqlite-lock.js";
 
 let dir: string;
-let db: Db;
-beforeEach(() => {
+let store: SqliteStore;
+beforeEach(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), "magis-cache-lock-"));
-  db = openDatabase(path.join(dir, "magis.db"));
-  db.pragma("busy_timeout = 20");
+  store = openSqliteStore(path.join(dir, "magis.db"));
+  await store.migrate();
+  store.db.pragma("busy_timeout = 20");
 });
-afterEach(() => {
-  db.close();
+afterEach(async () => {
+  await store.close();
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
 describe("the index cache while another process holds the store locked", () => {
   it("indexes anyway, remembering nothing: a cache saves work, it never fails a job", async () => {
-    const memory = new EvolutionMemory(db);
+    const memory = store.memory;
     const files = [{ path: "a.py", text: "def alpha():\n    return 1\n" }, { path: "b.py", text: "class Beta:\n    pass\n" }];
     const lock = holdSqliteLock(path.join(dir, "magis.db"));
     try {

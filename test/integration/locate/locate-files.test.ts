@@ -8,14 +8,13 @@ import { StageError } from "../../../src/pipeline/errors.js";
 import { locateFiles } from "../../../src/pipeline/locate/locate-files.js";
 import { MAX_PROMPT_CHARS, summarizeCandidate } from "../../../src/pipeline/locate/summarize-candidate.js";
 import type { IssueText, ProgressEvent, StageContext } from "../../../src/pipeline/types.js";
-import { openDatabase, type Db } from "../../../src/store/database.js";
-import { EvolutionMemory } from "../../../src/store/memory.js";
+import { openSqliteStore, type SqliteStore } from "../../../src/store/sqlite/sqlite-store.js";
 import { startScriptedModel, type ScriptedModel } from "../../support/scripted-model.js";
 import { cartIssue, makeFixtureRepo, promptPath } from "./fixture-repo.js";
 
 let model: ScriptedModel;
 let repo: string;
-let db: Db;
+let store: SqliteStore;
 let events: ProgressEvent[];
 
 function context(root = repo): StageContext {
@@ -36,13 +35,14 @@ beforeEach(async () => {
   model = await startScriptedModel();
   model.script("custodian-summarize-file", (r) => ({ summary: `Summary of ${promptPath(r.messages[1]!.content)}.` }));
   repo = makeFixtureRepo();
-  db = openDatabase(":memory:");
+  store = openSqliteStore(":memory:");
+  await store.migrate();
   events = [];
 });
 
 afterEach(async () => {
   await model.close();
-  db.close();
+  await store.close();
   fs.rmSync(repo, { recursive: true, force: true });
 });
 
@@ -54,7 +54,7 @@ describe("locateFiles with the relevance check", () => {
     });
     const bm25 = await locateFiles(context(), cartIssue, null, { bm25Only: true, top: 4 });
     expect(model.requests).toHaveLength(0);
-    const located = await locateFiles(context(), cartIssue, new EvolutionMemory(db), { top: 4 });
+    const located = await locateFiles(context(), cartIssue, store.memory, { top: 4 });
     expect(located.map((f) => f.path)).toEqual(bm25.map((f) => f.path));
     expect(located.slice(0, 2).map((f) => f.path).sort()).toEqual(["shop/cart.py", "shop/discount.py"]);
     for (const file of located) {
@@ -130,7 +130,7 @@ describe("locateFiles with the evolution memory", () => {
   it("summarizes once, reuses the same blob, and sends only the diff of a changed file", async () => {
     model.script("custodian-judge-relevance", () => ({ relevant: true, reason: "yes" }));
     model.script("custodian-summarize-diff", () => ({ message: "Adds BOGO codes." }));
-    const memory = new EvolutionMemory(db);
+    const memory = store.memory;
     await locateFiles(context(), cartIssue, memory, { top: 3 });
     const count = (prompt: string) => model.requests.filter((r) => r.prompt === prompt).length;
     expect(count("custodian-summarize-file")).toBe(3);
@@ -148,7 +148,7 @@ describe("locateFiles with the evolution memory", () => {
   // file, holding the event loop); past ~1,000 added and removed lines the diff is given up for a fresh summary.
   it("summarizes afresh, without a diff, a file with more changed lines than a diff of the prompt cap could show", async () => {
     model.script("custodian-summarize-diff", () => ({ message: "Changed lines." }));
-    const memory = new EvolutionMemory(db);
+    const memory = store.memory;
     // The file with its first lines replaced by short ones: `${mark}${i}` for each [mark, up to line] given.
     const file = (...marks: Array<[string, number]>) => {
       const lines = Array.from({ length: 3000 }, (_, i) => `    total_${i} = price_${i} * quantity_${i}  # unchanged line ${i}`);

@@ -7,8 +7,8 @@ import Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { buildQuery } from "../../../src/pipeline/locate/build-query.js";
 import { indexRepository } from "../../../src/pipeline/locate/index-repository.js";
-import { openDatabase, type Db } from "../../../src/store/database.js";
-import { IndexCache } from "../../../src/store/index-cache.js";
+import { SqliteIndexCache } from "../../../src/store/sqlite/sqlite-index-cache.js";
+import { openSqliteStore, type SqliteStore } from "../../../src/store/sqlite/sqlite-store.js";
 import { cartIssue, makeFixtureRepo } from "./fixture-repo.js";
 
 const run = promisify(execFile);
@@ -17,48 +17,58 @@ const query = buildQuery({ ...cartIssue, body: `${cartIssue.body}\nTypeError: Ca
 
 let repo: string;
 let work: string;
-let db: Db;
+let store: SqliteStore;
 
-beforeEach(() => {
+beforeEach(async () => {
   repo = makeFixtureRepo();
   work = fs.mkdtempSync(path.join(os.tmpdir(), "magis-index-cache-"));
-  db = openDatabase(path.join(work, "magis.db"));
+  store = openSqliteStore(path.join(work, "magis.db"));
+  await store.migrate();
 });
 
-afterEach(() => {
-  db.close();
+/** A second connection to the same file, as a later job's process would open; closed with the test's. */
+const others: SqliteStore[] = [];
+async function openedAgain() {
+  const other = openSqliteStore(path.join(work, "magis.db"));
+  others.push(other);
+  return other.memory.index;
+}
+
+afterEach(async () => {
+  for (const other of others.splice(0)) await other.close();
+  await store.close();
   fs.rmSync(repo, { recursive: true, force: true });
   fs.rmSync(work, { recursive: true, force: true });
 });
 
 describe("the index cache in the memory's SQLite store", () => {
   it("tokenizes only blobs no earlier job saw, and ranks exactly as without the cache", async () => {
-    const first = await indexRepository(repo, list, { cache: new IndexCache(db) });
+    const first = await indexRepository(repo, list, { cache: store.memory.index });
     expect(first.stats).toMatchObject({ files: 5, tokenized: 5 });
     const expected = await first.rank(query, 5);
     expect(expected[0]!.path).toBe("shop/cart.py");
     expect(first.stats.parsed).toBeGreaterThan(0);
 
     // A later job, in a fresh connection to the same file: nothing to tokenize, nothing to parse.
-    const again = await indexRepository(repo, list, { cache: new IndexCache(openDatabase(path.join(work, "magis.db"))) });
+    const again = await indexRepository(repo, list, { cache: await openedAgain() });
     expect(again.stats.tokenized).toBe(0);
     expect(await again.rank(query, 5)).toEqual(expected);
     expect(again.stats.parsed).toBe(0);
 
     // One file changed: only its new blob is tokenized; the ranking is the one an uncached index gives.
     fs.appendFileSync(path.join(repo, "shop/payment.py"), "\ndef refund(card, amount):\n    return card.refund(amount)\n");
-    const changed = await indexRepository(repo, list, { cache: new IndexCache(db) });
+    const changed = await indexRepository(repo, list, { cache: store.memory.index });
     expect(changed.stats.tokenized).toBe(1);
     expect(await changed.rank(query, 5)).toEqual(await (await indexRepository(repo, list)).rank(query, 5));
   });
 
   it("keys entries by blob id, so the same file in another checkout (any path to it) is not tokenized again", async () => {
-    await indexRepository(repo, list, { cache: new IndexCache(db) });
+    await indexRepository(repo, list, { cache: store.memory.index });
     const copy = fs.mkdtempSync(path.join(os.tmpdir(), "magis-index-copy-"));
     try {
       fs.cpSync(repo, copy, { recursive: true });
       fs.writeFileSync(path.join(copy, "shop/shipping.py"), "def shipping_cost(weight):\n    return 7\n");
-      expect((await indexRepository(copy, list, { cache: new IndexCache(db) })).stats.tokenized).toBe(1);
+      expect((await indexRepository(copy, list, { cache: store.memory.index })).stats.tokenized).toBe(1);
     } finally {
       fs.rmSync(copy, { recursive: true, force: true });
     }
@@ -66,30 +76,30 @@ describe("the index cache in the memory's SQLite store", () => {
 
   it("stays under its bound by evicting the entries used longest ago", async () => {
     let clock = 1_000;
-    const cache = new IndexCache(db, 2_000, () => clock);
+    const cache = new SqliteIndexCache(store.db, 2_000, () => clock);
     const entry = (n: number) => JSON.stringify({ terms: [`term${n}`], counts: [1], defined: [], pad: "x".repeat(480) });
-    cache.writeTerms([["a", entry(1)], ["b", entry(2)], ["c", entry(3)]], []);
+    await cache.writeTerms([["a", entry(1)], ["b", entry(2)], ["c", entry(3)]], []);
     clock = 2_000;
-    cache.writeTerms([], ["a"]); // a job used `a` again: `b` is now the oldest
+    await cache.writeTerms([], ["a"]); // a job used `a` again: `b` is now the oldest
     clock = 3_000;
-    cache.writeTerms([["d", entry(4)]], ["a", "c"]);
-    expect([...cache.readTerms(["a", "b", "c", "d"]).keys()]).toEqual(["a", "c", "d"]);
-    expect(cache.bytes()).toBeLessThanOrEqual(2_000);
+    await cache.writeTerms([["d", entry(4)]], ["a", "c"]);
+    expect([...(await cache.readTerms(["a", "b", "c", "d"])).keys()]).toEqual(["a", "c", "d"]);
+    expect(await cache.bytes()).toBeLessThanOrEqual(2_000);
     const table = new Database(path.join(work, "magis.db"), { readonly: true });
     expect(table.prepare("SELECT key FROM index_cache ORDER BY key").all()).toEqual([{ key: "a" }, { key: "c" }, { key: "d" }]);
     table.close();
   });
 
   it("remembers definitions with the terms and drops them with their entry", async () => {
-    const cache = new IndexCache(db);
-    cache.writeDefinitions("missing", "[]");
-    expect(cache.readDefinitions("missing")).toBeNull();
-    cache.writeTerms([["k", '{"terms":[],"counts":[],"defined":[]}']], []);
-    expect(cache.readDefinitions("k")).toBeNull();
-    cache.writeDefinitions("k", '[{"name":"Cart"}]');
-    expect(cache.readDefinitions("k")).toBe('[{"name":"Cart"}]');
-    cache.clear();
-    expect(cache.readTerms(["k"]).size).toBe(0);
+    const cache = store.memory.index;
+    await cache.writeDefinitions("missing", "[]");
+    expect(await cache.readDefinitions("missing")).toBeNull();
+    await cache.writeTerms([["k", '{"terms":[],"counts":[],"defined":[]}']], []);
+    expect(await cache.readDefinitions("k")).toBeNull();
+    await cache.writeDefinitions("k", '[{"name":"Cart"}]');
+    expect(await cache.readDefinitions("k")).toBe('[{"name":"Cart"}]');
+    await cache.clear();
+    expect((await cache.readTerms(["k"])).size).toBe(0);
   });
 });
 

@@ -4,9 +4,11 @@ import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { InProcessQueue, INTERRUPTED_REASON, type InProcessQueueOptions, type QueueLog } from "../../../src/jobs/in-process-queue.js";
 import { JobStoreBusyError, type JobRunner } from "../../../src/jobs/job-queue.js";
-import { DEFAULT_STORE_WAITS } from "../../../src/jobs/store-waits.js";
+import { atStartUp, DEFAULT_STORE_WAITS } from "../../../src/jobs/store-waits.js";
 import { APP_LOCK_WAIT_MS, openDatabase, type Db } from "../../../src/store/database.js";
-import { jobKey, JobStore, type JobRecord, type NewJob } from "../../../src/store/jobs.js";
+import { jobKey, type JobRecord, type NewJob } from "../../../src/store/jobs.js";
+import { SqliteStore } from "../../../src/store/sqlite/sqlite-store.js";
+import type { JobStore } from "../../../src/store/store.js";
 import { holdSqliteLock, longestStall, watchUnhandledRejections, type HeldLock } from "../../support/hold-sqlite-lock.js";
 
 // Every test here has a real SQLite file whose write lock a second connection takes, as another process would.
@@ -35,6 +37,13 @@ function appDb(): Db {
   db.pragma(`busy_timeout = ${APP_LOCK_WAIT_MS}`);
   opened.push(db);
   return db;
+}
+
+/** The job records on the app's connection, migrated (before any lock is taken). */
+async function appJobs(): Promise<JobStore> {
+  const store = new SqliteStore(appDb());
+  await store.migrate();
+  return store.jobs;
 }
 
 function lock(): HeldLock {
@@ -69,7 +78,7 @@ async function until(condition: () => boolean): Promise<void> {
 
 describe("InProcessQueue with the job store locked by another connection", () => {
   it("answers a submission it cannot record with JobStoreBusyError within about a second, without stalling the event loop, and records it once the lock is gone", async () => {
-    const store = new JobStore(appDb());
+    const store = await appJobs();
     const { queue } = newQueue(store, async () => "done");
     const held = lock();
     const { result, stallMs } = await longestStall(() => queue.submit(job("d-locked"), "decline").catch((error: unknown) => error));
@@ -77,15 +86,15 @@ describe("InProcessQueue with the job store locked by another connection", () =>
     expect(result).toBeInstanceOf(JobStoreBusyError);
     expect(result).toMatchObject({ status: 503, message: expect.stringContaining("redeliver it") });
     held.release();
-    expect(store.withStatus("queued")).toEqual([]);
+    expect(await store.withStatus("queued")).toEqual([]);
     expect(await queue.submit(job("d-locked"), "decline")).toMatchObject({ status: "queued" });
     await queue.drain();
-    expect(store.withStatus("succeeded")).toHaveLength(1);
+    expect(await store.withStatus("succeeded")).toHaveLength(1);
     expect(unhandled.rejections).toEqual([]);
   });
 
   it("fails a job it cannot record as started, logs that its failure could not be recorded, frees its issue and keeps going", async () => {
-    const store = new JobStore(appDb());
+    const store = await appJobs();
     const failed: string[] = [];
     const ran: string[] = [];
     const { queue, log } = newQueue(store, async (j) => (ran.push(j.delivery), "done"), { onFailed: (_j, error) => void failed.push(String(error)) });
@@ -103,12 +112,12 @@ describe("InProcessQueue with the job store locked by another connection", () =>
     expect(ran).toEqual(["b"]);
     if (first.status !== "queued") throw new Error("expected queued");
     // The record of the first kept its last status; a restart marks it failed or runs it.
-    expect(store.get(first.job.id)!.status).toBe("queued");
+    expect((await store.get(first.job.id))!.status).toBe("queued");
     expect(unhandled.rejections).toEqual([]);
   });
 
   it("records a job's outcome once a lock taken while it ran is released, and logs the stage it could not record", async () => {
-    const store = new JobStore(appDb());
+    const store = await appJobs();
     let held: HeldLock | undefined;
     let finish = (_detail: string) => {};
     const { queue, log } = newQueue(
@@ -129,12 +138,12 @@ describe("InProcessQueue with the job store locked by another connection", () =>
     held!.release();
     await queue.drain();
     if (outcome.status !== "queued") throw new Error("expected queued");
-    expect(store.get(outcome.job.id)).toMatchObject({ status: "succeeded", stage: "start", detail: "https://github.com/octo/demo/pull/9" });
+    expect(await store.get(outcome.job.id)).toMatchObject({ status: "succeeded", stage: "start", detail: "https://github.com/octo/demo/pull/9" });
     expect(unhandled.rejections).toEqual([]);
   });
 
   it("cancels nothing when the cancellation cannot be recorded, so a redelivery can, and the job meanwhile stays queued", async () => {
-    const store = new JobStore(appDb());
+    const store = await appJobs();
     let release = () => {};
     const ran: string[] = [];
     const { queue } = newQueue(store, (j) => {
@@ -148,22 +157,25 @@ describe("InProcessQueue with the job store locked by another connection", () =>
     await expect(queue.cancel(jobKey("octo", "demo", 1), "the issue was closed")).rejects.toBeInstanceOf(JobStoreBusyError);
     held.release();
     if (waiting.status !== "queued") throw new Error("expected queued");
-    expect(store.get(waiting.job.id)!.status).toBe("queued");
+    expect((await store.get(waiting.job.id))!.status).toBe("queued");
     expect(await queue.cancel(jobKey("octo", "demo", 1), "the issue was closed")).toBe(2);
     release();
     await queue.drain();
     expect(ran).toEqual(["running"]);
-    expect(store.get(waiting.job.id)).toMatchObject({ status: "cancelled", detail: "the issue was closed" });
+    expect(await store.get(waiting.job.id)).toMatchObject({ status: "cancelled", detail: "the issue was closed" });
     expect(unhandled.rejections).toEqual([]);
   });
 
-  it("on start, waits for the lock (saying so) to create its table in a new file, then starts", async () => {
-    // Another process made the file and holds its write lock; the jobs table does not exist yet.
+  it("on start, waits for the lock (saying so) to create its tables in a new file, then starts", async () => {
+    // Another process made the file and holds its write lock; the tables do not exist yet.
     const held = lock();
-    const store = new JobStore(appDb());
-    const { queue, log } = newQueue(store, async () => "done");
+    const store = new SqliteStore(appDb());
+    const { queue, log } = newQueue(store.jobs, async () => "done");
     let started = false;
-    const starting = queue.start().then(() => void (started = true));
+    // As the app starts: the migrations wait out the lock, then the queue starts.
+    const starting = atStartUp(() => store.migrate(), store.where, log)
+      .then(() => queue.start())
+      .then(() => void (started = true));
     await until(() => log.lines.some((line) => line.startsWith("the job store is locked by another process")));
     expect(started).toBe(false);
     held.release();
@@ -175,12 +187,12 @@ describe("InProcessQueue with the job store locked by another connection", () =>
   });
 
   it("on start, waits for the lock to mark a job an earlier process left running as failed", async () => {
-    const earlier = new JobStore(appDb());
-    const left = earlier.add(job("f"))!;
-    earlier.start(left.id, "code");
+    const earlier = await appJobs();
+    const left = (await earlier.add(job("f")))!;
+    await earlier.start(left.id, "code");
     const held = lock();
     const interrupted: JobRecord[] = [];
-    const { queue, log } = newQueue(new JobStore(appDb()), async () => "done", { onInterrupted: async (j) => void interrupted.push(j) });
+    const { queue, log } = newQueue(await appJobs(), async () => "done", { onInterrupted: async (j) => void interrupted.push(j) });
     const starting = queue.start();
     await until(() => log.lines.some((line) => line.startsWith("the job store is locked by another process")));
     expect(interrupted).toEqual([]);

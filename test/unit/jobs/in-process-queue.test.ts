@@ -5,13 +5,24 @@ import { afterEach, describe, expect, it } from "vitest";
 import { dispatchByKind } from "../../../src/jobs/dispatch-by-kind.js";
 import { InProcessQueue, INTERRUPTED_REASON, type InProcessQueueOptions, type QueueLog } from "../../../src/jobs/in-process-queue.js";
 import type { JobRunner } from "../../../src/jobs/job-queue.js";
-import { openDatabase } from "../../../src/store/database.js";
-import { jobKey, JobStore, type JobRecord, type NewJob } from "../../../src/store/jobs.js";
+import { jobKey, type JobRecord, type NewJob } from "../../../src/store/jobs.js";
+import { openSqliteStore } from "../../../src/store/sqlite/sqlite-store.js";
+import type { JobStore } from "../../../src/store/store.js";
 
 const dirs: string[] = [];
-afterEach(() => {
+const closers: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const close of closers.splice(0)) await close();
   for (const dir of dirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
 });
+
+/** The job records of a migrated SQLite file, closed after the test. */
+async function openJobs(file: string = dbFile()): Promise<JobStore> {
+  const store = openSqliteStore(file);
+  closers.push(() => store.close());
+  await store.migrate();
+  return store.jobs;
+}
 
 function dbFile(): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "magis-jobs-"));
@@ -61,35 +72,35 @@ const tick = () => new Promise((resolve) => setImmediate(resolve));
 
 describe("InProcessQueue", () => {
   it("answers the submission before the job starts, then records running, stage and success", async () => {
-    const store = new JobStore(openDatabase(dbFile()));
+    const store = await openJobs();
     const runner = gatedRunner();
     const queue = newQueue(store, runner.run);
     const outcome = await queue.submit(job("d1"), "decline");
     expect(outcome.status).toBe("queued");
     expect(runner.started).toHaveLength(0);
     const id = outcome.status === "queued" ? outcome.job.id : -1;
-    expect(store.get(id)!.status).toBe("queued");
+    expect((await store.get(id))!.status).toBe("queued");
     await tick();
-    expect(store.get(id)).toMatchObject({ status: "running", stage: "clone" });
+    expect(await store.get(id)).toMatchObject({ status: "running", stage: "clone" });
     runner.release(id, "https://github.com/octo/demo/pull/2");
     await queue.drain();
-    expect(store.get(id)).toMatchObject({ status: "succeeded", detail: "https://github.com/octo/demo/pull/2" });
+    expect(await store.get(id)).toMatchObject({ status: "succeeded", detail: "https://github.com/octo/demo/pull/2" });
   });
 
   it("records a running job in stage 'start' until its runner names one", async () => {
-    const store = new JobStore(openDatabase(dbFile()));
+    const store = await openJobs();
     let release = () => {};
     const queue = newQueue(store, () => new Promise((resolve) => (release = () => resolve("done"))));
     const outcome = await queue.submit(job("s1"), "decline");
     await tick();
     if (outcome.status !== "queued") throw new Error("expected queued");
-    expect(store.get(outcome.job.id)).toMatchObject({ status: "running", stage: "start" });
+    expect(await store.get(outcome.job.id)).toMatchObject({ status: "running", stage: "start" });
     release();
     await queue.drain();
   });
 
   it("ignores a redelivered webhook", async () => {
-    const store = new JobStore(openDatabase(dbFile()));
+    const store = await openJobs();
     const runner = gatedRunner();
     const queue = newQueue(store, runner.run);
     await queue.submit(job("same"), "decline");
@@ -102,13 +113,13 @@ describe("InProcessQueue", () => {
   });
 
   it("declines a second trigger for a busy issue but runs other issues alongside", async () => {
-    const store = new JobStore(openDatabase(dbFile()));
+    const store = await openJobs();
     const runner = gatedRunner();
     const queue = newQueue(store, runner.run, { concurrency: 2 });
     await queue.submit(job("a", 1), "decline");
     const second = await queue.submit(job("b", 1), "decline");
     expect(second.status).toBe("busy");
-    if (second.status === "busy") expect(store.get(second.job.id)!.status).toBe("declined");
+    if (second.status === "busy") expect((await store.get(second.job.id))!.status).toBe("declined");
     await queue.submit(job("c", 2), "decline");
     await tick();
     expect(runner.started.map((j) => j.delivery)).toEqual(["a", "c"]);
@@ -117,7 +128,7 @@ describe("InProcessQueue", () => {
   });
 
   it("queues a waiting job behind the running one with the same key, never beside it", async () => {
-    const store = new JobStore(openDatabase(dbFile()));
+    const store = await openJobs();
     const runner = gatedRunner();
     const queue = newQueue(store, runner.run, { concurrency: 4 });
     expect(await queue.submit(job("first", 3), "wait")).toMatchObject({ status: "queued", behind: false });
@@ -128,13 +139,13 @@ describe("InProcessQueue", () => {
     await tick();
     await tick();
     expect(runner.started.map((j) => j.delivery)).toEqual(["first", "second"]);
-    expect(store.get(runner.started[0]!.id)).toMatchObject({ status: "failed", detail: "model unavailable", stage: "clone" });
+    expect(await store.get(runner.started[0]!.id)).toMatchObject({ status: "failed", detail: "model unavailable", stage: "clone" });
     runner.release(runner.started[1]!.id, "ok");
     await queue.drain();
   });
 
   it("records the stage a StageError names when a job fails", async () => {
-    const store = new JobStore(openDatabase(dbFile()));
+    const store = await openJobs();
     const failing: JobRunner = async () => {
       throw Object.assign(new Error("no file is relevant"), { stage: "locate" });
     };
@@ -142,17 +153,17 @@ describe("InProcessQueue", () => {
     const outcome = await queue.submit(job("x"), "decline");
     await queue.drain();
     if (outcome.status !== "queued") throw new Error("expected queued");
-    expect(store.get(outcome.job.id)).toMatchObject({ status: "failed", stage: "locate", detail: "no file is relevant" });
+    expect(await store.get(outcome.job.id)).toMatchObject({ status: "failed", stage: "locate", detail: "no file is relevant" });
   });
 
   it("on start, fails the jobs a previous process left running and resumes the queued ones", async () => {
     const file = dbFile();
-    const before = new JobStore(openDatabase(file));
-    const interrupted = before.add(job("old-running", 4))!;
-    before.start(interrupted.id, "code");
-    const waiting = before.add(job("old-queued", 5))!;
+    const before = await openJobs(file);
+    const interrupted = (await before.add(job("old-running", 4)))!;
+    await before.start(interrupted.id, "code");
+    const waiting = (await before.add(job("old-queued", 5)))!;
 
-    const store = new JobStore(openDatabase(file));
+    const store = await openJobs(file);
     const runner = gatedRunner();
     const told: JobRecord[] = [];
     const queue = newQueue(store, runner.run, { onInterrupted: async (j) => void told.push(j) });
@@ -163,7 +174,7 @@ describe("InProcessQueue", () => {
     expect(runner.started.map((j) => j.id)).toEqual([waiting.id]);
     runner.release(waiting.id, "ok");
     await queue.drain();
-    expect(store.get(waiting.id)!.status).toBe("succeeded");
+    expect((await store.get(waiting.id))!.status).toBe("succeeded");
   });
 });
 
@@ -181,7 +192,7 @@ describe("InProcessQueue.cancel", () => {
   }
 
   it("cancels a queued job, which then never runs, and answers a second trigger for the issue instead of declining it", async () => {
-    const store = new JobStore(openDatabase(dbFile()));
+    const store = await openJobs();
     const gated = gatedRunner();
     const told: string[] = [];
     const queue = newQueue(store, gated.run, { onCancelled: (j, reason) => void told.push(`${j.delivery}: ${reason}`) });
@@ -197,12 +208,12 @@ describe("InProcessQueue.cancel", () => {
     const third = await queue.submit(job("q3", 1), "wait");
     if (third.status !== "queued") throw new Error("expected queued");
     expect(await queue.cancel(jobKey("octo", "demo", 1), "the issue was closed", "resolve-issue")).toBe(2);
-    expect(store.get(third.job.id)).toMatchObject({ status: "cancelled", detail: "the issue was closed" });
+    expect(await store.get(third.job.id)).toMatchObject({ status: "cancelled", detail: "the issue was closed" });
     expect(told).toEqual(["q3: the issue was closed"]);
     // The running one ignores its signal here and finishes with a PR: the PR exists, so the record says so.
     gated.release(second.job.id, "https://github.com/octo/demo/pull/3");
     await queue.drain();
-    expect(store.get(second.job.id)).toMatchObject({ status: "succeeded", detail: "https://github.com/octo/demo/pull/3" });
+    expect(await store.get(second.job.id)).toMatchObject({ status: "succeeded", detail: "https://github.com/octo/demo/pull/3" });
     expect(told).toEqual(["q3: the issue was closed"]);
     expect(gated.started.map((j) => j.delivery)).toEqual(["q1", "q2"]);
     expect(await queue.submit(job("q4", 1), "decline")).toMatchObject({ status: "queued", behind: false });
@@ -212,7 +223,7 @@ describe("InProcessQueue.cancel", () => {
   });
 
   it("aborts a running job's signal with the reason, records it cancelled and not failed, and lets a new trigger wait behind it", async () => {
-    const store = new JobStore(openDatabase(dbFile()));
+    const store = await openJobs();
     const runner = abortableRunner();
     const failed: unknown[] = [];
     const queue = newQueue(store, runner.run, { onFailed: (_j, error) => void failed.push(error) });
@@ -227,20 +238,20 @@ describe("InProcessQueue.cancel", () => {
     expect(next).toMatchObject({ status: "queued", behind: false });
     await tick();
     await tick();
-    expect(store.get(outcome.job.id)).toMatchObject({ status: "cancelled", stage: "code", detail: "the label was removed" });
+    expect(await store.get(outcome.job.id)).toMatchObject({ status: "cancelled", stage: "code", detail: "the label was removed" });
     expect(failed).toEqual([]);
     expect(runner.started.map((j) => j.delivery)).toEqual(["r1", "r2"]);
     expect(await queue.cancel(jobKey("octo", "demo", 5), "the time limit of 1 minute was reached")).toBe(1);
     expect(await queue.cancel(jobKey("octo", "demo", 5), "again")).toBe(0);
     await queue.drain();
     if (next.status !== "queued") throw new Error("expected queued");
-    expect(store.get(next.job.id)).toMatchObject({ status: "cancelled", detail: "the time limit of 1 minute was reached" });
+    expect(await store.get(next.job.id)).toMatchObject({ status: "cancelled", detail: "the time limit of 1 minute was reached" });
   });
 });
 
 describe("dispatchByKind", () => {
   it("runs each job with the runner of its kind and fails jobs of an unknown kind", async () => {
-    const store = new JobStore(openDatabase(dbFile()));
+    const store = await openJobs();
     const seen: string[] = [];
     const queue = newQueue(
       store,
@@ -251,13 +262,13 @@ describe("dispatchByKind", () => {
     await queue.drain();
     expect(seen).toEqual(["k1"]);
     if (known.status !== "queued" || unknown.status !== "queued") throw new Error("expected both queued");
-    expect(store.get(known.job.id)!.status).toBe("succeeded");
-    expect(store.get(unknown.job.id)).toMatchObject({ status: "failed", detail: expect.stringContaining("no runner for jobs of kind 'no-such-kind'") });
+    expect((await store.get(known.job.id))!.status).toBe("succeeded");
+    expect(await store.get(unknown.job.id)).toMatchObject({ status: "failed", detail: expect.stringContaining("no runner for jobs of kind 'no-such-kind'") });
   });
 
   it("runs jobs with a concurrency below one (a bad MAGIS_JOBS_CONCURRENCY) one at a time instead of never", async () => {
     for (const concurrency of [0, -1, Number.NaN]) {
-      const store = new JobStore(openDatabase(dbFile()));
+      const store = await openJobs();
       const gated = gatedRunner();
       const queue = newQueue(store, gated.run, { concurrency });
       await queue.submit(job(`a${concurrency}`, 1), "decline");

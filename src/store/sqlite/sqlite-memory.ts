@@ -1,13 +1,7 @@
 import { deflateRawSync, inflateRawSync } from "node:zlib";
-import type { Db } from "./database.js";
-import { IndexCache } from "./index-cache.js";
-
-/** What the memory holds of one file: the last version seen (blob id and text) and its summary. */
-export interface RememberedFile {
-  blobId: string;
-  summary: string;
-  text: string;
-}
+import { prepareLater, type Db } from "../database.js";
+import type { MemoryStore, RememberedFile } from "../store.js";
+import { SqliteIndexCache } from "./sqlite-index-cache.js";
 
 /**
  * The repository evolution memory of MAGIS (Algorithm 1, `find` and `M.update`): per repository and
@@ -19,42 +13,34 @@ export interface RememberedFile {
  * at all for `magis locate` on a plain folder. Only the top-k candidates of each run are stored, each
  * under the size cap, so the cost is a few kilobytes per file.
  */
-export class EvolutionMemory {
-  private readonly select;
-  private readonly upsert;
+export class SqliteMemory implements MemoryStore {
   /** The Custodian's index of the files' terms and definitions by blob id, in the same store. */
-  readonly index: IndexCache;
-
-  constructor(db: Db) {
-    this.index = new IndexCache(db);
-    db.exec(`CREATE TABLE IF NOT EXISTS custodian_memory (
-      repo TEXT NOT NULL,
-      path TEXT NOT NULL,
-      blob_id TEXT NOT NULL,
-      summary TEXT NOT NULL,
-      content BLOB NOT NULL,
-      updated_at INTEGER NOT NULL,
-      PRIMARY KEY (repo, path)
-    )`);
-    this.select = db.prepare<[string, string], { blob_id: string; summary: string; content: Buffer }>(
-      "SELECT blob_id, summary, content FROM custodian_memory WHERE repo = ? AND path = ?",
-    );
-    this.upsert = db.prepare<[string, string, string, string, Buffer, number]>(
+  readonly index: SqliteIndexCache;
+  // Prepared on first use: the store is made before its migrations create the table.
+  private readonly select = prepareLater(() =>
+    this.db.prepare<[string, string], { blob_id: string; summary: string; content: Buffer }>("SELECT blob_id, summary, content FROM custodian_memory WHERE repo = ? AND path = ?"),
+  );
+  private readonly upsert = prepareLater(() =>
+    this.db.prepare<[string, string, string, string, Buffer, number]>(
       `INSERT INTO custodian_memory (repo, path, blob_id, summary, content, updated_at) VALUES (?, ?, ?, ?, ?, ?)
        ON CONFLICT (repo, path) DO UPDATE SET blob_id = excluded.blob_id, summary = excluded.summary,
          content = excluded.content, updated_at = excluded.updated_at`,
-    );
+    ),
+  );
+
+  constructor(private readonly db: Db) {
+    this.index = new SqliteIndexCache(db);
   }
 
   /** The last version of `path` in `repo` the memory holds, or null when the file was never summarized. */
-  recall(repo: string, path: string): RememberedFile | null {
-    const row = this.select.get(repo, path);
+  async recall(repo: string, path: string): Promise<RememberedFile | null> {
+    const row = this.select().get(repo, path);
     if (!row) return null;
     return { blobId: row.blob_id, summary: row.summary, text: inflateRawSync(row.content).toString("utf8") };
   }
 
   /** Stores `file` as the latest version of `path` in `repo`, replacing the one before. */
-  remember(repo: string, path: string, file: RememberedFile, now: number = Date.now()): void {
-    this.upsert.run(repo, path, file.blobId, file.summary, deflateRawSync(Buffer.from(file.text, "utf8")), now);
+  async remember(repo: string, path: string, file: RememberedFile, now: number = Date.now()): Promise<void> {
+    this.upsert().run(repo, path, file.blobId, file.summary, deflateRawSync(Buffer.from(file.text, "utf8")), now);
   }
 }

@@ -1,0 +1,88 @@
+import type { Db } from "../database.js";
+import type { TriggerStore } from "../store.js";
+import type { NewTrigger, TriggerOutcome, TriggerRecord } from "../triggers.js";
+
+interface Row {
+  delivery: string;
+  event: string;
+  installation_id: number;
+  owner: string;
+  repo: string;
+  number: number;
+  payload: string;
+  received_at: number;
+  outcome: TriggerOutcome | null;
+  detail: string | null;
+  decided_at: number | null;
+}
+
+/** Every webhook the app acted on or passed over, with what it decided and why, in the SQLite file. */
+export class SqliteTriggerStore implements TriggerStore {
+  constructor(
+    private readonly db: Db,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  get where(): string {
+    return this.db.name;
+  }
+
+  /**
+   * Records a delivery to be decided; false when it was recorded before (a redelivery), which must not act twice. A
+   * delivery whose decision failed (GitHub was down) is taken again: redelivering it from GitHub is how it is retried.
+   */
+  async record(trigger: NewTrigger): Promise<boolean> {
+    const info = this.db
+      .prepare(
+        `INSERT INTO triggers (delivery, event, installation_id, owner, repo, number, payload, received_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+         ON CONFLICT (delivery) DO UPDATE SET outcome = NULL, detail = NULL, decided_at = NULL WHERE outcome = 'failed'`,
+      )
+      .run(trigger.delivery, trigger.event, trigger.installationId, trigger.owner, trigger.repo, trigger.number, JSON.stringify(trigger.payload), trigger.receivedAt);
+    return info.changes > 0;
+  }
+
+  /**
+   * Records what was decided about a delivery, and why. The payload (an issue body can run to 65k characters) is kept
+   * only while it may be needed again: for a trigger not decided yet, or one whose decision failed.
+   */
+  async decide(delivery: string, outcome: TriggerOutcome, detail: string): Promise<void> {
+    this.db
+      .prepare("UPDATE triggers SET outcome = ?, detail = ?, decided_at = ?, payload = CASE WHEN ? = 'failed' THEN payload ELSE '{}' END WHERE delivery = ?")
+      .run(outcome, detail, this.now(), outcome, delivery);
+  }
+
+  /** One trigger by its delivery id. */
+  async get(delivery: string): Promise<TriggerRecord | null> {
+    const row = this.db.prepare("SELECT * FROM triggers WHERE delivery = ?").get(delivery) as Row | undefined;
+    return row ? toRecord(row) : null;
+  }
+
+  /** The triggers not decided yet (an earlier process stopped before it decided them) that arrived `olderThanMs` ago or earlier, oldest first. */
+  async undecided(olderThanMs = 0): Promise<TriggerRecord[]> {
+    return (
+      this.db.prepare("SELECT * FROM triggers WHERE outcome IS NULL AND received_at <= ? ORDER BY received_at, rowid").all(this.now() - olderThanMs) as Row[]
+    ).map(toRecord);
+  }
+
+  /** Every trigger, oldest first. */
+  async all(): Promise<TriggerRecord[]> {
+    return (this.db.prepare("SELECT * FROM triggers ORDER BY received_at, rowid").all() as Row[]).map(toRecord);
+  }
+}
+
+function toRecord(row: Row): TriggerRecord {
+  return {
+    delivery: row.delivery,
+    event: row.event,
+    installationId: row.installation_id,
+    owner: row.owner,
+    repo: row.repo,
+    number: row.number,
+    payload: JSON.parse(row.payload) as Record<string, unknown>,
+    receivedAt: row.received_at,
+    outcome: row.outcome,
+    detail: row.detail,
+    decidedAt: row.decided_at,
+  };
+}
