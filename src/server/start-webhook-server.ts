@@ -1,8 +1,11 @@
 import http, { type IncomingMessage, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import { performance } from "node:perf_hooks";
 import type { ApplicationFunction, Probot } from "probot";
 import { SmeeClient } from "smee-client";
+import { listenOn } from "./listen-on.js";
+import type { MagisMetrics, WebhookOutcome } from "./metrics.js";
 import { readBodyWithin } from "./read-body-within.js";
+import { opsEndpoints } from "./serve-ops-endpoints.js";
 
 /** GitHub caps webhook payloads at 25 MB; it never sends more, so a larger body is not from GitHub. */
 export const MAX_WEBHOOK_BYTES = 25 * 1024 * 1024;
@@ -24,6 +27,10 @@ export interface WebhookServerOptions {
   port: number;
   /** A smee.io channel forwarding GitHub's webhooks to this server (local development). */
   webhookProxy?: string;
+  /** Served at GET /metrics, and told how each webhook delivery was answered and how fast. */
+  metrics?: MagisMetrics;
+  /** The check behind GET /readyz: resolves when the store answers and the queue started, else rejects saying what is not ready. */
+  ready?: () => Promise<void>;
 }
 
 /** A refusal of a request before Probot sees it: the answer, and the reason logged for the operator. */
@@ -33,27 +40,35 @@ interface Refusal {
 }
 
 /**
- * Serves Probot's webhook middleware behind a guard, with GET /ping answered "PONG" and 404 elsewhere. The guard
- * reads each POST body itself, refusing one over GitHub's 25 MB cap before buffering it (413), and a body whose
- * signature does not match WEBHOOK_SECRET (400); Probot gets the body already read. Each request is logged once,
- * with the refusal's reason and never the body.
+ * Serves Probot's webhook middleware behind a guard, with the operations endpoints (GET /ping, /healthz, and /metrics
+ * and /readyz when given what they need) and 404 elsewhere. The guard reads each POST body itself, refusing one over
+ * GitHub's 25 MB cap before buffering it (413), and a body whose signature does not match WEBHOOK_SECRET (400); Probot
+ * gets the body already read. Each request is logged once, with the refusal's reason and never the body (a probe of
+ * the operations endpoints at debug level only); each delivery's outcome and answer time go to `metrics`.
  */
 export async function startWebhookServer(options: WebhookServerOptions): Promise<RunningServer> {
   const { probot } = options;
   await probot.load(options.app);
   const webhooks = await probot.getNodeMiddleware();
   const log = probot.log.child({ name: "http" });
+  const ops = opsEndpoints({ metrics: options.metrics, ready: options.ready, log });
   const server = http.createServer((request, response) => {
-    const started = Date.now();
+    const started = performance.now();
     let refusal: Refusal | undefined;
-    response.once("close", () => logRequest(log, request, response, Date.now() - started, refusal));
+    const probe = ops(request, response);
+    const isDelivery = request.method === "POST" && request.url?.split("?")[0] === probot.webhookPath;
+    response.once("close", () => {
+      const ms = performance.now() - started;
+      logRequest(log, request, response, Math.round(ms), refusal, probe);
+      if (isDelivery) options.metrics?.webhookAnswered(webhookOutcome(response), ms / 1000);
+    });
+    if (probe) return;
     void (async () => {
       if (request.method === "POST") {
         refusal = await screenWebhook(request, probot);
         if (refusal) return refuse(request, response, refusal);
       }
       if (await webhooks(request, response)) return;
-      if (request.method === "GET" && request.url?.split("?")[0] === "/ping") return void response.writeHead(200, { "content-type": "text/plain" }).end("PONG");
       response.writeHead(404).end();
     })().catch((error: unknown) => {
       log.error({ err: error, delivery: request.headers["x-github-delivery"] }, "the request failed");
@@ -61,23 +76,23 @@ export async function startWebhookServer(options: WebhookServerOptions): Promise
       else response.destroy();
     });
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(options.port, options.host, resolve);
-  });
-  const address = server.address() as AddressInfo;
-  log.info(`Listening on http://${options.host}:${address.port}`);
+  const listening = await listenOn(server, options.host, options.port, log);
   const proxy = options.webhookProxy
-    ? await new SmeeClient({ source: options.webhookProxy, target: `http://${options.host}:${address.port}${probot.webhookPath}`, logger: log }).start()
+    ? await new SmeeClient({ source: options.webhookProxy, target: `http://${options.host}:${listening.port}${probot.webhookPath}`, logger: log }).start()
     : undefined;
   return {
-    host: options.host,
-    port: address.port,
+    ...listening,
     stop: async () => {
       proxy?.close();
-      await new Promise<void>((resolve, reject) => server.close((error) => (error ? reject(error) : resolve())));
+      await listening.stop();
     },
   };
+}
+
+/** How a delivery's answer counts: 2xx recorded, 4xx refused, 5xx or an answer that never went out (the client left) failed. */
+function webhookOutcome(response: ServerResponse): WebhookOutcome {
+  if (!response.writableFinished || response.statusCode >= 500) return "failed";
+  return response.statusCode >= 400 ? "refused" : "recorded";
 }
 
 /** Reads a POST body within GitHub's cap and checks its signature; the body goes on to Probot as `request.body`. */
@@ -95,8 +110,8 @@ async function screenWebhook(request: IncomingMessage, probot: Probot): Promise<
   return undefined;
 }
 
-/** The one log line of a request: a warning with the reason when it was refused, never the body. */
-function logRequest(log: Probot["log"], request: IncomingMessage, response: ServerResponse, ms: number, refusal: Refusal | undefined): void {
+/** The one log line of a request: a warning with the reason when it was refused, never the body; a probe at debug (they come every few seconds, and the endpoints log what goes wrong). */
+function logRequest(log: Probot["log"], request: IncomingMessage, response: ServerResponse, ms: number, refusal: Refusal | undefined, probe: boolean): void {
   const fields = {
     status: response.statusCode,
     ms,
@@ -106,6 +121,7 @@ function logRequest(log: Probot["log"], request: IncomingMessage, response: Serv
   };
   const line = `${request.method} ${request.url} ${response.statusCode} - ${ms}ms`;
   if (refusal) log.warn(fields, line);
+  else if (probe) log.debug(fields, line);
   else if (response.statusCode >= 500) log.error(fields, line);
   else log.info(fields, line);
 }

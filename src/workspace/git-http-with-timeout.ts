@@ -1,5 +1,6 @@
 import type { GitHttpResponse, HttpClient } from "isomorphic-git";
 import http from "isomorphic-git/http/node";
+import { withinTime } from "../within-time.js";
 
 /** How long a git server may stay silent (before answering, or between two parts of its answer) unless the remote says otherwise. */
 export const DEFAULT_GIT_IDLE_MS = 60_000;
@@ -48,21 +49,10 @@ export function gitHttpWithTimeout(idleMs: number): BoundedGitHttp {
         silence ??= error;
         return error;
       };
-      const response = await withinSilence(http.request({ ...request, signal: controller.signal }), idleMs, silent);
+      const response = await withinTime(http.request({ ...request, signal: controller.signal }), idleMs, silent);
       return { ...response, body: response.body && bodyWithinSilence(response.body, idleMs, silent) };
     },
   };
-}
-
-/** `work`'s result, or the error `silent` makes if it has not settled within `ms`. */
-async function withinSilence<T>(work: Promise<T>, ms: number, silent: () => Error): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(silent()), ms)));
-  try {
-    return await Promise.race([work, timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
 }
 
 /** The response body, part by part, each part due within `ms` of asking for it (time spent by the reader does not count). */
@@ -70,7 +60,7 @@ async function* bodyWithinSilence(body: NonNullable<GitHttpResponse["body"]>, ms
   const parts = body[Symbol.asyncIterator]();
   try {
     while (true) {
-      const next = await withinSilence(parts.next(), ms, silent);
+      const next = await withinTime(parts.next(), ms, silent);
       if (next.done) return;
       yield next.value;
     }

@@ -1,0 +1,85 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { Logger } from "pino";
+import { redactSecrets } from "../redact-secrets.js";
+import { withinTime } from "../within-time.js";
+import type { MagisMetrics } from "./metrics.js";
+
+/** What the operations endpoints serve. */
+export interface OpsEndpointsOptions {
+  /** Served at GET /metrics; without it /metrics is left to the caller. */
+  metrics?: MagisMetrics;
+  /** Resolves when the process can do its work (the store answers, the queue started), else rejects saying what is not; without it /readyz is left to the caller. */
+  ready?: () => Promise<void>;
+  /** Where changes of readiness are logged. */
+  log: Logger;
+}
+
+/** Answers the request if it is one of the operations endpoints; returns whether it did. */
+export type OpsHandler = (request: IncomingMessage, response: ServerResponse) => boolean;
+
+// Kubernetes' probe in deploy/ waits 5 s: a slower check answers 503 itself, saying so, rather than timing out the probe.
+const READY_TIMEOUT_MS = 3_000;
+
+/**
+ * The unauthenticated GET endpoints both roles serve: /ping ("PONG"), /healthz ("ok" while the event loop runs),
+ * /metrics (Prometheus text) and /readyz (200, or 503 with `{ error }` saying what is not ready). Nothing they answer
+ * holds a secret: errors pass through redactSecrets.
+ */
+export function opsEndpoints(options: OpsEndpointsOptions): OpsHandler {
+  const { metrics, ready, log } = options;
+  let wasReady: boolean | undefined;
+  const checkReadiness = async (response: ServerResponse, check: () => Promise<void>) => {
+    const late = () => new Error(`the readiness check did not finish within ${READY_TIMEOUT_MS} ms`);
+    const error = await withinTime(Promise.resolve().then(check), READY_TIMEOUT_MS, late).then(
+      () => undefined,
+      safeMessage,
+    );
+    if (error === undefined) {
+      if (wasReady !== true) log.info("ready: /readyz answers 200");
+      wasReady = true;
+      return answer(response, 200, "text/plain", "ready");
+    }
+    if (wasReady !== false) log.warn({ reason: error }, `not ready: /readyz answers 503 (${error})`);
+    wasReady = false;
+    answer(response, 503, "application/json", JSON.stringify({ error }));
+  };
+  const serveMetrics = async (response: ServerResponse, served: MagisMetrics) => {
+    try {
+      answer(response, 200, served.contentType, await served.text());
+    } catch (failure) {
+      log.error({ err: failure }, "rendering the metrics failed");
+      answer(response, 500, "application/json", JSON.stringify({ error: `rendering the metrics failed: ${safeMessage(failure)}` }));
+    }
+  };
+  return (request, response) => {
+    if (request.method !== "GET") return false;
+    switch (request.url?.split("?")[0]) {
+      case "/ping":
+        answer(response, 200, "text/plain", "PONG");
+        return true;
+      case "/healthz":
+        answer(response, 200, "text/plain", "ok");
+        return true;
+      case "/metrics":
+        if (!metrics) return false;
+        void serveMetrics(response, metrics);
+        return true;
+      case "/readyz":
+        if (!ready) return false;
+        void checkReadiness(response, ready);
+        return true;
+      default:
+        return false;
+    }
+  };
+}
+
+/** Sends a whole answer that no cache keeps: a probe must see the state of now. */
+function answer(response: ServerResponse, status: number, contentType: string, body: string): void {
+  response.writeHead(status, { "content-type": contentType, "cache-control": "no-store" }).end(body);
+}
+
+/** A failure's message fit for an unauthenticated answer: anything shaped like a credential (a DATABASE_URL's password) removed. */
+function safeMessage(failure: unknown): string {
+  return redactSecrets(failure instanceof Error ? failure.message : String(failure));
+}
