@@ -10,6 +10,7 @@ import { startServer } from "../../../src/cli/serve.js";
 import type { RunningServer } from "../../../src/server/start-webhook-server.js";
 import { labeledPayload } from "../../e2e/payloads.js";
 import { sign } from "../../e2e/start-app.js";
+import { freePort } from "../../support/free-port.js";
 
 let server: RunningServer | undefined;
 const dirs: string[] = [];
@@ -20,14 +21,6 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0)) await cleanup();
   for (const dir of dirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
 });
-
-async function freePort(): Promise<number> {
-  const probe = net.createServer();
-  await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
-  const { port } = probe.address() as net.AddressInfo;
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
-}
 
 /** `magis serve` with app credentials on a free port of 127.0.0.1; `logs` gets every line it writes (debug and up). */
 async function serveApp(logs: string[] = [], env: NodeJS.ProcessEnv = {}): Promise<string> {
