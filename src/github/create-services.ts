@@ -5,7 +5,11 @@ import type { Probot } from "probot";
 import { dispatchByKind } from "../jobs/dispatch-by-kind.js";
 import { InProcessQueue } from "../jobs/in-process-queue.js";
 import { atStartUp, DECISION_WAIT, DEFAULT_STORE_WAITS } from "../jobs/store-waits.js";
-import type { JobQueue } from "../jobs/job-queue.js";
+import type { JobQueue, JobRunner } from "../jobs/job-queue.js";
+import { PostgresQueue } from "../jobs/postgres-queue.js";
+import type { MagisMetrics, ServeRole } from "../server/metrics.js";
+import type { JobRecord } from "../store/jobs.js";
+import { PostgresStore } from "../store/postgres/postgres-store.js";
 import { createLlm } from "../llm/client.js";
 import { resolveIssue } from "../pipeline/resolve-issue.js";
 import { revisePullRequest } from "../pipeline/revise/revise-pull-request.js";
@@ -50,6 +54,15 @@ export interface MagisAppOptions {
   allowExec?: boolean;
   /** Called once the app's parts exist (tests wait on the queue through it). */
   onReady?: (services: MagisServices) => void;
+  /**
+   * What this process does (default `all`): `web` takes webhooks and queues jobs, `worker` runs them, `all` both. Only a
+   * PostgreSQL store can be shared by several processes, so `web` and `worker` need one.
+   */
+  role?: ServeRole;
+  /** Where job outcomes and model usage are counted (the serve command's /metrics). */
+  metrics?: MagisMetrics;
+  /** How long a worker not heard from may stay silent before its running jobs are failed (MAGIS_WORKER_LOST_SECONDS, default 60). */
+  workerLostMs?: number;
 }
 
 /** The parts of a running app that outlive one webhook. */
@@ -66,6 +79,13 @@ export interface MagisServices {
   start(): Promise<void>;
   /** Resolves once no trigger is being decided and no job is queued or running. */
   settled(): Promise<void>;
+  /** Resolves when the store answers and the queue has started; rejects saying what is not ready (GET /readyz). */
+  ready(): Promise<void>;
+  /**
+   * Stops taking jobs; running ones may finish within `graceMs`, then a PostgreSQL worker hands them back to the queue
+   * (the embedded queue cancels them: no other process could take them). Resolves once none runs.
+   */
+  stop(graceMs: number): Promise<void>;
   /** The app's bot identity (asked of GitHub once); triggers compare pull request authors with its login. */
   bot: () => Promise<BotIdentity>;
 }
@@ -86,6 +106,10 @@ export function createServices(host: GitHubHost, options: MagisAppOptions = {}):
   const env = options.env ?? process.env;
   const dbFile = defaultDatabasePath(env);
   const store = options.store ?? new SqliteStore(options.db ?? openDatabase(dbFile));
+  const role = options.role ?? "all";
+  if (role !== "all" && !(store instanceof PostgresStore)) {
+    throw new Error(`--role ${role} needs a store several processes share: set DATABASE_URL to a PostgreSQL database (the SQLite file serves one process, --role all)`);
+  }
   // This thread also answers webhooks: SQLite may wait on another process's lock only briefly (see APP_LOCK_WAIT_MS).
   if (store instanceof SqliteStore) store.db.pragma(`busy_timeout = ${APP_LOCK_WAIT_MS}`);
   const { auth, bot, log } = host;
@@ -106,34 +130,54 @@ export function createServices(host: GitHubHost, options: MagisAppOptions = {}):
       log.info({ job: job.id, timings }, "job timings");
       options.onTimings?.(job, timings);
     },
-    onTrace: traceDir
-      ? (job, record) => {
-          fs.mkdirSync(traceDir, { recursive: true });
-          fs.appendFileSync(path.join(traceDir, `job-${job.id}.jsonl`), `${JSON.stringify(record)}\n`);
-        }
-      : undefined,
+    onTrace: (job, record) => {
+      options.metrics?.modelUsage(record.agent, { calls: 1, promptTokens: record.usage.promptTokens, completionTokens: record.usage.completionTokens });
+      if (!traceDir) return;
+      fs.mkdirSync(traceDir, { recursive: true });
+      fs.appendFileSync(path.join(traceDir, `job-${job.id}.jsonl`), `${JSON.stringify(record)}\n`);
+    },
   };
   const runners = {
     "resolve-issue": resolveJobRunner({ ...shared, resolve: options.resolve ?? resolveIssue, memory: store.memory }),
     "revise-pull-request": reviseJobRunner({ ...shared, revise: options.revise ?? revisePullRequest }),
   };
-  removeCheckoutsOfKilledProcesses(shared.workDir ?? os.tmpdir(), log);
-  const queue = new InProcessQueue(store.jobs, dispatchByKind(runners), {
-    log,
-    // Jobs are submitted and cancelled by the trigger desk's decisions, after the webhook was answered: those calls
-    // may wait longer for a lock than a webhook could (recording the webhook itself keeps the short wait).
-    storeWaits: { ...DEFAULT_STORE_WAITS, webhook: DECISION_WAIT },
-    concurrency: options.concurrency ?? (Number(env.MAGIS_JOBS_CONCURRENCY) || 2),
-    onInterrupted: async (job) => {
-      try {
-        await reportInterruptedJob(await auth(job.installationId), job);
-      } catch (error) {
-        log.warn({ job: job.id, error: redactSecrets(String(error), []) }, "could not report an interrupted job on its issue");
-      }
-    },
-    onFailed: (job, error) => log.warn({ job: job.id, error: error instanceof Error ? error.message : String(error) }, "job failed"),
-  });
-  const desk = new TriggerDesk(store.triggers, triggerRules(queue, bot), { auth, log });
+  if (role !== "web") removeCheckoutsOfKilledProcesses(shared.workDir ?? os.tmpdir(), log);
+  const runner = measured(dispatchByKind(runners), options.metrics);
+  const concurrency = options.concurrency ?? (Number(env.MAGIS_JOBS_CONCURRENCY) || 2);
+  // A job whose process died is said so on its issue, whichever process finds it.
+  const reportStopped = async (job: JobRecord) => {
+    try {
+      await reportInterruptedJob(await auth(job.installationId), job);
+    } catch (error) {
+      log.warn({ job: job.id, error: redactSecrets(String(error), []) }, "could not report an interrupted job on its issue");
+    }
+  };
+  const onFailed = (job: JobRecord, error: unknown) => log.warn({ job: job.id, error: error instanceof Error ? error.message : String(error) }, "job failed");
+  const queue: JobQueue =
+    store instanceof PostgresStore
+      ? new PostgresQueue(store, runner, {
+          log,
+          role,
+          concurrency,
+          lostAfterMs: options.workerLostMs ?? (Number(env.MAGIS_WORKER_LOST_SECONDS) || 60) * 1000,
+          onLost: async (job) => {
+            options.metrics?.jobFinished(job.kind, "lost", 0);
+            await reportStopped(job);
+          },
+          onFailed,
+        })
+      : new InProcessQueue(store.jobs, runner, {
+          log,
+          // Jobs are submitted and cancelled by the trigger desk's decisions, after the webhook was answered: those calls
+          // may wait longer for a lock than a webhook could (recording the webhook itself keeps the short wait).
+          storeWaits: { ...DEFAULT_STORE_WAITS, webhook: DECISION_WAIT },
+          concurrency,
+          onInterrupted: reportStopped,
+          onFailed,
+        });
+  // With a shared store, a trigger younger than a minute is being decided by the web process that recorded it.
+  const desk = new TriggerDesk(store.triggers, triggerRules(queue, bot), { auth, log, undecidedAfterMs: store.kind === "postgres" ? 60_000 : 0 });
+  let started = false;
   const settled = async () => {
     // A decision may queue a job, and nothing queues a decision, so one pass of each in this order suffices.
     await desk.settled();
@@ -142,9 +186,38 @@ export function createServices(host: GitHubHost, options: MagisAppOptions = {}):
   const start = async () => {
     await atStartUp(() => store.migrate(), store.where, log);
     await queue.start();
-    await desk.start();
+    if (role !== "worker") await desk.start();
+    started = true;
   };
-  return { queue, store, jobs: store.jobs, triggers: store.triggers, desk, start, settled, bot };
+  const ready = async () => {
+    if (!started) throw new Error("the app is still starting (migrating the store, starting the queue)");
+    await store.ping();
+  };
+  const stop = async (graceMs: number) => {
+    await desk.settled();
+    await queue.stop(graceMs);
+  };
+  return { queue, store, jobs: store.jobs, triggers: store.triggers, desk, start, settled, ready, stop, bot };
+}
+
+/** The runner, with each job's start, end, outcome and duration counted in `metrics`. */
+function measured(run: JobRunner, metrics: MagisMetrics | undefined): JobRunner {
+  if (!metrics) return run;
+  return async (job, progress) => {
+    const started = performance.now();
+    const seconds = () => (performance.now() - started) / 1000;
+    metrics.jobStarted(job.kind);
+    try {
+      const detail = await run(job, progress);
+      metrics.jobFinished(job.kind, "succeeded", seconds());
+      return detail;
+    } catch (error) {
+      const handedBack = (progress.signal.reason as { handedBack?: unknown } | undefined)?.handedBack === true;
+      const cancelled = progress.signal.aborted || (error as { cancelled?: unknown }).cancelled === true;
+      metrics.jobFinished(job.kind, handedBack ? "handed_back" : cancelled ? "cancelled" : "failed", seconds());
+      throw error;
+    }
+  };
 }
 
 /** A process killed mid-job leaves its checkout behind; removed at start-up, before this process makes its own. */

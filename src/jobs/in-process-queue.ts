@@ -30,6 +30,7 @@ export class InProcessQueue implements JobQueue {
   /** The running job of each key. */
   private readonly running = new Map<string, RunningJob>();
   private idleWaiters: (() => void)[] = [];
+  private stopping = false;
   private readonly waits: StoreWaits;
   private readonly lifecycle: JobLifecycle;
 
@@ -111,13 +112,26 @@ export class InProcessQueue implements JobQueue {
   }
 
   private idle(): boolean {
-    return this.pending.length === 0 && this.running.size === 0;
+    return (this.stopping || this.pending.length === 0) && this.running.size === 0;
+  }
+
+  async stop(graceMs: number): Promise<void> {
+    this.stopping = true;
+    // No other process takes these jobs: stopped after the grace period, they are recorded cancelled with the reason.
+    const grace = setTimeout(() => {
+      for (const { controller } of this.running.values()) controller.abort(new Error("the app was stopped (SIGTERM) before the run finished"));
+    }, graceMs);
+    try {
+      await this.drain();
+    } finally {
+      clearTimeout(grace);
+    }
   }
 
   private pump(): void {
     // At least one: a limit of 0, a negative or NaN one (MAGIS_JOBS_CONCURRENCY=-1) would leave every job queued forever.
     const limit = Math.max(1, Math.floor(this.options.concurrency ?? 2) || 1);
-    while (this.running.size < limit) {
+    while (!this.stopping && this.running.size < limit) {
       const next = this.pending.findIndex((job) => !this.running.has(job.key));
       if (next < 0) break;
       const [job] = this.pending.splice(next, 1);

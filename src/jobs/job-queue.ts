@@ -15,7 +15,7 @@ export type SubmitOutcome =
  */
 export type JobRunner = (job: JobRecord, progress: { stage: (name: string) => void; signal: AbortSignal }) => Promise<string>;
 
-/** Where triggers put work. The in-process queue implements it now; a Redis-backed one for several workers can later. */
+/** Where triggers put work: the in-process queue (SQLite, one process) or the PostgreSQL queue (any number of processes). */
 export interface JobQueue {
   /** Records the job and schedules it; returns at once, before the job runs. Throws JobStoreBusyError when the job cannot be recorded now. */
   submit(job: NewJob, whenBusy: WhenBusy): Promise<SubmitOutcome>;
@@ -30,6 +30,11 @@ export interface JobQueue {
    * of jobs cancelled. Throws JobStoreBusyError (cancelling nothing) when the queued ones cannot be recorded now.
    */
   cancel(key: string, reason: string, kind?: string): Promise<number>;
+  /**
+   * Stops taking jobs; running ones may finish within `graceMs`, then they are stopped (a queue that other processes
+   * share hands them back to run elsewhere). Resolves once none of this process's jobs runs.
+   */
+  stop(graceMs: number): Promise<void>;
 }
 
 /**

@@ -44,6 +44,8 @@ export interface JobStore {
   fail(id: number, reason: string, stage?: string): Promise<void>;
   /** Marks jobs cancelled, all or none, with the reason in plain words. */
   cancel(ids: readonly number[], reason: string): Promise<void>;
+  /** How many jobs are queued and running, by kind (for /metrics). */
+  depth(): Promise<Array<{ kind: string; status: "queued" | "running"; count: number }>>;
 }
 
 /** Every webhook the app took as a possible trigger, with what it decided and why. */
@@ -74,6 +76,9 @@ export interface MemoryStore {
   /** The Custodian's index of files' terms and definitions by blob id, in the same database. */
   readonly index: TermCache;
 }
+
+/** Bytes the index cache may hold by default (terms and definitions of about 100,000 source files) before the least recently used are evicted. */
+export const DEFAULT_INDEX_CACHE_BYTES = 256 * 1024 * 1024;
 
 /** What indexing learned of each file, by cache key (blob id and extension); values are JSON. Bounded, least recently used evicted. */
 export interface TermCache {

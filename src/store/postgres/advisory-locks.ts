@@ -11,3 +11,9 @@ export const ADVISORY_LOCKS = {
   /** Held by every index-cache write that touches more than one row: see postgres-index-cache.ts. */
   indexCache: [NAMESPACE, 2],
 } as const satisfies Record<string, readonly [number, number]>;
+
+/**
+ * The namespace of the per-issue locks the job queue takes while it submits or cancels (the lock within it is
+ * `hashtext(key)`): "MAGK", apart from the fixed locks above, so a key's hash can never take one of theirs.
+ */
+export const JOB_KEY_LOCKS = 0x4d41474b;

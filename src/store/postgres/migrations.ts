@@ -79,6 +79,24 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX index_cache_used_at ON index_cache (used_at);
     `,
   },
+  {
+    version: 2,
+    name: "workers and their heartbeats; cancelling a running job; the queue's lock holder",
+    sql: `
+      -- A running job is cancelled by its worker, which reads the reason here at its next heartbeat.
+      ALTER TABLE jobs ADD COLUMN cancel_reason TEXT;
+      -- graphile-worker's id for the worker pool that took the job: a lost worker's lines are released by it.
+      ALTER TABLE jobs ADD COLUMN lock_holder TEXT;
+      CREATE INDEX jobs_running_worker ON jobs (worker) WHERE status = 'running';
+      CREATE TABLE magis_workers (
+        id TEXT PRIMARY KEY,
+        host TEXT NOT NULL,
+        pid INTEGER NOT NULL,
+        started_at BIGINT NOT NULL,
+        seen_at BIGINT NOT NULL
+      );
+    `,
+  },
 ];
 
 const CREATE_HISTORY = `CREATE TABLE IF NOT EXISTS magis_schema_migrations (

@@ -1,6 +1,5 @@
 import type pg from "pg";
-import { DEFAULT_INDEX_CACHE_BYTES } from "../index-cache.js";
-import type { TermCache } from "../store.js";
+import { DEFAULT_INDEX_CACHE_BYTES, type TermCache } from "../store.js";
 import { ADVISORY_LOCKS } from "./advisory-locks.js";
 import { inTransaction } from "./in-transaction.js";
 

@@ -11,10 +11,11 @@ export class PostgresJobStore implements JobStore {
     private readonly now: () => number = Date.now,
   ) {}
 
-  async add(job: NewJob, status: "queued" | "declined" = "queued", detail: string | null = null): Promise<JobRecord | null> {
+  /** As the contract says; `db` is a client in a transaction of the caller's (the queue records and enqueues in one). */
+  async add(job: NewJob, status: "queued" | "declined" = "queued", detail: string | null = null, db: pg.Pool | pg.PoolClient = this.pool): Promise<JobRecord | null> {
     const at = this.now();
     // ON CONFLICT DO NOTHING: of two processes adding one delivery at once, one inserts and the other gets no row.
-    const { rows } = await this.pool.query<JobRow>(
+    const { rows } = await db.query<JobRow>(
       `INSERT INTO jobs (delivery, key, kind, installation_id, owner, repo, number, payload, status, detail, created_at, updated_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $11)
        ON CONFLICT (delivery) DO NOTHING RETURNING *`,
@@ -48,6 +49,13 @@ export class PostgresJobStore implements JobStore {
       worker,
       this.now(),
     ]);
+  }
+
+  async depth(): Promise<Array<{ kind: string; status: "queued" | "running"; count: number }>> {
+    const { rows } = await this.pool.query<{ kind: string; status: "queued" | "running"; count: string }>(
+      "SELECT kind, status, COUNT(*) AS count FROM jobs WHERE status IN ('queued', 'running') GROUP BY kind, status",
+    );
+    return rows.map((row) => ({ ...row, count: Number(row.count) }));
   }
 
   async setStage(id: number, stage: string): Promise<void> {

@@ -1,8 +1,6 @@
 import { prepareLater, type Db } from "../database.js";
-import type { TermCache } from "../store.js";
+import { DEFAULT_INDEX_CACHE_BYTES, type TermCache } from "../store.js";
 
-/** Bytes the cache may hold by default (terms and definitions of about 100,000 source files) before the least recently used are evicted. */
-export const DEFAULT_INDEX_CACHE_BYTES = 256 * 1024 * 1024;
 
 /**
  * What the Custodian's index learned of each file, by git blob id (and extension): its term counts and

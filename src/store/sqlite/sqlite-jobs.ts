@@ -1,24 +1,7 @@
 import type { Db } from "../database.js";
+import { jobFromRow, type JobRow } from "../job-row.js";
 import type { JobRecord, JobStatus, NewJob } from "../jobs.js";
 import type { JobStore } from "../store.js";
-
-interface Row {
-  id: number;
-  delivery: string;
-  key: string;
-  kind: string;
-  installation_id: number;
-  owner: string;
-  repo: string;
-  number: number;
-  payload: string;
-  status: JobStatus;
-  stage: string | null;
-  detail: string | null;
-  worker: string | null;
-  created_at: number;
-  updated_at: number;
-}
 
 /**
  * Job records in the SQLite file. better-sqlite3 answers synchronously; the methods are async only to keep the
@@ -54,12 +37,12 @@ export class SqliteJobStore implements JobStore {
   }
 
   async newest(): Promise<JobRecord | null> {
-    const row = this.db.prepare("SELECT * FROM jobs ORDER BY id DESC LIMIT 1").get() as Row | undefined;
-    return row ? toRecord(row) : null;
+    const row = this.db.prepare("SELECT * FROM jobs ORDER BY id DESC LIMIT 1").get() as JobRow | undefined;
+    return row ? jobFromRow(row) : null;
   }
 
   async withStatus(status: JobStatus): Promise<JobRecord[]> {
-    return (this.db.prepare("SELECT * FROM jobs WHERE status = ? ORDER BY id").all(status) as Row[]).map(toRecord);
+    return (this.db.prepare("SELECT * FROM jobs WHERE status = ? ORDER BY id").all(status) as JobRow[]).map(jobFromRow);
   }
 
   async start(id: number, stage: string, worker: string | null = null): Promise<void> {
@@ -87,28 +70,16 @@ export class SqliteJobStore implements JobStore {
     })();
   }
 
-  private read(id: number): JobRecord | null {
-    const row = this.db.prepare("SELECT * FROM jobs WHERE id = ?").get(id) as Row | undefined;
-    return row ? toRecord(row) : null;
+  async depth(): Promise<Array<{ kind: string; status: "queued" | "running"; count: number }>> {
+    return this.db.prepare("SELECT kind, status, COUNT(*) AS count FROM jobs WHERE status IN ('queued', 'running') GROUP BY kind, status").all() as Array<{
+      kind: string;
+      status: "queued" | "running";
+      count: number;
+    }>;
   }
-}
 
-function toRecord(row: Row): JobRecord {
-  return {
-    id: row.id,
-    delivery: row.delivery,
-    key: row.key,
-    kind: row.kind,
-    installationId: row.installation_id,
-    owner: row.owner,
-    repo: row.repo,
-    number: row.number,
-    payload: JSON.parse(row.payload) as Record<string, unknown>,
-    status: row.status,
-    stage: row.stage,
-    detail: row.detail,
-    worker: row.worker,
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
-  };
+  private read(id: number): JobRecord | null {
+    const row = this.db.prepare("SELECT * FROM jobs WHERE id = ?").get(id) as JobRow | undefined;
+    return row ? jobFromRow(row) : null;
+  }
 }

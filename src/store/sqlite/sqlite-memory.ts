@@ -28,8 +28,11 @@ export class SqliteMemory implements MemoryStore {
     ),
   );
 
-  constructor(private readonly db: Db) {
-    this.index = new SqliteIndexCache(db);
+  constructor(
+    private readonly db: Db,
+    index?: SqliteIndexCache,
+  ) {
+    this.index = index ?? new SqliteIndexCache(db);
   }
 
   /** The last version of `path` in `repo` the memory holds, or null when the file was never summarized. */

@@ -2,6 +2,7 @@ import { openDatabase, type Db } from "../database.js";
 import type { Store } from "../store.js";
 import { migrateSqlite } from "./sqlite-migrations.js";
 import { SqliteJobStore } from "./sqlite-jobs.js";
+import { SqliteIndexCache } from "./sqlite-index-cache.js";
 import { SqliteMemory } from "./sqlite-memory.js";
 import { SqliteTriggerStore } from "./sqlite-triggers.js";
 
@@ -12,10 +13,13 @@ export class SqliteStore implements Store {
   readonly triggers: SqliteTriggerStore;
   readonly memory: SqliteMemory;
 
-  constructor(readonly db: Db) {
-    this.jobs = new SqliteJobStore(db);
-    this.triggers = new SqliteTriggerStore(db);
-    this.memory = new SqliteMemory(db);
+  constructor(
+    readonly db: Db,
+    options: SqliteStoreOptions = {},
+  ) {
+    this.jobs = new SqliteJobStore(db, options.now);
+    this.triggers = new SqliteTriggerStore(db, options.now);
+    this.memory = new SqliteMemory(db, new SqliteIndexCache(db, options.indexCacheBytes, options.now));
   }
 
   get where(): string {
@@ -36,6 +40,12 @@ export class SqliteStore implements Store {
 }
 
 /** Opens (creating if needed) the SQLite file `file` as a store; `migrate()` makes its tables. */
-export function openSqliteStore(file?: string): SqliteStore {
-  return new SqliteStore(openDatabase(file));
+export function openSqliteStore(file?: string, options: SqliteStoreOptions = {}): SqliteStore {
+  return new SqliteStore(openDatabase(file), options);
+}
+
+/** What tests fix: the clock records are stamped with, and the index cache's bound. */
+export interface SqliteStoreOptions {
+  now?: () => number;
+  indexCacheBytes?: number;
 }

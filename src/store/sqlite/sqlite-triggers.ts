@@ -1,20 +1,7 @@
 import type { Db } from "../database.js";
 import type { TriggerStore } from "../store.js";
+import { triggerFromRow, type TriggerRow } from "../trigger-row.js";
 import type { NewTrigger, TriggerOutcome, TriggerRecord } from "../triggers.js";
-
-interface Row {
-  delivery: string;
-  event: string;
-  installation_id: number;
-  owner: string;
-  repo: string;
-  number: number;
-  payload: string;
-  received_at: number;
-  outcome: TriggerOutcome | null;
-  detail: string | null;
-  decided_at: number | null;
-}
 
 /** Every webhook the app acted on or passed over, with what it decided and why, in the SQLite file. */
 export class SqliteTriggerStore implements TriggerStore {
@@ -54,35 +41,19 @@ export class SqliteTriggerStore implements TriggerStore {
 
   /** One trigger by its delivery id. */
   async get(delivery: string): Promise<TriggerRecord | null> {
-    const row = this.db.prepare("SELECT * FROM triggers WHERE delivery = ?").get(delivery) as Row | undefined;
-    return row ? toRecord(row) : null;
+    const row = this.db.prepare("SELECT * FROM triggers WHERE delivery = ?").get(delivery) as TriggerRow | undefined;
+    return row ? triggerFromRow(row) : null;
   }
 
   /** The triggers not decided yet (an earlier process stopped before it decided them) that arrived `olderThanMs` ago or earlier, oldest first. */
   async undecided(olderThanMs = 0): Promise<TriggerRecord[]> {
     return (
-      this.db.prepare("SELECT * FROM triggers WHERE outcome IS NULL AND received_at <= ? ORDER BY received_at, rowid").all(this.now() - olderThanMs) as Row[]
-    ).map(toRecord);
+      this.db.prepare("SELECT * FROM triggers WHERE outcome IS NULL AND received_at <= ? ORDER BY received_at, rowid").all(this.now() - olderThanMs) as TriggerRow[]
+    ).map(triggerFromRow);
   }
 
   /** Every trigger, oldest first. */
   async all(): Promise<TriggerRecord[]> {
-    return (this.db.prepare("SELECT * FROM triggers ORDER BY received_at, rowid").all() as Row[]).map(toRecord);
+    return (this.db.prepare("SELECT * FROM triggers ORDER BY received_at, rowid").all() as TriggerRow[]).map(triggerFromRow);
   }
-}
-
-function toRecord(row: Row): TriggerRecord {
-  return {
-    delivery: row.delivery,
-    event: row.event,
-    installationId: row.installation_id,
-    owner: row.owner,
-    repo: row.repo,
-    number: row.number,
-    payload: JSON.parse(row.payload) as Record<string, unknown>,
-    receivedAt: row.received_at,
-    outcome: row.outcome,
-    detail: row.detail,
-    decidedAt: row.decided_at,
-  };
 }

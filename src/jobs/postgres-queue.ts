@@ -1,0 +1,310 @@
+import crypto from "node:crypto";
+import os from "node:os";
+import { Logger, run, runMigrations, type Runner, type Task } from "graphile-worker";
+import type pg from "pg";
+import type { JobRecord, NewJob } from "../store/jobs.js";
+import { JOB_KEY_LOCKS } from "../store/postgres/advisory-locks.js";
+import type { PostgresStore } from "../store/postgres/postgres-store.js";
+import { type JobQueue, type JobRunner, type SubmitOutcome, type WhenBusy } from "./job-queue.js";
+import { JobLifecycle, logged, type LifecycleOptions } from "./job-lifecycle.js";
+import { DEFAULT_STORE_WAITS } from "./store-waits.js";
+
+/** The graphile-worker task every MAGIS job runs as; its payload is the job record's id. */
+const TASK = "magis-job";
+
+/** The reason recorded for a job whose worker stopped answering (killed, or its machine lost). */
+export const LOST_REASON = "the worker running this job stopped answering (it was killed or its machine was lost)";
+
+/** The reason a job is stopped with when its worker shuts down before it finished: it runs again on another worker. */
+export const HANDED_BACK_REASON = "the worker running it is shutting down; the run was handed back and starts again from the beginning on another worker";
+
+/** Options of the PostgreSQL queue. */
+export interface PostgresQueueOptions extends LifecycleOptions {
+  /** `web` only records and enqueues; `worker` only runs; `all` both. */
+  role: "web" | "worker" | "all";
+  /** Most jobs this process runs at once (a job holds a whole clone in memory). */
+  concurrency?: number;
+  /** A worker not heard from for this long is taken for lost, and its running jobs are failed (default 60 s). */
+  lostAfterMs?: number;
+  /** How often a worker says it is alive, looks for lost workers and for cancellations of its jobs (default: a quarter of lostAfterMs, at most 5 s). */
+  heartbeatMs?: number;
+  /** Told about each job failed because its worker was lost, after its record says so. */
+  onLost?: (job: JobRecord) => Promise<void>;
+}
+
+interface RunningJob {
+  job: JobRecord;
+  controller: AbortController;
+  /** When graphile-worker's copy of the job was due: a job handed back keeps its place in its issue's line. */
+  runAt: Date;
+}
+
+/**
+ * The job queue on PostgreSQL, shared by any number of `web` and `worker` processes on any machines. The job records
+ * stay in the store's `jobs` table; graphile-worker carries which job runs next. Each job goes into the named queue
+ * of its key (its issue), which graphile-worker runs one at a time, in order: no two jobs of one issue overlap. A job
+ * is recorded and enqueued in one transaction, so a webhook's job is never recorded without being queued or queued
+ * without a record. Workers write a heartbeat; any worker fails the running jobs of a worker silent for
+ * `lostAfterMs` and releases their issues' lines.
+ */
+export class PostgresQueue implements JobQueue {
+  readonly workerId = `${os.hostname()}:${process.pid}:${crypto.randomBytes(4).toString("hex")}`;
+  private readonly running = new Map<number, RunningJob>();
+  private readonly lifecycle: JobLifecycle;
+  private runner: Runner | null = null;
+  private heartbeat: NodeJS.Timeout | null = null;
+  private beating: Promise<void> = Promise.resolve();
+  private stopping = false;
+
+  private readonly pool: pg.Pool;
+
+  constructor(
+    private readonly store: PostgresStore,
+    run: JobRunner,
+    private readonly options: PostgresQueueOptions,
+  ) {
+    this.pool = store.pool;
+    this.lifecycle = new JobLifecycle(store.jobs, run, options, DEFAULT_STORE_WAITS.job, this.workerId);
+  }
+
+  private get lostAfterMs(): number {
+    return this.options.lostAfterMs ?? 60_000;
+  }
+
+  async submit(job: NewJob, whenBusy: WhenBusy): Promise<SubmitOutcome> {
+    return this.transaction(async (client): Promise<SubmitOutcome> => {
+      await lockKey(client, job.key);
+      const busy = await client.query("SELECT 1 FROM jobs WHERE key = $1 AND status IN ('queued', 'running') AND cancel_reason IS NULL LIMIT 1", [job.key]);
+      const behind = busy.rowCount! > 0;
+      if (whenBusy === "decline" && behind) {
+        const declined = await this.store.jobs.add(job, "declined", "another job for this issue was queued or running", client);
+        return declined ? { status: "busy", job: declined } : { status: "duplicate" };
+      }
+      const queued = await this.store.jobs.add(job, "queued", null, client);
+      if (!queued) return { status: "duplicate" };
+      await enqueue(client, queued.id, job.key, null);
+      return { status: "queued", job: queued, behind };
+    });
+  }
+
+  async start(): Promise<void> {
+    await runMigrations({ pgPool: this.pool, logger: quietLogger(this.options.log) });
+    if (this.options.role === "web") return;
+    await this.register();
+    this.heartbeat = setInterval(() => {
+      this.beating = this.beat().catch((error: unknown) => this.options.log.warn({ worker: this.workerId, error: logged(error) }, "the worker's heartbeat failed; retrying"));
+    }, this.options.heartbeatMs ?? Math.min(5_000, this.lostAfterMs / 4));
+    this.runner = await run({
+      pgPool: this.pool,
+      concurrency: Math.max(1, Math.floor(this.options.concurrency ?? 2) || 1),
+      noHandleSignals: true,
+      pollInterval: 1_000,
+      logger: quietLogger(this.options.log),
+      taskList: { [TASK]: this.task },
+    });
+  }
+
+  async drain(): Promise<void> {
+    for (;;) {
+      const { rows } = await this.pool.query<{ n: string }>("SELECT count(*) AS n FROM jobs WHERE status IN ('queued', 'running')");
+      if (Number(rows[0]!.n) === 0 && this.running.size === 0) return;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+
+  async cancel(key: string, reason: string, kind?: string): Promise<number> {
+    const { queued, running } = await this.transaction(async (client) => {
+      await lockKey(client, key);
+      const now = Date.now();
+      const cancelled = await client.query<{ id: string }>(
+        "UPDATE jobs SET status = 'cancelled', detail = $2, updated_at = $3 WHERE key = $1 AND status = 'queued' AND ($4::text IS NULL OR kind = $4) RETURNING id",
+        [key, reason, now, kind ?? null],
+      );
+      // Their queue entries go too; one a worker took meanwhile finds its record cancelled and ends at once.
+      for (const row of cancelled.rows) await client.query("SELECT graphile_worker.remove_job($1)", [jobKeyOf(Number(row.id))]);
+      // A running job is stopped by its worker, which looks for this at its next heartbeat.
+      const flagged = await client.query(
+        "UPDATE jobs SET cancel_reason = $2, updated_at = $3 WHERE key = $1 AND status = 'running' AND cancel_reason IS NULL AND ($4::text IS NULL OR kind = $4) RETURNING id",
+        [key, reason, now, kind ?? null],
+      );
+      return { queued: cancelled.rows.map((row) => Number(row.id)), running: flagged.rowCount ?? 0 };
+    });
+    for (const id of queued) {
+      const job = (await this.store.jobs.get(id))!;
+      await this.lifecycle.tell("onCancelled", job, () => this.options.onCancelled?.(job, reason));
+    }
+    // One of this process's own jobs stops now rather than at the next heartbeat.
+    await this.abortCancelled();
+    return queued.length + running;
+  }
+
+  /**
+   * Stops taking jobs; running ones may finish within `graceMs`, then they are handed back: each is queued again at its
+   * place in its issue's line (another worker runs it from the start) and its record says so. Resolves once none runs.
+   */
+  async stop(graceMs: number): Promise<void> {
+    this.stopping = true;
+    const runner = this.runner;
+    const grace = setTimeout(() => {
+      for (const entry of this.running.values()) entry.controller.abort(new HandedBackError());
+    }, graceMs);
+    try {
+      if (runner) await runner.stop();
+    } finally {
+      clearTimeout(grace);
+      if (this.heartbeat) clearInterval(this.heartbeat);
+      await this.beating;
+      if (this.options.role !== "web") await this.pool.query("DELETE FROM magis_workers WHERE id = $1", [this.workerId]);
+    }
+  }
+
+  /** graphile-worker's handler: runs the job whose id the payload names, unless its record says it is not queued. */
+  private readonly task: Task = async (payload, helpers) => {
+    const id = Number((payload as { id?: unknown }).id);
+    // Recorded running in the same statement that checks it is still queued, so a cancellation cannot slip in between.
+    const claimed = await this.pool.query(
+      "UPDATE jobs SET status = 'running', stage = 'start', detail = NULL, worker = $3, lock_holder = $2, updated_at = $4 WHERE id = $1 AND status = 'queued' RETURNING id",
+      [id, helpers.job.locked_by, this.workerId, Date.now()],
+    );
+    // Cancelled, failed as lost, or finished already: nothing to run.
+    if (claimed.rowCount === 0) return;
+    const job = (await this.store.jobs.get(id))!;
+    const entry: RunningJob = { job, controller: new AbortController(), runAt: helpers.job.run_at };
+    this.running.set(id, entry);
+    try {
+      const outcome = await this.lifecycle.runJob(job, entry.controller.signal);
+      if (entry.controller.signal.reason instanceof HandedBackError) await this.handBack(entry);
+      else await this.lifecycle.record(job, outcome);
+    } finally {
+      this.running.delete(id);
+    }
+  };
+
+  /** Queues the job again, due when it first was, so it keeps its place before later jobs of its issue. */
+  private async handBack({ job, runAt }: RunningJob): Promise<void> {
+    await this.transaction(async (client) => {
+      await client.query(
+        "UPDATE jobs SET status = 'queued', stage = NULL, worker = NULL, lock_holder = NULL, detail = $2, updated_at = $3 WHERE id = $1",
+        [job.id, HANDED_BACK_REASON, Date.now()],
+      );
+      await enqueue(client, job.id, job.key, runAt);
+    });
+    this.options.log.info({ job: job.id, worker: this.workerId }, `handed job ${job.id} back: this worker is shutting down`);
+  }
+
+  /** Says this worker is alive, stops its jobs someone cancelled, and fails the jobs of workers silent too long. */
+  private async beat(): Promise<void> {
+    const alive = await this.pool.query(`UPDATE magis_workers SET seen_at = ${DB_NOW} WHERE id = $1`, [this.workerId]);
+    if (alive.rowCount === 0 && !this.stopping) {
+      // Another worker took this one for lost (it stalled past lostAfterMs) and failed its jobs: they must not publish.
+      for (const entry of this.running.values()) entry.controller.abort(new Error(`${LOST_REASON}, so another worker reported it failed`));
+      await this.register();
+    }
+    await this.abortCancelled();
+    await this.failJobsOfLostWorkers();
+  }
+
+  /** Writes this worker's row, the heartbeat others judge it by. */
+  private async register(): Promise<void> {
+    await this.pool.query(
+      `INSERT INTO magis_workers (id, host, pid, started_at, seen_at) VALUES ($1, $2, $3, ${DB_NOW}, ${DB_NOW}) ON CONFLICT (id) DO UPDATE SET seen_at = excluded.seen_at`,
+      [this.workerId, os.hostname(), process.pid],
+    );
+  }
+
+  /** Aborts this process's running jobs whose records carry a cancellation. */
+  private async abortCancelled(): Promise<void> {
+    if (this.running.size === 0) return;
+    const { rows } = await this.pool.query<{ id: string; cancel_reason: string }>(
+      "SELECT id, cancel_reason FROM jobs WHERE id = ANY($1::bigint[]) AND cancel_reason IS NOT NULL",
+      [[...this.running.keys()]],
+    );
+    for (const row of rows) {
+      const entry = this.running.get(Number(row.id));
+      if (entry && !entry.controller.signal.aborted) entry.controller.abort(new Error(row.cancel_reason));
+    }
+  }
+
+  /** Fails the running jobs of workers not heard from for lostAfterMs, frees their issues' lines, and tells onLost. */
+  private async failJobsOfLostWorkers(): Promise<void> {
+    const lost = await this.transaction(async (client) => {
+      const workers = await client.query<{ id: string }>(
+        `SELECT id FROM magis_workers WHERE seen_at < ${DB_NOW} - $1 FOR UPDATE SKIP LOCKED`,
+        [this.lostAfterMs],
+      );
+      const ids = workers.rows.map((row) => row.id);
+      // A job recorded running by a worker with no row at all (it stopped between the two writes) is lost as well.
+      const jobs = await client.query<{ id: string; lock_holder: string | null }>(
+        `UPDATE jobs SET status = 'failed', detail = $2, updated_at = $3
+         WHERE status = 'running' AND (worker = ANY($1::text[]) OR worker NOT IN (SELECT id FROM magis_workers))
+         RETURNING id, lock_holder`,
+        [ids, LOST_REASON, Date.now()],
+      );
+      const holders = [...new Set(jobs.rows.map((row) => row.lock_holder).filter((holder): holder is string => holder !== null))];
+      if (holders.length > 0) await client.query("SELECT graphile_worker.force_unlock_workers($1::text[])", [holders]);
+      // Unlocked, their queue entries are dropped (they are never retried: max_attempts is 1) and their lines move on.
+      for (const row of jobs.rows) await client.query("SELECT graphile_worker.remove_job($1)", [jobKeyOf(Number(row.id))]);
+      if (ids.length > 0) await client.query("DELETE FROM magis_workers WHERE id = ANY($1::text[])", [ids]);
+      return jobs.rows.map((row) => Number(row.id));
+    });
+    for (const id of lost) {
+      const job = (await this.store.jobs.get(id))!;
+      this.options.log.warn({ job: id, worker: job.worker }, `job ${id} failed: ${LOST_REASON}`);
+      await this.lifecycle.tell("onLost", job, () => this.options.onLost?.(job));
+    }
+  }
+
+  private async transaction<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    const client = await this.pool.connect();
+    try {
+      await client.query("BEGIN");
+      const result = await work(client);
+      await client.query("COMMIT");
+      return result;
+    } catch (error) {
+      await client.query("ROLLBACK").catch(() => {});
+      throw error;
+    } finally {
+      client.release();
+    }
+  }
+}
+
+/** The signal's reason when a shutting-down worker hands a job back; the status comment says it runs again by itself. */
+export class HandedBackError extends Error {
+  readonly handedBack = true;
+
+  constructor() {
+    super(HANDED_BACK_REASON);
+    this.name = "HandedBackError";
+  }
+}
+
+/** The database's clock in milliseconds: heartbeats of workers on several machines are compared on one clock. */
+const DB_NOW = "(extract(epoch from clock_timestamp()) * 1000)::bigint";
+
+/** One submission or cancellation per key at a time (until the transaction ends), so "busy" cannot change between a look and a write. */
+async function lockKey(client: pg.PoolClient, key: string): Promise<void> {
+  await client.query("SELECT pg_advisory_xact_lock($1, hashtext($2))", [JOB_KEY_LOCKS, key]);
+}
+
+/** graphile-worker's job key of a job record: cancelling a queued job removes its queue entry by it. */
+function jobKeyOf(id: number): string {
+  return `magis-job-${id}`;
+}
+
+/** Enqueues job `id` in its key's named queue, in the caller's transaction; `runAt` keeps a handed-back job's place. */
+async function enqueue(client: pg.PoolClient, id: number, key: string, runAt: Date | null): Promise<void> {
+  await client.query(
+    "SELECT graphile_worker.add_job($1, json_build_object('id', $2::bigint), queue_name := $3, run_at := COALESCE($4::timestamptz, now()), max_attempts := 1, job_key := $5)",
+    [TASK, id, key, runAt, jobKeyOf(id)],
+  );
+}
+
+/** graphile-worker's log, at warning and above, through the app's log. */
+function quietLogger(log: LifecycleOptions["log"]): Logger {
+  return new Logger(() => (level, message, meta) => {
+    if (level === "error") log.error({ ...meta }, `graphile-worker: ${message}`);
+    else if (level === "warning") log.warn({ ...meta }, `graphile-worker: ${message}`);
+  });
+}
