@@ -1,16 +1,29 @@
 import type { Logger } from "pino";
 import { createProbot, run } from "probot";
 import { createOctokitClass, githubBoundsFrom } from "../github/create-octokit-class.js";
+import { createServices, probotHost, type MagisAppOptions, type MagisServices } from "../github/create-services.js";
 import { magisApp } from "../index.js";
+import { createMetrics, type ServeRole } from "../server/metrics.js";
+import { startOpsServer } from "../server/start-ops-server.js";
 import { startWebhookServer, type RunningServer } from "../server/start-webhook-server.js";
-import { parseFlags, type CliIo, type Command } from "./io.js";
+import { openStore } from "../store/open-store.js";
+import { parseFlags, UsageError, type CliIo, type Command } from "./io.js";
 
-const usage = `Usage: magis serve
+const usage = `Usage: magis serve [--role all|web|worker]
 
 Runs the MAGIS GitHub App (Probot). Without APP_ID and PRIVATE_KEY (or PRIVATE_KEY_PATH) it serves
 Probot's setup page on http://localhost:3000 to register the app from app.yml (the manifest flow),
 which writes the credentials to .env; with them it serves webhooks at /api/github/webhooks. A webhook body over
 GitHub's 25 MB cap is refused (413) before it is read whole, one with a bad signature with 400.
+GET /healthz, /readyz and /metrics (Prometheus) are served by every role.
+
+Roles (README "Run it at scale"):
+  all (default)   takes webhooks and runs the jobs, in one process
+  web             takes webhooks: records each trigger, decides it, queues its job; runs no job
+  worker          runs jobs; takes no webhook (PORT serves only /healthz, /readyz, /metrics)
+web and worker need DATABASE_URL: any number of each, on any machines, share one PostgreSQL database.
+On SIGTERM a process stops taking work; running jobs may finish within MAGIS_SHUTDOWN_GRACE_SECONDS, then
+a worker hands them back to the queue (another worker runs them from the start).
 
 Environment:
   APP_ID, PRIVATE_KEY | PRIVATE_KEY_PATH   the GitHub App's credentials
@@ -21,42 +34,96 @@ Environment:
   MAGIS_GITHUB_TIMEOUT_MS (20000)          most time one GitHub API request may take (5xx answers are retried
                                            twice; a timeout is not retried)
   OPENAI_API_KEY, OPENAI_BASE_URL, MAGIS_MODEL   the model (any OpenAI-compatible server)
-  MAGIS_DB (.magis/magis.db)               SQLite file of job records and the evolution memory
-  MAGIS_JOBS_CONCURRENCY (2)               jobs run at once
+  DATABASE_URL                             postgres://… : job records, memory and queue in PostgreSQL
+  MAGIS_DB_POOL_SIZE (10)                  connections to it per process
+  MAGIS_DB (.magis/magis.db)               SQLite file of job records and the evolution memory (no DATABASE_URL)
+  MAGIS_JOBS_CONCURRENCY (2)               jobs run at once (per worker process)
+  MAGIS_WORKER_LOST_SECONDS (60)           a worker silent this long is lost: its running jobs are reported failed
+  MAGIS_SHUTDOWN_GRACE_SECONDS (300)       after SIGTERM, how long running jobs may go on
   MAGIS_WORKDIR (system temp)              where checkouts go (a tmpfs such as /dev/shm is fastest)
   MAGIS_GIT_BASE_URL                       clone from this origin instead of the API's clone_url
   MAGIS_TRACE_DIR                          per-job model traces (JSON Lines), default .magis/traces`;
 
+/** The roles `--role` takes. */
+const ROLES: readonly ServeRole[] = ["all", "web", "worker"];
+
 /**
- * Starts the app's HTTP server (or Probot's setup page when the app is not registered yet) and returns it. Every
- * GitHub client the app gets is bounded by MAGIS_GITHUB_TIMEOUT_MS. `log` replaces the logger built from LOG_LEVEL.
+ * Starts the app in `role` and returns its HTTP server, whose `stop` also stops the work: the queue stops taking
+ * jobs, running ones get MAGIS_SHUTDOWN_GRACE_SECONDS, then the store closes. Without the app's credentials it serves
+ * Probot's setup page (role `all` only). Every GitHub client the app gets is bounded by MAGIS_GITHUB_TIMEOUT_MS.
+ * `log` replaces the logger built from LOG_LEVEL.
  */
-export async function startServer(env: NodeJS.ProcessEnv, options: { log?: Logger } = {}): Promise<RunningServer> {
+export async function startServer(env: NodeJS.ProcessEnv, options: { log?: Logger; role?: ServeRole } = {}): Promise<RunningServer> {
+  const role = options.role ?? "all";
   const Octokit = createOctokitClass(githubBoundsFrom(env));
-  if (!env.APP_ID || !(env.PRIVATE_KEY || env.PRIVATE_KEY_PATH)) return run(magisApp({ env }), { env, Octokit, ...options });
+  const registered = Boolean(env.APP_ID && (env.PRIVATE_KEY || env.PRIVATE_KEY_PATH));
+  if (!registered && role !== "all") {
+    throw new UsageError(`--role ${role} needs the app's credentials (APP_ID and PRIVATE_KEY or PRIVATE_KEY_PATH): register the app first with \`magis serve\` and its setup page`);
+  }
+  if (!registered) return run(magisApp({ env }), { env, Octokit, ...options });
+  if (role !== "all" && !env.DATABASE_URL) {
+    throw new UsageError(`--role ${role} needs DATABASE_URL (a PostgreSQL database every process shares); without it run one process with --role all`);
+  }
+  const store = await openStore(env);
+  const metrics = createMetrics({ role, queueDepth: () => store.jobs.depth() });
   const probot = createProbot({
     // Probot's own server logged at info, as JSON in production; createProbot alone would default to warn, pretty.
     env: { LOG_LEVEL: "info", LOG_FORMAT: env.NODE_ENV === "production" ? "json" : "pretty", ...env },
-    overrides: { Octokit, ...options },
+    overrides: { Octokit, ...(options.log ? { log: options.log } : {}) },
   });
-  return startWebhookServer({
-    probot,
-    app: magisApp({ env }),
-    host: env.HOST || "localhost",
-    port: env.PORT ? Number(env.PORT) : 3000,
-    webhookProxy: env.WEBHOOK_PROXY_URL || undefined,
-  });
+  let services: MagisServices | undefined;
+  const app: MagisAppOptions = { env, store, role, metrics, onReady: (made) => (services = made) };
+  const ready = () => (services ? services.ready() : Promise.reject(new Error("the app is still starting")));
+  const host = env.HOST || "localhost";
+  const port = env.PORT ? Number(env.PORT) : 3000;
+  let server: RunningServer;
+  try {
+    if (role === "worker") {
+      // A worker takes no webhook: its GitHub clients come from the app's credentials, its port serves only probes.
+      services = createServices(probotHost(probot), app);
+      await services.start();
+      server = await startOpsServer({ host, port, metrics, ready, log: probot.log });
+    } else {
+      server = await startWebhookServer({ probot, app: magisApp(app), host, port, webhookProxy: env.WEBHOOK_PROXY_URL || undefined, metrics, ready });
+    }
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
+  const graceMs = (Number(env.MAGIS_SHUTDOWN_GRACE_SECONDS) || 300) * 1000;
+  return {
+    ...server,
+    stop: async () => {
+      await server.stop();
+      await services?.stop(graceMs);
+      await store.close();
+    },
+  };
 }
 
-/** `magis serve`: the GitHub App. */
+/** `magis serve`: the GitHub App, in one role. */
 export const serveCommand: Command = {
   name: "serve",
-  summary: "run the GitHub App (setup page first when APP_ID/PRIVATE_KEY are missing)",
+  summary: "run the GitHub App (--role all|web|worker; setup page first when APP_ID/PRIVATE_KEY are missing)",
   usage,
   run: async (args: string[], io: CliIo) => {
-    parseFlags(args, {});
-    await startServer(io.env);
-    // The server keeps the process alive until it is stopped (Ctrl-C, SIGTERM).
+    const { values } = parseFlags(args, { role: { type: "string", default: "all" } });
+    const role = values.role as ServeRole;
+    if (!ROLES.includes(role)) throw new UsageError(`--role ${values.role} is not a role: use all, web or worker`);
+    const server = await startServer(io.env, { role });
+    // Stopped by SIGTERM (a deployment rolling) or Ctrl-C: work in hand is finished or handed back before the exit.
+    const stop = (signal: NodeJS.Signals) => {
+      io.stderr(`magis serve: ${signal} received; stopping (running jobs get MAGIS_SHUTDOWN_GRACE_SECONDS to finish)\n`);
+      server.stop().then(
+        () => process.exit(0),
+        (error: unknown) => {
+          io.stderr(`magis serve: stopping failed: ${error instanceof Error ? error.message : String(error)}\n`);
+          process.exit(1);
+        },
+      );
+    };
+    process.once("SIGTERM", stop);
+    process.once("SIGINT", stop);
     return 0;
   },
 };

@@ -113,7 +113,7 @@ export function createServices(host: GitHubHost, options: MagisAppOptions = {}):
   // This thread also answers webhooks: SQLite may wait on another process's lock only briefly (see APP_LOCK_WAIT_MS).
   if (store instanceof SqliteStore) store.db.pragma(`busy_timeout = ${APP_LOCK_WAIT_MS}`);
   const { auth, bot, log } = host;
-  const traceDir = options.traceDir ?? env.MAGIS_TRACE_DIR ?? (options.db || options.store ? "" : path.join(path.dirname(dbFile), "traces"));
+  const traceDir = options.traceDir ?? env.MAGIS_TRACE_DIR ?? (options.db ? "" : path.join(path.dirname(dbFile), "traces"));
   const allowExec = options.allowExec ?? env.MAGIS_ALLOW_EXEC === "1";
   const shared: Omit<ReviseJobServices, "revise"> = {
     auth,

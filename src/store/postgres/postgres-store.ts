@@ -91,6 +91,8 @@ export async function openPostgresStore(url: string, options: PostgresStoreOptio
   // An idle connection the server drops (a restart, a failover) is an 'error' event, which would end the process
   // unheard; the pool discards that connection and the next query opens another, or fails with its own error.
   pool.on("error", () => {});
+  // The same for a connection that is checked out (graphile-worker's LISTEN connection, a transaction's): its query fails.
+  pool.on("connect", (client) => client.on("error", () => {}));
   const store = new PostgresStore(pool, target.where, options, target.password);
   try {
     await store.ping();

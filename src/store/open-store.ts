@@ -1,0 +1,14 @@
+import { defaultDatabasePath } from "./database.js";
+import { openPostgresStore } from "./postgres/postgres-store.js";
+import { openSqliteStore } from "./sqlite/sqlite-store.js";
+import type { Store } from "./store.js";
+
+/**
+ * The store the environment names: PostgreSQL when DATABASE_URL is set (shared by every process of the app, its pool
+ * MAGIS_DB_POOL_SIZE connections, default 10), else the SQLite file MAGIS_DB (default .magis/magis.db). Not migrated:
+ * the caller does that when it starts.
+ */
+export async function openStore(env: NodeJS.ProcessEnv): Promise<Store> {
+  if (env.DATABASE_URL) return openPostgresStore(env.DATABASE_URL, { poolSize: Number(env.MAGIS_DB_POOL_SIZE) || 10, applicationName: "magis" });
+  return openSqliteStore(defaultDatabasePath(env));
+}

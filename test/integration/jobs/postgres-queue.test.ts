@@ -1,0 +1,183 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import type { QueueLog } from "../../../src/jobs/job-lifecycle.js";
+import type { JobRunner } from "../../../src/jobs/job-queue.js";
+import { HANDED_BACK_REASON, LOST_REASON, PostgresQueue, type PostgresQueueOptions } from "../../../src/jobs/postgres-queue.js";
+import { jobKey, type JobRecord, type NewJob } from "../../../src/store/jobs.js";
+import { openPostgresStore, type PostgresStore } from "../../../src/store/postgres/postgres-store.js";
+import { startTestPostgres, type TestPostgres } from "../../support/postgres.js";
+
+let server: TestPostgres;
+beforeAll(async () => {
+  server = await startTestPostgres();
+});
+afterAll(async () => {
+  await server?.stop();
+});
+
+const queues: PostgresQueue[] = [];
+const stores: PostgresStore[] = [];
+afterEach(async () => {
+  for (const queue of queues.splice(0)) await queue.stop(0);
+  for (const store of stores.splice(0)) await store.close();
+});
+
+/** A fresh, migrated database, and a way to open more stores on it (one per "process"). */
+async function database(): Promise<() => Promise<PostgresStore>> {
+  const url = await server.newDatabase();
+  const open = async () => {
+    const store = await openPostgresStore(url, { poolSize: 6 });
+    stores.push(store);
+    await store.migrate();
+    return store;
+  };
+  return open;
+}
+
+function keptLog(): QueueLog & { lines: string[] } {
+  const lines: string[] = [];
+  const keep = (fields: object, message: string) => void lines.push(`${message} ${JSON.stringify(fields)}`);
+  return { lines, info: keep, warn: keep, error: keep };
+}
+
+async function startQueue(store: PostgresStore, run: JobRunner, options: Partial<PostgresQueueOptions> = {}): Promise<PostgresQueue> {
+  const queue = new PostgresQueue(store, run, { log: keptLog(), role: "all", concurrency: 2, heartbeatMs: 100, ...options });
+  queues.push(queue);
+  await queue.start();
+  return queue;
+}
+
+function job(delivery: string, issue = 1): NewJob {
+  return { delivery, key: jobKey("octo", "demo", issue), kind: "resolve-issue", installationId: 7, owner: "octo", repo: "demo", number: issue, payload: { n: delivery } };
+}
+
+/** A runner whose jobs finish only when the test releases them, keeping when each started and ended. */
+function gatedRunner() {
+  const spans: Array<{ delivery: string; start: number; end?: number }> = [];
+  const gates = new Map<string, (outcome: Error | string) => void>();
+  const run: JobRunner = (record, progress) =>
+    new Promise((resolve, reject) => {
+      const span: { delivery: string; start: number; end?: number } = { delivery: record.delivery, start: performance.now() };
+      spans.push(span);
+      const done = (outcome: Error | string) => {
+        span.end = performance.now();
+        if (outcome instanceof Error) reject(outcome);
+        else resolve(outcome);
+      };
+      progress.signal.addEventListener("abort", () => done(progress.signal.reason as Error), { once: true });
+      gates.set(record.delivery, done);
+    });
+  return { run, spans, release: (delivery: string, outcome: Error | string = `done ${delivery}`) => gates.get(delivery)!(outcome) };
+}
+
+async function until(condition: () => boolean | Promise<boolean>, what: string, ms = 15_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+describe("the PostgreSQL queue", () => {
+  it("runs the jobs of one issue one at a time in arrival order across two workers, and other issues beside them", async () => {
+    const open = await database();
+    const runner = gatedRunner();
+    const a = await startQueue(await open(), runner.run);
+    await startQueue(await open(), runner.run);
+    for (const delivery of ["i1-a", "i1-b", "i1-c"]) expect(await a.submit(job(delivery, 1), "wait")).toMatchObject({ status: "queued" });
+    expect(await a.submit(job("i2-a", 2), "wait")).toMatchObject({ status: "queued", behind: false });
+    await until(() => runner.spans.length === 2, "two jobs to start");
+    expect(runner.spans.map((s) => s.delivery).sort()).toEqual(["i1-a", "i2-a"]);
+    for (const next of ["i1-a", "i1-b", "i1-c"]) {
+      await until(() => runner.spans.some((s) => s.delivery === next), `${next} to start`);
+      // Nothing else of issue 1 started while it runs.
+      await new Promise((resolve) => setTimeout(resolve, 150));
+      expect(runner.spans.filter((s) => s.delivery.startsWith("i1-") && s.end === undefined).map((s) => s.delivery)).toEqual([next]);
+      runner.release(next);
+    }
+    runner.release("i2-a");
+    await a.drain();
+    const store = stores[0]!;
+    expect((await store.jobs.withStatus("succeeded")).map((j) => j.delivery).sort()).toEqual(["i1-a", "i1-b", "i1-c", "i2-a"]);
+    expect(runner.spans.filter((s) => s.delivery.startsWith("i1-")).map((s) => s.delivery)).toEqual(["i1-a", "i1-b", "i1-c"]);
+  });
+
+  it("records a redelivery once, and declines a job whose issue is busy when asked to", async () => {
+    const open = await database();
+    const runner = gatedRunner();
+    const web = await startQueue(await open(), runner.run, { role: "web" });
+    expect(await web.submit(job("d1"), "decline")).toMatchObject({ status: "queued", behind: false });
+    expect(await web.submit(job("d1"), "decline")).toEqual({ status: "duplicate" });
+    const busy = await web.submit(job("d2"), "decline");
+    expect(busy).toMatchObject({ status: "busy", job: { status: "declined", detail: "another job for this issue was queued or running" } });
+    // A web process runs nothing: the job waits for a worker.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(runner.spans).toEqual([]);
+    await startQueue(await open(), runner.run, { role: "worker" });
+    await until(() => runner.spans.length === 1, "the worker to take the job");
+    runner.release("d1");
+    await web.drain();
+  });
+
+  it("cancels queued jobs at once and a running job through its worker", async () => {
+    const open = await database();
+    const runner = gatedRunner();
+    const cancelled: string[] = [];
+    const onCancelled = (j: JobRecord, reason: string) => void cancelled.push(`${j.delivery}: ${reason}`);
+    const queue = await startQueue(await open(), runner.run, { onCancelled });
+    const web = await startQueue(await open(), runner.run, { role: "web", onCancelled });
+    await queue.submit(job("run"), "wait");
+    await until(() => runner.spans.length === 1, "the first job to start");
+    await queue.submit(job("wait"), "wait");
+    // Cancelled from another process: the queued one at once, the running one by its worker at its next heartbeat.
+    expect(await web.cancel(jobKey("octo", "demo", 1), "the issue was closed")).toBe(2);
+    await queue.drain();
+    const jobs = stores[0]!.jobs;
+    expect(await jobs.withStatus("cancelled")).toEqual([
+      expect.objectContaining({ delivery: "run", detail: "the issue was closed" }),
+      expect.objectContaining({ delivery: "wait", detail: "the issue was closed" }),
+    ]);
+    expect(runner.spans.map((s) => s.delivery)).toEqual(["run"]);
+    expect(cancelled.sort()).toEqual(["run: the issue was closed", "wait: the issue was closed"]);
+  });
+
+  it("hands a running job back when its worker stops, and another worker runs it before the later jobs of its issue", async () => {
+    const open = await database();
+    const first = gatedRunner();
+    const leaving = await startQueue(await open(), first.run);
+    await leaving.submit(job("long"), "wait");
+    await until(() => first.spans.length === 1, "the job to start");
+    await leaving.submit(job("later"), "wait");
+    await leaving.stop(200);
+    queues.splice(queues.indexOf(leaving), 1);
+    const jobs = stores[0]!.jobs;
+    expect(await jobs.get(1)).toMatchObject({ status: "queued", detail: HANDED_BACK_REASON, worker: null });
+    const second = gatedRunner();
+    await startQueue(await open(), second.run);
+    await until(() => second.spans.length === 1, "the other worker to take it");
+    expect(second.spans[0]!.delivery).toBe("long");
+    second.release("long");
+    await until(() => second.spans.length === 2, "the later job");
+    second.release("later");
+    await until(async () => (await jobs.withStatus("succeeded")).length === 2, "both to succeed");
+  });
+
+  it("fails the running jobs of a worker silent past lostAfterMs, says so, and frees its issue's line", async () => {
+    const open = await database();
+    const store = await open();
+    const runner = gatedRunner();
+    const lost: JobRecord[] = [];
+    // A worker that took a job and then went silent (killed): its row and its job as it left them.
+    await store.pool.query("INSERT INTO magis_workers (id, host, pid, started_at, seen_at) VALUES ('gone', 'h', 1, 0, 0)");
+    const taken = (await store.jobs.add(job("taken")))!;
+    await store.jobs.start(taken.id, "code", "gone");
+    const queue = await startQueue(store, runner.run, { lostAfterMs: 1_000, onLost: async (j) => void lost.push(j) });
+    await until(() => lost.length === 1, "the lost job to be reported");
+    expect(lost[0]).toMatchObject({ delivery: "taken", status: "failed", stage: "code", detail: LOST_REASON });
+    expect((await store.pool.query("SELECT id FROM magis_workers WHERE id = 'gone'")).rowCount).toBe(0);
+    // The issue is free for the next job.
+    await queue.submit(job("next"), "decline");
+    await until(() => runner.spans.length === 1, "the next job");
+    runner.release("next");
+    await queue.drain();
+  });
+});
