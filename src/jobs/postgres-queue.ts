@@ -163,7 +163,7 @@ export class PostgresQueue implements JobQueue {
     const id = Number((payload as { id?: unknown }).id);
     // Recorded running in the same statement that checks it is still queued, so a cancellation cannot slip in between.
     const claimed = await this.pool.query(
-      "UPDATE jobs SET status = 'running', stage = 'start', detail = NULL, worker = $3, lock_holder = $2, updated_at = $4 WHERE id = $1 AND status = 'queued' RETURNING id",
+      "UPDATE jobs SET status = 'running', stage = 'start', detail = NULL, worker = $3, lock_holder = $2, started_at = $4, updated_at = $4 WHERE id = $1 AND status = 'queued' RETURNING id",
       [id, helpers.job.locked_by, this.workerId, Date.now()],
     );
     // Cancelled, failed as lost, or finished already: nothing to run.

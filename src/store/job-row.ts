@@ -17,6 +17,8 @@ export interface JobRow {
   detail: string | null;
   /** Missing in a SQLite file written before jobs named their worker. */
   worker?: string | null;
+  /** Missing in a SQLite file written before jobs recorded their start. */
+  started_at?: number | null;
   created_at: number;
   updated_at: number;
 }
@@ -37,6 +39,7 @@ export function jobFromRow(row: JobRow): JobRecord {
     stage: row.stage,
     detail: row.detail,
     worker: row.worker ?? null,
+    startedAt: row.started_at ?? null,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };

@@ -31,6 +31,8 @@ export interface JobRecord extends NewJob {
   detail: string | null;
   /** The worker process running it, or that ran it last (null in the embedded app, where one process runs every job). */
   worker: string | null;
+  /** When its latest run started (null until one did); `updatedAt` of a finished job is when it ended. */
+  startedAt: number | null;
   createdAt: number;
   updatedAt: number;
 }

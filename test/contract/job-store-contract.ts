@@ -65,8 +65,9 @@ export function describeJobContract(context: ContractContext): void {
       context.advance(5000);
       await store().jobs.start(a.id, "locate", "worker-2:pid-41");
       await store().jobs.start(b.id, "locate");
-      expect(await store().jobs.get(a.id)).toMatchObject({ status: "running", stage: "locate", worker: "worker-2:pid-41", detail: null, createdAt: START, updatedAt: START + 5000 });
+      expect(await store().jobs.get(a.id)).toMatchObject({ status: "running", stage: "locate", worker: "worker-2:pid-41", detail: null, createdAt: START, startedAt: START + 5000, updatedAt: START + 5000 });
       expect(await store().jobs.get(b.id)).toMatchObject({ status: "running", stage: "locate", worker: null });
+      expect((await store().jobs.add(newJob("d-3")))!.startedAt).toBeNull();
     });
 
     it("moves the stage of a running job only", async () => {

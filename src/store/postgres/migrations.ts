@@ -81,12 +81,14 @@ export const MIGRATIONS: readonly Migration[] = [
   },
   {
     version: 2,
-    name: "workers and their heartbeats; cancelling a running job; the queue's lock holder",
+    name: "workers and their heartbeats; cancelling a running job; the queue's lock holder; when a run started",
     sql: `
       -- A running job is cancelled by its worker, which reads the reason here at its next heartbeat.
       ALTER TABLE jobs ADD COLUMN cancel_reason TEXT;
       -- graphile-worker's id for the worker pool that took the job: a lost worker's lines are released by it.
       ALTER TABLE jobs ADD COLUMN lock_holder TEXT;
+      -- When its latest run started: with updated_at at its end, how long it ran (and whether two runs overlapped).
+      ALTER TABLE jobs ADD COLUMN started_at BIGINT;
       CREATE INDEX jobs_running_worker ON jobs (worker) WHERE status = 'running';
       CREATE TABLE magis_workers (
         id TEXT PRIMARY KEY,

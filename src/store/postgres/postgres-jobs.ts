@@ -43,7 +43,7 @@ export class PostgresJobStore implements JobStore {
   }
 
   async start(id: number, stage: string, worker: string | null = null): Promise<void> {
-    await this.pool.query("UPDATE jobs SET status = 'running', stage = $2, detail = NULL, worker = $3, updated_at = $4 WHERE id = $1", [
+    await this.pool.query("UPDATE jobs SET status = 'running', stage = $2, detail = NULL, worker = $3, started_at = $4, updated_at = $4 WHERE id = $1", [
       id,
       stage,
       worker,

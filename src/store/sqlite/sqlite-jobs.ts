@@ -46,7 +46,8 @@ export class SqliteJobStore implements JobStore {
   }
 
   async start(id: number, stage: string, worker: string | null = null): Promise<void> {
-    this.db.prepare("UPDATE jobs SET status = 'running', stage = ?, detail = NULL, worker = ?, updated_at = ? WHERE id = ?").run(stage, worker, this.now(), id);
+    const at = this.now();
+    this.db.prepare("UPDATE jobs SET status = 'running', stage = ?, detail = NULL, worker = ?, started_at = ?, updated_at = ? WHERE id = ?").run(stage, worker, at, at, id);
   }
 
   async setStage(id: number, stage: string): Promise<void> {

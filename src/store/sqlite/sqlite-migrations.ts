@@ -66,7 +66,11 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
       );
       CREATE INDEX IF NOT EXISTS index_cache_used_at ON index_cache (used_at);`,
   },
-  { version: 2, name: "the worker that runs a job", sql: "ALTER TABLE jobs ADD COLUMN worker TEXT" },
+  {
+    version: 2,
+    name: "the worker that runs a job, and when it started",
+    sql: "ALTER TABLE jobs ADD COLUMN worker TEXT; ALTER TABLE jobs ADD COLUMN started_at INTEGER;",
+  },
 ];
 
 /**
