@@ -23,7 +23,7 @@ export function describeJobContract(context: ContractContext): void {
     it("records a queued job and gives it back whole", async () => {
       const job = newJob("d-1");
       const added = await store().jobs.add(job);
-      expect(added).toEqual({ ...job, id: expect.any(Number), status: "queued", stage: null, detail: null, worker: null, createdAt: START, updatedAt: START });
+      expect(added).toEqual({ ...job, id: expect.any(Number), status: "queued", stage: null, detail: null, worker: null, startedAt: null, createdAt: START, updatedAt: START });
       expect(await store().jobs.get(added!.id)).toEqual(added);
       expect(await store().jobs.seen("d-1")).toBe(true);
       expect(await store().jobs.seen("d-2")).toBe(false);
