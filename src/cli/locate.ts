@@ -3,7 +3,8 @@ import type { Llm } from "../llm/types.js";
 import { StageError } from "../pipeline/errors.js";
 import { locateFiles } from "../pipeline/locate/locate-files.js";
 import type { LocatedFile, ProgressEvent } from "../pipeline/types.js";
-import { openSqliteStore, type SqliteStore } from "../store/sqlite/sqlite-store.js";
+import { openStore } from "../store/open-store.js";
+import type { Store } from "../store/store.js";
 import { parseFlags, UsageError, type Command } from "./io.js";
 import { makeModel, memoryFile, openCheckout } from "./open-checkout.js";
 import { readIssueFiles } from "./read-issue-file.js";
@@ -25,7 +26,8 @@ Options:
                      when the relevance check ran)
 
 Model (unless --bm25-only): OPENAI_API_KEY and/or OPENAI_BASE_URL, MAGIS_MODEL (MAGIS_MODEL_CUSTODIAN).
-Evolution memory: MAGIS_DB (default .magis/magis.db under the working directory).
+Evolution memory: the PostgreSQL database DATABASE_URL names, else the SQLite file MAGIS_DB (default
+.magis/magis.db under the working directory).
 Exit 0 with files, 1 when none could be located (the reason is printed), 2 for a usage mistake.`;
 
 const noModel: Llm = {
@@ -81,12 +83,12 @@ export const locateCommand: Command = {
     const issue = readIssueFiles({ cwd: io.cwd, issueFile: values["issue-file"], hintsFile: values["hints-file"] });
     const bm25Only = values["bm25-only"]!;
     const llm = bm25Only ? null : makeModel(config, io, "or pass --bm25-only to rank without a model");
-    let store: SqliteStore | null = null;
+    let store: Store | null = null;
     // Shown even when every file is dropped, so the maintainer sees each reason.
     let judged: LocatedFile[] = [];
     try {
       // Opened with --bm25-only too: the store's index cache spares tokenizing unchanged files again.
-      store = openSqliteStore(memoryFile(io));
+      store = await openStore(io.env, memoryFile(io));
       await store.migrate();
       const onProgress = (event: ProgressEvent) => {
         if (event.stage === "located") judged = event.files;

@@ -7,7 +7,7 @@ import { renderReport } from "../pipeline/report/render-report.js";
 import { resolveIssue } from "../pipeline/resolve-issue.js";
 import { describeAttemptTests, describeTestsReport } from "../pipeline/tests/describe-test-verdict.js";
 import type { ProgressEvent, ResolveResult } from "../pipeline/types.js";
-import { openSqliteStore } from "../store/sqlite/sqlite-store.js";
+import { openStore } from "../store/open-store.js";
 import { resolveInside } from "../workspace/safe-path.js";
 import { makeModel, memoryFile, openCheckout } from "./open-checkout.js";
 import { readIssueFiles } from "./read-issue-file.js";
@@ -31,7 +31,8 @@ Options:
   --apply            also write the change into the checkout
 
 Model: OPENAI_API_KEY, OPENAI_BASE_URL, MAGIS_MODEL (MAGIS_MODEL_<AGENT> per agent).
-Evolution memory: MAGIS_DB (default .magis/magis.db under the working directory).`;
+Evolution memory: the PostgreSQL database DATABASE_URL names, else the SQLite file MAGIS_DB (default
+.magis/magis.db under the working directory).`;
 
 /** `magis resolve`: an issue in, a reviewed patch, report and trace out. */
 export const resolveCommand: Command = {
@@ -52,7 +53,7 @@ export const resolveCommand: Command = {
     if (isInside(out, repo)) throw new UsageError(`--out ${values.out} is inside --repo; choose a folder outside the checkout so it stays untouched`);
     const issue = readIssueFiles({ cwd: io.cwd, issueFile: values["issue-file"]!, hintsFile: values["hints-file"] });
     const llm = makeModel(config, io);
-    const store = openSqliteStore(memoryFile(io));
+    const store = await openStore(io.env, memoryFile(io));
     await store.migrate();
     fs.mkdirSync(out, { recursive: true });
     let result: ResolveResult;

@@ -173,8 +173,10 @@ export class PostgresQueue implements JobQueue {
     this.running.set(id, entry);
     try {
       const outcome = await this.lifecycle.runJob(job, entry.controller.signal);
-      if (entry.controller.signal.reason instanceof HandedBackError) await this.handBack(entry);
-      else await this.lifecycle.record(job, outcome);
+      const reason: unknown = entry.controller.signal.reason;
+      if (reason instanceof HandedBackError) await this.handBack(entry);
+      // Another worker recorded it failed as lost and told its issue: that record stands.
+      else if (!(reason instanceof TakenForLostError)) await this.lifecycle.record(job, outcome);
     } finally {
       this.running.delete(id);
     }
@@ -197,7 +199,7 @@ export class PostgresQueue implements JobQueue {
     const alive = await this.pool.query(`UPDATE magis_workers SET seen_at = ${DB_NOW} WHERE id = $1`, [this.workerId]);
     if (alive.rowCount === 0 && !this.stopping) {
       // Another worker took this one for lost (it stalled past lostAfterMs) and failed its jobs: they must not publish.
-      for (const entry of this.running.values()) entry.controller.abort(new Error(`${LOST_REASON}, so another worker reported it failed`));
+      for (const entry of this.running.values()) entry.controller.abort(new TakenForLostError());
       await this.register();
     }
     await this.abortCancelled();
@@ -277,6 +279,14 @@ export class HandedBackError extends Error {
   constructor() {
     super(HANDED_BACK_REASON);
     this.name = "HandedBackError";
+  }
+}
+
+/** The signal's reason when this worker finds it was taken for lost (it stalled): its jobs stop without a word more. */
+class TakenForLostError extends Error {
+  constructor() {
+    super(`${LOST_REASON}, so another worker reported the run failed`);
+    this.name = "TakenForLostError";
   }
 }
 

@@ -5,10 +5,10 @@ import type { Store } from "./store.js";
 
 /**
  * The store the environment names: PostgreSQL when DATABASE_URL is set (shared by every process of the app, its pool
- * MAGIS_DB_POOL_SIZE connections, default 10), else the SQLite file MAGIS_DB (default .magis/magis.db). Not migrated:
+ * MAGIS_DB_POOL_SIZE connections, default 10), else the SQLite file `sqliteFile` (default MAGIS_DB, else .magis/magis.db). Not migrated:
  * the caller does that when it starts.
  */
-export async function openStore(env: NodeJS.ProcessEnv): Promise<Store> {
+export async function openStore(env: NodeJS.ProcessEnv, sqliteFile: string = defaultDatabasePath(env)): Promise<Store> {
   if (env.DATABASE_URL) return openPostgresStore(env.DATABASE_URL, { poolSize: Number(env.MAGIS_DB_POOL_SIZE) || 10, applicationName: "magis" });
-  return openSqliteStore(defaultDatabasePath(env));
+  return openSqliteStore(sqliteFile);
 }

@@ -57,6 +57,18 @@ function gatedRunner() {
   return { run, started, release };
 }
 
+/** A runner that works until its signal is aborted, then throws the signal's reason, as a real runner's LLM calls do. */
+function abortableRunner() {
+  const started: JobRecord[] = [];
+  const run: JobRunner = (record, progress) =>
+    new Promise((_resolve, reject) => {
+      started.push(record);
+      progress.stage("code");
+      progress.signal.addEventListener("abort", () => reject(progress.signal.reason));
+    });
+  return { run, started };
+}
+
 /** A log that keeps its lines, so a test can read what an operator would. */
 function keptLog(): QueueLog & { lines: string[] } {
   const lines: string[] = [];
@@ -179,18 +191,6 @@ describe("InProcessQueue", () => {
 });
 
 describe("InProcessQueue.cancel", () => {
-  /** A runner that works until its signal is aborted, then throws the signal's reason, as a real runner's LLM calls do. */
-  function abortableRunner() {
-    const started: JobRecord[] = [];
-    const run: JobRunner = (record, progress) =>
-      new Promise((_resolve, reject) => {
-        started.push(record);
-        progress.stage("code");
-        progress.signal.addEventListener("abort", () => reject(progress.signal.reason));
-      });
-    return { run, started };
-  }
-
   it("cancels a queued job, which then never runs, and answers a second trigger for the issue instead of declining it", async () => {
     const store = await openJobs();
     const gated = gatedRunner();
@@ -246,6 +246,35 @@ describe("InProcessQueue.cancel", () => {
     await queue.drain();
     if (next.status !== "queued") throw new Error("expected queued");
     expect(await store.get(next.job.id)).toMatchObject({ status: "cancelled", detail: "the time limit of 1 minute was reached" });
+  });
+});
+
+describe("InProcessQueue.stop", () => {
+  it("starts nothing more, lets a running job finish within the grace period, and leaves queued jobs for the next start", async () => {
+    const store = await openJobs();
+    const runner = gatedRunner();
+    const queue = newQueue(store, runner.run, { concurrency: 1 });
+    const first = await queue.submit(job("s1", 1), "wait");
+    const second = await queue.submit(job("s2", 2), "wait");
+    await tick();
+    const stopping = queue.stop(60_000);
+    runner.release(runner.started[0]!.id, "https://github.com/octo/demo/pull/5");
+    await stopping;
+    if (first.status !== "queued" || second.status !== "queued") throw new Error("expected queued");
+    expect(await store.get(first.job.id)).toMatchObject({ status: "succeeded" });
+    expect(await store.get(second.job.id)).toMatchObject({ status: "queued" });
+    expect(runner.started.map((j) => j.delivery)).toEqual(["s1"]);
+  });
+
+  it("stops a job still running when the grace period ends, recording why", async () => {
+    const store = await openJobs();
+    const runner = abortableRunner();
+    const queue = newQueue(store, runner.run);
+    const outcome = await queue.submit(job("s3"), "wait");
+    await tick();
+    await queue.stop(50);
+    if (outcome.status !== "queued") throw new Error("expected queued");
+    expect(await store.get(outcome.job.id)).toMatchObject({ status: "cancelled", detail: "the app was stopped (SIGTERM) before the run finished" });
   });
 });
 
