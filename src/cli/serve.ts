@@ -84,7 +84,16 @@ export async function startServer(env: NodeJS.ProcessEnv, options: { log?: Logge
       await services.start();
       server = await startOpsServer({ host, port, metrics, ready, log: probot.log });
     } else {
-      server = await startWebhookServer({ probot, app: magisApp(app), host, port, webhookProxy: env.WEBHOOK_PROXY_URL || undefined, metrics, ready });
+      server = await startWebhookServer({
+        probot,
+        app: magisApp(app),
+        host,
+        port,
+        webhookProxy: env.WEBHOOK_PROXY_URL || undefined,
+        metrics,
+        ready,
+        redelivered: (delivery) => services?.desk.wasRedelivery(delivery) ?? false,
+      });
     }
   } catch (error) {
     await store.close();

@@ -43,6 +43,8 @@ export interface TriggerDeskOptions {
  */
 export class TriggerDesk {
   private readonly inFlight = new Set<Promise<void>>();
+  /** Deliveries found recorded before, until the server asks (see `wasRedelivery`); bounded so nothing unasked piles up. */
+  private readonly redeliveries = new Set<string>();
   private readonly chains = new Map<string, Promise<void>>();
   // A burst of webhooks must not become a burst of API calls: a few decisions at a time, the rest wait their turn.
   private readonly slots = new Slots(4);
@@ -78,10 +80,17 @@ export class TriggerDesk {
     // A database another process holds locked is waited out briefly; then the webhook is answered 503 to be redelivered.
     if (!(await duringWebhook(() => this.store.record(trigger), this.store.where))) {
       context.log.info({ delivery: context.id, event }, "a redelivered webhook; it was recorded before and is not acted on twice");
+      if (this.redeliveries.size >= 1000) this.redeliveries.clear();
+      this.redeliveries.add(context.id);
       return;
     }
     this.schedule(trigger, () => Promise.resolve(context));
   };
+
+  /** Whether `delivery` was answered as a redelivery (asked once, by the server counting its answers). */
+  wasRedelivery(delivery: string): boolean {
+    return this.redeliveries.delete(delivery);
+  }
 
   /**
    * Decides the triggers an earlier process recorded but did not decide (it stopped in between). Where several

@@ -31,6 +31,8 @@ export interface WebhookServerOptions {
   metrics?: MagisMetrics;
   /** The check behind GET /readyz: resolves when the store answers and the queue started, else rejects saying what is not ready. */
   ready?: () => Promise<void>;
+  /** Whether a delivery answered 2xx was a redelivery of one recorded before (counted apart in `metrics`); asked once per delivery. */
+  redelivered?: (delivery: string) => boolean;
 }
 
 /** A refusal of a request before Probot sees it: the answer, and the reason logged for the operator. */
@@ -60,7 +62,11 @@ export async function startWebhookServer(options: WebhookServerOptions): Promise
     response.once("close", () => {
       const ms = performance.now() - started;
       logRequest(log, request, response, Math.round(ms), refusal, probe);
-      if (isDelivery) options.metrics?.webhookAnswered(webhookOutcome(response), ms / 1000);
+      if (isDelivery) {
+        const outcome = webhookOutcome(response);
+        const delivery = String(request.headers["x-github-delivery"] ?? "");
+        options.metrics?.webhookAnswered(outcome === "recorded" && options.redelivered?.(delivery) ? "redelivery" : outcome, ms / 1000);
+      }
     });
     if (probe) return;
     void (async () => {

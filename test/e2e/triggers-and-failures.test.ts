@@ -19,7 +19,11 @@ describe("what the app refuses, ignores or reports as failed, end to end", () =>
     await rig.setUp({ brokenModel: true });
     const payload = labeledPayload({ installationId: INSTALLATION });
     expect(await rig.app.deliver("issues", payload, "delivery-twice")).toBe(200);
+    expect(rig.app.services.desk.wasRedelivery("delivery-twice")).toBe(false);
     expect(await rig.app.deliver("issues", payload, "delivery-twice")).toBe(200);
+    // The second is a redelivery, as /metrics counts it (asked once).
+    expect(rig.app.services.desk.wasRedelivery("delivery-twice")).toBe(true);
+    expect(rig.app.services.desk.wasRedelivery("delivery-twice")).toBe(false);
     await rig.app.services.settled();
     expect((await rig.jobs())).toHaveLength(1);
     expect(rig.github.comments.filter((c) => c.body.includes("<!-- magis:status"))).toHaveLength(1);
