@@ -4,6 +4,7 @@ import { Logger, run, runMigrations, type Runner, type Task } from "graphile-wor
 import type pg from "pg";
 import type { JobRecord, NewJob } from "../store/jobs.js";
 import { JOB_KEY_LOCKS } from "../store/postgres/advisory-locks.js";
+import { inTransaction } from "../store/postgres/in-transaction.js";
 import type { PostgresStore } from "../store/postgres/postgres-store.js";
 import { type JobQueue, type JobRunner, type SubmitOutcome, type WhenBusy } from "./job-queue.js";
 import { JobLifecycle, logged, type LifecycleOptions } from "./job-lifecycle.js";
@@ -52,6 +53,8 @@ export class PostgresQueue implements JobQueue {
   private readonly running = new Map<number, RunningJob>();
   private readonly lifecycle: JobLifecycle;
   private runner: Runner | null = null;
+  /** The heartbeat's own connection: a worker whose jobs hold every connection of the store's pool still says it is alive. */
+  private beatPool: pg.Pool | null = null;
   private heartbeat: NodeJS.Timeout | null = null;
   private beating: Promise<void> = Promise.resolve();
   private stopping = false;
@@ -72,7 +75,7 @@ export class PostgresQueue implements JobQueue {
   }
 
   async submit(job: NewJob, whenBusy: WhenBusy): Promise<SubmitOutcome> {
-    return this.transaction(async (client): Promise<SubmitOutcome> => {
+    return inTransaction(this.pool, async (client): Promise<SubmitOutcome> => {
       await lockKey(client, job.key);
       const busy = await client.query("SELECT 1 FROM jobs WHERE key = $1 AND status IN ('queued', 'running') AND cancel_reason IS NULL LIMIT 1", [job.key]);
       const behind = busy.rowCount! > 0;
@@ -90,6 +93,7 @@ export class PostgresQueue implements JobQueue {
   async start(): Promise<void> {
     await runMigrations({ pgPool: this.pool, logger: quietLogger(this.options.log) });
     if (this.options.role === "web") return;
+    this.beatPool = this.store.separatePool(1);
     await this.register();
     this.heartbeat = setInterval(() => {
       this.beating = this.beat().catch((error: unknown) => this.options.log.warn({ worker: this.workerId, error: logged(error) }, "the worker's heartbeat failed; retrying"));
@@ -113,7 +117,7 @@ export class PostgresQueue implements JobQueue {
   }
 
   async cancel(key: string, reason: string, kind?: string): Promise<number> {
-    const { queued, running } = await this.transaction(async (client) => {
+    const { queued, running } = await inTransaction(this.pool, async (client) => {
       await lockKey(client, key);
       const now = Date.now();
       const cancelled = await client.query<{ id: string }>(
@@ -134,7 +138,7 @@ export class PostgresQueue implements JobQueue {
       await this.lifecycle.tell("onCancelled", job, () => this.options.onCancelled?.(job, reason));
     }
     // One of this process's own jobs stops now rather than at the next heartbeat.
-    await this.abortCancelled();
+    await this.abortCancelled(this.pool);
     return queued.length + running;
   }
 
@@ -154,7 +158,7 @@ export class PostgresQueue implements JobQueue {
       clearTimeout(grace);
       if (this.heartbeat) clearInterval(this.heartbeat);
       await this.beating;
-      if (this.options.role !== "web") await this.pool.query("DELETE FROM magis_workers WHERE id = $1", [this.workerId]);
+      if (this.beatPool) await this.beatPool.query("DELETE FROM magis_workers WHERE id = $1", [this.workerId]).finally(() => this.beatPool!.end());
     }
   }
 
@@ -184,7 +188,7 @@ export class PostgresQueue implements JobQueue {
 
   /** Queues the job again, due when it first was, so it keeps its place before later jobs of its issue. */
   private async handBack({ job, runAt }: RunningJob): Promise<void> {
-    await this.transaction(async (client) => {
+    await inTransaction(this.pool, async (client) => {
       await client.query(
         "UPDATE jobs SET status = 'queued', stage = NULL, worker = NULL, lock_holder = NULL, detail = $2, updated_at = $3 WHERE id = $1",
         [job.id, HANDED_BACK_REASON, Date.now()],
@@ -196,28 +200,28 @@ export class PostgresQueue implements JobQueue {
 
   /** Says this worker is alive, stops its jobs someone cancelled, and fails the jobs of workers silent too long. */
   private async beat(): Promise<void> {
-    const alive = await this.pool.query(`UPDATE magis_workers SET seen_at = ${DB_NOW} WHERE id = $1`, [this.workerId]);
+    const alive = await this.beatPool!.query(`UPDATE magis_workers SET seen_at = ${DB_NOW} WHERE id = $1`, [this.workerId]);
     if (alive.rowCount === 0 && !this.stopping) {
       // Another worker took this one for lost (it stalled past lostAfterMs) and failed its jobs: they must not publish.
       for (const entry of this.running.values()) entry.controller.abort(new TakenForLostError());
       await this.register();
     }
-    await this.abortCancelled();
+    await this.abortCancelled(this.beatPool!);
     await this.failJobsOfLostWorkers();
   }
 
   /** Writes this worker's row, the heartbeat others judge it by. */
   private async register(): Promise<void> {
-    await this.pool.query(
+    await this.beatPool!.query(
       `INSERT INTO magis_workers (id, host, pid, started_at, seen_at) VALUES ($1, $2, $3, ${DB_NOW}, ${DB_NOW}) ON CONFLICT (id) DO UPDATE SET seen_at = excluded.seen_at`,
       [this.workerId, os.hostname(), process.pid],
     );
   }
 
   /** Aborts this process's running jobs whose records carry a cancellation. */
-  private async abortCancelled(): Promise<void> {
+  private async abortCancelled(db: pg.Pool): Promise<void> {
     if (this.running.size === 0) return;
-    const { rows } = await this.pool.query<{ id: string; cancel_reason: string }>(
+    const { rows } = await db.query<{ id: string; cancel_reason: string }>(
       "SELECT id, cancel_reason FROM jobs WHERE id = ANY($1::bigint[]) AND cancel_reason IS NOT NULL",
       [[...this.running.keys()]],
     );
@@ -229,7 +233,7 @@ export class PostgresQueue implements JobQueue {
 
   /** Fails the running jobs of workers not heard from for lostAfterMs, frees their issues' lines, and tells onLost. */
   private async failJobsOfLostWorkers(): Promise<void> {
-    const lost = await this.transaction(async (client) => {
+    const lost = await inTransaction(this.beatPool!, async (client) => {
       const workers = await client.query<{ id: string }>(
         `SELECT id FROM magis_workers WHERE seen_at < ${DB_NOW} - $1 FOR UPDATE SKIP LOCKED`,
         [this.lostAfterMs],
@@ -256,20 +260,6 @@ export class PostgresQueue implements JobQueue {
     }
   }
 
-  private async transaction<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-    const client = await this.pool.connect();
-    try {
-      await client.query("BEGIN");
-      const result = await work(client);
-      await client.query("COMMIT");
-      return result;
-    } catch (error) {
-      await client.query("ROLLBACK").catch(() => {});
-      throw error;
-    } finally {
-      client.release();
-    }
-  }
 }
 
 /** The signal's reason when a shutting-down worker hands a job back; the status comment says it runs again by itself. */

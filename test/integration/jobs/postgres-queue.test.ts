@@ -2,6 +2,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { QueueLog } from "../../../src/jobs/job-lifecycle.js";
 import type { JobRunner } from "../../../src/jobs/job-queue.js";
 import { HANDED_BACK_REASON, LOST_REASON, PostgresQueue, type PostgresQueueOptions } from "../../../src/jobs/postgres-queue.js";
+import pg from "pg";
+import { ADVISORY_LOCKS } from "../../../src/store/postgres/advisory-locks.js";
 import { jobKey, type JobRecord, type NewJob } from "../../../src/store/jobs.js";
 import { openPostgresStore, type PostgresStore } from "../../../src/store/postgres/postgres-store.js";
 import { startTestPostgres, type TestPostgres } from "../../support/postgres.js";
@@ -179,5 +181,41 @@ describe("the PostgreSQL queue", () => {
     await until(() => runner.spans.length === 1, "the next job");
     runner.release("next");
     await queue.drain();
+  });
+});
+
+describe("the PostgreSQL queue, when one part fails", () => {
+  it("keeps a worker alive while its jobs hold every connection of its pool (index-cache writes waiting for another process)", async () => {
+    const url = await server.newDatabase();
+    // Two jobs at once and the pool's one LISTEN connection: three connections, all of them held below.
+    const busy = await openPostgresStore(url, { poolSize: 3 });
+    stores.push(busy);
+    await busy.migrate();
+    const other = await openPostgresStore(url, { poolSize: 3 });
+    stores.push(other);
+    // Another process writing the index cache holds its lock for a while.
+    const writer = new pg.Client({ connectionString: url });
+    await writer.connect();
+    await writer.query("BEGIN");
+    await writer.query("SELECT pg_advisory_xact_lock($1, $2)", [...ADVISORY_LOCKS.indexCache]);
+    const started: string[] = [];
+    const run: JobRunner = async (record) => {
+      started.push(record.delivery);
+      await busy.memory.index.writeTerms([[`blob-${record.delivery}`, "{}"]], []);
+      return `done ${record.delivery}`;
+    };
+    const lost: string[] = [];
+    const worker = await startQueue(busy, run, { lostAfterMs: 1_500 });
+    await worker.submit(job("one", 1), "wait");
+    await worker.submit(job("two", 2), "wait");
+    await until(() => started.length === 2, "both jobs to start");
+    await startQueue(other, gatedRunner().run, { lostAfterMs: 1_500, onLost: async (j) => void lost.push(j.delivery) });
+    // Well past lostAfterMs: the busy worker is alive and says so.
+    await new Promise((resolve) => setTimeout(resolve, 4_000));
+    await writer.query("COMMIT");
+    await writer.end();
+    await worker.drain();
+    expect(lost).toEqual([]);
+    expect((await busy.jobs.withStatus("succeeded")).map((j) => j.delivery)).toEqual(["one", "two"]);
   });
 });
