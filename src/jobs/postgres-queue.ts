@@ -27,7 +27,11 @@ export interface PostgresQueueOptions extends LifecycleOptions {
   concurrency?: number;
   /** A worker not heard from for this long is taken for lost, and its running jobs are failed (default 60 s). */
   lostAfterMs?: number;
-  /** How often a worker says it is alive, looks for lost workers and for cancellations of its jobs (default: a quarter of lostAfterMs, at most 5 s). */
+  /**
+   * How often a worker says it is alive, looks for lost workers and for cancellations of its jobs (default: a quarter
+   * of lostAfterMs, at most 5 s). A worker whose heartbeats have not got through for lostAfterMs less two of these
+   * stops its own jobs, before another worker can take it for lost.
+   */
   heartbeatMs?: number;
   /** Told about each job failed because its worker was lost, after its record says so. */
   onLost?: (job: JobRecord) => Promise<void>;
@@ -56,6 +60,8 @@ export class PostgresQueue implements JobQueue {
   /** The heartbeat's own connection: a worker whose jobs hold every connection of the store's pool still says it is alive. */
   private beatPool: pg.Pool | null = null;
   private heartbeat: NodeJS.Timeout | null = null;
+  /** When the last heartbeat that got through was sent (performance.now()). */
+  private lastBeatAt = 0;
   private beating: Promise<void> = Promise.resolve();
   private stopping = false;
 
@@ -72,6 +78,10 @@ export class PostgresQueue implements JobQueue {
 
   private get lostAfterMs(): number {
     return this.options.lostAfterMs ?? 60_000;
+  }
+
+  private get heartbeatMs(): number {
+    return this.options.heartbeatMs ?? Math.min(5_000, this.lostAfterMs / 4);
   }
 
   async submit(job: NewJob, whenBusy: WhenBusy): Promise<SubmitOutcome> {
@@ -96,8 +106,9 @@ export class PostgresQueue implements JobQueue {
     this.beatPool = this.store.separatePool(1);
     await this.register();
     this.heartbeat = setInterval(() => {
+      this.stopJobsIfCutOff();
       this.beating = this.beat().catch((error: unknown) => this.options.log.warn({ worker: this.workerId, error: logged(error) }, "the worker's heartbeat failed; retrying"));
-    }, this.options.heartbeatMs ?? Math.min(5_000, this.lostAfterMs / 4));
+    }, this.heartbeatMs);
     this.runner = await run({
       pgPool: this.pool,
       concurrency: Math.max(1, Math.floor(this.options.concurrency ?? 2) || 1),
@@ -200,7 +211,9 @@ export class PostgresQueue implements JobQueue {
 
   /** Says this worker is alive, stops its jobs someone cancelled, and fails the jobs of workers silent too long. */
   private async beat(): Promise<void> {
+    const sent = performance.now();
     const alive = await this.beatPool!.query(`UPDATE magis_workers SET seen_at = ${DB_NOW} WHERE id = $1`, [this.workerId]);
+    this.lastBeatAt = sent;
     if (alive.rowCount === 0 && !this.stopping) {
       // Another worker took this one for lost (it stalled past lostAfterMs) and failed its jobs: they must not publish.
       for (const entry of this.running.values()) entry.controller.abort(new TakenForLostError());
@@ -210,12 +223,26 @@ export class PostgresQueue implements JobQueue {
     await this.failJobsOfLostWorkers();
   }
 
+  /**
+   * Stops this worker's jobs when its heartbeats have not got through for a while (the database unreachable from
+   * here): other workers will soon take it for lost, report its jobs failed and start the next jobs of their issues,
+   * which must not run beside them. Their records are left to the worker that reports them.
+   */
+  private stopJobsIfCutOff(): void {
+    const silentMs = performance.now() - this.lastBeatAt;
+    if (silentMs <= this.lostAfterMs - 2 * this.heartbeatMs) return;
+    const reason = `this worker could not reach the database for ${Math.round(silentMs / 1000)} s, so another worker takes it for lost and reports the run failed`;
+    for (const entry of this.running.values()) if (!entry.controller.signal.aborted) entry.controller.abort(new TakenForLostError(reason));
+  }
+
   /** Writes this worker's row, the heartbeat others judge it by. */
   private async register(): Promise<void> {
+    const sent = performance.now();
     await this.beatPool!.query(
       `INSERT INTO magis_workers (id, host, pid, started_at, seen_at) VALUES ($1, $2, $3, ${DB_NOW}, ${DB_NOW}) ON CONFLICT (id) DO UPDATE SET seen_at = excluded.seen_at`,
       [this.workerId, os.hostname(), process.pid],
     );
+    this.lastBeatAt = sent;
   }
 
   /** Aborts this process's running jobs whose records carry a cancellation. */
@@ -272,10 +299,10 @@ export class HandedBackError extends Error {
   }
 }
 
-/** The signal's reason when this worker finds it was taken for lost (it stalled): its jobs stop without a word more. */
+/** The signal's reason when this worker was, or is about to be, taken for lost: its jobs stop without a word more. */
 class TakenForLostError extends Error {
-  constructor() {
-    super(`${LOST_REASON}, so another worker reported the run failed`);
+  constructor(message = `${LOST_REASON}, so another worker reported the run failed`) {
+    super(message);
     this.name = "TakenForLostError";
   }
 }

@@ -1,3 +1,4 @@
+import net from "node:net";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { QueueLog } from "../../../src/jobs/job-lifecycle.js";
 import type { JobRunner } from "../../../src/jobs/job-queue.js";
@@ -18,9 +19,11 @@ afterAll(async () => {
 
 const queues: PostgresQueue[] = [];
 const stores: PostgresStore[] = [];
+const relays: net.Server[] = [];
 afterEach(async () => {
   for (const queue of queues.splice(0)) await queue.stop(0);
   for (const store of stores.splice(0)) await store.close();
+  for (const relay of relays.splice(0)) await new Promise((resolve) => relay.close(resolve));
 });
 
 /** A fresh, migrated database, and a way to open more stores on it (one per "process"). */
@@ -69,6 +72,41 @@ function gatedRunner() {
       gates.set(record.delivery, done);
     });
   return { run, spans, release: (delivery: string, outcome: Error | string = `done ${delivery}`) => gates.get(delivery)!(outcome) };
+}
+
+/** A TCP relay to the database at `url` that the test can cut and mend, as a network partition cuts one machine off it. */
+async function cuttableRelay(url: string): Promise<{ url: string; cut(): void; mend(): void }> {
+  const target = new URL(url);
+  const sockets = new Set<net.Socket>();
+  let cut = false;
+  const relay = net.createServer((socket) => {
+    if (cut) return void socket.destroy();
+    const upstream = net.connect(Number(target.port), target.hostname);
+    for (const end of [socket, upstream]) {
+      sockets.add(end);
+      end.on("error", () => {});
+      end.on("close", () => {
+        sockets.delete(end);
+        socket.destroy();
+        upstream.destroy();
+      });
+    }
+    socket.pipe(upstream).pipe(socket);
+  });
+  relays.push(relay);
+  await new Promise<void>((resolve) => relay.listen(0, "127.0.0.1", resolve));
+  const relayed = new URL(url);
+  relayed.port = String((relay.address() as net.AddressInfo).port);
+  return {
+    url: relayed.toString(),
+    cut() {
+      cut = true;
+      for (const socket of sockets) socket.destroy();
+    },
+    mend() {
+      cut = false;
+    },
+  };
 }
 
 async function until(condition: () => boolean | Promise<boolean>, what: string, ms = 15_000): Promise<void> {
@@ -217,5 +255,41 @@ describe("the PostgreSQL queue, when one part fails", () => {
     await worker.drain();
     expect(lost).toEqual([]);
     expect((await busy.jobs.withStatus("succeeded")).map((j) => j.delivery)).toEqual(["one", "two"]);
+  });
+
+  it("stops the jobs of a worker cut off from the database before another worker takes it for lost and starts the next job of their issue", async () => {
+    const url = await server.newDatabase();
+    const relay = await cuttableRelay(url);
+    const cutOff = await openPostgresStore(relay.url, { poolSize: 6 });
+    stores.push(cutOff);
+    await cutOff.migrate();
+    const other = await openPostgresStore(url, { poolSize: 6 });
+    stores.push(other);
+    // Each job notes when it starts and when it is told to stop, and ends when the test says (a job takes a moment to stop).
+    const events: string[] = [];
+    const finish = new Map<string, () => void>();
+    const run: JobRunner = (record, progress) =>
+      new Promise((resolve) => {
+        events.push(`start ${record.delivery}`);
+        progress.signal.addEventListener("abort", () => events.push(`stop ${record.delivery}: ${(progress.signal.reason as Error).message}`));
+        finish.set(record.delivery, () => resolve(`done ${record.delivery}`));
+      });
+    const first = await startQueue(cutOff, run, { lostAfterMs: 1_500 });
+    await first.submit(job("first"), "wait");
+    await until(() => finish.has("first"), "the first job to start");
+    const second = await startQueue(other, run, { lostAfterMs: 1_500 });
+    await second.submit(job("second"), "wait");
+    try {
+      relay.cut();
+      await until(() => finish.has("second"), "the other worker to take the issue's next job");
+      relay.mend();
+      expect(events).toEqual(["start first", expect.stringMatching(/^stop first: this worker could not reach the database for \d+ s/), "start second"]);
+    } finally {
+      relay.mend();
+      for (const end of finish.values()) end();
+    }
+    await second.drain();
+    expect(await other.jobs.get(1)).toMatchObject({ status: "failed", detail: LOST_REASON });
+    expect(await other.jobs.get(2)).toMatchObject({ status: "succeeded" });
   });
 });
