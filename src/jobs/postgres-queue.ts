@@ -16,6 +16,9 @@ const TASK = "magis-job";
 /** The reason recorded for a job whose worker stopped answering (killed, or its machine lost). */
 export const LOST_REASON = "the worker running this job stopped answering (it was killed or its machine was lost)";
 
+/** The reason recorded for a job whose worker could not record how it ended; its status comment on the issue says it. */
+export const UNRECORDED_REASON = "the worker that ran it could not record how the run ended (the database failed the write or could not be reached); its status comment on the issue says how it ended";
+
 /** The reason a job is stopped with when its worker shuts down before it finished: it runs again on another worker. */
 export const HANDED_BACK_REASON = "the worker running it is shutting down; the run was handed back and starts again from the beginning on another worker";
 
@@ -55,6 +58,8 @@ interface RunningJob {
 export class PostgresQueue implements JobQueue {
   readonly workerId = `${os.hostname()}:${process.pid}:${crypto.randomBytes(4).toString("hex")}`;
   private readonly running = new Map<number, RunningJob>();
+  /** Jobs this process's tasks hold, from before their claim until their outcome is written (see failUnheldJobs). */
+  private readonly held = new Set<number>();
   private readonly lifecycle: JobLifecycle;
   private runner: Runner | null = null;
   /** The heartbeat's own connection: a worker whose jobs hold every connection of the store's pool still says it is alive. */
@@ -176,24 +181,26 @@ export class PostgresQueue implements JobQueue {
   /** graphile-worker's handler: runs the job whose id the payload names, unless its record says it is not queued. */
   private readonly task: Task = async (payload, helpers) => {
     const id = Number((payload as { id?: unknown }).id);
-    // Recorded running in the same statement that checks it is still queued, so a cancellation cannot slip in between.
-    const claimed = await this.pool.query(
-      "UPDATE jobs SET status = 'running', stage = 'start', detail = NULL, worker = $3, lock_holder = $2, started_at = $4, updated_at = $4 WHERE id = $1 AND status = 'queued' RETURNING id",
-      [id, helpers.job.locked_by, this.workerId, Date.now()],
-    );
-    // Cancelled, failed as lost, or finished already: nothing to run.
-    if (claimed.rowCount === 0) return;
-    const job = (await this.store.jobs.get(id))!;
-    const entry: RunningJob = { job, controller: new AbortController(), runAt: helpers.job.run_at };
-    this.running.set(id, entry);
+    this.held.add(id);
     try {
+      // Recorded running in the same statement that checks it is still queued, so a cancellation cannot slip in between.
+      const claimed = await this.pool.query(
+        "UPDATE jobs SET status = 'running', stage = 'start', detail = NULL, worker = $3, lock_holder = $2, started_at = $4, updated_at = $4 WHERE id = $1 AND status = 'queued' RETURNING id",
+        [id, helpers.job.locked_by, this.workerId, Date.now()],
+      );
+      // Cancelled, failed as lost, or finished already: nothing to run.
+      if (claimed.rowCount === 0) return;
+      const job = (await this.store.jobs.get(id))!;
+      const entry: RunningJob = { job, controller: new AbortController(), runAt: helpers.job.run_at };
+      this.running.set(id, entry);
       const outcome = await this.lifecycle.runJob(job, entry.controller.signal);
       const reason: unknown = entry.controller.signal.reason;
       if (reason instanceof HandedBackError) await this.handBack(entry);
-      // Another worker recorded it failed as lost and told its issue: that record stands.
+      // Another worker recorded it failed as lost and told its issue: that record stands (or failUnheldJobs writes one).
       else if (!(reason instanceof TakenForLostError)) await this.lifecycle.record(job, outcome);
     } finally {
       this.running.delete(id);
+      this.held.delete(id);
     }
   };
 
@@ -220,6 +227,7 @@ export class PostgresQueue implements JobQueue {
       await this.register();
     }
     await this.abortCancelled(this.beatPool!);
+    await this.failUnheldJobs();
     await this.failJobsOfLostWorkers();
   }
 
@@ -256,6 +264,21 @@ export class PostgresQueue implements JobQueue {
       const entry = this.running.get(Number(row.id));
       if (entry && !entry.controller.signal.aborted) entry.controller.abort(new Error(row.cancel_reason));
     }
+  }
+
+  /**
+   * Fails this worker's running records that none of its tasks holds: the outcome of a task could not be written
+   * (the database failed the write), or a task stopped as lost found its record still running. No other worker fails
+   * them while this one is alive, and a record left running would keep its issue busy.
+   */
+  private async failUnheldJobs(): Promise<void> {
+    // A claim sent after this moment records a later start; one sent before is held already.
+    const before = Date.now();
+    const { rows } = await this.beatPool!.query<{ id: number }>(
+      "UPDATE jobs SET status = 'failed', detail = $3, updated_at = $4 WHERE worker = $1 AND status = 'running' AND NOT (id = ANY($2::bigint[])) AND started_at < $4 RETURNING id",
+      [this.workerId, [...this.held], UNRECORDED_REASON, before],
+    );
+    for (const { id } of rows) this.options.log.warn({ job: id, worker: this.workerId }, `job ${id} failed: ${UNRECORDED_REASON}`);
   }
 
   /** Fails the running jobs of workers not heard from for lostAfterMs, frees their issues' lines, and tells onLost. */

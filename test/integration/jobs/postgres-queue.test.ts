@@ -2,7 +2,7 @@ import net from "node:net";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { QueueLog } from "../../../src/jobs/job-lifecycle.js";
 import type { JobRunner } from "../../../src/jobs/job-queue.js";
-import { HANDED_BACK_REASON, LOST_REASON, PostgresQueue, type PostgresQueueOptions } from "../../../src/jobs/postgres-queue.js";
+import { HANDED_BACK_REASON, LOST_REASON, PostgresQueue, UNRECORDED_REASON, type PostgresQueueOptions } from "../../../src/jobs/postgres-queue.js";
 import pg from "pg";
 import { ADVISORY_LOCKS } from "../../../src/store/postgres/advisory-locks.js";
 import { jobKey, type JobRecord, type NewJob } from "../../../src/store/jobs.js";
@@ -107,6 +107,19 @@ async function cuttableRelay(url: string): Promise<{ url: string; cut(): void; m
       cut = false;
     },
   };
+}
+
+/** Makes PostgreSQL fail the next `times` updates of a job record from status `from` to `to`, as a dropped connection or a failover would. */
+async function failUpdates(store: PostgresStore, from: string, to: string, times = 1): Promise<void> {
+  await store.pool.query(`
+    CREATE SEQUENCE job_faults;
+    CREATE FUNCTION fail_job_update() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        IF nextval('job_faults') <= ${times} THEN RAISE EXCEPTION 'the database failed this statement (a fault of the test)'; END IF;
+        RETURN NEW;
+      END $$;
+    CREATE TRIGGER fail_job_update BEFORE UPDATE ON jobs FOR EACH ROW
+      WHEN (OLD.status = '${from}' AND NEW.status = '${to}') EXECUTE FUNCTION fail_job_update();`);
 }
 
 async function until(condition: () => boolean | Promise<boolean>, what: string, ms = 15_000): Promise<void> {
@@ -291,5 +304,23 @@ describe("the PostgreSQL queue, when one part fails", () => {
     await second.drain();
     expect(await other.jobs.get(1)).toMatchObject({ status: "failed", detail: LOST_REASON });
     expect(await other.jobs.get(2)).toMatchObject({ status: "succeeded" });
+  });
+
+  it("marks a job failed at its worker's next heartbeat when the worker could not record how it ended, so its issue takes new jobs", async () => {
+    const store = await (await database())();
+    await failUpdates(store, "running", "succeeded");
+    const runner = gatedRunner();
+    const log = keptLog();
+    const queue = await startQueue(store, runner.run, { log });
+    await queue.submit(job("a"), "decline");
+    await until(() => runner.spans.length === 1, "the job to start");
+    runner.release("a");
+    await until(() => log.lines.some((line) => line.startsWith("could not record job 1 as succeeded")), "the failed write");
+    await until(async () => (await store.jobs.get(1))!.status !== "running", "the record to leave running", 3_000);
+    expect(await store.jobs.get(1)).toMatchObject({ status: "failed", detail: UNRECORDED_REASON });
+    expect(await queue.submit(job("b"), "decline")).toMatchObject({ status: "queued", behind: false });
+    await until(() => runner.spans.length === 2, "the next job");
+    runner.release("b");
+    await queue.drain();
   });
 });
