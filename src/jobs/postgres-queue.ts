@@ -1,5 +1,6 @@
 import crypto from "node:crypto";
 import os from "node:os";
+import { setTimeout as sleep } from "node:timers/promises";
 import { Logger, run, runMigrations, type Runner, type Task } from "graphile-worker";
 import type pg from "pg";
 import type { JobRecord, NewJob } from "../store/jobs.js";
@@ -12,6 +13,10 @@ import { DEFAULT_STORE_WAITS } from "./store-waits.js";
 
 /** The graphile-worker task every MAGIS job runs as; its payload is the job record's id. */
 const TASK = "magis-job";
+
+/** How often a task tries to claim its job when the database fails the statement, and the pause before each retry. */
+const CLAIM_TRIES = 3;
+const CLAIM_PAUSE_MS = 500;
 
 /** The reason recorded for a job whose worker stopped answering (killed, or its machine lost). */
 export const LOST_REASON = "the worker running this job stopped answering (it was killed or its machine was lost)";
@@ -183,13 +188,8 @@ export class PostgresQueue implements JobQueue {
     const id = Number((payload as { id?: unknown }).id);
     this.held.add(id);
     try {
-      // Recorded running in the same statement that checks it is still queued, so a cancellation cannot slip in between.
-      const claimed = await this.pool.query(
-        "UPDATE jobs SET status = 'running', stage = 'start', detail = NULL, worker = $3, lock_holder = $2, started_at = $4, updated_at = $4 WHERE id = $1 AND status = 'queued' RETURNING id",
-        [id, helpers.job.locked_by, this.workerId, Date.now()],
-      );
       // Cancelled, failed as lost, or finished already: nothing to run.
-      if (claimed.rowCount === 0) return;
+      if (!(await this.claim(id, helpers.job.locked_by))) return;
       const job = (await this.store.jobs.get(id))!;
       const entry: RunningJob = { job, controller: new AbortController(), runAt: helpers.job.run_at };
       this.running.set(id, entry);
@@ -203,6 +203,28 @@ export class PostgresQueue implements JobQueue {
       this.held.delete(id);
     }
   };
+
+  /**
+   * Records job `id` running on this worker, in the same statement that checks it is still queued, so a cancellation
+   * cannot slip in between; false when it is not queued. A statement the database fails is tried again after a pause,
+   * while this task holds the job's place at the head of its issue's line; the last failure is thrown (graphile-worker
+   * then gives the job up, and requeueStranded queues it again).
+   */
+  private async claim(id: number, lockHolder: string | null): Promise<boolean> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const claimed = await this.pool.query(
+          "UPDATE jobs SET status = 'running', stage = 'start', detail = NULL, worker = $3, lock_holder = $2, started_at = $4, updated_at = $4 WHERE id = $1 AND status = 'queued' RETURNING id",
+          [id, lockHolder, this.workerId, Date.now()],
+        );
+        return claimed.rowCount !== 0;
+      } catch (error) {
+        if (attempt >= CLAIM_TRIES) throw error;
+        this.options.log.warn({ job: id, error: logged(error) }, `could not claim job ${id}; trying again in ${CLAIM_PAUSE_MS * attempt} ms`);
+        await sleep(CLAIM_PAUSE_MS * attempt);
+      }
+    }
+  }
 
   /** Queues the job again, due when it first was, so it keeps its place before later jobs of its issue. */
   private async handBack({ job, runAt }: RunningJob): Promise<void> {
@@ -229,6 +251,7 @@ export class PostgresQueue implements JobQueue {
     await this.abortCancelled(this.beatPool!);
     await this.failUnheldJobs();
     await this.failJobsOfLostWorkers();
+    await this.requeueStranded();
   }
 
   /**
@@ -310,6 +333,29 @@ export class PostgresQueue implements JobQueue {
     }
   }
 
+
+  /**
+   * Queues again the jobs recorded queued that graphile-worker will never run: their task could not claim them (the
+   * database failed each try), so graphile-worker gave them up (max_attempts 1), or their entry is gone. Each goes
+   * back due when it was first queued, ahead of the later jobs of its issue that have not started.
+   */
+  private async requeueStranded(): Promise<void> {
+    const requeued = await inTransaction(this.beatPool!, async (client) => {
+      const { rows } = await client.query<{ id: number; key: string; queued_at: Date }>(
+        `SELECT j.id, j.key, COALESCE(g.created_at, to_timestamp(j.created_at / 1000.0)) AS queued_at
+         FROM jobs j LEFT JOIN graphile_worker.jobs g ON g.key = $1 || j.id
+         WHERE j.status = 'queued' AND (g.id IS NULL OR (g.locked_at IS NULL AND g.attempts >= g.max_attempts))
+         FOR UPDATE OF j SKIP LOCKED`,
+        [JOB_KEY_PREFIX],
+      );
+      for (const row of rows) {
+        await client.query("SELECT graphile_worker.remove_job($1)", [jobKeyOf(row.id)]);
+        await enqueue(client, row.id, row.key, row.queued_at);
+      }
+      return rows.map((row) => row.id);
+    });
+    for (const id of requeued) this.options.log.warn({ job: id }, `queued job ${id} again: graphile-worker had given it up before it could start`);
+  }
 }
 
 /** The signal's reason when a shutting-down worker hands a job back; the status comment says it runs again by itself. */
@@ -338,9 +384,12 @@ async function lockKey(client: pg.PoolClient, key: string): Promise<void> {
   await client.query("SELECT pg_advisory_xact_lock($1, hashtext($2))", [JOB_KEY_LOCKS, key]);
 }
 
+/** What graphile-worker's job key of a job record starts with; its id follows. */
+const JOB_KEY_PREFIX = "magis-job-";
+
 /** graphile-worker's job key of a job record: cancelling a queued job removes its queue entry by it. */
 function jobKeyOf(id: number): string {
-  return `magis-job-${id}`;
+  return `${JOB_KEY_PREFIX}${id}`;
 }
 
 /** Enqueues job `id` in its key's named queue, in the caller's transaction; `runAt` keeps a handed-back job's place. */

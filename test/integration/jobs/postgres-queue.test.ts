@@ -323,4 +323,39 @@ describe("the PostgreSQL queue, when one part fails", () => {
     runner.release("b");
     await queue.drain();
   });
+
+  it("runs a job whose claim the database failed once, still before the later jobs of its issue", async () => {
+    const store = await (await database())();
+    await failUpdates(store, "queued", "running");
+    const runner = gatedRunner();
+    const queue = await startQueue(store, runner.run);
+    await queue.submit(job("a"), "wait");
+    await queue.submit(job("b"), "wait");
+    await until(() => runner.spans.length === 1, "a job to run");
+    expect(runner.spans[0]!.delivery).toBe("a");
+    runner.release("a");
+    await until(() => runner.spans.length === 2, "the later job");
+    runner.release("b");
+    await queue.drain();
+    expect((await store.jobs.withStatus("succeeded")).map((j) => j.delivery)).toEqual(["a", "b"]);
+  });
+
+  it("queues again a job whose claim the database kept failing, rather than leaving it queued for ever and its issue busy", async () => {
+    const store = await (await database())();
+    await failUpdates(store, "queued", "running", 3);
+    const runner = gatedRunner();
+    const queue = await startQueue(store, runner.run);
+    await queue.submit(job("a"), "decline");
+    await until(() => runner.spans.length === 1, "the job to run after all", 10_000);
+    runner.release("a");
+    await queue.drain();
+    expect(await store.jobs.get(1)).toMatchObject({ status: "succeeded" });
+    expect(runner.spans.map((span) => span.delivery)).toEqual(["a"]);
+    // The entry graphile-worker gave up went with it.
+    expect((await store.pool.query("SELECT id FROM graphile_worker.jobs")).rowCount).toBe(0);
+    expect(await queue.submit(job("b"), "decline")).toMatchObject({ status: "queued", behind: false });
+    await until(() => runner.spans.length === 2, "the next job");
+    runner.release("b");
+    await queue.drain();
+  });
 });
