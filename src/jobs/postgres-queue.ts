@@ -195,7 +195,10 @@ export class PostgresQueue implements JobQueue {
       this.running.set(id, entry);
       const outcome = await this.lifecycle.runJob(job, entry.controller.signal);
       const reason: unknown = entry.controller.signal.reason;
-      if (reason instanceof HandedBackError) await this.handBack(entry);
+      if (reason instanceof HandedBackError) {
+        const cancelledWith = await this.handBack(entry);
+        if (cancelledWith !== null) await this.lifecycle.record(job, { status: "cancelled", reason: cancelledWith });
+      }
       // Another worker recorded it failed as lost and told its issue: that record stands (or failUnheldJobs writes one).
       else if (!(reason instanceof TakenForLostError)) await this.lifecycle.record(job, outcome);
     } finally {
@@ -226,16 +229,25 @@ export class PostgresQueue implements JobQueue {
     }
   }
 
-  /** Queues the job again, due when it first was, so it keeps its place before later jobs of its issue. */
-  private async handBack({ job, runAt }: RunningJob): Promise<void> {
-    await inTransaction(this.pool, async (client) => {
+  /**
+   * Queues the job again, due when it first was, so it keeps its place before later jobs of its issue. A job someone
+   * cancelled meanwhile (its worker had not seen it yet) is not queued again: returns the reason, for its record.
+   */
+  private async handBack({ job, runAt }: RunningJob): Promise<string | null> {
+    const cancelledWith = await inTransaction(this.pool, async (client) => {
+      // Under the issue's lock, as cancel takes it: a cancellation either came before (seen here) or finds it queued.
+      await lockKey(client, job.key);
+      const { rows } = await client.query<{ cancel_reason: string | null }>("SELECT cancel_reason FROM jobs WHERE id = $1", [job.id]);
+      if (rows[0]?.cancel_reason) return rows[0].cancel_reason;
       await client.query(
         "UPDATE jobs SET status = 'queued', stage = NULL, worker = NULL, lock_holder = NULL, detail = $2, updated_at = $3 WHERE id = $1",
         [job.id, HANDED_BACK_REASON, Date.now()],
       );
       await enqueue(client, job.id, job.key, runAt);
+      return null;
     });
-    this.options.log.info({ job: job.id, worker: this.workerId }, `handed job ${job.id} back: this worker is shutting down`);
+    if (cancelledWith === null) this.options.log.info({ job: job.id, worker: this.workerId }, `handed job ${job.id} back: this worker is shutting down`);
+    return cancelledWith;
   }
 
   /** Says this worker is alive, stops its jobs someone cancelled, and fails the jobs of workers silent too long. */

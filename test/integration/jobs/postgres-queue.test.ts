@@ -358,4 +358,23 @@ describe("the PostgreSQL queue, when one part fails", () => {
     runner.release("b");
     await queue.drain();
   });
+
+  it("records cancelled, not handed back, a job whose cancellation came while its worker was shutting down, and runs it nowhere again", async () => {
+    const open = await database();
+    const first = gatedRunner();
+    // Its worker's next heartbeat, which would stop it as cancelled, does not come before the grace period ends.
+    const leaving = await startQueue(await open(), first.run, { heartbeatMs: 60_000 });
+    await leaving.submit(job("long"), "wait");
+    await until(() => first.spans.length === 1, "the job to start");
+    const web = await startQueue(await open(), first.run, { role: "web" });
+    expect(await web.cancel(jobKey("octo", "demo", 1), "the issue was closed")).toBe(1);
+    await leaving.stop(100);
+    queues.splice(queues.indexOf(leaving), 1);
+    const jobs = stores[0]!.jobs;
+    expect(await jobs.get(1)).toMatchObject({ status: "cancelled", detail: "the issue was closed" });
+    const second = gatedRunner();
+    await startQueue(await open(), second.run);
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    expect(second.spans).toEqual([]);
+  });
 });
