@@ -377,4 +377,22 @@ describe("the PostgreSQL queue, when one part fails", () => {
     await new Promise((resolve) => setTimeout(resolve, 1_000));
     expect(second.spans).toEqual([]);
   });
+
+  // KNOWN DEFECT, not fixed on this branch: a worker killed after graphile-worker locked a job for it, but before its
+  // task claimed the record, leaves the job and its issue's line locked by a pool that no record names. The lost-worker
+  // sweep frees only the pools of running records (force_unlock_workers), so the issue waits for graphile-worker's own
+  // release of stale locks, four hours later (then requeueStranded queues the job again). `it.fails` while it stands.
+  it.fails("runs a job whose worker was killed between taking it from graphile-worker and claiming it, within lostAfterMs", async () => {
+    const open = await database();
+    const store = await open();
+    const web = await startQueue(store, gatedRunner().run, { role: "web" });
+    await web.submit(job("a"), "wait");
+    // As the killed worker left them: its pool holds the job and the issue's line; the record is still queued.
+    await store.pool.query("UPDATE graphile_worker._private_jobs SET locked_at = now(), locked_by = 'pool-of-a-killed-worker', attempts = attempts + 1");
+    await store.pool.query("UPDATE graphile_worker._private_job_queues SET locked_at = now(), locked_by = 'pool-of-a-killed-worker'");
+    const runner = gatedRunner();
+    await startQueue(await open(), runner.run, { lostAfterMs: 1_000 });
+    await until(() => runner.spans.length === 1, "the job to run", 5_000);
+    runner.release("a");
+  });
 });
