@@ -198,9 +198,10 @@ export class PostgresQueue implements JobQueue {
       if (reason instanceof HandedBackError) {
         const cancelledWith = await this.handBack(entry);
         if (cancelledWith !== null) await this.lifecycle.record(job, { status: "cancelled", reason: cancelledWith });
+      } else if (!(reason instanceof TakenForLostError)) {
+        await this.lifecycle.record(job, outcome);
       }
-      // Another worker recorded it failed as lost and told its issue: that record stands (or failUnheldJobs writes one).
-      else if (!(reason instanceof TakenForLostError)) await this.lifecycle.record(job, outcome);
+      // Taken for lost: another worker recorded it failed and told its issue, or failUnheldJobs records it.
     } finally {
       this.running.delete(id);
       this.held.delete(id);
@@ -250,7 +251,10 @@ export class PostgresQueue implements JobQueue {
     return cancelledWith;
   }
 
-  /** Says this worker is alive, stops its jobs someone cancelled, and fails the jobs of workers silent too long. */
+  /**
+   * Says this worker is alive, stops its jobs someone cancelled, fails its records no task holds and the jobs of
+   * workers silent too long, and queues again the jobs graphile-worker gave up before they started.
+   */
   private async beat(): Promise<void> {
     const sent = performance.now();
     const alive = await this.beatPool!.query(`UPDATE magis_workers SET seen_at = ${DB_NOW} WHERE id = $1`, [this.workerId]);
@@ -344,7 +348,6 @@ export class PostgresQueue implements JobQueue {
       await this.lifecycle.tell("onLost", job, () => this.options.onLost?.(job));
     }
   }
-
 
   /**
    * Queues again the jobs recorded queued that graphile-worker will never run: their task could not claim them (the
