@@ -35,7 +35,7 @@ Environment:
                                            twice; a timeout is not retried)
   OPENAI_API_KEY, OPENAI_BASE_URL, MAGIS_MODEL   the model (any OpenAI-compatible server)
   DATABASE_URL                             postgres://… : job records, memory and queue in PostgreSQL
-  MAGIS_DB_POOL_SIZE (10)                  connections to it per process
+  MAGIS_DB_POOL_SIZE (10)                  connections to it per process (a worker's heartbeat has one more of its own)
   MAGIS_DB (.magis/magis.db)               SQLite file of job records and the evolution memory (no DATABASE_URL)
   MAGIS_JOBS_CONCURRENCY (2)               jobs run at once (per worker process)
   MAGIS_WORKER_LOST_SECONDS (60)           a worker silent this long is lost: its running jobs are reported failed

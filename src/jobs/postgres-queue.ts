@@ -1,9 +1,11 @@
 import crypto from "node:crypto";
 import os from "node:os";
+import { setTimeout as sleep } from "node:timers/promises";
 import { Logger, run, runMigrations, type Runner, type Task } from "graphile-worker";
 import type pg from "pg";
 import type { JobRecord, NewJob } from "../store/jobs.js";
 import { JOB_KEY_LOCKS } from "../store/postgres/advisory-locks.js";
+import { inTransaction } from "../store/postgres/in-transaction.js";
 import type { PostgresStore } from "../store/postgres/postgres-store.js";
 import { type JobQueue, type JobRunner, type SubmitOutcome, type WhenBusy } from "./job-queue.js";
 import { JobLifecycle, logged, type LifecycleOptions } from "./job-lifecycle.js";
@@ -12,8 +14,15 @@ import { DEFAULT_STORE_WAITS } from "./store-waits.js";
 /** The graphile-worker task every MAGIS job runs as; its payload is the job record's id. */
 const TASK = "magis-job";
 
+/** How often a task tries to claim its job when the database fails the statement, and the pause before each retry. */
+const CLAIM_TRIES = 3;
+const CLAIM_PAUSE_MS = 500;
+
 /** The reason recorded for a job whose worker stopped answering (killed, or its machine lost). */
 export const LOST_REASON = "the worker running this job stopped answering (it was killed or its machine was lost)";
+
+/** The reason recorded for a job whose worker could not record how it ended; its status comment on the issue says it. */
+export const UNRECORDED_REASON = "the worker that ran it could not record how the run ended (the database failed the write or could not be reached); its status comment on the issue says how it ended";
 
 /** The reason a job is stopped with when its worker shuts down before it finished: it runs again on another worker. */
 export const HANDED_BACK_REASON = "the worker running it is shutting down; the run was handed back and starts again from the beginning on another worker";
@@ -26,7 +35,11 @@ export interface PostgresQueueOptions extends LifecycleOptions {
   concurrency?: number;
   /** A worker not heard from for this long is taken for lost, and its running jobs are failed (default 60 s). */
   lostAfterMs?: number;
-  /** How often a worker says it is alive, looks for lost workers and for cancellations of its jobs (default: a quarter of lostAfterMs, at most 5 s). */
+  /**
+   * How often a worker says it is alive, looks for lost workers and for cancellations of its jobs (default: a quarter
+   * of lostAfterMs, at most 5 s). A worker whose heartbeats have not got through for lostAfterMs less two of these
+   * stops its own jobs, before another worker can take it for lost.
+   */
   heartbeatMs?: number;
   /** Told about each job failed because its worker was lost, after its record says so. */
   onLost?: (job: JobRecord) => Promise<void>;
@@ -50,9 +63,15 @@ interface RunningJob {
 export class PostgresQueue implements JobQueue {
   readonly workerId = `${os.hostname()}:${process.pid}:${crypto.randomBytes(4).toString("hex")}`;
   private readonly running = new Map<number, RunningJob>();
+  /** Jobs this process's tasks hold, from before their claim until their outcome is written (see failUnheldJobs). */
+  private readonly held = new Set<number>();
   private readonly lifecycle: JobLifecycle;
   private runner: Runner | null = null;
+  /** The heartbeat's own connection: a worker whose jobs hold every connection of the store's pool still says it is alive. */
+  private beatPool: pg.Pool | null = null;
   private heartbeat: NodeJS.Timeout | null = null;
+  /** When the last heartbeat that got through was sent (performance.now()). */
+  private lastBeatAt = 0;
   private beating: Promise<void> = Promise.resolve();
   private stopping = false;
 
@@ -71,8 +90,12 @@ export class PostgresQueue implements JobQueue {
     return this.options.lostAfterMs ?? 60_000;
   }
 
+  private get heartbeatMs(): number {
+    return this.options.heartbeatMs ?? Math.min(5_000, this.lostAfterMs / 4);
+  }
+
   async submit(job: NewJob, whenBusy: WhenBusy): Promise<SubmitOutcome> {
-    return this.transaction(async (client): Promise<SubmitOutcome> => {
+    return inTransaction(this.pool, async (client): Promise<SubmitOutcome> => {
       await lockKey(client, job.key);
       const busy = await client.query("SELECT 1 FROM jobs WHERE key = $1 AND status IN ('queued', 'running') AND cancel_reason IS NULL LIMIT 1", [job.key]);
       const behind = busy.rowCount! > 0;
@@ -90,10 +113,12 @@ export class PostgresQueue implements JobQueue {
   async start(): Promise<void> {
     await runMigrations({ pgPool: this.pool, logger: quietLogger(this.options.log) });
     if (this.options.role === "web") return;
+    this.beatPool = this.store.separatePool(1);
     await this.register();
     this.heartbeat = setInterval(() => {
+      this.stopJobsIfCutOff();
       this.beating = this.beat().catch((error: unknown) => this.options.log.warn({ worker: this.workerId, error: logged(error) }, "the worker's heartbeat failed; retrying"));
-    }, this.options.heartbeatMs ?? Math.min(5_000, this.lostAfterMs / 4));
+    }, this.heartbeatMs);
     this.runner = await run({
       pgPool: this.pool,
       concurrency: Math.max(1, Math.floor(this.options.concurrency ?? 2) || 1),
@@ -113,7 +138,7 @@ export class PostgresQueue implements JobQueue {
   }
 
   async cancel(key: string, reason: string, kind?: string): Promise<number> {
-    const { queued, running } = await this.transaction(async (client) => {
+    const { queued, running } = await inTransaction(this.pool, async (client) => {
       await lockKey(client, key);
       const now = Date.now();
       const cancelled = await client.query<{ id: string }>(
@@ -134,7 +159,7 @@ export class PostgresQueue implements JobQueue {
       await this.lifecycle.tell("onCancelled", job, () => this.options.onCancelled?.(job, reason));
     }
     // One of this process's own jobs stops now rather than at the next heartbeat.
-    await this.abortCancelled();
+    await this.abortCancelled(this.pool);
     return queued.length + running;
   }
 
@@ -154,70 +179,123 @@ export class PostgresQueue implements JobQueue {
       clearTimeout(grace);
       if (this.heartbeat) clearInterval(this.heartbeat);
       await this.beating;
-      if (this.options.role !== "web") await this.pool.query("DELETE FROM magis_workers WHERE id = $1", [this.workerId]);
+      if (this.beatPool) await this.beatPool.query("DELETE FROM magis_workers WHERE id = $1", [this.workerId]).finally(() => this.beatPool!.end());
     }
   }
 
   /** graphile-worker's handler: runs the job whose id the payload names, unless its record says it is not queued. */
   private readonly task: Task = async (payload, helpers) => {
     const id = Number((payload as { id?: unknown }).id);
-    // Recorded running in the same statement that checks it is still queued, so a cancellation cannot slip in between.
-    const claimed = await this.pool.query(
-      "UPDATE jobs SET status = 'running', stage = 'start', detail = NULL, worker = $3, lock_holder = $2, started_at = $4, updated_at = $4 WHERE id = $1 AND status = 'queued' RETURNING id",
-      [id, helpers.job.locked_by, this.workerId, Date.now()],
-    );
-    // Cancelled, failed as lost, or finished already: nothing to run.
-    if (claimed.rowCount === 0) return;
-    const job = (await this.store.jobs.get(id))!;
-    const entry: RunningJob = { job, controller: new AbortController(), runAt: helpers.job.run_at };
-    this.running.set(id, entry);
+    this.held.add(id);
     try {
+      // Cancelled, failed as lost, or finished already: nothing to run.
+      if (!(await this.claim(id, helpers.job.locked_by))) return;
+      const job = (await this.store.jobs.get(id))!;
+      const entry: RunningJob = { job, controller: new AbortController(), runAt: helpers.job.run_at };
+      this.running.set(id, entry);
       const outcome = await this.lifecycle.runJob(job, entry.controller.signal);
       const reason: unknown = entry.controller.signal.reason;
-      if (reason instanceof HandedBackError) await this.handBack(entry);
-      // Another worker recorded it failed as lost and told its issue: that record stands.
-      else if (!(reason instanceof TakenForLostError)) await this.lifecycle.record(job, outcome);
+      if (reason instanceof HandedBackError) {
+        const cancelledWith = await this.handBack(entry);
+        if (cancelledWith !== null) await this.lifecycle.record(job, { status: "cancelled", reason: cancelledWith });
+      } else if (!(reason instanceof TakenForLostError)) {
+        await this.lifecycle.record(job, outcome);
+      }
+      // Taken for lost: another worker recorded it failed and told its issue, or failUnheldJobs records it.
     } finally {
       this.running.delete(id);
+      this.held.delete(id);
     }
   };
 
-  /** Queues the job again, due when it first was, so it keeps its place before later jobs of its issue. */
-  private async handBack({ job, runAt }: RunningJob): Promise<void> {
-    await this.transaction(async (client) => {
+  /**
+   * Records job `id` running on this worker, in the same statement that checks it is still queued, so a cancellation
+   * cannot slip in between; false when it is not queued. A statement the database fails is tried again after a pause,
+   * while this task holds the job's place at the head of its issue's line; the last failure is thrown (graphile-worker
+   * then gives the job up, and requeueStranded queues it again).
+   */
+  private async claim(id: number, lockHolder: string | null): Promise<boolean> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const claimed = await this.pool.query(
+          "UPDATE jobs SET status = 'running', stage = 'start', detail = NULL, worker = $3, lock_holder = $2, started_at = $4, updated_at = $4 WHERE id = $1 AND status = 'queued' RETURNING id",
+          [id, lockHolder, this.workerId, Date.now()],
+        );
+        return claimed.rowCount !== 0;
+      } catch (error) {
+        if (attempt >= CLAIM_TRIES) throw error;
+        this.options.log.warn({ job: id, error: logged(error) }, `could not claim job ${id}; trying again in ${CLAIM_PAUSE_MS * attempt} ms`);
+        await sleep(CLAIM_PAUSE_MS * attempt);
+      }
+    }
+  }
+
+  /**
+   * Queues the job again, due when it first was, so it keeps its place before later jobs of its issue. A job someone
+   * cancelled meanwhile (its worker had not seen it yet) is not queued again: returns the reason, for its record.
+   */
+  private async handBack({ job, runAt }: RunningJob): Promise<string | null> {
+    const cancelledWith = await inTransaction(this.pool, async (client) => {
+      // Under the issue's lock, as cancel takes it: a cancellation either came before (seen here) or finds it queued.
+      await lockKey(client, job.key);
+      const { rows } = await client.query<{ cancel_reason: string | null }>("SELECT cancel_reason FROM jobs WHERE id = $1", [job.id]);
+      if (rows[0]?.cancel_reason) return rows[0].cancel_reason;
       await client.query(
         "UPDATE jobs SET status = 'queued', stage = NULL, worker = NULL, lock_holder = NULL, detail = $2, updated_at = $3 WHERE id = $1",
         [job.id, HANDED_BACK_REASON, Date.now()],
       );
       await enqueue(client, job.id, job.key, runAt);
+      return null;
     });
-    this.options.log.info({ job: job.id, worker: this.workerId }, `handed job ${job.id} back: this worker is shutting down`);
+    if (cancelledWith === null) this.options.log.info({ job: job.id, worker: this.workerId }, `handed job ${job.id} back: this worker is shutting down`);
+    return cancelledWith;
   }
 
-  /** Says this worker is alive, stops its jobs someone cancelled, and fails the jobs of workers silent too long. */
+  /**
+   * Says this worker is alive, stops its jobs someone cancelled, fails its records no task holds and the jobs of
+   * workers silent too long, and queues again the jobs graphile-worker gave up before they started.
+   */
   private async beat(): Promise<void> {
-    const alive = await this.pool.query(`UPDATE magis_workers SET seen_at = ${DB_NOW} WHERE id = $1`, [this.workerId]);
+    const sent = performance.now();
+    const alive = await this.beatPool!.query(`UPDATE magis_workers SET seen_at = ${DB_NOW} WHERE id = $1`, [this.workerId]);
+    this.lastBeatAt = sent;
     if (alive.rowCount === 0 && !this.stopping) {
       // Another worker took this one for lost (it stalled past lostAfterMs) and failed its jobs: they must not publish.
       for (const entry of this.running.values()) entry.controller.abort(new TakenForLostError());
       await this.register();
     }
-    await this.abortCancelled();
+    await this.abortCancelled(this.beatPool!);
+    await this.failUnheldJobs();
     await this.failJobsOfLostWorkers();
+    await this.requeueStranded();
+  }
+
+  /**
+   * Stops this worker's jobs when its heartbeats have not got through for a while (the database unreachable from
+   * here): other workers will soon take it for lost, report its jobs failed and start the next jobs of their issues,
+   * which must not run beside them. Their records are left to the worker that reports them.
+   */
+  private stopJobsIfCutOff(): void {
+    const silentMs = performance.now() - this.lastBeatAt;
+    if (silentMs <= this.lostAfterMs - 2 * this.heartbeatMs) return;
+    const reason = `this worker could not reach the database for ${Math.round(silentMs / 1000)} s, so another worker takes it for lost and reports the run failed`;
+    for (const entry of this.running.values()) if (!entry.controller.signal.aborted) entry.controller.abort(new TakenForLostError(reason));
   }
 
   /** Writes this worker's row, the heartbeat others judge it by. */
   private async register(): Promise<void> {
-    await this.pool.query(
+    const sent = performance.now();
+    await this.beatPool!.query(
       `INSERT INTO magis_workers (id, host, pid, started_at, seen_at) VALUES ($1, $2, $3, ${DB_NOW}, ${DB_NOW}) ON CONFLICT (id) DO UPDATE SET seen_at = excluded.seen_at`,
       [this.workerId, os.hostname(), process.pid],
     );
+    this.lastBeatAt = sent;
   }
 
   /** Aborts this process's running jobs whose records carry a cancellation. */
-  private async abortCancelled(): Promise<void> {
+  private async abortCancelled(db: pg.Pool): Promise<void> {
     if (this.running.size === 0) return;
-    const { rows } = await this.pool.query<{ id: string; cancel_reason: string }>(
+    const { rows } = await db.query<{ id: string; cancel_reason: string }>(
       "SELECT id, cancel_reason FROM jobs WHERE id = ANY($1::bigint[]) AND cancel_reason IS NOT NULL",
       [[...this.running.keys()]],
     );
@@ -227,9 +305,24 @@ export class PostgresQueue implements JobQueue {
     }
   }
 
+  /**
+   * Fails this worker's running records that none of its tasks holds: the outcome of a task could not be written
+   * (the database failed the write), or a task stopped as lost found its record still running. No other worker fails
+   * them while this one is alive, and a record left running would keep its issue busy.
+   */
+  private async failUnheldJobs(): Promise<void> {
+    // A claim sent after this moment records a later start; one sent before is held already.
+    const before = Date.now();
+    const { rows } = await this.beatPool!.query<{ id: number }>(
+      "UPDATE jobs SET status = 'failed', detail = $3, updated_at = $4 WHERE worker = $1 AND status = 'running' AND NOT (id = ANY($2::bigint[])) AND started_at < $4 RETURNING id",
+      [this.workerId, [...this.held], UNRECORDED_REASON, before],
+    );
+    for (const { id } of rows) this.options.log.warn({ job: id, worker: this.workerId }, `job ${id} failed: ${UNRECORDED_REASON}`);
+  }
+
   /** Fails the running jobs of workers not heard from for lostAfterMs, frees their issues' lines, and tells onLost. */
   private async failJobsOfLostWorkers(): Promise<void> {
-    const lost = await this.transaction(async (client) => {
+    const lost = await inTransaction(this.beatPool!, async (client) => {
       const workers = await client.query<{ id: string }>(
         `SELECT id FROM magis_workers WHERE seen_at < ${DB_NOW} - $1 FOR UPDATE SKIP LOCKED`,
         [this.lostAfterMs],
@@ -256,19 +349,27 @@ export class PostgresQueue implements JobQueue {
     }
   }
 
-  private async transaction<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-    const client = await this.pool.connect();
-    try {
-      await client.query("BEGIN");
-      const result = await work(client);
-      await client.query("COMMIT");
-      return result;
-    } catch (error) {
-      await client.query("ROLLBACK").catch(() => {});
-      throw error;
-    } finally {
-      client.release();
-    }
+  /**
+   * Queues again the jobs recorded queued that graphile-worker will never run: their task could not claim them (the
+   * database failed each try), so graphile-worker gave them up (max_attempts 1), or their entry is gone. Each goes
+   * back due when it was first queued, ahead of the later jobs of its issue that have not started.
+   */
+  private async requeueStranded(): Promise<void> {
+    const requeued = await inTransaction(this.beatPool!, async (client) => {
+      const { rows } = await client.query<{ id: number; key: string; queued_at: Date }>(
+        `SELECT j.id, j.key, COALESCE(g.created_at, to_timestamp(j.created_at / 1000.0)) AS queued_at
+         FROM jobs j LEFT JOIN graphile_worker.jobs g ON g.key = $1 || j.id
+         WHERE j.status = 'queued' AND (g.id IS NULL OR (g.locked_at IS NULL AND g.attempts >= g.max_attempts))
+         FOR UPDATE OF j SKIP LOCKED`,
+        [JOB_KEY_PREFIX],
+      );
+      for (const row of rows) {
+        await client.query("SELECT graphile_worker.remove_job($1)", [jobKeyOf(row.id)]);
+        await enqueue(client, row.id, row.key, row.queued_at);
+      }
+      return rows.map((row) => row.id);
+    });
+    for (const id of requeued) this.options.log.warn({ job: id }, `queued job ${id} again: graphile-worker had given it up before it could start`);
   }
 }
 
@@ -282,10 +383,10 @@ export class HandedBackError extends Error {
   }
 }
 
-/** The signal's reason when this worker finds it was taken for lost (it stalled): its jobs stop without a word more. */
+/** The signal's reason when this worker was, or is about to be, taken for lost: its jobs stop without a word more. */
 class TakenForLostError extends Error {
-  constructor() {
-    super(`${LOST_REASON}, so another worker reported the run failed`);
+  constructor(message = `${LOST_REASON}, so another worker reported the run failed`) {
+    super(message);
     this.name = "TakenForLostError";
   }
 }
@@ -298,9 +399,12 @@ async function lockKey(client: pg.PoolClient, key: string): Promise<void> {
   await client.query("SELECT pg_advisory_xact_lock($1, hashtext($2))", [JOB_KEY_LOCKS, key]);
 }
 
+/** What graphile-worker's job key of a job record starts with; its id follows. */
+const JOB_KEY_PREFIX = "magis-job-";
+
 /** graphile-worker's job key of a job record: cancelling a queued job removes its queue entry by it. */
 function jobKeyOf(id: number): string {
-  return `magis-job-${id}`;
+  return `${JOB_KEY_PREFIX}${id}`;
 }
 
 /** Enqueues job `id` in its key's named queue, in the caller's transaction; `runAt` keeps a handed-back job's place. */

@@ -72,6 +72,14 @@ export class PostgresStore implements Store {
   close(): Promise<void> {
     return this.pool.end();
   }
+
+  /**
+   * A pool of `max` connections of its own on the same database, for work that must not wait behind the store's
+   * connections (a worker's heartbeat, while its jobs hold every one of them). The caller ends it.
+   */
+  separatePool(max: number): pg.Pool {
+    return guardedPool({ ...this.pool.options, max });
+  }
 }
 
 /**
@@ -81,18 +89,13 @@ export class PostgresStore implements Store {
  */
 export async function openPostgresStore(url: string, options: PostgresStoreOptions = {}): Promise<PostgresStore> {
   const target = readUrl(url);
-  const pool = new pg.Pool({
+  const pool = guardedPool({
     connectionString: url,
     max: options.poolSize,
     application_name: options.applicationName ?? "magis",
     connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
     types: BIGINT_AS_NUMBER,
   });
-  // An idle connection the server drops (a restart, a failover) is an 'error' event, which would end the process
-  // unheard; the pool discards that connection and the next query opens another, or fails with its own error.
-  pool.on("error", () => {});
-  // The same for a connection that is checked out (graphile-worker's LISTEN connection, a transaction's): its query fails.
-  pool.on("connect", (client) => client.on("error", () => {}));
   const store = new PostgresStore(pool, target.where, options, target.password);
   try {
     await store.ping();
@@ -101,6 +104,17 @@ export async function openPostgresStore(url: string, options: PostgresStoreOptio
     throw error;
   }
   return store;
+}
+
+/** A pool whose dropped connections fail their own queries instead of ending the process. */
+function guardedPool(config: pg.PoolConfig): pg.Pool {
+  const pool = new pg.Pool(config);
+  // An idle connection the server drops (a restart, a failover) is an 'error' event, which would end the process
+  // unheard; the pool discards that connection and the next query opens another, or fails with its own error.
+  pool.on("error", () => {});
+  // The same for a connection that is checked out (graphile-worker's LISTEN connection, a transaction's): its query fails.
+  pool.on("connect", (client) => client.on("error", () => {}));
+  return pool;
 }
 
 /** Where `url` points (host:port/database, as pg reads it, environment defaults included) and its password. */

@@ -1,0 +1,108 @@
+import { Context, ProbotOctokit } from "probot";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { contextLog, TriggerDesk, type TriggerRule } from "../../../src/github/trigger-desk.js";
+import type { Octokit } from "../../../src/github/types.js";
+import { PostgresQueue } from "../../../src/jobs/postgres-queue.js";
+import { jobKey } from "../../../src/store/jobs.js";
+import { openPostgresStore } from "../../../src/store/postgres/postgres-store.js";
+import { startTestPostgres, type TestPostgres } from "../../support/postgres.js";
+
+let server: TestPostgres;
+beforeAll(async () => {
+  server = await startTestPostgres();
+});
+afterAll(async () => {
+  await server?.stop();
+});
+
+// KNOWN DEFECT, not fixed on this branch (review of issue 13): the desk takes up the triggers another web process
+// recorded and never decided only in `start`, so while every web process keeps running, such a trigger stays undecided
+// for ever (and a redelivery of it is answered as already recorded, without acting). `it.fails` keeps the suite green
+// while the defect stands; once a running desk takes them up, this test fails: make it `it` then.
+it.fails("decides a trigger that a web process which died recorded, while this web process keeps running", async () => {
+  const store = await openPostgresStore(await server.newDatabase());
+  try {
+    await store.migrate();
+    const decided: string[] = [];
+    const rule: TriggerRule = {
+      event: "issues.labeled",
+      wants: () => true,
+      decide: async (context) => {
+        decided.push(context.id);
+        return { outcome: "ignored", detail: "seen" };
+      },
+    };
+    const log = { info: () => {}, warn: () => {} };
+    // As createServices sets it up for a shared store, with a shorter wait: younger triggers are left to their recorder.
+    const desk = new TriggerDesk(store.triggers, [rule], { auth: async () => new ProbotOctokit() as unknown as Octokit, log, undecidedAfterMs: 200 });
+    await desk.start();
+    // Another web process records a delivery, then is killed before it decides it.
+    await store.triggers.record({
+      delivery: "orphan-1",
+      event: "issues.labeled",
+      installationId: 7,
+      owner: "octo",
+      repo: "demo",
+      number: 1,
+      payload: { action: "labeled", installation: { id: 7 }, repository: { name: "demo", owner: { login: "octo" } }, issue: { number: 1 }, sender: { login: "alice", type: "User" } },
+      receivedAt: Date.now(),
+    });
+    const deadline = Date.now() + 3_000;
+    while (decided.length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+    await desk.settled();
+    expect(decided).toEqual(["orphan-1"]);
+    expect(await store.triggers.get("orphan-1")).toMatchObject({ outcome: "ignored" });
+  } finally {
+    await store.close();
+  }
+});
+
+// KNOWN DEFECT, not fixed on this branch: the README says the jobs of one issue "run in the order their triggers
+// arrived", but each web process decides its deliveries on its own (calling GitHub), and a job takes its place in its
+// issue's line when its decision ends: a trigger whose decision took longer queues behind a later one that another web
+// process decided faster. `it.fails` while the defect stands.
+it.fails("queues the jobs of one issue in the order their triggers arrived, when two web processes decide them", async () => {
+  const url = await server.newDatabase();
+  const stores = await Promise.all([openPostgresStore(url), openPostgresStore(url)]);
+  const queues: PostgresQueue[] = [];
+  try {
+    await stores[0]!.migrate();
+    const log = { info: () => {}, warn: () => {}, error: () => {} };
+    const desks = stores.map((store, web) => {
+      const queue = new PostgresQueue(store, async () => "done", { log, role: "web" });
+      queues.push(queue);
+      // The first web process's decision waits on a slow GitHub; the second's does not.
+      const rule: TriggerRule = {
+        event: "issues.labeled",
+        wants: () => true,
+        decide: async (context) => {
+          if (web === 0) await new Promise((resolve) => setTimeout(resolve, 500));
+          const { owner, repo } = context.repo();
+          await queue.submit({ delivery: context.id, key: jobKey(owner, repo, 1), kind: "resolve-issue", installationId: 7, owner, repo, number: 1, payload: {} }, "wait");
+          return { outcome: "queued", detail: "queued" };
+        },
+      };
+      return new TriggerDesk(store.triggers, [rule], { auth: async () => new ProbotOctokit() as unknown as Octokit, log, undecidedAfterMs: 60_000 });
+    });
+    for (const queue of queues) await queue.start();
+    const payload = { action: "labeled", installation: { id: 7 }, repository: { name: "demo", owner: { login: "octo" } }, issue: { number: 1 }, sender: { login: "alice", type: "User" } };
+    const deliver = (web: number, id: string) => desks[web]!.receive(new Context({ id, name: "issues", payload } as never, new ProbotOctokit() as never, contextLog(log)));
+    await deliver(0, "arrived-first");
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    await deliver(1, "arrived-second");
+    await Promise.all(desks.map((desk) => desk.settled()));
+    // A worker runs the issue's line.
+    const ran: string[] = [];
+    const worker = new PostgresQueue(stores[0]!, async (job) => {
+      ran.push(job.delivery);
+      return "done";
+    }, { log, role: "worker" });
+    queues.push(worker);
+    await worker.start();
+    await worker.drain();
+    expect(ran).toEqual(["arrived-first", "arrived-second"]);
+  } finally {
+    for (const queue of queues) await queue.stop(0);
+    for (const store of stores) await store.close();
+  }
+});
