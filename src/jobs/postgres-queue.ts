@@ -1,7 +1,8 @@
 import crypto from "node:crypto";
+import { EventEmitter } from "node:events";
 import os from "node:os";
 import { setTimeout as sleep } from "node:timers/promises";
-import { Logger, run, runMigrations, type Runner, type Task } from "graphile-worker";
+import { Logger, run, runMigrations, type Runner, type Task, type WorkerEvents } from "graphile-worker";
 import type pg from "pg";
 import type { JobRecord, NewJob } from "../store/jobs.js";
 import { JOB_KEY_LOCKS } from "../store/postgres/advisory-locks.js";
@@ -105,7 +106,10 @@ export class PostgresQueue implements JobQueue {
       }
       const queued = await this.store.jobs.add(job, "queued", null, client);
       if (!queued) return { status: "duplicate" };
-      await enqueue(client, queued.id, job.key, null);
+      // Due when its trigger arrived, not when its decision ended: of two triggers of one issue that web processes
+      // decided at once, the earlier runs first. (A job without a trigger of its own record, a CI fix, is due now.)
+      const arrived = await client.query<{ at: Date }>("SELECT to_timestamp(received_at / 1000.0) AS at FROM triggers WHERE delivery = $1", [job.delivery]);
+      await enqueue(client, queued.id, job.key, arrived.rows[0]?.at ?? null);
       return { status: "queued", job: queued, behind };
     });
   }
@@ -119,14 +123,23 @@ export class PostgresQueue implements JobQueue {
       this.stopJobsIfCutOff();
       this.beating = this.beat().catch((error: unknown) => this.options.log.warn({ worker: this.workerId, error: logged(error) }, "the worker's heartbeat failed; retrying"));
     }, this.heartbeatMs);
+    // graphile-worker's pool locks the jobs it takes under its id: recorded with this worker, a lost worker's jobs are
+    // freed even when it was killed after taking one and before claiming it.
+    const events = new EventEmitter() as WorkerEvents;
+    let recordingPool: Promise<unknown> = Promise.resolve();
+    events.on("pool:create", ({ workerPool }) => {
+      recordingPool = this.beatPool!.query("UPDATE magis_workers SET pool_id = $2 WHERE id = $1", [this.workerId, workerPool.id]);
+    });
     this.runner = await run({
       pgPool: this.pool,
+      events,
       concurrency: Math.max(1, Math.floor(this.options.concurrency ?? 2) || 1),
       noHandleSignals: true,
       pollInterval: 1_000,
       logger: quietLogger(this.options.log),
       taskList: { [TASK]: this.task },
     });
+    await recordingPool;
   }
 
   async drain(): Promise<void> {
@@ -286,8 +299,9 @@ export class PostgresQueue implements JobQueue {
   private async register(): Promise<void> {
     const sent = performance.now();
     await this.beatPool!.query(
-      `INSERT INTO magis_workers (id, host, pid, started_at, seen_at) VALUES ($1, $2, $3, ${DB_NOW}, ${DB_NOW}) ON CONFLICT (id) DO UPDATE SET seen_at = excluded.seen_at`,
-      [this.workerId, os.hostname(), process.pid],
+      `INSERT INTO magis_workers (id, host, pid, lost_after_ms, started_at, seen_at) VALUES ($1, $2, $3, $4, ${DB_NOW}, ${DB_NOW})
+       ON CONFLICT (id) DO UPDATE SET seen_at = excluded.seen_at`,
+      [this.workerId, os.hostname(), process.pid, this.lostAfterMs],
     );
     this.lastBeatAt = sent;
   }
@@ -320,12 +334,15 @@ export class PostgresQueue implements JobQueue {
     for (const { id } of rows) this.options.log.warn({ job: id, worker: this.workerId }, `job ${id} failed: ${UNRECORDED_REASON}`);
   }
 
-  /** Fails the running jobs of workers not heard from for lostAfterMs, frees their issues' lines, and tells onLost. */
+  /**
+   * Fails the running jobs of workers not heard from for their lostAfterMs (each worker's own setting), frees what
+   * their graphile-worker pools locked (their issues' lines, and a job taken but not yet claimed, which requeueStranded
+   * then queues again), and tells onLost.
+   */
   private async failJobsOfLostWorkers(): Promise<void> {
     const lost = await inTransaction(this.beatPool!, async (client) => {
-      const workers = await client.query<{ id: string }>(
-        `SELECT id FROM magis_workers WHERE seen_at < ${DB_NOW} - $1 FOR UPDATE SKIP LOCKED`,
-        [this.lostAfterMs],
+      const workers = await client.query<{ id: string; pool_id: string | null }>(
+        `SELECT id, pool_id FROM magis_workers WHERE seen_at < ${DB_NOW} - lost_after_ms FOR UPDATE SKIP LOCKED`,
       );
       const ids = workers.rows.map((row) => row.id);
       // A job recorded running by a worker with no row at all (it stopped between the two writes) is lost as well.
@@ -335,7 +352,7 @@ export class PostgresQueue implements JobQueue {
          RETURNING id, lock_holder`,
         [ids, LOST_REASON, Date.now()],
       );
-      const holders = [...new Set(jobs.rows.map((row) => row.lock_holder).filter((holder): holder is string => holder !== null))];
+      const holders = [...new Set([...jobs.rows.map((row) => row.lock_holder), ...workers.rows.map((row) => row.pool_id)].filter((holder): holder is string => holder !== null))];
       if (holders.length > 0) await client.query("SELECT graphile_worker.force_unlock_workers($1::text[])", [holders]);
       // Unlocked, their queue entries are dropped (they are never retried: max_attempts is 1) and their lines move on.
       for (const row of jobs.rows) await client.query("SELECT graphile_worker.remove_job($1)", [jobKeyOf(Number(row.id))]);

@@ -90,10 +90,14 @@ export const MIGRATIONS: readonly Migration[] = [
       -- When its latest run started: with updated_at at its end, how long it ran (and whether two runs overlapped).
       ALTER TABLE jobs ADD COLUMN started_at BIGINT;
       CREATE INDEX jobs_running_worker ON jobs (worker) WHERE status = 'running';
+      -- pool_id: graphile-worker's id of the worker's pool, which locks what it takes (freed when it is lost);
+      -- lost_after_ms: how long it may stay silent, its own setting (workers need not share one).
       CREATE TABLE magis_workers (
         id TEXT PRIMARY KEY,
         host TEXT NOT NULL,
         pid INTEGER NOT NULL,
+        pool_id TEXT,
+        lost_after_ms BIGINT NOT NULL,
         started_at BIGINT NOT NULL,
         seen_at BIGINT NOT NULL
       );

@@ -220,7 +220,7 @@ describe("the PostgreSQL queue", () => {
     const runner = gatedRunner();
     const lost: JobRecord[] = [];
     // A worker that took a job and then went silent (killed): its row and its job as it left them.
-    await store.pool.query("INSERT INTO magis_workers (id, host, pid, started_at, seen_at) VALUES ('gone', 'h', 1, 0, 0)");
+    await store.pool.query("INSERT INTO magis_workers (id, host, pid, lost_after_ms, started_at, seen_at) VALUES ('gone', 'h', 1, 1000, 0, 0)");
     const taken = (await store.jobs.add(job("taken")))!;
     await store.jobs.start(taken.id, "code", "gone");
     const queue = await startQueue(store, runner.run, { lostAfterMs: 1_000, onLost: async (j) => void lost.push(j) });
@@ -378,16 +378,34 @@ describe("the PostgreSQL queue, when one part fails", () => {
     expect(second.spans).toEqual([]);
   });
 
-  // KNOWN DEFECT, not fixed on this branch: a worker killed after graphile-worker locked a job for it, but before its
-  // task claimed the record, leaves the job and its issue's line locked by a pool that no record names. The lost-worker
-  // sweep frees only the pools of running records (force_unlock_workers), so the issue waits for graphile-worker's own
-  // release of stale locks, four hours later (then requeueStranded queues the job again). `it.fails` while it stands.
-  it.fails("runs a job whose worker was killed between taking it from graphile-worker and claiming it, within lostAfterMs", async () => {
+  it("judges each worker by its own MAGIS_WORKER_LOST_SECONDS, not by the judge's", async () => {
+    const open = await database();
+    const store = await open();
+    // A worker allowed a minute of silence, last heard from 10 s ago, with a job running.
+    await store.pool.query(
+      "INSERT INTO magis_workers (id, host, pid, lost_after_ms, started_at, seen_at) VALUES ('patient', 'h', 1, 60000, 0, (extract(epoch from clock_timestamp()) * 1000)::bigint - 10000)",
+    );
+    const taken = (await store.jobs.add(job("taken")))!;
+    await store.jobs.start(taken.id, "code", "patient");
+    const lost: JobRecord[] = [];
+    await startQueue(store, gatedRunner().run, { lostAfterMs: 1_000, heartbeatMs: 100, onLost: async (j) => void lost.push(j) });
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    expect(lost).toEqual([]);
+    expect(await store.jobs.get(taken.id)).toMatchObject({ status: "running", worker: "patient" });
+  });
+
+  // A worker killed after graphile-worker locked a job for it, but before its task claimed the record: no record names
+  // its pool, but its row in magis_workers does, so the lost-worker sweep frees the job and its issue's line (and
+  // requeueStranded queues the job again) instead of graphile-worker's own release of stale locks, four hours later.
+  it("runs a job whose worker was killed between taking it from graphile-worker and claiming it, within lostAfterMs", async () => {
     const open = await database();
     const store = await open();
     const web = await startQueue(store, gatedRunner().run, { role: "web" });
     await web.submit(job("a"), "wait");
-    // As the killed worker left them: its pool holds the job and the issue's line; the record is still queued.
+    // As the killed worker left them: its row, silent; its pool holds the job and the issue's line; the record is still queued.
+    await store.pool.query(
+      "INSERT INTO magis_workers (id, host, pid, pool_id, lost_after_ms, started_at, seen_at) VALUES ('killed', 'h', 1, 'pool-of-a-killed-worker', 1000, 0, 0)",
+    );
     await store.pool.query("UPDATE graphile_worker._private_jobs SET locked_at = now(), locked_by = 'pool-of-a-killed-worker', attempts = attempts + 1");
     await store.pool.query("UPDATE graphile_worker._private_job_queues SET locked_at = now(), locked_by = 'pool-of-a-killed-worker'");
     const runner = gatedRunner();
