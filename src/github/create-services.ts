@@ -175,8 +175,8 @@ export function createServices(host: GitHubHost, options: MagisAppOptions = {}):
           onInterrupted: reportStopped,
           onFailed,
         });
-  // With a shared store, a trigger younger than a minute is being decided by the web process that recorded it.
-  const desk = new TriggerDesk(store.triggers, triggerRules(queue, bot), { auth, log, undecidedAfterMs: store.kind === "postgres" ? 60_000 : 0 });
+  // With a shared store, the web process that records a trigger holds it a minute to decide it; then any may take it.
+  const desk = new TriggerDesk(store.triggers, triggerRules(queue, bot), { auth, log, leaseMs: store.kind === "postgres" ? 60_000 : 0 });
   let started = false;
   const settled = async () => {
     // A decision may queue a job, and nothing queues a decision, so one pass of each in this order suffices.
@@ -194,6 +194,7 @@ export function createServices(host: GitHubHost, options: MagisAppOptions = {}):
     await store.ping();
   };
   const stop = async (graceMs: number) => {
+    desk.stop();
     await desk.settled();
     await queue.stop(graceMs);
   };

@@ -1,7 +1,7 @@
 import { Context } from "probot";
 import { DEFAULT_STORE_WAITS, duringWebhook } from "../jobs/store-waits.js";
 import { redactSecrets } from "../redact-secrets.js";
-import { retryWhileLocked } from "../store/retry-while-locked.js";
+import { retryWhileLocked, type LockWait } from "../store/retry-while-locked.js";
 import type { TriggerStore } from "../store/store.js";
 import type { TriggerOutcome, TriggerRecord } from "../store/triggers.js";
 import type { Octokit } from "./types.js";
@@ -31,8 +31,12 @@ export interface TriggerDeskOptions {
   /** An installation's client (for deciding triggers left undecided by an earlier process). */
   auth: (installationId: number) => Promise<Octokit>;
   log: { info: (obj: object, msg: string) => void; warn: (obj: object, msg: string) => void };
-  /** Take up only undecided triggers that arrived at least this long ago (0: all; the shared store's processes use a minute). */
-  undecidedAfterMs?: number;
+  /**
+   * How long the process that records a trigger holds it before another may decide it (0, the default, in a store one
+   * process uses). With a shared store the desk also looks every half lease for triggers whose lease ran out: their
+   * recorder died (or fell that far behind) before deciding them.
+   */
+  leaseMs?: number;
 }
 
 /**
@@ -43,6 +47,9 @@ export interface TriggerDeskOptions {
  */
 export class TriggerDesk {
   private readonly inFlight = new Set<Promise<void>>();
+  /** The deliveries this desk is deciding: a sweep never takes one of its own twice. */
+  private readonly deciding = new Set<string>();
+  private sweeper: NodeJS.Timeout | null = null;
   /** Deliveries found recorded before, until the server asks (see `wasRedelivery`); bounded so nothing unasked piles up. */
   private readonly redeliveries = new Set<string>();
   private readonly chains = new Map<string, Promise<void>>();
@@ -78,7 +85,7 @@ export class TriggerDesk {
       receivedAt: Date.now(),
     };
     // A database another process holds locked is waited out briefly; then the webhook is answered 503 to be redelivered.
-    if (!(await duringWebhook(() => this.store.record(trigger), this.store.where))) {
+    if (!(await duringWebhook(() => this.store.record(trigger, this.leaseMs), this.store.where))) {
       context.log.info({ delivery: context.id, event }, "a redelivered webhook; it was recorded before and is not acted on twice");
       if (this.redeliveries.size >= 1000) this.redeliveries.clear();
       this.redeliveries.add(context.id);
@@ -93,13 +100,32 @@ export class TriggerDesk {
   }
 
   /**
-   * Decides the triggers an earlier process recorded but did not decide (it stopped in between). Where several
-   * processes share the store, only triggers older than `options.undecidedAfterMs` are taken: a younger one is
-   * being decided by the process that recorded it.
+   * Decides the triggers an earlier process recorded but did not decide (it stopped in between). With a shared store
+   * it goes on looking for such triggers every half lease, while it runs: another web process may die at any time.
    */
   async start(): Promise<void> {
-    const undecided = await retryWhileLocked(() => this.store.undecided(this.options.undecidedAfterMs ?? 0), DEFAULT_STORE_WAITS.startUp);
-    for (const trigger of undecided) this.schedule(trigger, () => this.rebuild(trigger));
+    await this.takeUndecided(DEFAULT_STORE_WAITS.startUp);
+    if (this.leaseMs <= 0) return;
+    this.sweeper = setInterval(() => {
+      this.takeUndecided(DEFAULT_STORE_WAITS.webhook).catch((error: unknown) =>
+        this.options.log.warn({ error: redactSecrets(String(error), []) }, "could not look for triggers other processes left undecided; looking again later"),
+      );
+    }, this.leaseMs / 2);
+  }
+
+  /** Stops looking for triggers other processes left undecided. */
+  stop(): void {
+    if (this.sweeper) clearInterval(this.sweeper);
+    this.sweeper = null;
+  }
+
+  private get leaseMs(): number {
+    return this.options.leaseMs ?? 0;
+  }
+
+  private async takeUndecided(wait: LockWait): Promise<void> {
+    const undecided = await retryWhileLocked(() => this.store.claimUndecided(this.leaseMs), wait);
+    for (const trigger of undecided) if (!this.deciding.has(trigger.delivery)) this.schedule(trigger, () => this.rebuild(trigger));
   }
 
   /** Resolves once every decision under way has been made and recorded. */
@@ -116,10 +142,12 @@ export class TriggerDesk {
       .then(() => this.slots.run(() => this.decide(trigger, contextOf)))
       .finally(() => {
         this.inFlight.delete(decision);
+        this.deciding.delete(trigger.delivery);
         if (this.chains.get(key) === decision) this.chains.delete(key);
       });
     this.chains.set(key, decision);
     this.inFlight.add(decision);
+    this.deciding.add(trigger.delivery);
   }
 
   // Never throws: whatever happens, the outcome is recorded (or, with the store down, logged).

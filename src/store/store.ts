@@ -51,13 +51,19 @@ export interface JobStore {
 /** Every webhook the app took as a possible trigger, with what it decided and why. */
 export interface TriggerStore {
   readonly where: string;
-  /** Records a delivery to be decided; false when it was recorded before (and not failed), which must not act twice. */
-  record(trigger: NewTrigger): Promise<boolean>;
+  /**
+   * Records a delivery to be decided, leased to the recording process for `leaseMs` (the others leave it alone that
+   * long); false when it was recorded before (and not failed), which must not act twice.
+   */
+  record(trigger: NewTrigger, leaseMs?: number): Promise<boolean>;
   /** Records what was decided about a delivery, and why; drops the payload unless the decision failed. */
   decide(delivery: string, outcome: TriggerOutcome, detail: string): Promise<void>;
   get(delivery: string): Promise<TriggerRecord | null>;
-  /** Triggers not decided yet that arrived at least `olderThanMs` ago (0: all), oldest first. */
-  undecided(olderThanMs?: number): Promise<TriggerRecord[]>;
+  /**
+   * Takes the triggers not decided yet whose lease ran out (their recorder stopped before deciding them, or is far
+   * behind), leasing each to the caller for `leaseMs`, oldest first; of processes asking at once, each gets others.
+   */
+  claimUndecided(leaseMs: number): Promise<TriggerRecord[]>;
   /** Every trigger, oldest first. */
   all(): Promise<TriggerRecord[]>;
 }

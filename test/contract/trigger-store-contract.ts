@@ -42,7 +42,7 @@ export function describeTriggerContract(context: ContractContext): void {
       await store().triggers.decide("t-1", "failed", "GitHub did not answer.");
       expect(await store().triggers.record(newTrigger("t-1", START + 100))).toBe(true);
       expect(await store().triggers.get("t-1")).toEqual({ ...trigger, outcome: null, detail: null, decidedAt: null });
-      expect((await store().triggers.undecided()).map((t) => t.delivery)).toEqual(["t-1"]);
+      expect((await store().triggers.claimUndecided(0)).map((t) => t.delivery)).toEqual(["t-1"]);
       expect(await store().triggers.record(newTrigger("t-1", START + 200))).toBe(false);
     });
 
@@ -57,19 +57,25 @@ export function describeTriggerContract(context: ContractContext): void {
       expect(await store().triggers.get("t-2")).toEqual({ ...newTrigger("t-2", START), outcome: "failed", detail: "GitHub did not answer.", decidedAt: START + 250 });
     });
 
-    it("lists the undecided oldest first, and those older than a given age", async () => {
-      await store().triggers.record(newTrigger("recent", START - 1_000));
+    it("hands out the undecided triggers whose lease ran out, oldest first, leasing them to the claimant", async () => {
+      // Recorded by a process that holds it a minute; the others by processes that held them not at all.
+      await store().triggers.record(newTrigger("recent", START - 1_000), 60_000);
       await store().triggers.record(newTrigger("oldest", START - 60_000));
       await store().triggers.record(newTrigger("decided", START - 90_000));
       await store().triggers.record(newTrigger("old-a", START - 30_000));
       await store().triggers.record(newTrigger("old-b", START - 30_000));
       await store().triggers.decide("decided", "ignored", "Not for the app.");
-      expect((await store().triggers.undecided()).map((t) => t.delivery)).toEqual(["oldest", "old-a", "old-b", "recent"]);
-      expect((await store().triggers.undecided(0)).map((t) => t.delivery)).toEqual(["oldest", "old-a", "old-b", "recent"]);
-      expect((await store().triggers.undecided(30_000)).map((t) => t.delivery)).toEqual(["oldest", "old-a", "old-b"]);
-      expect((await store().triggers.undecided(30_001)).map((t) => t.delivery)).toEqual(["oldest"]);
-      context.advance(60_000);
-      expect((await store().triggers.undecided(30_000)).map((t) => t.delivery)).toEqual(["oldest", "old-a", "old-b", "recent"]);
+      const claim = async () => (await store().triggers.claimUndecided(10_000)).map((t) => t.delivery);
+      expect(await claim()).toEqual(["oldest", "old-a", "old-b"]);
+      // Leased to the first claimant for 10 s: nobody else gets them meanwhile.
+      expect(await claim()).toEqual([]);
+      context.advance(10_000);
+      expect(await claim()).toEqual(["oldest", "old-a", "old-b"]);
+      context.advance(50_000);
+      expect(await claim()).toEqual(["oldest", "old-a", "old-b", "recent"]);
+      await store().triggers.decide("recent", "queued", "job 1");
+      context.advance(10_000);
+      expect(await claim()).toEqual(["oldest", "old-a", "old-b"]);
     });
 
     it("lists every trigger oldest first, decided or not", async () => {

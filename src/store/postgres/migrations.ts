@@ -81,7 +81,7 @@ export const MIGRATIONS: readonly Migration[] = [
   },
   {
     version: 2,
-    name: "workers and their heartbeats; cancelling a running job; the queue's lock holder; when a run started",
+    name: "workers and their heartbeats; cancelling a running job; the queue's lock holder; when a run started; trigger leases",
     sql: `
       -- A running job is cancelled by its worker, which reads the reason here at its next heartbeat.
       ALTER TABLE jobs ADD COLUMN cancel_reason TEXT;
@@ -89,6 +89,8 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE jobs ADD COLUMN lock_holder TEXT;
       -- When its latest run started: with updated_at at its end, how long it ran (and whether two runs overlapped).
       ALTER TABLE jobs ADD COLUMN started_at BIGINT;
+      -- Until when the process deciding a trigger holds it; past that, another web process takes it (its recorder died).
+      ALTER TABLE triggers ADD COLUMN claimed_until BIGINT;
       CREATE INDEX jobs_running_worker ON jobs (worker) WHERE status = 'running';
       -- pool_id: graphile-worker's id of the worker's pool, which locks what it takes (freed when it is lost);
       -- lost_after_ms: how long it may stay silent, its own setting (workers need not share one).

@@ -15,12 +15,16 @@ export class PostgresTriggerStore implements TriggerStore {
    * A delivery whose decision failed is taken again (its outcome reset). Two processes recording one delivery at once
    * are one insert and one conflict: the conflict's update waits for the insert, then finds the outcome not failed.
    */
-  async record(trigger: NewTrigger): Promise<boolean> {
+  async record(trigger: NewTrigger, leaseMs = 0): Promise<boolean> {
     const { rowCount } = await this.pool.query(
-      `INSERT INTO triggers (delivery, event, installation_id, owner, repo, number, payload, received_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
-       ON CONFLICT (delivery) DO UPDATE SET outcome = NULL, detail = NULL, decided_at = NULL WHERE triggers.outcome = 'failed'`,
-      [trigger.delivery, trigger.event, trigger.installationId, trigger.owner, trigger.repo, trigger.number, JSON.stringify(trigger.payload), trigger.receivedAt],
+      `INSERT INTO triggers (delivery, event, installation_id, owner, repo, number, payload, received_at, claimed_until)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+       ON CONFLICT (delivery) DO UPDATE SET outcome = NULL, detail = NULL, decided_at = NULL, claimed_until = excluded.claimed_until
+       WHERE triggers.outcome = 'failed'`,
+      [
+        trigger.delivery, trigger.event, trigger.installationId, trigger.owner, trigger.repo, trigger.number, JSON.stringify(trigger.payload),
+        trigger.receivedAt, this.now() + leaseMs,
+      ],
     );
     return rowCount !== 0;
   }
@@ -40,12 +44,17 @@ export class PostgresTriggerStore implements TriggerStore {
     return rows[0] ? triggerFromRow(rows[0]) : null;
   }
 
-  async undecided(olderThanMs = 0): Promise<TriggerRecord[]> {
-    const { rows } = await this.pool.query<TriggerRow>(
-      "SELECT * FROM triggers WHERE outcome IS NULL AND ($1::bigint IS NULL OR received_at <= $1) ORDER BY received_at, seq",
-      [olderThanMs > 0 ? this.now() - olderThanMs : null],
+  /** SKIP LOCKED: of processes claiming at once, each takes the triggers the others are not taking. */
+  async claimUndecided(leaseMs: number): Promise<TriggerRecord[]> {
+    const now = this.now();
+    const { rows } = await this.pool.query<TriggerRow & { seq: number }>(
+      `WITH taken AS (
+         SELECT delivery FROM triggers WHERE outcome IS NULL AND COALESCE(claimed_until, 0) <= $1 FOR UPDATE SKIP LOCKED
+       )
+       UPDATE triggers SET claimed_until = $2 FROM taken WHERE triggers.delivery = taken.delivery RETURNING triggers.*`,
+      [now, now + leaseMs],
     );
-    return rows.map(triggerFromRow);
+    return rows.sort((a, b) => a.received_at - b.received_at || a.seq - b.seq).map(triggerFromRow);
   }
 
   async all(): Promise<TriggerRecord[]> {

@@ -68,8 +68,8 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
   },
   {
     version: 2,
-    name: "the worker that runs a job, and when it started",
-    sql: "ALTER TABLE jobs ADD COLUMN worker TEXT; ALTER TABLE jobs ADD COLUMN started_at INTEGER;",
+    name: "the worker that runs a job, and when it started; trigger leases",
+    sql: "ALTER TABLE jobs ADD COLUMN worker TEXT; ALTER TABLE jobs ADD COLUMN started_at INTEGER; ALTER TABLE triggers ADD COLUMN claimed_until INTEGER;",
   },
 ];
 

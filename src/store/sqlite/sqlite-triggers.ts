@@ -18,14 +18,18 @@ export class SqliteTriggerStore implements TriggerStore {
    * Records a delivery to be decided; false when it was recorded before (a redelivery), which must not act twice. A
    * delivery whose decision failed (GitHub was down) is taken again: redelivering it from GitHub is how it is retried.
    */
-  async record(trigger: NewTrigger): Promise<boolean> {
+  async record(trigger: NewTrigger, leaseMs = 0): Promise<boolean> {
     const info = this.db
       .prepare(
-        `INSERT INTO triggers (delivery, event, installation_id, owner, repo, number, payload, received_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-         ON CONFLICT (delivery) DO UPDATE SET outcome = NULL, detail = NULL, decided_at = NULL WHERE outcome = 'failed'`,
+        `INSERT INTO triggers (delivery, event, installation_id, owner, repo, number, payload, received_at, claimed_until)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+         ON CONFLICT (delivery) DO UPDATE SET outcome = NULL, detail = NULL, decided_at = NULL, claimed_until = excluded.claimed_until
+         WHERE outcome = 'failed'`,
       )
-      .run(trigger.delivery, trigger.event, trigger.installationId, trigger.owner, trigger.repo, trigger.number, JSON.stringify(trigger.payload), trigger.receivedAt);
+      .run(
+        trigger.delivery, trigger.event, trigger.installationId, trigger.owner, trigger.repo, trigger.number, JSON.stringify(trigger.payload),
+        trigger.receivedAt, this.now() + leaseMs,
+      );
     return info.changes > 0;
   }
 
@@ -45,11 +49,17 @@ export class SqliteTriggerStore implements TriggerStore {
     return row ? triggerFromRow(row) : null;
   }
 
-  /** The triggers not decided yet (an earlier process stopped before it decided them) that arrived `olderThanMs` ago or earlier, oldest first. */
-  async undecided(olderThanMs = 0): Promise<TriggerRecord[]> {
-    return (
-      this.db.prepare("SELECT * FROM triggers WHERE outcome IS NULL AND received_at <= ? ORDER BY received_at, rowid").all(this.now() - olderThanMs) as TriggerRow[]
-    ).map(triggerFromRow);
+  async claimUndecided(leaseMs: number): Promise<TriggerRecord[]> {
+    const now = this.now();
+    const take = this.db.transaction(() => {
+      const rows = this.db
+        .prepare("SELECT * FROM triggers WHERE outcome IS NULL AND COALESCE(claimed_until, 0) <= ? ORDER BY received_at, rowid")
+        .all(now) as TriggerRow[];
+      const lease = this.db.prepare("UPDATE triggers SET claimed_until = ? WHERE delivery = ?");
+      for (const row of rows) lease.run(now + leaseMs, row.delivery);
+      return rows;
+    });
+    return take.immediate().map(triggerFromRow);
   }
 
   /** Every trigger, oldest first. */

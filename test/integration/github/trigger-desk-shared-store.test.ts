@@ -15,12 +15,11 @@ afterAll(async () => {
   await server?.stop();
 });
 
-// KNOWN DEFECT, not fixed on this branch (review of issue 13): the desk takes up the triggers another web process
-// recorded and never decided only in `start`, so while every web process keeps running, such a trigger stays undecided
-// for ever (and a redelivery of it is answered as already recorded, without acting). `it.fails` keeps the suite green
-// while the defect stands; once a running desk takes them up, this test fails: make it `it` then.
-it.fails("decides a trigger that a web process which died recorded, while this web process keeps running", async () => {
+// A web process that records a trigger holds it for a lease; one that dies before deciding it leaves it to the others,
+// which look every half lease for triggers whose lease ran out, while they run.
+it("decides a trigger that a web process which died recorded, while this web process keeps running", async () => {
   const store = await openPostgresStore(await server.newDatabase());
+  let desk: TriggerDesk | undefined;
   try {
     await store.migrate();
     const decided: string[] = [];
@@ -33,26 +32,22 @@ it.fails("decides a trigger that a web process which died recorded, while this w
       },
     };
     const log = { info: () => {}, warn: () => {} };
-    // As createServices sets it up for a shared store, with a shorter wait: younger triggers are left to their recorder.
-    const desk = new TriggerDesk(store.triggers, [rule], { auth: async () => new ProbotOctokit() as unknown as Octokit, log, undecidedAfterMs: 200 });
+    // As createServices sets it up for a shared store, with a shorter lease.
+    desk = new TriggerDesk(store.triggers, [rule], { auth: async () => new ProbotOctokit() as unknown as Octokit, log, leaseMs: 400 });
     await desk.start();
-    // Another web process records a delivery, then is killed before it decides it.
-    await store.triggers.record({
-      delivery: "orphan-1",
-      event: "issues.labeled",
-      installationId: 7,
-      owner: "octo",
-      repo: "demo",
-      number: 1,
-      payload: { action: "labeled", installation: { id: 7 }, repository: { name: "demo", owner: { login: "octo" } }, issue: { number: 1 }, sender: { login: "alice", type: "User" } },
-      receivedAt: Date.now(),
-    });
+    // Another web process records a delivery (holding it for the lease), then is killed before it decides it.
+    const payload = { action: "labeled", installation: { id: 7 }, repository: { name: "demo", owner: { login: "octo" } }, issue: { number: 1 }, sender: { login: "alice", type: "User" } };
+    const recordedAt = Date.now();
+    await store.triggers.record({ delivery: "orphan-1", event: "issues.labeled", installationId: 7, owner: "octo", repo: "demo", number: 1, payload, receivedAt: recordedAt }, 400);
     const deadline = Date.now() + 3_000;
     while (decided.length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
     await desk.settled();
+    // Not before its recorder's lease ran out, and once only.
+    expect(Date.now() - recordedAt).toBeGreaterThanOrEqual(400);
     expect(decided).toEqual(["orphan-1"]);
     expect(await store.triggers.get("orphan-1")).toMatchObject({ outcome: "ignored" });
   } finally {
+    desk?.stop();
     await store.close();
   }
 });
@@ -80,7 +75,7 @@ it("queues the jobs of one issue in the order their triggers arrived, when two w
           return { outcome: "queued", detail: "queued" };
         },
       };
-      return new TriggerDesk(store.triggers, [rule], { auth: async () => new ProbotOctokit() as unknown as Octokit, log, undecidedAfterMs: 60_000 });
+      return new TriggerDesk(store.triggers, [rule], { auth: async () => new ProbotOctokit() as unknown as Octokit, log, leaseMs: 60_000 });
     });
     for (const queue of queues) await queue.start();
     const payload = { action: "labeled", installation: { id: 7 }, repository: { name: "demo", owner: { login: "octo" } }, issue: { number: 1 }, sender: { login: "alice", type: "User" } };
