@@ -70,7 +70,7 @@ export class JobLifecycle {
     } catch (error) {
       this.options.log.error(
         { job: job.id, outcome: outcome.status, file: this.store.where, error: logged(error) },
-        `could not record job ${job.id} as ${outcome.status}; its record keeps its earlier status until the app restarts (a job left running is then marked failed)`,
+        `could not record job ${job.id} as ${outcome.status}; its record keeps its earlier status until it is found left running and marked failed (at the app's next start; on PostgreSQL at this worker's next heartbeat)`,
       );
     }
     if (outcome.status === "failed") await this.tell("onFailed", job, () => this.options.onFailed?.(job, outcome.error));

@@ -130,16 +130,22 @@ export class PostgresQueue implements JobQueue {
     events.on("pool:create", ({ workerPool }) => {
       recordingPool = this.beatPool!.query("UPDATE magis_workers SET pool_id = $2 WHERE id = $1", [this.workerId, workerPool.id]);
     });
-    this.runner = await run({
-      pgPool: this.pool,
-      events,
-      concurrency: Math.max(1, Math.floor(this.options.concurrency ?? 2) || 1),
-      noHandleSignals: true,
-      pollInterval: 1_000,
-      logger: quietLogger(this.options.log),
-      taskList: { [TASK]: this.task },
-    });
-    await recordingPool;
+    try {
+      this.runner = await run({
+        pgPool: this.pool,
+        events,
+        concurrency: Math.max(1, Math.floor(this.options.concurrency ?? 2) || 1),
+        noHandleSignals: true,
+        pollInterval: 1_000,
+        logger: quietLogger(this.options.log),
+        taskList: { [TASK]: this.task },
+      });
+      await recordingPool;
+    } catch (error) {
+      // Not started: nothing of it may keep the process alive or leave a row that others would take for a lost worker.
+      await this.stop(0);
+      throw error;
+    }
   }
 
   async drain(): Promise<void> {
