@@ -5,22 +5,19 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { Logger, run, runMigrations, type Runner, type Task, type WorkerEvents } from "graphile-worker";
 import type pg from "pg";
 import type { JobRecord, NewJob } from "../store/jobs.js";
-import { JOB_KEY_LOCKS } from "../store/postgres/advisory-locks.js";
 import { inTransaction } from "../store/postgres/in-transaction.js";
 import type { PostgresStore } from "../store/postgres/postgres-store.js";
 import { type JobQueue, type JobRunner, type SubmitOutcome, type WhenBusy } from "./job-queue.js";
 import { JobLifecycle, logged, type LifecycleOptions } from "./job-lifecycle.js";
+import { DB_NOW, enqueue, jobKeyOf, lockKey, TASK } from "./postgres-queue-entries.js";
+import { failJobsOfLostWorkers, LOST_REASON, requeueStranded } from "./postgres-sweeps.js";
 import { DEFAULT_STORE_WAITS } from "./store-waits.js";
-
-/** The graphile-worker task every MAGIS job runs as; its payload is the job record's id. */
-const TASK = "magis-job";
 
 /** How often a task tries to claim its job when the database fails the statement, and the pause before each retry. */
 const CLAIM_TRIES = 3;
 const CLAIM_PAUSE_MS = 500;
 
-/** The reason recorded for a job whose worker stopped answering (killed, or its machine lost). */
-export const LOST_REASON = "the worker running this job stopped answering (it was killed or its machine was lost)";
+export { LOST_REASON } from "./postgres-sweeps.js";
 
 /** The reason recorded for a job whose worker could not record how it ended; its status comment on the issue says it. */
 export const UNRECORDED_REASON = "the worker that ran it could not record how the run ended (the database failed the write or could not be reached); its status comment on the issue says how it ended";
@@ -285,8 +282,8 @@ export class PostgresQueue implements JobQueue {
     }
     await this.abortCancelled(this.beatPool!);
     await this.failUnheldJobs();
-    await this.failJobsOfLostWorkers();
-    await this.requeueStranded();
+    await this.reportLostWorkers();
+    await this.requeueGivenUp();
   }
 
   /**
@@ -340,59 +337,18 @@ export class PostgresQueue implements JobQueue {
     for (const { id } of rows) this.options.log.warn({ job: id, worker: this.workerId }, `job ${id} failed: ${UNRECORDED_REASON}`);
   }
 
-  /**
-   * Fails the running jobs of workers not heard from for their lostAfterMs (each worker's own setting), frees what
-   * their graphile-worker pools locked (their issues' lines, and a job taken but not yet claimed, which requeueStranded
-   * then queues again), and tells onLost.
-   */
-  private async failJobsOfLostWorkers(): Promise<void> {
-    const lost = await inTransaction(this.beatPool!, async (client) => {
-      const workers = await client.query<{ id: string; pool_id: string | null }>(
-        `SELECT id, pool_id FROM magis_workers WHERE seen_at < ${DB_NOW} - lost_after_ms FOR UPDATE SKIP LOCKED`,
-      );
-      const ids = workers.rows.map((row) => row.id);
-      // A job recorded running by a worker with no row at all (it stopped between the two writes) is lost as well.
-      const jobs = await client.query<{ id: string; lock_holder: string | null }>(
-        `UPDATE jobs SET status = 'failed', detail = $2, updated_at = $3
-         WHERE status = 'running' AND (worker = ANY($1::text[]) OR worker NOT IN (SELECT id FROM magis_workers))
-         RETURNING id, lock_holder`,
-        [ids, LOST_REASON, Date.now()],
-      );
-      const holders = [...new Set([...jobs.rows.map((row) => row.lock_holder), ...workers.rows.map((row) => row.pool_id)].filter((holder): holder is string => holder !== null))];
-      if (holders.length > 0) await client.query("SELECT graphile_worker.force_unlock_workers($1::text[])", [holders]);
-      // Unlocked, their queue entries are dropped (they are never retried: max_attempts is 1) and their lines move on.
-      for (const row of jobs.rows) await client.query("SELECT graphile_worker.remove_job($1)", [jobKeyOf(Number(row.id))]);
-      if (ids.length > 0) await client.query("DELETE FROM magis_workers WHERE id = ANY($1::text[])", [ids]);
-      return jobs.rows.map((row) => Number(row.id));
-    });
-    for (const id of lost) {
+  /** Fails the running jobs of workers silent too long (see failJobsOfLostWorkers) and tells onLost. */
+  private async reportLostWorkers(): Promise<void> {
+    for (const id of await failJobsOfLostWorkers(this.beatPool!)) {
       const job = (await this.store.jobs.get(id))!;
       this.options.log.warn({ job: id, worker: job.worker }, `job ${id} failed: ${LOST_REASON}`);
       await this.lifecycle.tell("onLost", job, () => this.options.onLost?.(job));
     }
   }
 
-  /**
-   * Queues again the jobs recorded queued that graphile-worker will never run: their task could not claim them (the
-   * database failed each try), so graphile-worker gave them up (max_attempts 1), or their entry is gone. Each goes
-   * back due when it was first queued, ahead of the later jobs of its issue that have not started.
-   */
-  private async requeueStranded(): Promise<void> {
-    const requeued = await inTransaction(this.beatPool!, async (client) => {
-      const { rows } = await client.query<{ id: number; key: string; queued_at: Date }>(
-        `SELECT j.id, j.key, COALESCE(g.created_at, to_timestamp(j.created_at / 1000.0)) AS queued_at
-         FROM jobs j LEFT JOIN graphile_worker.jobs g ON g.key = $1 || j.id
-         WHERE j.status = 'queued' AND (g.id IS NULL OR (g.locked_at IS NULL AND g.attempts >= g.max_attempts))
-         FOR UPDATE OF j SKIP LOCKED`,
-        [JOB_KEY_PREFIX],
-      );
-      for (const row of rows) {
-        await client.query("SELECT graphile_worker.remove_job($1)", [jobKeyOf(row.id)]);
-        await enqueue(client, row.id, row.key, row.queued_at);
-      }
-      return rows.map((row) => row.id);
-    });
-    for (const id of requeued) this.options.log.warn({ job: id }, `queued job ${id} again: graphile-worker had given it up before it could start`);
+  /** Queues again the jobs graphile-worker gave up before they started (see requeueStranded). */
+  private async requeueGivenUp(): Promise<void> {
+    for (const id of await requeueStranded(this.beatPool!)) this.options.log.warn({ job: id }, `queued job ${id} again: graphile-worker had given it up before it could start`);
   }
 }
 
@@ -412,30 +368,6 @@ class TakenForLostError extends Error {
     super(message);
     this.name = "TakenForLostError";
   }
-}
-
-/** The database's clock in milliseconds: heartbeats of workers on several machines are compared on one clock. */
-const DB_NOW = "(extract(epoch from clock_timestamp()) * 1000)::bigint";
-
-/** One submission or cancellation per key at a time (until the transaction ends), so "busy" cannot change between a look and a write. */
-async function lockKey(client: pg.PoolClient, key: string): Promise<void> {
-  await client.query("SELECT pg_advisory_xact_lock($1, hashtext($2))", [JOB_KEY_LOCKS, key]);
-}
-
-/** What graphile-worker's job key of a job record starts with; its id follows. */
-const JOB_KEY_PREFIX = "magis-job-";
-
-/** graphile-worker's job key of a job record: cancelling a queued job removes its queue entry by it. */
-function jobKeyOf(id: number): string {
-  return `${JOB_KEY_PREFIX}${id}`;
-}
-
-/** Enqueues job `id` in its key's named queue, in the caller's transaction; `runAt` keeps a handed-back job's place. */
-async function enqueue(client: pg.PoolClient, id: number, key: string, runAt: Date | null): Promise<void> {
-  await client.query(
-    "SELECT graphile_worker.add_job($1, json_build_object('id', $2::bigint), queue_name := $3, run_at := COALESCE($4::timestamptz, now()), max_attempts := 1, job_key := $5)",
-    [TASK, id, key, runAt, jobKeyOf(id)],
-  );
 }
 
 /** graphile-worker's log, at warning and above, through the app's log. */
