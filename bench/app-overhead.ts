@@ -24,6 +24,7 @@ import { createBareRepository, startGitServer } from "../test/support/git-server
 import { fakeGitHub } from "../test/support/github-api.js";
 import { startScriptedModel } from "../test/support/scripted-model.js";
 import { generateFiles } from "./lib/generate-files.js";
+import { printTable } from "./lib/print-table.js";
 
 const { values } = parseArgs({
   options: { files: { type: "string", default: "5000" }, runs: { type: "string", default: "3" }, workdir: { type: "string" } },
@@ -100,12 +101,4 @@ try {
 
 function ms(value: number): string {
   return `${Math.round(value)} ms`;
-}
-
-function printTable(rows: string[][]): void {
-  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? "").length)));
-  for (const [index, row] of rows.entries()) {
-    console.log(row.map((cell, i) => cell.padStart(widths[i]!)).join("  "));
-    if (index === 0) console.log(widths.map((w) => "-".repeat(w)).join("  "));
-  }
 }

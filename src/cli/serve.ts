@@ -80,6 +80,8 @@ export async function startServer(env: NodeJS.ProcessEnv, options: { log?: Logge
   try {
     if (role === "worker") {
       // A worker takes no webhook: its GitHub clients come from the app's credentials, its port serves only probes.
+      // Probot builds its logger asynchronously (load() waits for it on the web path); auth() as the app waits too, without a request.
+      await probot.auth();
       services = createServices(probotHost(probot), app);
       await services.start();
       server = await startOpsServer({ host, port, metrics, ready, log: probot.log });

@@ -50,5 +50,8 @@ export function createOctokitClass(bounds: GitHubBounds): typeof ProbotOctokit {
     request: { ...options.request, fetch },
     retry: { ...options.retry, retries: RETRIES },
     throttle: { ...options.throttle, onRateLimit: retryIfSoon, onSecondaryRateLimit: retryIfSoon },
+    // Probot gives the app's auth a request of its own, without the client's baseUrl: an installation token asked for
+    // directly (`octokit.auth(…)`, before any API call made one) went to api.github.com, not to a GitHub Enterprise Server.
+    ...(options.auth?.request ? { auth: { ...options.auth, request: options.auth.request.defaults({ ...(options.baseUrl ? { baseUrl: options.baseUrl } : {}), request: { fetch } }) } } : {}),
   }));
 }

@@ -18,9 +18,10 @@ function setInstallation(payload: any, installationId: number | null): void {
   else payload.installation = { id: installationId, node_id: "MDIzOkludGVncmF0aW9uSW5zdGFsbGF0aW9uNzc=" };
 }
 
-/** The real `issues.labeled` example, with the label, sender and installation a test needs. */
-export function labeledPayload(options: { label?: string; sender?: string; senderType?: "User" | "Bot"; installationId: number | null }) {
+/** The real `issues.labeled` example, with the label, sender, installation and issue number (default its own, 1) a test needs. */
+export function labeledPayload(options: { label?: string; sender?: string; senderType?: "User" | "Bot"; installationId: number | null; issueNumber?: number }) {
   const payload = examplePayload("issues", "labeled");
+  payload.issue.number = options.issueNumber ?? payload.issue.number;
   payload.label.name = options.label ?? "magis";
   payload.issue.labels.push(payload.label);
   payload.sender.login = options.sender ?? payload.sender.login;
@@ -29,9 +30,10 @@ export function labeledPayload(options: { label?: string; sender?: string; sende
   return payload;
 }
 
-/** The real `issue_comment.created` example with the given comment body, sender and installation. */
-export function commentPayload(options: { body: string; sender?: string; installationId: number | null }) {
+/** The real `issue_comment.created` example with the given comment body, sender, installation and issue number (default its own, 1). */
+export function commentPayload(options: { body: string; sender?: string; installationId: number | null; issueNumber?: number }) {
   const payload = examplePayload("issue_comment", "created");
+  payload.issue.number = options.issueNumber ?? payload.issue.number;
   payload.comment.body = options.body;
   // Written now, as a live comment would be: the run reads the comments written before it as hints.
   payload.comment.created_at = payload.comment.updated_at = new Date().toISOString();

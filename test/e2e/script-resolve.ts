@@ -18,41 +18,71 @@ export const MARKS = {
 
 const FIXED = "Please commit your changes before you push them.";
 
+/** The answers of the plan (tasks, team, kick-off meeting, QA's role), the same in every run on REPO_FILES. */
+const PLAN_ANSWERS: Record<string, unknown> = {
+  "manager-define-task": {
+    needs_change: true,
+    description: "Line 4 of README.md spells 'commit' as 'committ'. Fix that word only.",
+  },
+  "manager-design-developer": { name: "Docs Editor", role: "You are a careful technical writer. You fix typos without rewording." },
+  "manager-open-meeting": { speech: "Welcome. Docs Editor owns README.md and fixes the typo the issue reports." },
+  "developer-speak": { speech: `${MARKS.kickoff}.` },
+  "manager-close-meeting": { speech: "Thank you. One task, no dependencies." },
+  "developer-refine-role": { role: "You are a careful technical writer who fixes the one misspelled word in README.md." },
+  "manager-make-plan": { steps: [["README.md"]], rationale: "A single task." },
+  "developer-design-qa": { role: "You are a QA engineer who checks that only the typo changed." },
+};
+
+/** The attempt QA approves: the misspelled word alone. */
+const APPROVED_ATTEMPT = {
+  "developer-locate-lines": { path: "README.md", ranges: [{ start: 4, end: 4, why: "the typo" }] },
+  "developer-write-code": { old: "Please committ your changes before you push them.", new: FIXED },
+  "qa-review": { approved: true, comment: `${MARKS.secondReview}. Approved.` },
+};
+
 /** Scripts the model for one successful run on REPO_FILES: README.md is located, fixed on the second attempt, approved. */
 export function scriptResolve(model: ScriptedModel): void {
+  scriptLocate(model);
+  for (const [prompt, answer] of Object.entries(PLAN_ANSWERS)) model.script(prompt, answer);
+  model
+    .script("developer-locate-lines", { path: "README.md", ranges: [{ start: 3, end: 4, why: "the typo is on line 4" }] }, APPROVED_ATTEMPT["developer-locate-lines"])
+    .script(
+      "developer-write-code",
+      { old: "My first repository on GitHub.\nPlease committ your changes before you push them.", new: `My first repo on GitHub.\n${FIXED}` },
+      APPROVED_ATTEMPT["developer-write-code"],
+    )
+    .script("qa-review", { approved: false, comment: `${MARKS.firstReview}; change only the misspelled word.` }, APPROVED_ATTEMPT["qa-review"]);
+}
+
+/**
+ * Scripts the model for any number of runs on REPO_FILES, at once or one after another: a run on an issue locates
+ * README.md, fixes the typo on its first attempt and has it approved; a revision of the bot's pull request ends line 4
+ * with "to GitHub".
+ */
+export function scriptEveryRun(model: ScriptedModel): void {
+  const { "developer-write-code": typoFix, ...sameInEveryRun } = APPROVED_ATTEMPT;
+  scriptLocate(model);
+  for (const [prompt, answer] of Object.entries({ ...PLAN_ANSWERS, ...sameInEveryRun })) model.script(prompt, () => answer);
+  model
+    .script("manager-triage-feedback", () => ({
+      tasks: [{ path: "README.md", description: "End the sentence on line 4 with 'to GitHub', as the reviewer asks.", general_feedback: true }],
+      declined: [],
+    }))
+    // The typo is fixed where it is still there; a revision edits the line the fix left.
+    .script("developer-write-code", (request) =>
+      request.messages.some((m) => m.content.includes("Please committ")) ? typoFix : { old: FIXED, new: FIXED.replace(/\.$/, " to GitHub.") },
+    );
+}
+
+/** The Repository Custodian's answers, the same for every run: each file summarized, README.md alone relevant. */
+function scriptLocate(model: ScriptedModel): void {
   model
     .script("custodian-summarize-file", (request) => ({ summary: `Summary of ${pathIn(request.messages)}` }))
     .script("custodian-summarize-diff", (request) => ({ message: `Changed ${pathIn(request.messages)}` }))
     .script("custodian-judge-relevance", (request) => {
       const relevant = pathIn(request.messages) === "README.md";
       return { relevant, reason: relevant ? "The README holds the misspelled word." : "Unrelated to the typo." };
-    })
-    .script("manager-define-task", {
-      needs_change: true,
-      description: "Line 4 of README.md spells 'commit' as 'committ'. Fix that word only.",
-    })
-    .script("manager-design-developer", { name: "Docs Editor", role: "You are a careful technical writer. You fix typos without rewording." })
-    .script("manager-open-meeting", { speech: "Welcome. Docs Editor owns README.md and fixes the typo the issue reports." })
-    .script("developer-speak", { speech: `${MARKS.kickoff}.` })
-    .script("manager-close-meeting", { speech: "Thank you. One task, no dependencies." })
-    .script("developer-refine-role", { role: "You are a careful technical writer who fixes the one misspelled word in README.md." })
-    .script("manager-make-plan", { steps: [["README.md"]], rationale: "A single task." })
-    .script("developer-design-qa", { role: "You are a QA engineer who checks that only the typo changed." })
-    .script(
-      "developer-locate-lines",
-      { path: "README.md", ranges: [{ start: 3, end: 4, why: "the typo is on line 4" }] },
-      { path: "README.md", ranges: [{ start: 4, end: 4, why: "the typo" }] },
-    )
-    .script(
-      "developer-write-code",
-      { old: "My first repository on GitHub.\nPlease committ your changes before you push them.", new: `My first repo on GitHub.\n${FIXED}` },
-      { old: "Please committ your changes before you push them.", new: FIXED },
-    )
-    .script(
-      "qa-review",
-      { approved: false, comment: `${MARKS.firstReview}; change only the misspelled word.` },
-      { approved: true, comment: `${MARKS.secondReview}. Approved.` },
-    );
+    });
 }
 
 /** Scripts a model whose every call fails with a 500 the client must not retry. */

@@ -52,6 +52,8 @@ export interface FakeGitHubOptions {
   /** The text of `.github/magis.yml`, or absent for none (404, and 404 for the owner's `.github` repository too). */
   config?: string;
   issue: FakeIssue;
+  /** More issues of the same repository, served beside `issue` (several issues' runs at once). */
+  moreIssues?: FakeIssue[];
   /** Comments already on the issue (or on the issue or pull request `issue`). */
   comments?: { body: string; user: { login: string; type: "User" | "Bot" }; issue?: number; association?: string; created_at?: string; updated_at?: string }[];
   /** Pull requests that exist already (e.g. the bot's, from an earlier run); `user` defaults to the app's bot. */
@@ -121,9 +123,12 @@ export interface FakePull {
 
 /** A fake of the GitHub REST API (nock on api.github.com) that keeps the state a run changes and records every request. */
 export interface FakeGitHub {
-  requests: { method: string; path: string; body: unknown }[];
+  /** Every request routed, in arrival order; `at` is when it arrived (ms since the epoch). */
+  requests: { method: string; path: string; body: unknown; at: number }[];
   /** The issue as the API shows it now. */
   issue: FakeIssue;
+  /** The other issues (FakeGitHubOptions.moreIssues) as the API shows them now. */
+  moreIssues: FakeIssue[];
   comments: FakeComment[];
   pulls: FakePull[];
   /** Inline review comments; tests may add more between deliveries. */
@@ -138,7 +143,7 @@ export interface FakeGitHub {
   /** The branch rules updateRefs enforces (see FakeGitHubOptions.rules); tests may add some between runs. */
   rules: NonNullable<FakeGitHubOptions["rules"]>;
   /** Requests whose method and path match. */
-  find(method: string, pathPattern: RegExp): { method: string; path: string; body: unknown }[];
+  find(method: string, pathPattern: RegExp): FakeGitHub["requests"];
   /** Holds every answer (each request is recorded, then waits) until the returned function is called: GitHub hanging. */
   hold(): () => void;
   /** Removes the interceptors (or stops the server). */
@@ -165,8 +170,10 @@ export function fakeGitHub(options: FakeGitHubOptions): FakeGitHub {
 }
 
 /**
- * The same fake as a real HTTP server on 127.0.0.1, for a process the test starts (an Action step), which nock cannot
- * reach: its base URL is `url`. A request no route answers gets a 404 and is listed in `unmatched`.
+ * The same fake as a real HTTP server on 127.0.0.1, for a process the test starts (an Action step, `magis serve`),
+ * which nock cannot reach: its base URL is `url`. It answers under the paths of GitHub Enterprise Server as well
+ * (`/api/v3/…` and `/api/graphql`), where Probot sends its requests when GHE_HOST names it. A request no route answers
+ * gets a 404 and is listed in `unmatched`.
  */
 export async function serveFakeGitHub(options: FakeGitHubOptions): Promise<FakeGitHub & { url: string; unmatched: string[] }> {
   const { state, routes, answer } = buildFake(options);
@@ -176,7 +183,7 @@ export async function serveFakeGitHub(options: FakeGitHubOptions): Promise<FakeG
     req.on("data", (chunk: Buffer) => chunks.push(chunk));
     req.on("end", () => {
       const method = (req.method ?? "GET").toLowerCase();
-      const uri = req.url ?? "/";
+      const uri = asDotCom(req.url ?? "/");
       const route = routes.find((r) => r.method === method && r.pattern.test(uri));
       const text = Buffer.concat(chunks).toString("utf8");
       if (!route) {
@@ -195,6 +202,12 @@ export async function serveFakeGitHub(options: FakeGitHubOptions): Promise<FakeG
     return new Promise<void>((resolve) => server.close(() => resolve()));
   };
   return Object.assign(state, { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, unmatched });
+}
+
+/** A GitHub Enterprise Server path as the same request's path on api.github.com. */
+function asDotCom(uri: string): string {
+  if (uri.startsWith("/api/v3/")) return uri.slice("/api/v3".length);
+  return uri.replace(/^\/api\/graphql(?=$|\?)/, "/graphql");
 }
 
 function buildFake(options: FakeGitHubOptions): { state: FakeGitHub; routes: Route[]; answer: (route: Route, uri: string, body: unknown) => ReturnType<Route["reply"]> | Promise<ReturnType<Route["reply"]>> } {
@@ -216,6 +229,7 @@ function buildFake(options: FakeGitHubOptions): { state: FakeGitHub; routes: Rou
   const state: FakeGitHub = {
     requests: [],
     issue: { ...options.issue },
+    moreIssues: (options.moreIssues ?? []).map((issue) => ({ ...issue })),
     comments: (options.comments ?? []).map((c) => ({ ...c, id: nextId++, issue: c.issue ?? options.issue.number, history: [c.body] })),
     pulls: (options.pulls ?? []).map((p) => ({
       number: p.number, head: p.head, base: p.base ?? defaultBranch, title: p.title, body: p.body, draft: false,
@@ -266,7 +280,7 @@ function buildFake(options: FakeGitHubOptions): { state: FakeGitHub; routes: Rou
   const on = (method: Method, pattern: RegExp, reply: Route["reply"]) => void routes.push({ method, pattern, reply });
   const answer = async (route: Route, uri: string, body: unknown): Promise<[number, unknown] | [number, unknown, Record<string, string>]> => {
     const decoded = decodeURIComponent(uri);
-    state.requests.push({ method: route.method.toUpperCase(), path: decoded, body });
+    state.requests.push({ method: route.method.toUpperCase(), path: decoded, body, at: Date.now() });
     await gate;
     const fault = faults.find((f) => f.method === route.method.toUpperCase() && f.times > 0 && f.path.test(decoded));
     if (fault) {
@@ -295,13 +309,14 @@ function buildFake(options: FakeGitHubOptions): { state: FakeGitHub; routes: Rou
     200,
     { id: 1, node_id: nodeId, name: repo, full_name: `${owner}/${repo}`, owner: user(owner), default_branch: defaultBranch, size: options.sizeKb ?? 100, clone_url: options.cloneUrl, private: false },
   ]);
-  on("get", new RegExp(`^${base}/issues/${options.issue.number}$`), () => [
-    200,
-    {
-      number: state.issue.number, title: state.issue.title, body: state.issue.body, state: state.issue.state ?? "open", user: user("Codertocat"),
-      labels: (state.issue.labels ?? ["magis"]).map((name) => ({ name })),
-    },
-  ]);
+  on("get", new RegExp(`^${base}/issues/\\d+$`), (uri) => {
+    const issue = [state.issue, ...state.moreIssues].find((i) => i.number === Number(uri.split("/").pop()));
+    if (!issue) return [404, { message: "Not Found" }];
+    return [200, {
+      number: issue.number, title: issue.title, body: issue.body, state: issue.state ?? "open", user: user("Codertocat"),
+      labels: (issue.labels ?? ["magis"]).map((name) => ({ name })),
+    }];
+  });
   const issueNumber = (uri: string) => Number(/\/issues\/(\d+)/.exec(uri)![1]);
   on("get", new RegExp(`^${base}/issues/\\d+/comments(\\?.*)?$`), (uri) => [200, state.comments.filter((c) => c.issue === issueNumber(uri)).map(commentJson)]);
   on("post", new RegExp(`^${base}/issues/\\d+/comments$`), (uri, body: { body: string }) => {

@@ -71,6 +71,14 @@ describe("GitHub API calls against a GitHub that accepts and never answers", () 
     await expect(octokit.rest.issues.get({ owner: "o", repo: "r", issue_number: 1 })).rejects.toThrow(timeoutMessage("POST", "/app/installations/7/access_tokens"));
   }, 15_000);
 
+  it("an installation token asked for directly (as a job does for git) goes to the same GitHub and times out the same way", async () => {
+    const standIn = await startStandIn(() => false);
+    const octokit = await probotAt(standIn).auth(7);
+    // Probot hands the app's auth a request of its own, without the client's baseUrl (it went to api.github.com) or timeout.
+    await expect(octokit.auth({ type: "installation", installationId: 7 })).rejects.toThrow(timeoutMessage("POST", "/app/installations/7/access_tokens"));
+    expect(standIn.requests).toEqual(["POST /app/installations/7/access_tokens"]);
+  }, 15_000);
+
   it("an installation client's REST calls and the config loader's calls time out too", async () => {
     const standIn = await startStandIn((request, response) => token(request, response));
     const octokit = await probotAt(standIn).auth(7);

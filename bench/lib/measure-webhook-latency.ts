@@ -1,0 +1,102 @@
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { labeledPayload } from "../../test/e2e/payloads.js";
+import { parsePrometheusText, type PrometheusText } from "../../test/support/parse-prometheus-text.js";
+import { runInProcessGroup } from "../../test/support/run-in-process-group.js";
+import { INSTALLATION, startScaleRig, WEBHOOK_SECRET } from "../../test/support/scale-rig.js";
+
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+const BUCKETS_MS = [25, 50, 100];
+
+/** What the webhook run measured. */
+export interface LatencyRun {
+  sent: number;
+  /** Answer times the sender saw, in milliseconds, sorted. */
+  answersMs: number[];
+  /** Answers other than 200 (0: no answer). */
+  refused: number;
+  /** Deliveries sent that are not in the `triggers` table. */
+  lost: number;
+  /** Deliveries recorded but not decided yet when the last answer came, and how long after it the last was decided. */
+  undecidedAtEnd: number;
+  decidedWithinMs: number;
+  /** The web process's own count of its answer times (its histogram): the share of the deliveries answered within 25, 50 and 100 ms. */
+  serverWithin: { ms: number; share: number }[];
+  /** Fewest jobs running at once while the deliveries came (the workers were busy throughout when > 0). */
+  fewestRunning: number;
+  peakLoad: number;
+  /** How late timers ran while the deliveries came (p99 and max, milliseconds), in the web process and in the sender's. */
+  loopDelay: { web: { p99: number; max: number }; sender: { p99: number; max: number } };
+}
+
+/**
+ * Sends `rate` signed label webhooks a second for `seconds` (each on an issue of its own, so each is recorded, decided
+ * and queued as a job) to one web process while two workers run jobs. The sender is a process of its own
+ * (send-webhooks.ts) that keeps to its schedule whatever the answers.
+ */
+export async function measureWebhookLatency(options: { rate: number; seconds: number; latencyMs: number }): Promise<LatencyRun> {
+  const busy = 4;
+  const sent = options.rate * options.seconds;
+  const rig = await startScaleRig({ issues: busy + sent, latencyMs: options.latencyMs, concurrency: 2 });
+  let peakLoad = os.loadavg()[0]!;
+  let fewestRunning = Number.POSITIVE_INFINITY;
+  const running = async () => Number((await rig.db.query("SELECT count(*) AS n FROM jobs WHERE status = 'running'")).rows[0].n);
+  try {
+    const [web] = await Promise.all([rig.serve("web"), rig.serve("worker"), rig.serve("worker")]);
+    const scrape = async () => parsePrometheusText(await (await fetch(`${web!.url}/metrics`)).text());
+    for (let n = 1; n <= busy; n++) await rig.deliver(web!, "issues", labeledPayload({ installationId: INSTALLATION, issueNumber: n }), `busy-${n}`);
+    while ((await running()) < busy) await new Promise((resolve) => setTimeout(resolve, 100));
+
+    // A scrape also resets the web process's event-loop delay figures: the next one covers the deliveries alone.
+    const before = await scrape();
+    const sampler = setInterval(() => {
+      peakLoad = Math.max(peakLoad, os.loadavg()[0]!);
+      void running().then((n) => (fewestRunning = Math.min(fewestRunning, n)));
+    }, 1_000);
+    const config = { url: `${web!.url}/api/github/webhooks`, rate: options.rate, seconds: options.seconds, firstIssue: busy + 1, installationId: INSTALLATION };
+    const run = await runInProcessGroup(process.execPath, ["--import", "tsx", path.join(HERE, "send-webhooks.ts"), JSON.stringify(config)], {
+      cwd: path.resolve(HERE, "../.."),
+      env: { ...process.env, MAGIS_SCALE_WEBHOOK_SECRET: WEBHOOK_SECRET },
+      timeoutMs: (options.seconds + 60) * 1000,
+    }).finally(() => clearInterval(sampler));
+    const lastAnswer = Date.now();
+    const after = await scrape();
+    if (run.code !== 0) throw new Error(`the webhook sender failed (exit ${run.code}):\n${run.out}`);
+    const sender = JSON.parse(run.out.trim().split("\n").at(-1)!) as { answers: { status: number; ms: number }[]; loopDelay: { p99: number; max: number } };
+
+    const counts = async () => {
+      const row = (await rig.db.query("SELECT count(*) AS recorded, count(outcome) AS decided FROM triggers WHERE delivery LIKE 'load-%'")).rows[0];
+      return { recorded: Number(row.recorded), decided: Number(row.decided) };
+    };
+    const answered = after.value("magis_webhook_answer_seconds_count") - before.value("magis_webhook_answer_seconds_count");
+    const atEnd = await counts();
+    let decided = atEnd.decided;
+    while (decided < atEnd.recorded && Date.now() - lastAnswer < 120_000) {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      decided = (await counts()).decided;
+    }
+    return {
+      sent,
+      answersMs: sender.answers.map((a) => a.ms).sort((a, b) => a - b),
+      refused: sender.answers.filter((a) => a.status !== 200).length,
+      lost: sent - atEnd.recorded,
+      undecidedAtEnd: atEnd.recorded - atEnd.decided,
+      decidedWithinMs: decided === atEnd.recorded ? Date.now() - lastAnswer : Number.NaN,
+      serverWithin: BUCKETS_MS.map((ms) => ({ ms, share: (answeredWithin(after, ms) - answeredWithin(before, ms)) / answered })),
+      fewestRunning,
+      peakLoad,
+      loopDelay: {
+        web: { p99: after.value("magis_nodejs_eventloop_lag_p99_seconds") * 1000, max: after.value("magis_nodejs_eventloop_lag_max_seconds") * 1000 },
+        sender: sender.loopDelay,
+      },
+    };
+  } finally {
+    await rig.close();
+  }
+}
+
+/** How many deliveries the web process answered within `ms`, by its histogram. */
+function answeredWithin(metrics: PrometheusText, ms: number): number {
+  return metrics.value("magis_webhook_answer_seconds_bucket", { le: String(ms / 1000) });
+}
