@@ -108,7 +108,9 @@ export async function openPostgresStore(url: string, options: PostgresStoreOptio
 
 /** A pool whose dropped connections fail their own queries instead of ending the process. */
 function guardedPool(config: pg.PoolConfig): pg.Pool {
-  const pool = new pg.Pool(config);
+  // TCP keepalive from 10 s of quiet: a connection whose peer vanished (a failover, a cut network) is found dead by the
+  // system's probes (minutes, with Linux's defaults) instead of never, for a connection idle between heartbeats.
+  const pool = new pg.Pool({ keepAlive: true, keepAliveInitialDelayMillis: 10_000, ...config });
   // An idle connection the server drops (a restart, a failover) is an 'error' event, which would end the process
   // unheard; the pool discards that connection and the next query opens another, or fails with its own error.
   pool.on("error", () => {});
