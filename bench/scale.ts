@@ -15,7 +15,7 @@
 // The 1-minute load average is reported with each figure.
 import os from "node:os";
 import { parseArgs } from "node:util";
-import { buildDist } from "../test/support/scale-rig.js";
+import { buildDist } from "../test/support/build-dist.js";
 import { measureThroughput, type ThroughputRun } from "./lib/measure-throughput.js";
 import { measureWebhookLatency, type LatencyRun } from "./lib/measure-webhook-latency.js";
 import { printTable } from "./lib/print-table.js";

@@ -5,6 +5,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { parse } from "yaml";
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { buildDist } from "../support/build-dist.js";
 import { createBareRepository, startGitServer, type GitServer } from "../support/git-server.js";
 import { serveFakeGitHub, type FakeGitHubOptions } from "../support/github-api.js";
 import { runInProcessGroup } from "../support/run-in-process-group.js";
@@ -56,8 +57,8 @@ describe("magis action, run as the Actions runner runs the action's steps", () =
   let github: Awaited<ReturnType<typeof serveFakeGitHub>>;
 
   beforeAll(() => {
-    // The step runs bin/magis.js, which loads dist/: the runner's `npm ci` builds it (prepare), so build it here too.
-    execFileSync("npx", ["tsc", "-p", "tsconfig.build.json"], { cwd: ROOT, stdio: "pipe" });
+    // The step runs bin/magis.js, which loads dist/: the runner's `npm ci` builds it (prepare), and so does this.
+    buildDist();
   }, 180_000);
 
   beforeEach(async () => {

@@ -1,7 +1,8 @@
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { LOST_REASON } from "../../src/jobs/postgres-queue.js";
 import { parsePrometheusText } from "../support/parse-prometheus-text.js";
-import { buildDist, OWNER, REPO, startScaleRig, type ScaleRig } from "../support/scale-rig.js";
+import { buildDist } from "../support/build-dist.js";
+import { OWNER, REPO, startScaleRig, type ScaleRig } from "../support/scale-rig.js";
 import type { ServeProcess } from "../support/serve-process.js";
 import { commentPayload, labeledPayload, pullCommentPayload } from "./payloads.js";
 

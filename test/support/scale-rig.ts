@@ -1,9 +1,7 @@
 import crypto from "node:crypto";
-import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import pg from "pg";
 import { REPO_FILES, scriptEveryRun } from "../e2e/script-resolve.js";
 import { createBareRepository, startGitServer, type GitServer } from "./git-server.js";
@@ -13,7 +11,6 @@ import { startTestPostgres, type TestPostgres } from "./postgres.js";
 import { startScriptedModel, type ScriptedModel } from "./scripted-model.js";
 import { startServeProcess, type ServeProcess } from "./serve-process.js";
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 /** The secret the web processes check webhooks against. */
 export const WEBHOOK_SECRET = "scale-webhook-secret";
 const TOKEN = "ghs_scaleInstallationToken0123456789ab";
@@ -125,7 +122,3 @@ export async function startScaleRig(options: ScaleRigOptions): Promise<ScaleRig>
   }
 }
 
-/** Builds dist/, which `node bin/magis.js` runs. */
-export function buildDist(): void {
-  execFileSync("npx", ["tsc", "-p", "tsconfig.build.json"], { cwd: ROOT, stdio: "pipe" });
-}
