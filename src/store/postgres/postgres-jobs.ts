@@ -3,7 +3,7 @@ import { jobFromRow, type JobRow } from "../job-row.js";
 import type { JobRecord, JobStatus, NewJob } from "../jobs.js";
 import type { JobStore } from "../store.js";
 
-/** Job records in PostgreSQL, shared by every process of the app; the same rules as the SQLite store (jobs.ts). */
+/** Job records in PostgreSQL, shared by every process of the app; the same contract as the SQLite store (sqlite-jobs.ts). */
 export class PostgresJobStore implements JobStore {
   constructor(
     private readonly pool: pg.Pool,

@@ -7,7 +7,7 @@ const deflate = promisify(deflateRaw);
 const inflate = promisify(inflateRaw);
 
 /**
- * The repository evolution memory in PostgreSQL (see memory.ts for why the text is stored): the text is deflated
+ * The repository evolution memory in PostgreSQL (see sqlite-memory.ts for why the text is stored): the text is deflated
  * (raw deflate, as in SQLite), on the thread pool so that a large file does not hold the event loop.
  */
 export class PostgresMemoryStore implements MemoryStore {

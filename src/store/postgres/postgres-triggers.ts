@@ -3,7 +3,7 @@ import type { TriggerStore } from "../store.js";
 import { triggerFromRow, type TriggerRow } from "../trigger-row.js";
 import type { NewTrigger, TriggerOutcome, TriggerRecord } from "../triggers.js";
 
-/** Every webhook the app took as a possible trigger, in PostgreSQL; the same rules as the SQLite store (triggers.ts). */
+/** Every webhook the app took as a possible trigger, in PostgreSQL; the same contract as the SQLite store (sqlite-triggers.ts). */
 export class PostgresTriggerStore implements TriggerStore {
   constructor(
     private readonly pool: pg.Pool,
