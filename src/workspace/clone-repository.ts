@@ -1,9 +1,11 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import git from "isomorphic-git";
+import git, { type HttpClient } from "isomorphic-git";
 import { checkoutPrefix } from "./checkout-name.js";
 import { DEFAULT_GIT_IDLE_MS, gitHttpWithTimeout } from "./git-http-with-timeout.js";
+import { fetchShallowPack } from "./pack/fetch-shallow-pack.js";
+import { indexPack } from "./pack/index-pack.js";
 import { writeWorktree } from "./write-worktree.js";
 
 /** Where a repository lives and the credential that opens it (an installation token). */
@@ -21,6 +23,29 @@ export interface Checkout {
   branch: string;
   /** The commit the checkout is at. */
   head: string;
+}
+
+/**
+ * Makes `dir` a shallow clone of `branch` without its files: the pack fetched (see fetchShallowPack), indexed with
+ * Node's zlib (isomorphic-git's clone inflates every object in JavaScript, which took longer than the download),
+ * and a `.git` isomorphic-git reads as its own: the branch, its remote-tracking ref and the shallow commits.
+ * Returns the branch's commit.
+ */
+async function fetchInto(dir: string, remote: GitRemote, branch: string, http: HttpClient): Promise<string> {
+  const { head, pack, shallow } = await fetchShallowPack(http, remote.url, remote.token, branch);
+  const index = indexPack(pack);
+  await git.init({ fs, dir, defaultBranch: branch });
+  const packs = path.join(dir, ".git", "objects", "pack");
+  fs.mkdirSync(packs, { recursive: true });
+  const name = `pack-${pack.subarray(pack.length - 20).toString("hex")}`;
+  fs.writeFileSync(path.join(packs, `${name}.pack`), pack);
+  fs.writeFileSync(path.join(packs, `${name}.idx`), index);
+  fs.writeFileSync(path.join(dir, ".git", "shallow"), shallow.map((oid) => `${oid}\n`).join(""));
+  await git.setConfig({ fs, dir, path: "remote.origin.url", value: remote.url });
+  await git.setConfig({ fs, dir, path: "remote.origin.fetch", value: `+refs/heads/${branch}:refs/remotes/origin/${branch}` });
+  await git.writeRef({ fs, dir, ref: `refs/heads/${branch}`, value: head, force: true });
+  await git.writeRef({ fs, dir, ref: `refs/remotes/origin/${branch}`, value: head, force: true });
+  return head;
 }
 
 /**
@@ -42,26 +67,10 @@ export async function withShallowClone<T>(
   // Named by this process, so a later one can remove it if this process is killed before the finally below runs.
   const dir = fs.mkdtempSync(path.join(parent, checkoutPrefix()));
   try {
-    const cache = {};
-    // Gives up on a git server that goes silent (isomorphic-git's own client would wait forever).
+    // Gives up on a git server that goes silent.
     const http = gitHttpWithTimeout(remote.idleTimeoutMs ?? DEFAULT_GIT_IDLE_MS);
-    await http.settle(git.clone({
-      fs,
-      http,
-      dir,
-      url: remote.url,
-      ref: branch,
-      depth: 1,
-      singleBranch: true,
-      noTags: true,
-      // isomorphic-git's checkout also builds an index, which the bot never uses; writing the files is twice as fast.
-      noCheckout: true,
-      // isomorphic-git asks for credentials instead of reading them from the URL, so the token never sits in a URL or a log line.
-      onAuth: () => ({ username: "x-access-token", password: remote.token }),
-      cache,
-    }));
-    const head = await git.resolveRef({ fs, dir, ref: "HEAD" });
-    if (options.files !== "none") await writeWorktree(dir, head, cache);
+    const head = await http.settle(fetchInto(dir, remote, branch, http));
+    if (options.files !== "none") await writeWorktree(dir, head);
     return await work({ dir, branch, head });
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });

@@ -1,41 +1,83 @@
 import fs from "node:fs";
 import path from "node:path";
 import git from "isomorphic-git";
+import { PackObjects, type PackedObject } from "./pack/pack-objects.js";
 
-// Blob reads overlap their I/O; a handful at a time is enough to keep the disk busy.
-const PARALLEL_READS = 8;
+// Writes overlap their I/O; a handful at a time is enough to keep the disk busy.
+const PARALLEL_WRITES = 8;
+
+/** One entry of a git tree object. */
+interface TreeEntry {
+  mode: string;
+  name: string;
+  oid: string;
+}
+
+/** The entries of a tree object: `<mode> <name>\0` and 20 bytes of object id, one after another. */
+function parseTree(data: Buffer, oid: string): TreeEntry[] {
+  const entries: TreeEntry[] = [];
+  let at = 0;
+  while (at < data.length) {
+    const space = data.indexOf(0x20, at);
+    const nul = data.indexOf(0, space);
+    if (space < 0 || nul < 0 || nul + 21 > data.length) throw new Error(`corrupt tree ${oid}: an entry is cut short`);
+    const name = data.toString("utf8", space + 1, nul);
+    // Names git itself refuses to check out: they would reach outside the entry's folder or into .git.
+    if (name === "" || name === "." || name === ".." || name.includes("/") || name.toLowerCase() === ".git") {
+      throw new Error(`refusing to check out tree ${oid}: it names an entry '${name}', which git never writes`);
+    }
+    // Old trees may pad a folder's mode with a zero ("040000"); git reads it as 40000.
+    entries.push({ mode: data.toString("latin1", at, space).replace(/^0+/, ""), name, oid: data.toString("hex", nul + 1, nul + 21) });
+    at = nul + 21;
+  }
+  return entries;
+}
+
+/** An object isomorphic-git reads for us: one stored loose rather than in a pack. */
+async function readLoose(dir: string, oid: string, cache: object): Promise<{ type: string; data: Buffer }> {
+  const loose = await git.readObject({ fs, dir, oid, format: "content", cache });
+  return { type: loose.type, data: Buffer.from(loose.object as Uint8Array) };
+}
 
 /**
  * Writes the files of `commit` into the work tree at `dir` (which holds its `.git`), as a checkout would but
- * without building an index: the bot commits from trees, and the Custodian walks the directory.
+ * without building an index: the bot commits from trees, and the Custodian walks the directory. Objects are
+ * read from the clone's pack with Node's zlib (see PackObjects), loose ones through isomorphic-git.
  * Executable bits and symbolic links are kept; submodules become empty directories, as git leaves them.
+ * Returns how many files it wrote.
  */
 export async function writeWorktree(dir: string, commit: string, cache: object = {}): Promise<number> {
+  const packs = new PackObjects(path.join(dir, ".git"));
+  const read = async (oid: string, want: PackedObject["type"]): Promise<Buffer> => {
+    const object = packs.read(oid) ?? (await readLoose(dir, oid, cache));
+    if (object.type !== want) throw new Error(`object ${oid} is a ${object.type}, not the ${want} its parent names`);
+    return object.data;
+  };
   const files: { file: string; oid: string; mode: string }[] = [];
-  const list = async (tree: string, prefix: string): Promise<void> => {
-    for (const entry of (await git.readTree({ fs, dir, oid: tree, cache })).tree) {
-      const file = path.join(dir, prefix, entry.path);
-      if (entry.type === "tree") {
+  const list = async (tree: string, folder: string): Promise<void> => {
+    for (const entry of parseTree(await read(tree, "tree"), tree)) {
+      const file = path.join(folder, entry.name);
+      if (entry.mode === "40000" || entry.mode === "160000") {
         fs.mkdirSync(file, { recursive: true });
-        await list(entry.oid, path.join(prefix, entry.path));
-      } else if (entry.type === "commit") {
-        fs.mkdirSync(file, { recursive: true });
+        if (entry.mode === "40000") await list(entry.oid, file);
       } else {
         files.push({ file, oid: entry.oid, mode: entry.mode });
       }
     }
   };
-  const { commit: headers } = await git.readCommit({ fs, dir, oid: commit, cache });
-  await list(headers.tree, "");
+  const header = (await read(commit, "commit")).toString("latin1", 0, 64);
+  const tree = /^tree ([0-9a-f]{40})\n/.exec(header)?.[1];
+  if (!tree) throw new Error(`corrupt commit ${commit}: it names no tree`);
+  await list(tree, dir);
   let next = 0;
-  const worker = async () => {
+  const writer = async () => {
     while (next < files.length) {
       const { file, oid, mode } = files[next++]!;
-      const { blob } = await git.readBlob({ fs, dir, oid, cache });
-      if (mode === "120000") await fs.promises.symlink(Buffer.from(blob).toString("utf8"), file);
+      const blob = await read(oid, "blob");
+      if (mode === "120000") await fs.promises.symlink(blob.toString("utf8"), file);
       else await fs.promises.writeFile(file, blob, { mode: mode === "100755" ? 0o755 : 0o644 });
     }
   };
-  await Promise.all(Array.from({ length: PARALLEL_READS }, worker));
+  await Promise.all(Array.from({ length: PARALLEL_WRITES }, writer));
   return files.length;
 }

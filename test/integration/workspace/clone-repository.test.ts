@@ -69,7 +69,46 @@ describe("withShallowClone", () => {
     expect(fs.existsSync(seen)).toBe(false);
   });
 
-  it("fails without the right token", async () => {
-    await expect(withShallowClone({ ...remote, token: "wrong" }, "main", async () => 1)).rejects.toThrow();
+  it("makes a .git the real git reads as a sound shallow clone of one commit", async () => {
+    await withShallowClone(remote, "main", async ({ dir, head }) => {
+      const run = (...args: string[]) => execFileSync("git", args, { cwd: dir, env: gitEnv(), encoding: "utf8" }).trim();
+      expect(run("fsck", "--no-progress", "--strict")).toBe("");
+      expect(run("rev-parse", "HEAD", "origin/main")).toBe(`${head}\n${head}`);
+      expect(run("log", "--format=%s")).toBe("modes");
+      expect(run("ls-tree", "-r", "--name-only", "HEAD")).toBe("README.md\nbin/readme-link\nbin/run.sh\nsrc/a.ts");
+    });
+  });
+
+  it("fails without the right token, with a message that says so, and leaves no checkout", async () => {
+    const parentDir = fs.mkdtempSync(path.join(os.tmpdir(), "magis-parent-"));
+    try {
+      await expect(withShallowClone({ ...remote, token: "wrong" }, "main", async () => 1, { parentDir })).rejects.toThrow(
+        /the git server refused the credentials for http:\/\/127\.0\.0\.1:\d+\/octo\/demo\.git \(HTTP 401/,
+      );
+      expect(fs.readdirSync(parentDir)).toEqual([]);
+    } finally {
+      fs.rmSync(parentDir, { recursive: true, force: true });
+    }
+  });
+
+  it("says which branch is missing, and which repository is not there", async () => {
+    await expect(withShallowClone(remote, "no-such-branch", async () => 1)).rejects.toThrow(`the repository at ${remote.url} has no branch 'no-such-branch'`);
+    await expect(withShallowClone({ ...remote, url: `${server.url}/octo/absent.git` }, "main", async () => 1)).rejects.toThrow(/there is no git repository at .*octo\/absent\.git \(HTTP 404/);
+  });
+
+  it("refuses a tree that names '..' or '.git' rather than write outside the checkout or into its .git", async () => {
+    for (const evil of ["..", ".GIT"]) {
+      const bare = path.join(root, "octo/demo.git");
+      const blob = server.git("octo/demo", "rev-parse", "main:README.md");
+      // git's own tools refuse these names, so the tree is written byte by byte and stored without checks.
+      const entry = Buffer.concat([Buffer.from(`100644 ${evil}\0`), Buffer.from(blob, "hex")]);
+      const tree = execFileSync("git", ["hash-object", "-w", "-t", "tree", "--literally", "--stdin"], { cwd: bare, input: entry, encoding: "utf8" }).trim();
+      const commit = execFileSync("git", ["commit-tree", tree, "-m", "evil"], { cwd: bare, env: gitEnv(), encoding: "utf8" }).trim();
+      server.git("octo/demo", "update-ref", `refs/heads/evil`, commit);
+      let ran = false;
+      await expect(withShallowClone(remote, "evil", async () => (ran = true))).rejects.toThrow(`refusing to check out tree ${tree}: it names an entry '${evil}', which git never writes`);
+      expect(ran).toBe(false);
+      expect(fs.existsSync(path.join(os.tmpdir(), "README.md"))).toBe(false);
+    }
   });
 });

@@ -1,0 +1,109 @@
+import type { GitHttpResponse, HttpClient } from "isomorphic-git";
+import { FLUSH, PktLineReader, pktLine } from "./pkt-lines.js";
+
+/** What one shallow fetch brought: the branch's commit, the pack holding its tree, and the commits cut off at depth 1. */
+export interface ShallowPack {
+  head: string;
+  pack: Buffer;
+  shallow: string[];
+}
+
+// Side-band channels of the pack's answer: the pack itself, progress text, and a fatal error.
+const PACK_DATA = 1;
+const SERVER_ERROR = 3;
+
+/**
+ * Fetches one commit of `branch` and everything it holds, as `git clone --depth 1 --single-branch` does, over git's
+ * smart HTTP protocol (version 0, stateless): the refs advertisement, then one upload-pack request that wants the
+ * branch's commit at depth 1. The token goes in an Authorization header only. The pack is returned whole, unchecked:
+ * indexPack verifies it.
+ */
+export async function fetchShallowPack(http: HttpClient, url: string, token: string, branch: string): Promise<ShallowPack> {
+  const base = url.replace(/\/+$/, "");
+  const headers = {
+    authorization: `Basic ${Buffer.from(`x-access-token:${token}`).toString("base64")}`,
+    "user-agent": "git/magis",
+  };
+  const advertised = await http.request({ url: `${base}/info/refs?service=git-upload-pack`, method: "GET", headers });
+  refuseFailure(advertised, base);
+  const { refs, capabilities } = await readAdvertisement(advertised, base);
+  const head = refs.get(`refs/heads/${branch}`);
+  if (!head) throw new Error(`the repository at ${base} has no branch '${branch}'`);
+  if (!capabilities.has("shallow")) throw new Error(`the git server at ${base} cannot send a shallow clone (it lacks the 'shallow' capability)`);
+  const band = capabilities.has("side-band-64k") ? "side-band-64k" : capabilities.has("side-band") ? "side-band" : null;
+  if (!band) throw new Error(`the git server at ${base} cannot send a pack on a side band, which this client needs`);
+  const wanted = [band, "ofs-delta", "shallow", "no-progress", "agent=magis"].filter((c) => capabilities.has(c) || c.startsWith("agent="));
+  const body = [pktLine(`want ${head} ${wanted.join(" ")}\n`), pktLine("deepen 1\n"), FLUSH, pktLine("done\n")];
+  const answered = await http.request({
+    url: `${base}/git-upload-pack`,
+    method: "POST",
+    headers: { ...headers, "content-type": "application/x-git-upload-pack-request", accept: "application/x-git-upload-pack-result" },
+    // An array is sent whole with a Content-Length (isomorphic-git's Node client streams other bodies through a
+    // CommonJS module it cannot load from ESM); its type says iterator, and an array iterates.
+    body: body as unknown as AsyncIterableIterator<Uint8Array>,
+  });
+  refuseFailure(answered, base);
+  return { head, ...(await readPackAnswer(answered, base)) };
+}
+
+/** Throws a message that says what to do when the server did not answer 200. */
+function refuseFailure(response: GitHttpResponse, base: string): void {
+  if (response.statusCode === 200) return;
+  const status = `HTTP ${response.statusCode} ${response.statusMessage ?? ""}`.trim();
+  if (response.statusCode === 401 || response.statusCode === 403) {
+    throw new Error(`the git server refused the credentials for ${base} (${status}): the installation token may have expired or lack access to the repository`);
+  }
+  if (response.statusCode === 404) throw new Error(`there is no git repository at ${base} (${status}): it may have been renamed or deleted`);
+  throw new Error(`the git server at ${base} answered ${status}; try again later`);
+}
+
+/** The refs and capabilities of an upload-pack advertisement (`# service=…`, a flush, then one ref per line, the first with capabilities after a NUL). */
+async function readAdvertisement(response: GitHttpResponse, base: string): Promise<{ refs: Map<string, string>; capabilities: Set<string> }> {
+  const type = response.headers?.["content-type"] ?? "";
+  if (!type.startsWith("application/x-git-upload-pack-advertisement") || !response.body) {
+    throw new Error(`${base} did not answer as a git smart HTTP server (content type '${type}'); check the repository's address`);
+  }
+  const reader = new PktLineReader(response.body, `the refs of ${base}`);
+  const refs = new Map<string, string>();
+  let capabilities = new Set<string>();
+  for (let line = await reader.next(), section = 0; line !== undefined && section < 2; line = await reader.next()) {
+    if (line === "flush") {
+      section++;
+      continue;
+    }
+    const text = line.toString("utf8").replace(/\n$/, "");
+    if (text.startsWith("# service=")) continue;
+    const [ref, caps] = text.split("\0");
+    if (caps !== undefined) capabilities = new Set(caps.split(" "));
+    const [oid, name] = ref!.split(" ");
+    if (oid && name && /^[0-9a-f]{40}$/.test(oid)) refs.set(name, oid);
+  }
+  return { refs, capabilities };
+}
+
+/** Reads the upload-pack answer: `shallow` lines and a flush, `NAK`, then the pack on side band 1 until a flush. */
+async function readPackAnswer(response: GitHttpResponse, base: string): Promise<{ pack: Buffer; shallow: string[] }> {
+  if (!response.body) throw new Error(`the git server at ${base} sent no pack`);
+  const reader = new PktLineReader(response.body, `the pack of ${base}`);
+  const shallow: string[] = [];
+  const pack: Buffer[] = [];
+  let acknowledged = false;
+  for (let line = await reader.next(); line !== undefined; line = await reader.next()) {
+    if (line === "flush") {
+      if (acknowledged) break;
+      continue;
+    }
+    if (!acknowledged) {
+      const text = line.toString("utf8").trim();
+      if (text.startsWith("shallow ")) shallow.push(text.slice("shallow ".length));
+      else if (text === "NAK" || text.startsWith("ACK")) acknowledged = true;
+      else if (text.startsWith("ERR ")) throw new Error(`the git server at ${base} refused the fetch: ${text.slice(4)}`);
+      else if (!text.startsWith("unshallow ")) throw new Error(`the git server at ${base} sent '${text.slice(0, 80)}' where a shallow line or NAK belongs`);
+      continue;
+    }
+    if (line[0] === PACK_DATA) pack.push(line.subarray(1));
+    else if (line[0] === SERVER_ERROR) throw new Error(`the git server at ${base} failed while sending the pack: ${line.subarray(1).toString("utf8").trim()}`);
+  }
+  if (pack.length === 0) throw new Error(`the git server at ${base} ended its answer without a pack; try again later`);
+  return { pack: Buffer.concat(pack), shallow };
+}

@@ -1,0 +1,111 @@
+import { createHash } from "node:crypto";
+import zlib from "node:zlib";
+import { applyDelta } from "./apply-delta.js";
+import { inflateAt, OBJECT_TYPES, readEntryHeader, type EntryHeader } from "./pack-entry.js";
+
+/** One entry of a pack as indexing sees it. */
+interface Entry extends EntryHeader {
+  start: number;
+  crc: number;
+  oid?: string;
+}
+
+function objectId(type: string, data: Buffer): string {
+  return createHash("sha1").update(`${type} ${data.length}\0`).update(data).digest("hex");
+}
+
+/** Reads every entry's header and extent, checking the pack's signature, version and checksum. */
+function readEntries(pack: Buffer): Entry[] {
+  if (pack.length < 32 || pack.toString("latin1", 0, 4) !== "PACK") throw new Error("corrupt pack: it does not start with 'PACK'");
+  const version = pack.readUInt32BE(4);
+  if (version !== 2 && version !== 3) throw new Error(`corrupt pack: version ${version} is not one git writes`);
+  const body = pack.subarray(0, pack.length - 20);
+  if (!createHash("sha1").update(body).digest().equals(pack.subarray(pack.length - 20))) throw new Error("corrupt pack: its checksum does not match its bytes");
+  const count = pack.readUInt32BE(8);
+  const entries: Entry[] = [];
+  let at = 12;
+  for (let i = 0; i < count; i++) {
+    if (at >= body.length) throw new Error(`corrupt pack: it announces ${count} objects and holds ${i}`);
+    const start = at;
+    const header = readEntryHeader(body, start);
+    const inflated = inflateAt(body, header.data);
+    if (inflated.data.length !== header.size) throw new Error(`corrupt pack: the entry at byte ${start} inflates to ${inflated.data.length} bytes, its header says ${header.size}`);
+    at = header.data + inflated.used;
+    // A whole object is named now, while it is inflated; deltas wait for their bases.
+    const oid = header.base === undefined ? objectId(OBJECT_TYPES[header.type]!, inflated.data) : undefined;
+    entries.push({ ...header, start, crc: zlib.crc32(pack.subarray(start, at)), oid });
+  }
+  if (at !== body.length) throw new Error("corrupt pack: bytes follow its last object");
+  return entries;
+}
+
+/**
+ * Names every object of a pack and writes its version-2 index (`.idx`), as `git index-pack` does: the object ids
+ * sorted, with each entry's CRC-32 and offset, then the pack's checksum and the index's own. Deltas are resolved
+ * against their bases (within the pack: a clone's pack is never thin). Inflating with Node's zlib, this takes a
+ * fraction of the time isomorphic-git's JavaScript inflate takes over the same pack.
+ */
+export function indexPack(pack: Buffer): Buffer {
+  const entries = readEntries(pack);
+  const byStart = new Map(entries.map((entry) => [entry.start, entry]));
+  const byOid = new Map<string, Entry>();
+  // Inflated objects that an ofs-delta uses as its base, kept until every entry is named.
+  const bases = new Set(entries.flatMap((entry) => (typeof entry.base === "number" ? [entry.base] : [])));
+  const resolved = new Map<number, { type: string; data: Buffer }>();
+  const resolve = (entry: Entry): { type: string; data: Buffer } => {
+    const known = resolved.get(entry.start);
+    if (known) return known;
+    const inflated = inflateAt(pack, entry.data).data;
+    let object: { type: string; data: Buffer };
+    if (entry.base === undefined) {
+      object = { type: OBJECT_TYPES[entry.type]!, data: inflated };
+    } else {
+      const base = typeof entry.base === "number" ? byStart.get(entry.base) : byOid.get(entry.base);
+      if (!base) throw new Error(`corrupt pack: the delta at byte ${entry.start} names a base the pack does not hold`);
+      const from = resolve(base);
+      object = { type: from.type, data: applyDelta(from.data, inflated) };
+    }
+    if (bases.has(entry.start)) resolved.set(entry.start, object);
+    return object;
+  };
+  for (const entry of entries) if (entry.oid) byOid.set(entry.oid, entry);
+  for (const entry of entries) {
+    if (entry.oid) continue;
+    const object = resolve(entry);
+    entry.oid = objectId(object.type, object.data);
+    byOid.set(entry.oid, entry);
+  }
+  return writeIndex(entries, pack.subarray(pack.length - 20));
+}
+
+/** The bytes of a version-2 pack index for named entries. */
+function writeIndex(entries: Entry[], packChecksum: Buffer): Buffer {
+  const sorted = [...entries].sort((a, b) => (a.oid! < b.oid! ? -1 : a.oid! > b.oid! ? 1 : 0));
+  const count = sorted.length;
+  const large = sorted.filter((entry) => entry.start >= 0x80000000);
+  const index = Buffer.alloc(8 + 256 * 4 + count * (20 + 4 + 4) + large.length * 8 + 40);
+  index.writeUInt32BE(0xff744f63, 0);
+  index.writeUInt32BE(2, 4);
+  const fanout = new Array<number>(256).fill(0);
+  for (const entry of sorted) fanout[parseInt(entry.oid!.slice(0, 2), 16)]!++;
+  let total = 0;
+  for (let byte = 0; byte < 256; byte++) index.writeUInt32BE((total += fanout[byte]!), 8 + byte * 4);
+  const names = 8 + 256 * 4;
+  const crcs = names + count * 20;
+  const offsets = crcs + count * 4;
+  let largeAt = offsets + count * 4;
+  for (const [i, entry] of sorted.entries()) {
+    index.write(entry.oid!, names + i * 20, "hex");
+    index.writeUInt32BE(entry.crc, crcs + i * 4);
+    if (entry.start < 0x80000000) {
+      index.writeUInt32BE(entry.start, offsets + i * 4);
+    } else {
+      index.writeUInt32BE((0x80000000 | ((largeAt - offsets - count * 4) / 8)) >>> 0, offsets + i * 4);
+      index.writeBigUInt64BE(BigInt(entry.start), largeAt);
+      largeAt += 8;
+    }
+  }
+  packChecksum.copy(index, largeAt);
+  createHash("sha1").update(index.subarray(0, largeAt + 20)).digest().copy(index, largeAt + 20);
+  return index;
+}

@@ -1,0 +1,57 @@
+import zlib from "node:zlib";
+
+/** The kinds of whole objects, by their pack type number. */
+export const OBJECT_TYPES = [undefined, "commit", "tree", "blob", "tag"] as const;
+export const OFS_DELTA = 6;
+export const REF_DELTA = 7;
+
+/** The header of one pack entry. */
+export interface EntryHeader {
+  /** 1–4 a whole object (see OBJECT_TYPES), 6 a delta on an earlier entry, 7 a delta on an object named by id. */
+  type: number;
+  /** The inflated size. */
+  size: number;
+  /** A delta's base: the start of an earlier entry (type 6) or an object id (type 7). */
+  base?: number | string;
+  /** Where the entry's deflated data begins. */
+  data: number;
+}
+
+/**
+ * Reads the header of the pack entry at `start`: the type in bits 4–6 of the first byte and the size in
+ * little-endian groups of 7 bits, then for an ofs-delta how far back its base starts (git's offset encoding,
+ * where each continuation adds one) and for a ref-delta its base's 20-byte id.
+ */
+export function readEntryHeader(pack: Buffer, start: number): EntryHeader {
+  let at = start;
+  let byte = pack[at++]!;
+  const type = (byte >> 4) & 7;
+  let size = byte & 0x0f;
+  for (let shift = 4; byte & 0x80; shift += 7) {
+    byte = pack[at++]!;
+    size += (byte & 0x7f) * 2 ** shift;
+  }
+  if (type === OFS_DELTA) {
+    byte = pack[at++]!;
+    let back = byte & 0x7f;
+    while (byte & 0x80) {
+      byte = pack[at++]!;
+      back = (back + 1) * 128 + (byte & 0x7f);
+    }
+    if (back > start) throw new Error(`corrupt pack: the delta at byte ${start} points before the pack's start`);
+    return { type, size, base: start - back, data: at };
+  }
+  if (type === REF_DELTA) return { type, size, base: pack.toString("hex", at, at + 20), data: at + 20 };
+  if (!OBJECT_TYPES[type]) throw new Error(`corrupt pack: an entry of unknown type ${type} at byte ${start}`);
+  return { type, size, data: at };
+}
+
+/** The inflated bytes of the zlib stream at `at` and how many bytes of `bytes` it took; damage is reported as a corrupt pack. */
+export function inflateAt(bytes: Buffer, at: number): { data: Buffer; used: number } {
+  try {
+    const { buffer, engine } = zlib.inflateSync(bytes.subarray(at), { info: true }) as unknown as { buffer: Buffer; engine: { bytesWritten: number } };
+    return { data: buffer, used: engine.bytesWritten };
+  } catch (error) {
+    throw new Error(`corrupt pack: the data at byte ${at} does not inflate (${(error as Error).message})`);
+  }
+}

@@ -1,0 +1,88 @@
+import { execFileSync } from "node:child_process";
+import { createHash } from "node:crypto";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { indexPack } from "../../../src/workspace/pack/index-pack.js";
+import { PackObjects } from "../../../src/workspace/pack/pack-objects.js";
+import { gitEnv } from "../../support/git-server.js";
+
+// A repository whose history makes git store most objects as deltas: one long file edited a little in each commit.
+let work: string;
+const git = (args: string[], input?: Buffer | string) => execFileSync("git", args, { cwd: work, env: gitEnv(), input, maxBuffer: 64 << 20 });
+
+beforeAll(() => {
+  work = fs.mkdtempSync(path.join(os.tmpdir(), "magis-pack-"));
+  git(["init", "-q", "-b", "main"]);
+  const lines = Array.from({ length: 400 }, (_, i) => `def function_${i}(value):\n    return value * ${i}\n`);
+  for (let commit = 0; commit < 6; commit++) {
+    lines[commit * 50] = `def function_${commit * 50}(value):\n    return value + ${commit}  # changed\n`;
+    fs.writeFileSync(path.join(work, "module.py"), lines.join(""));
+    fs.writeFileSync(path.join(work, `notes-${commit}.txt`), `note ${commit}\n`.repeat(commit + 1));
+    git(["add", "-A"]);
+    git(["commit", "-q", "-m", `commit ${commit}`]);
+  }
+});
+afterAll(() => fs.rmSync(work, { recursive: true, force: true }));
+
+/** A pack of every object, as git's pack-objects writes it: with ofs-deltas, or ref-deltas (`--delta-base-offset` off). */
+function packOfAll(ofsDeltas: boolean): Buffer {
+  const objects = git(["rev-list", "--objects", "--all"]);
+  return git(["pack-objects", "--stdout", "-q", "--window=10", "--depth=50", ...(ofsDeltas ? ["--delta-base-offset"] : [])], objects);
+}
+
+function countDeltas(pack: Buffer, idx: Buffer): number {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "magis-verify-"));
+  try {
+    fs.writeFileSync(path.join(dir, "p.pack"), pack);
+    fs.writeFileSync(path.join(dir, "p.idx"), idx);
+    const report = execFileSync("git", ["verify-pack", "-v", path.join(dir, "p.idx")], { encoding: "utf8" });
+    return report.split("\n").filter((line) => /^[0-9a-f]{40} \w+ +\d+ \d+ \d+ \d+ [0-9a-f]{40}$/.test(line)).length;
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+describe("indexPack and PackObjects on packs the real git writes", () => {
+  it.each([["ofs-deltas", true], ["ref-deltas", false]])("with %s: the index is byte for byte git's, and every object reads back as git reads it", (_label, ofs) => {
+    const pack = packOfAll(ofs);
+    const packFile = path.join(work, "all.pack");
+    fs.writeFileSync(packFile, pack);
+    git(["index-pack", "-o", path.join(work, "all.idx"), packFile]);
+    const expected = fs.readFileSync(path.join(work, "all.idx"));
+    const index = indexPack(pack);
+    expect(index.equals(expected)).toBe(true);
+    expect(countDeltas(pack, index)).toBeGreaterThan(3);
+
+    // PackObjects reads a repository's packs: put this one in a bare repository of its own.
+    const bare = fs.mkdtempSync(path.join(os.tmpdir(), "magis-packed-"));
+    try {
+      fs.mkdirSync(path.join(bare, "objects", "pack"), { recursive: true });
+      fs.writeFileSync(path.join(bare, "objects", "pack", "pack-x.pack"), pack);
+      fs.writeFileSync(path.join(bare, "objects", "pack", "pack-x.idx"), index);
+      const objects = new PackObjects(bare);
+      const ids = git(["rev-list", "--objects", "--all"]).toString().split("\n").map((line) => line.slice(0, 40)).filter(Boolean);
+      expect(ids.length).toBeGreaterThan(15);
+      for (const oid of ids) {
+        const object = objects.read(oid)!;
+        expect(object.type).toBe(git(["cat-file", "-t", oid]).toString().trim());
+        expect(object.data.equals(git(["cat-file", object.type, oid]))).toBe(true);
+      }
+      expect(objects.read("0".repeat(40))).toBeNull();
+    } finally {
+      fs.rmSync(bare, { recursive: true, force: true });
+    }
+  });
+
+  it("refuses a pack whose bytes do not match its checksum, and one whose entry is damaged under a good checksum", () => {
+    const pack = packOfAll(true);
+    const flipped = Buffer.from(pack);
+    flipped[40] = flipped[40]! ^ 0xff;
+    expect(() => indexPack(flipped)).toThrow("corrupt pack: its checksum does not match its bytes");
+    // The same damage with the checksum made to fit: the entry itself no longer inflates to its size.
+    createHash("sha1").update(flipped.subarray(0, flipped.length - 20)).digest().copy(flipped, flipped.length - 20);
+    expect(() => indexPack(flipped)).toThrow(/^corrupt pack: /);
+    expect(() => indexPack(Buffer.from("not a pack at all, just some text here"))).toThrow("corrupt pack: it does not start with 'PACK'");
+  });
+});
