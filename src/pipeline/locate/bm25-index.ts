@@ -6,68 +6,72 @@ export interface Bm25Params {
   b: number;
 }
 
-// Terms whose postings are scored between two pauses.
-const TERMS_PER_SLICE = 2_000;
+// Documents looked through between two pauses.
+const DOCS_PER_SLICE = 500;
 
 /**
  * An Okapi BM25 index over documents given as term frequencies, scored as wink-bm25-text-search scores
  * them (idf = ln((N − n + 0.5) / (n + 0.5) + 1), each term's score rounded to 4 decimals), which the
- * Custodian used before: fed counts, it skips wink's per-occurrence bookkeeping and builds a
- * repository's index from remembered counts in a tenth of the time. Add every document, `finish`,
- * then search.
+ * Custodian used before. It keeps each document's frequencies as given and looks the query's terms up
+ * in them at search time: a job asks one or two queries of an index it builds afresh, and inverting
+ * every term of a repository (a million postings for sympy) took longer than all its searches. Add
+ * every document, `finish`, then search.
  */
 export class Bm25Index {
-  // Per term: the documents holding it and, until finish, their frequencies; after it, their scores.
-  private readonly postings = new Map<string, { docs: number[]; values: number[] }>();
+  private readonly docs: Array<Map<string, number>> = [];
   private readonly lengths: number[] = [];
   private documents = 0;
-  private finished = false;
+  private average = 0;
+  private params: Bm25Params | null = null;
 
-  /** Adds document `doc` (ids are small integers) with its term frequencies. */
+  /** `maxCount` caps a term's count in a document (and its share of the document's length). */
+  constructor(private readonly maxCount = Infinity) {}
+
+  /** Adds document `doc` (ids are small integers) with its term frequencies, which the index keeps as they are. */
   add(doc: number, frequencies: Map<string, number>): void {
-    if (this.finished) throw new Error("Bm25Index: documents cannot be added after finish()");
+    if (this.params) throw new Error("Bm25Index: documents cannot be added after finish()");
     let length = 0;
-    for (const [term, frequency] of frequencies) {
-      const posting = this.postings.get(term);
-      if (posting) {
-        posting.docs.push(doc);
-        posting.values.push(frequency);
-      } else {
-        this.postings.set(term, { docs: [doc], values: [frequency] });
-      }
-      length += frequency;
-    }
+    for (const frequency of frequencies.values()) length += Math.min(frequency, this.maxCount);
+    this.docs[doc] = frequencies;
     this.lengths[doc] = length;
     this.documents++;
   }
 
-  /** Turns frequencies into scores; awaits `pause` now and then so a server's event loop is not held. */
-  async finish({ k1, b }: Bm25Params, pause: Pause): Promise<void> {
-    this.finished = true;
+  /** Fixes the parameters and the average document length. */
+  finish(params: Bm25Params): void {
     let total = 0;
     for (const length of this.lengths) total += length ?? 0;
-    const average = total / Math.max(1, this.documents);
-    let slice = 0;
-    for (const { docs, values } of this.postings.values()) {
-      const idf = Math.log((this.documents - docs.length + 0.5) / (docs.length + 0.5) + 1);
-      for (let i = 0; i < docs.length; i++) {
-        const frequency = values[i]!;
-        const normalization = 1 - b + (b * this.lengths[docs[i]!]!) / (average || 1);
-        values[i] = Math.round(((frequency * (k1 + 1)) / (k1 * normalization + frequency)) * idf * 1e4) / 1e4;
-      }
-      if (++slice % TERMS_PER_SLICE === 0) await pause();
-    }
+    this.average = total / Math.max(1, this.documents) || 1;
+    this.params = params;
   }
 
-  /** Adds `weight` times the score of each document holding each term to `scores`. */
-  search(terms: string[], weight: number, scores: Map<number, number>): void {
-    if (!this.finished) throw new Error("Bm25Index: call finish() before search()");
-    for (const term of terms) {
-      const posting = this.postings.get(term);
-      if (!posting) continue;
-      for (let i = 0; i < posting.docs.length; i++) {
-        const doc = posting.docs[i]!;
-        scores.set(doc, (scores.get(doc) ?? 0) + posting.values[i]! * weight);
+  /**
+   * Adds, for each term and its weight in order, `weight` times the score of each document holding the term
+   * to `scores`; awaits `pause` now and then so a server's event loop is not held.
+   */
+  async search(terms: ReadonlyArray<readonly [string, number]>, scores: Map<number, number>, pause: Pause): Promise<void> {
+    if (!this.params) throw new Error("Bm25Index: call finish() before search()");
+    const { k1, b } = this.params;
+    const hits = terms.map(() => ({ docs: [] as number[], counts: [] as number[] }));
+    for (let doc = 0; doc < this.docs.length; doc++) {
+      const frequencies = this.docs[doc];
+      if (frequencies === undefined) continue;
+      for (let t = 0; t < terms.length; t++) {
+        const count = frequencies.get(terms[t]![0]);
+        if (count === undefined) continue;
+        hits[t]!.docs.push(doc);
+        hits[t]!.counts.push(Math.min(count, this.maxCount));
+      }
+      if (doc % DOCS_PER_SLICE === DOCS_PER_SLICE - 1) await pause();
+    }
+    for (const [t, { docs, counts }] of hits.entries()) {
+      const weight = terms[t]![1];
+      const idf = Math.log((this.documents - docs.length + 0.5) / (docs.length + 0.5) + 1);
+      for (let i = 0; i < docs.length; i++) {
+        const frequency = counts[i]!;
+        const normalization = 1 - b + (b * this.lengths[docs[i]!]!) / this.average;
+        const score = Math.round(((frequency * (k1 + 1)) / (k1 * normalization + frequency)) * idf * 1e4) / 1e4;
+        scores.set(docs[i]!, (scores.get(docs[i]!) ?? 0) + score * weight);
       }
     }
   }

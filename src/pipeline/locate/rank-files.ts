@@ -46,13 +46,6 @@ export const DEFAULT_RANK_OPTIONS: RankOptions = {
 // figures of the ranking the benchmarks measured (wink's count fields summed to at most 127).
 const LARGEST_COUNT = 127;
 
-function capped(counts: Map<string, number>): Map<string, number> {
-  let over = false;
-  for (const count of counts.values()) if (count > LARGEST_COUNT) over = true;
-  if (!over) return counts;
-  return new Map([...counts].map(([term, count]): [string, number] => [term, Math.min(count, LARGEST_COUNT)]));
-}
-
 /** The names document of a file: its path's terms counting `pathWeight` times each, its defined names `defsWeight` times. */
 function namesDocument(names: { path: string[]; defs: string[] }, options: RankOptions): Map<string, number> {
   const frequencies = new Map<string, number>();
@@ -61,31 +54,22 @@ function namesDocument(names: { path: string[]; defs: string[] }, options: RankO
   return frequencies;
 }
 
-/** The query's terms grouped by weight, so each group is searched once and multiplied. */
-function termsByWeight(query: WeightedQuery): Map<number, string[]> {
+/** The query's terms with their weights, counted at a resolution of halves (as when a weight was a number of repetitions of the term), grouped by weight. */
+function weightedTerms(query: WeightedQuery): Array<[string, number]> {
   const groups = new Map<number, string[]>();
   for (const [term, weight] of query.terms) {
-    // Weights count at a resolution of halves, as they did when a weight was a number of repetitions of the term.
     const rounded = Math.max(1, Math.round(weight * 2)) / 2;
     const group = groups.get(rounded);
     if (group) group.push(term);
     else groups.set(rounded, [term]);
   }
-  return groups;
+  return [...groups].flatMap(([weight, terms]) => terms.map((term): [string, number] => [term, weight]));
 }
 
-// Terms per search slice: a long issue's 600 terms walked in one call held the event loop for 150 ms.
-const TERMS_PER_SEARCH = 40;
-
-/** Scores of every document sharing a term with the query, pausing between slices of terms. */
-async function search(index: Bm25Index, groups: Map<number, string[]>, pause: Pause): Promise<Map<number, number>> {
+/** Scores of every document sharing a term with the query. */
+async function search(index: Bm25Index, terms: Array<[string, number]>, pause: Pause): Promise<Map<number, number>> {
   const scores = new Map<number, number>();
-  for (const [weight, terms] of groups) {
-    for (let from = 0; from < terms.length; from += TERMS_PER_SEARCH) {
-      index.search(terms.slice(from, from + TERMS_PER_SEARCH), weight, scores);
-      await pause();
-    }
-  }
+  await index.search(terms, scores, pause);
   return scores;
 }
 
@@ -140,7 +124,7 @@ export async function indexFiles(
   if (files.length === 0) return { rank: async () => [], stats };
   const chunkLines = options.fileShare < 1 ? options.chunkLines : Infinity;
   // Text documents: file i is document i; its chunks (fileShare < 1) follow all files, with their owner kept.
-  const textIndex = new Bm25Index();
+  const textIndex = new Bm25Index(LARGEST_COUNT);
   const nameIndex = new Bm25Index();
   const chunkOwners: number[] = [];
   // Which files the fast pass says define each name, for the definitions looked up at query time.
@@ -149,9 +133,9 @@ export async function indexFiles(
   for (const [index, input] of files.entries()) {
     const file = remembered?.documents[index] ?? prepareFile(input, chunkLines);
     nameIndex.add(index, namesDocument(file.names, options));
-    textIndex.add(index, capped(file.text[0]!));
+    textIndex.add(index, file.text[0]!);
     for (const chunk of file.text.slice(1)) {
-      textIndex.add(files.length + chunkOwners.length, capped(chunk));
+      textIndex.add(files.length + chunkOwners.length, chunk);
       chunkOwners.push(index);
     }
     for (const name of remembered?.defined[index] ?? []) {
@@ -164,21 +148,21 @@ export async function indexFiles(
   stats.tokenized = remembered?.tokenized ?? files.length;
   const main = mainExtensions(files.map((file) => ({ path: file.path, size: file.text.length })));
   const priors = files.map((file) => pathPrior(file.path, main));
-  await textIndex.finish(options, pause);
-  await nameIndex.finish(options, pause);
+  textIndex.finish(options);
+  nameIndex.finish(options);
 
   return {
     stats,
     async rank(query, top) {
-      const groups = termsByWeight(query);
-      if (groups.size === 0) return [];
+      const terms = weightedTerms(query);
+      if (terms.length === 0) return [];
       const whole = new Map<number, number>();
       const best = new Map<number, number>();
-      for (const [doc, score] of await search(textIndex, groups, pause)) {
+      for (const [doc, score] of await search(textIndex, terms, pause)) {
         if (doc < files.length) whole.set(doc, score);
         else best.set(chunkOwners[doc - files.length]!, Math.max(best.get(chunkOwners[doc - files.length]!) ?? 0, score));
       }
-      const names = await search(nameIndex, groups, pause);
+      const names = await search(nameIndex, terms, pause);
       // Only files sharing a term with the query can score; the rest are never looked at.
       const hits = new Set<number>([...whole.keys(), ...best.keys(), ...names.keys()]);
       const definitionScores = new Map<number, number>();

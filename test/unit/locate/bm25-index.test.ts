@@ -25,10 +25,10 @@ describe("Bm25Index", () => {
     wink.consolidate();
     const index = new Bm25Index();
     docs.forEach((text, i) => index.add(i, counts(text)));
-    await index.finish({ k1: 1.2, b: 0.75 }, nopause);
+    index.finish({ k1: 1.2, b: 0.75 });
     for (const query of ["verify", "session settings", "chunk verify proxy", "missing"]) {
       const ours = new Map<number, number>();
-      index.search(query.split(" "), 1, ours);
+      await index.search(query.split(" ").map((term) => [term, 1] as const), ours, nopause);
       const theirs = new Map(wink.search(query, 10).map(([id, score]) => [Number(id), score]));
       expect([...ours].sort()).toEqual([...theirs].sort());
     }
@@ -37,21 +37,36 @@ describe("Bm25Index", () => {
   it("multiplies by the weight and adds to the scores it is given", async () => {
     const index = new Bm25Index();
     docs.forEach((text, i) => index.add(i, counts(text)));
-    await index.finish({ k1: 1.2, b: 0.75 }, nopause);
+    index.finish({ k1: 1.2, b: 0.75 });
     const once = new Map<number, number>();
-    index.search(["verify"], 1, once);
+    await index.search([["verify", 1]], once, nopause);
     const scores = new Map<number, number>([[0, 10]]);
-    index.search(["verify"], 1.5, scores);
+    await index.search([["verify", 1.5]], scores, nopause);
     expect(scores.get(0)).toBeCloseTo(10 + 1.5 * once.get(0)!, 10);
     expect(scores.get(4)).toBeCloseTo(1.5 * once.get(4)!, 10);
     expect(scores.has(1)).toBe(false);
   });
 
+  it("caps a term's count, in its score and in the document's length, as if the document said it that often", async () => {
+    const capped = new Bm25Index(2);
+    const plain = new Bm25Index();
+    const texts = ["verify verify verify verify proxy", "verify session", "session cert"];
+    texts.forEach((text, i) => capped.add(i, counts(text)));
+    [...texts.slice(0, 1).map(() => "verify verify proxy"), ...texts.slice(1)].forEach((text, i) => plain.add(i, counts(text)));
+    capped.finish({ k1: 1.2, b: 0.75 });
+    plain.finish({ k1: 1.2, b: 0.75 });
+    const ours = new Map<number, number>();
+    const theirs = new Map<number, number>();
+    await capped.search([["verify", 1], ["proxy", 2]], ours, nopause);
+    await plain.search([["verify", 1], ["proxy", 2]], theirs, nopause);
+    expect(ours).toEqual(theirs);
+  });
+
   it("refuses documents after finish and searches before it", async () => {
     const index = new Bm25Index();
-    expect(() => index.search(["a"], 1, new Map())).toThrow(/finish\(\) before search/);
+    await expect(index.search([["a", 1]], new Map(), nopause)).rejects.toThrow(/finish\(\) before search/);
     index.add(0, counts("a b"));
-    await index.finish({ k1: 1.2, b: 0.75 }, nopause);
+    index.finish({ k1: 1.2, b: 0.75 });
     expect(() => index.add(1, counts("c"))).toThrow(/after finish/);
   });
 });
