@@ -1,8 +1,10 @@
 // Side by side, in one run: the native `git clone --depth 1` of a real repository served by the real
 // `git http-backend`, against what the bot does before its first model call — its own shallow clone
-// (isomorphic-git), the candidate listing, the BM25 index and the first query. A first job starts with
-// an empty index cache; a second job runs after a commit changed a few files, with the cache the first
-// job left in the store.
+// (its own smart-HTTP fetch and pack reader), the candidate listing, the BM25 index and the first query,
+// with the Custodian's terms learned while the clone writes the files, as a job does. A first job starts
+// with an empty index cache; a second job runs after a commit changed a few files, with the cache the
+// first job left: in the same process (the store and its in-process memo) and in a new process (the
+// store alone, as the Action door has it).
 //
 //   npm run bench:clone -- --mirror /work/.mirror/sympy+sympy/repo [--runs 3] [--changed 3] [--workdir DIR]
 //
@@ -16,6 +18,8 @@ import { parseArgs, promisify } from "node:util";
 import { parseConfig } from "../src/config.js";
 import { buildQuery } from "../src/pipeline/locate/build-query.js";
 import { indexRepository } from "../src/pipeline/locate/index-repository.js";
+import { primeTerms } from "../src/pipeline/locate/prime-terms.js";
+import type { TermCache } from "../src/pipeline/locate/remember-terms.js";
 import { openSqliteStore } from "../src/store/sqlite/sqlite-store.js";
 import { withShallowClone } from "../src/workspace/clone-repository.js";
 import { addCommit, gitEnv, startGitServer } from "../test/support/git-server.js";
@@ -52,10 +56,8 @@ try {
   const server = await startGitServer(root, { token: TOKEN });
   const remote = { url: `${server.url}/${FULL}.git`, token: TOKEN };
   const authedUrl = remote.url.replace("http://", `http://x-access-token:${TOKEN}@`);
-  const store = openSqliteStore(path.join(root, "magis.db"));
-  await store.migrate();
-  const cache = store.memory.index;
   const config = parseConfig({});
+  const list = { exclude: config.exclude, maxFileBytes: config.max_file_bytes };
 
   // Asynchronous: the git server runs in this process, and a synchronous child would hold its event loop.
   const run = promisify(execFile);
@@ -67,31 +69,35 @@ try {
     fs.rmSync(dir, { recursive: true, force: true });
     return took;
   };
-  const bot = async (): Promise<{ total: number; parts: string }> => {
+  const bot = async (cache: TermCache): Promise<{ total: number; parts: string }> => {
     const start = performance.now();
     let parts = "";
     await withShallowClone(remote, branch, async (checkout) => {
       const cloned = performance.now();
-      const index = await indexRepository(checkout.dir, { exclude: config.exclude, maxFileBytes: config.max_file_bytes }, { cache });
+      const index = await indexRepository(checkout.dir, list, { cache });
       const indexed = performance.now();
       const top = await index.rank(buildQuery(ISSUE), 10);
       const queried = performance.now();
       parts = `clone ${ms(cloned - start)}, list+index ${ms(indexed - cloned)} (${index.stats.tokenized} of ${index.stats.files} files tokenized, ${index.stats.parsed} parsed), query ${ms(queried - indexed)}, top ${top[0]?.path ?? "-"}`;
-    }, { parentDir: workdir });
+    }, { parentDir: workdir, onFiles: primeTerms(cache, list) });
     // Removing the checkout is part of the clone's cost, as for the native clone.
     return { total: performance.now() - start, parts };
   };
-  const ratios: Record<string, number[]> = { first: [], second: [] };
-  const compare = async (label: "first" | "second", run: number): Promise<void> => {
+  const ratios: Record<string, number[]> = { first: [], second: [], "second, new process": [] };
+  const compare = async (label: keyof typeof ratios, run: number, cache: TermCache): Promise<void> => {
     const n = await native();
-    const b = await bot();
+    const b = await bot(cache);
     ratios[label]!.push(b.total / n);
     console.log(`${label} job ${run}: native ${ms(n)}, bot ${ms(b.total)} = ${(b.total / n).toFixed(2)}×  (${b.parts})`);
   };
+  let bytes = 0;
   const changed = files.filter((f) => f.endsWith(".py")).slice(0, Number(values.changed));
   for (let run = 1; run <= runs; run++) {
-    await cache.clear();
-    await compare("first", run);
+    // A store of its own per run: the first job finds nothing, in the store or in the process.
+    const file = path.join(root, `magis-${run}.db`);
+    const store = openSqliteStore(file);
+    await store.migrate();
+    await compare("first", run, store.memory.index);
     // A commit touches a few files: the second job finds the first job's blobs in the cache, all but those.
     addCommit(root, FULL, {
       branch,
@@ -99,14 +105,19 @@ try {
       message: `change ${changed.length} files`,
       author: { name: "Bench", email: "bench@example.com" },
     });
-    await compare("second", run);
+    await compare("second", run, store.memory.index);
+    // The same store opened again, as another process would: no memo, every file's terms read from the store.
+    const reopened = openSqliteStore(file);
+    await compare("second, new process", run, reopened.memory.index);
+    bytes = await store.memory.index.bytes();
+    await reopened.close();
+    await store.close();
   }
   for (const [label, values] of Object.entries(ratios)) {
     values.sort((a, b) => a - b);
     console.log(`${label} job: median ${values[Math.floor(values.length / 2)]!.toFixed(2)}× the native clone (${values.map((v) => v.toFixed(2)).join(", ")})`);
   }
-  console.log(`cache: ${((await cache.bytes()) / 1e6).toFixed(1)} MB; machine: ${os.cpus().length} cores, load ${os.loadavg().map((l) => l.toFixed(1)).join(" ")}`);
-  await store.close();
+  console.log(`cache: ${(bytes / 1e6).toFixed(1)} MB; machine: ${os.cpus().length} cores, load ${os.loadavg().map((l) => l.toFixed(1)).join(" ")}`);
   await server.close();
 } finally {
   fs.rmSync(root, { recursive: true, force: true });

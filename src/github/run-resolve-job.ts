@@ -1,10 +1,12 @@
 import { parseConfig, type MagisConfig } from "../config.js";
 import type { JobRunner } from "../jobs/job-queue.js";
+import { primeTerms } from "../pipeline/locate/prime-terms.js";
 import { renderReport } from "../pipeline/report/render-report.js";
 import { selectNeedsHuman } from "../pipeline/report/select-needs-human.js";
 import type { resolveIssue } from "../pipeline/resolve-issue.js";
 import type { CommandPolicy, ProgressEvent } from "../pipeline/types.js";
 import { withShallowClone } from "../workspace/clone-repository.js";
+import type { ClonedFile } from "../workspace/write-worktree.js";
 import { RETRY_ISSUE } from "./explain-failure.js";
 import { openRepository } from "./open-repository.js";
 import { publishPullRequest } from "./publish-pull-request.js";
@@ -108,13 +110,18 @@ export function resolveJobRunner(services: ResolveJobServices): JobRunner {
         });
         run.enter("cleanup", { stoppable: false });
         return pull;
-      }, { parentDir: services.workDir });
+      }, { parentDir: services.workDir, onFiles: primed(services.memory, config) });
 
       // 5. The pull request in the status.
       run.status.update((s) => ({ ...s, pullRequest: { url: published.url, number: published.number, updated: published.updated } }));
       return { detail: published.url, succeeded: true };
     });
   };
+}
+
+/** The Custodian's terms learned while the clone writes the files (see primeTerms), when the store keeps an index cache. */
+function primed(memory: ResolveJobServices["memory"], config: MagisConfig): ((files: ClonedFile[]) => Promise<void>) | undefined {
+  return memory ? primeTerms(memory.index, { exclude: config.exclude, maxFileBytes: config.max_file_bytes }) : undefined;
 }
 
 /** Ends a run whose issue is closed, or whose label was removed: checked when it starts and again before it publishes. */

@@ -6,7 +6,7 @@ import { checkoutPrefix } from "./checkout-name.js";
 import { DEFAULT_GIT_IDLE_MS, gitHttpWithTimeout } from "./git-http-with-timeout.js";
 import { fetchShallowPack } from "./pack/fetch-shallow-pack.js";
 import { indexPack } from "./pack/index-pack.js";
-import { writeWorktree } from "./write-worktree.js";
+import { writeWorktree, type ClonedFile } from "./write-worktree.js";
 
 /** Where a repository lives and the credential that opens it (an installation token). */
 export interface GitRemote {
@@ -53,14 +53,14 @@ async function fetchInto(dir: string, remote: GitRemote, branch: string, http: H
  * and removes the directory afterwards whether `work` succeeded or not (a killed process's are removed by the next
  * app's removeLeftoverCheckouts). `parentDir` (default: the system's temp directory) is where the checkout goes; a
  * tmpfs there makes checkouts of large repositories much faster. With `files: "none"` the work tree stays empty
- * (writing thousands of files costs several times the fetch) and the caller writes the few files it reads with
- * `writeFilesAt`.
+ * and the caller writes the few files it reads with `writeFilesAt`; otherwise `onFiles` sees the files as they are
+ * written (see writeWorktree).
  */
 export async function withShallowClone<T>(
   remote: GitRemote,
   branch: string,
   work: (checkout: Checkout) => Promise<T>,
-  options: { parentDir?: string; files?: "all" | "none" } = {},
+  options: { parentDir?: string; files?: "all" | "none"; onFiles?: (files: ClonedFile[]) => Promise<void> } = {},
 ): Promise<T> {
   const parent = options.parentDir ?? os.tmpdir();
   fs.mkdirSync(parent, { recursive: true });
@@ -70,7 +70,7 @@ export async function withShallowClone<T>(
     // Gives up on a git server that goes silent.
     const http = gitHttpWithTimeout(remote.idleTimeoutMs ?? DEFAULT_GIT_IDLE_MS);
     const head = await http.settle(fetchInto(dir, remote, branch, http));
-    if (options.files !== "none") await writeWorktree(dir, head);
+    if (options.files !== "none") await writeWorktree(dir, head, { onFiles: options.onFiles });
     return await work({ dir, branch, head });
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });

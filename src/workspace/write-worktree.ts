@@ -5,6 +5,15 @@ import { PackObjects, type PackedObject } from "./pack/pack-objects.js";
 
 // Writes overlap their I/O; a handful at a time is enough to keep the disk busy.
 const PARALLEL_WRITES = 8;
+// Files handed to `onFiles` at once.
+const BATCH_FILES = 200;
+
+/** A regular file the work tree has been given: its path in the repository, its blob id and its bytes. */
+export interface ClonedFile {
+  path: string;
+  oid: string;
+  bytes: Buffer;
+}
 
 /** One entry of a git tree object. */
 interface TreeEntry {
@@ -44,40 +53,53 @@ async function readLoose(dir: string, oid: string, cache: object): Promise<{ typ
  * without building an index: the bot commits from trees, and the Custodian walks the directory. Objects are
  * read from the clone's pack with Node's zlib (see PackObjects), loose ones through isomorphic-git.
  * Executable bits and symbolic links are kept; submodules become empty directories, as git leaves them.
+ * `onFiles` is given the regular files in batches as they are written, and runs while their writes are under way.
  * Returns how many files it wrote.
  */
-export async function writeWorktree(dir: string, commit: string, cache: object = {}): Promise<number> {
+export async function writeWorktree(
+  dir: string,
+  commit: string,
+  { cache = {}, onFiles }: { cache?: object; onFiles?: (files: ClonedFile[]) => Promise<void> } = {},
+): Promise<number> {
   const packs = new PackObjects(path.join(dir, ".git"));
   const read = async (oid: string, want: PackedObject["type"]): Promise<Buffer> => {
     const object = packs.read(oid) ?? (await readLoose(dir, oid, cache));
     if (object.type !== want) throw new Error(`object ${oid} is a ${object.type}, not the ${want} its parent names`);
     return object.data;
   };
-  const files: { file: string; oid: string; mode: string }[] = [];
+  const files: { rel: string; oid: string; mode: string }[] = [];
   const list = async (tree: string, folder: string): Promise<void> => {
     for (const entry of parseTree(await read(tree, "tree"), tree)) {
-      const file = path.join(folder, entry.name);
+      const rel = folder === "" ? entry.name : `${folder}/${entry.name}`;
       if (entry.mode === "40000" || entry.mode === "160000") {
-        fs.mkdirSync(file, { recursive: true });
-        if (entry.mode === "40000") await list(entry.oid, file);
+        fs.mkdirSync(path.join(dir, rel), { recursive: true });
+        if (entry.mode === "40000") await list(entry.oid, rel);
       } else {
-        files.push({ file, oid: entry.oid, mode: entry.mode });
+        files.push({ rel, oid: entry.oid, mode: entry.mode });
       }
     }
   };
   const header = (await read(commit, "commit")).toString("latin1", 0, 64);
   const tree = /^tree ([0-9a-f]{40})\n/.exec(header)?.[1];
   if (!tree) throw new Error(`corrupt commit ${commit}: it names no tree`);
-  await list(tree, dir);
+  await list(tree, "");
   let next = 0;
+  const batch: ClonedFile[] = [];
   const writer = async () => {
     while (next < files.length) {
-      const { file, oid, mode } = files[next++]!;
+      const { rel, oid, mode } = files[next++]!;
+      const file = path.join(dir, rel);
       const blob = await read(oid, "blob");
-      if (mode === "120000") await fs.promises.symlink(blob.toString("utf8"), file);
-      else await fs.promises.writeFile(file, blob, { mode: mode === "100755" ? 0o755 : 0o644 });
+      if (mode === "120000") {
+        await fs.promises.symlink(blob.toString("utf8"), file);
+        continue;
+      }
+      const written = fs.promises.writeFile(file, blob, { mode: mode === "100755" ? 0o755 : 0o644 });
+      if (onFiles) batch.push({ path: rel, oid, bytes: blob });
+      await Promise.all([written, onFiles && batch.length >= BATCH_FILES ? onFiles(batch.splice(0)) : undefined]);
     }
   };
   await Promise.all(Array.from({ length: PARALLEL_WRITES }, writer));
+  if (onFiles && batch.length > 0) await onFiles(batch.splice(0));
   return files.length;
 }

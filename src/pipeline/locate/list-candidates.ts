@@ -29,6 +29,34 @@ const SKIPPED_DIRS = new Set([
   ".idea", ".vscode", "site-packages", ".gradle", ".terraform", ".magis",
 ]);
 
+/** Why the walk does not enter a folder (`rel` its repository-relative path), or null. */
+function skipFolder(rel: string, excluded: (p: string) => boolean): "vendored" | "excluded" | null {
+  const name = rel.slice(rel.lastIndexOf("/") + 1);
+  if (SKIPPED_DIRS.has(name) || name.endsWith(".egg-info")) return "vendored";
+  if (excluded(rel + "/")) return "excluded";
+  return null;
+}
+
+/** The config's excludes as a test of a repository-relative path (a folder's ends with `/`). */
+function excluder(options: ListOptions): (rel: string) => boolean {
+  const matchExcluded = options.exclude.length > 0 ? picomatch(options.exclude, { dot: true }) : () => false;
+  return (rel) => matchExcluded(rel) || (rel.endsWith("/") && matchExcluded(rel.slice(0, -1)));
+}
+
+/**
+ * Whether listCandidates would list the file at `rel` by its path (its folders walked into, itself not excluded),
+ * for a clone that sees each file as it writes it.
+ */
+export function listedPath(options: ListOptions): (rel: string) => boolean {
+  const excluded = excluder(options);
+  return (rel) => {
+    for (let slash = rel.indexOf("/"); slash !== -1; slash = rel.indexOf("/", slash + 1)) {
+      if (skipFolder(rel.slice(0, slash), excluded)) return false;
+    }
+    return !excluded(rel);
+  };
+}
+
 /** Recursively lists the regular files under root (relative paths), never following symbolic links. */
 async function walk(root: string, skip: Record<SkipReason, number>, excluded: (p: string) => boolean, pause: Pause): Promise<string[]> {
   const found: string[] = [];
@@ -48,8 +76,8 @@ async function walk(root: string, skip: Record<SkipReason, number>, excluded: (p
       // outside it, and a link to a file inside it would only rank the same text twice.
       if (entry.isSymbolicLink()) continue;
       if (entry.isDirectory()) {
-        if (SKIPPED_DIRS.has(entry.name) || entry.name.endsWith(".egg-info")) skip.vendored++;
-        else if (excluded(rel + "/")) skip.excluded++;
+        const reason = skipFolder(rel, excluded);
+        if (reason) skip[reason]++;
         else pending.push(rel);
       } else if (entry.isFile()) {
         found.push(rel);
@@ -69,8 +97,7 @@ export async function listCandidates(root: string, options: ListOptions): Promis
     excluded: 0, vendored: 0, binary: 0, lock: 0, minified: 0, generated: 0, "too-large": 0, vanished: 0, unreadable: 0,
   };
   const realRoot = await fs.promises.realpath(root);
-  const matchExcluded = options.exclude.length > 0 ? picomatch(options.exclude, { dot: true }) : () => false;
-  const excluded = (rel: string) => matchExcluded(rel) || (rel.endsWith("/") && matchExcluded(rel.slice(0, -1)));
+  const excluded = excluder(options);
   // The walk and reads are synchronous (see readCandidate); a server has other requests to answer meanwhile.
   const pause = sliceWork();
   const paths = (await walk(realRoot, skipped, excluded, pause)).filter((rel) => {

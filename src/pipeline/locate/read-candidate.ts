@@ -119,21 +119,24 @@ function readSmallFile(file: string, maxBytes: number): Buffer | "too-large" | "
   }
 }
 
-/**
- * Reads one listed file and decides whether it is a candidate: lock files, binaries, data, generated
- * code, minified bundles and files over the cap are not; a file gone or replaced since the listing is
- * "vanished", one that cannot be read (permissions, I/O errors) "unreadable".
- * Synchronous: thousands of small reads are several times faster without a thread-pool round trip
- * each, and listCandidates yields to the event loop between batches.
- */
-export function readCandidate(root: string, rel: string, maxFileBytes: number): Verdict {
-  const name = rel.slice(rel.lastIndexOf("/") + 1);
+/** Whether a file's name alone rules it out: a lock file, a binary or data format, a generator's output. */
+function skipByName(name: string): SkipReason | null {
   const ext = extensionOf(name);
-  if (LOCK_FILES.has(name.toLowerCase())) return { skip: "lock" };
-  if (BINARY_EXTENSIONS.has(ext) || DATA_EXTENSIONS.has(ext)) return { skip: "binary" };
-  if (GENERATED_NAME.test(name)) return { skip: "generated" };
-  const bytes = readSmallFile(path.join(root, rel), maxFileBytes);
-  if (typeof bytes === "string") return { skip: bytes };
+  if (LOCK_FILES.has(name.toLowerCase())) return "lock";
+  if (BINARY_EXTENSIONS.has(ext) || DATA_EXTENSIONS.has(ext)) return "binary";
+  if (GENERATED_NAME.test(name)) return "generated";
+  return null;
+}
+
+/**
+ * Decides from its path and bytes whether a file is a candidate (see readCandidate): the same verdict for
+ * a file read from a checkout and for a blob at hand while a clone writes it.
+ */
+export function judgeCandidate(rel: string, bytes: Buffer, maxFileBytes: number): Verdict {
+  const name = rel.slice(rel.lastIndexOf("/") + 1);
+  const byName = skipByName(name);
+  if (byName) return { skip: byName };
+  if (bytes.length > maxFileBytes) return { skip: "too-large" };
   if (bytes.subarray(0, 8000).includes(0)) return { skip: "binary" };
   let text: string;
   let latin1 = false;
@@ -144,9 +147,24 @@ export function readCandidate(root: string, rel: string, maxFileBytes: number): 
     text = bytes.toString("latin1");
     latin1 = true;
   }
-  const head = PROSE_EXTENSIONS.has(ext) ? text.slice(0, 400) : leadingComments(text);
+  const head = PROSE_EXTENSIONS.has(extensionOf(name)) ? text.slice(0, 400) : leadingComments(text);
   if (GENERATED_MARK.test(head)) return { skip: "generated" };
   if (looksMinified(name, text)) return { skip: "minified" };
   return { file: { path: rel, text, bytes }, latin1 };
 }
 
+/**
+ * Reads one listed file and decides whether it is a candidate: lock files, binaries, data, generated
+ * code, minified bundles and files over the cap are not; a file gone or replaced since the listing is
+ * "vanished", one that cannot be read (permissions, I/O errors) "unreadable".
+ * Synchronous: thousands of small reads are several times faster without a thread-pool round trip
+ * each, and listCandidates yields to the event loop between batches.
+ */
+export function readCandidate(root: string, rel: string, maxFileBytes: number): Verdict {
+  // Names are judged before the file is opened: most binaries are never read.
+  const byName = skipByName(rel.slice(rel.lastIndexOf("/") + 1));
+  if (byName) return { skip: byName };
+  const bytes = readSmallFile(path.join(root, rel), maxFileBytes);
+  if (typeof bytes === "string") return { skip: bytes };
+  return judgeCandidate(rel, bytes, maxFileBytes);
+}

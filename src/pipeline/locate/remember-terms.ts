@@ -15,7 +15,7 @@ export interface RememberedTerms {
   defined: string[][];
   /** The cache key of each file: its blob id and extension (the fast pass reads a file by its language). */
   keys: string[];
-  /** How many files had to be tokenized (the others were remembered). */
+  /** How many files this job tokenized, here or while its clone wrote them (the others were remembered). */
   tokenized: number;
 }
 
@@ -33,9 +33,82 @@ const CACHE_FORMAT = 1;
  * The cache key of a file: the format, its blob id, and what decides how it is read (its extension; for a file
  * without one its name, since `Rakefile` and `README` are read differently).
  */
+export function termsKey(path: string, blobId: string): string {
+  return `${CACHE_FORMAT}:${blobId}.${extensionOf(path) || path.slice(path.lastIndexOf("/") + 1)}`;
+}
+
 function cacheKey(file: RankInput): string {
-  const name = file.path.slice(file.path.lastIndexOf("/") + 1);
-  return `${CACHE_FORMAT}:${gitBlobId(file.bytes ?? Buffer.from(file.text, "utf8"))}.${extensionOf(file.path) || name}`;
+  return termsKey(file.path, gitBlobId(file.bytes ?? Buffer.from(file.text, "utf8")));
+}
+
+/** A file's terms as the store keeps them: JSON of parallel arrays. */
+export function parseTerms(json: string): FileTerms {
+  const parsed = JSON.parse(json) as StoredTerms;
+  return { counts: new Map(parsed.terms.map((term, i) => [term, parsed.counts[i]!])), defined: parsed.defined };
+}
+
+function storedForm(terms: FileTerms): string {
+  return JSON.stringify({ terms: [...terms.counts.keys()], counts: [...terms.counts.values()], defined: terms.defined } satisfies StoredTerms);
+}
+
+// Most bytes of parsed terms a process keeps per store in front of it: sympy's 2,000 files (459,000 terms) take
+// about 50 MB of heap.
+const MEMO_BYTES = 128 * 1024 * 1024;
+
+/**
+ * The terms of blobs this process tokenized or read from one store lately, parsed, least recently used dropped
+ * first: the next job on the same repository in this process neither parses them again nor asks the store.
+ * `stored` says the store holds them too (a clone's primed terms are written by the job that uses them).
+ */
+export class TermMemo {
+  private readonly entries = new Map<string, { terms: FileTerms; size: number; stored: boolean }>();
+  private bytes = 0;
+
+  constructor(private readonly maxBytes = MEMO_BYTES) {}
+
+  has(key: string): boolean {
+    return this.entries.has(key);
+  }
+
+  get(key: string): { terms: FileTerms; stored: boolean } | undefined {
+    const entry = this.entries.get(key);
+    if (entry) {
+      this.entries.delete(key);
+      this.entries.set(key, entry);
+    }
+    return entry;
+  }
+
+  markStored(key: string): void {
+    const entry = this.entries.get(key);
+    if (entry) entry.stored = true;
+  }
+
+  set(key: string, terms: FileTerms, stored: boolean): void {
+    const old = this.entries.get(key);
+    if (old) this.bytes -= old.size;
+    this.entries.delete(key);
+    // Roughly what V8 spends, as measured on sympy: a map entry and a string per term, about 110 bytes each.
+    let size = 100;
+    for (const term of terms.counts.keys()) size += 80 + 2 * term.length;
+    for (const name of terms.defined) size += 40 + 2 * name.length;
+    this.entries.set(key, { terms, size, stored });
+    this.bytes += size;
+    for (const [oldest, entry] of this.entries) {
+      if (this.bytes <= this.maxBytes) break;
+      this.entries.delete(oldest);
+      this.bytes -= entry.size;
+    }
+  }
+}
+
+const memos = new WeakMap<TermCache, TermMemo>();
+
+/** The memo in front of `cache`, one per store object for the life of the process. */
+export function memoOf(cache: TermCache): TermMemo {
+  let memo = memos.get(cache);
+  if (!memo) memos.set(cache, (memo = new TermMemo()));
+  return memo;
 }
 
 /**
@@ -45,27 +118,43 @@ function cacheKey(file: RankInput): string {
  */
 export async function rememberedTerms(files: RankInput[], cache: TermCache | null, pause: Pause): Promise<RememberedTerms> {
   const keys = files.map(cacheKey);
-  const stored = (await cache?.readTerms(keys)) ?? new Map<string, string>();
+  const memo = cache ? memoOf(cache) : null;
+  // Taken before any file is added: a repository larger than the memo evicts its own files as they are read.
+  const held = keys.map((key) => memo?.get(key));
+  const unknown = keys.filter((_, index) => cache && !held[index]);
+  const stored = unknown.length > 0 ? ((await cache?.readTerms(unknown)) ?? new Map<string, string>()) : new Map<string, string>();
   const fresh: Array<[string, string]> = [];
   const documents: PreparedFile[] = [];
   const defined: string[][] = [];
   let tokenized = 0;
   for (const [index, file] of files.entries()) {
-    const json = stored.get(keys[index]!);
+    const key = keys[index]!;
+    const remembered = held[index];
+    const json = remembered ? undefined : stored.get(key);
     let terms: FileTerms;
-    if (json !== undefined) {
-      const parsed = JSON.parse(json) as StoredTerms;
-      terms = { counts: new Map(parsed.terms.map((term, i) => [term, parsed.counts[i]!])), defined: parsed.defined };
+    if (remembered) {
+      terms = remembered.terms;
+      if (!remembered.stored) {
+        // Tokenized for this job while its clone wrote the file (see primeTerms), and not yet stored.
+        fresh.push([key, storedForm(terms)]);
+        tokenized++;
+      }
+    } else if (json !== undefined) {
+      terms = parseTerms(json);
+      memo?.set(key, terms, true);
     } else {
       terms = countFile(file);
       tokenized++;
-      if (cache) fresh.push([keys[index]!, JSON.stringify({ terms: [...terms.counts.keys()], counts: [...terms.counts.values()], defined: terms.defined } satisfies StoredTerms)]);
+      if (cache) fresh.push([key, storedForm(terms)]);
+      memo?.set(key, terms, false);
     }
     documents.push(documentsOf(file.path, terms));
     defined.push(terms.defined);
     await pause();
   }
-  await rememberQuietly(() => cache?.writeTerms(fresh, keys));
+  if (await rememberQuietly(() => cache?.writeTerms(fresh, keys))) {
+    for (const [key] of fresh) memo?.markStored(key);
+  }
   return { documents, defined, keys, tokenized };
 }
 
@@ -83,11 +172,23 @@ export async function rememberedDefinitions(file: RankInput, key: string, cache:
  * Writes to the index cache when the store lets it: the cache only saves work, so a store another process holds
  * locked, or a full disk, costs the next job some tokenizing, never this job its run.
  */
-async function rememberQuietly(write: () => Promise<void> | undefined): Promise<void> {
+async function rememberQuietly(write: () => Promise<void> | undefined): Promise<boolean> {
   try {
     await write();
+    return true;
   } catch (error) {
     if (!isStoreRefusal(error)) throw error;
+    return false;
+  }
+}
+
+/** Reads from the index cache when the store lets it; a refusal reads as an empty cache. */
+export async function readQuietly(read: () => Promise<Map<string, string>>): Promise<Map<string, string>> {
+  try {
+    return await read();
+  } catch (error) {
+    if (!isStoreRefusal(error)) throw error;
+    return new Map();
   }
 }
 

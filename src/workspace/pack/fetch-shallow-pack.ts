@@ -73,6 +73,7 @@ async function readAdvertisement(response: GitHttpResponse, base: string): Promi
     }
     const text = line.toString("utf8").replace(/\n$/, "");
     if (text.startsWith("# service=")) continue;
+    if (text.startsWith("ERR ")) throw new Error(`the git server at ${base} refused to list the repository's branches: ${text.slice(4)}`);
     const [ref, caps] = text.split("\0");
     if (caps !== undefined) capabilities = new Set(caps.split(" "));
     const [oid, name] = ref!.split(" ");

@@ -4,6 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { withShallowClone, type GitRemote } from "../../../src/workspace/clone-repository.js";
+import type { ClonedFile } from "../../../src/workspace/write-worktree.js";
 import { createBareRepository, gitEnv, startGitServer, type GitServer } from "../../support/git-server.js";
 
 const token = "ghs_testtoken1234567890";
@@ -56,6 +57,17 @@ describe("withShallowClone", () => {
       expect(fs.readlinkSync(path.join(dir, "bin/readme-link"))).toBe("../README.md");
       expect(fs.readFileSync(path.join(dir, "src/a.ts"), "utf8")).toBe("export const a = 1;\n");
     });
+  });
+
+  it("hands every regular file to onFiles once, with its blob id and bytes, as it writes the work tree", async () => {
+    const seen: ClonedFile[] = [];
+    await withShallowClone(remote, "main", async ({ dir }) => {
+      expect(seen.map((file) => file.path).sort()).toEqual(["README.md", "bin/run.sh", "src/a.ts"]);
+      for (const file of seen) {
+        expect(file.oid).toBe(server.git("octo/demo", "rev-parse", `main:${file.path}`));
+        expect(file.bytes.equals(fs.readFileSync(path.join(dir, file.path)))).toBe(true);
+      }
+    }, { onFiles: async (files) => void seen.push(...files) });
   });
 
   it("removes the directory when the work fails", async () => {
