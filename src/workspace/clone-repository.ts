@@ -33,7 +33,7 @@ export interface Checkout {
  */
 async function fetchInto(dir: string, remote: GitRemote, branch: string, http: HttpClient): Promise<string> {
   const { head, pack, shallow } = await fetchShallowPack(http, remote.url, remote.token, branch);
-  const index = indexPack(pack);
+  const index = await indexPack(pack);
   await git.init({ fs, dir, defaultBranch: branch });
   const packs = path.join(dir, ".git", "objects", "pack");
   fs.mkdirSync(packs, { recursive: true });

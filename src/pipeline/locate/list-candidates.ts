@@ -2,7 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import picomatch from "picomatch";
 import { readCandidate, type SkipReason, type SourceFile } from "./read-candidate.js";
-import { sliceWork, type Pause } from "./slice-work.js";
+import { sliceWork, type Pause } from "../../slice-work.js";
 
 export type { SkipReason, SourceFile };
 

@@ -1,4 +1,5 @@
 import type { ClonedFile } from "../../workspace/write-worktree.js";
+import { sliceWork } from "../../slice-work.js";
 import { listedPath, type ListOptions } from "./list-candidates.js";
 import { countFile } from "./prepare-document.js";
 import { judgeCandidate } from "./read-candidate.js";
@@ -13,6 +14,7 @@ import { memoOf, parseTerms, readQuietly, termsKey, type TermCache } from "./rem
 export function primeTerms(cache: TermCache, list: ListOptions): (files: ClonedFile[]) => Promise<void> {
   const memo = memoOf(cache);
   const listed = listedPath(list);
+  const pause = sliceWork();
   return async (files) => {
     const wanted = files.filter((file) => listed(file.path)).map((file) => ({ file, key: termsKey(file.path, file.oid) }));
     const unknown = wanted.filter(({ key }) => !memo.has(key));
@@ -26,6 +28,7 @@ export function primeTerms(cache: TermCache, list: ListOptions): (files: ClonedF
       }
       const verdict = judgeCandidate(file.path, file.bytes, list.maxFileBytes);
       if (!("skip" in verdict)) memo.set(key, countFile(verdict.file), false);
+      await pause();
     }
   };
 }

@@ -5,7 +5,7 @@ import { prepareFile, type RankInput } from "./prepare-document.js";
 import { rememberedTerms, rememberedDefinitions, type TermCache } from "./remember-terms.js";
 import { scoreDefinitions } from "./score-definitions.js";
 import { mainExtensions, mentionStrength, pathPrior } from "./score-path.js";
-import { sliceWork, type Pause } from "./slice-work.js";
+import { sliceWork, type Pause } from "../../slice-work.js";
 
 /** Knobs of the ranking; the defaults are what the localization benchmark supports. */
 export interface RankOptions {

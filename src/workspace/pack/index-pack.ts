@@ -1,7 +1,8 @@
 import { createHash } from "node:crypto";
 import zlib from "node:zlib";
+import { sliceWork, type Pause } from "../../slice-work.js";
 import { applyDelta } from "./apply-delta.js";
-import { inflateAt, OBJECT_TYPES, readEntryHeader, type EntryHeader } from "./pack-entry.js";
+import { BaseCache, inflateAt, OBJECT_TYPES, readEntryHeader, type EntryHeader } from "./pack-entry.js";
 
 /** One entry of a pack as indexing sees it. */
 interface Entry extends EntryHeader {
@@ -15,7 +16,7 @@ function objectId(type: string, data: Buffer): string {
 }
 
 /** Reads every entry's header and extent, checking the pack's signature, version and checksum. */
-function readEntries(pack: Buffer): Entry[] {
+async function readEntries(pack: Buffer, pause: Pause): Promise<Entry[]> {
   if (pack.length < 32 || pack.toString("latin1", 0, 4) !== "PACK") throw new Error("corrupt pack: it does not start with 'PACK'");
   const version = pack.readUInt32BE(4);
   if (version !== 2 && version !== 3) throw new Error(`corrupt pack: version ${version} is not one git writes`);
@@ -34,6 +35,7 @@ function readEntries(pack: Buffer): Entry[] {
     // A whole object is named now, while it is inflated; deltas wait for their bases.
     const oid = header.base === undefined ? objectId(OBJECT_TYPES[header.type]!, inflated.data) : undefined;
     entries.push({ ...header, start, crc: zlib.crc32(pack.subarray(start, at)), oid });
+    await pause();
   }
   if (at !== body.length) throw new Error("corrupt pack: bytes follow its last object");
   return entries;
@@ -45,13 +47,13 @@ function readEntries(pack: Buffer): Entry[] {
  * against their bases (within the pack: a clone's pack is never thin). Inflating with Node's zlib, this takes a
  * fraction of the time isomorphic-git's JavaScript inflate takes over the same pack.
  */
-export function indexPack(pack: Buffer): Buffer {
-  const entries = readEntries(pack);
+export async function indexPack(pack: Buffer, pause: Pause = sliceWork()): Promise<Buffer> {
+  const entries = await readEntries(pack, pause);
   const byStart = new Map(entries.map((entry) => [entry.start, entry]));
   const byOid = new Map<string, Entry>();
-  // Inflated objects that an ofs-delta uses as its base, kept until every entry is named.
+  // Inflated objects that an ofs-delta uses as its base, kept while there is room.
   const bases = new Set(entries.flatMap((entry) => (typeof entry.base === "number" ? [entry.base] : [])));
-  const resolved = new Map<number, { type: string; data: Buffer }>();
+  const resolved = new BaseCache<{ type: string; data: Buffer }>();
   const resolve = (entry: Entry): { type: string; data: Buffer } => {
     const known = resolved.get(entry.start);
     if (known) return known;
@@ -74,6 +76,7 @@ export function indexPack(pack: Buffer): Buffer {
     const object = resolve(entry);
     entry.oid = objectId(object.type, object.data);
     byOid.set(entry.oid, entry);
+    await pause();
   }
   return writeIndex(entries, pack.subarray(pack.length - 20));
 }

@@ -55,3 +55,28 @@ export function inflateAt(bytes: Buffer, at: number): { data: Buffer; used: numb
     throw new Error(`corrupt pack: the data at byte ${at} does not inflate (${(error as Error).message})`);
   }
 }
+
+// Inflated objects kept as delta bases; a shallow clone's deltas mostly point at nearby objects.
+const BASE_CACHE_BYTES = 32 * 1024 * 1024;
+
+/** Objects kept as possible delta bases up to a number of bytes, so a pack's deltas do not inflate their bases again; a full cache starts over. */
+export class BaseCache<T extends { data: Buffer }> {
+  private readonly kept = new Map<string | number, T>();
+  private bytes = 0;
+
+  constructor(private readonly maxBytes = BASE_CACHE_BYTES) {}
+
+  get(key: string | number): T | undefined {
+    return this.kept.get(key);
+  }
+
+  set(key: string | number, object: T): void {
+    if (object.data.length > this.maxBytes / 4) return;
+    if (this.bytes + object.data.length > this.maxBytes) {
+      this.kept.clear();
+      this.bytes = 0;
+    }
+    this.kept.set(key, object);
+    this.bytes += object.data.length;
+  }
+}

@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { applyDelta } from "./apply-delta.js";
-import { inflateAt, OBJECT_TYPES, readEntryHeader } from "./pack-entry.js";
+import { BaseCache, inflateAt, OBJECT_TYPES, readEntryHeader } from "./pack-entry.js";
 
 /** An object read back from a pack: its kind and its bytes (a delta already applied). */
 export interface PackedObject {
@@ -9,8 +9,6 @@ export interface PackedObject {
   data: Buffer;
 }
 
-// Resolved objects kept as delta bases; a shallow clone's deltas mostly point at nearby objects.
-const BASE_CACHE_BYTES = 32 * 1024 * 1024;
 
 /** Where each object of one pack starts, from its version-2 `.idx` (what isomorphic-git and git write). */
 function readIndex(idx: Buffer, file: string): Map<string, number> {
@@ -37,8 +35,7 @@ function readIndex(idx: Buffer, file: string): Map<string, number> {
  */
 export class PackObjects {
   private readonly packs: Array<{ bytes: Buffer; starts: Map<string, number> }> = [];
-  private readonly bases = new Map<string, PackedObject>();
-  private baseBytes = 0;
+  private readonly bases = new BaseCache<PackedObject>();
 
   constructor(gitdir: string) {
     const folder = path.join(gitdir, "objects", "pack");
@@ -73,18 +70,7 @@ export class PackObjects {
     }
     const inflated = inflateAt(pack.bytes, header.data).data;
     const object: PackedObject = base ? { type: base.type, data: applyDelta(base.data, inflated) } : { type: OBJECT_TYPES[header.type]!, data: inflated };
-    this.remember(key, object);
-    return object;
-  }
-
-  /** Keeps an object as a possible delta base while the cache has room; a full cache starts over. */
-  private remember(key: string, object: PackedObject): void {
-    if (object.data.length > BASE_CACHE_BYTES / 4) return;
-    if (this.baseBytes + object.data.length > BASE_CACHE_BYTES) {
-      this.bases.clear();
-      this.baseBytes = 0;
-    }
     this.bases.set(key, object);
-    this.baseBytes += object.data.length;
+    return object;
   }
 }

@@ -5,6 +5,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { indexPack } from "../../../src/workspace/pack/index-pack.js";
+import { BaseCache } from "../../../src/workspace/pack/pack-entry.js";
 import { PackObjects } from "../../../src/workspace/pack/pack-objects.js";
 import { gitEnv } from "../../support/git-server.js";
 
@@ -45,13 +46,13 @@ function countDeltas(pack: Buffer, idx: Buffer): number {
 }
 
 describe("indexPack and PackObjects on packs the real git writes", () => {
-  it.each([["ofs-deltas", true], ["ref-deltas", false]])("with %s: the index is byte for byte git's, and every object reads back as git reads it", (_label, ofs) => {
+  it.each([["ofs-deltas", true], ["ref-deltas", false]])("with %s: the index is byte for byte git's, and every object reads back as git reads it", async (_label, ofs) => {
     const pack = packOfAll(ofs);
     const packFile = path.join(work, "all.pack");
     fs.writeFileSync(packFile, pack);
     git(["index-pack", "-o", path.join(work, "all.idx"), packFile]);
     const expected = fs.readFileSync(path.join(work, "all.idx"));
-    const index = indexPack(pack);
+    const index = await indexPack(pack);
     expect(index.equals(expected)).toBe(true);
     expect(countDeltas(pack, index)).toBeGreaterThan(3);
 
@@ -75,14 +76,28 @@ describe("indexPack and PackObjects on packs the real git writes", () => {
     }
   });
 
-  it("refuses a pack whose bytes do not match its checksum, and one whose entry is damaged under a good checksum", () => {
+  it("refuses a pack whose bytes do not match its checksum, and one whose entry is damaged under a good checksum", async () => {
     const pack = packOfAll(true);
     const flipped = Buffer.from(pack);
     flipped[40] = flipped[40]! ^ 0xff;
-    expect(() => indexPack(flipped)).toThrow("corrupt pack: its checksum does not match its bytes");
+    await expect(indexPack(flipped)).rejects.toThrow("corrupt pack: its checksum does not match its bytes");
     // The same damage with the checksum made to fit: the entry itself no longer inflates to its size.
     createHash("sha1").update(flipped.subarray(0, flipped.length - 20)).digest().copy(flipped, flipped.length - 20);
-    expect(() => indexPack(flipped)).toThrow(/^corrupt pack: /);
-    expect(() => indexPack(Buffer.from("not a pack at all, just some text here"))).toThrow("corrupt pack: it does not start with 'PACK'");
+    await expect(indexPack(flipped)).rejects.toThrow(/^corrupt pack: /);
+    await expect(indexPack(Buffer.from("not a pack at all, just some text here"))).rejects.toThrow("corrupt pack: it does not start with 'PACK'");
+  });
+});
+
+describe("BaseCache", () => {
+  const object = (bytes: number) => ({ data: Buffer.alloc(bytes) });
+
+  it("keeps objects up to its bound, starts over when full, and never keeps one over a quarter of it", () => {
+    const cache = new BaseCache(100);
+    for (const [key, bytes] of [[1, 20], [2, 25], [3, 25], [4, 25]] as const) cache.set(key, object(bytes));
+    expect([1, 2, 3, 4].every((key) => cache.get(key) !== undefined)).toBe(true);
+    cache.set(5, object(10));
+    expect([1, 2, 3, 4, 5].map((key) => cache.get(key) !== undefined)).toEqual([false, false, false, false, true]);
+    cache.set(6, object(26));
+    expect(cache.get(6)).toBeUndefined();
   });
 });
