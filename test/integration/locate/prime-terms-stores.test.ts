@@ -1,0 +1,94 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { buildQuery } from "../../../src/pipeline/locate/build-query.js";
+import { gitBlobId } from "../../../src/pipeline/locate/hash-blob.js";
+import { indexRepository } from "../../../src/pipeline/locate/index-repository.js";
+import { primeTerms } from "../../../src/pipeline/locate/prime-terms.js";
+import { memoOf, termsKey } from "../../../src/pipeline/locate/remember-terms.js";
+import { openPostgresStore, type PostgresStore } from "../../../src/store/postgres/postgres-store.js";
+import { openSqliteStore } from "../../../src/store/sqlite/sqlite-store.js";
+import type { ClonedFile } from "../../../src/workspace/write-worktree.js";
+import { holdSqliteLock } from "../../support/hold-sqlite-lock.js";
+import { startTestPostgres, type TestPostgres } from "../../support/postgres.js";
+import { cartIssue, makeFixtureRepo } from "./fixture-repo.js";
+
+// primeTerms in front of the stores an installation runs on: PostgreSQL shared by processes, and SQLite held locked.
+const list = { exclude: [], maxFileBytes: 100_000 };
+let repo: string;
+let work: string;
+let postgres: TestPostgres;
+
+beforeAll(async () => {
+  postgres = await startTestPostgres();
+}, 120_000);
+afterAll(async () => {
+  await postgres.stop();
+});
+beforeEach(() => {
+  repo = makeFixtureRepo();
+  work = fs.mkdtempSync(path.join(os.tmpdir(), "magis-prime-stores-"));
+});
+afterEach(() => {
+  fs.rmSync(repo, { recursive: true, force: true });
+  fs.rmSync(work, { recursive: true, force: true });
+});
+
+function clonedFiles(): ClonedFile[] {
+  return fs.readdirSync(repo, { recursive: true, withFileTypes: true }).filter((entry) => entry.isFile()).map((entry) => {
+    const rel = path.relative(repo, path.join(entry.parentPath, entry.name)).split(path.sep).join("/");
+    const bytes = fs.readFileSync(path.join(repo, rel));
+    return { path: rel, oid: gitBlobId(bytes), bytes };
+  });
+}
+
+describe("primeTerms with a PostgreSQL store", () => {
+  it("primes, the job's index stores what was primed, and another process's store object tokenizes nothing", async () => {
+    const url = await postgres.newDatabase();
+    const stores: PostgresStore[] = [];
+    try {
+      const first = await openPostgresStore(url);
+      stores.push(first);
+      await first.migrate();
+      await primeTerms(first.memory.index, list)(clonedFiles());
+      const index = await indexRepository(repo, list, { cache: first.memory.index });
+      expect(index.stats).toMatchObject({ files: 5, tokenized: 5 });
+      const other = await openPostgresStore(url);
+      stores.push(other);
+      const again = await indexRepository(repo, list, { cache: other.memory.index });
+      expect(again.stats.tokenized).toBe(0);
+      const query = buildQuery(cartIssue);
+      expect(await again.rank(query, 5)).toEqual(await (await indexRepository(repo, list)).rank(query, 5));
+    } finally {
+      for (const store of stores) await store.close();
+    }
+  });
+});
+
+describe("primed terms when another process holds the SQLite store locked as the index writes", () => {
+  it("keeps them unstored in the memo, and the next job in the process stores them", async () => {
+    const file = path.join(work, "magis.db");
+    const store = openSqliteStore(file);
+    const other = openSqliteStore(file);
+    try {
+      await store.migrate();
+      store.db.pragma("busy_timeout = 20");
+      await primeTerms(store.memory.index, list)(clonedFiles());
+      const lock = holdSqliteLock(file);
+      try {
+        expect((await indexRepository(repo, list, { cache: store.memory.index })).stats.tokenized).toBe(5);
+      } finally {
+        lock.release();
+      }
+      const cart = clonedFiles().find((f) => f.path === "shop/cart.py")!;
+      expect(memoOf(store.memory.index).get(termsKey(cart.path, cart.oid))?.stored).toBe(false);
+      expect(await other.memory.index.readTerms([termsKey(cart.path, cart.oid)])).toEqual(new Map());
+      await indexRepository(repo, list, { cache: store.memory.index });
+      expect((await indexRepository(repo, list, { cache: other.memory.index })).stats.tokenized).toBe(0);
+    } finally {
+      await other.close();
+      await store.close();
+    }
+  });
+});
