@@ -99,14 +99,18 @@ try {
     await store.migrate();
     await compare("first", run, store.memory.index);
     // A commit touches a few files: the second job finds the first job's blobs in the cache, all but those.
-    addCommit(root, FULL, {
-      branch,
-      files: Object.fromEntries(changed.map((f) => [f, `${server.git(FULL, "show", `${branch}:${f}`)}\n# changed by the benchmark, run ${run}\n`])),
-      message: `change ${changed.length} files`,
-      author: { name: "Bench", email: "bench@example.com" },
-    });
+    const change = (mark: string) =>
+      addCommit(root, FULL, {
+        branch,
+        files: Object.fromEntries(changed.map((f) => [f, `${server.git(FULL, "show", `${branch}:${f}`)}\n# changed by the benchmark, ${mark}\n`])),
+        message: `change ${changed.length} files`,
+        author: { name: "Bench", email: "bench@example.com" },
+      });
+    change(`run ${run}`);
     await compare("second", run, store.memory.index);
-    // The same store opened again, as another process would: no memo, every file's terms read from the store.
+    // Another commit, and the same store opened again, as another process would: no memo, the unchanged files'
+    // terms read from the store, the changed ones tokenized.
+    change(`run ${run}, again`);
     const reopened = openSqliteStore(file);
     await compare("second, new process", run, reopened.memory.index);
     bytes = await store.memory.index.bytes();

@@ -13,8 +13,8 @@ export interface OpenedRepository {
 }
 
 /**
- * Reads the repository and refuses one over `max_repo_mb` before anything is cloned (isomorphic-git holds a whole
- * pack in memory). `gitBaseUrl` replaces the clone URL's origin (GitHub Enterprise, a local git server in tests).
+ * Reads the repository and refuses one over `max_repo_mb` before anything is cloned (a clone holds its whole pack
+ * in memory). `gitBaseUrl` replaces the clone URL's origin (GitHub Enterprise, a local git server in tests).
  */
 export async function openRepository(
   octokit: Octokit,
@@ -34,4 +34,12 @@ export async function openRepository(
   }
   const url = gitBaseUrl ? `${gitBaseUrl.replace(/\/$/, "")}/${repository.full_name}.git` : repository.clone_url;
   return { url, defaultBranch: repository.default_branch, nodeId: repository.node_id };
+}
+
+/**
+ * Most bytes of pack a clone may receive: twice `max_repo_mb`, since GitHub sizes the whole history, which
+ * compresses better than one commit's files alone. A server sending more fails the clone instead of the process.
+ */
+export function packLimit(config: MagisConfig): number {
+  return 2 * config.max_repo_mb * 2 ** 20;
 }

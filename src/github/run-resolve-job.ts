@@ -8,7 +8,7 @@ import type { CommandPolicy, ProgressEvent } from "../pipeline/types.js";
 import { withShallowClone } from "../workspace/clone-repository.js";
 import type { ClonedFile } from "../workspace/write-worktree.js";
 import { RETRY_ISSUE } from "./explain-failure.js";
-import { openRepository } from "./open-repository.js";
+import { openRepository, packLimit } from "./open-repository.js";
 import { publishPullRequest } from "./publish-pull-request.js";
 import { readIssueText } from "./read-issue-text.js";
 import { renderStatus } from "./render-status.js";
@@ -86,7 +86,7 @@ export function resolveJobRunner(services: ResolveJobServices): JobRunner {
       run.enter("clone");
 
       // 2. The checkout, and 3. the MAGIS run in it.
-      const remote = { url, token, idleTimeoutMs: services.gitIdleTimeoutMs };
+      const remote = { url, token, idleTimeoutMs: services.gitIdleTimeoutMs, maxBytes: packLimit(config) };
       const published = await withShallowClone(remote, defaultBranch, async (checkout) => {
         run.enter("locate");
         const onProgress = (event: ProgressEvent) => {

@@ -13,7 +13,7 @@ import { hasPermission } from "./check-permission.js";
 import { commitThroughApi } from "./commit-through-api.js";
 import { REVISE_PULL_REQUEST } from "./explain-failure.js";
 import { BranchMovedError } from "./move-branch.js";
-import { openRepository } from "./open-repository.js";
+import { openRepository, packLimit } from "./open-repository.js";
 import { readBranchHead } from "./read-branch-head.js";
 import { readChangedFiles, readLatestReview, readReviewComments } from "./read-review-feedback.js";
 import { readRevisionIssue } from "./read-revision-issue.js";
@@ -74,7 +74,7 @@ export function reviseJobRunner(services: ReviseJobServices): JobRunner {
       // 2. The checkout of the head branch.
       run.enter("clone");
       const { url, defaultBranch, nodeId } = await openRepository(octokit, repo, config, services.gitBaseUrl, REVISE_PULL_REQUEST);
-      const remote = { url, token, idleTimeoutMs: services.gitIdleTimeoutMs };
+      const remote = { url, token, idleTimeoutMs: services.gitIdleTimeoutMs, maxBytes: packLimit(config) };
       // The tests need every file; without them only the files the revision reads are written.
       const runsTests = config.test_command !== undefined && services.exec !== undefined;
       const revised = await withShallowClone(remote, headRef, async (checkout) => {

@@ -15,6 +15,8 @@ export interface GitRemote {
   token: string;
   /** Most milliseconds the git server may stay silent before a clone fails (default 60 s). */
   idleTimeoutMs?: number;
+  /** Most bytes of pack the server may send (default: no limit); a server that sends more fails the clone. */
+  maxBytes?: number;
 }
 
 /** A fresh shallow checkout of one branch. */
@@ -32,7 +34,7 @@ export interface Checkout {
  * Returns the branch's commit.
  */
 async function fetchInto(dir: string, remote: GitRemote, branch: string, http: HttpClient): Promise<string> {
-  const { head, pack, shallow } = await fetchShallowPack(http, remote.url, remote.token, branch);
+  const { head, pack, shallow } = await fetchShallowPack(http, remote.url, remote.token, branch, remote.maxBytes);
   const index = await indexPack(pack);
   await git.init({ fs, dir, defaultBranch: branch });
   const packs = path.join(dir, ".git", "objects", "pack");

@@ -22,19 +22,30 @@ interface TreeEntry {
   oid: string;
 }
 
+const names = new TextDecoder("utf-8", { fatal: true });
+
 /** The entries of a tree object: `<mode> <name>\0` and 20 bytes of object id, one after another. */
 function parseTree(data: Buffer, oid: string): TreeEntry[] {
   const entries: TreeEntry[] = [];
+  const seen = new Set<string>();
   let at = 0;
   while (at < data.length) {
     const space = data.indexOf(0x20, at);
     const nul = data.indexOf(0, space);
     if (space < 0 || nul < 0 || nul + 21 > data.length) throw new Error(`corrupt tree ${oid}: an entry is cut short`);
-    const name = data.toString("utf8", space + 1, nul);
+    let name: string;
+    try {
+      name = names.decode(data.subarray(space + 1, nul));
+    } catch {
+      // Two different invalid byte sequences would both read as U+FFFD: one name for a link and a file.
+      throw new Error(`refusing to check out tree ${oid}: an entry's name is not UTF-8`);
+    }
     // Names git itself refuses to check out: they would reach outside the entry's folder or into .git.
     if (name === "" || name === "." || name === ".." || name.includes("/") || name.toLowerCase() === ".git") {
       throw new Error(`refusing to check out tree ${oid}: it names an entry '${name}', which git never writes`);
     }
+    if (seen.has(name)) throw new Error(`refusing to check out tree ${oid}: it names '${name}' twice`);
+    seen.add(name);
     // Old trees may pad a folder's mode with a zero ("040000"); git reads it as 40000.
     entries.push({ mode: data.toString("latin1", at, space).replace(/^0+/, ""), name, oid: data.toString("hex", nul + 1, nul + 21) });
     at = nul + 21;
@@ -94,7 +105,8 @@ export async function writeWorktree(
         await fs.promises.symlink(blob.toString("utf8"), file);
         continue;
       }
-      const written = fs.promises.writeFile(file, blob, { mode: mode === "100755" ? 0o755 : 0o644 });
+      // "wx": never through a link or onto a file already there, whatever the tree says.
+      const written = fs.promises.writeFile(file, blob, { mode: mode === "100755" ? 0o755 : 0o644, flag: "wx" });
       if (onFiles) batch.push({ path: rel, oid, bytes: blob });
       await Promise.all([written, onFiles && batch.length >= BATCH_FILES ? onFiles(batch.splice(0)) : undefined]);
     }

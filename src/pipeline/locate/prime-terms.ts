@@ -3,31 +3,37 @@ import { sliceWork } from "../../slice-work.js";
 import { listedPath, type ListOptions } from "./list-candidates.js";
 import { countFile } from "./prepare-document.js";
 import { judgeCandidate } from "./read-candidate.js";
-import { memoOf, parseTerms, readQuietly, termsKey, type TermCache } from "./remember-terms.js";
+import { memoOf, parseTerms, readQuietly, termsKey, type TermCache, type TermMemo } from "./remember-terms.js";
 
 /**
  * Learns the terms of a clone's files while the clone writes them, so that indexing the checkout afterwards finds
  * every file in the cache's memo (see TermMemo): the candidates (see listCandidates) the store already knows are read
  * from it, one query per batch, and the others tokenized. On a disk where writing thousands of files keeps the process
- * waiting, the tokenizing fills that wait. The terms are written to the store by the job's index, not here.
+ * waiting, the tokenizing fills that wait. The terms are written to the store by the job's index, not here. It primes
+ * at most three quarters of the memo's bound.
  */
-export function primeTerms(cache: TermCache, list: ListOptions): (files: ClonedFile[]) => Promise<void> {
-  const memo = memoOf(cache);
+export function primeTerms(cache: TermCache, list: ListOptions, memo: TermMemo = memoOf(cache)): (files: ClonedFile[]) => Promise<void> {
   const listed = listedPath(list);
   const pause = sliceWork();
+  // Past three quarters of the memo, a repository would evict its own first files before the index reads them:
+  // the rest are left to the index, which tokenizes what it does not find.
+  let primed = 0;
+  const full = () => primed > memo.maxBytes * 0.75;
   return async (files) => {
+    if (full()) return;
     const wanted = files.filter((file) => listed(file.path)).map((file) => ({ file, key: termsKey(file.path, file.oid) }));
     const unknown = wanted.filter(({ key }) => !memo.has(key));
     if (unknown.length === 0) return;
     const stored = await readQuietly(() => cache.readTerms(unknown.map(({ key }) => key)));
     for (const { file, key } of unknown) {
       const json = stored.get(key);
+      if (full()) return;
       if (json !== undefined) {
-        memo.set(key, parseTerms(json), true);
+        primed += memo.set(key, parseTerms(json), true);
         continue;
       }
       const verdict = judgeCandidate(file.path, file.bytes, list.maxFileBytes);
-      if (!("skip" in verdict)) memo.set(key, countFile(verdict.file), false);
+      if (!("skip" in verdict)) primed += memo.set(key, countFile(verdict.file), false);
       await pause();
     }
   };

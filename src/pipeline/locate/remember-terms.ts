@@ -64,7 +64,7 @@ export class TermMemo {
   private readonly entries = new Map<string, { terms: FileTerms; size: number; stored: boolean }>();
   private bytes = 0;
 
-  constructor(private readonly maxBytes = MEMO_BYTES) {}
+  constructor(readonly maxBytes = MEMO_BYTES) {}
 
   has(key: string): boolean {
     return this.entries.has(key);
@@ -84,7 +84,8 @@ export class TermMemo {
     if (entry) entry.stored = true;
   }
 
-  set(key: string, terms: FileTerms, stored: boolean): void {
+  /** Keeps the terms (most recently used), dropping the least recently used past the bound; returns their estimated size. */
+  set(key: string, terms: FileTerms, stored: boolean): number {
     const old = this.entries.get(key);
     if (old) this.bytes -= old.size;
     this.entries.delete(key);
@@ -99,6 +100,7 @@ export class TermMemo {
       this.entries.delete(oldest);
       this.bytes -= entry.size;
     }
+    return size;
   }
 }
 

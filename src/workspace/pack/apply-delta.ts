@@ -5,15 +5,20 @@
  */
 export function applyDelta(base: Uint8Array, delta: Uint8Array): Buffer {
   let at = 0;
+  // Every byte an instruction announces must be there: a delta cut short is refused, never read past its end.
+  const next = (): number => {
+    if (at >= delta.length) throw new Error("corrupt pack: a delta ends in the middle of an instruction");
+    return delta[at++]!;
+  };
   const size = (): number => {
     let value = 0;
     let shift = 0;
     let byte: number;
     do {
-      byte = delta[at++]!;
+      byte = next();
       value += (byte & 0x7f) * 2 ** shift;
       shift += 7;
-    } while (byte & 0x80 && at < delta.length);
+    } while (byte & 0x80);
     return value;
   };
   const baseSize = size();
@@ -21,13 +26,13 @@ export function applyDelta(base: Uint8Array, delta: Uint8Array): Buffer {
   const result = Buffer.allocUnsafe(size());
   let written = 0;
   while (at < delta.length) {
-    const op = delta[at++]!;
+    const op = next();
     if (op & 0x80) {
       // Copy: bits 0–3 say which offset bytes follow, bits 4–6 which size bytes; a size of 0 means 64 KiB.
       let offset = 0;
       let length = 0;
-      for (let bit = 0; bit < 4; bit++) if (op & (1 << bit)) offset += delta[at++]! * 2 ** (8 * bit);
-      for (let bit = 0; bit < 3; bit++) if (op & (1 << (4 + bit))) length += delta[at++]! << (8 * bit);
+      for (let bit = 0; bit < 4; bit++) if (op & (1 << bit)) offset += next() * 2 ** (8 * bit);
+      for (let bit = 0; bit < 3; bit++) if (op & (1 << (4 + bit))) length += next() << (8 * bit);
       if (length === 0) length = 0x10000;
       if (offset + length > base.length || written + length > result.length) throw new Error("corrupt pack: a delta copies past the end of its base or result");
       result.set(base.subarray(offset, offset + length), written);

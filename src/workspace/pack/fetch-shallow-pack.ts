@@ -18,7 +18,7 @@ const SERVER_ERROR = 3;
  * branch's commit at depth 1. The token goes in an Authorization header only. The pack is returned whole, unchecked:
  * indexPack verifies it.
  */
-export async function fetchShallowPack(http: HttpClient, url: string, token: string, branch: string): Promise<ShallowPack> {
+export async function fetchShallowPack(http: HttpClient, url: string, token: string, branch: string, maxBytes = Infinity): Promise<ShallowPack> {
   const base = url.replace(/\/+$/, "");
   const headers = {
     authorization: `Basic ${Buffer.from(`x-access-token:${token}`).toString("base64")}`,
@@ -43,7 +43,7 @@ export async function fetchShallowPack(http: HttpClient, url: string, token: str
     body: body as unknown as AsyncIterableIterator<Uint8Array>,
   });
   refuseFailure(answered, base);
-  return { head, ...(await readPackAnswer(answered, base)) };
+  return { head, ...(await readPackAnswer(answered, base, maxBytes)) };
 }
 
 /** Throws a message that says what to do when the server did not answer 200. */
@@ -83,11 +83,12 @@ async function readAdvertisement(response: GitHttpResponse, base: string): Promi
 }
 
 /** Reads the upload-pack answer: `shallow` lines and a flush, `NAK`, then the pack on side band 1 until a flush. */
-async function readPackAnswer(response: GitHttpResponse, base: string): Promise<{ pack: Buffer; shallow: string[] }> {
+async function readPackAnswer(response: GitHttpResponse, base: string, maxBytes: number): Promise<{ pack: Buffer; shallow: string[] }> {
   if (!response.body) throw new Error(`the git server at ${base} sent no pack`);
   const reader = new PktLineReader(response.body, `the pack of ${base}`);
   const shallow: string[] = [];
   const pack: Buffer[] = [];
+  let received = 0;
   let acknowledged = false;
   for (let line = await reader.next(); line !== undefined; line = await reader.next()) {
     if (line === "flush") {
@@ -102,7 +103,13 @@ async function readPackAnswer(response: GitHttpResponse, base: string): Promise<
       else if (!text.startsWith("unshallow ")) throw new Error(`the git server at ${base} sent '${text.slice(0, 80)}' where a shallow line or NAK belongs`);
       continue;
     }
-    if (line[0] === PACK_DATA) pack.push(line.subarray(1));
+    if (line[0] === PACK_DATA) {
+      pack.push(line.subarray(1));
+      received += line.length - 1;
+      if (received > maxBytes) {
+        throw new Error(`the git server at ${base} sent more than ${Math.round(maxBytes / 2 ** 20)} MB for one commit, more than the repository's size allows; the clone stopped there`);
+      }
+    }
     else if (line[0] === SERVER_ERROR) throw new Error(`the git server at ${base} failed while sending the pack: ${line.subarray(1).toString("utf8").trim()}`);
   }
   if (pack.length === 0) throw new Error(`the git server at ${base} ended its answer without a pack; try again later`);

@@ -38,7 +38,7 @@ export function readEntryHeader(pack: Buffer, start: number): EntryHeader {
       byte = pack[at++]!;
       back = (back + 1) * 128 + (byte & 0x7f);
     }
-    if (back > start) throw new Error(`corrupt pack: the delta at byte ${start} points before the pack's start`);
+    if (back === 0 || back > start) throw new Error(`corrupt pack: the delta at byte ${start} points at itself or before the pack's start`);
     return { type, size, base: start - back, data: at };
   }
   if (type === REF_DELTA) return { type, size, base: pack.toString("hex", at, at + 20), data: at + 20 };

@@ -102,6 +102,22 @@ describe("terms learned while the clone writes the files", () => {
   });
 });
 
+describe("priming a repository larger than the memo", () => {
+  it("stops at three quarters of the memo's bound, so its first files are still there when the index reads them", async () => {
+    const files = clonedFiles();
+    const memo = new TermMemo(4_500);
+    await primeTerms(store.memory.index, list, memo)(files);
+    const primed = files.filter((file) => memo.has(termsKey(file.path, file.oid)));
+    // The first candidates, in the order the clone gave them: the primer stopped, rather than the memo dropping the first.
+    const candidates = files.filter((file) => ["README.md", "shop/cart.py", "shop/discount.py", "shop/payment.py", "shop/shipping.py"].includes(file.path));
+    expect(primed.length).toBeGreaterThan(0);
+    expect(primed.length).toBeLessThan(5);
+    expect(primed.map((f) => f.path)).toEqual(candidates.slice(0, primed.length).map((f) => f.path));
+    const sizes = primed.map((file) => new TermMemo().set("x", memo.get(termsKey(file.path, file.oid))!.terms, false));
+    expect(sizes.reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(4_500);
+  });
+});
+
 describe("TermMemo", () => {
   const terms = (word: string) => ({ counts: new Map([[word.repeat(100), 1]]), defined: [] });
 

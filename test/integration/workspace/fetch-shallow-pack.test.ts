@@ -19,6 +19,12 @@ const answers: Record<string, { type: string; refs: Buffer; pack?: Buffer }> = {
     refs: advertisement,
     pack: Buffer.concat([pktLine(`shallow ${HEAD}\n`), FLUSH, pktLine("NAK\n"), pktLine("\u0003out of memory\n")]),
   },
+  // Pack data without end: 1.5 MiB in lines of 60,000 bytes, and more would follow.
+  "/endless": {
+    type: "application/x-git-upload-pack-advertisement",
+    refs: advertisement,
+    pack: Buffer.concat([FLUSH, pktLine("NAK\n"), ...Array.from({ length: 26 }, () => Buffer.concat([Buffer.from((60_005).toString(16).padStart(4, "0")), Buffer.from([1]), Buffer.alloc(60_000, 7)]))]),
+  },
   "/empty": { type: "application/x-git-upload-pack-advertisement", refs: advertisement, pack: Buffer.concat([FLUSH, pktLine("NAK\n"), FLUSH]) },
 };
 
@@ -55,5 +61,13 @@ describe("fetchShallowPack against servers that do not give a pack", () => {
   ])("%s: says what the server did", async (repo, message) => {
     await expect(fetchShallowPack(gitHttpWithTimeout(5_000), `${base}${repo}`, "ghs_secret", "main")).rejects.toThrow(message);
     await expect(fetchShallowPack(gitHttpWithTimeout(5_000), `${base}${repo}`, "ghs_secret", "main")).rejects.not.toThrow("ghs_secret");
+  });
+});
+
+describe("fetchShallowPack with a limit", () => {
+  it("stops reading a server that sends more pack than the limit allows", async () => {
+    await expect(fetchShallowPack(gitHttpWithTimeout(5_000), `${base}/endless`, "ghs_secret", "main", 2 ** 20)).rejects.toThrow(
+      `the git server at ${base}/endless sent more than 1 MB for one commit, more than the repository's size allows; the clone stopped there`,
+    );
   });
 });
