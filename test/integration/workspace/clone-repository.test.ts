@@ -120,7 +120,6 @@ describe("withShallowClone", () => {
       let ran = false;
       await expect(withShallowClone(remote, "evil", async () => (ran = true))).rejects.toThrow(`refusing to check out tree ${tree}: it names an entry '${evil}', which git never writes`);
       expect(ran).toBe(false);
-      expect(fs.existsSync(path.join(os.tmpdir(), "README.md"))).toBe(false);
     }
   });
 });
