@@ -54,9 +54,27 @@ function parseTree(data: Buffer, oid: string): TreeEntry[] {
 }
 
 /** An object isomorphic-git reads for us: one stored loose rather than in a pack. */
-async function readLoose(dir: string, oid: string, cache: object): Promise<{ type: string; data: Buffer }> {
-  const loose = await git.readObject({ fs, dir, oid, format: "content", cache });
+async function readLoose(dir: string, oid: string): Promise<{ type: string; data: Buffer }> {
+  const loose = await git.readObject({ fs, dir, oid, format: "content" });
   return { type: loose.type, data: Buffer.from(loose.object as Uint8Array) };
+}
+
+type ReadObject = (oid: string, want: PackedObject["type"]) => Promise<Buffer>;
+
+type ListedFile = { rel: string; oid: string; mode: string };
+
+/** The files under `tree` (links included) with their modes and blobs, added to `files`; folders and submodules are made on the way. */
+async function listFiles(dir: string, tree: string, read: ReadObject, folder = "", files: ListedFile[] = []): Promise<ListedFile[]> {
+  for (const entry of parseTree(await read(tree, "tree"), tree)) {
+    const rel = folder === "" ? entry.name : `${folder}/${entry.name}`;
+    if (entry.mode === "40000" || entry.mode === "160000") {
+      fs.mkdirSync(path.join(dir, rel), { recursive: true });
+      if (entry.mode === "40000") await listFiles(dir, entry.oid, read, rel, files);
+    } else {
+      files.push({ rel, oid: entry.oid, mode: entry.mode });
+    }
+  }
+  return files;
 }
 
 /**
@@ -67,33 +85,17 @@ async function readLoose(dir: string, oid: string, cache: object): Promise<{ typ
  * `onFiles` is given the regular files in batches as they are written, and runs while their writes are under way.
  * Returns how many files it wrote.
  */
-export async function writeWorktree(
-  dir: string,
-  commit: string,
-  { cache = {}, onFiles }: { cache?: object; onFiles?: (files: ClonedFile[]) => Promise<void> } = {},
-): Promise<number> {
+export async function writeWorktree(dir: string, commit: string, { onFiles }: { onFiles?: (files: ClonedFile[]) => Promise<void> } = {}): Promise<number> {
   const packs = new PackObjects(path.join(dir, ".git"));
-  const read = async (oid: string, want: PackedObject["type"]): Promise<Buffer> => {
-    const object = packs.read(oid) ?? (await readLoose(dir, oid, cache));
+  const read: ReadObject = async (oid, want) => {
+    const object = packs.read(oid) ?? (await readLoose(dir, oid));
     if (object.type !== want) throw new Error(`object ${oid} is a ${object.type}, not the ${want} its parent names`);
     return object.data;
-  };
-  const files: { rel: string; oid: string; mode: string }[] = [];
-  const list = async (tree: string, folder: string): Promise<void> => {
-    for (const entry of parseTree(await read(tree, "tree"), tree)) {
-      const rel = folder === "" ? entry.name : `${folder}/${entry.name}`;
-      if (entry.mode === "40000" || entry.mode === "160000") {
-        fs.mkdirSync(path.join(dir, rel), { recursive: true });
-        if (entry.mode === "40000") await list(entry.oid, rel);
-      } else {
-        files.push({ rel, oid: entry.oid, mode: entry.mode });
-      }
-    }
   };
   const header = (await read(commit, "commit")).toString("latin1", 0, 64);
   const tree = /^tree ([0-9a-f]{40})\n/.exec(header)?.[1];
   if (!tree) throw new Error(`corrupt commit ${commit}: it names no tree`);
-  await list(tree, "");
+  const files = await listFiles(dir, tree, read);
   let next = 0;
   const batch: ClonedFile[] = [];
   const writer = async () => {
