@@ -1,5 +1,5 @@
 import { parseDefinitions, type Definition } from "../../edit/syntax/parse-definitions.js";
-import { gitBlobId } from "./hash-blob.js";
+import { gitBlobId } from "../../workspace/git-object-id.js";
 import { countFile, documentsOf, type FileTerms, type PreparedFile, type RankInput } from "./prepare-document.js";
 import { extensionOf } from "./score-path.js";
 import type { Pause } from "../../slice-work.js";

@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import zlib from "node:zlib";
+import { gitObjectId } from "../git-object-id.js";
 import { sliceWork, type Pause } from "../../slice-work.js";
 import { applyDelta } from "./apply-delta.js";
 import { BaseCache, inflateAt, OBJECT_TYPES, readEntryHeader, type EntryHeader } from "./pack-entry.js";
@@ -9,10 +10,6 @@ interface Entry extends EntryHeader {
   start: number;
   crc: number;
   oid?: string;
-}
-
-function objectId(type: string, data: Buffer): string {
-  return createHash("sha1").update(`${type} ${data.length}\0`).update(data).digest("hex");
 }
 
 /** Reads every entry's header and extent, checking the pack's signature, version and checksum. */
@@ -33,7 +30,7 @@ async function readEntries(pack: Buffer, pause: Pause): Promise<Entry[]> {
     if (inflated.data.length !== header.size) throw new Error(`corrupt pack: the entry at byte ${start} inflates to ${inflated.data.length} bytes, its header says ${header.size}`);
     at = header.data + inflated.used;
     // A whole object is named now, while it is inflated; deltas wait for their bases.
-    const oid = header.base === undefined ? objectId(OBJECT_TYPES[header.type]!, inflated.data) : undefined;
+    const oid = header.base === undefined ? gitObjectId(OBJECT_TYPES[header.type]!, inflated.data) : undefined;
     entries.push({ ...header, start, crc: zlib.crc32(pack.subarray(start, at)), oid });
     await pause();
   }
@@ -74,7 +71,7 @@ export async function indexPack(pack: Buffer, pause: Pause = sliceWork()): Promi
   for (const entry of entries) {
     if (entry.oid) continue;
     const object = resolve(entry);
-    entry.oid = objectId(object.type, object.data);
+    entry.oid = gitObjectId(object.type, object.data);
     byOid.set(entry.oid, entry);
     await pause();
   }

@@ -3,7 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { buildQuery } from "../../../src/pipeline/locate/build-query.js";
-import { gitBlobId } from "../../../src/pipeline/locate/hash-blob.js";
+import { gitBlobId } from "../../../src/workspace/git-object-id.js";
 import { indexRepository } from "../../../src/pipeline/locate/index-repository.js";
 import { primeTerms } from "../../../src/pipeline/locate/prime-terms.js";
 import { countFile } from "../../../src/pipeline/locate/prepare-document.js";

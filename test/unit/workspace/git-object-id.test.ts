@@ -1,6 +1,6 @@
 import { execFileSync } from "node:child_process";
 import { describe, expect, it } from "vitest";
-import { gitBlobId } from "../../../src/pipeline/locate/hash-blob.js";
+import { gitBlobId } from "../../../src/workspace/git-object-id.js";
 
 describe("gitBlobId", () => {
   it("is the id git gives the same bytes", () => {
