@@ -125,7 +125,7 @@ export async function indexFiles(
   const chunkLines = options.fileShare < 1 ? options.chunkLines : Infinity;
   // Text documents: file i is document i; its chunks (fileShare < 1) follow all files, with their owner kept.
   const textIndex = new Bm25Index(LARGEST_COUNT);
-  const nameIndex = new Bm25Index();
+  const nameIndex = new Bm25Index(Infinity, true);
   const chunkOwners: number[] = [];
   // Which files the fast pass says define each name, for the definitions looked up at query time.
   const definedBy = new Map<string, number[]>();

@@ -62,6 +62,24 @@ describe("Bm25Index", () => {
     expect(ours).toEqual(theirs);
   });
 
+  it("scores the same inverted, reading only the postings of the query's terms, capped counts included", async () => {
+    const texts = [...docs, "verify verify verify verify proxy"];
+    const scanned = new Bm25Index(2);
+    const inverted = new Bm25Index(2, true);
+    texts.forEach((text, i) => scanned.add(i, counts(text)));
+    texts.forEach((text, i) => inverted.add(i, counts(text)));
+    scanned.finish({ k1: 1.2, b: 0.75 });
+    inverted.finish({ k1: 1.2, b: 0.75 });
+    for (const terms of [[["verify", 1]], [["chunk", 2], ["verify", 0.5], ["missing", 1]], [["session", 1], ["proxy", 3]]] as Array<Array<[string, number]>>) {
+      const a = new Map<number, number>();
+      const b = new Map<number, number>();
+      await scanned.search(terms, a, nopause);
+      await inverted.search(terms, b, nopause);
+      expect(b).toEqual(a);
+      expect(b.size).toBeGreaterThan(0);
+    }
+  });
+
   it("refuses documents after finish and searches before it", async () => {
     const index = new Bm25Index();
     await expect(index.search([["a", 1]], new Map(), nopause)).rejects.toThrow(/finish\(\) before search/);
