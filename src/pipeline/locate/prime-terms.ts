@@ -24,7 +24,7 @@ export function primeTerms(cache: TermCache, list: ListOptions, memo: TermMemo =
     const wanted = files.filter((file) => listed(file.path)).map((file) => ({ file, key: termsKey(file.path, file.oid) }));
     const unknown = wanted.filter(({ key }) => !memo.has(key));
     if (unknown.length === 0) return;
-    const stored = await readQuietly(() => cache.readTerms(unknown.map(({ key }) => key)));
+    const stored = await readQuietly(() => cache.readTerms(unknown.map(({ key }) => key)), new Map<string, string>());
     for (const { file, key } of unknown) {
       const json = stored.get(key);
       if (full()) return;

@@ -124,7 +124,7 @@ export async function rememberedTerms(files: RankInput[], cache: TermCache | nul
   // Taken before any file is added: a repository larger than the memo evicts its own files as they are read.
   const held = keys.map((key) => memo?.get(key));
   const unknown = keys.filter((_, index) => cache && !held[index]);
-  const stored = unknown.length > 0 ? ((await cache?.readTerms(unknown)) ?? new Map<string, string>()) : new Map<string, string>();
+  const stored = cache && unknown.length > 0 ? await readQuietly(() => cache.readTerms(unknown), new Map<string, string>()) : new Map<string, string>();
   const fresh: Array<[string, string]> = [];
   const documents: PreparedFile[] = [];
   const defined: string[][] = [];
@@ -162,7 +162,7 @@ export async function rememberedTerms(files: RankInput[], cache: TermCache | nul
 
 /** A file's definitions (see parseDefinitions), parsed once per blob and then remembered; `stats.parsed` counts the parses. */
 export async function rememberedDefinitions(file: RankInput, key: string, cache: TermCache | null, stats: { parsed: number }): Promise<Definition[]> {
-  const json = await cache?.readDefinitions(key);
+  const json = cache ? await readQuietly(() => cache.readDefinitions(key), null) : null;
   if (json) return JSON.parse(json) as Definition[];
   const definitions = (await parseDefinitions(file.text, file.path)) ?? [];
   stats.parsed++;
@@ -184,13 +184,13 @@ async function rememberQuietly(write: () => Promise<void> | undefined): Promise<
   }
 }
 
-/** Reads from the index cache when the store lets it; a refusal reads as an empty cache. */
-export async function readQuietly(read: () => Promise<Map<string, string>>): Promise<Map<string, string>> {
+/** Reads from the index cache when the store lets it; a refusal reads as `nothing` (an empty cache). */
+export async function readQuietly<T>(read: () => Promise<T>, nothing: T): Promise<T> {
   try {
     return await read();
   } catch (error) {
     if (!isStoreRefusal(error)) throw error;
-    return new Map();
+    return nothing;
   }
 }
 

@@ -1,6 +1,7 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import pg from "pg";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { buildQuery } from "../../../src/pipeline/locate/build-query.js";
 import { gitBlobId } from "../../../src/workspace/git-object-id.js";
@@ -62,6 +63,35 @@ describe("primeTerms with a PostgreSQL store", () => {
       expect(await again.rank(query, 5)).toEqual(await (await indexRepository(repo, list)).rank(query, 5));
     } finally {
       for (const store of stores) await store.close();
+    }
+  });
+});
+
+describe("the index when another session holds PostgreSQL's index cache locked (a migration, VACUUM FULL)", () => {
+  it("reads nothing and writes nothing within the database's lock_timeout, tokenizes every file, and ranks as without a cache", async () => {
+    const url = await postgres.newDatabase();
+    const setup = await openPostgresStore(url);
+    await setup.migrate();
+    await setup.close();
+    const holder = new pg.Client({ connectionString: url });
+    await holder.connect();
+    let store: PostgresStore | undefined;
+    try {
+      await holder.query(`ALTER DATABASE ${new URL(url).pathname.slice(1)} SET lock_timeout = '100ms'`);
+      await holder.query("BEGIN");
+      await holder.query("LOCK TABLE index_cache IN ACCESS EXCLUSIVE MODE");
+      store = await openPostgresStore(url);
+      const index = await indexRepository(repo, list, { cache: store.memory.index });
+      expect(index.stats).toMatchObject({ files: 5, tokenized: 5 });
+      const query = buildQuery(cartIssue);
+      const ranked = await index.rank(query, 5);
+      expect(ranked[0]?.path).toBe("shop/cart.py");
+      expect(ranked).toEqual(await (await indexRepository(repo, list)).rank(query, 5));
+      await holder.query("ROLLBACK");
+      expect(await store.memory.index.bytes()).toBe(0);
+    } finally {
+      await store?.close();
+      await holder.end();
     }
   });
 });
