@@ -59,6 +59,20 @@ function expandChain(chain: string): string[] {
   return tokens;
 }
 
+// A hyphenated name: an option (`--ignore-imports`), a message (`unnecessary-lambda`), a setting or a package
+// (`sphinx-doc`). Not inside a longer one (`a-b-c` is one name), nor a subtraction of single letters (`n-k`).
+const HYPHENATED = /(?<!\w|\w-)[A-Za-z][A-Za-z0-9]+(?:-[A-Za-z][A-Za-z0-9]+)+(?!\w|-\w)/g;
+
+/**
+ * The term of a hyphenated name: its words joined as code joins them (`ignore_imports`), so an issue saying
+ * `--ignore-imports` meets the code reading `config.ignore_imports`, and the option's definition too. Its
+ * words on their own come from the word chains as before.
+ */
+function compoundTerm(name: string): string | null {
+  const term = normalizeWord(name.replace(/-/g, "_"));
+  return keep(term) ? term : null;
+}
+
 // Code repeats its identifiers endlessly; expanding each distinct one once makes indexing several times faster.
 const expansions = new Map<string, string[]>();
 const MAX_CACHED = 200_000;
@@ -76,11 +90,16 @@ function expansionOf(chain: string): string[] {
 /**
  * Splits source code or issue text into search terms: each identifier whole (lowercased) plus its
  * camelCase / PascalCase / snake_case parts, and each dotted name whole plus its parts, without stop
- * words. `parseHTTPResponse` gives "parsehttpresponse", "parse", "http", "response".
+ * words; then each hyphenated name joined as code would join it. `parseHTTPResponse` gives
+ * "parsehttpresponse", "parse", "http", "response"; `--ignore-paths` "ignore", "path", "ignore_path".
  */
 export function tokenizeCode(text: string): string[] {
   const tokens: string[] = [];
   for (const match of text.matchAll(WORD_CHAIN)) for (const token of expansionOf(match[0])) tokens.push(token);
+  for (const match of text.matchAll(HYPHENATED)) {
+    const term = compoundTerm(match[0]);
+    if (term) tokens.push(term);
+  }
   return tokens;
 }
 
@@ -97,7 +116,25 @@ export function countTerms(text: string): Map<string, number> {
   }
   const counts = new Map<string, number>();
   for (const [chain, { n }] of chains) for (const token of expansionOf(chain)) counts.set(token, (counts.get(token) ?? 0) + n);
+  for (const match of text.matchAll(HYPHENATED)) {
+    const term = compoundTerm(match[0]);
+    if (term) counts.set(term, (counts.get(term) ?? 0) + 1);
+  }
   return counts;
+}
+
+/** Calls `each` with every match of `pattern` (a global regex) in `text` and the 0-based line it starts on. */
+function eachMatchByLine(text: string, pattern: RegExp, each: (match: string, line: number) => void): void {
+  const matcher = new RegExp(pattern.source, "g");
+  let line = 0;
+  let lineEnd = text.indexOf("\n");
+  for (let match = matcher.exec(text); match !== null; match = matcher.exec(text)) {
+    while (lineEnd !== -1 && match.index > lineEnd) {
+      line++;
+      lineEnd = text.indexOf("\n", lineEnd + 1);
+    }
+    each(match[0], line);
+  }
 }
 
 /**
@@ -106,18 +143,18 @@ export function countTerms(text: string): Map<string, number> {
 export function countTermsByChunk(text: string, chunkLines: number): Array<Map<string, number>> {
   if (chunkLines === Infinity) return [countTerms(text)];
   const chunks: Array<Map<string, number>> = [new Map()];
-  const matcher = new RegExp(WORD_CHAIN.source, "g");
-  let line = 0;
-  let lineEnd = text.indexOf("\n");
-  for (let match = matcher.exec(text); match !== null; match = matcher.exec(text)) {
-    while (lineEnd !== -1 && match.index > lineEnd) {
-      line++;
-      lineEnd = text.indexOf("\n", lineEnd + 1);
-    }
+  const chunkOf = (line: number) => {
     const index = Math.floor(line / chunkLines);
     while (chunks.length <= index) chunks.push(new Map());
-    const counts = chunks[index]!;
-    for (const token of expansionOf(match[0])) counts.set(token, (counts.get(token) ?? 0) + 1);
-  }
+    return chunks[index]!;
+  };
+  eachMatchByLine(text, WORD_CHAIN, (chain, line) => {
+    const counts = chunkOf(line);
+    for (const token of expansionOf(chain)) counts.set(token, (counts.get(token) ?? 0) + 1);
+  });
+  eachMatchByLine(text, HYPHENATED, (name, line) => {
+    const term = compoundTerm(name);
+    if (term) chunkOf(line).set(term, (chunkOf(line).get(term) ?? 0) + 1);
+  });
   return chunks;
 }

@@ -30,6 +30,18 @@ describe("tokenizeCode", () => {
     expect(tokenizeCode("Sessions class status")).toEqual(["session", "class", "status"]);
   });
 
+  it("joins a hyphenated name as code does, so an option or message meets the code that reads it", () => {
+    const issue = tokenizeCode("pylint --ignore-paths=tests gives W0108 (Unnecessary-Lambda) at sphinx-doc.org");
+    expect(issue).toEqual(expect.arrayContaining(["ignore", "path", "ignore_path", "unnecessary", "unnecessary_lambda", "sphinx_doc"]));
+    const code = tokenizeCode("paths = self.linter.config.ignore_paths");
+    expect(code).toContain("ignore_path");
+  });
+
+  it("takes a hyphenated name whole, never a part of a longer one, nor subtractions of one-letter names", () => {
+    expect(tokenizeCode("use-the-force now").filter((t) => t.includes("_"))).toEqual(["use_the_force"]);
+    expect(tokenizeCode("n-k x-1 a - b ab_cd-ef").filter((t) => t.includes("_"))).toEqual(["ab_cd"]);
+  });
+
   it("reads a Python traceback into file, module and function terms", () => {
     const tokens = tokenizeCode(`Traceback (most recent call last):
   File "/usr/lib/python3/site-packages/requests/sessions.py", line 465, in request
@@ -50,6 +62,11 @@ describe("countTermsByChunk", () => {
     expect(Object.fromEntries(countTermsByChunk(text, Infinity)[0]!)).toEqual({ alpha: 2, beta: 2, gamma: 1, delta: 1, epsilon: 1 });
   });
 
+  it("counts a hyphenated name in the chunk of the line it is on", () => {
+    const text = ["alpha", "opts = ['ignore-paths']", "beta", "gamma"].join("\n");
+    expect(countTermsByChunk(text, 2).map((m) => m.get("ignore_path") ?? 0)).toEqual([1, 0]);
+  });
+
   it("gives one empty chunk for a text without words", () => {
     expect(countTermsByChunk("", 10)).toEqual([new Map()]);
     expect(countTermsByChunk("123 + 456", 10)).toEqual([new Map()]);
@@ -60,6 +77,7 @@ describe("countTerms", () => {
   it("counts exactly the terms tokenizeCode gives", () => {
     const text = `import os.path
 from requests.sessions import Session, merge_setting
+# --pool-size and pool-size are the same option
 
 class HTTPAdapter(BaseAdapter):
     def send(self, request, stream=False, verify=True):
