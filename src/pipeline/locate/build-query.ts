@@ -26,11 +26,15 @@ export interface WeightedQuery {
   terms: Map<string, number>;
   mentions: PathMention[];
   symbols: NamedSymbol[];
+  /** The title's words, lowercased: a file named like one of them (`groupby.py` for "groupby drops attrs") is what the issue is about. */
+  titleWords: Set<string>;
+  /** The title speaks of the documentation ("docs", "documentation"): the code that builds it is a candidate like any source. */
+  aboutDocs: boolean;
 }
 
 // Weights of where a term was found. Titles are the issue's own summary; code, tracebacks and
 // identifiers are precise where prose is vague.
-const WEIGHT = { title: 2, prose: 1, code: 1.5, identifier: 1, tracebackName: 2, exceptionMessage: 2, pathPart: 1.5 };
+const WEIGHT = { title: 2, titlePhrase: 2, prose: 1, code: 1.5, identifier: 1, tracebackName: 2, exceptionMessage: 2, pathPart: 1.5 };
 /** Most distinct terms a query keeps; a 1 MB issue (pasted logs) would otherwise search for everything. */
 const MAX_TERMS = 600;
 
@@ -60,6 +64,19 @@ const NOT_MODULES = /^(e\.g|i\.e|etc|vs|www\.|http|https)\b/i;
 // Language names that are not words: "C++ inline variables" is about `cpp.py`, `cpp/`, `*.cpp`.
 function spellLanguages(text: string): string {
   return text.replace(/\b[Cc]\+\+/g, "cpp").replace(/\b[CcFf]#(?=\W|$)/g, (m) => `${m[0]!.toLowerCase()}sharp`);
+}
+
+/**
+ * Each two adjacent words of a title joined as code joins a name: "Undefined variable for type parameters"
+ * says `undefined_variable`, the message the checker defines. A pair that names nothing matches no file.
+ */
+function titlePhrases(title: string): string[] {
+  const words = title.toLowerCase().match(/[a-z][a-z0-9]*/g) ?? [];
+  const phrases: string[] = [];
+  for (let i = 0; i + 1 < words.length; i++) {
+    if (words[i]!.length > 2 && words[i + 1]!.length > 2) phrases.push(normalizeWord(`${words[i]}_${words[i + 1]}`));
+  }
+  return phrases;
 }
 
 function add(terms: Map<string, number>, tokens: string[], weight: number): void {
@@ -142,8 +159,9 @@ const PROSE_SYMBOL = new RegExp(`(?<![\\w.])[A-Za-z_]\\w*(?:\\.[A-Za-z_]\\w*)+|$
 
 /**
  * Builds the BM25 query of an issue: every term of the title, body and hints, weighted up where the
- * issue is precise — the title, code in fences and backticks, identifiers that can only be code, the
- * function names and file paths of tracebacks — plus the files and modules it names outright.
+ * issue is precise — the title and its two-word phrases, code in fences and backticks, identifiers that
+ * can only be code, the function names and file paths of tracebacks — plus the files and modules it
+ * names outright, and what its title says of its subject.
  */
 export function buildQuery(raw: IssueText): WeightedQuery {
   const issue = { title: spellLanguages(raw.title), body: spellLanguages(raw.body), hints: raw.hints.map(spellLanguages) };
@@ -151,6 +169,7 @@ export function buildQuery(raw: IssueText): WeightedQuery {
   const mentions = new Map<string, PathMention>();
   const symbols = new Map<string, NamedSymbol>();
   add(terms, tokenizeCode(issue.title), WEIGHT.title);
+  add(terms, titlePhrases(issue.title), WEIGHT.titlePhrase);
   weighIdentifiers(terms, issue.title);
   collectMentions(issue.title, mentions);
   collectSymbols(symbols, issue.title, NAMED_ON_PURPOSE, PROSE_SYMBOL);
@@ -193,5 +212,11 @@ export function buildQuery(raw: IssueText): WeightedQuery {
     .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
     .slice(0, MAX_TERMS);
   const strongest = [...symbols.values()].sort((a, b) => b.strength - a.strength).slice(0, MAX_SYMBOLS);
-  return { terms: new Map(damped), mentions: [...mentions.values()], symbols: strongest };
+  return {
+    terms: new Map(damped),
+    mentions: [...mentions.values()],
+    symbols: strongest,
+    titleWords: new Set(issue.title.toLowerCase().match(/[a-z_][\w]*/g) ?? []),
+    aboutDocs: /\b(docs?|documentation)\b/i.test(issue.title),
+  };
 }

@@ -4,7 +4,7 @@ import type { WeightedQuery } from "./build-query.js";
 import { prepareFile, type RankInput } from "./prepare-document.js";
 import { rememberedTerms, rememberedDefinitions, type TermCache } from "./remember-terms.js";
 import { scoreDefinitions } from "./score-definitions.js";
-import { mainExtensions, mentionStrength, pathPrior } from "./score-path.js";
+import { mainExtensions, mentionStrength, namedByTitle, pathPrior } from "./score-path.js";
 import { sliceWork, type Pause } from "../../slice-work.js";
 
 /** Knobs of the ranking; the defaults are what the localization benchmark supports. */
@@ -23,6 +23,8 @@ export interface RankOptions {
   mentionBoost: number;
   /** How much one unit of definition score (see scoreDefinitions) multiplies a file's score. */
   definitionBoost: number;
+  /** How much a file the title names by its name alone (see namedByTitle) has its score multiplied by, less 1. */
+  titleNameBoost: number;
   /** BM25 term-frequency saturation. */
   k1: number;
   /** BM25 length normalization (0: none, 1: full). */
@@ -38,6 +40,7 @@ export const DEFAULT_RANK_OPTIONS: RankOptions = {
   fileShare: 1,
   mentionBoost: 0.2,
   definitionBoost: 0.5,
+  titleNameBoost: 0.3,
   k1: 1.2,
   b: 0.75,
 };
@@ -109,8 +112,9 @@ function filesToParse(query: WeightedQuery, definedBy: Map<string, number[]>): n
  * also score as their best chunk of lines. A file's score is multiplied by a boost when the issue
  * names it, by a boost when it defines a class, function or method the issue names in code (see
  * scoreDefinitions; the fast pass of extractDefinitions says which files may, and only those are
- * parsed with tree-sitter, at query time), and by a prior that tests, docs and settings are rarely
- * what a fix changes. With a cache, only blobs it has not seen are tokenized and parsed. Building
+ * parsed with tree-sitter, at query time), by a boost when its title names it by its file name alone
+ * (namedByTitle), and by a prior that tests, docs and settings are rarely what a fix changes (unless
+ * the title is about the docs). With a cache, only blobs it has not seen are tokenized and parsed. Building
  * and ranking await `pause` between files, documents and searches, so a server's event loop is not
  * held for seconds.
  */
@@ -148,6 +152,7 @@ export async function indexFiles(
   stats.tokenized = remembered?.tokenized ?? files.length;
   const main = mainExtensions(files.map((file) => ({ path: file.path, size: file.text.length })));
   const priors = files.map((file) => pathPrior(file.path, main));
+  const docsPriors = files.map((file) => pathPrior(file.path, main, true));
   textIndex.finish(options);
   nameIndex.finish(options);
 
@@ -173,6 +178,7 @@ export async function indexFiles(
         await pause();
       }
       const ranked: RankedFile[] = [];
+      const prior = query.aboutDocs ? docsPriors : priors;
       for (const index of hits) {
         const file = files[index]!;
         const wholeScore = whole.get(index) ?? 0;
@@ -181,8 +187,9 @@ export async function indexFiles(
         // With 200 files named in a long issue, matching them against every path takes a while too.
         const boost =
           (1 + options.mentionBoost * mentionStrength(file.path, query.mentions)) *
-          (1 + options.definitionBoost * Math.min(MAX_DEFINITION_SCORE, definitionScores.get(index) ?? 0));
-        ranked.push({ path: file.path, score: Math.round(bm25Score * boost * priors[index]! * 1000) / 1000 });
+          (1 + options.definitionBoost * Math.min(MAX_DEFINITION_SCORE, definitionScores.get(index) ?? 0)) *
+          (namedByTitle(file.path, query.titleWords) ? 1 + options.titleNameBoost : 1);
+        ranked.push({ path: file.path, score: Math.round(bm25Score * boost * prior[index]! * 1000) / 1000 });
         await pause();
       }
       return ranked

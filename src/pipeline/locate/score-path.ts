@@ -2,6 +2,8 @@ import type { PathMention } from "./build-query.js";
 
 const TEST_PATH = /(^|\/)(tests?|testing|__tests__|spec)\/|(^|\/)(test_[^/]*|[^/]*_tests?\.\w+|[^/]*\.(test|spec)\.\w+|conftest\.py)$/i;
 const DOC_PATH = /(^|\/)(docs?|doc_src|examples?|samples?|benchmarks?|asv_bench|tutorials?)\//i;
+// The documentation's own folder: its build configuration and extensions (`doc/conf.py`), not examples.
+const DOCS_DIR = /(^|\/)docs?\//i;
 const PROSE_FILE = /\.(md|rst|txt|adoc|markdown)$/i;
 // Settings and data: they share an issue's vocabulary (option names, templates) but are rarely its cause.
 const CONFIG_FILE = /\.(cfg|ini|toml|ya?ml|json|xml|properties|conf|txt)$|(^|\/)([^/.]+rc|\.[^/]+)$/i;
@@ -36,18 +38,36 @@ export function mainExtensions(files: Array<{ path: string; size: number }>): Se
 /**
  * How likely a file is, before reading the issue, to be the one a fix changes: fixes land in source
  * files of the repository's main languages; tests, examples and documentation mostly echo the words
- * of the issue without being its cause, and change logs list every feature name there is.
+ * of the issue without being its cause, and change logs list every feature name there is. An issue
+ * about the docs (`aboutDocs`) is the exception: the code building them (`doc/conf.py`) is then as
+ * likely as any source file.
  */
-export function pathPrior(path: string, main: Set<string> = new Set()): number {
+export function pathPrior(path: string, main: Set<string> = new Set(), aboutDocs = false): number {
   if (CHANGELOG.test(path)) return 0.3;
   let prior = 1;
-  if (main.size > 0 && !main.has(extensionOf(path))) prior *= 0.6;
+  const mainLanguage = main.size === 0 || main.has(extensionOf(path));
+  if (!mainLanguage) prior *= 0.6;
   if (TEST_PATH.test(path)) prior *= 0.5;
-  if (DOC_PATH.test(path)) prior *= 0.6;
+  if (DOC_PATH.test(path) && !(aboutDocs && mainLanguage && main.size > 0 && DOCS_DIR.test(path))) prior *= 0.6;
   if (PROSE_FILE.test(path)) prior *= 0.6;
   if (CONFIG_FILE.test(path)) prior *= 0.5;
   if (TOOLING_DIR.test(path)) prior *= 0.5;
   return prior;
+}
+
+// File names too common to say which file an issue means when a title word matches one.
+const GENERIC_STEMS = /^(__init__|core|utils?|base|main|common|api|index|tests?|types?|misc|helpers?)$/;
+
+/**
+ * Whether the title names the file by its name alone, as titles name the part of a project they are
+ * about ("groupby drops attrs" for `groupby.py`, "LaTeX writer" for `latex.py`): its name without the
+ * extension is a word of the title, at least four letters long and not a name every project uses.
+ */
+export function namedByTitle(path: string, titleWords: Set<string>): boolean {
+  const name = path.slice(path.lastIndexOf("/") + 1).toLowerCase();
+  const dot = name.lastIndexOf(".");
+  const stem = dot > 0 ? name.slice(0, dot) : name;
+  return stem.length >= 4 && !GENERIC_STEMS.test(stem) && titleWords.has(stem);
 }
 
 function trailingMatch(a: string[], b: string[]): number {

@@ -50,6 +50,25 @@ describe("buildQuery", () => {
     expect(terms.get("groupby")!).toBeGreaterThan(terms.get("reduction")!);
   });
 
+  it("joins each two adjacent title words as a name, weighed as the title", () => {
+    const { terms } = buildQuery({ title: "Undefined variable in type parameters", body: "an undefined variable again", hints: [] });
+    expect(terms.get("undefined_variable")).toBe(terms.get("parameter"));
+    expect(terms.get("type_parameter")).toBe(terms.get("parameter"));
+    // "in" is too short to be half of a name; the body's words are not joined.
+    expect(terms.has("variable_in")).toBe(false);
+    expect([...terms.keys()].filter((t) => t.includes("_"))).toEqual(expect.arrayContaining(["undefined_variable", "type_parameter"]));
+    expect([...terms.keys()].filter((t) => t.includes("_"))).toHaveLength(2);
+  });
+
+  it("says which words the title has, and whether it is about the docs", () => {
+    const query = buildQuery({ title: "LaTeX writer drops `Figure` captions", body: "the docs build fails", hints: [] });
+    expect([...query.titleWords]).toEqual(["latex", "writer", "drops", "figure", "captions"]);
+    expect(query.aboutDocs).toBe(false);
+    expect(buildQuery({ title: "Versions menu is broken in dev docs", body: "", hints: [] }).aboutDocs).toBe(true);
+    expect(buildQuery({ title: "Add a disclaimer to the Documentation of messages", body: "", hints: [] }).aboutDocs).toBe(true);
+    expect(buildQuery({ title: "autodoc skips a doctest", body: "", hints: [] }).aboutDocs).toBe(false);
+  });
+
   it("uses the hints too", () => {
     const { terms } = buildQuery({ title: "Crash", body: "", hints: ["Probably in `DataArray.coarsen`"] });
     expect(terms.has("dataarray.coarsen")).toBe(true);

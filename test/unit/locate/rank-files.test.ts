@@ -84,6 +84,48 @@ describe("rankFiles", () => {
   });
 });
 
+describe("rankFiles and what the title says", () => {
+  // A hub that mentions everything, the module the title names by its file name, and an unrelated one.
+  const hub = `class Dataset:
+${Array.from({ length: 40 }, (_, i) => `    def reduce_${i}(self, dim):
+        return self.groupby(dim).reduce(dim, index=${i})
+`).join("")}`;
+  const groupby = "class GroupBy:\n    def reduce(self, func, dim):\n        return func(self.obj, dim)\n";
+  const files = [
+    { path: "pkg/core/dataset.py", text: hub },
+    { path: "pkg/core/groupby.py", text: groupby },
+    { path: "pkg/core/variable.py", text: "class Variable:\n    def reduce(self, func): pass\n" },
+  ];
+
+  it("multiplies the score of a file the title names by its file name alone", async () => {
+    const query = issue("groupby reduce loses the index", "reduce over dim gives the wrong index");
+    const plain = await rankFiles(files, query, 3, { ...DEFAULT_RANK_OPTIONS, titleNameBoost: 0 });
+    const named = await rankFiles(files, query, 3);
+    const score = (ranked: Array<{ path: string; score: number }>, path: string) => ranked.find((f) => f.path === path)!.score;
+    expect(score(named, "pkg/core/groupby.py") / score(plain, "pkg/core/groupby.py")).toBeCloseTo(1 + DEFAULT_RANK_OPTIONS.titleNameBoost, 2);
+    expect(score(named, "pkg/core/dataset.py")).toBe(score(plain, "pkg/core/dataset.py"));
+    // Named only in the body, the file gets nothing.
+    const body = issue("reduce loses the index", "after groupby, reduce over dim gives the wrong index");
+    expect(await rankFiles(files, body, 3)).toEqual(await rankFiles(files, body, 3, { ...DEFAULT_RANK_OPTIONS, titleNameBoost: 0 }));
+  });
+
+  it("lets the docs' own code compete with the source when the title is about the docs, and only then", async () => {
+    const docsFiles = [
+      { path: "doc/conf.py", text: "html_theme = 'alabaster'\nhtml_sidebars = {'**': ['versions.html', 'searchbox.html']}\n" },
+      { path: "pkg/builders/nav.py", text: "def write_menu(theme):\n    return theme.render('menu', sidebars=True)  # versions\n" },
+      { path: "doc/usage.rst", text: "Sidebars: the versions menu and the searchbox, html_sidebars in conf.py\n" },
+    ];
+    const aboutDocs = await rankFiles(docsFiles, issue("Versions menu missing from the docs sidebars", "html_sidebars versions searchbox"), 3);
+    const aboutCode = await rankFiles(docsFiles, issue("Versions menu missing from the sidebars", "html_sidebars versions searchbox"), 3);
+    const score = (ranked: Array<{ path: string; score: number }>, path: string) => ranked.find((f) => f.path === path)!.score;
+    // The title's "docs" adds a word no file has: the scores differ by the docs' prior alone.
+    expect(score(aboutDocs, "doc/conf.py") / score(aboutCode, "doc/conf.py")).toBeCloseTo(1 / 0.6, 1);
+    expect(score(aboutDocs, "pkg/builders/nav.py")).toBe(score(aboutCode, "pkg/builders/nav.py"));
+    // Prose pages under doc/ stay demoted: the fix is in code either way.
+    expect(score(aboutDocs, "doc/usage.rst")).toBe(score(aboutCode, "doc/usage.rst"));
+  });
+});
+
 describe("pathTerms", () => {
   it("gives folders and the file name whole and split, but not the extension alone", () => {
     expect(pathTerms("astropy/io/ascii/rst.py")).toEqual(["astropy", "io", "ascii", "rst.py", "rst"]);
@@ -102,7 +144,7 @@ describe("query weights", () => {
     ];
     const index = await indexFiles(files);
     const scoreOf = async (terms: Array<[string, number]>, path: string) =>
-      (await index.rank({ terms: new Map(terms), mentions: [], symbols: [] }, 10)).find((f) => f.path === path)?.score ?? 0;
+      (await index.rank({ terms: new Map(terms), mentions: [], symbols: [], titleWords: new Set(), aboutDocs: false }, 10)).find((f) => f.path === path)?.score ?? 0;
     // Weight 0.5 counts once; 1 twice; 1.5 three times.
     for (const path of ["requests/sessions.py", "requests/models.py", "requests/adapters.py"]) {
       const once = (term: string) => scoreOf([[term, 0.5]], path);
