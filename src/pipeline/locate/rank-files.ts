@@ -3,6 +3,7 @@ import { Bm25Index } from "./bm25-index.js";
 import type { WeightedQuery } from "./build-query.js";
 import { prepareFile, type RankInput } from "./prepare-document.js";
 import { rememberedTerms, rememberedDefinitions, type TermCache } from "./remember-terms.js";
+import { importedFiles, indexModules } from "./resolve-imports.js";
 import { scoreDefinitions } from "./score-definitions.js";
 import { mainExtensions, mentionStrength, namedByTitle, pathPrior } from "./score-path.js";
 import { sliceWork, type Pause } from "../../slice-work.js";
@@ -25,6 +26,8 @@ export interface RankOptions {
   definitionBoost: number;
   /** How much a file the title names by its name alone (see namedByTitle) has its score multiplied by, less 1. */
   titleNameBoost: number;
+  /** How much a file the best-ranked files import is raised (see raiseImported), per best file importing it. */
+  importBoost: number;
   /** BM25 term-frequency saturation. */
   k1: number;
   /** BM25 length normalization (0: none, 1: full). */
@@ -41,6 +44,7 @@ export const DEFAULT_RANK_OPTIONS: RankOptions = {
   mentionBoost: 0.2,
   definitionBoost: 0.5,
   titleNameBoost: 0.3,
+  importBoost: 0.1,
   k1: 1.2,
   b: 0.75,
 };
@@ -74,6 +78,36 @@ async function search(index: Bm25Index, terms: Array<[string, number]>, pause: P
   const scores = new Map<number, number>();
   await index.search(terms, scores, pause);
   return scores;
+}
+
+/** Files whose imports raise what they import: the best few, where the issue most likely is. */
+const IMPORT_SEEDS = 3;
+
+function byScore(a: RankedFile, b: RankedFile): number {
+  return b.score - a.score || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
+}
+
+/**
+ * Raises the files the best-ranked ones import: the fix is often one call deeper than the code the
+ * issue's words find (a `Dataset` method calling into `Variable`). Each file imported by one of the
+ * best IMPORT_SEEDS files has its score multiplied by 1 + `boost` × the importer's score relative to
+ * the best, summed over its importers: a nudge among files the issue's words already rank near the
+ * top, not a way in for files that share none of them. `ranked` is sorted best first, and so is the result.
+ */
+function raiseImported(ranked: RankedFile[], importsOf: (path: string) => Set<string>, boost: number): RankedFile[] {
+  if (boost === 0 || ranked.length === 0) return ranked;
+  const best = ranked[0]!.score;
+  const weights = new Map<string, number>();
+  for (const seed of ranked.slice(0, IMPORT_SEEDS)) {
+    for (const target of importsOf(seed.path)) weights.set(target, (weights.get(target) ?? 0) + seed.score / best);
+  }
+  if (weights.size === 0) return ranked;
+  return ranked
+    .map((file) => {
+      const weight = weights.get(file.path);
+      return weight === undefined ? file : { path: file.path, score: Math.round(file.score * (1 + boost * weight) * 1000) / 1000 };
+    })
+    .sort(byScore);
 }
 
 /** A built index of a repository's files; build once per run, query as often as needed. */
@@ -114,7 +148,8 @@ function filesToParse(query: WeightedQuery, definedBy: Map<string, number[]>): n
  * scoreDefinitions; the fast pass of extractDefinitions says which files may, and only those are
  * parsed with tree-sitter, at query time), by a boost when its title names it by its file name alone
  * (namedByTitle), and by a prior that tests, docs and settings are rarely what a fix changes (unless
- * the title is about the docs). With a cache, only blobs it has not seen are tokenized and parsed. Building
+ * the title is about the docs); then the files the best few import are raised a little (raiseImported).
+ * With a cache, only blobs it has not seen are tokenized and parsed. Building
  * and ranking await `pause` between files, documents and searches, so a server's event loop is not
  * held for seconds.
  */
@@ -153,6 +188,9 @@ export async function indexFiles(
   const main = mainExtensions(files.map((file) => ({ path: file.path, size: file.text.length })));
   const priors = files.map((file) => pathPrior(file.path, main));
   const docsPriors = files.map((file) => pathPrior(file.path, main, true));
+  const modules = indexModules(files.map((file) => file.path));
+  const byPath = new Map(files.map((file) => [file.path, file]));
+  const importsOf = (path: string) => importedFiles(path, byPath.get(path)!.text, modules);
   textIndex.finish(options);
   nameIndex.finish(options);
 
@@ -192,10 +230,8 @@ export async function indexFiles(
         ranked.push({ path: file.path, score: Math.round(bm25Score * boost * prior[index]! * 1000) / 1000 });
         await pause();
       }
-      return ranked
-        .filter((file) => file.score > 0)
-        .sort((a, b) => b.score - a.score || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))
-        .slice(0, top);
+      const sorted = ranked.filter((file) => file.score > 0).sort(byScore);
+      return raiseImported(sorted, importsOf, options.importBoost).slice(0, top);
     },
   };
 }

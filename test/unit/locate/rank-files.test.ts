@@ -126,6 +126,30 @@ ${Array.from({ length: 40 }, (_, i) => `    def reduce_${i}(self, dim):
   });
 });
 
+describe("rankFiles and imports", () => {
+  // The issue's words find dataset.py; the fix is one call deeper, in one of two files sharing as many words.
+  const files = [
+    { path: "pkg/dataset.py", text: "from .variable import Variable\n\nclass Dataset:\n    def update(self, other):\n        return Variable.chunk(other)  # update chunk update\n" },
+    { path: "pkg/variable.py", text: "class Variable:\n    def chunk(self, data):\n        return data\n" },
+    { path: "pkg/array.py", text: "class Array:\n    def chunk(self, data):\n        return data\n" },
+    { path: "pkg/misc.py", text: "from .array import Array\n# chunk\n" },
+  ];
+  const query = issue("Dataset update evaluates chunked data", "update on a chunked dataset calls chunk");
+
+  it("raises a file the best-ranked files import above one that shares the same words", async () => {
+    const still = await rankFiles(files, query, 4, { ...DEFAULT_RANK_OPTIONS, importBoost: 0 });
+    const raised = await rankFiles(files, query, 4);
+    expect(still[0]!.path).toBe("pkg/dataset.py");
+    expect(still.find((f) => f.path === "pkg/variable.py")!.score).toBe(still.find((f) => f.path === "pkg/array.py")!.score);
+    expect(raised.map((f) => f.path).slice(0, 3)).toEqual(["pkg/dataset.py", "pkg/variable.py", "pkg/array.py"]);
+    // By 1 + importBoost × the importer's score relative to the best (here the best itself).
+    expect(raised.find((f) => f.path === "pkg/variable.py")!.score).toBeCloseTo(still.find((f) => f.path === "pkg/variable.py")!.score * (1 + DEFAULT_RANK_OPTIONS.importBoost), 2);
+    // misc.py imports array.py too, but it ranks fourth, past the few whose imports count.
+    expect(raised[3]!.path).toBe("pkg/misc.py");
+    expect(raised.find((f) => f.path === "pkg/array.py")!.score).toBe(still.find((f) => f.path === "pkg/array.py")!.score);
+  });
+});
+
 describe("pathTerms", () => {
   it("gives folders and the file name whole and split, but not the extension alone", () => {
     expect(pathTerms("astropy/io/ascii/rst.py")).toEqual(["astropy", "io", "ascii", "rst.py", "rst"]);

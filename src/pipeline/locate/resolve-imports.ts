@@ -1,0 +1,109 @@
+import path from "node:path";
+
+/** The repository's files by the names code imports them by: Python modules, and script files by path. */
+export interface ModuleIndex {
+  /** Python: `pkg.sub.mod` (and `sub.mod`, for a package under `src/` or a folder of its own) to files. */
+  modules: Map<string, string[]>;
+  /** Every file's path, for the relative imports of JavaScript and TypeScript. */
+  paths: Set<string>;
+}
+
+const SCRIPT = /\.(m?[jt]sx?|c[jt]s)$/;
+const SCRIPT_EXTENSIONS = [".ts", ".tsx", ".js", ".jsx", ".mjs", ".cjs", ".mts", ".cts"];
+// `import x from "./x"`, `export { y } from "../y"`, `import "./z"`, `require("./w")`, `import("./v")`.
+const SCRIPT_IMPORT = /(?:\bfrom\s*|\bimport\s*\(?\s*|\brequire\s*\(\s*)["'](\.{1,2}\/[^"'\n]*)["']/g;
+const PYTHON_NAME = /^[A-Za-z_][\w]*(?:\.[A-Za-z_][\w]*)*$/;
+
+/** Indexes the files by module name; build once per repository. */
+export function indexModules(paths: string[]): ModuleIndex {
+  const modules = new Map<string, string[]>();
+  for (const file of paths) {
+    if (!file.endsWith(".py")) continue;
+    const parts = file.slice(0, -3).split("/");
+    if (parts[parts.length - 1] === "__init__") parts.pop();
+    // A module is imported by its full dotted path, or without its first folder (`src/`, a project folder).
+    for (const name of [parts.join("."), parts.slice(1).join(".")]) {
+      if (name === "") continue;
+      const files = modules.get(name);
+      if (!files) modules.set(name, [file]);
+      else if (!files.includes(file)) files.push(file);
+    }
+  }
+  return { modules, paths: new Set(paths) };
+}
+
+/** The statements `import a.b as c, d` and `from .x import (y, z)` of a Python file, as [module, names] pairs. */
+function pythonImports(text: string): Array<[module: string, names: string[]]> {
+  const found: Array<[string, string[]]> = [];
+  const lines = text.split("\n");
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]!.trim();
+    if (line.startsWith("import ")) {
+      for (const part of line.slice(7).split("#")[0]!.split(",")) {
+        const name = part.trim().split(/\s+/)[0] ?? "";
+        if (PYTHON_NAME.test(name)) found.push([name, []]);
+      }
+      continue;
+    }
+    const from = /^from\s+(\.*[\w.]*)\s+import\s+(.*)$/.exec(line);
+    if (!from) continue;
+    let list = from[2]!.split("#")[0]!;
+    // A parenthesized list runs on to its closing parenthesis; a backslash continues the line.
+    if (list.trimStart().startsWith("(")) {
+      while (!list.includes(")") && i + 1 < lines.length) list += ` ${lines[++i]!.split("#")[0]}`;
+    } else {
+      while (list.trimEnd().endsWith("\\") && i + 1 < lines.length) list = `${list.trimEnd().slice(0, -1)} ${lines[++i]!.split("#")[0]}`;
+    }
+    const names = list
+      .replace(/[()]/g, " ")
+      .split(",")
+      .map((part) => part.trim().split(/\s+/)[0] ?? "")
+      .filter((name) => /^\w+$/.test(name));
+    found.push([from[1]!, names]);
+  }
+  return found;
+}
+
+/** A relative module (`..utils`) as an absolute one, from the package of the file importing it. */
+function absoluteModule(module: string, file: string): string {
+  const dots = /^\.*/.exec(module)![0].length;
+  if (dots === 0) return module;
+  const packageParts = file.split("/").slice(0, -1);
+  const base = packageParts.slice(0, Math.max(0, packageParts.length - (dots - 1)));
+  const rest = module.slice(dots);
+  return [...base, ...(rest ? rest.split(".") : [])].join(".");
+}
+
+/** The file a relative script import names, trying the extensions and index files a bundler would. */
+function resolveScript(specifier: string, file: string, paths: Set<string>): string | undefined {
+  const target = path.posix.normalize(path.posix.join(path.posix.dirname(file), specifier));
+  // TypeScript imports `./x.js` meaning `./x.ts`.
+  const stem = target.replace(/\.(m?js|cjs|jsx)$/, "");
+  const tries = [target, ...SCRIPT_EXTENSIONS.map((ext) => stem + ext), ...SCRIPT_EXTENSIONS.map((ext) => `${target}/index${ext}`)];
+  return tries.find((candidate) => paths.has(candidate));
+}
+
+/**
+ * The repository files a file imports: Python's absolute and relative imports (a name imported from a
+ * package may be a module of it), and the relative imports and requires of JavaScript and TypeScript.
+ * Imports of other packages, and files of other languages, give nothing.
+ */
+export function importedFiles(file: string, text: string, index: ModuleIndex): Set<string> {
+  const imported = new Set<string>();
+  const add = (files: string[] | undefined) => {
+    for (const found of files ?? []) if (found !== file) imported.add(found);
+  };
+  if (file.endsWith(".py")) {
+    for (const [module, names] of pythonImports(text)) {
+      const absolute = absoluteModule(module, file);
+      add(index.modules.get(absolute));
+      for (const name of names) add(index.modules.get(absolute ? `${absolute}.${name}` : name));
+    }
+  } else if (SCRIPT.test(file)) {
+    for (const match of text.matchAll(SCRIPT_IMPORT)) {
+      const found = resolveScript(match[1]!, file, index.paths);
+      if (found) add([found]);
+    }
+  }
+  return imported;
+}

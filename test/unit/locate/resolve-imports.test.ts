@@ -1,0 +1,67 @@
+import { describe, expect, it } from "vitest";
+import { importedFiles, indexModules } from "../../../src/pipeline/locate/resolve-imports.js";
+
+const repository = [
+  "src/_pytest/main.py",
+  "src/_pytest/nodes.py",
+  "src/_pytest/config/__init__.py",
+  "src/_pytest/config/argparsing.py",
+  "src/_pytest/mark/structures.py",
+  "xarray/core/dataset.py",
+  "xarray/core/variable.py",
+  "xarray/core/utils.py",
+  "xarray/__init__.py",
+  "web/src/app.ts",
+  "web/src/routes/index.ts",
+  "web/src/db.js",
+  "web/src/view.tsx",
+];
+const index = indexModules(repository);
+const imports = (file: string, text: string) => [...importedFiles(file, text, index)].sort();
+
+describe("importedFiles", () => {
+  it("resolves absolute Python imports by the full dotted path, or without a src/ folder", () => {
+    const text = "import os\nimport xarray.core.variable as variable, numpy\nfrom _pytest.nodes import Node\n";
+    expect(imports("src/_pytest/main.py", text)).toEqual(["src/_pytest/nodes.py", "xarray/core/variable.py"]);
+  });
+
+  it("resolves relative imports from the file's package, and names imported from a package that are its modules", () => {
+    const text = "from . import utils\nfrom .variable import Variable\nfrom .. import core\n";
+    expect(imports("xarray/core/dataset.py", text)).toEqual(["xarray/__init__.py", "xarray/core/utils.py", "xarray/core/variable.py"]);
+    expect(imports("src/_pytest/main.py", "from .config import argparsing\nfrom .mark.structures import Mark\n")).toEqual([
+      "src/_pytest/config/__init__.py",
+      "src/_pytest/config/argparsing.py",
+      "src/_pytest/mark/structures.py",
+    ]);
+  });
+
+  it("reads parenthesized lists across lines, continued lines, and imports inside functions", () => {
+    const text = [
+      "from xarray.core import (",
+      "    utils,  # helpers",
+      "    variable,",
+      ")",
+      "def lazy():",
+      "    from _pytest.config import \\",
+      "        argparsing",
+    ].join("\n");
+    expect(imports("src/_pytest/main.py", text)).toEqual(["src/_pytest/config/__init__.py", "src/_pytest/config/argparsing.py", "xarray/core/utils.py", "xarray/core/variable.py"]);
+  });
+
+  it("resolves relative imports and requires of scripts with the extensions and index files a bundler tries", () => {
+    const text = [
+      'import { open } from "./db.js";',
+      'export { routes } from "./routes";',
+      'const View = require("./view");',
+      'const lazy = await import("./routes/index.ts");',
+      'import express from "express";',
+      'import "./missing";',
+    ].join("\n");
+    expect(imports("web/src/app.ts", text)).toEqual(["web/src/db.js", "web/src/routes/index.ts", "web/src/view.tsx"]);
+  });
+
+  it("gives nothing for other packages, itself, or other languages", () => {
+    expect(imports("xarray/core/dataset.py", "import numpy as np\nfrom pandas import Index\nfrom .dataset import Dataset\n")).toEqual([]);
+    expect(imports("README.md", "from xarray.core import utils\n")).toEqual([]);
+  });
+});
