@@ -59,6 +59,8 @@ const MAX_SYMBOLS = 100;
 /** Where a name is written on purpose (title, code spans, error messages) it counts this much; in code blocks, tracebacks and prose 1. */
 const NAMED_ON_PURPOSE = 2;
 
+const MARKDOWN_HEADING = /^[ \t]{0,3}#{1,6}[ \t][^\n]*$/gm;
+
 const NOT_MODULES = /^(e\.g|i\.e|etc|vs|www\.|http|https)\b/i;
 
 // Language names that are not words: "C++ inline variables" is about `cpp.py`, `cpp/`, `*.cpp`.
@@ -181,7 +183,9 @@ export function buildQuery(raw: IssueText): WeightedQuery {
       // Code blocks hold output and logs as often as code: only names that can only be code count.
       collectSymbols(symbols, code, 1, PROSE_SYMBOL);
     }
-    let prose = fenced.prose;
+    // Headings are the issue template's ("### Bug description", "### Pylint version"), the same in every
+    // issue: their words say nothing about this one, and pull in the files that print such words.
+    let prose = fenced.prose.replace(MARKDOWN_HEADING, " ");
     for (const inline of prose.matchAll(INLINE_CODE)) {
       weighCodeText(terms, inline[1]!, WEIGHT.code);
       collectSymbols(symbols, inline[1]!, NAMED_ON_PURPOSE);

@@ -69,6 +69,16 @@ describe("buildQuery", () => {
     expect(buildQuery({ title: "autodoc skips a doctest", body: "", hints: [] }).aboutDocs).toBe(false);
   });
 
+  it("leaves out the headings of the issue template, in prose, not in code", () => {
+    const body = "### Bug description\nA lambda is flagged\n\n### Command used\n```shell\n# Command used to lint\npylint demo.py\n```\n## Pylint version\n";
+    const { terms } = buildQuery({ title: "False positive", body, hints: [] });
+    expect(terms.has("flagged")).toBe(true);
+    expect(terms.has("description")).toBe(false);
+    expect(terms.has("version")).toBe(false);
+    // A comment inside a code block is code, not a heading.
+    expect(terms.has("command")).toBe(true);
+  });
+
   it("uses the hints too", () => {
     const { terms } = buildQuery({ title: "Crash", body: "", hints: ["Probably in `DataArray.coarsen`"] });
     expect(terms.has("dataarray.coarsen")).toBe(true);
