@@ -4,7 +4,7 @@ import path from "node:path";
 export interface ModuleIndex {
   /** Python: `pkg.sub.mod` (and `sub.mod`, for a package under `src/` or a folder of its own) to files. */
   modules: Map<string, string[]>;
-  /** Every file's path, for the relative imports of JavaScript and TypeScript. */
+  /** Every file's path, for relative imports (Python's, and those of JavaScript and TypeScript). */
   paths: Set<string>;
 }
 
@@ -64,14 +64,27 @@ function pythonImports(text: string): Array<[module: string, names: string[]]> {
   return found;
 }
 
-/** A relative module (`..utils`) as an absolute one, from the package of the file importing it. */
-function absoluteModule(module: string, file: string): string {
+/** The file of module `parts` from the repository's root: `a/b.py` or the package `a/b/__init__.py`. */
+function moduleFiles(parts: string[], paths: Set<string>): string[] {
+  if (parts.length === 0) return [];
+  const stem = parts.join("/");
+  return [`${stem}.py`, `${stem}/__init__.py`].filter((candidate) => paths.has(candidate));
+}
+
+/**
+ * The files of `from module import names` (or `import module`), with the names that are modules of it.
+ * An absolute module is looked up by its dotted name (with or without its first folder); a relative
+ * one (`..utils`) only where it is, from the importing file's package, as Python looks it up: not
+ * by a name that only looks alike elsewhere (`tests/utils.py`), and not past the repository's root.
+ */
+function pythonFiles(module: string, names: string[], file: string, index: ModuleIndex): string[] {
   const dots = /^\.*/.exec(module)![0].length;
-  if (dots === 0) return module;
-  const packageParts = file.split("/").slice(0, -1);
-  const base = packageParts.slice(0, Math.max(0, packageParts.length - (dots - 1)));
+  if (dots === 0) return [module, ...names.map((name) => `${module}.${name}`)].flatMap((name) => index.modules.get(name) ?? []);
+  const folders = file.split("/").slice(0, -1);
+  if (dots - 1 > folders.length) return [];
   const rest = module.slice(dots);
-  return [...base, ...(rest ? rest.split(".") : [])].join(".");
+  const parts = [...folders.slice(0, folders.length - (dots - 1)), ...(rest ? rest.split(".") : [])];
+  return [parts, ...names.map((name) => [...parts, name])].flatMap((candidate) => moduleFiles(candidate, index.paths));
 }
 
 /** The file a relative script import names, trying the extensions and index files a bundler would. */
@@ -94,11 +107,7 @@ export function importedFiles(file: string, text: string, index: ModuleIndex): S
     for (const found of files ?? []) if (found !== file) imported.add(found);
   };
   if (file.endsWith(".py")) {
-    for (const [module, names] of pythonImports(text)) {
-      const absolute = absoluteModule(module, file);
-      add(index.modules.get(absolute));
-      for (const name of names) add(index.modules.get(absolute ? `${absolute}.${name}` : name));
-    }
+    for (const [module, names] of pythonImports(text)) add(pythonFiles(module, names, file, index));
   } else if (SCRIPT.test(file)) {
     for (const match of text.matchAll(SCRIPT_IMPORT)) {
       const found = resolveScript(match[1]!, file, index.paths);

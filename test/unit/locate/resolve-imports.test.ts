@@ -35,6 +35,20 @@ describe("importedFiles", () => {
     ]);
   });
 
+  it("resolves a relative import only where it points, never to a module of the same name elsewhere nor past the root", () => {
+    const tree = indexModules(["setup.py", "utils.py", "pkg/__init__.py", "pkg/mod.py", "pkg/utils.py", "tests/utils.py", "src/pkg/mod.py"]);
+    const relative = (file: string, text: string) => [...importedFiles(file, text, tree)].sort();
+    // At the top level the package is the root: `utils.py`, not every folder's `utils.py`.
+    expect(relative("setup.py", "from . import utils\n")).toEqual(["utils.py"]);
+    // In a package's `__init__.py`, `.` is that package.
+    expect(relative("pkg/__init__.py", "from . import mod\nfrom .utils import helper\n")).toEqual(["pkg/mod.py", "pkg/utils.py"]);
+    expect(relative("pkg/mod.py", "from .. import utils\n")).toEqual(["utils.py"]);
+    // Three dots from pkg/ would leave the repository: Python refuses it, and it names no file here.
+    expect(relative("pkg/mod.py", "from ... import utils\nfrom ...pkg import mod\n")).toEqual([]);
+    // An absolute import may still mean a folder's package without its first folder (`src/`).
+    expect(relative("setup.py", "import pkg.mod\n")).toEqual(["pkg/mod.py", "src/pkg/mod.py"]);
+  });
+
   it("reads parenthesized lists across lines, continued lines, and imports inside functions", () => {
     const text = [
       "from xarray.core import (",
