@@ -11,8 +11,12 @@ export interface ModuleIndex {
 const SCRIPT = /\.(m?[jt]sx?|c[jt]s)$/;
 const SCRIPT_EXTENSIONS = [".ts", ".tsx", ".js", ".jsx", ".mjs", ".cjs", ".mts", ".cts"];
 // `import x from "./x"`, `export { y } from "../y"`, `import "./z"`, `require("./w")`, `import("./v")`.
-const SCRIPT_IMPORT = /(?:\bfrom\s*|\bimport\s*\(?\s*|\brequire\s*\(\s*)["'](\.{1,2}\/[^"'\n]*)["']/g;
+// A file is up to max_file_bytes of anyone's text: each pattern here must stay linear in its length
+// (`\s*\(?\s*` rescanned a run of spaces from each of its characters).
+const SCRIPT_IMPORT = /(?:\bfrom\s*|\bimport\s*(?:\(\s*)?|\brequire\s*\(\s*)["'](\.{1,2}\/[^"'\n]*)["']/g;
 const PYTHON_NAME = /^[A-Za-z_][\w]*(?:\.[A-Za-z_][\w]*)*$/;
+// `from ..a.b import c`: the leading dots, then dotted words (`\.*[\w.]*` split a run of dots every way).
+const PYTHON_FROM = /^from\s+(\.*(?:\w+(?:\.\w+)*)?)\s+import\s+(.*)$/;
 
 /** Indexes the files by module name; build once per repository. */
 export function indexModules(paths: string[]): ModuleIndex {
@@ -45,16 +49,21 @@ function pythonImports(text: string): Array<[module: string, names: string[]]> {
       }
       continue;
     }
-    const from = /^from\s+(\.*[\w.]*)\s+import\s+(.*)$/.exec(line);
+    const from = PYTHON_FROM.exec(line);
     if (!from) continue;
-    let list = from[2]!.split("#")[0]!;
-    // A parenthesized list runs on to its closing parenthesis; a backslash continues the line.
-    if (list.trimStart().startsWith("(")) {
-      while (!list.includes(")") && i + 1 < lines.length) list += ` ${lines[++i]!.split("#")[0]}`;
+    // A parenthesized list runs on to its closing parenthesis; a backslash continues the line. Only the
+    // line just read is looked at: a list never closed runs to the end of the file, read once.
+    const parts = [from[2]!.split("#")[0]!];
+    if (parts[0]!.trimStart().startsWith("(")) {
+      while (!parts[parts.length - 1]!.includes(")") && i + 1 < lines.length) parts.push(lines[++i]!.split("#")[0]!);
     } else {
-      while (list.trimEnd().endsWith("\\") && i + 1 < lines.length) list = `${list.trimEnd().slice(0, -1)} ${lines[++i]!.split("#")[0]}`;
+      while (parts[parts.length - 1]!.trimEnd().endsWith("\\") && i + 1 < lines.length) {
+        parts[parts.length - 1] = parts[parts.length - 1]!.trimEnd().slice(0, -1);
+        parts.push(lines[++i]!.split("#")[0]!);
+      }
     }
-    const names = list
+    const names = parts
+      .join(" ")
       .replace(/[()]/g, " ")
       .split(",")
       .map((part) => part.trim().split(/\s+/)[0] ?? "")
