@@ -1,8 +1,10 @@
 import type { PathMention } from "./build-query.js";
 
 const TEST_PATH = /(^|\/)(tests?|testing|__tests__|spec)\/|(^|\/)(test_[^/]*|[^/]*_tests?\.\w+|[^/]*\.(test|spec)\.\w+|conftest\.py)$/i;
-const DOC_PATH = /(^|\/)(docs?|doc_src|examples?|samples?|benchmarks?|asv_bench|tutorials?)\//i;
-// The documentation's own folder: its build configuration and extensions (`doc/conf.py`), not examples.
+const EXAMPLE_PATH = /(^|\/)(examples?|samples?|benchmarks?|asv_bench|tutorials?)\//i;
+const DOC_PATH = new RegExp(`(^|\\/)(docs?|doc_src)\\/|${EXAMPLE_PATH.source}`, "i");
+// The documentation's own folder: its build configuration and extensions (`doc/conf.py`), not the
+// examples it holds (`doc/en/example/`), which echo an issue's words as much as any example.
 const DOCS_DIR = /(^|\/)docs?\//i;
 const PROSE_FILE = /\.(md|rst|txt|adoc|markdown)$/i;
 // Settings and data: they share an issue's vocabulary (option names, templates) but are rarely its cause.
@@ -48,7 +50,7 @@ export function pathPrior(path: string, main: Set<string> = new Set(), aboutDocs
   const mainLanguage = main.size === 0 || main.has(extensionOf(path));
   if (!mainLanguage) prior *= 0.6;
   if (TEST_PATH.test(path)) prior *= 0.5;
-  if (DOC_PATH.test(path) && !(aboutDocs && mainLanguage && main.size > 0 && DOCS_DIR.test(path))) prior *= 0.6;
+  if (DOC_PATH.test(path) && !(aboutDocs && mainLanguage && main.size > 0 && DOCS_DIR.test(path) && !EXAMPLE_PATH.test(path))) prior *= 0.6;
   if (PROSE_FILE.test(path)) prior *= 0.6;
   if (CONFIG_FILE.test(path)) prior *= 0.5;
   if (TOOLING_DIR.test(path)) prior *= 0.5;

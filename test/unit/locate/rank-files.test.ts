@@ -114,15 +114,18 @@ ${Array.from({ length: 40 }, (_, i) => `    def reduce_${i}(self, dim):
       { path: "doc/conf.py", text: "html_theme = 'alabaster'\nhtml_sidebars = {'**': ['versions.html', 'searchbox.html']}\n" },
       { path: "pkg/builders/nav.py", text: "def write_menu(theme):\n    return theme.render('menu', sidebars=True)  # versions\n" },
       { path: "doc/usage.rst", text: "Sidebars: the versions menu and the searchbox, html_sidebars in conf.py\n" },
+      { path: "doc/en/example/sidebars.py", text: "html_sidebars = {'index': ['versions.html']}  # a menu example\n" },
     ];
-    const aboutDocs = await rankFiles(docsFiles, issue("Versions menu missing from the docs sidebars", "html_sidebars versions searchbox"), 3);
-    const aboutCode = await rankFiles(docsFiles, issue("Versions menu missing from the sidebars", "html_sidebars versions searchbox"), 3);
+    const aboutDocs = await rankFiles(docsFiles, issue("Versions menu missing from the docs sidebars", "html_sidebars versions searchbox"), 4);
+    const aboutCode = await rankFiles(docsFiles, issue("Versions menu missing from the sidebars", "html_sidebars versions searchbox"), 4);
     const score = (ranked: Array<{ path: string; score: number }>, path: string) => ranked.find((f) => f.path === path)!.score;
     // The title's "docs" adds a word no file has: the scores differ by the docs' prior alone.
     expect(score(aboutDocs, "doc/conf.py") / score(aboutCode, "doc/conf.py")).toBeCloseTo(1 / 0.6, 1);
     expect(score(aboutDocs, "pkg/builders/nav.py")).toBe(score(aboutCode, "pkg/builders/nav.py"));
     // Prose pages under doc/ stay demoted: the fix is in code either way.
     expect(score(aboutDocs, "doc/usage.rst")).toBe(score(aboutCode, "doc/usage.rst"));
+    // So do the examples the docs hold: code, but an example's, not the docs' own.
+    expect(score(aboutDocs, "doc/en/example/sidebars.py")).toBe(score(aboutCode, "doc/en/example/sidebars.py"));
   });
 });
 
