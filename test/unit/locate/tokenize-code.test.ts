@@ -40,6 +40,8 @@ describe("tokenizeCode", () => {
   it("takes a hyphenated name whole, never a part of a longer one, nor subtractions of one-letter names", () => {
     expect(tokenizeCode("use-the-force now").filter((t) => t.includes("_"))).toEqual(["use_the_force"]);
     expect(tokenizeCode("n-k x-1 a - b ab_cd-ef").filter((t) => t.includes("_"))).toEqual(["ab_cd"]);
+    // A name starting or ending with a one-letter or numeric part is whole too: none of its parts is taken.
+    expect(tokenizeCode("x-ray-tube ab-cd-e utf-8-sig").filter((t) => t.includes("_"))).toEqual([]);
   });
 
   it("reads a Python traceback into file, module and function terms", () => {
