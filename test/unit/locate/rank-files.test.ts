@@ -151,6 +151,18 @@ describe("rankFiles and imports", () => {
     expect(raised[3]!.path).toBe("pkg/misc.py");
     expect(raised.find((f) => f.path === "pkg/array.py")!.score).toBe(still.find((f) => f.path === "pkg/array.py")!.score);
   });
+
+  it("adds up what each best-ranked importer gives a file", async () => {
+    const merge = { path: "pkg/merge.py", text: "from .variable import Variable\n\ndef update_merge(other):\n    return Variable.chunk(other)  # update\n" };
+    const both = [...files.slice(0, 3), merge];
+    const still = await rankFiles(both, query, 4, { ...DEFAULT_RANK_OPTIONS, importBoost: 0 });
+    const raised = await rankFiles(both, query, 4);
+    const score = (ranked: Array<{ path: string; score: number }>, path: string) => ranked.find((f) => f.path === path)!.score;
+    const seeds = still.slice(0, 3).map((f) => f.path);
+    expect(seeds).toEqual(expect.arrayContaining(["pkg/dataset.py", "pkg/merge.py"]));
+    const importers = score(still, "pkg/dataset.py") + score(still, "pkg/merge.py");
+    expect(score(raised, "pkg/variable.py")).toBeCloseTo(score(still, "pkg/variable.py") * (1 + (DEFAULT_RANK_OPTIONS.importBoost * importers) / still[0]!.score), 2);
+  });
 });
 
 describe("pathTerms", () => {
