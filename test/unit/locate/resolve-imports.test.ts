@@ -72,6 +72,9 @@ describe("importedFiles", () => {
       'import "./missing";',
     ].join("\n");
     expect(imports("web/src/app.ts", text)).toEqual(["web/src/db.js", "web/src/routes/index.ts", "web/src/view.tsx"]);
+    // TypeScript names the file its import compiles to: `../view.js` is view.tsx, `./app.mjs` app.ts.
+    expect(imports("web/src/routes/index.ts", 'import { View } from "../view.js";\nexport * from "../app.mjs";\n')).toEqual(["web/src/app.ts", "web/src/view.tsx"]);
+    expect(imports("web/src/db.js", 'import { app } from "./app.js";\n')).toEqual(["web/src/app.ts"]);
   });
 
   it("reads files as large as max_file_bytes (512 KB) of unclosed lists, continued lines, runs of dots or spaces in linear time", () => {
