@@ -83,6 +83,11 @@ async function search(index: Bm25Index, terms: Array<[string, number]>, pause: P
 /** Files whose imports raise what they import: the best few, where the issue most likely is. */
 const IMPORT_SEEDS = 3;
 
+/** A score rounded to a thousandth, as ranked files carry it. */
+function roundScore(score: number): number {
+  return Math.round(score * 1000) / 1000;
+}
+
 function byScore(a: RankedFile, b: RankedFile): number {
   return b.score - a.score || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
 }
@@ -105,7 +110,7 @@ function raiseImported(ranked: RankedFile[], importsOf: (path: string) => Set<st
   return ranked
     .map((file) => {
       const weight = weights.get(file.path);
-      return weight === undefined ? file : { path: file.path, score: Math.round(file.score * (1 + boost * weight) * 1000) / 1000 };
+      return weight === undefined ? file : { path: file.path, score: roundScore(file.score * (1 + boost * weight)) };
     })
     .sort(byScore);
 }
@@ -227,7 +232,7 @@ export async function indexFiles(
           (1 + options.mentionBoost * mentionStrength(file.path, query.mentions)) *
           (1 + options.definitionBoost * Math.min(MAX_DEFINITION_SCORE, definitionScores.get(index) ?? 0)) *
           (namedByTitle(file.path, query.titleWords) ? 1 + options.titleNameBoost : 1);
-        ranked.push({ path: file.path, score: Math.round(bm25Score * boost * prior[index]! * 1000) / 1000 });
+        ranked.push({ path: file.path, score: roundScore(bm25Score * boost * prior[index]!) });
         await pause();
       }
       const sorted = ranked.filter((file) => file.score > 0).sort(byScore);

@@ -73,6 +73,16 @@ function compoundTerm(name: string): string | null {
   return keep(term) ? term : null;
 }
 
+/** The terms of the text's hyphenated names (see compoundTerm), once per occurrence. */
+function compoundTerms(text: string): string[] {
+  const terms: string[] = [];
+  for (const match of text.matchAll(HYPHENATED)) {
+    const term = compoundTerm(match[0]);
+    if (term) terms.push(term);
+  }
+  return terms;
+}
+
 // Code repeats its identifiers endlessly; expanding each distinct one once makes indexing several times faster.
 const expansions = new Map<string, string[]>();
 const MAX_CACHED = 200_000;
@@ -96,10 +106,7 @@ function expansionOf(chain: string): string[] {
 export function tokenizeCode(text: string): string[] {
   const tokens: string[] = [];
   for (const match of text.matchAll(WORD_CHAIN)) for (const token of expansionOf(match[0])) tokens.push(token);
-  for (const match of text.matchAll(HYPHENATED)) {
-    const term = compoundTerm(match[0]);
-    if (term) tokens.push(term);
-  }
+  for (const term of compoundTerms(text)) tokens.push(term);
   return tokens;
 }
 
@@ -116,10 +123,7 @@ export function countTerms(text: string): Map<string, number> {
   }
   const counts = new Map<string, number>();
   for (const [chain, { n }] of chains) for (const token of expansionOf(chain)) counts.set(token, (counts.get(token) ?? 0) + n);
-  for (const match of text.matchAll(HYPHENATED)) {
-    const term = compoundTerm(match[0]);
-    if (term) counts.set(term, (counts.get(term) ?? 0) + 1);
-  }
+  for (const term of compoundTerms(text)) counts.set(term, (counts.get(term) ?? 0) + 1);
   return counts;
 }
 
