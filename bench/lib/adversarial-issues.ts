@@ -29,6 +29,9 @@ export function adversarialBodies(length: number): Record<string, string> {
     "a$$$$b (dollars)": `a${repeatTo("$", length - 2)}b`,
     "``` on the last line": repeatTo("```a", length),
     "~~~ on the last line": repeatTo("~", length),
+    "![![![… (unclosed image links)": repeatTo("![a", length),
+    "![a](![a](… (unclosed image addresses)": repeatTo("![a](", length),
+    "<img <img … (unclosed image tags)": repeatTo("<img ", length),
     "[x]: spaces a spaces b (cleanText)": `[x]:${repeatTo(" ", length / 2 - 3)}a${repeatTo(" ", length / 2 - 3)}b`,
   };
 }

@@ -63,6 +63,22 @@ const MARKDOWN_HEADING = /^[ \t]{0,3}#{1,6}[ \t][^\n]*$/gm;
 
 const NOT_MODULES = /^(e\.g|i\.e|etc|vs|www\.|http|https)\b/i;
 
+// An image's address is a host and a hash (`https://github.com/user-attachments/assets/9c1e…`): its words
+// match the project's release scripts, not the code at fault. The image's alt text stays. No part may
+// run into the next image's start, and lengths are bounded, so unclosed images are read in linear time.
+const MARKDOWN_IMAGE = /!\[([^[\]\n]{0,300})\]\([^()\s]{0,1000}\)/g;
+const HTML_IMAGE = /<img\b[^<>]{0,2000}>/gi;
+const IMAGE_ALT = /\balt\s*=\s*"([^"]*)"/i;
+const UPLOADED_IMAGE = /https?:\/\/(?:(?:private-)?user-images\.githubusercontent\.com|github\.com\/user-attachments\/assets|github\.com\/[\w.-]+\/[\w.-]+\/assets)\/\S*/gi;
+
+/** The text without the addresses of its images (see MARKDOWN_IMAGE), their alt texts kept. */
+function withoutImages(text: string): string {
+  return text
+    .replace(MARKDOWN_IMAGE, (_, alt: string) => ` ${alt} `)
+    .replace(HTML_IMAGE, (tag) => ` ${IMAGE_ALT.exec(tag)?.[1] ?? ""} `)
+    .replace(UPLOADED_IMAGE, " ");
+}
+
 // Language names that are not words: "C++ inline variables" is about `cpp.py`, `cpp/`, `*.cpp`.
 function spellLanguages(text: string): string {
   return text.replace(/\b[Cc]\+\+/g, "cpp").replace(/\b[CcFf]#(?=\W|$)/g, (m) => `${m[0]!.toLowerCase()}sharp`);
@@ -166,7 +182,8 @@ const PROSE_SYMBOL = new RegExp(`(?<![\\w.])[A-Za-z_]\\w*(?:\\.[A-Za-z_]\\w*)+|$
  * names outright, and what its title says of its subject.
  */
 export function buildQuery(raw: IssueText): WeightedQuery {
-  const issue = { title: spellLanguages(raw.title), body: spellLanguages(raw.body), hints: raw.hints.map(spellLanguages) };
+  const clean = (text: string) => spellLanguages(withoutImages(text));
+  const issue = { title: clean(raw.title), body: clean(raw.body), hints: raw.hints.map(clean) };
   const terms = new Map<string, number>();
   const mentions = new Map<string, PathMention>();
   const symbols = new Map<string, NamedSymbol>();

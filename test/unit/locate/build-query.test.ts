@@ -79,6 +79,19 @@ describe("buildQuery", () => {
     expect(terms.has("command")).toBe(true);
   });
 
+  it("leaves out the addresses of images, and keeps their alt texts and other links", () => {
+    const body = [
+      "Math not rendering:",
+      "![broken integral](https://github.com/sympy/sympy/assets/276007/dac231e7-8ccf-4aeb-b436-1e609661fce0)",
+      '<img width="512" alt="empty legend" src="https://github.com/user-attachments/assets/5d1c9f0e-2b7a">',
+      "Uploaded: https://user-images.githubusercontent.com/12326241/159285246-12230d69.png",
+      "Same as https://github.com/sphinx-doc/sphinx/issues/10278",
+    ].join("\n");
+    const { terms } = buildQuery({ title: "Docs render badly", body, hints: ["![shot](https://github.com/user-attachments/assets/77aa)"] });
+    for (const word of ["integral", "legend", "empty", "rendering", "sphinx_doc", "shot"]) expect(terms.has(word), word).toBe(true);
+    for (const word of ["assets", "githubusercontent", "user_attachments", "width", "png", "dac231e7", "12326241"]) expect(terms.has(word), word).toBe(false);
+  });
+
   it("uses the hints too", () => {
     const { terms } = buildQuery({ title: "Crash", body: "", hints: ["Probably in `DataArray.coarsen`"] });
     expect(terms.has("dataarray.coarsen")).toBe(true);
