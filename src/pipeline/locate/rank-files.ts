@@ -5,7 +5,7 @@ import { prepareFile, type RankInput } from "./prepare-document.js";
 import { rememberedTerms, rememberedDefinitions, type TermCache } from "./remember-terms.js";
 import { importedFiles, indexModules } from "./resolve-imports.js";
 import { scoreDefinitions } from "./score-definitions.js";
-import { mainExtensions, mentionStrength, namedByTitle, pathPrior } from "./score-path.js";
+import { mainExtensions, mentionScorer, namedByTitle, pathPrior, pathShape } from "./score-path.js";
 import { sliceWork, type Pause } from "../../slice-work.js";
 
 /** Knobs of the ranking; the defaults are what the localization benchmark supports. */
@@ -86,6 +86,22 @@ const IMPORT_SEEDS = 3;
 /** A score rounded to a thousandth, as ranked files carry it. */
 function roundScore(score: number): number {
   return Math.round(score * 1000) / 1000;
+}
+
+/** Files scored between two pauses of a ranking. */
+const FILES_PER_PAUSE = 256;
+
+/**
+ * How many of the sorted files raiseImported needs to see to give the best `top`: the seeds, and every
+ * file that could still reach the `top`-th file's score, which only grows. A file gains at most a factor
+ * 1 + `boost` × IMPORT_SEEDS; a thousandth is allowed for the rounding of raised scores.
+ */
+function reachable(sorted: RankedFile[], top: number, boost: number): number {
+  let count = Math.max(top, IMPORT_SEEDS);
+  if (sorted.length <= count) return sorted.length;
+  const floor = (sorted[Math.max(0, top - 1)]!.score - 0.001) / (1 + boost * IMPORT_SEEDS);
+  while (count < sorted.length && sorted[count]!.score >= floor) count++;
+  return count;
 }
 
 function byScore(a: RankedFile, b: RankedFile): number {
@@ -193,6 +209,7 @@ export async function indexFiles(
   const main = mainExtensions(files.map((file) => ({ path: file.path, size: file.text.length })));
   const priors = files.map((file) => pathPrior(file.path, main));
   const docsPriors = files.map((file) => pathPrior(file.path, main, true));
+  const shapes = files.map((file) => pathShape(file.path));
   const modules = indexModules(files.map((file) => file.path));
   const byPath = new Map(files.map((file) => [file.path, file]));
   const importsOf = (path: string) => importedFiles(path, byPath.get(path)!.text, modules);
@@ -222,21 +239,22 @@ export async function indexFiles(
       }
       const ranked: RankedFile[] = [];
       const prior = query.aboutDocs ? docsPriors : priors;
+      const mentionStrength = mentionScorer(query.mentions);
       for (const index of hits) {
         const file = files[index]!;
         const wholeScore = whole.get(index) ?? 0;
         const textScore = (1 - options.fileShare) * (best.get(index) ?? wholeScore) + options.fileShare * wholeScore;
         const bm25Score = textScore + options.namesShare * (names.get(index) ?? 0);
-        // With 200 files named in a long issue, matching them against every path takes a while too.
         const boost =
-          (1 + options.mentionBoost * mentionStrength(file.path, query.mentions)) *
+          (1 + options.mentionBoost * mentionStrength(shapes[index]!)) *
           (1 + options.definitionBoost * Math.min(MAX_DEFINITION_SCORE, definitionScores.get(index) ?? 0)) *
-          (namedByTitle(file.path, query.titleWords) ? 1 + options.titleNameBoost : 1);
+          (namedByTitle(shapes[index]!, query.titleWords) ? 1 + options.titleNameBoost : 1);
         ranked.push({ path: file.path, score: roundScore(bm25Score * boost * prior[index]!) });
-        await pause();
+        // With 200 files named in a long issue, matching them against every path takes a while too.
+        if (ranked.length % FILES_PER_PAUSE === 0) await pause();
       }
       const sorted = ranked.filter((file) => file.score > 0).sort(byScore);
-      return raiseImported(sorted, importsOf, options.importBoost).slice(0, top);
+      return raiseImported(sorted.slice(0, reachable(sorted, top, options.importBoost)), importsOf, options.importBoost).slice(0, top);
     },
   };
 }

@@ -60,16 +60,33 @@ export function pathPrior(path: string, main: Set<string> = new Set(), aboutDocs
 // File names too common to say which file an issue means when a title word matches one.
 const GENERIC_STEMS = /^(__init__|core|utils?|base|main|common|api|index|tests?|types?|misc|helpers?)$/;
 
+/** A path as the ranking matches it, worked out once per file: its components lowercased, its module stem, its name. */
+export interface PathShape {
+  parts: string[];
+  /** The components without the file's extension, `__init__` and `index` dropped: how a module name spells the file. */
+  stem: string[];
+  /** The file's name without its extension, lowercased. */
+  name: string;
+}
+
+export function pathShape(path: string): PathShape {
+  const parts = path.toLowerCase().split("/");
+  const stem = [...parts];
+  stem[stem.length - 1] = stem[stem.length - 1]!.replace(/\.[^.]+$/, "");
+  if (stem[stem.length - 1] === "__init__" || stem[stem.length - 1] === "index") stem.pop();
+  const file = parts[parts.length - 1]!;
+  const dot = file.lastIndexOf(".");
+  return { parts, stem, name: dot > 0 ? file.slice(0, dot) : file };
+}
+
 /**
  * Whether the title names the file by its name alone, as titles name the part of a project they are
  * about ("groupby drops attrs" for `groupby.py`, "LaTeX writer" for `latex.py`): its name without the
  * extension is a word of the title, at least four letters long and not a name every project uses.
  */
-export function namedByTitle(path: string, titleWords: Set<string>): boolean {
-  const name = path.slice(path.lastIndexOf("/") + 1).toLowerCase();
-  const dot = name.lastIndexOf(".");
-  const stem = dot > 0 ? name.slice(0, dot) : name;
-  return stem.length >= 4 && !GENERIC_STEMS.test(stem) && titleWords.has(stem);
+export function namedByTitle(path: string | PathShape, titleWords: Set<string>): boolean {
+  const { name } = typeof path === "string" ? pathShape(path) : path;
+  return name.length >= 4 && !GENERIC_STEMS.test(name) && titleWords.has(name);
 }
 
 function trailingMatch(a: string[], b: string[]): number {
@@ -79,28 +96,37 @@ function trailingMatch(a: string[], b: string[]): number {
 }
 
 /**
+ * How strongly the issue names a file, for each file in turn (see mentionStrength), with the mentions
+ * lowercased once: a ranking asks it of every file sharing a word with the issue. A file whose last
+ * component no mention ends in is answered at once.
+ */
+export function mentionScorer(mentions: PathMention[]): (path: PathShape) => number {
+  const wanted = mentions.map((mention) => ({ ...mention, parts: mention.parts.map((p) => p.toLowerCase()) }));
+  // A match needs the file's name (or, for a module, its stem's last part) to end the mention, or the mention less its class.
+  const lasts = new Set(wanted.flatMap(({ module, parts }) => (module && parts.length > 2 ? parts.slice(-2) : parts.slice(-1))));
+  return ({ parts, stem }) => {
+    if (!lasts.has(parts[parts.length - 1]!) && !lasts.has(stem[stem.length - 1] ?? "")) return 0;
+    let best = 0;
+    for (const mention of wanted) {
+      let matched = 0;
+      if (mention.module) {
+        // The module may end in a class or function name: try the name as written and without its last part.
+        matched = Math.max(trailingMatch(stem, mention.parts), mention.parts.length > 2 ? trailingMatch(stem, mention.parts.slice(0, -1)) : 0);
+        if (matched < 2) matched = 0;
+      } else {
+        matched = trailingMatch(parts, mention.parts);
+      }
+      best = Math.max(best, Math.min(matched, 3) * mention.strength);
+    }
+    return best;
+  };
+}
+
+/**
  * How strongly the issue names this file: the best mention, times how many trailing path components
  * agree (a bare `utils.py` is weak, `requests/utils.py` strong). Module names (`xarray.core.variable`,
  * or `xarray.core.variable.Variable` whose last part is a class) match the path without its extension.
  */
 export function mentionStrength(path: string, mentions: PathMention[]): number {
-  if (mentions.length === 0) return 0;
-  const parts = path.toLowerCase().split("/");
-  const stem = [...parts];
-  stem[stem.length - 1] = stem[stem.length - 1]!.replace(/\.[^.]+$/, "");
-  if (stem[stem.length - 1] === "__init__" || stem[stem.length - 1] === "index") stem.pop();
-  let best = 0;
-  for (const mention of mentions) {
-    const wanted = mention.parts.map((p) => p.toLowerCase());
-    let matched = 0;
-    if (mention.module) {
-      // The module may end in a class or function name: try the name as written and without its last part.
-      matched = Math.max(trailingMatch(stem, wanted), wanted.length > 2 ? trailingMatch(stem, wanted.slice(0, -1)) : 0);
-      if (matched < 2) matched = 0;
-    } else {
-      matched = trailingMatch(parts, wanted);
-    }
-    best = Math.max(best, Math.min(matched, 3) * mention.strength);
-  }
-  return best;
+  return mentionScorer(mentions)(pathShape(path));
 }

@@ -152,6 +152,18 @@ describe("rankFiles and imports", () => {
     expect(raised.find((f) => f.path === "pkg/array.py")!.score).toBe(still.find((f) => f.path === "pkg/array.py")!.score);
   });
 
+  it("gives as its best few what the whole ranking gives first, a file raised from further down included", async () => {
+    // Files sharing more words than variable.py, which dataset.py imports: raised strongly, it climbs past them.
+    const fillers = Array.from({ length: 6 }, (_, i) => ({ path: `pkg/part${i}.py`, text: "# chunked data, chunk update\n" }));
+    const many = [...files, ...fillers];
+    const options = { ...DEFAULT_RANK_OPTIONS, importBoost: 2 };
+    const still = (await rankFiles(many, query, 100, { ...options, importBoost: 0 })).map((f) => f.path);
+    const whole = await rankFiles(many, query, 100, options);
+    expect(still.indexOf("pkg/variable.py")).toBe(8);
+    expect(whole.findIndex((f) => f.path === "pkg/variable.py")).toBe(1);
+    for (const top of [1, 2, 3, 4, 6]) expect(await rankFiles(many, query, top, options)).toEqual(whole.slice(0, top));
+  });
+
   it("adds up what each best-ranked importer gives a file", async () => {
     const merge = { path: "pkg/merge.py", text: "from .variable import Variable\n\ndef update_merge(other):\n    return Variable.chunk(other)  # update\n" };
     const both = [...files.slice(0, 3), merge];
