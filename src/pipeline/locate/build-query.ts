@@ -79,6 +79,9 @@ function withoutImages(text: string): string {
     .replace(UPLOADED_IMAGE, " ");
 }
 
+// A title speaking of the docs: "dev docs", "documentation", "sphinx-doc.org"; not the `:doc:` role of reStructuredText.
+const ABOUT_DOCS = /(?<![\w:])(docs?|documentation)(?![\w:])/i;
+
 // Language names that are not words: "C++ inline variables" is about `cpp.py`, `cpp/`, `*.cpp`.
 function spellLanguages(text: string): string {
   return text.replace(/\b[Cc]\+\+/g, "cpp").replace(/\b[CcFf]#(?=\W|$)/g, (m) => `${m[0]!.toLowerCase()}sharp`);
@@ -238,6 +241,6 @@ export function buildQuery(raw: IssueText): WeightedQuery {
     mentions: [...mentions.values()],
     symbols: strongest,
     titleWords: new Set(issue.title.toLowerCase().match(/[a-z_][\w]*/g) ?? []),
-    aboutDocs: /\b(docs?|documentation)\b/i.test(issue.title),
+    aboutDocs: ABOUT_DOCS.test(issue.title),
   };
 }

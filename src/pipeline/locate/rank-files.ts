@@ -208,7 +208,8 @@ export async function indexFiles(
   stats.tokenized = remembered?.tokenized ?? files.length;
   const main = mainExtensions(files.map((file) => ({ path: file.path, size: file.text.length })));
   const priors = files.map((file) => pathPrior(file.path, main));
-  const docsPriors = files.map((file) => pathPrior(file.path, main, true));
+  // Differs only under the docs' folder, and only issues about the docs ask for it.
+  let docsPriors: number[] | null = null;
   const shapes = files.map((file) => pathShape(file.path));
   const modules = indexModules(files.map((file) => file.path));
   const byPath = new Map(files.map((file) => [file.path, file]));
@@ -238,7 +239,7 @@ export async function indexFiles(
         await pause();
       }
       const ranked: RankedFile[] = [];
-      const prior = query.aboutDocs ? docsPriors : priors;
+      const prior = query.aboutDocs ? (docsPriors ??= files.map((file) => pathPrior(file.path, main, true))) : priors;
       const mentionStrength = mentionScorer(query.mentions);
       for (const index of hits) {
         const file = files[index]!;

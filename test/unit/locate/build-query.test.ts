@@ -67,6 +67,9 @@ describe("buildQuery", () => {
     expect(buildQuery({ title: "Versions menu is broken in dev docs", body: "", hints: [] }).aboutDocs).toBe(true);
     expect(buildQuery({ title: "Add a disclaimer to the Documentation of messages", body: "", hints: [] }).aboutDocs).toBe(true);
     expect(buildQuery({ title: "autodoc skips a doctest", body: "", hints: [] }).aboutDocs).toBe(false);
+    expect(buildQuery({ title: "Search appears to be broken at sphinx-doc.org", body: "", hints: [] }).aboutDocs).toBe(true);
+    // The role that links a document is about the code resolving it.
+    expect(buildQuery({ title: "The :doc: role ignores a trailing slash", body: "", hints: [] }).aboutDocs).toBe(false);
   });
 
   it("leaves out the headings of the issue template, in prose, not in code", () => {
