@@ -69,6 +69,7 @@ export interface PathShape {
   name: string;
 }
 
+/** The shape of a path (see PathShape). */
 export function pathShape(path: string): PathShape {
   const parts = path.toLowerCase().split("/");
   const stem = [...parts];
