@@ -1,13 +1,15 @@
 // Localization benchmark: recall@k of the Custodian's BM25 stage on SWE-bench-style instances.
 //
-//   npm run bench:locate -- --data FILE --repos DIR [--prepare-from MIRRORS] [--with-hints] [--rank key=value ...] [--baseline] [--verbose]
+//   npm run bench:locate -- --data FILE --repos DIR [--prepare-from MIRRORS] [--history-from MIRRORS] [--with-hints] [--rank key=value ...] [--baseline] [--verbose]
 //
 // DIR/<instance_id>/ must hold the instance's repository at its base_commit (a plain tree; no .git
 // needed). --prepare-from MIRRORS creates the missing ones from bare git mirrors found under MIRRORS
 // as <owner>+<name>/repo (the layout of this project's `fetch` tool), <owner>+<name>, <owner>/<name>.git
 // or <name>.git. --baseline also ranks every .py file of the checkout by the plain BM25 of
 // shared/bench/README.md (bench/lib/plain-bm25.ts) and prints its recall table under ours, so each
-// figure has its reference.
+// figure has its reference. --history-from MIRRORS gives the ranking each instance's recent history, read from
+// its repository's mirror at base_commit (the window jobs read: DEFAULT_HISTORY_WINDOW), as a job reads it
+// from the fetched commits.
 import fs from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
@@ -16,7 +18,9 @@ import { buildQuery } from "../src/pipeline/locate/build-query.js";
 import { listCandidates } from "../src/pipeline/locate/list-candidates.js";
 import { DEFAULT_RANK_OPTIONS, rankFiles, type RankOptions } from "../src/pipeline/locate/rank-files.js";
 import { listPythonFiles, rankPlain } from "./lib/plain-bm25.js";
-import { prepareCheckouts } from "../src/eval/prepare-checkouts.js";
+import { findMirror, prepareCheckouts } from "../src/eval/prepare-checkouts.js";
+import { DEFAULT_HISTORY_WINDOW } from "../src/workspace/commit-history.js";
+import { readLocalHistory } from "../src/workspace/read-local-history.js";
 import { readInstances } from "../src/eval/read-instances.js";
 import { formatRecallTable, type RankOutcome } from "./lib/recall.js";
 
@@ -25,6 +29,7 @@ const { values } = parseArgs({
     data: { type: "string" },
     repos: { type: "string" },
     "prepare-from": { type: "string" },
+    "history-from": { type: "string" },
     "with-hints": { type: "boolean", default: false },
     rank: { type: "string", multiple: true, default: [] },
     baseline: { type: "boolean", default: false },
@@ -32,7 +37,7 @@ const { values } = parseArgs({
   },
 });
 if (!values.data || !values.repos) {
-  console.error("usage: npm run bench:locate -- --data FILE.jsonl --repos DIR [--prepare-from MIRRORS] [--with-hints] [--rank key=value] [--baseline] [--verbose]");
+  console.error("usage: npm run bench:locate -- --data FILE.jsonl --repos DIR [--prepare-from MIRRORS] [--history-from MIRRORS] [--with-hints] [--rank key=value] [--baseline] [--verbose]");
   process.exit(2);
 }
 
@@ -73,7 +78,10 @@ for (const instance of instances) {
     body: rest.join("\n"),
     hints: values["with-hints"] && instance.hints_text ? [instance.hints_text] : [],
   });
-  const ranked = await rankFiles(candidates.files, query, 1000, options);
+  const history = values["history-from"]
+    ? await readLocalHistory({ gitDir: findMirror(values["history-from"], instance.repo) }, DEFAULT_HISTORY_WINDOW, instance.base_commit)
+    : [];
+  const ranked = await rankFiles(candidates.files, query, 1000, options, history);
   const ms = performance.now() - started;
   indexMs.push(ms);
   const rank = goldRank(instance.gold_files, ranked.map((r) => r.path));
@@ -86,7 +94,7 @@ for (const instance of instances) {
     plain = `  plain ${String(plainRank ?? "-").padStart(4)}`;
   }
   if (values.verbose) {
-    console.log(`${instance.instance_id.padEnd(28)} rank ${String(rank ?? "-").padStart(4)}${plain}  ${candidates.files.length} files  ${ms.toFixed(0)} ms  top: ${ranked.slice(0, 3).map((r) => r.path).join(", ")}`);
+    console.log(`${instance.instance_id.padEnd(28)} rank ${String(rank ?? "-").padStart(4)}${plain}  ${candidates.files.length} files  ${history.length} commits  ${ms.toFixed(0)} ms  top: ${ranked.slice(0, 3).map((r) => r.path).join(", ")}`);
   }
 }
 indexMs.sort((a, b) => a - b);

@@ -99,6 +99,12 @@ export const configSchema = z
     protected_paths: z.array(z.string().min(1)).default([...DEFAULT_PROTECTED_PATHS]),
     /** Glob patterns of files the Custodian never considers. */
     exclude: z.array(z.string().min(1)).default([]),
+    /**
+     * How many months of the repository's history the Custodian reads before ranking files (the commits' messages and
+     * the files they changed, never their contents): past changes like the issue point at the files they changed.
+     * 0 reads none. At most 5,000 commits, the newest, are kept.
+     */
+    history_months: z.number().int().min(0).max(120).default(24),
     /** Largest file, in bytes, that is indexed and may be edited. */
     max_file_bytes: z.number().int().min(1024).default(512 * 1024),
     /** Largest repository, in megabytes of packed history, the bot clones. */

@@ -6,7 +6,7 @@ import type { LocatedFile, ProgressEvent } from "../pipeline/types.js";
 import { openStore } from "../store/open-store.js";
 import type { Store } from "../store/store.js";
 import { parseFlags, UsageError, type Command } from "./io.js";
-import { makeModel, memoryFile, openCheckout } from "./open-checkout.js";
+import { localHistory, makeModel, memoryFile, openCheckout } from "./open-checkout.js";
 import { readIssueFiles } from "./read-issue-file.js";
 
 const usage = `Usage: magis locate --repo DIR --issue-file FILE [--hints-file FILE] [--top K] [--bm25-only] [--json]
@@ -93,7 +93,8 @@ export const locateCommand: Command = {
       const onProgress = (event: ProgressEvent) => {
         if (event.stage === "located") judged = event.files;
       };
-      const ctx = { root: repo, repoId: repo, config, llm: llm ?? noModel, now: () => Date.now(), onProgress };
+      const history = localHistory(io, { repo, config });
+      const ctx = { root: repo, repoId: repo, config, llm: llm ?? noModel, now: () => Date.now(), onProgress, ...(history ? { history } : {}) };
       const files = await locateFiles(ctx, issue, store.memory, { bm25Only, top });
       io.stdout(values.json ? asJson(files) : formatLocated(files));
       if (llm && !values.json) {

@@ -4,6 +4,8 @@ import type { MagisConfig } from "../config.js";
 import { createLlm, type LlmClient } from "../llm/client.js";
 import { UsageError, type CliIo } from "./io.js";
 import { loadRepoConfig } from "./load-repo-config.js";
+import { historyWindow, type CommitRecord } from "../workspace/commit-history.js";
+import { readLocalHistory } from "../workspace/read-local-history.js";
 
 /** A local checkout as the commands use it: its real path, which also keys the evolution memory, and its config. */
 export interface Checkout {
@@ -33,4 +35,18 @@ export function makeModel(config: MagisConfig, io: CliIo, alternative = ""): Llm
     const reason = (error instanceof Error ? error.message : String(error)).replace(/\.$/, "");
     throw new UsageError(`no model is configured (${reason})${alternative ? `; ${alternative}` : ""}`);
   }
+}
+
+/**
+ * The checkout's recent commits for the Custodian, read with git when the checkout is a repository of its own (a
+ * `.git` at its root) and its config reads history; a failed read is said on stderr and ranks without history.
+ */
+export function localHistory(io: CliIo, { repo, config }: Checkout): (() => Promise<CommitRecord[]>) | undefined {
+  const window = historyWindow(config);
+  if (!window || !fs.existsSync(path.join(repo, ".git"))) return undefined;
+  return () =>
+    readLocalHistory({ cwd: repo }, window).catch((error: unknown) => {
+      io.stderr(`magis: the commit history was not read (${error instanceof Error ? error.message : String(error)}); files are ranked without it\n`);
+      return [];
+    });
 }

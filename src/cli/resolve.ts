@@ -9,7 +9,7 @@ import { describeAttemptTests, describeTestsReport } from "../pipeline/tests/des
 import type { ProgressEvent, ResolveResult } from "../pipeline/types.js";
 import { openStore } from "../store/open-store.js";
 import { resolveInside } from "../workspace/safe-path.js";
-import { makeModel, memoryFile, openCheckout } from "./open-checkout.js";
+import { localHistory, makeModel, memoryFile, openCheckout } from "./open-checkout.js";
 import { readIssueFiles } from "./read-issue-file.js";
 import { parseFlags, UsageError, type Command } from "./io.js";
 
@@ -49,6 +49,7 @@ export const resolveCommand: Command = {
     });
     for (const flag of ["repo", "issue-file", "out"] as const) if (!values[flag]) throw new UsageError(`--${flag} is required`);
     const { repo, config } = openCheckout(io, values.repo!);
+    const history = localHistory(io, { repo, config });
     const out = path.resolve(io.cwd, values.out!);
     if (isInside(out, repo)) throw new UsageError(`--out ${values.out} is inside --repo; choose a folder outside the checkout so it stays untouched`);
     const issue = readIssueFiles({ cwd: io.cwd, issueFile: values["issue-file"]!, hintsFile: values["hints-file"] });
@@ -63,6 +64,7 @@ export const resolveCommand: Command = {
           root: repo, repoId: repo, config, llm, now: () => Date.now(), onProgress: (event) => io.stderr(describeProgress(event)),
           // On the user's own machine, at their command: the repository's tests may run (in a copy of the checkout).
           commands: { allowed: true, env: io.env, secrets: [io.env.OPENAI_API_KEY] },
+          ...(history ? { history } : {}),
         },
         issue,
         store.memory,

@@ -4,7 +4,7 @@ import path from "node:path";
 import { instanceDir, type BenchInstance } from "./read-instances.js";
 
 /** Where the bare mirror of `owner/name` may be under a mirrors directory (the `fetch` layout first). */
-function findMirror(mirrors: string, repo: string): string {
+export function findMirror(mirrors: string, repo: string): string {
   const [owner, name] = repo.split("/") as [string, string];
   const candidates = [
     path.join(mirrors, `${owner}+${name}`, "repo"),

@@ -12,7 +12,9 @@ import type { MemoryStore } from "../store/store.js";
 import { checkPatchApplies } from "./check-patch-applies.js";
 import { fileRecall } from "./file-recall.js";
 import { lineCoverage } from "./line-coverage.js";
-import { prepareCheckout } from "./prepare-checkouts.js";
+import { findMirror, prepareCheckout } from "./prepare-checkouts.js";
+import { historyWindow, type CommitRecord } from "../workspace/commit-history.js";
+import { readLocalHistory } from "../workspace/read-local-history.js";
 import { readCheckoutCommit } from "./read-checkout-commit.js";
 import { instanceDir, type BenchInstance } from "./read-instances.js";
 import type { AgentTokens, EvalFailure, EvalResult } from "./types.js";
@@ -78,12 +80,13 @@ export async function runEvalInstance(instance: BenchInstance, setup: InstanceSe
         if (event.stage === "located" && event.files) located = event.files;
       };
       // The pipeline keeps its own time (its usage report); `setup.now` times the instance.
-      resolved = await resolveIssue({ root: copy, repoId: instance.repo, config, llm, now: Date.now, onProgress, commands: setup.commands }, issue, setup.memory);
+      const history = instanceHistory(instance, setup, checkout, config);
+      resolved = await resolveIssue({ root: copy, repoId: instance.repo, config, llm, now: Date.now, onProgress, commands: setup.commands, history }, issue, setup.memory);
     }
   } catch (error) {
     failure = error instanceof StageError ? { stage: error.stage, reason: error.message } : { stage: "crash", reason: error instanceof Error ? error.message : String(error) };
     // A model that failed before the relevance check leaves no located files: BM25's own ranking still says whether the gold files were found.
-    if (failure.stage === "locate" && located.length === 0 && config) located = await rankOnly(copy, instance, config);
+    if (failure.stage === "locate" && located.length === 0 && config) located = await rankOnly(copy, instance, config, instanceHistory(instance, setup, checkout, config));
   } finally {
     fs.rmSync(copy, { recursive: true, force: true });
   }
@@ -112,11 +115,25 @@ export async function runEvalInstance(instance: BenchInstance, setup: InstanceSe
   return { result, patch, trace: llm?.trace ?? [], resolved, config, checkout: failure?.stage === "input" ? null : checkout };
 }
 
+/**
+ * The history before the instance's base commit, as a job on that commit reads it: from the checkout's own `.git`,
+ * else from the mirror the checkout was made from (`--prepare-from`); none without either, or when the config reads none.
+ */
+function instanceHistory(instance: BenchInstance, setup: InstanceSetup, checkout: string, config: MagisConfig): () => Promise<CommitRecord[]> {
+  const window = historyWindow(config);
+  return async () => {
+    if (!window) return [];
+    if (fs.existsSync(path.join(checkout, ".git"))) return readLocalHistory({ cwd: checkout }, window);
+    if (setup.prepareFrom) return readLocalHistory({ gitDir: findMirror(setup.prepareFrom, instance.repo) }, window, instance.base_commit);
+    return [];
+  };
+}
+
 /** The files BM25 hands to the Custodian for the instance's issue, without a model (none when even that fails). */
-async function rankOnly(root: string, instance: BenchInstance, config: MagisConfig): Promise<LocatedFile[]> {
+async function rankOnly(root: string, instance: BenchInstance, config: MagisConfig, history: () => Promise<CommitRecord[]>): Promise<LocatedFile[]> {
   const noModel = { ask: () => Promise.reject(new Error("ranking only")) };
   try {
-    return await locateFiles({ root, repoId: instance.repo, config, llm: noModel, now: Date.now, onProgress: () => undefined }, issueOf(instance), null, { bm25Only: true });
+    return await locateFiles({ root, repoId: instance.repo, config, llm: noModel, now: Date.now, onProgress: () => undefined, history }, issueOf(instance), null, { bm25Only: true });
   } catch {
     return [];
   }

@@ -2,6 +2,7 @@ import type { Agent, MagisConfig } from "../config.js";
 import type { FileEncoding } from "../edit/file-encoding.js";
 import type { Llm, Usage } from "../llm/types.js";
 import type { TestCounts } from "./tests/read-test-output.js";
+import type { CommitRecord } from "../workspace/commit-history.js";
 
 /** The issue as the agents read it: already cleaned of hidden characters and HTML comments. */
 export interface IssueText {
@@ -214,4 +215,9 @@ export interface StageContext {
   onProgress: (event: ProgressEvent) => void;
   /** Whether the repository's `test_command` may run here; absent: it may not (a library caller that did not say). */
   commands?: CommandPolicy;
+  /**
+   * The repository's recent commits (see CommitRecord), read when the Custodian ranks files; it may reject, which
+   * costs the ranking this signal and nothing else. Absent: no history (a checkout without one).
+   */
+  history?: () => Promise<CommitRecord[]>;
 }

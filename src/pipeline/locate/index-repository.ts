@@ -1,6 +1,7 @@
 import { listCandidates, type CandidateSet, type ListOptions } from "./list-candidates.js";
 import { DEFAULT_RANK_OPTIONS, indexFiles, type FileIndex, type RankOptions } from "./rank-files.js";
 import type { TermCache } from "./remember-terms.js";
+import type { CommitRecord } from "../../workspace/commit-history.js";
 
 /** A checkout's candidate files and the index built over them. */
 export interface RepositoryIndex extends FileIndex {
@@ -9,14 +10,15 @@ export interface RepositoryIndex extends FileIndex {
 
 /**
  * Lists a checkout's candidate files and indexes them, tokenizing only the blobs the cache has not
- * seen (every file, without a cache): what a job does before its first query.
+ * seen (every file, without a cache), with the repository's recent commits when given: what a job does
+ * before its first query.
  */
 export async function indexRepository(
   root: string,
   list: ListOptions,
-  { cache = null, options = DEFAULT_RANK_OPTIONS }: { cache?: TermCache | null; options?: RankOptions } = {},
+  { cache = null, options = DEFAULT_RANK_OPTIONS, history = [] }: { cache?: TermCache | null; options?: RankOptions; history?: CommitRecord[] } = {},
 ): Promise<RepositoryIndex> {
   const candidates = await listCandidates(root, list);
-  const index = await indexFiles(candidates.files, options, undefined, cache);
+  const index = await indexFiles(candidates.files, options, undefined, cache, history);
   return { candidates, stats: index.stats, rank: index.rank };
 }

@@ -1,4 +1,5 @@
 import type { MemoryStore } from "../../store/store.js";
+import type { CommitRecord } from "../../workspace/commit-history.js";
 import { StageError } from "../errors.js";
 import { mapBounded } from "../map-bounded.js";
 import type { IssueText, LocatedFile, StageContext } from "../types.js";
@@ -27,7 +28,7 @@ function describeSkipped(candidates: CandidateSet): string {
 
 /**
  * The Repository Custodian (MAGIS Algorithm 1): ranks the repository's files against the issue with
- * BM25, keeps the top k, summarizes each through the evolution memory, and keeps those the model
+ * BM25 (and what its recent commits like the issue changed), keeps the top k, summarizes each through the evolution memory, and keeps those the model
  * judges relevant, in BM25 order. Throws a StageError when nothing can be ranked or everything is dropped.
  */
 export async function locateFiles(
@@ -37,7 +38,10 @@ export async function locateFiles(
   options: LocateOptions = {},
 ): Promise<LocatedFile[]> {
   // The index cache lives in the memory's store: a job tokenizes only the files no earlier job saw.
-  const index = await indexRepository(ctx.root, { exclude: ctx.config.exclude, maxFileBytes: ctx.config.max_file_bytes }, { cache: memory?.index });
+  // The history only sharpens the ranking: a source that fails costs that signal, never the stage.
+  const history = ctx.history && ctx.config.history_months > 0 ? await ctx.history().catch((): CommitRecord[] => []) : [];
+  const list = { exclude: ctx.config.exclude, maxFileBytes: ctx.config.max_file_bytes };
+  const index = await indexRepository(ctx.root, list, { cache: memory?.index, history });
   const { candidates } = index;
   if (candidates.files.length === 0) {
     throw new StageError(

@@ -5,6 +5,8 @@ import { prepareFile, type RankInput } from "./prepare-document.js";
 import { rememberedTerms, rememberedDefinitions, type TermCache } from "./remember-terms.js";
 import { importedFiles, indexModules } from "./resolve-imports.js";
 import { scoreDefinitions } from "./score-definitions.js";
+import { indexHistory } from "./score-history.js";
+import type { CommitRecord } from "../../workspace/commit-history.js";
 import { mainExtensions, mentionScorer, namedByTitle, pathPrior, pathShape } from "./score-path.js";
 import { sliceWork, type Pause } from "../../slice-work.js";
 
@@ -28,6 +30,8 @@ export interface RankOptions {
   titleNameBoost: number;
   /** How much a file the best-ranked files import is raised (see raiseImported), per best file importing it. */
   importBoost: number;
+  /** What the past commits most like the issue add to the files they changed (see indexHistory), as a share of the best file's score. */
+  historyBoost: number;
   /** BM25 term-frequency saturation. */
   k1: number;
   /** BM25 length normalization (0: none, 1: full). */
@@ -45,6 +49,7 @@ export const DEFAULT_RANK_OPTIONS: RankOptions = {
   definitionBoost: 0.5,
   titleNameBoost: 0.3,
   importBoost: 0.1,
+  historyBoost: 0.1,
   k1: 1.2,
   b: 0.75,
 };
@@ -169,7 +174,8 @@ function filesToParse(query: WeightedQuery, definedBy: Map<string, number[]>): n
  * scoreDefinitions; the fast pass of extractDefinitions says which files may, and only those are
  * parsed with tree-sitter, at query time), by a boost when its title names it by its file name alone
  * (namedByTitle), and by a prior that tests, docs and settings are rarely what a fix changes (unless
- * the title is about the docs); then the files the best few import are raised a little (raiseImported).
+ * the title is about the docs); then the files that the past commits most like the issue changed gain a share
+ * of the best file's score (indexHistory), and the files the best few import are raised a little (raiseImported).
  * With a cache, only blobs it has not seen are tokenized and parsed. Building
  * and ranking await `pause` between files, documents and searches, so a server's event loop is not
  * held for seconds.
@@ -179,6 +185,7 @@ export async function indexFiles(
   options: RankOptions = DEFAULT_RANK_OPTIONS,
   pause: Pause = sliceWork(),
   cache: TermCache | null = null,
+  history: CommitRecord[] = [],
 ): Promise<FileIndex> {
   const stats = { files: files.length, tokenized: 0, parsed: 0 };
   if (files.length === 0) return { rank: async () => [], stats };
@@ -213,6 +220,8 @@ export async function indexFiles(
   const shapes = files.map((file) => pathShape(file.path));
   const modules = indexModules(files.map((file) => file.path));
   const byPath = new Map(files.map((file) => [file.path, file]));
+  const indexOfPath = new Map(files.map((file, index) => [file.path, index]));
+  const past = history.length > 0 ? indexHistory(history, (path) => indexOfPath.has(path), options) : null;
   const importsOf = (path: string) => importedFiles(path, byPath.get(path)!.text, modules);
   textIndex.finish(options);
   nameIndex.finish(options);
@@ -238,11 +247,11 @@ export async function indexFiles(
         definitionScores.set(index, scoreDefinitions(definitions, query.symbols, definers));
         await pause();
       }
-      const ranked: RankedFile[] = [];
+      const scores = new Map<number, number>();
       const prior = query.aboutDocs ? (docsPriors ??= files.map((file) => pathPrior(file.path, main, true))) : priors;
       const mentionStrength = mentionScorer(query.mentions);
+      let scored = 0;
       for (const index of hits) {
-        const file = files[index]!;
         const wholeScore = whole.get(index) ?? 0;
         const textScore = (1 - options.fileShare) * (best.get(index) ?? wholeScore) + options.fileShare * wholeScore;
         const bm25Score = textScore + options.namesShare * (names.get(index) ?? 0);
@@ -250,10 +259,20 @@ export async function indexFiles(
           (1 + options.mentionBoost * mentionStrength(shapes[index]!)) *
           (1 + options.definitionBoost * Math.min(MAX_DEFINITION_SCORE, definitionScores.get(index) ?? 0)) *
           (namedByTitle(shapes[index]!, query.titleWords) ? 1 + options.titleNameBoost : 1);
-        ranked.push({ path: file.path, score: roundScore(bm25Score * boost * prior[index]!) });
+        scores.set(index, bm25Score * boost * prior[index]!);
         // With 200 files named in a long issue, matching them against every path takes a while too.
-        if (ranked.length % FILES_PER_PAUSE === 0) await pause();
+        if (++scored % FILES_PER_PAUSE === 0) await pause();
       }
+      if (past && options.historyBoost > 0) {
+        let best = 0;
+        for (const score of scores.values()) best = Math.max(best, score);
+        const changed = await past.score(terms, (path) => prior[indexOfPath.get(path)!]!, pause);
+        for (const [path, weight] of changed) {
+          const index = indexOfPath.get(path)!;
+          scores.set(index, (scores.get(index) ?? 0) + options.historyBoost * best * weight * prior[index]!);
+        }
+      }
+      const ranked: RankedFile[] = [...scores].map(([index, score]) => ({ path: files[index]!.path, score: roundScore(score) }));
       const sorted = ranked.filter((file) => file.score > 0).sort(byScore);
       return raiseImported(sorted.slice(0, reachable(sorted, top, options.importBoost)), importsOf, options.importBoost).slice(0, top);
     },
@@ -261,6 +280,12 @@ export async function indexFiles(
 }
 
 /** Indexes the files and ranks them for one query (see {@link indexFiles}). */
-export async function rankFiles(files: RankInput[], query: WeightedQuery, top: number, options: RankOptions = DEFAULT_RANK_OPTIONS): Promise<RankedFile[]> {
-  return (await indexFiles(files, options)).rank(query, top);
+export async function rankFiles(
+  files: RankInput[],
+  query: WeightedQuery,
+  top: number,
+  options: RankOptions = DEFAULT_RANK_OPTIONS,
+  history: CommitRecord[] = [],
+): Promise<RankedFile[]> {
+  return (await indexFiles(files, options, undefined, null, history)).rank(query, top);
 }

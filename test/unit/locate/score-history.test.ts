@@ -1,0 +1,99 @@
+import { describe, expect, it } from "vitest";
+import { buildQuery } from "../../../src/pipeline/locate/build-query.js";
+import { DEFAULT_RANK_OPTIONS, rankFiles } from "../../../src/pipeline/locate/rank-files.js";
+import { indexHistory } from "../../../src/pipeline/locate/score-history.js";
+import { sliceWork } from "../../../src/slice-work.js";
+import type { CommitRecord } from "../../../src/workspace/commit-history.js";
+
+let made = 0;
+const commit = (message: string, files: string[], time = 1_700_000_000 + made): CommitRecord => ({ oid: (++made).toString(16).padStart(40, "0"), time, message, files });
+const terms = (text: string): Array<[string, number]> => [...buildQuery({ title: text, body: "", hints: [] }).terms];
+const params = { k1: 1.2, b: 0.75 };
+const candidates = new Set(["pkg/money.py", "pkg/cart.py", "pkg/ship.py", "tests/test_money.py", "CHANGES.rst", "pkg/a.py", "pkg/b.py"]);
+const isCandidate = (path: string) => candidates.has(path);
+const even = () => 1;
+
+describe("indexHistory", () => {
+  it("weighs the files of the commits whose messages are like the query, the strongest 1", async () => {
+    const index = indexHistory(
+      [
+        commit("Fix rounding of the cart total", ["pkg/money.py"]),
+        commit("Speed up shipping cost lookup", ["pkg/ship.py"]),
+        commit("Cart total ignores discounts", ["pkg/cart.py"]),
+      ],
+      isCandidate,
+      params,
+    );
+    const weights = await index.score(terms("cart total rounding"), even, sliceWork());
+    expect(weights.get("pkg/money.py")).toBe(1);
+    expect(weights.get("pkg/cart.py")).toBeGreaterThan(0);
+    expect(weights.get("pkg/cart.py")).toBeLessThan(1);
+    expect(weights.has("pkg/ship.py")).toBe(false);
+  });
+
+  it("shares a commit's weight among its files by their prior, so the fix's source takes more than its test and change log", async () => {
+    const index = indexHistory([commit("Fix rounding of totals", ["pkg/money.py", "tests/test_money.py", "CHANGES.rst"])], isCandidate, params);
+    const prior = (path: string) => (path.startsWith("tests/") ? 0.5 : path.endsWith(".rst") ? 0.3 : 1);
+    const weights = await index.score(terms("rounding totals"), prior, sliceWork());
+    expect(weights.get("pkg/money.py")).toBe(1);
+    expect(weights.get("tests/test_money.py")).toBeCloseTo(0.5, 10);
+    expect(weights.get("CHANGES.rst")).toBeCloseTo(0.3, 10);
+  });
+
+  it("leaves out commits that changed no candidate or more than ten, and the people its trailers name", async () => {
+    const many = Array.from({ length: 11 }, (_, i) => `pkg/m${i}.py`);
+    for (const path of many) candidates.add(path);
+    const index = indexHistory(
+      [
+        commit("Reformat everything for rounding", many),
+        commit("Rounding notes", ["docs/notes.md"]),
+        commit("Tidy imports\n\nCo-authored-by: Rounding Bot <bot@example.com>", ["pkg/a.py"]),
+        commit("Fix rounding", ["pkg/b.py"]),
+      ],
+      isCandidate,
+      params,
+    );
+    expect(index.commits).toBe(2);
+    const weights = await index.score(terms("rounding"), even, sliceWork());
+    expect([...weights.keys()]).toEqual(["pkg/b.py"]);
+  });
+
+  it("keeps the thirty best commits, the newer first among equals", async () => {
+    const commits = Array.from({ length: 40 }, (_, i) => commit("Fix rounding", [`pkg/r${i}.py`], 1_000 + i));
+    for (const c of commits) candidates.add(c.files[0]!);
+    const weights = await indexHistory(commits, isCandidate, params).score(terms("rounding"), even, sliceWork());
+    expect(weights.size).toBe(30);
+    expect(weights.has("pkg/r39.py")).toBe(true);
+    expect(weights.has("pkg/r9.py")).toBe(false);
+  });
+
+  it("answers nothing when no commit matches or there is no commit", async () => {
+    expect((await indexHistory([commit("Fix rounding", ["pkg/a.py"])], isCandidate, params).score(terms("shipping"), even, sliceWork())).size).toBe(0);
+    expect((await indexHistory([], isCandidate, params).score(terms("rounding"), even, sliceWork())).size).toBe(0);
+  });
+});
+
+describe("rankFiles with history", () => {
+  const files = [
+    { path: "shop/cart.py", text: "class Cart:\n    def total(self):\n        return sum(item.price for item in self.items)\n" },
+    { path: "shop/money.py", text: "def to_minor_units(amount):\n    return int(amount * 100)\n" },
+    { path: "shop/ship.py", text: "def shipping(weight):\n    return weight * 2\n" },
+  ];
+  const query = buildQuery({ title: "Cart total is off by a cent", body: "The total of a cart with three items is one cent short.", hints: [] });
+  const history = [commit("Fix: cart total off by one cent for some prices", ["shop/money.py"]), commit("Faster shipping", ["shop/ship.py"])];
+
+  it("brings in a file the issue's words miss when a past commit like the issue changed it, below the best file", async () => {
+    const without = await rankFiles(files, query, 10);
+    expect(without.map((f) => f.path)).toEqual(["shop/cart.py"]);
+    const ranked = await rankFiles(files, query, 10, DEFAULT_RANK_OPTIONS, history);
+    expect(ranked.map((f) => f.path)).toEqual(["shop/cart.py", "shop/money.py"]);
+    // A tenth of the best file's score, the history's weight.
+    expect(ranked[1]!.score).toBeCloseTo(ranked[0]!.score * DEFAULT_RANK_OPTIONS.historyBoost, 2);
+    expect(ranked[0]!.score).toBe(without[0]!.score);
+  });
+
+  it("ranks as without history when historyBoost is 0", async () => {
+    const off = { ...DEFAULT_RANK_OPTIONS, historyBoost: 0 };
+    expect(await rankFiles(files, query, 10, off, history)).toEqual(await rankFiles(files, query, 10));
+  });
+});
