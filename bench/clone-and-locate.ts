@@ -4,12 +4,14 @@
 // with the Custodian's terms learned while the clone writes the files, as a job does. A first job starts
 // with an empty index cache; a second job runs after a commit changed a few files, with the cache the
 // first job left: in the same process (the store and its in-process memo) and in a new process (the
-// store alone, as the Action door has it).
+// store alone, as the Action door has it). The bot also fetches the last two years of commits (commits and
+// trees, no contents) beside its clone and ranks with them, as a job does, unless --no-history.
 //
-//   npm run bench:clone -- --mirror /work/.mirror/sympy+sympy/repo [--runs 3] [--changed 3] [--workdir DIR]
+//   npm run bench:clone -- --mirror /work/.mirror/sympy+sympy/repo [--runs 3] [--changed 3] [--workdir DIR] [--no-history]
 //
-// --mirror is any git repository (bare or not); its HEAD is copied, at depth 1, into a bare repository
-// the benchmark serves. Native and bot runs alternate, so both see the same machine load.
+// --mirror is any git repository (bare or not); its HEAD's last 25 months are copied into a bare repository
+// the benchmark serves (with uploadpack.allowFilter, as GitHub allows partial clones). Native and bot runs
+// alternate, so both see the same machine load.
 import { execFile, execFileSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
@@ -22,6 +24,7 @@ import { primeTerms } from "../src/pipeline/locate/prime-terms.js";
 import type { TermCache } from "../src/pipeline/locate/remember-terms.js";
 import { openSqliteStore } from "../src/store/sqlite/sqlite-store.js";
 import { withShallowClone } from "../src/workspace/clone-repository.js";
+import { DEFAULT_HISTORY_WINDOW } from "../src/workspace/commit-history.js";
 import { addCommit, gitEnv, startGitServer } from "../test/support/git-server.js";
 
 const { values } = parseArgs({
@@ -30,10 +33,12 @@ const { values } = parseArgs({
     runs: { type: "string", default: "3" },
     changed: { type: "string", default: "3" },
     workdir: { type: "string" },
+    "no-history": { type: "boolean", default: false },
   },
 });
+const history = values["no-history"] ? undefined : DEFAULT_HISTORY_WINDOW;
 if (!values.mirror) {
-  console.error("usage: npm run bench:clone -- --mirror GIT_DIR [--runs 3] [--changed 3] [--workdir DIR]");
+  console.error("usage: npm run bench:clone -- --mirror GIT_DIR [--runs 3] [--changed 3] [--workdir DIR] [--no-history]");
   process.exit(2);
 }
 const runs = Number(values.runs);
@@ -49,7 +54,10 @@ const root = fs.mkdtempSync(path.join(os.tmpdir(), "magis-bench-clone-"));
 const workdir = values.workdir ?? root;
 try {
   const bare = path.join(root, `${FULL}.git`);
-  execFileSync("git", ["clone", "-q", "--bare", "--depth", "1", "--no-tags", `file://${path.resolve(values.mirror)}`, bare], { env: gitEnv() });
+  const headTime = Number(execFileSync("git", ["-C", path.resolve(values.mirror), "log", "-1", "--format=%ct", "HEAD"], { encoding: "utf8" }).trim());
+  const since = new Date((headTime - 25 * 30.44 * 24 * 3600) * 1000).toISOString();
+  execFileSync("git", ["clone", "-q", "--bare", `--shallow-since=${since}`, "--no-tags", `file://${path.resolve(values.mirror)}`, bare], { env: gitEnv() });
+  execFileSync("git", ["config", "uploadpack.allowFilter", "true"], { cwd: bare });
   const branch = execFileSync("git", ["symbolic-ref", "--short", "HEAD"], { cwd: bare, encoding: "utf8" }).trim();
   const files = execFileSync("git", ["ls-tree", "-r", "--name-only", "HEAD"], { cwd: bare, encoding: "utf8" }).trim().split("\n");
   console.log(`repository: ${values.mirror} at ${execFileSync("git", ["rev-parse", "--short", "HEAD"], { cwd: bare, encoding: "utf8" }).trim()}, ${files.length} files, ${files.filter((f) => f.endsWith(".py")).length} .py`);
@@ -74,12 +82,15 @@ try {
     let parts = "";
     await withShallowClone(remote, branch, async (checkout) => {
       const cloned = performance.now();
-      const index = await indexRepository(checkout.dir, list, { cache });
+      const past = checkout.history ? await checkout.history : { commits: [] };
+      const fetched = performance.now();
+      const index = await indexRepository(checkout.dir, list, { cache, history: past.commits });
       const indexed = performance.now();
       const top = await index.rank(buildQuery(ISSUE), 10);
       const queried = performance.now();
-      parts = `clone ${ms(cloned - start)}, list+index ${ms(indexed - cloned)} (${index.stats.tokenized} of ${index.stats.files} files tokenized, ${index.stats.parsed} parsed), query ${ms(queried - indexed)}, top ${top[0]?.path ?? "-"}`;
-    }, { parentDir: workdir, onFiles: primeTerms(cache, list) });
+      const historyPart = history ? `history ${past.commits.length} commits${"skipped" in past && past.skipped ? ` (skipped: ${past.skipped})` : ""}, waited ${ms(fetched - cloned)}, ` : "";
+      parts = `clone ${ms(cloned - start)}, ${historyPart}list+index ${ms(indexed - fetched)} (${index.stats.tokenized} of ${index.stats.files} files tokenized, ${index.stats.parsed} parsed), query ${ms(queried - indexed)}, top ${top[0]?.path ?? "-"}`;
+    }, { parentDir: workdir, onFiles: primeTerms(cache, list), history });
     // Removing the checkout is part of the clone's cost, as for the native clone.
     return { total: performance.now() - start, parts };
   };

@@ -6,6 +6,8 @@ import { selectNeedsHuman } from "../pipeline/report/select-needs-human.js";
 import type { resolveIssue } from "../pipeline/resolve-issue.js";
 import type { CommandPolicy, ProgressEvent } from "../pipeline/types.js";
 import { withShallowClone } from "../workspace/clone-repository.js";
+import { historyWindow, type CommitRecord } from "../workspace/commit-history.js";
+import type { FetchedHistory } from "../workspace/fetch-recent-history.js";
 import type { ClonedFile } from "../workspace/write-worktree.js";
 import { RETRY_ISSUE } from "./explain-failure.js";
 import { openRepository, packLimit } from "./open-repository.js";
@@ -60,7 +62,7 @@ export interface ResolveJobServices extends JobServices {
  * Runs one `resolve-issue` job, within its status comment (see runJobWithStatus):
  *  1. check the issue still wants it and the repository's size; take the issue as it was at the trigger, with its
  *     comments until then as hints;
- *  2. shallow-clone the default branch;
+ *  2. shallow-clone the default branch, with its recent commits alongside (history_months);
  *  3. resolve the issue (MAGIS), editing the status as stages finish;
  *  4. check the issue still wants it (open, label still on), then publish the pull request;
  *  5. link it in the status and react 🚀.
@@ -86,6 +88,7 @@ export function resolveJobRunner(services: ResolveJobServices): JobRunner {
       run.enter("clone");
 
       // 2. The checkout, and 3. the MAGIS run in it.
+      const history = historyWindow(config);
       const remote = { url, token, idleTimeoutMs: services.gitIdleTimeoutMs, maxBytes: packLimit(config) };
       const published = await withShallowClone(remote, defaultBranch, async (checkout) => {
         run.enter("locate");
@@ -97,6 +100,7 @@ export function resolveJobRunner(services: ResolveJobServices): JobRunner {
         const ctx = {
           root: checkout.dir, repoId: `${job.owner}/${job.repo}`.toLowerCase(), config, llm: run.llm, now: services.now, onProgress,
           commands: commandPolicy(services.exec, [token], run.signal, checkout.dir),
+          ...(checkout.history && { history: () => fetchedCommits(checkout.history!, (skipped) => services.log.info({ job: job.id, skipped }, "ranking without the commit history")) }),
         };
         const result = await services.resolve(ctx, issue, services.memory);
 
@@ -110,13 +114,20 @@ export function resolveJobRunner(services: ResolveJobServices): JobRunner {
         });
         run.enter("cleanup", { stoppable: false });
         return pull;
-      }, { parentDir: services.workDir, onFiles: primed(services.memory, config) });
+      }, { parentDir: services.workDir, onFiles: primed(services.memory, config), ...(history && { history }) });
 
       // 5. The pull request in the status.
       run.status.update((s) => ({ ...s, pullRequest: { url: published.url, number: published.number, updated: published.updated } }));
       return { detail: published.url, succeeded: true };
     });
   };
+}
+
+/** The fetched commits for the Custodian; a history the server could not send is logged with why, and ranks without it. */
+async function fetchedCommits(history: Promise<FetchedHistory>, onSkipped: (reason: string) => void): Promise<CommitRecord[]> {
+  const { commits, skipped } = await history;
+  if (skipped) onSkipped(skipped);
+  return commits;
 }
 
 /** The Custodian's terms learned while the clone writes the files (see primeTerms), when the store keeps an index cache. */

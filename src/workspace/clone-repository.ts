@@ -3,8 +3,10 @@ import os from "node:os";
 import path from "node:path";
 import git, { type HttpClient } from "isomorphic-git";
 import { checkoutPrefix } from "./checkout-name.js";
+import type { HistoryWindow } from "./commit-history.js";
+import { recentHistory, type FetchedHistory } from "./fetch-recent-history.js";
 import { DEFAULT_GIT_IDLE_MS, gitHttpWithTimeout } from "./git-http-with-timeout.js";
-import { fetchShallowPack } from "./pack/fetch-shallow-pack.js";
+import { fetchShallowPack, type Alongside } from "./pack/fetch-shallow-pack.js";
 import { indexPack } from "./pack/index-pack.js";
 import { writeWorktree, type ClonedFile } from "./write-worktree.js";
 
@@ -17,7 +19,12 @@ export interface GitRemote {
   idleTimeoutMs?: number;
   /** Most bytes of pack the server may send (default: no limit); a server that sends more fails the clone. */
   maxBytes?: number;
+  /** Most bytes of history pack the server may send when a history is asked for (default 64 MiB); more leaves the history out. */
+  maxHistoryBytes?: number;
 }
+
+/** The history's byte limit unless the remote says otherwise: two years of a busy project's commits and trees fit. */
+export const DEFAULT_MAX_HISTORY_BYTES = 64 * 2 ** 20;
 
 /** A fresh shallow checkout of one branch. */
 export interface Checkout {
@@ -25,6 +32,8 @@ export interface Checkout {
   branch: string;
   /** The commit the checkout is at. */
   head: string;
+  /** The branch's recent commits, when withShallowClone was asked for them; never rejects (see FetchedHistory). */
+  history?: Promise<FetchedHistory>;
 }
 
 /**
@@ -33,8 +42,8 @@ export interface Checkout {
  * and a `.git` isomorphic-git reads as its own: the branch, its remote-tracking ref and the shallow commits.
  * Returns the branch's commit.
  */
-async function fetchInto(dir: string, remote: GitRemote, branch: string, http: HttpClient): Promise<string> {
-  const { head, pack, shallow } = await fetchShallowPack(http, remote.url, remote.token, branch, remote.maxBytes);
+async function fetchInto(dir: string, remote: GitRemote, branch: string, http: HttpClient, alongside?: Alongside): Promise<string> {
+  const { head, pack, shallow } = await fetchShallowPack(http, remote.url, remote.token, branch, remote.maxBytes, alongside);
   const index = await indexPack(pack);
   await git.init({ fs, dir, defaultBranch: branch });
   const packs = path.join(dir, ".git", "objects", "pack");
@@ -56,25 +65,32 @@ async function fetchInto(dir: string, remote: GitRemote, branch: string, http: H
  * app's removeLeftoverCheckouts). `parentDir` (default: the system's temp directory) is where the checkout goes; a
  * tmpfs there makes checkouts of large repositories much faster. With `files: "none"` the work tree stays empty
  * and the caller writes the few files it reads with `writeFilesAt`; otherwise `onFiles` sees the files as they are
- * written (see writeWorktree).
+ * written (see writeWorktree). With `history`, the branch's commits within that window are fetched alongside the
+ * clone (see recentHistory): the clone and `work` do not wait for them, and they are cut off when `work` ends.
  */
 export async function withShallowClone<T>(
   remote: GitRemote,
   branch: string,
   work: (checkout: Checkout) => Promise<T>,
-  options: { parentDir?: string; files?: "all" | "none"; onFiles?: (files: ClonedFile[]) => Promise<void> } = {},
+  options: { parentDir?: string; files?: "all" | "none"; onFiles?: (files: ClonedFile[]) => Promise<void>; history?: HistoryWindow } = {},
 ): Promise<T> {
   const parent = options.parentDir ?? os.tmpdir();
   fs.mkdirSync(parent, { recursive: true });
   // Named by this process, so a later one can remove it if this process is killed before the finally below runs.
   const dir = fs.mkdtempSync(path.join(parent, checkoutPrefix()));
+  const idleMs = remote.idleTimeoutMs ?? DEFAULT_GIT_IDLE_MS;
+  const history = options.history
+    ? recentHistory({ token: remote.token, window: options.history, maxBytes: remote.maxHistoryBytes ?? DEFAULT_MAX_HISTORY_BYTES, idleMs, now: Date.now() / 1000 })
+    : undefined;
   try {
     // Gives up on a git server that goes silent.
-    const http = gitHttpWithTimeout(remote.idleTimeoutMs ?? DEFAULT_GIT_IDLE_MS);
-    const head = await http.settle(fetchInto(dir, remote, branch, http));
+    const http = gitHttpWithTimeout(idleMs);
+    const head = await http.settle(fetchInto(dir, remote, branch, http, history?.start));
     if (options.files !== "none") await writeWorktree(dir, head, { onFiles: options.onFiles });
-    return await work({ dir, branch, head });
+    return await work({ dir, branch, head, ...(history && { history: history.result }) });
   } finally {
+    // No request of this checkout's outlives it.
+    await history?.stop();
     fs.rmSync(dir, { recursive: true, force: true });
   }
 }

@@ -71,6 +71,30 @@ describe("label → pull request, end to end", () => {
     expect((await rig.everythingWritten())).not.toContain(TOKEN);
   });
 
+  it("fetches the branch's recent commits beside the clone where the server sends history", async () => {
+    rig.git.git(FULL, "config", "uploadpack.allowFilter", "true");
+    await rig.setUp();
+    await rig.app.deliver("issues", labeledPayload({ installationId: INSTALLATION }), "d-history");
+    await rig.app.services.settled();
+    expect((await rig.jobs())[0], (await rig.jobs())[0]?.detail ?? "").toMatchObject({ status: "succeeded" });
+    // One advertisement, then one upload-pack request for the files and one for the history (commits and trees).
+    expect(rig.git.requests.filter((r) => r.path.endsWith("info/refs"))).toHaveLength(1);
+    expect(rig.git.requests.filter((r) => r.path.endsWith("git-upload-pack"))).toHaveLength(2);
+    expect(rig.app.logs.join("\n")).not.toContain("ranking without the commit history");
+  });
+
+  it("runs without the history where the server cannot send it, and says why in the log", async () => {
+    await rig.setUp();
+    await rig.app.deliver("issues", labeledPayload({ installationId: INSTALLATION }), "d-no-history");
+    await rig.app.services.settled();
+    expect((await rig.jobs())[0], (await rig.jobs())[0]?.detail ?? "").toMatchObject({ status: "succeeded" });
+    expect(rig.git.requests.filter((r) => r.path.endsWith("git-upload-pack"))).toHaveLength(1);
+    const logs = rig.app.logs.join("\n");
+    expect(logs).toContain("ranking without the commit history");
+    expect(logs).toContain("cannot send history without file contents");
+    expect((await rig.everythingWritten())).not.toContain(TOKEN);
+  });
+
   it("clones from the injected git base URL instead of the API's clone_url", async () => {
     // github.com is unreachable here (the network is closed), so the run can only succeed through the local server.
     await rig.setUp({ gitBaseUrl: rig.git.url, cloneUrl: `https://github.com/${FULL}.git` });

@@ -8,6 +8,19 @@ export interface ShallowPack {
   shallow: string[];
 }
 
+/** A repository's refs advertisement, and what every upload-pack request to it is sent with. */
+export interface AdvertisedRefs {
+  /** The repository's address without a trailing slash, as messages name it (it holds no credentials). */
+  base: string;
+  /** The Authorization and User-Agent headers. */
+  headers: Record<string, string>;
+  refs: Map<string, string>;
+  capabilities: Set<string>;
+}
+
+/** Called with the advertisement and the branch's commit before the clone asks for its pack, so a second request can share them. */
+export type Alongside = (advertised: AdvertisedRefs, head: string) => void;
+
 // Side-band channels of the pack's answer: the pack itself, progress text, and a fatal error.
 const PACK_DATA = 1;
 const SERVER_ERROR = 3;
@@ -16,9 +29,9 @@ const SERVER_ERROR = 3;
  * Fetches one commit of `branch` and everything it holds, as `git clone --depth 1 --single-branch` does, over git's
  * smart HTTP protocol (version 0, stateless): the refs advertisement, then one upload-pack request that wants the
  * branch's commit at depth 1. The token goes in an Authorization header only. The pack is returned whole, unchecked:
- * indexPack verifies it.
+ * indexPack verifies it. `alongside` may start another request on the same advertisement (see fetchHistoryPack).
  */
-export async function fetchShallowPack(http: HttpClient, url: string, token: string, branch: string, maxBytes = Infinity): Promise<ShallowPack> {
+export async function fetchShallowPack(http: HttpClient, url: string, token: string, branch: string, maxBytes = Infinity, alongside?: Alongside): Promise<ShallowPack> {
   const base = url.replace(/\/+$/, "");
   const headers = {
     authorization: `Basic ${Buffer.from(`x-access-token:${token}`).toString("base64")}`,
@@ -30,20 +43,76 @@ export async function fetchShallowPack(http: HttpClient, url: string, token: str
   const head = refs.get(`refs/heads/${branch}`);
   if (!head) throw new Error(`the repository at ${base} has no branch '${branch}'`);
   if (!capabilities.has("shallow")) throw new Error(`the git server at ${base} cannot send a shallow clone (it lacks the 'shallow' capability)`);
+  const wanted = wantedCapabilities(capabilities, base, ["ofs-delta", "shallow"]);
+  alongside?.({ base, headers, refs, capabilities }, head);
+  const body = [pktLine(`want ${head} ${wanted}\n`), pktLine("deepen 1\n"), FLUSH, pktLine("done\n")];
+  return {
+    head,
+    ...(await requestPack(http, { base, headers }, body, {
+      maxBytes,
+      overLimit: `the git server at ${base} sent more than ${Math.round(maxBytes / 2 ** 20)} MB for one commit, more than the repository's size allows; the clone stopped there`,
+      noPack: `the git server at ${base} ended its answer without a pack; try again later`,
+    })),
+  };
+}
+
+/**
+ * Fetches the history of `head` since `since` (seconds since 1970) without file contents, on an advertisement a
+ * clone already read: one upload-pack request that wants the commit with `deepen-since` and `filter blob:none`, as
+ * `git fetch --shallow-since=… --filter=blob:none` asks. The pack holds the commits made since then and their
+ * trees; `shallow` names the oldest of them, whose parents were not sent. Throws, saying why, when the server
+ * cannot send such a history or sends more than `maxBytes`.
+ */
+export async function fetchHistoryPack(http: HttpClient, advertised: AdvertisedRefs, head: string, since: number, maxBytes: number): Promise<{ pack: Buffer; shallow: string[] }> {
+  const { base, capabilities } = advertised;
+  for (const needed of ["shallow", "deepen-since"]) {
+    if (!capabilities.has(needed)) throw new Error(`the git server at ${base} cannot send the history since a date (it lacks the '${needed}' capability)`);
+  }
+  if (!capabilities.has("filter")) {
+    throw new Error(`the git server at ${base} cannot send history without file contents (it lacks the 'filter' capability; a git server sends it with uploadpack.allowFilter)`);
+  }
+  const wanted = wantedCapabilities(capabilities, base, ["ofs-delta", "shallow", "deepen-since", "filter"]);
+  const body = [pktLine(`want ${head} ${wanted}\n`), pktLine(`deepen-since ${Math.floor(since)}\n`), pktLine("filter blob:none\n"), FLUSH, pktLine("done\n")];
+  return requestPack(http, advertised, body, {
+    maxBytes,
+    overLimit: `the git server at ${base} sent more than ${describeBytes(maxBytes)} of history, the most a checkout reads; the history was left out`,
+    // git's upload-pack ends without a word when no commit is as recent as the date.
+    noPack: `the git server at ${base} sent no history since ${new Date(since * 1000).toISOString().slice(0, 10)}: the branch may have no commit that recent`,
+  });
+}
+
+/** The capabilities a request asks for, as its want line lists them: a side band (which this client needs), `extra` where offered, no progress, and the agent. */
+function wantedCapabilities(capabilities: Set<string>, base: string, extra: string[]): string {
   const band = capabilities.has("side-band-64k") ? "side-band-64k" : capabilities.has("side-band") ? "side-band" : null;
   if (!band) throw new Error(`the git server at ${base} cannot send a pack on a side band, which this client needs`);
-  const wanted = [band, "ofs-delta", "shallow", "no-progress", "agent=magis"].filter((c) => capabilities.has(c) || c.startsWith("agent="));
-  const body = [pktLine(`want ${head} ${wanted.join(" ")}\n`), pktLine("deepen 1\n"), FLUSH, pktLine("done\n")];
+  return [band, ...extra.filter((c) => capabilities.has(c)), ...(capabilities.has("no-progress") ? ["no-progress"] : []), "agent=magis"].join(" ");
+}
+
+/** How much pack an answer may hold, and what to say when it holds more (`overLimit`) or none (`noPack`). */
+interface PackLimits {
+  maxBytes: number;
+  overLimit: string;
+  noPack: string;
+}
+
+/** Sends one upload-pack request and reads its answer (see readPackAnswer). */
+async function requestPack(http: HttpClient, to: Pick<AdvertisedRefs, "base" | "headers">, body: Buffer[], limits: PackLimits): Promise<{ pack: Buffer; shallow: string[] }> {
   const answered = await http.request({
-    url: `${base}/git-upload-pack`,
+    url: `${to.base}/git-upload-pack`,
     method: "POST",
-    headers: { ...headers, "content-type": "application/x-git-upload-pack-request", accept: "application/x-git-upload-pack-result" },
+    headers: { ...to.headers, "content-type": "application/x-git-upload-pack-request", accept: "application/x-git-upload-pack-result" },
     // An array is sent whole with a Content-Length (isomorphic-git's Node client streams other bodies through a
     // CommonJS module it cannot load from ESM); its type says iterator, and an array iterates.
     body: body as unknown as AsyncIterableIterator<Uint8Array>,
   });
-  refuseFailure(answered, base);
-  return { head, ...(await readPackAnswer(answered, base, maxBytes)) };
+  refuseFailure(answered, to.base);
+  return readPackAnswer(answered, to.base, limits);
+}
+
+/** A number of bytes as a person reads it: whole MiB from one MiB up, KiB or bytes below. */
+function describeBytes(bytes: number): string {
+  if (bytes >= 2 ** 20) return `${Math.round(bytes / 2 ** 20)} MB`;
+  return bytes >= 1024 ? `${Math.round(bytes / 1024)} KB` : `${bytes} bytes`;
 }
 
 /** Throws a message that says what to do when the server did not answer 200. */
@@ -83,7 +152,7 @@ async function readAdvertisement(response: GitHttpResponse, base: string): Promi
 }
 
 /** Reads the upload-pack answer: `shallow` lines and a flush, `NAK`, then the pack on side band 1 until a flush. */
-async function readPackAnswer(response: GitHttpResponse, base: string, maxBytes: number): Promise<{ pack: Buffer; shallow: string[] }> {
+async function readPackAnswer(response: GitHttpResponse, base: string, { maxBytes, overLimit, noPack }: PackLimits): Promise<{ pack: Buffer; shallow: string[] }> {
   if (!response.body) throw new Error(`the git server at ${base} sent no pack`);
   const reader = new PktLineReader(response.body, `the pack of ${base}`);
   const shallow: string[] = [];
@@ -106,12 +175,10 @@ async function readPackAnswer(response: GitHttpResponse, base: string, maxBytes:
     if (line[0] === PACK_DATA) {
       pack.push(line.subarray(1));
       received += line.length - 1;
-      if (received > maxBytes) {
-        throw new Error(`the git server at ${base} sent more than ${Math.round(maxBytes / 2 ** 20)} MB for one commit, more than the repository's size allows; the clone stopped there`);
-      }
+      if (received > maxBytes) throw new Error(overLimit);
     }
     else if (line[0] === SERVER_ERROR) throw new Error(`the git server at ${base} failed while sending the pack: ${line.subarray(1).toString("utf8").trim()}`);
   }
-  if (pack.length === 0) throw new Error(`the git server at ${base} ended its answer without a pack; try again later`);
+  if (pack.length === 0) throw new Error(noPack);
   return { pack: Buffer.concat(pack), shallow };
 }

@@ -5,22 +5,32 @@ import { sliceWork, type Pause } from "../../slice-work.js";
 import { applyDelta } from "./apply-delta.js";
 import { BaseCache, inflateAt, OBJECT_TYPES, readEntryHeader, type EntryHeader } from "./pack-entry.js";
 
-/** One entry of a pack as indexing sees it. */
-interface Entry extends EntryHeader {
+/** One object of a pack, named and whole (a delta applied to its base). */
+export interface PackObject {
+  oid: string;
+  type: string;
+  data: Buffer;
+}
+
+/** One entry of a pack as indexing sees it; `oid` is set once the entry is resolved. */
+export interface PackEntry extends EntryHeader {
   start: number;
   crc: number;
   oid?: string;
 }
 
-/** Reads every entry's header and extent, checking the pack's signature, version and checksum. */
-async function readEntries(pack: Buffer, pause: Pause): Promise<Entry[]> {
+/** Shown each object of a pack as it is resolved. */
+export type VisitObject = (object: PackObject) => void;
+
+/** Reads every entry's header and extent, checking the pack's signature, version and checksum; whole objects are shown to `visit`. */
+async function readEntries(pack: Buffer, pause: Pause, visit?: VisitObject): Promise<PackEntry[]> {
   if (pack.length < 32 || pack.toString("latin1", 0, 4) !== "PACK") throw new Error("corrupt pack: it does not start with 'PACK'");
   const version = pack.readUInt32BE(4);
   if (version !== 2 && version !== 3) throw new Error(`corrupt pack: version ${version} is not one git writes`);
   const body = pack.subarray(0, pack.length - 20);
   if (!createHash("sha1").update(body).digest().equals(pack.subarray(pack.length - 20))) throw new Error("corrupt pack: its checksum does not match its bytes");
   const count = pack.readUInt32BE(8);
-  const entries: Entry[] = [];
+  const entries: PackEntry[] = [];
   let at = 12;
   for (let i = 0; i < count; i++) {
     if (at >= body.length) throw new Error(`corrupt pack: it announces ${count} objects and holds ${i}`);
@@ -31,6 +41,7 @@ async function readEntries(pack: Buffer, pause: Pause): Promise<Entry[]> {
     at = header.data + inflated.used;
     // A whole object is named now, while it is inflated; deltas wait for their bases.
     const oid = header.base === undefined ? gitObjectId(OBJECT_TYPES[header.type]!, inflated.data) : undefined;
+    if (oid) visit?.({ oid, type: OBJECT_TYPES[header.type]!, data: inflated.data });
     entries.push({ ...header, start, crc: zlib.crc32(pack.subarray(start, at)), oid });
     await pause();
   }
@@ -39,19 +50,17 @@ async function readEntries(pack: Buffer, pause: Pause): Promise<Entry[]> {
 }
 
 /**
- * Names every object of a pack and writes its version-2 index (`.idx`), as `git index-pack` does: the object ids
- * sorted, with each entry's CRC-32 and offset, then the pack's checksum and the index's own. Deltas are resolved
- * against their bases (within the pack: a clone's pack is never thin). Inflating with Node's zlib, this takes a
- * fraction of the time isomorphic-git's JavaScript inflate takes over the same pack.
+ * Names every object of a pack, resolving deltas against their bases (within the pack: a clone's pack is never
+ * thin), and shows each object to `visit`: whole objects in pack order, then deltas. Returns the entries, each named.
  */
-export async function indexPack(pack: Buffer, pause: Pause = sliceWork()): Promise<Buffer> {
-  const entries = await readEntries(pack, pause);
+export async function resolvePack(pack: Buffer, pause: Pause = sliceWork(), visit?: VisitObject): Promise<PackEntry[]> {
+  const entries = await readEntries(pack, pause, visit);
   const byStart = new Map(entries.map((entry) => [entry.start, entry]));
-  const byOid = new Map<string, Entry>();
+  const byOid = new Map<string, PackEntry>();
   // Inflated objects that an ofs-delta uses as its base, kept while there is room.
   const bases = new Set(entries.flatMap((entry) => (typeof entry.base === "number" ? [entry.base] : [])));
   const resolved = new BaseCache<{ type: string; data: Buffer }>();
-  const resolve = (entry: Entry): { type: string; data: Buffer } => {
+  const resolve = (entry: PackEntry): { type: string; data: Buffer } => {
     const known = resolved.get(entry.start);
     if (known) return known;
     const inflated = inflateAt(pack, entry.data).data;
@@ -73,13 +82,24 @@ export async function indexPack(pack: Buffer, pause: Pause = sliceWork()): Promi
     const object = resolve(entry);
     entry.oid = gitObjectId(object.type, object.data);
     byOid.set(entry.oid, entry);
+    visit?.({ oid: entry.oid, ...object });
     await pause();
   }
-  return writeIndex(entries, pack.subarray(pack.length - 20));
+  return entries;
+}
+
+/**
+ * Names every object of a pack (see resolvePack) and writes its version-2 index (`.idx`), as `git index-pack` does:
+ * the object ids sorted, with each entry's CRC-32 and offset, then the pack's checksum and the index's own.
+ * Inflating with Node's zlib, this takes a fraction of the time isomorphic-git's JavaScript inflate takes over the
+ * same pack.
+ */
+export async function indexPack(pack: Buffer, pause: Pause = sliceWork()): Promise<Buffer> {
+  return writeIndex(await resolvePack(pack, pause), pack.subarray(pack.length - 20));
 }
 
 /** The bytes of a version-2 pack index for named entries. */
-function writeIndex(entries: Entry[], packChecksum: Buffer): Buffer {
+function writeIndex(entries: PackEntry[], packChecksum: Buffer): Buffer {
   const sorted = [...entries].sort((a, b) => (a.oid! < b.oid! ? -1 : a.oid! > b.oid! ? 1 : 0));
   const count = sorted.length;
   const large = sorted.filter((entry) => entry.start >= 0x80000000);

@@ -1,0 +1,35 @@
+import { sliceWork, type Pause } from "../../slice-work.js";
+import { keepWindow, type CommitRecord, type HistoryWindow } from "../commit-history.js";
+import { diffTrees } from "./diff-trees.js";
+import { resolvePack } from "./index-pack.js";
+import { parseCommit, type ParsedCommit } from "./parse-commit.js";
+
+/**
+ * The commits of a history pack (commits and trees, see fetchHistoryPack) within `window` of the time of `head`,
+ * each with the files it changed against its parent. Left out: merges (no one parent to compare with), root commits,
+ * and the commits at the pack's boundary, whose parent the server did not send. Only the commits the window keeps
+ * are compared, so a busy repository's older commits cost no tree reading. Throws on a pack that is corrupt or
+ * lacks the head commit or a tree.
+ */
+export async function readHistoryPack(pack: Buffer, head: string, window: HistoryWindow, pause: Pause = sliceWork()): Promise<CommitRecord[]> {
+  const commits = new Map<string, ParsedCommit>();
+  const trees = new Map<string, Buffer>();
+  // Blobs are not kept: a server that sent them anyway has already been held to the pack's byte limit.
+  await resolvePack(pack, pause, (object) => {
+    if (object.type === "commit") commits.set(object.oid, parseCommit(object.data, object.oid));
+    else if (object.type === "tree") trees.set(object.oid, object.data);
+  });
+  const headTime = commits.get(head)?.time;
+  if (headTime === undefined) throw new Error(`corrupt pack: the history pack does not hold the commit ${head} it was asked for`);
+  const compared = [...commits].flatMap(([oid, commit]) =>
+    commit.parents.length === 1 && commits.has(commit.parents[0]!) ? [{ oid, time: commit.time, message: commit.message, files: [] }] : [],
+  );
+  const records: CommitRecord[] = [];
+  for (const record of keepWindow(compared, headTime, window)) {
+    const commit = commits.get(record.oid)!;
+    const parent = commits.get(commit.parents[0]!)!;
+    records.push({ ...record, files: diffTrees((oid) => trees.get(oid), parent.tree, commit.tree) });
+    await pause();
+  }
+  return records;
+}
