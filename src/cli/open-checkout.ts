@@ -46,7 +46,8 @@ export function localHistory(io: CliIo, { repo, config }: Checkout): (() => Prom
   if (!window || !fs.existsSync(path.join(repo, ".git"))) return undefined;
   return () =>
     readLocalHistory({ cwd: repo }, window).catch((error: unknown) => {
-      io.stderr(`magis: the commit history was not read (${error instanceof Error ? error.message : String(error)}); files are ranked without it\n`);
+      const reason = error instanceof Error ? error.message : String(error);
+      io.stderr(`magis: the commit history was not read (${reason}); files are ranked without it (history_months: 0 in .github/magis.yml reads none)\n`);
       return [];
     });
 }

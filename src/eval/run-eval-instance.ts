@@ -62,6 +62,7 @@ export async function runEvalInstance(instance: BenchInstance, setup: InstanceSe
   let resolved: ResolveResult | null = null;
   let failure: EvalFailure | null = null;
   let config: MagisConfig | null = null;
+  let history: () => Promise<CommitRecord[]> = async () => [];
   const checkout = instanceDir(setup.repos, instance.instance_id);
   const copy = instanceDir(setup.scratch, instance.instance_id);
   try {
@@ -73,6 +74,7 @@ export async function runEvalInstance(instance: BenchInstance, setup: InstanceSe
       const topGit = path.join(checkout, ".git");
       await fs.promises.cp(checkout, copy, { recursive: true, verbatimSymlinks: true, filter: (source) => source !== topGit });
       config = loadRepoConfig(copy);
+      history = instanceHistory(instance, setup, checkout, config);
       llm = setup.makeLlm(config, instance);
       // 2. The pipeline of `magis resolve` and the App, with the repository's memory shared by its instances.
       const issue = issueOf(instance);
@@ -80,13 +82,12 @@ export async function runEvalInstance(instance: BenchInstance, setup: InstanceSe
         if (event.stage === "located" && event.files) located = event.files;
       };
       // The pipeline keeps its own time (its usage report); `setup.now` times the instance.
-      const history = instanceHistory(instance, setup, checkout, config);
       resolved = await resolveIssue({ root: copy, repoId: instance.repo, config, llm, now: Date.now, onProgress, commands: setup.commands, history }, issue, setup.memory);
     }
   } catch (error) {
     failure = error instanceof StageError ? { stage: error.stage, reason: error.message } : { stage: "crash", reason: error instanceof Error ? error.message : String(error) };
     // A model that failed before the relevance check leaves no located files: BM25's own ranking still says whether the gold files were found.
-    if (failure.stage === "locate" && located.length === 0 && config) located = await rankOnly(copy, instance, config, instanceHistory(instance, setup, checkout, config));
+    if (failure.stage === "locate" && located.length === 0 && config) located = await rankOnly(copy, instance, config, history);
   } finally {
     fs.rmSync(copy, { recursive: true, force: true });
   }
@@ -118,15 +119,23 @@ export async function runEvalInstance(instance: BenchInstance, setup: InstanceSe
 /**
  * The history before the instance's base commit, as a job on that commit reads it: from the checkout's own `.git`,
  * else from the mirror the checkout was made from (`--prepare-from`); none without either, or when the config reads none.
+ * Read once for the instance; a read that fails is logged (the instance's figures are then without it) and reads none.
  */
 function instanceHistory(instance: BenchInstance, setup: InstanceSetup, checkout: string, config: MagisConfig): () => Promise<CommitRecord[]> {
   const window = historyWindow(config);
-  return async () => {
+  const read = async (): Promise<CommitRecord[]> => {
     if (!window) return [];
     if (fs.existsSync(path.join(checkout, ".git"))) return readLocalHistory({ cwd: checkout }, window);
     if (setup.prepareFrom) return readLocalHistory({ gitDir: findMirror(setup.prepareFrom, instance.repo) }, window, instance.base_commit);
     return [];
   };
+  let commits: Promise<CommitRecord[]> | null = null;
+  return () =>
+    (commits ??= read().catch((error: unknown) => {
+      const reason = (error instanceof Error ? error.message : String(error)).split("\n")[0]!;
+      setup.log(`${instance.instance_id}: the commit history was not read (${reason}); its files are ranked without it`);
+      return [];
+    }));
 }
 
 /** The files BM25 hands to the Custodian for the instance's issue, without a model (none when even that fails). */

@@ -5,7 +5,10 @@ export interface CommitRecord {
   time: number;
   /** The whole message: subject, body and trailers. */
   message: string;
-  /** The paths it changed against its parent: added, modified and deleted files (a rename is both). */
+  /**
+   * The paths it changed against its parent: added, modified and deleted files (a rename is both). `git log` also
+   * names links and submodules, the fetched history does not; neither is ever a candidate to rank.
+   */
   files: string[];
 }
 

@@ -221,7 +221,7 @@ export async function indexFiles(
   const modules = indexModules(files.map((file) => file.path));
   const byPath = new Map(files.map((file) => [file.path, file]));
   const indexOfPath = new Map(files.map((file, index) => [file.path, index]));
-  const past = history.length > 0 ? indexHistory(history, (path) => indexOfPath.has(path), options) : null;
+  const past = history.length > 0 ? await indexHistory(history, (path) => indexOfPath.has(path), options, pause) : null;
   const importsOf = (path: string) => importedFiles(path, byPath.get(path)!.text, modules);
   textIndex.finish(options);
   nameIndex.finish(options);

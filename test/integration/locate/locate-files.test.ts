@@ -7,7 +7,7 @@ import { createLlm } from "../../../src/llm/client.js";
 import { StageError } from "../../../src/pipeline/errors.js";
 import { locateFiles } from "../../../src/pipeline/locate/locate-files.js";
 import { MAX_PROMPT_CHARS, summarizeCandidate } from "../../../src/pipeline/locate/summarize-candidate.js";
-import type { IssueText, ProgressEvent, StageContext } from "../../../src/pipeline/types.js";
+import type { IssueText, LocatedFile, ProgressEvent, StageContext } from "../../../src/pipeline/types.js";
 import { openSqliteStore, type SqliteStore } from "../../../src/store/sqlite/sqlite-store.js";
 import { startScriptedModel, type ScriptedModel } from "../../support/scripted-model.js";
 import { cartIssue, makeFixtureRepo, promptPath } from "./fixture-repo.js";
@@ -166,5 +166,22 @@ describe("locateFiles with the evolution memory", () => {
     const diffPrompt = model.requests.find((r) => r.prompt === "custodian-summarize-diff")!.messages[1]!.content;
     expect(diffPrompt.length).toBeLessThan(MAX_PROMPT_CHARS);
     expect(model.problems).toEqual([]);
+  });
+});
+
+describe("locateFiles with the repository's history", () => {
+  const past = [{ oid: "a".repeat(40), time: 1_699_000_000, message: "Cart total ignores the discount code", files: ["shop/shipping.py"] }];
+  const scoreOf = (files: LocatedFile[], file: string) => files.find((f) => f.path === file)?.score ?? 0;
+
+  it("raises the files that past commits like the issue changed; a source that fails or history_months: 0 ranks as without one", async () => {
+    const without = await locateFiles(context(), cartIssue, null, { bm25Only: true, top: 10 });
+    let reads = 0;
+    const withHistory = (config = context().config, read = async () => past): StageContext => ({ ...context(), config, history: () => (reads++, read()) });
+    const raised = await locateFiles(withHistory(), cartIssue, null, { bm25Only: true, top: 10 });
+    expect(scoreOf(raised, "shop/shipping.py")).toBeGreaterThan(scoreOf(without, "shop/shipping.py"));
+    expect(await locateFiles(withHistory(undefined, () => Promise.reject(new Error("no git"))), cartIssue, null, { bm25Only: true, top: 10 })).toEqual(without);
+    expect(reads).toBe(2);
+    expect(await locateFiles(withHistory(parseConfig({ history_months: 0 })), cartIssue, null, { bm25Only: true, top: 10 })).toEqual(without);
+    expect(reads).toBe(2);
   });
 });

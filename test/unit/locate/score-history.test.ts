@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { buildQuery } from "../../../src/pipeline/locate/build-query.js";
 import { DEFAULT_RANK_OPTIONS, rankFiles } from "../../../src/pipeline/locate/rank-files.js";
 import { indexHistory } from "../../../src/pipeline/locate/score-history.js";
+import { mainExtensions, pathPrior } from "../../../src/pipeline/locate/score-path.js";
 import { sliceWork } from "../../../src/slice-work.js";
 import type { CommitRecord } from "../../../src/workspace/commit-history.js";
 
@@ -15,7 +16,7 @@ const even = () => 1;
 
 describe("indexHistory", () => {
   it("weighs the files of the commits whose messages are like the query, the strongest 1", async () => {
-    const index = indexHistory(
+    const index = await indexHistory(
       [
         commit("Fix rounding of the cart total", ["pkg/money.py"]),
         commit("Speed up shipping cost lookup", ["pkg/ship.py"]),
@@ -23,6 +24,7 @@ describe("indexHistory", () => {
       ],
       isCandidate,
       params,
+      sliceWork(),
     );
     const weights = await index.score(terms("cart total rounding"), even, sliceWork());
     expect(weights.get("pkg/money.py")).toBe(1);
@@ -32,7 +34,7 @@ describe("indexHistory", () => {
   });
 
   it("shares a commit's weight among its files by their prior, so the fix's source takes more than its test and change log", async () => {
-    const index = indexHistory([commit("Fix rounding of totals", ["pkg/money.py", "tests/test_money.py", "CHANGES.rst"])], isCandidate, params);
+    const index = await indexHistory([commit("Fix rounding of totals", ["pkg/money.py", "tests/test_money.py", "CHANGES.rst"])], isCandidate, params, sliceWork());
     const prior = (path: string) => (path.startsWith("tests/") ? 0.5 : path.endsWith(".rst") ? 0.3 : 1);
     const weights = await index.score(terms("rounding totals"), prior, sliceWork());
     expect(weights.get("pkg/money.py")).toBe(1);
@@ -43,7 +45,7 @@ describe("indexHistory", () => {
   it("leaves out commits that changed no candidate or more than ten, and the people its trailers name", async () => {
     const many = Array.from({ length: 11 }, (_, i) => `pkg/m${i}.py`);
     for (const path of many) candidates.add(path);
-    const index = indexHistory(
+    const index = await indexHistory(
       [
         commit("Reformat everything for rounding", many),
         commit("Rounding notes", ["docs/notes.md"]),
@@ -52,24 +54,48 @@ describe("indexHistory", () => {
       ],
       isCandidate,
       params,
+      sliceWork(),
     );
     expect(index.commits).toBe(2);
     const weights = await index.score(terms("rounding"), even, sliceWork());
     expect([...weights.keys()]).toEqual(["pkg/b.py"]);
   });
 
+  it("keeps a commit of exactly ten candidates, and counts a file its commit names twice once", async () => {
+    const ten = Array.from({ length: 10 }, (_, i) => `pkg/t${i}.py`);
+    for (const path of ten) candidates.add(path);
+    const index = await indexHistory(
+      [commit("Rounding in ten modules", ten), commit("Fix totals", ["pkg/money.py", "tests/test_money.py", "pkg/money.py"])],
+      isCandidate,
+      params,
+      sliceWork(),
+    );
+    expect(index.commits).toBe(2);
+    const weights = await index.score(terms("totals"), (path) => (path.startsWith("tests/") ? 0.5 : 1), sliceWork());
+    expect(Object.fromEntries(weights)).toEqual({ "pkg/money.py": 1, "tests/test_money.py": 0.5 });
+  });
+
+  it("lets the event loop run while it indexes the commits", async () => {
+    const commits = Array.from({ length: 50 }, (_, i) => commit(`Fix rounding ${i}`, ["pkg/money.py"]));
+    const order: string[] = [];
+    // A webhook arriving meanwhile: it must not wait for the whole history (slices of 0 ms yield at every step).
+    setImmediate(() => order.push("other work"));
+    await indexHistory(commits, isCandidate, params, sliceWork(0)).then(() => order.push("indexed"));
+    expect(order).toEqual(["other work", "indexed"]);
+  });
+
   it("keeps the thirty best commits, the newer first among equals", async () => {
     const commits = Array.from({ length: 40 }, (_, i) => commit("Fix rounding", [`pkg/r${i}.py`], 1_000 + i));
     for (const c of commits) candidates.add(c.files[0]!);
-    const weights = await indexHistory(commits, isCandidate, params).score(terms("rounding"), even, sliceWork());
+    const weights = await (await indexHistory(commits, isCandidate, params, sliceWork())).score(terms("rounding"), even, sliceWork());
     expect(weights.size).toBe(30);
     expect(weights.has("pkg/r39.py")).toBe(true);
     expect(weights.has("pkg/r9.py")).toBe(false);
   });
 
   it("answers nothing when no commit matches or there is no commit", async () => {
-    expect((await indexHistory([commit("Fix rounding", ["pkg/a.py"])], isCandidate, params).score(terms("shipping"), even, sliceWork())).size).toBe(0);
-    expect((await indexHistory([], isCandidate, params).score(terms("rounding"), even, sliceWork())).size).toBe(0);
+    expect((await (await indexHistory([commit("Fix rounding", ["pkg/a.py"])], isCandidate, params, sliceWork())).score(terms("shipping"), even, sliceWork())).size).toBe(0);
+    expect((await (await indexHistory([], isCandidate, params, sliceWork())).score(terms("rounding"), even, sliceWork())).size).toBe(0);
   });
 });
 
@@ -90,6 +116,15 @@ describe("rankFiles with history", () => {
     // A tenth of the best file's score, the history's weight.
     expect(ranked[1]!.score).toBeCloseTo(ranked[0]!.score * DEFAULT_RANK_OPTIONS.historyBoost, 2);
     expect(ranked[0]!.score).toBe(without[0]!.score);
+  });
+
+  it("gives a file less of the best file's score by its prior (a test file less than a source file)", async () => {
+    const withTest = [...files, { path: "tests/test_money.py", text: "def test_minor_units():\n    assert to_minor_units(1) == 100\n" }];
+    const ranked = await rankFiles(withTest, query, 10, DEFAULT_RANK_OPTIONS, [commit("Fix: cart total off by one cent for some prices", ["tests/test_money.py"])]);
+    const prior = pathPrior("tests/test_money.py", mainExtensions(withTest.map((f) => ({ path: f.path, size: f.text.length }))));
+    expect(prior).toBeLessThan(1);
+    expect(ranked.map((f) => f.path)).toEqual(["shop/cart.py", "tests/test_money.py"]);
+    expect(ranked[1]!.score).toBeCloseTo(ranked[0]!.score * DEFAULT_RANK_OPTIONS.historyBoost * prior, 2);
   });
 
   it("ranks as without history when historyBoost is 0", async () => {
