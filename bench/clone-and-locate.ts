@@ -4,7 +4,7 @@
 // with the Custodian's terms learned while the clone writes the files, as a job does. A first job starts
 // with an empty index cache; a second job runs after a commit changed a few files, with the cache the
 // first job left: in the same process (the store and its in-process memo) and in a new process (the
-// store alone, as the Action door has it). The bot also fetches the last two years of commits (commits and
+// store alone, as the Action door has it). The bot also fetches the last year of commits (commits and
 // trees, no contents) beside its clone and ranks with them, as a job does, unless --no-history.
 //
 //   npm run bench:clone -- --mirror /work/.mirror/sympy+sympy/repo [--runs 3] [--changed 3] [--workdir DIR] [--no-history]

@@ -104,7 +104,7 @@ export const configSchema = z
      * the files they changed, never their contents): past changes like the issue point at the files they changed.
      * 0 reads none. At most 5,000 commits, the newest, are kept.
      */
-    history_months: z.number().int().min(0).max(120).default(24),
+    history_months: z.number().int().min(0).max(120).default(12),
     /** Largest file, in bytes, that is indexed and may be edited. */
     max_file_bytes: z.number().int().min(1024).default(512 * 1024),
     /** Largest repository, in megabytes of packed history, the bot clones. */

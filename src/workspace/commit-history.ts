@@ -18,8 +18,8 @@ export interface HistoryWindow {
   maxCommits: number;
 }
 
-/** The window jobs read by default: two years of commits, and no more than 5,000 of them. */
-export const DEFAULT_HISTORY_WINDOW: HistoryWindow = { months: 24, maxCommits: 5000 };
+/** The window jobs read by default: a year of commits, and no more than 5,000 of them. */
+export const DEFAULT_HISTORY_WINDOW: HistoryWindow = { months: 12, maxCommits: 5000 };
 
 /** The window a repository's config asks for (`history_months`), or null when it reads no history. */
 export function historyWindow(config: { history_months: number }): HistoryWindow | null {

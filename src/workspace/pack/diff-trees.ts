@@ -1,11 +1,13 @@
 /** A tree object's bytes by its id, or undefined when it is not at hand. */
 export type ReadTree = (oid: string) => Buffer | undefined;
 
-/** One entry of a tree: its mode (as git writes it, `40000` for a folder), its name's bytes as latin1 and its id. */
+/** One entry of a tree: its mode (as git writes it, `40000` for a folder), its name's bytes as latin1, its id, and its sort key. */
 interface TreeEntry {
   mode: string;
   name: string;
   oid: string;
+  /** The name, and `/` after a folder's: git sorts a tree's entries so, and a file and a folder of one name are two paths. */
+  key: string;
 }
 
 const FOLDER = "40000";
@@ -15,16 +17,28 @@ function isFile(mode: string): boolean {
   return mode.startsWith("100");
 }
 
+// A history compares each commit with its parent, so most trees are read twice or more: parsed once per object.
+const parsed = new WeakMap<Buffer, TreeEntry[]>();
+
 /** The entries of a tree object: `<mode> <name>\0<20-byte id>` one after another. */
-function readEntries(data: Buffer, oid: string): TreeEntry[] {
+function readEntries(readTree: ReadTree, oid: string): TreeEntry[] {
+  const data = readTree(oid);
+  if (!data) throw new Error(`corrupt pack: the tree ${oid} is not in the pack`);
+  const known = parsed.get(data);
+  if (known) return known;
   const entries: TreeEntry[] = [];
   for (let at = 0; at < data.length; ) {
     const space = data.indexOf(0x20, at);
     const nul = data.indexOf(0, space + 1);
     if (space === -1 || nul === -1 || nul + 21 > data.length) throw new Error(`corrupt pack: the tree ${oid} ends inside an entry`);
-    entries.push({ mode: data.toString("latin1", at, space), name: data.toString("latin1", space + 1, nul), oid: data.toString("hex", nul + 1, nul + 21) });
+    const mode = data.toString("latin1", at, space);
+    const name = data.toString("latin1", space + 1, nul);
+    entries.push({ mode, name, oid: data.toString("hex", nul + 1, nul + 21), key: mode === FOLDER ? `${name}/` : name });
     at = nul + 21;
   }
+  // git writes them in this order; a tree that is not (hand-made, or a hostile server's) is read as if it were.
+  entries.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  parsed.set(data, entries);
   return entries;
 }
 
@@ -40,25 +54,27 @@ export function diffTrees(readTree: ReadTree, from: string | undefined, to: stri
   return paths;
 }
 
+/** Walks the two trees' entries side by side in git's order (latin1 strings compare as their bytes do). */
 function diffInto(readTree: ReadTree, from: string | undefined, to: string | undefined, prefix: string, paths: string[]): void {
-  // Keyed as git sorts tree entries, a folder's name followed by '/': a file and a folder of one name are two paths.
-  const sides = new Map<string, { from?: TreeEntry; to?: TreeEntry }>();
-  for (const [side, oid] of [["from", from], ["to", to]] as const) {
-    if (oid === undefined) continue;
-    const data = readTree(oid);
-    if (!data) throw new Error(`corrupt pack: the tree ${oid} is not in the pack`);
-    for (const entry of readEntries(data, oid)) {
-      const key = entry.mode === FOLDER ? `${entry.name}/` : entry.name;
-      sides.set(key, { ...sides.get(key), [side]: entry });
+  const before = from === undefined ? [] : readEntries(readTree, from);
+  const after = to === undefined ? [] : readEntries(readTree, to);
+  for (let i = 0, j = 0; i < before.length || j < after.length; ) {
+    const a = before[i];
+    const b = after[j];
+    let old: TreeEntry | undefined;
+    let now: TreeEntry | undefined;
+    if (b === undefined || (a !== undefined && a.key < b.key)) old = before[i++];
+    else if (a === undefined || b.key < a.key) now = after[j++];
+    else {
+      old = before[i++];
+      now = after[j++];
     }
-  }
-  // latin1 keys compare as their bytes do, which is git's order.
-  for (const key of [...sides.keys()].sort()) {
-    const { from: old, to: now } = sides.get(key)!;
+    // Most entries of a tree are the same on both sides: nothing to name.
+    if (old && now && old.oid === now.oid && old.mode === now.mode) continue;
     const entry = (old ?? now)!;
     const path = `${prefix}${Buffer.from(entry.name, "latin1").toString("utf8")}`;
     if (entry.mode === FOLDER) {
-      if (old?.oid !== now?.oid) diffInto(readTree, old?.oid, now?.oid, `${path}/`, paths);
+      diffInto(readTree, old?.oid, now?.oid, `${path}/`, paths);
       continue;
     }
     const oldFile = old && isFile(old.mode) ? old : undefined;
