@@ -12,10 +12,19 @@ export interface IssueText {
   hints: string[];
 }
 
+/** A past commit, as a ranked file names the one most like the issue that changed it. */
+export interface PastChange {
+  oid: string;
+  /** The first line of its message. */
+  subject: string;
+}
+
 /** A file BM25 ranked for the issue. */
 export interface RankedFile {
   path: string;
   score: number;
+  /** The past commit most like the issue that changed this file, when the history lent it weight. */
+  pastChange?: PastChange;
 }
 
 /** A ranked file after the Custodian looked at it; kept/reason are set once the relevance check ran. */

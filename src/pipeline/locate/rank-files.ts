@@ -1,4 +1,4 @@
-import type { RankedFile } from "../types.js";
+import type { PastChange, RankedFile } from "../types.js";
 import { Bm25Index } from "./bm25-index.js";
 import type { WeightedQuery } from "./build-query.js";
 import { prepareFile, type RankInput } from "./prepare-document.js";
@@ -131,7 +131,7 @@ function raiseImported(ranked: RankedFile[], importsOf: (path: string) => Set<st
   return ranked
     .map((file) => {
       const weight = weights.get(file.path);
-      return weight === undefined ? file : { path: file.path, score: roundScore(file.score * (1 + boost * weight)) };
+      return weight === undefined ? file : { ...file, score: roundScore(file.score * (1 + boost * weight)) };
     })
     .sort(byScore);
 }
@@ -263,16 +263,21 @@ export async function indexFiles(
         // With 200 files named in a long issue, matching them against every path takes a while too.
         if (++scored % FILES_PER_PAUSE === 0) await pause();
       }
+      const pastChanges = new Map<number, PastChange>();
       if (past && options.historyBoost > 0) {
         let best = 0;
         for (const score of scores.values()) best = Math.max(best, score);
         const changed = await past.score(terms, (path) => prior[indexOfPath.get(path)!]!, pause);
-        for (const [path, weight] of changed) {
+        for (const [path, { weight, commit }] of changed) {
           const index = indexOfPath.get(path)!;
           scores.set(index, (scores.get(index) ?? 0) + options.historyBoost * best * weight * prior[index]!);
+          pastChanges.set(index, commit);
         }
       }
-      const ranked: RankedFile[] = [...scores].map(([index, score]) => ({ path: files[index]!.path, score: roundScore(score) }));
+      const ranked: RankedFile[] = [...scores].map(([index, score]) => {
+        const pastChange = pastChanges.get(index);
+        return { path: files[index]!.path, score: roundScore(score), ...(pastChange && { pastChange }) };
+      });
       const sorted = ranked.filter((file) => file.score > 0).sort(byScore);
       return raiseImported(sorted.slice(0, reachable(sorted, top, options.importBoost)), importsOf, options.importBoost).slice(0, top);
     },

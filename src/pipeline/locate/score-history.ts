@@ -1,4 +1,5 @@
 import type { CommitRecord } from "../../workspace/commit-history.js";
+import type { PastChange } from "../types.js";
 import type { Pause } from "../../slice-work.js";
 import { Bm25Index, type Bm25Params } from "./bm25-index.js";
 import { countTerms } from "./tokenize-code.js";
@@ -20,7 +21,13 @@ export interface HistoryIndex {
    * strongest 1. A commit's weight is shared among its files by `prior`, so a fix's source file takes more of it
    * than the test and the change-log entry written beside it.
    */
-  score(terms: ReadonlyArray<readonly [string, number]>, prior: (path: string) => number, pause: Pause): Promise<Map<string, number>>;
+  score(terms: ReadonlyArray<readonly [string, number]>, prior: (path: string) => number, pause: Pause): Promise<Map<string, HistoryWeight>>;
+}
+
+/** What the past commits most like a query lend one file: a weight (the strongest file's is 1), and the commit that lent most. */
+export interface HistoryWeight {
+  weight: number;
+  commit: PastChange;
 }
 
 /**
@@ -33,12 +40,14 @@ export async function indexHistory(commits: CommitRecord[], isCandidate: (path: 
   const index = new Bm25Index(Infinity, true);
   const changed: string[][] = [];
   const times: number[] = [];
+  const named: PastChange[] = [];
   for (const commit of commits) {
     const files = [...new Set(commit.files)].filter(isCandidate);
     if (files.length > 0 && files.length <= MAX_FILES_PER_COMMIT) {
       index.add(changed.length, countTerms(commit.message.replace(TRAILER, " ")));
       changed.push(files);
       times.push(commit.time);
+      named.push({ oid: commit.oid, subject: commit.message.split("\n", 1)[0]!.trim() });
     }
     await pause();
   }
@@ -46,7 +55,7 @@ export async function indexHistory(commits: CommitRecord[], isCandidate: (path: 
   return {
     commits: changed.length,
     async score(terms, prior, pause) {
-      const weights = new Map<string, number>();
+      const weights = new Map<string, HistoryWeight>();
       if (changed.length === 0) return weights;
       const scores = new Map<number, number>();
       await index.search(terms, scores, pause);
@@ -56,10 +65,17 @@ export async function indexHistory(commits: CommitRecord[], isCandidate: (path: 
         const files = changed[doc]!;
         const total = files.reduce((sum, file) => sum + prior(file), 0);
         if (total === 0) continue;
-        for (const file of files) weights.set(file, (weights.get(file) ?? 0) + (score * prior(file)) / total);
+        for (const file of files) {
+          const lent = (score * prior(file)) / total;
+          const known = weights.get(file);
+          // Commits come best first: the first to lend a file weight lent it the most.
+          if (known) known.weight += lent;
+          else weights.set(file, { weight: lent, commit: named[doc]! });
+        }
       }
-      const strongest = Math.max(0, ...weights.values());
-      if (strongest > 0) for (const [file, weight] of weights) weights.set(file, weight / strongest);
+      let strongest = 0;
+      for (const { weight } of weights.values()) strongest = Math.max(strongest, weight);
+      if (strongest > 0) for (const entry of weights.values()) entry.weight /= strongest;
       return weights;
     },
   };

@@ -1,5 +1,5 @@
 import { AGENTS } from "../../config.js";
-import type { ResolveResult, TaskOutcome } from "../types.js";
+import type { LocatedFile, ResolveResult, TaskOutcome } from "../types.js";
 import { describeSetAside } from "./describe-set-aside.js";
 import { cell, codeCell, details, fence, neutralize, table } from "./markdown.js";
 import { describeAttemptTests } from "../tests/describe-test-verdict.js";
@@ -126,10 +126,16 @@ function indent(text: string): string {
   return text.replace(/^/gm, "  ");
 }
 
+/** The Custodian's reason, and the past commit like the issue that changed the file when the history weighed it up. */
+function whyLocated(file: LocatedFile): string {
+  const past = file.pastChange ? `changed by ${file.pastChange.oid.slice(0, 7)} "${file.pastChange.subject}", a past commit like this issue` : "";
+  return [file.reason ?? "", past].filter((part) => part !== "").join("; ");
+}
+
 function renderLocated(result: ResolveResult): string {
   const rows = result.located.map((f) => {
     const managed = result.setAside.find((a) => a.path === f.path);
-    if (!managed) return [`\`${codeCell(f.path)}\``, f.score.toFixed(2), f.kept === false ? "dropped" : "kept", cell(f.reason ?? "")];
+    if (!managed) return [`\`${codeCell(f.path)}\``, f.score.toFixed(2), f.kept === false ? "dropped" : "kept", cell(whyLocated(f))];
     return [`\`${codeCell(f.path)}\``, f.score.toFixed(2), managed.kind === "needs-human" ? "needs a human" : "dropped", cell(`Manager: ${describeSetAside(managed)}`)];
   });
   return table(["File", "BM25 score", "Kept", "Why"], rows);

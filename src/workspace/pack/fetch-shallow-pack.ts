@@ -151,7 +151,7 @@ async function readAdvertisement(response: GitHttpResponse, base: string): Promi
   return { refs, capabilities };
 }
 
-/** Reads the upload-pack answer: `shallow` lines and a flush, `NAK`, then the pack on side band 1 until a flush. */
+/** Reads the upload-pack answer: `shallow` lines and a flush, `NAK`, then the pack on side band 1 until a flush; more than `maxBytes` of lines in all is refused. */
 async function readPackAnswer(response: GitHttpResponse, base: string, { maxBytes, overLimit, noPack }: PackLimits): Promise<{ pack: Buffer; shallow: string[] }> {
   if (!response.body) throw new Error(`the git server at ${base} sent no pack`);
   const reader = new PktLineReader(response.body, `the pack of ${base}`);
@@ -164,6 +164,9 @@ async function readPackAnswer(response: GitHttpResponse, base: string, { maxByte
       if (acknowledged) break;
       continue;
     }
+    // Every line counts, not only the pack's: endless shallow lines or progress would otherwise never reach the limit.
+    received += line.length;
+    if (received > maxBytes) throw new Error(overLimit);
     if (!acknowledged) {
       const text = line.toString("utf8").trim();
       if (text.startsWith("shallow ")) shallow.push(text.slice("shallow ".length));
@@ -174,8 +177,6 @@ async function readPackAnswer(response: GitHttpResponse, base: string, { maxByte
     }
     if (line[0] === PACK_DATA) {
       pack.push(line.subarray(1));
-      received += line.length - 1;
-      if (received > maxBytes) throw new Error(overLimit);
     }
     else if (line[0] === SERVER_ERROR) throw new Error(`the git server at ${base} failed while sending the pack: ${line.subarray(1).toString("utf8").trim()}`);
   }

@@ -176,7 +176,7 @@ describe("withShallowClone with a history", () => {
 
 describe("withShallowClone with a history that goes wrong", () => {
   // In front of the git server: the history request is answered as `historyAnswer` says, the others passed on.
-  let historyAnswer: "silent" | "corrupt" | "failing" = "silent";
+  let historyAnswer: "silent" | "corrupt" | "failing" | "shallow-flood" | "progress-flood" = "silent";
   let front: http.Server;
   let frontUrl: string;
   const held: { closed: boolean }[] = [];
@@ -192,6 +192,16 @@ describe("withShallowClone with a history that goes wrong", () => {
           const band = Buffer.concat([Buffer.from([1]), Buffer.from("PACK"), Buffer.from([0, 0, 0, 2, 0, 0, 0, 1]), Buffer.alloc(40, 9)]);
           response.writeHead(200, { "content-type": "application/x-git-upload-pack-result" });
           response.end(Buffer.concat([pktLine("NAK\n"), Buffer.from((band.length + 4).toString(16).padStart(4, "0")), band, FLUSH]));
+          return;
+        }
+        if (body.includes("deepen-since") && historyAnswer.endsWith("-flood")) {
+          // 4 MB of lines that are not the pack (shallow lines before NAK, or progress on band 2), then no pack at all.
+          const line = historyAnswer === "shallow-flood"
+            ? pktLine(`shallow ${"a".repeat(40)}\n`)
+            : Buffer.concat([Buffer.from("0405"), Buffer.from([2]), Buffer.alloc(1024, 0x2e)]);
+          const lines = Buffer.concat(Array.from({ length: Math.ceil(4 * 2 ** 20 / line.length) }, () => line));
+          response.writeHead(200, { "content-type": "application/x-git-upload-pack-result" });
+          response.end(historyAnswer === "shallow-flood" ? lines : Buffer.concat([pktLine("NAK\n"), lines, FLUSH]));
           return;
         }
         if (body.includes("deepen-since") && historyAnswer === "failing") {
@@ -247,6 +257,13 @@ describe("withShallowClone with a history that goes wrong", () => {
       return checkout.history;
     }, { history: window });
     expect(history).toEqual({ commits: [], skipped: reason.replace("{url}", url) });
+  });
+
+  it.each(["shallow-flood", "progress-flood"] as const)("holds a %s to the history's byte limit", async (answer) => {
+    historyAnswer = answer;
+    const url = `${frontUrl}/octo/history.git`;
+    const history = await withShallowClone({ url, token, maxHistoryBytes: 64 * 1024 }, "main", async (checkout) => checkout.history, { history: window });
+    expect(history).toEqual({ commits: [], skipped: `the git server at ${url} sent more than 64 KB of history, the most a checkout reads; the history was left out` });
   });
 
   it("gives up on a silent history without failing the clone", async () => {

@@ -27,9 +27,9 @@ describe("indexHistory", () => {
       sliceWork(),
     );
     const weights = await index.score(terms("cart total rounding"), even, sliceWork());
-    expect(weights.get("pkg/money.py")).toBe(1);
-    expect(weights.get("pkg/cart.py")).toBeGreaterThan(0);
-    expect(weights.get("pkg/cart.py")).toBeLessThan(1);
+    expect(weights.get("pkg/money.py")?.weight).toBe(1);
+    expect(weights.get("pkg/cart.py")?.weight).toBeGreaterThan(0);
+    expect(weights.get("pkg/cart.py")?.weight).toBeLessThan(1);
     expect(weights.has("pkg/ship.py")).toBe(false);
   });
 
@@ -37,9 +37,9 @@ describe("indexHistory", () => {
     const index = await indexHistory([commit("Fix rounding of totals", ["pkg/money.py", "tests/test_money.py", "CHANGES.rst"])], isCandidate, params, sliceWork());
     const prior = (path: string) => (path.startsWith("tests/") ? 0.5 : path.endsWith(".rst") ? 0.3 : 1);
     const weights = await index.score(terms("rounding totals"), prior, sliceWork());
-    expect(weights.get("pkg/money.py")).toBe(1);
-    expect(weights.get("tests/test_money.py")).toBeCloseTo(0.5, 10);
-    expect(weights.get("CHANGES.rst")).toBeCloseTo(0.3, 10);
+    expect(weights.get("pkg/money.py")?.weight).toBe(1);
+    expect(weights.get("tests/test_money.py")?.weight).toBeCloseTo(0.5, 10);
+    expect(weights.get("CHANGES.rst")?.weight).toBeCloseTo(0.3, 10);
   });
 
   it("leaves out commits that changed no candidate or more than ten, and the people its trailers name", async () => {
@@ -72,7 +72,7 @@ describe("indexHistory", () => {
     );
     expect(index.commits).toBe(2);
     const weights = await index.score(terms("totals"), (path) => (path.startsWith("tests/") ? 0.5 : 1), sliceWork());
-    expect(Object.fromEntries(weights)).toEqual({ "pkg/money.py": 1, "tests/test_money.py": 0.5 });
+    expect(Object.fromEntries([...weights].map(([path, { weight }]) => [path, weight]))).toEqual({ "pkg/money.py": 1, "tests/test_money.py": 0.5 });
   });
 
   it("lets the event loop run while it indexes the commits", async () => {
@@ -116,6 +116,19 @@ describe("rankFiles with history", () => {
     // A tenth of the best file's score, the history's weight.
     expect(ranked[1]!.score).toBeCloseTo(ranked[0]!.score * DEFAULT_RANK_OPTIONS.historyBoost, 2);
     expect(ranked[0]!.score).toBe(without[0]!.score);
+    // The file says which past commit brought it in; one the history lent nothing names none.
+    expect(ranked[1]!.pastChange).toEqual({ oid: history[0]!.oid, subject: "Fix: cart total off by one cent for some prices" });
+    expect(ranked[0]!.pastChange).toBeUndefined();
+  });
+
+  it("names the commit that lent a file the most, and keeps it when the file is also raised as an import", async () => {
+    // Shares one word with the issue: it lends money.py less than the commit about the cent.
+    const older = commit("Tidy the cart helpers", ["shop/money.py"], 1);
+    const importing = [{ ...files[0]!, text: `from shop.money import to_minor_units\n${files[0]!.text}` }, ...files.slice(1)];
+    const ranked = await rankFiles(importing, query, 10, DEFAULT_RANK_OPTIONS, [older, ...history]);
+    const money = ranked.find((f) => f.path === "shop/money.py")!;
+    expect(money.pastChange?.oid).toBe(history[0]!.oid);
+    expect(money.score).toBeGreaterThan(ranked[0]!.score * DEFAULT_RANK_OPTIONS.historyBoost);
   });
 
   it("gives a file less of the best file's score by its prior (a test file less than a source file)", async () => {

@@ -90,6 +90,16 @@ describe("renderReport", () => {
     expect(text).not.toContain("Fixes #");
   });
 
+  it("names the past commit like the issue that changed a located file, its keywords and mentions made harmless", () => {
+    const sample = sampleResult();
+    const pastChange = { oid: "0123456789abcdef0123456789abcdef01234567", subject: "Fixes #3: round | totals, thanks @octocat" };
+    const located = [{ path: "src/money.js", score: 0.4, kept: true, reason: "rounds prices", pastChange }, { path: "src/tax.js", score: 0.2, kept: false, pastChange }];
+    const text = renderReport({ ...sample, located }, meta);
+    expect(text).toContain('| `src/money.js` | 0.40 | kept | rounds prices; changed by 0123456 "Fixes `#3`: round \\| totals, thanks @&#8203;octocat", a past commit like this issue |');
+    expect(text).toContain('| `src/tax.js` | 0.20 | dropped | changed by 0123456 "Fixes `#3`');
+    expect(text).not.toMatch(/Fixes #3/);
+  });
+
   it("says Part of #N, not Fixes, and lists what a human must change in protected files, with the Manager's verdicts", () => {
     const sample = sampleResult();
     const result = {

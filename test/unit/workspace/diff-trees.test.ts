@@ -73,4 +73,26 @@ describe("diffTrees", () => {
     trees.objects.set(cut, Buffer.from("100644 a.txt\0short"));
     expect(() => diffTrees(trees.readTree, cut, to)).toThrow(`corrupt pack: the tree ${cut} ends inside an entry`);
   });
+
+  it("gives up on a commit that changes more entries than it may walk: a tree whose folders share one subtree", () => {
+    const trees = new Trees();
+    // 32 folders, each holding the same 32 folders, four levels down: 32 ** 4 (a million) files in a few small trees.
+    let level = trees.tree(Array.from({ length: 32 }, (_, i) => ["100644", `f${i}`, blob(String(i))] as [string, string, string]));
+    for (let depth = 0; depth < 3; depth++) {
+      const below = level;
+      level = trees.tree(Array.from({ length: 32 }, (_, i) => ["40000", `d${i}`, below] as [string, string, string]));
+    }
+    const started = performance.now();
+    expect(diffTrees(trees.readTree, undefined, level)).toBeUndefined();
+    expect(performance.now() - started).toBeLessThan(500);
+    // Within the limit, the same tree is listed whole.
+    expect(diffTrees(trees.readTree, undefined, level, { maxEntries: 2 * 32 ** 4 })).toHaveLength(32 ** 4);
+  });
+
+  it("gives up on a tree nested deeper than git writes one, instead of overflowing the stack", () => {
+    const trees = new Trees();
+    let deep = trees.tree([["100644", "leaf.txt", blob("leaf")]]);
+    for (let depth = 0; depth < 20_000; depth++) deep = trees.tree([["40000", "d", deep]]);
+    expect(diffTrees(trees.readTree, undefined, deep)).toBeUndefined();
+  });
 });
