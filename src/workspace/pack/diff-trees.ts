@@ -42,43 +42,81 @@ function readEntries(readTree: ReadTree, oid: string): TreeEntry[] {
   return entries;
 }
 
+/** How much of two trees one diff may walk. */
+export interface DiffLimits {
+  /** Most differing entries (files and folders) walked; folders that share a subtree can name millions of paths in a few small trees. */
+  maxEntries: number;
+  /** Most folders nested: git refuses deeper trees (core.maxTreeDepth), so only a hostile server sends one. */
+  maxDepth: number;
+}
+
+/** Well above any commit worth ranking with (see indexHistory), and git's own depth limit. */
+export const DIFF_LIMITS: DiffLimits = { maxEntries: 100_000, maxDepth: 4096 };
+
 /**
  * The paths of the files that differ between the trees `from` and `to` (either absent: an empty tree), in the order
  * git's diff-tree lists them, with `/` between folders: files added, deleted, or changed in content or mode. Only
  * folders whose ids differ are read. Links and submodules are left out, as CommitRecord says; a file that becomes a
- * link counts as deleted. Throws when a tree to be read is not at hand.
+ * link counts as deleted. Undefined when the difference is larger than `limits` allow. Throws when a tree to be read
+ * is not at hand.
  */
-export function diffTrees(readTree: ReadTree, from: string | undefined, to: string | undefined): string[] {
+export function diffTrees(readTree: ReadTree, from: string | undefined, to: string | undefined, limits: Partial<DiffLimits> = {}): string[] | undefined {
+  const { maxEntries, maxDepth } = { ...DIFF_LIMITS, ...limits };
   const paths: string[] = [];
-  diffInto(readTree, from, to, "", paths);
-  return paths;
-}
-
-/** Walks the two trees' entries side by side in git's order (latin1 strings compare as their bytes do). */
-function diffInto(readTree: ReadTree, from: string | undefined, to: string | undefined, prefix: string, paths: string[]): void {
-  const before = from === undefined ? [] : readEntries(readTree, from);
-  const after = to === undefined ? [] : readEntries(readTree, to);
-  for (let i = 0, j = 0; i < before.length || j < after.length; ) {
-    const a = before[i];
-    const b = after[j];
-    let old: TreeEntry | undefined;
-    let now: TreeEntry | undefined;
-    if (b === undefined || (a !== undefined && a.key < b.key)) old = before[i++];
-    else if (a === undefined || b.key < a.key) now = after[j++];
-    else {
-      old = before[i++];
-      now = after[j++];
+  let walked = 0;
+  // The folders being walked, innermost last: a stack of its own rather than recursion, which a deep tree would overflow.
+  const open = [folder(readTree, from, to, "")];
+  while (open.length > 0) {
+    const next = step(open.at(-1)!);
+    if (next === undefined) {
+      open.pop();
+      continue;
     }
-    // Most entries of a tree are the same on both sides: nothing to name.
-    if (old && now && old.oid === now.oid && old.mode === now.mode) continue;
+    const { old, now } = next;
+    if (++walked > maxEntries) return undefined;
     const entry = (old ?? now)!;
-    const path = `${prefix}${Buffer.from(entry.name, "latin1").toString("utf8")}`;
+    const path = `${open.at(-1)!.prefix}${Buffer.from(entry.name, "latin1").toString("utf8")}`;
     if (entry.mode === FOLDER) {
-      diffInto(readTree, old?.oid, now?.oid, `${path}/`, paths);
+      if (open.length > maxDepth) return undefined;
+      open.push(folder(readTree, old?.oid, now?.oid, `${path}/`));
       continue;
     }
     const oldFile = old && isFile(old.mode) ? old : undefined;
     const newFile = now && isFile(now.mode) ? now : undefined;
     if (oldFile?.oid !== newFile?.oid || oldFile?.mode !== newFile?.mode) paths.push(path);
   }
+  return paths;
+}
+
+/** One folder of a diff being walked: both sides' entries and how far each has been read. */
+interface OpenFolder {
+  before: TreeEntry[];
+  after: TreeEntry[];
+  i: number;
+  j: number;
+  prefix: string;
+}
+
+/** A folder of the diff, its two sides read. */
+function folder(readTree: ReadTree, from: string | undefined, to: string | undefined, prefix: string): OpenFolder {
+  return { before: from === undefined ? [] : readEntries(readTree, from), after: to === undefined ? [] : readEntries(readTree, to), i: 0, j: 0, prefix };
+}
+
+/** The folder's next entry that differs between its sides, walking both in git's order (latin1 strings compare as their bytes do); undefined at its end. */
+function step(at: OpenFolder): { old?: TreeEntry; now?: TreeEntry } | undefined {
+  while (at.i < at.before.length || at.j < at.after.length) {
+    const a = at.before[at.i];
+    const b = at.after[at.j];
+    let old: TreeEntry | undefined;
+    let now: TreeEntry | undefined;
+    if (b === undefined || (a !== undefined && a.key < b.key)) old = at.before[at.i++];
+    else if (a === undefined || b.key < a.key) now = at.after[at.j++];
+    else {
+      old = at.before[at.i++];
+      now = at.after[at.j++];
+    }
+    // Most entries of a tree are the same on both sides: nothing to name.
+    if (!(old && now && old.oid === now.oid && old.mode === now.mode)) return { old, now };
+  }
+  return undefined;
 }

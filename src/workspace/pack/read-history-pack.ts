@@ -7,7 +7,8 @@ import { parseCommit, type ParsedCommit } from "./parse-commit.js";
 /**
  * The commits of a history pack (commits and trees, see fetchHistoryPack) within `window` of the time of `head`,
  * each with the files it changed against its parent. Left out: merges (no one parent to compare with), root commits,
- * and the commits at the pack's boundary, whose parent the server did not send. Only the commits the window keeps
+ * the commits at the pack's boundary, whose parent the server did not send, and a commit that changes more than a
+ * diff may walk (see DIFF_LIMITS), which says nothing of any one file. Only the commits the window keeps
  * are compared, so a busy repository's older commits cost no tree reading. Throws on a pack that is corrupt or
  * lacks the head commit or a tree.
  */
@@ -28,7 +29,8 @@ export async function readHistoryPack(pack: Buffer, head: string, window: Histor
   for (const record of keepWindow(compared, headTime, window)) {
     const commit = commits.get(record.oid)!;
     const parent = commits.get(commit.parents[0]!)!;
-    records.push({ ...record, files: diffTrees((oid) => trees.get(oid), parent.tree, commit.tree) });
+    const files = diffTrees((oid) => trees.get(oid), parent.tree, commit.tree);
+    if (files) records.push({ ...record, files });
     await pause();
   }
   return records;
