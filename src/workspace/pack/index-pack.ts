@@ -36,7 +36,7 @@ async function readEntries(pack: Buffer, pause: Pause, visit?: VisitObject): Pro
     if (at >= body.length) throw new Error(`corrupt pack: it announces ${count} objects and holds ${i}`);
     const start = at;
     const header = readEntryHeader(body, start);
-    const inflated = inflateAt(body, header.data);
+    const inflated = inflateAt(body, header.data, header.size);
     if (inflated.data.length !== header.size) throw new Error(`corrupt pack: the entry at byte ${start} inflates to ${inflated.data.length} bytes, its header says ${header.size}`);
     at = header.data + inflated.used;
     // A whole object is named now, while it is inflated; deltas wait for their bases.
@@ -63,7 +63,7 @@ export async function resolvePack(pack: Buffer, pause: Pause = sliceWork(), visi
   const resolve = (entry: PackEntry): { type: string; data: Buffer } => {
     const known = resolved.get(entry.start);
     if (known) return known;
-    const inflated = inflateAt(pack, entry.data).data;
+    const inflated = inflateAt(pack, entry.data, entry.size).data;
     let object: { type: string; data: Buffer };
     if (entry.base === undefined) {
       object = { type: OBJECT_TYPES[entry.type]!, data: inflated };

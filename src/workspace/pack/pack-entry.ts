@@ -46,12 +46,25 @@ export function readEntryHeader(pack: Buffer, start: number): EntryHeader {
   return { type, size, data: at };
 }
 
-/** The inflated bytes of the zlib stream at `at` and how many bytes of `bytes` it took; damage is reported as a corrupt pack. */
-export function inflateAt(bytes: Buffer, at: number): { data: Buffer; used: number } {
+/**
+ * Most bytes one object of a pack may inflate to. GitHub refuses files over 100 MB; a pack entry declaring gigabytes
+ * (a few kilobytes of deflated zeros can) would otherwise be inflated whole.
+ */
+export const MAX_OBJECT_BYTES = 512 * 1024 * 1024;
+
+/**
+ * The inflated bytes of the zlib stream at `at` and how many bytes of `bytes` it took; damage is reported as a corrupt
+ * pack. `size`, the entry's declared size, bounds what is inflated: a stream longer than its entry says is refused
+ * before it is inflated whole, and so is an entry declaring more than MAX_OBJECT_BYTES.
+ */
+export function inflateAt(bytes: Buffer, at: number, size = MAX_OBJECT_BYTES): { data: Buffer; used: number } {
+  if (size > MAX_OBJECT_BYTES) throw new Error(`corrupt pack: the entry at byte ${at} declares ${size} bytes, more than the ${MAX_OBJECT_BYTES / 2 ** 20} MB one object may have`);
   try {
-    const { buffer, engine } = zlib.inflateSync(bytes.subarray(at), { info: true }) as unknown as { buffer: Buffer; engine: { bytesWritten: number } };
+    const options = { info: true, maxOutputLength: Math.max(1, size) };
+    const { buffer, engine } = zlib.inflateSync(bytes.subarray(at), options) as unknown as { buffer: Buffer; engine: { bytesWritten: number } };
     return { data: buffer, used: engine.bytesWritten };
   } catch (error) {
+    if ((error as { code?: string }).code === "ERR_BUFFER_TOO_LARGE") throw new Error(`corrupt pack: the data at byte ${at} inflates to more than the ${size} bytes its entry declares`);
     throw new Error(`corrupt pack: the data at byte ${at} does not inflate (${(error as Error).message})`);
   }
 }

@@ -68,7 +68,7 @@ export class PackObjects {
       base = this.read(header.base);
       if (!base) throw new Error(`corrupt pack: a delta's base ${header.base} is in no pack`);
     }
-    const inflated = inflateAt(pack.bytes, header.data).data;
+    const inflated = inflateAt(pack.bytes, header.data, header.size).data;
     const object: PackedObject = base ? { type: base.type, data: applyDelta(base.data, inflated) } : { type: OBJECT_TYPES[header.type]!, data: inflated };
     this.bases.set(key, object);
     return object;
