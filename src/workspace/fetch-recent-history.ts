@@ -1,6 +1,3 @@
-import http from "node:http";
-import https from "node:https";
-import type { Duplex } from "node:stream";
 import type { HttpClient } from "isomorphic-git";
 import { sliceWork } from "../slice-work.js";
 import { windowStart, type CommitRecord, type HistoryWindow } from "./commit-history.js";
@@ -47,7 +44,7 @@ export function recentHistory(options: RecentHistoryOptions): RecentHistory {
   const result = new Promise<FetchedHistory>((resolve) => (settle = resolve));
   let running: Promise<void> | undefined;
   let stopped = false;
-  let closeConnections: (() => void) | undefined;
+  const ended = new AbortController();
   const slice = sliceWork();
   // Reading a large pack takes seconds of CPU; once the checkout is gone there is no one left to read it for.
   const pause = () => {
@@ -60,11 +57,9 @@ export function recentHistory(options: RecentHistoryOptions): RecentHistory {
   };
   return {
     start: (advertised, head) => {
-      // Connections of its own, so that stop can close them: the bounded client does not pass a caller's abort signal on.
-      const { agent, close } = closableAgent(advertised.base.startsWith("https:"));
-      closeConnections = close;
+      // Its own requests, which stop aborts: their connections close with the checkout.
       const bounded = gitHttpWithTimeout(options.idleMs);
-      const client: HttpClient = { request: (request) => bounded.request({ ...request, agent }) };
+      const client: HttpClient = { request: (request) => bounded.request({ ...request, signal: ended.signal }) };
       const since = windowStart(options.now, options.window);
       running = bounded
         .settle(fetchHistoryPack(client, advertised, head, since, options.maxBytes))
@@ -79,42 +74,9 @@ export function recentHistory(options: RecentHistoryOptions): RecentHistory {
     result,
     stop: async () => {
       stopped = true;
-      closeConnections?.();
+      ended.abort();
       skip(new Error("the checkout ended before its history arrived"));
       await running;
-    },
-  };
-}
-
-/** An HTTP agent and a way to close its connections: those open, and those a request in the making opens later. */
-interface ClosableAgent {
-  agent: http.Agent;
-  close(): void;
-}
-
-/**
- * An agent that `close` cuts off: the sockets it made are destroyed (not only those it still lists, which an HTTP
- * interceptor such as nock's hides), and one a request still building its body makes afterwards is destroyed at once.
- */
-function closableAgent(secure: boolean): ClosableAgent {
-  const agent = secure ? new https.Agent() : new http.Agent();
-  const made = new Set<Duplex>();
-  let closed = false;
-  const connect = agent.createConnection.bind(agent);
-  agent.createConnection = (...args: Parameters<typeof connect>) => {
-    const socket = connect(...args);
-    if (!socket) return socket;
-    if (closed) socket.destroy(new Error("the checkout ended before its history arrived"));
-    made.add(socket);
-    socket.once("close", () => made.delete(socket));
-    return socket;
-  };
-  return {
-    agent,
-    close: () => {
-      closed = true;
-      for (const socket of made) socket.destroy();
-      agent.destroy();
     },
   };
 }

@@ -26,7 +26,8 @@ export interface BoundedGitHttp extends HttpClient {
 /**
  * isomorphic-git's Node HTTP client, failing when the git server stays silent for `idleMs`: waiting for the answer
  * to start, or for its next part. A clone of a large repository may take minutes as long as data keeps coming;
- * a server that accepts the connection and then says nothing would otherwise hold the job forever.
+ * a server that accepts the connection and then says nothing would otherwise hold the job forever. A request's own
+ * `signal` is honoured as well.
  */
 export function gitHttpWithTimeout(idleMs: number): BoundedGitHttp {
   let silence: Error | undefined;
@@ -49,7 +50,9 @@ export function gitHttpWithTimeout(idleMs: number): BoundedGitHttp {
         silence ??= error;
         return error;
       };
-      const response = await withinTime(http.request({ ...request, signal: controller.signal }), idleMs, silent);
+      // A caller's own signal (a checkout that ended) stops the request too.
+      const signal = request.signal ? AbortSignal.any([controller.signal, request.signal]) : controller.signal;
+      const response = await withinTime(http.request({ ...request, signal }), idleMs, silent);
       return { ...response, body: response.body && bodyWithinSilence(response.body, idleMs, silent) };
     },
   };
