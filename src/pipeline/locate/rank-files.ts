@@ -219,10 +219,9 @@ export async function indexFiles(
   let docsPriors: number[] | null = null;
   const shapes = files.map((file) => pathShape(file.path));
   const modules = indexModules(files.map((file) => file.path));
-  const byPath = new Map(files.map((file) => [file.path, file]));
   const indexOfPath = new Map(files.map((file, index) => [file.path, index]));
   const past = history.length > 0 ? await indexHistory(history, (path) => indexOfPath.has(path), options, pause) : null;
-  const importsOf = (path: string) => importedFiles(path, byPath.get(path)!.text, modules);
+  const importsOf = (path: string) => importedFiles(path, files[indexOfPath.get(path)!]!.text, modules);
   textIndex.finish(options);
   nameIndex.finish(options);
 

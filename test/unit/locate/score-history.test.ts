@@ -13,19 +13,16 @@ const params = { k1: 1.2, b: 0.75 };
 const candidates = new Set(["pkg/money.py", "pkg/cart.py", "pkg/ship.py", "tests/test_money.py", "CHANGES.rst", "pkg/a.py", "pkg/b.py"]);
 const isCandidate = (path: string) => candidates.has(path);
 const even = () => 1;
+/** The history index over `commits`, with this file's candidates. */
+const indexOf = (commits: CommitRecord[]) => indexHistory(commits, isCandidate, params, sliceWork());
 
 describe("indexHistory", () => {
   it("weighs the files of the commits whose messages are like the query, the strongest 1", async () => {
-    const index = await indexHistory(
-      [
-        commit("Fix rounding of the cart total", ["pkg/money.py"]),
-        commit("Speed up shipping cost lookup", ["pkg/ship.py"]),
-        commit("Cart total ignores discounts", ["pkg/cart.py"]),
-      ],
-      isCandidate,
-      params,
-      sliceWork(),
-    );
+    const index = await indexOf([
+      commit("Fix rounding of the cart total", ["pkg/money.py"]),
+      commit("Speed up shipping cost lookup", ["pkg/ship.py"]),
+      commit("Cart total ignores discounts", ["pkg/cart.py"]),
+    ]);
     const weights = await index.score(terms("cart total rounding"), even, sliceWork());
     expect(weights.get("pkg/money.py")?.weight).toBe(1);
     expect(weights.get("pkg/cart.py")?.weight).toBeGreaterThan(0);
@@ -34,7 +31,7 @@ describe("indexHistory", () => {
   });
 
   it("shares a commit's weight among its files by their prior, so the fix's source takes more than its test and change log", async () => {
-    const index = await indexHistory([commit("Fix rounding of totals", ["pkg/money.py", "tests/test_money.py", "CHANGES.rst"])], isCandidate, params, sliceWork());
+    const index = await indexOf([commit("Fix rounding of totals", ["pkg/money.py", "tests/test_money.py", "CHANGES.rst"])]);
     const prior = (path: string) => (path.startsWith("tests/") ? 0.5 : path.endsWith(".rst") ? 0.3 : 1);
     const weights = await index.score(terms("rounding totals"), prior, sliceWork());
     expect(weights.get("pkg/money.py")?.weight).toBe(1);
@@ -45,17 +42,12 @@ describe("indexHistory", () => {
   it("leaves out commits that changed no candidate or more than ten, and the people its trailers name", async () => {
     const many = Array.from({ length: 11 }, (_, i) => `pkg/m${i}.py`);
     for (const path of many) candidates.add(path);
-    const index = await indexHistory(
-      [
-        commit("Reformat everything for rounding", many),
-        commit("Rounding notes", ["docs/notes.md"]),
-        commit("Tidy imports\n\nCo-authored-by: Rounding Bot <bot@example.com>", ["pkg/a.py"]),
-        commit("Fix rounding", ["pkg/b.py"]),
-      ],
-      isCandidate,
-      params,
-      sliceWork(),
-    );
+    const index = await indexOf([
+      commit("Reformat everything for rounding", many),
+      commit("Rounding notes", ["docs/notes.md"]),
+      commit("Tidy imports\n\nCo-authored-by: Rounding Bot <bot@example.com>", ["pkg/a.py"]),
+      commit("Fix rounding", ["pkg/b.py"]),
+    ]);
     expect(index.commits).toBe(2);
     const weights = await index.score(terms("rounding"), even, sliceWork());
     expect([...weights.keys()]).toEqual(["pkg/b.py"]);
@@ -64,12 +56,7 @@ describe("indexHistory", () => {
   it("keeps a commit of exactly ten candidates, and counts a file its commit names twice once", async () => {
     const ten = Array.from({ length: 10 }, (_, i) => `pkg/t${i}.py`);
     for (const path of ten) candidates.add(path);
-    const index = await indexHistory(
-      [commit("Rounding in ten modules", ten), commit("Fix totals", ["pkg/money.py", "tests/test_money.py", "pkg/money.py"])],
-      isCandidate,
-      params,
-      sliceWork(),
-    );
+    const index = await indexOf([commit("Rounding in ten modules", ten), commit("Fix totals", ["pkg/money.py", "tests/test_money.py", "pkg/money.py"])]);
     expect(index.commits).toBe(2);
     const weights = await index.score(terms("totals"), (path) => (path.startsWith("tests/") ? 0.5 : 1), sliceWork());
     expect(Object.fromEntries([...weights].map(([path, { weight }]) => [path, weight]))).toEqual({ "pkg/money.py": 1, "tests/test_money.py": 0.5 });
@@ -87,15 +74,15 @@ describe("indexHistory", () => {
   it("keeps the thirty best commits, the newer first among equals", async () => {
     const commits = Array.from({ length: 40 }, (_, i) => commit("Fix rounding", [`pkg/r${i}.py`], 1_000 + i));
     for (const c of commits) candidates.add(c.files[0]!);
-    const weights = await (await indexHistory(commits, isCandidate, params, sliceWork())).score(terms("rounding"), even, sliceWork());
+    const weights = await (await indexOf(commits)).score(terms("rounding"), even, sliceWork());
     expect(weights.size).toBe(30);
     expect(weights.has("pkg/r39.py")).toBe(true);
     expect(weights.has("pkg/r9.py")).toBe(false);
   });
 
   it("answers nothing when no commit matches or there is no commit", async () => {
-    expect((await (await indexHistory([commit("Fix rounding", ["pkg/a.py"])], isCandidate, params, sliceWork())).score(terms("shipping"), even, sliceWork())).size).toBe(0);
-    expect((await (await indexHistory([], isCandidate, params, sliceWork())).score(terms("rounding"), even, sliceWork())).size).toBe(0);
+    expect((await (await indexOf([commit("Fix rounding", ["pkg/a.py"])])).score(terms("shipping"), even, sliceWork())).size).toBe(0);
+    expect((await (await indexOf([])).score(terms("rounding"), even, sliceWork())).size).toBe(0);
   });
 });
 
