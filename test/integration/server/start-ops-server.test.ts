@@ -137,6 +137,9 @@ describe("the worker role's ops server", () => {
     const first = await serveOps({ metrics: { role: "web" } });
     const second = await serveOps({ metrics: { role: "worker" } });
     first.metrics.modelUsage("manager", { calls: 1, promptTokens: 10, completionTokens: 5 });
+    // The CPU counter counts from its registry's start; the kernel accounts user time in ticks, so spin until one
+    // lands, or a quick scrape reads 0.
+    for (const started = process.cpuUsage().user; process.cpuUsage().user === started; );
     const [one, two] = [await first.scrape(), await second.scrape()];
     expect(one.select("magis_jobs")).toEqual([]);
     expect(one.select("magis_store_up")).toEqual([]);
