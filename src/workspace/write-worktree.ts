@@ -3,8 +3,10 @@ import path from "node:path";
 import git from "isomorphic-git";
 import { PackObjects, type PackedObject } from "./pack/pack-objects.js";
 
-// Writes overlap their I/O; a handful at a time is enough to keep the disk busy.
-const PARALLEL_WRITES = 8;
+// Writes overlap their I/O: each is an open, a write and a close on libuv's few threads, and with more of them
+// waiting those threads never idle between one file's steps (32 wrote sympy's 2,087 files in about a fifth less
+// time than 8 did on an ext4 disk). Each holds one blob.
+const PARALLEL_WRITES = 32;
 // Files handed to `onFiles` at once.
 const BATCH_FILES = 200;
 
