@@ -5,9 +5,10 @@
 // with an empty index cache; a second job runs after a commit changed a few files, with the cache the
 // first job left: in the same process (the store and its in-process memo) and in a new process (the
 // store alone, as the Action door has it). The bot also fetches the last year of commits (commits and
-// trees, no contents) beside its clone and ranks with them, as a job does, unless --no-history.
+// trees, no contents) beside its clone and ranks with them, as a job does, unless --no-history; and it keeps the
+// clone's objects, as a worker does, so that its second jobs fetch only what the new commit adds, unless --no-objects.
 //
-//   npm run bench:clone -- --mirror /work/.mirror/sympy+sympy/repo [--runs 3] [--changed 3] [--workdir DIR] [--no-history]
+//   npm run bench:clone -- --mirror /work/.mirror/sympy+sympy/repo [--runs 3] [--changed 3] [--workdir DIR] [--no-history] [--no-objects]
 //
 // --mirror is any git repository (bare or not); its HEAD's last 25 months are copied into a bare repository
 // the benchmark serves (with uploadpack.allowFilter, as GitHub allows partial clones). Native and bot runs
@@ -24,6 +25,7 @@ import { primeTerms } from "../src/pipeline/locate/prime-terms.js";
 import type { TermCache } from "../src/pipeline/locate/remember-terms.js";
 import { openSqliteStore } from "../src/store/sqlite/sqlite-store.js";
 import { withShallowClone } from "../src/workspace/clone-repository.js";
+import type { ObjectCache } from "../src/workspace/object-cache.js";
 import { DEFAULT_HISTORY_WINDOW } from "../src/workspace/commit-history.js";
 import { addCommit, gitEnv, startGitServer } from "../test/support/git-server.js";
 
@@ -34,11 +36,12 @@ const { values } = parseArgs({
     changed: { type: "string", default: "3" },
     workdir: { type: "string" },
     "no-history": { type: "boolean", default: false },
+    "no-objects": { type: "boolean", default: false },
   },
 });
 const history = values["no-history"] ? undefined : DEFAULT_HISTORY_WINDOW;
 if (!values.mirror) {
-  console.error("usage: npm run bench:clone -- --mirror GIT_DIR [--runs 3] [--changed 3] [--workdir DIR] [--no-history]");
+  console.error("usage: npm run bench:clone -- --mirror GIT_DIR [--runs 3] [--changed 3] [--workdir DIR] [--no-history] [--no-objects]");
   process.exit(2);
 }
 const runs = Number(values.runs);
@@ -77,7 +80,7 @@ try {
     fs.rmSync(dir, { recursive: true, force: true });
     return took;
   };
-  const bot = async (cache: TermCache): Promise<{ total: number; parts: string }> => {
+  const bot = async (cache: TermCache, objects: ObjectCache | undefined): Promise<{ total: number; parts: string }> => {
     const start = performance.now();
     let parts = "";
     await withShallowClone(remote, branch, async (checkout) => {
@@ -90,14 +93,14 @@ try {
       const queried = performance.now();
       const historyPart = history ? `history ${past.commits.length} commits${"skipped" in past && past.skipped ? ` (skipped: ${past.skipped})` : ""}, waited ${ms(fetched - cloned)}, ` : "";
       parts = `clone ${ms(cloned - start)}, ${historyPart}list+index ${ms(indexed - fetched)} (${index.stats.tokenized} of ${index.stats.files} files tokenized, ${index.stats.parsed} parsed), query ${ms(queried - indexed)}, top ${top[0]?.path ?? "-"}`;
-    }, { parentDir: workdir, onFiles: primeTerms(cache, list), history });
+    }, { parentDir: workdir, onFiles: primeTerms(cache, list), history, objects });
     // Removing the checkout is part of the clone's cost, as for the native clone.
     return { total: performance.now() - start, parts };
   };
   const ratios: Record<string, number[]> = { first: [], second: [], "second, new process": [] };
-  const compare = async (label: keyof typeof ratios, run: number, cache: TermCache): Promise<void> => {
+  const compare = async (label: keyof typeof ratios, run: number, cache: TermCache, objects: ObjectCache | undefined): Promise<void> => {
     const n = await native();
-    const b = await bot(cache);
+    const b = await bot(cache, objects);
     ratios[label]!.push(b.total / n);
     console.log(`${label} job ${run}: native ${ms(n)}, bot ${ms(b.total)} = ${(b.total / n).toFixed(2)}×  (${b.parts})`);
   };
@@ -108,7 +111,9 @@ try {
     const file = path.join(root, `magis-${run}.db`);
     const store = openSqliteStore(file);
     await store.migrate();
-    await compare("first", run, store.memory.index);
+    // And a folder of kept objects of its own, as a worker's: the first job finds none.
+    const objects = values["no-objects"] ? undefined : { dir: path.join(root, `objects-${run}`), maxBytes: 2 ** 30, maxPacks: 16 };
+    await compare("first", run, store.memory.index, objects);
     // A commit touches a few files: the second job finds the first job's blobs in the cache, all but those.
     const change = (mark: string) =>
       addCommit(root, FULL, {
@@ -118,12 +123,12 @@ try {
         author: { name: "Bench", email: "bench@example.com" },
       });
     change(`run ${run}`);
-    await compare("second", run, store.memory.index);
+    await compare("second", run, store.memory.index, objects);
     // Another commit, and the same store opened again, as another process would: no memo, the unchanged files'
     // terms read from the store, the changed ones tokenized.
     change(`run ${run}, again`);
     const reopened = openSqliteStore(file);
-    await compare("second, new process", run, reopened.memory.index);
+    await compare("second, new process", run, reopened.memory.index, objects);
     bytes = await store.memory.index.bytes();
     await reopened.close();
     await store.close();

@@ -53,6 +53,8 @@ export async function runAction(env: NodeJS.ProcessEnv, io: ActionIo, options: P
       traceDir: env.MAGIS_TRACE_DIR ?? "",
       gitBaseUrl: env.MAGIS_GIT_BASE_URL || undefined,
       workDir: env.MAGIS_WORKDIR || env.RUNNER_TEMP || undefined,
+      // A runner is new for each run: objects kept for a next clone would never be used.
+      keepObjects: false,
     });
     await services.start();
 

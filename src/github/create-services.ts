@@ -18,6 +18,7 @@ import { SqliteStore } from "../store/sqlite/sqlite-store.js";
 import type { JobStore, Store, TriggerStore } from "../store/store.js";
 import { redactSecrets } from "../redact-secrets.js";
 import { gitIdleMsFrom } from "../workspace/git-http-with-timeout.js";
+import { objectCacheFrom } from "../workspace/object-cache.js";
 import { removeLeftoverCheckouts } from "../workspace/remove-leftover-checkouts.js";
 import { reportInterruptedJob } from "./report-interrupted-job.js";
 import { resolveJobRunner, type ResolveJobServices } from "./run-resolve-job.js";
@@ -39,6 +40,8 @@ export interface MagisAppOptions {
   gitBaseUrl?: string;
   /** Directory the checkouts go in (MAGIS_WORKDIR, default the system's temp directory; a tmpfs is fastest). */
   workDir?: string;
+  /** Whether clones keep their objects for the next clone of a repository (default: as MAGIS_OBJECT_CACHE_MB says; see objectCacheFrom). */
+  keepObjects?: boolean;
   /** Most jobs at once (MAGIS_JOBS_CONCURRENCY, default 2). */
   concurrency?: number;
   /** Directory of per-job model traces (MAGIS_TRACE_DIR, default `traces/` beside the database); "" turns them off. */
@@ -123,6 +126,7 @@ export function createServices(host: GitHubHost, options: MagisAppOptions = {}):
     createLlm: options.createLlm ?? ((config, onTrace, signal) => createLlm({ config, env, onTrace, signal })),
     gitBaseUrl: options.gitBaseUrl ?? (env.MAGIS_GIT_BASE_URL || undefined),
     workDir: options.workDir ?? (env.MAGIS_WORKDIR || undefined),
+    objects: options.keepObjects === false ? undefined : objectCacheFrom(env, options.workDir ?? (env.MAGIS_WORKDIR || os.tmpdir())),
     gitIdleTimeoutMs: gitIdleMsFrom(env),
     log,
     now: Date.now,

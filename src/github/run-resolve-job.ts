@@ -5,6 +5,7 @@ import { renderReport } from "../pipeline/report/render-report.js";
 import { selectNeedsHuman } from "../pipeline/report/select-needs-human.js";
 import type { resolveIssue } from "../pipeline/resolve-issue.js";
 import type { CommandPolicy, ProgressEvent } from "../pipeline/types.js";
+import type { ObjectCache } from "../workspace/object-cache.js";
 import { withShallowClone } from "../workspace/clone-repository.js";
 import { historyWindow, type CommitRecord } from "../workspace/commit-history.js";
 import type { FetchedHistory } from "../workspace/fetch-recent-history.js";
@@ -49,6 +50,8 @@ export interface ResolveJobServices extends JobServices {
   gitBaseUrl?: string;
   /** Where checkouts are made (default: the system's temp directory). */
   workDir?: string;
+  /** Where clones keep their objects for the next clone of the same repository (MAGIS_OBJECT_CACHE_MB; absent: none kept). */
+  objects?: ObjectCache;
   /** How long the git server may stay silent during a clone (MAGIS_GIT_TIMEOUT_MS; default 60 s). */
   gitIdleTimeoutMs?: number;
   /**
@@ -114,7 +117,7 @@ export function resolveJobRunner(services: ResolveJobServices): JobRunner {
         });
         run.enter("cleanup", { stoppable: false });
         return pull;
-      }, { parentDir: services.workDir, onFiles: primed(services.memory, config), ...(history && { history }) });
+      }, { parentDir: services.workDir, onFiles: primed(services.memory, config), ...(history && { history }), objects: services.objects });
 
       // 5. The pull request in the status.
       run.status.update((s) => ({ ...s, pullRequest: { url: published.url, number: published.number, updated: published.updated } }));

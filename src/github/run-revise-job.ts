@@ -99,7 +99,7 @@ export function reviseJobRunner(services: ReviseJobServices): JobRunner {
         const commit = await commitRevision({ octokit, repo, repositoryId: nodeId, checkout, result, defaultBranch, config, message: revisionMessage(pull.number, payload, ci?.status, result) });
         run.enter("cleanup", { stoppable: false });
         return { result, commit, parent: checkout.head };
-      }, { parentDir: services.workDir, files: runsTests ? "all" : "none" });
+      }, { parentDir: services.workDir, files: runsTests ? "all" : "none", objects: services.objects });
       if (revised.moved !== undefined) return moved(revised.moved);
 
       // 5. The answers in the threads and the summary.

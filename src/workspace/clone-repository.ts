@@ -7,7 +7,9 @@ import type { HistoryWindow } from "./commit-history.js";
 import { recentHistory, type FetchedHistory } from "./fetch-recent-history.js";
 import { DEFAULT_GIT_IDLE_MS, gitHttpWithTimeout } from "./git-http-with-timeout.js";
 import { fetchShallowPack, type Alongside } from "./pack/fetch-shallow-pack.js";
-import { indexPack } from "./pack/index-pack.js";
+import { completeThinPack, indexPack } from "./pack/index-pack.js";
+import { PackObjects } from "./pack/pack-objects.js";
+import { keepObjects, linkCachedObjects, touchObjects, type ObjectCache } from "./object-cache.js";
 import { writeWorktree, type ClonedFile } from "./write-worktree.js";
 
 /** Where a repository lives and the credential that opens it (an installation token). */
@@ -26,6 +28,15 @@ export interface GitRemote {
 /** The history's byte limit unless the remote says otherwise: two years of a busy project's commits and trees fit. */
 export const DEFAULT_MAX_HISTORY_BYTES = 64 * 2 ** 20;
 
+/** Keeping objects for the next clone is worth a try, never a failed clone (a full disk, another job removing them). */
+function keepQuietly(keep: () => void): void {
+  try {
+    keep();
+  } catch {
+    // The next clone of the repository fetches its whole tree.
+  }
+}
+
 /** A fresh shallow checkout of one branch. */
 export interface Checkout {
   dir: string;
@@ -42,15 +53,24 @@ export interface Checkout {
  * and a `.git` isomorphic-git reads as its own: the branch, its remote-tracking ref and the shallow commits.
  * Returns the branch's commit.
  */
-async function fetchInto(dir: string, remote: GitRemote, branch: string, http: HttpClient, alongside?: Alongside): Promise<string> {
-  const { head, pack, shallow } = await fetchShallowPack(http, remote.url, remote.token, branch, remote.maxBytes, alongside);
-  const index = await indexPack(pack);
+async function fetchInto(dir: string, remote: GitRemote, branch: string, http: HttpClient, alongside?: Alongside, objects?: ObjectCache): Promise<string> {
   await git.init({ fs, dir, defaultBranch: branch });
   const packs = path.join(dir, ".git", "objects", "pack");
   fs.mkdirSync(packs, { recursive: true });
-  const name = `pack-${pack.subarray(pack.length - 20).toString("hex")}`;
-  fs.writeFileSync(path.join(packs, `${name}.pack`), pack);
-  fs.writeFileSync(path.join(packs, `${name}.idx`), index);
+  const cached = objects ? linkCachedObjects(objects, remote.url, packs) : null;
+  const { head, pack: fetched, shallow } = await fetchShallowPack(http, remote.url, remote.token, branch, remote.maxBytes, alongside, cached?.head);
+  if (fetched) {
+    // Asked with what the kept objects hold, the pack is thin: its deltas may stand on objects only they hold.
+    let kept: PackObjects | undefined;
+    const pack = cached ? await completeThinPack(fetched, (oid) => (kept ??= new PackObjects(path.join(dir, ".git"))).read(oid)) : fetched;
+    const index = await indexPack(pack);
+    const name = `pack-${pack.subarray(pack.length - 20).toString("hex")}`;
+    fs.writeFileSync(path.join(packs, `${name}.pack`), pack);
+    fs.writeFileSync(path.join(packs, `${name}.idx`), index);
+    if (objects) keepQuietly(() => keepObjects(objects, remote.url, head, { name, pack, index }, cached !== null));
+  } else if (objects && cached) {
+    keepQuietly(() => touchObjects(cached));
+  }
   fs.writeFileSync(path.join(dir, ".git", "shallow"), shallow.map((oid) => `${oid}\n`).join(""));
   await git.setConfig({ fs, dir, path: "remote.origin.url", value: remote.url });
   await git.setConfig({ fs, dir, path: "remote.origin.fetch", value: `+refs/heads/${branch}:refs/remotes/origin/${branch}` });
@@ -67,12 +87,14 @@ async function fetchInto(dir: string, remote: GitRemote, branch: string, http: H
  * and the caller writes the few files it reads with `writeFilesAt`; otherwise `onFiles` sees the files as they are
  * written (see writeWorktree). With `history`, the branch's commits within that window are fetched alongside the
  * clone (see recentHistory): the clone and `work` do not wait for them, and they are cut off when `work` ends.
+ * With `objects`, the objects an earlier clone of the repository kept there are used, and only what the branch's
+ * commit adds to them is fetched; this clone's pack is kept there in turn (see ObjectCache).
  */
 export async function withShallowClone<T>(
   remote: GitRemote,
   branch: string,
   work: (checkout: Checkout) => Promise<T>,
-  options: { parentDir?: string; files?: "all" | "none"; onFiles?: (files: ClonedFile[]) => Promise<void>; history?: HistoryWindow } = {},
+  options: { parentDir?: string; files?: "all" | "none"; onFiles?: (files: ClonedFile[]) => Promise<void>; history?: HistoryWindow; objects?: ObjectCache } = {},
 ): Promise<T> {
   const parent = options.parentDir ?? os.tmpdir();
   fs.mkdirSync(parent, { recursive: true });
@@ -85,7 +107,7 @@ export async function withShallowClone<T>(
   try {
     // Gives up on a git server that goes silent.
     const http = gitHttpWithTimeout(idleMs);
-    const head = await http.settle(fetchInto(dir, remote, branch, http, history?.start));
+    const head = await http.settle(fetchInto(dir, remote, branch, http, history?.start, options.objects));
     if (options.files !== "none") await writeWorktree(dir, head, { onFiles: options.onFiles });
     return await work({ dir, branch, head, ...(history && { history: history.result }) });
   } finally {

@@ -40,7 +40,8 @@ export async function startApp(secret: string, options: Omit<MagisAppOptions, "o
     Octokit: ProbotOctokit.defaults((options: Record<string, any>) => ({ ...options, retry: { enabled: false }, throttle: { ...options.throttle, enabled: false } })),
   });
   let services: MagisServices | undefined;
-  const middleware = await createNodeMiddleware(magisApp({ ...options, onReady: (s) => (services = s) }), { probot });
+  // Kept objects would outlive the test in the temp folder; test/integration/workspace/object-cache.test.ts covers them.
+  const middleware = await createNodeMiddleware(magisApp({ keepObjects: false, ...options, onReady: (s) => (services = s) }), { probot });
   const server = http.createServer((req, res) => {
     void middleware(req, res, () => res.writeHead(404).end());
   });

@@ -1,10 +1,13 @@
 import type { GitHttpResponse, HttpClient } from "isomorphic-git";
 import { FLUSH, PktLineReader, pktLine } from "./pkt-lines.js";
 
-/** What one shallow fetch brought: the branch's commit, the pack holding its tree, and the commits cut off at depth 1. */
+/**
+ * What one shallow fetch brought: the branch's commit, the pack holding its tree (or, with a `have` commit, what of
+ * it the caller lacks; null when the branch is still at that commit), and the commits cut off at depth 1.
+ */
 export interface ShallowPack {
   head: string;
-  pack: Buffer;
+  pack: Buffer | null;
   shallow: string[];
 }
 
@@ -30,8 +33,19 @@ const SERVER_ERROR = 3;
  * smart HTTP protocol (version 0, stateless): the refs advertisement, then one upload-pack request that wants the
  * branch's commit at depth 1. The token goes in an Authorization header only. The pack is returned whole, unchecked:
  * indexPack verifies it. `alongside` may start another request on the same advertisement (see fetchHistoryPack).
+ * `have` is a commit the caller already holds with its tree, and nothing older (a previous shallow clone's head): the
+ * request says so (`shallow` and `have`), and the pack holds only the objects of the branch's commit that are not
+ * in that commit's tree, as `git fetch --depth 1` into an earlier shallow clone asks.
  */
-export async function fetchShallowPack(http: HttpClient, url: string, token: string, branch: string, maxBytes = Infinity, alongside?: Alongside): Promise<ShallowPack> {
+export async function fetchShallowPack(
+  http: HttpClient,
+  url: string,
+  token: string,
+  branch: string,
+  maxBytes = Infinity,
+  alongside?: Alongside,
+  have?: string,
+): Promise<ShallowPack> {
   const base = url.replace(/\/+$/, "");
   const headers = {
     authorization: `Basic ${Buffer.from(`x-access-token:${token}`).toString("base64")}`,
@@ -43,9 +57,14 @@ export async function fetchShallowPack(http: HttpClient, url: string, token: str
   const head = refs.get(`refs/heads/${branch}`);
   if (!head) throw new Error(`the repository at ${base} has no branch '${branch}'`);
   if (!capabilities.has("shallow")) throw new Error(`the git server at ${base} cannot send a shallow clone (it lacks the 'shallow' capability)`);
-  const wanted = wantedCapabilities(capabilities, base, ["ofs-delta", "shallow"]);
+  // Without thin-pack, git sends the whole tree of a shallow client whatever it has; thin, a pack needs completing (see completeThinPack).
+  const wanted = wantedCapabilities(capabilities, base, ["ofs-delta", "shallow", ...(have ? ["thin-pack"] : [])]);
   alongside?.({ base, headers, refs, capabilities }, head);
-  const body = [pktLine(`want ${head} ${wanted}\n`), pktLine("deepen 1\n"), FLUSH, pktLine("done\n")];
+  if (have === head) return { head, pack: null, shallow: [head] };
+  // The server is told where the caller's history stops, as git's own fetch tells it: a `have` alone claims every
+  // ancestor of that commit as held too.
+  const held = have ? { shallow: [pktLine(`shallow ${have}\n`)], have: [pktLine(`have ${have}\n`)] } : { shallow: [], have: [] };
+  const body = [pktLine(`want ${head} ${wanted}\n`), ...held.shallow, pktLine("deepen 1\n"), FLUSH, ...held.have, pktLine("done\n")];
   return {
     head,
     ...(await requestPack(http, { base, headers }, body, {

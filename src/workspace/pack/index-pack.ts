@@ -53,7 +53,7 @@ async function readEntries(pack: Buffer, pause: Pause, visit?: VisitObject): Pro
  * Names every object of a pack, resolving deltas against their bases (within the pack: a clone's pack is never
  * thin), and shows each object to `visit`: whole objects in pack order, then deltas. Returns the entries, each named.
  */
-export async function resolvePack(pack: Buffer, pause: Pause = sliceWork(), visit?: VisitObject): Promise<PackEntry[]> {
+export async function resolvePack(pack: Buffer, pause: Pause = sliceWork(), visit?: VisitObject, external?: ExternalBase): Promise<PackEntry[]> {
   const entries = await readEntries(pack, pause, visit);
   const byStart = new Map(entries.map((entry) => [entry.start, entry]));
   const byOid = new Map<string, PackEntry>();
@@ -69,8 +69,9 @@ export async function resolvePack(pack: Buffer, pause: Pause = sliceWork(), visi
       object = { type: OBJECT_TYPES[entry.type]!, data: inflated };
     } else {
       const base = typeof entry.base === "number" ? byStart.get(entry.base) : byOid.get(entry.base);
-      if (!base) throw new Error(`corrupt pack: the delta at byte ${entry.start} names a base the pack does not hold`);
-      const from = resolve(base);
+      const outside = !base && typeof entry.base === "string" ? external?.(entry.base) : undefined;
+      if (!base && !outside) throw new Error(`corrupt pack: the delta at byte ${entry.start} names a base the pack does not hold`);
+      const from = base ? resolve(base) : outside!;
       object = { type: from.type, data: applyDelta(from.data, inflated) };
     }
     if (bases.has(entry.start)) resolved.set(entry.start, object);
@@ -86,6 +87,41 @@ export async function resolvePack(pack: Buffer, pause: Pause = sliceWork(), visi
     await pause();
   }
   return entries;
+}
+
+/** An object a thin pack's delta is based on, found outside it (in the packs a clone already holds), or null. */
+export type ExternalBase = (oid: string) => { type: string; data: Buffer } | null;
+
+/** A whole object's pack entry header: the type in bits 4–6 of the first byte, the size in groups of 7 bits, low first. */
+function wholeEntryHeader(type: number, size: number): Buffer {
+  const bytes = [(type << 4) | (size & 0x0f)];
+  for (let rest = Math.floor(size / 16); rest > 0; rest = Math.floor(rest / 128)) {
+    bytes[bytes.length - 1]! |= 0x80;
+    bytes.push(rest & 0x7f);
+  }
+  return Buffer.from(bytes);
+}
+
+/**
+ * Makes a thin pack whole, as `git index-pack --fix-thin` does: the objects its deltas are based on that it does not
+ * hold are found by `external` and appended whole, and the object count and checksum rewritten. A pack kept on disk
+ * must hold its deltas' bases (git reads no other pack for them). Answers the pack itself when nothing was missing;
+ * throws when a base is found nowhere.
+ */
+export async function completeThinPack(pack: Buffer, external: ExternalBase, pause: Pause = sliceWork()): Promise<Buffer> {
+  const missing = new Map<string, { type: string; data: Buffer }>();
+  await resolvePack(pack, pause, undefined, (oid) => {
+    const object = missing.get(oid) ?? external(oid);
+    if (object) missing.set(oid, object);
+    return object;
+  });
+  if (missing.size === 0) return pack;
+  const body = Buffer.concat([
+    pack.subarray(0, pack.length - 20),
+    ...[...missing.values()].flatMap(({ type, data }) => [wholeEntryHeader(OBJECT_TYPES.indexOf(type as never), data.length), zlib.deflateSync(data)]),
+  ]);
+  body.writeUInt32BE(pack.readUInt32BE(8) + missing.size, 8);
+  return Buffer.concat([body, createHash("sha1").update(body).digest()]);
 }
 
 /**
