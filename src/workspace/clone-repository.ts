@@ -9,7 +9,7 @@ import { DEFAULT_GIT_IDLE_MS, gitHttpWithTimeout } from "./git-http-with-timeout
 import { fetchShallowPack, type Alongside } from "./pack/fetch-shallow-pack.js";
 import { completeThinPack, indexPack } from "./pack/index-pack.js";
 import { PackObjects } from "./pack/pack-objects.js";
-import { keepObjects, linkCachedObjects, touchObjects, type ObjectCache } from "./object-cache.js";
+import { forgetObjects, keepObjects, linkCachedObjects, type ObjectCache } from "./object-cache.js";
 import { writeWorktree, type ClonedFile } from "./write-worktree.js";
 
 /** Where a repository lives and the credential that opens it (an installation token). */
@@ -47,36 +47,57 @@ export interface Checkout {
   history?: Promise<FetchedHistory>;
 }
 
+/** A clone's `.git`, made by fetchInto. */
+interface Fetched {
+  head: string;
+  /** Keeps its pack for the next clone; called once the work tree was written from it, so that a pack that could not serve is never kept. */
+  keep: () => void;
+}
+
 /**
  * Makes `dir` a shallow clone of `branch` without its files: the pack fetched (see fetchShallowPack), indexed with
  * Node's zlib (isomorphic-git's clone inflates every object in JavaScript, which took longer than the download),
- * and a `.git` isomorphic-git reads as its own: the branch, its remote-tracking ref and the shallow commits.
- * Returns the branch's commit.
+ * and a `.git` isomorphic-git reads as its own: the branch, its remote-tracking ref and the shallow commits. With
+ * `objects`, the packs kept there for the repository are linked in first and only what the branch's commit adds to
+ * them is fetched.
  */
-async function fetchInto(dir: string, remote: GitRemote, branch: string, http: HttpClient, alongside?: Alongside, objects?: ObjectCache): Promise<string> {
+async function fetchInto(
+  dir: string,
+  remote: GitRemote,
+  branch: string,
+  http: HttpClient,
+  alongside: Alongside | undefined,
+  objects: ObjectCache | undefined,
+  attempt: { usedKept: boolean },
+): Promise<Fetched> {
   await git.init({ fs, dir, defaultBranch: branch });
   const packs = path.join(dir, ".git", "objects", "pack");
   fs.mkdirSync(packs, { recursive: true });
   const cached = objects ? linkCachedObjects(objects, remote.url, packs) : null;
-  const { head, pack: fetched, shallow } = await fetchShallowPack(http, remote.url, remote.token, branch, remote.maxBytes, alongside, cached?.head);
+  // Whether this clone stands on kept objects: if it fails, they may be why.
+  attempt.usedKept = cached !== null;
+  const { head, pack: fetched, shallow, common } = await fetchShallowPack(http, remote.url, remote.token, branch, remote.maxBytes, alongside, cached?.head);
+  let keep = () => {};
   if (fetched) {
     // Asked with what the kept objects hold, the pack is thin: its deltas may stand on objects only they hold.
     let kept: PackObjects | undefined;
     const pack = cached ? await completeThinPack(fetched, (oid) => (kept ??= new PackObjects(path.join(dir, ".git"))).read(oid)) : fetched;
     const index = await indexPack(pack);
     const name = `pack-${pack.subarray(pack.length - 20).toString("hex")}`;
-    fs.writeFileSync(path.join(packs, `${name}.pack`), pack);
-    fs.writeFileSync(path.join(packs, `${name}.idx`), index);
-    if (objects) keepQuietly(() => keepObjects(objects, remote.url, head, { name, pack, index }, cached !== null));
-  } else if (objects && cached) {
-    keepQuietly(() => touchObjects(cached));
+    // A kept pack of the same name is linked here already, and the same bytes: writing through the link would rewrite the cache's file.
+    if (!fs.existsSync(path.join(packs, `${name}.pack`))) {
+      fs.writeFileSync(path.join(packs, `${name}.pack`), pack);
+      fs.writeFileSync(path.join(packs, `${name}.idx`), index);
+    }
+    // A server that no longer has the kept commit (a force push, then its garbage collection) sent the whole tree.
+    if (objects) keep = () => keepQuietly(() => keepObjects(objects, remote.url, head, { name, pack, index }, cached && common ? cached : null));
   }
   fs.writeFileSync(path.join(dir, ".git", "shallow"), shallow.map((oid) => `${oid}\n`).join(""));
   await git.setConfig({ fs, dir, path: "remote.origin.url", value: remote.url });
   await git.setConfig({ fs, dir, path: "remote.origin.fetch", value: `+refs/heads/${branch}:refs/remotes/origin/${branch}` });
   await git.writeRef({ fs, dir, ref: `refs/heads/${branch}`, value: head, force: true });
   await git.writeRef({ fs, dir, ref: `refs/remotes/origin/${branch}`, value: head, force: true });
-  return head;
+  return { head, keep };
 }
 
 /**
@@ -105,10 +126,30 @@ export async function withShallowClone<T>(
     ? recentHistory({ token: remote.token, window: options.history, maxBytes: remote.maxHistoryBytes ?? DEFAULT_MAX_HISTORY_BYTES, idleMs, now: Date.now() / 1000 })
     : undefined;
   try {
-    // Gives up on a git server that goes silent.
-    const http = gitHttpWithTimeout(idleMs);
-    const head = await http.settle(fetchInto(dir, remote, branch, http, history?.start, options.objects));
-    if (options.files !== "none") await writeWorktree(dir, head, { onFiles: options.onFiles });
+    // The history starts on the first advertisement only, whichever clone below reads it.
+    let started = false;
+    const alongside: Alongside | undefined = history && ((advertised, head) => ((started = true), history.start(advertised, head)));
+    const attempt = { usedKept: false };
+    const clone = async (objects: ObjectCache | undefined): Promise<Fetched> => {
+      // Gives up on a git server that goes silent.
+      const http = gitHttpWithTimeout(idleMs);
+      const fetched = await http.settle(fetchInto(dir, remote, branch, http, started ? undefined : alongside, objects, attempt));
+      if (options.files !== "none") await writeWorktree(dir, fetched.head, { onFiles: options.onFiles });
+      return fetched;
+    };
+    let fetched: Fetched;
+    try {
+      fetched = await clone(options.objects);
+    } catch (error) {
+      if (!options.objects || !attempt.usedKept) throw error;
+      // Kept objects that could not serve (one missing, whatever the reason): forgotten, and the whole tree fetched.
+      forgetObjects(options.objects, remote.url);
+      fs.rmSync(dir, { recursive: true, force: true });
+      fs.mkdirSync(dir, { mode: 0o700 });
+      fetched = await clone(options.objects);
+    }
+    fetched.keep();
+    const { head } = fetched;
     return await work({ dir, branch, head, ...(history && { history: history.result }) });
   } finally {
     // No request of this checkout's outlives it.

@@ -24,14 +24,17 @@ export interface CachedObjects {
   packs: string[];
 }
 
+// The manifest: the commit whose whole tree the kept packs hold, then the names of exactly those packs, a line each.
 const HEAD = "head";
+const PACK_NAME = /^pack-[0-9a-f]{40}$/;
+
 /** Most bytes the object cache takes unless MAGIS_OBJECT_CACHE_MB says otherwise. */
 export const DEFAULT_OBJECT_CACHE_MB = 1024;
 /** Packs one repository gathers before its next clone starts over from its whole tree. */
 const MAX_PACKS = 16;
 
 /**
- * The object cache a worker keeps under `workDir` (`magis-objects`), as MAGIS_OBJECT_CACHE_MB bounds it (default
+ * The object cache a worker keeps under `workDir` (`magis-objects-<uid>`), as MAGIS_OBJECT_CACHE_MB bounds it (default
  * 1,024; 0 keeps none). Throws, saying what to set, when the variable is not a whole number.
  */
 export function objectCacheFrom(env: NodeJS.ProcessEnv, workDir: string): ObjectCache | undefined {
@@ -40,32 +43,54 @@ export function objectCacheFrom(env: NodeJS.ProcessEnv, workDir: string): Object
   if (!Number.isInteger(mb) || mb < 0) {
     throw new Error(`MAGIS_OBJECT_CACHE_MB is '${setting}': set it to the megabytes of repository objects a worker may keep between jobs (a whole number; 0 keeps none)`);
   }
-  return mb === 0 ? undefined : { dir: path.join(workDir, "magis-objects"), maxBytes: mb * 2 ** 20, maxPacks: MAX_PACKS };
+  // Named by the user too: in a temp folder other users share, each keeps its own (see privateFolder).
+  const name = process.getuid === undefined ? "magis-objects" : `magis-objects-${process.getuid()}`;
+  return mb === 0 ? undefined : { dir: path.join(workDir, name), maxBytes: mb * 2 ** 20, maxPacks: MAX_PACKS };
 }
-const PACK_NAME = /^(pack-[0-9a-f]{40})\.pack$/;
 
 /** The folder of a repository's objects: a hash of its address, so no address can name a path. */
 function folderOf(cache: ObjectCache, url: string): string {
   return path.join(cache.dir, crypto.createHash("sha256").update(url.replace(/\/+$/, "")).digest("hex").slice(0, 32));
 }
 
-/** What the cache holds for `url`, or null when it holds nothing usable (no head, no pack, or more packs than it keeps). */
-export function cachedObjects(cache: ObjectCache, url: string): CachedObjects | null {
-  const folder = folderOf(cache, url);
-  let head: string;
-  let names: string[];
+/**
+ * Whether the cache's folder is this user's alone: a directory (not a link) it owns that no one else may enter. A
+ * folder someone else made first, say in a shared /tmp, could hand a checkout planted objects; it is not used.
+ */
+function privateFolder(dir: string): boolean {
   try {
-    head = fs.readFileSync(path.join(folder, HEAD), "utf8").trim();
-    names = fs.readdirSync(folder);
+    fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const stat = fs.lstatSync(dir);
+    return stat.isDirectory() && (process.getuid === undefined || stat.uid === process.getuid()) && (stat.mode & 0o077) === 0;
+  } catch {
+    return false;
+  }
+}
+
+/** What the manifest of a repository's folder says, or null when it is missing or malformed. */
+function readManifest(folder: string): { head: string; packs: string[] } | null {
+  let lines: string[];
+  try {
+    lines = fs.readFileSync(path.join(folder, HEAD), "utf8").trim().split("\n");
   } catch {
     return null;
   }
-  const packs = names.flatMap((name) => {
-    const pack = PACK_NAME.exec(name)?.[1];
-    return pack && names.includes(`${pack}.idx`) ? [pack] : [];
-  });
-  if (!/^[0-9a-f]{40}$/.test(head) || packs.length === 0 || packs.length > cache.maxPacks) return null;
-  return { folder, head, packs };
+  const [head = "", ...packs] = lines;
+  return /^[0-9a-f]{40}$/.test(head) && packs.length > 0 && packs.every((pack) => PACK_NAME.test(pack)) ? { head, packs } : null;
+}
+
+/** Whether every pack of a list is in the folder, with its index. */
+function allPresent(folder: string, packs: string[]): boolean {
+  return packs.every((pack) => fs.existsSync(path.join(folder, `${pack}.pack`)) && fs.existsSync(path.join(folder, `${pack}.idx`)));
+}
+
+/** What the cache holds for `url`, or null when it holds nothing usable (no manifest, a pack it lists missing, more packs than it keeps). */
+export function cachedObjects(cache: ObjectCache, url: string): CachedObjects | null {
+  if (!privateFolder(cache.dir)) return null;
+  const folder = folderOf(cache, url);
+  const manifest = readManifest(folder);
+  if (!manifest || manifest.packs.length > cache.maxPacks || !allPresent(folder, manifest.packs)) return null;
+  return { folder, ...manifest };
 }
 
 /**
@@ -77,11 +102,17 @@ export function linkCachedObjects(cache: ObjectCache, url: string, packDir: stri
   const cached = cachedObjects(cache, url);
   if (!cached) return null;
   try {
-    linkPacks(cached, packDir);
-    if (fs.readFileSync(path.join(cached.folder, HEAD), "utf8").trim() === cached.head) return cached;
+    if (!cached.packs.every((pack) => packIsWhole(cached.folder, pack))) {
+      // Damaged: forgotten, so the whole clone this one becomes is kept in their place.
+      forgetObjects(cache, url);
+    } else {
+      linkPacks(cached, packDir);
+      // Used now: eviction takes others first.
+      touchObjects(cached);
+      return cached;
+    }
   } catch {
-    // Removed or replaced while being linked, or damaged: the next clone that keeps its pack replaces them.
-    forgetObjects(cache, url);
+    // Removed while being linked (a whole clone replacing them, or eviction): this clone fetches the whole tree.
   }
   for (const name of fs.readdirSync(packDir)) fs.rmSync(path.join(packDir, name), { force: true });
   return null;
@@ -97,16 +128,14 @@ function packIsWhole(folder: string, pack: string): boolean {
 }
 
 function linkPacks(cached: CachedObjects, packDir: string): void {
-  // A damaged pack would fail the clone that used it; checked, it only costs a fetch of the whole tree.
-  if (!cached.packs.every((pack) => packIsWhole(cached.folder, pack))) throw new Error("a cached pack is damaged");
   for (const pack of cached.packs) {
     for (const ext of [".pack", ".idx"]) {
       const from = path.join(cached.folder, pack + ext);
       const to = path.join(packDir, pack + ext);
       try {
         fs.linkSync(from, to);
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== "EXDEV") throw error;
+      } catch {
+        // Another file system, or one without hard links.
         fs.copyFileSync(from, to);
       }
     }
@@ -116,24 +145,38 @@ function linkPacks(cached: CachedObjects, packDir: string): void {
 /** Writes a file whole or not at all: to a temporary name, then renamed over. */
 function writeWhole(file: string, data: Buffer | string): void {
   const temporary = `${file}.${process.pid}.${crypto.randomBytes(4).toString("hex")}.tmp`;
-  fs.writeFileSync(temporary, data);
-  fs.renameSync(temporary, file);
+  try {
+    fs.writeFileSync(temporary, data, { mode: 0o600 });
+    fs.renameSync(temporary, file);
+  } catch (error) {
+    fs.rmSync(temporary, { force: true });
+    throw error;
+  }
 }
 
 /**
- * Keeps a clone's pack for the repository at `url`, now at `head`. With `added`, the pack holds what `head` adds to
- * the packs the clone started from (those the cache already holds); without, it holds `head`'s whole tree and
- * replaces whatever the repository's folder held. Then the repositories used longest ago are removed until all fit.
+ * Keeps a clone's pack for the repository at `url`, now at `head`. With `on`, the pack holds what `head` adds to those
+ * kept packs (the ones the clone started from): it is kept beside them only if they are all still there, since
+ * together they hold `head`'s whole tree. Without, it holds `head`'s whole tree and replaces whatever the repository's
+ * folder held. Then the repositories used longest ago are removed until all fit.
  */
-export function keepObjects(cache: ObjectCache, url: string, head: string, pack: { name: string; pack: Buffer; index: Buffer }, added: boolean): void {
+export function keepObjects(cache: ObjectCache, url: string, head: string, pack: { name: string; pack: Buffer; index: Buffer }, on: CachedObjects | null): void {
+  if (!privateFolder(cache.dir)) return;
   const folder = folderOf(cache, url);
-  if (!added) fs.rmSync(folder, { recursive: true, force: true });
-  // A private repository's objects, readable by this user alone, as its checkouts are (mkdtemp).
-  fs.mkdirSync(folder, { recursive: true, mode: 0o700 });
-  // The index first: a pack is only listed once both are there.
+  let packs = [pack.name];
+  if (on) {
+    // Removed or replaced meanwhile (another clone's whole tree, eviction): this pack alone is not a whole tree.
+    if (!allPresent(folder, on.packs)) return;
+    packs = [...new Set([...on.packs, pack.name])];
+  } else {
+    fs.rmSync(folder, { recursive: true, force: true });
+    fs.mkdirSync(folder, { mode: 0o700 });
+  }
+  // The index first: a pack is only used once both are there, and only once the manifest lists it.
   writeWhole(path.join(folder, `${pack.name}.idx`), pack.index);
   writeWhole(path.join(folder, `${pack.name}.pack`), pack.pack);
-  writeWhole(path.join(folder, HEAD), `${head}\n`);
+  writeWhole(path.join(folder, HEAD), `${[head, ...packs].join("\n")}\n`);
+  // Packs no manifest lists any more (a concurrent clone's, kept before this one) are left for the next whole clone.
   evict(cache);
 }
 
@@ -145,7 +188,11 @@ export function touchObjects(cached: CachedObjects): void {
 
 /** Forgets what the cache holds for `url` (its packs could not be used). */
 export function forgetObjects(cache: ObjectCache, url: string): void {
-  fs.rmSync(folderOf(cache, url), { recursive: true, force: true });
+  try {
+    fs.rmSync(folderOf(cache, url), { recursive: true, force: true });
+  } catch {
+    // Not ours to remove: a whole clone's keep fails the same way and keeps nothing.
+  }
 }
 
 /** Removes the repositories whose head was written longest ago until the packs of all fit in `maxBytes`. */

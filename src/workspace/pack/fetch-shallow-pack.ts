@@ -9,6 +9,8 @@ export interface ShallowPack {
   head: string;
   pack: Buffer | null;
   shallow: string[];
+  /** Whether the server acknowledged the `have` commit; when not (it no longer has it), the pack holds the whole tree. */
+  common: boolean;
 }
 
 /** A repository's refs advertisement, and what every upload-pack request to it is sent with. */
@@ -60,7 +62,7 @@ export async function fetchShallowPack(
   // Without thin-pack, git sends the whole tree of a shallow client whatever it has; thin, a pack needs completing (see completeThinPack).
   const wanted = wantedCapabilities(capabilities, base, ["ofs-delta", "shallow", ...(have ? ["thin-pack"] : [])]);
   alongside?.({ base, headers, refs, capabilities }, head);
-  if (have === head) return { head, pack: null, shallow: [head] };
+  if (have === head) return { head, pack: null, shallow: [head], common: true };
   // The server is told where the caller's history stops, as git's own fetch tells it: a `have` alone claims every
   // ancestor of that commit as held too.
   const held = have ? { shallow: [pktLine(`shallow ${have}\n`)], have: [pktLine(`have ${have}\n`)] } : { shallow: [], have: [] };
@@ -115,7 +117,7 @@ interface PackLimits {
 }
 
 /** Sends one upload-pack request and reads its answer (see readPackAnswer). */
-async function requestPack(http: HttpClient, to: Pick<AdvertisedRefs, "base" | "headers">, body: Buffer[], limits: PackLimits): Promise<{ pack: Buffer; shallow: string[] }> {
+async function requestPack(http: HttpClient, to: Pick<AdvertisedRefs, "base" | "headers">, body: Buffer[], limits: PackLimits): Promise<{ pack: Buffer; shallow: string[]; common: boolean }> {
   const answered = await http.request({
     url: `${to.base}/git-upload-pack`,
     method: "POST",
@@ -171,13 +173,14 @@ async function readAdvertisement(response: GitHttpResponse, base: string): Promi
 }
 
 /** Reads the upload-pack answer: `shallow` lines and a flush, `NAK`, then the pack on side band 1 until a flush; more than `maxBytes` of lines in all is refused. */
-async function readPackAnswer(response: GitHttpResponse, base: string, { maxBytes, overLimit, noPack }: PackLimits): Promise<{ pack: Buffer; shallow: string[] }> {
+async function readPackAnswer(response: GitHttpResponse, base: string, { maxBytes, overLimit, noPack }: PackLimits): Promise<{ pack: Buffer; shallow: string[]; common: boolean }> {
   if (!response.body) throw new Error(`the git server at ${base} sent no pack`);
   const reader = new PktLineReader(response.body, `the pack of ${base}`);
   const shallow: string[] = [];
   const pack: Buffer[] = [];
   let received = 0;
   let acknowledged = false;
+  let common = false;
   for (let line = await reader.next(); line !== undefined; line = await reader.next()) {
     if (line === "flush") {
       if (acknowledged) break;
@@ -189,7 +192,10 @@ async function readPackAnswer(response: GitHttpResponse, base: string, { maxByte
     if (!acknowledged) {
       const text = line.toString("utf8").trim();
       if (text.startsWith("shallow ")) shallow.push(text.slice("shallow ".length));
-      else if (text === "NAK" || text.startsWith("ACK")) acknowledged = true;
+      else if (text === "NAK" || text.startsWith("ACK")) {
+        acknowledged = true;
+        common = text.startsWith("ACK");
+      }
       else if (text.startsWith("ERR ")) throw new Error(`the git server at ${base} refused the fetch: ${text.slice(4)}`);
       else if (!text.startsWith("unshallow ")) throw new Error(`the git server at ${base} sent '${text.slice(0, 80)}' where a shallow line or NAK belongs`);
       continue;
@@ -200,5 +206,5 @@ async function readPackAnswer(response: GitHttpResponse, base: string, { maxByte
     else if (line[0] === SERVER_ERROR) throw new Error(`the git server at ${base} failed while sending the pack: ${line.subarray(1).toString("utf8").trim()}`);
   }
   if (pack.length === 0) throw new Error(noPack);
-  return { pack: Buffer.concat(pack), shallow };
+  return { pack: Buffer.concat(pack), shallow, common };
 }

@@ -4,7 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { withShallowClone, type GitRemote } from "../../../src/workspace/clone-repository.js";
-import { cachedObjects, objectCacheFrom, type ObjectCache } from "../../../src/workspace/object-cache.js";
+import { cachedObjects, keepObjects, objectCacheFrom, type ObjectCache } from "../../../src/workspace/object-cache.js";
 import { addCommit, createBareRepository, gitEnv, startGitServer, type GitServer } from "../../support/git-server.js";
 
 const token = "ghs_objectcachetoken123456";
@@ -160,6 +160,51 @@ describe("clones that keep their objects for the next clone", () => {
     expect(cachedObjects(small, remote.url)?.packs).toHaveLength(1);
   });
 
+  it("falls back to the whole tree, and keeps it, when the kept packs do not hold what their manifest says", async () => {
+    const { name, remote, cache } = fixture();
+    await clone(remote, cache);
+    addCommit(root, name, { branch: "main", files: { "pkg1/mod1.py": "one\n" }, message: "one", author });
+    await clone(remote, cache);
+    // The manifest names the newer commit but only the first pack, as if the second had been lost.
+    const kept = cachedObjects(cache, remote.url)!;
+    expect(kept.packs).toHaveLength(2);
+    const whole = kept.packs.reduce((a, b) => (fs.statSync(path.join(kept.folder, `${a}.pack`)).size >= fs.statSync(path.join(kept.folder, `${b}.pack`)).size ? a : b));
+    fs.writeFileSync(path.join(kept.folder, "head"), `${kept.head}\n${whole}\n`);
+    addCommit(root, name, { branch: "main", files: { "pkg2/mod2.py": "two\n" }, message: "two", author });
+    const again = await clone(remote, cache);
+    expect(again.files).toEqual(filesOf(name));
+    expect(again.packs).toHaveLength(1);
+    expect(cachedObjects(cache, remote.url)?.packs).toHaveLength(1);
+  });
+
+  it("keeps no pack whose base packs another clone removed meanwhile", async () => {
+    const { name, remote, cache } = fixture();
+    await clone(remote, cache);
+    const before = cachedObjects(cache, remote.url)!;
+    // While a clone fetches on top of the kept packs, another clone's whole tree replaces them.
+    fs.rmSync(path.join(before.folder, `${before.packs[0]}.pack`));
+    addCommit(root, name, { branch: "main", files: { "pkg0/mod3.py": "three\n" }, message: "three", author });
+    keepObjects(cache, remote.url, server.git(name, "rev-parse", "main"), { name: `pack-${"0".repeat(40)}`, pack: Buffer.from("x"), index: Buffer.from("y") }, before);
+    expect(fs.existsSync(path.join(before.folder, `pack-${"0".repeat(40)}.pack`))).toBe(false);
+    expect(cachedObjects(cache, remote.url)).toBeNull();
+  });
+
+  it("uses no cache folder that others may enter", async () => {
+    const { name, remote, cache } = fixture();
+    await clone(remote, cache);
+    fs.chmodSync(cache.dir, 0o755);
+    expect(cachedObjects(cache, remote.url)).toBeNull();
+    addCommit(root, name, { branch: "main", files: { "pkg0/mod6.py": "six\n" }, message: "six", author });
+    const again = await clone(remote, cache);
+    expect(again.files).toEqual(filesOf(name));
+    expect(again.packs).toHaveLength(1);
+    fs.chmodSync(cache.dir, 0o700);
+
+    const linked = { ...cache, dir: path.join(root, `linked${repos}`) };
+    fs.symlinkSync(cache.dir, linked.dir);
+    expect(cachedObjects(linked, remote.url)).toBeNull();
+  });
+
   it("keeps within its bytes, removing the repository used longest ago", async () => {
     const a = fixture();
     const b = fixture();
@@ -175,7 +220,7 @@ describe("clones that keep their objects for the next clone", () => {
 
 describe("objectCacheFrom", () => {
   it("keeps 1,024 MB under the work folder unless told otherwise, none at 0, and refuses what is not a whole number", () => {
-    expect(objectCacheFrom({}, "/work")).toEqual({ dir: path.join("/work", "magis-objects"), maxBytes: 1024 * 2 ** 20, maxPacks: 16 });
+    expect(objectCacheFrom({}, "/work")).toEqual({ dir: path.join("/work", `magis-objects-${process.getuid!()}`), maxBytes: 1024 * 2 ** 20, maxPacks: 16 });
     expect(objectCacheFrom({ MAGIS_OBJECT_CACHE_MB: "0" }, "/work")).toBeUndefined();
     expect(objectCacheFrom({ MAGIS_OBJECT_CACHE_MB: "64" }, "/work")?.maxBytes).toBe(64 * 2 ** 20);
     expect(() => objectCacheFrom({ MAGIS_OBJECT_CACHE_MB: "lots" }, "/work")).toThrow("MAGIS_OBJECT_CACHE_MB is 'lots': set it to the megabytes");
