@@ -38,6 +38,8 @@ export interface RigOptions {
   faults?: FakeGitHubOptions["faults"];
   /** Check runs CI reported on commits. */
   checkRuns?: FakeGitHubOptions["checkRuns"];
+  /** Lets the app keep its clones' objects, under `<root>/work` (the test app keeps none otherwise). */
+  keepObjects?: boolean;
   /** Scripts the model instead of the issue-to-PR run (ignored with brokenModel). */
   script?: (model: ScriptedModel) => void;
 }
@@ -93,6 +95,7 @@ export function useRig(): Rig {
         db: openDatabase(path.join(rig.root, "magis.db")),
         traceDir: path.join(rig.root, "traces"),
         gitBaseUrl: options.gitBaseUrl,
+        ...(options.keepObjects && { keepObjects: true, workDir: path.join(rig.root, "work") }),
         env: { OPENAI_BASE_URL: rig.model.url, OPENAI_API_KEY: "sk-test-key-not-secret-123456", MAGIS_LLM_MAX_RETRIES: "0", ...options.env },
       });
     },

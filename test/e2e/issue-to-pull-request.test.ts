@@ -1,8 +1,10 @@
+import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { openDatabase } from "../../src/store/database.js";
 import { jobKey } from "../../src/store/jobs.js";
 import { openSqliteStore } from "../../src/store/sqlite/sqlite-store.js";
+import { addCommit } from "../support/git-server.js";
 import { fakeGitHub } from "../support/github-api.js";
 import { startScriptedModel } from "../support/scripted-model.js";
 import { FULL, INSTALLATION, OWNER, REPO, SECRET, TOKEN, useRig } from "./e2e-rig.js";
@@ -102,6 +104,32 @@ describe("label → pull request, end to end", () => {
     await rig.app.services.settled();
     expect((await rig.jobs())[0], (await rig.jobs())[0]?.detail ?? "").toMatchObject({ status: "succeeded" });
     expect(rig.botBranches()).toBe("magis/issue-1");
+  });
+
+  it("keeps the first job's objects, so the retry after main moved fetches only what the new commit adds", async () => {
+    await rig.setUp({ keepObjects: true });
+    await rig.app.deliver("issues", labeledPayload({ installationId: INSTALLATION }), "d-keep-1");
+    await rig.app.services.settled();
+    const kept = path.join(rig.root, "work", `magis-objects-${process.getuid!()}`);
+    const [folder] = fs.readdirSync(kept);
+    const manifest = () => fs.readFileSync(path.join(kept, folder!, "head"), "utf8").trim().split("\n");
+    expect(manifest()).toHaveLength(2);
+    expect(manifest()[0]).toBe(rig.git.git(FULL, "rev-parse", "main"));
+
+    addCommit(rig.root, FULL, { branch: "main", files: { "NOTES.md": "Notes.\n" }, message: "notes", author: { name: "Ada", email: "ada@example.com" } });
+    scriptResolve(rig.model);
+    await rig.app.deliver("issue_comment", commentPayload({ body: "/magis retry", installationId: INSTALLATION }), "d-keep-2");
+    await rig.app.services.settled();
+    expect(rig.model.problems).toEqual([]);
+    expect((await rig.jobs()).filter((j) => j.status === "succeeded")).toHaveLength(2);
+    // The retry's clone stood on the first job's pack and kept a second one beside it, at the new main.
+    const [head, ...packs] = manifest();
+    expect(head).toBe(rig.git.git(FULL, "rev-parse", "main"));
+    expect(packs).toHaveLength(2);
+    const added = packs.map((pack) => fs.readFileSync(path.join(kept, folder!, `${pack}.pack`)).readUInt32BE(8)).sort((a, b) => a - b);
+    expect(added[0]).toBeLessThan(added[1]!);
+    expect(rig.git.git(FULL, "rev-list", "--count", "main..magis/issue-1")).toBe("1");
+    expect(fs.statSync(kept).mode & 0o077).toBe(0);
   });
 
   it("/magis retry while a run is under way is answered, not run twice; afterwards it updates the same PR", async () => {
