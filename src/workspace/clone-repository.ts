@@ -73,7 +73,7 @@ async function fetchInto(
   await git.init({ fs, dir, defaultBranch: branch });
   const packs = path.join(dir, ".git", "objects", "pack");
   fs.mkdirSync(packs, { recursive: true });
-  const cached = objects ? linkCachedObjects(objects, remote.url, packs) : null;
+  const cached = objects ? await linkCachedObjects(objects, remote.url, packs) : null;
   // Whether this clone stands on kept objects: if it fails, they may be why.
   attempt.usedKept = cached !== null;
   const { head, pack: fetched, shallow, common } = await fetchShallowPack(http, remote.url, remote.token, branch, remote.maxBytes, alongside, cached?.head);

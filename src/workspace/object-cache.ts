@@ -1,6 +1,7 @@
 import crypto from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
+import { sliceWork, type Pause } from "../slice-work.js";
 
 /**
  * Where a worker keeps the objects of the repositories it cloned, so that the next clone of one asks the server only
@@ -95,14 +96,16 @@ export function cachedObjects(cache: ObjectCache, url: string): CachedObjects | 
 
 /**
  * Puts the packs the cache holds for `url` into a clone's pack folder (hard links where the file system allows, copies
- * where not) and says what they hold; null, with nothing left in the folder, when the cache holds nothing usable or
- * another job replaced the repository's objects meanwhile (the head read again differs).
+ * where not) and says what they hold; null, with nothing left in the folder, when the cache holds nothing usable, a
+ * pack is damaged (checked by its SHA-1, in slices between pauses), or another job removed them meanwhile.
  */
-export function linkCachedObjects(cache: ObjectCache, url: string, packDir: string): CachedObjects | null {
+export async function linkCachedObjects(cache: ObjectCache, url: string, packDir: string, pause: Pause = sliceWork()): Promise<CachedObjects | null> {
   const cached = cachedObjects(cache, url);
   if (!cached) return null;
   try {
-    if (!cached.packs.every((pack) => packIsWhole(cached.folder, pack))) {
+    let whole = true;
+    for (const pack of cached.packs) whole &&= await packIsWhole(cached.folder, pack, pause);
+    if (!whole) {
       // Damaged: forgotten, so the whole clone this one becomes is kept in their place.
       forgetObjects(cache, url);
     } else {
@@ -118,13 +121,26 @@ export function linkCachedObjects(cache: ObjectCache, url: string, packDir: stri
   return null;
 }
 
-/** Whether a pack and its index are whole: each file's last 20 bytes are the SHA-1 of what comes before, and the pack's names it. */
-function packIsWhole(folder: string, pack: string): boolean {
-  const sound = (bytes: Buffer) => bytes.length > 20 && crypto.createHash("sha1").update(bytes.subarray(0, -20)).digest().equals(bytes.subarray(-20));
-  const bytes = fs.readFileSync(path.join(folder, `${pack}.pack`));
-  const index = fs.readFileSync(path.join(folder, `${pack}.idx`));
+/** Bytes hashed between two pauses: a large repository's pack would otherwise hold a server's event loop for a second. */
+const HASH_SLICE = 4 * 2 ** 20;
+
+/** Whether a file's last 20 bytes are the SHA-1 of what comes before them. */
+async function sound(bytes: Buffer, pause: Pause): Promise<boolean> {
+  if (bytes.length <= 20) return false;
+  const hash = crypto.createHash("sha1");
+  for (let at = 0; at < bytes.length - 20; at += HASH_SLICE) {
+    hash.update(bytes.subarray(at, Math.min(at + HASH_SLICE, bytes.length - 20)));
+    await pause();
+  }
+  return hash.digest().equals(bytes.subarray(-20));
+}
+
+/** Whether a pack and its index are whole: each file's checksum holds, the pack's names it, and the index names the pack's. */
+async function packIsWhole(folder: string, pack: string, pause: Pause): Promise<boolean> {
+  const bytes = await fs.promises.readFile(path.join(folder, `${pack}.pack`));
+  const index = await fs.promises.readFile(path.join(folder, `${pack}.idx`));
   const checksum = bytes.subarray(-20);
-  return sound(bytes) && sound(index) && pack === `pack-${checksum.toString("hex")}` && index.subarray(-40, -20).equals(checksum);
+  return pack === `pack-${checksum.toString("hex")}` && index.subarray(-40, -20).equals(checksum) && (await sound(index, pause)) && (await sound(bytes, pause));
 }
 
 function linkPacks(cached: CachedObjects, packDir: string): void {
