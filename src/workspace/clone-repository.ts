@@ -7,7 +7,7 @@ import type { HistoryWindow } from "./commit-history.js";
 import { recentHistory, type FetchedHistory } from "./fetch-recent-history.js";
 import { DEFAULT_GIT_IDLE_MS, gitHttpWithTimeout } from "./git-http-with-timeout.js";
 import { fetchShallowPack, type Alongside } from "./pack/fetch-shallow-pack.js";
-import { completeThinPack, indexPack } from "./pack/index-pack.js";
+import { indexPack, indexThinPack, packName } from "./pack/index-pack.js";
 import { PackObjects } from "./pack/pack-objects.js";
 import { forgetObjects, keepObjects, linkCachedObjects, type ObjectCache } from "./object-cache.js";
 import { writeWorktree, type ClonedFile } from "./write-worktree.js";
@@ -81,9 +81,10 @@ async function fetchInto(
   if (fetched) {
     // Asked with what the kept objects hold, the pack is thin: its deltas may stand on objects only they hold.
     let kept: PackObjects | undefined;
-    const pack = cached ? await completeThinPack(fetched, (oid) => (kept ??= new PackObjects(path.join(dir, ".git"))).read(oid)) : fetched;
-    const index = await indexPack(pack);
-    const name = `pack-${pack.subarray(pack.length - 20).toString("hex")}`;
+    const { pack, index } = cached
+      ? await indexThinPack(fetched, (oid) => (kept ??= new PackObjects(path.join(dir, ".git"))).read(oid))
+      : { pack: fetched, index: await indexPack(fetched) };
+    const name = packName(pack);
     // A kept pack of the same name is linked here already, and the same bytes: writing through the link would rewrite the cache's file.
     if (!fs.existsSync(path.join(packs, `${name}.pack`))) {
       fs.writeFileSync(path.join(packs, `${name}.pack`), pack);

@@ -2,12 +2,13 @@ import crypto from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { sliceWork, type Pause } from "../slice-work.js";
+import { packName } from "./pack/index-pack.js";
 
 /**
  * Where a worker keeps the objects of the repositories it cloned, so that the next clone of one asks the server only
  * for what changed since (see fetchShallowPack's `have`). Each repository has a folder named by a hash of its address:
- * the packs its clones fetched, and `head`, the commit they hold with its whole tree. Packs are content-named and
- * never changed once written, so a checkout links them rather than copying.
+ * the packs its clones fetched, and `head`, the manifest naming the commit whose whole tree they hold and the packs
+ * that hold it. Packs are content-named and never changed once written, so a checkout links them rather than copying.
  */
 export interface ObjectCache {
   dir: string;
@@ -139,8 +140,7 @@ async function sound(bytes: Buffer, pause: Pause): Promise<boolean> {
 async function packIsWhole(folder: string, pack: string, pause: Pause): Promise<boolean> {
   const bytes = await fs.promises.readFile(path.join(folder, `${pack}.pack`));
   const index = await fs.promises.readFile(path.join(folder, `${pack}.idx`));
-  const checksum = bytes.subarray(-20);
-  return pack === `pack-${checksum.toString("hex")}` && index.subarray(-40, -20).equals(checksum) && (await sound(index, pause)) && (await sound(bytes, pause));
+  return pack === packName(bytes) && index.subarray(-40, -20).equals(bytes.subarray(-20)) && (await sound(index, pause)) && (await sound(bytes, pause));
 }
 
 function linkPacks(cached: CachedObjects, packDir: string): void {
@@ -197,7 +197,7 @@ export function keepObjects(cache: ObjectCache, url: string, head: string, pack:
 }
 
 /** Marks a repository's objects as used now, so that eviction takes others first. */
-export function touchObjects(cached: CachedObjects): void {
+function touchObjects(cached: CachedObjects): void {
   const now = new Date();
   fs.utimesSync(path.join(cached.folder, HEAD), now, now);
 }

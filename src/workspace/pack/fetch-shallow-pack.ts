@@ -59,7 +59,7 @@ export async function fetchShallowPack(
   const head = refs.get(`refs/heads/${branch}`);
   if (!head) throw new Error(`the repository at ${base} has no branch '${branch}'`);
   if (!capabilities.has("shallow")) throw new Error(`the git server at ${base} cannot send a shallow clone (it lacks the 'shallow' capability)`);
-  // Without thin-pack, git sends the whole tree of a shallow client whatever it has; thin, a pack needs completing (see completeThinPack).
+  // Without thin-pack, git sends the whole tree of a shallow client whatever it has; thin, a pack needs completing (see indexThinPack).
   const wanted = wantedCapabilities(capabilities, base, ["ofs-delta", "shallow", ...(have ? ["thin-pack"] : [])]);
   alongside?.({ base, headers, refs, capabilities }, head);
   if (have === head) return { head, pack: null, shallow: [head], common: true };

@@ -102,26 +102,33 @@ function wholeEntryHeader(type: number, size: number): Buffer {
   return Buffer.from(bytes);
 }
 
+/** The name git gives a pack's files: `pack-` and the pack's checksum, its last 20 bytes, in hex. */
+export function packName(pack: Buffer): string {
+  return `pack-${pack.subarray(pack.length - 20).toString("hex")}`;
+}
+
 /**
- * Makes a thin pack whole, as `git index-pack --fix-thin` does: the objects its deltas are based on that it does not
- * hold are found by `external` and appended whole, and the object count and checksum rewritten. A pack kept on disk
- * must hold its deltas' bases (git reads no other pack for them). Answers the pack itself when nothing was missing;
- * throws when a base is found nowhere.
+ * Makes a thin pack whole, as `git index-pack --fix-thin` does, and indexes it: the objects its deltas are based on
+ * that it does not hold are found by `external` and appended whole, and the object count and checksum rewritten. A
+ * pack kept on disk must hold its deltas' bases (git reads no other pack for them). A pack that missed nothing (a
+ * whole tree, when the server did not know the commit asked with) is resolved once, not again for its index; throws
+ * when a base is found nowhere.
  */
-export async function completeThinPack(pack: Buffer, external: ExternalBase, pause: Pause = sliceWork()): Promise<Buffer> {
+export async function indexThinPack(thin: Buffer, external: ExternalBase, pause: Pause = sliceWork()): Promise<{ pack: Buffer; index: Buffer }> {
   const missing = new Map<string, { type: string; data: Buffer }>();
-  await resolvePack(pack, pause, undefined, (oid) => {
+  const entries = await resolvePack(thin, pause, undefined, (oid) => {
     const object = missing.get(oid) ?? external(oid);
     if (object) missing.set(oid, object);
     return object;
   });
-  if (missing.size === 0) return pack;
+  if (missing.size === 0) return { pack: thin, index: writeIndex(entries, thin.subarray(thin.length - 20)) };
   const body = Buffer.concat([
-    pack.subarray(0, pack.length - 20),
+    thin.subarray(0, thin.length - 20),
     ...[...missing.values()].flatMap(({ type, data }) => [wholeEntryHeader(OBJECT_TYPES.indexOf(type as never), data.length), zlib.deflateSync(data)]),
   ]);
-  body.writeUInt32BE(pack.readUInt32BE(8) + missing.size, 8);
-  return Buffer.concat([body, createHash("sha1").update(body).digest()]);
+  body.writeUInt32BE(thin.readUInt32BE(8) + missing.size, 8);
+  const pack = Buffer.concat([body, createHash("sha1").update(body).digest()]);
+  return { pack, index: await indexPack(pack, pause) };
 }
 
 /**
