@@ -110,7 +110,8 @@ async function fetchInto(
  * written (see writeWorktree). With `history`, the branch's commits within that window are fetched alongside the
  * clone (see recentHistory): the clone and `work` do not wait for them, and they are cut off when `work` ends.
  * With `objects`, the objects an earlier clone of the repository kept there are used, and only what the branch's
- * commit adds to them is fetched; this clone's pack is kept there in turn (see ObjectCache).
+ * commit adds to them is fetched; this clone's pack is kept there in turn (see ObjectCache), and so is the history,
+ * of which the next clone fetches only the commits made since.
  */
 export async function withShallowClone<T>(
   remote: GitRemote,
@@ -124,7 +125,14 @@ export async function withShallowClone<T>(
   const dir = fs.mkdtempSync(path.join(parent, checkoutPrefix()));
   const idleMs = remote.idleTimeoutMs ?? DEFAULT_GIT_IDLE_MS;
   const history = options.history
-    ? recentHistory({ token: remote.token, window: options.history, maxBytes: remote.maxHistoryBytes ?? DEFAULT_MAX_HISTORY_BYTES, idleMs, now: Date.now() / 1000 })
+    ? recentHistory({
+        token: remote.token,
+        window: options.history,
+        maxBytes: remote.maxHistoryBytes ?? DEFAULT_MAX_HISTORY_BYTES,
+        idleMs,
+        now: Date.now() / 1000,
+        ...(options.objects && { kept: { cache: options.objects, url: remote.url } }),
+      })
     : undefined;
   try {
     // The history starts on the first advertisement only, whichever clone below reads it.

@@ -1,9 +1,12 @@
 import type { HttpClient } from "isomorphic-git";
 import { sliceWork } from "../slice-work.js";
-import { windowStart, type CommitRecord, type HistoryWindow } from "./commit-history.js";
+import { keepWindow, windowStart, type CommitRecord, type HistoryWindow } from "./commit-history.js";
 import { gitHttpWithTimeout } from "./git-http-with-timeout.js";
+import { earlierObjects, forgetHistory, keepHistory, keptHistory, type KeptHistory } from "./kept-history.js";
+import type { ObjectCache } from "./object-cache.js";
 import { fetchHistoryPack, type AdvertisedRefs } from "./pack/fetch-shallow-pack.js";
-import { readHistoryPack } from "./pack/read-history-pack.js";
+import { indexOfEntries, packName } from "./pack/index-pack.js";
+import { compareCommits, readHistoryObjects, type HistoryObjects } from "./pack/read-history-pack.js";
 
 /** A fetched history: the commits, or none and why (`skipped`). */
 export interface FetchedHistory {
@@ -32,6 +35,8 @@ export interface RecentHistoryOptions {
   idleMs: number;
   /** Seconds since 1970: the window starts this long before the clock, as the head's own time is not known yet. */
   now: number;
+  /** Where the repository's history is kept between jobs (see keepHistory): only what is newer is fetched, and the history is kept there in turn. */
+  kept?: { cache: ObjectCache; url: string };
 }
 
 /**
@@ -61,14 +66,58 @@ export function recentHistory(options: RecentHistoryOptions): RecentHistory {
       const bounded = gitHttpWithTimeout(options.idleMs);
       const client: HttpClient = { request: (request) => bounded.request({ ...request, signal: ended.signal }) };
       const since = windowStart(options.now, options.window);
-      running = bounded
-        .settle(fetchHistoryPack(client, advertised, head, since, options.maxBytes))
-        .then(async ({ pack }) => {
-          const commits = await readHistoryPack(pack, head, options.window, pause).catch((error: unknown) => {
-            throw new Error(`the history pack of ${advertised.base} could not be read: ${error instanceof Error ? error.message : String(error)}`);
-          });
-          settle({ commits });
-        })
+      const fetch = (have?: string) => bounded.settle(fetchHistoryPack(client, advertised, head, since, options.maxBytes, have));
+      const read = <T>(reading: Promise<T>): Promise<T> =>
+        reading.catch((error: unknown) => {
+          throw new Error(`the history pack of ${advertised.base} could not be read: ${error instanceof Error ? error.message : String(error)}`);
+        });
+      const keep = (commits: CommitRecord[], pack: Buffer, objects: HistoryObjects, on: KeptHistory | null) => {
+        if (!options.kept || stopped) return;
+        try {
+          const { cache, url } = options.kept;
+          keepHistory(cache, url, { head, since, commits }, { name: packName(pack), pack, index: indexOfEntries(objects.entries, pack) }, on);
+        } catch {
+          // Keeping is worth a try (a full disk, another job's eviction): the next job fetches the whole history.
+        }
+      };
+      const whole = async (pack: Buffer): Promise<CommitRecord[]> => {
+        const objects = await read(readHistoryObjects(pack, pause));
+        const commits = await read(compareCommits(objects, head, options.window, pause));
+        keep(commits, pack, objects, null);
+        return commits;
+      };
+      // What the branch added since the kept history's commit, compared with the kept packs' parents and trees.
+      const sinceKept = async (kept: KeptHistory): Promise<CommitRecord[]> => {
+        if (kept.head === head) return kept.commits.filter((commit) => commit.time >= since);
+        const { pack, shallow, common } = await fetch(kept.head);
+        // A server that no longer has the kept commit (a force push, then its garbage collection) sent the whole history.
+        if (!common) return whole(pack);
+        const objects = await read(readHistoryObjects(pack, pause));
+        if (![...objects.commits.values()].some((commit) => commit.parents.includes(kept.head))) {
+          throw new Error(`the branch no longer leads to the kept history's commit ${kept.head}`);
+        }
+        const added = await read(compareCommits(objects, head, options.window, pause, earlierObjects(kept), new Set(shallow)));
+        const older = kept.commits.filter((commit) => !objects.commits.has(commit.oid));
+        const commits = keepWindow([...added, ...older], objects.commits.get(head)!.time, options.window).filter((commit) => commit.time >= since);
+        keep(commits, pack, objects, kept);
+        return commits;
+      };
+      const history = async (): Promise<CommitRecord[]> => {
+        const kept = options.kept ? keptHistory(options.kept.cache, options.kept.url) : null;
+        // A window reaching further back than the kept one (history_months raised) needs the whole history.
+        if (kept && kept.since <= since) {
+          try {
+            return await sinceKept(kept);
+          } catch (error) {
+            if (stopped) throw error;
+            // Kept history that could not serve (a rewritten branch, a damaged pack): forgotten, and read whole.
+            forgetHistory(options.kept!.cache, options.kept!.url);
+          }
+        }
+        return whole((await fetch()).pack);
+      };
+      running = history()
+        .then((commits) => settle({ commits }))
         .catch(skip);
     },
     result,

@@ -9,10 +9,12 @@ import { packName } from "./pack/index-pack.js";
  * for what changed since (see fetchShallowPack's `have`). Each repository has a folder named by a hash of its address:
  * the packs its clones fetched, and `head`, the manifest naming the commit whose whole tree they hold and the packs
  * that hold it. Packs are content-named and never changed once written, so a checkout links them rather than copying.
+ * Its `history` folder keeps the branch's recent commits, so that the next history fetch asks only for the new ones
+ * (see keepHistory); eviction takes a repository's objects and history together.
  */
 export interface ObjectCache {
   dir: string;
-  /** Most bytes all repositories' packs may take; the repositories used longest ago go first. */
+  /** Most bytes all repositories' packs and histories may take; the repositories used longest ago go first. */
   maxBytes: number;
   /** Most packs one repository gathers; past that, its next clone fetches the whole tree again and starts over. */
   maxPacks: number;
@@ -28,7 +30,10 @@ export interface CachedObjects {
 
 // The manifest: the commit whose whole tree the kept packs hold, then the names of exactly those packs, a line each.
 const HEAD = "head";
-const PACK_NAME = /^pack-[0-9a-f]{40}$/;
+/** The folder of a repository's kept history, and its manifest (see keepHistory). */
+export const KEPT_HISTORY = "history";
+export const HISTORY_MANIFEST = "history.json";
+export const PACK_NAME = /^pack-[0-9a-f]{40}$/;
 
 /** Most bytes the object cache takes unless MAGIS_OBJECT_CACHE_MB says otherwise. */
 export const DEFAULT_OBJECT_CACHE_MB = 1024;
@@ -51,7 +56,7 @@ export function objectCacheFrom(env: NodeJS.ProcessEnv, workDir: string): Object
 }
 
 /** The folder of a repository's objects: a hash of its address, so no address can name a path. */
-function folderOf(cache: ObjectCache, url: string): string {
+export function folderOf(cache: ObjectCache, url: string): string {
   return path.join(cache.dir, crypto.createHash("sha256").update(url.replace(/\/+$/, "")).digest("hex").slice(0, 32));
 }
 
@@ -59,7 +64,7 @@ function folderOf(cache: ObjectCache, url: string): string {
  * Whether the cache's folder is this user's alone: a directory (not a link) it owns that no one else may enter. A
  * folder someone else made first, say in a shared /tmp, could hand a checkout planted objects; it is not used.
  */
-function privateFolder(dir: string): boolean {
+export function privateFolder(dir: string): boolean {
   try {
     fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
     const stat = fs.lstatSync(dir);
@@ -82,7 +87,7 @@ function readManifest(folder: string): { head: string; packs: string[] } | null 
 }
 
 /** Whether every pack of a list is in the folder, with its index. */
-function allPresent(folder: string, packs: string[]): boolean {
+export function allPresent(folder: string, packs: string[]): boolean {
   return packs.every((pack) => fs.existsSync(path.join(folder, `${pack}.pack`)) && fs.existsSync(path.join(folder, `${pack}.idx`)));
 }
 
@@ -159,7 +164,7 @@ function linkPacks(cached: CachedObjects, packDir: string): void {
 }
 
 /** Writes a file whole or not at all: to a temporary name, then renamed over. */
-function writeWhole(file: string, data: Buffer | string): void {
+export function writeWhole(file: string, data: Buffer | string): void {
   const temporary = `${file}.${process.pid}.${crypto.randomBytes(4).toString("hex")}.tmp`;
   try {
     fs.writeFileSync(temporary, data, { mode: 0o600 });
@@ -185,8 +190,8 @@ export function keepObjects(cache: ObjectCache, url: string, head: string, pack:
     if (!allPresent(folder, on.packs)) return;
     packs = [...new Set([...on.packs, pack.name])];
   } else {
-    fs.rmSync(folder, { recursive: true, force: true });
-    fs.mkdirSync(folder, { mode: 0o700 });
+    removeObjects(folder);
+    fs.mkdirSync(folder, { recursive: true, mode: 0o700 });
   }
   // The index first: a pack is only used once both are there, and only once the manifest lists it.
   writeWhole(path.join(folder, `${pack.name}.idx`), pack.index);
@@ -202,26 +207,55 @@ function touchObjects(cached: CachedObjects): void {
   fs.utimesSync(path.join(cached.folder, HEAD), now, now);
 }
 
-/** Forgets what the cache holds for `url` (its packs could not be used). */
+/** Forgets the objects the cache holds for `url` (its packs could not be used); its kept history stays (see keepHistory). */
 export function forgetObjects(cache: ObjectCache, url: string): void {
   try {
-    fs.rmSync(folderOf(cache, url), { recursive: true, force: true });
+    removeObjects(folderOf(cache, url));
   } catch {
     // Not ours to remove: a whole clone's keep fails the same way and keeps nothing.
   }
 }
 
-/** Removes the repositories whose head was written longest ago until the packs of all fit in `maxBytes`. */
-function evict(cache: ObjectCache): void {
+/** Removes a repository folder's packs and manifest, and anything else a clone left there, but not its kept history. */
+function removeObjects(folder: string): void {
+  if (!fs.existsSync(folder)) return;
+  for (const name of fs.readdirSync(folder)) {
+    if (name !== KEPT_HISTORY) fs.rmSync(path.join(folder, name), { recursive: true, force: true });
+  }
+}
+
+/** The bytes of the files in a folder and in the folders it holds. */
+function bytesIn(folder: string): number {
+  return fs.readdirSync(folder, { withFileTypes: true }).reduce((sum, entry) => {
+    const file = path.join(folder, entry.name);
+    return sum + (entry.isDirectory() ? bytesIn(file) : fs.statSync(file).size);
+  }, 0);
+}
+
+/** When a repository's objects or history were last used: its newest manifest, or the folder itself when a killed job left it with none. */
+function lastUsed(folder: string): number {
+  const times = [path.join(folder, HEAD), path.join(folder, KEPT_HISTORY, HISTORY_MANIFEST)].flatMap((file) => {
+    try {
+      return [fs.statSync(file).mtimeMs];
+    } catch {
+      return [];
+    }
+  });
+  return times.length > 0 ? Math.max(...times) : fs.statSync(folder).mtimeMs;
+}
+
+/**
+ * Removes the repositories used longest ago (their objects and their history) until the files of all fit in
+ * `maxBytes`. Called after each keep, by keepObjects and keepHistory.
+ */
+export function evict(cache: ObjectCache): void {
   const folders = fs.readdirSync(cache.dir, { withFileTypes: true }).flatMap((entry) => {
     if (!entry.isDirectory()) return [];
     const folder = path.join(cache.dir, entry.name);
     try {
-      const used = fs.statSync(path.join(folder, HEAD)).mtimeMs;
-      const bytes = fs.readdirSync(folder).reduce((sum, name) => sum + fs.statSync(path.join(folder, name)).size, 0);
-      return [{ folder, used, bytes }];
+      return [{ folder, used: lastUsed(folder), bytes: bytesIn(folder) }];
     } catch {
-      // Being written or removed by another job: left alone.
+      // Being removed by another job: left alone.
       return [];
     }
   });

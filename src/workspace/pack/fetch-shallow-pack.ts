@@ -81,10 +81,19 @@ export async function fetchShallowPack(
  * Fetches the history of `head` since `since` (seconds since 1970) without file contents, on an advertisement a
  * clone already read: one upload-pack request that wants the commit with `deepen-since` and `filter blob:none`, as
  * `git fetch --shallow-since=… --filter=blob:none` asks. The pack holds the commits made since then and their
- * trees; `shallow` names the oldest of them, whose parents were not sent. Throws, saying why, when the server
- * cannot send such a history or sends more than `maxBytes`.
+ * trees; `shallow` names the oldest of them, whose parents were not sent. With `have`, a commit whose history since
+ * then the caller already holds (see keptHistory), the pack holds only the commits `head` adds to it and the trees
+ * they bring: `common` says whether the server knew that commit (when not, the pack is the whole history). Throws,
+ * saying why, when the server cannot send such a history, sends more than `maxBytes`, or has nothing to send.
  */
-export async function fetchHistoryPack(http: HttpClient, advertised: AdvertisedRefs, head: string, since: number, maxBytes: number): Promise<{ pack: Buffer; shallow: string[] }> {
+export async function fetchHistoryPack(
+  http: HttpClient,
+  advertised: AdvertisedRefs,
+  head: string,
+  since: number,
+  maxBytes: number,
+  have?: string,
+): Promise<{ pack: Buffer; shallow: string[]; common: boolean }> {
   const { base, capabilities } = advertised;
   for (const needed of ["shallow", "deepen-since"]) {
     if (!capabilities.has(needed)) throw new Error(`the git server at ${base} cannot send the history since a date (it lacks the '${needed}' capability)`);
@@ -93,7 +102,9 @@ export async function fetchHistoryPack(http: HttpClient, advertised: AdvertisedR
     throw new Error(`the git server at ${base} cannot send history without file contents (it lacks the 'filter' capability; a git server sends it with uploadpack.allowFilter)`);
   }
   const wanted = wantedCapabilities(capabilities, base, ["ofs-delta", "shallow", "deepen-since", "filter"]);
-  const body = [pktLine(`want ${head} ${wanted}\n`), pktLine(`deepen-since ${Math.floor(since)}\n`), pktLine("filter blob:none\n"), FLUSH, pktLine("done\n")];
+  // No `shallow` line goes with the `have`: the server takes every ancestor of it as held, and sends none of them.
+  const held = have ? [pktLine(`have ${have}\n`)] : [];
+  const body = [pktLine(`want ${head} ${wanted}\n`), pktLine(`deepen-since ${Math.floor(since)}\n`), pktLine("filter blob:none\n"), FLUSH, ...held, pktLine("done\n")];
   return requestPack(http, advertised, body, {
     maxBytes,
     overLimit: `the git server at ${base} sent more than ${describeBytes(maxBytes)} of history, the most a checkout reads; the history was left out`,

@@ -141,6 +141,11 @@ export async function indexPack(pack: Buffer, pause: Pause = sliceWork()): Promi
   return writeIndex(await resolvePack(pack, pause), pack.subarray(pack.length - 20));
 }
 
+/** The index of a pack whose entries resolvePack already named, without resolving it again. */
+export function indexOfEntries(entries: PackEntry[], pack: Buffer): Buffer {
+  return writeIndex(entries, pack.subarray(pack.length - 20));
+}
+
 /** The bytes of a version-2 pack index for named entries. */
 function writeIndex(entries: PackEntry[], packChecksum: Buffer): Buffer {
   const sorted = [...entries].sort((a, b) => (a.oid! < b.oid! ? -1 : a.oid! > b.oid! ? 1 : 0));

@@ -37,12 +37,18 @@ export class PackObjects {
   private readonly packs: Array<{ bytes: Buffer; starts: Map<string, number> }> = [];
   private readonly bases = new BaseCache<PackedObject>();
 
-  constructor(gitdir: string) {
-    const folder = path.join(gitdir, "objects", "pack");
-    const names = fs.existsSync(folder) ? fs.readdirSync(folder).filter((name) => name.endsWith(".idx")) : [];
+  /** The packs of a repository's `.git`, or the packs a folder holds under the names given (`pack-<checksum>`, each with its `.idx`; throws when one is missing). */
+  constructor(from: string | { folder: string; packs: string[] }) {
+    const folder = typeof from === "string" ? path.join(from, "objects", "pack") : from.folder;
+    const names =
+      typeof from !== "string"
+        ? from.packs.map((pack) => `${pack}.idx`)
+        : fs.existsSync(folder)
+          ? fs.readdirSync(folder).filter((name) => name.endsWith(".idx"))
+          : [];
     for (const name of names) {
       const packFile = path.join(folder, `${name.slice(0, -".idx".length)}.pack`);
-      if (!fs.existsSync(packFile)) continue;
+      if (typeof from === "string" && !fs.existsSync(packFile)) continue;
       this.packs.push({ bytes: fs.readFileSync(packFile), starts: readIndex(fs.readFileSync(path.join(folder, name)), name) });
     }
   }
