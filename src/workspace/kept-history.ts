@@ -2,7 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { z } from "zod";
 import type { CommitRecord } from "./commit-history.js";
-import { allPresent, evict, folderOf, HISTORY_MANIFEST, KEPT_HISTORY, PACK_NAME, privateFolder, writeWhole, type ObjectCache } from "./object-cache.js";
+import { allPresent, evict, folderOf, HISTORY_MANIFEST, KEPT_HISTORY, PACK_NAME, privateFolder, writePack, writeWhole, type KeptPack, type ObjectCache } from "./object-cache.js";
 import { PackObjects } from "./pack/pack-objects.js";
 import { parseCommit } from "./pack/parse-commit.js";
 import type { EarlierObjects } from "./pack/read-history-pack.js";
@@ -79,27 +79,12 @@ export function earlierObjects(kept: KeptHistory): EarlierObjects {
  * hold the parents of its commits). Without, it is the whole history and replaces whatever was kept. Then the
  * repositories used longest ago are removed until all fit.
  */
-export function keepHistory(
-  cache: ObjectCache,
-  url: string,
-  history: Pick<KeptHistory, "head" | "since" | "commits">,
-  pack: { name: string; pack: Buffer; index: Buffer },
-  on: KeptHistory | null,
-): void {
+export function keepHistory(cache: ObjectCache, url: string, history: Pick<KeptHistory, "head" | "since" | "commits">, pack: KeptPack, on: KeptHistory | null): void {
   if (!privateFolder(cache.dir)) return;
   const folder = historyFolder(cache, url);
-  let packs = [pack.name];
-  if (on) {
-    // Replaced meanwhile by another job's whole history, or evicted: this pack alone holds too little.
-    if (!allPresent(folder, on.packs)) return;
-    packs = [...new Set([...on.packs, pack.name])];
-  } else {
-    fs.rmSync(folder, { recursive: true, force: true });
-  }
-  fs.mkdirSync(folder, { recursive: true, mode: 0o700 });
-  // The index first, then the pack: a pack is only read once the manifest lists it.
-  writeWhole(path.join(folder, `${pack.name}.idx`), pack.index);
-  writeWhole(path.join(folder, `${pack.name}.pack`), pack.pack);
+  // Replaced meanwhile by another job's whole history, or evicted: this pack alone holds too little.
+  const packs = writePack(folder, pack, on?.packs ?? null, (folder) => fs.rmSync(folder, { recursive: true, force: true }));
+  if (!packs) return;
   writeWhole(path.join(folder, HISTORY_MANIFEST), JSON.stringify({ head: history.head, since: history.since, packs, commits: history.commits }));
   evict(cache);
 }

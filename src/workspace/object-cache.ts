@@ -181,24 +181,36 @@ export function writeWhole(file: string, data: Buffer | string): void {
  * together they hold `head`'s whole tree. Without, it holds `head`'s whole tree and replaces whatever the repository's
  * folder held. Then the repositories used longest ago are removed until all fit.
  */
-export function keepObjects(cache: ObjectCache, url: string, head: string, pack: { name: string; pack: Buffer; index: Buffer }, on: CachedObjects | null): void {
+export function keepObjects(cache: ObjectCache, url: string, head: string, pack: KeptPack, on: CachedObjects | null): void {
   if (!privateFolder(cache.dir)) return;
   const folder = folderOf(cache, url);
-  let packs = [pack.name];
-  if (on) {
-    // Removed or replaced meanwhile (another clone's whole tree, eviction): this pack alone is not a whole tree.
-    if (!allPresent(folder, on.packs)) return;
-    packs = [...new Set([...on.packs, pack.name])];
-  } else {
-    removeObjects(folder);
-    fs.mkdirSync(folder, { recursive: true, mode: 0o700 });
-  }
-  // The index first: a pack is only used once both are there, and only once the manifest lists it.
-  writeWhole(path.join(folder, `${pack.name}.idx`), pack.index);
-  writeWhole(path.join(folder, `${pack.name}.pack`), pack.pack);
+  // Removed or replaced meanwhile (another clone's whole tree, eviction): this pack alone is not a whole tree.
+  const packs = writePack(folder, pack, on?.packs ?? null, removeObjects);
+  if (!packs) return;
   writeWhole(path.join(folder, HEAD), `${[head, ...packs].join("\n")}\n`);
   // Packs no manifest lists any more (a concurrent clone's, kept before this one) are left for the next whole clone.
   evict(cache);
+}
+
+/** A pack to keep: its name (`pack-<checksum>`), its bytes and its index's. */
+export interface KeptPack {
+  name: string;
+  pack: Buffer;
+  index: Buffer;
+}
+
+/**
+ * Writes a pack into `folder` (made if need be): beside the packs named by `on` if they are all still there (nothing
+ * is written otherwise, and null returned), or, without `on`, after `clear` emptied the folder of what it held. The
+ * index goes first, then the pack; neither is read before a manifest lists it. Returns the packs that manifest is to list.
+ */
+export function writePack(folder: string, pack: KeptPack, on: string[] | null, clear: (folder: string) => void): string[] | null {
+  if (on && !allPresent(folder, on)) return null;
+  if (!on) clear(folder);
+  fs.mkdirSync(folder, { recursive: true, mode: 0o700 });
+  writeWhole(path.join(folder, `${pack.name}.idx`), pack.index);
+  writeWhole(path.join(folder, `${pack.name}.pack`), pack.pack);
+  return on ? [...new Set([...on, pack.name])] : [pack.name];
 }
 
 /** Marks a repository's objects as used now, so that eviction takes others first. */

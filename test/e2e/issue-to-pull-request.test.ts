@@ -106,8 +106,10 @@ describe("label → pull request, end to end", () => {
     expect(rig.botBranches()).toBe("magis/issue-1");
   });
 
-  it("keeps the first job's objects, so the retry after main moved fetches only what the new commit adds", async () => {
+  it("keeps the first job's objects and history, so the retry after main moved fetches only what the new commit adds", async () => {
     await rig.setUp({ keepObjects: true });
+    // A server that sends history without contents, as GitHub does.
+    rig.git.git(FULL, "config", "uploadpack.allowFilter", "true");
     await rig.app.deliver("issues", labeledPayload({ installationId: INSTALLATION }), "d-keep-1");
     await rig.app.services.settled();
     const kept = path.join(rig.root, "work", `magis-objects-${process.getuid!()}`);
@@ -115,6 +117,10 @@ describe("label → pull request, end to end", () => {
     const manifest = () => fs.readFileSync(path.join(kept, folder!, "head"), "utf8").trim().split("\n");
     expect(manifest()).toHaveLength(2);
     expect(manifest()[0]).toBe(rig.git.git(FULL, "rev-parse", "main"));
+    // And the branch's history beside them, read whole this first time.
+    const history = () => JSON.parse(fs.readFileSync(path.join(kept, folder!, "history", "history.json"), "utf8")) as { head: string; packs: string[] };
+    expect(history().head).toBe(rig.git.git(FULL, "rev-parse", "main"));
+    expect(history().packs).toHaveLength(1);
 
     addCommit(rig.root, FULL, { branch: "main", files: { "NOTES.md": "Notes.\n" }, message: "notes", author: { name: "Ada", email: "ada@example.com" } });
     scriptResolve(rig.model);
@@ -130,6 +136,9 @@ describe("label → pull request, end to end", () => {
     expect(added[0]).toBeLessThan(added[1]!);
     expect(rig.git.git(FULL, "rev-list", "--count", "main..magis/issue-1")).toBe("1");
     expect(fs.statSync(kept).mode & 0o077).toBe(0);
+    // The retry's history asked only for the commit made since, and kept it beside the first job's.
+    expect(history().head).toBe(head);
+    expect(history().packs).toHaveLength(2);
   });
 
   it("/magis retry while a run is under way is answered, not run twice; afterwards it updates the same PR", async () => {

@@ -216,6 +216,21 @@ describe("clones that keep their objects for the next clone", () => {
     expect(cachedObjects(tight, a.remote.url)).toBeNull();
     expect(cachedObjects(tight, b.remote.url)).not.toBeNull();
   });
+
+  it("evicts in its turn a folder that a killed job left without a manifest", async () => {
+    const a = fixture();
+    const shared = { ...a.cache, dir: path.join(root, "cache-with-leftover") };
+    // A pack a killed job wrote before its manifest, an hour ago.
+    const leftover = path.join(shared.dir, "0".repeat(32));
+    fs.mkdirSync(leftover, { recursive: true, mode: 0o700 });
+    fs.chmodSync(shared.dir, 0o700);
+    fs.writeFileSync(path.join(leftover, `pack-${"1".repeat(40)}.pack`), Buffer.alloc(2 ** 20));
+    const anHourAgo = new Date(Date.now() - 3_600_000);
+    fs.utimesSync(leftover, anHourAgo, anHourAgo);
+    await clone(a.remote, { ...shared, maxBytes: 2 ** 19 });
+    expect(fs.existsSync(leftover)).toBe(false);
+    expect(cachedObjects(shared, a.remote.url)).not.toBeNull();
+  });
 });
 
 describe("objectCacheFrom", () => {
