@@ -6,7 +6,8 @@
 // first job left: in the same process (the store and its in-process memo) and in a new process (the
 // store alone, as the Action door has it). The bot also fetches the last year of commits (commits and
 // trees, no contents) beside its clone and ranks with them, as a job does, unless --no-history; and it keeps the
-// clone's objects, as a worker does, so that its second jobs fetch only what the new commit adds, unless --no-objects.
+// clone's objects and the history, as a worker does, so that its second jobs fetch only what the new commit adds and
+// the commits made since, unless --no-objects.
 //
 //   npm run bench:clone -- --mirror /work/.mirror/sympy+sympy/repo [--runs 3] [--changed 3] [--workdir DIR] [--no-history] [--no-objects]
 //
@@ -25,6 +26,7 @@ import { primeTerms } from "../src/pipeline/locate/prime-terms.js";
 import type { TermCache } from "../src/pipeline/locate/remember-terms.js";
 import { openSqliteStore } from "../src/store/sqlite/sqlite-store.js";
 import { withShallowClone } from "../src/workspace/clone-repository.js";
+import { keptHistory } from "../src/workspace/kept-history.js";
 import type { ObjectCache } from "../src/workspace/object-cache.js";
 import { DEFAULT_HISTORY_WINDOW } from "../src/workspace/commit-history.js";
 import { addCommit, gitEnv, startGitServer } from "../test/support/git-server.js";
@@ -91,7 +93,9 @@ try {
       const indexed = performance.now();
       const top = await index.rank(buildQuery(ISSUE), 10);
       const queried = performance.now();
-      const historyPart = history ? `history ${past.commits.length} commits${"skipped" in past && past.skipped ? ` (skipped: ${past.skipped})` : ""}, waited ${ms(fetched - cloned)}, ` : "";
+      // How many history packs the worker keeps now: one after a whole history, one more for each job that fetched only what was new.
+      const keptPacks = objects && history ? `, ${keptHistory(objects, remote.url)?.packs.length ?? 0} kept packs` : "";
+      const historyPart = history ? `history ${past.commits.length} commits${"skipped" in past && past.skipped ? ` (skipped: ${past.skipped})` : ""}${keptPacks}, waited ${ms(fetched - cloned)}, ` : "";
       parts = `clone ${ms(cloned - start)}, ${historyPart}list+index ${ms(indexed - fetched)} (${index.stats.tokenized} of ${index.stats.files} files tokenized, ${index.stats.parsed} parsed), query ${ms(queried - indexed)}, top ${top[0]?.path ?? "-"}`;
     }, { parentDir: workdir, onFiles: primeTerms(cache, list), history, objects });
     // Removing the checkout is part of the clone's cost, as for the native clone.
