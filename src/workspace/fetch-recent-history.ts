@@ -89,7 +89,9 @@ export function recentHistory(options: RecentHistoryOptions): RecentHistory {
       // What the branch added since the kept history's commit, compared with the kept packs' parents and trees.
       const sinceKept = async (kept: KeptHistory): Promise<CommitRecord[]> => {
         if (kept.head === head) return kept.commits.filter((commit) => commit.time >= since);
-        const { pack, shallow, common } = await fetch(kept.head);
+        const { pack, shallow, common } = await fetch(kept.head).catch((error: unknown) => {
+          throw new RequestFailed(error);
+        });
         // A server that no longer has the kept commit (a force push, then its garbage collection) sent the whole history.
         if (!common) return whole(pack);
         const objects = await read(readHistoryObjects(pack, pause));
@@ -103,13 +105,15 @@ export function recentHistory(options: RecentHistoryOptions): RecentHistory {
         return commits;
       };
       const history = async (): Promise<CommitRecord[]> => {
-        const kept = options.kept ? keptHistory(options.kept.cache, options.kept.url) : null;
+        const kept = options.kept ? keptHistory(options.kept.cache, options.kept.url, options.maxBytes) : null;
         // A window reaching further back than the kept one (history_months raised) needs the whole history.
         if (kept && kept.since <= since) {
           try {
             return await sinceKept(kept);
           } catch (error) {
-            if (stopped) throw error;
+            // A server that failed the request (silent, refusing, over the limit) would fail the whole one too: the
+            // kept history stays for the next job, and this one ranks without.
+            if (stopped || error instanceof RequestFailed) throw error;
             // Kept history that could not serve (a rewritten branch, a damaged pack): forgotten, and read whole.
             forgetHistory(options.kept!.cache, options.kept!.url);
           }
@@ -128,4 +132,11 @@ export function recentHistory(options: RecentHistoryOptions): RecentHistory {
       await running;
     },
   };
+}
+
+/** The history request itself failed, not what was kept: the message is the request's. */
+class RequestFailed extends Error {
+  constructor(cause: unknown) {
+    super(cause instanceof Error ? cause.message : String(cause), { cause });
+  }
 }

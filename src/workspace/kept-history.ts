@@ -12,6 +12,11 @@ import type { EarlierObjects } from "./pack/read-history-pack.js";
  * commits compared so far, the commit they lead up to, and the history packs they came from. The next job's fetch
  * says it has that commit, and the server sends only the commits made since and the trees they bring; the packs
  * hold the parents and trees those new commits are compared with, which the server no longer sends.
+ *
+ * What it holds is what a whole fetch would give, and sometimes more: commits of the window that a whole fetch could
+ * no longer compare, as their parent has since left the window, and the commits behind a merge of a branch older
+ * than the window, which git's `deepen-since` cuts the history at. Each is a commit of the window, reachable from the
+ * head, with the files it changed: the kept head is a parent of one of the new commits, or the history is read whole.
  */
 export interface KeptHistory {
   folder: string;
@@ -43,9 +48,10 @@ function historyFolder(cache: ObjectCache, url: string): string {
 
 /**
  * The history the cache keeps for `url`, or null when it keeps none that serves: no manifest, one that does not
- * read, a pack it lists missing, or as many packs as a history gathers.
+ * read, a pack it lists missing, as many packs as a history gathers, or packs of more than `maxBytes` in all (the
+ * most a history fetch may bring: they are read into memory).
  */
-export function keptHistory(cache: ObjectCache, url: string): KeptHistory | null {
+export function keptHistory(cache: ObjectCache, url: string, maxBytes = Infinity): KeptHistory | null {
   if (!privateFolder(cache.dir)) return null;
   const folder = historyFolder(cache, url);
   let manifest: z.infer<typeof manifestSchema>;
@@ -55,7 +61,14 @@ export function keptHistory(cache: ObjectCache, url: string): KeptHistory | null
     return null;
   }
   if (manifest.packs.length >= MAX_HISTORY_PACKS || !allPresent(folder, manifest.packs)) return null;
-  return { folder, ...manifest };
+  let bytes = 0;
+  try {
+    for (const pack of manifest.packs) bytes += fs.statSync(path.join(folder, `${pack}.pack`)).size;
+  } catch {
+    // Removed meanwhile (another job's whole history replacing it, or eviction).
+    return null;
+  }
+  return bytes > maxBytes ? null : { folder, ...manifest };
 }
 
 /** The commits and trees a kept history's packs hold, read as they are asked for. */

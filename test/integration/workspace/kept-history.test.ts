@@ -3,9 +3,12 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { HistoryWindow } from "../../../src/workspace/commit-history.js";
+import { windowStart, type CommitRecord, type HistoryWindow } from "../../../src/workspace/commit-history.js";
 import { withShallowClone, type GitRemote } from "../../../src/workspace/clone-repository.js";
-import type { FetchedHistory } from "../../../src/workspace/fetch-recent-history.js";
+import { recentHistory, type FetchedHistory } from "../../../src/workspace/fetch-recent-history.js";
+import { gitHttpWithTimeout } from "../../../src/workspace/git-http-with-timeout.js";
+import { fetchShallowPack } from "../../../src/workspace/pack/fetch-shallow-pack.js";
+import { readLocalHistory } from "../../../src/workspace/read-local-history.js";
 import { keptHistory } from "../../../src/workspace/kept-history.js";
 import { cachedObjects, evict, forgetObjects, type ObjectCache } from "../../../src/workspace/object-cache.js";
 import { gitEnv, startGitServer, type GitServer } from "../../support/git-server.js";
@@ -69,6 +72,28 @@ class Repository {
     this.git(["push", "-q", "--force", this.bare, "main:main"]);
   }
 
+  /**
+   * The history a job reads with its clock at `now`, with `cache` (or none): the advertisement read as a clone reads
+   * it, then the history fetched as beside a clone.
+   */
+  async historyAt(cache: ObjectCache | undefined, now: number, maxBytes = 64 * 2 ** 20): Promise<FetchedHistory> {
+    const history = recentHistory({ token, window, maxBytes, idleMs: 30_000, now, ...(cache && { kept: { cache, url: this.remote.url } }) });
+    // The advertisement only: the clone's own pack request is never made.
+    await fetchShallowPack(gitHttpWithTimeout(30_000), this.remote.url, token, "main", Infinity, (advertised, head) => {
+      history.start(advertised, head);
+      throw new Error("advertised");
+    }).catch((error: Error) => {
+      if (error.message !== "advertised") throw error;
+    });
+    return history.result;
+  }
+
+  /** What `git log` shows of the window at `now`, merges left out: every commit a history could hold. */
+  async logAt(now: number): Promise<CommitRecord[]> {
+    const start = windowStart(now, window);
+    return (await readLocalHistory({ gitDir: this.bare }, { months: 60, maxCommits: 5000 })).filter((commit) => commit.time >= start);
+  }
+
   /** The branch's history as a job reads it: a clone with `cache` (or none), and the history that comes with it. */
   async history(cache: ObjectCache | undefined, historyWindow = window): Promise<FetchedHistory> {
     const fetched = await withShallowClone(this.remote, "main", async (checkout) => checkout.history!, { history: historyWindow, objects: cache });
@@ -128,6 +153,62 @@ describe("a history kept between jobs", () => {
     const third = await repo.history(repo.cache);
     expect(historyPackRequests()).toBe(before);
     expect(third.commits).toEqual(whole.commits);
+  });
+
+  it("holds what a whole fetch holds, and also the window's commits a whole fetch can no longer compare or cuts off", async () => {
+    const repo = new Repository("sliding");
+    const root = repo.git(["rev-parse", "HEAD"]);
+    for (let d = 400; d >= 100; d -= 20) repo.commit(`Step ${d} days ago`, now - d * DAY, { [`src/step${d}.py`]: `d = ${d}\n` });
+    repo.push();
+    // A job a month ago, then one today on the same commit: no request, and the window has moved on a month.
+    await repo.historyAt(repo.cache, now - 30 * DAY);
+    const today = await repo.historyAt(repo.cache, now);
+    const whole = await repo.historyAt(undefined, now);
+    const log = await repo.logAt(now);
+    const oids = (commits: CommitRecord[]) => commits.map((c) => c.oid);
+    // The commit of 360 days ago is in the window, but its parent (380) is not any more: a whole fetch cannot compare it.
+    const extra = today.commits.filter((c) => !oids(whole.commits).includes(c.oid));
+    expect(extra.map((c) => c.message)).toEqual(["Step 360 days ago"]);
+    expect(today.commits.filter((c) => oids(whole.commits).includes(c.oid))).toEqual(whole.commits);
+    for (const commit of today.commits) expect(log).toContainEqual(commit);
+
+    // A branch older than the window merged: git's deepen-since makes the merge a boundary, and a whole fetch sends
+    // nothing behind it. The kept history, which the merge's first parent leads to, keeps its commits.
+    repo.git(["checkout", "-q", "-b", "old", root]);
+    repo.commit("An old branch", now - 500 * DAY, { "src/old.py": "old\n" });
+    repo.git(["checkout", "-q", "main"]);
+    repo.git(["merge", "-q", "--no-ff", "-m", "Merge the old branch", "old"], now - 2 * DAY);
+    repo.commit("After the merge", now - DAY, { "src/after.py": "after\n" });
+    repo.push();
+    const merged = await repo.historyAt(repo.cache, now);
+    const wholeMerged = await repo.historyAt(undefined, now);
+    expect(wholeMerged.commits.map((c) => c.message)).toEqual(["After the merge"]);
+    expect(merged.commits.map((c) => c.message)).toEqual(["After the merge", ...today.commits.map((c) => c.message)]);
+    for (const commit of merged.commits) expect(await repo.logAt(now)).toContainEqual(commit);
+  });
+
+  it("keeps its history when the server fails the request, and goes on from it once the server serves again", async () => {
+    const repo = new Repository("refusing");
+    repo.commit("Step", now - 10 * DAY, { "src/mod.py": "n = 1\n" });
+    repo.push();
+    await repo.history(repo.cache);
+    const kept = keptHistory(repo.cache, repo.remote.url)!;
+    repo.commit("Another step", now - 5 * DAY, { "src/mod.py": "n = 2\n" });
+    repo.push();
+    const bare = path.join(root, `${repo.name}.git`);
+    execFileSync("git", ["config", "uploadpack.allowFilter", "false"], { cwd: bare, stdio: "pipe" });
+    const refused = await withShallowClone(repo.remote, "main", async (checkout) => checkout.history!, { history: window, objects: repo.cache });
+    expect(refused.commits).toEqual([]);
+    expect(refused.skipped).toContain("lacks the 'filter' capability");
+    expect(keptHistory(repo.cache, repo.remote.url)?.head).toBe(kept.head);
+
+    execFileSync("git", ["config", "uploadpack.allowFilter", "true"], { cwd: bare, stdio: "pipe" });
+    const served = await repo.history(repo.cache);
+    // ("Step" stands on a commit older than the window: no history can compare it.)
+    expect(served.commits.map((c) => c.message)).toEqual(["Another step"]);
+    expect(keptPackSizes(repo)).toHaveLength(2);
+    // Kept packs of more bytes than a history fetch may bring are not read: the history is fetched whole.
+    expect(keptHistory(repo.cache, repo.remote.url, 100)).toBeNull();
   });
 
   it("reads the history whole again when the branch was rewritten, and keeps that instead", async () => {
