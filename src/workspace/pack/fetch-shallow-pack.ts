@@ -1,4 +1,4 @@
-import type { GitHttpResponse, HttpClient } from "isomorphic-git";
+import type { GitHttpRequest, GitHttpResponse, HttpClient } from "isomorphic-git";
 import { FLUSH, PktLineReader, pktLine } from "./pkt-lines.js";
 
 /**
@@ -53,7 +53,7 @@ export async function fetchShallowPack(
     authorization: `Basic ${Buffer.from(`x-access-token:${token}`).toString("base64")}`,
     "user-agent": "git/magis",
   };
-  const advertised = await http.request({ url: `${base}/info/refs?service=git-upload-pack`, method: "GET", headers });
+  const advertised = await againIfDropped(http, { url: `${base}/info/refs?service=git-upload-pack`, method: "GET", headers });
   refuseFailure(advertised, base);
   const { refs, capabilities } = await readAdvertisement(advertised, base);
   const head = refs.get(`refs/heads/${branch}`);
@@ -129,7 +129,7 @@ interface PackLimits {
 
 /** Sends one upload-pack request and reads its answer (see readPackAnswer). */
 async function requestPack(http: HttpClient, to: Pick<AdvertisedRefs, "base" | "headers">, body: Buffer[], limits: PackLimits): Promise<{ pack: Buffer; shallow: string[]; common: boolean }> {
-  const answered = await http.request({
+  const answered = await againIfDropped(http, {
     url: `${to.base}/git-upload-pack`,
     method: "POST",
     headers: { ...to.headers, "content-type": "application/x-git-upload-pack-request", accept: "application/x-git-upload-pack-result" },
@@ -139,6 +139,21 @@ async function requestPack(http: HttpClient, to: Pick<AdvertisedRefs, "base" | "
   });
   refuseFailure(answered, to.base);
   return readPackAnswer(answered, to.base, limits);
+}
+
+/**
+ * Sends a request, and once more if its connection was dropped before any answer came (ECONNRESET, EPIPE): a socket
+ * kept alive from an earlier request that the server closed just as it was reused. Both requests of a fetch only
+ * read, so asking again is safe; an abort, a timeout or an answer of any status is not asked again.
+ */
+async function againIfDropped(http: HttpClient, request: GitHttpRequest): Promise<GitHttpResponse> {
+  try {
+    return await http.request(request);
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    if (code !== "ECONNRESET" && code !== "EPIPE") throw error;
+    return http.request(request);
+  }
 }
 
 /** A number of bytes as a person reads it: whole MiB from one MiB up, KiB or bytes below. */

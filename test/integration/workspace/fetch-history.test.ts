@@ -177,6 +177,8 @@ describe("withShallowClone with a history", () => {
 describe("withShallowClone with a history that goes wrong", () => {
   // In front of the git server: the history request is answered as `historyAnswer` says, the others passed on.
   let historyAnswer: "silent" | "corrupt" | "failing" | "shallow-flood" | "progress-flood" = "silent";
+  // Requests whose connection is dropped unanswered, by method, in turn: a kept-alive socket the server closed.
+  let drops: string[] = [];
   let front: http.Server;
   let frontUrl: string;
   const held: { closed: boolean }[] = [];
@@ -187,6 +189,11 @@ describe("withShallowClone with a history that goes wrong", () => {
       request.on("data", (chunk: Buffer) => chunks.push(chunk));
       request.on("end", () => {
         const body = Buffer.concat(chunks);
+        if (drops[0] === request.method) {
+          drops.shift();
+          request.socket.destroy();
+          return;
+        }
         if (body.includes("deepen-since") && historyAnswer === "corrupt") {
           // A version-2 pack of one object whose bytes and checksum are filler, on side band 1.
           const band = Buffer.concat([Buffer.from([1]), Buffer.from("PACK"), Buffer.from([0, 0, 0, 2, 0, 0, 0, 1]), Buffer.alloc(40, 9)]);
@@ -267,6 +274,19 @@ describe("withShallowClone with a history that goes wrong", () => {
     const url = `${frontUrl}/octo/history.git`;
     const history = await withShallowClone({ url, token, maxHistoryBytes: 64 * 1024 }, "main", async (checkout) => checkout.history, { history: window });
     expect(history).toEqual({ commits: [], skipped: `the git server at ${url} sent more than 64 KB of history, the most a checkout reads; the history was left out` });
+  });
+
+  it("asks once more when the server drops a connection unanswered, and clones", async () => {
+    historyAnswer = "failing";
+    drops = ["GET", "POST"];
+    const url = `${frontUrl}/octo/history.git`;
+    const readme = await withShallowClone({ url, token }, "main", async (checkout) => fs.readFileSync(path.join(checkout.dir, "README.md"), "utf8"));
+    expect(readme).toBe("hello again\n");
+    expect(drops).toEqual([]);
+    // Twice in a row is not a socket reused as it closed: the clone fails, saying so.
+    drops = ["GET", "GET"];
+    await expect(withShallowClone({ url, token }, "main", async () => "cloned")).rejects.toThrow(/ECONNRESET|socket hang up/);
+    drops = [];
   });
 
   it("gives up on a silent history without failing the clone", async () => {
