@@ -28,15 +28,6 @@ export interface GitRemote {
 /** The history's byte limit unless the remote says otherwise: two years of a busy project's commits and trees fit. */
 export const DEFAULT_MAX_HISTORY_BYTES = 64 * 2 ** 20;
 
-/** Keeping objects for the next clone is worth a try, never a failed clone (a full disk, another job removing them). */
-function keepQuietly(keep: () => void): void {
-  try {
-    keep();
-  } catch {
-    // The next clone of the repository fetches its whole tree.
-  }
-}
-
 /** A fresh shallow checkout of one branch. */
 export interface Checkout {
   dir: string;
@@ -91,7 +82,7 @@ async function fetchInto(
       fs.writeFileSync(path.join(packs, `${name}.idx`), index);
     }
     // A server that no longer has the kept commit (a force push, then its garbage collection) sent the whole tree.
-    if (objects) keep = () => keepQuietly(() => keepObjects(objects, remote.url, head, { name, pack, index }, cached && common ? cached : null));
+    if (objects) keep = () => keepObjects(objects, remote.url, head, { name, pack, index }, cached && common ? cached : null);
   }
   fs.writeFileSync(path.join(dir, ".git", "shallow"), shallow.map((oid) => `${oid}\n`).join(""));
   await git.setConfig({ fs, dir, path: "remote.origin.url", value: remote.url });

@@ -73,12 +73,7 @@ export function recentHistory(options: RecentHistoryOptions): RecentHistory {
         });
       const keep = (commits: CommitRecord[], pack: Buffer, objects: HistoryObjects, on: KeptHistory | null) => {
         if (!options.kept || stopped) return;
-        try {
-          const { cache, url } = options.kept;
-          keepHistory(cache, url, { head, since, commits }, { name: packName(pack), pack, index: indexOfEntries(objects.entries, pack) }, on);
-        } catch {
-          // Keeping is worth a try (a full disk, another job's eviction): the next job fetches the whole history.
-        }
+        keepHistory(options.kept.cache, options.kept.url, { head, since, commits }, { name: packName(pack), pack, index: indexOfEntries(objects.entries, pack) }, on);
       };
       const whole = async (pack: Buffer): Promise<CommitRecord[]> => {
         const objects = await read(readHistoryObjects(pack, pause));

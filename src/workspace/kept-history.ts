@@ -2,7 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { z } from "zod";
 import type { CommitRecord } from "./commit-history.js";
-import { allPresent, evict, folderOf, HISTORY_MANIFEST, KEPT_HISTORY, PACK_NAME, privateFolder, writePack, writeWhole, type KeptPack, type ObjectCache } from "./object-cache.js";
+import { allPresent, evict, folderOf, HISTORY_MANIFEST, KEPT_HISTORY, keepQuietly, PACK_NAME, privateFolder, writePack, writeWhole, type KeptPack, type ObjectCache } from "./object-cache.js";
 import { PackObjects } from "./pack/pack-objects.js";
 import { parseCommit } from "./pack/parse-commit.js";
 import type { EarlierObjects } from "./pack/read-history-pack.js";
@@ -90,16 +90,18 @@ export function earlierObjects(kept: KeptHistory): EarlierObjects {
  * Keeps a history read at `history.head` for the repository at `url`, with the pack it was read from. With `on`, the
  * pack holds what `head` adds to that kept history: it is kept beside its packs if they are all still there (they
  * hold the parents of its commits). Without, it is the whole history and replaces whatever was kept. Then the
- * repositories used longest ago are removed until all fit.
+ * repositories used longest ago are removed until all fit. Never throws (see keepQuietly).
  */
 export function keepHistory(cache: ObjectCache, url: string, history: Pick<KeptHistory, "head" | "since" | "commits">, pack: KeptPack, on: KeptHistory | null): void {
-  if (!privateFolder(cache.dir)) return;
-  const folder = historyFolder(cache, url);
-  // Replaced meanwhile by another job's whole history, or evicted: this pack alone holds too little.
-  const packs = writePack(folder, pack, on?.packs ?? null, (folder) => fs.rmSync(folder, { recursive: true, force: true }));
-  if (!packs) return;
-  writeWhole(path.join(folder, HISTORY_MANIFEST), JSON.stringify({ head: history.head, since: history.since, packs, commits: history.commits }));
-  evict(cache);
+  keepQuietly(() => {
+    if (!privateFolder(cache.dir)) return;
+    const folder = historyFolder(cache, url);
+    // Replaced meanwhile by another job's whole history, or evicted: this pack alone holds too little.
+    const packs = writePack(folder, pack, on?.packs ?? null, (folder) => fs.rmSync(folder, { recursive: true, force: true }));
+    if (!packs) return;
+    writeWhole(path.join(folder, HISTORY_MANIFEST), JSON.stringify({ head: history.head, since: history.since, packs, commits: history.commits }));
+    evict(cache);
+  });
 }
 
 /** Forgets the history the cache keeps for `url` (it could not serve); the next fetch reads it whole. */

@@ -179,17 +179,28 @@ export function writeWhole(file: string, data: Buffer | string): void {
  * Keeps a clone's pack for the repository at `url`, now at `head`. With `on`, the pack holds what `head` adds to those
  * kept packs (the ones the clone started from): it is kept beside them only if they are all still there, since
  * together they hold `head`'s whole tree. Without, it holds `head`'s whole tree and replaces whatever the repository's
- * folder held. Then the repositories used longest ago are removed until all fit.
+ * folder held. Then the repositories used longest ago are removed until all fit. Never throws (see keepQuietly).
  */
 export function keepObjects(cache: ObjectCache, url: string, head: string, pack: KeptPack, on: CachedObjects | null): void {
-  if (!privateFolder(cache.dir)) return;
-  const folder = folderOf(cache, url);
-  // Removed or replaced meanwhile (another clone's whole tree, eviction): this pack alone is not a whole tree.
-  const packs = writePack(folder, pack, on?.packs ?? null, removeObjects);
-  if (!packs) return;
-  writeWhole(path.join(folder, HEAD), `${[head, ...packs].join("\n")}\n`);
-  // Packs no manifest lists any more (a concurrent clone's, kept before this one) are left for the next whole clone.
-  evict(cache);
+  keepQuietly(() => {
+    if (!privateFolder(cache.dir)) return;
+    const folder = folderOf(cache, url);
+    // Removed or replaced meanwhile (another clone's whole tree, eviction): this pack alone is not a whole tree.
+    const packs = writePack(folder, pack, on?.packs ?? null, removeObjects);
+    if (!packs) return;
+    writeWhole(path.join(folder, HEAD), `${[head, ...packs].join("\n")}\n`);
+    // Packs no manifest lists any more (a concurrent clone's, kept before this one) are left for the next whole clone.
+    evict(cache);
+  });
+}
+
+/** Keeping for the next job is worth a try, never a failed job (a full disk, another job removing the folder): the next job fetches it whole. */
+export function keepQuietly(keep: () => void): void {
+  try {
+    keep();
+  } catch {
+    // Nothing kept, or less.
+  }
 }
 
 /** A pack to keep: its name (`pack-<checksum>`), its bytes and its index's. */

@@ -121,7 +121,7 @@ export async function indexThinPack(thin: Buffer, external: ExternalBase, pause:
     if (object) missing.set(oid, object);
     return object;
   });
-  if (missing.size === 0) return { pack: thin, index: writeIndex(entries, thin.subarray(thin.length - 20)) };
+  if (missing.size === 0) return { pack: thin, index: indexOfEntries(entries, thin) };
   const body = Buffer.concat([
     thin.subarray(0, thin.length - 20),
     ...[...missing.values()].flatMap(({ type, data }) => [wholeEntryHeader(OBJECT_TYPES.indexOf(type as never), data.length), zlib.deflateSync(data)]),
@@ -138,7 +138,7 @@ export async function indexThinPack(thin: Buffer, external: ExternalBase, pause:
  * same pack.
  */
 export async function indexPack(pack: Buffer, pause: Pause = sliceWork()): Promise<Buffer> {
-  return writeIndex(await resolvePack(pack, pause), pack.subarray(pack.length - 20));
+  return indexOfEntries(await resolvePack(pack, pause), pack);
 }
 
 /** The index of a pack whose entries resolvePack already named, without resolving it again. */

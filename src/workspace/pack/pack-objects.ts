@@ -27,6 +27,14 @@ function readIndex(idx: Buffer, file: string): Map<string, number> {
   return starts;
 }
 
+/** The packs of a repository's `.git` that have both their files, by name (`pack-<checksum>`). */
+function packsOf(gitdir: string): { folder: string; packs: string[] } {
+  const folder = path.join(gitdir, "objects", "pack");
+  const names = fs.existsSync(folder) ? fs.readdirSync(folder) : [];
+  const packs = names.filter((name) => name.endsWith(".idx")).map((name) => name.slice(0, -".idx".length));
+  return { folder, packs: packs.filter((pack) => names.includes(`${pack}.pack`)) };
+}
+
 /**
  * Reads objects straight from the packs of a repository's `.git`, inflating them with Node's zlib. A shallow
  * clone holds every file of its commit in one pack; isomorphic-git reads each packed object with a zlib written
@@ -39,17 +47,9 @@ export class PackObjects {
 
   /** The packs of a repository's `.git`, or the packs a folder holds under the names given (`pack-<checksum>`, each with its `.idx`; throws when one is missing). */
   constructor(from: string | { folder: string; packs: string[] }) {
-    const folder = typeof from === "string" ? path.join(from, "objects", "pack") : from.folder;
-    const names =
-      typeof from !== "string"
-        ? from.packs.map((pack) => `${pack}.idx`)
-        : fs.existsSync(folder)
-          ? fs.readdirSync(folder).filter((name) => name.endsWith(".idx"))
-          : [];
-    for (const name of names) {
-      const packFile = path.join(folder, `${name.slice(0, -".idx".length)}.pack`);
-      if (typeof from === "string" && !fs.existsSync(packFile)) continue;
-      this.packs.push({ bytes: fs.readFileSync(packFile), starts: readIndex(fs.readFileSync(path.join(folder, name)), name) });
+    const { folder, packs } = typeof from === "string" ? packsOf(from) : from;
+    for (const pack of packs) {
+      this.packs.push({ bytes: fs.readFileSync(path.join(folder, `${pack}.pack`)), starts: readIndex(fs.readFileSync(path.join(folder, `${pack}.idx`)), `${pack}.idx`) });
     }
   }
 

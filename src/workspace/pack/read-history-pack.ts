@@ -76,14 +76,3 @@ export async function compareCommits(
   }
   return records;
 }
-
-/** The commits of a whole history pack (see readHistoryObjects and compareCommits). */
-export async function readHistoryPack(
-  pack: Buffer,
-  head: string,
-  window: HistoryWindow,
-  pause: Pause = sliceWork(),
-  maxTreeBytes = MAX_TREE_BYTES,
-): Promise<CommitRecord[]> {
-  return compareCommits(await readHistoryObjects(pack, pause, maxTreeBytes), head, window, pause);
-}

@@ -102,6 +102,15 @@ class Repository {
   }
 }
 
+/** A repository of one commit in the window, whose history a first job read whole and kept. */
+async function keptOnce(id: string): Promise<Repository> {
+  const repo = new Repository(id);
+  repo.commit("Step", now - 10 * DAY, { "src/mod.py": "n = 1\n" });
+  repo.push();
+  await repo.history(repo.cache);
+  return repo;
+}
+
 const historyPackRequests = () => server.requests.filter((r) => r.method === "POST" && r.path.endsWith("/git-upload-pack")).length;
 
 /** The bytes of the files under a folder. */
@@ -188,10 +197,7 @@ describe("a history kept between jobs", () => {
   });
 
   it("keeps its history when the server fails the request, and goes on from it once the server serves again", async () => {
-    const repo = new Repository("refusing");
-    repo.commit("Step", now - 10 * DAY, { "src/mod.py": "n = 1\n" });
-    repo.push();
-    await repo.history(repo.cache);
+    const repo = await keptOnce("refusing");
     const kept = keptHistory(repo.cache, repo.remote.url)!;
     repo.commit("Another step", now - 5 * DAY, { "src/mod.py": "n = 2\n" });
     repo.push();
@@ -261,10 +267,7 @@ describe("a history kept between jobs", () => {
   });
 
   it("keeps the history when the objects are forgotten, and evicts both together", async () => {
-    const repo = new Repository("evicted");
-    repo.commit("Step", now - 10 * DAY, { "src/mod.py": "n = 1\n" });
-    repo.push();
-    await repo.history(repo.cache);
+    const repo = await keptOnce("evicted");
     expect(cachedObjects(repo.cache, repo.remote.url)).not.toBeNull();
     forgetObjects(repo.cache, repo.remote.url);
     expect(cachedObjects(repo.cache, repo.remote.url)).toBeNull();
@@ -285,10 +288,7 @@ describe("a history kept between jobs", () => {
   });
 
   it("leaves a manifest that does not read as no history", async () => {
-    const repo = new Repository("malformed");
-    repo.commit("Step", now - 10 * DAY, { "src/mod.py": "n = 1\n" });
-    repo.push();
-    await repo.history(repo.cache);
+    const repo = await keptOnce("malformed");
     const kept = keptHistory(repo.cache, repo.remote.url)!;
     fs.writeFileSync(path.join(kept.folder, "history.json"), JSON.stringify({ ...kept, head: "not a commit" }));
     expect(keptHistory(repo.cache, repo.remote.url)).toBeNull();
