@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { countTerms, countTermsByChunk, tokenizeCode } from "../../../src/pipeline/locate/tokenize-code.js";
+import { countTerms, countTermsByChunk, hyphenatedNames, tokenizeCode } from "../../../src/pipeline/locate/tokenize-code.js";
 
 describe("tokenizeCode", () => {
   it("keeps a camelCase identifier whole and splits it, acronyms included", () => {
@@ -42,6 +42,20 @@ describe("tokenizeCode", () => {
     expect(tokenizeCode("n-k x-1 a - b ab_cd-ef").filter((t) => t.includes("_"))).toEqual(["ab_cd"]);
     // A name starting or ending with a one-letter or numeric part is whole too: none of its parts is taken.
     expect(tokenizeCode("x-ray-tube ab-cd-e utf-8-sig").filter((t) => t.includes("_"))).toEqual([]);
+  });
+
+  it("finds the hyphenated names the whole-text pattern finds, where it finds them, at the text's edges and beside any character", () => {
+    // The pattern the scan stands for, run over the whole text: a name not inside a longer run of word characters and hyphens.
+    const whole = /(?<!\w|\w-)[A-Za-z][A-Za-z0-9]+(?:-[A-Za-z][A-Za-z0-9]+)+(?!\w|-\w)/g;
+    const texts = [
+      "ab-cd", "-ab-cd-", "--ab-cd", "ab-cd--", "x ab-cd y", "_ab-cd", "ab-cd_", "1ab-cd", "ab-cd1 ab-1c", "a-b ab-c ab-cd-e",
+      "é-ab-cd é", "éab-cd", "ab-cdé", "ab-cd.ef-gh", "ab-cd\nef-gh", "ab--cd", "ab-cd-ef-gh ij-kl", "x-ray-tube utf-8-sig sphinx-doc",
+      "--ignore-paths=tests (Unnecessary-Lambda) at sphinx-doc.org", "n-k x-1 a - b", "ab-cd-e-fg", "ab-cd ef-gh-ij-k", "A9-Z9", "-",
+      "",
+    ];
+    for (const text of texts) {
+      expect(hyphenatedNames(text), text).toEqual([...text.matchAll(whole)].map((match) => ({ name: match[0], index: match.index })));
+    }
   });
 
   it("reads a Python traceback into file, module and function terms", () => {
