@@ -7,7 +7,7 @@ import type { HistoryWindow } from "./commit-history.js";
 import { recentHistory, type FetchedHistory } from "./fetch-recent-history.js";
 import { DEFAULT_GIT_IDLE_MS, gitHttpWithTimeout } from "./git-http-with-timeout.js";
 import { fetchShallowPack, type Alongside } from "./pack/fetch-shallow-pack.js";
-import { indexPack, indexThinPack, packName } from "./pack/index-pack.js";
+import { indexPack, indexThinPack, packName, type VisitObject } from "./pack/index-pack.js";
 import { PackObjects } from "./pack/pack-objects.js";
 import { forgetObjects, keepObjects, linkCachedObjects, type ObjectCache } from "./object-cache.js";
 import { writeWorktree, type ClonedFile } from "./write-worktree.js";
@@ -43,6 +43,29 @@ interface Fetched {
   head: string;
   /** Keeps its pack for the next clone; called once the work tree was written from it, so that a pack that could not serve is never kept. */
   keep: () => void;
+  /** Blobs the pack's indexing inflated, by id, for the work tree (see keptBlobs). */
+  blobs: Map<string, Buffer>;
+}
+
+// Most bytes of inflated blobs a clone holds from indexing its pack until the work tree is written: sympy's 2,087
+// files are 35 MB. Past it, the work tree inflates the rest from the pack once more.
+const MAX_HELD_BLOB_BYTES = 128 * 2 ** 20;
+
+/**
+ * Holds the blobs a pack's indexing inflates (each must be inflated to be named), up to `maxBytes`, so that writing
+ * the work tree does not inflate them a second time.
+ */
+function keptBlobs(maxBytes = MAX_HELD_BLOB_BYTES): { blobs: Map<string, Buffer>; visit: VisitObject } {
+  const blobs = new Map<string, Buffer>();
+  let bytes = 0;
+  return {
+    blobs,
+    visit: ({ oid, type, data }) => {
+      if (type !== "blob" || bytes + data.length > maxBytes) return;
+      blobs.set(oid, data);
+      bytes += data.length;
+    },
+  };
 }
 
 /**
@@ -69,12 +92,14 @@ async function fetchInto(
   attempt.usedKept = cached !== null;
   const { head, pack: fetched, shallow, common } = await fetchShallowPack(http, remote.url, remote.token, branch, remote.maxBytes, alongside, cached?.head);
   let keep = () => {};
+  // A whole tree's blobs, held as its index inflates them; a thin pack's few are read from the packs with the kept ones.
+  const { blobs, visit } = keptBlobs();
   if (fetched) {
     // Asked with what the kept objects hold, the pack is thin: its deltas may stand on objects only they hold.
     let kept: PackObjects | undefined;
     const { pack, index } = cached
       ? await indexThinPack(fetched, (oid) => (kept ??= new PackObjects(path.join(dir, ".git"))).read(oid))
-      : { pack: fetched, index: await indexPack(fetched) };
+      : { pack: fetched, index: await indexPack(fetched, undefined, visit) };
     const name = packName(pack);
     // A kept pack of the same name is linked here already, and the same bytes: writing through the link would rewrite the cache's file.
     if (!fs.existsSync(path.join(packs, `${name}.pack`))) {
@@ -89,7 +114,7 @@ async function fetchInto(
   await git.setConfig({ fs, dir, path: "remote.origin.fetch", value: `+refs/heads/${branch}:refs/remotes/origin/${branch}` });
   await git.writeRef({ fs, dir, ref: `refs/heads/${branch}`, value: head, force: true });
   await git.writeRef({ fs, dir, ref: `refs/remotes/origin/${branch}`, value: head, force: true });
-  return { head, keep };
+  return { head, keep, blobs };
 }
 
 /**
@@ -134,7 +159,8 @@ export async function withShallowClone<T>(
       // Gives up on a git server that goes silent.
       const http = gitHttpWithTimeout(idleMs);
       const fetched = await http.settle(fetchInto(dir, remote, branch, http, started ? undefined : alongside, objects, attempt));
-      if (options.files !== "none") await writeWorktree(dir, fetched.head, { onFiles: options.onFiles });
+      if (options.files !== "none") await writeWorktree(dir, fetched.head, { onFiles: options.onFiles, blobs: fetched.blobs });
+      fetched.blobs.clear();
       return fetched;
     };
     let fetched: Fetched;

@@ -85,11 +85,18 @@ async function listFiles(dir: string, tree: string, read: ReadObject, folder = "
  * read from the clone's pack with Node's zlib (see PackObjects), loose ones through isomorphic-git.
  * Executable bits and symbolic links are kept; submodules become empty directories, as git leaves them.
  * `onFiles` is given the regular files in batches as they are written, and runs while their writes are under way.
+ * `blobs` are blobs already inflated (by the pack's indexing), by id; the others are read from the packs.
  * Returns how many files it wrote.
  */
-export async function writeWorktree(dir: string, commit: string, { onFiles }: { onFiles?: (files: ClonedFile[]) => Promise<void> } = {}): Promise<number> {
+export async function writeWorktree(
+  dir: string,
+  commit: string,
+  { onFiles, blobs }: { onFiles?: (files: ClonedFile[]) => Promise<void>; blobs?: ReadonlyMap<string, Buffer> } = {},
+): Promise<number> {
   const packs = new PackObjects(path.join(dir, ".git"));
   const read: ReadObject = async (oid, want) => {
+    const held = want === "blob" ? blobs?.get(oid) : undefined;
+    if (held) return held;
     const object = packs.read(oid) ?? (await readLoose(dir, oid));
     if (object.type !== want) throw new Error(`object ${oid} is a ${object.type}, not the ${want} its parent names`);
     return object.data;

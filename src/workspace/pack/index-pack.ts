@@ -135,10 +135,10 @@ export async function indexThinPack(thin: Buffer, external: ExternalBase, pause:
  * Names every object of a pack (see resolvePack) and writes its version-2 index (`.idx`), as `git index-pack` does:
  * the object ids sorted, with each entry's CRC-32 and offset, then the pack's checksum and the index's own.
  * Inflating with Node's zlib, this takes a fraction of the time isomorphic-git's JavaScript inflate takes over the
- * same pack.
+ * same pack. `visit` sees every object as it is named (see resolvePack).
  */
-export async function indexPack(pack: Buffer, pause: Pause = sliceWork()): Promise<Buffer> {
-  return indexOfEntries(await resolvePack(pack, pause), pack);
+export async function indexPack(pack: Buffer, pause: Pause = sliceWork(), visit?: VisitObject): Promise<Buffer> {
+  return indexOfEntries(await resolvePack(pack, pause, visit), pack);
 }
 
 /** The index of a pack whose entries resolvePack already named, without resolving it again. */

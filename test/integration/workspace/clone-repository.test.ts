@@ -4,7 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { withShallowClone, type GitRemote } from "../../../src/workspace/clone-repository.js";
-import type { ClonedFile } from "../../../src/workspace/write-worktree.js";
+import { writeWorktree, type ClonedFile } from "../../../src/workspace/write-worktree.js";
 import { createBareRepository, gitEnv, startGitServer, type GitServer } from "../../support/git-server.js";
 
 const token = "ghs_testtoken1234567890";
@@ -68,6 +68,18 @@ describe("withShallowClone", () => {
         expect(file.bytes.equals(fs.readFileSync(path.join(dir, file.path)))).toBe(true);
       }
     }, { onFiles: async (files) => void seen.push(...files) });
+  });
+
+  it("writes a blob held from the pack's indexing as held, and reads the blobs not held from the pack", async () => {
+    await withShallowClone(remote, "main", async ({ dir, head }) => {
+      const readme = server.git("octo/demo", "rev-parse", "main:README.md");
+      // Bytes told apart from the blob's own: the work tree takes a held blob without inflating it again.
+      const written = await writeWorktree(dir, head, { blobs: new Map([[readme, Buffer.from("as held\n")]]) });
+      expect(written).toBe(4);
+      expect(fs.readFileSync(path.join(dir, "README.md"), "utf8")).toBe("as held\n");
+      expect(fs.readFileSync(path.join(dir, "src/a.ts"), "utf8")).toBe("export const a = 1;\n");
+      expect(fs.readlinkSync(path.join(dir, "bin/readme-link"))).toBe("../README.md");
+    }, { files: "none" });
   });
 
   it("removes the directory when the work fails", async () => {

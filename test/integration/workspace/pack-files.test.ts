@@ -52,8 +52,19 @@ describe("indexPack and PackObjects on packs the real git writes", () => {
     fs.writeFileSync(packFile, pack);
     git(["index-pack", "-o", path.join(work, "all.idx"), packFile]);
     const expected = fs.readFileSync(path.join(work, "all.idx"));
-    const index = await indexPack(pack);
+    // Each object is shown once as it is named, deltas applied: what a clone writes its work tree from.
+    const seen = new Map<string, { type: string; data: Buffer }>();
+    const index = await indexPack(pack, undefined, ({ oid, type, data }) => {
+      expect(seen.has(oid)).toBe(false);
+      seen.set(oid, { type, data });
+    });
     expect(index.equals(expected)).toBe(true);
+    const listed = git(["rev-list", "--objects", "--all"]).toString().split("\n").map((line) => line.slice(0, 40)).filter(Boolean);
+    expect([...seen.keys()].sort()).toEqual([...new Set(listed)].sort());
+    for (const [oid, { type, data }] of seen) {
+      expect(type).toBe(git(["cat-file", "-t", oid]).toString().trim());
+      expect(data.equals(git(["cat-file", type, oid]))).toBe(true);
+    }
     expect(countDeltas(pack, index)).toBeGreaterThan(3);
 
     // PackObjects reads a repository's packs: put this one in a bare repository of its own.
