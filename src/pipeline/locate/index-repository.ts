@@ -11,14 +11,19 @@ export interface RepositoryIndex extends FileIndex {
 /**
  * Lists a checkout's candidate files and indexes them, tokenizing only the blobs the cache has not
  * seen (every file, without a cache), with the repository's recent commits when given: what a job does
- * before its first query.
+ * before its first query. With `storeLater`, the new blobs' terms are stored when the caller calls `remember`.
  */
 export async function indexRepository(
   root: string,
   list: ListOptions,
-  { cache = null, options = DEFAULT_RANK_OPTIONS, history = [] }: { cache?: TermCache | null; options?: RankOptions; history?: CommitRecord[] } = {},
+  {
+    cache = null,
+    options = DEFAULT_RANK_OPTIONS,
+    history = [],
+    storeLater = false,
+  }: { cache?: TermCache | null; options?: RankOptions; history?: CommitRecord[]; storeLater?: boolean } = {},
 ): Promise<RepositoryIndex> {
   const candidates = await listCandidates(root, list);
-  const index = await indexFiles(candidates.files, options, undefined, cache, history);
-  return { candidates, stats: index.stats, rank: index.rank };
+  const index = await indexFiles(candidates.files, options, undefined, cache, history, { storeLater });
+  return { candidates, stats: index.stats, rank: index.rank, remember: index.remember };
 }

@@ -5,7 +5,7 @@ import { mapBounded } from "../map-bounded.js";
 import type { IssueText, LocatedFile, StageContext } from "../types.js";
 import { buildQuery } from "./build-query.js";
 import { judgeRelevance } from "./judge-relevance.js";
-import { indexRepository } from "./index-repository.js";
+import { indexRepository, type RepositoryIndex } from "./index-repository.js";
 import type { CandidateSet } from "./list-candidates.js";
 import { summarizeCandidate } from "./summarize-candidate.js";
 
@@ -41,7 +41,17 @@ export async function locateFiles(
   // The history only sharpens the ranking: a source that fails costs that signal, never the stage.
   const history = ctx.history && ctx.config.history_months > 0 ? await ctx.history().catch((): CommitRecord[] => []) : [];
   const list = { exclude: ctx.config.exclude, maxFileBytes: ctx.config.max_file_bytes };
-  const index = await indexRepository(ctx.root, list, { cache: memory?.index, history });
+  // The terms this job tokenized are stored once the model has the candidates to read, not before its first request.
+  const index = await indexRepository(ctx.root, list, { cache: memory?.index, history, storeLater: true });
+  try {
+    return await rankAndJudge(ctx, issue, memory, options, index);
+  } finally {
+    await index.remember();
+  }
+}
+
+/** The rest of {@link locateFiles}, on the repository's index: the ranking, then the summaries and the model's judgement. */
+async function rankAndJudge(ctx: StageContext, issue: IssueText, memory: MemoryStore | null, options: LocateOptions, index: RepositoryIndex): Promise<LocatedFile[]> {
   const { candidates } = index;
   if (candidates.files.length === 0) {
     throw new StageError(
@@ -72,11 +82,14 @@ export async function locateFiles(
   }
 
   const byPath = new Map(candidates.files.map((file) => [file.path, file]));
-  const located = await mapBounded(ranked, options.concurrency ?? 4, async (file): Promise<LocatedFile> => {
+  const judging = mapBounded(ranked, options.concurrency ?? 4, async (file): Promise<LocatedFile> => {
     const { summary } = await summarizeCandidate(ctx, memory, byPath.get(file.path)!);
     const { relevant, reason } = await judgeRelevance(ctx, issue, file.path, summary);
     return { ...file, summary, kept: relevant, reason };
   });
+  // Started once the first requests are on their way; a failure to store surfaces from locateFiles, after the judging.
+  const storing = index.remember();
+  const [located] = await Promise.all([judging, storing.catch(() => {})]);
   ctx.onProgress({ stage: "located", files: located });
   if (!located.some((file) => file.kept)) {
     throw new StageError(

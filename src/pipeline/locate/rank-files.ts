@@ -142,6 +142,11 @@ export interface FileIndex {
   rank(query: WeightedQuery, top: number): Promise<RankedFile[]>;
   /** How many files were indexed, how many were tokenized (the rest came from the cache), how many parsed for definitions so far. */
   stats: { files: number; tokenized: number; parsed: number };
+  /**
+   * Stores the terms of the files this index tokenized in the cache, for the next job; once, however often called.
+   * indexFiles has done it before returning unless asked to leave it to the caller (`storeLater`).
+   */
+  remember(): Promise<void>;
 }
 
 /** A definition score is capped here: an issue pasting a whole module's names should not multiply its file without bound. */
@@ -176,9 +181,10 @@ function filesToParse(query: WeightedQuery, definedBy: Map<string, number[]>): n
  * (namedByTitle), and by a prior that tests, docs and settings are rarely what a fix changes (unless
  * the title is about the docs); then the files that the past commits most like the issue changed gain a share
  * of the best file's score (indexHistory), and the files the best few import are raised a little (raiseImported).
- * With a cache, only blobs it has not seen are tokenized and parsed. Building
- * and ranking await `pause` between files, documents and searches, so a server's event loop is not
- * held for seconds.
+ * With a cache, only blobs it has not seen are tokenized and parsed, and the new blobs' terms are stored for the next
+ * job: before returning, or with `storeLater` when the caller calls `remember` (a job, once its first model requests
+ * are under way). Building and ranking await `pause` between files, documents and searches, so a server's event
+ * loop is not held for seconds.
  */
 export async function indexFiles(
   files: RankInput[],
@@ -186,9 +192,10 @@ export async function indexFiles(
   pause: Pause = sliceWork(),
   cache: TermCache | null = null,
   history: CommitRecord[] = [],
+  { storeLater = false }: { storeLater?: boolean } = {},
 ): Promise<FileIndex> {
   const stats = { files: files.length, tokenized: 0, parsed: 0 };
-  if (files.length === 0) return { rank: async () => [], stats };
+  if (files.length === 0) return { rank: async () => [], stats, remember: async () => {} };
   const chunkLines = options.fileShare < 1 ? options.chunkLines : Infinity;
   // Text documents: file i is document i; its chunks (fileShare < 1) follow all files, with their owner kept.
   const textIndex = new Bm25Index(LARGEST_COUNT);
@@ -197,6 +204,8 @@ export async function indexFiles(
   // Which files the fast pass says define each name, for the definitions looked up at query time.
   const definedBy = new Map<string, number[]>();
   const remembered = chunkLines === Infinity ? await rememberedTerms(files, cache, pause) : null;
+  const remember = remembered?.remember ?? (async () => {});
+  if (!storeLater) await remember();
   for (const [index, input] of files.entries()) {
     const file = remembered?.documents[index] ?? prepareFile(input, chunkLines);
     nameIndex.add(index, namesDocument(file.names, options));
@@ -227,6 +236,7 @@ export async function indexFiles(
 
   return {
     stats,
+    remember,
     async rank(query, top) {
       const terms = weightedTerms(query);
       if (terms.length === 0) return [];

@@ -17,6 +17,11 @@ export interface RememberedTerms {
   keys: string[];
   /** How many files this job tokenized, here or while its clone wrote them (the others were remembered). */
   tokenized: number;
+  /**
+   * Stores the terms this job tokenized for the next job, once however often called: it yields to the event loop
+   * first and then works in slices, so that requests already under way (the model's) go out before it.
+   */
+  remember: () => Promise<void>;
 }
 
 interface StoredTerms {
@@ -116,7 +121,7 @@ export function memoOf(cache: TermCache): TermMemo {
 /**
  * The BM25 documents of the files, tokenizing only blobs the cache has not seen: a job on a repository
  * whose files mostly did not change since the last job reads their counts back instead of tokenizing
- * them again. New blobs are stored for the next job.
+ * them again. New blobs are stored for the next job by `remember`, which the caller runs when it suits it.
  */
 export async function rememberedTerms(files: RankInput[], cache: TermCache | null, pause: Pause): Promise<RememberedTerms> {
   const keys = files.map(cacheKey);
@@ -125,7 +130,7 @@ export async function rememberedTerms(files: RankInput[], cache: TermCache | nul
   const held = keys.map((key) => memo?.get(key));
   const unknown = keys.filter((_, index) => cache && !held[index]);
   const stored = cache && unknown.length > 0 ? await readQuietly(() => cache.readTerms(unknown), new Map<string, string>()) : new Map<string, string>();
-  const fresh: Array<[string, string]> = [];
+  const fresh: Array<[string, FileTerms]> = [];
   const documents: PreparedFile[] = [];
   const defined: string[][] = [];
   let tokenized = 0;
@@ -138,7 +143,7 @@ export async function rememberedTerms(files: RankInput[], cache: TermCache | nul
       terms = remembered.terms;
       if (!remembered.stored) {
         // Tokenized for this job while its clone wrote the file (see primeTerms), and not yet stored.
-        fresh.push([key, storedForm(terms)]);
+        fresh.push([key, terms]);
         tokenized++;
       }
     } else if (json !== undefined) {
@@ -147,17 +152,26 @@ export async function rememberedTerms(files: RankInput[], cache: TermCache | nul
     } else {
       terms = countFile(file);
       tokenized++;
-      if (cache) fresh.push([key, storedForm(terms)]);
+      if (cache) fresh.push([key, terms]);
       memo?.set(key, terms, false);
     }
     documents.push(documentsOf(file.path, terms));
     defined.push(terms.defined);
     await pause();
   }
-  if (await rememberQuietly(() => cache?.writeTerms(fresh, keys))) {
-    for (const [key] of fresh) memo?.markStored(key);
-  }
-  return { documents, defined, keys, tokenized };
+  let storing: Promise<void> | undefined;
+  const remember = async () => {
+    await new Promise((resolve) => setImmediate(resolve));
+    const entries: Array<[string, string]> = [];
+    for (const [key, terms] of fresh) {
+      entries.push([key, storedForm(terms)]);
+      await pause();
+    }
+    if (await rememberQuietly(() => cache?.writeTerms(entries, keys))) {
+      for (const [key] of fresh) memo?.markStored(key);
+    }
+  };
+  return { documents, defined, keys, tokenized, remember: () => (storing ??= remember()) };
 }
 
 /** A file's definitions (see parseDefinitions), parsed once per blob and then remembered; `stats.parsed` counts the parses. */

@@ -91,6 +91,34 @@ describe("locateFiles with the relevance check", () => {
     expect(events.at(-1)).toMatchObject({ stage: "located", files: [{ kept: false, reason: "unrelated" }, {}, {}] });
   });
 
+  it("stores the terms it tokenized while the model judges the candidates, and before it returns, when it fails too", async () => {
+    // The model holds every verdict until the terms are stored: storing them must not wait for the verdicts.
+    let stored!: () => void;
+    const termsStored = new Promise<void>((resolve) => (stored = resolve));
+    const cache = store.memory.index;
+    const write = cache.writeTerms.bind(cache);
+    cache.writeTerms = async (entries, used) => {
+      await write(entries, used);
+      stored();
+    };
+    model.script("custodian-judge-relevance", async () => {
+      await termsStored;
+      return { relevant: false, reason: "unrelated" };
+    });
+    const error = await locateFiles(context(), cartIssue, store.memory, { top: 3 }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(StageError);
+    expect(await cache.bytes()).toBeGreaterThan(0);
+    // And a job that ranks only stores them before it returns.
+    const other = openSqliteStore(":memory:");
+    try {
+      await other.migrate();
+      await locateFiles(context(), cartIssue, other.memory, { bm25Only: true, top: 3 });
+      expect(await other.memory.index.bytes()).toBeGreaterThan(0);
+    } finally {
+      await other.close();
+    }
+  });
+
   it("shows the model at most a bounded slice of a 1 MB issue", async () => {
     model.script("custodian-judge-relevance", () => ({ relevant: true, reason: "yes" }));
     const huge: IssueText = { ...cartIssue, body: `${cartIssue.body}\n${"log line: total_price computed 42\n".repeat(32_000)}` };
