@@ -92,7 +92,9 @@ try {
       const past = checkout.history ? await checkout.history : { commits: [] };
       const fetched = performance.now();
       // As a job: the terms tokenized are stored after the first query, while the model reads the candidates.
-      const index = await indexRepository(checkout.dir, list, { cache, history: past.commits, storeLater: true });
+      // As a job: the files the clone wrote are listed as it hands them over, not read back from the work tree.
+      const written = checkout.takeWritten?.();
+      const index = await indexRepository(checkout.dir, list, { cache, history: past.commits, storeLater: true, ...(written && { written }) });
       const indexed = performance.now();
       const top = await index.rank(buildQuery(ISSUE), 10);
       const queried = performance.now();
@@ -102,7 +104,7 @@ try {
       const keptPacks = objects && history ? `, ${keptHistory(objects, remote.url)?.packs.length ?? 0} kept packs` : "";
       const historyPart = history ? `history ${past.commits.length} commits${"skipped" in past && past.skipped ? ` (skipped: ${past.skipped})` : ""}${keptPacks}, waited ${ms(fetched - cloned)}, ` : "";
       parts = `clone ${ms(cloned - start)}, ${historyPart}list+index ${ms(indexed - fetched)} (${index.stats.tokenized} of ${index.stats.files} files tokenized, ${index.stats.parsed} parsed), query ${ms(queried - indexed)}, storing the terms after it ${ms(storing)}, top ${top[0]?.path ?? "-"}`;
-    }, { parentDir: workdir, onFiles: primeTerms(cache, list), history, objects });
+    }, { parentDir: workdir, onFiles: primeTerms(cache, list), keepWritten: true, history, objects });
     // Removing the checkout is part of the clone's cost, as for the native clone; storing the terms, which a job does
     // while the model answers its first requests, is not.
     return { total: performance.now() - start - storing, parts };

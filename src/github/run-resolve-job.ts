@@ -104,6 +104,7 @@ export function resolveJobRunner(services: ResolveJobServices): JobRunner {
           root: checkout.dir, repoId: `${job.owner}/${job.repo}`.toLowerCase(), config, llm: run.llm, now: services.now, onProgress,
           commands: commandPolicy(services.exec, [token], run.signal, checkout.dir),
           ...(checkout.history && { history: () => fetchedCommits(checkout.history!, (skipped) => services.log.info({ job: job.id, skipped }, "ranking without the commit history")) }),
+          written: checkout.takeWritten,
         };
         const result = await services.resolve(ctx, issue, services.memory);
 
@@ -117,7 +118,7 @@ export function resolveJobRunner(services: ResolveJobServices): JobRunner {
         });
         run.enter("cleanup", { stoppable: false });
         return pull;
-      }, { parentDir: services.workDir, onFiles: primed(services.memory, config), ...(history && { history }), objects: services.objects });
+      }, { parentDir: services.workDir, onFiles: primed(services.memory, config), keepWritten: true, ...(history && { history }), objects: services.objects });
 
       // 5. The pull request in the status.
       run.status.update((s) => ({ ...s, pullRequest: { url: published.url, number: published.number, updated: published.updated } }));

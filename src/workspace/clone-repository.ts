@@ -36,7 +36,16 @@ export interface Checkout {
   head: string;
   /** The branch's recent commits, when withShallowClone was asked for them; never rejects (see FetchedHistory). */
   history?: Promise<FetchedHistory>;
+  /**
+   * The regular files the clone wrote (paths, blob ids and bytes), when withShallowClone was asked to keep them:
+   * handed once, then forgotten (later calls, and a work tree past the bound, give undefined), so that the first
+   * listing of the work tree need not read it all back.
+   */
+  takeWritten?: () => ClonedFile[] | undefined;
 }
+
+// Most bytes of written files a clone keeps for its first listing; a larger work tree is read back from the disk.
+const MAX_KEPT_WRITTEN_BYTES = 256 * 2 ** 20;
 
 /** A clone's `.git`, made by fetchInto. */
 interface Fetched {
@@ -117,6 +126,15 @@ async function fetchInto(
   return { head, keep, blobs };
 }
 
+/** `onFiles`, also adding each file to `written` when given (see Checkout.takeWritten). */
+function keepingWritten(written: ClonedFile[] | undefined, onFiles: ((files: ClonedFile[]) => Promise<void>) | undefined): ((files: ClonedFile[]) => Promise<void>) | undefined {
+  if (!written) return onFiles;
+  return async (files) => {
+    written.push(...files);
+    await onFiles?.(files);
+  };
+}
+
 /**
  * Clones `branch` shallowly (depth 1, single branch, no tags) into a new temporary directory, runs `work` on it,
  * and removes the directory afterwards whether `work` succeeded or not (a killed process's are removed by the next
@@ -127,13 +145,21 @@ async function fetchInto(
  * clone (see recentHistory): the clone and `work` do not wait for them, and they are cut off when `work` ends.
  * With `objects`, the objects an earlier clone of the repository kept there are used, and only what the branch's
  * commit adds to them is fetched; this clone's pack is kept there in turn (see ObjectCache), and so is the history,
- * of which the next clone fetches only the commits made since.
+ * of which the next clone fetches only the commits made since. With `keepWritten`, `work` may take the files the
+ * clone wrote (see Checkout.takeWritten).
  */
 export async function withShallowClone<T>(
   remote: GitRemote,
   branch: string,
   work: (checkout: Checkout) => Promise<T>,
-  options: { parentDir?: string; files?: "all" | "none"; onFiles?: (files: ClonedFile[]) => Promise<void>; history?: HistoryWindow; objects?: ObjectCache } = {},
+  options: {
+    parentDir?: string;
+    files?: "all" | "none";
+    onFiles?: (files: ClonedFile[]) => Promise<void>;
+    keepWritten?: boolean;
+    history?: HistoryWindow;
+    objects?: ObjectCache;
+  } = {},
 ): Promise<T> {
   const parent = options.parentDir ?? os.tmpdir();
   fs.mkdirSync(parent, { recursive: true });
@@ -155,11 +181,15 @@ export async function withShallowClone<T>(
     let started = false;
     const alongside: Alongside | undefined = history && ((advertised, head) => ((started = true), history.start(advertised, head)));
     const attempt = { usedKept: false };
+    let written: ClonedFile[] | undefined;
     const clone = async (objects: ObjectCache | undefined): Promise<Fetched> => {
       // Gives up on a git server that goes silent.
       const http = gitHttpWithTimeout(idleMs);
       const fetched = await http.settle(fetchInto(dir, remote, branch, http, started ? undefined : alongside, objects, attempt));
-      if (options.files !== "none") await writeWorktree(dir, fetched.head, { onFiles: options.onFiles, blobs: fetched.blobs });
+      if (options.files !== "none") {
+        written = options.keepWritten ? [] : undefined;
+        await writeWorktree(dir, fetched.head, { onFiles: keepingWritten(written, options.onFiles), blobs: fetched.blobs });
+      }
       fetched.blobs.clear();
       return fetched;
     };
@@ -176,7 +206,12 @@ export async function withShallowClone<T>(
     }
     fetched.keep();
     const { head } = fetched;
-    return await work({ dir, branch, head, ...(history && { history: history.result }) });
+    const takeWritten = () => {
+      const taken = written && written.reduce((bytes, file) => bytes + file.bytes.length, 0) <= MAX_KEPT_WRITTEN_BYTES ? written : undefined;
+      written = undefined;
+      return taken;
+    };
+    return await work({ dir, branch, head, ...(history && { history: history.result }), ...(options.keepWritten && { takeWritten }) });
   } finally {
     // No request of this checkout's outlives it.
     await history?.stop();

@@ -1,4 +1,5 @@
-import { listCandidates, type CandidateSet, type ListOptions } from "./list-candidates.js";
+import { listCandidates, listWrittenFiles, type CandidateSet, type ListOptions } from "./list-candidates.js";
+import type { ClonedFile } from "../../workspace/write-worktree.js";
 import { DEFAULT_RANK_OPTIONS, indexFiles, type FileIndex, type RankOptions } from "./rank-files.js";
 import type { TermCache } from "./remember-terms.js";
 import type { CommitRecord } from "../../workspace/commit-history.js";
@@ -11,7 +12,8 @@ export interface RepositoryIndex extends FileIndex {
 /**
  * Lists a checkout's candidate files and indexes them, tokenizing only the blobs the cache has not
  * seen (every file, without a cache), with the repository's recent commits when given: what a job does
- * before its first query. With `storeLater`, the new blobs' terms are stored when the caller calls `remember`.
+ * before its first query. With `storeLater`, the new blobs' terms are stored when the caller calls `remember`; with
+ * `written`, the files a clone just wrote into `root`, those are listed instead of the work tree read back.
  */
 export async function indexRepository(
   root: string,
@@ -21,9 +23,10 @@ export async function indexRepository(
     options = DEFAULT_RANK_OPTIONS,
     history = [],
     storeLater = false,
-  }: { cache?: TermCache | null; options?: RankOptions; history?: CommitRecord[]; storeLater?: boolean } = {},
+    written,
+  }: { cache?: TermCache | null; options?: RankOptions; history?: CommitRecord[]; storeLater?: boolean; written?: ClonedFile[] } = {},
 ): Promise<RepositoryIndex> {
-  const candidates = await listCandidates(root, list);
+  const candidates = written ? await listWrittenFiles(written, list) : await listCandidates(root, list);
   const index = await indexFiles(candidates.files, options, undefined, cache, history, { storeLater });
   return { candidates, stats: index.stats, rank: index.rank, remember: index.remember };
 }

@@ -1,7 +1,8 @@
 import fs from "node:fs";
 import path from "node:path";
 import picomatch from "picomatch";
-import { readCandidate, type SkipReason, type SourceFile } from "./read-candidate.js";
+import { judgeCandidate, readCandidate, type SkipReason, type SourceFile, type Verdict } from "./read-candidate.js";
+import type { ClonedFile } from "../../workspace/write-worktree.js";
 import { sliceWork, type Pause } from "../../slice-work.js";
 
 export type { SkipReason, SourceFile };
@@ -49,12 +50,7 @@ function excluder(options: ListOptions): (rel: string) => boolean {
  */
 export function listedPath(options: ListOptions): (rel: string) => boolean {
   const excluded = excluder(options);
-  return (rel) => {
-    for (let slash = rel.indexOf("/"); slash !== -1; slash = rel.indexOf("/", slash + 1)) {
-      if (skipFolder(rel.slice(0, slash), excluded)) return false;
-    }
-    return !excluded(rel);
-  };
+  return (rel) => !skippedFolderOf(rel, excluded) && !excluded(rel);
 }
 
 /** Recursively lists the regular files under root (relative paths), never following symbolic links. */
@@ -87,15 +83,35 @@ async function walk(root: string, skip: Record<SkipReason, number>, excluded: (p
   return found.sort();
 }
 
+/** Counts of files left out by each rule, all zero. */
+function noneSkipped(): Record<SkipReason, number> {
+  return { excluded: 0, vendored: 0, binary: 0, lock: 0, minified: 0, generated: 0, "too-large": 0, vanished: 0, unreadable: 0 };
+}
+
+/** Judges files one by one (`judge` reads one, or takes it at hand), in path order, into a candidate set; yields to the event loop between them. */
+async function judgeAll(paths: string[], skipped: Record<SkipReason, number>, judge: (rel: string) => Verdict, pause: Pause): Promise<CandidateSet> {
+  const files: SourceFile[] = [];
+  const nonUtf8: string[] = [];
+  for (const rel of paths) {
+    await pause();
+    const verdict = judge(rel);
+    if ("skip" in verdict) {
+      skipped[verdict.skip]++;
+      continue;
+    }
+    files.push(verdict.file);
+    if (verdict.latin1) nonUtf8.push(verdict.file.path);
+  }
+  return { files, skipped, nonUtf8 };
+}
+
 /**
  * Lists the text files of a checkout the Custodian may rank: a plain directory walk (no git needed, so
  * it works on isomorphic-git clones and on any folder) minus dependencies, build output, binaries, lock
  * files, minified bundles, generated code, files over the size cap and the configured excludes.
  */
 export async function listCandidates(root: string, options: ListOptions): Promise<CandidateSet> {
-  const skipped: Record<SkipReason, number> = {
-    excluded: 0, vendored: 0, binary: 0, lock: 0, minified: 0, generated: 0, "too-large": 0, vanished: 0, unreadable: 0,
-  };
+  const skipped = noneSkipped();
   const realRoot = await fs.promises.realpath(root);
   const excluded = excluder(options);
   // The walk and reads are synchronous (see readCandidate); a server has other requests to answer meanwhile.
@@ -105,17 +121,46 @@ export async function listCandidates(root: string, options: ListOptions): Promis
     skipped.excluded++;
     return false;
   });
-  const files: SourceFile[] = [];
-  const nonUtf8: string[] = [];
-  for (const rel of paths) {
-    await pause();
-    const verdict = readCandidate(realRoot, rel, options.maxFileBytes);
-    if ("skip" in verdict) {
-      skipped[verdict.skip]++;
-      continue;
+  return judgeAll(paths, skipped, (rel) => readCandidate(realRoot, rel, options.maxFileBytes), pause);
+}
+
+/**
+ * The candidates listCandidates finds in a checkout, from the files its clone wrote there (paths, blob ids and bytes
+ * at hand): the same files in the same order, each with its blob id, without walking the work tree and reading every
+ * file back. A folder left out counts once, as the walk counts it (the clone's `.git` among them).
+ */
+export async function listWrittenFiles(written: ClonedFile[], options: ListOptions): Promise<CandidateSet> {
+  const skipped = noneSkipped();
+  // The walk skips the checkout's .git, as a vendored folder.
+  skipped.vendored++;
+  const excluded = excluder(options);
+  const skippedFolders = new Set<string>();
+  const byPath = new Map<string, ClonedFile>();
+  for (const file of written) {
+    const folder = skippedFolderOf(file.path, excluded);
+    if (folder) {
+      if (!skippedFolders.has(folder.path)) skipped[folder.reason]++;
+      skippedFolders.add(folder.path);
+    } else if (excluded(file.path)) {
+      skipped.excluded++;
+    } else {
+      byPath.set(file.path, file);
     }
-    files.push(verdict.file);
-    if (verdict.latin1) nonUtf8.push(verdict.file.path);
   }
-  return { files, skipped, nonUtf8 };
+  const judge = (rel: string): Verdict => {
+    const { bytes, oid } = byPath.get(rel)!;
+    const verdict = judgeCandidate(rel, bytes, options.maxFileBytes);
+    return "skip" in verdict ? verdict : { ...verdict, file: { ...verdict.file, oid } };
+  };
+  return judgeAll([...byPath.keys()].sort(), skipped, judge, sliceWork());
+}
+
+/** The outermost folder of `rel` the walk does not enter, and why, or null. */
+function skippedFolderOf(rel: string, excluded: (p: string) => boolean): { path: string; reason: "vendored" | "excluded" } | null {
+  for (let slash = rel.indexOf("/"); slash !== -1; slash = rel.indexOf("/", slash + 1)) {
+    const folder = rel.slice(0, slash);
+    const reason = skipFolder(folder, excluded);
+    if (reason) return { path: folder, reason };
+  }
+  return null;
 }

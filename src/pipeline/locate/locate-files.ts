@@ -42,7 +42,8 @@ export async function locateFiles(
   const history = ctx.history && ctx.config.history_months > 0 ? await ctx.history().catch((): CommitRecord[] => []) : [];
   const list = { exclude: ctx.config.exclude, maxFileBytes: ctx.config.max_file_bytes };
   // The terms this job tokenized are stored once the model has the candidates to read, not before its first request.
-  const index = await indexRepository(ctx.root, list, { cache: memory?.index, history, storeLater: true });
+  const written = ctx.written?.();
+  const index = await indexRepository(ctx.root, list, { cache: memory?.index, history, storeLater: true, ...(written && { written }) });
   try {
     return await rankAndJudge(ctx, issue, memory, options, index);
   } finally {

@@ -7,6 +7,8 @@ export interface RankInput {
   text: string;
   /** The bytes as read, when at hand: their git blob id keys the index cache (else the text's UTF-8 is hashed). */
   bytes?: Uint8Array;
+  /** That blob id, when known already. */
+  oid?: string;
 }
 
 /** What the index needs of one file, computed from its path and text alone. */

@@ -252,7 +252,7 @@ export async function indexFiles(
       const definitionScores = new Map<number, number>();
       const definers = (name: string) => definedBy.get(name)?.length ?? 1;
       for (const index of filesToParse(query, definedBy)) {
-        const definitions = await rememberedDefinitions(files[index]!, remembered!.keys[index]!, cache, stats);
+        const definitions = await rememberedDefinitions(files[index]!, remembered!.keys[index]!, cache, stats, remembered!.storeDefinitions);
         definitionScores.set(index, scoreDefinitions(definitions, query.symbols, definers));
         await pause();
       }

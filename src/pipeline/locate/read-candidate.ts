@@ -8,6 +8,8 @@ export interface SourceFile {
   text: string;
   /** The bytes as read, for the git blob id of the evolution memory. */
   bytes: Buffer;
+  /** Their git blob id, when the clone that wrote the file said it (else it is computed from the bytes). */
+  oid?: string;
 }
 
 /** Why a file was left out, as counted by listCandidates. */

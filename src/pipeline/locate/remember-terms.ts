@@ -22,6 +22,8 @@ export interface RememberedTerms {
    * first and then works in slices, so that requests already under way (the model's) go out before it.
    */
   remember: () => Promise<void>;
+  /** Stores a file's parsed definitions (JSON) with its terms: at once when they are stored, else once `remember` stored them. */
+  storeDefinitions: (key: string, json: string) => Promise<void>;
 }
 
 interface StoredTerms {
@@ -43,7 +45,7 @@ export function termsKey(path: string, blobId: string): string {
 }
 
 function cacheKey(file: RankInput): string {
-  return termsKey(file.path, gitBlobId(file.bytes ?? Buffer.from(file.text, "utf8")));
+  return termsKey(file.path, file.oid ?? gitBlobId(file.bytes ?? Buffer.from(file.text, "utf8")));
 }
 
 /** A file's terms as the store keeps them: JSON of parallel arrays. */
@@ -159,6 +161,14 @@ export async function rememberedTerms(files: RankInput[], cache: TermCache | nul
     defined.push(terms.defined);
     await pause();
   }
+  // The store keeps a blob's definitions in its terms' entry: those parsed before the terms are stored wait for them.
+  const freshKeys = new Set(fresh.map(([key]) => key));
+  const waiting: Array<[string, string]> = [];
+  let termsStored = false;
+  const storeDefinitions = async (key: string, json: string) => {
+    if (freshKeys.has(key) && !termsStored) waiting.push([key, json]);
+    else await rememberQuietly(() => cache?.writeDefinitions(key, json));
+  };
   let storing: Promise<void> | undefined;
   const remember = async () => {
     await new Promise((resolve) => setImmediate(resolve));
@@ -170,17 +180,28 @@ export async function rememberedTerms(files: RankInput[], cache: TermCache | nul
     if (await rememberQuietly(() => cache?.writeTerms(entries, keys))) {
       for (const [key] of fresh) memo?.markStored(key);
     }
+    termsStored = true;
+    for (const [key, json] of waiting.splice(0)) await storeDefinitions(key, json);
   };
-  return { documents, defined, keys, tokenized, remember: () => (storing ??= remember()) };
+  return { documents, defined, keys, tokenized, remember: () => (storing ??= remember()), storeDefinitions };
 }
 
-/** A file's definitions (see parseDefinitions), parsed once per blob and then remembered; `stats.parsed` counts the parses. */
-export async function rememberedDefinitions(file: RankInput, key: string, cache: TermCache | null, stats: { parsed: number }): Promise<Definition[]> {
+/**
+ * A file's definitions (see parseDefinitions), parsed once per blob and then remembered (by `store`, see
+ * RememberedTerms); `stats.parsed` counts the parses.
+ */
+export async function rememberedDefinitions(
+  file: RankInput,
+  key: string,
+  cache: TermCache | null,
+  stats: { parsed: number },
+  store: (key: string, json: string) => Promise<void>,
+): Promise<Definition[]> {
   const json = cache ? await readQuietly(() => cache.readDefinitions(key), null) : null;
   if (json) return JSON.parse(json) as Definition[];
   const definitions = (await parseDefinitions(file.text, file.path)) ?? [];
   stats.parsed++;
-  await rememberQuietly(() => cache?.writeDefinitions(key, JSON.stringify(definitions)));
+  await store(key, JSON.stringify(definitions));
   return definitions;
 }
 

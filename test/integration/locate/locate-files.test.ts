@@ -9,6 +9,7 @@ import { locateFiles } from "../../../src/pipeline/locate/locate-files.js";
 import { MAX_PROMPT_CHARS, summarizeCandidate } from "../../../src/pipeline/locate/summarize-candidate.js";
 import type { IssueText, LocatedFile, ProgressEvent, StageContext } from "../../../src/pipeline/types.js";
 import { openSqliteStore, type SqliteStore } from "../../../src/store/sqlite/sqlite-store.js";
+import { gitBlobId } from "../../../src/workspace/git-object-id.js";
 import { startScriptedModel, type ScriptedModel } from "../../support/scripted-model.js";
 import { cartIssue, makeFixtureRepo, promptPath } from "./fixture-repo.js";
 
@@ -116,6 +117,25 @@ describe("locateFiles with the relevance check", () => {
       expect(await other.memory.index.bytes()).toBeGreaterThan(0);
     } finally {
       await other.close();
+    }
+  });
+
+  it("lists the files the clone wrote when the checkout hands them over, and ranks them as the work tree's", async () => {
+    const walked = await locateFiles(context(), cartIssue, null, { bm25Only: true, top: 4 });
+    const files = (fs.readdirSync(repo, { recursive: true }) as string[]).filter((rel) => fs.statSync(path.join(repo, rel)).isFile());
+    const written = files.map((rel) => {
+      const bytes = fs.readFileSync(path.join(repo, rel));
+      return { path: rel, oid: gitBlobId(bytes), bytes };
+    });
+    let handed = 0;
+    // A root with nothing in it: what is ranked can only have come from the files handed over.
+    const empty = fs.mkdtempSync(path.join(os.tmpdir(), "magis-empty-"));
+    try {
+      const listed = await locateFiles({ ...context(empty), written: () => (handed++, written) }, cartIssue, null, { bm25Only: true, top: 4 });
+      expect(listed).toEqual(walked);
+      expect(handed).toBe(1);
+    } finally {
+      fs.rmSync(empty, { recursive: true, force: true });
     }
   });
 

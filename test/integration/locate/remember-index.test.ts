@@ -90,6 +90,17 @@ describe("the index cache in the memory's SQLite store", () => {
     table.close();
   });
 
+  it("stores the definitions a query parsed before the terms were stored once they are, so the next job parses none", async () => {
+    const first = await indexRepository(repo, list, { cache: store.memory.index, storeLater: true });
+    await first.rank(query, 5);
+    expect(first.stats.parsed).toBeGreaterThan(0);
+    await first.remember();
+    const next = await indexRepository(repo, list, { cache: await openedAgain() });
+    expect(next.stats.tokenized).toBe(0);
+    await next.rank(query, 5);
+    expect(next.stats.parsed).toBe(0);
+  });
+
   it("remembers definitions with the terms and drops them with their entry", async () => {
     const cache = store.memory.index;
     await cache.writeDefinitions("missing", "[]");

@@ -70,6 +70,18 @@ describe("withShallowClone", () => {
     }, { onFiles: async (files) => void seen.push(...files) });
   });
 
+  it("hands the files it wrote to the work, once, when asked to keep them", async () => {
+    const onFiles: ClonedFile[] = [];
+    await withShallowClone(remote, "main", async (checkout) => {
+      const written = checkout.takeWritten!()!;
+      expect(written.map((file) => file.path).sort()).toEqual(onFiles.map((file) => file.path).sort());
+      expect(written.map((file) => file.path).sort()).toEqual(["README.md", "bin/run.sh", "src/a.ts"]);
+      for (const file of written) expect(file.bytes.equals(fs.readFileSync(path.join(checkout.dir, file.path)))).toBe(true);
+      expect(checkout.takeWritten!()).toBeUndefined();
+    }, { keepWritten: true, onFiles: async (files) => void onFiles.push(...files) });
+    await withShallowClone(remote, "main", async (checkout) => expect(checkout.takeWritten).toBeUndefined());
+  });
+
   it("writes a blob held from the pack's indexing as held, and reads the blobs not held from the pack", async () => {
     await withShallowClone(remote, "main", async ({ dir, head }) => {
       const readme = server.git("octo/demo", "rev-parse", "main:README.md");
