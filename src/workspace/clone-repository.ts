@@ -126,12 +126,25 @@ async function fetchInto(
   return { head, keep, blobs };
 }
 
-/** `onFiles`, also adding each file to `written` when given (see Checkout.takeWritten). */
-function keepingWritten(written: ClonedFile[] | undefined, onFiles: ((files: ClonedFile[]) => Promise<void>) | undefined): ((files: ClonedFile[]) => Promise<void>) | undefined {
-  if (!written) return onFiles;
-  return async (files) => {
-    written.push(...files);
-    await onFiles?.(files);
+/**
+ * The files a clone writes, kept for its work to take once (see Checkout.takeWritten) up to `maxBytes` of them: past
+ * it none are kept, and the work tree is read back from the disk.
+ */
+export function writtenFiles(maxBytes = MAX_KEPT_WRITTEN_BYTES): { add: (files: ClonedFile[]) => void; take: () => ClonedFile[] | undefined } {
+  let kept: ClonedFile[] | undefined = [];
+  let bytes = 0;
+  return {
+    add: (files) => {
+      if (!kept) return;
+      for (const file of files) bytes += file.bytes.length;
+      if (bytes > maxBytes) kept = undefined;
+      else kept.push(...files);
+    },
+    take: () => {
+      const taken = kept;
+      kept = undefined;
+      return taken;
+    },
   };
 }
 
@@ -181,14 +194,23 @@ export async function withShallowClone<T>(
     let started = false;
     const alongside: Alongside | undefined = history && ((advertised, head) => ((started = true), history.start(advertised, head)));
     const attempt = { usedKept: false };
-    let written: ClonedFile[] | undefined;
+    let written: ReturnType<typeof writtenFiles> | undefined;
     const clone = async (objects: ObjectCache | undefined): Promise<Fetched> => {
       // Gives up on a git server that goes silent.
       const http = gitHttpWithTimeout(idleMs);
       const fetched = await http.settle(fetchInto(dir, remote, branch, http, started ? undefined : alongside, objects, attempt));
       if (options.files !== "none") {
-        written = options.keepWritten ? [] : undefined;
-        await writeWorktree(dir, fetched.head, { onFiles: keepingWritten(written, options.onFiles), blobs: fetched.blobs });
+        // A clone tried again keeps what it writes, not what the failed one wrote.
+        const keeping = options.keepWritten ? writtenFiles() : undefined;
+        written = keeping;
+        const onFiles = options.onFiles;
+        const seeing = keeping
+          ? async (files: ClonedFile[]) => {
+              keeping.add(files);
+              await onFiles?.(files);
+            }
+          : onFiles;
+        await writeWorktree(dir, fetched.head, { onFiles: seeing, blobs: fetched.blobs });
       }
       fetched.blobs.clear();
       return fetched;
@@ -206,11 +228,7 @@ export async function withShallowClone<T>(
     }
     fetched.keep();
     const { head } = fetched;
-    const takeWritten = () => {
-      const taken = written && written.reduce((bytes, file) => bytes + file.bytes.length, 0) <= MAX_KEPT_WRITTEN_BYTES ? written : undefined;
-      written = undefined;
-      return taken;
-    };
+    const takeWritten = () => written?.take();
     return await work({ dir, branch, head, ...(history && { history: history.result }), ...(options.keepWritten && { takeWritten }) });
   } finally {
     // No request of this checkout's outlives it.

@@ -3,7 +3,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { withShallowClone, type GitRemote } from "../../../src/workspace/clone-repository.js";
+import { withShallowClone, writtenFiles, type GitRemote } from "../../../src/workspace/clone-repository.js";
 import { writeWorktree, type ClonedFile } from "../../../src/workspace/write-worktree.js";
 import { createBareRepository, gitEnv, startGitServer, type GitServer } from "../../support/git-server.js";
 
@@ -80,6 +80,19 @@ describe("withShallowClone", () => {
       expect(checkout.takeWritten!()).toBeUndefined();
     }, { keepWritten: true, onFiles: async (files) => void onFiles.push(...files) });
     await withShallowClone(remote, "main", async (checkout) => expect(checkout.takeWritten).toBeUndefined());
+  });
+
+  it("keeps written files up to its bound and none past it, rather than hold a work tree of any size in memory", () => {
+    const file = (name: string, bytes: number): ClonedFile => ({ path: name, oid: "0".repeat(40), bytes: Buffer.alloc(bytes) });
+    const small = writtenFiles(10);
+    small.add([file("a", 4), file("b", 6)]);
+    expect(small.take()!.map((f) => f.path)).toEqual(["a", "b"]);
+    expect(small.take()).toBeUndefined();
+    const large = writtenFiles(10);
+    large.add([file("a", 4)]);
+    large.add([file("b", 7)]);
+    large.add([file("c", 1)]);
+    expect(large.take()).toBeUndefined();
   });
 
   it("writes a blob held from the pack's indexing as held, and reads the blobs not held from the pack", async () => {
