@@ -1,11 +1,12 @@
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import fs from "node:fs";
+import zlib from "node:zlib";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { indexPack } from "../../../src/workspace/pack/index-pack.js";
-import { BaseCache } from "../../../src/workspace/pack/pack-entry.js";
+import { BaseCache, inflateAt } from "../../../src/workspace/pack/pack-entry.js";
 import { PackObjects } from "../../../src/workspace/pack/pack-objects.js";
 import { gitEnv } from "../../support/git-server.js";
 
@@ -96,6 +97,18 @@ describe("indexPack and PackObjects on packs the real git writes", () => {
     createHash("sha1").update(flipped.subarray(0, flipped.length - 20)).digest().copy(flipped, flipped.length - 20);
     await expect(indexPack(flipped)).rejects.toThrow(/^corrupt pack: /);
     await expect(indexPack(Buffer.from("not a pack at all, just some text here"))).rejects.toThrow("corrupt pack: it does not start with 'PACK'");
+  });
+});
+
+describe("inflateAt", () => {
+  it("gives an object a buffer of about its own size, so that holding thousands of small ones costs what they weigh", () => {
+    for (const size of [5_000, 12_000]) {
+      const data = Buffer.alloc(size, 0x61);
+      const inflated = inflateAt(Buffer.concat([Buffer.from([1, 2, 3]), zlib.deflateSync(data)]), 3, size);
+      expect(inflated.data.equals(data)).toBe(true);
+      // zlib's own pieces are 16 KB: each such object would hold one.
+      expect(inflated.data.buffer.byteLength).toBeLessThan(size + 1024);
+    }
   });
 });
 
