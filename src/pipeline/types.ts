@@ -3,7 +3,7 @@ import type { FileEncoding } from "../edit/file-encoding.js";
 import type { Llm, Usage } from "../llm/types.js";
 import type { TestCounts } from "./tests/read-test-output.js";
 import type { CommitRecord } from "../workspace/commit-history.js";
-import type { ClonedFile } from "../workspace/write-worktree.js";
+import type { WrittenTree } from "../workspace/write-worktree.js";
 
 /** The issue as the agents read it: already cleaned of hidden characters and HTML comments. */
 export interface IssueText {
@@ -231,8 +231,8 @@ export interface StageContext {
    */
   history?: () => Promise<CommitRecord[]>;
   /**
-   * The checkout's regular files as its clone wrote them (paths, blob ids, bytes), handed once: the Custodian lists
+   * The checkout's regular files as its clone wrote them (paths, blob ids, bytes) and its folders, handed once: the Custodian lists
    * them rather than read the work tree back. Absent, or giving undefined: it walks `root`.
    */
-  written?: () => ClonedFile[] | undefined;
+  written?: () => WrittenTree | undefined;
 }

@@ -10,7 +10,7 @@ import { fetchShallowPack, type Alongside } from "./pack/fetch-shallow-pack.js";
 import { indexPack, indexThinPack, packName, type VisitObject } from "./pack/index-pack.js";
 import { PackObjects } from "./pack/pack-objects.js";
 import { forgetObjects, keepObjects, linkCachedObjects, type ObjectCache } from "./object-cache.js";
-import { writeWorktree, type ClonedFile } from "./write-worktree.js";
+import { writeWorktree, type ClonedFile, type WrittenTree } from "./write-worktree.js";
 
 /** Where a repository lives and the credential that opens it (an installation token). */
 export interface GitRemote {
@@ -41,7 +41,7 @@ export interface Checkout {
    * handed once, then forgotten (later calls, and a work tree past the bound, give undefined), so that the first
    * listing of the work tree need not read it all back.
    */
-  takeWritten?: () => ClonedFile[] | undefined;
+  takeWritten?: () => WrittenTree | undefined;
 }
 
 // Most bytes of written files a clone keeps for its first listing; a larger work tree is read back from the disk.
@@ -130,8 +130,14 @@ async function fetchInto(
  * The files a clone writes, kept for its work to take once (see Checkout.takeWritten) up to `maxBytes` of them: past
  * it none are kept, and the work tree is read back from the disk.
  */
-export function writtenFiles(maxBytes = MAX_KEPT_WRITTEN_BYTES): { add: (files: ClonedFile[]) => void; take: () => ClonedFile[] | undefined } {
+export function writtenFiles(maxBytes = MAX_KEPT_WRITTEN_BYTES): {
+  add: (files: ClonedFile[]) => void;
+  /** The folders the work tree has, once it is written. */
+  done: (folders: string[]) => void;
+  take: () => WrittenTree | undefined;
+} {
   let kept: ClonedFile[] | undefined = [];
+  let made: string[] | undefined;
   let bytes = 0;
   return {
     add: (files) => {
@@ -140,8 +146,11 @@ export function writtenFiles(maxBytes = MAX_KEPT_WRITTEN_BYTES): { add: (files: 
       if (bytes > maxBytes) kept = undefined;
       else kept.push(...files);
     },
+    done: (folders) => {
+      made = folders;
+    },
     take: () => {
-      const taken = kept;
+      const taken = kept && made && { files: kept, folders: made };
       kept = undefined;
       return taken;
     },
@@ -210,7 +219,8 @@ export async function withShallowClone<T>(
               await onFiles?.(files);
             }
           : onFiles;
-        await writeWorktree(dir, fetched.head, { onFiles: seeing, blobs: fetched.blobs });
+        const { folders } = await writeWorktree(dir, fetched.head, { onFiles: seeing, blobs: fetched.blobs });
+        keeping?.done(folders);
       }
       fetched.blobs.clear();
       return fetched;

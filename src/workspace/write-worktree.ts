@@ -17,6 +17,12 @@ export interface ClonedFile {
   bytes: Buffer;
 }
 
+/** What a clone wrote: its regular files, and every folder it made (submodules' empty ones too), by repository path. */
+export interface WrittenTree {
+  files: ClonedFile[];
+  folders: string[];
+}
+
 /** One entry of a git tree object. */
 interface TreeEntry {
   mode: string;
@@ -65,18 +71,18 @@ type ReadObject = (oid: string, want: PackedObject["type"]) => Promise<Buffer>;
 
 type ListedFile = { rel: string; oid: string; mode: string };
 
-/** The files under `tree` (links included) with their modes and blobs, added to `files`; folders and submodules are made on the way. */
-async function listFiles(dir: string, tree: string, read: ReadObject, folder = "", files: ListedFile[] = []): Promise<ListedFile[]> {
+/** The files under `tree` (links included) with their modes and blobs, added to `files`; folders and submodules are made on the way, and added to `folders`. */
+async function listFiles(dir: string, tree: string, read: ReadObject, folder: string, files: ListedFile[], folders: string[]): Promise<void> {
   for (const entry of parseTree(await read(tree, "tree"), tree)) {
     const rel = folder === "" ? entry.name : `${folder}/${entry.name}`;
     if (entry.mode === "40000" || entry.mode === "160000") {
       fs.mkdirSync(path.join(dir, rel), { recursive: true });
-      if (entry.mode === "40000") await listFiles(dir, entry.oid, read, rel, files);
+      folders.push(rel);
+      if (entry.mode === "40000") await listFiles(dir, entry.oid, read, rel, files, folders);
     } else {
       files.push({ rel, oid: entry.oid, mode: entry.mode });
     }
   }
-  return files;
 }
 
 /**
@@ -86,13 +92,13 @@ async function listFiles(dir: string, tree: string, read: ReadObject, folder = "
  * Executable bits and symbolic links are kept; submodules become empty directories, as git leaves them.
  * `onFiles` is given the regular files in batches as they are written, and runs while their writes are under way.
  * `blobs` are blobs already inflated (by the pack's indexing), by id; the others are read from the packs.
- * Returns how many files it wrote.
+ * Returns how many files it wrote, and the folders it made.
  */
 export async function writeWorktree(
   dir: string,
   commit: string,
   { onFiles, blobs }: { onFiles?: (files: ClonedFile[]) => Promise<void>; blobs?: ReadonlyMap<string, Buffer> } = {},
-): Promise<number> {
+): Promise<{ files: number; folders: string[] }> {
   const packs = new PackObjects(path.join(dir, ".git"));
   const read: ReadObject = async (oid, want) => {
     const held = want === "blob" ? blobs?.get(oid) : undefined;
@@ -104,7 +110,9 @@ export async function writeWorktree(
   const header = (await read(commit, "commit")).toString("latin1", 0, 64);
   const tree = /^tree ([0-9a-f]{40})\n/.exec(header)?.[1];
   if (!tree) throw new Error(`corrupt commit ${commit}: it names no tree`);
-  const files = await listFiles(dir, tree, read);
+  const files: ListedFile[] = [];
+  const folders: string[] = [];
+  await listFiles(dir, tree, read, "", files, folders);
   let next = 0;
   const batch: ClonedFile[] = [];
   const writer = async () => {
@@ -124,5 +132,5 @@ export async function writeWorktree(
   };
   await Promise.all(Array.from({ length: PARALLEL_WRITES }, writer));
   if (onFiles && batch.length > 0) await onFiles(batch.splice(0));
-  return files.length;
+  return { files: files.length, folders };
 }

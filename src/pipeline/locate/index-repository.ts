@@ -1,5 +1,5 @@
 import { listCandidates, listWrittenFiles, type CandidateSet, type ListOptions } from "./list-candidates.js";
-import type { ClonedFile } from "../../workspace/write-worktree.js";
+import type { WrittenTree } from "../../workspace/write-worktree.js";
 import { DEFAULT_RANK_OPTIONS, indexFiles, type FileIndex, type RankOptions } from "./rank-files.js";
 import type { TermCache } from "./remember-terms.js";
 import type { CommitRecord } from "../../workspace/commit-history.js";
@@ -24,7 +24,7 @@ export async function indexRepository(
     history = [],
     storeLater = false,
     written,
-  }: { cache?: TermCache | null; options?: RankOptions; history?: CommitRecord[]; storeLater?: boolean; written?: ClonedFile[] } = {},
+  }: { cache?: TermCache | null; options?: RankOptions; history?: CommitRecord[]; storeLater?: boolean; written?: WrittenTree } = {},
 ): Promise<RepositoryIndex> {
   const candidates = written ? await listWrittenFiles(written, list) : await listCandidates(root, list);
   const index = await indexFiles(candidates.files, options, undefined, cache, history, { storeLater });

@@ -2,7 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import picomatch from "picomatch";
 import { judgeCandidate, readCandidate, type SkipReason, type SourceFile, type Verdict } from "./read-candidate.js";
-import type { ClonedFile } from "../../workspace/write-worktree.js";
+import type { ClonedFile, WrittenTree } from "../../workspace/write-worktree.js";
 import { sliceWork, type Pause } from "../../slice-work.js";
 
 export type { SkipReason, SourceFile };
@@ -125,27 +125,27 @@ export async function listCandidates(root: string, options: ListOptions): Promis
 }
 
 /**
- * The candidates listCandidates finds in a checkout, from the files its clone wrote there (paths, blob ids and bytes
- * at hand): the same files in the same order, each with its blob id, without walking the work tree and reading every
- * file back. A folder left out counts once, as the walk counts it (the clone's `.git` among them).
+ * The candidates listCandidates finds in a checkout, from what its clone wrote there (the files' paths, blob ids and
+ * bytes at hand, and the folders): the same files in the same order, each with its blob id, and the same counts of
+ * what was left out, without walking the work tree and reading every file back.
  */
-export async function listWrittenFiles(written: ClonedFile[], options: ListOptions): Promise<CandidateSet> {
+export async function listWrittenFiles(written: WrittenTree, options: ListOptions): Promise<CandidateSet> {
   const skipped = noneSkipped();
   // The walk skips the checkout's .git, as a vendored folder.
   skipped.vendored++;
   const excluded = excluder(options);
-  const skippedFolders = new Set<string>();
+  // The walk counts a folder it does not enter once, and never looks inside it.
+  const skippedFolders = new Map<string, "vendored" | "excluded">();
+  for (const folder of written.folders) {
+    const outermost = skippedFolderOf(`${folder}/`, excluded);
+    if (outermost) skippedFolders.set(outermost.path, outermost.reason);
+  }
+  for (const reason of skippedFolders.values()) skipped[reason]++;
   const byPath = new Map<string, ClonedFile>();
-  for (const file of written) {
-    const folder = skippedFolderOf(file.path, excluded);
-    if (folder) {
-      if (!skippedFolders.has(folder.path)) skipped[folder.reason]++;
-      skippedFolders.add(folder.path);
-    } else if (excluded(file.path)) {
-      skipped.excluded++;
-    } else {
-      byPath.set(file.path, file);
-    }
+  for (const file of written.files) {
+    if (skippedFolderOf(file.path, excluded)) continue;
+    if (excluded(file.path)) skipped.excluded++;
+    else byPath.set(file.path, file);
   }
   const judge = (rel: string): Verdict => {
     const { bytes, oid } = byPath.get(rel)!;

@@ -1,5 +1,6 @@
 import type { MemoryStore } from "../../store/store.js";
 import type { CommitRecord } from "../../workspace/commit-history.js";
+import type { WrittenTree } from "../../workspace/write-worktree.js";
 import { StageError } from "../errors.js";
 import { mapBounded } from "../map-bounded.js";
 import type { IssueText, LocatedFile, StageContext } from "../types.js";
@@ -42,13 +43,24 @@ export async function locateFiles(
   const history = ctx.history && ctx.config.history_months > 0 ? await ctx.history().catch((): CommitRecord[] => []) : [];
   const list = { exclude: ctx.config.exclude, maxFileBytes: ctx.config.max_file_bytes };
   // The terms this job tokenized are stored once the model has the candidates to read, not before its first request.
-  const written = ctx.written?.();
-  const index = await indexRepository(ctx.root, list, { cache: memory?.index, history, storeLater: true, ...(written && { written }) });
+  // The files the clone wrote are not held past the listing (see listedFrom).
+  const index = await indexRepository(ctx.root, list, { cache: memory?.index, history, storeLater: true, ...listedFrom(ctx) });
+  let located: LocatedFile[];
   try {
-    return await rankAndJudge(ctx, issue, memory, options, index);
-  } finally {
-    await index.remember();
+    located = await rankAndJudge(ctx, issue, memory, options, index);
+  } catch (error) {
+    // The stage's own failure is the one to report, whatever storing the terms meets.
+    await index.remember().catch(() => {});
+    throw error;
   }
+  await index.remember();
+  return located;
+}
+
+/** What the Custodian lists: the files the clone wrote when the checkout hands them over, else the work tree (nothing). */
+function listedFrom(ctx: StageContext): { written?: WrittenTree } {
+  const written = ctx.written?.();
+  return written ? { written } : {};
 }
 
 /** The rest of {@link locateFiles}, on the repository's index: the ranking, then the summaries and the model's judgement. */

@@ -30,7 +30,8 @@ export class PostgresIndexCache implements TermCache {
   }
 
   async writeTerms(entries: Array<[key: string, json: string]>, used: string[]): Promise<void> {
-    // A key given twice keeps its last terms (as one insert after another would); one INSERT may not update a row twice.
+    // One INSERT may not update a row twice: a key given twice is written once. A key already held keeps its row: it
+    // names a blob's bytes and the format they were read in, so its terms are the same and its definitions still hold.
     const latest = [...new Map(entries)];
     const at = this.now();
     await this.whileLocked(async (client) => {
@@ -40,7 +41,7 @@ export class PostgresIndexCache implements TermCache {
         await client.query(
           `INSERT INTO index_cache (key, terms, definitions, bytes, used_at)
            SELECT key, terms, NULL, bytes, $4 FROM unnest($1::text[], $2::text[], $3::bigint[]) AS entry (key, terms, bytes)
-           ON CONFLICT (key) DO UPDATE SET terms = excluded.terms, definitions = NULL, bytes = excluded.bytes, used_at = excluded.used_at`,
+           ON CONFLICT (key) DO UPDATE SET used_at = excluded.used_at`,
           [chunk.map(([key]) => key), chunk.map(([, terms]) => terms), chunk.map(([, terms]) => terms.length), at],
         );
       }

@@ -13,7 +13,11 @@ export class SqliteIndexCache implements TermCache {
   private readonly selectTerms = prepareLater(() => this.db.prepare<[string], { terms: string }>("SELECT terms FROM index_cache WHERE key = ?"));
   private readonly selectDefinitions = prepareLater(() => this.db.prepare<[string], { definitions: string | null }>("SELECT definitions FROM index_cache WHERE key = ?"));
   private readonly insert = prepareLater(() =>
-    this.db.prepare<[string, string, number, number]>("INSERT OR REPLACE INTO index_cache (key, terms, definitions, bytes, used_at) VALUES (?, ?, NULL, ?, ?)"),
+    // A key names a blob's bytes and the format they were read in: terms written again for it (two jobs on one
+    // repository at once) are the same terms, and the definitions stored with them still hold.
+    this.db.prepare<[string, string, number, number]>(
+      "INSERT INTO index_cache (key, terms, definitions, bytes, used_at) VALUES (?, ?, NULL, ?, ?) ON CONFLICT (key) DO UPDATE SET used_at = excluded.used_at",
+    ),
   );
   private readonly touch = prepareLater(() => this.db.prepare<[number, string]>("UPDATE index_cache SET used_at = ? WHERE key = ?"));
   private readonly updateDefinitions = prepareLater(() =>
@@ -26,7 +30,8 @@ export class SqliteIndexCache implements TermCache {
     this.db.transaction((entries: Array<[string, string]>, used: string[]) => {
       const at = this.now();
       for (const key of used) this.touch().run(at, key);
-      for (const [key, terms] of entries) this.insert().run(key, terms, terms.length, at);
+      // A key given twice is written once, its last terms, as in the PostgreSQL store.
+      for (const [key, terms] of new Map(entries)) this.insert().run(key, terms, terms.length, at);
       this.evict();
     }),
   );

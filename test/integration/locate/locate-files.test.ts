@@ -131,12 +131,26 @@ describe("locateFiles with the relevance check", () => {
     // A root with nothing in it: what is ranked can only have come from the files handed over.
     const empty = fs.mkdtempSync(path.join(os.tmpdir(), "magis-empty-"));
     try {
-      const listed = await locateFiles({ ...context(empty), written: () => (handed++, written) }, cartIssue, null, { bm25Only: true, top: 4 });
+      const tree = { files: written, folders: ["shop"] };
+      const listed = await locateFiles({ ...context(empty), written: () => (handed++, tree) }, cartIssue, null, { bm25Only: true, top: 4 });
       expect(listed).toEqual(walked);
       expect(handed).toBe(1);
     } finally {
       fs.rmSync(empty, { recursive: true, force: true });
     }
+  });
+
+  it("reports its own failure, not what storing the terms met after it", async () => {
+    store.memory.index.writeTerms = async () => {
+      throw new TypeError("The database connection is not open");
+    };
+    let relevant = false;
+    model.script("custodian-judge-relevance", () => ({ relevant, reason: relevant ? "yes" : "unrelated" }));
+    const error = await locateFiles(context(), cartIssue, store.memory, { top: 3 }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(StageError);
+    // With nothing of its own gone wrong, the stage does not hide such a failure either.
+    relevant = true;
+    await expect(locateFiles(context(), cartIssue, store.memory, { top: 3 })).rejects.toThrow("The database connection is not open");
   });
 
   it("shows the model at most a bounded slice of a 1 MB issue", async () => {

@@ -101,6 +101,20 @@ describe("the index cache in the memory's SQLite store", () => {
     expect(next.stats.parsed).toBe(0);
   });
 
+  it("keeps the definitions a job stored when another job on the same repository, indexed meanwhile, stores the same terms", async () => {
+    const cache = store.memory.index;
+    const first = await indexRepository(repo, list, { cache, storeLater: true });
+    await first.rank(query, 5);
+    expect(first.stats.parsed).toBeGreaterThan(0);
+    // A second issue's job indexes before the first stored its terms, and stores them after it.
+    const second = await indexRepository(repo, list, { cache, storeLater: true });
+    await first.remember();
+    await second.remember();
+    const next = await indexRepository(repo, list, { cache: await openedAgain() });
+    await next.rank(query, 5);
+    expect(next.stats.parsed).toBe(0);
+  });
+
   it("remembers definitions with the terms and drops them with their entry", async () => {
     const cache = store.memory.index;
     await cache.writeDefinitions("missing", "[]");

@@ -74,9 +74,10 @@ describe("withShallowClone", () => {
     const onFiles: ClonedFile[] = [];
     await withShallowClone(remote, "main", async (checkout) => {
       const written = checkout.takeWritten!()!;
-      expect(written.map((file) => file.path).sort()).toEqual(onFiles.map((file) => file.path).sort());
-      expect(written.map((file) => file.path).sort()).toEqual(["README.md", "bin/run.sh", "src/a.ts"]);
-      for (const file of written) expect(file.bytes.equals(fs.readFileSync(path.join(checkout.dir, file.path)))).toBe(true);
+      expect(written.files.map((file) => file.path).sort()).toEqual(onFiles.map((file) => file.path).sort());
+      expect(written.files.map((file) => file.path).sort()).toEqual(["README.md", "bin/run.sh", "src/a.ts"]);
+      for (const file of written.files) expect(file.bytes.equals(fs.readFileSync(path.join(checkout.dir, file.path)))).toBe(true);
+      expect(written.folders.sort()).toEqual(["bin", "src"]);
       expect(checkout.takeWritten!()).toBeUndefined();
     }, { keepWritten: true, onFiles: async (files) => void onFiles.push(...files) });
     await withShallowClone(remote, "main", async (checkout) => expect(checkout.takeWritten).toBeUndefined());
@@ -86,12 +87,14 @@ describe("withShallowClone", () => {
     const file = (name: string, bytes: number): ClonedFile => ({ path: name, oid: "0".repeat(40), bytes: Buffer.alloc(bytes) });
     const small = writtenFiles(10);
     small.add([file("a", 4), file("b", 6)]);
-    expect(small.take()!.map((f) => f.path)).toEqual(["a", "b"]);
+    small.done(["d"]);
+    expect(small.take()).toEqual({ files: [file("a", 4), file("b", 6)], folders: ["d"] });
     expect(small.take()).toBeUndefined();
     const large = writtenFiles(10);
     large.add([file("a", 4)]);
     large.add([file("b", 7)]);
     large.add([file("c", 1)]);
+    large.done([]);
     expect(large.take()).toBeUndefined();
   });
 
@@ -100,7 +103,7 @@ describe("withShallowClone", () => {
       const readme = server.git("octo/demo", "rev-parse", "main:README.md");
       // Bytes told apart from the blob's own: the work tree takes a held blob without inflating it again.
       const written = await writeWorktree(dir, head, { blobs: new Map([[readme, Buffer.from("as held\n")]]) });
-      expect(written).toBe(4);
+      expect(written).toEqual({ files: 4, folders: ["bin", "src"] });
       expect(fs.readFileSync(path.join(dir, "README.md"), "utf8")).toBe("as held\n");
       expect(fs.readFileSync(path.join(dir, "src/a.ts"), "utf8")).toBe("export const a = 1;\n");
       expect(fs.readlinkSync(path.join(dir, "bin/readme-link"))).toBe("../README.md");

@@ -98,18 +98,29 @@ describe("listCandidates", () => {
     for (const [rel, content] of Object.entries(files)) write(rel, content);
     // The clone's .git, which the walk leaves out as a folder and the clone never hands over.
     write(".git/HEAD", "ref: refs/heads/main\n");
-    const withExcludes = { ...options, exclude: ["docs/**", "notes/*.txt"] };
+    // Folders without a regular file: submodules (empty), and folders holding only links, skipped or not.
+    for (const folder of ["third_party/lib", "external", "src/mod", "docs/api"]) fs.mkdirSync(path.join(root, folder), { recursive: true });
+    fs.symlinkSync("../src/app.py", path.join(root, "docs/api/app.py"));
+    fs.mkdirSync(path.join(root, "vendor"));
+    fs.symlinkSync("../big.py", path.join(root, "vendor/big.py"));
+    const folders = (fs.readdirSync(root, { recursive: true }) as string[])
+      .filter((rel) => !rel.startsWith(".git") && fs.lstatSync(path.join(root, rel)).isDirectory());
     const written = Object.keys(files).map((rel) => {
       const bytes = fs.readFileSync(path.join(root, rel));
       return { path: rel, oid: gitBlobId(bytes), bytes };
     });
-    const walked = await listCandidates(root, withExcludes);
-    const listed = await listWrittenFiles(written, withExcludes);
-    expect(listed.files.map((f) => [f.path, f.text, f.bytes])).toEqual(walked.files.map((f) => [f.path, f.text, f.bytes]));
+    for (const exclude of [[], ["docs/**", "notes/*.txt"], ["src/mod", "**/lib"]]) {
+      const listOptions = { ...options, exclude };
+      const walked = await listCandidates(root, listOptions);
+      const listed = await listWrittenFiles({ files: written, folders }, listOptions);
+      expect(listed.files.map((f) => [f.path, f.text, f.bytes])).toEqual(walked.files.map((f) => [f.path, f.text, f.bytes]));
+      expect(listed.skipped, exclude.join()).toEqual(walked.skipped);
+      expect(listed.nonUtf8).toEqual(walked.nonUtf8);
+      for (const file of listed.files) expect(file.oid).toBe(gitBlobId(file.bytes));
+    }
+    const listed = await listWrittenFiles({ files: written, folders }, { ...options, exclude: ["docs/**", "notes/*.txt"] });
     expect(listed.files.map((f) => f.path)).toEqual(["Zeta.py", "a/b.py", "a_b.py", "legacy.py", "src/app.py", "src/ui/view.ts"]);
-    expect(listed.skipped).toEqual(walked.skipped);
-    expect(listed.nonUtf8).toEqual(walked.nonUtf8);
-    for (const file of listed.files) expect(file.oid).toBe(gitBlobId(file.bytes));
+    expect(listed.skipped.vendored).toBeGreaterThan(3);
   });
 
   it("reads non-UTF-8 text as Latin-1 and says so", async () => {
