@@ -7,7 +7,7 @@ import type { HistoryWindow } from "./commit-history.js";
 import { recentHistory, type FetchedHistory } from "./fetch-recent-history.js";
 import { DEFAULT_GIT_IDLE_MS, gitHttpWithTimeout } from "./git-http-with-timeout.js";
 import { fetchShallowPack, type Alongside } from "./pack/fetch-shallow-pack.js";
-import { indexPack, indexThinPack, packName, type VisitObject } from "./pack/index-pack.js";
+import { indexThinPack, packName, PackArriving, type VisitObject } from "./pack/index-pack.js";
 import { PackObjects } from "./pack/pack-objects.js";
 import { forgetObjects, keepObjects, linkCachedObjects, type ObjectCache } from "./object-cache.js";
 import { writeWorktree, type ClonedFile, type WrittenTree } from "./write-worktree.js";
@@ -99,16 +99,18 @@ async function fetchInto(
   const cached = objects ? await linkCachedObjects(objects, remote.url, packs) : null;
   // Whether this clone stands on kept objects: if it fails, they may be why.
   attempt.usedKept = cached !== null;
-  const { head, pack: fetched, shallow, common } = await fetchShallowPack(http, remote.url, remote.token, branch, remote.maxBytes, alongside, cached?.head);
-  let keep = () => {};
   // A whole tree's blobs, held as its index inflates them; a thin pack's few are read from the packs with the kept ones.
   const { blobs, visit } = keptBlobs();
+  // A whole tree's pack is read as it arrives, while the server still sends the rest.
+  const arriving = cached ? undefined : new PackArriving(visit);
+  const { head, pack: fetched, shallow, common } = await fetchShallowPack(http, remote.url, remote.token, branch, remote.maxBytes, alongside, cached?.head, arriving);
+  let keep = () => {};
   if (fetched) {
     // Asked with what the kept objects hold, the pack is thin: its deltas may stand on objects only they hold.
     let kept: PackObjects | undefined;
     const { pack, index } = cached
       ? await indexThinPack(fetched, (oid) => (kept ??= new PackObjects(path.join(dir, ".git"))).read(oid))
-      : { pack: fetched, index: await indexPack(fetched, undefined, visit) };
+      : { pack: fetched, index: await arriving!.index() };
     const name = packName(pack);
     // A kept pack of the same name is linked here already, and the same bytes: writing through the link would rewrite the cache's file.
     if (!fs.existsSync(path.join(packs, `${name}.pack`))) {

@@ -26,6 +26,29 @@ export interface AdvertisedRefs {
 /** Called with the advertisement and the branch's commit before the clone asks for its pack, so a second request can share them. */
 export type Alongside = (advertised: AdvertisedRefs, head: string) => void;
 
+/** Where the bytes of an answer's pack go as they come (a PackArriving reads them on the way); by default they are gathered. */
+export interface PackSink {
+  add(part: Buffer): void;
+  readonly received: number;
+  /** Every byte that came. */
+  pack(): Buffer;
+}
+
+/** A pack's bytes, gathered and joined once all came. */
+class GatheredPack implements PackSink {
+  private readonly parts: Buffer[] = [];
+  received = 0;
+
+  add(part: Buffer): void {
+    this.parts.push(part);
+    this.received += part.length;
+  }
+
+  pack(): Buffer {
+    return Buffer.concat(this.parts);
+  }
+}
+
 // Side-band channels of the pack's answer: the pack itself, progress text, and a fatal error.
 const PACK_DATA = 1;
 const SERVER_ERROR = 3;
@@ -37,7 +60,8 @@ const SERVER_ERROR = 3;
  * indexPack verifies it. `alongside` may start another request on the same advertisement (see fetchHistoryPack).
  * `have` is a commit the caller already holds with its tree, and nothing older (a previous shallow clone's head): the
  * request says so (`shallow` and `have`), and the pack holds only the objects of the branch's commit that are not
- * in that commit's tree, as `git fetch --depth 1` into an earlier shallow clone asks.
+ * in that commit's tree, as `git fetch --depth 1` into an earlier shallow clone asks. `into` sees the pack's bytes
+ * as they come.
  */
 export async function fetchShallowPack(
   http: HttpClient,
@@ -47,6 +71,7 @@ export async function fetchShallowPack(
   maxBytes = Infinity,
   alongside?: Alongside,
   have?: string,
+  into?: PackSink,
 ): Promise<ShallowPack> {
   const base = url.replace(/\/+$/, "");
   const headers = {
@@ -73,7 +98,7 @@ export async function fetchShallowPack(
       maxBytes,
       overLimit: `the git server at ${base} sent more than ${Math.round(maxBytes / 2 ** 20)} MB for one commit, more than the repository's size allows; the clone stopped there`,
       noPack: `the git server at ${base} ended its answer without a pack; try again later`,
-    })),
+    }, into)),
   };
 }
 
@@ -128,7 +153,13 @@ interface PackLimits {
 }
 
 /** Sends one upload-pack request and reads its answer (see readPackAnswer). */
-async function requestPack(http: HttpClient, to: Pick<AdvertisedRefs, "base" | "headers">, body: Buffer[], limits: PackLimits): Promise<{ pack: Buffer; shallow: string[]; common: boolean }> {
+async function requestPack(
+  http: HttpClient,
+  to: Pick<AdvertisedRefs, "base" | "headers">,
+  body: Buffer[],
+  limits: PackLimits,
+  into: PackSink = new GatheredPack(),
+): Promise<{ pack: Buffer; shallow: string[]; common: boolean }> {
   const answered = await againIfDropped(http, {
     url: `${to.base}/git-upload-pack`,
     method: "POST",
@@ -138,7 +169,7 @@ async function requestPack(http: HttpClient, to: Pick<AdvertisedRefs, "base" | "
     body: body as unknown as AsyncIterableIterator<Uint8Array>,
   });
   refuseFailure(answered, to.base);
-  return readPackAnswer(answered, to.base, limits);
+  return readPackAnswer(answered, to.base, limits, into);
 }
 
 /**
@@ -199,11 +230,15 @@ async function readAdvertisement(response: GitHttpResponse, base: string): Promi
 }
 
 /** Reads the upload-pack answer: `shallow` lines and a flush, `NAK`, then the pack on side band 1 until a flush; more than `maxBytes` of lines in all is refused. */
-async function readPackAnswer(response: GitHttpResponse, base: string, { maxBytes, overLimit, noPack }: PackLimits): Promise<{ pack: Buffer; shallow: string[]; common: boolean }> {
+async function readPackAnswer(
+  response: GitHttpResponse,
+  base: string,
+  { maxBytes, overLimit, noPack }: PackLimits,
+  pack: PackSink,
+): Promise<{ pack: Buffer; shallow: string[]; common: boolean }> {
   if (!response.body) throw new Error(`the git server at ${base} sent no pack`);
   const reader = new PktLineReader(response.body, `the pack of ${base}`);
   const shallow: string[] = [];
-  const pack: Buffer[] = [];
   let received = 0;
   let acknowledged = false;
   let common = false;
@@ -227,10 +262,10 @@ async function readPackAnswer(response: GitHttpResponse, base: string, { maxByte
       continue;
     }
     if (line[0] === PACK_DATA) {
-      pack.push(line.subarray(1));
+      pack.add(line.subarray(1));
     }
     else if (line[0] === SERVER_ERROR) throw new Error(`the git server at ${base} failed while sending the pack: ${line.subarray(1).toString("utf8").trim()}`);
   }
-  if (pack.length === 0) throw new Error(noPack);
-  return { pack: Buffer.concat(pack), shallow, common };
+  if (pack.received === 0) throw new Error(noPack);
+  return { pack: pack.pack(), shallow, common };
 }

@@ -3,7 +3,7 @@ import zlib from "node:zlib";
 import { gitObjectId } from "../git-object-id.js";
 import { sliceWork, type Pause } from "../../slice-work.js";
 import { applyDelta } from "./apply-delta.js";
-import { BaseCache, inflateAt, OBJECT_TYPES, readEntryHeader, type EntryHeader } from "./pack-entry.js";
+import { BaseCache, CutShort, inflateAt, OBJECT_TYPES, readEntryHeader, type EntryHeader } from "./pack-entry.js";
 
 /** One object of a pack, named and whole (a delta applied to its base). */
 export interface PackObject {
@@ -22,31 +22,125 @@ export interface PackEntry extends EntryHeader {
 /** Shown each object of a pack as it is resolved. */
 export type VisitObject = (object: PackObject) => void;
 
-/** Reads every entry's header and extent, checking the pack's signature, version and checksum; whole objects are shown to `visit`. */
-async function readEntries(pack: Buffer, pause: Pause, visit?: VisitObject): Promise<PackEntry[]> {
-  if (pack.length < 32 || pack.toString("latin1", 0, 4) !== "PACK") throw new Error("corrupt pack: it does not start with 'PACK'");
+/** The signature and version of a pack's first 12 bytes, checked; its object count. */
+function readPackHeader(pack: Buffer): number {
+  if (pack.length < 12 || pack.toString("latin1", 0, 4) !== "PACK") throw new Error("corrupt pack: it does not start with 'PACK'");
   const version = pack.readUInt32BE(4);
   if (version !== 2 && version !== 3) throw new Error(`corrupt pack: version ${version} is not one git writes`);
+  return pack.readUInt32BE(8);
+}
+
+/** Reads the entry at `start` of `bytes`: its header and extent, inflated to check its size; a whole object is named and shown to `visit`. */
+function readEntry(bytes: Buffer, start: number, visit: VisitObject | undefined): { entry: PackEntry; next: number } {
+  const header = readEntryHeader(bytes, start);
+  const inflated = inflateAt(bytes, header.data, header.size);
+  if (inflated.data.length !== header.size) throw new Error(`corrupt pack: the entry at byte ${start} inflates to ${inflated.data.length} bytes, its header says ${header.size}`);
+  const next = header.data + inflated.used;
+  // A whole object is named now, while it is inflated; deltas wait for their bases.
+  const oid = header.base === undefined ? gitObjectId(OBJECT_TYPES[header.type]!, inflated.data) : undefined;
+  if (oid) visit?.({ oid, type: OBJECT_TYPES[header.type]!, data: inflated.data });
+  return { entry: { ...header, start, crc: zlib.crc32(bytes.subarray(start, next)), oid }, next };
+}
+
+/**
+ * Reads every entry's header and extent, checking the pack's signature, version and checksum; whole objects are shown
+ * to `visit`. `from` are the entries already read from the pack's start as it arrived (see PackArriving), the rest
+ * following them.
+ */
+async function readEntries(pack: Buffer, pause: Pause, visit?: VisitObject, from: { entries: PackEntry[]; at: number } = { entries: [], at: 12 }): Promise<PackEntry[]> {
+  const count = readPackHeader(pack);
+  if (pack.length < 32) throw new Error("corrupt pack: it does not start with 'PACK'");
   const body = pack.subarray(0, pack.length - 20);
   if (!createHash("sha1").update(body).digest().equals(pack.subarray(pack.length - 20))) throw new Error("corrupt pack: its checksum does not match its bytes");
-  const count = pack.readUInt32BE(8);
-  const entries: PackEntry[] = [];
-  let at = 12;
-  for (let i = 0; i < count; i++) {
+  const entries = from.entries;
+  let at = from.at;
+  for (let i = entries.length; i < count; i++) {
     if (at >= body.length) throw new Error(`corrupt pack: it announces ${count} objects and holds ${i}`);
-    const start = at;
-    const header = readEntryHeader(body, start);
-    const inflated = inflateAt(body, header.data, header.size);
-    if (inflated.data.length !== header.size) throw new Error(`corrupt pack: the entry at byte ${start} inflates to ${inflated.data.length} bytes, its header says ${header.size}`);
-    at = header.data + inflated.used;
-    // A whole object is named now, while it is inflated; deltas wait for their bases.
-    const oid = header.base === undefined ? gitObjectId(OBJECT_TYPES[header.type]!, inflated.data) : undefined;
-    if (oid) visit?.({ oid, type: OBJECT_TYPES[header.type]!, data: inflated.data });
-    entries.push({ ...header, start, crc: zlib.crc32(pack.subarray(start, at)), oid });
+    const read = readEntry(body, at, visit);
+    entries.push(read.entry);
+    at = read.next;
     await pause();
   }
   if (at !== body.length) throw new Error("corrupt pack: bytes follow its last object");
   return entries;
+}
+
+// Bytes an entry's header may take at most (type and size, then a delta's base as an offset or an object id), with room.
+const HEADER_ROOM = 64;
+
+/**
+ * A pack read as it arrives: each entry whose bytes have all come is inflated and named at once, while the server is
+ * still sending the rest, instead of every entry after the last byte. Nothing read is trusted before `index` has checked
+ * the whole pack (its checksum, its object count, nothing after its last object), which reads what is left the usual way.
+ * An entry that does not read while the pack arrives (damaged, or too large to wait for) stops the early reading; `index`
+ * then reports it.
+ */
+export class PackArriving {
+  private bytes = Buffer.alloc(64 * 1024);
+  private length = 0;
+  private readonly entries: PackEntry[] = [];
+  private at = 12;
+  private count: number | null = null;
+  // Bytes to wait for before trying again an entry whose stream had not all come: twice what it had, so a large
+  // entry is inflated a few times at most.
+  private waitFor = 0;
+  private stopped = false;
+
+  constructor(private readonly visit?: VisitObject) {}
+
+  /** More bytes of the pack, in order. */
+  add(part: Buffer): void {
+    if (this.length + part.length > this.bytes.length) {
+      const grown = Buffer.allocUnsafe(Math.max(this.bytes.length * 2, this.length + part.length));
+      this.bytes.copy(grown, 0, 0, this.length);
+      this.bytes = grown;
+    }
+    part.copy(this.bytes, this.length);
+    this.length += part.length;
+    this.readWhatCame();
+  }
+
+  /** How many bytes came. */
+  get received(): number {
+    return this.length;
+  }
+
+  /** The whole pack: every byte that came. */
+  pack(): Buffer {
+    return this.bytes.subarray(0, this.length);
+  }
+
+  /** Names every object (see resolvePack), the entries read as the pack arrived first, and writes its index. */
+  async index(pause: Pause = sliceWork()): Promise<Buffer> {
+    const pack = this.pack();
+    const entries = await readEntries(pack, pause, this.visit, { entries: this.entries, at: this.at });
+    return indexOfEntries(await resolveEntries(pack, entries, pause, this.visit), pack);
+  }
+
+  private readWhatCame(): void {
+    if (this.stopped || this.length < this.waitFor) return;
+    if (this.count === null) {
+      if (this.length < 12) return;
+      try {
+        this.count = readPackHeader(this.bytes);
+      } catch {
+        this.stopped = true;
+        return;
+      }
+    }
+    // The checksum's 20 bytes follow the last entry: an entry is never read from them.
+    while (this.entries.length < this.count && this.length - this.at >= HEADER_ROOM + 20) {
+      try {
+        const read = readEntry(this.bytes.subarray(0, this.length), this.at, this.visit);
+        this.entries.push(read.entry);
+        this.at = read.next;
+      } catch (error) {
+        if (error instanceof CutShort) this.waitFor = this.at + 2 * (this.length - this.at);
+        else this.stopped = true;
+        return;
+      }
+    }
+  }
 }
 
 /**
@@ -54,7 +148,11 @@ async function readEntries(pack: Buffer, pause: Pause, visit?: VisitObject): Pro
  * thin), and shows each object to `visit`: whole objects in pack order, then deltas. Returns the entries, each named.
  */
 export async function resolvePack(pack: Buffer, pause: Pause = sliceWork(), visit?: VisitObject, external?: ExternalBase): Promise<PackEntry[]> {
-  const entries = await readEntries(pack, pause, visit);
+  return resolveEntries(pack, await readEntries(pack, pause, visit), pause, visit, external);
+}
+
+/** Names the deltas among a pack's read entries (see resolvePack), showing each to `visit`. */
+async function resolveEntries(pack: Buffer, entries: PackEntry[], pause: Pause, visit?: VisitObject, external?: ExternalBase): Promise<PackEntry[]> {
   const byStart = new Map(entries.map((entry) => [entry.start, entry]));
   const byOid = new Map<string, PackEntry>();
   // Inflated objects that an ofs-delta uses as its base, kept while there is room.

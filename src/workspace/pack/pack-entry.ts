@@ -52,6 +52,9 @@ export function readEntryHeader(pack: Buffer, start: number): EntryHeader {
  */
 export const MAX_OBJECT_BYTES = 512 * 1024 * 1024;
 
+/** The error of a zlib stream that ends before its end: a damaged pack, or one still arriving. */
+export class CutShort extends Error {}
+
 /**
  * The inflated bytes of the zlib stream at `at` and how many bytes of `bytes` it took; damage is reported as a corrupt
  * pack. `size`, the entry's declared size, bounds what is inflated: a stream longer than its entry says is refused
@@ -66,8 +69,10 @@ export function inflateAt(bytes: Buffer, at: number, size = MAX_OBJECT_BYTES): {
     const { buffer, engine } = zlib.inflateSync(bytes.subarray(at), options) as unknown as { buffer: Buffer; engine: { bytesWritten: number } };
     return { data: buffer, used: engine.bytesWritten };
   } catch (error) {
-    if ((error as { code?: string }).code === "ERR_BUFFER_TOO_LARGE") throw new Error(`corrupt pack: the data at byte ${at} inflates to more than the ${size} bytes its entry declares`);
-    throw new Error(`corrupt pack: the data at byte ${at} does not inflate (${(error as Error).message})`);
+    const code = (error as { code?: string }).code;
+    if (code === "ERR_BUFFER_TOO_LARGE") throw new Error(`corrupt pack: the data at byte ${at} inflates to more than the ${size} bytes its entry declares`);
+    const message = `corrupt pack: the data at byte ${at} does not inflate (${(error as Error).message})`;
+    throw code === "Z_BUF_ERROR" ? new CutShort(message) : new Error(message);
   }
 }
 

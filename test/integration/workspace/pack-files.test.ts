@@ -5,7 +5,7 @@ import zlib from "node:zlib";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { indexPack } from "../../../src/workspace/pack/index-pack.js";
+import { indexPack, PackArriving } from "../../../src/workspace/pack/index-pack.js";
 import { BaseCache, inflateAt } from "../../../src/workspace/pack/pack-entry.js";
 import { PackObjects } from "../../../src/workspace/pack/pack-objects.js";
 import { gitEnv } from "../../support/git-server.js";
@@ -97,6 +97,52 @@ describe("indexPack and PackObjects on packs the real git writes", () => {
     createHash("sha1").update(flipped.subarray(0, flipped.length - 20)).digest().copy(flipped, flipped.length - 20);
     await expect(indexPack(flipped)).rejects.toThrow(/^corrupt pack: /);
     await expect(indexPack(Buffer.from("not a pack at all, just some text here"))).rejects.toThrow("corrupt pack: it does not start with 'PACK'");
+  });
+});
+
+/** Hands `pack` to a PackArriving in parts of the given sizes, in turn (the last part takes what is left). */
+function arriveInParts(arriving: PackArriving, pack: Buffer, sizes: number[]): void {
+  for (let at = 0, i = 0; at < pack.length; i++) {
+    const size = sizes[i % sizes.length]!;
+    arriving.add(pack.subarray(at, at + size));
+    at += size;
+  }
+}
+
+describe("PackArriving: a pack read as it arrives", () => {
+  it.each([["ofs-deltas", true], ["ref-deltas", false]])("with %s, in parts of any size: git's index, and every object shown once, the whole ones before the last byte is read", async (_label, ofs) => {
+    const pack = packOfAll(ofs);
+    const expected = await indexPack(pack);
+    for (const sizes of [[1], [7, 3, 1000], [100], [65536], [pack.length]]) {
+      const seen: string[] = [];
+      const arriving = new PackArriving(({ oid }) => seen.push(oid));
+      arriveInParts(arriving, pack, sizes);
+      // Whole objects were named while the parts came, all but the last few (they wait for the checksum's room).
+      const early = seen.length;
+      if (sizes[0]! < pack.length) expect(early).toBeGreaterThan(5);
+      expect((await arriving.index()).equals(expected)).toBe(true);
+      expect(arriving.pack().equals(pack)).toBe(true);
+      expect(seen.length).toBe(new Set(seen).size);
+      expect(seen.length).toBe(git(["rev-list", "--objects", "--all"]).toString().trim().split("\n").length);
+    }
+  });
+
+  it("refuses, once all came, a pack damaged anywhere, cut short, or followed by more bytes, as indexPack does", async () => {
+    const pack = packOfAll(true);
+    const refused = async (bytes: Buffer) => {
+      const arriving = new PackArriving();
+      arriveInParts(arriving, bytes, [333]);
+      return arriving.index().then(() => "indexed", (error: Error) => error.message);
+    };
+    const flipped = Buffer.from(pack);
+    flipped[Math.floor(pack.length / 2)]! ^= 0xff;
+    expect(await refused(flipped)).toBe("corrupt pack: its checksum does not match its bytes");
+    createHash("sha1").update(flipped.subarray(0, flipped.length - 20)).digest().copy(flipped, flipped.length - 20);
+    expect(await refused(flipped)).toMatch(/^corrupt pack: /);
+    expect(await refused(pack.subarray(0, pack.length - 100))).toMatch(/^corrupt pack: /);
+    const longer = Buffer.concat([pack.subarray(0, pack.length - 20), Buffer.from("extra")]);
+    expect(await refused(Buffer.concat([longer, createHash("sha1").update(longer).digest()]))).toBe("corrupt pack: bytes follow its last object");
+    expect(await refused(Buffer.from("not a pack at all, just some text here"))).toBe("corrupt pack: it does not start with 'PACK'");
   });
 });
 
