@@ -13,9 +13,9 @@
 //   npm run bench:clone -- --mirror /work/.mirror/sympy+sympy/repo [--runs 3] [--changed 3] [--workdir DIR] [--no-history] [--no-objects]
 //
 // --mirror is any git repository (bare or not); its HEAD's last 25 months are copied into a bare repository
-// the benchmark serves (with uploadpack.allowFilter, as GitHub allows partial clones). Native and bot runs
-// alternate, so both see the same machine load.
-import { execFile, execFileSync } from "node:child_process";
+// the benchmark serves (with uploadpack.allowFilter, as GitHub allows partial clones) from a process of its own.
+// Native and bot runs alternate, so both see the same machine load.
+import { execFile, execFileSync, spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -30,7 +30,7 @@ import { withShallowClone } from "../src/workspace/clone-repository.js";
 import { keptHistory } from "../src/workspace/kept-history.js";
 import type { ObjectCache } from "../src/workspace/object-cache.js";
 import { DEFAULT_HISTORY_WINDOW } from "../src/workspace/commit-history.js";
-import { addCommit, gitEnv, startGitServer } from "../test/support/git-server.js";
+import { addCommit, gitEnv } from "../test/support/git-server.js";
 
 const { values } = parseArgs({
   options: {
@@ -58,6 +58,7 @@ const ISSUE = {
 
 const root = fs.mkdtempSync(path.join(os.tmpdir(), "magis-bench-clone-"));
 const workdir = values.workdir ?? root;
+let stopServer: (() => Promise<void>) | undefined;
 try {
   const bare = path.join(root, `${FULL}.git`);
   const headTime = Number(execFileSync("git", ["-C", path.resolve(values.mirror), "log", "-1", "--format=%ct", "HEAD"], { encoding: "utf8" }).trim());
@@ -67,13 +68,15 @@ try {
   const branch = execFileSync("git", ["symbolic-ref", "--short", "HEAD"], { cwd: bare, encoding: "utf8" }).trim();
   const files = execFileSync("git", ["ls-tree", "-r", "--name-only", "HEAD"], { cwd: bare, encoding: "utf8" }).trim().split("\n");
   console.log(`repository: ${values.mirror} at ${execFileSync("git", ["rev-parse", "--short", "HEAD"], { cwd: bare, encoding: "utf8" }).trim()}, ${files.length} files, ${files.filter((f) => f.endsWith(".py")).length} .py`);
-  const server = await startGitServer(root, { token: TOKEN });
+  // The server runs in a process of its own, as a remote host would (see bench/lib/serve-git.ts).
+  const server = await serveGit(root, TOKEN);
+  stopServer = server.stop;
   const remote = { url: `${server.url}/${FULL}.git`, token: TOKEN };
   const authedUrl = remote.url.replace("http://", `http://x-access-token:${TOKEN}@`);
   const config = parseConfig({});
   const list = { exclude: config.exclude, maxFileBytes: config.max_file_bytes };
 
-  // Asynchronous: the git server runs in this process, and a synchronous child would hold its event loop.
+  // Asynchronous, as the bot's own clone is.
   const run = promisify(execFile);
   const native = async (): Promise<number> => {
     const dir = fs.mkdtempSync(path.join(workdir, "native-"));
@@ -130,7 +133,7 @@ try {
     const change = (mark: string) =>
       addCommit(root, FULL, {
         branch,
-        files: Object.fromEntries(changed.map((f) => [f, `${server.git(FULL, "show", `${branch}:${f}`)}\n# changed by the benchmark, ${mark}\n`])),
+        files: Object.fromEntries(changed.map((f) => [f, `${execFileSync("git", ["show", `${branch}:${f}`], { cwd: bare, encoding: "utf8" }).trim()}\n# changed by the benchmark, ${mark}\n`])),
         message: `change ${changed.length} files`,
         author: { name: "Bench", email: "bench@example.com" },
       });
@@ -150,9 +153,40 @@ try {
     console.log(`${label} job: median ${values[Math.floor(values.length / 2)]!.toFixed(2)}× the native clone (${values.map((v) => v.toFixed(2)).join(", ")})`);
   }
   console.log(`cache: ${(bytes / 1e6).toFixed(1)} MB; machine: ${os.cpus().length} cores, load ${os.loadavg().map((l) => l.toFixed(1)).join(" ")}`);
-  await server.close();
 } finally {
+  await stopServer?.();
   fs.rmSync(root, { recursive: true, force: true });
+}
+
+/** Starts bench/lib/serve-git.ts in a process group of its own; `stop` ends the group, server and backends alike. */
+async function serveGit(dir: string, token: string): Promise<{ url: string; stop: () => Promise<void> }> {
+  const child = spawn(process.execPath, ["--import", "tsx", path.join(import.meta.dirname, "lib", "serve-git.ts"), dir, token], {
+    detached: true,
+    stdio: ["pipe", "pipe", "inherit"],
+  });
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  const stop = async () => {
+    try {
+      process.kill(-child.pid!, "SIGTERM");
+    } catch {
+      // Gone already.
+    }
+    await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 5000))]);
+  };
+  try {
+    const line = await new Promise<string>((resolve, reject) => {
+      let out = "";
+      child.stdout!.on("data", (part: Buffer) => {
+        out += part.toString("utf8");
+        if (out.includes("\n")) resolve(out.slice(0, out.indexOf("\n")));
+      });
+      child.once("exit", (code) => reject(new Error(`the git server's process ended (${code}) before it served`)));
+    });
+    return { url: (JSON.parse(line) as { url: string }).url, stop };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
 }
 
 function ms(value: number): string {
