@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import picomatch from "picomatch";
-import { judgeCandidate, readCandidate, type SkipReason, type SourceFile, type Verdict } from "./read-candidate.js";
+import { judgeClonedFile, readCandidate, type SkipReason, type SourceFile, type Verdict } from "./read-candidate.js";
 import type { ClonedFile, WrittenTree } from "../../workspace/write-worktree.js";
 import { sliceWork, type Pause } from "../../slice-work.js";
 
@@ -148,9 +148,9 @@ export async function listWrittenFiles(written: WrittenTree, options: ListOption
     else byPath.set(file.path, file);
   }
   const judge = (rel: string): Verdict => {
-    const { bytes, oid } = byPath.get(rel)!;
-    const verdict = judgeCandidate(rel, bytes, options.maxFileBytes);
-    return "skip" in verdict ? verdict : { ...verdict, file: { ...verdict.file, oid } };
+    const file = byPath.get(rel)!;
+    const verdict = judgeClonedFile(file, options.maxFileBytes);
+    return "skip" in verdict ? verdict : { ...verdict, file: { ...verdict.file, oid: file.oid } };
   };
   return judgeAll([...byPath.keys()].sort(), skipped, judge, sliceWork());
 }

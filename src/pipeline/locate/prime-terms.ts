@@ -2,7 +2,7 @@ import type { ClonedFile } from "../../workspace/write-worktree.js";
 import { sliceWork } from "../../slice-work.js";
 import { listedPath, type ListOptions } from "./list-candidates.js";
 import { countFile } from "./prepare-document.js";
-import { judgeCandidate } from "./read-candidate.js";
+import { judgeClonedFile } from "./read-candidate.js";
 import { memoOf, parseTerms, readQuietly, termsKey, type TermCache, type TermMemo } from "./remember-terms.js";
 
 /**
@@ -32,7 +32,7 @@ export function primeTerms(cache: TermCache, list: ListOptions, memo: TermMemo =
         primed += memo.set(key, parseTerms(json), true);
         continue;
       }
-      const verdict = judgeCandidate(file.path, file.bytes, list.maxFileBytes);
+      const verdict = judgeClonedFile(file, list.maxFileBytes);
       if (!("skip" in verdict)) primed += memo.set(key, countFile(verdict.file), false);
       await pause();
     }

@@ -1,5 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
+import type { ClonedFile } from "../../workspace/write-worktree.js";
 
 /** A text file of the repository that the Custodian may rank. */
 export interface SourceFile {
@@ -153,6 +154,19 @@ export function judgeCandidate(rel: string, bytes: Buffer, maxFileBytes: number)
   if (GENERATED_MARK.test(head)) return { skip: "generated" };
   if (looksMinified(name, text)) return { skip: "minified" };
   return { file: { path: rel, text, bytes }, latin1 };
+}
+
+// Verdicts on the files a clone writes, by the file: its terms are learned as it is written (see primeTerms) and its
+// listing follows (see listWrittenFiles); each decodes the same bytes. Gone with the clone's files.
+const judgedClones = new WeakMap<ClonedFile, { maxFileBytes: number; verdict: Verdict }>();
+
+/** {@link judgeCandidate} on a file a clone wrote, decided once for all who ask with the same size cap. */
+export function judgeClonedFile(file: ClonedFile, maxFileBytes: number): Verdict {
+  const known = judgedClones.get(file);
+  if (known?.maxFileBytes === maxFileBytes) return known.verdict;
+  const verdict = judgeCandidate(file.path, file.bytes, maxFileBytes);
+  judgedClones.set(file, { maxFileBytes, verdict });
+  return verdict;
 }
 
 /**

@@ -6,7 +6,7 @@ import { pathToFileURL } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { listCandidates, listedPath, listWrittenFiles } from "../../../src/pipeline/locate/list-candidates.js";
 import { gitBlobId } from "../../../src/workspace/git-object-id.js";
-import { judgeCandidate, readCandidate } from "../../../src/pipeline/locate/read-candidate.js";
+import { judgeCandidate, judgeClonedFile, readCandidate } from "../../../src/pipeline/locate/read-candidate.js";
 
 let root: string;
 let outside: string;
@@ -121,6 +121,16 @@ describe("listCandidates", () => {
     const listed = await listWrittenFiles({ files: written, folders }, { ...options, exclude: ["docs/**", "notes/*.txt"] });
     expect(listed.files.map((f) => f.path)).toEqual(["Zeta.py", "a/b.py", "a_b.py", "legacy.py", "src/app.py", "src/ui/view.ts"]);
     expect(listed.skipped.vendored).toBeGreaterThan(3);
+  });
+
+  it("decides once on a file a clone wrote, for the terms learned as it is written and for its listing", () => {
+    const bytes = Buffer.from("def main():\n    pass\n");
+    const file = { path: "src/app.py", oid: gitBlobId(bytes), bytes };
+    const verdict = judgeClonedFile(file, 4096);
+    expect(verdict).toEqual(judgeCandidate(file.path, bytes, 4096));
+    expect(judgeClonedFile(file, 4096)).toBe(verdict);
+    // Another size cap is another question.
+    expect(judgeClonedFile(file, 10)).toEqual({ skip: "too-large" });
   });
 
   it("reads non-UTF-8 text as Latin-1 and says so", async () => {
