@@ -107,6 +107,8 @@ export class PackArriving {
 
   /** The whole pack: every byte that came. */
   pack(): Buffer {
+    // Grown by doubling, the buffer may be nearly twice the pack: it is cut to size once, as the pack is kept a while.
+    if (this.bytes.length > this.length * 1.25) this.bytes = Buffer.from(this.bytes.subarray(0, this.length));
     return this.bytes.subarray(0, this.length);
   }
 

@@ -122,6 +122,7 @@ describe("PackArriving: a pack read as it arrives", () => {
       if (sizes[0]! < pack.length) expect(early).toBeGreaterThan(5);
       expect((await arriving.index()).equals(expected)).toBe(true);
       expect(arriving.pack().equals(pack)).toBe(true);
+      expect(arriving.pack().buffer.byteLength).toBeLessThanOrEqual(Math.max(8192, pack.length * 1.25));
       expect(seen.length).toBe(new Set(seen).size);
       expect(seen.length).toBe(git(["rev-list", "--objects", "--all"]).toString().trim().split("\n").length);
     }
