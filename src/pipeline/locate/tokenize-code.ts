@@ -63,9 +63,19 @@ function expandChain(chain: string): string[] {
 // (`sphinx-doc`). Not inside a longer one (`a-b-c` is one name), nor a subtraction of single letters (`n-k`).
 const HYPHENATED = /(?<!\w|\w-)[A-Za-z][A-Za-z0-9]+(?:-[A-Za-z][A-Za-z0-9]+)+(?!\w|-\w)/g;
 
+/** Whether the UTF-16 code unit is an ASCII letter. */
+function isLetter(code: number): boolean {
+  return (code >= 97 && code <= 122) || (code >= 65 && code <= 90);
+}
+
+/** Whether the UTF-16 code unit is an ASCII letter or digit. */
+function isLetterOrDigit(code: number): boolean {
+  return isLetter(code) || (code >= 48 && code <= 57);
+}
+
 /** Whether the UTF-16 code unit is one of `\w`'s or a hyphen: what a hyphenated name and its lookarounds are made of. */
 function nameUnit(code: number): boolean {
-  return (code >= 97 && code <= 122) || (code >= 65 && code <= 90) || (code >= 48 && code <= 57) || code === 95 || code === 45;
+  return isLetterOrDigit(code) || code === 95 || code === 45;
 }
 
 /**
@@ -79,11 +89,7 @@ export function hyphenatedNames(text: string): Array<{ name: string; index: numb
   let searched = 0;
   for (let hyphen = text.indexOf("-", 1); hyphen !== -1; hyphen = text.indexOf("-", hyphen + 1)) {
     if (hyphen < searched) continue;
-    const before = text.charCodeAt(hyphen - 1);
-    const after = text.charCodeAt(hyphen + 1);
-    const alnumBefore = (before >= 97 && before <= 122) || (before >= 65 && before <= 90) || (before >= 48 && before <= 57);
-    const letterAfter = (after >= 97 && after <= 122) || (after >= 65 && after <= 90);
-    if (!alnumBefore || !letterAfter) continue;
+    if (!isLetterOrDigit(text.charCodeAt(hyphen - 1)) || !isLetter(text.charCodeAt(hyphen + 1))) continue;
     let start = hyphen - 1;
     while (start > 0 && nameUnit(text.charCodeAt(start - 1))) start--;
     let end = hyphen + 2;

@@ -48,8 +48,9 @@ function readEntry(bytes: Buffer, start: number, visit: VisitObject | undefined)
  * following them.
  */
 async function readEntries(pack: Buffer, pause: Pause, visit?: VisitObject, from: { entries: PackEntry[]; at: number } = { entries: [], at: 12 }): Promise<PackEntry[]> {
-  const count = readPackHeader(pack);
+  // A header and a checksum at least, as before any other check.
   if (pack.length < 32) throw new Error("corrupt pack: it does not start with 'PACK'");
+  const count = readPackHeader(pack);
   const body = pack.subarray(0, pack.length - 20);
   if (!createHash("sha1").update(body).digest().equals(pack.subarray(pack.length - 20))) throw new Error("corrupt pack: its checksum does not match its bytes");
   const entries = from.entries;
@@ -72,8 +73,8 @@ const HEADER_ROOM = 64;
  * A pack read as it arrives: each entry whose bytes have all come is inflated and named at once, while the server is
  * still sending the rest, instead of every entry after the last byte. Nothing read is trusted before `index` has checked
  * the whole pack (its checksum, its object count, nothing after its last object), which reads what is left the usual way.
- * An entry that does not read while the pack arrives (damaged, or too large to wait for) stops the early reading; `index`
- * then reports it.
+ * An entry whose bytes have not all come is tried again once twice as many have; one that does not read for another
+ * reason (damage) stops the early reading, and `index` then reports it.
  */
 export class PackArriving {
   private bytes = Buffer.alloc(64 * 1024);
