@@ -41,6 +41,8 @@ Environment:
   MAGIS_WORKER_LOST_SECONDS (60)           a worker silent this long is lost: its running jobs are reported failed
   MAGIS_SHUTDOWN_GRACE_SECONDS (300)       after SIGTERM, how long running jobs may go on
   MAGIS_WORKDIR (system temp)              where checkouts go (a tmpfs such as /dev/shm is fastest)
+  MAGIS_OBJECT_CACHE_MB (1024)             repository objects a worker keeps there between jobs (0 keeps none)
+  MAGIS_OBJECT_CACHE_DAYS (14)             a repository no job used this long has its kept objects removed
   MAGIS_GIT_BASE_URL                       clone from this origin instead of the API's clone_url
   MAGIS_TRACE_DIR                          per-job model traces (JSON Lines), default .magis/traces`;
 

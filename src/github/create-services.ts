@@ -18,7 +18,7 @@ import { SqliteStore } from "../store/sqlite/sqlite-store.js";
 import type { JobStore, Store, TriggerStore } from "../store/store.js";
 import { redactSecrets } from "../redact-secrets.js";
 import { gitIdleMsFrom } from "../workspace/git-http-with-timeout.js";
-import { objectCacheFrom } from "../workspace/object-cache.js";
+import { evict, objectCacheFrom, type ObjectCache } from "../workspace/object-cache.js";
 import { removeLeftoverCheckouts } from "../workspace/remove-leftover-checkouts.js";
 import { reportInterruptedJob } from "./report-interrupted-job.js";
 import { resolveJobRunner, type ResolveJobServices } from "./run-resolve-job.js";
@@ -146,6 +146,8 @@ export function createServices(host: GitHubHost, options: MagisAppOptions = {}):
     "revise-pull-request": reviseJobRunner({ ...shared, revise: options.revise ?? revisePullRequest }),
   };
   if (role !== "web") removeCheckoutsOfKilledProcesses(shared.workDir ?? os.tmpdir(), log);
+  // Kept objects age out even on a worker that clones nothing more: checked at start and every hour.
+  const sweeping = role !== "web" && shared.objects ? sweepObjects(shared.objects, log) : undefined;
   const runner = measured(dispatchByKind(runners), options.metrics);
   const concurrency = options.concurrency ?? (Number(env.MAGIS_JOBS_CONCURRENCY) || 2);
   // A job whose process died is said so on its issue, whichever process finds it.
@@ -198,6 +200,7 @@ export function createServices(host: GitHubHost, options: MagisAppOptions = {}):
     await store.ping();
   };
   const stop = async (graceMs: number) => {
+    sweeping?.stop();
     desk.stop();
     await desk.settled();
     await queue.stop(graceMs);
@@ -223,6 +226,31 @@ function measured(run: JobRunner, metrics: MagisMetrics | undefined): JobRunner 
       throw error;
     }
   };
+}
+
+/** How often a worker removes the kept objects of repositories no job used for MAGIS_OBJECT_CACHE_DAYS. */
+const SWEEP_MS = 3600 * 1000;
+
+/**
+ * Removes the stale kept objects now (see evict), and again every `everyMs` until stopped; the timer keeps no process
+ * alive. A failure is logged, and the next sweep tries again.
+ */
+export function sweepObjects(cache: ObjectCache, log: GitHubHost["log"], everyMs = SWEEP_MS): { stop: () => void } {
+  const sweep = () => {
+    try {
+      const removed = evict(cache);
+      if (removed === 0) return;
+      const days = Math.round((cache.maxAgeMs ?? 0) / 86_400_000);
+      const which = removed === 1 ? "1 repository" : `${removed} repositories`;
+      log.info({ dir: cache.dir, removed }, `removed the kept objects of ${which} no job used for ${days === 1 ? "a day" : `${days} days`}, or past the cache's size`);
+    } catch (error) {
+      log.warn({ dir: cache.dir, error: error instanceof Error ? error.message : String(error) }, "could not remove stale kept objects");
+    }
+  };
+  sweep();
+  const timer = setInterval(sweep, everyMs);
+  timer.unref();
+  return { stop: () => clearInterval(timer) };
 }
 
 /** A process killed mid-job leaves its checkout behind; removed at start-up, before this process makes its own. */

@@ -18,6 +18,8 @@ export interface ObjectCache {
   maxBytes: number;
   /** Most packs one repository gathers; past that, its next clone fetches the whole tree again and starts over. */
   maxPacks: number;
+  /** Longest a repository's objects and history stay unused before they are removed (see evict); no limit when absent. */
+  maxAgeMs?: number;
 }
 
 /** The packs a cache holds for one repository, and the commit whose tree they hold whole. */
@@ -39,20 +41,30 @@ export const PACK_NAME = /^pack-[0-9a-f]{40}$/;
 export const DEFAULT_OBJECT_CACHE_MB = 1024;
 /** Packs one repository gathers before its next clone starts over from its whole tree. */
 const MAX_PACKS = 16;
+/** Days a repository's kept objects stay unused unless MAGIS_OBJECT_CACHE_DAYS says otherwise. */
+export const DEFAULT_OBJECT_CACHE_DAYS = 14;
+const DAY_MS = 24 * 3600 * 1000;
 
 /**
  * The object cache a worker keeps under `workDir` (`magis-objects-<uid>`), as MAGIS_OBJECT_CACHE_MB bounds it (default
- * 1,024; 0 keeps none). Throws, saying what to set, when the variable is not a whole number.
+ * 1,024; 0 keeps none) and MAGIS_OBJECT_CACHE_DAYS ages it (default 14: a repository no job used for that long is
+ * removed, so a worker does not keep the code of a repository that stopped using the bot, or uninstalled it). Throws,
+ * saying what to set, when either is not a whole number.
  */
 export function objectCacheFrom(env: NodeJS.ProcessEnv, workDir: string): ObjectCache | undefined {
-  const setting = env.MAGIS_OBJECT_CACHE_MB?.trim();
-  const mb = setting === undefined || setting === "" ? DEFAULT_OBJECT_CACHE_MB : Number(setting);
-  if (!Number.isInteger(mb) || mb < 0) {
-    throw new Error(`MAGIS_OBJECT_CACHE_MB is '${setting}': set it to the megabytes of repository objects a worker may keep between jobs (a whole number; 0 keeps none)`);
-  }
+  const mb = wholeNumber(env, "MAGIS_OBJECT_CACHE_MB", DEFAULT_OBJECT_CACHE_MB, 0, "the megabytes of repository objects a worker may keep between jobs (a whole number; 0 keeps none)");
+  const days = wholeNumber(env, "MAGIS_OBJECT_CACHE_DAYS", DEFAULT_OBJECT_CACHE_DAYS, 1, "the days a worker keeps a repository's objects after its last job (a whole number, at least 1)");
   // Named by the user too: in a temp folder other users share, each keeps its own (see privateFolder).
   const name = process.getuid === undefined ? "magis-objects" : `magis-objects-${process.getuid()}`;
-  return mb === 0 ? undefined : { dir: path.join(workDir, name), maxBytes: mb * 2 ** 20, maxPacks: MAX_PACKS };
+  return mb === 0 ? undefined : { dir: path.join(workDir, name), maxBytes: mb * 2 ** 20, maxPacks: MAX_PACKS, maxAgeMs: days * DAY_MS };
+}
+
+/** The variable's whole number, `fallback` when unset; throws, saying what to set it to, when it is not one or is below `least`. */
+function wholeNumber(env: NodeJS.ProcessEnv, name: string, fallback: number, least: number, meaning: string): number {
+  const setting = env[name]?.trim();
+  const value = setting === undefined || setting === "" ? fallback : Number(setting);
+  if (!Number.isInteger(value) || value < least) throw new Error(`${name} is '${setting}': set it to ${meaning}`);
+  return value;
 }
 
 /** The folder of a repository's objects: a hash of its address, so no address can name a path. */
@@ -268,10 +280,14 @@ function lastUsed(folder: string): number {
 }
 
 /**
- * Removes the repositories used longest ago (their objects and their history) until the files of all fit in
- * `maxBytes`. Called after each keep, by keepObjects and keepHistory.
+ * Removes the repositories no job used for `maxAgeMs`, then those used longest ago until the files of all fit in
+ * `maxBytes` (their objects and their history alike), and says how many it removed. Called after each keep, by
+ * keepObjects and keepHistory, and by a worker when it starts and every hour after (see sweepObjects). A folder that is
+ * not this user's alone is left as it is (see privateFolder).
  */
-export function evict(cache: ObjectCache): void {
+export function evict(cache: ObjectCache, now = Date.now()): number {
+  // A worker that never kept anything has no folder to make.
+  if (!fs.existsSync(cache.dir) || !privateFolder(cache.dir)) return 0;
   const folders = fs.readdirSync(cache.dir, { withFileTypes: true }).flatMap((entry) => {
     if (!entry.isDirectory()) return [];
     const folder = path.join(cache.dir, entry.name);
@@ -283,9 +299,13 @@ export function evict(cache: ObjectCache): void {
     }
   });
   let total = folders.reduce((sum, { bytes }) => sum + bytes, 0);
-  for (const { folder, bytes } of folders.sort((a, b) => a.used - b.used)) {
-    if (total <= cache.maxBytes) break;
+  let removed = 0;
+  for (const { folder, used, bytes } of folders.sort((a, b) => a.used - b.used)) {
+    const stale = cache.maxAgeMs !== undefined && now - used > cache.maxAgeMs;
+    if (!stale && total <= cache.maxBytes) break;
     fs.rmSync(folder, { recursive: true, force: true });
     total -= bytes;
+    removed++;
   }
+  return removed;
 }

@@ -5,7 +5,9 @@ import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { startServer } from "../../../src/cli/serve.js";
 import type { RunningServer } from "../../../src/server/start-webhook-server.js";
+import { sweepObjects } from "../../../src/github/create-services.js";
 import { checkoutPrefix, THIS_PROCESS } from "../../../src/workspace/checkout-name.js";
+import { folderOf, objectCacheFrom, type ObjectCache } from "../../../src/workspace/object-cache.js";
 import { freePort } from "../../support/free-port.js";
 import { startTestPostgres, type TestPostgres } from "../../support/postgres.js";
 
@@ -25,12 +27,16 @@ afterEach(async () => {
 });
 
 describe("magis serve --role worker", () => {
-  it("logs through Probot's own logger from its start: the checkout an earlier run left is removed, and the worker becomes ready", async () => {
+  it("logs through Probot's own logger from its start: the checkout an earlier run left is removed, so are kept objects no job used for 14 days, and the worker becomes ready", async () => {
     const workDir = fs.mkdtempSync(path.join(os.tmpdir(), "magis-worker-"));
     dirs.push(workDir);
     // Left by an earlier run of this very pid: removed at start-up, which the worker logs before Probot's logger would exist.
     const leftover = path.join(workDir, `${checkoutPrefix({ ...THIS_PROCESS, run: "0badc0de" })}Ab12Cd`);
     fs.mkdirSync(path.join(leftover, ".git"), { recursive: true });
+    // Kept objects of two repositories: one last used 15 days ago, one 13.
+    const cache = objectCacheFrom({}, workDir)!;
+    const stale = keptRepository(cache, "https://github.com/octo/gone.git", 15);
+    const recent = keptRepository(cache, "https://github.com/octo/busy.git", 13);
     const { privateKey } = crypto.generateKeyPairSync("rsa", { modulusLength: 2048, privateKeyEncoding: { type: "pkcs1", format: "pem" }, publicKeyEncoding: { type: "spki", format: "pem" } });
     const port = await freePort();
     // No `log` option: the worker gets Probot's logger, which Probot builds asynchronously.
@@ -39,6 +45,44 @@ describe("magis serve --role worker", () => {
       { role: "worker" },
     );
     expect(fs.existsSync(leftover)).toBe(false);
+    expect(fs.existsSync(stale)).toBe(false);
+    expect(fs.existsSync(recent)).toBe(true);
     expect((await fetch(`http://127.0.0.1:${port}/readyz`)).status).toBe(200);
+  });
+});
+
+/** A kept repository's folder with a manifest and a pack, last used `days` ago; returns the folder. */
+function keptRepository(cache: ObjectCache, url: string, days: number): string {
+  const folder = folderOf(cache, url);
+  fs.mkdirSync(folder, { recursive: true, mode: 0o700 });
+  fs.chmodSync(cache.dir, 0o700);
+  const pack = `pack-${crypto.createHash("sha1").update(url).digest("hex")}`;
+  fs.writeFileSync(path.join(folder, `${pack}.pack`), "PACK");
+  fs.writeFileSync(path.join(folder, "head"), `${"a".repeat(40)}\n${pack}\n`);
+  const then = new Date(Date.now() - days * 24 * 3600 * 1000);
+  fs.utimesSync(path.join(folder, "head"), then, then);
+  return folder;
+}
+
+describe("sweepObjects", () => {
+  it("removes stale kept objects at once and on each round after, logs how many, and stops when told", async () => {
+    const workDir = fs.mkdtempSync(path.join(os.tmpdir(), "magis-sweep-"));
+    dirs.push(workDir);
+    const cache = { ...objectCacheFrom({ MAGIS_OBJECT_CACHE_DAYS: "1" }, workDir)! };
+    const first = keptRepository(cache, "https://github.com/octo/one.git", 2);
+    const lines: string[] = [];
+    const log = { info: (_: object, message: string) => void lines.push(message), warn: (_: object, message: string) => void lines.push(`warn: ${message}`) };
+    const sweeping = sweepObjects(cache, log as never, 25);
+    try {
+      expect(fs.existsSync(first)).toBe(false);
+      expect(lines).toEqual(["removed the kept objects of 1 repository no job used for a day, or past the cache's size"]);
+      const second = keptRepository(cache, "https://github.com/octo/two.git", 3);
+      await expect.poll(() => fs.existsSync(second), { timeout: 2000, interval: 10 }).toBe(false);
+    } finally {
+      sweeping.stop();
+    }
+    const third = keptRepository(cache, "https://github.com/octo/three.git", 3);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(fs.existsSync(third)).toBe(true);
   });
 });

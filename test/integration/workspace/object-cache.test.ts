@@ -4,7 +4,8 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { withShallowClone, type GitRemote } from "../../../src/workspace/clone-repository.js";
-import { cachedObjects, keepObjects, objectCacheFrom, type ObjectCache } from "../../../src/workspace/object-cache.js";
+import { keptHistory } from "../../../src/workspace/kept-history.js";
+import { cachedObjects, evict, folderOf, HISTORY_MANIFEST, KEPT_HISTORY, keepObjects, objectCacheFrom, type ObjectCache } from "../../../src/workspace/object-cache.js";
 import { addCommit, createBareRepository, gitEnv, startGitServer, type GitServer } from "../../support/git-server.js";
 
 const token = "ghs_objectcachetoken123456";
@@ -233,11 +234,71 @@ describe("clones that keep their objects for the next clone", () => {
   });
 });
 
+/** Makes the repository's kept objects and history look last used `days` ago. */
+function lastUsedDaysAgo(cache: ObjectCache, url: string, days: number): void {
+  const then = new Date(Date.now() - days * 24 * 3600 * 1000);
+  const folder = folderOf(cache, url);
+  for (const file of [path.join(folder, "head"), path.join(folder, KEPT_HISTORY, HISTORY_MANIFEST)]) if (fs.existsSync(file)) fs.utimesSync(file, then, then);
+}
+
+describe("kept objects that no job used for a while", () => {
+  it("are removed, history and all, when older than the cache's age; the others stay, and the count says how many went", async () => {
+    const a = fixture();
+    const b = fixture();
+    const shared = { ...a.cache, dir: path.join(root, "aging-cache"), maxAgeMs: 14 * 24 * 3600 * 1000 };
+    // The history needs the server to filter out contents, as GitHub does.
+    execFileSync("git", ["config", "uploadpack.allowFilter", "true"], { cwd: path.join(root, `${a.name}.git`), stdio: "pipe" });
+    const history = await withShallowClone(a.remote, "main", async (checkout) => checkout.history!, { objects: shared, history: { months: 12, maxCommits: 100 } });
+    expect(history.skipped).toBeUndefined();
+    await clone(b.remote, shared);
+    expect(keptHistory(shared, a.remote.url)).not.toBeNull();
+    lastUsedDaysAgo(shared, a.remote.url, 15);
+    lastUsedDaysAgo(shared, b.remote.url, 13);
+
+    expect(evict(shared)).toBe(1);
+    expect(fs.existsSync(folderOf(shared, a.remote.url))).toBe(false);
+    expect(keptHistory(shared, a.remote.url)).toBeNull();
+    expect(cachedObjects(shared, b.remote.url)).not.toBeNull();
+    // Without an age, only the bytes bound removes anything.
+    lastUsedDaysAgo(shared, b.remote.url, 400);
+    expect(evict({ ...shared, maxAgeMs: undefined })).toBe(0);
+    expect(cachedObjects(shared, b.remote.url)).not.toBeNull();
+  });
+
+  it("are removed by the next clone's keep too, whichever repository it clones", async () => {
+    const a = fixture();
+    const b = fixture();
+    const shared = { ...a.cache, dir: path.join(root, "aging-on-keep"), maxAgeMs: 24 * 3600 * 1000 };
+    await clone(a.remote, shared);
+    lastUsedDaysAgo(shared, a.remote.url, 2);
+    await clone(b.remote, shared);
+    expect(cachedObjects(shared, a.remote.url)).toBeNull();
+    expect(cachedObjects(shared, b.remote.url)).not.toBeNull();
+  });
+
+  it("are not looked for in a cache folder that does not exist yet, nor in one others may enter", () => {
+    const missing = { dir: path.join(root, "never-made"), maxBytes: 0, maxPacks: 16, maxAgeMs: 1 };
+    expect(evict(missing)).toBe(0);
+    expect(fs.existsSync(missing.dir)).toBe(false);
+    const open = { ...missing, dir: path.join(root, "open-cache") };
+    fs.mkdirSync(path.join(open.dir, "0".repeat(32)), { recursive: true });
+    fs.chmodSync(open.dir, 0o755);
+    expect(evict(open)).toBe(0);
+    expect(fs.existsSync(path.join(open.dir, "0".repeat(32)))).toBe(true);
+  });
+});
+
 describe("objectCacheFrom", () => {
   it("keeps 1,024 MB under the work folder unless told otherwise, none at 0, and refuses what is not a whole number", () => {
-    expect(objectCacheFrom({}, "/work")).toEqual({ dir: path.join("/work", `magis-objects-${process.getuid!()}`), maxBytes: 1024 * 2 ** 20, maxPacks: 16 });
+    expect(objectCacheFrom({}, "/work")).toEqual({ dir: path.join("/work", `magis-objects-${process.getuid!()}`), maxBytes: 1024 * 2 ** 20, maxPacks: 16, maxAgeMs: 14 * 24 * 3600 * 1000 });
     expect(objectCacheFrom({ MAGIS_OBJECT_CACHE_MB: "0" }, "/work")).toBeUndefined();
     expect(objectCacheFrom({ MAGIS_OBJECT_CACHE_MB: "64" }, "/work")?.maxBytes).toBe(64 * 2 ** 20);
     expect(() => objectCacheFrom({ MAGIS_OBJECT_CACHE_MB: "lots" }, "/work")).toThrow("MAGIS_OBJECT_CACHE_MB is 'lots': set it to the megabytes");
+  });
+
+  it("ages kept objects out after 14 days unless MAGIS_OBJECT_CACHE_DAYS says otherwise, and refuses what is not a whole number of days", () => {
+    expect(objectCacheFrom({ MAGIS_OBJECT_CACHE_DAYS: "3" }, "/work")?.maxAgeMs).toBe(3 * 24 * 3600 * 1000);
+    expect(() => objectCacheFrom({ MAGIS_OBJECT_CACHE_DAYS: "0" }, "/work")).toThrow("MAGIS_OBJECT_CACHE_DAYS is '0': set it to the days a worker keeps a repository's objects after its last job (a whole number, at least 1)");
+    expect(() => objectCacheFrom({ MAGIS_OBJECT_CACHE_DAYS: "1.5" }, "/work")).toThrow("MAGIS_OBJECT_CACHE_DAYS is '1.5'");
   });
 });
