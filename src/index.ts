@@ -1,5 +1,6 @@
 import type { ApplicationFunction } from "probot";
 import { createServices, probotHost, type MagisAppOptions } from "./github/create-services.js";
+import { UNINSTALL_EVENTS } from "./github/on-uninstalled.js";
 
 export type { MagisAppOptions, MagisServices } from "./github/create-services.js";
 
@@ -8,6 +9,7 @@ export function magisApp(options: MagisAppOptions = {}): ApplicationFunction {
   return async (app) => {
     const services = createServices(probotHost(app), options);
     app.on(services.desk.events as never, services.desk.receive);
+    app.on(UNINSTALL_EVENTS as never, services.forgetUninstalled);
     options.onReady?.(services);
     await services.start();
   };

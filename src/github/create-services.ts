@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import type { Probot } from "probot";
+import type { Context, Probot } from "probot";
 import { dispatchByKind } from "../jobs/dispatch-by-kind.js";
 import { InProcessQueue } from "../jobs/in-process-queue.js";
 import { atStartUp, DECISION_WAIT, DEFAULT_STORE_WAITS } from "../jobs/store-waits.js";
@@ -20,6 +20,7 @@ import { redactSecrets } from "../redact-secrets.js";
 import { gitIdleMsFrom } from "../workspace/git-http-with-timeout.js";
 import { evict, objectCacheFrom, type ObjectCache } from "../workspace/object-cache.js";
 import { removeLeftoverCheckouts } from "../workspace/remove-leftover-checkouts.js";
+import { forgetUninstalled } from "./on-uninstalled.js";
 import { reportInterruptedJob } from "./report-interrupted-job.js";
 import { resolveJobRunner, type ResolveJobServices } from "./run-resolve-job.js";
 import { reviseJobRunner, type ReviseJobServices } from "./run-revise-job.js";
@@ -91,6 +92,8 @@ export interface MagisServices {
   stop(graceMs: number): Promise<void>;
   /** The app's bot identity (asked of GitHub once); triggers compare pull request authors with its login. */
   bot: () => Promise<BotIdentity>;
+  /** Probot's handler of UNINSTALL_EVENTS: forgets what the memory holds of the repositories the app lost (see forgetUninstalled). */
+  forgetUninstalled: (context: Context<any>) => Promise<void>;
 }
 
 /** Where the app meets GitHub: installation clients, its bot identity, and its log (Probot's app, or a token in an Action). */
@@ -205,7 +208,8 @@ export function createServices(host: GitHubHost, options: MagisAppOptions = {}):
     await desk.settled();
     await queue.stop(graceMs);
   };
-  return { queue, store, jobs: store.jobs, triggers: store.triggers, desk, start, settled, ready, stop, bot };
+  const forget = forgetUninstalled(store.memory, log);
+  return { queue, store, jobs: store.jobs, triggers: store.triggers, desk, start, settled, ready, stop, bot, forgetUninstalled: forget };
 }
 
 /** The runner, with each job's start, end, outcome and duration counted in `metrics`. */

@@ -79,6 +79,11 @@ export interface RememberedFile {
 export interface MemoryStore {
   recall(repo: string, path: string): Promise<RememberedFile | null>;
   remember(repo: string, path: string, file: RememberedFile, now?: number): Promise<void>;
+  /**
+   * Forgets every file of the repositories `repos` names (`owner/name`, as remembered) and of every repository of the
+   * accounts `owners` names (an installation removed); says how many files it forgot.
+   */
+  forget(which: { repos?: string[]; owners?: string[] }): Promise<number>;
   /** The Custodian's index of files' terms and definitions by blob id, in the same database. */
   readonly index: TermCache;
 }

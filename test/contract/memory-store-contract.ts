@@ -31,6 +31,24 @@ export function describeMemoryContract(context: ContractContext): void {
       expect(await store().memory.recall("octo/widgets", "src/parse.ts")).toEqual(newer);
     });
 
+    it("forgets every file of the repositories named, and of every repository of the accounts named, and nothing else", async () => {
+      const memory = store().memory;
+      for (const repo of ["octo/widgets", "octo/gadgets", "octo/my_tool", "octopus/widgets", "oct/o", "octo_x/y"]) {
+        await memory.remember(repo, "src/parse.ts", file);
+        await memory.remember(repo, "src/other.ts", file);
+      }
+      expect(await memory.forget({ repos: ["octo/widgets", "nobody/nothing"] })).toBe(2);
+      expect(await memory.recall("octo/widgets", "src/parse.ts")).toBeNull();
+      expect(await memory.recall("octo/gadgets", "src/parse.ts")).toEqual(file);
+      // An account: its repositories, `_` in a name taken as itself, not the accounts its name begins.
+      expect(await memory.forget({ owners: ["octo"] })).toBe(4);
+      for (const repo of ["octo/gadgets", "octo/my_tool"]) expect(await memory.recall(repo, "src/other.ts")).toBeNull();
+      for (const repo of ["octopus/widgets", "oct/o", "octo_x/y"]) expect(await memory.recall(repo, "src/other.ts")).toEqual(file);
+      expect(await memory.forget({ repos: [], owners: [] })).toBe(0);
+      expect(await memory.forget({ repos: ["octo_x/y"], owners: ["oct"] })).toBe(4);
+      expect(await memory.recall("octopus/widgets", "src/parse.ts")).toEqual(file);
+    });
+
     it("gives back any text exactly: accents, CJK, emoji, a NUL, CRLF, 200 kB", async () => {
       const text = `// Ünïcödé — 世界 🚀 e\u0301\r\n\u0000\tend\n${"const a = 1; // ✓\n".repeat(11_000)}`;
       await store().memory.remember("octo/widgets", "src/ünï.ts", { blobId: "f00", summary: "Ein Modul — 模块 📦", text });

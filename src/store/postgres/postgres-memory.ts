@@ -35,4 +35,13 @@ export class PostgresMemoryStore implements MemoryStore {
       [repo, path, file.blobId, file.summary, await deflate(Buffer.from(file.text, "utf8")), now],
     );
   }
+
+  async forget({ repos = [], owners = [] }: { repos?: string[]; owners?: string[] }): Promise<number> {
+    // Owners compared as a prefix, not with LIKE: `_` in a name is a character, not a wildcard.
+    const { rowCount } = await this.pool.query(
+      "DELETE FROM custodian_memory WHERE repo = ANY($1::text[]) OR left(repo, strpos(repo, '/')) = ANY($2::text[])",
+      [repos, owners.map((owner) => `${owner}/`)],
+    );
+    return rowCount ?? 0;
+  }
 }

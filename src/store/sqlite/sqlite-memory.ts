@@ -27,6 +27,9 @@ export class SqliteMemory implements MemoryStore {
          content = excluded.content, updated_at = excluded.updated_at`,
     ),
   );
+  private readonly deleteRepo = prepareLater(() => this.db.prepare<[string]>("DELETE FROM custodian_memory WHERE repo = ?"));
+  // Compared as a prefix, not with LIKE: `_` in a name is a character, not a wildcard.
+  private readonly deleteOwner = prepareLater(() => this.db.prepare<[string, string]>("DELETE FROM custodian_memory WHERE substr(repo, 1, length(?)) = ?"));
 
   constructor(
     private readonly db: Db,
@@ -45,5 +48,15 @@ export class SqliteMemory implements MemoryStore {
   /** Stores `file` as the latest version of `path` in `repo`, replacing the one before. */
   async remember(repo: string, path: string, file: RememberedFile, now: number = Date.now()): Promise<void> {
     this.upsert().run(repo, path, file.blobId, file.summary, deflateRawSync(Buffer.from(file.text, "utf8")), now);
+  }
+
+  /** Forgets the files of those repositories, and of every repository of those accounts, in one transaction. */
+  async forget({ repos = [], owners = [] }: { repos?: string[]; owners?: string[] }): Promise<number> {
+    return this.db.transaction(() => {
+      let forgotten = 0;
+      for (const repo of repos) forgotten += this.deleteRepo().run(repo).changes;
+      for (const owner of owners) forgotten += this.deleteOwner().run(`${owner}/`, `${owner}/`).changes;
+      return forgotten;
+    })();
   }
 }
