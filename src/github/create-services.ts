@@ -20,7 +20,7 @@ import { redactSecrets } from "../redact-secrets.js";
 import { gitIdleMsFrom } from "../workspace/git-http-with-timeout.js";
 import { evict, objectCacheFrom, type ObjectCache } from "../workspace/object-cache.js";
 import { removeLeftoverCheckouts } from "../workspace/remove-leftover-checkouts.js";
-import { forgetUninstalled } from "./on-uninstalled.js";
+import { forgetUninstalled, forgetWhenCancelled } from "./on-uninstalled.js";
 import { reportInterruptedJob } from "./report-interrupted-job.js";
 import { resolveJobRunner, type ResolveJobServices } from "./run-resolve-job.js";
 import { reviseJobRunner, type ReviseJobServices } from "./run-revise-job.js";
@@ -151,7 +151,7 @@ export function createServices(host: GitHubHost, options: MagisAppOptions = {}):
   if (role !== "web") removeCheckoutsOfKilledProcesses(shared.workDir ?? os.tmpdir(), log);
   // Kept objects age out even on a worker that clones nothing more: checked at start and every hour.
   const sweeping = role !== "web" && shared.objects ? sweepObjects(shared.objects, log) : undefined;
-  const runner = measured(dispatchByKind(runners), options.metrics);
+  const runner = measured(forgetWhenCancelled(dispatchByKind(runners), store.memory, log), options.metrics);
   const concurrency = options.concurrency ?? (Number(env.MAGIS_JOBS_CONCURRENCY) || 2);
   // A job whose process died is said so on its issue, whichever process finds it.
   const reportStopped = async (job: JobRecord) => {
@@ -208,7 +208,7 @@ export function createServices(host: GitHubHost, options: MagisAppOptions = {}):
     await desk.settled();
     await queue.stop(graceMs);
   };
-  const forget = forgetUninstalled(store.memory, log);
+  const forget = forgetUninstalled({ memory: store.memory, jobs: store.jobs, queue, log });
   return { queue, store, jobs: store.jobs, triggers: store.triggers, desk, start, settled, ready, stop, bot, forgetUninstalled: forget };
 }
 

@@ -53,10 +53,11 @@ const DAY_MS = 24 * 3600 * 1000;
  */
 export function objectCacheFrom(env: NodeJS.ProcessEnv, workDir: string): ObjectCache | undefined {
   const mb = wholeNumber(env, "MAGIS_OBJECT_CACHE_MB", DEFAULT_OBJECT_CACHE_MB, 0, "the megabytes of repository objects a worker may keep between jobs (a whole number; 0 keeps none)");
+  if (mb === 0) return undefined;
   const days = wholeNumber(env, "MAGIS_OBJECT_CACHE_DAYS", DEFAULT_OBJECT_CACHE_DAYS, 1, "the days a worker keeps a repository's objects after its last job (a whole number, at least 1)");
   // Named by the user too: in a temp folder other users share, each keeps its own (see privateFolder).
   const name = process.getuid === undefined ? "magis-objects" : `magis-objects-${process.getuid()}`;
-  return mb === 0 ? undefined : { dir: path.join(workDir, name), maxBytes: mb * 2 ** 20, maxPacks: MAX_PACKS, maxAgeMs: days * DAY_MS };
+  return { dir: path.join(workDir, name), maxBytes: mb * 2 ** 20, maxPacks: MAX_PACKS, maxAgeMs: days * DAY_MS };
 }
 
 /** The variable's whole number, `fallback` when unset; throws, saying what to set it to, when it is not one or is below `least`. */

@@ -40,7 +40,9 @@ export function describeMemoryContract(context: ContractContext): void {
       expect(await memory.forget({ repos: ["octo/widgets", "nobody/nothing"] })).toBe(2);
       expect(await memory.recall("octo/widgets", "src/parse.ts")).toBeNull();
       expect(await memory.recall("octo/gadgets", "src/parse.ts")).toEqual(file);
-      // An account: its repositories, `_` in a name taken as itself, not the accounts its name begins.
+      // `_` and `%` are characters, not wildcards: `oct_` and `oc%` name no account here.
+      expect(await memory.forget({ owners: ["oct_", "oc%"], repos: ["octo/my%"] })).toBe(0);
+      // An account: its repositories, not those of the accounts its name begins.
       expect(await memory.forget({ owners: ["octo"] })).toBe(4);
       for (const repo of ["octo/gadgets", "octo/my_tool"]) expect(await memory.recall(repo, "src/other.ts")).toBeNull();
       for (const repo of ["octopus/widgets", "oct/o", "octo_x/y"]) expect(await memory.recall(repo, "src/other.ts")).toEqual(file);

@@ -66,6 +66,10 @@ export async function startApp(secret: string, options: Omit<MagisAppOptions, "o
       await response.text();
       return response.status;
     },
-    close: () => new Promise((resolve) => server.close(() => resolve())),
+    close: async () => {
+      // Stops the queue and the worker's sweep of kept objects (a timer), as the app's own stop does.
+      await services!.stop(0);
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
   };
 }

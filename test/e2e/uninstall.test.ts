@@ -1,8 +1,10 @@
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { UNINSTALLED_REASON } from "../../src/github/on-uninstalled.js";
 import { holdSqliteLock, type HeldLock } from "../support/hold-sqlite-lock.js";
-import { useRig } from "./e2e-rig.js";
-import { examplePayload } from "./payloads.js";
+import { FULL, INSTALLATION, REPO, useRig } from "./e2e-rig.js";
+import { examplePayload, labeledPayload } from "./payloads.js";
+import { REPO_FILES, scriptResolve } from "./script-resolve.js";
 
 const rig = useRig();
 let held: HeldLock | undefined;
@@ -31,12 +33,12 @@ describe("the app uninstalled", () => {
     expect(await rig.app.deliver("installation_repositories", examplePayload("installation_repositories", "removed"), "d-repo-removed")).toBe(200);
     expect(await remembers("octocat/hello-world")).toBe(false);
     expect(await remembers("octocat/spoon-knife")).toBe(true);
-    expect(rig.app.logs.some((line) => line.includes("the app was uninstalled from octocat/hello-world: forgot the 2 files the memory held of it"))).toBe(true);
+    expect(rig.app.logs.some((line) => line.includes("octocat/hello-world taken from the installation: cancelled 0 of their jobs and forgot the 2 files the memory held of them"))).toBe(true);
 
     expect(await rig.app.deliver("installation", examplePayload("installation", "deleted"), "d-app-removed")).toBe(200);
     expect(await remembers("octocat/spoon-knife")).toBe(false);
     expect(await remembers("hubot/hello-world")).toBe(true);
-    expect(rig.app.logs.some((line) => line.includes("the app was uninstalled from every repository of octocat: forgot the 2 files"))).toBe(true);
+    expect(rig.app.logs.some((line) => line.includes("the app was removed by octocat, from all its repositories: cancelled 0 of their jobs and forgot the 2 files"))).toBe(true);
     // Neither is a trigger: nothing recorded, no job.
     expect(await rig.jobs()).toEqual([]);
   });
@@ -47,11 +49,38 @@ describe("the app uninstalled", () => {
     held = holdSqliteLock(path.join(rig.root, "magis.db"));
     const payload = examplePayload("installation", "deleted");
     expect(await rig.app.deliver("installation", payload, "d-locked")).toBe(500);
-    expect(rig.app.logs.some((line) => line.includes("could not forget what the memory holds of every repository of octocat; redeliver this webhook"))).toBe(true);
+    expect(rig.app.logs.some((line) => line.includes("the app was removed by octocat, from all its repositories, but what the app holds of them could not all be forgotten; redeliver this webhook"))).toBe(true);
     held.release();
     held = undefined;
     expect(await remembers("octocat/hello-world")).toBe(true);
     expect(await rig.app.deliver("installation", payload, "d-locked")).toBe(200);
     expect(await remembers("octocat/hello-world")).toBe(false);
+  });
+
+  it("cancels the running job of a repository taken from the installation, and keeps nothing of what the job had summarized", async () => {
+    let removed = false;
+    await rig.setUp({
+      script: (model) => {
+        // The Custodian's first summary waits until GitHub says the repository was taken from the installation.
+        model.script("custodian-summarize-file", async () => {
+          if (!removed) {
+            removed = true;
+            const payload = examplePayload("installation_repositories", "removed");
+            payload.installation.id = INSTALLATION;
+            payload.repositories_removed = [{ ...payload.repositories_removed[0], name: REPO, full_name: FULL }];
+            expect(await rig.app.deliver("installation_repositories", payload, "d-taken")).toBe(200);
+          }
+          return { summary: "What the file does." };
+        });
+        scriptResolve(model);
+      },
+    });
+    await rig.app.deliver("issues", labeledPayload({ installationId: INSTALLATION }), "d-run");
+    await rig.app.services.settled();
+    expect((await rig.jobs())[0]).toMatchObject({ status: "cancelled", detail: UNINSTALLED_REASON });
+    for (const file of Object.keys(REPO_FILES)) expect(await rig.app.services.store.memory.recall(FULL.toLowerCase(), file)).toBeNull();
+    expect(rig.app.logs.some((line) => line.includes(`${FULL.toLowerCase()} taken from the installation: cancelled 1 of their jobs`))).toBe(true);
+    expect(rig.botBranches()).toBe("");
+    expect(rig.github.pulls).toEqual([]);
   });
 });

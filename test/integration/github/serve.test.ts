@@ -30,7 +30,8 @@ async function serveApp(logs: string[] = [], env: NodeJS.ProcessEnv = {}): Promi
   const port = await freePort();
   const log = pino({ level: "debug" }, { write: (line: string) => void logs.push(line) });
   server = await startServer(
-    { HOST: "127.0.0.1", PORT: String(port), NODE_ENV: "test", APP_ID: "1", PRIVATE_KEY: privateKey, WEBHOOK_SECRET: "s3cret", MAGIS_DB: path.join(dir, "magis.db"), ...env },
+    // Its own work folder: the app sweeps the kept objects there when it starts.
+    { HOST: "127.0.0.1", PORT: String(port), NODE_ENV: "test", APP_ID: "1", PRIVATE_KEY: privateKey, WEBHOOK_SECRET: "s3cret", MAGIS_DB: path.join(dir, "magis.db"), MAGIS_WORKDIR: dir, ...env },
     { log },
   );
   return `http://127.0.0.1:${port}/api/github/webhooks`;
