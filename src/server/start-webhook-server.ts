@@ -132,11 +132,24 @@ function logRequest(log: Probot["log"], request: IncomingMessage, response: Serv
   else log.info(fields, line);
 }
 
-/** Answers a refused request; an oversized body is not read further: the connection closes once the answer is out. */
+/** How long a connection whose body was refused stays open for the client to read the answer (see refuse). */
+const LINGER_MS = 1000;
+
+/**
+ * Answers a refused request. An oversized body is not read further, and the connection closes once the answer is
+ * out: our side at once, the whole connection when the client closes its side or after LINGER_MS. Closing it whole
+ * at once would reset it while the client is still sending, and a reset makes the client drop the answer it has not
+ * read yet; so what the client sends meanwhile is dropped unread, as servers linger before closing.
+ */
 function refuse(request: IncomingMessage, response: ServerResponse, refusal: Refusal): void {
   const tooLarge = refusal.status === 413;
+  if (tooLarge) {
+    const socket = request.socket;
+    // Node's server would close the whole connection once the answer is out: it closes our side only.
+    socket.destroySoon = () => void socket.end();
+    setTimeout(() => socket.destroy(), LINGER_MS).unref();
+    socket.once("end", () => socket.destroy());
+  }
   response.writeHead(refusal.status, { "content-type": "application/json", ...(tooLarge ? { connection: "close" } : {}) });
-  response.end(JSON.stringify({ error: refusal.error }), () => {
-    if (tooLarge) request.destroy();
-  });
+  response.end(JSON.stringify({ error: refusal.error }));
 }

@@ -157,6 +157,33 @@ describe("magis serve", () => {
     expect(post.sentWhenAnswered).toBeLessThan(50 * MB);
   }, 30_000);
 
+  it("keeps the 413 for a client that reads it only after sending more, closing the connection once the client has read it", async () => {
+    const url = await serveApp();
+    const { hostname, port, pathname } = new URL(url);
+    const socket = net.connect(Number(port), hostname);
+    cleanups.push(async () => void socket.destroy());
+    await new Promise((resolve) => socket.once("connect", resolve));
+    socket.pause();
+    const head = [`POST ${pathname} HTTP/1.1`, `host: ${hostname}:${port}`, `content-length: ${50 * MB}`, ...Object.entries(webhookHeaders).map(([k, v]) => `${k}: ${v}`)];
+    socket.write(`${head.join("\r\n")}\r\n\r\n`);
+    // The answer arrives while the client, not reading, goes on sending.
+    const errors: string[] = [];
+    socket.on("error", (error) => errors.push(error.message));
+    for (let i = 0; i < 20; i++) {
+      socket.write(Buffer.alloc(64 * 1024, " "));
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    let received = "";
+    socket.on("data", (data) => (received += data.toString("latin1")));
+    const closed = new Promise((resolve) => socket.once("close", resolve));
+    socket.resume();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(received).toMatch(/^HTTP\/1\.1 413 /);
+    expect(errors).toEqual([]);
+    socket.end();
+    await closed;
+  });
+
   it("logs a webhook with a bad signature once, as a warning that says why, and never its body", async () => {
     const logs: string[] = [];
     const url = await serveApp(logs);
