@@ -18,7 +18,7 @@ import { SqliteStore } from "../store/sqlite/sqlite-store.js";
 import type { JobStore, Store, TriggerStore } from "../store/store.js";
 import { redactSecrets } from "../redact-secrets.js";
 import { gitIdleMsFrom } from "../workspace/git-http-with-timeout.js";
-import { evict, objectCacheFrom, type ObjectCache } from "../workspace/object-cache.js";
+import { DAY_MS, evict, objectCacheFrom, type ObjectCache } from "../workspace/object-cache.js";
 import { removeLeftoverCheckouts } from "../workspace/remove-leftover-checkouts.js";
 import { forgetUninstalled, forgetWhenCancelled } from "./on-uninstalled.js";
 import { reportInterruptedJob } from "./report-interrupted-job.js";
@@ -244,7 +244,7 @@ export function sweepObjects(cache: ObjectCache, log: GitHubHost["log"], everyMs
     try {
       const removed = evict(cache);
       if (removed === 0) return;
-      const days = Math.round((cache.maxAgeMs ?? 0) / 86_400_000);
+      const days = Math.round((cache.maxAgeMs ?? 0) / DAY_MS);
       const which = removed === 1 ? "1 repository" : `${removed} repositories`;
       log.info({ dir: cache.dir, removed }, `removed the kept objects of ${which} no job used for ${days === 1 ? "a day" : `${days} days`}, or past the cache's size`);
     } catch (error) {

@@ -1,6 +1,7 @@
 import type { Context } from "probot";
 import type { JobQueue, JobRunner } from "../jobs/job-queue.js";
 import { redactSecrets } from "../redact-secrets.js";
+import { repositoryKey } from "../store/jobs.js";
 import type { JobStore, MemoryStore } from "../store/store.js";
 
 /** The webhooks after which the app can no longer reach a repository: its installation removed, or the repository taken from it. */
@@ -20,11 +21,6 @@ export function uninstalledBy(event: string, payload: any): { repos: string[] } 
     return { repos: repos.map((name: string) => name.toLowerCase()) };
   }
   return null;
-}
-
-/** The memory's name of a job's repository (as the jobs key it, `owner/name` in lowercase). */
-function repositoryOf(job: { owner: string; repo: string }): string {
-  return `${job.owner}/${job.repo}`.toLowerCase();
 }
 
 /** How a log line names what was removed. */
@@ -55,7 +51,7 @@ export function forgetUninstalled({ memory, jobs, queue, log }: UninstallService
     if (!which || ("repos" in which && which.repos.length === 0)) return;
     const installation = (context.payload as { installation?: { id?: number } }).installation?.id;
     const affected = (job: { owner: string; repo: string }) =>
-      "owners" in which ? which.owners.includes(job.owner.toLowerCase()) : which.repos.includes(repositoryOf(job));
+      "owners" in which ? which.owners.includes(job.owner.toLowerCase()) : which.repos.includes(repositoryKey(job.owner, job.repo));
     try {
       const active = [...(await jobs.withStatus("queued")), ...(await jobs.withStatus("running"))].filter(affected);
       let cancelled = 0;
@@ -85,8 +81,8 @@ export function forgetWhenCancelled(run: JobRunner, memory: MemoryStore, log: Un
     } finally {
       const reason = progress.signal.reason as { message?: unknown } | undefined;
       if (progress.signal.aborted && reason?.message === UNINSTALLED_REASON) {
-        await memory.forget({ repos: [repositoryOf(job)] }).catch((error: unknown) => {
-          log.warn({ job: job.id, error: redactSecrets(String(error), []) }, `could not forget what the memory holds of ${repositoryOf(job)} after its cancelled job ended`);
+        await memory.forget({ repos: [repositoryKey(job.owner, job.repo)] }).catch((error: unknown) => {
+          log.warn({ job: job.id, error: redactSecrets(String(error), []) }, `could not forget what the memory holds of ${repositoryKey(job.owner, job.repo)} after its cancelled job ended`);
         });
       }
     }

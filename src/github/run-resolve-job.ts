@@ -1,5 +1,6 @@
 import { parseConfig, type MagisConfig } from "../config.js";
 import type { JobRunner } from "../jobs/job-queue.js";
+import { repositoryKey } from "../store/jobs.js";
 import { primeTerms } from "../pipeline/locate/prime-terms.js";
 import { renderReport } from "../pipeline/report/render-report.js";
 import { selectNeedsHuman } from "../pipeline/report/select-needs-human.js";
@@ -101,7 +102,7 @@ export function resolveJobRunner(services: ResolveJobServices): JobRunner {
           run.status.update((s) => trackProgress(s, event));
         };
         const ctx = {
-          root: checkout.dir, repoId: `${job.owner}/${job.repo}`.toLowerCase(), config, llm: run.llm, now: services.now, onProgress,
+          root: checkout.dir, repoId: repositoryKey(job.owner, job.repo), config, llm: run.llm, now: services.now, onProgress,
           commands: commandPolicy(services.exec, [token], run.signal, checkout.dir),
           ...(checkout.history && { history: () => fetchedCommits(checkout.history!, (skipped) => services.log.info({ job: job.id, skipped }, "ranking without the commit history")) }),
           written: checkout.takeWritten,

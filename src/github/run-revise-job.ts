@@ -1,5 +1,6 @@
 import { parseConfig, type MagisConfig } from "../config.js";
 import type { JobRunner } from "../jobs/job-queue.js";
+import { repositoryKey } from "../store/jobs.js";
 import { StageError } from "../pipeline/errors.js";
 import type { revisePullRequest } from "../pipeline/revise/revise-pull-request.js";
 import type { RevisionResult } from "../pipeline/revise/types.js";
@@ -87,7 +88,7 @@ export function reviseJobRunner(services: ReviseJobServices): JobRunner {
           status.update((s) => (event.stage === "tasks" ? { ...s, tasks: event.tasks } : trackProgress(s, event)));
         };
         const ctx = {
-          root: checkout.dir, repoId: `${job.owner}/${job.repo}`.toLowerCase(), config, llm: run.llm, now: services.now, onProgress,
+          root: checkout.dir, repoId: repositoryKey(job.owner, job.repo), config, llm: run.llm, now: services.now, onProgress,
           commands: commandPolicy(runsTests ? services.exec : undefined, [token], run.signal, checkout.dir),
         };
         // Unless the tests need every file, the checkout has none yet: only those the revision reads are written.

@@ -37,7 +37,12 @@ export interface JobRecord extends NewJob {
   updatedAt: number;
 }
 
+/** A repository as the app's records name it: `owner/name` in lowercase (the evolution memory, the jobs' keys). */
+export function repositoryKey(owner: string, repo: string): string {
+  return `${owner}/${repo}`.toLowerCase();
+}
+
 /** The key that serializes work on one issue: an issue and the bot's pull requests for it share it. */
 export function jobKey(owner: string, repo: string, issueNumber: number): string {
-  return `${owner}/${repo}#${issueNumber}`.toLowerCase();
+  return `${repositoryKey(owner, repo)}#${issueNumber}`;
 }

@@ -43,7 +43,7 @@ export const DEFAULT_OBJECT_CACHE_MB = 1024;
 const MAX_PACKS = 16;
 /** Days a repository's kept objects stay unused unless MAGIS_OBJECT_CACHE_DAYS says otherwise. */
 export const DEFAULT_OBJECT_CACHE_DAYS = 14;
-const DAY_MS = 24 * 3600 * 1000;
+export const DAY_MS = 24 * 3600 * 1000;
 
 /**
  * The object cache a worker keeps under `workDir` (`magis-objects-<uid>`), as MAGIS_OBJECT_CACHE_MB bounds it (default
