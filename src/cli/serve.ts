@@ -1,5 +1,6 @@
 import type { Logger } from "pino";
 import { createProbot, run } from "probot";
+import { wholeNumberFrom } from "../env-number.js";
 import { createOctokitClass, githubBoundsFrom } from "../github/create-octokit-class.js";
 import { createServices, probotHost, type MagisAppOptions, type MagisServices } from "../github/create-services.js";
 import { magisApp } from "../index.js";
@@ -57,6 +58,9 @@ const ROLES: readonly ServeRole[] = ["all", "web", "worker"];
  */
 export async function startServer(env: NodeJS.ProcessEnv, options: { log?: Logger; role?: ServeRole } = {}): Promise<RunningServer> {
   const role = options.role ?? "all";
+  // Read before anything starts, so that a mistyped value stops the app with the reason and nothing half-started.
+  const port = wholeNumberFrom(env, "PORT", { fallback: 3000, min: 0, max: 65_535, meaning: "the port the server listens on, 0 for any free one" });
+  const graceMs = wholeNumberFrom(env, "MAGIS_SHUTDOWN_GRACE_SECONDS", { fallback: 300, min: 0, meaning: "the seconds a stopping worker lets its running jobs finish" }) * 1000;
   const Octokit = createOctokitClass(githubBoundsFrom(env));
   const registered = Boolean(env.APP_ID && (env.PRIVATE_KEY || env.PRIVATE_KEY_PATH));
   if (!registered && role !== "all") {
@@ -77,7 +81,6 @@ export async function startServer(env: NodeJS.ProcessEnv, options: { log?: Logge
   const app: MagisAppOptions = { env, store, role, metrics, onReady: (made) => (services = made) };
   const ready = () => (services ? services.ready() : Promise.reject(new Error("the app is still starting")));
   const host = env.HOST || "localhost";
-  const port = env.PORT ? Number(env.PORT) : 3000;
   let server: RunningServer;
   try {
     if (role === "worker") {
@@ -103,7 +106,6 @@ export async function startServer(env: NodeJS.ProcessEnv, options: { log?: Logge
     await store.close();
     throw error;
   }
-  const graceMs = (Number(env.MAGIS_SHUTDOWN_GRACE_SECONDS) || 300) * 1000;
   return {
     ...server,
     stop: async () => {

@@ -2,6 +2,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import type { Context, Probot } from "probot";
+import { wholeNumberFrom } from "../env-number.js";
 import { dispatchByKind } from "../jobs/dispatch-by-kind.js";
 import { InProcessQueue } from "../jobs/in-process-queue.js";
 import { atStartUp, DECISION_WAIT, DEFAULT_STORE_WAITS } from "../jobs/store-waits.js";
@@ -11,6 +12,7 @@ import type { MagisMetrics, ServeRole } from "../server/metrics.js";
 import type { JobRecord } from "../store/jobs.js";
 import { PostgresStore } from "../store/postgres/postgres-store.js";
 import { createLlm } from "../llm/client.js";
+import { resolveLlmSettings } from "../llm/llm-settings.js";
 import { resolveIssue } from "../pipeline/resolve-issue.js";
 import { revisePullRequest } from "../pipeline/revise/revise-pull-request.js";
 import { APP_LOCK_WAIT_MS, defaultDatabasePath, openDatabase, type Db } from "../store/database.js";
@@ -121,6 +123,9 @@ export function createServices(host: GitHubHost, options: MagisAppOptions = {}):
   const { auth, bot, log } = host;
   const traceDir = options.traceDir ?? env.MAGIS_TRACE_DIR ?? (options.db ? "" : path.join(path.dirname(dbFile), "traces"));
   const allowExec = options.allowExec ?? env.MAGIS_ALLOW_EXEC === "1";
+  // Each job reads the model's settings with its repository's config; read once here too, a mistyped one stops the
+  // app when it starts instead of failing every job.
+  if (!options.createLlm) resolveLlmSettings({ env });
   const shared: Omit<ReviseJobServices, "revise"> = {
     auth,
     bot,
@@ -152,7 +157,7 @@ export function createServices(host: GitHubHost, options: MagisAppOptions = {}):
   // Kept objects age out even on a worker that clones nothing more: checked at start and every hour.
   const sweeping = role !== "web" && shared.objects ? sweepObjects(shared.objects, log) : undefined;
   const runner = measured(forgetWhenCancelled(dispatchByKind(runners), store.memory, log), options.metrics);
-  const concurrency = options.concurrency ?? (Number(env.MAGIS_JOBS_CONCURRENCY) || 2);
+  const concurrency = options.concurrency ?? wholeNumberFrom(env, "MAGIS_JOBS_CONCURRENCY", { fallback: 2, min: 1, meaning: "the jobs one process runs at once" });
   // A job whose process died is said so on its issue, whichever process finds it.
   const reportStopped = async (job: JobRecord) => {
     try {
@@ -168,7 +173,7 @@ export function createServices(host: GitHubHost, options: MagisAppOptions = {}):
           log,
           role,
           concurrency,
-          lostAfterMs: options.workerLostMs ?? (Number(env.MAGIS_WORKER_LOST_SECONDS) || 60) * 1000,
+          lostAfterMs: options.workerLostMs ?? wholeNumberFrom(env, "MAGIS_WORKER_LOST_SECONDS", { fallback: 60, min: 1, meaning: "the seconds a worker may stay silent before it is taken for lost" }) * 1000,
           onLost: async (job) => {
             options.metrics?.jobFinished(job.kind, "lost", 0);
             await reportStopped(job);

@@ -1,4 +1,5 @@
 import { parseConfig, type MagisConfig } from "../config.js";
+import { wholeNumberFrom } from "../env-number.js";
 import type { TraceRecord } from "./types.js";
 
 /** How the client asks for JSON: `json_schema` sends `response_format`; `json` only instructs in the prompt. */
@@ -59,19 +60,9 @@ export function resolveLlmSettings(options: LlmOptions): LlmSettings {
     apiKey: options.apiKey ?? (env.OPENAI_API_KEY || undefined),
     baseURL: options.baseURL ?? (env.OPENAI_BASE_URL || undefined),
     structuredOutput: mode,
-    maxRetries: options.maxRetries ?? wholeNumber(env, "MAGIS_LLM_MAX_RETRIES", 0, 10) ?? 2,
-    timeoutMs: options.timeoutMs ?? wholeNumber(env, "MAGIS_LLM_TIMEOUT_MS", 1, 3_600_000) ?? 120_000,
-    tokenBudget: options.tokenBudget ?? wholeNumber(env, "MAGIS_TOKEN_BUDGET", 1, Number.MAX_SAFE_INTEGER) ?? config.token_budget,
-    maxTokens: options.maxTokens ?? wholeNumber(env, "MAGIS_LLM_MAX_TOKENS", 16, 1_000_000) ?? 4096,
+    maxRetries: options.maxRetries ?? wholeNumberFrom(env, "MAGIS_LLM_MAX_RETRIES", { fallback: 2, min: 0, max: 10, meaning: "the SDK's retries of a failed model request" }),
+    timeoutMs: options.timeoutMs ?? wholeNumberFrom(env, "MAGIS_LLM_TIMEOUT_MS", { fallback: 120_000, min: 1, max: 3_600_000, meaning: "the milliseconds one model request may take" }),
+    tokenBudget: options.tokenBudget ?? wholeNumberFrom(env, "MAGIS_TOKEN_BUDGET", { fallback: config.token_budget, min: 1, meaning: "the tokens one job may spend" }),
+    maxTokens: options.maxTokens ?? wholeNumberFrom(env, "MAGIS_LLM_MAX_TOKENS", { fallback: 4096, min: 16, max: 1_000_000, meaning: "the most tokens of one answer" }),
   };
-}
-
-function wholeNumber(env: NodeJS.ProcessEnv, name: string, min: number, max: number): number | undefined {
-  const raw = env[name]?.replace(/_/g, "").trim();
-  if (!raw) return undefined;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < min || value > max) {
-    throw new Error(`${name} must be a whole number from ${min} to ${max}, not "${env[name]}".`);
-  }
-  return value;
 }

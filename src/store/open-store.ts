@@ -1,3 +1,4 @@
+import { wholeNumberFrom } from "../env-number.js";
 import { defaultDatabasePath } from "./database.js";
 import { openPostgresStore } from "./postgres/postgres-store.js";
 import { openSqliteStore } from "./sqlite/sqlite-store.js";
@@ -9,6 +10,9 @@ import type { Store } from "./store.js";
  * the caller does that when it starts.
  */
 export async function openStore(env: NodeJS.ProcessEnv, sqliteFile: string = defaultDatabasePath(env)): Promise<Store> {
-  if (env.DATABASE_URL) return openPostgresStore(env.DATABASE_URL, { poolSize: Number(env.MAGIS_DB_POOL_SIZE) || 10, applicationName: "magis" });
+  if (env.DATABASE_URL) {
+    const poolSize = wholeNumberFrom(env, "MAGIS_DB_POOL_SIZE", { fallback: 10, min: 1, meaning: "the PostgreSQL connections one process may hold" });
+    return openPostgresStore(env.DATABASE_URL, { poolSize, applicationName: "magis" });
+  }
   return openSqliteStore(sqliteFile);
 }

@@ -1,6 +1,7 @@
 import crypto from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
+import { wholeNumberFrom } from "../env-number.js";
 import { sliceWork, type Pause } from "../slice-work.js";
 import { packName } from "./pack/index-pack.js";
 
@@ -52,20 +53,12 @@ export const DAY_MS = 24 * 3600 * 1000;
  * saying what to set, when either is not a whole number.
  */
 export function objectCacheFrom(env: NodeJS.ProcessEnv, workDir: string): ObjectCache | undefined {
-  const mb = wholeNumber(env, "MAGIS_OBJECT_CACHE_MB", DEFAULT_OBJECT_CACHE_MB, 0, "the megabytes of repository objects a worker may keep between jobs (a whole number; 0 keeps none)");
+  const mb = wholeNumberFrom(env, "MAGIS_OBJECT_CACHE_MB", { fallback: DEFAULT_OBJECT_CACHE_MB, min: 0, meaning: "the megabytes of repository objects a worker may keep between jobs, 0 for none" });
   if (mb === 0) return undefined;
-  const days = wholeNumber(env, "MAGIS_OBJECT_CACHE_DAYS", DEFAULT_OBJECT_CACHE_DAYS, 1, "the days a worker keeps a repository's objects after its last job (a whole number, at least 1)");
+  const days = wholeNumberFrom(env, "MAGIS_OBJECT_CACHE_DAYS", { fallback: DEFAULT_OBJECT_CACHE_DAYS, min: 1, meaning: "the days a worker keeps a repository's objects after its last job" });
   // Named by the user too: in a temp folder other users share, each keeps its own (see privateFolder).
   const name = process.getuid === undefined ? "magis-objects" : `magis-objects-${process.getuid()}`;
   return { dir: path.join(workDir, name), maxBytes: mb * 2 ** 20, maxPacks: MAX_PACKS, maxAgeMs: days * DAY_MS };
-}
-
-/** The variable's whole number, `fallback` when unset; throws, saying what to set it to, when it is not one or is below `least`. */
-function wholeNumber(env: NodeJS.ProcessEnv, name: string, fallback: number, least: number, meaning: string): number {
-  const setting = env[name]?.trim();
-  const value = setting === undefined || setting === "" ? fallback : Number(setting);
-  if (!Number.isInteger(value) || value < least) throw new Error(`${name} is '${setting}': set it to ${meaning}`);
-  return value;
 }
 
 /** The folder of a repository's objects: a hash of its address, so no address can name a path. */

@@ -119,6 +119,31 @@ describe("magis serve", () => {
     expect(html).toContain('"metadata":"read"');
   });
 
+  it("refuses a mistyped number among its settings before it serves: the message names it, nothing listens, the database is closed", async () => {
+    const settings: Array<[string, string, string]> = [
+      ["PORT", "http", "PORT is 'http': set it to the port the server listens on, 0 for any free one (a whole number, from 0 to 65535), or leave it unset for 3000"],
+      ["MAGIS_JOBS_CONCURRENCY", "two", "MAGIS_JOBS_CONCURRENCY is 'two': set it to the jobs one process runs at once (a whole number, 1 or more), or leave it unset for 2"],
+      ["MAGIS_SHUTDOWN_GRACE_SECONDS", "-1", "MAGIS_SHUTDOWN_GRACE_SECONDS is '-1'"],
+      ["MAGIS_OBJECT_CACHE_MB", "1e3", "MAGIS_OBJECT_CACHE_MB is '1e3'"],
+      ["MAGIS_LLM_TIMEOUT_MS", "2m", "MAGIS_LLM_TIMEOUT_MS is '2m'"],
+    ];
+    for (const [name, value, message] of settings) {
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), "magis-serve-"));
+      dirs.push(dir);
+      const { privateKey } = crypto.generateKeyPairSync("rsa", { modulusLength: 2048, privateKeyEncoding: { type: "pkcs1", format: "pem" }, publicKeyEncoding: { type: "spki", format: "pem" } });
+      const port = await freePort();
+      const env: NodeJS.ProcessEnv = { HOST: "127.0.0.1", PORT: String(port), NODE_ENV: "test", LOG_LEVEL: "silent", APP_ID: "1", PRIVATE_KEY: privateKey, WEBHOOK_SECRET: "s3cret", MAGIS_DB: path.join(dir, "magis.db"), MAGIS_WORKDIR: dir };
+      await expect(startServer({ ...env, [name]: value }), name).rejects.toThrow(message);
+      // Nothing was left listening on the port, and the database is not held: the same settings, corrected, start.
+      const probe = net.createServer();
+      await new Promise<void>((resolve, reject) => probe.once("error", reject).listen(port, "127.0.0.1", resolve));
+      await new Promise<void>((resolve) => probe.close(() => resolve()));
+      server = await startServer(env);
+      await server.stop();
+      server = undefined;
+    }
+  });
+
   it("with credentials serves signed webhooks and refuses unsigned ones", async () => {
     const url = await serveApp();
     const body = JSON.stringify({ zen: "Keep it logically awesome.", hook_id: 1 });
