@@ -1,6 +1,6 @@
 import type { Logger } from "pino";
 import { createProbot, run } from "probot";
-import { wholeNumberFrom } from "../env-number.js";
+import { MAX_TIMER_MS, wholeNumberFrom } from "../env-number.js";
 import { createOctokitClass, githubBoundsFrom } from "../github/create-octokit-class.js";
 import { createServices, probotHost, type MagisAppOptions, type MagisServices } from "../github/create-services.js";
 import { magisApp } from "../index.js";
@@ -60,13 +60,14 @@ export async function startServer(env: NodeJS.ProcessEnv, options: { log?: Logge
   const role = options.role ?? "all";
   // Read before anything starts, so that a mistyped value stops the app with the reason and nothing half-started.
   const port = wholeNumberFrom(env, "PORT", { fallback: 3000, min: 0, max: 65_535, meaning: "the port the server listens on, 0 for any free one" });
-  const graceMs = wholeNumberFrom(env, "MAGIS_SHUTDOWN_GRACE_SECONDS", { fallback: 300, min: 0, meaning: "the seconds a stopping worker lets its running jobs finish" }) * 1000;
+  const graceMs = wholeNumberFrom(env, "MAGIS_SHUTDOWN_GRACE_SECONDS", { fallback: 300, min: 0, max: Math.floor(MAX_TIMER_MS / 1000), meaning: "the seconds a stopping worker lets its running jobs finish, 0 to hand them back at once" }) * 1000;
   const Octokit = createOctokitClass(githubBoundsFrom(env));
   const registered = Boolean(env.APP_ID && (env.PRIVATE_KEY || env.PRIVATE_KEY_PATH));
   if (!registered && role !== "all") {
     throw new UsageError(`--role ${role} needs the app's credentials (APP_ID and PRIVATE_KEY or PRIVATE_KEY_PATH): register the app first with \`magis serve\` and its setup page`);
   }
-  if (!registered) return run(magisApp({ env }), { env, Octokit, ...options });
+  // Probot's setup page reads PORT itself, and would take "0" or "8_080" for its default.
+  if (!registered) return run(magisApp({ env }), { env: { ...env, PORT: String(port) }, Octokit, ...options });
   if (role !== "all" && !env.DATABASE_URL) {
     throw new UsageError(`--role ${role} needs DATABASE_URL (a PostgreSQL database every process shares); without it run one process with --role all`);
   }

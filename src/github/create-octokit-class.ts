@@ -1,5 +1,5 @@
 import { ProbotOctokit } from "probot";
-import { wholeNumberFrom } from "../env-number.js";
+import { MAX_TIMER_MS, wholeNumberFrom } from "../env-number.js";
 import { fetchWithTimeout } from "./fetch-with-timeout.js";
 
 /** How long one GitHub API request may take, unless MAGIS_GITHUB_TIMEOUT_MS says otherwise. */
@@ -19,7 +19,7 @@ export interface GitHubBounds {
 
 /** Reads MAGIS_GITHUB_TIMEOUT_MS (a positive number of milliseconds; default 20 s). */
 export function githubBoundsFrom(env: NodeJS.ProcessEnv): GitHubBounds {
-  return { timeoutMs: wholeNumberFrom(env, "MAGIS_GITHUB_TIMEOUT_MS", { fallback: DEFAULT_GITHUB_TIMEOUT_MS, min: 1, meaning: "the milliseconds one GitHub API request may take" }) };
+  return { timeoutMs: wholeNumberFrom(env, "MAGIS_GITHUB_TIMEOUT_MS", { fallback: DEFAULT_GITHUB_TIMEOUT_MS, min: 1, max: MAX_TIMER_MS, meaning: "the milliseconds one GitHub API request may take" }) };
 }
 
 type RateLimitHandler = (retryAfter: number, options: { method: string; url: string }, octokit: { log: { warn: (msg: string) => void } }, retryCount: number) => boolean;

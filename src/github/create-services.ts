@@ -112,6 +112,11 @@ export interface GitHubHost {
  */
 export function createServices(host: GitHubHost, options: MagisAppOptions = {}): MagisServices {
   const env = options.env ?? process.env;
+  // Read before anything runs (the sweeps below remove files), so that a mistyped value stops the app untouched.
+  const concurrency = options.concurrency ?? wholeNumberFrom(env, "MAGIS_JOBS_CONCURRENCY", { fallback: 2, min: 1, meaning: "the jobs one process runs at once" });
+  // Its heartbeat is a quarter of it, at most 5 s: below 3 s a busy database would have workers taken for lost.
+  const lostAfterMs =
+    options.workerLostMs ?? wholeNumberFrom(env, "MAGIS_WORKER_LOST_SECONDS", { fallback: 60, min: 3, max: 86_400, meaning: "the seconds a worker may stay silent before it is taken for lost" }) * 1000;
   const dbFile = defaultDatabasePath(env);
   const store = options.store ?? new SqliteStore(options.db ?? openDatabase(dbFile));
   const role = options.role ?? "all";
@@ -153,11 +158,16 @@ export function createServices(host: GitHubHost, options: MagisAppOptions = {}):
     "resolve-issue": resolveJobRunner({ ...shared, resolve: options.resolve ?? resolveIssue, memory: store.memory }),
     "revise-pull-request": reviseJobRunner({ ...shared, revise: options.revise ?? revisePullRequest }),
   };
+  if (store instanceof PostgresStore && role !== "web" && (store.pool.options.max ?? 10) < concurrency + 2) {
+    log.warn(
+      { poolSize: store.pool.options.max, concurrency },
+      "MAGIS_DB_POOL_SIZE is not above MAGIS_JOBS_CONCURRENCY + 1: jobs waiting for another process's index write may wait for a connection too; raise MAGIS_DB_POOL_SIZE",
+    );
+  }
   if (role !== "web") removeCheckoutsOfKilledProcesses(shared.workDir ?? os.tmpdir(), log);
   // Kept objects age out even on a worker that clones nothing more: checked at start and every hour.
   const sweeping = role !== "web" && shared.objects ? sweepObjects(shared.objects, log) : undefined;
   const runner = measured(forgetWhenCancelled(dispatchByKind(runners), store.memory, log), options.metrics);
-  const concurrency = options.concurrency ?? wholeNumberFrom(env, "MAGIS_JOBS_CONCURRENCY", { fallback: 2, min: 1, meaning: "the jobs one process runs at once" });
   // A job whose process died is said so on its issue, whichever process finds it.
   const reportStopped = async (job: JobRecord) => {
     try {
@@ -173,7 +183,7 @@ export function createServices(host: GitHubHost, options: MagisAppOptions = {}):
           log,
           role,
           concurrency,
-          lostAfterMs: options.workerLostMs ?? wholeNumberFrom(env, "MAGIS_WORKER_LOST_SECONDS", { fallback: 60, min: 1, meaning: "the seconds a worker may stay silent before it is taken for lost" }) * 1000,
+          lostAfterMs,
           onLost: async (job) => {
             options.metrics?.jobFinished(job.kind, "lost", 0);
             await reportStopped(job);

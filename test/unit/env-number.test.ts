@@ -21,6 +21,23 @@ describe("wholeNumberFrom", () => {
     }
   });
 
+  it("quotes a value back only when it cannot be a secret set on the wrong line, and says what unset means", () => {
+    for (const secret of ["postgres://magis:hunter2@db/magis", "sk-proj-abcdef0123456789", "hunter2:x", "ghp_0123456789abcdefghij"]) {
+      const message = (() => {
+        try {
+          wholeNumberFrom({ WAIT: secret }, "WAIT", rule);
+        } catch (error) {
+          return (error as Error).message;
+        }
+        return "";
+      })();
+      expect(message).toBe(`WAIT holds ${secret.length} characters that are not such a number (not shown: they may be a secret set on the wrong line): set it to the seconds to wait (a whole number, from 1 to 3600), or leave it unset for 60`);
+    }
+    expect(() => wholeNumberFrom({ BUDGET: "lots" }, "BUDGET", { fallback: 400_000, min: 1000, meaning: "the tokens one job may spend", unset: "the repository's token_budget" })).toThrow(
+      "BUDGET is 'lots': set it to the tokens one job may spend (a whole number, 1000 or more), or leave it unset for the repository's token_budget",
+    );
+  });
+
   it("refuses numbers outside the range, and past JavaScript's safe integers when there is no maximum", () => {
     expect(() => wholeNumberFrom({ WAIT: "0" }, "WAIT", rule)).toThrow("WAIT is '0'");
     expect(() => wholeNumberFrom({ WAIT: "3601" }, "WAIT", rule)).toThrow("WAIT is '3601'");

@@ -49,6 +49,33 @@ describe("magis serve --role worker", () => {
     expect(fs.existsSync(recent)).toBe(true);
     expect((await fetch(`http://127.0.0.1:${port}/readyz`)).status).toBe(200);
   });
+
+  it("stops before it sweeps anything or listens when a number among its settings is mistyped, and sweeps once it is corrected", async () => {
+    const workDir = fs.mkdtempSync(path.join(os.tmpdir(), "magis-worker-"));
+    dirs.push(workDir);
+    const leftover = path.join(workDir, `${checkoutPrefix({ ...THIS_PROCESS, run: "0badc0de" })}Ef34Gh`);
+    fs.mkdirSync(path.join(leftover, ".git"), { recursive: true });
+    const stale = keptRepository(objectCacheFrom({}, workDir)!, "https://github.com/octo/gone.git", 15);
+    const { privateKey } = crypto.generateKeyPairSync("rsa", { modulusLength: 2048, privateKeyEncoding: { type: "pkcs1", format: "pem" }, publicKeyEncoding: { type: "spki", format: "pem" } });
+    const port = await freePort();
+    const env: NodeJS.ProcessEnv = { HOST: "127.0.0.1", PORT: String(port), NODE_ENV: "test", LOG_LEVEL: "silent", APP_ID: "1", PRIVATE_KEY: privateKey, DATABASE_URL: await postgres.newDatabase(), MAGIS_WORKDIR: workDir };
+    const mistyped: Array<[string, string, string]> = [
+      ["MAGIS_WORKER_LOST_SECONDS", "1", "MAGIS_WORKER_LOST_SECONDS is '1': set it to the seconds a worker may stay silent before it is taken for lost (a whole number, from 3 to 86400), or leave it unset for 60"],
+      ["MAGIS_JOBS_CONCURRENCY", "two", "MAGIS_JOBS_CONCURRENCY is 'two'"],
+      ["MAGIS_DB_POOL_SIZE", "postgres://magis:hunter2@db/magis", "MAGIS_DB_POOL_SIZE holds 33 characters that are not such a number (not shown: they may be a secret set on the wrong line): set it to the PostgreSQL connections one process may hold"],
+    ];
+    for (const [name, value, message] of mistyped) {
+      const failed = startServer({ ...env, [name]: value }, { role: "worker" });
+      await expect(failed, name).rejects.toThrow(message);
+      await expect(failed).rejects.not.toThrow("hunter2");
+      expect(fs.existsSync(leftover), name).toBe(true);
+      expect(fs.existsSync(stale), name).toBe(true);
+      await expect(fetch(`http://127.0.0.1:${port}/readyz`), name).rejects.toThrow();
+    }
+    server = await startServer(env, { role: "worker" });
+    expect(fs.existsSync(leftover)).toBe(false);
+    expect(fs.existsSync(stale)).toBe(false);
+  });
 });
 
 /** A kept repository's folder with a manifest and a pack, last used `days` ago; returns the folder. */

@@ -119,7 +119,7 @@ describe("magis serve", () => {
     expect(html).toContain('"metadata":"read"');
   });
 
-  it("refuses a mistyped number among its settings before it serves: the message names it, nothing listens, the database is closed", async () => {
+  it("refuses a mistyped number among its settings before it serves: the message names it, nothing listens, and the settings corrected start", async () => {
     const settings: Array<[string, string, string]> = [
       ["PORT", "http", "PORT is 'http': set it to the port the server listens on, 0 for any free one (a whole number, from 0 to 65535), or leave it unset for 3000"],
       ["MAGIS_JOBS_CONCURRENCY", "two", "MAGIS_JOBS_CONCURRENCY is 'two': set it to the jobs one process runs at once (a whole number, 1 or more), or leave it unset for 2"],
@@ -134,7 +134,7 @@ describe("magis serve", () => {
       const port = await freePort();
       const env: NodeJS.ProcessEnv = { HOST: "127.0.0.1", PORT: String(port), NODE_ENV: "test", LOG_LEVEL: "silent", APP_ID: "1", PRIVATE_KEY: privateKey, WEBHOOK_SECRET: "s3cret", MAGIS_DB: path.join(dir, "magis.db"), MAGIS_WORKDIR: dir };
       await expect(startServer({ ...env, [name]: value }), name).rejects.toThrow(message);
-      // Nothing was left listening on the port, and the database is not held: the same settings, corrected, start.
+      // Nothing was left listening on the port, and the same settings, corrected, start.
       const probe = net.createServer();
       await new Promise<void>((resolve, reject) => probe.once("error", reject).listen(port, "127.0.0.1", resolve));
       await new Promise<void>((resolve) => probe.close(() => resolve()));

@@ -298,7 +298,7 @@ describe("objectCacheFrom", () => {
 
   it("ages kept objects out after 14 days unless MAGIS_OBJECT_CACHE_DAYS says otherwise, and refuses what is not a whole number of days", () => {
     expect(objectCacheFrom({ MAGIS_OBJECT_CACHE_DAYS: "3" }, "/work")?.maxAgeMs).toBe(3 * 24 * 3600 * 1000);
-    expect(() => objectCacheFrom({ MAGIS_OBJECT_CACHE_DAYS: "0" }, "/work")).toThrow("MAGIS_OBJECT_CACHE_DAYS is '0': set it to the days a worker keeps a repository's objects after its last job (a whole number, 1 or more), or leave it unset for 14");
+    expect(() => objectCacheFrom({ MAGIS_OBJECT_CACHE_DAYS: "0" }, "/work")).toThrow("MAGIS_OBJECT_CACHE_DAYS is '0': set it to the days a worker keeps a repository's objects after its last job (a whole number, from 1 to 3650), or leave it unset for 14");
     expect(() => objectCacheFrom({ MAGIS_OBJECT_CACHE_DAYS: "1.5" }, "/work")).toThrow("MAGIS_OBJECT_CACHE_DAYS is '1.5'");
     // Keeping none, the days say nothing.
     expect(objectCacheFrom({ MAGIS_OBJECT_CACHE_MB: "0", MAGIS_OBJECT_CACHE_DAYS: "never" }, "/work")).toBeUndefined();
