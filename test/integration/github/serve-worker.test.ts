@@ -2,6 +2,7 @@ import crypto from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { pino } from "pino";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { startServer } from "../../../src/cli/serve.js";
 import type { RunningServer } from "../../../src/server/start-webhook-server.js";
@@ -75,6 +76,27 @@ describe("magis serve --role worker", () => {
     server = await startServer(env, { role: "worker" });
     expect(fs.existsSync(leftover)).toBe(false);
     expect(fs.existsSync(stale)).toBe(false);
+  });
+
+  it("warns when its PostgreSQL pool is not above its concurrency + 1, and not at the defaults", async () => {
+    const { privateKey } = crypto.generateKeyPairSync("rsa", { modulusLength: 2048, privateKeyEncoding: { type: "pkcs1", format: "pem" }, publicKeyEncoding: { type: "spki", format: "pem" } });
+    const database = await postgres.newDatabase();
+    const warnings = async (settings: NodeJS.ProcessEnv): Promise<string[]> => {
+      const workDir = fs.mkdtempSync(path.join(os.tmpdir(), "magis-worker-"));
+      dirs.push(workDir);
+      const lines: string[] = [];
+      const log = pino({ level: "warn" }, { write: (line: string) => void lines.push(JSON.parse(line).msg) });
+      const port = await freePort();
+      server = await startServer({ HOST: "127.0.0.1", PORT: String(port), NODE_ENV: "test", APP_ID: "1", PRIVATE_KEY: privateKey, DATABASE_URL: database, MAGIS_WORKDIR: workDir, ...settings }, { role: "worker", log });
+      await server.stop();
+      server = undefined;
+      return lines.filter((line) => line.includes("MAGIS_DB_POOL_SIZE"));
+    };
+    expect(await warnings({ MAGIS_DB_POOL_SIZE: "3", MAGIS_JOBS_CONCURRENCY: "2" })).toEqual([
+      "MAGIS_DB_POOL_SIZE is not above MAGIS_JOBS_CONCURRENCY + 1: jobs waiting for another process's index write may wait for a connection too; raise MAGIS_DB_POOL_SIZE",
+    ]);
+    expect(await warnings({ MAGIS_DB_POOL_SIZE: "4", MAGIS_JOBS_CONCURRENCY: "2" })).toEqual([]);
+    expect(await warnings({})).toEqual([]);
   });
 });
 
