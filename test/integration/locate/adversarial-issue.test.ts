@@ -38,7 +38,8 @@ describe("magis locate on an issue with long runs of text without spaces", () =>
     const { stdout } = await run(
       process.execPath,
       ["--import", "tsx", entry, "locate", "--repo", repo, "--issue-file", path.join(work, "issue.md"), "--bm25-only", "--json", "--top", "2"],
-      { timeout: 90_000, killSignal: "SIGKILL", maxBuffer: 1 << 20 },
+      // Its store in the test's folder: by default `magis locate` keeps one under the working directory, this repository.
+      { timeout: 90_000, killSignal: "SIGKILL", maxBuffer: 1 << 20, env: { ...process.env, DATABASE_URL: "", MAGIS_DB: path.join(work, "magis.db") } },
     );
     const ranked = JSON.parse(stdout) as { files: Array<{ path: string }> };
     expect(ranked.files[0]!.path).toBe("shop/cart.py");
