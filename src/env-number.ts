@@ -26,9 +26,9 @@ const QUOTABLE = /^[\w .,+-]{1,20}$/;
  */
 export function wholeNumberFrom(env: NodeJS.ProcessEnv, name: string, rule: WholeNumberRule): number {
   const raw = env[name];
-  const setting = raw?.trim();
-  if (raw === undefined || setting === "") return rule.fallback;
-  const value = /^\d+(?:_\d+)*$/.test(setting!) ? Number(setting!.replace(/_/g, "")) : Number.NaN;
+  if (raw === undefined || raw.trim() === "") return rule.fallback;
+  const setting = raw.trim();
+  const value = /^\d+(?:_\d+)*$/.test(setting) ? Number(setting.replace(/_/g, "")) : Number.NaN;
   const max = rule.max ?? Number.MAX_SAFE_INTEGER;
   if (!Number.isSafeInteger(value) || value < rule.min || value > max) {
     const range = rule.max === undefined ? `${rule.min} or more` : `from ${rule.min} to ${rule.max}`;

@@ -4,6 +4,7 @@ import type { AddressInfo } from "node:net";
 import { pino } from "pino";
 import { createNodeMiddleware, Probot, ProbotOctokit } from "probot";
 import { magisApp, type MagisAppOptions, type MagisServices } from "../../src/index.js";
+import { appPrivateKey } from "../support/app-private-key.js";
 
 /** The app's real HTTP middleware on 127.0.0.1, with every log line it writes captured. */
 export interface RunningApp {
@@ -23,11 +24,7 @@ export function sign(secret: string, body: string): string {
 
 /** Starts Probot's node middleware with the MAGIS app on a node:http server. */
 export async function startApp(secret: string, options: Omit<MagisAppOptions, "onReady">): Promise<RunningApp> {
-  const { privateKey } = crypto.generateKeyPairSync("rsa", {
-    modulusLength: 2048,
-    privateKeyEncoding: { type: "pkcs1", format: "pem" },
-    publicKeyEncoding: { type: "spki", format: "pem" },
-  });
+  const privateKey = appPrivateKey();
   const logs: string[] = [];
   const log = pino({ level: "trace" }, { write: (line: string) => void logs.push(line) });
   const probot = new Probot({

@@ -1,4 +1,3 @@
-import crypto from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -10,6 +9,7 @@ import { postWebhook } from "./post-webhook.js";
 import { startTestPostgres, type TestPostgres } from "./postgres.js";
 import { startScriptedModel, type ScriptedModel } from "./scripted-model.js";
 import { startServeProcess, type ServeProcess } from "./serve-process.js";
+import { appPrivateKey } from "./app-private-key.js";
 
 /** The secret the web processes check webhooks against. */
 export const WEBHOOK_SECRET = "scale-webhook-secret";
@@ -89,11 +89,7 @@ export async function startScaleRig(options: ScaleRigOptions): Promise<ScaleRig>
     stops.push(async () => {
       for (const child of processes) await child.stop();
     });
-    const { privateKey } = crypto.generateKeyPairSync("rsa", {
-      modulusLength: 2048,
-      privateKeyEncoding: { type: "pkcs1", format: "pem" },
-      publicKeyEncoding: { type: "spki", format: "pem" },
-    });
+    const privateKey = appPrivateKey();
     const workDir = path.join(folder, "checkouts");
     fs.mkdirSync(workDir);
     const baseEnv: NodeJS.ProcessEnv = {

@@ -1,9 +1,9 @@
-import crypto from "node:crypto";
 import http from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import { Probot } from "probot";
 import { afterEach, describe, expect, it } from "vitest";
 import { createOctokitClass } from "../../../src/github/create-octokit-class.js";
+import { appPrivateKey } from "../../support/app-private-key.js";
 
 /** A stand-in for api.github.com on 127.0.0.1: `answer` replies to a request, or returns false to leave it hanging. */
 interface StandIn {
@@ -47,7 +47,7 @@ const token = (request: http.IncomingMessage, response: http.ServerResponse) =>
   request.method === "POST" && /\/app\/installations\/\d+\/access_tokens$/.test(request.url!) &&
   json(response, 201, { token: "ghs_standin", expires_at: new Date(Date.now() + 3600_000).toISOString(), permissions: {} });
 
-const { privateKey } = crypto.generateKeyPairSync("rsa", { modulusLength: 2048, privateKeyEncoding: { type: "pkcs1", format: "pem" }, publicKeyEncoding: { type: "spki", format: "pem" } });
+const privateKey = appPrivateKey();
 
 /** A Probot app pointed at the stand-in, with the app's Octokit class and a 300 ms timeout. */
 function probotAt(standIn: StandIn): Probot {

@@ -11,6 +11,7 @@ import { checkoutPrefix, THIS_PROCESS } from "../../../src/workspace/checkout-na
 import { folderOf, objectCacheFrom, type ObjectCache } from "../../../src/workspace/object-cache.js";
 import { freePort } from "../../support/free-port.js";
 import { startTestPostgres, type TestPostgres } from "../../support/postgres.js";
+import { appPrivateKey } from "../../support/app-private-key.js";
 
 let postgres: TestPostgres;
 let server: RunningServer | undefined;
@@ -29,22 +30,16 @@ afterEach(async () => {
 
 describe("magis serve --role worker", () => {
   it("logs through Probot's own logger from its start: the checkout an earlier run left is removed, so are kept objects no job used for 14 days, and the worker becomes ready", async () => {
-    const workDir = fs.mkdtempSync(path.join(os.tmpdir(), "magis-worker-"));
-    dirs.push(workDir);
-    // Left by an earlier run of this very pid: removed at start-up, which the worker logs before Probot's logger would exist.
-    const leftover = path.join(workDir, `${checkoutPrefix({ ...THIS_PROCESS, run: "0badc0de" })}Ab12Cd`);
-    fs.mkdirSync(path.join(leftover, ".git"), { recursive: true });
+    const port = await freePort();
+    const { workDir, env } = workerSettings(port, await postgres.newDatabase());
+    // Removed at start-up, which the worker logs before Probot's logger would exist.
+    const leftover = leftoverCheckout(workDir);
     // Kept objects of two repositories: one last used 15 days ago, one 13.
     const cache = objectCacheFrom({}, workDir)!;
     const stale = keptRepository(cache, "https://github.com/octo/gone.git", 15);
     const recent = keptRepository(cache, "https://github.com/octo/busy.git", 13);
-    const { privateKey } = crypto.generateKeyPairSync("rsa", { modulusLength: 2048, privateKeyEncoding: { type: "pkcs1", format: "pem" }, publicKeyEncoding: { type: "spki", format: "pem" } });
-    const port = await freePort();
     // No `log` option: the worker gets Probot's logger, which Probot builds asynchronously.
-    server = await startServer(
-      { HOST: "127.0.0.1", PORT: String(port), NODE_ENV: "test", LOG_LEVEL: "silent", APP_ID: "1", PRIVATE_KEY: privateKey, DATABASE_URL: await postgres.newDatabase(), MAGIS_WORKDIR: workDir },
-      { role: "worker" },
-    );
+    server = await startServer({ ...env, LOG_LEVEL: "silent" }, { role: "worker" });
     expect(fs.existsSync(leftover)).toBe(false);
     expect(fs.existsSync(stale)).toBe(false);
     expect(fs.existsSync(recent)).toBe(true);
@@ -52,14 +47,12 @@ describe("magis serve --role worker", () => {
   });
 
   it("stops before it sweeps anything or listens when a number among its settings is mistyped, and sweeps once it is corrected", async () => {
-    const workDir = fs.mkdtempSync(path.join(os.tmpdir(), "magis-worker-"));
-    dirs.push(workDir);
-    const leftover = path.join(workDir, `${checkoutPrefix({ ...THIS_PROCESS, run: "0badc0de" })}Ef34Gh`);
-    fs.mkdirSync(path.join(leftover, ".git"), { recursive: true });
-    const stale = keptRepository(objectCacheFrom({}, workDir)!, "https://github.com/octo/gone.git", 15);
-    const { privateKey } = crypto.generateKeyPairSync("rsa", { modulusLength: 2048, privateKeyEncoding: { type: "pkcs1", format: "pem" }, publicKeyEncoding: { type: "spki", format: "pem" } });
     const port = await freePort();
-    const env: NodeJS.ProcessEnv = { HOST: "127.0.0.1", PORT: String(port), NODE_ENV: "test", LOG_LEVEL: "silent", APP_ID: "1", PRIVATE_KEY: privateKey, DATABASE_URL: await postgres.newDatabase(), MAGIS_WORKDIR: workDir };
+    const settings = workerSettings(port, await postgres.newDatabase());
+    const { workDir } = settings;
+    const env: NodeJS.ProcessEnv = { ...settings.env, LOG_LEVEL: "silent" };
+    const leftover = leftoverCheckout(workDir);
+    const stale = keptRepository(objectCacheFrom({}, workDir)!, "https://github.com/octo/gone.git", 15);
     const mistyped: Array<[string, string, string]> = [
       ["MAGIS_WORKER_LOST_SECONDS", "1", "MAGIS_WORKER_LOST_SECONDS is '1': set it to the seconds a worker may stay silent before it is taken for lost (a whole number, from 3 to 86400), or leave it unset for 60"],
       ["MAGIS_JOBS_CONCURRENCY", "two", "MAGIS_JOBS_CONCURRENCY is 'two'"],
@@ -79,15 +72,11 @@ describe("magis serve --role worker", () => {
   });
 
   it("warns when its PostgreSQL pool is not above its concurrency + 1, and not at the defaults", async () => {
-    const { privateKey } = crypto.generateKeyPairSync("rsa", { modulusLength: 2048, privateKeyEncoding: { type: "pkcs1", format: "pem" }, publicKeyEncoding: { type: "spki", format: "pem" } });
     const database = await postgres.newDatabase();
     const warnings = async (settings: NodeJS.ProcessEnv): Promise<string[]> => {
-      const workDir = fs.mkdtempSync(path.join(os.tmpdir(), "magis-worker-"));
-      dirs.push(workDir);
       const lines: string[] = [];
       const log = pino({ level: "warn" }, { write: (line: string) => void lines.push(JSON.parse(line).msg) });
-      const port = await freePort();
-      server = await startServer({ HOST: "127.0.0.1", PORT: String(port), NODE_ENV: "test", APP_ID: "1", PRIVATE_KEY: privateKey, DATABASE_URL: database, MAGIS_WORKDIR: workDir, ...settings }, { role: "worker", log });
+      server = await startServer({ ...workerSettings(await freePort(), database).env, ...settings }, { role: "worker", log });
       await server.stop();
       server = undefined;
       return lines.filter((line) => line.includes("MAGIS_DB_POOL_SIZE"));
@@ -99,6 +88,20 @@ describe("magis serve --role worker", () => {
     expect(await warnings({})).toEqual([]);
   });
 });
+
+/** A new work folder, and the settings of `magis serve --role worker` with it on `port` of 127.0.0.1 and `database`. */
+function workerSettings(port: number, database: string): { workDir: string; env: NodeJS.ProcessEnv } {
+  const workDir = fs.mkdtempSync(path.join(os.tmpdir(), "magis-worker-"));
+  dirs.push(workDir);
+  return { workDir, env: { HOST: "127.0.0.1", PORT: String(port), NODE_ENV: "test", APP_ID: "1", PRIVATE_KEY: appPrivateKey(), DATABASE_URL: database, MAGIS_WORKDIR: workDir } };
+}
+
+/** A checkout an earlier run of this very process id left in `workDir`, which a worker removes when it starts. */
+function leftoverCheckout(workDir: string): string {
+  const leftover = path.join(workDir, `${checkoutPrefix({ ...THIS_PROCESS, run: "0badc0de" })}Ab12Cd`);
+  fs.mkdirSync(path.join(leftover, ".git"), { recursive: true });
+  return leftover;
+}
 
 /** A kept repository's folder with a manifest and a pack, last used `days` ago; returns the folder. */
 function keptRepository(cache: ObjectCache, url: string, days: number): string {

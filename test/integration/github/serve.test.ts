@@ -1,4 +1,3 @@
-import crypto from "node:crypto";
 import fs from "node:fs";
 import http from "node:http";
 import net from "node:net";
@@ -11,6 +10,7 @@ import type { RunningServer } from "../../../src/server/start-webhook-server.js"
 import { labeledPayload } from "../../e2e/payloads.js";
 import { sign } from "../../e2e/start-app.js";
 import { freePort } from "../../support/free-port.js";
+import { appPrivateKey } from "../../support/app-private-key.js";
 
 let server: RunningServer | undefined;
 const dirs: string[] = [];
@@ -22,18 +22,21 @@ afterEach(async () => {
   for (const dir of dirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
 });
 
-/** `magis serve` with app credentials on a free port of 127.0.0.1; `logs` gets every line it writes (debug and up). */
-async function serveApp(logs: string[] = [], env: NodeJS.ProcessEnv = {}): Promise<string> {
+/**
+ * The settings of `magis serve` with app credentials on `port` of 127.0.0.1, its database and work folder in a new
+ * folder (its own: the app sweeps the kept objects there when it starts).
+ */
+function appSettings(port: number): NodeJS.ProcessEnv {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "magis-serve-"));
   dirs.push(dir);
-  const { privateKey } = crypto.generateKeyPairSync("rsa", { modulusLength: 2048, privateKeyEncoding: { type: "pkcs1", format: "pem" }, publicKeyEncoding: { type: "spki", format: "pem" } });
+  return { HOST: "127.0.0.1", PORT: String(port), NODE_ENV: "test", APP_ID: "1", PRIVATE_KEY: appPrivateKey(), WEBHOOK_SECRET: "s3cret", MAGIS_DB: path.join(dir, "magis.db"), MAGIS_WORKDIR: dir };
+}
+
+/** `magis serve` with app credentials on a free port of 127.0.0.1; `logs` gets every line it writes (debug and up). */
+async function serveApp(logs: string[] = [], env: NodeJS.ProcessEnv = {}): Promise<string> {
   const port = await freePort();
   const log = pino({ level: "debug" }, { write: (line: string) => void logs.push(line) });
-  server = await startServer(
-    // Its own work folder: the app sweeps the kept objects there when it starts.
-    { HOST: "127.0.0.1", PORT: String(port), NODE_ENV: "test", APP_ID: "1", PRIVATE_KEY: privateKey, WEBHOOK_SECRET: "s3cret", MAGIS_DB: path.join(dir, "magis.db"), MAGIS_WORKDIR: dir, ...env },
-    { log },
-  );
+  server = await startServer({ ...appSettings(port), ...env }, { log });
   return `http://127.0.0.1:${port}/api/github/webhooks`;
 }
 
@@ -128,11 +131,8 @@ describe("magis serve", () => {
       ["MAGIS_LLM_TIMEOUT_MS", "2m", "MAGIS_LLM_TIMEOUT_MS is '2m'"],
     ];
     for (const [name, value, message] of settings) {
-      const dir = fs.mkdtempSync(path.join(os.tmpdir(), "magis-serve-"));
-      dirs.push(dir);
-      const { privateKey } = crypto.generateKeyPairSync("rsa", { modulusLength: 2048, privateKeyEncoding: { type: "pkcs1", format: "pem" }, publicKeyEncoding: { type: "spki", format: "pem" } });
       const port = await freePort();
-      const env: NodeJS.ProcessEnv = { HOST: "127.0.0.1", PORT: String(port), NODE_ENV: "test", LOG_LEVEL: "silent", APP_ID: "1", PRIVATE_KEY: privateKey, WEBHOOK_SECRET: "s3cret", MAGIS_DB: path.join(dir, "magis.db"), MAGIS_WORKDIR: dir };
+      const env: NodeJS.ProcessEnv = { ...appSettings(port), LOG_LEVEL: "silent" };
       await expect(startServer({ ...env, [name]: value }), name).rejects.toThrow(message);
       // Nothing was left listening on the port, and the same settings, corrected, start.
       const probe = net.createServer();

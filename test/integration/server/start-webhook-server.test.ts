@@ -1,4 +1,3 @@
-import crypto from "node:crypto";
 import http from "node:http";
 import net from "node:net";
 import { pino } from "pino";
@@ -8,6 +7,7 @@ import { createMetrics, type MagisMetrics } from "../../../src/server/metrics.js
 import { MAX_WEBHOOK_BYTES, startWebhookServer, type RunningServer } from "../../../src/server/start-webhook-server.js";
 import { sign } from "../../e2e/start-app.js";
 import { parsePrometheusText } from "../../support/parse-prometheus-text.js";
+import { appPrivateKey } from "../../support/app-private-key.js";
 
 const SECRET = "s3cret";
 let server: RunningServer | undefined;
@@ -18,7 +18,7 @@ afterEach(async () => {
 
 /** The web role's server on a free port of 127.0.0.1, with an app whose `issues` handler fails; `logs` gets every line. */
 async function serveWebhooks(options: { metrics?: MagisMetrics; ready?: () => Promise<void>; logs?: string[]; redelivered?: (delivery: string) => boolean } = {}): Promise<string> {
-  const { privateKey } = crypto.generateKeyPairSync("rsa", { modulusLength: 2048, privateKeyEncoding: { type: "pkcs1", format: "pem" }, publicKeyEncoding: { type: "spki", format: "pem" } });
+  const privateKey = appPrivateKey();
   const log = pino({ level: "debug" }, { write: (line: string) => void options.logs?.push(line) });
   const probot = new Probot({ appId: 1, privateKey, secret: SECRET, log });
   const app = (probot: Probot) => {
