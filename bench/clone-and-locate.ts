@@ -10,8 +10,10 @@
 // clone's objects and the history, as a worker does, so that its second jobs fetch only what the new commit adds and
 // the commits made since, unless --no-objects.
 //
-//   npm run bench:clone -- --mirror /work/.mirror/sympy+sympy/repo [--runs 3] [--changed 3] [--workdir DIR] [--no-history] [--no-objects]
+//   npm run bench:clone -- --mirror /work/.mirror/sympy+sympy/repo [--runs 3] [--changed 3] [--workdir DIR] [--no-history] [--no-objects] [--link-mb 10]
 //
+// --link-mb sends the server's answers no faster than that many megabytes (10^6 bytes) a second, to both clones, as
+// over the network between a worker and its git host; without it they go as fast as the machine makes them.
 // --mirror is any git repository (bare or not); its HEAD's last 25 months are copied into a bare repository
 // the benchmark serves (with uploadpack.allowFilter, as GitHub allows partial clones) from a process of its own.
 // Native and bot runs alternate, so both see the same machine load.
@@ -40,11 +42,17 @@ const { values } = parseArgs({
     workdir: { type: "string" },
     "no-history": { type: "boolean", default: false },
     "no-objects": { type: "boolean", default: false },
+    "link-mb": { type: "string" },
   },
 });
 const history = values["no-history"] ? undefined : DEFAULT_HISTORY_WINDOW;
 if (!values.mirror) {
-  console.error("usage: npm run bench:clone -- --mirror GIT_DIR [--runs 3] [--changed 3] [--workdir DIR] [--no-history] [--no-objects]");
+  console.error("usage: npm run bench:clone -- --mirror GIT_DIR [--runs 3] [--changed 3] [--workdir DIR] [--no-history] [--no-objects] [--link-mb MB_PER_S]");
+  process.exit(2);
+}
+const linkMb = values["link-mb"];
+if (linkMb !== undefined && !(Number(linkMb) > 0)) {
+  console.error(`--link-mb is '${linkMb}': give the link's speed in megabytes a second (10 for 80 Mbit/s), or leave it out for no limit`);
   process.exit(2);
 }
 const runs = Number(values.runs);
@@ -69,7 +77,7 @@ try {
   const files = execFileSync("git", ["ls-tree", "-r", "--name-only", "HEAD"], { cwd: bare, encoding: "utf8" }).trim().split("\n");
   console.log(`repository: ${values.mirror} at ${execFileSync("git", ["rev-parse", "--short", "HEAD"], { cwd: bare, encoding: "utf8" }).trim()}, ${files.length} files, ${files.filter((f) => f.endsWith(".py")).length} .py`);
   // The server runs in a process of its own, as a remote host would (see bench/lib/serve-git.ts).
-  const server = await serveGit(root, TOKEN);
+  const server = await serveGit(root, TOKEN, linkMb === undefined ? undefined : Math.round(Number(linkMb) * 1e6));
   stopServer = server.stop;
   const remote = { url: `${server.url}/${FULL}.git`, token: TOKEN };
   const authedUrl = remote.url.replace("http://", `http://x-access-token:${TOKEN}@`);
@@ -152,15 +160,15 @@ try {
     values.sort((a, b) => a - b);
     console.log(`${label} job: median ${values[Math.floor(values.length / 2)]!.toFixed(2)}× the native clone (${values.map((v) => v.toFixed(2)).join(", ")})`);
   }
-  console.log(`cache: ${(bytes / 1e6).toFixed(1)} MB; machine: ${os.cpus().length} cores, load ${os.loadavg().map((l) => l.toFixed(1)).join(" ")}`);
+  console.log(`cache: ${(bytes / 1e6).toFixed(1)} MB; link: ${linkMb === undefined ? "no limit" : `${linkMb} MB/s`}; machine: ${os.cpus().length} cores, load ${os.loadavg().map((l) => l.toFixed(1)).join(" ")}`);
 } finally {
   await stopServer?.();
   fs.rmSync(root, { recursive: true, force: true });
 }
 
 /** Starts bench/lib/serve-git.ts in a process group of its own; `stop` ends the group, server and backends alike. */
-async function serveGit(dir: string, token: string): Promise<{ url: string; stop: () => Promise<void> }> {
-  const child = spawn(process.execPath, ["--import", "tsx", path.join(import.meta.dirname, "lib", "serve-git.ts"), dir, token], {
+async function serveGit(dir: string, token: string, bytesPerSecond?: number): Promise<{ url: string; stop: () => Promise<void> }> {
+  const child = spawn(process.execPath, ["--import", "tsx", path.join(import.meta.dirname, "lib", "serve-git.ts"), dir, token, ...(bytesPerSecond ? [String(bytesPerSecond)] : [])], {
     detached: true,
     stdio: ["pipe", "pipe", "inherit"],
   });

@@ -3,15 +3,15 @@
 // bytes along, as a remote host like GitHub never does. Prints the server's address as one line of JSON, serves
 // until its standard input closes or it is told to stop, then closes the server.
 //
-//   tsx bench/lib/serve-git.ts ROOT TOKEN
+//   tsx bench/lib/serve-git.ts ROOT TOKEN [BYTES_PER_SECOND]
 import { startGitServer } from "../../test/support/git-server.js";
 
-const [root, token] = process.argv.slice(2);
-if (!root || !token) {
-  console.error("usage: tsx bench/lib/serve-git.ts ROOT TOKEN");
+const [root, token, rate] = process.argv.slice(2);
+if (!root || !token || (rate !== undefined && !/^[1-9]\d*$/.test(rate))) {
+  console.error("usage: tsx bench/lib/serve-git.ts ROOT TOKEN [BYTES_PER_SECOND]");
   process.exit(2);
 }
-const server = await startGitServer(root, { token });
+const server = await startGitServer(root, { token, ...(rate && { bytesPerSecond: Number(rate) }) });
 let closing = false;
 const close = async () => {
   if (closing) return;

@@ -10,7 +10,7 @@ import { fetchShallowPack, type Alongside } from "./pack/fetch-shallow-pack.js";
 import { indexThinPack, packName, PackArriving, type VisitObject } from "./pack/index-pack.js";
 import { PackObjects } from "./pack/pack-objects.js";
 import { forgetObjects, keepObjects, linkCachedObjects, type ObjectCache } from "./object-cache.js";
-import { writeWorktree, type ClonedFile, type WrittenTree } from "./write-worktree.js";
+import { WorktreeWriter, type ClonedFile, type WrittenTree } from "./write-worktree.js";
 
 /** Where a repository lives and the credential that opens it (an installation token). */
 export interface GitRemote {
@@ -52,8 +52,6 @@ interface Fetched {
   head: string;
   /** Keeps its pack for the next clone; called once the work tree was written from it, so that a pack that could not serve is never kept. */
   keep: () => void;
-  /** Blobs the pack's indexing inflated, by id, for the work tree (see keptBlobs). */
-  blobs: Map<string, Buffer>;
 }
 
 // Most bytes of inflated blobs a clone holds from indexing its pack until the work tree is written: sympy's 2,087
@@ -82,7 +80,8 @@ function keptBlobs(maxBytes = MAX_HELD_BLOB_BYTES): { blobs: Map<string, Buffer>
  * Node's zlib (isomorphic-git's clone inflates every object in JavaScript, which took longer than the download),
  * and a `.git` isomorphic-git reads as its own: the branch, its remote-tracking ref and the shallow commits. With
  * `objects`, the packs kept there for the repository are linked in first and only what the branch's commit adds to
- * them is fetched.
+ * them is fetched. A whole tree's pack is read as it arrives, and its objects shown to `visit`, and to `writer`, which
+ * writes the work tree's files as they come.
  */
 async function fetchInto(
   dir: string,
@@ -92,6 +91,8 @@ async function fetchInto(
   alongside: Alongside | undefined,
   objects: ObjectCache | undefined,
   attempt: { usedKept: boolean },
+  visit: VisitObject,
+  writer: WorktreeWriter | undefined,
 ): Promise<Fetched> {
   await git.init({ fs, dir, defaultBranch: branch });
   const packs = path.join(dir, ".git", "objects", "pack");
@@ -99,11 +100,17 @@ async function fetchInto(
   const cached = objects ? await linkCachedObjects(objects, remote.url, packs) : null;
   // Whether this clone stands on kept objects: if it fails, they may be why.
   attempt.usedKept = cached !== null;
-  // A whole tree's blobs, held as its index inflates them; a thin pack's few are read from the packs with the kept ones.
-  const { blobs, visit } = keptBlobs();
-  // A whole tree's pack is read as it arrives, while the server still sends the rest.
-  const arriving = cached ? undefined : new PackArriving(visit);
-  const { head, pack: fetched, shallow, common } = await fetchShallowPack(http, remote.url, remote.token, branch, remote.maxBytes, alongside, cached?.head, arriving);
+  // A whole tree's pack is read as it arrives, while the server still sends the rest; a thin pack's few blobs are
+  // read from the packs with the kept ones.
+  const arriving = cached
+    ? undefined
+    : new PackArriving((object) => {
+        visit(object);
+        writer?.see(object);
+      });
+  // The writer learns the branch's commit before its pack is asked for.
+  const advertised: Alongside | undefined = writer && !cached ? (refs, head) => (writer.expect(head), alongside?.(refs, head)) : alongside;
+  const { head, pack: fetched, shallow, common } = await fetchShallowPack(http, remote.url, remote.token, branch, remote.maxBytes, advertised, cached?.head, arriving);
   let keep = () => {};
   if (fetched) {
     // Asked with what the kept objects hold, the pack is thin: its deltas may stand on objects only they hold.
@@ -125,7 +132,7 @@ async function fetchInto(
   await git.setConfig({ fs, dir, path: "remote.origin.fetch", value: `+refs/heads/${branch}:refs/remotes/origin/${branch}` });
   await git.writeRef({ fs, dir, ref: `refs/heads/${branch}`, value: head, force: true });
   await git.writeRef({ fs, dir, ref: `refs/remotes/origin/${branch}`, value: head, force: true });
-  return { head, keep, blobs };
+  return { head, keep };
 }
 
 /**
@@ -165,8 +172,9 @@ export function writtenFiles(maxBytes = MAX_KEPT_WRITTEN_BYTES): {
  * app's removeLeftoverCheckouts). `parentDir` (default: the system's temp directory) is where the checkout goes; a
  * tmpfs there makes checkouts of large repositories much faster. With `files: "none"` the work tree stays empty
  * and the caller writes the few files it reads with `writeFilesAt`; otherwise `onFiles` sees the files as they are
- * written (see writeWorktree). With `history`, the branch's commits within that window are fetched alongside the
- * clone (see recentHistory): the clone and `work` do not wait for them, and they are cut off when `work` ends.
+ * written, the first of them while the server still sends the pack (see WorktreeWriter). With `history`, the
+ * branch's commits within that window are fetched alongside the clone (see recentHistory): the clone and `work` do
+ * not wait for them, and they are cut off when `work` ends.
  * With `objects`, the objects an earlier clone of the repository kept there are used, and only what the branch's
  * commit adds to them is fetched; this clone's pack is kept there in turn (see ObjectCache), and so is the history,
  * of which the next clone fetches only the commits made since. With `keepWritten`, `work` may take the files the
@@ -209,11 +217,13 @@ export async function withShallowClone<T>(
     const clone = async (objects: ObjectCache | undefined): Promise<Fetched> => {
       // Gives up on a git server that goes silent.
       const http = gitHttpWithTimeout(idleMs);
-      const fetched = await http.settle(fetchInto(dir, remote, branch, http, started ? undefined : alongside, objects, attempt));
+      // A whole tree's blobs, held as its index inflates them.
+      const { blobs, visit } = keptBlobs();
+      let writer: WorktreeWriter | undefined;
+      // A clone tried again keeps what it writes, not what the failed one wrote.
+      const keeping = options.files !== "none" && options.keepWritten ? writtenFiles() : undefined;
+      written = keeping;
       if (options.files !== "none") {
-        // A clone tried again keeps what it writes, not what the failed one wrote.
-        const keeping = options.keepWritten ? writtenFiles() : undefined;
-        written = keeping;
         const onFiles = options.onFiles;
         const seeing = keeping
           ? async (files: ClonedFile[]) => {
@@ -221,11 +231,20 @@ export async function withShallowClone<T>(
               await onFiles?.(files);
             }
           : onFiles;
-        const { folders } = await writeWorktree(dir, fetched.head, { onFiles: seeing, blobs: fetched.blobs });
-        keeping?.done(folders);
+        writer = new WorktreeWriter(dir, { ...(seeing && { onFiles: seeing }), blobs });
       }
-      fetched.blobs.clear();
-      return fetched;
+      try {
+        const fetched = await http.settle(fetchInto(dir, remote, branch, http, started ? undefined : alongside, objects, attempt, visit, writer));
+        if (writer) {
+          const { folders } = await writer.write(fetched.head);
+          keeping?.done(folders);
+        }
+        return fetched;
+      } finally {
+        // A clone that failed leaves no write running into the folder removed after it.
+        await writer?.abandon();
+        blobs.clear();
+      }
     };
     let fetched: Fetched;
     try {

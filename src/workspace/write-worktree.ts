@@ -71,17 +71,228 @@ type ReadObject = (oid: string, want: PackedObject["type"]) => Promise<Buffer>;
 
 type ListedFile = { rel: string; oid: string; mode: string };
 
-/** The files under `tree` (links included) with their modes and blobs, added to `files`; folders and submodules are made on the way, and added to `folders`. */
-async function listFiles(dir: string, tree: string, read: ReadObject, folder: string, files: ListedFile[], folders: string[]): Promise<void> {
+/** The files under `tree` (links included) with their modes and blobs, added to `files`; its folders and submodules are handed to `makeFolder` on the way, and added to `folders`. */
+async function listFiles(tree: string, read: ReadObject, folder: string, files: ListedFile[], folders: string[], makeFolder: (rel: string) => void): Promise<void> {
   for (const entry of parseTree(await read(tree, "tree"), tree)) {
     const rel = folder === "" ? entry.name : `${folder}/${entry.name}`;
     if (entry.mode === "40000" || entry.mode === "160000") {
-      fs.mkdirSync(path.join(dir, rel), { recursive: true });
+      makeFolder(rel);
       folders.push(rel);
-      if (entry.mode === "40000") await listFiles(dir, entry.oid, read, rel, files, folders);
+      if (entry.mode === "40000") await listFiles(entry.oid, read, rel, files, folders, makeFolder);
     } else {
       files.push({ rel, oid: entry.oid, mode: entry.mode });
     }
+  }
+}
+
+// Most bytes of trees a writer holds that came before their place in the work tree was known: git sends a tree
+// before what it holds, so a whole clone's trees seldom wait; past the bound, their files wait for the last pass.
+const MAX_HELD_TREE_BYTES = 32 * 2 ** 20;
+
+/**
+ * Writes the files of one commit into the work tree at `dir` (which holds its `.git`). Shown the pack's objects as
+ * they arrive (see PackArriving), it writes each file as soon as its blob and the trees above it have come, while the
+ * server still sends the rest; `write` then lists the whole commit from the indexed pack and writes what is left.
+ * Every object it is shown is named by its bytes, and it writes only what the commit it expects reaches, so a file
+ * written early is the one the last pass would write.
+ */
+export class WorktreeWriter {
+  private head: string | undefined;
+  /** Trees whose folders are known and that have not come, by id: the folders they fill. */
+  private readonly wantedTrees = new Map<string, string[]>();
+  /** Blobs whose files are known and that have not come, by id. */
+  private readonly wantedBlobs = new Map<string, ListedFile[]>();
+  /** Trees that have come, held up to a bound, for a place named after they came. */
+  private readonly trees = new Map<string, Buffer>();
+  private treeBytes = 0;
+  /** Folders being made or made, by path: each is made once its parent is (see makeFolder). */
+  private readonly folders = new Map<string, Promise<void>>();
+  /** Files handed to a write, by path. */
+  private readonly placed = new Set<string>();
+  private readonly waiting: { file: ListedFile; bytes?: Buffer }[] = [];
+  private readonly running = new Set<Promise<void>>();
+  private readonly batch: ClonedFile[] = [];
+  private early = true;
+  private failure: { error: unknown } | undefined;
+  /** Reads the objects of the work tree's `.git`, once its packs are there (see write). */
+  private read: ReadObject | undefined;
+
+  /** `onFiles` and `blobs` as for writeWorktree. */
+  constructor(
+    private readonly dir: string,
+    private readonly options: { onFiles?: (files: ClonedFile[]) => Promise<void>; blobs?: ReadonlyMap<string, Buffer> } = {},
+  ) {}
+
+  /** The commit whose files are written: the branch's, named before its pack is asked for. */
+  expect(commit: string): void {
+    this.head = commit;
+  }
+
+  /** An object of the pack, whole and named by its bytes. One that does not read stops the early writing: the last pass meets it and says why. */
+  see({ oid, type, data }: { oid: string; type: string; data: Buffer }): void {
+    if (!this.early || this.failure) return;
+    try {
+      if (type === "commit" && oid === this.head) {
+        const tree = /^tree ([0-9a-f]{40})\n/.exec(data.toString("latin1", 0, 64))?.[1];
+        if (tree) this.wantTree(tree, "");
+      } else if (type === "tree") {
+        if (this.treeBytes + data.length <= MAX_HELD_TREE_BYTES) {
+          this.trees.set(oid, data);
+          this.treeBytes += data.length;
+        }
+        const folders = this.wantedTrees.get(oid);
+        this.wantedTrees.delete(oid);
+        for (const folder of folders ?? []) this.placeTree(oid, data, folder);
+      } else if (type === "blob") {
+        const files = this.wantedBlobs.get(oid);
+        this.wantedBlobs.delete(oid);
+        // A blob the clone does not hold (past its bound) waits for a write here only while few others do: behind a
+        // slow disk the queue would hold a large tree's blobs, so the last pass reads it from the pack instead.
+        if (!this.options.blobs?.has(oid) && this.waiting.length >= PARALLEL_WRITES) return;
+        for (const file of files ?? []) this.enqueue(file, data);
+      }
+    } catch {
+      this.early = false;
+    }
+  }
+
+  /**
+   * Lists the files of `commit` from the packs of the work tree's `.git` (the pack indexed by now) and writes those not
+   * written yet, then waits for every write. Returns how many files the commit has, and the folders made. A file
+   * written early that the commit does not hold is an error.
+   */
+  async write(commit: string): Promise<{ files: number; folders: string[] }> {
+    this.early = false;
+    this.trees.clear();
+    this.wantedTrees.clear();
+    this.wantedBlobs.clear();
+    try {
+      const packs = new PackObjects(path.join(this.dir, ".git"));
+      const read: ReadObject = async (oid, want) => {
+        const held = want === "blob" ? this.options.blobs?.get(oid) : undefined;
+        if (held) return held;
+        const object = packs.read(oid) ?? (await readLoose(this.dir, oid));
+        if (object.type !== want) throw new Error(`object ${oid} is a ${object.type}, not the ${want} its parent names`);
+        return object.data;
+      };
+      this.read = read;
+      const header = (await read(commit, "commit")).toString("latin1", 0, 64);
+      const tree = /^tree ([0-9a-f]{40})\n/.exec(header)?.[1];
+      if (!tree) throw new Error(`corrupt commit ${commit}: it names no tree`);
+      const files: ListedFile[] = [];
+      const folders: string[] = [];
+      await listFiles(tree, read, "", files, folders, (rel) => this.makeFolder(rel));
+      const listed = new Set(files.map((file) => file.rel));
+      for (const rel of this.placed) if (!listed.has(rel)) throw new Error(`wrote ${rel} ahead of commit ${commit}, which does not hold it`);
+      for (const file of files) if (!this.placed.has(file.rel)) this.enqueue(file);
+      await this.settle();
+      if (this.failure) throw this.failure.error;
+      // Folders no file was written into (empty ones, submodules') are made too.
+      await Promise.all(this.folders.values());
+      if (this.options.onFiles && this.batch.length > 0) await this.options.onFiles(this.batch.splice(0));
+      return { files: files.length, folders };
+    } finally {
+      // A pass that failed leaves no write running into a folder its caller removes.
+      await this.abandon();
+    }
+  }
+
+  /** Stops writing and waits for the writes under way, as a clone that failed must before its folder is removed. */
+  async abandon(): Promise<void> {
+    this.early = false;
+    this.waiting.length = 0;
+    await this.settle();
+    await Promise.allSettled(this.folders.values());
+  }
+
+  private wantTree(oid: string, folder: string): void {
+    const held = this.trees.get(oid);
+    if (held) return this.placeTree(oid, held, folder);
+    const folders = this.wantedTrees.get(oid);
+    if (folders) folders.push(folder);
+    else this.wantedTrees.set(oid, [folder]);
+  }
+
+  private placeTree(oid: string, data: Buffer, folder: string): void {
+    for (const entry of parseTree(data, oid)) {
+      const rel = folder === "" ? entry.name : `${folder}/${entry.name}`;
+      if (entry.mode === "40000" || entry.mode === "160000") {
+        this.makeFolder(rel);
+        if (entry.mode === "40000") this.wantTree(entry.oid, rel);
+        continue;
+      }
+      const file = { rel, oid: entry.oid, mode: entry.mode };
+      const held = this.options.blobs?.get(entry.oid);
+      if (held) {
+        this.enqueue(file, held);
+        continue;
+      }
+      const files = this.wantedBlobs.get(entry.oid);
+      if (files) files.push(file);
+      else this.wantedBlobs.set(entry.oid, [file]);
+    }
+  }
+
+  /**
+   * Makes the folder `rel` once its parent is made, off the main thread (a few hundred folders made one by one took
+   * a tenth of a second of it). Its files' writes wait for it.
+   */
+  private makeFolder(rel: string): void {
+    if (this.folders.has(rel)) return;
+    const slash = rel.lastIndexOf("/");
+    const parent = slash < 0 ? undefined : this.folders.get(rel.slice(0, slash));
+    const made = (async () => {
+      await parent;
+      await fs.promises.mkdir(path.join(this.dir, rel));
+    })();
+    // Awaited by the folder's writes and by `write`; a folder without files is seen failing there.
+    made.catch(() => {});
+    this.folders.set(rel, made);
+  }
+
+  /** Hands `file` to a write, now or once one of the PARALLEL_WRITES is free; its bytes are `bytes`, or read when it starts. */
+  private enqueue(file: ListedFile, bytes?: Buffer): void {
+    this.placed.add(file.rel);
+    this.waiting.push({ file, ...(bytes && { bytes }) });
+    this.pump();
+  }
+
+  private pump(): void {
+    while (this.running.size < PARALLEL_WRITES && this.waiting.length > 0 && !this.failure) {
+      const next = this.waiting.shift()!;
+      const run: Promise<void> = this.writeOne(next.file, next.bytes)
+        .catch((error: unknown) => {
+          this.failure ??= { error };
+        })
+        .finally(() => {
+          this.running.delete(run);
+          this.pump();
+        });
+      this.running.add(run);
+    }
+  }
+
+  private async writeOne({ rel, oid, mode }: ListedFile, held: Buffer | undefined): Promise<void> {
+    const file = path.join(this.dir, rel);
+    const slash = rel.lastIndexOf("/");
+    if (slash >= 0) await this.folders.get(rel.slice(0, slash));
+    // Only the last pass hands over a file without its bytes, once it has set `read`.
+    const blob = held ?? (await this.read!(oid, "blob"));
+    if (mode === "120000") {
+      await fs.promises.symlink(blob.toString("utf8"), file);
+      return;
+    }
+    // "wx": never through a link or onto a file already there, whatever the tree says.
+    const written = fs.promises.writeFile(file, blob, { mode: mode === "100755" ? 0o755 : 0o644, flag: "wx" });
+    const { onFiles } = this.options;
+    if (onFiles) this.batch.push({ path: rel, oid, bytes: blob });
+    await Promise.all([written, onFiles && this.batch.length >= BATCH_FILES ? onFiles(this.batch.splice(0)) : undefined]);
+  }
+
+  /** Resolves once no write is under way or waiting (a failure leaves the waiting ones). */
+  private async settle(): Promise<void> {
+    // A write that ends starts the next waiting one: the set refills until none waits.
+    while (this.running.size > 0) await Promise.all(this.running);
   }
 }
 
@@ -91,46 +302,14 @@ async function listFiles(dir: string, tree: string, read: ReadObject, folder: st
  * read from the clone's pack with Node's zlib (see PackObjects), loose ones through isomorphic-git.
  * Executable bits and symbolic links are kept; submodules become empty directories, as git leaves them.
  * `onFiles` is given the regular files in batches as they are written, and runs while their writes are under way.
- * `blobs` are blobs already inflated (by the pack's indexing), by id; the others are read from the packs.
+ * `blobs` are blobs already inflated (by the pack's indexing), by id; the others are read from the packs. A clone
+ * that writes files as its pack arrives uses a WorktreeWriter instead.
  * Returns how many files it wrote, and the folders it made.
  */
 export async function writeWorktree(
   dir: string,
   commit: string,
-  { onFiles, blobs }: { onFiles?: (files: ClonedFile[]) => Promise<void>; blobs?: ReadonlyMap<string, Buffer> } = {},
+  options: { onFiles?: (files: ClonedFile[]) => Promise<void>; blobs?: ReadonlyMap<string, Buffer> } = {},
 ): Promise<{ files: number; folders: string[] }> {
-  const packs = new PackObjects(path.join(dir, ".git"));
-  const read: ReadObject = async (oid, want) => {
-    const held = want === "blob" ? blobs?.get(oid) : undefined;
-    if (held) return held;
-    const object = packs.read(oid) ?? (await readLoose(dir, oid));
-    if (object.type !== want) throw new Error(`object ${oid} is a ${object.type}, not the ${want} its parent names`);
-    return object.data;
-  };
-  const header = (await read(commit, "commit")).toString("latin1", 0, 64);
-  const tree = /^tree ([0-9a-f]{40})\n/.exec(header)?.[1];
-  if (!tree) throw new Error(`corrupt commit ${commit}: it names no tree`);
-  const files: ListedFile[] = [];
-  const folders: string[] = [];
-  await listFiles(dir, tree, read, "", files, folders);
-  let next = 0;
-  const batch: ClonedFile[] = [];
-  const writer = async () => {
-    while (next < files.length) {
-      const { rel, oid, mode } = files[next++]!;
-      const file = path.join(dir, rel);
-      const blob = await read(oid, "blob");
-      if (mode === "120000") {
-        await fs.promises.symlink(blob.toString("utf8"), file);
-        continue;
-      }
-      // "wx": never through a link or onto a file already there, whatever the tree says.
-      const written = fs.promises.writeFile(file, blob, { mode: mode === "100755" ? 0o755 : 0o644, flag: "wx" });
-      if (onFiles) batch.push({ path: rel, oid, bytes: blob });
-      await Promise.all([written, onFiles && batch.length >= BATCH_FILES ? onFiles(batch.splice(0)) : undefined]);
-    }
-  };
-  await Promise.all(Array.from({ length: PARALLEL_WRITES }, writer));
-  if (onFiles && batch.length > 0) await onFiles(batch.splice(0));
-  return { files: files.length, folders };
+  return new WorktreeWriter(dir, options).write(commit);
 }

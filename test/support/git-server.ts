@@ -21,6 +21,8 @@ export interface GitServer {
 export interface GitServerOptions {
   /** When set, every request must carry Basic credentials `x-access-token:<token>`; others get 401. */
   token?: string;
+  /** When set, each answer's body is sent at most this fast, as over a network link (bytes a second). */
+  bytesPerSecond?: number;
 }
 
 /** Creates a bare repository `owner/name` whose default branch holds `files` (text, or bytes as they are), committed by the real git. */
@@ -123,7 +125,7 @@ export async function startGitServer(root: string, options: GitServerOptions = {
       },
     });
     req.pipe(backend.stdin);
-    relayCgiResponse(backend.stdout, res);
+    relayCgiResponse(backend.stdout, options.bytesPerSecond ? pacedBody(res, options.bytesPerSecond) : res);
     backend.stderr.resume();
     backend.on("error", (error) => {
       if (!res.headersSent) res.writeHead(500).end(String(error));
@@ -148,8 +150,31 @@ function parseBasic(header: string | undefined): { username?: string; password?:
   return { username: decoded.slice(0, colon), password: decoded.slice(colon + 1) };
 }
 
+/** What relayCgiResponse writes an answer to. */
+type AnswerSink = Pick<http.ServerResponse, "writeHead" | "write" | "end">;
+
+/**
+ * `res` with its body's bytes sent no faster than `bytesPerSecond`, in order: each part leaves once the link would
+ * have carried the parts before it, as a git host's bytes reach a worker over its network.
+ */
+function pacedBody(res: http.ServerResponse, bytesPerSecond: number): AnswerSink {
+  let free = performance.now();
+  let last: Promise<void> = Promise.resolve();
+  const later = (send: () => void, bytes: number) => {
+    const at = Math.max(free, performance.now());
+    free = at + (bytes / bytesPerSecond) * 1000;
+    const due = free;
+    last = last.then(() => new Promise<void>((resolve) => setTimeout(() => (send(), resolve()), Math.max(0, due - performance.now()))));
+  };
+  return {
+    writeHead: ((...args: Parameters<http.ServerResponse["writeHead"]>) => res.writeHead(...args)) as http.ServerResponse["writeHead"],
+    write: ((chunk: Buffer) => (later(() => res.write(chunk), chunk.length), true)) as http.ServerResponse["write"],
+    end: ((...args: unknown[]) => (later(() => (res.end as (...a: unknown[]) => void)(...args), 0), res)) as http.ServerResponse["end"],
+  };
+}
+
 // A CGI response is a header block (Status: among the headers), a blank line, then the body.
-function relayCgiResponse(stdout: NodeJS.ReadableStream, res: http.ServerResponse): void {
+function relayCgiResponse(stdout: NodeJS.ReadableStream, res: AnswerSink): void {
   let head = Buffer.alloc(0);
   let bodyStarted = false;
   stdout.on("data", (chunk: Buffer) => {

@@ -70,6 +70,21 @@ describe("withShallowClone", () => {
     }, { onFiles: async (files) => void seen.push(...files) });
   });
 
+  it("clones the same work tree from a server whose answers trickle in, as over a slow link, writing files as they come", async () => {
+    const paced = await startGitServer(root, { token, bytesPerSecond: 20_000 });
+    try {
+      const seen: ClonedFile[] = [];
+      await withShallowClone({ url: `${paced.url}/octo/demo.git`, token }, "main", async ({ dir, head }) => {
+        expect(head).toBe(server.git("octo/demo", "rev-parse", "main"));
+        expect(seen.map((file) => file.path).sort()).toEqual(["README.md", "bin/run.sh", "src/a.ts"]);
+        for (const file of seen) expect(file.bytes.equals(fs.readFileSync(path.join(dir, file.path)))).toBe(true);
+        expect(fs.readlinkSync(path.join(dir, "bin/readme-link"))).toBe("../README.md");
+      }, { onFiles: async (files) => void seen.push(...files) });
+    } finally {
+      await paced.close();
+    }
+  });
+
   it("hands the files it wrote to the work, once, when asked to keep them", async () => {
     const onFiles: ClonedFile[] = [];
     await withShallowClone(remote, "main", async (checkout) => {
