@@ -18,6 +18,16 @@ export interface WholeNumberRule {
 const QUOTABLE = /^[\w .,+-]{1,20}$/;
 
 /**
+ * The whole number `text` spells: digits, with `_` allowed between them (`120_000`), spaces around them ignored;
+ * NaN for anything else (a sign, a fraction, an exponent, hex, a word, nothing), which `Number` would take or
+ * read as 0. Settings and command-line flags read numbers this one way.
+ */
+export function parseWholeNumber(text: string): number {
+  const digits = text.trim();
+  return /^\d+(?:_\d+)*$/.test(digits) ? Number(digits.replace(/_/g, "")) : Number.NaN;
+}
+
+/**
  * The whole number the environment variable `name` holds: digits, with `_` allowed between them (`120_000`), and
  * `fallback` when it is unset or blank. Anything else (a sign, a fraction, an exponent, hex, a word) and a number
  * outside the rule's range is an error that names the variable, quotes what it holds (unless that might be a secret)
@@ -27,8 +37,7 @@ const QUOTABLE = /^[\w .,+-]{1,20}$/;
 export function wholeNumberFrom(env: NodeJS.ProcessEnv, name: string, rule: WholeNumberRule): number {
   const raw = env[name];
   if (raw === undefined || raw.trim() === "") return rule.fallback;
-  const setting = raw.trim();
-  const value = /^\d+(?:_\d+)*$/.test(setting) ? Number(setting.replace(/_/g, "")) : Number.NaN;
+  const value = parseWholeNumber(raw);
   const max = rule.max ?? Number.MAX_SAFE_INTEGER;
   if (!Number.isSafeInteger(value) || value < rule.min || value > max) {
     const range = rule.max === undefined ? `${rule.min} or more` : `from ${rule.min} to ${rule.max}`;

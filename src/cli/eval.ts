@@ -1,6 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { modelFor, parseConfig } from "../config.js";
+import { parseWholeNumber } from "../env-number.js";
 import { createLlm } from "../llm/client.js";
 import type { CommandPolicy } from "../pipeline/types.js";
 import { explainLosses } from "../eval/oracle/explain-losses.js";
@@ -118,15 +119,16 @@ function readPrices(priceIn: string | undefined, priceOut: string | undefined): 
   if (priceIn === undefined && priceOut === undefined) return undefined;
   if (priceIn === undefined || priceOut === undefined) throw new UsageError("give both --price-in and --price-out (US dollars per million tokens), or neither");
   const read = (flag: string, raw: string) => {
-    const value = Number(raw);
-    if (!Number.isFinite(value) || value < 0) throw new UsageError(`${flag} must be a price in US dollars per million tokens, not '${raw}'`);
+    // Written as a price is (3, 0.15, 2.50): Number alone would also take '', 0x10 and 1e3.
+    const value = /^\s*\d+(?:\.\d+)?\s*$/.test(raw) ? Number(raw) : Number.NaN;
+    if (!Number.isFinite(value)) throw new UsageError(`${flag} must be a price in US dollars per million tokens, not '${raw}'`);
     return value;
   };
   return { in: read("--price-in", priceIn), out: read("--price-out", priceOut) };
 }
 
 function wholeNumber(flag: string, raw: string, min: number, max: number): number {
-  const n = Number(raw);
+  const n = parseWholeNumber(raw);
   if (!Number.isInteger(n) || n < min || n > max) throw new UsageError(`${flag} must be a whole number from ${min} to ${max}, not '${raw}'`);
   return n;
 }

@@ -1,3 +1,4 @@
+import { parseWholeNumber } from "../env-number.js";
 import { LlmError } from "../llm/errors.js";
 import type { Llm } from "../llm/types.js";
 import { StageError } from "../pipeline/errors.js";
@@ -36,7 +37,7 @@ const noModel: Llm = {
 
 function parseTop(raw: string | undefined): number | undefined {
   if (raw === undefined) return undefined;
-  const top = Number(raw);
+  const top = parseWholeNumber(raw);
   if (!Number.isInteger(top) || top < 1 || top > 1000) throw new UsageError(`--top must be a whole number from 1 to 1000, not '${raw}'`);
   return top;
 }

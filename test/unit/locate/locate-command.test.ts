@@ -56,6 +56,17 @@ describe("magis locate", () => {
     }
   });
 
+  it("reads --top as digits only, as settings are read: hex, exponents, fractions, signs and nothing are refused", async () => {
+    for (const top of ["0x10", "1e3", "2.5", "+3", "", "1001"]) {
+      const c = capture();
+      expect(await main(["locate", "--repo", "repo", "--issue-file", "issue.md", "--bm25-only", "--top", top], c.io)).toBe(2);
+      expect(c.err().trim()).toBe(`magis locate: --top must be a whole number from 1 to 1000, not '${top}'; run 'magis locate --help'`);
+    }
+    const c = capture();
+    expect(await main(["locate", "--repo", "repo", "--issue-file", "issue.md", "--bm25-only", "--json", "--top", "1_0"], c.io)).toBe(0);
+    expect((JSON.parse(c.out()) as { files: unknown[] }).files).toHaveLength(1);
+  });
+
   it("says how to configure a model when none is set", async () => {
     const c = capture({});
     expect(await main(["locate", "--repo", "repo", "--issue-file", "issue.md"], c.io)).toBe(2);
