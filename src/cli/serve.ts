@@ -2,7 +2,7 @@ import type { Logger } from "pino";
 import { createProbot, run } from "probot";
 import { MAX_TIMER_MS, wholeNumberFrom } from "../env-number.js";
 import { createOctokitClass, githubBoundsFrom } from "../github/create-octokit-class.js";
-import { createServices, probotHost, type MagisAppOptions, type MagisServices } from "../github/create-services.js";
+import { createServices, probotHost, serviceSettingsFrom, type MagisAppOptions, type MagisServices } from "../github/create-services.js";
 import { magisApp } from "../index.js";
 import { createMetrics, type ServeRole } from "../server/metrics.js";
 import { startOpsServer } from "../server/start-ops-server.js";
@@ -71,6 +71,8 @@ export async function startServer(env: NodeJS.ProcessEnv, options: { log?: Logge
   if (role !== "all" && !env.DATABASE_URL) {
     throw new UsageError(`--role ${role} needs DATABASE_URL (a PostgreSQL database every process shares); without it run one process with --role all`);
   }
+  // The app's other settings are read before the store is opened: a mistyped one leaves no database file behind.
+  serviceSettingsFrom(env);
   const store = await openStore(env);
   const metrics = createMetrics({ role, queueDepth: () => store.jobs.depth() });
   const probot = createProbot({

@@ -106,6 +106,31 @@ export interface GitHubHost {
   log: JobServices["log"];
 }
 
+/** The settings createServices reads from the environment, unless `options` gives them. */
+export interface ServiceSettings {
+  concurrency: number;
+  lostAfterMs: number;
+  objects: ObjectCache | undefined;
+  gitIdleTimeoutMs: number;
+}
+
+/**
+ * The settings createServices reads from the environment, each checked: a mistyped one throws, naming it and saying
+ * what to set (see wholeNumberFrom). `magis serve` reads them before it opens its store too, so that such a mistake
+ * leaves no database file behind.
+ */
+export function serviceSettingsFrom(env: NodeJS.ProcessEnv, options: MagisAppOptions = {}): ServiceSettings {
+  const concurrency = options.concurrency ?? wholeNumberFrom(env, "MAGIS_JOBS_CONCURRENCY", { fallback: 2, min: 1, meaning: "the jobs one process runs at once" });
+  // Its heartbeat is a quarter of it, at most 5 s: below 3 s a busy database would have workers taken for lost.
+  const lostAfterMs =
+    options.workerLostMs ?? wholeNumberFrom(env, "MAGIS_WORKER_LOST_SECONDS", { fallback: 60, min: 3, max: 86_400, meaning: "the seconds a worker may stay silent before it is taken for lost" }) * 1000;
+  // Each job reads the model's settings with its repository's config; read once here too, a mistyped one stops the
+  // app when it starts instead of failing every job.
+  if (!options.createLlm) resolveLlmSettings({ env });
+  const objects = options.keepObjects === false ? undefined : objectCacheFrom(env, options.workDir ?? (env.MAGIS_WORKDIR || os.tmpdir()));
+  return { concurrency, lostAfterMs, objects, gitIdleTimeoutMs: gitIdleMsFrom(env) };
+}
+
 /**
  * Builds the job store, the queue, the runners of both job kinds (resolve an issue, revise a pull request) and the
  * trigger desk with every trigger rule, for one door (the App's Probot instance, or an Action's token).
@@ -113,10 +138,7 @@ export interface GitHubHost {
 export function createServices(host: GitHubHost, options: MagisAppOptions = {}): MagisServices {
   const env = options.env ?? process.env;
   // Read before anything runs (the sweeps below remove files), so that a mistyped value stops the app untouched.
-  const concurrency = options.concurrency ?? wholeNumberFrom(env, "MAGIS_JOBS_CONCURRENCY", { fallback: 2, min: 1, meaning: "the jobs one process runs at once" });
-  // Its heartbeat is a quarter of it, at most 5 s: below 3 s a busy database would have workers taken for lost.
-  const lostAfterMs =
-    options.workerLostMs ?? wholeNumberFrom(env, "MAGIS_WORKER_LOST_SECONDS", { fallback: 60, min: 3, max: 86_400, meaning: "the seconds a worker may stay silent before it is taken for lost" }) * 1000;
+  const { concurrency, lostAfterMs, objects, gitIdleTimeoutMs } = serviceSettingsFrom(env, options);
   const dbFile = defaultDatabasePath(env);
   const store = options.store ?? new SqliteStore(options.db ?? openDatabase(dbFile));
   const role = options.role ?? "all";
@@ -128,9 +150,6 @@ export function createServices(host: GitHubHost, options: MagisAppOptions = {}):
   const { auth, bot, log } = host;
   const traceDir = options.traceDir ?? env.MAGIS_TRACE_DIR ?? (options.db ? "" : path.join(path.dirname(dbFile), "traces"));
   const allowExec = options.allowExec ?? env.MAGIS_ALLOW_EXEC === "1";
-  // Each job reads the model's settings with its repository's config; read once here too, a mistyped one stops the
-  // app when it starts instead of failing every job.
-  if (!options.createLlm) resolveLlmSettings({ env });
   const shared: Omit<ReviseJobServices, "revise"> = {
     auth,
     bot,
@@ -139,8 +158,8 @@ export function createServices(host: GitHubHost, options: MagisAppOptions = {}):
     createLlm: options.createLlm ?? ((config, onTrace, signal) => createLlm({ config, env, onTrace, signal })),
     gitBaseUrl: options.gitBaseUrl ?? (env.MAGIS_GIT_BASE_URL || undefined),
     workDir: options.workDir ?? (env.MAGIS_WORKDIR || undefined),
-    objects: options.keepObjects === false ? undefined : objectCacheFrom(env, options.workDir ?? (env.MAGIS_WORKDIR || os.tmpdir())),
-    gitIdleTimeoutMs: gitIdleMsFrom(env),
+    objects,
+    gitIdleTimeoutMs,
     log,
     now: Date.now,
     onTimings: (job, timings) => {

@@ -122,19 +122,22 @@ describe("magis serve", () => {
     expect(html).toContain('"metadata":"read"');
   });
 
-  it("refuses a mistyped number among its settings before it serves: the message names it, nothing listens, and the settings corrected start", async () => {
+  it("refuses a mistyped number among its settings before it serves: the message names it, no database is made, nothing listens, and the settings corrected start", async () => {
     const settings: Array<[string, string, string]> = [
       ["PORT", "http", "PORT is 'http': set it to the port the server listens on, 0 for any free one (a whole number, from 0 to 65535), or leave it unset for 3000"],
       ["MAGIS_JOBS_CONCURRENCY", "two", "MAGIS_JOBS_CONCURRENCY is 'two': set it to the jobs one process runs at once (a whole number, 1 or more), or leave it unset for 2"],
       ["MAGIS_SHUTDOWN_GRACE_SECONDS", "-1", "MAGIS_SHUTDOWN_GRACE_SECONDS is '-1'"],
       ["MAGIS_OBJECT_CACHE_MB", "1e3", "MAGIS_OBJECT_CACHE_MB is '1e3'"],
       ["MAGIS_LLM_TIMEOUT_MS", "2m", "MAGIS_LLM_TIMEOUT_MS is '2m'"],
+      ["MAGIS_WORKER_LOST_SECONDS", "1", "MAGIS_WORKER_LOST_SECONDS is '1'"],
+      ["MAGIS_GIT_TIMEOUT_MS", "0x10", "MAGIS_GIT_TIMEOUT_MS is '0x10'"],
     ];
     for (const [name, value, message] of settings) {
       const port = await freePort();
       const env: NodeJS.ProcessEnv = { ...appSettings(port), LOG_LEVEL: "silent" };
       await expect(startServer({ ...env, [name]: value }), name).rejects.toThrow(message);
-      // Nothing was left listening on the port, and the same settings, corrected, start.
+      // No database was made, and nothing was left listening on the port; the same settings, corrected, start.
+      expect(fs.existsSync(env.MAGIS_DB!), name).toBe(false);
       const probe = net.createServer();
       await new Promise<void>((resolve, reject) => probe.once("error", reject).listen(port, "127.0.0.1", resolve));
       await new Promise<void>((resolve) => probe.close(() => resolve()));
