@@ -226,11 +226,12 @@ describe("the outcome of a job is never invisible", () => {
 
   it("stops a job that runs past job_timeout_minutes, naming its stage and the setting", async () => {
     await rig.setUp({
-      config: "job_timeout_minutes: 0.01\n",
+      // 3 s: the stages before the kick-off take a fraction of it, on a loaded machine too.
+      config: "job_timeout_minutes: 0.05\n",
       script: (model) => {
-        // The Manager's summing-up takes longer than the whole job may (0.6 s).
+        // The Manager's summing-up takes longer than the whole job may.
         model.script("manager-close-meeting", async () => {
-          await new Promise((resolve) => setTimeout(resolve, 1500));
+          await new Promise((resolve) => setTimeout(resolve, 6000));
           return { speech: "Thank you. One task, no dependencies." };
         });
         scriptResolve(model);
@@ -241,7 +242,7 @@ describe("the outcome of a job is never invisible", () => {
     expect((await rig.jobs())[0]).toMatchObject({ status: "failed", stage: "kickoff" });
     const [status] = statusComments();
     expect(status!.body).toContain("😕 MAGIS could not finish this run");
-    expect(status!.body).toContain("took longer than job_timeout_minutes (0.01 minutes)");
+    expect(status!.body).toContain("took longer than job_timeout_minutes (0.05 minutes)");
     expect(status!.body).toContain("Raise `job_timeout_minutes`");
     expect(rig.botBranches()).toBe("");
     expect(rig.github.reactions.map((r) => r.content)).toEqual(["eyes", "confused"]);
