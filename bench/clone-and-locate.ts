@@ -51,7 +51,7 @@ if (!values.mirror) {
   process.exit(2);
 }
 const linkMb = values["link-mb"];
-if (linkMb !== undefined && !(Number(linkMb) > 0)) {
+if (linkMb !== undefined && !(Number(linkMb) * 1e6 >= 1)) {
   console.error(`--link-mb is '${linkMb}': give the link's speed in megabytes a second (10 for 80 Mbit/s), or leave it out for no limit`);
   process.exit(2);
 }

@@ -18,6 +18,14 @@ export interface WholeNumberRule {
 const QUOTABLE = /^[\w .,+-]{1,20}$/;
 
 /**
+ * How a message names what a setting holds: `is '<value>'`, or, when the value could be a secret pasted on the wrong
+ * line (long, or with an address's or a key's characters), only how long it is and that it is not `wanted`.
+ */
+export function heldValue(raw: string, wanted: string): string {
+  return QUOTABLE.test(raw) ? `is '${raw}'` : `holds ${raw.length} characters that are not ${wanted} (not shown: they may be a secret set on the wrong line)`;
+}
+
+/**
  * The whole number `text` spells: digits, with `_` allowed between them (`120_000`), spaces around them ignored;
  * NaN for anything else (a sign, a fraction, an exponent, hex, a word, nothing), which `Number` would take or
  * read as 0. Settings and command-line flags read numbers this one way.
@@ -41,8 +49,7 @@ export function wholeNumberFrom(env: NodeJS.ProcessEnv, name: string, rule: Whol
   const max = rule.max ?? Number.MAX_SAFE_INTEGER;
   if (!Number.isSafeInteger(value) || value < rule.min || value > max) {
     const range = rule.max === undefined ? `${rule.min} or more` : `from ${rule.min} to ${rule.max}`;
-    const held = QUOTABLE.test(raw) ? `is '${raw}'` : `holds ${raw.length} characters that are not such a number (not shown: they may be a secret set on the wrong line)`;
-    throw new Error(`${name} ${held}: set it to ${rule.meaning} (a whole number, ${range}), or leave it unset for ${rule.unset ?? rule.fallback}`);
+    throw new Error(`${name} ${heldValue(raw, "such a number")}: set it to ${rule.meaning} (a whole number, ${range}), or leave it unset for ${rule.unset ?? rule.fallback}`);
   }
   return value;
 }

@@ -119,9 +119,9 @@ function readPrices(priceIn: string | undefined, priceOut: string | undefined): 
   if (priceIn === undefined && priceOut === undefined) return undefined;
   if (priceIn === undefined || priceOut === undefined) throw new UsageError("give both --price-in and --price-out (US dollars per million tokens), or neither");
   const read = (flag: string, raw: string) => {
-    // Written as a price is (3, 0.15, 2.50): Number alone would also take '', 0x10 and 1e3.
-    const value = /^\s*\d+(?:\.\d+)?\s*$/.test(raw) ? Number(raw) : Number.NaN;
-    if (!Number.isFinite(value)) throw new UsageError(`${flag} must be a price in US dollars per million tokens, not '${raw}'`);
+    // Written as a price is (3, 0.15, .15, 2.50): Number alone would also take '', 0x10 and 1e3.
+    const value = /^\s*(?:\d+(?:\.\d*)?|\.\d+)\s*$/.test(raw) ? Number(raw) : Number.NaN;
+    if (!Number.isFinite(value)) throw new UsageError(`${flag} must be a price in US dollars per million tokens, such as 3 or 0.15, not '${raw}'`);
     return value;
   };
   return { in: read("--price-in", priceIn), out: read("--price-out", priceOut) };

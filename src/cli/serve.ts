@@ -1,6 +1,6 @@
 import type { Logger } from "pino";
 import { createProbot, run } from "probot";
-import { MAX_TIMER_MS, wholeNumberFrom } from "../env-number.js";
+import { heldValue, MAX_TIMER_MS, wholeNumberFrom } from "../env-number.js";
 import { createOctokitClass, githubBoundsFrom } from "../github/create-octokit-class.js";
 import { createServices, probotHost, serviceSettingsFrom, type MagisAppOptions, type MagisServices } from "../github/create-services.js";
 import { magisApp } from "../index.js";
@@ -47,6 +47,9 @@ Environment:
   MAGIS_GIT_BASE_URL                       clone from this origin instead of the API's clone_url
   MAGIS_TRACE_DIR                          per-job model traces (JSON Lines), default .magis/traces`;
 
+/** The levels Probot's logger (pino) takes for LOG_LEVEL. */
+const LOG_LEVELS: readonly string[] = ["trace", "debug", "info", "warn", "error", "fatal", "silent"];
+
 /** The roles `--role` takes. */
 const ROLES: readonly ServeRole[] = ["all", "web", "worker"];
 
@@ -60,6 +63,10 @@ export async function startServer(env: NodeJS.ProcessEnv, options: { log?: Logge
   const role = options.role ?? "all";
   // Read before anything starts, so that a mistyped value stops the app with the reason and nothing half-started.
   const port = wholeNumberFrom(env, "PORT", { fallback: 3000, min: 0, max: 65_535, meaning: "the port the server listens on, 0 for any free one" });
+  // Probot's logger would refuse another level only once the store is open, after printing its stack.
+  if (env.LOG_LEVEL && !LOG_LEVELS.includes(env.LOG_LEVEL)) {
+    throw new UsageError(`LOG_LEVEL ${heldValue(env.LOG_LEVEL, "a level")}: set it to one of ${LOG_LEVELS.join(", ")}, or leave it unset for info`);
+  }
   const graceMs = wholeNumberFrom(env, "MAGIS_SHUTDOWN_GRACE_SECONDS", { fallback: 300, min: 0, max: Math.floor(MAX_TIMER_MS / 1000), meaning: "the seconds a stopping worker lets its running jobs finish, 0 to hand them back at once" }) * 1000;
   const Octokit = createOctokitClass(githubBoundsFrom(env));
   const registered = Boolean(env.APP_ID && (env.PRIVATE_KEY || env.PRIVATE_KEY_PATH));
@@ -71,15 +78,16 @@ export async function startServer(env: NodeJS.ProcessEnv, options: { log?: Logge
   if (role !== "all" && !env.DATABASE_URL) {
     throw new UsageError(`--role ${role} needs DATABASE_URL (a PostgreSQL database every process shares); without it run one process with --role all`);
   }
-  // The app's other settings are read before the store is opened: a mistyped one leaves no database file behind.
+  // The app's other settings, and Probot's (the private key, the log level), are read before the store is opened: a
+  // mistyped one leaves no database file behind, and no pool open.
   serviceSettingsFrom(env);
-  const store = await openStore(env);
-  const metrics = createMetrics({ role, queueDepth: () => store.jobs.depth() });
   const probot = createProbot({
     // Probot's own server logged at info, as JSON in production; createProbot alone would default to warn, pretty.
     env: { LOG_LEVEL: "info", LOG_FORMAT: env.NODE_ENV === "production" ? "json" : "pretty", ...env },
     overrides: { Octokit, ...(options.log ? { log: options.log } : {}) },
   });
+  const store = await openStore(env);
+  const metrics = createMetrics({ role, queueDepth: () => store.jobs.depth() });
   let services: MagisServices | undefined;
   const app: MagisAppOptions = { env, store, role, metrics, onReady: (made) => (services = made) };
   const ready = () => (services ? services.ready() : Promise.reject(new Error("the app is still starting")));

@@ -109,7 +109,9 @@ export class WorktreeWriter {
   private readonly folders = new Map<string, Promise<void>>();
   /** Files handed to a write, by path. */
   private readonly placed = new Set<string>();
-  private readonly waiting: { file: ListedFile; bytes?: Buffer }[] = [];
+  /** Files to write, in order, from `next` on: taking from an array's front one by one would copy the rest each time. */
+  private waiting: { file: ListedFile; bytes?: Buffer }[] = [];
+  private next = 0;
   private readonly running = new Set<Promise<void>>();
   private readonly batch: ClonedFile[] = [];
   private early = true;
@@ -133,6 +135,8 @@ export class WorktreeWriter {
     if (!this.early || this.failure) return;
     try {
       if (type === "commit" && oid === this.head) {
+        // Placed once: a pack may hold an object twice (git's index-pack takes it), and its files would be written twice.
+        this.head = undefined;
         const tree = /^tree ([0-9a-f]{40})\n/.exec(data.toString("latin1", 0, 64))?.[1];
         if (tree) this.wantTree(tree, "");
       } else if (type === "tree") {
@@ -148,7 +152,7 @@ export class WorktreeWriter {
         this.wantedBlobs.delete(oid);
         // A blob the clone does not hold (past its bound) waits for a write here only while few others do: behind a
         // slow disk the queue would hold a large tree's blobs, so the last pass reads it from the pack instead.
-        if (!this.options.blobs?.has(oid) && this.waiting.length >= PARALLEL_WRITES) return;
+        if (!this.options.blobs?.has(oid) && this.waiting.length - this.next >= PARALLEL_WRITES) return;
         for (const file of files ?? []) this.enqueue(file, data);
       }
     } catch {
@@ -200,7 +204,8 @@ export class WorktreeWriter {
   /** Stops writing and waits for the writes under way, as a clone that failed must before its folder is removed. */
   async abandon(): Promise<void> {
     this.early = false;
-    this.waiting.length = 0;
+    this.waiting = [];
+    this.next = 0;
     await this.settle();
     await Promise.allSettled(this.folders.values());
   }
@@ -258,9 +263,14 @@ export class WorktreeWriter {
   }
 
   private pump(): void {
-    while (this.running.size < PARALLEL_WRITES && this.waiting.length > 0 && !this.failure) {
-      const next = this.waiting.shift()!;
-      const run: Promise<void> = this.writeOne(next.file, next.bytes)
+    while (this.running.size < PARALLEL_WRITES && this.next < this.waiting.length && !this.failure) {
+      const item = this.waiting[this.next++]!;
+      // The files taken are let go of now and then, so that their bytes are not held until the last is written.
+      if (this.next >= 1024 && this.next * 2 >= this.waiting.length) {
+        this.waiting = this.waiting.slice(this.next);
+        this.next = 0;
+      }
+      const run: Promise<void> = this.writeOne(item.file, item.bytes)
         .catch((error: unknown) => {
           this.failure ??= { error };
         })
@@ -286,7 +296,10 @@ export class WorktreeWriter {
     const written = fs.promises.writeFile(file, blob, { mode: mode === "100755" ? 0o755 : 0o644, flag: "wx" });
     const { onFiles } = this.options;
     if (onFiles) this.batch.push({ path: rel, oid, bytes: blob });
-    await Promise.all([written, onFiles && this.batch.length >= BATCH_FILES ? onFiles(this.batch.splice(0)) : undefined]);
+    // Both run to their end before the write counts as done, failed or not: nothing of it outlives the clone.
+    const [wrote, saw] = await Promise.allSettled([written, onFiles && this.batch.length >= BATCH_FILES ? onFiles(this.batch.splice(0)) : undefined]);
+    if (wrote.status === "rejected") throw wrote.reason;
+    if (saw.status === "rejected") throw saw.reason;
   }
 
   /** Resolves once no write is under way or waiting (a failure leaves the waiting ones). */

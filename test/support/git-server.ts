@@ -23,6 +23,8 @@ export interface GitServerOptions {
   token?: string;
   /** When set, each answer's body is sent at most this fast, as over a network link (bytes a second). */
   bytesPerSecond?: number;
+  /** When set, the last `bytes` of each fetch's answer (a POST to upload-pack) wait until `until` resolves: the pack is all but there. */
+  holdTail?: { bytes: number; until: () => Promise<void> };
 }
 
 /** Creates a bare repository `owner/name` whose default branch holds `files` (text, or bytes as they are), committed by the real git. */
@@ -125,7 +127,8 @@ export async function startGitServer(root: string, options: GitServerOptions = {
       },
     });
     req.pipe(backend.stdin);
-    relayCgiResponse(backend.stdout, options.bytesPerSecond ? pacedBody(res, options.bytesPerSecond) : res);
+    const paced = options.bytesPerSecond ? pacedBody(res, options.bytesPerSecond) : res;
+    relayCgiResponse(backend.stdout, options.holdTail && req.method === "POST" ? heldTail(paced, options.holdTail) : paced);
     backend.stderr.resume();
     backend.on("error", (error) => {
       if (!res.headersSent) res.writeHead(500).end(String(error));
@@ -170,6 +173,29 @@ function pacedBody(res: http.ServerResponse, bytesPerSecond: number): AnswerSink
     writeHead: ((...args: Parameters<http.ServerResponse["writeHead"]>) => res.writeHead(...args)) as http.ServerResponse["writeHead"],
     write: ((chunk: Buffer) => (later(() => res.write(chunk), chunk.length), true)) as http.ServerResponse["write"],
     end: ((...args: unknown[]) => (later(() => (res.end as (...a: unknown[]) => void)(...args), 0), res)) as http.ServerResponse["end"],
+  };
+}
+
+/** `sink` with the last `bytes` of its body held back until `until` resolves (see GitServerOptions.holdTail). */
+function heldTail(sink: AnswerSink, { bytes, until }: { bytes: number; until: () => Promise<void> }): AnswerSink {
+  let tail = Buffer.alloc(0);
+  return {
+    writeHead: sink.writeHead.bind(sink) as AnswerSink["writeHead"],
+    write: ((chunk: Buffer) => {
+      tail = Buffer.concat([tail, chunk]);
+      if (tail.length > bytes) {
+        sink.write(tail.subarray(0, tail.length - bytes));
+        tail = tail.subarray(tail.length - bytes);
+      }
+      return true;
+    }) as AnswerSink["write"],
+    end: (() => {
+      void until().then(() => {
+        sink.write(tail);
+        sink.end();
+      });
+      return sink;
+    }) as unknown as AnswerSink["end"],
   };
 }
 

@@ -122,7 +122,7 @@ describe("magis serve", () => {
     expect(html).toContain('"metadata":"read"');
   });
 
-  it("refuses a mistyped number among its settings before it serves: the message names it, no database is made, nothing listens, and the settings corrected start", async () => {
+  it("refuses a mistyped setting before it serves: the message names it, no database is made, nothing listens, and the settings corrected start", async () => {
     const settings: Array<[string, string, string]> = [
       ["PORT", "http", "PORT is 'http': set it to the port the server listens on, 0 for any free one (a whole number, from 0 to 65535), or leave it unset for 3000"],
       ["MAGIS_JOBS_CONCURRENCY", "two", "MAGIS_JOBS_CONCURRENCY is 'two': set it to the jobs one process runs at once (a whole number, 1 or more), or leave it unset for 2"],
@@ -131,6 +131,10 @@ describe("magis serve", () => {
       ["MAGIS_LLM_TIMEOUT_MS", "2m", "MAGIS_LLM_TIMEOUT_MS is '2m'"],
       ["MAGIS_WORKER_LOST_SECONDS", "1", "MAGIS_WORKER_LOST_SECONDS is '1'"],
       ["MAGIS_GIT_TIMEOUT_MS", "0x10", "MAGIS_GIT_TIMEOUT_MS is '0x10'"],
+      ["LOG_LEVEL", "loud", "LOG_LEVEL is 'loud': set it to one of trace, debug, info, warn, error, fatal, silent, or leave it unset for info"],
+      ["LOG_LEVEL", "postgres://u:hunter2@db/magis", "LOG_LEVEL holds 29 characters that are not a level (not shown"],
+      // Probot's own words for a key it cannot read; what matters here is that no database was made first.
+      ["PRIVATE_KEY", "not a key", "privateKey option is required"],
     ];
     for (const [name, value, message] of settings) {
       const port = await freePort();

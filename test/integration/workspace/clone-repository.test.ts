@@ -1,8 +1,9 @@
 import { execFileSync } from "node:child_process";
+import crypto from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { withShallowClone, writtenFiles, type GitRemote } from "../../../src/workspace/clone-repository.js";
 import { writeWorktree, type ClonedFile } from "../../../src/workspace/write-worktree.js";
 import { createBareRepository, gitEnv, startGitServer, type GitServer } from "../../support/git-server.js";
@@ -82,6 +83,30 @@ describe("withShallowClone", () => {
       }, { onFiles: async (files) => void seen.push(...files) });
     } finally {
       await paced.close();
+    }
+  });
+
+  it("writes files while the server still holds back the end of the pack, and the rest once it comes", async () => {
+    const files = Object.fromEntries(Array.from({ length: 60 }, (_, i) => [`pkg/mod${i}.py`, `${crypto.randomBytes(2048).toString("hex")}\n`]));
+    createBareRepository(root, "octo/many", files);
+    let release = () => {};
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const holding = await startGitServer(root, { token, holdTail: { bytes: 2048, until: () => released } });
+    const parentDir = fs.mkdtempSync(path.join(os.tmpdir(), "magis-held-"));
+    try {
+      const cloned = withShallowClone({ url: `${holding.url}/octo/many.git`, token }, "main", async ({ dir }) => {
+        for (const [rel, text] of Object.entries(files)) expect(fs.readFileSync(path.join(dir, rel), "utf8")).toBe(text);
+      }, { parentDir });
+      // While the pack's last bytes are held, files of the checkout are on disk already.
+      const written = () => fs.readdirSync(parentDir).flatMap((checkout) => (fs.existsSync(path.join(parentDir, checkout, "pkg")) ? fs.readdirSync(path.join(parentDir, checkout, "pkg")) : []));
+      await vi.waitFor(() => expect(written().length).toBeGreaterThan(30), { timeout: 10_000, interval: 20 });
+      release();
+      await cloned;
+      expect(fs.readdirSync(parentDir)).toEqual([]);
+    } finally {
+      release();
+      await holding.close();
+      fs.rmSync(parentDir, { recursive: true, force: true });
     }
   });
 

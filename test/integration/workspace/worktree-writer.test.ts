@@ -65,6 +65,13 @@ async function storePack(dir: string): Promise<void> {
   fs.writeFileSync(path.join(dir, ".git", "objects", "pack", `${name}.idx`), await indexPack(pack));
 }
 
+/** Stores the pack as the clone does once it all came, lets the writer's last pass run, and checks the work tree. */
+async function finishAndCheck(dir: string, writer: WorktreeWriter): Promise<void> {
+  await storePack(dir);
+  await writer.write(head);
+  expectWorkTree(dir);
+}
+
 /** Checks the work tree against the commit: every file's bytes and mode, the link, the submodule's empty folder, and nothing else. */
 function expectWorkTree(dir: string): void {
   const expected = expectedFiles();
@@ -141,12 +148,62 @@ describe("WorktreeWriter", () => {
         writer.see(object);
       }
       await vi.waitFor(() => expect(fs.existsSync(path.join(dir, "pkg", "sub3", "deep", "mod39.py"))).toBe(true), { timeout: 5_000, interval: 10 });
-      await storePack(dir);
-      await writer.write(head);
-      expectWorkTree(dir);
+      await finishAndCheck(dir, writer);
       expect(fs.existsSync(path.join(dir, "stray.txt"))).toBe(false);
       expect(seen.length).toBe(expectedFiles().size - 1);
     } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("places the commit's tree once when the pack holds the commit twice, as git's index-pack allows", async () => {
+    const { dir, writer, blobs } = newCheckout();
+    try {
+      writer.expect(head);
+      const objects: PackObject[] = [];
+      await indexPack(pack, undefined, (object) => objects.push(object));
+      const commit = objects.find((object) => object.type === "commit")!;
+      for (const object of [commit, ...objects]) {
+        if (object.type === "blob") blobs.set(object.oid, object.data);
+        writer.see(object);
+      }
+      await finishAndCheck(dir, writer);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("writes a tree of thousands of files, each once, as its queue lets go of the ones taken", async () => {
+    const big = fs.mkdtempSync(path.join(os.tmpdir(), "magis-writer-big-"));
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "magis-writer-big-out-"));
+    try {
+      const run = (args: string[], input?: string) => execFileSync("git", args, { cwd: big, env: gitEnv(), input, maxBuffer: 64 << 20 });
+      run(["init", "-q", "-b", "main"]);
+      for (let i = 0; i < 2500; i++) {
+        fs.mkdirSync(path.join(big, `d${i % 50}`), { recursive: true });
+        fs.writeFileSync(path.join(big, `d${i % 50}`, `f${i}.txt`), `file ${i}\n`);
+      }
+      run(["add", "-A"]);
+      run(["commit", "-q", "-m", "many"]);
+      const bigHead = run(["rev-parse", "HEAD"]).toString().trim();
+      const bigPack = run(["pack-objects", "--stdout", "-q", "--revs"], "HEAD\n");
+      fs.mkdirSync(path.join(dir, ".git", "objects", "pack"), { recursive: true });
+      fs.writeFileSync(path.join(dir, ".git", "objects", "pack", `${packName(bigPack)}.pack`), bigPack);
+      fs.writeFileSync(path.join(dir, ".git", "objects", "pack", `${packName(bigPack)}.idx`), await indexPack(bigPack));
+      const seen: string[] = [];
+      const blobs = new Map<string, Buffer>();
+      const writer = new WorktreeWriter(dir, { blobs, onFiles: async (files) => void seen.push(...files.map((file) => file.path)) });
+      writer.expect(bigHead);
+      await indexPack(bigPack, undefined, (object) => {
+        if (object.type === "blob") blobs.set(object.oid, object.data);
+        writer.see(object);
+      });
+      expect((await writer.write(bigHead)).files).toBe(2500);
+      expect(new Set(seen).size).toBe(2500);
+      expect(seen).toHaveLength(2500);
+      for (const i of [0, 1023, 1024, 2048, 2499]) expect(fs.readFileSync(path.join(dir, `d${i % 50}`, `f${i}.txt`), "utf8")).toBe(`file ${i}\n`);
+    } finally {
+      fs.rmSync(big, { recursive: true, force: true });
       fs.rmSync(dir, { recursive: true, force: true });
     }
   });
@@ -161,9 +218,7 @@ describe("WorktreeWriter", () => {
       });
       await new Promise((resolve) => setTimeout(resolve, 50));
       expect(fs.readdirSync(dir)).toEqual([".git"]);
-      await storePack(dir);
-      await writer.write(head);
-      expectWorkTree(dir);
+      await finishAndCheck(dir, writer);
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }

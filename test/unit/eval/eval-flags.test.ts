@@ -41,8 +41,13 @@ describe("magis eval's numeric flags", () => {
     for (const value of ["0x10", "1e3", "", "+5", "free"]) {
       const { code, err } = await evalWith(["--price-in", value, "--price-out", "10"]);
       expect(code).toBe(2);
-      expect(err).toContain(`--price-in must be a price in US dollars per million tokens, not '${value}'`);
+      expect(err).toContain(`--price-in must be a price in US dollars per million tokens, such as 3 or 0.15, not '${value}'`);
     }
     expect(fs.existsSync(path.join(dir, "out"))).toBe(false);
+    // Written as prices are: these pass the price check and stop at the next one (--concurrency).
+    for (const value of ["3", "0.15", ".15", "5."]) {
+      const { err } = await evalWith(["--price-in", value, "--price-out", "10", "--concurrency", "0"]);
+      expect(err).toContain("--concurrency must be a whole number from 1 to 64, not '0'");
+    }
   });
 });
