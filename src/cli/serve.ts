@@ -2,6 +2,7 @@ import type { Logger } from "pino";
 import { createProbot, run } from "probot";
 import { heldValue, MAX_TIMER_MS, wholeNumberFrom } from "../env-number.js";
 import { createOctokitClass, githubBoundsFrom } from "../github/create-octokit-class.js";
+import { checkAppCredentials } from "../github/check-app-credentials.js";
 import { createServices, probotHost, serviceSettingsFrom, type MagisAppOptions, type MagisServices } from "../github/create-services.js";
 import { magisApp } from "../index.js";
 import { createMetrics, type ServeRole } from "../server/metrics.js";
@@ -75,6 +76,7 @@ export async function startServer(env: NodeJS.ProcessEnv, options: { log?: Logge
   }
   // Probot's setup page reads PORT itself, and would take "0" or "8_080" for its default.
   if (!registered) return run(magisApp({ env }), { env: { ...env, PORT: String(port) }, Octokit, ...options });
+  checkAppCredentials(env);
   if (role !== "all" && !env.DATABASE_URL) {
     throw new UsageError(`--role ${role} needs DATABASE_URL (a PostgreSQL database every process shares); without it run one process with --role all`);
   }
