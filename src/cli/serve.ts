@@ -80,8 +80,8 @@ export async function startServer(env: NodeJS.ProcessEnv, options: { log?: Logge
   if (role !== "all" && !env.DATABASE_URL) {
     throw new UsageError(`--role ${role} needs DATABASE_URL (a PostgreSQL database every process shares); without it run one process with --role all`);
   }
-  // The app's other settings, and Probot's (the private key, the log level), are read before the store is opened: a
-  // mistyped one leaves no database file behind, and no pool open.
+  // The app's other settings are read, and Probot is built, before the store is opened: a mistyped setting leaves no
+  // database file behind and no pool open.
   serviceSettingsFrom(env);
   const probot = createProbot({
     // Probot's own server logged at info, as JSON in production; createProbot alone would default to warn, pretty.
