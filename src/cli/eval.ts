@@ -1,13 +1,12 @@
 import fs from "node:fs";
 import path from "node:path";
 import { modelFor, parseConfig } from "../config.js";
-import { parseWholeNumber } from "../env-number.js";
 import { createLlm } from "../llm/client.js";
 import type { CommandPolicy } from "../pipeline/types.js";
 import { explainLosses } from "../eval/oracle/explain-losses.js";
 import { startOracleModel } from "../eval/oracle/start-oracle-model.js";
 import { OutputTakenError, runEval } from "../eval/run-eval.js";
-import { parseFlags, UsageError, type CliIo, type Command } from "./io.js";
+import { parseFlags, UsageError, wholeNumberFlag, type CliIo, type Command } from "./io.js";
 import { makeModel } from "./open-checkout.js";
 
 const usage = `Usage: magis eval --data FILE.jsonl --repos DIR --out DIR [--prepare-from MIRRORS] [--limit N]
@@ -84,8 +83,8 @@ export const evalCommand: Command = {
         out: path.resolve(io.cwd, values.out!),
         prepareFrom: values["prepare-from"] ? path.resolve(io.cwd, values["prepare-from"]) : undefined,
         instances: values.instances?.split(",").map((id) => id.trim()).filter((id) => id !== ""),
-        limit: values.limit === undefined ? undefined : wholeNumber("--limit", values.limit, 1, 1_000_000),
-        concurrency: values.concurrency === undefined ? 2 : wholeNumber("--concurrency", values.concurrency, 1, 64),
+        limit: values.limit === undefined ? undefined : wholeNumberFlag("--limit", values.limit, 1, 1_000_000),
+        concurrency: values.concurrency === undefined ? 2 : wholeNumberFlag("--concurrency", values.concurrency, 1, 64),
         resume: values.resume!,
         prices,
         makeLlm: oracle
@@ -125,10 +124,4 @@ function readPrices(priceIn: string | undefined, priceOut: string | undefined): 
     return value;
   };
   return { in: read("--price-in", priceIn), out: read("--price-out", priceOut) };
-}
-
-function wholeNumber(flag: string, raw: string, min: number, max: number): number {
-  const n = parseWholeNumber(raw);
-  if (!Number.isInteger(n) || n < min || n > max) throw new UsageError(`${flag} must be a whole number from ${min} to ${max}, not '${raw}'`);
-  return n;
 }

@@ -36,6 +36,7 @@ export interface Command {
 }
 
 import { parseArgs, type ParseArgsConfig } from "node:util";
+import { parseWholeNumber } from "../env-number.js";
 
 /** node:util parseArgs in strict mode, with its errors turned into one-line UsageErrors. */
 export function parseFlags<T extends NonNullable<ParseArgsConfig["options"]>>(args: string[], options: T) {
@@ -44,4 +45,11 @@ export function parseFlags<T extends NonNullable<ParseArgsConfig["options"]>>(ar
   } catch (error) {
     throw new UsageError(error instanceof Error ? error.message.split("\n")[0]! : String(error));
   }
+}
+
+/** The whole number a flag was given (digits only, as settings are read: see parseWholeNumber), from `min` to `max`. */
+export function wholeNumberFlag(flag: string, raw: string, min: number, max: number): number {
+  const n = parseWholeNumber(raw);
+  if (!Number.isInteger(n) || n < min || n > max) throw new UsageError(`${flag} must be a whole number from ${min} to ${max}, not '${raw}'`);
+  return n;
 }

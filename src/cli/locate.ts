@@ -1,4 +1,3 @@
-import { parseWholeNumber } from "../env-number.js";
 import { LlmError } from "../llm/errors.js";
 import type { Llm } from "../llm/types.js";
 import { StageError } from "../pipeline/errors.js";
@@ -6,7 +5,7 @@ import { locateFiles } from "../pipeline/locate/locate-files.js";
 import type { LocatedFile, ProgressEvent } from "../pipeline/types.js";
 import { openStore } from "../store/open-store.js";
 import type { Store } from "../store/store.js";
-import { parseFlags, UsageError, type Command } from "./io.js";
+import { parseFlags, UsageError, wholeNumberFlag, type Command } from "./io.js";
 import { localHistory, makeModel, memoryFile, openCheckout } from "./open-checkout.js";
 import { readIssueFiles } from "./read-issue-file.js";
 
@@ -34,13 +33,6 @@ Exit 0 with files, 1 when none could be located (the reason is printed), 2 for a
 const noModel: Llm = {
   ask: () => Promise.reject(new Error("--bm25-only runs no model")),
 };
-
-function parseTop(raw: string | undefined): number | undefined {
-  if (raw === undefined) return undefined;
-  const top = parseWholeNumber(raw);
-  if (!Number.isInteger(top) || top < 1 || top > 1000) throw new UsageError(`--top must be a whole number from 1 to 1000, not '${raw}'`);
-  return top;
-}
 
 /** The human-readable result: a ranked table, then (after the relevance check) what was kept or dropped and why. */
 export function formatLocated(files: LocatedFile[]): string {
@@ -80,7 +72,7 @@ export const locateCommand: Command = {
     if (!values.repo) throw new UsageError("--repo is required");
     if (!values["issue-file"]) throw new UsageError("--issue-file is required");
     const { repo, config } = openCheckout(io, values.repo);
-    const top = parseTop(values.top);
+    const top = values.top === undefined ? undefined : wholeNumberFlag("--top", values.top, 1, 1000);
     const issue = readIssueFiles({ cwd: io.cwd, issueFile: values["issue-file"], hintsFile: values["hints-file"] });
     const bm25Only = values["bm25-only"]!;
     const llm = bm25Only ? null : makeModel(config, io, "or pass --bm25-only to rank without a model");
