@@ -71,17 +71,41 @@ type ReadObject = (oid: string, want: PackedObject["type"]) => Promise<Buffer>;
 
 type ListedFile = { rel: string; oid: string; mode: string };
 
+/** An entry of a tree at its place in the work tree: a file (links included), a folder, or a submodule (left an empty folder). */
+type Place = ListedFile & { kind: "file" | "folder" | "submodule" };
+
+/** The entries of the tree `oid` (its bytes `data`) when it fills `folder` of the work tree ("" for the root). */
+function placesIn(data: Buffer, oid: string, folder: string): Place[] {
+  return parseTree(data, oid).map(({ mode, name, oid: entryOid }) => ({
+    kind: mode === "40000" ? "folder" : mode === "160000" ? "submodule" : "file",
+    rel: folder === "" ? name : `${folder}/${name}`,
+    oid: entryOid,
+    mode,
+  }));
+}
+
+/** The tree a commit's bytes name, if they name one where a commit does (its first line). */
+function treeOf(commit: Buffer): string | undefined {
+  return /^tree ([0-9a-f]{40})\n/.exec(commit.toString("latin1", 0, 64))?.[1];
+}
+
+/** Adds `value` to the list `map` holds under `key`. */
+function addTo<T>(map: Map<string, T[]>, key: string, value: T): void {
+  const list = map.get(key);
+  if (list) list.push(value);
+  else map.set(key, [value]);
+}
+
 /** The files under `tree` (links included) with their modes and blobs, added to `files`; its folders and submodules are handed to `makeFolder` on the way, and added to `folders`. */
 async function listFiles(tree: string, read: ReadObject, folder: string, files: ListedFile[], folders: string[], makeFolder: (rel: string) => void): Promise<void> {
-  for (const entry of parseTree(await read(tree, "tree"), tree)) {
-    const rel = folder === "" ? entry.name : `${folder}/${entry.name}`;
-    if (entry.mode === "40000" || entry.mode === "160000") {
-      makeFolder(rel);
-      folders.push(rel);
-      if (entry.mode === "40000") await listFiles(entry.oid, read, rel, files, folders, makeFolder);
-    } else {
-      files.push({ rel, oid: entry.oid, mode: entry.mode });
+  for (const { kind, rel, oid, mode } of placesIn(await read(tree, "tree"), tree, folder)) {
+    if (kind === "file") {
+      files.push({ rel, oid, mode });
+      continue;
     }
+    makeFolder(rel);
+    folders.push(rel);
+    if (kind === "folder") await listFiles(oid, read, rel, files, folders, makeFolder);
   }
 }
 
@@ -137,7 +161,7 @@ export class WorktreeWriter {
       if (type === "commit" && oid === this.head) {
         // Placed once: a pack may hold an object twice (git's index-pack takes it), and its files would be written twice.
         this.head = undefined;
-        const tree = /^tree ([0-9a-f]{40})\n/.exec(data.toString("latin1", 0, 64))?.[1];
+        const tree = treeOf(data);
         if (tree) this.wantTree(tree, "");
       } else if (type === "tree") {
         if (this.treeBytes + data.length <= MAX_HELD_TREE_BYTES) {
@@ -180,8 +204,7 @@ export class WorktreeWriter {
         return object.data;
       };
       this.read = read;
-      const header = (await read(commit, "commit")).toString("latin1", 0, 64);
-      const tree = /^tree ([0-9a-f]{40})\n/.exec(header)?.[1];
+      const tree = treeOf(await read(commit, "commit"));
       if (!tree) throw new Error(`corrupt commit ${commit}: it names no tree`);
       const files: ListedFile[] = [];
       const folders: string[] = [];
@@ -212,29 +235,21 @@ export class WorktreeWriter {
 
   private wantTree(oid: string, folder: string): void {
     const held = this.trees.get(oid);
-    if (held) return this.placeTree(oid, held, folder);
-    const folders = this.wantedTrees.get(oid);
-    if (folders) folders.push(folder);
-    else this.wantedTrees.set(oid, [folder]);
+    if (held) this.placeTree(oid, held, folder);
+    else addTo(this.wantedTrees, oid, folder);
   }
 
   private placeTree(oid: string, data: Buffer, folder: string): void {
-    for (const entry of parseTree(data, oid)) {
-      const rel = folder === "" ? entry.name : `${folder}/${entry.name}`;
-      if (entry.mode === "40000" || entry.mode === "160000") {
+    for (const { kind, rel, oid: entryOid, mode } of placesIn(data, oid, folder)) {
+      if (kind !== "file") {
         this.makeFolder(rel);
-        if (entry.mode === "40000") this.wantTree(entry.oid, rel);
+        if (kind === "folder") this.wantTree(entryOid, rel);
         continue;
       }
-      const file = { rel, oid: entry.oid, mode: entry.mode };
-      const held = this.options.blobs?.get(entry.oid);
-      if (held) {
-        this.enqueue(file, held);
-        continue;
-      }
-      const files = this.wantedBlobs.get(entry.oid);
-      if (files) files.push(file);
-      else this.wantedBlobs.set(entry.oid, [file]);
+      const file = { rel, oid: entryOid, mode };
+      const held = this.options.blobs?.get(entryOid);
+      if (held) this.enqueue(file, held);
+      else addTo(this.wantedBlobs, entryOid, file);
     }
   }
 

@@ -48,21 +48,43 @@ function expectedFiles(): Map<string, { mode: string; oid: string; bytes: Buffer
   return (listed = files);
 }
 
-/** A checkout folder with an empty `.git` to hold the pack, and a writer on it that records what onFiles saw. */
-function newCheckout(): { dir: string; writer: WorktreeWriter; blobs: Map<string, Buffer>; seen: ClonedFile[] } {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "magis-writer-out-"));
-  fs.mkdirSync(path.join(dir, ".git", "objects", "pack"), { recursive: true });
-  const blobs = new Map<string, Buffer>();
-  const seen: ClonedFile[] = [];
-  const writer = new WorktreeWriter(dir, { blobs, onFiles: async (files) => void seen.push(...files) });
-  return { dir, writer, blobs, seen };
+/** A checkout under test: its folder, its writer, the blobs held for it, what onFiles saw, and how an object is shown. */
+interface Checkout {
+  dir: string;
+  writer: WorktreeWriter;
+  blobs: Map<string, Buffer>;
+  seen: ClonedFile[];
+  /** Shows the writer one object of the pack, holding a blob first (unless told not to), as the clone does. */
+  show: (object: PackObject) => void;
 }
 
-/** Stores the pack in the checkout's `.git`, as the clone does once it all came. */
-async function storePack(dir: string): Promise<void> {
-  const name = packName(pack);
-  fs.writeFileSync(path.join(dir, ".git", "objects", "pack", `${name}.pack`), pack);
-  fs.writeFileSync(path.join(dir, ".git", "objects", "pack", `${name}.idx`), await indexPack(pack));
+/**
+ * Runs `body` on a checkout folder with an empty `.git` to hold the pack and a writer that expects `expected` (the
+ * commit, unless told otherwise), then removes the folder, whatever `body` did.
+ */
+async function withCheckout(body: (checkout: Checkout) => Promise<void>, { expected = head, hold = true } = {}): Promise<void> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "magis-writer-out-"));
+  try {
+    fs.mkdirSync(path.join(dir, ".git", "objects", "pack"), { recursive: true });
+    const blobs = new Map<string, Buffer>();
+    const seen: ClonedFile[] = [];
+    const writer = new WorktreeWriter(dir, { blobs, onFiles: async (files) => void seen.push(...files) });
+    writer.expect(expected);
+    const show = (object: PackObject) => {
+      if (object.type === "blob" && hold) blobs.set(object.oid, object.data);
+      writer.see(object);
+    };
+    await body({ dir, writer, blobs, seen, show });
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** Stores `bytes` (the commit's pack by default) in the checkout's `.git`, as the clone does once it all came. */
+async function storePack(dir: string, bytes: Buffer = pack): Promise<void> {
+  const name = packName(bytes);
+  fs.writeFileSync(path.join(dir, ".git", "objects", "pack", `${name}.pack`), bytes);
+  fs.writeFileSync(path.join(dir, ".git", "objects", "pack", `${name}.idx`), await indexPack(bytes));
 }
 
 /** Stores the pack as the clone does once it all came, lets the writer's last pass run, and checks the work tree. */
@@ -92,13 +114,8 @@ function expectWorkTree(dir: string): void {
 describe("WorktreeWriter", () => {
   // Without held blobs (a tree past the clone's bound), a blob is written as it comes only while few writes wait.
   it.each([["held", true], ["not held", false]])("writes each file while the pack still arrives, and the last pass writes the rest, none twice (blobs %s)", async (_label, hold) => {
-    const { dir, writer, blobs, seen } = newCheckout();
-    try {
-      writer.expect(head);
-      const arriving = new PackArriving((object) => {
-        if (object.type === "blob" && hold) blobs.set(object.oid, object.data);
-        writer.see(object);
-      });
+    await withCheckout(async ({ dir, writer, blobs, seen, show }) => {
+      const arriving = new PackArriving(show);
       // All but the pack's end: the server is still sending.
       const cut = pack.length - 400;
       for (let at = 0; at < cut; at += 512) arriving.add(pack.subarray(at, Math.min(at + 512, cut)));
@@ -125,15 +142,11 @@ describe("WorktreeWriter", () => {
       // onFiles saw each regular file once, links aside, with its blob id and bytes.
       expect(seen.map((file) => file.path).sort()).toEqual([...regular].sort());
       for (const file of seen) expect(file.bytes.equals(expected.get(file.path)!.bytes)).toBe(true);
-    } finally {
-      fs.rmSync(dir, { recursive: true, force: true });
-    }
+    }, { hold });
   });
 
   it("places trees and blobs that come in any order, and writes nothing a tree outside the commit names", async () => {
-    const { dir, writer, blobs, seen } = newCheckout();
-    try {
-      writer.expect(head);
+    await withCheckout(async ({ dir, writer, seen, show }) => {
       const objects: PackObject[] = [];
       await indexPack(pack, undefined, (object) => objects.push(object));
       // A tree the commit does not reach, naming a file of its own: sent by a server, never written.
@@ -143,39 +156,26 @@ describe("WorktreeWriter", () => {
       // Blobs first, then the trees in the reverse of git's order (a folder's before its parent's), then the commit:
       // every tree waits for the commit to place it.
       const reversed = (type: string) => objects.filter((object) => object.type === type).reverse();
-      for (const object of [...reversed("blob"), ...reversed("tree"), ...reversed("commit")]) {
-        if (object.type === "blob") blobs.set(object.oid, object.data);
-        writer.see(object);
-      }
+      for (const object of [...reversed("blob"), ...reversed("tree"), ...reversed("commit")]) show(object);
       await vi.waitFor(() => expect(fs.existsSync(path.join(dir, "pkg", "sub3", "deep", "mod39.py"))).toBe(true), { timeout: 5_000, interval: 10 });
       await finishAndCheck(dir, writer);
       expect(fs.existsSync(path.join(dir, "stray.txt"))).toBe(false);
       expect(seen.length).toBe(expectedFiles().size - 1);
-    } finally {
-      fs.rmSync(dir, { recursive: true, force: true });
-    }
+    });
   });
 
   it("places the commit's tree once when the pack holds the commit twice, as git's index-pack allows", async () => {
-    const { dir, writer, blobs } = newCheckout();
-    try {
-      writer.expect(head);
+    await withCheckout(async ({ dir, writer, show }) => {
       const objects: PackObject[] = [];
       await indexPack(pack, undefined, (object) => objects.push(object));
       const commit = objects.find((object) => object.type === "commit")!;
-      for (const object of [commit, ...objects]) {
-        if (object.type === "blob") blobs.set(object.oid, object.data);
-        writer.see(object);
-      }
+      for (const object of [commit, ...objects]) show(object);
       await finishAndCheck(dir, writer);
-    } finally {
-      fs.rmSync(dir, { recursive: true, force: true });
-    }
+    });
   });
 
   it("writes a tree of thousands of files, each once, as its queue lets go of the ones taken", async () => {
     const big = fs.mkdtempSync(path.join(os.tmpdir(), "magis-writer-big-"));
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "magis-writer-big-out-"));
     try {
       const run = (args: string[], input?: string) => execFileSync("git", args, { cwd: big, env: gitEnv(), input, maxBuffer: 64 << 20 });
       run(["init", "-q", "-b", "main"]);
@@ -187,52 +187,37 @@ describe("WorktreeWriter", () => {
       run(["commit", "-q", "-m", "many"]);
       const bigHead = run(["rev-parse", "HEAD"]).toString().trim();
       const bigPack = run(["pack-objects", "--stdout", "-q", "--revs"], "HEAD\n");
-      fs.mkdirSync(path.join(dir, ".git", "objects", "pack"), { recursive: true });
-      fs.writeFileSync(path.join(dir, ".git", "objects", "pack", `${packName(bigPack)}.pack`), bigPack);
-      fs.writeFileSync(path.join(dir, ".git", "objects", "pack", `${packName(bigPack)}.idx`), await indexPack(bigPack));
-      const seen: string[] = [];
-      const blobs = new Map<string, Buffer>();
-      const writer = new WorktreeWriter(dir, { blobs, onFiles: async (files) => void seen.push(...files.map((file) => file.path)) });
-      writer.expect(bigHead);
-      await indexPack(bigPack, undefined, (object) => {
-        if (object.type === "blob") blobs.set(object.oid, object.data);
-        writer.see(object);
-      });
-      expect((await writer.write(bigHead)).files).toBe(2500);
-      expect(new Set(seen).size).toBe(2500);
-      expect(seen).toHaveLength(2500);
-      for (const i of [0, 1023, 1024, 2048, 2499]) expect(fs.readFileSync(path.join(dir, `d${i % 50}`, `f${i}.txt`), "utf8")).toBe(`file ${i}\n`);
+      await withCheckout(
+        async ({ dir, writer, seen, show }) => {
+          await storePack(dir, bigPack);
+          await indexPack(bigPack, undefined, show);
+          expect((await writer.write(bigHead)).files).toBe(2500);
+          expect(new Set(seen.map((file) => file.path)).size).toBe(2500);
+          expect(seen).toHaveLength(2500);
+          for (const i of [0, 1023, 1024, 2048, 2499]) expect(fs.readFileSync(path.join(dir, `d${i % 50}`, `f${i}.txt`), "utf8")).toBe(`file ${i}\n`);
+        },
+        { expected: bigHead },
+      );
     } finally {
       fs.rmSync(big, { recursive: true, force: true });
-      fs.rmSync(dir, { recursive: true, force: true });
     }
   });
 
   it("writes nothing early for a commit it was not told to expect, and the last pass writes the whole tree", async () => {
-    const { dir, writer, blobs } = newCheckout();
-    try {
-      writer.expect("f".repeat(40));
-      await indexPack(pack, undefined, (object) => {
-        if (object.type === "blob") blobs.set(object.oid, object.data);
-        writer.see(object);
-      });
-      await new Promise((resolve) => setTimeout(resolve, 50));
-      expect(fs.readdirSync(dir)).toEqual([".git"]);
-      await finishAndCheck(dir, writer);
-    } finally {
-      fs.rmSync(dir, { recursive: true, force: true });
-    }
+    await withCheckout(
+      async ({ dir, writer, show }) => {
+        await indexPack(pack, undefined, show);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        expect(fs.readdirSync(dir)).toEqual([".git"]);
+        await finishAndCheck(dir, writer);
+      },
+      { expected: "f".repeat(40) },
+    );
   });
 
   it("stops when abandoned, with no write left running into the folder its clone removes", async () => {
-    const { dir, writer, blobs } = newCheckout();
-    try {
-      writer.expect(head);
-      const arriving = new PackArriving((object) => {
-        if (object.type === "blob") blobs.set(object.oid, object.data);
-        writer.see(object);
-      });
-      arriving.add(pack.subarray(0, pack.length - 400));
+    await withCheckout(async ({ dir, writer, show }) => {
+      new PackArriving(show).add(pack.subarray(0, pack.length - 400));
       await writer.abandon();
       // Nothing runs on after it: the folder holds what it held when abandon resolved.
       const listing = () => (fs.readdirSync(dir, { recursive: true }) as string[]).sort();
@@ -241,8 +226,6 @@ describe("WorktreeWriter", () => {
       expect(listing()).toEqual(then);
       fs.rmSync(dir, { recursive: true, force: true });
       expect(fs.existsSync(dir)).toBe(false);
-    } finally {
-      fs.rmSync(dir, { recursive: true, force: true });
-    }
+    });
   });
 });
