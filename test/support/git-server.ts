@@ -169,10 +169,11 @@ function pacedBody(res: http.ServerResponse, bytesPerSecond: number): AnswerSink
     const due = free;
     last = last.then(() => new Promise<void>((resolve) => setTimeout(() => (send(), resolve()), Math.max(0, due - performance.now()))));
   };
+  // relayCgiResponse writes the body's parts and ends it without one (an answer without headers it ends at once).
   return {
-    writeHead: ((...args: Parameters<http.ServerResponse["writeHead"]>) => res.writeHead(...args)) as http.ServerResponse["writeHead"],
-    write: ((chunk: Buffer) => (later(() => res.write(chunk), chunk.length), true)) as http.ServerResponse["write"],
-    end: ((...args: unknown[]) => (later(() => (res.end as (...a: unknown[]) => void)(...args), 0), res)) as http.ServerResponse["end"],
+    writeHead: res.writeHead.bind(res) as AnswerSink["writeHead"],
+    write: ((chunk: Buffer) => (later(() => res.write(chunk), chunk.length), true)) as AnswerSink["write"],
+    end: (() => (later(() => res.end(), 0), res)) as unknown as AnswerSink["end"],
   };
 }
 
