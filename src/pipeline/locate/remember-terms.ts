@@ -34,7 +34,7 @@ interface StoredTerms {
 
 // Bumped whenever tokenizing or the definition parse changes: entries of an older format are never read again, and
 // age out of the cache.
-const CACHE_FORMAT = 2;
+const CACHE_FORMAT = 3;
 
 /**
  * The cache key of a file: the format, its blob id, and what decides how it is read (its extension; for a file

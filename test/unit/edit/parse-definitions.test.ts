@@ -34,9 +34,26 @@ describe("parseDefinitions", () => {
     ["A.java", "class A extends B {\n  int m(int x) { return 1; }\n}\n", ["class A 1-3", "method A.m 2-2"]],
     ["a.cpp", "class A : public B { };\nint A::m(int x) { return 1; }\nint f() { return 0; }\n", ["class A 1-1", "method A.m 2-2", "function f 3-3"]],
     ["a.rb", "module M\n  class A < B\n    def m(x)\n    end\n  end\nend\n", ["class M 1-6", "class M.A 2-5", "method A.m 3-4"]],
+    ["a.c", "struct s { int a; };\nstatic int parse(const char *p) { return 0; }\n", ["class s 1-1", "function parse 2-2"]],
+    ["A.cs", "class A : B {\n  int M(int x) { return 1; }\n}\n", ["class A 1-3", "method A.M 2-2"]],
+    ["a.kt", "class A : B() {\n  fun m(x: Int): Int = x\n}\nfun String.f(): Int = 1\n", ["class A 1-3", "method A.m 2-2", "function f 4-4"]],
+    ["a.swift", "class A: B {\n  func m(x: Int) -> Int { x }\n}\nfunc f() {}\n", ["class A 1-3", "method A.m 2-2", "function f 4-4"]],
+    ["a.scala", "class A extends B {\n  def m(x: Int): Int = x\n}\nobject O\n", ["class A 1-3", "method A.m 2-2", "class O 4-4"]],
+    ["a.dart", "class A extends B {\n  int m(int x) { return x; }\n}\nint f() { return 1; }\n", ["class A 1-3", "method A.m 2-2", "function f 4-4"]],
+    ["a.php", "<?php\nclass A extends B {\n  public function m($x) { return 1; }\n}\nfunction f() {}\n", ["class A 2-4", "method A.m 3-3", "function f 5-5"]],
+    ["a.ex", "defmodule M do\n  def m(x) when x > 0 do\n    x\n  end\n  defp f, do: 1\nend\n", ["class M 1-6", "method M.m 2-4", "method M.f 5-5"]],
+    ["a.ml", "module M = struct\n  let m x = x\nend\nlet rec f a = f a\nlet limit = 3\n", ["class M 1-3", "method M.m 2-2", "function f 4-4", "name limit 5-5"]],
+    ["a.sol", "contract A is B {\n  function m(uint x) public returns (uint) { return x; }\n}\n", ["class A 1-3", "method A.m 2-2"]],
+    ["a.el", "(defun magis-f (x) x)\n", ["function magis-f 1-1"]],
+    ["a.sh", "f() {\n  echo hi\n}\nfunction g { echo; }\n", ["function f 1-3", "function g 4-4"]],
   ];
   it.each(table)("reads %s", async (path, text, expected) => {
     expect(brief(await parseDefinitions(text, path))).toEqual(expected);
+  });
+
+  it("walks code nested thousands deep without running out of stack", async () => {
+    const text = `function deep() {\n${"if (a) {".repeat(5000)}${"}".repeat(5000)}\n}\nfunction after() {}\n`;
+    expect(brief(await parseDefinitions(text, "deep.js"))).toEqual(["function deep 1-3", "function after 4-4"]);
   });
 
   it("leaves files of languages without a shipped grammar, and data files, to BM25 alone", async () => {

@@ -23,4 +23,58 @@ describe("extractDefinitions", () => {
     ].join("\n");
     expect(extractDefinitions(text, "src/client.ts")).toEqual(["Options", "Mode", "createLlm", "Client", "helper", "ask"]);
   });
+
+  it("finds Java's and C#'s classes and methods behind modifiers, annotations and return types, but not calls", () => {
+    const java = [
+      "package p;",
+      "@Deprecated",
+      "public final class Foo extends Bar {",
+      "  @Override",
+      "  public int compute(int x) {",
+      "    return helper(x);",
+      "  }",
+      "  private static List<Map<String, Integer>> load(String path) throws IOException {",
+      "    int y = compute(1);",
+      "    log(y);",
+      "    if (y > 0) { return parse(y); }",
+      "    else if (y < 0) { throw new IllegalStateException(\"negative\"); }",
+      "  }",
+      "  abstract void run();",
+      "}",
+      "record Point(int x, int y) {}",
+    ].join("\n");
+    expect(extractDefinitions(java, "src/main/java/p/Foo.java")).toEqual(["Foo", "Point", "compute", "load"]);
+    const csharp = "namespace N {\n  public sealed class Foo : Bar {\n    public async Task<int> ComputeAsync(int x)\n    {\n      return await Other(x);\n    }\n    internal static void Helper() { }\n  }\n}\n";
+    expect(extractDefinitions(csharp, "src/Foo.cs")).toEqual(["Foo", "ComputeAsync", "Helper"]);
+  });
+
+  it("finds C and C++ functions by their return type, including Class::method, but not prototypes, calls or statements", () => {
+    const c = [
+      "#include <stdio.h>",
+      "static int parse_header(const char *line, size_t n)",
+      "{",
+      "  return count_lines(line);",
+      "}",
+      "int prototype_only(int);",
+      "char *make_buffer(void) {",
+      "  printf(\"x\");",
+      "  copy_into(a,",
+      "    b);",
+      "  return NULL;",
+      "}",
+    ].join("\n");
+    expect(extractDefinitions(c, "src/http.c")).toEqual(["parse_header", "make_buffer"]);
+    const cpp = "void Server::close() {\n  std::cout << describe(x);\n}\nstd::vector<int> Server::list(int n) const {\n}\n";
+    expect(extractDefinitions(cpp, "src/server.cpp")).toEqual(["close", "list"]);
+  });
+
+  it("finds Kotlin's, Swift's, PHP's and Ruby's definitions with their modifiers and receivers", () => {
+    const kotlin = "data class User(val name: String)\nclass Foo : Bar() {\n  override fun compute(y: Int): Int { return y }\n  private suspend fun load() {}\n}\nfun helper(): Int = 1\nfun <T> List<T>.second(): T = this[1]\nobject Registry {}\n";
+    expect(extractDefinitions(kotlin, "src/Foo.kt")).toEqual(["Foo", "User", "compute", "load", "helper", "second", "Registry"]);
+    const swift = "public final class Foo: Bar {\n  public func compute(y: Int) -> Int { return y }\n}\nprotocol Shape {}\nfunc helper() -> Int { 1 }\n";
+    expect(extractDefinitions(swift, "Sources/Foo.swift")).toEqual(["helper", "Foo", "compute", "Shape"]);
+    const php = "<?php\nabstract class Repo {\n  public function find($id) {}\n  protected static function build() {}\n}\n";
+    expect(extractDefinitions(php, "src/Repo.php")).toEqual(["Repo", "find", "build"]);
+    expect(extractDefinitions("class Foo\n  def self.build\n  end\nend\n", "lib/foo.rb")).toEqual(["Foo", "build"]);
+  });
 });

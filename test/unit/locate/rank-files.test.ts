@@ -272,6 +272,22 @@ describe("rankFiles with the definition index", () => {
     expect((await rankFiles(two, issue("`Variable.update` loses chunks"), 3))[0]!.path).toBe("pkg/variable.py");
   });
 
+  it("finds the Java method and the C function an issue names in the file defining it, as in Python", async () => {
+    const java = [
+      { path: "src/main/java/p/Foo.java", text: "package p;\npublic class Foo extends Bar {\n  public int compute(int x) {\n    return x;\n  }\n}\n" },
+      { path: "src/main/java/p/User.java", text: "package p;\npublic class User {\n  int go() { Foo foo = new Foo(); return foo.compute(1) + new Foo().compute(2); }\n}\n" },
+    ];
+    const javaIndex = await indexFiles(java);
+    expect((await javaIndex.rank(issue("`Foo.compute` returns the wrong value"), 2))[0]!.path).toBe("src/main/java/p/Foo.java");
+    expect(javaIndex.stats.parsed).toBe(1);
+    const caller = (i: number) => `int handle_${i}(const char *buf) {\n  /* parse_header on each line */\n  int n = parse_header(buf);\n  return parse_header(buf + n);\n}\n`;
+    const c = [
+      { path: "src/http.c", text: `int parse_header(const char *s)\n{\n  return strlen(s);\n}\n${"int other(void) { return 1; }\n".repeat(30)}` },
+      { path: "src/server.c", text: caller(1) + caller(2) },
+    ];
+    expect((await rankFiles(c, issue("`parse_header` miscounts folded lines"), 2))[0]!.path).toBe("src/http.c");
+  });
+
   it("parses only the files the fast pass says define a named symbol", async () => {
     const index = await indexFiles(files);
     await index.rank(query, 4);
