@@ -1,7 +1,7 @@
 import { describeVerdictForModel } from "../tests/describe-test-verdict.js";
 import type { ChangedFile, TestBench } from "../tests/open-test-bench.js";
 import type { Attempt, DeveloperRole, FileTask, IssueText, StageContext, TaskOutcome } from "../types.js";
-import { outlineFile } from "../../edit/syntax/outline-file.js";
+import { namesIn, outlineFile } from "../../edit/syntax/outline-file.js";
 import { designQaRole } from "./design-qa-role.js";
 import { makeAttempt } from "./make-attempt.js";
 import { openEditableFile } from "../open-editable-file.js";
@@ -38,7 +38,8 @@ export async function runCodingTask(ctx: StageContext, input: CodingTaskInput): 
   }
   const { text: before, encoding } = opened;
   const qaRole = await designQaRole(ctx, input.issue, task, developer);
-  const outline = await outlineFile(before, task.path);
+  // A long file's outline keeps what the issue and the task name.
+  const outline = await outlineFile(before, task.path, { names: namesIn(input.issue.title, input.issue.body, ...input.issue.hints, task.description) });
   const attempts: Attempt[] = [];
   let feedback = input.humanFeedback ? `A human reviewer commented on this file:\n${input.humanFeedback}` : "(none: this is your first attempt)";
   let last: { after: string; diff: string } | null = null;

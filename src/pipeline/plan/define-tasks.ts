@@ -4,7 +4,7 @@ import { mapBounded } from "../map-bounded.js";
 import { protectedPathMatcher } from "../../workspace/protected-paths.js";
 import type { FileTask, IssueText, LocatedFile, SetAsideFile, StageContext } from "../types.js";
 import { formatIssue } from "../format-issue.js";
-import { outlineFile } from "../../edit/syntax/outline-file.js";
+import { namesIn, outlineFile } from "../../edit/syntax/outline-file.js";
 
 const answerSchema = z.object({
   needs_change: z.boolean(),
@@ -52,7 +52,7 @@ async function judgeFile(
   const { value } = await ctx.llm.ask({
     agent: "manager",
     prompt: "manager-define-task",
-    vars: { issue: formatIssue(issue), path: opened.path, summary: file.summary ?? "(no summary)", outline: await outlineFile(opened.text, opened.path), content },
+    vars: { issue: formatIssue(issue), path: opened.path, summary: file.summary ?? "(no summary)", outline: await outlineFile(opened.text, opened.path, { names: namesIn(issue.title, issue.body, ...issue.hints) }), content },
     schema: answerSchema,
   });
   if (!value.needs_change) return { setAside: { path: opened.path, kind: "no-change", description: value.description } };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { NO_OUTLINE, outlineFile } from "../../../src/edit/syntax/outline-file.js";
+import { NO_OUTLINE, namesIn, outlineFile } from "../../../src/edit/syntax/outline-file.js";
 
 const rst = [
   "import re",
@@ -30,13 +30,37 @@ describe("outlineFile", () => {
     );
   });
 
-  it("stays within its bound and says how many definitions it left out", async () => {
+  it("stays within its bound and says how many definitions it left out, and on which lines", async () => {
     const many = Array.from({ length: 500 }, (_, i) => `def function_number_${i}(argument):\n    return argument\n`).join("");
-    const outline = await outlineFile(many, "big.py", 1_000);
-    expect(outline.length).toBeLessThanOrEqual(1_000 + 50);
-    expect(outline.split("\n")[0]).toBe("def function_number_0(argument)  (lines 1-2)");
-    const shown = outline.split("\n").length - 1;
-    expect(outline.endsWith(`… (${500 - shown} more definitions not shown)`)).toBe(true);
+    const outline = await outlineFile(many, "big.py", { maxChars: 1_000 });
+    expect(outline.length).toBeLessThanOrEqual(1_000);
+    const lines = outline.split("\n");
+    expect(lines[0]).toBe("def function_number_0(argument)  (lines 1-2)");
+    const shown = lines.length - 1;
+    expect(lines[shown - 1]).toBe(`def function_number_${shown - 1}(argument)  (lines ${2 * shown - 1}-${2 * shown})`);
+    expect(lines[shown]).toBe(`… (${500 - shown} more definitions, lines ${2 * shown + 1}-1000)`);
+  });
+
+  it("keeps, when cut, the methods the issue names with their class, then the top level, and marks each gap", async () => {
+    const methods = (from: number, count: number) =>
+      Array.from({ length: count }, (_, i) => `    def method_number_${from + i}(self, argument):\n        return argument\n`).join("");
+    const text = `class Context:\n${methods(0, 300)}    def quantize(self, exp):\n        return exp\n${methods(300, 100)}\ndef helper():\n    return 1\n`;
+    const names = namesIn("Context.quantize rounds wrongly", "Calling `quantize` with a negative exponent");
+    const outline = await outlineFile(text, "decimal.py", { maxChars: 1_000, names });
+    expect(outline.length).toBeLessThanOrEqual(1_000);
+    const lines = outline.split("\n");
+    // The class and the named method far down, the top-level function after them, and what was left out between.
+    expect(lines[0]).toBe("class Context  (lines 1-803)");
+    expect(lines).toContain("  def quantize(self, exp)  (lines 602-603)");
+    expect(lines[lines.length - 1]).toBe("def helper()  (lines 805-806)");
+    expect(lines.filter((line) => /^ {2}… \(\d+ more definitions, lines \d+-\d+\)$/.test(line))).toHaveLength(2);
+    const shownMethods = lines.filter((line) => line.includes("method_number_")).length;
+    const leftOut = [...outline.matchAll(/… \((\d+) more/g)].reduce((sum, match) => sum + Number(match[1]), 0);
+    expect(shownMethods + leftOut).toBe(400);
+    // Without names, the cut keeps the file's top level and its start.
+    const plain = (await outlineFile(text, "decimal.py", { maxChars: 1_000 })).split("\n");
+    expect(plain).not.toContain("  def quantize(self, exp)  (lines 602-603)");
+    expect(plain[plain.length - 1]).toBe("def helper()  (lines 805-806)");
   });
 
   it("says there is none for a language without a grammar and for a file that defines nothing", async () => {

@@ -82,4 +82,16 @@ describe("defineTasks on a large file", () => {
     expect(outline.slice(0, 3)).toEqual(["class Table  (lines 1-3)", "  def render(self)  (lines 2-3)", "def helper_0(value)  (lines 5-67)"]);
     expect(outline.at(-1)).toBe("def merge_header_rows(rows, names)  (lines 1285-1286)");
   });
+
+  it("keeps in a cut outline the method the issue names, far down a long class", async () => {
+    const methods = Array.from({ length: 400 }, (_, i) => `    def column_width_${i}(self, rows):\n        return rows\n`).join("");
+    fs.writeFileSync(path.join(root, "table.py"), `class Table:\n${methods}    def merge_header_rows(self, rows):\n        return rows\n`);
+    const llm = fakeLlm({ "manager-define-task": () => ({ needs_change: true, description: "fix merge_header_rows" }) });
+    const named = { title: "Table.merge_header_rows drops the last row", body: "", hints: [] };
+    await defineTasks(testContext(llm, root), named, [{ path: "table.py", score: 1, kept: true }]);
+    const outline = String(llm.calls[0]!.vars.outline).split("\n");
+    expect(outline[0]).toBe("class Table  (lines 1-803)");
+    expect(outline.at(-1)).toBe("  def merge_header_rows(self, rows)  (lines 802-803)");
+    expect(outline.at(-2)).toMatch(/^ {2}… \(\d+ more definitions, lines \d+-801\)$/);
+  });
 });

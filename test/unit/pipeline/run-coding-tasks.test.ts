@@ -54,6 +54,17 @@ describe("runCodingTasks", () => {
     expect(ctx.events.map((e) => e.stage)).toEqual(["attempt", "task-done"]);
   });
 
+  it("shows the Developer the file's outline, keeping in a long one the function its task names", async () => {
+    const helpers = Array.from({ length: 300 }, (_, i) => `export function roundPrice${i}(cents) {\n  return cents;\n}\n`).join("");
+    fs.writeFileSync(path.join(root, "src/cart.js"), `${helpers}${CART}`);
+    const llm = cartModel([{ path: "src/cart.js", ranges: [{ start: 904, end: 904, why: "sum" }] }], [goodCode]);
+    await runCodingTasks(testContext(llm, root), issue, [cartTask], [ada], onePlan);
+    const outline = String(llm.calls.find((call) => call.prompt === "developer-locate-lines")!.vars.outline).split("\n");
+    expect(outline[0]).toBe("function roundPrice0(cents)  (lines 1-3)");
+    expect(outline.at(-1)).toBe("function cartTotal(items)  (lines 901-907)");
+    expect(outline.at(-2)).toMatch(/^… \(\d+ more definitions, lines \d+-900\)$/);
+  });
+
   it("feeds a QA comment and the rejected diff into the next attempt", async () => {
     const llm = cartModel([goodCart], [goodCode], [{ approved: false, comment: "Handle a missing quantity." }, approve]);
     const [outcome] = await runCodingTasks(testContext(llm, root), issue, [cartTask], [ada], onePlan);
