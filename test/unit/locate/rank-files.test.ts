@@ -297,3 +297,52 @@ describe("rankFiles with the definition index", () => {
     expect(index.stats.parsed).toBe(2);
   });
 });
+
+describe("each weight of the ranking", () => {
+  const scoreOf = async (files: Array<{ path: string; text: string }>, query: ReturnType<typeof issue>, path: string, options: Partial<typeof DEFAULT_RANK_OPTIONS> = {}) =>
+    (await rankFiles(files, query, files.length, { ...DEFAULT_RANK_OPTIONS, ...options })).find((f) => f.path === path)?.score ?? 0;
+  const parser = { path: "pkg/parse.py", text: "import re\n\nWORDS = re.compile('[a-z]+')\n" };
+  const definer = { path: "pkg/tools.py", text: "def parse(text):\n    return text.split()\n" };
+  const other = { path: "pkg/other.py", text: "def unrelated():\n    return 1\n" };
+  const files = [parser, definer, other];
+  const parse = issue("parse words");
+
+  it("mentionBoost multiplies a named file's score by 1 + the boost × how strongly the issue names it", async () => {
+    // `pkg/parse.py` named with its folder in prose: two trailing parts agree, at a prose path's strength 2: 4.
+    const named = issue("parse words", "The pattern in pkg/parse.py misses digits.");
+    const plain = await scoreOf(files, named, parser.path, { mentionBoost: 0 });
+    expect(await scoreOf(files, named, parser.path, { mentionBoost: 0.2 }) / plain).toBeCloseTo(1.8, 2);
+    expect(await scoreOf(files, named, parser.path, { mentionBoost: 0.5 }) / plain).toBeCloseTo(3, 2);
+    expect(await scoreOf(files, named, definer.path, { mentionBoost: 0.5 })).toBe(await scoreOf(files, named, definer.path, { mentionBoost: 0 }));
+  });
+
+  it("namesShare adds the path-and-names score in proportion, and at 0 leaves the text alone", async () => {
+    const [none, one, two] = await Promise.all([0, 1, 2].map((namesShare) => scoreOf(files, parse, parser.path, { namesShare })));
+    expect(one).toBeGreaterThan(none);
+    expect(two - none).toBeCloseTo(2 * (one - none), 2);
+  });
+
+  it("pathWeight and defsWeight decide between the file named like the issue's word and the one defining it", async () => {
+    const ranked = async (pathWeight: number, defsWeight: number) =>
+      (await rankFiles(files, parse, 2, { ...DEFAULT_RANK_OPTIONS, pathWeight, defsWeight, definitionBoost: 0 }))[0]!.path;
+    expect(await ranked(3, 0)).toBe(parser.path);
+    expect(await ranked(0, 3)).toBe(definer.path);
+    // With neither, the names add nothing: the same scores as without the names at all.
+    expect(await scoreOf(files, parse, parser.path, { pathWeight: 0, defsWeight: 0 })).toBe(await scoreOf(files, parse, parser.path, { namesShare: 0 }));
+  });
+
+  it("looks up a named symbol only where at most ten files define it, and parses at most a hundred files a query", async () => {
+    const definers = (name: string, count: number) =>
+      Array.from({ length: count }, (_, i) => ({ path: `pkg/${name}_${i}.py`, text: `def ${name}(value):\n    return value\n` }));
+    const ten = await indexFiles(definers("update_rows", 10));
+    await ten.rank(issue("`update_rows` loses data"), 5);
+    expect(ten.stats.parsed).toBe(10);
+    const eleven = await indexFiles(definers("update_rows", 11));
+    await eleven.rank(issue("`update_rows` loses data"), 5);
+    expect(eleven.stats.parsed).toBe(0);
+    const names = Array.from({ length: 11 }, (_, i) => `merge_${i}`);
+    const many = await indexFiles(names.flatMap((name) => definers(name, 10)));
+    await many.rank(issue(names.map((name) => `\`${name}\``).join(" ")), 5);
+    expect(many.stats.parsed).toBe(100);
+  });
+});
