@@ -317,7 +317,9 @@ describe("each weight of the ranking", () => {
   });
 
   it("namesShare adds the path-and-names score in proportion, and at 0 leaves the text alone", async () => {
-    const [none, one, two] = await Promise.all([0, 1, 2].map((namesShare) => scoreOf(files, parse, parser.path, { namesShare })));
+    const none = await scoreOf(files, parse, parser.path, { namesShare: 0 });
+    const one = await scoreOf(files, parse, parser.path, { namesShare: 1 });
+    const two = await scoreOf(files, parse, parser.path, { namesShare: 2 });
     expect(one).toBeGreaterThan(none);
     expect(two - none).toBeCloseTo(2 * (one - none), 2);
   });
