@@ -1,7 +1,8 @@
 import { extname, basename } from "node:path";
 
 /**
- * File extension → grammar in tree-sitter-wasms/out (tree-sitter-<name>.wasm). Only grammars that load with
+ * File extension → grammar in tree-sitter-wasms/out (tree-sitter-<name>.wasm; bash from tree-sitter-bash, see
+ * loadParser). Only grammars that load with
  * web-tree-sitter 0.25.10 and parse ordinary code of their language without errors are listed
  * (checked in test/unit/edit/syntax-grammars.test.ts); yaml, elm and ql fail to load, and lua
  * loads but misparses plain code, so they are left out.

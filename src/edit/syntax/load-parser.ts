@@ -1,9 +1,21 @@
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
-import { Language, Parser } from "web-tree-sitter";
+import { Language, Parser, type Tree } from "web-tree-sitter";
 
 const require = createRequire(import.meta.url);
 const grammarDir = join(dirname(require.resolve("tree-sitter-wasms/package.json")), "out");
+
+/**
+ * Grammars read from their own package rather than tree-sitter-wasms: its bash scanner calls `isalpha`,
+ * which the web-tree-sitter 0.25 runtime does not provide, so a `case`, a comment or a quoted word threw
+ * (and left the parser throwing on every later file); tree-sitter-bash's own build calls what it provides.
+ */
+const OWN_PACKAGE: Record<string, string> = { bash: "tree-sitter-bash/tree-sitter-bash.wasm" };
+
+function wasmOf(grammar: string): string {
+  const own = OWN_PACKAGE[grammar];
+  return own ? require.resolve(own) : join(grammarDir, `tree-sitter-${grammar}.wasm`);
+}
 
 /** The last grammar load begun (after the runtime's): loads run one at a time. */
 let loading: Promise<unknown> | null = null;
@@ -17,7 +29,7 @@ export function loadParser(grammar: string): Promise<Parser> {
     // web-tree-sitter links each grammar's wasm through shared state: two grammars loading at once (tasks of one
     // plan step checking files in two languages) may resolve each other's symbols and fail, so loads wait in turn.
     parser = loading.then(async () => {
-      const language = await Language.load(join(grammarDir, `tree-sitter-${grammar}.wasm`));
+      const language = await Language.load(wasmOf(grammar));
       const created = new Parser();
       created.setLanguage(language);
       return created;
@@ -28,4 +40,24 @@ export function loadParser(grammar: string): Promise<Parser> {
     parsers.set(grammar, parser);
   }
   return parser;
+}
+
+/**
+ * Parses `text` with the grammar's parser, or returns null when the grammar's own code fails on it (a
+ * scanner's assertion, a function its build expects of the runtime): such a failure leaves that parser
+ * failing on every later text, so it is replaced by a fresh one of the same language, and the caller
+ * treats the file as one without a grammar. The caller deletes the tree.
+ */
+export async function parseText(grammar: string, text: string): Promise<Tree | null> {
+  const parser = await loadParser(grammar);
+  try {
+    return parser.parse(text);
+  } catch {
+    const language = parser.language;
+    const fresh = new Parser();
+    if (language) fresh.setLanguage(language);
+    parsers.set(grammar, Promise.resolve(fresh));
+    parser.delete();
+    return null;
+  }
 }

@@ -1,6 +1,6 @@
 import type { Node } from "web-tree-sitter";
 import { grammarForPath } from "./grammar-for-path.js";
-import { loadParser } from "./load-parser.js";
+import { parseText } from "./load-parser.js";
 
 /** One thing a file defines, as its syntax tree says. */
 export interface Definition {
@@ -211,8 +211,7 @@ function collect(root: Node, source: string): Definition[] {
 export async function parseDefinitions(text: string, path: string): Promise<Definition[] | null> {
   const grammar = grammarForPath(path);
   if (!grammar || grammar === "json" || grammar === "toml" || grammar === "css" || grammar === "html") return null;
-  const parser = await loadParser(grammar);
-  const tree = parser.parse(text);
+  const tree = await parseText(grammar, text);
   if (!tree) return null;
   try {
     return collect(tree.rootNode, text);

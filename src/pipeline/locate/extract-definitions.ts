@@ -21,7 +21,8 @@ const MODIFIED_DEFINITION = new RegExp(
   "^[ \\t]*(?:@[\\w.]+(?:\\([^)\\n]*\\))?\\s+)*" +
     "(?:(?:public|private|protected|internal|fileprivate|static|final|abstract|sealed|open|override|data|inline|suspend|" +
     "partial|readonly|virtual|extern|unsafe|async|mutating|lateinit|external|operator|infix|tailrec|enum|annotation|" +
-    "inner|value|companion|strictfp|synchronized|native|case|implicit|lazy|convenience|required|dynamic|indirect)\\s+)*" +
+    "inner|value|companion|strictfp|synchronized|native|case|implicit|lazy|convenience|required|dynamic|indirect|expect|actual|" +
+    "fun(?=\\s+interface))\\s+)*" +
     "(?:class|interface|enum|struct|record|object|protocol|extension|trait|fun|func|function|def|typealias)\\s+" +
     "(?:<[^>\\n]{0,120}>\\s*)?(?:[A-Za-z_][\\w<>?]*\\.)*([A-Za-z_]\\w*)",
   "gm",
@@ -33,19 +34,27 @@ const MODIFIED_DEFINITION = new RegExp(
 // one of TYPED_NOT_TYPES (`return compute(x)`, `else if (…)`) is not a definition either.
 const TYPED = /\.(c|h|cc|cpp|cxx|hpp|hh|hxx|java|cs|dart|groovy)$/i;
 const TYPED_FUNCTION =
-  /^[ \t]*(?:@[\w.]+(?:\([^)\n]*\))?\s+)*((?:[A-Za-z_][\w:.]*(?:<[\w\s,.?:<>[\]]{0,120}>)?(?:\[\])*[ \t*&]+){1,6})(?:[A-Za-z_]\w*::)*([A-Za-z_]\w*)[ \t]*\((?![^\n]*;[ \t]*$)/gm;
+  /^[ \t]*(?:@[\w.]+(?:\([^)\n]*\))?\s+)*(?:template\s*<[^\n]{0,200}?>\s*)?((?:[A-Za-z_][\w:.]*(?:<[\w\s,.?:<>[\]]{0,120}>)?(?:\[\])*[ \t*&]+){1,6})(?:[A-Za-z_]\w*::)*([A-Za-z_]\w*)[ \t]*\((?![^\n]*;[ \t]*$)/gm;
+// C++'s class templates: `template <typename Char> struct basic_string_view {`.
+const TEMPLATE_CLASS = /^[ \t]*template\s*<[^\n]{0,200}?>\s*(?:class|struct|union)\s+(?:[A-Z_]+\s+)?([A-Za-z_]\w*)/gm;
 const TYPED_NOT_TYPES = new Set([
   "return", "else", "new", "throw", "case", "delete", "goto", "await", "yield", "sizeof", "typeof", "do", "using",
   "import", "package", "co_return", "co_await", "co_yield", "assert", "echo", "print", "not", "and", "or", "in",
 ]);
 const TYPED_NOT_NAMES = new Set(["if", "for", "while", "switch", "catch", "return", "sizeof", "defined", "typeof", "foreach", "using", "lock", "fixed"]);
 
+// Shell functions: `name() {` or `function name {`.
+const SHELL = /\.(sh|bash)$/i;
+const SHELL_FUNCTION = /^[ \t]*(?:function[ \t]+)?([A-Za-z_][\w-]*)[ \t]*\([ \t]*\)/gm;
+
 /** The names a source file defines (functions, classes, methods, types, top-level constants), in order, without duplicates. */
 export function extractDefinitions(text: string, path = ""): string[] {
   const names = new Set<string>();
   for (const match of text.matchAll(DEFINITION)) names.add(match[1]!);
   if (MODIFIED.test(path)) for (const match of text.matchAll(MODIFIED_DEFINITION)) names.add(match[1]!);
+  if (SHELL.test(path)) for (const match of text.matchAll(SHELL_FUNCTION)) names.add(match[1]!);
   if (TYPED.test(path)) {
+    for (const match of text.matchAll(TEMPLATE_CLASS)) names.add(match[1]!);
     for (const match of text.matchAll(TYPED_FUNCTION)) {
       const first = /^[A-Za-z_]\w*/.exec(match[1]!)?.[0];
       if (first && !TYPED_NOT_TYPES.has(first) && !TYPED_NOT_NAMES.has(match[2]!)) names.add(match[2]!);

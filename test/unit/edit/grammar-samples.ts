@@ -12,7 +12,8 @@ export const GRAMMAR_SAMPLES: Record<string, { path: string; valid: string; brok
   ruby: { path: "a.rb", valid: "def f(x)\n  x.map { |i| i * 2 }\nend\n", broken: "def f(x)\n  x.map { |i| i * 2 \nend\n" },
   php: { path: "a.php", valid: "<?php\nfunction f($x) {\n  return $x + 1;\n}\n", broken: "<?php\nfunction f($x) {\n  return $x + ;\n}\n" },
   c_sharp: { path: "A.cs", valid: "class A {\n  int F(int x) { return x + 1; }\n}\n", broken: "class A {\n  int F(int x) { return x + ; }\n}\n" },
-  bash: { path: "a.sh", valid: "if [ -n \"$1\" ]; then\n  echo \"$1\"\nfi\n", broken: "if [ -n \"$1\" ]; then\n  echo \"$1\"\n" },
+  // A comment, `case` and single quotes: tree-sitter-wasms' bash scanner threw on each.
+  bash: { path: "a.sh", valid: "# greet\ncase \"$1\" in\n  -h) echo 'usage';;\nesac\n", broken: "# greet\ncase \"$1\" in\n  -h) echo 'usage';;\n" },
   json: { path: "a.json", valid: "{\"a\": [1, 2, {\"b\": null}]}\n", broken: "{\"a\": [1, 2, {\"b\": null}}\n" },
   css: { path: "a.css", valid: "a { color: red; }\n", broken: "a { color: red; \n" },
   html: { path: "a.html", valid: "<div><p>hi</p></div>\n", broken: "<div><p>hi</p></div\n" },

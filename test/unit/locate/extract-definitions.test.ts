@@ -64,8 +64,8 @@ describe("extractDefinitions", () => {
       "}",
     ].join("\n");
     expect(extractDefinitions(c, "src/http.c")).toEqual(["parse_header", "make_buffer"]);
-    const cpp = "void Server::close() {\n  std::cout << describe(x);\n}\nstd::vector<int> Server::list(int n) const {\n}\n";
-    expect(extractDefinitions(cpp, "src/server.cpp")).toEqual(["close", "list"]);
+    const cpp = "void Server::close() {\n  std::cout << describe(x);\n}\nstd::vector<int> Server::list(int n) const {\n}\ntemplate <typename Char> struct basic_view {\n  template <typename T> auto format(T value) -> Char {\n  }\n};\n";
+    expect(extractDefinitions(cpp, "src/server.cpp")).toEqual(["basic_view", "close", "list", "format"]);
   });
 
   it("finds Kotlin's, Swift's, PHP's and Ruby's definitions with their modifiers and receivers", () => {
@@ -76,5 +76,7 @@ describe("extractDefinitions", () => {
     const php = "<?php\nabstract class Repo {\n  public function find($id) {}\n  protected static function build() {}\n}\n";
     expect(extractDefinitions(php, "src/Repo.php")).toEqual(["Repo", "find", "build"]);
     expect(extractDefinitions("class Foo\n  def self.build\n  end\nend\n", "lib/foo.rb")).toEqual(["Foo", "build"]);
+    expect(extractDefinitions("expect class FileSystem\npublic actual fun openRead(path: Path): Source = TODO()\n", "src/FileSystem.kt")).toEqual(["FileSystem", "openRead"]);
+    expect(extractDefinitions("#!/bin/sh\nbuild_docs() {\n  make html\n}\nfunction clean {\n  rm -rf _build\n}\nbuild_docs\n", "scripts/docs.sh")).toEqual(["clean", "build_docs"]);
   });
 });

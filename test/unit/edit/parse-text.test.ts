@@ -1,0 +1,40 @@
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { Parser } from "web-tree-sitter";
+import { newSyntaxErrors } from "../../../src/edit/new-syntax-errors.js";
+import { parseText } from "../../../src/edit/syntax/load-parser.js";
+import { parseDefinitions } from "../../../src/edit/syntax/parse-definitions.js";
+
+// A grammar's own code can throw inside a parse (a scanner's failed assertion, a runtime function its build
+// expects): the parser then throws on every later text. Here the throw is made once, as the real one comes.
+function failNextParse(): void {
+  vi.spyOn(Parser.prototype, "parse").mockImplementationOnce(() => {
+    throw new TypeError("resolved is not a function");
+  });
+}
+
+afterEach(() => vi.restoreAllMocks());
+
+describe("parseText", () => {
+  it("answers null when the grammar throws, and parses the next text with a fresh parser", async () => {
+    failNextParse();
+    expect(await parseText("python", "def f():\n    return 1\n")).toBeNull();
+    const tree = await parseText("python", "def f():\n    return 1\n");
+    expect(tree!.rootNode.toString()).toContain("function_definition");
+    tree!.delete();
+  });
+
+  it("leaves such a file to BM25 and its edits unchecked, as a file without a grammar, instead of failing the job", async () => {
+    failNextParse();
+    expect(await parseDefinitions("def f():\n    return 1\n", "a.py")).toBeNull();
+    expect(await parseDefinitions("def f():\n    return 1\n", "a.py")).toEqual([expect.objectContaining({ name: "f", kind: "function" })]);
+    failNextParse();
+    expect(await newSyntaxErrors("a.py", "x = 1\n", "x = (\n")).toEqual([]);
+    expect(await newSyntaxErrors("a.py", "x = 1\n", "x = (\n")).toHaveLength(1);
+  });
+
+  it("reads shell scripts whose comments, case and quotes the bash grammar of tree-sitter-wasms threw on", async () => {
+    const script = "#!/bin/sh\n# build the docs\nset -e\ncase \"$1\" in\n  -h) echo 'usage: build.sh [dir]';;\nesac\nbuild() {\n  local dir=\"${1:-docs}\"\n}\n";
+    expect(await parseDefinitions(script, "scripts/build.sh")).toEqual([expect.objectContaining({ name: "build", kind: "function", line: 7 })]);
+    expect(await newSyntaxErrors("scripts/build.sh", script, script.replace("esac\n", ""))).toHaveLength(1);
+  });
+});
