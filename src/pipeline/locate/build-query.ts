@@ -51,8 +51,8 @@ const MODULE_NAME = /\b[a-z_][a-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*){1,6}\b/g;
 // Identifiers that can only be code: snake_case, camelCase, dunder names, or a call `name(`.
 const PRECISE_IDENTIFIER = /\b(?:[A-Za-z]\w*_\w+|_\w+|[a-z]+[A-Z]\w*|[A-Z][a-z0-9]+[A-Z]\w*|\w+(?=\())\b/g;
 
-// A word or a dotted chain of words, as code writes names (`a.b.C.d`).
-const CODE_CHAIN = /(?<![\w.])[A-Za-z_][\w]*(?:\.[A-Za-z_][\w]*)*/g;
+// A word or a dotted chain of words, as code writes names (`a.b.C.d`, and `Server::close` in C++, Rust, PHP and Ruby).
+const CODE_CHAIN = /(?<![\w.:])[A-Za-z_][\w]*(?:(?:\.|::)[A-Za-z_][\w]*)*/g;
 const FILE_EXTENSION = /^(py|pyx|pyi|js|mjs|cjs|ts|tsx|jsx|rb|go|rs|java|kt|c|cc|cpp|h|hpp|cs|php|sh|rst|md|txt|toml|cfg|ini|yml|yaml|json|html|com|org|io)$/;
 /** Most distinct symbols a query keeps; pasted code names hundreds. */
 const MAX_SYMBOLS = 100;
@@ -165,7 +165,7 @@ function collectSymbols(symbols: Map<string, NamedSymbol>, text: string, strengt
     else symbols.set(key, { name, ...(owner ? { owner } : {}), strength });
   };
   for (const match of text.matchAll(pattern)) {
-    const parts = match[0].split(".");
+    const parts = match[0].split(/\.|::/);
     // `utils.py` is a file, which mentions handle; `a.b.c.d.e.f.g.h.i` is no name anyone writes.
     if (parts.length > 8 || (parts.length > 1 && FILE_EXTENSION.test(parts[parts.length - 1]!))) continue;
     parts.slice(0, -1).forEach((part) => /^[A-Z]/.test(part) && push(part, undefined));
@@ -174,7 +174,7 @@ function collectSymbols(symbols: Map<string, NamedSymbol>, text: string, strengt
 }
 
 // In prose only names that can only be code: dotted chains and the precise identifiers.
-const PROSE_SYMBOL = new RegExp(`(?<![\\w.])[A-Za-z_]\\w*(?:\\.[A-Za-z_]\\w*)+|${PRECISE_IDENTIFIER.source}`, "g");
+const PROSE_SYMBOL = new RegExp(`(?<![\\w.:])[A-Za-z_]\\w*(?:(?:\\.|::)[A-Za-z_]\\w*)+|${PRECISE_IDENTIFIER.source}`, "g");
 
 /**
  * Builds the BM25 query of an issue: every term of the title, body and hints, weighted up where the

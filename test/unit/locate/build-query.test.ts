@@ -187,6 +187,12 @@ describe("buildQuery's named symbols", () => {
     expect(symbols.some((s) => s.startsWith("foo:") || s.startsWith("evaluates:"))).toBe(false);
   });
 
+  it("reads `::` as the dot of C++, Rust, PHP and Ruby (`Server::close` is `close` owned by `Server`)", () => {
+    expect(symbolsOf("`Server::close` leaks a socket", "In Ruby `Net::HTTP.start` too, and the prose's Pool::acquire")).toEqual(
+      expect.arrayContaining(["Server:2", "Server.close:2", "Net:2", "HTTP:2", "HTTP.start:2", "Pool:1", "Pool.acquire:1"]),
+    );
+  });
+
   it("leaves out file names, which mentions handle", () => {
     expect(symbolsOf("Bug in utils.py", "see `requests/utils.py`").some((s) => s.includes("py"))).toBe(false);
   });

@@ -286,6 +286,15 @@ describe("rankFiles with the definition index", () => {
       { path: "src/server.c", text: caller(1) + caller(2) },
     ];
     expect((await rankFiles(c, issue("`parse_header` miscounts folded lines"), 2))[0]!.path).toBe("src/http.c");
+    // Rust's `Type::method`, in an impl block of a file other than the type's: after the type's own file, and
+    // above the file defining the same method for another type, however much more that one speaks of sockets.
+    const rust = [
+      { path: "src/server.rs", text: "pub struct Server {\n    socket: Socket,\n}\nimpl Server {\n    pub fn new(socket: Socket) -> Self { Server { socket } }\n}\n" },
+      { path: "src/server/shutdown.rs", text: "use super::Server;\nimpl Server {\n    pub fn close(&mut self) {}\n}\n" },
+      { path: "src/pool.rs", text: "pub struct Pool;\nimpl Pool {\n    /// Closes every socket of the pool: a socket left open leaks, and leaks of sockets add up.\n    pub fn close(&mut self) {}\n}\n" },
+    ];
+    const ranked = (await rankFiles(rust, issue("`Server::close` leaks the socket"), 3)).map((file) => file.path);
+    expect(ranked).toEqual(["src/server.rs", "src/server/shutdown.rs", "src/pool.rs"]);
   });
 
   it("parses only the files the fast pass says define a named symbol", async () => {
