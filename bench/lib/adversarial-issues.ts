@@ -21,6 +21,8 @@ export function adversarialBodies(length: number): Record<string, string> {
   return {
     "a/a/a/… (path separators)": repeatTo("a/", length),
     "a.ba.b… (dotted names)": repeatTo("a.b", length),
+    "a::a::… (C++ and Rust names)": repeatTo("a::", length),
+    "`a::a:::a` (colons in a code span)": `\`${repeatTo("a:::", length - 2)}\``,
     "one word": repeatTo("a", length),
     "base64 attachment": base64Attachment(length),
     "a-a-a-… (dashed name)": repeatTo("a-", length),
