@@ -108,7 +108,9 @@ const OCAML_DEFINITIONS = /^(value_definition|module_definition|type_definition)
 
 function signatureOf(node: Node, source: string): string {
   const body = node.childForFieldName("body") ?? node.namedChildren.find((child) => child && UNFIELDED_BODIES.test(child.type)) ?? null;
-  const end = body && body.startIndex > node.startIndex ? body.startIndex : Math.min(node.endIndex, source.indexOf("\n", node.startIndex) >>> 0);
+  // A definition the parser could not read whole (`class A(:`) has no body to stop at: its first line is its header.
+  const firstLine = Math.min(node.endIndex, source.indexOf("\n", node.startIndex) >>> 0);
+  const end = body && body.startIndex > node.startIndex && !node.hasError ? body.startIndex : firstLine;
   let header = source.slice(node.startIndex, end).replace(/\s+/g, " ").replace(/\s*[{:=]?\s*$/, "").trim();
   const keyword = node.parent && OCAML_DEFINITIONS.test(node.parent.type) ? /^let(?: rec)?|^\w+/.exec(node.parent.text)?.[0] : undefined;
   if (keyword && node.parent!.namedChildren[0]?.id === node.id) header = `${keyword} ${header}`;

@@ -51,6 +51,11 @@ describe("parseDefinitions", () => {
     expect(brief(await parseDefinitions(text, path))).toEqual(expected);
   });
 
+  it("gives a definition the parser could not read whole its first line as its signature, not the text after it", async () => {
+    const broken = await parseDefinitions("class A(:\n    def f(self:\n        pass\n\nclass B:\n    pass\n", "a.py");
+    expect(broken![0]).toMatchObject({ name: "A", kind: "class", signature: "class A(" });
+  });
+
   it("walks code nested thousands deep without running out of stack", async () => {
     const text = `function deep() {\n${"if (a) {".repeat(5000)}${"}".repeat(5000)}\n}\nfunction after() {}\n`;
     expect(brief(await parseDefinitions(text, "deep.js"))).toEqual(["function deep 1-3", "function after 4-4"]);
