@@ -5,7 +5,7 @@
 // tree-sitter takes 4 s): it also says which files parseDefinitions should read exactly for an issue.
 // Ruby's class methods are written `def self.build`: the name is what follows `self.`.
 const DEFINITION =
-  /^[ \t]*(?:export\s+)?(?:default\s+)?(?:pub(?:\([\w:]+\))?\s+)?(?:async\s+)?(?:abstract\s+)?(?:def|class|function\*?|interface|type|enum|struct|trait|module|fn|func(?:\s*\([^)]*\))?|const|let|var)\s+(?:self\.)?([A-Za-z_$][\w$]*)/gm;
+  /^[ \t]*(?:export\s+)?(?:default\s+)?(?:pub(?:\([\w:]+\))?\s+)?(?:async\s+)?(?:abstract\s+)?(?:def|class|function\*?|interface|type|enum|struct|trait|module|fn|func(?:[ \t]*\([^)\n]*\))?|const|let|var)\s+(?:self\.)?([A-Za-z_$][\w$]*)/gm;
 // Methods in JS/TS classes: an indented name followed by parameters and an opening brace.
 const METHOD = /^[ \t]+(?:static\s+|async\s+|get\s+|set\s+|public\s+|private\s+|protected\s+)*([A-Za-z_$][\w$]*)\s*\([^)\n]*\)\s*(?::[^{\n]+)?\{/gm;
 
@@ -18,23 +18,38 @@ const BRACE_METHODS = /\.(m?[jt]sx?|c[jt]s|java|cs|kt|swift|php|dart|scala|groov
 // before a function's name (`fun <T> List<T>.second`).
 const MODIFIED = /\.(java|cs|kt|kts|swift|php|dart|scala|sc|groovy)$/i;
 const MODIFIED_DEFINITION = new RegExp(
-  "^[ \\t]*(?:@[\\w.]+(?:\\([^)\\n]*\\))?\\s+)*" +
+  "^[ \\t]*(?:@[\\w.]+(?:\\([^)\\n]*\\))?[ \\t]+)*" +
     "(?:(?:public|private|protected|internal|fileprivate|static|final|abstract|sealed|open|override|data|inline|suspend|" +
     "partial|readonly|virtual|extern|unsafe|async|mutating|lateinit|external|operator|infix|tailrec|enum|annotation|" +
     "inner|value|companion|strictfp|synchronized|native|case|implicit|lazy|convenience|required|dynamic|indirect|expect|actual|" +
-    "fun(?=\\s+interface))\\s+)*" +
-    "(?:class|interface|enum|struct|record|object|protocol|extension|trait|fun|func|function|def|typealias)\\s+" +
-    "(?:<[^>\\n]{0,120}>\\s*)?(?:[A-Za-z_][\\w<>?]*\\.)*([A-Za-z_]\\w*)",
+    "fun(?=[ \\t]+interface))[ \\t]+)*" +
+    "(?:class|interface|enum|struct|record|object|protocol|extension|trait|fun|func|function|def|typealias)[ \\t]+" +
+    "(?:<[^<>\\n]{0,120}>[ \\t]*)?(?:[A-Za-z_][\\w<>?]*\\.)*([A-Za-z_]\\w*)",
   "gm",
 );
 
 // Languages whose functions and methods are written after their return type, without a keyword:
-// `int parse_header(…)`, `public static List<Foo> load(…)`, `void Server::close()`. A declaration
-// ending in `;` on its line is a prototype or a call, not the definition; a statement that starts with
-// one of TYPED_NOT_TYPES (`return compute(x)`, `else if (…)`) is not a definition either.
+// `int parse_header(…)`, `public static List<Foo> load(…)`, `public <T> T get(…)`, `void Server::close()`.
+// A declaration ending in `;` on its line is a prototype or a call, not the definition, unless it is an
+// expression body (`int Twice(int x) => x * 2;`); a statement that starts with one of TYPED_NOT_TYPES
+// (`return compute(x)`, `else if (…)`) is not a definition either. Every part stays on its line, and a
+// type's template arguments (one level of nesting) can end in one place only, so a line is tried in time
+// proportional to its length whatever it holds.
 const TYPED = /\.(c|h|cc|cpp|cxx|hpp|hh|hxx|java|cs|dart|groovy)$/i;
-const TYPED_FUNCTION =
-  /^[ \t]*(?:@[\w.]+(?:\([^)\n]*\))?\s+)*(?:template\s*<[^\n]{0,200}?>\s*)?((?:[A-Za-z_][\w:.]*(?:<[\w\s,.?:<>[\]]{0,120}>)?(?:\[\])*[ \t*&]+){1,6})(?:[A-Za-z_]\w*::)*([A-Za-z_]\w*)[ \t]*\((?![^\n]*;[ \t]*$)/gm;
+const TEMPLATE_ARGUMENTS = "<(?:[^<>\\n]|<[^<>\\n]*>){0,120}>";
+const TYPED_FUNCTION = new RegExp(
+  "^[ \\t]*(?:@[\\w.]+(?:\\([^)\\n]*\\))?[ \\t]+)*(?:template[ \\t]*<[^\\n]{0,200}?>\\s*)?" +
+    `((?:(?:[A-Za-z_][\\w:.]*(?:${TEMPLATE_ARGUMENTS})?|${TEMPLATE_ARGUMENTS})(?:\\[\\])*[ \\t*&]+){1,6})` +
+    "(?:[A-Za-z_]\\w*::)*([A-Za-z_]\\w*)[ \\t]*\\((?:(?=[^\\n]*=>)|(?![^\\n]*;[ \\t]*$))",
+  "gm",
+);
+// C written GNU's way, the return type on the line above: `parse_header (const char *s)` at the line's start.
+// Names in capitals are macros (`SYSCALL_DEFINE3(open, …)`), not functions.
+const C_SOURCE = /\.[ch]$/i;
+const C_NAME_FIRST = /^([A-Za-z_]\w*)[ \t]*\((?![^\n]*;[ \t]*$)/gm;
+// C++'s constructors defined out of their class: `Server::Server(int port)`.
+const CPP_SOURCE = /\.(cc|cpp|cxx|hpp|hh|hxx|h)$/i;
+const CONSTRUCTOR = /^[ \t]*(?:[A-Za-z_]\w*::)*([A-Za-z_]\w*)::\1[ \t]*\(/gm;
 // C++'s class templates: `template <typename Char> struct basic_string_view {`.
 const TEMPLATE_CLASS = /^[ \t]*template\s*<[^\n]{0,200}?>\s*(?:class|struct|union)\s+(?:[A-Z_]+\s+)?([A-Za-z_]\w*)/gm;
 const TYPED_NOT_TYPES = new Set([
@@ -53,11 +68,15 @@ export function extractDefinitions(text: string, path = ""): string[] {
   for (const match of text.matchAll(DEFINITION)) names.add(match[1]!);
   if (MODIFIED.test(path)) for (const match of text.matchAll(MODIFIED_DEFINITION)) names.add(match[1]!);
   if (SHELL.test(path)) for (const match of text.matchAll(SHELL_FUNCTION)) names.add(match[1]!);
+  if (C_SOURCE.test(path)) {
+    for (const match of text.matchAll(C_NAME_FIRST)) if (!/^[A-Z0-9_]+$/.test(match[1]!) && !TYPED_NOT_NAMES.has(match[1]!)) names.add(match[1]!);
+  }
+  if (CPP_SOURCE.test(path)) for (const match of text.matchAll(CONSTRUCTOR)) names.add(match[1]!);
   if (TYPED.test(path)) {
     for (const match of text.matchAll(TEMPLATE_CLASS)) names.add(match[1]!);
     for (const match of text.matchAll(TYPED_FUNCTION)) {
       const first = /^[A-Za-z_]\w*/.exec(match[1]!)?.[0];
-      if (first && !TYPED_NOT_TYPES.has(first) && !TYPED_NOT_NAMES.has(match[2]!)) names.add(match[2]!);
+      if (!(first && TYPED_NOT_TYPES.has(first)) && !TYPED_NOT_NAMES.has(match[2]!)) names.add(match[2]!);
     }
   }
   if (!BRACE_METHODS.test(path)) return [...names];

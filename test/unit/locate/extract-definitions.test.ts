@@ -46,6 +46,10 @@ describe("extractDefinitions", () => {
     expect(extractDefinitions(java, "src/main/java/p/Foo.java")).toEqual(["Foo", "Point", "compute", "load"]);
     const csharp = "namespace N {\n  public sealed class Foo : Bar {\n    public async Task<int> ComputeAsync(int x)\n    {\n      return await Other(x);\n    }\n    internal static void Helper() { }\n  }\n}\n";
     expect(extractDefinitions(csharp, "src/Foo.cs")).toEqual(["Foo", "ComputeAsync", "Helper"]);
+    // An expression body ends in `;` and is still a definition; a generic method's type parameters come before its type.
+    expect(extractDefinitions("class A {\n    public int Twice(int x) => x * 2;\n    int Half(int x);\n}\n", "src/A.cs")).toEqual(["A", "Twice"]);
+    const generic = "class A {\n    public static <K, V> Map<K, V> pairOf(K k, V v) {\n    }\n    public <T> T get(Class<T> type) {\n    }\n}\n";
+    expect(extractDefinitions(generic, "src/A.java")).toEqual(["A", "pairOf", "get"]);
   });
 
   it("finds C and C++ functions by their return type, including Class::method, but not prototypes, calls or statements", () => {
@@ -64,6 +68,9 @@ describe("extractDefinitions", () => {
       "}",
     ].join("\n");
     expect(extractDefinitions(c, "src/http.c")).toEqual(["parse_header", "make_buffer"]);
+    // GNU's style puts the return type on the line above; a macro in capitals at a line's start is no function.
+    expect(extractDefinitions("static int\nparse_header (const char *line)\n{\n}\nSYSCALL_DEFINE1(close, int, fd)\n{\n}\n", "src/http.c")).toEqual(["parse_header"]);
+    expect(extractDefinitions("Server::Server(int port) : port_(port) {}\n", "src/server.cpp")).toEqual(["Server"]);
     const cpp = "void Server::close() {\n  std::cout << describe(x);\n}\nstd::vector<int> Server::list(int n) const {\n}\ntemplate <typename Char> struct basic_view {\n  template <typename T> auto format(T value) -> Char {\n  }\n};\n";
     expect(extractDefinitions(cpp, "src/server.cpp")).toEqual(["basic_view", "close", "list", "format"]);
   });
