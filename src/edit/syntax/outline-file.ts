@@ -11,14 +11,21 @@ function describe(definition: Definition): string {
   return `${definition.kind === "name" ? `${definition.signature} = …` : definition.signature}  (${lines})`;
 }
 
-/** A shown line of an outline: its text, its depth of nesting, and the rows it is nested in. */
+/** A shown line of an outline: its text, its name, its depth of nesting and lines, and the row it is nested in. */
 interface Row {
   text: string;
   name: string;
   depth: number;
   line: number;
   endLine: number;
-  ancestors: number[];
+  parent: number | null;
+}
+
+/** Indentation stops deepening here: classes nested thousands deep (generated code) would fill a prompt with spaces. */
+const MAX_INDENT = 12;
+
+function indent(depth: number): string {
+  return "  ".repeat(Math.min(depth, MAX_INDENT));
 }
 
 /** The names a text uses as code might: words of letters, digits and underscores, case kept. */
@@ -29,21 +36,25 @@ export function namesIn(...texts: string[]): Set<string> {
 }
 
 /** The outline of the chosen rows in file order, a line saying how many were left out, and where, in each gap. */
-function render(rows: Row[], chosen: Set<number>): string {
+function render(rows: Row[], chosen: (index: number) => boolean): string {
   const out: string[] = [];
-  let skipped: Row[] = [];
+  let gap: { count: number; depth: number; from: number; to: number } | null = null;
   const flush = () => {
-    if (skipped.length === 0) return;
-    const depth = Math.min(...skipped.map((row) => row.depth));
-    const from = skipped[0]!.line;
-    const to = Math.max(...skipped.map((row) => row.endLine));
-    out.push(`${"  ".repeat(depth)}… (${skipped.length} more definition${skipped.length === 1 ? "" : "s"}, lines ${from}-${to})`);
-    skipped = [];
+    if (!gap) return;
+    out.push(`${indent(gap.depth)}… (${gap.count} more definition${gap.count === 1 ? "" : "s"}, lines ${gap.from}-${gap.to})`);
+    gap = null;
   };
   rows.forEach((row, index) => {
-    if (!chosen.has(index)) return void skipped.push(row);
-    flush();
-    out.push(row.text);
+    if (chosen(index)) {
+      flush();
+      out.push(row.text);
+    } else if (gap) {
+      gap.count++;
+      gap.depth = Math.min(gap.depth, row.depth);
+      gap.to = Math.max(gap.to, row.endLine);
+    } else {
+      gap = { count: 1, depth: row.depth, from: row.line, to: row.endLine };
+    }
   });
   flush();
   return out.join("\n");
@@ -65,34 +76,44 @@ export async function outlineFile(
 ): Promise<string> {
   const definitions = (await parseDefinitions(text, path)) ?? [];
   const rows: Row[] = [];
-  // The definitions enclosing the current one (pre-order: outer first), to indent and to skip local functions.
-  const open: Array<{ definition: Definition; row: number | null }> = [];
+  // The definitions enclosing the current one (pre-order: outer first), to indent and to skip local functions:
+  // while a function is open, what it holds is local, and every open definition has a row of its own.
+  const open: Array<{ endLine: number; row: number | null; isFunction: boolean }> = [];
+  let functionsOpen = 0;
   for (const definition of definitions) {
-    while (open.length > 0 && open[open.length - 1]!.definition.endLine < definition.line) open.pop();
-    const local = open.some((outer) => outer.definition.kind === "function" || outer.definition.kind === "method");
-    const ancestors = open.flatMap((outer) => (outer.row === null ? [] : [outer.row]));
-    const row = local ? null : rows.length;
-    if (!local) rows.push({ text: `${"  ".repeat(open.length)}${describe(definition)}`, name: definition.name, depth: open.length, line: definition.line, endLine: definition.endLine, ancestors });
-    open.push({ definition, row });
+    while (open.length > 0 && open[open.length - 1]!.endLine < definition.line) if (open.pop()!.isFunction) functionsOpen--;
+    const isFunction = definition.kind === "function" || definition.kind === "method";
+    let row: number | null = null;
+    if (functionsOpen === 0) {
+      row = rows.length;
+      const parent = open.length > 0 ? open[open.length - 1]!.row : null;
+      rows.push({ text: `${indent(open.length)}${describe(definition)}`, name: definition.name, depth: open.length, line: definition.line, endLine: definition.endLine, parent });
+    }
+    open.push({ endLine: definition.endLine, row, isFunction });
+    if (isFunction) functionsOpen++;
   }
   if (rows.length === 0) return NO_OUTLINE;
   const whole = rows.map((row) => row.text).join("\n");
   if (whole.length <= maxChars) return whole;
-  const named = rows.flatMap((row, index) => (names.has(row.name) ? [...row.ancestors, index] : []));
+  // The named rows with the rows they are nested in, each once, in file order; then the top level; then the rest.
+  const named = new Set<number>();
+  rows.forEach((row, index) => {
+    if (!names.has(row.name)) return;
+    for (let at: number | null = index; at !== null && !named.has(at); at = rows[at]!.parent) named.add(at);
+  });
   const topLevel = rows.flatMap((row, index) => (row.depth === 0 ? [index] : []));
-  const order = [...new Set([...named.sort((a, b) => a - b), ...topLevel, ...rows.keys()])];
-  // Rows are taken while their text fits, and the last taken given back while the gaps' lines overflow.
-  const chosen: number[] = [];
-  let length = 0;
-  for (const index of order) {
-    if (length + rows[index]!.text.length + 1 > maxChars) continue;
-    chosen.push(index);
-    length += rows[index]!.text.length + 1;
+  const order = [...new Set([...[...named].sort((a, b) => a - b), ...topLevel, ...rows.keys()])];
+  // The most rows, taken in that order, whose outline (gap lines included) fits: found by halving, as a longer
+  // prefix gives a longer outline but for the odd gap line it closes.
+  const place = new Array<number>(rows.length);
+  order.forEach((row, at) => (place[row] = at));
+  const outlineOf = (count: number) => render(rows, (index) => place[index]! < count);
+  let fits = 0;
+  let fails = order.length;
+  while (fails - fits > 1) {
+    const middle = (fits + fails) >> 1;
+    if (outlineOf(middle).length <= maxChars) fits = middle;
+    else fails = middle;
   }
-  let outline = render(rows, new Set(chosen));
-  while (outline.length > maxChars && chosen.length > 0) {
-    chosen.pop();
-    outline = render(rows, new Set(chosen));
-  }
-  return outline;
+  return outlineOf(fits);
 }
