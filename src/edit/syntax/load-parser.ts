@@ -44,20 +44,25 @@ export function loadParser(grammar: string): Promise<Parser> {
 
 /**
  * Parses `text` with the grammar's parser, or returns null when the grammar's own code fails on it (a
- * scanner's assertion, a function its build expects of the runtime): such a failure leaves that parser
+ * scanner's assertion, a function its build expects of the runtime). Such a failure leaves that parser
  * failing on every later text, so it is replaced by a fresh one of the same language, and the caller
- * treats the file as one without a grammar. The caller deletes the tree.
+ * treats the file as one without a grammar. A caller that was handed the failed parser before it was
+ * replaced tries once more with the fresh one, since the failure was another text's; the failed parser
+ * is not deleted, so such a caller meets its throw and never freed memory. The caller deletes the tree.
  */
 export async function parseText(grammar: string, text: string): Promise<Tree | null> {
-  const parser = await loadParser(grammar);
-  try {
-    return parser.parse(text);
-  } catch {
-    const language = parser.language;
-    const fresh = new Parser();
-    if (language) fresh.setLanguage(language);
-    parsers.set(grammar, Promise.resolve(fresh));
-    parser.delete();
-    return null;
+  for (let attempt = 0; attempt < 2; attempt++) {
+    const loaded = loadParser(grammar);
+    const parser = await loaded;
+    try {
+      return parser.parse(text);
+    } catch {
+      if (parsers.get(grammar) !== loaded) continue;
+      const fresh = new Parser();
+      if (parser.language) fresh.setLanguage(parser.language);
+      parsers.set(grammar, Promise.resolve(fresh));
+      return null;
+    }
   }
+  return null;
 }

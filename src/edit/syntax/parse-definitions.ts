@@ -106,24 +106,22 @@ const UNFIELDED_BODIES = /^(function_body|class_body|enum_class_body|do_block)$/
 // OCaml's bindings sit in a definition that holds the keyword: `let`, `let rec`, `module`, `type`.
 const OCAML_DEFINITIONS = /^(value_definition|module_definition|type_definition)$/;
 
-function signatureOf(node: Node, source: string): string {
+/** A definition's header on one line; `container` is the node holding it (asked of the walk: `node.parent` walks down from the root). */
+function signatureOf(node: Node, source: string, container: Node): string {
   const body = node.childForFieldName("body") ?? node.namedChildren.find((child) => child && UNFIELDED_BODIES.test(child.type)) ?? null;
   // A definition the parser could not read whole (`class A(:`) has no body to stop at: its first line is its header.
   const firstLine = Math.min(node.endIndex, source.indexOf("\n", node.startIndex) >>> 0);
   const end = body && body.startIndex > node.startIndex && !node.hasError ? body.startIndex : firstLine;
   let header = source.slice(node.startIndex, end).replace(/\s+/g, " ").replace(/\s*[{:=]?\s*$/, "").trim();
-  const keyword = node.parent && OCAML_DEFINITIONS.test(node.parent.type) ? /^let(?: rec)?|^\w+/.exec(node.parent.text)?.[0] : undefined;
-  if (keyword && node.parent!.namedChildren[0]?.id === node.id) header = `${keyword} ${header}`;
+  if (OCAML_DEFINITIONS.test(container.type) && container.firstNamedChild?.id === node.id) {
+    const keyword = /^let(?: rec)?|^\w+/.exec(source.slice(container.startIndex, container.startIndex + 8))?.[0];
+    if (keyword) header = `${keyword} ${header}`;
+  }
   return header.length > SIGNATURE_CHARS ? `${header.slice(0, SIGNATURE_CHARS - 1)}…` : header;
 }
 
-function isTopLevel(node: Node): boolean {
-  for (let up = node.parent; up; up = up.parent) {
-    if (up.parent === null) return true;
-    if (!/^(expression_statement|export_statement|lexical_declaration|variable_declaration|const_declaration|var_declaration|decorated_definition)$/.test(up.type)) return false;
-  }
-  return true;
-}
+// What a top-level name may sit in between it and the root: `export const A = …`, `const A = …`, a decorator.
+const TOP_LEVEL_WRAPPERS = /^(expression_statement|export_statement|lexical_declaration|variable_declaration|const_declaration|var_declaration|decorated_definition)$/;
 
 /** The definition whose body a walk is in: its name, and whether it is class-like (so that a function there is a method). */
 interface Owner {
@@ -140,7 +138,10 @@ function collect(root: Node, source: string): Definition[] {
   const found: Definition[] = [];
   // Depth first with a stack of its own, not recursion: code nested thousands deep (generated, or built to
   // break the bot) would overflow the call stack and fail the job.
-  const stack: Array<{ children: Array<Node | null>; next: number; parent: Owner | null }> = [{ children: root.namedChildren, next: 0, parent: null }];
+  // Each frame: the node whose children are walked, whether only wrappers lie between it and the root, and its owner.
+  const stack: Array<{ node: Node; topLevel: boolean; children: Array<Node | null>; next: number; parent: Owner | null }> = [
+    { node: root, topLevel: true, children: root.namedChildren, next: 0, parent: null },
+  ];
   while (stack.length > 0) {
     const frame = stack[stack.length - 1]!;
     if (frame.next === frame.children.length) {
@@ -164,7 +165,7 @@ function collect(root: Node, source: string): Definition[] {
           name: named.name, kind, line: child.startPosition.row + 1, endLine: child.endPosition.row + 1,
           ...(owner ? { parent: owner } : {}),
           ...(isClass && basesOf(child) ? { bases: basesOf(child) } : {}),
-          signature: signatureOf(child, source),
+          signature: signatureOf(child, source, frame.node),
         });
         inner = { name: named.name, isClass };
       }
@@ -172,7 +173,7 @@ function collect(root: Node, source: string): Definition[] {
       // Elixir's definitions are calls; any other call holds no definition.
       const elixir = elixirDefinition(child, parent);
       if (!elixir) continue;
-      found.push({ ...elixir, line: child.startPosition.row + 1, endLine: child.endPosition.row + 1, signature: signatureOf(child, source) });
+      found.push({ ...elixir, line: child.startPosition.row + 1, endLine: child.endPosition.row + 1, signature: signatureOf(child, source, frame.node) });
       inner = { name: elixir.name, isClass: elixir.kind === "class" };
     } else if (type === "let_binding") {
       // OCaml: `let compute x = …` defines a function, `let limit = 3` at the top a name; local values are not listed.
@@ -181,7 +182,7 @@ function collect(root: Node, source: string): Definition[] {
         const takes = child.namedChildren.some((part) => part?.type === "parameter");
         const kind = takes ? (parent?.isClass ? "method" : "function") : parent === null ? "name" : null;
         if (kind) {
-          const signature = signatureOf(child, source).split(" = ")[0]!.replace(/ =$/, "");
+          const signature = signatureOf(child, source, frame.node).split(" = ")[0]!.replace(/ =$/, "");
           found.push({ name: pattern.text, kind, line: child.startPosition.row + 1, endLine: child.endPosition.row + 1, ...(parent ? { parent: parent.name } : {}), signature });
         }
         if (takes) inner = { name: pattern.text, isClass: false };
@@ -189,16 +190,16 @@ function collect(root: Node, source: string): Definition[] {
     } else if (IMPL_TYPES.has(type)) {
       const target = child.childForFieldName("type");
       if (target) inner = { name: target.text, isClass: true };
-    } else if (NAME_TYPES.has(type) && isTopLevel(child)) {
+    } else if (NAME_TYPES.has(type) && frame.topLevel) {
       const left = child.childForFieldName("left") ?? child.childForFieldName("name");
       if (left && NAME_NODES.has(left.type)) {
-        found.push({ name: left.text, kind: "name", line: child.startPosition.row + 1, endLine: child.endPosition.row + 1, signature: signatureOf(child, source).split(" = ")[0]! });
+        found.push({ name: left.text, kind: "name", line: child.startPosition.row + 1, endLine: child.endPosition.row + 1, signature: signatureOf(child, source, frame.node).split(" = ")[0]! });
       }
       continue;
     } else if (LEAF_TYPES.test(type)) {
       continue;
     }
-    stack.push({ children: child.namedChildren, next: 0, parent: inner });
+    stack.push({ node: child, topLevel: frame.topLevel && TOP_LEVEL_WRAPPERS.test(type), children: child.namedChildren, next: 0, parent: inner });
   }
   return found;
 }
