@@ -52,7 +52,8 @@ const MODULE_NAME = /\b[a-z_][a-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*){1,6}\b/g;
 const PRECISE_IDENTIFIER = /\b(?:[A-Za-z]\w*_\w+|_\w+|[a-z]+[A-Z]\w*|[A-Z][a-z0-9]+[A-Z]\w*|\w+(?=\())\b/g;
 
 // A word or a dotted chain of words, as code writes names (`a.b.C.d`, and `Server::close` in C++, Rust, PHP and Ruby).
-const CODE_CHAIN = /(?<![\w.:])[A-Za-z_][\w]*(?:(?:\.|::)[A-Za-z_][\w]*)*/g;
+// A chain starts anywhere but inside another (after a word's `.` or `::`): `::testing::Test` and `wsgi:app` start at their names.
+const CODE_CHAIN = /(?<![\w.])(?<!\w::)[A-Za-z_][\w]*(?:(?:\.|::)[A-Za-z_][\w]*)*/g;
 const FILE_EXTENSION = /^(py|pyx|pyi|js|mjs|cjs|ts|tsx|jsx|rb|go|rs|java|kt|c|cc|cpp|h|hpp|cs|php|sh|rst|md|txt|toml|cfg|ini|yml|yaml|json|html|com|org|io)$/;
 /** Most distinct symbols a query keeps; pasted code names hundreds. */
 const MAX_SYMBOLS = 100;
@@ -174,7 +175,7 @@ function collectSymbols(symbols: Map<string, NamedSymbol>, text: string, strengt
 }
 
 // In prose only names that can only be code: dotted chains and the precise identifiers.
-const PROSE_SYMBOL = new RegExp(`(?<![\\w.:])[A-Za-z_]\\w*(?:(?:\\.|::)[A-Za-z_]\\w*)+|${PRECISE_IDENTIFIER.source}`, "g");
+const PROSE_SYMBOL = new RegExp(`(?<![\\w.])(?<!\\w::)[A-Za-z_]\\w*(?:(?:\\.|::)[A-Za-z_]\\w*)+|${PRECISE_IDENTIFIER.source}`, "g");
 
 /**
  * Builds the BM25 query of an issue: every term of the title, body and hints, weighted up where the

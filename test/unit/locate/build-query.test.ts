@@ -191,6 +191,10 @@ describe("buildQuery's named symbols", () => {
     expect(symbolsOf("`Server::close` leaks a socket", "In Ruby `Net::HTTP.start` too, and the prose's Pool::acquire")).toEqual(
       expect.arrayContaining(["Server:2", "Server.close:2", "Net:2", "HTTP:2", "HTTP.start:2", "Pool:1", "Pool.acquire:1"]),
     );
+    // A leading `::` (the global namespace) and a single colon (`module:object`) start a name, too.
+    expect(symbolsOf("`::testing::Test::SetUp` runs twice", "served by `myapp.wsgi:application`")).toEqual(
+      expect.arrayContaining(["Test:2", "Test.SetUp:2", "myapp.wsgi:2", "application:2"]),
+    );
   });
 
   it("leaves out file names, which mentions handle", () => {
