@@ -28,10 +28,29 @@ function indent(depth: number): string {
   return "  ".repeat(Math.min(depth, MAX_INDENT));
 }
 
-/** The names a text uses as code might: words of letters, digits and underscores, case kept. */
-export function namesIn(...texts: string[]): Set<string> {
-  const names = new Set<string>();
-  for (const text of texts) for (const match of text.matchAll(/[A-Za-z_][A-Za-z0-9_]*/g)) names.add(match[0]);
+/** How surely a text names something in code: 2 written as code, 1 a plain word that may be a name. */
+export type NamedWords = Map<string, 1 | 2>;
+
+/**
+ * The words of texts, case kept, each with how surely it names code: 2 for a word in backticks, in a
+ * chain (`Context.quantize`, `Server::close`), before `(`, or shaped like an identifier (`merge_rows`,
+ * `iterContent`, `utf8`); 1 for any other word ("quantize", "get", "value"), which prose uses as often.
+ */
+export function namesIn(...texts: string[]): NamedWords {
+  const names: NamedWords = new Map();
+  const note = (word: string, sureness: 1 | 2) => {
+    if ((names.get(word) ?? 0) < sureness) names.set(word, sureness);
+  };
+  for (const text of texts) {
+    for (const span of text.matchAll(/`([^`\n]+)`/g)) for (const word of span[1]!.matchAll(/[A-Za-z_][A-Za-z0-9_]*/g)) note(word[0], 2);
+    for (const match of text.matchAll(/[A-Za-z_][A-Za-z0-9_]*/g)) {
+      const word = match[0];
+      const before = text.slice(Math.max(0, match.index - 2), match.index);
+      const after = text.slice(match.index + word.length, match.index + word.length + 2);
+      const chained = /(?:\.|::)$/.test(before) || /^(?:\.[A-Za-z_]|::|\()/.test(after);
+      note(word, chained || /_|[a-z][A-Z]|\d/.test(word) ? 2 : 1);
+    }
+  }
   return names;
 }
 
@@ -64,7 +83,7 @@ function render(rows: Row[], chosen: (index: number) => boolean): string {
  * A file's skeleton for a prompt, as Agentless compresses files: its classes, functions, methods and
  * top-level names, each as its signature with its line range, nested by indentation, without the
  * functions defined inside functions. A skeleton longer than `maxChars` keeps, in this order, the
- * definitions named in `names` (the words of the issue and the task) with what they are nested in,
+ * definitions named in `names` (the words of the issue and the task; those written as code first) with what they are nested in,
  * then the top-level ones, then the rest, each in file order, and says in each gap how many it left
  * out and on which lines: a large file's method the issue names is shown even when it is far down.
  * A note says when there is none (a language without a shipped grammar, or a file that defines nothing).
@@ -72,7 +91,7 @@ function render(rows: Row[], chosen: (index: number) => boolean): string {
 export async function outlineFile(
   text: string,
   path: string,
-  { maxChars = MAX_OUTLINE_CHARS, names = new Set<string>() }: { maxChars?: number; names?: Set<string> } = {},
+  { maxChars = MAX_OUTLINE_CHARS, names = new Map() }: { maxChars?: number; names?: NamedWords } = {},
 ): Promise<string> {
   const definitions = (await parseDefinitions(text, path)) ?? [];
   const rows: Row[] = [];
@@ -95,14 +114,18 @@ export async function outlineFile(
   if (rows.length === 0) return NO_OUTLINE;
   const whole = rows.map((row) => row.text).join("\n");
   if (whole.length <= maxChars) return whole;
-  // The named rows with the rows they are nested in, each once, in file order; then the top level; then the rest.
-  const named = new Set<number>();
-  rows.forEach((row, index) => {
-    if (!names.has(row.name)) return;
-    for (let at: number | null = index; at !== null && !named.has(at); at = rows[at]!.parent) named.add(at);
-  });
+  // The rows named as code, then those named by a plain word, each with the rows they are nested in, in file
+  // order; then the top level; then the rest.
+  const namedAt = (sureness: 1 | 2) => {
+    const named = new Set<number>();
+    rows.forEach((row, index) => {
+      if (names.get(row.name) !== sureness) return;
+      for (let at: number | null = index; at !== null && !named.has(at); at = rows[at]!.parent) named.add(at);
+    });
+    return [...named].sort((a, b) => a - b);
+  };
   const topLevel = rows.flatMap((row, index) => (row.depth === 0 ? [index] : []));
-  const order = [...new Set([...[...named].sort((a, b) => a - b), ...topLevel, ...rows.keys()])];
+  const order = [...new Set([...namedAt(2), ...namedAt(1), ...topLevel, ...rows.keys()])];
   // The most rows, taken in that order, whose outline (gap lines included) fits: found by halving, as a longer
   // prefix gives a longer outline but for the odd gap line it closes.
   const place = new Array<number>(rows.length);

@@ -63,6 +63,25 @@ describe("outlineFile", () => {
     expect(plain[plain.length - 1]).toBe("def helper()  (lines 805-806)");
   });
 
+  it("keeps a method the issue writes as code before one a plain word of it happens to name", async () => {
+    const methods = (from: number, count: number) => Array.from({ length: count }, (_, i) => `    def method_number_${from + i}(self):\n        return 1\n`).join("");
+    const text = `class Context:\n    def get(self, key):\n        return key\n${methods(0, 100)}    def value(self):\n        return 1\n${methods(100, 100)}    def quantize(self, exp):\n        return exp\n`;
+    const names = namesIn("Context.quantize is slow", "To get the value I call it in a loop");
+    expect(names.get("quantize")).toBe(2);
+    expect(names.get("get")).toBe(1);
+    expect((await outlineFile(text, "decimal.py", { maxChars: 120, names })).split("\n")).toEqual([
+      "class Context  (lines 1-407)",
+      "  … (202 more definitions, lines 2-405)",
+      "  def quantize(self, exp)  (lines 406-407)",
+    ]);
+  });
+
+  it("reads as code a word in backticks, in a chain, before a call or shaped like an identifier, and the rest as plain words", () => {
+    const names = namesIn("`render` fails", "Table.merge and Server::close call flush() on iterContent, utf8 and header_rows; prose words stay plain");
+    for (const word of ["render", "Table", "merge", "Server", "close", "flush", "iterContent", "utf8", "header_rows"]) expect(names.get(word)).toBe(2);
+    for (const word of ["fails", "and", "call", "prose", "words", "plain"]) expect(names.get(word)).toBe(1);
+  });
+
   it("says there is none for a language without a grammar and for a file that defines nothing", async () => {
     expect(await outlineFile("def f(): pass\n", "notes.txt")).toBe(NO_OUTLINE);
     expect(await outlineFile("print('hello')\n", "script.py")).toBe(NO_OUTLINE);
