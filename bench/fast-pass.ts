@@ -40,13 +40,14 @@ for (const dir of values.dir) {
   }
   const { files } = await listCandidates(dir, { exclude: [], maxFileBytes: 512 * 1024 });
   for (const file of files) {
-    const grammar = grammarForPath(file.path);
-    if (!grammar || /^(json|toml|css|html)$/.test(grammar)) continue;
     const { text } = file;
+    // Null for a file without a grammar, or with a data or markup one: what the ranking never parses.
+    const parsed = await parseDefinitions(text, file.path);
+    if (!parsed) continue;
+    const grammar = grammarForPath(file.path)!;
     const started = performance.now();
     const fast = new Set(extractDefinitions(text, file.path));
     const ms = performance.now() - started;
-    const parsed = (await parseDefinitions(text, file.path)) ?? [];
     const exact = new Set(parsed.filter((d) => d.kind !== "name").map((d) => d.name));
     const all = new Set(parsed.map((d) => d.name));
     const language = grammar === "cpp" && extname(file.path) === ".h" ? "cpp (.h)" : grammar;

@@ -182,7 +182,7 @@ function collect(root: Node, source: string): Definition[] {
         const takes = child.namedChildren.some((part) => part?.type === "parameter");
         const kind = takes ? (parent?.isClass ? "method" : "function") : parent === null ? "name" : null;
         if (kind) {
-          const signature = signatureOf(child, source, frame.node).split(" = ")[0]!.replace(/ =$/, "");
+          const signature = signatureOf(child, source, frame.node).split(" = ")[0]!;
           found.push({ name: pattern.text, kind, line: child.startPosition.row + 1, endLine: child.endPosition.row + 1, ...(parent ? { parent: parent.name } : {}), signature });
         }
         if (takes) inner = { name: pattern.text, isClass: false };
