@@ -16,7 +16,7 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import nock from "nock";
 import type { PhaseTiming } from "../src/jobs/phase-clock.js";
-import { openDatabase } from "../src/store/database.js";
+import { openDatabase } from "../src/backends/sqlite/database.js";
 import { labeledPayload } from "../test/e2e/payloads.js";
 import { scriptResolve } from "../test/e2e/script-resolve.js";
 import { startApp } from "../test/e2e/start-app.js";

@@ -27,11 +27,11 @@ import { buildQuery } from "../src/pipeline/locate/build-query.js";
 import { indexRepository } from "../src/pipeline/locate/index-repository.js";
 import { primeTerms } from "../src/pipeline/locate/prime-terms.js";
 import type { TermCache } from "../src/pipeline/locate/remember-terms.js";
-import { openSqliteStore } from "../src/store/sqlite/sqlite-store.js";
-import { withShallowClone } from "../src/workspace/clone-repository.js";
-import { keptHistory } from "../src/workspace/kept-history.js";
-import type { ObjectCache } from "../src/workspace/object-cache.js";
-import { DEFAULT_HISTORY_WINDOW } from "../src/workspace/commit-history.js";
+import { openSqliteStore } from "../src/backends/sqlite/sqlite-store.js";
+import { withShallowClone } from "../src/git/clone-repository.js";
+import { keptHistory } from "../src/git/kept-history.js";
+import type { ObjectCache } from "../src/git/object-cache.js";
+import { DEFAULT_HISTORY_WINDOW } from "../src/git/commit-history.js";
 import { addCommit, gitEnv } from "../test/support/git-server.js";
 
 const { values } = parseArgs({

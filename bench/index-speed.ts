@@ -14,7 +14,7 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import { buildQuery } from "../src/pipeline/locate/build-query.js";
 import { indexRepository } from "../src/pipeline/locate/index-repository.js";
-import { openSqliteStore } from "../src/store/sqlite/sqlite-store.js";
+import { openSqliteStore } from "../src/backends/sqlite/sqlite-store.js";
 
 const { values } = parseArgs({
   options: {

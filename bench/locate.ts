@@ -19,8 +19,8 @@ import { listCandidates } from "../src/pipeline/locate/list-candidates.js";
 import { DEFAULT_RANK_OPTIONS, rankFiles, type RankOptions } from "../src/pipeline/locate/rank-files.js";
 import { listPythonFiles, rankPlain } from "./lib/plain-bm25.js";
 import { findMirror, prepareCheckouts } from "../src/eval/prepare-checkouts.js";
-import { DEFAULT_HISTORY_WINDOW } from "../src/workspace/commit-history.js";
-import { readLocalHistory } from "../src/workspace/read-local-history.js";
+import { DEFAULT_HISTORY_WINDOW } from "../src/git/commit-history.js";
+import { readLocalHistory } from "../src/git/read-local-history.js";
 import { readInstances } from "../src/eval/read-instances.js";
 import { formatRecallTable, type RankOutcome } from "./lib/recall.js";
 

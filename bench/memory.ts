@@ -14,7 +14,7 @@ import { parseConfig } from "../src/config.js";
 import { createLlm } from "../src/llm/client.js";
 import { locateFiles } from "../src/pipeline/locate/locate-files.js";
 import type { IssueText } from "../src/pipeline/types.js";
-import { openSqliteStore } from "../src/store/sqlite/sqlite-store.js";
+import { openSqliteStore } from "../src/backends/sqlite/sqlite-store.js";
 import { startScriptedModel } from "../test/support/scripted-model.js";
 
 const { values } = parseArgs({

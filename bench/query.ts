@@ -4,7 +4,7 @@
 //
 //   npm run bench:query [-- --sizes 10000,40000,100000]
 import { parseArgs } from "node:util";
-import { cleanText } from "../src/clean-text.js";
+import { cleanText } from "../src/lib/clean-text.js";
 import { buildQuery } from "../src/pipeline/locate/build-query.js";
 import { adversarialBodies } from "./lib/adversarial-issues.js";
 

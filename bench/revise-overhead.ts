@@ -12,7 +12,7 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import nock from "nock";
 import type { PhaseTiming } from "../src/jobs/phase-clock.js";
-import { openDatabase } from "../src/store/database.js";
+import { openDatabase } from "../src/backends/sqlite/database.js";
 import { ciPayload, reviewComment, reviewPayload } from "../test/e2e/payloads.js";
 import { REPO_FILES } from "../test/e2e/script-resolve.js";
 import { README_HUNK, REVISE_LINE_4, scriptRevisions, seedBotPullRequest, LINE_4_REVISED, LINE_4 } from "../test/e2e/script-revise.js";

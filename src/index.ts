@@ -1,8 +1,8 @@
 import type { ApplicationFunction } from "probot";
-import { createServices, probotHost, type MagisAppOptions } from "./github/create-services.js";
-import { UNINSTALL_EVENTS } from "./github/on-uninstalled.js";
+import { createServices, probotHost, type MagisAppOptions } from "./app/create-services.js";
+import { UNINSTALL_EVENTS } from "./triggers/rules/on-uninstalled.js";
 
-export type { MagisAppOptions, MagisServices } from "./github/create-services.js";
+export type { MagisAppOptions, MagisServices } from "./app/create-services.js";
 
 /** The MAGIS Probot app: records its triggers as they arrive, decides about them afterwards, and starts the job queue. */
 export function magisApp(options: MagisAppOptions = {}): ApplicationFunction {

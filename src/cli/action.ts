@@ -1,5 +1,5 @@
-import { runAction } from "../action/run-action.js";
-import { RunnerEnvError } from "../action/read-runner-event.js";
+import { runAction } from "../app/action/run-action.js";
+import { RunnerEnvError } from "../app/action/read-runner-event.js";
 import { parseFlags, type Command } from "./io.js";
 
 const usage = `Usage: magis action

@@ -36,7 +36,7 @@ export interface Command {
 }
 
 import { parseArgs, type ParseArgsConfig } from "node:util";
-import { parseWholeNumber } from "../env-number.js";
+import { parseWholeNumber } from "../lib/env-number.js";
 
 /** node:util parseArgs in strict mode, with its errors turned into one-line UsageErrors. */
 export function parseFlags<T extends NonNullable<ParseArgsConfig["options"]>>(args: string[], options: T) {

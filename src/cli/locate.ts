@@ -3,7 +3,7 @@ import type { Llm } from "../llm/types.js";
 import { StageError } from "../pipeline/errors.js";
 import { locateFiles } from "../pipeline/locate/locate-files.js";
 import type { LocatedFile, ProgressEvent } from "../pipeline/types.js";
-import { openStore } from "../store/open-store.js";
+import { openStore } from "../backends/open-backend.js";
 import type { Store } from "../store/store.js";
 import { parseFlags, UsageError, wholeNumberFlag, type Command } from "./io.js";
 import { localHistory, makeModel, memoryFile, openCheckout } from "./open-checkout.js";

@@ -4,8 +4,8 @@ import type { MagisConfig } from "../config.js";
 import { createLlm, type LlmClient } from "../llm/client.js";
 import { UsageError, type CliIo } from "./io.js";
 import { loadRepoConfig } from "./load-repo-config.js";
-import { historyWindow, type CommitRecord } from "../workspace/commit-history.js";
-import { readLocalHistory } from "../workspace/read-local-history.js";
+import { historyWindow, type CommitRecord } from "../git/commit-history.js";
+import { readLocalHistory } from "../git/read-local-history.js";
 
 /** A local checkout as the commands use it: its real path, which also keys the evolution memory, and its config. */
 export interface Checkout {

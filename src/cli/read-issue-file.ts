@@ -1,6 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
-import { cleanText } from "../clean-text.js";
+import { cleanText } from "../lib/clean-text.js";
 import type { IssueText } from "../pipeline/types.js";
 import { UsageError } from "./io.js";
 

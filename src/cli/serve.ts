@@ -1,14 +1,14 @@
 import type { Logger } from "pino";
 import { createProbot, run } from "probot";
-import { heldValue, MAX_TIMER_MS, wholeNumberFrom } from "../env-number.js";
+import { heldValue, MAX_TIMER_MS, wholeNumberFrom } from "../lib/env-number.js";
 import { createOctokitClass, githubBoundsFrom } from "../github/create-octokit-class.js";
-import { checkAppCredentials } from "../github/check-app-credentials.js";
-import { createServices, probotHost, serviceSettingsFrom, type MagisAppOptions, type MagisServices } from "../github/create-services.js";
+import { checkAppCredentials } from "../app/check-app-credentials.js";
+import { createServices, probotHost, serviceSettingsFrom, type MagisAppOptions, type MagisServices } from "../app/create-services.js";
 import { magisApp } from "../index.js";
 import { createMetrics, type ServeRole } from "../server/metrics.js";
 import { startOpsServer } from "../server/start-ops-server.js";
 import { startWebhookServer, type RunningServer } from "../server/start-webhook-server.js";
-import { openStore } from "../store/open-store.js";
+import { openStore } from "../backends/open-backend.js";
 import { parseFlags, UsageError, type CliIo, type Command } from "./io.js";
 
 const usage = `Usage: magis serve [--role all|web|worker]

@@ -1,12 +1,12 @@
 import fs from "node:fs";
 import git from "isomorphic-git";
 import { encodeFile, type FileEncoding } from "../edit/file-encoding.js";
-import { mapBounded } from "../pipeline/map-bounded.js";
-import { checkBotBranch } from "../workspace/check-bot-branch.js";
-import type { Checkout } from "../workspace/clone-repository.js";
-import { protectedPathMatcher } from "../workspace/protected-paths.js";
-import { readFileEntries } from "../workspace/read-file-entries.js";
-import { resolveInside } from "../workspace/safe-path.js";
+import { mapBounded } from "../lib/map-bounded.js";
+import { checkBotBranch } from "./check-bot-branch.js";
+import type { Checkout } from "../git/clone-repository.js";
+import { protectedPathMatcher } from "../lib/protected-paths.js";
+import { readFileEntries } from "../git/read-file-entries.js";
+import { resolveInside } from "../lib/safe-path.js";
 import { asRuleRefusal } from "./commit-refused-error.js";
 import { moveBranch, type BranchLease } from "./move-branch.js";
 import type { Octokit } from "./types.js";

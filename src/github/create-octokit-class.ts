@@ -1,5 +1,5 @@
 import { ProbotOctokit } from "probot";
-import { MAX_TIMER_MS, wholeNumberFrom } from "../env-number.js";
+import { MAX_TIMER_MS, wholeNumberFrom } from "../lib/env-number.js";
 import { fetchWithTimeout } from "./fetch-with-timeout.js";
 
 /** How long one GitHub API request may take, unless MAGIS_GITHUB_TIMEOUT_MS says otherwise. */

@@ -1,6 +1,6 @@
 import type { MagisConfig } from "../config.js";
 import { StageError } from "../pipeline/errors.js";
-import type { Rerun } from "./explain-failure.js";
+import type { Rerun } from "../jobs/explain-failure.js";
 import type { Octokit } from "./types.js";
 
 /** Where a job clones from, what the repository's default branch is, and how GraphQL names it. */

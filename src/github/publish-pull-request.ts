@@ -1,9 +1,9 @@
 import type { MagisConfig } from "../config.js";
 import { StageError } from "../pipeline/errors.js";
-import { neutralizeClosingReferences } from "../pipeline/report/markdown.js";
+import { neutralizeClosingReferences } from "../lib/markdown.js";
 import type { ResolveResult } from "../pipeline/types.js";
-import type { Checkout } from "../workspace/clone-repository.js";
-import { protectedPathMatcher } from "../workspace/protected-paths.js";
+import type { Checkout } from "../git/clone-repository.js";
+import { protectedPathMatcher } from "../lib/protected-paths.js";
 import { chooseBranch } from "./choose-branch.js";
 import { CommitRefusedError } from "./commit-refused-error.js";
 import { commitThroughApi } from "./commit-through-api.js";

@@ -1,5 +1,5 @@
-import { cleanOutput } from "../clean-text.js";
-import { readTestOutput } from "../pipeline/tests/read-test-output.js";
+import { cleanOutput } from "../lib/clean-text.js";
+import { readTestOutput } from "../lib/read-test-output.js";
 import { readJobLogTail } from "./read-job-log-tail.js";
 import type { Octokit } from "./types.js";
 

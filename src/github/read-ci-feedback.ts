@@ -1,7 +1,7 @@
-import { codeSpan } from "../pipeline/report/markdown.js";
+import { codeSpan } from "../lib/markdown.js";
 import { readCiFailures } from "./read-ci-failures.js";
 import { checkNames, renderCiFeedback } from "./render-ci-failures.js";
-import type { ReviseJobPayload } from "./submit-revise-job.js";
+import type { ReviseJobPayload } from "../jobs/kinds/revise/submit.js";
 import type { Octokit } from "./types.js";
 
 /** What a CI fix shows in its status comment: the failed checks, which attempt this is, and what looked unrelated. */

@@ -1,7 +1,7 @@
 import type { MagisConfig } from "../config.js";
 import type { IssueText } from "../pipeline/types.js";
 import { hasPermission } from "./check-permission.js";
-import { cleanText } from "../clean-text.js";
+import { cleanText } from "../lib/clean-text.js";
 import type { IssueRef, Octokit } from "./types.js";
 
 const MAX_HINTS = 20;

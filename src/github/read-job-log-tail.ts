@@ -1,4 +1,4 @@
-import { TailBuffer } from "../tail-buffer.js";
+import { TailBuffer } from "../lib/tail-buffer.js";
 import type { Octokit } from "./types.js";
 
 /** The end of a GitHub Actions job's log, and how much of the log there was. */

@@ -1,5 +1,5 @@
 import type { ReviewComment } from "../pipeline/revise/types.js";
-import { cleanText } from "../clean-text.js";
+import { cleanText } from "../lib/clean-text.js";
 import type { Octokit } from "./types.js";
 
 // Enough for any review a person writes by hand; a bulk tool's thousand comments would not fit a prompt anyway.

@@ -1,4 +1,4 @@
-import { codeSpan, fence } from "../pipeline/report/markdown.js";
+import { codeSpan, fence } from "../lib/markdown.js";
 import type { CiFailure } from "./read-ci-failures.js";
 
 /** The failed checks' names for a sentence: "`tests (3.11)`, `lint`". */

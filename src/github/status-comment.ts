@@ -1,4 +1,4 @@
-import { readStatusMarker } from "./render-status.js";
+import { readStatusMarker } from "../jobs/kinds/resolve/render-status.js";
 import type { IssueRef, Octokit } from "./types.js";
 
 /** Where a reaction goes: the issue itself, the comment that triggered the run, or an inline review comment. */

@@ -1,6 +1,6 @@
-import { redactSecrets } from "../redact-secrets.js";
+import { redactSecrets } from "../lib/redact-secrets.js";
 import type { JobRecord } from "../store/jobs.js";
-import { retryWhileLocked, type LockWait } from "../store/retry-while-locked.js";
+import { retryWhileLocked, type LockWait } from "../backends/sqlite/retry-while-locked.js";
 import type { JobStore } from "../store/store.js";
 import type { JobRunner } from "./job-queue.js";
 

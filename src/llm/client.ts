@@ -4,7 +4,7 @@ import { AGENTS, modelFor, type Agent } from "../config.js";
 import { adaptToRefusal, type ServerDialect } from "./adapt-to-server.js";
 import { checkAnswer, correctionMessage } from "./check-answer.js";
 import { describeFailure } from "./describe-failure.js";
-import { redactSecrets } from "../redact-secrets.js";
+import { redactSecrets } from "../lib/redact-secrets.js";
 import { BudgetExceededError, LlmError, type BudgetShortfall, type LlmCallSite } from "./errors.js";
 import { resolveLlmSettings, type LlmOptions, type LlmSettings, type StructuredOutputMode } from "./llm-settings.js";
 import { loadPrompt, PromptError, renderPrompt } from "./prompts.js";

@@ -1,5 +1,5 @@
 import { parseConfig, type MagisConfig } from "../config.js";
-import { wholeNumberFrom } from "../env-number.js";
+import { wholeNumberFrom } from "../lib/env-number.js";
 import type { TraceRecord } from "./types.js";
 
 /** How the client asks for JSON: `json_schema` sends `response_format`; `json` only instructs in the prompt. */

@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import { decodeFile, type FileEncoding } from "../edit/file-encoding.js";
-import { resolveInside, UnsafePathError } from "../workspace/safe-path.js";
-import { protectingPattern } from "../workspace/protected-paths.js";
+import { resolveInside, UnsafePathError } from "../lib/safe-path.js";
+import { protectingPattern } from "../lib/protected-paths.js";
 import type { StageContext } from "./types.js";
 
 /**

@@ -1,9 +1,9 @@
 import type { Agent, MagisConfig } from "../config.js";
 import type { FileEncoding } from "../edit/file-encoding.js";
 import type { Llm, Usage } from "../llm/types.js";
-import type { TestCounts } from "./tests/read-test-output.js";
-import type { CommitRecord } from "../workspace/commit-history.js";
-import type { WrittenTree } from "../workspace/write-worktree.js";
+import type { TestCounts } from "../lib/read-test-output.js";
+import type { CommitRecord } from "../git/commit-history.js";
+import type { WrittenTree } from "../git/write-worktree.js";
 
 /** The issue as the agents read it: already cleaned of hidden characters and HTML comments. */
 export interface IssueText {

@@ -1,5 +1,5 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
-import { withinTime } from "../within-time.js";
+import { withinTime } from "../lib/within-time.js";
 
 /** What a `magis serve` process does: answer webhooks, run jobs, or both. */
 export type ServeRole = "web" | "worker" | "all";

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Logger } from "pino";
-import { redactSecrets } from "../redact-secrets.js";
-import { withinTime } from "../within-time.js";
+import { redactSecrets } from "../lib/redact-secrets.js";
+import { withinTime } from "../lib/within-time.js";
 import type { MagisMetrics } from "./metrics.js";
 
 /** What the operations endpoints serve. */

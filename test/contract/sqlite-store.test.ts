@@ -2,7 +2,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll } from "vitest";
-import { openSqliteStore, type SqliteStore } from "../../src/store/sqlite/sqlite-store.js";
+import { openSqliteStore, type SqliteStore } from "../../src/backends/sqlite/sqlite-store.js";
 import { describeStoreContract } from "./store-contract.js";
 
 // Each test gets a fresh file: creating one takes a millisecond.

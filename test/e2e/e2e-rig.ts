@@ -3,7 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import nock from "nock";
 import { afterEach, beforeEach } from "vitest";
-import { openDatabase } from "../../src/store/database.js";
+import { openDatabase } from "../../src/backends/sqlite/database.js";
 import type { JobRecord } from "../../src/store/jobs.js";
 import { createBareRepository, startGitServer, type GitServer } from "../support/git-server.js";
 import { fakeGitHub, type FakeGitHub, type FakeGitHubOptions } from "../support/github-api.js";

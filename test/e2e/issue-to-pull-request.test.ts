@@ -1,9 +1,9 @@
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { openDatabase } from "../../src/store/database.js";
+import { openDatabase } from "../../src/backends/sqlite/database.js";
 import { jobKey } from "../../src/store/jobs.js";
-import { openSqliteStore } from "../../src/store/sqlite/sqlite-store.js";
+import { openSqliteStore } from "../../src/backends/sqlite/sqlite-store.js";
 import { addCommit } from "../support/git-server.js";
 import { fakeGitHub } from "../support/github-api.js";
 import { startScriptedModel } from "../support/scripted-model.js";

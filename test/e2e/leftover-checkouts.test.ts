@@ -3,8 +3,8 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { openDatabase } from "../../src/store/database.js";
-import { checkoutPrefix, THIS_PROCESS } from "../../src/workspace/checkout-name.js";
+import { openDatabase } from "../../src/backends/sqlite/database.js";
+import { checkoutPrefix, THIS_PROCESS } from "../../src/git/checkout-name.js";
 import { createBareRepository, startGitServer, type GitServer } from "../support/git-server.js";
 import { startApp, type RunningApp } from "./start-app.js";
 

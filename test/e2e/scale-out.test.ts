@@ -1,5 +1,5 @@
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
-import { LOST_REASON } from "../../src/jobs/postgres-queue.js";
+import { LOST_REASON } from "../../src/backends/postgres/postgres-queue.js";
 import { parsePrometheusText } from "../support/parse-prometheus-text.js";
 import { buildDist } from "../support/build-dist.js";
 import { OWNER, REPO, startScaleRig, type ScaleRig } from "../support/scale-rig.js";

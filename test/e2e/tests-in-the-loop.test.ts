@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import os from "node:os";
 import { describe, expect, it } from "vitest";
-import { checkoutPrefix } from "../../src/workspace/checkout-name.js";
+import { checkoutPrefix } from "../../src/git/checkout-name.js";
 import { INSTALLATION, useRig } from "./e2e-rig.js";
 import { labeledPayload, reviewComment, reviewPayload } from "./payloads.js";
 import { README_HUNK, REVISE_LINE_4, scriptRevisions, seedBotPullRequest } from "./script-revise.js";

@@ -1,7 +1,7 @@
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { jobKey } from "../../src/store/jobs.js";
-import { openSqliteStore } from "../../src/store/sqlite/sqlite-store.js";
+import { openSqliteStore } from "../../src/backends/sqlite/sqlite-store.js";
 import { INSTALLATION, OWNER, REPO, useRig } from "./e2e-rig.js";
 import { commentPayload, labeledPayload, withdrawnPayload } from "./payloads.js";
 import { scriptResolve } from "./script-resolve.js";

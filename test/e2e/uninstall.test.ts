@@ -1,6 +1,6 @@
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { UNINSTALLED_REASON } from "../../src/github/on-uninstalled.js";
+import { UNINSTALLED_REASON } from "../../src/triggers/rules/on-uninstalled.js";
 import { holdSqliteLock, type HeldLock } from "../support/hold-sqlite-lock.js";
 import { FULL, INSTALLATION, REPO, useRig } from "./e2e-rig.js";
 import { examplePayload, labeledPayload } from "./payloads.js";

@@ -1,7 +1,7 @@
 // A process that makes a real checkout with withShallowClone and holds it until killed, as an app killed mid-job
 // does. Run with `node --import tsx test/support/hold-checkout.ts <clone url> <token> <parent dir>`; it prints the
 // checkout's folder once it exists.
-import { withShallowClone } from "../../src/workspace/clone-repository.js";
+import { withShallowClone } from "../../src/git/clone-repository.js";
 
 const [url, token, parentDir] = process.argv.slice(2);
 await withShallowClone(

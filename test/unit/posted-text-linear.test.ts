@@ -10,8 +10,8 @@ describe("the guards on posted text run in linear time", () => {
   it("redacts, neutralizes and builds table cells of 400k-character adversarial texts, with the same results as on short ones", async () => {
     const src = path.resolve(import.meta.dirname, "../../src");
     const code = [
-      `import { redactSecrets } from ${JSON.stringify(path.join(src, "redact-secrets.ts"))};`,
-      `import { neutralize, codeCell } from ${JSON.stringify(path.join(src, "pipeline/report/markdown.ts"))};`,
+      `import { redactSecrets } from ${JSON.stringify(path.join(src, "lib/redact-secrets.ts"))};`,
+      `import { neutralize, codeCell } from ${JSON.stringify(path.join(src, "lib/markdown.ts"))};`,
       `const n = 400_000;`,
       `const out = {`,
       `  sk: redactSecrets("sk-".repeat(n / 3)).length,`,

@@ -1,5 +1,5 @@
 import { StageError } from "../errors.js";
-import { mapBounded } from "../map-bounded.js";
+import { mapBounded } from "../../lib/map-bounded.js";
 import { validatePlan } from "../validate-plan.js";
 import type { TestBench } from "../tests/open-test-bench.js";
 import type { DeveloperRole, FileFeedback, FileTask, IssueText, Plan, StageContext, TaskOutcome } from "../types.js";

@@ -1,4 +1,4 @@
-import type { Pause } from "../../slice-work.js";
+import type { Pause } from "../../lib/slice-work.js";
 
 /** BM25 parameters: term-frequency saturation and length normalization. */
 export interface Bm25Params {

@@ -1,8 +1,8 @@
 import { listCandidates, listWrittenFiles, type CandidateSet, type ListOptions } from "./list-candidates.js";
-import type { WrittenTree } from "../../workspace/write-worktree.js";
+import type { WrittenTree } from "../../git/write-worktree.js";
 import { DEFAULT_RANK_OPTIONS, indexFiles, type FileIndex, type RankOptions } from "./rank-files.js";
 import type { TermCache } from "./remember-terms.js";
-import type { CommitRecord } from "../../workspace/commit-history.js";
+import type { CommitRecord } from "../../git/commit-history.js";
 
 /** A checkout's candidate files and the index built over them. */
 export interface RepositoryIndex extends FileIndex {

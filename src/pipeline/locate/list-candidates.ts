@@ -2,8 +2,8 @@ import fs from "node:fs";
 import path from "node:path";
 import picomatch from "picomatch";
 import { judgeClonedFile, readCandidate, type SkipReason, type SourceFile, type Verdict } from "./read-candidate.js";
-import type { ClonedFile, WrittenTree } from "../../workspace/write-worktree.js";
-import { sliceWork, type Pause } from "../../slice-work.js";
+import type { ClonedFile, WrittenTree } from "../../git/write-worktree.js";
+import { sliceWork, type Pause } from "../../lib/slice-work.js";
 
 export type { SkipReason, SourceFile };
 

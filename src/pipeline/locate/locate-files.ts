@@ -1,8 +1,8 @@
 import type { MemoryStore } from "../../store/store.js";
-import type { CommitRecord } from "../../workspace/commit-history.js";
-import type { WrittenTree } from "../../workspace/write-worktree.js";
+import type { CommitRecord } from "../../git/commit-history.js";
+import type { WrittenTree } from "../../git/write-worktree.js";
 import { StageError } from "../errors.js";
-import { mapBounded } from "../map-bounded.js";
+import { mapBounded } from "../../lib/map-bounded.js";
 import type { IssueText, LocatedFile, StageContext } from "../types.js";
 import { buildQuery } from "./build-query.js";
 import { judgeRelevance } from "./judge-relevance.js";

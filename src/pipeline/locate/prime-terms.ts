@@ -1,5 +1,5 @@
-import type { ClonedFile } from "../../workspace/write-worktree.js";
-import { sliceWork } from "../../slice-work.js";
+import type { ClonedFile } from "../../git/write-worktree.js";
+import { sliceWork } from "../../lib/slice-work.js";
 import { listedPath, type ListOptions } from "./list-candidates.js";
 import { countFile } from "./prepare-document.js";
 import { judgeClonedFile } from "./read-candidate.js";

@@ -6,9 +6,9 @@ import { rememberedTerms, rememberedDefinitions, type TermCache } from "./rememb
 import { importedFiles, indexModules } from "./resolve-imports.js";
 import { scoreDefinitions } from "./score-definitions.js";
 import { indexHistory } from "./score-history.js";
-import type { CommitRecord } from "../../workspace/commit-history.js";
+import type { CommitRecord } from "../../git/commit-history.js";
 import { mainExtensions, mentionScorer, namedByTitle, pathPrior, pathShape } from "./score-path.js";
-import { sliceWork, type Pause } from "../../slice-work.js";
+import { sliceWork, type Pause } from "../../lib/slice-work.js";
 
 /** Knobs of the ranking; the defaults are what the localization benchmark supports. */
 export interface RankOptions {

@@ -1,6 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
-import type { ClonedFile } from "../../workspace/write-worktree.js";
+import type { ClonedFile } from "../../git/write-worktree.js";
 
 /** A text file of the repository that the Custodian may rank. */
 export interface SourceFile {

@@ -1,8 +1,8 @@
 import { parseDefinitions, type Definition } from "../../edit/syntax/parse-definitions.js";
-import { gitBlobId } from "../../workspace/git-object-id.js";
+import { gitBlobId } from "../../git/git-object-id.js";
 import { countFile, documentsOf, type FileTerms, type PreparedFile, type RankInput } from "./prepare-document.js";
 import { extensionOf } from "./score-path.js";
-import type { Pause } from "../../slice-work.js";
+import type { Pause } from "../../lib/slice-work.js";
 import type { TermCache as StoreTermCache } from "../../store/store.js";
 
 /** Where indexing remembers what it learned of a file, by blob id across jobs (the store's index cache). */

@@ -1,6 +1,6 @@
-import type { CommitRecord } from "../../workspace/commit-history.js";
+import type { CommitRecord } from "../../git/commit-history.js";
 import type { PastChange } from "../types.js";
-import type { Pause } from "../../slice-work.js";
+import type { Pause } from "../../lib/slice-work.js";
 import { Bm25Index, type Bm25Params } from "./bm25-index.js";
 import { countTerms } from "./tokenize-code.js";
 

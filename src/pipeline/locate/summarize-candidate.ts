@@ -3,7 +3,7 @@ import { z } from "zod";
 import type { MemoryStore } from "../../store/store.js";
 import type { StageContext } from "../types.js";
 import { extractDefinitions } from "./extract-definitions.js";
-import { gitBlobId } from "../../workspace/git-object-id.js";
+import { gitBlobId } from "../../git/git-object-id.js";
 import type { SourceFile } from "./list-candidates.js";
 
 /** Where a summary came from: reused as is, the old summary plus a commit message of the diff, or a fresh summary. */

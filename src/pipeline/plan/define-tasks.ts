@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { openEditableFile } from "../open-editable-file.js";
-import { mapBounded } from "../map-bounded.js";
-import { protectedPathMatcher } from "../../workspace/protected-paths.js";
+import { mapBounded } from "../../lib/map-bounded.js";
+import { protectedPathMatcher } from "../../lib/protected-paths.js";
 import type { FileTask, IssueText, LocatedFile, SetAsideFile, StageContext } from "../types.js";
 import { formatIssue } from "../format-issue.js";
 import { namesIn, outlineFile } from "../../edit/syntax/outline-file.js";

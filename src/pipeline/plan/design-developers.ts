@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { DeveloperRole, FileTask, IssueText, StageContext } from "../types.js";
-import { mapBounded } from "../map-bounded.js";
+import { mapBounded } from "../../lib/map-bounded.js";
 import { formatIssue } from "../format-issue.js";
 
 const answerSchema = z.object({

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { DeveloperRole, FileTask, IssueText, MeetingTurn, StageContext } from "../types.js";
-import { mapBounded } from "../map-bounded.js";
+import { mapBounded } from "../../lib/map-bounded.js";
 import { formatIssue } from "../format-issue.js";
 import { developerVars, formatTranscript } from "./format-team.js";
 

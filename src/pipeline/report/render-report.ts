@@ -1,7 +1,7 @@
 import { AGENTS } from "../../config.js";
 import type { LocatedFile, ResolveResult, TaskOutcome } from "../types.js";
 import { describeSetAside } from "./describe-set-aside.js";
-import { cell, codeCell, details, fence, neutralize, table } from "./markdown.js";
+import { cell, codeCell, details, fence, neutralize, table } from "../../lib/markdown.js";
 import { describeAttemptTests } from "../tests/describe-test-verdict.js";
 import { renderTests } from "./render-tests.js";
 import { selectNeedsHuman } from "./select-needs-human.js";

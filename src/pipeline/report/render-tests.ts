@@ -1,6 +1,6 @@
 import { describeExit, listNames } from "../tests/describe-test-verdict.js";
 import type { TestRun, TestsReport } from "../types.js";
-import { cell, codeCell, details, fence, neutralize, table } from "./markdown.js";
+import { cell, codeCell, details, fence, neutralize, table } from "../../lib/markdown.js";
 
 /** The pull request's "Tests" section: the command, the counts before and with the change, and the end of what still fails. */
 export function renderTests(report: TestsReport): string {

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { openEditableFile } from "../open-editable-file.js";
 import { formatIssue } from "../format-issue.js";
-import { fence } from "../report/markdown.js";
+import { fence } from "../../lib/markdown.js";
 import type { StageContext } from "../types.js";
 import { placeOf } from "./place-of.js";
 import { settleTriage } from "./settle-triage.js";

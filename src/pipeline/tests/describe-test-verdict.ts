@@ -1,5 +1,5 @@
 import type { TestRun, TestsReport, TestVerdict } from "../types.js";
-import { codeSpan, fence } from "../report/markdown.js";
+import { codeSpan, fence } from "../../lib/markdown.js";
 
 // The QA Engineer reads the end of the output only when something fails: the part that says what.
 const MODEL_TAIL_CHARS = 2_500;

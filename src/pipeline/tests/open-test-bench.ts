@@ -2,16 +2,16 @@ import crypto from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { cleanOutput } from "../../clean-text.js";
+import { cleanOutput } from "../../lib/clean-text.js";
 import { encodeFile, type FileEncoding } from "../../edit/file-encoding.js";
-import { redactSecrets } from "../../redact-secrets.js";
-import { fromLineStart } from "../../tail-buffer.js";
-import { resolveInside } from "../../workspace/safe-path.js";
+import { redactSecrets } from "../../lib/redact-secrets.js";
+import { fromLineStart } from "../../lib/tail-buffer.js";
+import { resolveInside } from "../../lib/safe-path.js";
 import type { StageContext, TestRun, TestsReport, TestVerdict } from "../types.js";
 import { commandEnv } from "./command-env.js";
 import { compareTestRuns } from "./compare-test-runs.js";
 import { describeExit } from "./describe-test-verdict.js";
-import { readTestOutput } from "./read-test-output.js";
+import { readTestOutput } from "../../lib/read-test-output.js";
 import { runCommand, type CommandRun } from "./run-command.js";
 
 /** A changed file as the tests see it: its full new text, written in its own encoding. */

@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { TailBuffer } from "../../tail-buffer.js";
+import { TailBuffer } from "../../lib/tail-buffer.js";
 
 /** How one run of a repository's command ended, with the end of what it printed. */
 export interface CommandRun {

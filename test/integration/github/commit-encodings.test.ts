@@ -10,7 +10,7 @@ import { commitThroughApi } from "../../../src/github/commit-through-api.js";
 import type { Octokit } from "../../../src/github/types.js";
 import { createLlm } from "../../../src/llm/client.js";
 import { resolveIssue } from "../../../src/pipeline/resolve-issue.js";
-import { withShallowClone, type GitRemote } from "../../../src/workspace/clone-repository.js";
+import { withShallowClone, type GitRemote } from "../../../src/git/clone-repository.js";
 import { createBareRepository, gitEnv, startGitServer, type GitServer } from "../../support/git-server.js";
 import { fakeGitHub, type FakeGitHub } from "../../support/github-api.js";
 import { startScriptedModel, type ScriptedModel } from "../../support/scripted-model.js";

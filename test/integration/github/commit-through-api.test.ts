@@ -11,7 +11,7 @@ import { CommitRefusedError } from "../../../src/github/commit-refused-error.js"
 import { commitThroughApi, type ApiCommitRequest } from "../../../src/github/commit-through-api.js";
 import { BranchMovedError, type BranchLease } from "../../../src/github/move-branch.js";
 import type { Octokit } from "../../../src/github/types.js";
-import { withShallowClone, type GitRemote } from "../../../src/workspace/clone-repository.js";
+import { withShallowClone, type GitRemote } from "../../../src/git/clone-repository.js";
 import { createBareRepository, gitEnv, startGitServer, type GitServer } from "../../support/git-server.js";
 
 // The checkout comes from the real git (git http-backend); GitHub's Git Data and GraphQL endpoints are nock.

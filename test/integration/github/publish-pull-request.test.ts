@@ -9,7 +9,7 @@ import { parseConfig } from "../../../src/config.js";
 import { publishPullRequest, type PublishInput } from "../../../src/github/publish-pull-request.js";
 import type { Octokit } from "../../../src/github/types.js";
 import { StageError } from "../../../src/pipeline/errors.js";
-import { withShallowClone } from "../../../src/workspace/clone-repository.js";
+import { withShallowClone } from "../../../src/git/clone-repository.js";
 import { createBareRepository, gitEnv, startGitServer, type GitServer } from "../../support/git-server.js";
 import { fakeGitHub, type FakeGitHub } from "../../support/github-api.js";
 

@@ -3,8 +3,8 @@ import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { rememberedTerms } from "../../../src/pipeline/locate/remember-terms.js";
-import { sliceWork } from "../../../src/slice-work.js";
-import { openSqliteStore, type SqliteStore } from "../../../src/store/sqlite/sqlite-store.js";
+import { sliceWork } from "../../../src/lib/slice-work.js";
+import { openSqliteStore, type SqliteStore } from "../../../src/backends/sqlite/sqlite-store.js";
 import { holdSqliteLock } from "../../support/hold-sqlite-lock.js";
 
 let dir: string;

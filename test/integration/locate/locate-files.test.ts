@@ -8,8 +8,8 @@ import { StageError } from "../../../src/pipeline/errors.js";
 import { locateFiles } from "../../../src/pipeline/locate/locate-files.js";
 import { MAX_PROMPT_CHARS, summarizeCandidate } from "../../../src/pipeline/locate/summarize-candidate.js";
 import type { IssueText, LocatedFile, ProgressEvent, StageContext } from "../../../src/pipeline/types.js";
-import { openSqliteStore, type SqliteStore } from "../../../src/store/sqlite/sqlite-store.js";
-import { gitBlobId } from "../../../src/workspace/git-object-id.js";
+import { openSqliteStore, type SqliteStore } from "../../../src/backends/sqlite/sqlite-store.js";
+import { gitBlobId } from "../../../src/git/git-object-id.js";
 import { startScriptedModel, type ScriptedModel } from "../../support/scripted-model.js";
 import { cartIssue, makeFixtureRepo, promptPath } from "./fixture-repo.js";
 

@@ -3,13 +3,13 @@ import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { buildQuery } from "../../../src/pipeline/locate/build-query.js";
-import { gitBlobId } from "../../../src/workspace/git-object-id.js";
+import { gitBlobId } from "../../../src/git/git-object-id.js";
 import { indexRepository } from "../../../src/pipeline/locate/index-repository.js";
 import { primeTerms } from "../../../src/pipeline/locate/prime-terms.js";
 import { countFile } from "../../../src/pipeline/locate/prepare-document.js";
 import { memoOf, termsKey, TermMemo } from "../../../src/pipeline/locate/remember-terms.js";
-import { openSqliteStore, type SqliteStore } from "../../../src/store/sqlite/sqlite-store.js";
-import type { ClonedFile } from "../../../src/workspace/write-worktree.js";
+import { openSqliteStore, type SqliteStore } from "../../../src/backends/sqlite/sqlite-store.js";
+import type { ClonedFile } from "../../../src/git/write-worktree.js";
 import { cartIssue, makeFixtureRepo } from "./fixture-repo.js";
 
 const list = { exclude: ["docs/**"], maxFileBytes: 2_000 };

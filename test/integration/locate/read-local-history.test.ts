@@ -5,8 +5,8 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { main } from "../../../src/cli.js";
 import type { CliIo } from "../../../src/cli/io.js";
-import { keepWindow, type HistoryWindow } from "../../../src/workspace/commit-history.js";
-import { parseGitLog, readLocalHistory } from "../../../src/workspace/read-local-history.js";
+import { keepWindow, type HistoryWindow } from "../../../src/git/commit-history.js";
+import { parseGitLog, readLocalHistory } from "../../../src/git/read-local-history.js";
 import { gitEnv } from "../../support/git-server.js";
 
 let dir: string;

@@ -7,8 +7,8 @@ import Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { buildQuery } from "../../../src/pipeline/locate/build-query.js";
 import { indexRepository } from "../../../src/pipeline/locate/index-repository.js";
-import { SqliteIndexCache } from "../../../src/store/sqlite/sqlite-index-cache.js";
-import { openSqliteStore, type SqliteStore } from "../../../src/store/sqlite/sqlite-store.js";
+import { SqliteIndexCache } from "../../../src/backends/sqlite/sqlite-index-cache.js";
+import { openSqliteStore, type SqliteStore } from "../../../src/backends/sqlite/sqlite-store.js";
 import { cartIssue, makeFixtureRepo } from "./fixture-repo.js";
 
 const run = promisify(execFile);

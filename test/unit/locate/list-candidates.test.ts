@@ -5,7 +5,7 @@ import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { listCandidates, listedPath, listWrittenFiles } from "../../../src/pipeline/locate/list-candidates.js";
-import { gitBlobId } from "../../../src/workspace/git-object-id.js";
+import { gitBlobId } from "../../../src/git/git-object-id.js";
 import { judgeCandidate, judgeClonedFile, readCandidate } from "../../../src/pipeline/locate/read-candidate.js";
 
 let root: string;

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { buildQuery } from "../../../src/pipeline/locate/build-query.js";
 import { pathTerms, prepareFile } from "../../../src/pipeline/locate/prepare-document.js";
 import { DEFAULT_RANK_OPTIONS, indexFiles, rankFiles } from "../../../src/pipeline/locate/rank-files.js";
-import { sliceWork } from "../../../src/slice-work.js";
+import { sliceWork } from "../../../src/lib/slice-work.js";
 
 const issue = (title: string, body = "") => buildQuery({ title, body, hints: [] });
 

@@ -3,8 +3,8 @@ import { buildQuery } from "../../../src/pipeline/locate/build-query.js";
 import { DEFAULT_RANK_OPTIONS, rankFiles } from "../../../src/pipeline/locate/rank-files.js";
 import { indexHistory } from "../../../src/pipeline/locate/score-history.js";
 import { mainExtensions, pathPrior } from "../../../src/pipeline/locate/score-path.js";
-import { sliceWork } from "../../../src/slice-work.js";
-import type { CommitRecord } from "../../../src/workspace/commit-history.js";
+import { sliceWork } from "../../../src/lib/slice-work.js";
+import type { CommitRecord } from "../../../src/git/commit-history.js";
 
 let made = 0;
 const commit = (message: string, files: string[], time = 1_700_000_000 + made): CommitRecord => ({ oid: (++made).toString(16).padStart(40, "0"), time, message, files });

@@ -1,0 +1,156 @@
+import { setMaxListeners } from "node:events";
+import type { MagisConfig } from "../config.js";
+import type { QueueLog } from "../backends/sqlite/sqlite-queue.js";
+import { PhaseClock } from "./phase-clock.js";
+import type { Llm, TraceRecord } from "../llm/types.js";
+import { redactSecrets } from "../lib/redact-secrets.js";
+import type { JobRecord } from "../store/jobs.js";
+import { explainFailure, type Rerun } from "./explain-failure.js";
+import { react, StatusComment, type ReactionTarget } from "../github/status-comment.js";
+import type { FailureNote } from "./track-status.js";
+import type { IssueRef, Octokit } from "../github/types.js";
+
+/** What every job uses, whatever its kind; GitHub, the model and the clock come in from outside. */
+export interface JobServices {
+  auth: (installationId: number) => Promise<Octokit>;
+  createLlm: (config: MagisConfig, onTrace: (record: TraceRecord) => void, signal: AbortSignal) => Llm;
+  log: QueueLog;
+  now: () => number;
+  /** Told each job's phase timings (for logs and the overhead benchmark). */
+  onTimings?: (job: JobRecord, timings: ReturnType<PhaseClock["finish"]>) => void;
+  /** Told each model call's trace record. */
+  onTrace?: (job: JobRecord, record: TraceRecord) => void;
+}
+
+/** How one kind of job shows itself: where its status comment goes, how it renders, and how it is run again. */
+export interface JobShape<S extends { failure?: FailureNote }> {
+  where: IssueRef;
+  start: S;
+  render: (state: S) => string;
+  rerun: Rerun;
+  /** What gets the 👀, 🚀 and 😕 reactions (the trigger comment, the issue), if anything yet. */
+  target: ReactionTarget | null;
+  /** The stage a job starts in. */
+  firstStage: string;
+  config: MagisConfig;
+}
+
+/** One running job as its steps see it. */
+export interface JobRun<S> {
+  octokit: Octokit;
+  /** The installation token (for git), also removed from everything the job writes. */
+  token: string;
+  status: StatusComment<S>;
+  /** Aborted when the job is cancelled or runs out of time; the model client honours it. */
+  signal: AbortSignal;
+  /** The job's model: traced, timed per phase, and stopped by `signal`. */
+  llm: Llm;
+  /**
+   * Moves the job into a stage (its record and phase timings; the first phase is "setup"); throws once the job was
+   * stopped, unless `stoppable` is false: the stages after publishing, since what was pushed cannot be taken back.
+   */
+  enter(stage: string, options?: { stoppable?: boolean }): void;
+  /** Sets what gets the reactions, once the job knows (a revision's first inline comment). */
+  setTarget(target: ReactionTarget): Promise<void>;
+  /** Reports a failed GitHub update (status edit, reaction) to the log, without secrets. */
+  logError(error: unknown): void;
+}
+
+/** Thrown when a job finds it is no longer wanted (the issue was closed meanwhile): the job ends as cancelled. */
+export class JobCancelledError extends Error {
+  readonly cancelled = true;
+}
+
+/**
+ * Runs one job with its status comment, the skeleton every job kind shares: authenticate; post the status comment and
+ * react 👀; run the steps within the job's time limit, stopping where they are when the job is cancelled; then show
+ * the outcome (the steps' own 🚀, or the failure, or the cancellation, with its stage and next step) and rethrow a
+ * failure for the queue to record. The outcome reaches the issue even when the first status post failed.
+ */
+export async function runJobWithStatus<S extends { failure?: FailureNote }>(
+  services: JobServices,
+  job: JobRecord,
+  progress: { stage: (name: string) => void; signal: AbortSignal },
+  shape: JobShape<S>,
+  steps: (run: JobRun<S>) => Promise<{ detail: string; succeeded: boolean }>,
+): Promise<string> {
+  const clock = new PhaseClock("setup");
+  const octokit = await services.auth(job.installationId);
+  const { token } = (await octokit.auth({ type: "installation", installationId: job.installationId })) as { token: string };
+  const secrets = [token];
+  const logError = (error: unknown) => services.log.warn({ job: job.id, error: redactSecrets(String(error), secrets) }, "a GitHub update of a job failed");
+  const limit = shape.config.job_timeout_minutes;
+  const timer = new AbortController();
+  const timeout = setTimeout(() => timer.abort(new TimeLimitError(limit)), limit * 60_000);
+  const signal = AbortSignal.any([progress.signal, timer.signal]);
+  // Every model request of the job listens on this one signal (the SDK adds a listener per request).
+  setMaxListeners(0, signal);
+  let target = shape.target;
+  let stage = shape.firstStage;
+  let phase = "setup";
+  let model: Llm | undefined;
+  const run: JobRun<S> = {
+    octokit,
+    token,
+    signal,
+    status: await StatusComment.post(octokit, shape.where, shape.start, shape.render, logError),
+    // Made when a step first asks, inside the steps: a model that cannot be set up (no key) fails the job visibly.
+    get llm() {
+      return (model ??= clock.timed(services.createLlm(shape.config, (record) => services.onTrace?.(job, record), signal)));
+    },
+    enter(name, options = {}) {
+      if (options.stoppable !== false) signal.throwIfAborted();
+      if (name !== phase) clock.mark((phase = name));
+      if (name === stage) return;
+      stage = name;
+      progress.stage(name);
+    },
+    async setTarget(next) {
+      target = next;
+      await react(octokit, shape.where, next, "eyes", logError);
+    },
+    logError,
+  };
+  const finish = async (reaction: "rocket" | "confused" | null) => {
+    await run.status.flush();
+    if (!run.status.posted) services.log.warn({ job: job.id }, "the job's status comment could not be posted on GitHub; its reactions and record still show the outcome");
+    if (target && reaction) await react(octokit, shape.where, target, reaction, logError);
+    services.onTimings?.(job, clock.finish());
+  };
+
+  try {
+    progress.stage(stage);
+    if (target) await react(octokit, shape.where, target, "eyes", logError);
+    const outcome = await steps(run);
+    clearTimeout(timeout);
+    await finish(outcome.succeeded ? "rocket" : null);
+    return outcome.detail;
+  } catch (error) {
+    clearTimeout(timeout);
+    const stopped = signal.aborted ? signal.reason : error instanceof JobCancelledError ? error : null;
+    const failure = stopped ? stopNote(stopped, stage, shape.rerun) : explainFailure(error, stage, secrets, shape.rerun);
+    run.status.update((s) => ({ ...s, failure }));
+    await finish(failure.cancelled ? null : "confused");
+    throw Object.assign(new Error(`${failure.reason} ${failure.nextStep}`), { stage: failure.stage, cancelled: failure.cancelled === true });
+  }
+}
+
+/** The job ran past `job_timeout_minutes`. */
+class TimeLimitError extends Error {
+  constructor(readonly minutes: number) {
+    super(`The run took longer than job_timeout_minutes (${minutes} minutes) and was stopped; nothing was pushed by it.`);
+  }
+}
+
+// A stop is either the time limit (a failure with advice) or a cancellation (someone closed the issue or removed the label).
+function stopNote(reason: unknown, stage: string, rerun: Rerun): FailureNote {
+  if (reason instanceof TimeLimitError) {
+    return { stage, reason: reason.message, nextStep: `Raise \`job_timeout_minutes\` in \`.github/magis.yml\`, or narrow the issue with guidance, then comment \`${rerun.command}\`.` };
+  }
+  const why = reason instanceof Error ? reason.message : String(reason);
+  // A worker shutting down hands its run back to the queue: it starts again by itself, nobody need retry it.
+  if ((reason as { handedBack?: unknown } | null)?.handedBack === true) {
+    return { stage, reason: `This run stopped because ${why}; nothing was pushed by it.`, nextStep: "Nothing to do: it starts again by itself.", cancelled: true };
+  }
+  return { stage, reason: `The run was cancelled because ${why}; nothing was pushed by it.`, nextStep: rerun.howTo, cancelled: true };
+}

@@ -1,0 +1,115 @@
+import type { Context } from "probot";
+import type { JobQueue } from "../../jobs/job-queue.js";
+import { configForTrigger } from "../config-for-trigger.js";
+import { listFailedChecks } from "../../github/read-ci-failures.js";
+import { checkNames } from "../../github/render-ci-failures.js";
+import { submitReviseJob } from "../../jobs/kinds/revise/submit.js";
+import type { Decision, TriggerRule } from "../trigger-desk.js";
+import type { BotIdentity } from "../../github/types.js";
+
+/** A finished CI run, as either event tells it. */
+interface CiRun {
+  headSha: string;
+  headBranch: string | null;
+  conclusion: string | null;
+  pulls: { number: number; head: { ref: string; sha: string } }[];
+  /** What ran, for the status comment: the CI app's name, or the workflow's. */
+  source: string;
+  /** This run of the CI on the commit: the same for a redelivery, new when the jobs are re-run. */
+  run: string;
+}
+
+type CiEvent = "check_suite.completed" | "workflow_run.completed";
+
+/** The commit message trailer that numbers the bot's CI fixes: the next fix of a failing fix is one more. */
+export const CI_FIX_TRAILER = "MAGIS-CI-Fix";
+
+const FAILED = new Set(["failure", "timed_out"]);
+
+/**
+ * CI finished on a pull request's head: `check_suite.completed` for the App (one event per CI app and commit, so every
+ * CI that reports checks is seen, GitHub Actions included) and `workflow_run.completed` for the Action (GitHub starts
+ * no workflow on the check suites of GitHub Actions, so a workflow can only listen to its sibling workflows' runs).
+ * A failure on the bot's own latest commit of the bot's pull request queues a revision whose feedback is the failure;
+ * each fix is numbered in its commit, and after `ci_fix_attempts` one comment says what still fails. A success, a
+ * person's commit, another pull request, an outdated commit or a second event for the same commit does nothing.
+ */
+export function onCiCompleted(queue: JobQueue, bot: () => Promise<BotIdentity>): TriggerRule[] {
+  const rule = (event: CiEvent, read: (payload: any) => CiRun): TriggerRule => ({
+    event,
+    // CI events come from bots (the CI app, the bot's own push), and come for every push: only failures are recorded.
+    fromBots: true,
+    wants: (payload) => {
+      const run = read(payload);
+      return FAILED.has(run.conclusion ?? "") && run.headBranch !== null && run.pulls.some((p) => p.head.ref === run.headBranch);
+    },
+    decide: (context) => decide(context, read(context.payload), queue, bot),
+  });
+  return [
+    // A re-requested check suite keeps its id and completes again later; a re-run workflow counts its attempts.
+    rule("check_suite.completed", (p) => ({ ...fieldsOf(p.check_suite), source: p.check_suite.app?.name ?? "a CI app", run: `suite ${p.check_suite.id} at ${p.check_suite.updated_at}` })),
+    rule("workflow_run.completed", (p) => ({ ...fieldsOf(p.workflow_run), source: `the workflow “${p.workflow_run.name}”`, run: `run ${p.workflow_run.id} attempt ${p.workflow_run.run_attempt ?? 1}` })),
+  ];
+}
+
+function fieldsOf(run: any): Omit<CiRun, "source" | "run"> {
+  return { headSha: run.head_sha, headBranch: run.head_branch ?? null, conclusion: run.conclusion ?? null, pulls: run.pull_requests ?? [] };
+}
+
+async function decide(context: Context<CiEvent>, run: CiRun, queue: JobQueue, bot: () => Promise<BotIdentity>): Promise<Decision> {
+  const pr = run.pulls.find((p) => p.head.ref === run.headBranch)!;
+  // No one asked for this run: a broken config is not worth a comment here (the next label or command says it).
+  const loaded = await configForTrigger(context, pr.number, () => false);
+  if (!loaded.ok) return loaded.decision;
+  const { config } = loaded;
+  if (!run.headBranch!.startsWith(config.branch_prefix)) return { outcome: "ignored", detail: `the branch is not one of the app's \`${config.branch_prefix}…\` branches` };
+  if (config.ci_fix_attempts === 0) return { outcome: "ignored", detail: "ci_fix_attempts is 0 in .github/magis.yml" };
+  const me = await bot();
+  const { data: pull } = await context.octokit.rest.pulls.get(context.repo({ pull_number: pr.number }));
+  if (pull.user?.login !== me.login) return { outcome: "ignored", detail: `pull request #${pr.number} was not opened by the app` };
+  if (pull.state !== "open") return { outcome: "ignored", detail: `pull request #${pr.number} is ${pull.state}` };
+  if (pull.head.sha !== run.headSha) {
+    return { outcome: "ignored", detail: `CI ran on ${run.headSha.slice(0, 7)}, but the branch has moved to ${pull.head.sha.slice(0, 7)}; only its latest commit's CI counts` };
+  }
+  const { data: commit } = await context.octokit.rest.repos.getCommit(context.repo({ ref: run.headSha }));
+  if (commit.author?.login !== me.login) {
+    return { outcome: "ignored", detail: `the head commit ${run.headSha.slice(0, 7)} is @${commit.author?.login ?? commit.commit.author?.name ?? "someone"}'s, not the app's: a person's push is theirs to fix` };
+  }
+  const previous = new RegExp(`^${CI_FIX_TRAILER}: (\\d+)$`, "m").exec(commit.commit.message);
+  const attempt = previous ? Number(previous[1]) + 1 : 1;
+  if (attempt > config.ci_fix_attempts) return giveUp(context, pr.number, run.headSha, config.ci_fix_attempts);
+  return submitReviseJob(context, queue, {
+    pullNumber: pr.number,
+    headRef: run.headBranch!,
+    // One job per run of the CI, however often it is reported (a redelivery, a duplicate): a re-run after a failure that
+    // looked unrelated gets its own. A second CI app's failure of the same commit waits behind the first fix, and does
+    // nothing once that fix has moved the branch.
+    delivery: `ci-fix:${context.repo().owner}/${context.repo().repo}@${run.headSha} ${run.run}`,
+    payload: {
+      config,
+      trigger: `CI failed on ${run.headSha.slice(0, 7)} (${run.source})`,
+      reviewBody: "",
+      guidance: "",
+      reviewer: me.login,
+      ci: { headSha: run.headSha, attempt, of: config.ci_fix_attempts },
+    },
+  });
+}
+
+/** After the last attempt: one comment (per commit) that says what still fails, and nothing more. */
+async function giveUp(context: Context<CiEvent>, number: number, sha: string, attempts: number): Promise<Decision> {
+  const marker = `<!-- magis:ci-gave-up sha=${sha} -->`;
+  const comments = await context.octokit.paginate(context.octokit.rest.issues.listComments, context.repo({ issue_number: number, per_page: 100 }));
+  if (comments.some((c) => c.body?.includes(marker))) return { outcome: "ignored", detail: `CI still fails on ${sha.slice(0, 7)}; that was said already` };
+  const failed = await listFailedChecks(context.octokit, context.repo(), sha);
+  const body = [
+    marker,
+    `### ❌ CI still fails after ${attempts} ${attempts === 1 ? "attempt" : "attempts"} by MAGIS`,
+    "",
+    `Failing on ${sha.slice(0, 7)}: ${checkNames(failed)}.`,
+    "",
+    "MAGIS stops trying here. Push a fix yourself, or say what to change with `/magis revise <what to change>` (or a review).",
+  ].join("\n");
+  await context.octokit.rest.issues.createComment(context.repo({ issue_number: number, body }));
+  return { outcome: "declined", detail: `CI still fails after ${attempts} fix attempts; said so on #${number}` };
+}

@@ -1,0 +1,59 @@
+import type { Context } from "probot";
+import type { JobQueue } from "../../jobs/job-queue.js";
+import { hasPermission } from "../../github/check-permission.js";
+import { cleanText } from "../../lib/clean-text.js";
+import { configForTrigger } from "../config-for-trigger.js";
+import { submitReviseJob } from "../../jobs/kinds/revise/submit.js";
+import type { TriggerRule } from "../trigger-desk.js";
+import type { BotIdentity } from "../../github/types.js";
+
+/**
+ * `pull_request_review.submitted`: a review that requests changes, or comments with text or inline comments, on an
+ * open pull request the app opened from one of its branches, by someone allowed, queues a revision. Approvals,
+ * bots (the app included), other pull requests and other people are passed over without a word.
+ */
+export function onPullRequestReview(queue: JobQueue, bot: () => Promise<BotIdentity>): TriggerRule {
+  return {
+    event: "pull_request_review.submitted",
+    wants: (payload) => {
+      const { review, pull_request: pull, repository } = payload;
+      const state = review.state.toLowerCase();
+      return (state === "changes_requested" || state === "commented") && pull.state === "open" && pull.user?.type === "Bot" && pull.head.repo?.full_name === repository.full_name;
+    },
+    decide: async (context: Context<"pull_request_review.submitted">) => {
+      const { review, pull_request: pull, sender } = context.payload;
+      if (pull.user!.login !== (await bot()).login) return { outcome: "ignored", detail: "the pull request was opened by another app" };
+      const loaded = await configForTrigger(context, pull.number);
+      if (!loaded.ok) return loaded.decision;
+      const { config } = loaded;
+      if (!pull.head.ref.startsWith(config.branch_prefix)) return { outcome: "ignored", detail: `the branch is not one of the app's \`${config.branch_prefix}…\` branches` };
+      if (!(await hasPermission(context.octokit, context.repo(), sender.login, config.allowed_permissions))) {
+        return { outcome: "ignored", detail: `@${sender.login} reviewed without ${config.allowed_permissions.join(", ")} permission` };
+      }
+      const state = review.state.toLowerCase();
+      const reviewBody = cleanText(review.body ?? "");
+      if (state === "commented" && reviewBody === "" && !(await hasInlineComments(context, pull.number, review.id))) {
+        return { outcome: "ignored", detail: "the review has no text and no inline comments" };
+      }
+      return submitReviseJob(context, queue, {
+        pullNumber: pull.number,
+        headRef: pull.head.ref,
+        payload: {
+          config,
+          trigger: `@${sender.login} ${state === "changes_requested" ? "requested changes" : "commented"} in a review`,
+          reviewId: review.id,
+          reviewBody,
+          guidance: "",
+          reviewer: sender.login,
+          triggeredAt: review.submitted_at ?? undefined,
+        },
+      });
+    },
+  };
+}
+
+// A "commented" review with no text is only feedback if it carries inline comments (a lone thread reply is one too).
+async function hasInlineComments(context: Context<"pull_request_review.submitted">, pullNumber: number, reviewId: number): Promise<boolean> {
+  const { data } = await context.octokit.rest.pulls.listCommentsForReview(context.repo({ pull_number: pullNumber, review_id: reviewId, per_page: 1 }));
+  return data.length > 0;
+}

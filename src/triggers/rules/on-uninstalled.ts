@@ -1,0 +1,90 @@
+import type { Context } from "probot";
+import type { JobQueue, JobRunner } from "../../jobs/job-queue.js";
+import { redactSecrets } from "../../lib/redact-secrets.js";
+import { repositoryKey } from "../../store/jobs.js";
+import type { JobStore, MemoryStore } from "../../store/store.js";
+
+/** The webhooks after which the app can no longer reach a repository: its installation removed, or the repository taken from it. */
+export const UNINSTALL_EVENTS = ["installation.deleted", "installation_repositories.removed"];
+
+/** Why a job of such a repository was cancelled; also how its runner knows to forget what it wrote (see forgetWhenCancelled). */
+export const UNINSTALLED_REASON = "the app was uninstalled from the repository";
+
+/** What one such webhook removes: the repositories taken from an installation, or every repository of the account that removed it. */
+export function uninstalledBy(event: string, payload: any): { repos: string[] } | { owners: string[] } | null {
+  if (event === "installation.deleted") {
+    const login = payload.installation?.account?.login;
+    return typeof login === "string" ? { owners: [login.toLowerCase()] } : null;
+  }
+  if (event === "installation_repositories.removed" && Array.isArray(payload.repositories_removed)) {
+    const repos = payload.repositories_removed.map((repo: { full_name?: unknown }) => repo.full_name).filter((name: unknown): name is string => typeof name === "string");
+    return { repos: repos.map((name: string) => name.toLowerCase()) };
+  }
+  return null;
+}
+
+/** How a log line names what was removed. */
+function describe(which: { repos: string[] } | { owners: string[] }): string {
+  return "owners" in which ? `the app was removed by ${which.owners.join(", ")}, from all its repositories` : `${which.repos.join(", ")} taken from the installation`;
+}
+
+/** What the handler needs of the app. */
+export interface UninstallServices {
+  memory: MemoryStore;
+  jobs: JobStore;
+  queue: JobQueue;
+  log: { info: (obj: object, msg: string) => void; warn: (obj: object, msg: string) => void };
+}
+
+/**
+ * Forgets what the app holds of repositories it was uninstalled from, as soon as GitHub says so: their queued and
+ * running jobs are cancelled, and the evolution memory's files (the text and summary of each file the Custodian read)
+ * forgotten. An account that removes the app has one installation, so all its repositories go. A running job may
+ * still finish a summary it had begun; it forgets its repository again when it ends (see forgetWhenCancelled). Kept
+ * objects on the workers' disks age out instead (MAGIS_OBJECT_CACHE_DAYS). A store that fails fails the webhook,
+ * which GitHub's delivery log then shows and can send again.
+ */
+export function forgetUninstalled({ memory, jobs, queue, log }: UninstallServices) {
+  return async (context: Context<any>): Promise<void> => {
+    const event = `${context.name}.${(context.payload as { action?: string }).action}`;
+    const which = uninstalledBy(event, context.payload);
+    if (!which || ("repos" in which && which.repos.length === 0)) return;
+    const installation = (context.payload as { installation?: { id?: number } }).installation?.id;
+    const affected = (job: { owner: string; repo: string }) =>
+      "owners" in which ? which.owners.includes(job.owner.toLowerCase()) : which.repos.includes(repositoryKey(job.owner, job.repo));
+    try {
+      const active = [...(await jobs.withStatus("queued")), ...(await jobs.withStatus("running"))].filter(affected);
+      let cancelled = 0;
+      for (const key of new Set(active.map((job) => job.key))) cancelled += await queue.cancel(key, UNINSTALLED_REASON);
+      const forgotten = await memory.forget(which);
+      const files = forgotten === 1 ? "1 file" : `${forgotten} files`;
+      log.info({ delivery: context.id, event, installation, ...which, cancelled, forgotten }, `${describe(which)}: cancelled ${cancelled} of their jobs and forgot the ${files} the memory held of them`);
+    } catch (error) {
+      log.warn(
+        { delivery: context.id, event, installation, error: redactSecrets(String(error), []) },
+        `${describe(which)}, but what the app holds of them could not all be forgotten; redeliver this webhook from the app's advanced settings to try again`,
+      );
+      throw error;
+    }
+  };
+}
+
+/**
+ * The runner, forgetting its job's repository in the memory once a job cancelled because the app was uninstalled has
+ * ended: whatever it wrote between the webhook's forgetting and its stop (a worker sees a cancellation at its next
+ * heartbeat) goes too. Every write of a job's stage has settled by the time its runner ends.
+ */
+export function forgetWhenCancelled(run: JobRunner, memory: MemoryStore, log: UninstallServices["log"]): JobRunner {
+  return async (job, progress) => {
+    try {
+      return await run(job, progress);
+    } finally {
+      const reason = progress.signal.reason as { message?: unknown } | undefined;
+      if (progress.signal.aborted && reason?.message === UNINSTALLED_REASON) {
+        await memory.forget({ repos: [repositoryKey(job.owner, job.repo)] }).catch((error: unknown) => {
+          log.warn({ job: job.id, error: redactSecrets(String(error), []) }, `could not forget what the memory holds of ${repositoryKey(job.owner, job.repo)} after its cancelled job ended`);
+        });
+      }
+    }
+  };
+}

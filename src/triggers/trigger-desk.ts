@@ -1,0 +1,216 @@
+import { Context } from "probot";
+import { DEFAULT_STORE_WAITS, duringWebhook } from "../backends/sqlite/store-waits.js";
+import { redactSecrets } from "../lib/redact-secrets.js";
+import { retryWhileLocked, type LockWait } from "../backends/sqlite/retry-while-locked.js";
+import type { TriggerStore } from "../store/store.js";
+import type { TriggerOutcome, TriggerRecord } from "../store/triggers.js";
+import type { Octokit } from "../github/types.js";
+
+/** What a trigger came to, and why in plain words; recorded with the delivery. */
+export interface Decision {
+  outcome: TriggerOutcome;
+  detail: string;
+}
+
+/**
+ * One kind of trigger: `wants` looks at the payload alone (no call to GitHub) and says whether the delivery may be a
+ * trigger at all; `decide` does the checks that need GitHub (config, permission, the pull request) and queues a job.
+ */
+export interface TriggerRule {
+  /** `event.action`, as Probot names it: `issues.labeled`. */
+  event: string;
+  wants: (payload: any) => boolean;
+  /** Taken from bots too (an issue closed by a bot still stops its run); other triggers from bots, the app's own included, are ignored. */
+  fromBots?: boolean;
+  /** `receivedAt`: when the webhook arrived (ISO 8601), the moment of the trigger where the payload has none. */
+  decide: (context: Context<any>, receivedAt: string) => Promise<Decision>;
+}
+
+/** What the desk needs from the app. */
+export interface TriggerDeskOptions {
+  /** An installation's client (for deciding triggers left undecided by an earlier process). */
+  auth: (installationId: number) => Promise<Octokit>;
+  log: { info: (obj: object, msg: string) => void; warn: (obj: object, msg: string) => void };
+  /**
+   * How long the process that records a trigger holds it before another may decide it (0, the default, in a store one
+   * process uses). With a shared store the desk also looks every half lease for triggers whose lease ran out: their
+   * recorder died (or fell that far behind) before deciding them.
+   */
+  leaseMs?: number;
+}
+
+/**
+ * Where webhooks arrive. A delivery one of the rules wants is recorded at once, with its payload, and the webhook is
+ * answered; the checks that call GitHub run afterwards. GitHub gives up on a webhook after 10 s and never sends it
+ * again, so a slow or unreachable API must not cost the trigger: it stays recorded, and its outcome says what became
+ * of it. Triggers an earlier process recorded but never decided are decided when the desk starts.
+ */
+export class TriggerDesk {
+  private readonly inFlight = new Set<Promise<void>>();
+  /** The deliveries this desk is deciding: a sweep never takes one of its own twice. */
+  private readonly deciding = new Set<string>();
+  private sweeper: NodeJS.Timeout | null = null;
+  /** Deliveries found recorded before, until the server asks (see `wasRedelivery`); bounded so nothing unasked piles up. */
+  private readonly redeliveries = new Set<string>();
+  private readonly chains = new Map<string, Promise<void>>();
+  // A burst of webhooks must not become a burst of API calls: a few decisions at a time, the rest wait their turn.
+  private readonly slots = new Slots(4);
+
+  constructor(
+    private readonly store: TriggerStore,
+    private readonly rules: TriggerRule[],
+    private readonly options: TriggerDeskOptions,
+  ) {}
+
+  /** The webhook events the rules listen to, for `app.on`. */
+  get events(): string[] {
+    return [...new Set(this.rules.map((r) => r.event))];
+  }
+
+  /** Probot's handler: records a wanted delivery and schedules its decision; makes no call to GitHub. */
+  readonly receive = async (context: Context<any>): Promise<void> => {
+    const payload = context.payload as Record<string, any>;
+    const event = `${context.name}.${payload.action}`;
+    if (!payload.installation || !payload.repository) return;
+    if (this.rulesFor(event, context).length === 0) return;
+    const number = payload.issue?.number ?? payload.pull_request?.number;
+    const trigger = {
+      delivery: context.id,
+      event,
+      installationId: payload.installation.id,
+      owner: payload.repository.owner.login,
+      repo: payload.repository.name,
+      number: typeof number === "number" ? number : 0,
+      payload,
+      receivedAt: Date.now(),
+    };
+    // A database another process holds locked is waited out briefly; then the webhook is answered 503 to be redelivered.
+    if (!(await duringWebhook(() => this.store.record(trigger, this.leaseMs), this.store.where))) {
+      context.log.info({ delivery: context.id, event }, "a redelivered webhook; it was recorded before and is not acted on twice");
+      if (this.redeliveries.size >= 1000) this.redeliveries.clear();
+      this.redeliveries.add(context.id);
+      return;
+    }
+    this.schedule(trigger, () => Promise.resolve(context));
+  };
+
+  /** Whether `delivery` was answered as a redelivery (asked once, by the server counting its answers). */
+  wasRedelivery(delivery: string): boolean {
+    return this.redeliveries.delete(delivery);
+  }
+
+  /**
+   * Decides the triggers an earlier process recorded but did not decide (it stopped in between). With a shared store
+   * it goes on looking for such triggers every half lease, while it runs: another web process may die at any time.
+   */
+  async start(): Promise<void> {
+    await this.takeUndecided(DEFAULT_STORE_WAITS.startUp);
+    if (this.leaseMs <= 0) return;
+    this.sweeper = setInterval(() => {
+      this.takeUndecided(DEFAULT_STORE_WAITS.webhook).catch((error: unknown) =>
+        this.options.log.warn({ error: redactSecrets(String(error), []) }, "could not look for triggers other processes left undecided; looking again later"),
+      );
+    }, this.leaseMs / 2);
+  }
+
+  /** Stops looking for triggers other processes left undecided. */
+  stop(): void {
+    if (this.sweeper) clearInterval(this.sweeper);
+    this.sweeper = null;
+  }
+
+  private get leaseMs(): number {
+    return this.options.leaseMs ?? 0;
+  }
+
+  private async takeUndecided(wait: LockWait): Promise<void> {
+    const undecided = await retryWhileLocked(() => this.store.claimUndecided(this.leaseMs), wait);
+    for (const trigger of undecided) if (!this.deciding.has(trigger.delivery)) this.schedule(trigger, () => this.rebuild(trigger));
+  }
+
+  /** Resolves once every decision under way has been made and recorded. */
+  async settled(): Promise<void> {
+    while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
+  }
+
+  private schedule(trigger: { delivery: string; event: string; owner: string; repo: string; number: number; receivedAt: number }, contextOf: () => Promise<Context<any>>): void {
+    // Triggers on one issue or pull request are decided in the order they arrived, so their jobs queue in that order;
+    // the first waits for setImmediate, which runs once Probot has written the webhook's answer.
+    const key = `${trigger.owner}/${trigger.repo}#${trigger.number}`.toLowerCase();
+    const before = this.chains.get(key) ?? new Promise<void>((resolve) => setImmediate(resolve));
+    const decision: Promise<void> = before
+      .then(() => this.slots.run(() => this.decide(trigger, contextOf)))
+      .finally(() => {
+        this.inFlight.delete(decision);
+        this.deciding.delete(trigger.delivery);
+        if (this.chains.get(key) === decision) this.chains.delete(key);
+      });
+    this.chains.set(key, decision);
+    this.inFlight.add(decision);
+    this.deciding.add(trigger.delivery);
+  }
+
+  // Never throws: whatever happens, the outcome is recorded (or, with the store down, logged).
+  private async decide(trigger: { delivery: string; event: string; receivedAt: number }, contextOf: () => Promise<Context<any>>): Promise<void> {
+    const { delivery, event } = trigger;
+    let decision: Decision = { outcome: "ignored", detail: "no rule applies to this event" };
+    try {
+      const context = await contextOf();
+      for (const rule of this.rulesFor(event, context)) {
+        decision = await rule.decide(context, new Date(trigger.receivedAt).toISOString());
+        if (decision.outcome !== "ignored") break;
+      }
+    } catch (error) {
+      decision = { outcome: "failed", detail: `deciding about it failed: ${redactSecrets(error instanceof Error ? error.message : String(error), [])}` };
+      this.options.log.warn({ delivery, event, error: decision.detail }, "a trigger could not be decided");
+    }
+    try {
+      // The decision was acted on already: its record waits out another process's lock as long as a job's would.
+      await retryWhileLocked(() => this.store.decide(delivery, decision.outcome, decision.detail), DEFAULT_STORE_WAITS.job);
+    } catch (error) {
+      // The decision was acted on; only its record is missing, and the log keeps it.
+      this.options.log.warn({ delivery, event, decision, error: String(error) }, "a trigger's outcome could not be recorded");
+    }
+    this.options.log.info({ delivery, event, outcome: decision.outcome, detail: decision.detail }, "magis trigger decided");
+  }
+
+  // The rules that want this delivery: of its event, taking bots' events only where a rule says so.
+  private rulesFor(event: string, context: Context<any>): TriggerRule[] {
+    return this.rules.filter((r) => r.event === event && (r.fromBots || !context.isBot) && r.wants(context.payload));
+  }
+
+  // A trigger recorded by an earlier process: its context again, from the stored payload and a fresh client.
+  private async rebuild(trigger: TriggerRecord): Promise<Context<any>> {
+    const octokit = await this.options.auth(trigger.installationId);
+    const [name] = trigger.event.split(".");
+    const event = { id: trigger.delivery, name, payload: trigger.payload } as ConstructorParameters<typeof Context>[0];
+    return new Context(event, octokit as never, contextLog(this.options.log));
+  }
+}
+
+/** The logger a Context built outside Probot's webhook path carries: Probot wants a pino-like one, the rules use info and warn. */
+export function contextLog(log: TriggerDeskOptions["log"]): never {
+  const shim = { info: log.info, warn: log.warn, debug: () => {}, trace: () => {}, error: log.warn, fatal: log.warn, child: () => shim };
+  return shim as never;
+}
+
+/** At most `size` tasks at once; the others wait in arrival order. */
+class Slots {
+  private busy = 0;
+  private readonly waiting: (() => void)[] = [];
+
+  constructor(private readonly size: number) {}
+
+  async run<T>(task: () => Promise<T>): Promise<T> {
+    if (this.busy >= this.size) await new Promise<void>((resolve) => this.waiting.push(resolve));
+    else this.busy++;
+    try {
+      return await task();
+    } finally {
+      // The slot passes straight to the next in line, so a newcomer cannot take it in between.
+      const next = this.waiting.shift();
+      if (next) next();
+      else this.busy--;
+    }
+  }
+}
