@@ -36,13 +36,23 @@ try {
   const bare = createBareRepository(root, FULL, files);
   execFileSync("git", ["repack", "-adq"], { cwd: bare });
   const packKb = Number(execFileSync("git", ["count-objects", "-v"], { cwd: bare, encoding: "utf8" }).match(/size-pack: (\d+)/)![1]);
-  console.log(`repository: ${Object.keys(files).length} files, pack ${packKb} KB (dist built and repository generated in ${ms(performance.now() - buildStart)})`);
+  console.log(
+    `repository: ${Object.keys(files).length} files, pack ${packKb} KB (dist built and repository generated in ${ms(performance.now() - buildStart)})`,
+  );
 
   const git = await startGitServer(root, { token: TOKEN });
   const model = await startScriptedModel();
   const github = await serveFakeGitHub({
-    owner: "Codertocat", repo: "Hello-World", installationId: 0, token: TOKEN, gitRoot: root, cloneUrl: `${git.url}/${FULL}.git`, sizeKb: packKb,
-    permissions: { Codertocat: "write" }, config: "concurrency: 1\n", bot: { slug: "github-actions", userId: 41898282 },
+    owner: "Codertocat",
+    repo: "Hello-World",
+    installationId: 0,
+    token: TOKEN,
+    gitRoot: root,
+    cloneUrl: `${git.url}/${FULL}.git`,
+    sizeKb: packKb,
+    permissions: { Codertocat: "write" },
+    config: "concurrency: 1\n",
+    bot: { slug: "github-actions", userId: 41898282 },
     issue: { number: 1, title: "Spelling error in the README file", body: "It looks like you accidently spelled 'commit' with two 't's." },
   });
   try {
@@ -55,22 +65,37 @@ try {
       fs.writeFileSync(eventPath, JSON.stringify(payload));
       const traceDir = path.join(root, `trace-${run}`);
       const env: NodeJS.ProcessEnv = {
-        PATH: process.env.PATH, HOME: process.env.HOME,
-        GITHUB_EVENT_NAME: "issues", GITHUB_EVENT_PATH: eventPath, GITHUB_REPOSITORY: FULL, GITHUB_API_URL: github.url,
-        GITHUB_RUN_ID: String(run), GITHUB_TOKEN: TOKEN, RUNNER_TEMP: root, MAGIS_WORKDIR: values.workdir,
-        OPENAI_BASE_URL: model.url, OPENAI_API_KEY: "sk-bench-not-secret", MAGIS_LLM_MAX_RETRIES: "0",
-        MAGIS_DB: path.join(root, "cache", "magis.db"), MAGIS_TRACE_DIR: traceDir,
+        PATH: process.env.PATH,
+        HOME: process.env.HOME,
+        GITHUB_EVENT_NAME: "issues",
+        GITHUB_EVENT_PATH: eventPath,
+        GITHUB_REPOSITORY: FULL,
+        GITHUB_API_URL: github.url,
+        GITHUB_RUN_ID: String(run),
+        GITHUB_TOKEN: TOKEN,
+        RUNNER_TEMP: root,
+        MAGIS_WORKDIR: values.workdir,
+        OPENAI_BASE_URL: model.url,
+        OPENAI_API_KEY: "sk-bench-not-secret",
+        MAGIS_LLM_MAX_RETRIES: "0",
+        MAGIS_DB: path.join(root, "cache", "magis.db"),
+        MAGIS_TRACE_DIR: traceDir,
       };
       const start = performance.now();
       const { code, out } = await runInProcessGroup("node", [path.join(ROOT, "bin/magis.js"), "action"], { cwd: root, env, timeoutMs: 300_000 });
       const wall = performance.now() - start;
       if (code !== 0) throw new Error(`run ${run} exited ${code}:\n${out}`);
-      const modelMs = fs.readdirSync(traceDir).flatMap((f) => fs.readFileSync(path.join(traceDir, f), "utf8").split("\n").filter(Boolean)).reduce((sum, line) => sum + (JSON.parse(line) as { ms: number }).ms, 0);
+      const modelMs = fs
+        .readdirSync(traceDir)
+        .flatMap((f) => fs.readFileSync(path.join(traceDir, f), "utf8").split("\n").filter(Boolean))
+        .reduce((sum, line) => sum + (JSON.parse(line) as { ms: number }).ms, 0);
       // The job's phases, from the timings line the step logs: where the bot's own time goes.
       const logged = /magis: job timings (\{.*\})/.exec(out)?.[1];
       const phases = logged ? (JSON.parse(logged) as { timings: { phase: string; wallMs: number; modelMs: number }[] }).timings : [];
       const split = phases.map((p) => `${p.phase} ${Math.round(p.wallMs - p.modelMs)}`).join(", ");
-      console.log(`run ${run}: step wall ${ms(wall)}, model ${ms(modelMs)} (${model.requests.length - calls} calls), the bot's own ${ms(wall - modelMs)}${split ? ` | ${split}` : ""}`);
+      console.log(
+        `run ${run}: step wall ${ms(wall)}, model ${ms(modelMs)} (${model.requests.length - calls} calls), the bot's own ${ms(wall - modelMs)}${split ? ` | ${split}` : ""}`,
+      );
     }
     console.log(`PR: ${github.pulls.map((p) => p.html_url).join(", ")}; branch ${git.git(FULL, "rev-parse", "--short", "magis/issue-1")}`);
   } finally {

@@ -50,9 +50,15 @@ try {
   const git = await startGitServer(root, { token: TOKEN });
   const model = await startScriptedModel();
   const github = fakeGitHub({
-    owner: "Codertocat", repo: "Hello-World", installationId: 77, token: TOKEN, gitRoot: root,
-    cloneUrl: `${git.url}/${FULL}.git`, sizeKb: packKb,
-    permissions: { Codertocat: "write" }, config: "concurrency: 1\n",
+    owner: "Codertocat",
+    repo: "Hello-World",
+    installationId: 77,
+    token: TOKEN,
+    gitRoot: root,
+    cloneUrl: `${git.url}/${FULL}.git`,
+    sizeKb: packKb,
+    permissions: { Codertocat: "write" },
+    config: "concurrency: 1\n",
     issue: { number: 1, title: "Spelling error in the README file", body: "It looks like you accidently spelled 'commit' with two 't's." },
   });
   const timings: PhaseTiming[][] = [];

@@ -75,7 +75,9 @@ try {
   execFileSync("git", ["config", "uploadpack.allowFilter", "true"], { cwd: bare });
   const branch = execFileSync("git", ["symbolic-ref", "--short", "HEAD"], { cwd: bare, encoding: "utf8" }).trim();
   const files = execFileSync("git", ["ls-tree", "-r", "--name-only", "HEAD"], { cwd: bare, encoding: "utf8" }).trim().split("\n");
-  console.log(`repository: ${values.mirror} at ${execFileSync("git", ["rev-parse", "--short", "HEAD"], { cwd: bare, encoding: "utf8" }).trim()}, ${files.length} files, ${files.filter((f) => f.endsWith(".py")).length} .py`);
+  console.log(
+    `repository: ${values.mirror} at ${execFileSync("git", ["rev-parse", "--short", "HEAD"], { cwd: bare, encoding: "utf8" }).trim()}, ${files.length} files, ${files.filter((f) => f.endsWith(".py")).length} .py`,
+  );
   // The server runs in a process of its own, as a remote host would (see bench/lib/serve-git.ts).
   const server = await serveGit(root, TOKEN, linkMb === undefined ? undefined : Math.round(Number(linkMb) * 1e6));
   stopServer = server.stop;
@@ -98,24 +100,31 @@ try {
     const start = performance.now();
     let parts = "";
     let storing = 0;
-    await withShallowClone(remote, branch, async (checkout) => {
-      const cloned = performance.now();
-      const past = checkout.history ? await checkout.history : { commits: [] };
-      const fetched = performance.now();
-      // As a job: the terms tokenized are stored after the first query, while the model reads the candidates.
-      // As a job: the files the clone wrote are listed as it hands them over, not read back from the work tree.
-      const written = checkout.takeWritten?.();
-      const index = await indexRepository(checkout.dir, list, { cache, history: past.commits, storeLater: true, ...(written && { written }) });
-      const indexed = performance.now();
-      const top = await index.rank(buildQuery(ISSUE), 10);
-      const queried = performance.now();
-      await index.remember();
-      storing = performance.now() - queried;
-      // How many history packs the worker keeps now: one after a whole history, one more for each job that fetched only what was new.
-      const keptPacks = objects && history ? `, ${keptHistory(objects, remote.url)?.packs.length ?? 0} kept packs` : "";
-      const historyPart = history ? `history ${past.commits.length} commits${"skipped" in past && past.skipped ? ` (skipped: ${past.skipped})` : ""}${keptPacks}, waited ${ms(fetched - cloned)}, ` : "";
-      parts = `clone ${ms(cloned - start)}, ${historyPart}list+index ${ms(indexed - fetched)} (${index.stats.tokenized} of ${index.stats.files} files tokenized, ${index.stats.parsed} parsed), query ${ms(queried - indexed)}, storing the terms after it ${ms(storing)}, top ${top[0]?.path ?? "-"}`;
-    }, { parentDir: workdir, onFiles: primeTerms(cache, list), keepWritten: true, history, objects });
+    await withShallowClone(
+      remote,
+      branch,
+      async (checkout) => {
+        const cloned = performance.now();
+        const past = checkout.history ? await checkout.history : { commits: [] };
+        const fetched = performance.now();
+        // As a job: the terms tokenized are stored after the first query, while the model reads the candidates.
+        // As a job: the files the clone wrote are listed as it hands them over, not read back from the work tree.
+        const written = checkout.takeWritten?.();
+        const index = await indexRepository(checkout.dir, list, { cache, history: past.commits, storeLater: true, ...(written && { written }) });
+        const indexed = performance.now();
+        const top = await index.rank(buildQuery(ISSUE), 10);
+        const queried = performance.now();
+        await index.remember();
+        storing = performance.now() - queried;
+        // How many history packs the worker keeps now: one after a whole history, one more for each job that fetched only what was new.
+        const keptPacks = objects && history ? `, ${keptHistory(objects, remote.url)?.packs.length ?? 0} kept packs` : "";
+        const historyPart = history
+          ? `history ${past.commits.length} commits${"skipped" in past && past.skipped ? ` (skipped: ${past.skipped})` : ""}${keptPacks}, waited ${ms(fetched - cloned)}, `
+          : "";
+        parts = `clone ${ms(cloned - start)}, ${historyPart}list+index ${ms(indexed - fetched)} (${index.stats.tokenized} of ${index.stats.files} files tokenized, ${index.stats.parsed} parsed), query ${ms(queried - indexed)}, storing the terms after it ${ms(storing)}, top ${top[0]?.path ?? "-"}`;
+      },
+      { parentDir: workdir, onFiles: primeTerms(cache, list), keepWritten: true, history, objects },
+    );
     // Removing the checkout is part of the clone's cost, as for the native clone; storing the terms, which a job does
     // while the model answers its first requests, is not.
     return { total: performance.now() - start - storing, parts };
@@ -141,7 +150,12 @@ try {
     const change = (mark: string) =>
       addCommit(root, FULL, {
         branch,
-        files: Object.fromEntries(changed.map((f) => [f, `${execFileSync("git", ["show", `${branch}:${f}`], { cwd: bare, encoding: "utf8" }).trim()}\n# changed by the benchmark, ${mark}\n`])),
+        files: Object.fromEntries(
+          changed.map((f) => [
+            f,
+            `${execFileSync("git", ["show", `${branch}:${f}`], { cwd: bare, encoding: "utf8" }).trim()}\n# changed by the benchmark, ${mark}\n`,
+          ]),
+        ),
         message: `change ${changed.length} files`,
         author: { name: "Bench", email: "bench@example.com" },
       });
@@ -160,7 +174,12 @@ try {
     values.sort((a, b) => a - b);
     console.log(`${label} job: median ${values[Math.floor(values.length / 2)]!.toFixed(2)}× the native clone (${values.map((v) => v.toFixed(2)).join(", ")})`);
   }
-  console.log(`cache: ${(bytes / 1e6).toFixed(1)} MB; link: ${linkMb === undefined ? "no limit" : `${linkMb} MB/s`}; machine: ${os.cpus().length} cores, load ${os.loadavg().map((l) => l.toFixed(1)).join(" ")}`);
+  console.log(
+    `cache: ${(bytes / 1e6).toFixed(1)} MB; link: ${linkMb === undefined ? "no limit" : `${linkMb} MB/s`}; machine: ${os.cpus().length} cores, load ${os
+      .loadavg()
+      .map((l) => l.toFixed(1))
+      .join(" ")}`,
+  );
 } finally {
   await stopServer?.();
   fs.rmSync(root, { recursive: true, force: true });
@@ -168,10 +187,14 @@ try {
 
 /** Starts bench/lib/serve-git.ts in a process group of its own; `stop` ends the group, server and backends alike. */
 async function serveGit(dir: string, token: string, bytesPerSecond?: number): Promise<{ url: string; stop: () => Promise<void> }> {
-  const child = spawn(process.execPath, ["--import", "tsx", path.join(import.meta.dirname, "lib", "serve-git.ts"), dir, token, ...(bytesPerSecond ? [String(bytesPerSecond)] : [])], {
-    detached: true,
-    stdio: ["pipe", "pipe", "inherit"],
-  });
+  const child = spawn(
+    process.execPath,
+    ["--import", "tsx", path.join(import.meta.dirname, "lib", "serve-git.ts"), dir, token, ...(bytesPerSecond ? [String(bytesPerSecond)] : [])],
+    {
+      detached: true,
+      stdio: ["pipe", "pipe", "inherit"],
+    },
+  );
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
   const stop = async () => {
     try {

@@ -17,14 +17,26 @@ import { applyPatch, structuredPatch, type StructuredPatchHunk } from "diff";
 import { applyEdits, type Edit, type RangeEdit } from "../src/edit/apply-edits.js";
 
 const VERSION_PAIRS: [name: string, from: string, to: string][] = [
-  ["semver", "7.5.4", "7.6.0"], ["semver", "7.6.0", "7.6.1"], ["semver", "7.6.2", "7.6.3"], ["semver", "7.6.3", "7.7.0"], ["semver", "7.7.1", "7.7.2"],
-  ["minimist", "1.2.5", "1.2.6"], ["minimist", "1.2.6", "1.2.7"], ["minimist", "1.2.7", "1.2.8"],
-  ["yargs-parser", "20.2.9", "21.0.0"], ["yargs-parser", "21.0.1", "21.1.0"], ["yargs-parser", "21.1.0", "21.1.1"],
-  ["commander", "11.0.0", "11.1.0"], ["commander", "12.0.0", "12.1.0"],
-  ["chalk", "5.2.0", "5.3.0"], ["chalk", "5.3.0", "5.4.0"],
+  ["semver", "7.5.4", "7.6.0"],
+  ["semver", "7.6.0", "7.6.1"],
+  ["semver", "7.6.2", "7.6.3"],
+  ["semver", "7.6.3", "7.7.0"],
+  ["semver", "7.7.1", "7.7.2"],
+  ["minimist", "1.2.5", "1.2.6"],
+  ["minimist", "1.2.6", "1.2.7"],
+  ["minimist", "1.2.7", "1.2.8"],
+  ["yargs-parser", "20.2.9", "21.0.0"],
+  ["yargs-parser", "21.0.1", "21.1.0"],
+  ["yargs-parser", "21.1.0", "21.1.1"],
+  ["commander", "11.0.0", "11.1.0"],
+  ["commander", "12.0.0", "12.1.0"],
+  ["chalk", "5.2.0", "5.3.0"],
+  ["chalk", "5.3.0", "5.4.0"],
   ["ms", "2.1.2", "2.1.3"],
-  ["debug", "4.3.4", "4.3.5"], ["debug", "4.3.5", "4.3.6"],
-  ["yargs", "17.6.2", "17.7.0"], ["yargs", "17.7.1", "17.7.2"],
+  ["debug", "4.3.4", "4.3.5"],
+  ["debug", "4.3.5", "4.3.6"],
+  ["yargs", "17.6.2", "17.7.0"],
+  ["yargs", "17.7.1", "17.7.2"],
 ];
 const CODE = /\.(?:[cm]?js|[cm]?ts|tsx|jsx)$/;
 const root = dirname(fileURLToPath(import.meta.url));
@@ -55,7 +67,10 @@ function unpacked(name: string, version: string): string {
   const dir = join(cacheDir, `${name}@${version}`);
   if (existsSync(join(dir, "package"))) return join(dir, "package");
   mkdirSync(dir, { recursive: true });
-  const file = execFileSync("npm", ["pack", `${name}@${version}`, "--pack-destination", dir, "--silent"], { encoding: "utf8" }).trim().split("\n").pop()!;
+  const file = execFileSync("npm", ["pack", `${name}@${version}`, "--pack-destination", dir, "--silent"], { encoding: "utf8" })
+    .trim()
+    .split("\n")
+    .pop()!;
   execFileSync("tar", ["-xzf", join(dir, file), "-C", dir]);
   return join(dir, "package");
 }
@@ -147,19 +162,39 @@ const mapTexts = (edit: Edit, f: (text: string) => string): Edit =>
 const textsOf = (edit: Edit): string[] => (edit.kind === "range" ? [edit.old, edit.new] : [edit.search, edit.replace]);
 const perLine = (f: (line: string) => string) => (text: string) => (text === "" ? "" : linesOf(text).map(f).join("\n"));
 const one = (c: Case): Edit => c.edit[0]!;
-const onEdit = (f: (edit: Edit) => Edit | null): Perturb => (c) => {
-  const edit = f(one(c));
-  return edit ? { ...c, edit: [edit] } : null;
-};
+const onEdit =
+  (f: (edit: Edit) => Edit | null): Perturb =>
+  (c) => {
+    const edit = f(one(c));
+    return edit ? { ...c, edit: [edit] } : null;
+  };
 
 const shift = (by: number): Perturb => onEdit((e) => (e.kind === "range" && e.start + by >= 1 ? { ...e, start: e.start + by, end: e.end + by } : null));
 const loseIndent: Perturb = onEdit((e) => {
-  const indents = textsOf(e).flatMap(linesOf).filter((l) => l.trim() !== "").map((l) => /^[ \t]*/.exec(l)![0].length);
+  const indents = textsOf(e)
+    .flatMap(linesOf)
+    .filter((l) => l.trim() !== "")
+    .map((l) => /^[ \t]*/.exec(l)![0].length);
   const common = Math.min(...indents);
-  return common > 0 && Number.isFinite(common) ? mapTexts(e, perLine((l) => l.slice(Math.min(common, /^[ \t]*/.exec(l)![0].length)))) : null;
+  return common > 0 && Number.isFinite(common)
+    ? mapTexts(
+        e,
+        perLine((l) => l.slice(Math.min(common, /^[ \t]*/.exec(l)![0].length))),
+      )
+    : null;
 });
-const addIndent: Perturb = onEdit((e) => mapTexts(e, perLine((l) => (l.trim() === "" ? l : "    " + l))));
-const trailingSpaces: Perturb = onEdit((e) => mapTexts(e, perLine((l) => l + "  ")));
+const addIndent: Perturb = onEdit((e) =>
+  mapTexts(
+    e,
+    perLine((l) => (l.trim() === "" ? l : "    " + l)),
+  ),
+);
+const trailingSpaces: Perturb = onEdit((e) =>
+  mapTexts(
+    e,
+    perLine((l) => l + "  "),
+  ),
+);
 const crlfEdit: Perturb = onEdit((e) => mapTexts(e, (t) => t.replace(/\n/g, "\r\n")));
 const crlfFile: Perturb = (c) => ({ ...c, before: c.before.replace(/\n/g, "\r\n"), target: c.target.replace(/\n/g, "\r\n") });
 
@@ -173,12 +208,16 @@ const elide: Perturb = (c) => {
     if (line.trim().length < 4 || (e.kind === "search-replace" && count(lines, [line]) > 1)) continue;
     const marker = /^[ \t]*/.exec(lines[anchor]!)![0] + "// ...";
     const wrap = (text: string): string => [line, marker, ...(text === "" ? [] : [text])].join("\n");
-    const edit: Edit = e.kind === "range" ? { ...e, start: anchor, old: wrap(e.old), new: wrap(e.new) } : { ...e, search: wrap(e.search), replace: wrap(e.replace) };
+    const edit: Edit =
+      e.kind === "range" ? { ...e, start: anchor, old: wrap(e.old), new: wrap(e.new) } : { ...e, search: wrap(e.search), replace: wrap(e.replace) };
     return { ...c, edit: [edit] };
   }
   return null;
 };
-const combine = (...steps: Perturb[]): Perturb => (c) => steps.reduce<Case | null>((acc, step) => (acc ? step(acc) : null), c);
+const combine =
+  (...steps: Perturb[]): Perturb =>
+  (c) =>
+    steps.reduce<Case | null>((acc, step) => (acc ? step(acc) : null), c);
 
 /** One pair of adjacent letters swapped in the middle of old's longest line (old only: a misread). */
 const typo: Perturb = onEdit((e) => {
@@ -195,7 +234,9 @@ const typo: Perturb = onEdit((e) => {
 
 /** Leading spaces written as tabs, in a file indented with spaces. */
 const tabs: Perturb = (c) => {
-  const indents = fileLines(c.before).map((l) => /^ */.exec(l)![0].length).filter((n) => n > 0);
+  const indents = fileLines(c.before)
+    .map((l) => /^ */.exec(l)![0].length)
+    .filter((n) => n > 0);
   const unit = Math.min(...indents);
   // Where the change itself brings tabs (a re-indentation upstream), tabs are intended, not an error.
   if (!Number.isFinite(unit) || /^\t/m.test(c.before) || /^\t/m.test(c.target)) return null;
@@ -220,15 +261,26 @@ const changesIndentChars = (edit: Edit): boolean => {
 
 /** Perturbations beyond the brief's list, reported apart from the overall figure. */
 const EXTRAS: Record<string, Perturb> = {
-  "lines off by +8": shift(8), "lines off by -10": shift(-10), "tabs for the file's spaces": tabs, "a typo in old": typo,
+  "lines off by +8": shift(8),
+  "lines off by -10": shift(-10),
+  "tabs for the file's spaces": tabs,
+  "a typo in old": typo,
 };
 
 const PERTURBATIONS: Record<string, Perturb> = {
-  "none": (c) => c,
-  "lines off by +1": shift(1), "lines off by -1": shift(-1), "lines off by +2": shift(2),
-  "lines off by -2": shift(-2), "lines off by +3": shift(3), "lines off by -3": shift(-3),
-  "indentation lost": loseIndent, "indentation added": addIndent, "trailing spaces": trailingSpaces,
-  "CRLF edit, LF file": crlfEdit, "CRLF file, LF edit": crlfFile, "unchanged lines elided": elide,
+  none: (c) => c,
+  "lines off by +1": shift(1),
+  "lines off by -1": shift(-1),
+  "lines off by +2": shift(2),
+  "lines off by -2": shift(-2),
+  "lines off by +3": shift(3),
+  "lines off by -3": shift(-3),
+  "indentation lost": loseIndent,
+  "indentation added": addIndent,
+  "trailing spaces": trailingSpaces,
+  "CRLF edit, LF file": crlfEdit,
+  "CRLF file, LF edit": crlfFile,
+  "unchanged lines elided": elide,
   "off by 2 + indentation lost + trailing spaces": combine(shift(2), loseIndent, trailingSpaces),
 };
 
@@ -290,29 +342,53 @@ function main(): void {
     }
     if (pair.hunks.some(touchesFinalNewline)) continue;
     const all = pair.hunks.map((hunk) => rangeEdit(pair.before, hunk));
-    for (const [name, perturb] of [["none", (e: RangeEdit) => e], ["lines off by +2", (e: RangeEdit) => ({ ...e, start: e.start + 2, end: e.end + 2 })]] as const) {
+    for (const [name, perturb] of [
+      ["none", (e: RangeEdit) => e],
+      ["lines off by +2", (e: RangeEdit) => ({ ...e, start: e.start + 2, end: e.end + 2 })],
+    ] as const) {
       run({ before: pair.before, target: pair.after, edit: all.map(perturb) }, tally(`whole file\t${name}`), failures, `whole file / ${name} / ${pair.label}`);
     }
   }
   report(pairs.length, hunkCount, skippedHunks, whitespaceOnly, missing, tallies, failures, performance.now() - started);
 }
 
-function report(files: number, hunks: number, skipped: number, whitespaceOnly: number, missing: string[], tallies: Map<string, Tally>, failures: string[], ms: number): void {
+function report(
+  files: number,
+  hunks: number,
+  skipped: number,
+  whitespaceOnly: number,
+  missing: string[],
+  tallies: Map<string, Tally>,
+  failures: string[],
+  ms: number,
+): void {
   const pct = (t: Tally): string => (t.total ? ((100 * t.exact) / t.total).toFixed(2) : "-").padStart(6) + " %";
   const overall: Tally = { total: 0, exact: 0, refused: 0, wrong: 0 };
   const extras: Tally = { total: 0, exact: 0, refused: 0, wrong: 0 };
-  console.log(`Edit benchmark: ${VERSION_PAIRS.length - missing.length} version pairs, ${files} changed JS/TS files, ${hunks} hunks` + (skipped ? ` (${skipped} hunks changing only the final newline left out)` : ""));
+  console.log(
+    `Edit benchmark: ${VERSION_PAIRS.length - missing.length} version pairs, ${files} changed JS/TS files, ${hunks} hunks` +
+      (skipped ? ` (${skipped} hunks changing only the final newline left out)` : ""),
+  );
   console.log(`${whitespaceOnly} hunks change only whitespace or switch tabs/spaces; the whitespace perturbations skip them.`);
   if (missing.length) console.log(`Not fetched (run once with network access to fill ${cacheDir}):\n  ${missing.join("\n  ")}`);
-  console.log(`\n${"edit kind".padEnd(28)}${"perturbation".padEnd(48)}${"exact".padStart(14)}${"share".padStart(10)}${"refused".padStart(9)}${"wrong".padStart(7)}`);
+  console.log(
+    `\n${"edit kind".padEnd(28)}${"perturbation".padEnd(48)}${"exact".padStart(14)}${"share".padStart(10)}${"refused".padStart(9)}${"wrong".padStart(7)}`,
+  );
   for (const [key, t] of tallies) {
     const [kind, name] = key.split("\t") as [string, string];
     const sum = name.endsWith("(extra)") ? extras : kind === "whole file" ? null : overall;
     if (sum) for (const k of ["total", "exact", "refused", "wrong"] as const) sum[k] += t[k];
-    console.log(`${kind.padEnd(28)}${name.padEnd(48)}${`${t.exact}/${t.total}`.padStart(14)}${pct(t).padStart(10)}${String(t.refused).padStart(9)}${String(t.wrong).padStart(7)}`);
+    console.log(
+      `${kind.padEnd(28)}${name.padEnd(48)}${`${t.exact}/${t.total}`.padStart(14)}${pct(t).padStart(10)}${String(t.refused).padStart(9)}${String(t.wrong).padStart(7)}`,
+    );
   }
-  for (const [name, t] of [["overall (single edits, brief's perturbations)", overall], ["extras (not in the target)", extras]] as const) {
-    console.log(`${name.padEnd(76)}${`${t.exact}/${t.total}`.padStart(14)}${pct(t).padStart(10)}${String(t.refused).padStart(9)}${String(t.wrong).padStart(7)}`);
+  for (const [name, t] of [
+    ["overall (single edits, brief's perturbations)", overall],
+    ["extras (not in the target)", extras],
+  ] as const) {
+    console.log(
+      `${name.padEnd(76)}${`${t.exact}/${t.total}`.padStart(14)}${pct(t).padStart(10)}${String(t.refused).padStart(9)}${String(t.wrong).padStart(7)}`,
+    );
   }
   console.log(`\nTarget: ≥ 99 % applied to exactly the target text. Wall time ${(ms / 1000).toFixed(1)} s.`);
   if (failures.length) console.log(`First failures (all in ${relative(process.cwd(), resultFile)}):\n  ${failures.slice(0, 12).join("\n  ")}`);

@@ -60,5 +60,12 @@ delay.disable();
 
 console.log(`tree:       ${values.dir}`);
 console.log(`locate:     ${ms.toFixed(0)} ms (BM25 only, issue of ${issue.body.length} characters); best: ${ranked[0]?.path ?? "(none)"}`);
-console.log(`loop delay: longest stall ${longestGap.toFixed(0)} ms between 1 ms timer ticks; monitorEventLoopDelay max ${(delay.max / 1e6).toFixed(0)} ms, p99 ${(delay.percentile(99) / 1e6).toFixed(0)} ms`);
-console.log(`machine:    ${os.cpus().length} cores, load average ${os.loadavg().map((l) => l.toFixed(1)).join(" ")} (the machine is shared; figures vary with load)`);
+console.log(
+  `loop delay: longest stall ${longestGap.toFixed(0)} ms between 1 ms timer ticks; monitorEventLoopDelay max ${(delay.max / 1e6).toFixed(0)} ms, p99 ${(delay.percentile(99) / 1e6).toFixed(0)} ms`,
+);
+console.log(
+  `machine:    ${os.cpus().length} cores, load average ${os
+    .loadavg()
+    .map((l) => l.toFixed(1))
+    .join(" ")} (the machine is shared; figures vary with load)`,
+);

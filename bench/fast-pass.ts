@@ -67,12 +67,5 @@ printTable([
   ["language", "files", "defined", "fast pass finds", "extra names", "ms per MB"],
   ...[...byLanguage]
     .sort((a, b) => b[1].files - a[1].files)
-    .map(([language, t]) => [
-      language,
-      String(t.files),
-      String(t.defined),
-      percent(t.found, t.defined),
-      String(t.extra),
-      (t.ms / (t.bytes / 1e6)).toFixed(1),
-    ]),
+    .map(([language, t]) => [language, String(t.files), String(t.defined), percent(t.found, t.defined), String(t.extra), (t.ms / (t.bytes / 1e6)).toFixed(1)]),
 ]);

@@ -25,12 +25,24 @@ const { values } = parseArgs({
 
 const issues = [
   { title: "Dataset.update evaluates chunked dask arrays", body: "`Dataset.update` turns a chunked `DataArray` into numpy; `Variable.chunk` is not called." },
-  { title: "Please support header rows in RestructuredText output", body: "```\nTypeError: RST.__init__() got an unexpected keyword argument 'header_rows'\n```" },
+  {
+    title: "Please support header rows in RestructuredText output",
+    body: "```\nTypeError: RST.__init__() got an unexpected keyword argument 'header_rows'\n```",
+  },
   { title: "createLlm retries 429 responses forever", body: "The openai client ignores `maxRetries` when the server sends `retry-after`." },
-  { title: "parseArgs crashes on --no-color", body: "```\nTypeError: Cannot read properties of undefined (reading 'type')\n    at parseArgs (lib/internal/util/parse_args.js:120:11)\n```" },
-  { title: "zod discriminatedUnion loses error paths", body: "`z.discriminatedUnion('kind', [...]).safeParse(x)` reports the issue at the root instead of `kind`." },
+  {
+    title: "parseArgs crashes on --no-color",
+    body: "```\nTypeError: Cannot read properties of undefined (reading 'type')\n    at parseArgs (lib/internal/util/parse_args.js:120:11)\n```",
+  },
+  {
+    title: "zod discriminatedUnion loses error paths",
+    body: "`z.discriminatedUnion('kind', [...]).safeParse(x)` reports the issue at the root instead of `kind`.",
+  },
   { title: "vitest watch mode re-runs every file", body: "Changing one test file in watch mode reruns the whole suite; `--changed` is ignored." },
-  { title: "Octokit paginate stops after first page", body: "`octokit.paginate(octokit.rest.issues.listComments, {...})` returns only 30 items; the Link header is ignored." },
+  {
+    title: "Octokit paginate stops after first page",
+    body: "`octokit.paginate(octokit.rest.issues.listComments, {...})` returns only 30 items; the Link header is ignored.",
+  },
 ];
 
 const store = fs.mkdtempSync(path.join(os.tmpdir(), "magis-bench-index-"));
@@ -69,13 +81,22 @@ const total = indexed - started;
 
 console.log(`tree:    ${values.dir}`);
 console.log(`files:   ${candidates.files.length} candidates (${megabytes.toFixed(1)} MB of text); skipped ${JSON.stringify(candidates.skipped)}`);
-console.log(`first:   ${total.toFixed(0)} ms = ${((candidates.files.length / total) * 1000).toFixed(0)} files/s, ${(total / megabytes).toFixed(0)} ms per MB (listing, reading, tokenizing every file, both BM25 indexes; cache empty)`);
+console.log(
+  `first:   ${total.toFixed(0)} ms = ${((candidates.files.length / total) * 1000).toFixed(0)} files/s, ${(total / megabytes).toFixed(0)} ms per MB (listing, reading, tokenizing every file, both BM25 indexes; cache empty)`,
+);
 console.log(`second:  ${warmMs.toFixed(0)} ms, ${warm.stats.tokenized} of ${warm.stats.files} files tokenized (the rest from this process's memo)`);
-console.log(`new process: ${coldMs.toFixed(0)} ms, ${cold.stats.tokenized} of ${cold.stats.files} files tokenized (the rest read back from the store, ${((await cache.bytes()) / 1e6).toFixed(1)} MB)`);
+console.log(
+  `new process: ${coldMs.toFixed(0)} ms, ${cold.stats.tokenized} of ${cold.stats.files} files tokenized (the rest read back from the store, ${((await cache.bytes()) / 1e6).toFixed(1)} MB)`,
+);
 console.log(
   `query:   median ${latencies[Math.floor(latencies.length / 2)]!.toFixed(1)} ms, max ${latencies[latencies.length - 1]!.toFixed(1)} ms over ${count} queries; the first (what one locate run waits for, ${firstParsed} files parsed for definitions) ${first.toFixed(1)} ms (target: under 50 ms)`,
 );
-console.log(`machine: ${os.cpus().length} cores, load average ${os.loadavg().map((l) => l.toFixed(1)).join(" ")} (the machine is shared; figures vary with load)`);
+console.log(
+  `machine: ${os.cpus().length} cores, load average ${os
+    .loadavg()
+    .map((l) => l.toFixed(1))
+    .join(" ")} (the machine is shared; figures vary with load)`,
+);
 await sqlite.close();
 fs.rmSync(store, { recursive: true, force: true });
 if (candidates.files.length < 5000) console.log(`note: fewer than 5,000 files; pass --dir with a larger tree for the 5,000-file target`);

@@ -37,7 +37,9 @@ const { values } = parseArgs({
   },
 });
 if (!values.data || !values.repos) {
-  console.error("usage: npm run bench:locate -- --data FILE.jsonl --repos DIR [--prepare-from MIRRORS] [--history-from MIRRORS] [--with-hints] [--rank key=value] [--baseline] [--verbose]");
+  console.error(
+    "usage: npm run bench:locate -- --data FILE.jsonl --repos DIR [--prepare-from MIRRORS] [--history-from MIRRORS] [--with-hints] [--rank key=value] [--baseline] [--verbose]",
+  );
   process.exit(2);
 }
 
@@ -84,7 +86,10 @@ for (const instance of instances) {
   const ranked = await rankFiles(candidates.files, query, 1000, options, history);
   const ms = performance.now() - started;
   indexMs.push(ms);
-  const rank = goldRank(instance.gold_files, ranked.map((r) => r.path));
+  const rank = goldRank(
+    instance.gold_files,
+    ranked.map((r) => r.path),
+  );
   outcomes.push({ group: instance.repo, rank });
   let plain = "";
   // Outside the timing above: the baseline is a reference, not part of what the Custodian spends.
@@ -94,7 +99,12 @@ for (const instance of instances) {
     plain = `  plain ${String(plainRank ?? "-").padStart(4)}`;
   }
   if (values.verbose) {
-    console.log(`${instance.instance_id.padEnd(28)} rank ${String(rank ?? "-").padStart(4)}${plain}  ${candidates.files.length} files  ${history.length} commits  ${ms.toFixed(0)} ms  top: ${ranked.slice(0, 3).map((r) => r.path).join(", ")}`);
+    console.log(
+      `${instance.instance_id.padEnd(28)} rank ${String(rank ?? "-").padStart(4)}${plain}  ${candidates.files.length} files  ${history.length} commits  ${ms.toFixed(0)} ms  top: ${ranked
+        .slice(0, 3)
+        .map((r) => r.path)
+        .join(", ")}`,
+    );
   }
 }
 indexMs.sort((a, b) => a - b);

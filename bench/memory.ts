@@ -43,7 +43,10 @@ model.script("custodian-summarize-file", (r) => ({
   summary: `${pathOf(r.messages[1]!.content)} defines the functions and types its name suggests. ${"It validates its inputs, reports failures with the agent and the prompt, and keeps usage figures. ".repeat(4)}`,
 }));
 model.script("custodian-summarize-diff", (r) => ({ message: `Adds a note to ${pathOf(r.messages[1]!.content)}.` }));
-model.script("custodian-judge-relevance", (r) => ({ relevant: /llm|usage|budget/.test(r.messages[1]!.content.split("The file")[1] ?? ""), reason: "scripted" }));
+model.script("custodian-judge-relevance", (r) => ({
+  relevant: /llm|usage|budget/.test(r.messages[1]!.content.split("The file")[1] ?? ""),
+  reason: "scripted",
+}));
 
 async function run(label: string) {
   const before = model.requests.length;
@@ -53,8 +56,16 @@ async function run(label: string) {
   const requests = model.requests.slice(before);
   const count = (prompt: string) => requests.filter((r) => r.prompt === prompt).length;
   const stats = llm.stats();
-  const row = { label, fileSummaries: count("custodian-summarize-file"), diffSummaries: count("custodian-summarize-diff"), judgements: count("custodian-judge-relevance"), tokens: stats.totalTokens };
-  console.log(`${label.padEnd(26)} file summaries ${String(row.fileSummaries).padStart(3)}  diff summaries ${String(row.diffSummaries).padStart(3)}  judgements ${String(row.judgements).padStart(3)}  tokens ${String(row.tokens).padStart(7)}`);
+  const row = {
+    label,
+    fileSummaries: count("custodian-summarize-file"),
+    diffSummaries: count("custodian-summarize-diff"),
+    judgements: count("custodian-judge-relevance"),
+    tokens: stats.totalTokens,
+  };
+  console.log(
+    `${label.padEnd(26)} file summaries ${String(row.fileSummaries).padStart(3)}  diff summaries ${String(row.diffSummaries).padStart(3)}  judgements ${String(row.judgements).padStart(3)}  tokens ${String(row.tokens).padStart(7)}`,
+  );
   return { row, located };
 }
 
@@ -72,5 +83,9 @@ fs.rmSync(work, { recursive: true, force: true });
 const ok = second.row.fileSummaries === 0 && second.row.diffSummaries === 0 && third.row.diffSummaries === 2 && third.row.fileSummaries === 0;
 const saved = first.row.tokens > 0 ? (100 * (1 - second.row.tokens / first.row.tokens)).toFixed(0) : "0";
 console.log(`second run spent ${saved}% fewer tokens than the first (only the relevance judgements remain).`);
-console.log(ok ? "PASS: 0 summary calls on the unchanged repository, exactly 2 diff summaries after 2 changes" : "FAIL: the memory did not behave as MAGIS Algorithm 1 expects");
+console.log(
+  ok
+    ? "PASS: 0 summary calls on the unchanged repository, exactly 2 diff summaries after 2 changes"
+    : "FAIL: the memory did not behave as MAGIS Algorithm 1 expects",
+);
 process.exitCode = ok ? 0 : 1;

@@ -39,7 +39,9 @@ nock.disableNetConnect();
 nock.enableNetConnect((host) => /^(127\.0\.0\.1|localhost)(:\d+)?$/.test(host));
 
 const files: Record<string, string> = { ...REPO_FILES };
-for (let i = 0; i < fileCount; i++) files[`src/module${Math.floor(i / 100)}/part${Math.floor(i / 10) % 10}/handler_${i}.js`] = `export function handler_${i}(r) {\n  return r.values[${i % 7}] * ${i};\n}\n`;
+for (let i = 0; i < fileCount; i++)
+  files[`src/module${Math.floor(i / 100)}/part${Math.floor(i / 10) % 10}/handler_${i}.js`] =
+    `export function handler_${i}(r) {\n  return r.values[${i % 7}] * ${i};\n}\n`;
 const root = fs.mkdtempSync(path.join(os.tmpdir(), "magis-bench-rev-"));
 try {
   const bare = createBareRepository(root, FULL, files);
@@ -47,19 +49,41 @@ try {
   execFileSync("git", ["repack", "-adq"], { cwd: bare });
   const git = await startGitServer(root, { token: TOKEN });
   const model = await startScriptedModel();
-  const comments = Array.from({ length: runs }, (_, i) => reviewComment({ id: 500 + i, reviewId: 90 + i, path: "README.md", line: 4, body: "End with 'to GitHub'.", diffHunk: README_HUNK }));
+  const comments = Array.from({ length: runs }, (_, i) =>
+    reviewComment({ id: 500 + i, reviewId: 90 + i, path: "README.md", line: 4, body: "End with 'to GitHub'.", diffHunk: README_HUNK }),
+  );
   const checkRuns: FakeCheckRun[] = [];
   fakeGitHub({
-    owner: "Codertocat", repo: "Hello-World", installationId: 77, token: TOKEN, gitRoot: root, cloneUrl: `${git.url}/${FULL}.git`, permissions: { Codertocat: "write" },
-    issue: { number: 1, title: "Spelling error in the README file", body: "typo" }, pulls: seeded.pulls, reviewComments: comments, checkRuns,
+    owner: "Codertocat",
+    repo: "Hello-World",
+    installationId: 77,
+    token: TOKEN,
+    gitRoot: root,
+    cloneUrl: `${git.url}/${FULL}.git`,
+    permissions: { Codertocat: "write" },
+    issue: { number: 1, title: "Spelling error in the README file", body: "typo" },
+    pulls: seeded.pulls,
+    reviewComments: comments,
+    checkRuns,
     config: `ci_fix_attempts: ${Math.min(5, runs)}\n`,
   });
   // The job log's download host, which the bot asks for the log's end (a server that sends the whole log is read as a stream).
   const log = Buffer.alloc(Number(values["log-mb"]) * 1024 * 1024, "2026-11-23T10:00:00.0000000Z npm test: still failing\n");
-  nock("https://logs.bench.test").persist().get(/\/jobs\/\d+/).reply(200, () => log);
+  nock("https://logs.bench.test")
+    .persist()
+    .get(/\/jobs\/\d+/)
+    .reply(200, () => log);
   const timings: PhaseTiming[][] = [];
-  const app = await startApp("bench", { db: openDatabase(path.join(root, "magis.db")), traceDir: "", workDir, env: { OPENAI_BASE_URL: model.url, OPENAI_API_KEY: "sk-bench", MAGIS_LLM_MAX_RETRIES: "0" }, onTimings: (_j, p) => timings.push(p) });
-  console.log(`repository: ${Object.keys(files).length} files; checkouts in ${workDir ?? os.tmpdir()}${values.ci ? `; CI fixes, job log ${values["log-mb"]} MB sent whole` : ""}`);
+  const app = await startApp("bench", {
+    db: openDatabase(path.join(root, "magis.db")),
+    traceDir: "",
+    workDir,
+    env: { OPENAI_BASE_URL: model.url, OPENAI_API_KEY: "sk-bench", MAGIS_LLM_MAX_RETRIES: "0" },
+    onTimings: (_j, p) => timings.push(p),
+  });
+  console.log(
+    `repository: ${Object.keys(files).length} files; checkouts in ${workDir ?? os.tmpdir()}${values.ci ? `; CI fixes, job log ${values["log-mb"]} MB sent whole` : ""}`,
+  );
   if (values.ci && runs > 5) throw new Error("--ci runs at most 5 fixes in a row (ci_fix_attempts is at most 5)");
   for (let run = 0; run < runs; run++) {
     // Alternate the edit so every run has a real change to push.
@@ -67,11 +91,22 @@ try {
     scriptRevisions(model, { ...REVISE_LINE_4, edit: { ...REVISE_LINE_4.edit, old: from, new: to } });
     const head = git.git(FULL, "rev-parse", "magis/issue-1");
     checkRuns.push({
-      id: 9000 + run, headSha: head, name: "docs", conclusion: "failure", title: "1 problem", summary: "README.md line 4 says too little.",
-      annotations: [{ path: "README.md", start_line: 4, annotation_level: "failure", message: "End with 'to GitHub'." }], logUrl: `https://logs.bench.test/jobs/${9000 + run}`,
+      id: 9000 + run,
+      headSha: head,
+      name: "docs",
+      conclusion: "failure",
+      title: "1 problem",
+      summary: "README.md line 4 says too little.",
+      annotations: [{ path: "README.md", start_line: 4, annotation_level: "failure", message: "End with 'to GitHub'." }],
+      logUrl: `https://logs.bench.test/jobs/${9000 + run}`,
     });
     const start = performance.now();
-    if (values.ci) await app.deliver("check_suite", ciPayload("check_suite", { sha: head, branch: "magis/issue-1", pull: 2, conclusion: "failure", installationId: 77 }), `b-${run}`);
+    if (values.ci)
+      await app.deliver(
+        "check_suite",
+        ciPayload("check_suite", { sha: head, branch: "magis/issue-1", pull: 2, conclusion: "failure", installationId: 77 }),
+        `b-${run}`,
+      );
     else await app.deliver("pull_request_review", reviewPayload({ installationId: 77, reviewId: 90 + run, state: "changes_requested" }), `b-${run}`);
     const answered = performance.now() - start;
     await app.services.settled();
@@ -80,10 +115,14 @@ try {
     if (failed.length) throw new Error(failed[0]!.detail ?? "failed");
     const phases = timings[run]!;
     const modelMs = phases.reduce((s, p) => s + p.modelMs, 0);
-    console.log(`run ${run + 1}: webhook answered ${Math.round(answered)} ms, job wall ${Math.round(total)} ms, model ${Math.round(modelMs)} ms, bot's own ${Math.round(total - modelMs)} ms | ${phases.map((p) => `${p.phase} ${Math.round(p.wallMs - p.modelMs)}`).join(", ")}`);
+    console.log(
+      `run ${run + 1}: webhook answered ${Math.round(answered)} ms, job wall ${Math.round(total)} ms, model ${Math.round(modelMs)} ms, bot's own ${Math.round(total - modelMs)} ms | ${phases.map((p) => `${p.phase} ${Math.round(p.wallMs - p.modelMs)}`).join(", ")}`,
+    );
   }
   console.log(`commits on the bot branch: ${git.git(FULL, "rev-list", "--count", "main..magis/issue-1")}`);
-  await app.close(); await model.close(); await git.close();
+  await app.close();
+  await model.close();
+  await git.close();
 } finally {
   fs.rmSync(root, { recursive: true, force: true });
 }

@@ -90,9 +90,21 @@ function reportThroughput(runs: ThroughputRun[]): void {
 }
 
 function reportWebhooks(web: LatencyRun): void {
-  console.log(`\nWebhook answers: ${web.sent} signed label deliveries at ${rate}/s for ${seconds} s to one web process, two workers running jobs (never fewer than ${web.fewestRunning} at once)\n`);
+  console.log(
+    `\nWebhook answers: ${web.sent} signed label deliveries at ${rate}/s for ${seconds} s to one web process, two workers running jobs (never fewer than ${web.fewestRunning} at once)\n`,
+  );
   printTable([
-    ["sender p50", "sender p99", "sender max", ...web.serverWithin.map((w) => `web ≤${w.ms} ms`), "not 200", "lost", "undecided at end", "all decided after", "peak load (1 min)"],
+    [
+      "sender p50",
+      "sender p99",
+      "sender max",
+      ...web.serverWithin.map((w) => `web ≤${w.ms} ms`),
+      "not 200",
+      "lost",
+      "undecided at end",
+      "all decided after",
+      "peak load (1 min)",
+    ],
     [
       `${quantile(web.answersMs, 0.5).toFixed(1)} ms`,
       `${quantile(web.answersMs, 0.99).toFixed(1)} ms`,
@@ -106,11 +118,16 @@ function reportWebhooks(web: LatencyRun): void {
     ],
   ]);
   const { web: inWeb, sender } = web.loopDelay;
-  console.log(`\nEvent-loop delay meanwhile (p99 / max): web process ${inWeb.p99.toFixed(0)} / ${inWeb.max.toFixed(0)} ms; sender ${sender.p99.toFixed(0)} / ${sender.max.toFixed(0)} ms`);
+  console.log(
+    `\nEvent-loop delay meanwhile (p99 / max): web process ${inWeb.p99.toFixed(0)} / ${inWeb.max.toFixed(0)} ms; sender ${sender.p99.toFixed(0)} / ${sender.max.toFixed(0)} ms`,
+  );
 }
 
 function loads(): string {
-  return os.loadavg().map((l) => l.toFixed(2)).join(" / ");
+  return os
+    .loadavg()
+    .map((l) => l.toFixed(2))
+    .join(" / ");
 }
 
 function seconds1(ms: number): string {

@@ -37,18 +37,25 @@ const answers: Record<string, AnswerFunction> = {
   "manager-define-task": (r) => {
     const path = pathIn(r);
     const task = TASKS[path];
-    return task ? { needs_change: true, description: task } : { needs_change: false, description: `${path} only re-exports or tests the functions; it needs no change.` };
+    return task
+      ? { needs_change: true, description: task }
+      : { needs_change: false, description: `${path} only re-exports or tests the functions; it needs no change.` };
   },
   "manager-design-developer": (r) => DEVELOPERS[pathIn(r)],
   "manager-open-meeting": () => ({
-    speech: "Welcome. The issue has two causes: the cart total ignores quantities and prices drop their trailing zero. Each of you owns one of them. Is your task right, and do you need the other's change first?",
+    speech:
+      "Welcome. The issue has two causes: the cart total ignores quantities and prices drop their trailing zero. Each of you owns one of them. Is your task right, and do you need the other's change first?",
   }),
   "developer-speak": (r) =>
     pathIn(r) === "src/cart.js"
-      ? { speech: "My task is right: I multiply by the quantity and treat a missing quantity as 1. I do not need the formatting change; we can work at the same time." }
+      ? {
+          speech:
+            "My task is right: I multiply by the quantity and treat a missing quantity as 1. I do not need the formatting change; we can work at the same time.",
+        }
       : { speech: "Agreed. I switch formatPrice to two decimals. My change is independent of the cart arithmetic, so we can run in parallel." },
   "manager-close-meeting": () => ({
-    speech: "Summary: the Cart Arithmetic Specialist fixes cartTotal, the Currency Formatting Expert fixes formatPrice. The two changes are independent and run concurrently.",
+    speech:
+      "Summary: the Cart Arithmetic Specialist fixes cartTotal, the Currency Formatting Expert fixes formatPrice. The two changes are independent and run concurrently.",
   }),
   "developer-refine-role": (r) => ({ role: `${DEVELOPERS[pathIn(r)]!.role} The team agreed that your change is independent of your teammate's.` }),
   "manager-make-plan": () => ({
@@ -75,7 +82,11 @@ const answers: Record<string, AnswerFunction> = {
   },
   "qa-review": (r) => {
     if (pathIn(r) === "src/cart.js" && !userText(r).includes("item.quantity ?? 1")) {
-      return { approved: false, comment: "Quantities are counted now, but an item saved without a `quantity` makes the total NaN. The issue says such items must count once: use `item.quantity ?? 1`." };
+      return {
+        approved: false,
+        comment:
+          "Quantities are counted now, but an item saved without a `quantity` makes the total NaN. The issue says such items must count once: use `item.quantity ?? 1`.",
+      };
     }
     return { approved: true, comment: "The change does the task and keeps the rest of the behaviour." };
   },

@@ -91,7 +91,11 @@ export const configSchema = z
     /** Most tokens (prompt + completion) one job may spend; the call that would pass it is not made. */
     token_budget: z.number().int().min(1000).default(400_000),
     /** Longest a job may run, in minutes (fractions allowed); past it the job stops where it is, says in which stage, and pushes nothing. */
-    job_timeout_minutes: z.number().positive().max(24 * 60).default(30),
+    job_timeout_minutes: z
+      .number()
+      .positive()
+      .max(24 * 60)
+      .default(30),
     /**
      * Glob patterns of files the bot must never change; a change the Manager finds one needs is reported in the pull
      * request as "needs a human". Setting this replaces the default list (DEFAULT_PROTECTED_PATHS) rather than adding to it.
@@ -106,7 +110,11 @@ export const configSchema = z
      */
     history_months: z.number().int().min(0).max(120).default(12),
     /** Largest file, in bytes, that is indexed and may be edited. */
-    max_file_bytes: z.number().int().min(1024).default(512 * 1024),
+    max_file_bytes: z
+      .number()
+      .int()
+      .min(1024)
+      .default(512 * 1024),
     /** Largest repository, in megabytes of packed history, the bot clones. */
     max_repo_mb: z.number().int().min(1).default(500),
     /** Repository permissions whose holders may trigger the bot. */
@@ -175,11 +183,5 @@ export function parseConfig(raw: unknown, source?: string): MagisConfig {
 
 /** The model an agent runs on: MAGIS_MODEL_<AGENT>, then the per-agent config, then MAGIS_MODEL, then `model`. */
 export function modelFor(agent: Agent, config: MagisConfig, env: NodeJS.ProcessEnv = process.env): string {
-  return (
-    env[`MAGIS_MODEL_${agent.toUpperCase()}`] ||
-    config.models[agent] ||
-    env.MAGIS_MODEL ||
-    config.model ||
-    "gpt-4o-mini"
-  );
+  return env[`MAGIS_MODEL_${agent.toUpperCase()}`] || config.models[agent] || env.MAGIS_MODEL || config.model || "gpt-4o-mini";
 }

@@ -22,7 +22,9 @@ const { values } = parseArgs({
   },
 });
 if (!values["git-dir"] || !values.repo || (!values.fragments && !values["changes-file"])) {
-  console.error("usage: history-instances --git-dir DIR --repo owner/name [--source-prefix P] (--fragments DIR | --changes-file FILE) [--since D] [--until D] [--count N]");
+  console.error(
+    "usage: history-instances --git-dir DIR --repo owner/name [--source-prefix P] (--fragments DIR | --changes-file FILE) [--since D] [--until D] [--count N]",
+  );
   process.exit(2);
 }
 const git = (...args: string[]) => execFileSync("git", ["--git-dir", values["git-dir"]!, ...args], { maxBuffer: 1 << 28 }).toString();
@@ -31,21 +33,40 @@ const commits = git("log", `--since=${values.since}`, `--until=${values.until}`,
 
 const instances = [];
 for (const sha of commits) {
-  const changed = git("diff-tree", "--no-commit-id", "-r", "--name-status", `${sha}^`, sha).split("\n").filter(Boolean).map((l) => l.split("\t") as [string, string]);
-  const sources = changed.map(([, file]) => file).filter((f) => f.endsWith(".py") && f.startsWith(values["source-prefix"]!) && !/(^|\/)tests?\/|(^|\/)test_/.test(f));
+  const changed = git("diff-tree", "--no-commit-id", "-r", "--name-status", `${sha}^`, sha)
+    .split("\n")
+    .filter(Boolean)
+    .map((l) => l.split("\t") as [string, string]);
+  const sources = changed
+    .map(([, file]) => file)
+    .filter((f) => f.endsWith(".py") && f.startsWith(values["source-prefix"]!) && !/(^|\/)tests?\/|(^|\/)test_/.test(f));
   if (sources.length !== 1) continue;
   let text: string;
   if (values.fragments) {
-    const fragment = changed.find(([status, file]) => status === "A" && file.startsWith(`${values.fragments}/`) && /\.(bugfix|feature|improvement)\.rst$/.test(file));
+    const fragment = changed.find(
+      ([status, file]) => status === "A" && file.startsWith(`${values.fragments}/`) && /\.(bugfix|feature|improvement)\.rst$/.test(file),
+    );
     if (!fragment) continue;
     text = git("show", `${sha}:${fragment[1]}`).trim();
   } else {
-    const added = git("diff", `${sha}^`, sha, "--", logPath).split("\n").filter((l) => l.startsWith("+") && !l.startsWith("+++")).map((l) => l.slice(1).trim());
-    text = added.filter((l) => l !== "" && !/^[-=*]+$/.test(l)).join(" ").replace(/^\*\s*/, "");
+    const added = git("diff", `${sha}^`, sha, "--", logPath)
+      .split("\n")
+      .filter((l) => l.startsWith("+") && !l.startsWith("+++"))
+      .map((l) => l.slice(1).trim());
+    text = added
+      .filter((l) => l !== "" && !/^[-=*]+$/.test(l))
+      .join(" ")
+      .replace(/^\*\s*/, "");
     if (/^Release \d/.test(text)) continue; // version bumps, not fixes
   }
   if (text.length < 30) continue;
-  instances.push({ instance_id: `${values.repo.split("/")[1]}-${sha.slice(0, 10)}`, repo: values.repo, base_commit: git("rev-parse", `${sha}^`).trim(), problem_statement: text, gold_files: sources });
+  instances.push({
+    instance_id: `${values.repo.split("/")[1]}-${sha.slice(0, 10)}`,
+    repo: values.repo,
+    base_commit: git("rev-parse", `${sha}^`).trim(),
+    problem_statement: text,
+    gold_files: sources,
+  });
 }
 // An even sample over the period, so no single stretch of history dominates.
 const step = Math.max(1, Math.floor(instances.length / Number(values.count)));

@@ -29,7 +29,10 @@ const ISSUE_URL = /^https:\/\/github\.com\/([\w.-]+)\/([\w.-]+)\/issues\/(\d+)$/
 
 /** Reads a manifest (JSON Lines), saying which line is wrong and why. */
 export function readManifest(file: string): ManifestEntry[] {
-  const lines = fs.readFileSync(file, "utf8").split("\n").filter((line) => line.trim() !== "");
+  const lines = fs
+    .readFileSync(file, "utf8")
+    .split("\n")
+    .filter((line) => line.trim() !== "");
   return lines.map((line, index) => {
     const where = `${file}:${index + 1}`;
     let entry: ManifestEntry;
@@ -60,7 +63,9 @@ export async function fetchIssue(url: string, token: string | undefined): Promis
     throw new Error(`GitHub refused ${url} (HTTP ${response.status}): ${next}`);
   }
   if (response.status === 404 || response.status === 410) {
-    throw new Error(`GitHub has no issue at ${url} (HTTP ${response.status}): it was deleted or the repository moved; correct or drop that line of the manifest`);
+    throw new Error(
+      `GitHub has no issue at ${url} (HTTP ${response.status}): it was deleted or the repository moved; correct or drop that line of the manifest`,
+    );
   }
   if (!response.ok) throw new Error(`GitHub answered HTTP ${response.status} for ${url}; run again later`);
   const issue = (await response.json()) as { title?: string; body?: string | null; pull_request?: unknown };

@@ -29,6 +29,8 @@ export function formatRecallTable(outcomes: RankOutcome[]): string {
   ];
   const width = Math.max(...rows.map((r) => r[0].length), 10);
   const header = `${"repository".padEnd(width)}  ${"n".padStart(3)}  ${RECALL_KS.map((k) => `@${k}`.padStart(6)).join(" ")}`;
-  const lines = rows.map(([name, n, recall]) => `${name.padEnd(width)}  ${String(n).padStart(3)}  ${RECALL_KS.map((k) => `${recall[k]!.toFixed(1)}%`.padStart(6)).join(" ")}`);
+  const lines = rows.map(
+    ([name, n, recall]) => `${name.padEnd(width)}  ${String(n).padStart(3)}  ${RECALL_KS.map((k) => `${recall[k]!.toFixed(1)}%`.padStart(6)).join(" ")}`,
+  );
   return [header, ...lines].join("\n");
 }

@@ -11,7 +11,13 @@ import { monitorEventLoopDelay } from "node:perf_hooks";
 import { labeledPayload } from "../../test/e2e/payloads.js";
 import { postWebhook } from "../../test/support/post-webhook.js";
 
-const { url, rate, seconds, firstIssue, installationId } = JSON.parse(process.argv[2]!) as { url: string; rate: number; seconds: number; firstIssue: number; installationId: number };
+const { url, rate, seconds, firstIssue, installationId } = JSON.parse(process.argv[2]!) as {
+  url: string;
+  rate: number;
+  seconds: number;
+  firstIssue: number;
+  installationId: number;
+};
 const secret = process.env.MAGIS_SCALE_WEBHOOK_SECRET!;
 const count = rate * seconds;
 const payloads = Array.from({ length: count }, (_, i) => labeledPayload({ installationId, issueNumber: firstIssue + i }));
@@ -21,7 +27,11 @@ const started = performance.now();
 const answers = await Promise.all(
   payloads.map(async (payload, i) => {
     await new Promise((resolve) => setTimeout(resolve, Math.max(0, started + (i * 1000) / rate - performance.now())));
-    return postWebhook(url, secret, { event: "issues", payload, delivery: `load-${i}` }).catch((error: unknown) => ({ status: 0, ms: Number.NaN, error: String(error) }));
+    return postWebhook(url, secret, { event: "issues", payload, delivery: `load-${i}` }).catch((error: unknown) => ({
+      status: 0,
+      ms: Number.NaN,
+      error: String(error),
+    }));
   }),
 );
 loop.disable();

@@ -120,10 +120,17 @@ export interface ServiceSettings {
  * leaves no database file behind.
  */
 export function serviceSettingsFrom(env: NodeJS.ProcessEnv, options: MagisAppOptions = {}): ServiceSettings {
-  const concurrency = options.concurrency ?? wholeNumberFrom(env, "MAGIS_JOBS_CONCURRENCY", { fallback: 2, min: 1, meaning: "the jobs one process runs at once" });
+  const concurrency =
+    options.concurrency ?? wholeNumberFrom(env, "MAGIS_JOBS_CONCURRENCY", { fallback: 2, min: 1, meaning: "the jobs one process runs at once" });
   // Its heartbeat is a quarter of it, at most 5 s: below 3 s a busy database would have workers taken for lost.
   const lostAfterMs =
-    options.workerLostMs ?? wholeNumberFrom(env, "MAGIS_WORKER_LOST_SECONDS", { fallback: 60, min: 3, max: 86_400, meaning: "the seconds a worker may stay silent before it is taken for lost" }) * 1000;
+    options.workerLostMs ??
+    wholeNumberFrom(env, "MAGIS_WORKER_LOST_SECONDS", {
+      fallback: 60,
+      min: 3,
+      max: 86_400,
+      meaning: "the seconds a worker may stay silent before it is taken for lost",
+    }) * 1000;
   // Each job reads the model's settings with its repository's config; read once here too, a mistyped one stops the
   // app when it starts instead of failing every job.
   if (!options.createLlm) resolveLlmSettings({ env });
@@ -143,7 +150,9 @@ export function createServices(host: GitHubHost, options: MagisAppOptions = {}):
   const store = options.store ?? new SqliteStore(options.db ?? openDatabase(dbFile));
   const role = options.role ?? "all";
   if (role !== "all" && !(store instanceof PostgresStore)) {
-    throw new Error(`--role ${role} needs a store several processes share: set DATABASE_URL to a PostgreSQL database (the SQLite file serves one process, --role all)`);
+    throw new Error(
+      `--role ${role} needs a store several processes share: set DATABASE_URL to a PostgreSQL database (the SQLite file serves one process, --role all)`,
+    );
   }
   // This thread also answers webhooks: SQLite may wait on another process's lock only briefly (see APP_LOCK_WAIT_MS).
   if (store instanceof SqliteStore) store.db.pragma(`busy_timeout = ${APP_LOCK_WAIT_MS}`);
@@ -280,7 +289,10 @@ export function sweepObjects(cache: ObjectCache, log: GitHubHost["log"], everyMs
       if (removed === 0) return;
       const days = Math.round((cache.maxAgeMs ?? 0) / DAY_MS);
       const which = removed === 1 ? "1 repository" : `${removed} repositories`;
-      log.info({ dir: cache.dir, removed }, `removed the kept objects of ${which} no job used for ${days === 1 ? "a day" : `${days} days`}, or past the cache's size`);
+      log.info(
+        { dir: cache.dir, removed },
+        `removed the kept objects of ${which} no job used for ${days === 1 ? "a day" : `${days} days`}, or past the cache's size`,
+      );
     } catch (error) {
       log.warn({ dir: cache.dir, error: error instanceof Error ? error.message : String(error) }, "could not remove stale kept objects");
     }

@@ -82,13 +82,20 @@ export const evalCommand: Command = {
         repos,
         out: path.resolve(io.cwd, values.out!),
         prepareFrom: values["prepare-from"] ? path.resolve(io.cwd, values["prepare-from"]) : undefined,
-        instances: values.instances?.split(",").map((id) => id.trim()).filter((id) => id !== ""),
+        instances: values.instances
+          ?.split(",")
+          .map((id) => id.trim())
+          .filter((id) => id !== ""),
         limit: values.limit === undefined ? undefined : wholeNumberFlag("--limit", values.limit, 1, 1_000_000),
         concurrency: values.concurrency === undefined ? 2 : wholeNumberFlag("--concurrency", values.concurrency, 1, 64),
         resume: values.resume!,
         prices,
         makeLlm: oracle
-          ? (config, instance) => createLlm({ config, env: { OPENAI_BASE_URL: oracle.add(instance.instance_id, instance.patch ?? ""), MAGIS_MODEL: "oracle", MAGIS_LLM_MAX_RETRIES: "0" } })
+          ? (config, instance) =>
+              createLlm({
+                config,
+                env: { OPENAI_BASE_URL: oracle.add(instance.instance_id, instance.patch ?? ""), MAGIS_MODEL: "oracle", MAGIS_LLM_MAX_RETRIES: "0" },
+              })
           : (config) => createLlm({ config, env: io.env }),
         modelName: oracle ? "magis-oracle" : `magis-${modelFor("developer", parseConfig({}), io.env)}`,
         commands: commandPolicy(values["allow-commands"]!, io),

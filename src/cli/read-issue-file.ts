@@ -15,7 +15,10 @@ export function readIssueFiles(files: { cwd: string; issueFile: string; hintsFil
   const titleAt = lines.findIndex((line) => line.trim() !== "");
   if (titleAt < 0) throw new UsageError(`--issue-file ${issueFile} is empty; write the title on the first line and the body below it`);
   const title = lines[titleAt]!.replace(/^#+\s*/, "").trim();
-  const body = lines.slice(titleAt + 1).join("\n").trim();
+  const body = lines
+    .slice(titleAt + 1)
+    .join("\n")
+    .trim();
   const hints = hintsFile
     ? readText(cwd, hintsFile, "--hints-file")
         .split(/^\s*---\s*$/m)
@@ -30,6 +33,6 @@ function readText(cwd: string, file: string, flag: string): string {
     return fs.readFileSync(path.resolve(cwd, file), "utf8");
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    throw new UsageError(`${flag} ${file} cannot be read (${code === "ENOENT" ? "no such file" : code ?? String(error)})`);
+    throw new UsageError(`${flag} ${file} cannot be read (${code === "ENOENT" ? "no such file" : (code ?? String(error))})`);
   }
 }

@@ -61,7 +61,12 @@ export const resolveCommand: Command = {
     try {
       result = await resolveIssue(
         {
-          root: repo, repoId: repo, config, llm, now: () => Date.now(), onProgress: (event) => io.stderr(describeProgress(event)),
+          root: repo,
+          repoId: repo,
+          config,
+          llm,
+          now: () => Date.now(),
+          onProgress: (event) => io.stderr(describeProgress(event)),
           // On the user's own machine, at their command: the repository's tests may run (in a copy of the checkout).
           commands: { allowed: true, env: io.env, secrets: [io.env.OPENAI_API_KEY] },
           ...(history ? { history } : {}),
@@ -72,7 +77,9 @@ export const resolveCommand: Command = {
     } catch (error) {
       await writeTraceJsonl(llm.trace, path.join(out, "trace.jsonl"));
       if (!(error instanceof StageError)) throw error;
-      io.stderr(`magis resolve: no patch. The ${error.stage} stage failed: ${sentence(error.message)} Next: ${sentence(error.nextStep)} Model calls are in ${path.join(out, "trace.jsonl")}.\n`);
+      io.stderr(
+        `magis resolve: no patch. The ${error.stage} stage failed: ${sentence(error.message)} Next: ${sentence(error.nextStep)} Model calls are in ${path.join(out, "trace.jsonl")}.\n`,
+      );
       return 1;
     } finally {
       await store.close();
@@ -82,7 +89,8 @@ export const resolveCommand: Command = {
     fs.writeFileSync(path.join(out, "report.md"), renderReport(result, { title: issue.title }));
     await writeTraceJsonl(llm.trace, path.join(out, "trace.jsonl"));
     // Each file is written in the encoding it was read in: untouched bytes stay as they were.
-    if (values.apply) for (const change of result.changes) fs.writeFileSync(resolveInside(repo, change.path).absolute, encodeFile(change.after, change.encoding));
+    if (values.apply)
+      for (const change of result.changes) fs.writeFileSync(resolveInside(repo, change.path).absolute, encodeFile(change.after, change.encoding));
     io.stdout(
       [
         `${result.changes.length} file${result.changes.length === 1 ? "" : "s"} changed: ${result.changes.map((c) => c.path).join(", ")}`,
@@ -133,7 +141,11 @@ export function describeProgress(event: ProgressEvent): string {
       return `${describeTestsReport(event.tests).replace(/\*\*/g, "")}\n`;
     case "attempt": {
       const a = event.attempt;
-      const verdict = a.error ? `refused: ${a.error.replace(/\s*\n\s*/g, " ")}` : a.review?.approved ? "approved by QA" : `QA asked for changes: ${(a.review?.comment ?? "").replace(/\s*\n\s*/g, " ")}`;
+      const verdict = a.error
+        ? `refused: ${a.error.replace(/\s*\n\s*/g, " ")}`
+        : a.review?.approved
+          ? "approved by QA"
+          : `QA asked for changes: ${(a.review?.comment ?? "").replace(/\s*\n\s*/g, " ")}`;
       const tests = a.tests ? ` (tests: ${describeAttemptTests(a.tests)})` : "";
       return `${event.path}: attempt ${a.number}${tests} ${verdict}\n`;
     }

@@ -68,11 +68,19 @@ export async function startServer(env: NodeJS.ProcessEnv, options: { log?: Logge
   if (env.LOG_LEVEL && !LOG_LEVELS.includes(env.LOG_LEVEL)) {
     throw new UsageError(`LOG_LEVEL ${heldValue(env.LOG_LEVEL, "a level")}: set it to one of ${LOG_LEVELS.join(", ")}, or leave it unset for info`);
   }
-  const graceMs = wholeNumberFrom(env, "MAGIS_SHUTDOWN_GRACE_SECONDS", { fallback: 300, min: 0, max: Math.floor(MAX_TIMER_MS / 1000), meaning: "the seconds a stopping worker lets its running jobs finish, 0 to hand them back at once" }) * 1000;
+  const graceMs =
+    wholeNumberFrom(env, "MAGIS_SHUTDOWN_GRACE_SECONDS", {
+      fallback: 300,
+      min: 0,
+      max: Math.floor(MAX_TIMER_MS / 1000),
+      meaning: "the seconds a stopping worker lets its running jobs finish, 0 to hand them back at once",
+    }) * 1000;
   const Octokit = createOctokitClass(githubBoundsFrom(env));
   const registered = Boolean(env.APP_ID && (env.PRIVATE_KEY || env.PRIVATE_KEY_PATH));
   if (!registered && role !== "all") {
-    throw new UsageError(`--role ${role} needs the app's credentials (APP_ID and PRIVATE_KEY or PRIVATE_KEY_PATH): register the app first with \`magis serve\` and its setup page`);
+    throw new UsageError(
+      `--role ${role} needs the app's credentials (APP_ID and PRIVATE_KEY or PRIVATE_KEY_PATH): register the app first with \`magis serve\` and its setup page`,
+    );
   }
   // Probot's setup page reads PORT itself, and would take "0" or "8_080" for its default.
   if (!registered) return run(magisApp({ env }), { env: { ...env, PORT: String(port) }, Octokit, ...options });

@@ -44,5 +44,13 @@ export function applyEdits(text: string, edits: Edit[]): ApplyResult {
     eols.splice(edit.span.start, edit.span.end - edit.span.start, ...edit.eols);
   }
   const placements = resolved.map((r) => r.placement);
-  return { ok: true, text: joinFile(lines, eols.map((eol) => eol || undefined), file), placements };
+  return {
+    ok: true,
+    text: joinFile(
+      lines,
+      eols.map((eol) => eol || undefined),
+      file,
+    ),
+    placements,
+  };
 }

@@ -32,12 +32,16 @@ export function buildReplacement(
   const losesLines = markerCount === 0 && gaps.some((gap) => gap.end > gap.start);
   if (markerCount !== gaps.length && (markerCount > 0 || losesLines)) {
     const skipped = gaps.map((gap) => describeSpan(gap)).join(", ");
-    const quoted = gaps.filter((gap) => gap.end > gap.start).map((gap) => quoteLines(fileLines, gap)).join("\n…\n");
+    const quoted = gaps
+      .filter((gap) => gap.end > gap.start)
+      .map((gap) => quoteLines(fileLines, gap))
+      .join("\n…\n");
     return {
       error:
         `\`old\` skips ${gaps.length} run(s) of lines with "..." (${skipped}) but \`new\` has ${markerCount} such marker(s), ` +
         `so it is not clear which lines stay; write the same number of "..." lines in \`new\` where the skipped lines stay, ` +
-        `or copy the skipped lines into \`old\` and write out what replaces them.` + (quoted ? ` The skipped lines:\n${quoted}\n` : ""),
+        `or copy the skipped lines into \`old\` and write out what replaces them.` +
+        (quoted ? ` The skipped lines:\n${quoted}\n` : ""),
     };
   }
   const modelLines = newLines.filter((line) => markerCount === 0 || !isElision(line));

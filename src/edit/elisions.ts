@@ -2,8 +2,7 @@
  * Lines models write in place of unchanged code they skip: `...`, `…`, `# ...`, `// ... existing code ...`,
  * `/* ... *\/`, `<!-- ... -->`. Only whole lines count, and only when the literal text is not in the file.
  */
-const ELISION =
-  /^(?:\/\/|#|--|;+|%|\/\*+|<!--|\*)?\s*(?:\.\.\.|…)\s*(?:[A-Za-z][\w\s,'()/-]*?)?\s*(?:\.\.\.|…)?\s*(?:\*+\/|-->)?$/;
+const ELISION = /^(?:\/\/|#|--|;+|%|\/\*+|<!--|\*)?\s*(?:\.\.\.|…)\s*(?:[A-Za-z][\w\s,'()/-]*?)?\s*(?:\.\.\.|…)?\s*(?:\*+\/|-->)?$/;
 
 /** Whether a line stands for skipped lines. */
 export function isElision(line: string): boolean {

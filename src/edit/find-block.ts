@@ -33,9 +33,7 @@ export interface BlockMatch extends Span {
 
 /** The result of looking for a block: one place, several equally good places, or none. */
 export type FindOutcome =
-  | { kind: "found"; match: BlockMatch; elided: boolean }
-  | { kind: "ambiguous"; level: MatchLevel; candidates: BlockMatch[] }
-  | { kind: "missing" };
+  { kind: "found"; match: BlockMatch; elided: boolean } | { kind: "ambiguous"; level: MatchLevel; candidates: BlockMatch[] } | { kind: "missing" };
 
 /** Lines of one file prepared for repeated searches. */
 export class SearchableFile {
@@ -58,12 +56,7 @@ const fuzzyKey = (line: string): string => line.trim().replace(/\s+/g, " ");
  * exactly, then ignoring whitespace; the same within NEARBY_LINES of it; then — if allowed — anywhere in
  * the file; then fuzzily, nearby and anywhere. Elision markers in the pattern are tried after the literal text at the first two levels.
  */
-export function findBlock(
-  file: SearchableFile,
-  pattern: string[],
-  hint: Span | null,
-  wholeFile: boolean,
-): FindOutcome {
+export function findBlock(file: SearchableFile, pattern: string[], hint: Span | null, wholeFile: boolean): FindOutcome {
   const n = file.lines.length;
   const around = (lines: number): Span => ({ start: Math.max(0, hint!.start - lines), end: Math.min(n, hint!.end + lines) });
   const scopes: Span[] = hint ? [around(MAX_MISCOUNT), around(NEARBY_LINES)] : [];
@@ -78,7 +71,12 @@ export function findBlock(
       let candidates = literalCandidates(keys, pattern.map(toKey), scope, level);
       let usedElision = false;
       if (candidates.length === 0 && elided) {
-        candidates = elidedCandidates(keys, segments.map((s) => s.map(toKey)), scope, level);
+        candidates = elidedCandidates(
+          keys,
+          segments.map((s) => s.map(toKey)),
+          scope,
+          level,
+        );
         usedElision = candidates.length > 0;
       }
       if (candidates.length > 0) return choose(candidates, hint, 0, level, usedElision);
@@ -107,16 +105,29 @@ export function closestBlock(file: SearchableFile, pattern: string[], hint: Span
   });
   // Scoring is quadratic in the block's length, so only promising windows are scored: those sharing the
   // most lines with the pattern, and those whose first line resembles the pattern's first line.
-  const starts = [...shared.entries()].sort((a, b) => b[1] - a[1]).slice(0, 100).map(([s]) => s);
+  const starts = [...shared.entries()]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 100)
+    .map(([s]) => s);
   const first = fuzzyKey(real[0] ?? "");
   const byFirstLine = file.fuzzyKeys.map((key, j) => [similarity(key, first, 0.5), j] as const).filter(([score]) => score > 0);
-  starts.push(...byFirstLine.sort((a, b) => b[0] - a[0]).slice(0, 20).map(([, j]) => j));
+  starts.push(
+    ...byFirstLine
+      .sort((a, b) => b[0] - a[0])
+      .slice(0, 20)
+      .map(([, j]) => j),
+  );
   if (hint) for (let s = hint.start - MAX_MISCOUNT; s <= hint.start + MAX_MISCOUNT; s++) starts.push(s);
   let best: BlockMatch | null = null;
   for (const start of new Set(starts)) {
     if (start < 0 || start >= n) continue;
     const scope = { start, end: start + 1 };
-    for (const candidate of fuzzyCandidates(file, pattern.filter((line) => !isElision(line)), scope, 0.3)) {
+    for (const candidate of fuzzyCandidates(
+      file,
+      pattern.filter((line) => !isElision(line)),
+      scope,
+      0.3,
+    )) {
       if (!best || candidate.similarity > best.similarity) best = candidate;
     }
   }
@@ -194,9 +205,7 @@ function distance(candidate: Span, hint: Span): number {
 function choose(candidates: BlockMatch[], hint: Span | null, tie: number, level: MatchLevel, elided: boolean): FindOutcome {
   const best = Math.max(...candidates.map((c) => c.similarity));
   const near = (c: BlockMatch): number => (hint ? distance(c, hint) : 0);
-  const pool = candidates
-    .filter((c) => c.similarity >= best - tie)
-    .sort((a, b) => b.similarity - a.similarity || near(a) - near(b));
+  const pool = candidates.filter((c) => c.similarity >= best - tie).sort((a, b) => b.similarity - a.similarity || near(a) - near(b));
   // Fuzzy windows shifted by a line are the same place seen twice; literal matches are all distinct.
   const distinct = level === "fuzzy" ? pool.filter((c, k) => !pool.slice(0, k).some((d) => overlaps(c, d))) : pool;
   if (distinct.length === 1) return { kind: "found", match: distinct[0]!, elided };

@@ -4,7 +4,5 @@ import { splitFile } from "./split-text.js";
 export function numberLines(text: string): string {
   const { lines } = splitFile(text);
   const width = String(lines.length).length;
-  return lines
-    .map((line, i) => `${String(i + 1).padStart(width)} |${line === "" ? "" : " " + line}`)
-    .join("\n");
+  return lines.map((line, i) => `${String(i + 1).padStart(width)} |${line === "" ? "" : " " + line}`).join("\n");
 }

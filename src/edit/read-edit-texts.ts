@@ -12,11 +12,7 @@ function joinedLines(text: string): string[] {
  * lines are joined too and `old` ends with a blank line. Otherwise the usual reading (that newline only
  * ends the last line) holds unless `preferJoined` says the joined reading fits the file better.
  */
-export function readEditTexts(
-  old: string,
-  replacement: string,
-  preferJoined: (usual: string[], joined: string[]) => boolean,
-): [string[], string[]] {
+export function readEditTexts(old: string, replacement: string, preferJoined: (usual: string[], joined: string[]) => boolean): [string[], string[]] {
   if (old === "") return [[], splitModelText(replacement)];
   if (!/\n$/.test(old)) return [joinedLines(old), joinedLines(replacement)];
   const usual = splitModelText(old);

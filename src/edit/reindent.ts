@@ -98,4 +98,3 @@ function spacesPerTab(depths: [spaces: number, tabs: number][]): number {
   if (low && Number.isInteger(low[0] / low[1]) && low[0] / low[1] >= 1) return low[0] / low[1];
   return 4;
 }
-

@@ -27,8 +27,10 @@ export function resolveEdit(file: SearchableFile, eols: string[], edit: Edit, in
   if (edit.kind === "search-replace") {
     const label = `Edit ${index} (search/replace)`;
     // "a\n\n" may mean a and a blank line (lines joined with "\n"): read so only when that alone is unique.
-    const [searchText, replaceText] = readEditTexts(oldGiven, newGiven, (usual, joined) =>
-      findBlock(file, usual, null, true).kind === "ambiguous" && findBlock(file, joined, null, true).kind === "found",
+    const [searchText, replaceText] = readEditTexts(
+      oldGiven,
+      newGiven,
+      (usual, joined) => findBlock(file, usual, null, true).kind === "ambiguous" && findBlock(file, joined, null, true).kind === "found",
     );
     const [searchLines, replaceLines] = [stripLineNumbers(searchText), stripLineNumbers(replaceText)];
     if (searchLines.length === 0) {
@@ -47,9 +49,7 @@ export function resolveEdit(file: SearchableFile, eols: string[], edit: Edit, in
     };
   }
   // A final newline that makes `old` as long as the given range starts a blank line (lines joined with "\n").
-  const [oldText, newText] = readEditTexts(oldGiven, newGiven, (usual, joined) =>
-    usual.length !== end - start + 1 && joined.length === end - start + 1,
-  );
+  const [oldText, newText] = readEditTexts(oldGiven, newGiven, (usual, joined) => usual.length !== end - start + 1 && joined.length === end - start + 1);
   const oldLines = stripLineNumbers(oldText);
   const newLines = stripLineNumbers(newText);
   if (oldLines.length === 0) {
@@ -126,9 +126,11 @@ function explainFailure(
     ? `Send the edit again with \`old\` copied exactly from the numbered view (without the line numbers) and the line numbers where it is.`
     : `Send the edit again with \`search\` copied exactly from the file.`;
   if (outcome.kind === "ambiguous") {
-    const how =
-      outcome.level === "exact" ? "exactly" : outcome.level === "whitespace" ? "when whitespace is ignored" : `at similarity ≥ ${FUZZY_THRESHOLD}`;
-    const places = outcome.candidates.slice(0, 10).map((c) => describeSpan(c)).join(", ");
+    const how = outcome.level === "exact" ? "exactly" : outcome.level === "whitespace" ? "when whitespace is ignored" : `at similarity ≥ ${FUZZY_THRESHOLD}`;
+    const places = outcome.candidates
+      .slice(0, 10)
+      .map((c) => describeSpan(c))
+      .join(", ");
     const more = outcome.candidates.length > 10 ? ` and ${outcome.candidates.length - 10} more` : "";
     return (
       `${label}: the \`${field}\` text fits ${outcome.candidates.length} places equally well (${how}): ${places}${more}. ` +

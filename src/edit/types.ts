@@ -39,6 +39,4 @@ export interface EditPlacement {
 }
 
 /** The outcome of applying a list of edits: the new text, or a message written for the model. */
-export type ApplyResult =
-  | { ok: true; text: string; placements: EditPlacement[] }
-  | { ok: false; error: string };
+export type ApplyResult = { ok: true; text: string; placements: EditPlacement[] } | { ok: false; error: string };

@@ -34,7 +34,11 @@ function covers(change: Change, at: number): boolean {
 
 function changesOf(patch: string): Change[] {
   return readPatchHunks(patch).flatMap((file) =>
-    file.changes.map((c) => (c.removed.length > 0 ? { path: file.path, from: 2 * c.start, to: 2 * c.end } : { path: file.path, from: 2 * Math.max(0, c.start) + 1, to: 2 * Math.max(0, c.start) + 1 })),
+    file.changes.map((c) =>
+      c.removed.length > 0
+        ? { path: file.path, from: 2 * c.start, to: 2 * c.end }
+        : { path: file.path, from: 2 * Math.max(0, c.start) + 1, to: 2 * Math.max(0, c.start) + 1 },
+    ),
   );
 }
 

@@ -31,9 +31,16 @@ export function openEvalOutputs(out: string, resume: boolean): EvalOutputs | { t
   }
   const done = readJsonLines<EvalResult>(results).filter((r) => typeof r.instance_id === "string");
   const ids = new Set(done.map((r) => r.instance_id));
-  const lastPrediction = new Map(readJsonLines<Prediction>(predictions).filter((p) => ids.has(p.instance_id)).map((p) => [p.instance_id, p]));
+  const lastPrediction = new Map(
+    readJsonLines<Prediction>(predictions)
+      .filter((p) => ids.has(p.instance_id))
+      .map((p) => [p.instance_id, p]),
+  );
   writeLines(results, done);
-  writeLines(predictions, done.map((r) => lastPrediction.get(r.instance_id)).filter((p): p is Prediction => p !== undefined));
+  writeLines(
+    predictions,
+    done.map((r) => lastPrediction.get(r.instance_id)).filter((p): p is Prediction => p !== undefined),
+  );
   return {
     done,
     async add(prediction, result, trace) {

@@ -10,7 +10,11 @@ import { commitStampOf } from "./prepare-checkouts.js";
 export function readCheckoutCommit(checkout: string): string | null {
   if (fs.existsSync(path.join(checkout, ".git"))) {
     try {
-      return execFileSync("git", ["rev-parse", "HEAD"], { cwd: checkout, env: { ...process.env, GIT_CEILING_DIRECTORIES: path.dirname(checkout) }, stdio: ["ignore", "pipe", "ignore"] })
+      return execFileSync("git", ["rev-parse", "HEAD"], {
+        cwd: checkout,
+        env: { ...process.env, GIT_CEILING_DIRECTORIES: path.dirname(checkout) },
+        stdio: ["ignore", "pipe", "ignore"],
+      })
         .toString()
         .trim();
     } catch {

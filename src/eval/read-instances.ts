@@ -48,7 +48,9 @@ export function readInstanceLines(file: string): (BenchInstance | BadInstanceLin
   lines.forEach((text, index) => {
     if (text.trim() === "") return;
     const parsed = parseInstance(text);
-    read.push(typeof parsed === "string" ? { line: index + 1, instance_id: idOf(text) ?? `line-${index + 1}`, reason: `${file}:${index + 1} ${parsed}` } : parsed);
+    read.push(
+      typeof parsed === "string" ? { line: index + 1, instance_id: idOf(text) ?? `line-${index + 1}`, reason: `${file}:${index + 1} ${parsed}` } : parsed,
+    );
   });
   return read;
 }
@@ -77,18 +79,15 @@ function parseInstance(text: string): BenchInstance | string {
   for (const field of ["instance_id", "repo", "base_commit", "problem_statement"]) {
     if (typeof record[field] !== "string" || record[field] === "") return `has no string '${field}'`;
   }
-  if (!PLAIN_ID.test(record.instance_id as string)) return `has an instance_id that is not a plain file name (a letter or digit, then letters, digits, '.', '_', '-')`;
+  if (!PLAIN_ID.test(record.instance_id as string))
+    return `has an instance_id that is not a plain file name (a letter or digit, then letters, digits, '.', '_', '-')`;
   for (const field of ["patch", "hints_text"]) {
     if (record[field] !== undefined && record[field] !== null && typeof record[field] !== "string") return `has a '${field}' that is not a string`;
   }
   if (record.gold_files !== undefined && !(Array.isArray(record.gold_files) && record.gold_files.every((f) => typeof f === "string"))) {
     return "has a 'gold_files' that is not a list of paths";
   }
-  const gold = Array.isArray(record.gold_files)
-    ? (record.gold_files as string[])
-    : typeof record.patch === "string"
-      ? filesOfPatch(record.patch)
-      : [];
+  const gold = Array.isArray(record.gold_files) ? (record.gold_files as string[]) : typeof record.patch === "string" ? filesOfPatch(record.patch) : [];
   if (gold.length === 0) return "has neither 'gold_files' nor a 'patch' to take them from";
   return { ...(record as unknown as BenchInstance), gold_files: gold };
 }

@@ -47,7 +47,10 @@ export function renderSummary(results: EvalResult[], context: SummaryContext): s
     "",
     `| | ${context.oracle ? "this oracle run" : "this run"} | MAGIS paper (GPT-4, its SWE-bench subset, Table 2) |`,
     "| --- | ---: | ---: |",
-    `| applied ratio | ${percent(count(results, (r) => r.applies === true), results.length)} | ${PAPER.applied} % |`,
+    `| applied ratio | ${percent(
+      count(results, (r) => r.applies === true),
+      results.length,
+    )} | ${PAPER.applied} % |`,
     `| resolved ratio | ${context.oracle ? "not measured (oracle)" : "score predictions.jsonl (below)"} | ${PAPER.resolved} % |`,
     `| Eq. 1 line coverage | mean ${meanPercent(results.map((r) => (r.patch ? (r.coverage ?? 0) : 0)))} | a distribution (Fig. 5), most instances near 1; no mean given |`,
     "",
@@ -78,7 +81,10 @@ function totalRows(results: EvalResult[]): string[] {
   return [
     `| instances | ${n} |`,
     `| with a patch | ${percent(patched.length, n)} |`,
-    `| patch applies (applied ratio) | ${percent(count(results, (r) => r.applies === true), n)} |`,
+    `| patch applies (applied ratio) | ${percent(
+      count(results, (r) => r.applies === true),
+      n,
+    )} |`,
     `| Eq. 1 line coverage, mean over all (no patch = 0) | ${meanPercent(results.map((r) => (r.patch ? (r.coverage ?? 0) : 0)))} |`,
     `| Eq. 1 line coverage, mean over those with a patch | ${meanPercent(patched.map((r) => r.coverage ?? 0))} |`,
     `| file recall of the located files (BM25 top k) | ${meanPercent(results.map((r) => r.recall_located))} |`,
@@ -96,7 +102,10 @@ function repositoryRows(results: EvalResult[]): string[] {
   return repos.map((repo) => {
     const mine = results.filter((r) => r.repo === repo);
     const n = mine.length;
-    return `| ${repo} | ${n} | ${count(mine, (r) => r.patch)} | ${percent(count(mine, (r) => r.applies === true), n)} | ${meanPercent(mine.map((r) => (r.patch ? (r.coverage ?? 0) : 0)))} | ${meanPercent(mine.map((r) => r.recall_kept))} | ${formatTokens(sum(mine, (r) => AGENTS.reduce((t, a) => t + r.tokens[a].total, 0)))} | ${formatDuration(sum(mine, (r) => r.wall_ms))} |`;
+    return `| ${repo} | ${n} | ${count(mine, (r) => r.patch)} | ${percent(
+      count(mine, (r) => r.applies === true),
+      n,
+    )} | ${meanPercent(mine.map((r) => (r.patch ? (r.coverage ?? 0) : 0)))} | ${meanPercent(mine.map((r) => r.recall_kept))} | ${formatTokens(sum(mine, (r) => AGENTS.reduce((t, a) => t + r.tokens[a].total, 0)))} | ${formatDuration(sum(mine, (r) => r.wall_ms))} |`;
   });
 }
 

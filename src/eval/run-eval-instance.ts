@@ -67,7 +67,7 @@ export async function runEvalInstance(instance: BenchInstance, setup: InstanceSe
   const copy = instanceDir(setup.scratch, instance.instance_id);
   try {
     // 1. The checkout, at the instance's base commit (made from a mirror when asked), copied so it is never changed.
-    failure = await prepare(instance, setup) ?? checkCheckout(checkout, instance);
+    failure = (await prepare(instance, setup)) ?? checkCheckout(checkout, instance);
     if (!failure) {
       fs.rmSync(copy, { recursive: true, force: true });
       // Without the checkout's .git (hundreds of MB in a real repository): nothing in the pipeline runs git on the copy.
@@ -82,10 +82,17 @@ export async function runEvalInstance(instance: BenchInstance, setup: InstanceSe
         if (event.stage === "located" && event.files) located = event.files;
       };
       // The pipeline keeps its own time (its usage report); `setup.now` times the instance.
-      resolved = await resolveIssue({ root: copy, repoId: instance.repo, config, llm, now: Date.now, onProgress, commands: setup.commands, history }, issue, setup.memory);
+      resolved = await resolveIssue(
+        { root: copy, repoId: instance.repo, config, llm, now: Date.now, onProgress, commands: setup.commands, history },
+        issue,
+        setup.memory,
+      );
     }
   } catch (error) {
-    failure = error instanceof StageError ? { stage: error.stage, reason: error.message } : { stage: "crash", reason: error instanceof Error ? error.message : String(error) };
+    failure =
+      error instanceof StageError
+        ? { stage: error.stage, reason: error.message }
+        : { stage: "crash", reason: error instanceof Error ? error.message : String(error) };
     // A model that failed before the relevance check leaves no located files: BM25's own ranking still says whether the gold files were found.
     if (failure.stage === "locate" && located.length === 0 && config) located = await rankOnly(copy, instance, config, history);
   } finally {
@@ -102,12 +109,15 @@ export async function runEvalInstance(instance: BenchInstance, setup: InstanceSe
     repo: instance.repo,
     patch: patch !== "",
     applies,
-    coverage: instance.patch ? (lineCoverage(instance.patch, patch)) : null,
+    coverage: instance.patch ? lineCoverage(instance.patch, patch) : null,
     gold_files: instance.gold_files,
     located: located.map((f) => f.path),
     kept,
     changed: resolved ? resolved.changes.map((c) => c.path) : [],
-    recall_located: fileRecall(located.map((f) => f.path), instance.gold_files),
+    recall_located: fileRecall(
+      located.map((f) => f.path),
+      instance.gold_files,
+    ),
     recall_kept: fileRecall(kept, instance.gold_files),
     failure,
     ...usageOf(llm, setup.prices),
@@ -142,7 +152,12 @@ function instanceHistory(instance: BenchInstance, setup: InstanceSetup, checkout
 async function rankOnly(root: string, instance: BenchInstance, config: MagisConfig, history: () => Promise<CommitRecord[]>): Promise<LocatedFile[]> {
   const noModel = { ask: () => Promise.reject(new Error("ranking only")) };
   try {
-    return await locateFiles({ root, repoId: instance.repo, config, llm: noModel, now: Date.now, onProgress: () => undefined, history }, issueOf(instance), null, { bm25Only: true });
+    return await locateFiles(
+      { root, repoId: instance.repo, config, llm: noModel, now: Date.now, onProgress: () => undefined, history },
+      issueOf(instance),
+      null,
+      { bm25Only: true },
+    );
   } catch {
     return [];
   }
@@ -170,14 +185,23 @@ async function prepare(instance: BenchInstance, setup: InstanceSetup): Promise<E
 /** Why the checkout cannot be used for the instance, or null when it is there at the base commit. */
 function checkCheckout(checkout: string, instance: BenchInstance): EvalFailure | null {
   if (!fs.statSync(checkout, { throwIfNoEntry: false })?.isDirectory()) {
-    return { stage: "input", reason: `no checkout at ${checkout}: check out ${instance.repo} at ${instance.base_commit} there, or pass --prepare-from MIRRORS` };
+    return {
+      stage: "input",
+      reason: `no checkout at ${checkout}: check out ${instance.repo} at ${instance.base_commit} there, or pass --prepare-from MIRRORS`,
+    };
   }
   const commit = readCheckoutCommit(checkout);
   if (commit === null) {
-    return { stage: "input", reason: `cannot tell which commit ${checkout} holds (no .git, no ${path.basename(checkout)}.base_commit beside it): remove it and pass --prepare-from MIRRORS, or make it a git checkout of ${instance.base_commit}` };
+    return {
+      stage: "input",
+      reason: `cannot tell which commit ${checkout} holds (no .git, no ${path.basename(checkout)}.base_commit beside it): remove it and pass --prepare-from MIRRORS, or make it a git checkout of ${instance.base_commit}`,
+    };
   }
   if (commit !== instance.base_commit) {
-    return { stage: "input", reason: `${checkout} is at ${commit}, not at the instance's base commit ${instance.base_commit}: check out ${instance.base_commit} there` };
+    return {
+      stage: "input",
+      reason: `${checkout} is at ${commit}, not at the instance's base commit ${instance.base_commit}: check out ${instance.base_commit} there`,
+    };
   }
   return null;
 }
@@ -198,7 +222,19 @@ function usageOf(llm: LlmClient | null, prices: InstanceSetup["prices"]): Pick<E
 /** The result of a line that never became an instance (malformed, a duplicate id): an input failure with nothing measured. */
 export function inputFailureResult(instance_id: string, repo: string, reason: string): EvalResult {
   return {
-    instance_id, repo, patch: false, applies: null, coverage: null, gold_files: [], located: [], kept: [], changed: [], recall_located: 0, recall_kept: 0,
-    failure: { stage: "input", reason }, ...usageOf(null, undefined), wall_ms: 0,
+    instance_id,
+    repo,
+    patch: false,
+    applies: null,
+    coverage: null,
+    gold_files: [],
+    located: [],
+    kept: [],
+    changed: [],
+    recall_located: 0,
+    recall_kept: 0,
+    failure: { stage: "input", reason },
+    ...usageOf(null, undefined),
+    wall_ms: 0,
   };
 }

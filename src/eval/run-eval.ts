@@ -70,8 +70,12 @@ export async function runEval(options: EvalOptions): Promise<EvalRunResult> {
   const memory = store.memory;
   const summarize = () =>
     renderSummary(results, {
-      model: options.modelName, data: path.basename(options.data), total: selected.length, wallMs: options.now() - started,
-      predictions: path.resolve(options.out, "predictions.jsonl"), oracle: options.oracle !== undefined,
+      model: options.modelName,
+      data: path.basename(options.data),
+      total: selected.length,
+      wallMs: options.now() - started,
+      predictions: path.resolve(options.out, "predictions.jsonl"),
+      oracle: options.oracle !== undefined,
     });
   let finishedHere = 0;
   try {
@@ -80,8 +84,15 @@ export async function runEval(options: EvalOptions): Promise<EvalRunResult> {
       const run = isBadLine(entry)
         ? null
         : await runEvalInstance(entry, {
-            repos: options.repos, prepareFrom: options.prepareFrom, scratch: path.join(options.out, "scratch"), memory, makeLlm: options.makeLlm,
-            commands: options.commands, now: options.now, prices: options.prices, log: (line) => options.stderr(`${clearBar(options)}${line}\n`),
+            repos: options.repos,
+            prepareFrom: options.prepareFrom,
+            scratch: path.join(options.out, "scratch"),
+            memory,
+            makeLlm: options.makeLlm,
+            commands: options.commands,
+            now: options.now,
+            prices: options.prices,
+            log: (line) => options.stderr(`${clearBar(options)}${line}\n`),
           }).catch((error: unknown) => {
             // Whatever fails outside the pipeline (a measure, a copy) is this instance's failure; the run goes on.
             crash = error instanceof Error ? error.message : String(error);

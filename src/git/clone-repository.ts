@@ -110,7 +110,12 @@ async function fetchInto(
       });
   // The writer learns the branch's commit before its pack is asked for.
   const advertised: Alongside | undefined = writer && !cached ? (refs, head) => (writer.expect(head), alongside?.(refs, head)) : alongside;
-  const { head, pack: fetched, shallow, common } = await fetchShallowPack(http, remote.url, remote.token, branch, remote.maxBytes, advertised, cached?.head, arriving);
+  const {
+    head,
+    pack: fetched,
+    shallow,
+    common,
+  } = await fetchShallowPack(http, remote.url, remote.token, branch, remote.maxBytes, advertised, cached?.head, arriving);
   let keep = () => {};
   if (fetched) {
     // Asked with what the kept objects hold, the pack is thin: its deltas may stand on objects only they hold.

@@ -73,7 +73,13 @@ export function recentHistory(options: RecentHistoryOptions): RecentHistory {
         });
       const keep = (commits: CommitRecord[], pack: Buffer, objects: HistoryObjects, on: KeptHistory | null) => {
         if (!options.kept || stopped) return;
-        keepHistory(options.kept.cache, options.kept.url, { head, since, commits }, { name: packName(pack), pack, index: indexOfEntries(objects.entries, pack) }, on);
+        keepHistory(
+          options.kept.cache,
+          options.kept.url,
+          { head, since, commits },
+          { name: packName(pack), pack, index: indexOfEntries(objects.entries, pack) },
+          on,
+        );
       };
       const whole = async (pack: Buffer): Promise<CommitRecord[]> => {
         const objects = await read(readHistoryObjects(pack, pause));

@@ -8,7 +8,12 @@ export const DEFAULT_GIT_IDLE_MS = 60_000;
 
 /** Reads MAGIS_GIT_TIMEOUT_MS: how long a git server may stay silent (a positive number of milliseconds; default 60 s). */
 export function gitIdleMsFrom(env: NodeJS.ProcessEnv): number {
-  return wholeNumberFrom(env, "MAGIS_GIT_TIMEOUT_MS", { fallback: DEFAULT_GIT_IDLE_MS, min: 1, max: MAX_TIMER_MS, meaning: "the milliseconds a git server may stay silent" });
+  return wholeNumberFrom(env, "MAGIS_GIT_TIMEOUT_MS", {
+    fallback: DEFAULT_GIT_IDLE_MS,
+    min: 1,
+    max: MAX_TIMER_MS,
+    meaning: "the milliseconds a git server may stay silent",
+  });
 }
 
 /** An isomorphic-git HTTP client that remembers the first time the server went silent. */

@@ -2,7 +2,20 @@ import fs from "node:fs";
 import path from "node:path";
 import { z } from "zod";
 import type { CommitRecord } from "./commit-history.js";
-import { allPresent, evict, folderOf, HISTORY_MANIFEST, KEPT_HISTORY, keepQuietly, PACK_NAME, privateFolder, writePack, writeWhole, type KeptPack, type ObjectCache } from "./object-cache.js";
+import {
+  allPresent,
+  evict,
+  folderOf,
+  HISTORY_MANIFEST,
+  KEPT_HISTORY,
+  keepQuietly,
+  PACK_NAME,
+  privateFolder,
+  writePack,
+  writeWhole,
+  type KeptPack,
+  type ObjectCache,
+} from "./object-cache.js";
 import { PackObjects } from "./pack/pack-objects.js";
 import { parseCommit } from "./pack/parse-commit.js";
 import type { EarlierObjects } from "./pack/read-history-pack.js";
@@ -92,7 +105,13 @@ export function earlierObjects(kept: KeptHistory): EarlierObjects {
  * hold the parents of its commits). Without, it is the whole history and replaces whatever was kept. Then the
  * repositories used longest ago are removed until all fit. Never throws (see keepQuietly).
  */
-export function keepHistory(cache: ObjectCache, url: string, history: Pick<KeptHistory, "head" | "since" | "commits">, pack: KeptPack, on: KeptHistory | null): void {
+export function keepHistory(
+  cache: ObjectCache,
+  url: string,
+  history: Pick<KeptHistory, "head" | "since" | "commits">,
+  pack: KeptPack,
+  on: KeptHistory | null,
+): void {
   keepQuietly(() => {
     if (!privateFolder(cache.dir)) return;
     const folder = historyFolder(cache, url);

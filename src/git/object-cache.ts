@@ -53,9 +53,18 @@ export const DAY_MS = 24 * 3600 * 1000;
  * saying what to set, when either is not a whole number.
  */
 export function objectCacheFrom(env: NodeJS.ProcessEnv, workDir: string): ObjectCache | undefined {
-  const mb = wholeNumberFrom(env, "MAGIS_OBJECT_CACHE_MB", { fallback: DEFAULT_OBJECT_CACHE_MB, min: 0, meaning: "the megabytes of repository objects a worker may keep between jobs, 0 for none" });
+  const mb = wholeNumberFrom(env, "MAGIS_OBJECT_CACHE_MB", {
+    fallback: DEFAULT_OBJECT_CACHE_MB,
+    min: 0,
+    meaning: "the megabytes of repository objects a worker may keep between jobs, 0 for none",
+  });
   if (mb === 0) return undefined;
-  const days = wholeNumberFrom(env, "MAGIS_OBJECT_CACHE_DAYS", { fallback: DEFAULT_OBJECT_CACHE_DAYS, min: 1, max: 3650, meaning: "the days a worker keeps a repository's objects after its last job" });
+  const days = wholeNumberFrom(env, "MAGIS_OBJECT_CACHE_DAYS", {
+    fallback: DEFAULT_OBJECT_CACHE_DAYS,
+    min: 1,
+    max: 3650,
+    meaning: "the days a worker keeps a repository's objects after its last job",
+  });
   // Named by the user too: in a temp folder other users share, each keeps its own (see privateFolder).
   const name = process.getuid === undefined ? "magis-objects" : `magis-objects-${process.getuid()}`;
   return { dir: path.join(workDir, name), maxBytes: mb * 2 ** 20, maxPacks: MAX_PACKS, maxAgeMs: days * DAY_MS };

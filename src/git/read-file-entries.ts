@@ -16,7 +16,11 @@ export interface FileEntry {
 export async function readFileEntries(dir: string, tree: string, paths: string[]): Promise<Map<string, FileEntry | null>> {
   const folders = new Map<string, Promise<TreeEntry[]>>();
   const list = (oid: string) => {
-    if (!folders.has(oid)) folders.set(oid, git.readTree({ fs, dir, oid }).then((read) => read.tree));
+    if (!folders.has(oid))
+      folders.set(
+        oid,
+        git.readTree({ fs, dir, oid }).then((read) => read.tree),
+      );
     return folders.get(oid)!;
   };
   const entries = new Map<string, FileEntry | null>();
@@ -30,7 +34,8 @@ export async function readFileEntries(dir: string, tree: string, paths: string[]
       if (entry === undefined) {
         folder = null;
       } else if (k < parts.length - 1) {
-        if (entry.type !== "tree") throw new Error(`refusing to commit under '${at}': it is ${entry.mode === "120000" ? "a symbolic link" : "not a folder"} in the repository`);
+        if (entry.type !== "tree")
+          throw new Error(`refusing to commit under '${at}': it is ${entry.mode === "120000" ? "a symbolic link" : "not a folder"} in the repository`);
         folder = entry.oid;
       } else if (entry.type !== "blob" || entry.mode === "120000") {
         const what = entry.mode === "120000" ? "a symbolic link" : entry.type === "commit" ? "a submodule" : "a folder";

@@ -80,9 +80,19 @@ export async function readLocalHistory(repository: LocalRepository, window: Hist
   const output = await runGit(
     repository,
     [
-      "log", "-z", "--no-merges", "--no-renames", "--name-only", "--encoding=UTF-8", "--no-show-signature",
-      `--since=${new Date(windowStart(headTime, window) * 1000).toISOString()}`, "-n", String(window.maxCommits),
-      `--format=${START}%H %ct %P%n%B${END}`, commit, "--",
+      "log",
+      "-z",
+      "--no-merges",
+      "--no-renames",
+      "--name-only",
+      "--encoding=UTF-8",
+      "--no-show-signature",
+      `--since=${new Date(windowStart(headTime, window) * 1000).toISOString()}`,
+      "-n",
+      String(window.maxCommits),
+      `--format=${START}%H %ct %P%n%B${END}`,
+      commit,
+      "--",
     ],
     signal,
   );

@@ -22,10 +22,7 @@ export interface LeftoverCleanup {
  * from folder names rather than lock files because Node has no file lock that the system releases when its
  * process dies.
  */
-export function removeLeftoverCheckouts(
-  dir: string,
-  check: { self?: CheckoutOwner; isAlive?: (pid: number) => boolean; now?: number } = {},
-): LeftoverCleanup {
+export function removeLeftoverCheckouts(dir: string, check: { self?: CheckoutOwner; isAlive?: (pid: number) => boolean; now?: number } = {}): LeftoverCleanup {
   const { self = THIS_PROCESS, isAlive = isRunning, now = Date.now() } = check;
   const cleanup: LeftoverCleanup = { removed: [], failed: [] };
   if (!fs.existsSync(dir)) return cleanup;

@@ -97,7 +97,14 @@ function addTo<T>(map: Map<string, T[]>, key: string, value: T): void {
 }
 
 /** The files under `tree` (links included) with their modes and blobs, added to `files`; its folders and submodules are handed to `makeFolder` on the way, and added to `folders`. */
-async function listFiles(tree: string, read: ReadObject, folder: string, files: ListedFile[], folders: string[], makeFolder: (rel: string) => void): Promise<void> {
+async function listFiles(
+  tree: string,
+  read: ReadObject,
+  folder: string,
+  files: ListedFile[],
+  folders: string[],
+  makeFolder: (rel: string) => void,
+): Promise<void> {
   for (const { kind, rel, oid, mode } of placesIn(await read(tree, "tree"), tree, folder)) {
     if (kind === "file") {
       files.push({ rel, oid, mode });

@@ -33,9 +33,7 @@ export async function chooseBranch(
     if (head === null) return { branch, head };
     // Compared at the commit just read, so the lease below covers exactly the commits checked here.
     const { data } = await octokit.rest.repos.compareCommitsWithBasehead({ ...repo, basehead: `${defaultBranch}...${head}`, per_page: 100 });
-    const onlyBot =
-      data.total_commits === data.commits.length &&
-      data.commits.every((c) => c.author?.login === bot.login && c.committer?.login === bot.login);
+    const onlyBot = data.total_commits === data.commits.length && data.commits.every((c) => c.author?.login === bot.login && c.committer?.login === bot.login);
     if (onlyBot) return { branch, head };
   }
   throw new Error(`every branch name from ${prefix}issue-${issueNumber} to …-10 has commits by someone else; delete a few of them and retry`);

@@ -15,7 +15,10 @@ export class CommitRefusedError extends Error {
  */
 export function describeRefusal(messages: string[]): string {
   const described = messages.map((message) => {
-    const [title, ...rules] = message.split(/\n+/).map((line) => line.trim()).filter((line) => line !== "");
+    const [title, ...rules] = message
+      .split(/\n+/)
+      .map((line) => line.trim())
+      .filter((line) => line !== "");
     return rules.length > 0 ? `${title!.replace(/[.:]$/, "")}: ${rules.join("; ")}` : (title ?? "");
   });
   return described.filter((text) => text !== "").join("; ") || "GitHub gave no reason";

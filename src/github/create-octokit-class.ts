@@ -19,10 +19,22 @@ export interface GitHubBounds {
 
 /** Reads MAGIS_GITHUB_TIMEOUT_MS (a positive number of milliseconds; default 20 s). */
 export function githubBoundsFrom(env: NodeJS.ProcessEnv): GitHubBounds {
-  return { timeoutMs: wholeNumberFrom(env, "MAGIS_GITHUB_TIMEOUT_MS", { fallback: DEFAULT_GITHUB_TIMEOUT_MS, min: 1, max: MAX_TIMER_MS, meaning: "the milliseconds one GitHub API request may take" }) };
+  return {
+    timeoutMs: wholeNumberFrom(env, "MAGIS_GITHUB_TIMEOUT_MS", {
+      fallback: DEFAULT_GITHUB_TIMEOUT_MS,
+      min: 1,
+      max: MAX_TIMER_MS,
+      meaning: "the milliseconds one GitHub API request may take",
+    }),
+  };
 }
 
-type RateLimitHandler = (retryAfter: number, options: { method: string; url: string }, octokit: { log: { warn: (msg: string) => void } }, retryCount: number) => boolean;
+type RateLimitHandler = (
+  retryAfter: number,
+  options: { method: string; url: string },
+  octokit: { log: { warn: (msg: string) => void } },
+  retryCount: number,
+) => boolean;
 
 // Probot's own handler retries twice whatever the wait (up to an hour for the primary limit); a job cannot hold that long.
 const retryIfSoon: RateLimitHandler = (retryAfter, options, octokit, retryCount) => {
@@ -47,6 +59,8 @@ export function createOctokitClass(bounds: GitHubBounds): typeof ProbotOctokit {
     throttle: { ...options.throttle, onRateLimit: retryIfSoon, onSecondaryRateLimit: retryIfSoon },
     // Probot gives the app's auth a request of its own, without the client's baseUrl: an installation token asked for
     // directly (`octokit.auth(…)`, before any API call made one) went to api.github.com, not to a GitHub Enterprise Server.
-    ...(options.auth?.request ? { auth: { ...options.auth, request: options.auth.request.defaults({ ...(options.baseUrl ? { baseUrl: options.baseUrl } : {}), request: { fetch } }) } } : {}),
+    ...(options.auth?.request
+      ? { auth: { ...options.auth, request: options.auth.request.defaults({ ...(options.baseUrl ? { baseUrl: options.baseUrl } : {}), request: { fetch } }) } }
+      : {}),
   }));
 }

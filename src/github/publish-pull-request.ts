@@ -105,7 +105,7 @@ async function createPull(octokit: Octokit, request: Parameters<Octokit["rest"][
     throw new StageError(
       "publish",
       `The commit is on the branch \`${request.head}\`, but GitHub refused to let the workflow's token open the pull request (GitHub Actions is not permitted to create pull requests in this repository).`,
-      "Turn on Settings → Actions → General → \"Allow GitHub Actions to create and approve pull requests\" (for an organization, its own Actions settings first), or pass an app token as `github_token`; then run again (the branch is reused).",
+      'Turn on Settings → Actions → General → "Allow GitHub Actions to create and approve pull requests" (for an organization, its own Actions settings first), or pass an app token as `github_token`; then run again (the branch is reused).',
       { cause: error },
     );
   }

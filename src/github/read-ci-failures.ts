@@ -34,7 +34,10 @@ const INFRASTRUCTURE: [RegExp, string][] = [
   [/runner has received a shutdown signal|lost communication with the server|The hosted runner .* lost/i, "the runner was lost"],
   [/No space left on device/i, "the runner ran out of disk"],
   [/Could not resolve host|Temporary failure in name resolution|fatal: unable to access '[^']*'|getaddrinfo EAI_AGAIN/i, "a network error"],
-  [/npm (?:ERR!|error) (?:code )?E(?:CONNRESET|TIMEDOUT|AI_AGAIN|NOTFOUND)|npm (?:ERR!|error) network|pip\._vendor\.urllib3\.exceptions|Max retries exceeded with url|Failed to fetch https?:/i, "a download failed while installing"],
+  [
+    /npm (?:ERR!|error) (?:code )?E(?:CONNRESET|TIMEDOUT|AI_AGAIN|NOTFOUND)|npm (?:ERR!|error) network|pip\._vendor\.urllib3\.exceptions|Max retries exceeded with url|Failed to fetch https?:/i,
+    "a download failed while installing",
+  ],
   [/\b(?:502 Bad Gateway|503 Service Unavailable|504 Gateway Time-?out)\b|API rate limit exceeded/i, "a service the CI needs did not answer"],
 ];
 
@@ -43,7 +46,12 @@ const INFRASTRUCTURE: [RegExp, string][] = [
  * and for GitHub Actions jobs the end of the log. All of it is the repository's (or its CI's) text, so it is cleaned
  * like a comment and redacted before anything reads it.
  */
-export async function readCiFailures(octokit: Octokit, repo: { owner: string; repo: string }, sha: string, secrets: (string | undefined)[] = []): Promise<CiFailure[]> {
+export async function readCiFailures(
+  octokit: Octokit,
+  repo: { owner: string; repo: string },
+  sha: string,
+  secrets: (string | undefined)[] = [],
+): Promise<CiFailure[]> {
   const failed = await listFailedChecks(octokit, repo, sha);
   // The start of a title or summary says the most; of a log, the end.
   const tidy = (text: string | null | undefined, max: number, keep: "start" | "end" = "start") => {

@@ -31,7 +31,11 @@ export async function readCiFeedback(
   const sha = ci.headSha.slice(0, 7);
   if (failures.length === 0) return { status, general: [], note: `no failed check is listed on ${sha} any more (it may have been re-run); nothing to fix` };
   if (unrelated.length === failures.length) {
-    return { status, general: [], note: `every failure on ${sha} looks unrelated to the change (${unrelated.join(", ")}); re-run the failed jobs, no attempt was spent` };
+    return {
+      status,
+      general: [],
+      note: `every failure on ${sha} looks unrelated to the change (${unrelated.join(", ")}); re-run the failed jobs, no attempt was spent`,
+    };
   }
   return { status, general: [renderCiFeedback(failures, { number: ci.attempt, of: ci.of })] };
 }

@@ -55,7 +55,11 @@ export async function readIssueText(octokit: Octokit, ref: IssueRef, guidance: s
     if (!login) return false;
     if (login === issue.author) return true;
     // A failed check leaves the comment out: a hint is worth less than a job.
-    if (!permitted.has(login)) permitted.set(login, hasPermission(octokit, { owner: ref.owner, repo: ref.repo }, login, policy.allowed).catch(() => false));
+    if (!permitted.has(login))
+      permitted.set(
+        login,
+        hasPermission(octokit, { owner: ref.owner, repo: ref.repo }, login, policy.allowed).catch(() => false),
+      );
     return permitted.get(login)!;
   };
   const kept = await Promise.all(candidates.map(trusted));

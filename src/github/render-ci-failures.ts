@@ -24,7 +24,10 @@ export function renderCiFeedback(failures: CiFailure[], attempt: { number: numbe
     if (failure.unrelated) lines.push(`(This failure looks unrelated to the change: ${failure.unrelated}.)`);
     if (failure.summary) lines.push("Summary:", failure.summary);
     if (failure.annotations.length > 0) {
-      lines.push("Annotations:", ...failure.annotations.map((a) => `- \`${a.path}\`${a.line ? ` line ${a.line}` : ""} (${a.level}): ${a.message.replace(/\n/g, "\n  ")}`));
+      lines.push(
+        "Annotations:",
+        ...failure.annotations.map((a) => `- \`${a.path}\`${a.line ? ` line ${a.line}` : ""} (${a.level}): ${a.message.replace(/\n/g, "\n  ")}`),
+      );
     }
     if (failure.logTail) lines.push("The end of the log:", fence(failure.logTail, "text"));
     parts.push(lines.join("\n"));

@@ -37,7 +37,14 @@ export function renderReply(path: string, result: RevisionResult, commit: string
 }
 
 /** One line of the revision history: who asked, what was pushed (or that nothing was), and the QA verdicts. */
-export function renderHistoryEntry(entry: { number: number; jobId: number; askedBy: string; commit: string | null; result: RevisionResult | null; note?: string }): string {
+export function renderHistoryEntry(entry: {
+  number: number;
+  jobId: number;
+  askedBy: string;
+  commit: string | null;
+  result: RevisionResult | null;
+  note?: string;
+}): string {
   const head = `- **Revision ${entry.number}** (run #${entry.jobId}, asked by ${entry.askedBy}):`;
   const result = entry.result;
   if (!entry.commit || !result) return `${head} no change — ${neutralize(entry.note ?? "no task produced an approved change")}.`;

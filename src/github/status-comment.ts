@@ -105,7 +105,12 @@ export async function react(
  * paste the marker into a comment of their own, which the bot must never take over and rewrite.
  */
 export async function findStatusComment(octokit: Octokit, issue: IssueRef, jobId: number): Promise<{ id: number; body: string } | null> {
-  const comments = await octokit.paginate(octokit.rest.issues.listComments, { owner: issue.owner, repo: issue.repo, issue_number: issue.number, per_page: 100 });
+  const comments = await octokit.paginate(octokit.rest.issues.listComments, {
+    owner: issue.owner,
+    repo: issue.repo,
+    issue_number: issue.number,
+    per_page: 100,
+  });
   const found = comments.find((c) => c.user?.type === "Bot" && readStatusMarker(c.body) === jobId);
   return found ? { id: found.id, body: found.body ?? "" } : null;
 }

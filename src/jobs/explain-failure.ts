@@ -19,7 +19,8 @@ export const RETRY_ISSUE: Rerun = {
 /** Running a pull request's revision again. */
 export const REVISE_PULL_REQUEST: Rerun = {
   command: "/magis revise",
-  howTo: "Comment `/magis revise` on this pull request to run the revision of the latest review again, or `/magis revise <what to change>` to give new guidance.",
+  howTo:
+    "Comment `/magis revise` on this pull request to run the revision of the latest review again, or `/magis revise <what to change>` to give new guidance.",
 };
 
 /**
@@ -27,12 +28,7 @@ export const REVISE_PULL_REQUEST: Rerun = {
  * and the next step. `stage` is the stage the run was in, for errors that do not name one; `rerun` is how the
  * job is run again (an issue's `/magis retry`, a pull request's `/magis revise`). Secrets are removed.
  */
-export function explainFailure(
-  error: unknown,
-  stage: string,
-  secrets: readonly (string | undefined)[],
-  rerun: Rerun = RETRY_ISSUE,
-): FailureNote {
+export function explainFailure(error: unknown, stage: string, secrets: readonly (string | undefined)[], rerun: Rerun = RETRY_ISSUE): FailureNote {
   const note = describe(error, stage, rerun);
   return {
     stage: note.stage,

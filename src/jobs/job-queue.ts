@@ -4,10 +4,7 @@ import type { JobRecord, NewJob } from "../store/jobs.js";
 export type WhenBusy = "decline" | "wait";
 
 /** How a submission ended: queued to run (`behind`: after a job with its key that is queued or running), ignored as a redelivery, or declined because its key was busy. */
-export type SubmitOutcome =
-  | { status: "queued"; job: JobRecord; behind: boolean }
-  | { status: "duplicate" }
-  | { status: "busy"; job: JobRecord };
+export type SubmitOutcome = { status: "queued"; job: JobRecord; behind: boolean } | { status: "duplicate" } | { status: "busy"; job: JobRecord };
 
 /**
  * Runs one job; `stage` records progress, `signal` is aborted (its reason an Error saying why) when the job is

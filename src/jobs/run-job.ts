@@ -113,7 +113,8 @@ export async function runJobWithStatus<S extends { failure?: FailureNote }>(
   };
   const finish = async (reaction: "rocket" | "confused" | null) => {
     await run.status.flush();
-    if (!run.status.posted) services.log.warn({ job: job.id }, "the job's status comment could not be posted on GitHub; its reactions and record still show the outcome");
+    if (!run.status.posted)
+      services.log.warn({ job: job.id }, "the job's status comment could not be posted on GitHub; its reactions and record still show the outcome");
     if (target && reaction) await react(octokit, shape.where, target, reaction, logError);
     services.onTimings?.(job, clock.finish());
   };
@@ -145,12 +146,21 @@ class TimeLimitError extends Error {
 // A stop is either the time limit (a failure with advice) or a cancellation (someone closed the issue or removed the label).
 function stopNote(reason: unknown, stage: string, rerun: Rerun): FailureNote {
   if (reason instanceof TimeLimitError) {
-    return { stage, reason: reason.message, nextStep: `Raise \`job_timeout_minutes\` in \`.github/magis.yml\`, or narrow the issue with guidance, then comment \`${rerun.command}\`.` };
+    return {
+      stage,
+      reason: reason.message,
+      nextStep: `Raise \`job_timeout_minutes\` in \`.github/magis.yml\`, or narrow the issue with guidance, then comment \`${rerun.command}\`.`,
+    };
   }
   const why = reason instanceof Error ? reason.message : String(reason);
   // A worker shutting down hands its run back to the queue: it starts again by itself, nobody need retry it.
   if ((reason as { handedBack?: unknown } | null)?.handedBack === true) {
-    return { stage, reason: `This run stopped because ${why}; nothing was pushed by it.`, nextStep: "Nothing to do: it starts again by itself.", cancelled: true };
+    return {
+      stage,
+      reason: `This run stopped because ${why}; nothing was pushed by it.`,
+      nextStep: "Nothing to do: it starts again by itself.",
+      cancelled: true,
+    };
   }
   return { stage, reason: `The run was cancelled because ${why}; nothing was pushed by it.`, nextStep: rerun.howTo, cancelled: true };
 }

@@ -49,7 +49,9 @@ export function wholeNumberFrom(env: NodeJS.ProcessEnv, name: string, rule: Whol
   const max = rule.max ?? Number.MAX_SAFE_INTEGER;
   if (!Number.isSafeInteger(value) || value < rule.min || value > max) {
     const range = rule.max === undefined ? `${rule.min} or more` : `from ${rule.min} to ${rule.max}`;
-    throw new Error(`${name} ${heldValue(raw, "such a number")}: set it to ${rule.meaning} (a whole number, ${range}), or leave it unset for ${rule.unset ?? rule.fallback}`);
+    throw new Error(
+      `${name} ${heldValue(raw, "such a number")}: set it to ${rule.meaning} (a whole number, ${range}), or leave it unset for ${rule.unset ?? rule.fallback}`,
+    );
   }
   return value;
 }

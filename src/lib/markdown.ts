@@ -11,7 +11,10 @@ export function codeCell(text: string): string {
   // Each line break with the blank space around it (blank lines too) becomes one space. Split, not a /\s*\n\s*/
   // pattern, which tried every start in a long run of spaces without a line break (quadratic).
   const lines = text.replace(/\|/g, "\\|").split("\n");
-  const inner = lines.slice(1, -1).map((line) => line.trim()).filter((line) => line !== "");
+  const inner = lines
+    .slice(1, -1)
+    .map((line) => line.trim())
+    .filter((line) => line !== "");
   const joined = lines.length === 1 ? lines[0]! : [lines[0]!.trimEnd(), ...inner, lines.at(-1)!.trimStart()].join(" ");
   return joined.trim();
 }

@@ -43,7 +43,11 @@ const tokens = (text: string): Partial<TestCounts> => {
 // that found a summary wins.
 const FORMATS: Format[] = [
   // pytest: "FAILED tests/test_x.py::test_y - AssertionError", summary "=== 1 failed, 3 passed in 0.12s ===".
-  { failure: /^(?:FAILED|ERROR) (\S*(?:::|\.py)\S*)/, summary: /^=*\s*(\d+ (?:passed|failed|errors?|skipped).*) in \d+(?:\.\d+)?s\b/, count: (m) => tokens(m[1]!) },
+  {
+    failure: /^(?:FAILED|ERROR) (\S*(?:::|\.py)\S*)/,
+    summary: /^=*\s*(\d+ (?:passed|failed|errors?|skipped).*) in \d+(?:\.\d+)?s\b/,
+    count: (m) => tokens(m[1]!),
+  },
   // node:test (TAP, its default without a terminal): "not ok 3 - name", "# pass 2" / "# fail 1".
   { failure: /^\s*not ok \d+ - (.+)$/, summary: /^# (pass|fail|skipped) (\d+)$/, count: countWord },
   // node:test spec reporter: "✖ name (1.2ms)", "ℹ pass 2".
@@ -57,11 +61,25 @@ const FORMATS: Format[] = [
   // mocha: "3 passing (20ms)", "1 failing".
   { summary: /^\s*(\d+) (passing|failing|pending)\b/, count: (m) => tokens(`${m[1]} ${m[2]}`) },
   // rspec: "5 examples, 1 failure, 1 pending"; "rspec ./spec/x_spec.rb:12 # name".
-  { failure: /^rspec (\S+)/, summary: /^(\d+) examples?, (\d+) failures?(?:, (\d+) pending)?/, count: (m) => ({ passed: Number(m[1]) - Number(m[2]) - Number(m[3] ?? 0), failed: Number(m[2]), skipped: Number(m[3] ?? 0) }) },
+  {
+    failure: /^rspec (\S+)/,
+    summary: /^(\d+) examples?, (\d+) failures?(?:, (\d+) pending)?/,
+    count: (m) => ({ passed: Number(m[1]) - Number(m[2]) - Number(m[3] ?? 0), failed: Number(m[2]), skipped: Number(m[3] ?? 0) }),
+  },
   // cargo test: "test tests::x ... FAILED", "test result: FAILED. 3 passed; 1 failed; 0 ignored" per crate.
-  { failure: /^test (\S+) \.\.\. FAILED$/, summary: /^test result: \w+\. (\d+) passed; (\d+) failed; (\d+) ignored/, count: (m) => ({ passed: Number(m[1]), failed: Number(m[2]), skipped: Number(m[3]) }), sums: true },
+  {
+    failure: /^test (\S+) \.\.\. FAILED$/,
+    summary: /^test result: \w+\. (\d+) passed; (\d+) failed; (\d+) ignored/,
+    count: (m) => ({ passed: Number(m[1]), failed: Number(m[2]), skipped: Number(m[3]) }),
+    sums: true,
+  },
   // go test -v: "--- FAIL: TestX (0.00s)", one line per test.
-  { failure: /^\s*--- FAIL: (\S+)/, summary: /^\s*--- (PASS|FAIL|SKIP): /, count: (m) => ({ [m[1] === "PASS" ? "passed" : m[1] === "FAIL" ? "failed" : "skipped"]: 1 }), sums: true },
+  {
+    failure: /^\s*--- FAIL: (\S+)/,
+    summary: /^\s*--- (PASS|FAIL|SKIP): /,
+    count: (m) => ({ [m[1] === "PASS" ? "passed" : m[1] === "FAIL" ? "failed" : "skipped"]: 1 }),
+    sums: true,
+  },
 ];
 
 function countWord(match: RegExpExecArray): Partial<TestCounts> {

@@ -98,7 +98,10 @@ export class LlmClient implements Llm {
         throw new PromptError(`Prompt "${site.prompt}" belongs to the ${prompt.agent} (its front matter says so), not the ${site.agent}.`);
       }
       const { system, user } = renderPrompt(prompt, vars);
-      return [{ role: "system", content: system }, { role: "user", content: user }];
+      return [
+        { role: "system", content: system },
+        { role: "user", content: user },
+      ];
     } catch (error) {
       if (!(error instanceof PromptError)) throw error;
       throw new LlmError(site, "prompt", error.message, "Fix the prompt file in prompts/ or the variables the caller passes.");
@@ -106,7 +109,13 @@ export class LlmClient implements Llm {
   }
 
   /** One request to the server (the SDK retries HTTP faults inside it), within the budget. */
-  private async complete(site: LlmCallSite, messages: Message[], schema: z.ZodType, largest: BudgetShortfall["largest"], dialect = this.dialect): Promise<Completion> {
+  private async complete(
+    site: LlmCallSite,
+    messages: Message[],
+    schema: z.ZodType,
+    largest: BudgetShortfall["largest"],
+    dialect = this.dialect,
+  ): Promise<Completion> {
     const format = dialect.mode === "json_schema" ? responseFormatFor(schema, site.prompt) : undefined;
     const sent: Message[] = dialect.mode === "json" ? withInstruction(messages, jsonModeInstruction(schema)) : messages;
     // Worst case of this call: its prompt (chars/4, the schema included when sent, a few tokens of
@@ -134,7 +143,8 @@ export class LlmClient implements Llm {
         : estimatedUsage(sent, raw);
       this.ledger.settle(site.agent, estimate, usage);
       const refusal = choice?.message?.refusal ? ` (the model refused: ${choice.message.refusal})` : "";
-      const cut = choice?.finish_reason === "length" ? ` (the answer was cut off at ${dialect.tokenLimit} = ${this.settings.maxTokens}; raise MAGIS_LLM_MAX_TOKENS)` : "";
+      const cut =
+        choice?.finish_reason === "length" ? ` (the answer was cut off at ${dialect.tokenLimit} = ${this.settings.maxTokens}; raise MAGIS_LLM_MAX_TOKENS)` : "";
       return { raw, usage, ms: Date.now() - started, sent, note: refusal + cut };
     } catch (error) {
       this.ledger.settle(site.agent, estimate, NO_USAGE);
@@ -142,7 +152,12 @@ export class LlmClient implements Llm {
       const adapted = adaptToRefusal(error, dialect);
       if (adapted) {
         // Kept for the rest of the job once a request in the new dialect gets through.
-        this.traceFailure(site, sent, ms, `the server refused the request (${error instanceof Error ? error.message : String(error)}); trying again ${adapted.change}`);
+        this.traceFailure(
+          site,
+          sent,
+          ms,
+          `the server refused the request (${error instanceof Error ? error.message : String(error)}); trying again ${adapted.change}`,
+        );
         return this.complete(site, messages, schema, largest, adapted.dialect);
       }
       const failure = describeFailure(error, { baseURL: this.sdk.baseURL, maxRetries: this.settings.maxRetries, timeoutMs: this.settings.timeoutMs });
@@ -211,5 +226,9 @@ function estimatedUsage(sent: Message[], raw: string): Usage {
 }
 
 function addUsage(a: Usage, b: Usage): Usage {
-  return { promptTokens: a.promptTokens + b.promptTokens, completionTokens: a.completionTokens + b.completionTokens, totalTokens: a.totalTokens + b.totalTokens };
+  return {
+    promptTokens: a.promptTokens + b.promptTokens,
+    completionTokens: a.completionTokens + b.completionTokens,
+    totalTokens: a.totalTokens + b.totalTokens,
+  };
 }

@@ -48,14 +48,19 @@ export function describeFailure(error: unknown, settings: RequestSettings): Fail
 function todoForStatus(status: number): string {
   if (status === 401 || status === 403) return "Check OPENAI_API_KEY (the server refused it) and that it may use this model.";
   if (status === 404) return "Check the model name (MAGIS_MODEL, or models in .github/magis.yml) and that OPENAI_BASE_URL ends in /v1.";
-  if (status === 429) return "The server is rate limiting: wait and retry (/magis retry), raise MAGIS_LLM_MAX_RETRIES, or lower concurrency in .github/magis.yml.";
-  if (status >= 500) return "The model server is failing: retry later (/magis retry) or check the server's logs; MAGIS_LLM_MAX_RETRIES sets how often to retry.";
+  if (status === 429)
+    return "The server is rate limiting: wait and retry (/magis retry), raise MAGIS_LLM_MAX_RETRIES, or lower concurrency in .github/magis.yml.";
+  if (status >= 500)
+    return "The model server is failing: retry later (/magis retry) or check the server's logs; MAGIS_LLM_MAX_RETRIES sets how often to retry.";
   return "The server rejected the request: check that the model supports chat completions, and lower top_k in .github/magis.yml if the prompt is too long.";
 }
 
 function serverMessage(error: APIError): string {
   // The SDK's message is "<status> <server message or body>"; keep the server's words only.
-  const text = error.message.replace(/^\d{3}\s*/, "").replace(/^status code \(no body\)$/, "").trim();
+  const text = error.message
+    .replace(/^\d{3}\s*/, "")
+    .replace(/^status code \(no body\)$/, "")
+    .trim();
   if (!text) return "";
   return ` (server said: ${text.length > 300 ? `${text.slice(0, 300)}…` : text})`;
 }

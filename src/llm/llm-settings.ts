@@ -60,9 +60,21 @@ export function resolveLlmSettings(options: LlmOptions): LlmSettings {
     apiKey: options.apiKey ?? (env.OPENAI_API_KEY || undefined),
     baseURL: options.baseURL ?? (env.OPENAI_BASE_URL || undefined),
     structuredOutput: mode,
-    maxRetries: options.maxRetries ?? wholeNumberFrom(env, "MAGIS_LLM_MAX_RETRIES", { fallback: 2, min: 0, max: 10, meaning: "the SDK's retries of a failed model request" }),
-    timeoutMs: options.timeoutMs ?? wholeNumberFrom(env, "MAGIS_LLM_TIMEOUT_MS", { fallback: 120_000, min: 1, max: 3_600_000, meaning: "the milliseconds one model request may take" }),
-    tokenBudget: options.tokenBudget ?? wholeNumberFrom(env, "MAGIS_TOKEN_BUDGET", { fallback: config.token_budget, min: 1000, meaning: "the tokens one job may spend", unset: "the repository's token_budget" }),
-    maxTokens: options.maxTokens ?? wholeNumberFrom(env, "MAGIS_LLM_MAX_TOKENS", { fallback: 4096, min: 16, max: 1_000_000, meaning: "the most tokens of one answer" }),
+    maxRetries:
+      options.maxRetries ??
+      wholeNumberFrom(env, "MAGIS_LLM_MAX_RETRIES", { fallback: 2, min: 0, max: 10, meaning: "the SDK's retries of a failed model request" }),
+    timeoutMs:
+      options.timeoutMs ??
+      wholeNumberFrom(env, "MAGIS_LLM_TIMEOUT_MS", { fallback: 120_000, min: 1, max: 3_600_000, meaning: "the milliseconds one model request may take" }),
+    tokenBudget:
+      options.tokenBudget ??
+      wholeNumberFrom(env, "MAGIS_TOKEN_BUDGET", {
+        fallback: config.token_budget,
+        min: 1000,
+        meaning: "the tokens one job may spend",
+        unset: "the repository's token_budget",
+      }),
+    maxTokens:
+      options.maxTokens ?? wholeNumberFrom(env, "MAGIS_LLM_MAX_TOKENS", { fallback: 4096, min: 16, max: 1_000_000, meaning: "the most tokens of one answer" }),
   };
 }

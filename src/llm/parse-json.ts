@@ -29,9 +29,7 @@ export function parseJsonLeniently(answer: string, accept: (value: unknown) => b
   if (firstParsed) return { ok: true, value: firstParsed.value };
   return {
     ok: false,
-    error: firstError
-      ? `the answer holds no valid JSON (${firstError})`
-      : "the answer holds no JSON object or array; expected one JSON object",
+    error: firstError ? `the answer holds no valid JSON (${firstError})` : "the answer holds no JSON object or array; expected one JSON object",
   };
 }
 

@@ -68,7 +68,8 @@ export function loadPrompt(name: string, options: PromptDirOption = {}): Prompt 
   const file = resolve(dir, `${name}.md`);
   const cached = cache.get(file);
   if (cached) return cached;
-  if (!existsSync(file)) throw new PromptError(`Prompt "${name}" does not exist: no file ${file}. Known prompts: ${listPrompts({ dir }).join(", ") || "none"}.`);
+  if (!existsSync(file))
+    throw new PromptError(`Prompt "${name}" does not exist: no file ${file}. Known prompts: ${listPrompts({ dir }).join(", ") || "none"}.`);
   const prompt = parsePrompt(name, file, readFileSync(file, "utf8"));
   cache.set(file, prompt);
   return prompt;

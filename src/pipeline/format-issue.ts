@@ -21,7 +21,10 @@ export function formatIssue(issue: IssueText): string {
   const hints = issue.hints.map((hint) => hint.trim());
   const hintChars = hints.reduce((sum, hint) => sum + hint.length, 0);
   const hintBudget = body.length + hintChars <= MAX_ISSUE_CHARS ? hintChars : Math.min(hintChars, Math.max(MIN_HINT_CHARS, MAX_ISSUE_CHARS - body.length));
-  const hintShares = shareEvenly(hints.map((hint) => hint.length), hintBudget);
+  const hintShares = shareEvenly(
+    hints.map((hint) => hint.length),
+    hintBudget,
+  );
   const parts = [`### ${clipEnd(issue.title.trim(), MAX_TITLE_CHARS)}`, clipMiddle(body, MAX_ISSUE_CHARS - hintBudget, "the issue's description")];
   if (hints.length > 0) {
     parts.push("### Hints", ...hints.map((hint, i) => `- ${clipMiddle(hint, hintShares[i]!, "this hint").replace(/\n/g, "\n  ")}`));

@@ -53,7 +53,15 @@ export async function resolveIssue(ctx: StageContext, issue: IssueText, memory: 
     const report = await testing.judge(merged.changes);
 
     const result: ResolveResult = {
-      ...merged, located, tasks, setAside, developers, transcript, plan, ...(report ? { tests: report } : {}), usage: usage.report(ctx.now() - started),
+      ...merged,
+      located,
+      tasks,
+      setAside,
+      developers,
+      transcript,
+      plan,
+      ...(report ? { tests: report } : {}),
+      usage: usage.report(ctx.now() - started),
     };
     ctx.onProgress({ stage: "done", result });
     return result;

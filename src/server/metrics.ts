@@ -79,7 +79,12 @@ export function createMetrics(options: MetricsOptions): MagisMetrics {
     labelNames: ["kind", "outcome"],
     registers,
   });
-  const tokens = new Counter({ name: "magis_model_tokens_total", help: "Model tokens used, by agent and direction (prompt or completion).", labelNames: ["agent", "direction"], registers });
+  const tokens = new Counter({
+    name: "magis_model_tokens_total",
+    help: "Model tokens used, by agent and direction (prompt or completion).",
+    labelNames: ["agent", "direction"],
+    registers,
+  });
   const calls = new Counter({ name: "magis_model_calls_total", help: "Model calls made, by agent.", labelNames: ["agent"], registers });
   const webhooks = new Counter({
     name: "magis_webhooks_total",

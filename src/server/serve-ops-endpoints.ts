@@ -30,10 +30,7 @@ export function opsEndpoints(options: OpsEndpointsOptions): OpsHandler {
   let wasReady: boolean | undefined;
   const checkReadiness = async (response: ServerResponse, check: () => Promise<void>) => {
     const late = () => new Error(`the readiness check did not finish within ${READY_TIMEOUT_MS} ms`);
-    const error = await withinTime(Promise.resolve().then(check), READY_TIMEOUT_MS, late).then(
-      () => undefined,
-      safeMessage,
-    );
+    const error = await withinTime(Promise.resolve().then(check), READY_TIMEOUT_MS, late).then(() => undefined, safeMessage);
     if (error === undefined) {
       if (wasReady !== true) log.info("ready: /readyz answers 200");
       wasReady = true;

@@ -26,7 +26,9 @@ export async function startOpsServer(options: OpsServerOptions): Promise<Running
   const ops = opsEndpoints({ metrics: options.metrics, ready: options.ready, log });
   const server = http.createServer((request, response) => {
     const started = performance.now();
-    response.once("close", () => log.debug({ status: response.statusCode, ms: Math.round(performance.now() - started) }, `${request.method} ${request.url} ${response.statusCode}`));
+    response.once("close", () =>
+      log.debug({ status: response.statusCode, ms: Math.round(performance.now() - started) }, `${request.method} ${request.url} ${response.statusCode}`),
+    );
     if (!ops(request, response)) response.writeHead(404).end();
   });
   return listenOn(server, options.host, options.port, log);

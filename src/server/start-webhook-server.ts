@@ -109,7 +109,10 @@ async function screenWebhook(request: IncomingMessage, probot: Probot): Promise<
   }
   const signature = request.headers["x-hub-signature-256"];
   if (typeof signature === "string" && !(await probot.webhooks.verify(body.text, signature).catch(() => false))) {
-    return { status: 400, error: "the X-Hub-Signature-256 signature does not match the payload: check that WEBHOOK_SECRET is the app's webhook secret on GitHub" };
+    return {
+      status: 400,
+      error: "the X-Hub-Signature-256 signature does not match the payload: check that WEBHOOK_SECRET is the app's webhook secret on GitHub",
+    };
   }
   // @octokit/webhooks' middleware takes a body that is already a string as the payload instead of reading the stream.
   (request as IncomingMessage & { body?: string }).body = body.text;

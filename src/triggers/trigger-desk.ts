@@ -133,7 +133,10 @@ export class TriggerDesk {
     while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
   }
 
-  private schedule(trigger: { delivery: string; event: string; owner: string; repo: string; number: number; receivedAt: number }, contextOf: () => Promise<Context<any>>): void {
+  private schedule(
+    trigger: { delivery: string; event: string; owner: string; repo: string; number: number; receivedAt: number },
+    contextOf: () => Promise<Context<any>>,
+  ): void {
     // Triggers on one issue or pull request are decided in the order they arrived, so their jobs queue in that order;
     // the first waits for setImmediate, which runs once Probot has written the webhook's answer.
     const key = `${trigger.owner}/${trigger.repo}#${trigger.number}`.toLowerCase();

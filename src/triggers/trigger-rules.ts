@@ -14,6 +14,11 @@ import type { BotIdentity } from "../github/types.js";
  */
 export function triggerRules(queue: JobQueue, bot: () => Promise<BotIdentity>): TriggerRule[] {
   return [
-    onIssueLabeled(queue), onRetryComment(queue), onReviseComment(queue, bot), onPullRequestReview(queue, bot), ...onCiCompleted(queue, bot), ...onIssueWithdrawn(queue),
+    onIssueLabeled(queue),
+    onRetryComment(queue),
+    onReviseComment(queue, bot),
+    onPullRequestReview(queue, bot),
+    ...onCiCompleted(queue, bot),
+    ...onIssueWithdrawn(queue),
   ];
 }

@@ -23,7 +23,17 @@ export function describeJobContract(context: ContractContext): void {
     it("records a queued job and gives it back whole", async () => {
       const job = newJob("d-1");
       const added = await store().jobs.add(job);
-      expect(added).toEqual({ ...job, id: expect.any(Number), status: "queued", stage: null, detail: null, worker: null, startedAt: null, createdAt: START, updatedAt: START });
+      expect(added).toEqual({
+        ...job,
+        id: expect.any(Number),
+        status: "queued",
+        stage: null,
+        detail: null,
+        worker: null,
+        startedAt: null,
+        createdAt: START,
+        updatedAt: START,
+      });
       expect(await store().jobs.get(added!.id)).toEqual(added);
       expect(await store().jobs.seen("d-1")).toBe(true);
       expect(await store().jobs.seen("d-2")).toBe(false);
@@ -65,7 +75,15 @@ export function describeJobContract(context: ContractContext): void {
       context.advance(5000);
       await store().jobs.start(a.id, "locate", "worker-2:pid-41");
       await store().jobs.start(b.id, "locate");
-      expect(await store().jobs.get(a.id)).toMatchObject({ status: "running", stage: "locate", worker: "worker-2:pid-41", detail: null, createdAt: START, startedAt: START + 5000, updatedAt: START + 5000 });
+      expect(await store().jobs.get(a.id)).toMatchObject({
+        status: "running",
+        stage: "locate",
+        worker: "worker-2:pid-41",
+        detail: null,
+        createdAt: START,
+        startedAt: START + 5000,
+        updatedAt: START + 5000,
+      });
       expect(await store().jobs.get(b.id)).toMatchObject({ status: "running", stage: "locate", worker: null });
       expect((await store().jobs.add(newJob("d-3")))!.startedAt).toBeNull();
     });

@@ -62,9 +62,20 @@ export function describeMemoryContract(context: ContractContext): void {
     const index = () => store().memory.index;
 
     it("reads back the terms of the keys it holds, of those asked", async () => {
-      await index().writeTerms([["k1", terms(50, "a")], ["k2", terms(60, "b")]], []);
+      await index().writeTerms(
+        [
+          ["k1", terms(50, "a")],
+          ["k2", terms(60, "b")],
+        ],
+        [],
+      );
       expect(await index().readTerms(["k1", "k3"])).toEqual(new Map([["k1", terms(50, "a")]]));
-      expect(await index().readTerms(["k1", "k2"])).toEqual(new Map([["k1", terms(50, "a")], ["k2", terms(60, "b")]]));
+      expect(await index().readTerms(["k1", "k2"])).toEqual(
+        new Map([
+          ["k1", terms(50, "a")],
+          ["k2", terms(60, "b")],
+        ]),
+      );
       expect(await index().readTerms([])).toEqual(new Map());
     });
 
@@ -78,7 +89,13 @@ export function describeMemoryContract(context: ContractContext): void {
     });
 
     it("writes a key given twice in one batch once, with its last terms", async () => {
-      await index().writeTerms([["k1", terms(70, "b")], ["k1", terms(80, "c")]], []);
+      await index().writeTerms(
+        [
+          ["k1", terms(70, "b")],
+          ["k1", terms(80, "c")],
+        ],
+        [],
+      );
       expect(await index().readTerms(["k1"])).toEqual(new Map([["k1", terms(80, "c")]]));
       expect(await index().bytes()).toBe(80);
     });
@@ -96,7 +113,13 @@ export function describeMemoryContract(context: ContractContext): void {
 
     it("counts the characters it holds, and forgets everything on clear", async () => {
       expect(await index().bytes()).toBe(0);
-      await index().writeTerms([["k1", terms(100)], ["k2", terms(150)]], []);
+      await index().writeTerms(
+        [
+          ["k1", terms(100)],
+          ["k2", terms(150)],
+        ],
+        [],
+      );
       expect(await index().bytes()).toBe(250);
       await index().clear();
       expect(await index().bytes()).toBe(0);

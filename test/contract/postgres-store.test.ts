@@ -167,7 +167,9 @@ describe("opening the PostgreSQL store", () => {
     const port = await freePort();
     const error = await openPostgresStore(`postgres://magis:${secret}@127.0.0.1:${port}/magis_jobs`).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(Error);
-    expect((error as Error).message).toMatch(new RegExp(`^Could not reach PostgreSQL at 127\\.0\\.0\\.1:${port}/magis_jobs: .*ECONNREFUSED.*Check that the server is running`));
+    expect((error as Error).message).toMatch(
+      new RegExp(`^Could not reach PostgreSQL at 127\\.0\\.0\\.1:${port}/magis_jobs: .*ECONNREFUSED.*Check that the server is running`),
+    );
     expect(inspect(error)).not.toContain(secret);
   });
 

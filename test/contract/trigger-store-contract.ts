@@ -53,8 +53,19 @@ export function describeTriggerContract(context: ContractContext): void {
       await store().triggers.decide("t-1", "declined", "The sender may not trigger runs.");
       await store().triggers.decide("t-2", "failed", "GitHub did not answer.");
       // toEqual: toMatchObject would take any payload for {}.
-      expect(await store().triggers.get("t-1")).toEqual({ ...newTrigger("t-1", START), outcome: "declined", detail: "The sender may not trigger runs.", decidedAt: START + 250, payload: {} });
-      expect(await store().triggers.get("t-2")).toEqual({ ...newTrigger("t-2", START), outcome: "failed", detail: "GitHub did not answer.", decidedAt: START + 250 });
+      expect(await store().triggers.get("t-1")).toEqual({
+        ...newTrigger("t-1", START),
+        outcome: "declined",
+        detail: "The sender may not trigger runs.",
+        decidedAt: START + 250,
+        payload: {},
+      });
+      expect(await store().triggers.get("t-2")).toEqual({
+        ...newTrigger("t-2", START),
+        outcome: "failed",
+        detail: "GitHub did not answer.",
+        decidedAt: START + 250,
+      });
     });
 
     it("hands out the undecided triggers whose lease ran out, oldest first, leasing them to the claimant", async () => {

@@ -29,7 +29,10 @@ interface ActionStep {
 
 /** The action's steps and input defaults, as the runner reads them from action.yml. */
 function readAction(): { steps: ActionStep[]; inputs: Record<string, { default?: string }> } {
-  const action = parse(fs.readFileSync(path.join(ROOT, "action.yml"), "utf8")) as { runs: { using: string; steps: ActionStep[] }; inputs: Record<string, { default?: string }> };
+  const action = parse(fs.readFileSync(path.join(ROOT, "action.yml"), "utf8")) as {
+    runs: { using: string; steps: ActionStep[] };
+    inputs: Record<string, { default?: string }>;
+  };
   expect(action.runs.using).toBe("composite");
   return { steps: action.runs.steps, inputs: action.inputs };
 }
@@ -95,7 +98,12 @@ describe("magis action, run as the Actions runner runs the action's steps", () =
     const eventPath = path.join(root, "event.json");
     const summaryPath = path.join(root, "summary.md");
     fs.writeFileSync(eventPath, JSON.stringify(payload));
-    const given: Record<string, string> = { github_token: TOKEN, openai_api_key: "sk-action-test-key-0123456789", openai_base_url: model.url, model: "scripted" };
+    const given: Record<string, string> = {
+      github_token: TOKEN,
+      openai_api_key: "sk-action-test-key-0123456789",
+      openai_base_url: model.url,
+      model: "scripted",
+    };
     const values = Object.fromEntries(Object.entries(inputs).map(([name, input]) => [name, given[name] ?? expand(input.default ?? "", {})]));
     const runner: NodeJS.ProcessEnv = {
       PATH: process.env.PATH,
@@ -141,9 +149,15 @@ describe("magis action, run as the Actions runner runs the action's steps", () =
     // The commit was made through the Git Data API with the workflow's token, never pushed: GitHub signs it as github-actions[bot].
     expect(git.requests.filter((r) => r.path.endsWith("git-receive-pack"))).toEqual([]);
     expect(github.find("POST", /\/git\/(blobs|trees|commits)$|^\/graphql$/).map((r) => r.path)).toEqual([
-      `/repos/${OWNER}/${REPO}/git/blobs`, `/repos/${OWNER}/${REPO}/git/trees`, `/repos/${OWNER}/${REPO}/git/commits`, "/graphql",
+      `/repos/${OWNER}/${REPO}/git/blobs`,
+      `/repos/${OWNER}/${REPO}/git/trees`,
+      `/repos/${OWNER}/${REPO}/git/commits`,
+      "/graphql",
     ]);
-    const author = execFileSync("git", ["log", "-1", "--format=%an <%ae> / %cn", "magis/issue-1"], { cwd: path.join(root, `${OWNER}/${REPO}.git`), encoding: "utf8" }).trim();
+    const author = execFileSync("git", ["log", "-1", "--format=%an <%ae> / %cn", "magis/issue-1"], {
+      cwd: path.join(root, `${OWNER}/${REPO}.git`),
+      encoding: "utf8",
+    }).trim();
     expect(author).toBe("github-actions[bot] <41898282+github-actions[bot]@users.noreply.github.com> / github-actions[bot]");
     expect(github.pulls).toHaveLength(1);
     expect(github.pulls[0]!.body).toContain("Fixes #1");
@@ -175,9 +189,14 @@ describe("magis action, run as the Actions runner runs the action's steps", () =
     const checkRuns: NonNullable<FakeGitHubOptions["checkRuns"]> = [];
     await startGitHub({ pulls: seeded.pulls, checkRuns });
     checkRuns.push({
-      id: 8101, headSha: seeded.head, name: "docs", conclusion: "failure", title: "1 problem in README.md",
+      id: 8101,
+      headSha: seeded.head,
+      name: "docs",
+      conclusion: "failure",
+      title: "1 problem in README.md",
       annotations: [{ path: "README.md", start_line: 4, annotation_level: "failure", message: "Say where to push." }],
-      logUrl: `${github.url}/_logs/8101?sig=signed`, log: "README.md:4: say where to push\n",
+      logUrl: `${github.url}/_logs/8101?sig=signed`,
+      log: "README.md:4: say where to push\n",
     });
     const payload = ciPayload("workflow_run", { sha: seeded.head, branch: "magis/issue-1", pull: 2, conclusion: "failure", installationId: null });
     const { summary } = expectCleanRun(await runAction("workflow_run", payload));
@@ -289,7 +308,9 @@ describe("magis action, run as the Actions runner runs the action's steps", () =
     await startGitHub();
     const { code, out, summary } = await runAction("issue_comment", commentPayload({ body: "/magis retry", sender: "stranger", installationId: null }));
     expect(code, out).toBe(0);
-    expect(github.comments.map((c) => c.body)).toEqual(["@stranger only people with write, maintain, admin permission on this repository may run `/magis retry`."]);
+    expect(github.comments.map((c) => c.body)).toEqual([
+      "@stranger only people with write, maintain, admin permission on this repository may run `/magis retry`.",
+    ]);
     expect(summary).toContain("### MAGIS: declined");
     expect(branches()).toBe("");
     expect(model.requests).toEqual([]);
@@ -304,6 +325,8 @@ describe("magis action, run as the Actions runner runs the action's steps", () =
 
     const bare = await runStep(`node "${ROOT}/bin/magis.js" action`, { PATH: process.env.PATH, HOME: process.env.HOME }, root);
     expect(bare.code).toBe(2);
-    expect(bare.out).toContain("magis action needs the environment of a GitHub Actions step: GITHUB_EVENT_NAME is not set; GITHUB_EVENT_PATH is not set; GITHUB_REPOSITORY is not set; GITHUB_TOKEN is not set.");
+    expect(bare.out).toContain(
+      "magis action needs the environment of a GitHub Actions step: GITHUB_EVENT_NAME is not set; GITHUB_EVENT_PATH is not set; GITHUB_REPOSITORY is not set; GITHUB_TOKEN is not set.",
+    );
   });
 });

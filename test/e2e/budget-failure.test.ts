@@ -18,6 +18,6 @@ describe("a run stopped by the token budget, end to end", () => {
     );
     expect(status!.body).toMatch(/\*\*Next step:\*\* Raise `token_budget`/);
     expect(rig.model.requests).toEqual([]);
-    expect((await rig.everythingWritten())).not.toContain(TOKEN);
+    expect(await rig.everythingWritten()).not.toContain(TOKEN);
   });
 });

@@ -11,12 +11,21 @@ const BRANCH = "magis/issue-1";
 const LOGS = "https://pipelines.example.test";
 const git = (...args: string[]) => rig.git.git(FULL, ...args);
 const deliver = (sha: string, delivery: string, options: { conclusion?: string; event?: "check_suite" | "workflow_run" } = {}) =>
-  rig.app.deliver(options.event ?? "check_suite", ciPayload(options.event ?? "check_suite", { sha, branch: BRANCH, pull: 2, conclusion: options.conclusion ?? "failure", installationId: INSTALLATION }), delivery);
+  rig.app.deliver(
+    options.event ?? "check_suite",
+    ciPayload(options.event ?? "check_suite", { sha, branch: BRANCH, pull: 2, conclusion: options.conclusion ?? "failure", installationId: INSTALLATION }),
+    delivery,
+  );
 
 /** The docs check of the repository's CI failing on `sha`: an annotation on README.md line 4 and a log that says why. */
 function failingDocsCheck(sha: string, id = 7001): FakeCheckRun {
   return {
-    id, headSha: sha, name: "docs", conclusion: "failure", title: "1 problem in README.md", summary: "The docs linter found a sentence that says too little.",
+    id,
+    headSha: sha,
+    name: "docs",
+    conclusion: "failure",
+    title: "1 problem in README.md",
+    summary: "The docs linter found a sentence that says too little.",
     annotations: [{ path: "README.md", start_line: 4, annotation_level: "failure", message: "Say where to push: end the sentence with 'to GitHub'." }],
     logUrl: `${LOGS}/jobs/${id}/log?sig=signed`,
   };
@@ -38,13 +47,16 @@ function serveLog(id: number, log: string): { headers: Record<string, string>[] 
 describe("CI fails on the bot's pull request: the bot reads the failure and pushes a fix", () => {
   it("fixes a failing check in one attempt: one commit numbered in its message, a comment saying what failed and what was pushed", async () => {
     const seeded = seedBotPullRequest(rig.root);
-    const log = serveLog(7001, "2026-11-23T10:00:00.0000000Z Run docs-lint README.md\n2026-11-23T10:00:01.0000000Z \u001b[31mREADME.md:4: say where to push\u001b[0m\n2026-11-23T10:00:01.5000000Z ##[error]Process completed with exit code 1.\n");
+    const log = serveLog(
+      7001,
+      "2026-11-23T10:00:00.0000000Z Run docs-lint README.md\n2026-11-23T10:00:01.0000000Z \u001b[31mREADME.md:4: say where to push\u001b[0m\n2026-11-23T10:00:01.5000000Z ##[error]Process completed with exit code 1.\n",
+    );
     await rig.setUp({ pulls: seeded.pulls, checkRuns: [failingDocsCheck(seeded.head)], script: (model) => scriptRevisions(model, REVISE_LINE_4) });
 
     expect(await deliver(seeded.head, "d-ci-1")).toBe(200);
     await rig.app.services.settled();
     expect(rig.model.problems).toEqual([]);
-    const [job] = (await rig.jobs());
+    const [job] = await rig.jobs();
     expect(job, job?.detail ?? "").toMatchObject({ kind: "revise-pull-request", number: 2, status: "succeeded" });
     expect(job!.delivery).toMatch(new RegExp(`^ci-fix:${FULL}@${seeded.head} suite \\d+ at `));
 
@@ -52,11 +64,16 @@ describe("CI fails on the bot's pull request: the bot reads the failure and push
     const head = git("rev-parse", BRANCH);
     expect(git("rev-parse", `${head}^`)).toBe(seeded.head);
     expect(git("log", "-1", "--format=%an <%ae>", BRANCH)).toBe(`${BOT_AUTHOR.name} <${BOT_AUTHOR.email}>`);
-    expect(git("log", "-1", "--format=%B", BRANCH)).toMatch(/^Fix CI of #2 \(attempt 1 of 2\)\n\nCI failed on docs\. Changed by MAGIS: README\.md\.\n\nMAGIS-CI-Fix: 1\n?$/);
+    expect(git("log", "-1", "--format=%B", BRANCH)).toMatch(
+      /^Fix CI of #2 \(attempt 1 of 2\)\n\nCI failed on docs\. Changed by MAGIS: README\.md\.\n\nMAGIS-CI-Fix: 1\n?$/,
+    );
     expect(git("show", `${BRANCH}:README.md`)).toContain(LINE_4_REVISED);
 
     // The Manager read the failure: the check, its annotation and the log's end, cleaned (no timestamps, no colours).
-    const triage = rig.model.requests.find((r) => r.prompt === "manager-triage-feedback")!.messages.map((m) => m.content).join("\n");
+    const triage = rig.model.requests
+      .find((r) => r.prompt === "manager-triage-feedback")!
+      .messages.map((m) => m.content)
+      .join("\n");
     expect(triage).toContain("The repository's CI failed on the latest commit of this pull request (attempt 1 of 2 to fix it).");
     expect(triage).toContain("### Check `docs`: failure — 1 problem in README.md");
     expect(triage).toContain("- `README.md` line 4 (failure): Say where to push: end the sentence with 'to GitHub'.");
@@ -71,19 +88,24 @@ describe("CI fails on the bot's pull request: the bot reads the failure and push
     expect(status).toContain("### 🔧 MAGIS pushed a fix for the failing CI");
     expect(status).toContain(`CI failed on \`docs\`; pushed ${head.slice(0, 7)} (attempt 1 of 2).`);
     expect(rig.github.pulls[0]!.body).toContain(`(run #${job!.id}, asked by failing CI (fix 1 of 2)): ${head.slice(0, 7)} changes \`README.md\``);
-    expect((await rig.everythingWritten())).not.toContain(TOKEN);
+    expect(await rig.everythingWritten()).not.toContain(TOKEN);
   });
 
   it("after the last attempt, one comment says what still fails, and nothing more is pushed, however often CI reports it", async () => {
     const seeded = seedBotPullRequest(rig.root);
-    const second = addCommit(rig.root, FULL, { branch: BRANCH, files: { "README.md": README_FIXED.replace(LINE_4, `${LINE_4} Really.`) }, message: "Fix CI of #2 (attempt 2 of 2)\n\nMAGIS-CI-Fix: 2", author: BOT_AUTHOR });
+    const second = addCommit(rig.root, FULL, {
+      branch: BRANCH,
+      files: { "README.md": README_FIXED.replace(LINE_4, `${LINE_4} Really.`) },
+      message: "Fix CI of #2 (attempt 2 of 2)\n\nMAGIS-CI-Fix: 2",
+      author: BOT_AUTHOR,
+    });
     serveLog(7002, "Error: README.md:4 still says too little\n");
     await rig.setUp({ pulls: seeded.pulls, checkRuns: [failingDocsCheck(second, 7002)] });
     await deliver(second, "d-ci-last");
     await deliver(second, "d-ci-last-again", { event: "workflow_run" });
     await rig.app.services.settled();
 
-    expect((await rig.jobs())).toEqual([]);
+    expect(await rig.jobs()).toEqual([]);
     expect(git("rev-parse", BRANCH)).toBe(second);
     const notes = rig.github.comments.filter((c) => c.issue === 2 && c.body.includes("<!-- magis:ci-gave-up"));
     expect(notes).toHaveLength(1);
@@ -97,20 +119,34 @@ describe("CI fails on the bot's pull request: the bot reads the failure and push
 
   it("does nothing when a person pushed the head commit, on a success, on a pull request of someone else's, or when the branch moved", async () => {
     const seeded = seedBotPullRequest(rig.root);
-    const human = addCommit(rig.root, FULL, { branch: BRANCH, files: { "README.md": `${README_FIXED}\nMore.\n` }, message: "My own touch", author: { name: "Codertocat", email: "codertocat@example.com" } });
-    await rig.setUp({ pulls: [...seeded.pulls, { number: 3, head: "magis/issue-9", title: "Someone's", body: "", user: "Codertocat" }], checkRuns: [failingDocsCheck(human)] });
+    const human = addCommit(rig.root, FULL, {
+      branch: BRANCH,
+      files: { "README.md": `${README_FIXED}\nMore.\n` },
+      message: "My own touch",
+      author: { name: "Codertocat", email: "codertocat@example.com" },
+    });
+    await rig.setUp({
+      pulls: [...seeded.pulls, { number: 3, head: "magis/issue-9", title: "Someone's", body: "", user: "Codertocat" }],
+      checkRuns: [failingDocsCheck(human)],
+    });
     await deliver(human, "d-human");
     await deliver(human, "d-green", { conclusion: "success" });
     await deliver(seeded.head, "d-outdated");
-    await rig.app.deliver("check_suite", ciPayload("check_suite", { sha: human, branch: "magis/issue-9", pull: 3, conclusion: "failure", installationId: INSTALLATION }), "d-other-pr");
+    await rig.app.deliver(
+      "check_suite",
+      ciPayload("check_suite", { sha: human, branch: "magis/issue-9", pull: 3, conclusion: "failure", installationId: INSTALLATION }),
+      "d-other-pr",
+    );
     await rig.app.services.settled();
 
-    expect((await rig.jobs())).toEqual([]);
+    expect(await rig.jobs()).toEqual([]);
     const decisions = Object.fromEntries((await rig.app.services.triggers.all()).map((t) => [t.delivery, t.detail]));
     expect(decisions["d-human"]).toBe(`the head commit ${human.slice(0, 7)} is @codertocat's, not the app's: a person's push is theirs to fix`);
     // A success is not even recorded: CI finishes on every push, and only failures can be triggers.
     expect(decisions["d-green"]).toBeUndefined();
-    expect(decisions["d-outdated"]).toBe(`CI ran on ${seeded.head.slice(0, 7)}, but the branch has moved to ${human.slice(0, 7)}; only its latest commit's CI counts`);
+    expect(decisions["d-outdated"]).toBe(
+      `CI ran on ${seeded.head.slice(0, 7)}, but the branch has moved to ${human.slice(0, 7)}; only its latest commit's CI counts`,
+    );
     expect(decisions["d-other-pr"]).toBe("pull request #3 was not opened by the app");
     expect(git("rev-parse", BRANCH)).toBe(human);
     expect(rig.github.comments.filter((c) => c.issue === 2)).toEqual([]);
@@ -126,7 +162,10 @@ describe("CI fails on the bot's pull request: the bot reads the failure and push
     await rig.app.deliver("check_suite", suite, "d-duplicate");
     await deliver(seeded.head, "d-other-app", { event: "workflow_run" });
     await rig.app.services.settled();
-    expect(await rig.app.services.triggers.get("d-duplicate")).toMatchObject({ outcome: "ignored", detail: "a fix for this commit's CI failure was queued before" });
+    expect(await rig.app.services.triggers.get("d-duplicate")).toMatchObject({
+      outcome: "ignored",
+      detail: "a fix for this commit's CI failure was queued before",
+    });
     // The other app's job waited behind the fix, found the branch moved on, and pushed nothing.
     const [fix, other] = (await rig.jobs()).sort((a, b) => a.id - b.id);
     expect(fix).toMatchObject({ status: "succeeded" });
@@ -165,6 +204,8 @@ describe("CI fails on the bot's pull request: the bot reads the failure and push
     expect(git("rev-parse", BRANCH)).toBe(seeded.head);
     const status = rig.github.comments.find((c) => c.issue === 2 && c.body.includes("<!-- magis:status job="))!.body;
     expect(status).toContain("### MAGIS pushed no fix for the failing CI");
-    expect(status).toContain(`every failure on ${seeded.head.slice(0, 7)} looks unrelated to the change (\`docs\` (a download failed while installing)); re-run the failed jobs, no attempt was spent`);
+    expect(status).toContain(
+      `every failure on ${seeded.head.slice(0, 7)} looks unrelated to the change (\`docs\` (a download failed while installing)); re-run the failed jobs, no attempt was spent`,
+    );
   });
 });

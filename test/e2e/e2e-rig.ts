@@ -106,10 +106,17 @@ export function useRig(): Rig {
     botBranches: () => rig.git.git(FULL, "for-each-ref", "--format=%(refname:short)", "refs/heads/magis/"),
     traces: () => {
       const dir = path.join(rig.root, "traces");
-      return fs.existsSync(dir) ? fs.readdirSync(dir).map((f) => fs.readFileSync(path.join(dir, f), "utf8")).join("") : "";
+      return fs.existsSync(dir)
+        ? fs
+            .readdirSync(dir)
+            .map((f) => fs.readFileSync(path.join(dir, f), "utf8"))
+            .join("")
+        : "";
     },
     everythingWritten: async () =>
-      [rig.app.logs.join("\n"), JSON.stringify(rig.github.requests), JSON.stringify(rig.model.requests), JSON.stringify((await rig.jobs())), rig.traces()].join("\n"),
+      [rig.app.logs.join("\n"), JSON.stringify(rig.github.requests), JSON.stringify(rig.model.requests), JSON.stringify(await rig.jobs()), rig.traces()].join(
+        "\n",
+      ),
   } as Rig;
 
   beforeEach(async () => {

@@ -28,7 +28,7 @@ describe("label → pull request, end to end", () => {
 
     await rig.app.services.settled();
     expect(rig.model.problems).toEqual([]);
-    const [job] = (await rig.jobs());
+    const [job] = await rig.jobs();
     expect(job, job?.detail ?? "").toMatchObject({ status: "succeeded", detail: "https://github.com/Codertocat/Hello-World/pull/100" });
 
     // One status comment, created and then edited in place up to the PR link.
@@ -46,10 +46,15 @@ describe("label → pull request, end to end", () => {
     expect(rig.botBranches()).toBe("magis/issue-1");
     expect(rig.git.git(FULL, "rev-list", "--count", "main..magis/issue-1")).toBe("1");
     // Made through the Git Data API, not pushed: GitHub records the app as author and committer and signs it.
-    expect(rig.git.git(FULL, "log", "-1", "--format=%an <%ae> / %cn <%ce>", "magis/issue-1")).toBe(`${rig.github.botLogin} <${rig.github.botEmail}> / ${rig.github.botLogin} <${rig.github.botEmail}>`);
+    expect(rig.git.git(FULL, "log", "-1", "--format=%an <%ae> / %cn <%ce>", "magis/issue-1")).toBe(
+      `${rig.github.botLogin} <${rig.github.botEmail}> / ${rig.github.botLogin} <${rig.github.botEmail}>`,
+    );
     expect(rig.git.requests.filter((r) => r.path.endsWith("git-receive-pack"))).toEqual([]);
     expect(rig.github.find("POST", /\/git\/(blobs|trees|commits)$|^\/graphql$/).map((r) => r.path)).toEqual([
-      `/repos/${FULL}/git/blobs`, `/repos/${FULL}/git/trees`, `/repos/${FULL}/git/commits`, "/graphql",
+      `/repos/${FULL}/git/blobs`,
+      `/repos/${FULL}/git/trees`,
+      `/repos/${FULL}/git/commits`,
+      "/graphql",
     ]);
     expect(rig.github.find("POST", /\/git\/commits$/)[0]!.body).not.toHaveProperty("author");
     const diff = rig.git.git(FULL, "diff", "main", "magis/issue-1");
@@ -70,7 +75,7 @@ describe("label → pull request, end to end", () => {
     expect(rig.model.requests.some((r) => r.messages.some((m) => m.content.includes("accidently spelled")))).toBe(true);
     expect(rig.app.logs.length).toBeGreaterThan(10);
     expect(rig.traces().trim().split("\n")).toHaveLength(rig.model.requests.length);
-    expect((await rig.everythingWritten())).not.toContain(TOKEN);
+    expect(await rig.everythingWritten()).not.toContain(TOKEN);
   });
 
   it("fetches the branch's recent commits beside the clone where the server sends history", async () => {
@@ -94,7 +99,7 @@ describe("label → pull request, end to end", () => {
     const logs = rig.app.logs.join("\n");
     expect(logs).toContain("ranking without the commit history");
     expect(logs).toContain("cannot send history without file contents");
-    expect((await rig.everythingWritten())).not.toContain(TOKEN);
+    expect(await rig.everythingWritten()).not.toContain(TOKEN);
   });
 
   it("clones from the injected git base URL instead of the API's clone_url", async () => {
@@ -114,7 +119,11 @@ describe("label → pull request, end to end", () => {
     await rig.app.services.settled();
     const kept = path.join(rig.root, "work", `magis-objects-${process.getuid!()}`);
     const [folder] = fs.readdirSync(kept);
-    const manifest = () => fs.readFileSync(path.join(kept, folder!, "head"), "utf8").trim().split("\n");
+    const manifest = () =>
+      fs
+        .readFileSync(path.join(kept, folder!, "head"), "utf8")
+        .trim()
+        .split("\n");
     expect(manifest()).toHaveLength(2);
     expect(manifest()[0]).toBe(rig.git.git(FULL, "rev-parse", "main"));
     // And the branch's history beside them, read whole this first time.
@@ -148,7 +157,7 @@ describe("label → pull request, end to end", () => {
     await rig.app.deliver("issue_comment", retry, "d-too-early");
     await rig.app.services.settled();
     expect(rig.github.comments.filter((c) => c.body.includes("already working on this issue"))).toHaveLength(1);
-    expect((await rig.jobs()).map((j) => j.status).sort(), JSON.stringify((await rig.jobs()))).toEqual(["declined", "succeeded"]);
+    expect((await rig.jobs()).map((j) => j.status).sort(), JSON.stringify(await rig.jobs())).toEqual(["declined", "succeeded"]);
 
     scriptResolve(rig.model);
     await rig.app.deliver("issue_comment", retry, "d-retry");
@@ -161,7 +170,9 @@ describe("label → pull request, end to end", () => {
     expect(rig.git.git(FULL, "rev-list", "--count", "main..magis/issue-1")).toBe("1");
     // Created, then replaced whole (forced) while it was still at the first run's commit.
     type RefUpdate = { beforeOid: string; afterOid: string; force: boolean };
-    const [created, replaced] = rig.github.find("POST", /^\/graphql$/).map((r) => (r.body as { variables: { refUpdates: RefUpdate[] } }).variables.refUpdates[0]!);
+    const [created, replaced] = rig.github
+      .find("POST", /^\/graphql$/)
+      .map((r) => (r.body as { variables: { refUpdates: RefUpdate[] } }).variables.refUpdates[0]!);
     expect(created).toMatchObject({ beforeOid: "0".repeat(40), force: false });
     expect(replaced).toMatchObject({ beforeOid: created!.afterOid, afterOid: rig.git.git(FULL, "rev-parse", "magis/issue-1"), force: true });
     expect(rig.git.requests.filter((r) => r.path.endsWith("git-receive-pack"))).toEqual([]);
@@ -174,17 +185,34 @@ describe("label → pull request, end to end", () => {
     const earlier = openSqliteStore(path.join(rig.root, "magis.db"));
     await earlier.migrate();
     const store = earlier.jobs;
-    const job = (await store.add({ delivery: "old", key: jobKey(OWNER, REPO, 1), kind: "resolve-issue", installationId: INSTALLATION, owner: OWNER, repo: REPO, number: 1, payload: {} }))!;
+    const job = (await store.add({
+      delivery: "old",
+      key: jobKey(OWNER, REPO, 1),
+      kind: "resolve-issue",
+      installationId: INSTALLATION,
+      owner: OWNER,
+      repo: REPO,
+      number: 1,
+      payload: {},
+    }))!;
     await store.start(job.id, "code");
     await earlier.close();
     rig.model = await startScriptedModel();
     rig.github = fakeGitHub({
-      owner: OWNER, repo: REPO, installationId: INSTALLATION, token: TOKEN, gitRoot: rig.root, cloneUrl: `${rig.git.url}/${FULL}.git`,
+      owner: OWNER,
+      repo: REPO,
+      installationId: INSTALLATION,
+      token: TOKEN,
+      gitRoot: rig.root,
+      cloneUrl: `${rig.git.url}/${FULL}.git`,
       issue: { number: 1, title: "Spelling error in the README file", body: "" },
       comments: [
         // A person's comment carrying the same marker is not the run's status comment and is never edited.
         { body: `<!-- magis:status job=${job.id} -->\nMy own words.`, user: { login: "Codertocat", type: "User" } },
-        { body: `<!-- magis:status job=${job.id} -->\n### 👀 MAGIS is working on this\n\n- [x] Located 1 file\n- [ ] Open the pull request`, user: { login: "magis-bot[bot]", type: "Bot" } },
+        {
+          body: `<!-- magis:status job=${job.id} -->\n### 👀 MAGIS is working on this\n\n- [x] Located 1 file\n- [ ] Open the pull request`,
+          user: { login: "magis-bot[bot]", type: "Bot" },
+        },
       ],
     });
     rig.app = await startApp(SECRET, { db: openDatabase(path.join(rig.root, "magis.db")), traceDir: "", env: { OPENAI_BASE_URL: rig.model.url } });

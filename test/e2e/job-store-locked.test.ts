@@ -23,7 +23,7 @@ describe("a webhook while another process holds the job store's lock", () => {
     expect(status).toBe(503);
     expect(rig.app.logs.some((line) => line.includes("JobStoreBusyError") && line.includes("redeliver it"))).toBe(true);
     held.release();
-    expect((await rig.jobs())).toEqual([]);
+    expect(await rig.jobs()).toEqual([]);
     expect(await rig.app.deliver("issues", payload, "d-during-lock")).toBe(200);
     await rig.app.services.settled();
     expect((await rig.jobs()).map((j) => j.status)).toEqual(["failed"]);

@@ -124,7 +124,10 @@ export function pullCommentPayload(options: { body: string; sender?: string; ins
  * An `issues.closed` or `issues.unlabeled` webhook for the rig's issue, sent by `sender`: the real `unlabeled` example,
  * or for `closed` (the package has no example of it) the real `reopened` one with the action and state a close sends.
  */
-export function withdrawnPayload(action: "closed" | "unlabeled", options: { installationId: number | null; sender?: string; senderType?: "User" | "Bot"; label?: string }) {
+export function withdrawnPayload(
+  action: "closed" | "unlabeled",
+  options: { installationId: number | null; sender?: string; senderType?: "User" | "Bot"; label?: string },
+) {
   const payload = examplePayload("issues", action === "closed" ? "reopened" : "unlabeled");
   payload.action = action;
   payload.issue.number = 1;
@@ -150,7 +153,11 @@ export function ciPayload(
   run.head_branch = options.branch;
   run.conclusion = options.conclusion;
   run.pull_requests = [
-    { number: options.pull, head: { ref: options.branch, sha: options.sha, repo: { name: payload.repository.name } }, base: { ref: "main", sha: "0".repeat(40), repo: { name: payload.repository.name } } },
+    {
+      number: options.pull,
+      head: { ref: options.branch, sha: options.sha, repo: { name: payload.repository.name } },
+      base: { ref: "main", sha: "0".repeat(40), repo: { name: payload.repository.name } },
+    },
   ];
   setInstallation(payload, options.installationId);
   return payload;

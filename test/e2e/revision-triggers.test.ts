@@ -37,7 +37,7 @@ describe("what starts a revision and what does not, end to end", () => {
     for (const [name, payload] of deliveries) expect(await rig.app.deliver("pull_request_review", payload, `d-${name}`), name).toBe(200);
     await rig.app.services.settled();
 
-    expect((await rig.jobs())).toEqual([]);
+    expect(await rig.jobs()).toEqual([]);
     expect(rig.git.requests).toEqual([]);
     expect(rig.model.requests).toEqual([]);
     expect(writes()).toEqual([]);
@@ -47,11 +47,12 @@ describe("what starts a revision and what does not, end to end", () => {
   it("answers a review with the broken config's problems when the reviewer may trigger runs, and runs nothing", async () => {
     const seeded = seedBotPullRequest(rig.root);
     await rig.setUp({ pulls: seeded.pulls, config: "qa_iterations: lots\n", script: () => undefined });
-    const review = (sender: string, id: number) => reviewPayload({ installationId: INSTALLATION, reviewId: id, state: "changes_requested", body: "Rename it.", sender });
+    const review = (sender: string, id: number) =>
+      reviewPayload({ installationId: INSTALLATION, reviewId: id, state: "changes_requested", body: "Rename it.", sender });
     await rig.app.deliver("pull_request_review", review("stranger", 1), "d-config-stranger");
     await rig.app.deliver("pull_request_review", review("Codertocat", 2), "d-config");
     await rig.app.services.settled();
-    expect((await rig.jobs())).toEqual([]);
+    expect(await rig.jobs()).toEqual([]);
     expect(rig.git.requests).toEqual([]);
     expect(rig.github.comments).toHaveLength(1);
     expect(rig.github.comments[0]).toMatchObject({ issue: 2 });
@@ -72,7 +73,10 @@ describe("what starts a revision and what does not, end to end", () => {
     expect(git("diff", seeded.head, head)).toContain(`-${LINE_4}\n+${LINE_4_REVISED}`);
     // The guidance reached the Manager and, as the Manager applied it to README.md, the Developer.
     for (const prompt of ["manager-triage-feedback", "developer-locate-lines"]) {
-      const text = rig.model.requests.find((r) => r.prompt === prompt)!.messages.map((m) => m.content).join("\n");
+      const text = rig.model.requests
+        .find((r) => r.prompt === prompt)!
+        .messages.map((m) => m.content)
+        .join("\n");
       expect(text, prompt).toContain("End the sentence on line 4 with 'to GitHub'.");
     }
     expect(rig.github.replies).toEqual([]);
@@ -92,11 +96,23 @@ describe("what starts a revision and what does not, end to end", () => {
       pulls: seeded.pulls,
       script: (model) =>
         scriptRevisions(model, {
-          triage: { tasks: [{ path: "docs/guide.md", description: "Say `npm run test` instead of `npm test` on line 3.", general_feedback: true }], declined: [] },
-          edit: { path: "docs/guide.md", line: 3, old: "Run `npm test` before opening a pull request.", new: "Run `npm run test` before opening a pull request." },
+          triage: {
+            tasks: [{ path: "docs/guide.md", description: "Say `npm run test` instead of `npm test` on line 3.", general_feedback: true }],
+            declined: [],
+          },
+          edit: {
+            path: "docs/guide.md",
+            line: 3,
+            old: "Run `npm test` before opening a pull request.",
+            new: "Run `npm run test` before opening a pull request.",
+          },
         }),
     });
-    await rig.app.deliver("pull_request_review", reviewPayload({ installationId: INSTALLATION, reviewId: 61, state: "changes_requested", body: "The guide says `npm test`; make it `npm run test`." }), "d-guide");
+    await rig.app.deliver(
+      "pull_request_review",
+      reviewPayload({ installationId: INSTALLATION, reviewId: 61, state: "changes_requested", body: "The guide says `npm test`; make it `npm run test`." }),
+      "d-guide",
+    );
     await rig.app.services.settled();
     expect(rig.model.problems).toEqual([]);
     expect((await rig.jobs())[0], (await rig.jobs())[0]?.detail ?? "").toMatchObject({ status: "succeeded" });
@@ -105,7 +121,10 @@ describe("what starts a revision and what does not, end to end", () => {
     expect(git("diff", "--name-only", seeded.head, head)).toBe("docs/guide.md");
     expect(git("show", `${BRANCH}:docs/guide.md`)).toContain("npm run test");
     // The file the Developer edited was read from the checkout after the Manager named it.
-    const locate = rig.model.requests.find((r) => r.prompt === "developer-locate-lines")!.messages.map((m) => m.content).join("\n");
+    const locate = rig.model.requests
+      .find((r) => r.prompt === "developer-locate-lines")!
+      .messages.map((m) => m.content)
+      .join("\n");
     expect(locate).toContain("3 | Run `npm test` before opening a pull request.");
   });
 
@@ -129,7 +148,10 @@ describe("what starts a revision and what does not, end to end", () => {
     await rig.app.services.settled();
     expect((await rig.jobs())[0], (await rig.jobs())[0]?.detail ?? "").toMatchObject({ status: "succeeded" });
     expect(git("rev-parse", `${BRANCH}^`)).toBe(seeded.head);
-    const triage = rig.model.requests.find((r) => r.prompt === "manager-triage-feedback")!.messages.map((m) => m.content).join("\n");
+    const triage = rig.model.requests
+      .find((r) => r.prompt === "manager-triage-feedback")!
+      .messages.map((m) => m.content)
+      .join("\n");
     expect(triage).toContain("Almost there.");
     expect(triage).toContain("On line 4: End with 'to GitHub'.");
     expect(triage).not.toContain("An older remark.");
@@ -143,16 +165,26 @@ describe("what starts a revision and what does not, end to end", () => {
 
   it("answers /magis revise from someone without permission, or on a pull request MAGIS did not open, and runs nothing", async () => {
     const seeded = seedBotPullRequest(rig.root);
-    addCommit(rig.root, FULL, { branch: "changes", from: "main", files: { "docs/guide.md": "# Guide\n" }, message: "Shorter guide", author: { name: "Codertocat", email: "codertocat@example.com" } });
+    addCommit(rig.root, FULL, {
+      branch: "changes",
+      from: "main",
+      files: { "docs/guide.md": "# Guide\n" },
+      message: "Shorter guide",
+      author: { name: "Codertocat", email: "codertocat@example.com" },
+    });
     await rig.setUp({
       pulls: [...seeded.pulls, { number: 3, head: "changes", title: "Shorter guide", body: "", user: "Codertocat" }],
       script: () => undefined,
     });
-    await rig.app.deliver("issue_comment", pullCommentPayload({ body: "/magis revise do better", sender: "stranger", installationId: INSTALLATION }), "d-stranger");
+    await rig.app.deliver(
+      "issue_comment",
+      pullCommentPayload({ body: "/magis revise do better", sender: "stranger", installationId: INSTALLATION }),
+      "d-stranger",
+    );
     await rig.app.deliver("issue_comment", pullCommentPayload({ body: "/magis revise do better", installationId: INSTALLATION, pullNumber: 3 }), "d-human-pr");
     await rig.app.deliver("issue_comment", pullCommentPayload({ body: "Should we /magis revise this?", installationId: INSTALLATION }), "d-chat");
     await rig.app.services.settled();
-    expect((await rig.jobs())).toEqual([]);
+    expect(await rig.jobs()).toEqual([]);
     expect(rig.git.requests).toEqual([]);
     expect(rig.model.requests).toEqual([]);
     expect(rig.github.comments.map((c) => [c.issue, c.body])).toEqual([
@@ -167,7 +199,8 @@ describe("what starts a revision and what does not, end to end", () => {
       config: "qa_iterations: 1\n",
       pulls: seeded.pulls,
       reviewComments: [reviewComment({ id: 801, reviewId: 94, path: "README.md", line: 4, body: "End with 'to GitHub'.", diffHunk: README_HUNK })],
-      script: (model) => scriptRevisions(model, { ...REVISE_LINE_4, reviews: [{ approved: false, comment: "This rewrites the sentence instead of ending it." }] }),
+      script: (model) =>
+        scriptRevisions(model, { ...REVISE_LINE_4, reviews: [{ approved: false, comment: "This rewrites the sentence instead of ending it." }] }),
     });
     await rig.app.deliver("pull_request_review", reviewPayload({ installationId: INSTALLATION, reviewId: 94, state: "changes_requested" }), "d-nochange");
     await rig.app.services.settled();
@@ -175,7 +208,9 @@ describe("what starts a revision and what does not, end to end", () => {
     expect(git("rev-parse", BRANCH)).toBe(seeded.head);
     expect(rig.github.find("POST", /\/git\/(blobs|trees|commits)$|^\/graphql$/)).toEqual([]);
     expect(rig.github.replies).toHaveLength(1);
-    expect(rig.github.replies[0]!.body).toContain("❌ I did not change `README.md`: the QA Engineer did not approve it after 1 attempt (last review: This rewrites the sentence instead of ending it.)");
+    expect(rig.github.replies[0]!.body).toContain(
+      "❌ I did not change `README.md`: the QA Engineer did not approve it after 1 attempt (last review: This rewrites the sentence instead of ending it.)",
+    );
     const [summary] = rig.github.comments.filter((c) => c.issue === 2);
     expect(summary!.body).toContain("### MAGIS made no change in this revision");
     expect(summary!.body).toContain("Nothing was pushed: no task produced a change the QA Engineer approved.");
@@ -192,15 +227,35 @@ describe("what starts a revision and what does not, end to end", () => {
     const earlier = openSqliteStore(path.join(rig.root, "magis.db"));
     await earlier.migrate();
     const store = earlier.jobs;
-    const job = (await store.add({ delivery: "old", key: jobKey(OWNER, REPO, 1), kind: "revise-pull-request", installationId: INSTALLATION, owner: OWNER, repo: REPO, number: 2, payload: {} }))!;
+    const job = (await store.add({
+      delivery: "old",
+      key: jobKey(OWNER, REPO, 1),
+      kind: "revise-pull-request",
+      installationId: INSTALLATION,
+      owner: OWNER,
+      repo: REPO,
+      number: 2,
+      payload: {},
+    }))!;
     await store.start(job.id, "code");
     await earlier.close();
     rig.model = await startScriptedModel();
     rig.github = fakeGitHub({
-      owner: OWNER, repo: REPO, installationId: INSTALLATION, token: TOKEN, gitRoot: rig.root, cloneUrl: `${rig.git.url}/${FULL}.git`,
+      owner: OWNER,
+      repo: REPO,
+      installationId: INSTALLATION,
+      token: TOKEN,
+      gitRoot: rig.root,
+      cloneUrl: `${rig.git.url}/${FULL}.git`,
       issue: { number: 1, title: "Spelling error in the README file", body: "" },
       pulls: seeded.pulls,
-      comments: [{ issue: 2, body: `<!-- magis:status job=${job.id} -->\n### 👀 MAGIS is revising this pull request\n\n- [x] Feedback read: 1 inline comment on 1 file`, user: { login: BOT_LOGIN, type: "Bot" } }],
+      comments: [
+        {
+          issue: 2,
+          body: `<!-- magis:status job=${job.id} -->\n### 👀 MAGIS is revising this pull request\n\n- [x] Feedback read: 1 inline comment on 1 file`,
+          user: { login: BOT_LOGIN, type: "Bot" },
+        },
+      ],
     });
     rig.app = await startApp(SECRET, { db: openDatabase(path.join(rig.root, "magis.db")), traceDir: "", env: { OPENAI_BASE_URL: rig.model.url } });
     expect(await rig.app.services.jobs.get(job.id)).toMatchObject({ status: "failed", stage: "code" });
@@ -230,8 +285,11 @@ describe("what starts a revision and what does not, end to end", () => {
     expect(status!.body).toMatch(/\*\*Next step:\*\* .*Then comment `\/magis revise`\./);
     expect(rig.github.replies).toEqual([]);
     expect(rig.github.pulls[0]!.body).toBe(ORIGINAL_REPORT);
-    expect(rig.github.reactions).toEqual([{ target: "pulls/comments/901", content: "eyes" }, { target: "pulls/comments/901", content: "confused" }]);
-    expect((await rig.everythingWritten())).not.toContain(TOKEN);
+    expect(rig.github.reactions).toEqual([
+      { target: "pulls/comments/901", content: "eyes" },
+      { target: "pulls/comments/901", content: "confused" },
+    ]);
+    expect(await rig.everythingWritten()).not.toContain(TOKEN);
   });
 
   it("stops when a person deleted the pull request's branch, and does not create it again", async () => {
@@ -246,7 +304,9 @@ describe("what starts a revision and what does not, end to end", () => {
     expect((await rig.jobs())[0]).toMatchObject({ status: "failed", stage: "read" });
     const [status] = rig.github.comments.filter((c) => c.issue === 2);
     expect(status!.body).toContain("**Failed at:** read");
-    expect(status!.body).toContain("The branch `magis/issue-1` of pull request #2 is gone (someone deleted it), so there is nothing to revise; MAGIS does not create it again.");
+    expect(status!.body).toContain(
+      "The branch `magis/issue-1` of pull request #2 is gone (someone deleted it), so there is nothing to revise; MAGIS does not create it again.",
+    );
     expect(git("for-each-ref", "--format=%(refname:short)", "refs/heads/magis/")).toBe("");
     expect(rig.model.requests).toEqual([]);
   });

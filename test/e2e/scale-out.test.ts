@@ -77,9 +77,13 @@ describe("magis serve at scale: one web and two worker processes sharing one Pos
     const retry = (issueNumber: number) => comment(commentPayload({ body: "/magis retry", installationId: installationOf(issueNumber), issueNumber }));
     const jobs = async (): Promise<JobRow[]> =>
       (await scale.db.query("SELECT * FROM jobs ORDER BY id")).rows.map((row) => ({
-        ...row, id: Number(row.id), started_at: row.started_at === null ? null : Number(row.started_at), updated_at: Number(row.updated_at),
+        ...row,
+        id: Number(row.id),
+        started_at: row.started_at === null ? null : Number(row.started_at),
+        updated_at: Number(row.updated_at),
       }));
-    const workerIdOf = async (child: ServeProcess) => (await scale.db.query("SELECT id FROM magis_workers WHERE pid = $1", [child.pid])).rows[0]?.id as string | undefined;
+    const workerIdOf = async (child: ServeProcess) =>
+      (await scale.db.query("SELECT id FROM magis_workers WHERE pid = $1", [child.pid])).rows[0]?.id as string | undefined;
     const statusOf = (jobId: number) => scale.github.comments.find((c) => c.body.includes(`<!-- magis:status job=${jobId} -->`));
 
     // 1. A label on each issue, three of them delivered twice; `/magis retry` on each at once (declined: its issue is busy), two delivered twice.
@@ -94,8 +98,9 @@ describe("magis serve at scale: one web and two worker processes sharing one Pos
       const found = await Promise.all([victim!, survivor!].map(workerIdOf));
       return found.every(Boolean) && (found as string[]);
     });
-    await until("the victim running two jobs before they publish", async () =>
-      (await jobs()).filter((j) => j.worker === killedId && j.status === "running" && BEFORE_PUBLISHING.includes(j.stage!)).length === 2,
+    await until(
+      "the victim running two jobs before they publish",
+      async () => (await jobs()).filter((j) => j.worker === killedId && j.status === "running" && BEFORE_PUBLISHING.includes(j.stage!)).length === 2,
     );
     victim!.kill("SIGKILL");
     const killedAt = Date.now();
@@ -114,10 +119,14 @@ describe("magis serve at scale: one web and two worker processes sharing one Pos
     // 4. Where the survivor's first run ended: `/magis retry` (queued), then `/magis revise` on its pull request, queued
     //    behind the retry (same issue); then `/magis retry` where a run was lost. Two of these are delivered twice.
     const busiest = atKill.find((j) => j.worker === survivorId && j.status === "running")!.number;
-    await until(`the first run on issue ${busiest} to end`, async () => (await jobs()).some((j) => j.delivery === `label-${busiest}` && j.status === "succeeded"));
+    await until(`the first run on issue ${busiest} to end`, async () =>
+      (await jobs()).some((j) => j.delivery === `label-${busiest}` && j.status === "succeeded"),
+    );
     await send("issue_comment", retry(busiest), `retry-late-${busiest}`);
     const pull = scale.github.pulls.find((p) => p.head === `magis/issue-${busiest}`)!;
-    const revise = comment(pullCommentPayload({ body: "/magis revise End line 4 with 'to GitHub'.", installationId: installationOf(busiest), pullNumber: pull.number }));
+    const revise = comment(
+      pullCommentPayload({ body: "/magis revise End line 4 with 'to GitHub'.", installationId: installationOf(busiest), pullNumber: pull.number }),
+    );
     await send("issue_comment", revise, `revise-${busiest}`);
     await send("issue_comment", revise, `revise-${busiest}`);
     const [retried, notRetried] = lost.map((j) => j.number);
@@ -134,23 +143,36 @@ describe("magis serve at scale: one web and two worker processes sharing one Pos
       [`revise-${busiest}`]: "queued",
       [`retry-late-${retried}`]: "queued",
     };
-    const finished = await until("every job to end", async () => {
-      const all = await jobs();
-      return all.length === Object.keys(expected).length && all.every((j) => FINAL_STATUSES.includes(j.status)) && all;
-    }, 60_000);
+    const finished = await until(
+      "every job to end",
+      async () => {
+        const all = await jobs();
+        return all.length === Object.keys(expected).length && all.every((j) => FINAL_STATUSES.includes(j.status)) && all;
+      },
+      60_000,
+    );
 
     // Every delivery is recorded once, decided as its rule says: a job queued, or declined while its issue was busy.
     const triggers = (await scale.db.query("SELECT delivery, outcome FROM triggers")).rows as { delivery: string; outcome: string | null }[];
     expect(Object.fromEntries(triggers.map((t) => [t.delivery, t.outcome]))).toEqual(expected);
     expect(triggers).toHaveLength(new Set(sent).size);
     const notes = scale.github.comments.filter((c) => c.body.startsWith("⏳"));
-    expect(notes.filter((c) => c.body.startsWith("⏳ MAGIS is already working on this issue")).map((c) => c.issue).sort()).toEqual(ISSUES);
+    expect(
+      notes
+        .filter((c) => c.body.startsWith("⏳ MAGIS is already working on this issue"))
+        .map((c) => c.issue)
+        .sort(),
+    ).toEqual(ISSUES);
     expect(notes.filter((c) => c.body.startsWith("⏳ MAGIS is still busy with an earlier run")).map((c) => c.issue)).toEqual([pull.number]);
 
     // Every job ended once, in a final status: one per delivery; the lost ones failed as lost, the declined ones never ran.
     expect(finished.map((j) => j.delivery).sort()).toEqual(Object.keys(expected).sort());
     for (const job of finished) {
-      const wanted = lost.some((l) => l.id === job.id) ? ["failed", LOST_REASON] : job.delivery.startsWith("retry-early-") ? ["declined", expect.any(String)] : ["succeeded", expect.any(String)];
+      const wanted = lost.some((l) => l.id === job.id)
+        ? ["failed", LOST_REASON]
+        : job.delivery.startsWith("retry-early-")
+          ? ["declined", expect.any(String)]
+          : ["succeeded", expect.any(String)];
       expect([job.delivery, job.status, job.detail]).toEqual([job.delivery, ...wanted]);
     }
 
@@ -167,11 +189,19 @@ describe("magis serve at scale: one web and two worker processes sharing one Pos
     for (const key of new Set(ran.map((j) => j.key))) {
       const line = spans.filter((s) => s.job.key === key).sort((a, b) => a.job.id - b.job.id);
       for (let i = 1; i < line.length; i++) {
-        expect(line[i]!.recorded[0], `${key}: run ${line[i]!.job.id} started after run ${line[i - 1]!.job.id} ended`).toBeGreaterThanOrEqual(line[i - 1]!.recorded[1]!);
-        expect(line[i]!.seen[0], `${key}: GitHub saw run ${line[i]!.job.id} start after run ${line[i - 1]!.job.id} ended`).toBeGreaterThanOrEqual(line[i - 1]!.seen[1]!);
+        expect(line[i]!.recorded[0], `${key}: run ${line[i]!.job.id} started after run ${line[i - 1]!.job.id} ended`).toBeGreaterThanOrEqual(
+          line[i - 1]!.recorded[1]!,
+        );
+        expect(line[i]!.seen[0], `${key}: GitHub saw run ${line[i]!.job.id} start after run ${line[i - 1]!.job.id} ended`).toBeGreaterThanOrEqual(
+          line[i - 1]!.seen[1]!,
+        );
       }
     }
-    expect(spans.filter((s) => s.job.number === busiest || s.job.number === pull.number).map((s) => s.job.kind)).toEqual(["resolve-issue", "resolve-issue", "revise-pull-request"]);
+    expect(spans.filter((s) => s.job.number === busiest || s.job.number === pull.number).map((s) => s.job.kind)).toEqual([
+      "resolve-issue",
+      "resolve-issue",
+      "revise-pull-request",
+    ]);
 
     // Every status comment reached a final state and never went back; the lost ones say what happened and what to do.
     const statusComments = scale.github.comments.filter((c) => c.body.includes("<!-- magis:status job="));

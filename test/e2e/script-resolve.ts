@@ -45,7 +45,11 @@ export function scriptResolve(model: ScriptedModel): void {
   scriptLocate(model);
   for (const [prompt, answer] of Object.entries(PLAN_ANSWERS)) model.script(prompt, answer);
   model
-    .script("developer-locate-lines", { path: "README.md", ranges: [{ start: 3, end: 4, why: "the typo is on line 4" }] }, APPROVED_ATTEMPT["developer-locate-lines"])
+    .script(
+      "developer-locate-lines",
+      { path: "README.md", ranges: [{ start: 3, end: 4, why: "the typo is on line 4" }] },
+      APPROVED_ATTEMPT["developer-locate-lines"],
+    )
     .script(
       "developer-write-code",
       { old: "My first repository on GitHub.\nPlease committ your changes before you push them.", new: `My first repo on GitHub.\n${FIXED}` },

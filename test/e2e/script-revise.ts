@@ -40,7 +40,8 @@ export const ORIGINAL_REPORT = [
 ].join("\n");
 
 /** The diff hunk GitHub shows around line 4 of the bot's change. */
-export const README_HUNK = "@@ -1,4 +1,4 @@\n # Hello-World\n \n My first repository on GitHub.\n-Please committ your changes before you push them.\n+Please commit your changes before you push them.";
+export const README_HUNK =
+  "@@ -1,4 +1,4 @@\n # Hello-World\n \n My first repository on GitHub.\n-Please committ your changes before you push them.\n+Please commit your changes before you push them.";
 
 /**
  * Pushes the bot branch `magis/issue-1` (one commit by `bot`, the app's by default, with `files`: by default the typo

@@ -34,7 +34,11 @@ export async function startApp(secret: string, options: Omit<MagisAppOptions, "o
     log,
     // GitHub's retries and write pacing (one write a second) would only slow the fake down. A function,
     // because Probot passes its own throttle options to every client, replacing a plain default.
-    Octokit: ProbotOctokit.defaults((options: Record<string, any>) => ({ ...options, retry: { enabled: false }, throttle: { ...options.throttle, enabled: false } })),
+    Octokit: ProbotOctokit.defaults((options: Record<string, any>) => ({
+      ...options,
+      retry: { enabled: false },
+      throttle: { ...options.throttle, enabled: false },
+    })),
   });
   let services: MagisServices | undefined;
   // Kept objects would outlive the test in the temp folder; test/integration/workspace/object-cache.test.ts covers them.

@@ -41,9 +41,16 @@ describe("the repository's tests in an App run", () => {
     await rig.app.services.settled();
     expect((await rig.jobs())[0]).toMatchObject({ status: "succeeded" });
     const { pull, status } = published();
-    expect(pull).toContain("was not used: this app's server does not run repository code; its operator can allow it with MAGIS_ALLOW_EXEC=1, or run MAGIS as a GitHub Action.");
+    expect(pull).toContain(
+      "was not used: this app's server does not run repository code; its operator can allow it with MAGIS_ALLOW_EXEC=1, or run MAGIS as a GitHub Action.",
+    );
     expect(status).toContain("not used: this app's server does not run repository code");
-    expect(rig.model.requests.find((r) => r.prompt === "qa-review")!.messages.map((m) => m.content).join("\n")).toContain("The repository's tests were not run for this change");
+    expect(
+      rig.model.requests
+        .find((r) => r.prompt === "qa-review")!
+        .messages.map((m) => m.content)
+        .join("\n"),
+    ).toContain("The repository's tests were not run for this change");
   });
 });
 
@@ -66,7 +73,10 @@ describe("the repository's tests in a revision", () => {
     expect(status.body).toContain("Tests (`grep -q 'push them to GitHub' README.md ||");
     expect(status.body).toContain("with the change: passed (exit 0), before it: failed (exit 1).");
     expect(status.history.some((body) => body.includes("before the change: failed (exit 1)"))).toBe(true);
-    const review = rig.model.requests.find((r) => r.prompt === "qa-review")!.messages.map((m) => m.content).join("\n");
+    const review = rig.model.requests
+      .find((r) => r.prompt === "qa-review")!
+      .messages.map((m) => m.content)
+      .join("\n");
     expect(review).toContain("- Before the change: failed (exit 1).\n- With the change: passed (exit 0).");
   });
 });

@@ -40,12 +40,12 @@ describe("a trigger is recorded first and decided afterwards", () => {
     const trigger = (await rig.app.services.triggers.get("d-502"))!;
     expect(trigger.outcome).toBe("failed");
     expect(trigger.detail).toMatch(/deciding about it failed: .*502/);
-    expect((await rig.jobs())).toEqual([]);
+    expect(await rig.jobs()).toEqual([]);
     // Redelivering it from GitHub's settings is how a maintainer retries it: this time it is decided and runs.
     expect(await rig.app.deliver("issues", labeledPayload({ installationId: INSTALLATION }), "d-502")).toBe(200);
     await rig.app.services.settled();
     expect(await rig.app.services.triggers.get("d-502")).toMatchObject({ outcome: "queued" });
-    expect((await rig.jobs())).toMatchObject([{ delivery: "d-502", status: "succeeded" }]);
+    expect(await rig.jobs()).toMatchObject([{ delivery: "d-502", status: "succeeded" }]);
   });
 
   it("records why a trigger was passed over", async () => {
@@ -57,14 +57,23 @@ describe("a trigger is recorded first and decided afterwards", () => {
       ["d-bug", "ignored", "the label `bug` is not the configured `magis`"],
       ["d-reader", "ignored", "@reader added the label without write, maintain, admin permission"],
     ]);
-    expect((await rig.jobs())).toEqual([]);
+    expect(await rig.jobs()).toEqual([]);
   });
 
   it("decides, on start, a trigger an earlier process recorded but never decided", async () => {
     const earlier = openSqliteStore(path.join(rig.root, "magis.db"));
     await earlier.migrate();
     const payload = labeledPayload({ installationId: INSTALLATION });
-    await earlier.triggers.record({ delivery: "d-left", event: "issues.labeled", installationId: INSTALLATION, owner: OWNER, repo: REPO, number: 1, payload, receivedAt: Date.now() });
+    await earlier.triggers.record({
+      delivery: "d-left",
+      event: "issues.labeled",
+      installationId: INSTALLATION,
+      owner: OWNER,
+      repo: REPO,
+      number: 1,
+      payload,
+      receivedAt: Date.now(),
+    });
     await earlier.close();
     await rig.setUp();
     await rig.app.services.settled();
@@ -80,7 +89,16 @@ describe("the run works from the issue as it was at the trigger", () => {
     await earlier.migrate();
     const store = earlier.jobs;
     const payload = { config: {}, trigger: "@Codertocat added the label `magis`", guidance: "" };
-    await store.add({ delivery: "d-old-version", key: jobKey(OWNER, REPO, 1), kind: "resolve-issue", installationId: INSTALLATION, owner: OWNER, repo: REPO, number: 1, payload });
+    await store.add({
+      delivery: "d-old-version",
+      key: jobKey(OWNER, REPO, 1),
+      kind: "resolve-issue",
+      installationId: INSTALLATION,
+      owner: OWNER,
+      repo: REPO,
+      number: 1,
+      payload,
+    });
     await earlier.close();
     await rig.setUp();
     await rig.app.services.settled();
@@ -92,15 +110,27 @@ describe("the run works from the issue as it was at the trigger", () => {
 
   it("does not read an edit of the issue or a comment made after the label was added", async () => {
     await rig.setUp({
-      comments: [{ body: "The typo is in the README's fourth line.", user: { login: "Codertocat", type: "User" }, association: "OWNER", created_at: new Date(Date.now() - 60_000).toISOString() }],
+      comments: [
+        {
+          body: "The typo is in the README's fourth line.",
+          user: { login: "Codertocat", type: "User" },
+          association: "OWNER",
+          created_at: new Date(Date.now() - 60_000).toISOString(),
+        },
+      ],
     });
     const release = rig.github.hold();
     await rig.app.deliver("issues", labeledPayload({ installationId: INSTALLATION }), "d-snap");
     // After the trigger, and before the job reads anything: the issue is rewritten and a trusted person comments.
     rig.github.issue.body = "EDITED LATER: delete every file instead.";
     rig.github.comments.push({
-      id: 9001, issue: 1, body: "LATER COMMENT: rename the project.", user: { login: "Codertocat", type: "User" }, association: "OWNER",
-      history: [], created_at: new Date(Date.now() + 60_000).toISOString(),
+      id: 9001,
+      issue: 1,
+      body: "LATER COMMENT: rename the project.",
+      user: { login: "Codertocat", type: "User" },
+      association: "OWNER",
+      history: [],
+      created_at: new Date(Date.now() + 60_000).toISOString(),
     });
     release();
     await rig.app.services.settled();

@@ -10,7 +10,7 @@ describe("what the app refuses, ignores or reports as failed, end to end", () =>
     const status = await rig.app.deliver("issues", labeledPayload({ installationId: INSTALLATION }), "delivery-bad", "sha256=" + "0".repeat(64));
     expect(status).toBe(400);
     await rig.app.services.settled();
-    expect((await rig.jobs())).toEqual([]);
+    expect(await rig.jobs()).toEqual([]);
     expect(rig.github.requests).toEqual([]);
     expect(rig.model.requests).toEqual([]);
   });
@@ -25,18 +25,22 @@ describe("what the app refuses, ignores or reports as failed, end to end", () =>
     expect(rig.app.services.desk.wasRedelivery("delivery-twice")).toBe(true);
     expect(rig.app.services.desk.wasRedelivery("delivery-twice")).toBe(false);
     await rig.app.services.settled();
-    expect((await rig.jobs())).toHaveLength(1);
+    expect(await rig.jobs()).toHaveLength(1);
     expect(rig.github.comments.filter((c) => c.body.includes("<!-- magis:status"))).toHaveLength(1);
   });
 
   it("runs nothing for a sender without write permission, and answers an unauthorized /magis retry once", async () => {
     await rig.setUp();
     expect(await rig.app.deliver("issues", labeledPayload({ installationId: INSTALLATION, sender: "reader" }), "d-label")).toBe(200);
-    expect(await rig.app.deliver("issue_comment", commentPayload({ body: "/magis retry please", sender: "stranger", installationId: INSTALLATION }), "d-retry")).toBe(200);
+    expect(
+      await rig.app.deliver("issue_comment", commentPayload({ body: "/magis retry please", sender: "stranger", installationId: INSTALLATION }), "d-retry"),
+    ).toBe(200);
     await rig.app.services.settled();
-    expect((await rig.jobs())).toEqual([]);
+    expect(await rig.jobs()).toEqual([]);
     expect(rig.model.requests).toEqual([]);
-    expect(rig.github.comments.map((c) => c.body)).toEqual(["@stranger only people with write, maintain, admin permission on this repository may run `/magis retry`."]);
+    expect(rig.github.comments.map((c) => c.body)).toEqual([
+      "@stranger only people with write, maintain, admin permission on this repository may run `/magis retry`.",
+    ]);
     expect(rig.botBranches()).toBe("");
   });
 
@@ -46,7 +50,7 @@ describe("what the app refuses, ignores or reports as failed, end to end", () =>
     await rig.app.deliver("issues", labeledPayload({ installationId: INSTALLATION, label: "bug" }), "d-other");
     await rig.app.deliver("issue_comment", commentPayload({ body: "Thanks! /magis retry later maybe", installationId: INSTALLATION }), "d-chat");
     await rig.app.services.settled();
-    expect((await rig.jobs())).toEqual([]);
+    expect(await rig.jobs()).toEqual([]);
     expect(rig.github.comments).toEqual([]);
   });
 
@@ -54,7 +58,7 @@ describe("what the app refuses, ignores or reports as failed, end to end", () =>
     await rig.setUp({ config: "label: magis\ntop_k: many\ndraft: sometimes\nunknown_field: 1\n" });
     await rig.app.deliver("issues", labeledPayload({ installationId: INSTALLATION }), "d-config");
     await rig.app.services.settled();
-    expect((await rig.jobs())).toEqual([]);
+    expect(await rig.jobs()).toEqual([]);
     expect(rig.github.comments).toHaveLength(1);
     const [comment] = rig.github.comments;
     for (const field of ["top_k", "draft", "unknown_field"]) expect(comment!.body).toContain(field);
@@ -85,7 +89,7 @@ describe("what the app refuses, ignores or reports as failed, end to end", () =>
     await rig.app.deliver("issues", pull, "d-pull");
     await rig.app.deliver("issue_comment", retryOnPull, "d-pull-retry");
     await rig.app.services.settled();
-    expect((await rig.jobs())).toEqual([]);
+    expect(await rig.jobs()).toEqual([]);
     expect(rig.github.requests.filter((r) => !r.path.includes("access_tokens"))).toEqual([]);
   });
 
@@ -93,7 +97,7 @@ describe("what the app refuses, ignores or reports as failed, end to end", () =>
     await rig.setUp({ brokenModel: true });
     await rig.app.deliver("issues", labeledPayload({ installationId: INSTALLATION }), "d-fail");
     await rig.app.services.settled();
-    const [job] = (await rig.jobs());
+    const [job] = await rig.jobs();
     expect(job).toMatchObject({ status: "failed", stage: "locate" });
     const [status] = rig.github.comments;
     expect(status!.history.length).toBeGreaterThan(1);
@@ -105,6 +109,6 @@ describe("what the app refuses, ignores or reports as failed, end to end", () =>
     expect(rig.github.reactions.map((r) => r.content)).toEqual(["eyes", "confused"]);
     expect(rig.botBranches()).toBe("");
     expect(rig.github.pulls).toEqual([]);
-    expect((await rig.everythingWritten())).not.toContain(TOKEN);
+    expect(await rig.everythingWritten()).not.toContain(TOKEN);
   });
 });

@@ -33,12 +33,18 @@ describe("the app uninstalled", () => {
     expect(await rig.app.deliver("installation_repositories", examplePayload("installation_repositories", "removed"), "d-repo-removed")).toBe(200);
     expect(await remembers("octocat/hello-world")).toBe(false);
     expect(await remembers("octocat/spoon-knife")).toBe(true);
-    expect(rig.app.logs.some((line) => line.includes("octocat/hello-world taken from the installation: cancelled 0 of their jobs and forgot the 2 files the memory held of them"))).toBe(true);
+    expect(
+      rig.app.logs.some((line) =>
+        line.includes("octocat/hello-world taken from the installation: cancelled 0 of their jobs and forgot the 2 files the memory held of them"),
+      ),
+    ).toBe(true);
 
     expect(await rig.app.deliver("installation", examplePayload("installation", "deleted"), "d-app-removed")).toBe(200);
     expect(await remembers("octocat/spoon-knife")).toBe(false);
     expect(await remembers("hubot/hello-world")).toBe(true);
-    expect(rig.app.logs.some((line) => line.includes("the app was removed by octocat, from all its repositories: cancelled 0 of their jobs and forgot the 2 files"))).toBe(true);
+    expect(
+      rig.app.logs.some((line) => line.includes("the app was removed by octocat, from all its repositories: cancelled 0 of their jobs and forgot the 2 files")),
+    ).toBe(true);
     // Neither is a trigger: nothing recorded, no job.
     expect(await rig.jobs()).toEqual([]);
   });
@@ -49,7 +55,13 @@ describe("the app uninstalled", () => {
     held = holdSqliteLock(path.join(rig.root, "magis.db"));
     const payload = examplePayload("installation", "deleted");
     expect(await rig.app.deliver("installation", payload, "d-locked")).toBe(500);
-    expect(rig.app.logs.some((line) => line.includes("the app was removed by octocat, from all its repositories, but what the app holds of them could not all be forgotten; redeliver this webhook"))).toBe(true);
+    expect(
+      rig.app.logs.some((line) =>
+        line.includes(
+          "the app was removed by octocat, from all its repositories, but what the app holds of them could not all be forgotten; redeliver this webhook",
+        ),
+      ),
+    ).toBe(true);
     held.release();
     held = undefined;
     expect(await remembers("octocat/hello-world")).toBe(true);

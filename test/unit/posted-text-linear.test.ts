@@ -23,7 +23,10 @@ describe("the guards on posted text run in linear time", () => {
       `};`,
       `console.log(JSON.stringify(out));`,
     ].join("\n");
-    const { stdout } = await promisify(execFile)(process.execPath, ["--import", "tsx", "--input-type=module", "-e", code], { timeout: 60_000, killSignal: "SIGKILL" });
+    const { stdout } = await promisify(execFile)(process.execPath, ["--import", "tsx", "--input-type=module", "-e", code], {
+      timeout: 60_000,
+      killSignal: "SIGKILL",
+    });
     expect(JSON.parse(stdout)).toEqual({ sk: 399_999, skDigit: "[redacted]", dots: 400_000, links: 400_000, spaces: 1, lines: "a b" });
   }, 90_000);
 });

@@ -46,12 +46,16 @@ describe("loading and rendering", () => {
 
   it("fails loudly on a missing or an unknown variable, naming prompt and variable", () => {
     expect(() => renderPrompt(judge(), { path: "a.ts" })).toThrow('Prompt "judge-file": variable "summary" is missing.');
-    expect(() => renderPrompt(judge(), { path: "a.ts", summary: "s", extra: 1 })).toThrow(/Prompt "judge-file": variable "extra" is not one of its variables \(path, summary\)/);
+    expect(() => renderPrompt(judge(), { path: "a.ts", summary: "s", extra: 1 })).toThrow(
+      /Prompt "judge-file": variable "extra" is not one of its variables \(path, summary\)/,
+    );
   });
 
   it("rejects templates whose placeholders differ from the declared variables", () => {
     expect(() => loadPrompt("undeclared-placeholder", { dir: fixtures })).toThrow(/Prompt "undeclared-placeholder" .*placeholder \{\{path\}\} is not declared/);
-    expect(() => loadPrompt("unused-variable", { dir: fixtures })).toThrow(/Prompt "unused-variable" .*variable path is declared but the template never uses it/);
+    expect(() => loadPrompt("unused-variable", { dir: fixtures })).toThrow(
+      /Prompt "unused-variable" .*variable path is declared but the template never uses it/,
+    );
   });
 
   it("rejects files without the two headings or with an unknown agent", () => {

@@ -3,7 +3,13 @@ import { test } from "node:test";
 import { cartTotal, formatPrice, inStock } from "../src/index.js";
 
 test("cartTotal counts every unit of an item", () => {
-  assert.equal(cartTotal([{ sku: "pen", price: 250, quantity: 3 }, { sku: "pad", price: 100, quantity: 1 }]), 850);
+  assert.equal(
+    cartTotal([
+      { sku: "pen", price: 250, quantity: 3 },
+      { sku: "pad", price: 100, quantity: 1 },
+    ]),
+    850,
+  );
 });
 
 test("cartTotal counts an item saved without a quantity once", () => {

@@ -130,9 +130,7 @@ export async function migratePostgres(pool: pg.Pool, migrations: readonly Migrat
       const newest = Math.max(0, ...done);
       const known = Math.max(0, ...migrations.map((migration) => migration.version));
       if (newest > known) {
-        throw new Error(
-          `This database was migrated by a newer MAGIS (version ${newest}); run that version or newer (this one knows versions up to ${known}).`,
-        );
+        throw new Error(`This database was migrated by a newer MAGIS (version ${newest}); run that version or newer (this one knows versions up to ${known}).`);
       }
       const next = migrations.find((migration) => !done.has(migration.version));
       if (!next) return null;

@@ -12,7 +12,12 @@ export class PostgresJobStore implements JobStore {
   ) {}
 
   /** As the contract says; `db` is a client in a transaction of the caller's (the queue records and enqueues in one). */
-  async add(job: NewJob, status: "queued" | "declined" = "queued", detail: string | null = null, db: pg.Pool | pg.PoolClient = this.pool): Promise<JobRecord | null> {
+  async add(
+    job: NewJob,
+    status: "queued" | "declined" = "queued",
+    detail: string | null = null,
+    db: pg.Pool | pg.PoolClient = this.pool,
+  ): Promise<JobRecord | null> {
     const at = this.now();
     // ON CONFLICT DO NOTHING: of two processes adding one delivery at once, one inserts and the other gets no row.
     const { rows } = await db.query<JobRow>(
@@ -77,11 +82,7 @@ export class PostgresJobStore implements JobStore {
 
   /** One statement, so all the jobs are cancelled or none. */
   async cancel(ids: readonly number[], reason: string): Promise<void> {
-    await this.pool.query("UPDATE jobs SET status = 'cancelled', detail = $2, updated_at = $3 WHERE id = ANY($1::bigint[])", [
-      ids,
-      reason,
-      this.now(),
-    ]);
+    await this.pool.query("UPDATE jobs SET status = 'cancelled', detail = $2, updated_at = $3 WHERE id = ANY($1::bigint[])", [ids, reason, this.now()]);
   }
 
   private async one(sql: string, values: unknown[]): Promise<JobRecord | null> {

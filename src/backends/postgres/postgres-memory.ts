@@ -38,10 +38,10 @@ export class PostgresMemoryStore implements MemoryStore {
 
   async forget({ repos = [], owners = [] }: { repos?: string[]; owners?: string[] }): Promise<number> {
     // Owners compared as a prefix, not with LIKE: `_` in a name is a character, not a wildcard.
-    const { rowCount } = await this.pool.query(
-      "DELETE FROM custodian_memory WHERE repo = ANY($1::text[]) OR left(repo, strpos(repo, '/')) = ANY($2::text[])",
-      [repos, owners.map((owner) => `${owner}/`)],
-    );
+    const { rowCount } = await this.pool.query("DELETE FROM custodian_memory WHERE repo = ANY($1::text[]) OR left(repo, strpos(repo, '/')) = ANY($2::text[])", [
+      repos,
+      owners.map((owner) => `${owner}/`),
+    ]);
     return rowCount ?? 0;
   }
 }

@@ -20,7 +20,8 @@ const CLAIM_PAUSE_MS = 500;
 export { LOST_REASON } from "./postgres-sweeps.js";
 
 /** The reason recorded for a job whose worker could not record how it ended; its status comment on the issue says it. */
-export const UNRECORDED_REASON = "the worker that ran it could not record how the run ended (the database failed the write or could not be reached); its status comment on the issue says how it ended";
+export const UNRECORDED_REASON =
+  "the worker that ran it could not record how the run ended (the database failed the write or could not be reached); its status comment on the issue says how it ended";
 
 /** The reason a job is stopped with when its worker shuts down before it finished: it runs again on another worker. */
 export const HANDED_BACK_REASON = "the worker running it is shutting down; the run was handed back and starts again from the beginning on another worker";
@@ -118,7 +119,9 @@ export class PostgresQueue implements JobQueue {
     await this.register();
     this.heartbeat = setInterval(() => {
       this.stopJobsIfCutOff();
-      this.beating = this.beat().catch((error: unknown) => this.options.log.warn({ worker: this.workerId, error: logged(error) }, "the worker's heartbeat failed; retrying"));
+      this.beating = this.beat().catch((error: unknown) =>
+        this.options.log.warn({ worker: this.workerId, error: logged(error) }, "the worker's heartbeat failed; retrying"),
+      );
     }, this.heartbeatMs);
     // graphile-worker's pool locks the jobs it takes under its id: recorded with this worker, a lost worker's jobs are
     // freed even when it was killed after taking one and before claiming it.
@@ -256,10 +259,11 @@ export class PostgresQueue implements JobQueue {
       await lockKey(client, job.key);
       const { rows } = await client.query<{ cancel_reason: string | null }>("SELECT cancel_reason FROM jobs WHERE id = $1", [job.id]);
       if (rows[0]?.cancel_reason) return rows[0].cancel_reason;
-      await client.query(
-        "UPDATE jobs SET status = 'queued', stage = NULL, worker = NULL, lock_holder = NULL, detail = $2, updated_at = $3 WHERE id = $1",
-        [job.id, HANDED_BACK_REASON, Date.now()],
-      );
+      await client.query("UPDATE jobs SET status = 'queued', stage = NULL, worker = NULL, lock_holder = NULL, detail = $2, updated_at = $3 WHERE id = $1", [
+        job.id,
+        HANDED_BACK_REASON,
+        Date.now(),
+      ]);
       await enqueue(client, job.id, job.key, runAt);
       return null;
     });
@@ -348,7 +352,8 @@ export class PostgresQueue implements JobQueue {
 
   /** Queues again the jobs graphile-worker gave up before they started (see requeueStranded). */
   private async requeueGivenUp(): Promise<void> {
-    for (const id of await requeueStranded(this.beatPool!)) this.options.log.warn({ job: id }, `queued job ${id} again: graphile-worker had given it up before it could start`);
+    for (const id of await requeueStranded(this.beatPool!))
+      this.options.log.warn({ job: id }, `queued job ${id} again: graphile-worker had given it up before it could start`);
   }
 }
 

@@ -22,8 +22,15 @@ export class PostgresTriggerStore implements TriggerStore {
        ON CONFLICT (delivery) DO UPDATE SET outcome = NULL, detail = NULL, decided_at = NULL, claimed_until = excluded.claimed_until
        WHERE triggers.outcome = 'failed'`,
       [
-        trigger.delivery, trigger.event, trigger.installationId, trigger.owner, trigger.repo, trigger.number, JSON.stringify(trigger.payload),
-        trigger.receivedAt, this.now() + leaseMs,
+        trigger.delivery,
+        trigger.event,
+        trigger.installationId,
+        trigger.owner,
+        trigger.repo,
+        trigger.number,
+        JSON.stringify(trigger.payload),
+        trigger.receivedAt,
+        this.now() + leaseMs,
       ],
     );
     return rowCount !== 0;

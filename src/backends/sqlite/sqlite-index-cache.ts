@@ -1,7 +1,6 @@
 import { prepareLater, type Db } from "./database.js";
 import { DEFAULT_INDEX_CACHE_BYTES, type TermCache } from "../../store/store.js";
 
-
 /**
  * What the Custodian's index learned of each file, by git blob id (and extension): its term counts and
  * its definitions, as JSON. Blob ids name contents, so an entry serves any later job on any commit of
@@ -11,7 +10,9 @@ import { DEFAULT_INDEX_CACHE_BYTES, type TermCache } from "../../store/store.js"
 export class SqliteIndexCache implements TermCache {
   // Prepared on first use: the store is made before its migrations create the table.
   private readonly selectTerms = prepareLater(() => this.db.prepare<[string], { terms: string }>("SELECT terms FROM index_cache WHERE key = ?"));
-  private readonly selectDefinitions = prepareLater(() => this.db.prepare<[string], { definitions: string | null }>("SELECT definitions FROM index_cache WHERE key = ?"));
+  private readonly selectDefinitions = prepareLater(() =>
+    this.db.prepare<[string], { definitions: string | null }>("SELECT definitions FROM index_cache WHERE key = ?"),
+  );
   private readonly insert = prepareLater(() =>
     // A key names a blob's bytes and the format they were read in: terms written again for it (two jobs on one
     // repository at once) are the same terms, and the definitions stored with them still hold.
@@ -74,7 +75,9 @@ export class SqliteIndexCache implements TermCache {
 
   /** Forgets everything (benchmarks start cold with it). */
   async clear(): Promise<void> {
-    this.oldest().all().forEach((row) => this.remove().run(row.key));
+    this.oldest()
+      .all()
+      .forEach((row) => this.remove().run(row.key));
   }
 
   /** Evicts the least recently used entries until a tenth of the bound is free, so the next jobs do not evict again at once. */

@@ -47,7 +47,9 @@ export class SqliteJobStore implements JobStore {
 
   async start(id: number, stage: string, worker: string | null = null): Promise<void> {
     const at = this.now();
-    this.db.prepare("UPDATE jobs SET status = 'running', stage = ?, detail = NULL, worker = ?, started_at = ?, updated_at = ? WHERE id = ?").run(stage, worker, at, at, id);
+    this.db
+      .prepare("UPDATE jobs SET status = 'running', stage = ?, detail = NULL, worker = ?, started_at = ?, updated_at = ? WHERE id = ?")
+      .run(stage, worker, at, at, id);
   }
 
   async setStage(id: number, stage: string): Promise<void> {

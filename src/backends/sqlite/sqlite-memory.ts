@@ -18,7 +18,9 @@ export class SqliteMemory implements MemoryStore {
   readonly index: SqliteIndexCache;
   // Prepared on first use: the store is made before its migrations create the table.
   private readonly select = prepareLater(() =>
-    this.db.prepare<[string, string], { blob_id: string; summary: string; content: Buffer }>("SELECT blob_id, summary, content FROM custodian_memory WHERE repo = ? AND path = ?"),
+    this.db.prepare<[string, string], { blob_id: string; summary: string; content: Buffer }>(
+      "SELECT blob_id, summary, content FROM custodian_memory WHERE repo = ? AND path = ?",
+    ),
   );
   private readonly upsert = prepareLater(() =>
     this.db.prepare<[string, string, string, string, Buffer, number]>(

@@ -88,7 +88,9 @@ export function migrateSqlite(db: Db, migrations: readonly Migration[] = SQLITE_
       const newest = Math.max(0, ...done);
       const known = Math.max(0, ...migrations.map((m) => m.version));
       if (newest > known) {
-        throw new Error(`${db.name} was migrated by a newer MAGIS (schema version ${newest}; this one knows up to ${known}): run that version or newer, or point MAGIS_DB at another file`);
+        throw new Error(
+          `${db.name} was migrated by a newer MAGIS (schema version ${newest}; this one knows up to ${known}): run that version or newer, or point MAGIS_DB at another file`,
+        );
       }
       const applied: number[] = [];
       for (const migration of migrations) {

@@ -85,7 +85,13 @@ export class InProcessQueue implements JobQueue {
     // Off the queue before the write awaits, so pump cannot start them meanwhile; back on it if the write fails.
     this.pending.splice(0, this.pending.length, ...this.pending.filter((job) => !matches(job)));
     try {
-      if (queued.length > 0) await this.webhookCall(() => this.store.cancel(queued.map((job) => job.id), reason));
+      if (queued.length > 0)
+        await this.webhookCall(() =>
+          this.store.cancel(
+            queued.map((job) => job.id),
+            reason,
+          ),
+        );
     } catch (error) {
       this.pending.push(...queued);
       this.pending.sort((a, b) => a.id - b.id);
@@ -164,6 +170,4 @@ export class InProcessQueue implements JobQueue {
   private startUpCall<T>(call: () => T | Promise<T>): Promise<T> {
     return atStartUp(call, this.store.where, this.options.log, this.waits.startUp);
   }
-
 }
-

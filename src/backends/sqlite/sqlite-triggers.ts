@@ -27,8 +27,15 @@ export class SqliteTriggerStore implements TriggerStore {
          WHERE outcome = 'failed'`,
       )
       .run(
-        trigger.delivery, trigger.event, trigger.installationId, trigger.owner, trigger.repo, trigger.number, JSON.stringify(trigger.payload),
-        trigger.receivedAt, this.now() + leaseMs,
+        trigger.delivery,
+        trigger.event,
+        trigger.installationId,
+        trigger.owner,
+        trigger.repo,
+        trigger.number,
+        JSON.stringify(trigger.payload),
+        trigger.receivedAt,
+        this.now() + leaseMs,
       );
     return info.changes > 0;
   }

@@ -44,7 +44,12 @@ export async function duringWebhook<T>(call: () => T | Promise<T>, file: string,
  * A store call at start-up (migrations, taking up what an earlier process left): nothing is served yet, so it waits
  * as long as another process's lock lasts, saying so every minute, and once more when the store is free.
  */
-export async function atStartUp<T>(call: () => T | Promise<T>, where: string, log: Pick<QueueLog, "info" | "warn">, wait: LockWait = DEFAULT_STORE_WAITS.startUp): Promise<T> {
+export async function atStartUp<T>(
+  call: () => T | Promise<T>,
+  where: string,
+  log: Pick<QueueLog, "info" | "warn">,
+  wait: LockWait = DEFAULT_STORE_WAITS.startUp,
+): Promise<T> {
   let saidAt = -Infinity;
   const result = await retryWhileLocked(call, wait, (_tries, waitedMs) => {
     if (waitedMs - saidAt < 60_000) return;

@@ -106,7 +106,14 @@ export async function outlineFile(
     if (functionsOpen === 0) {
       row = rows.length;
       const parent = open.length > 0 ? open[open.length - 1]!.row : null;
-      rows.push({ text: `${indent(open.length)}${describe(definition)}`, name: definition.name, depth: open.length, line: definition.line, endLine: definition.endLine, parent });
+      rows.push({
+        text: `${indent(open.length)}${describe(definition)}`,
+        name: definition.name,
+        depth: open.length,
+        line: definition.line,
+        endLine: definition.endLine,
+        parent,
+      });
     }
     open.push({ endLine: definition.endLine, row, isFunction });
     if (isFunction) functionsOpen++;

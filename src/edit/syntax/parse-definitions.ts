@@ -20,15 +20,42 @@ export interface Definition {
 
 // Node types of the shipped grammars that introduce a class-like or a function-like definition.
 const CLASS_TYPES = new Set([
-  "class_definition", "class_declaration", "abstract_class_declaration", "class_specifier", "struct_specifier",
-  "struct_item", "enum_item", "trait_item", "union_item", "interface_declaration", "enum_declaration", "record_declaration",
-  "struct_declaration", "protocol_declaration", "object_declaration", "object_definition", "trait_definition",
-  "type_spec", "class", "module", "contract_declaration", "module_binding",
+  "class_definition",
+  "class_declaration",
+  "abstract_class_declaration",
+  "class_specifier",
+  "struct_specifier",
+  "struct_item",
+  "enum_item",
+  "trait_item",
+  "union_item",
+  "interface_declaration",
+  "enum_declaration",
+  "record_declaration",
+  "struct_declaration",
+  "protocol_declaration",
+  "object_declaration",
+  "object_definition",
+  "trait_definition",
+  "type_spec",
+  "class",
+  "module",
+  "contract_declaration",
+  "module_binding",
 ]);
 const FUNCTION_TYPES = new Set([
-  "function_definition", "function_declaration", "generator_function_declaration", "method_definition",
-  "method_declaration", "function_item", "function_signature_item", "method", "singleton_method",
-  "constructor_declaration", "abstract_method_signature", "function_signature",
+  "function_definition",
+  "function_declaration",
+  "generator_function_declaration",
+  "method_definition",
+  "method_declaration",
+  "function_item",
+  "function_signature_item",
+  "method",
+  "singleton_method",
+  "constructor_declaration",
+  "abstract_method_signature",
+  "function_signature",
 ]);
 // Type aliases are class-like for the index: an issue naming `Options` means the file declaring it.
 const TYPE_TYPES = new Set(["type_alias_declaration", "type_item", "type_binding"]);
@@ -40,10 +67,21 @@ const NAME_TYPES = new Set(["assignment", "variable_declarator", "const_spec", "
 const BASE_FIELDS = ["superclasses", "superclass"];
 const BASE_TYPES = new Set(["class_heritage", "base_class_clause", "superclass", "super_interfaces", "delegation_specifiers", "delegation_specifier"]);
 const NOT_BASES = new Set(["extends", "implements", "public", "private", "protected", "virtual", "object", "metaclass"]);
-const NAME_NODES = new Set(["identifier", "type_identifier", "field_identifier", "constant", "property_identifier", "name", "simple_identifier", "destructor_name", "operator_name"]);
+const NAME_NODES = new Set([
+  "identifier",
+  "type_identifier",
+  "field_identifier",
+  "constant",
+  "property_identifier",
+  "name",
+  "simple_identifier",
+  "destructor_name",
+  "operator_name",
+]);
 const SIGNATURE_CHARS = 160;
 // Expressions and literals hold no definitions worth an index entry (lambdas, closures); not entering them saves most of the walk.
-const LEAF_TYPES = /^(call|call_expression|argument_list|arguments|string|comment|binary_expression|unary_expression|return_statement|.*_literal|integer|float)$/;
+const LEAF_TYPES =
+  /^(call|call_expression|argument_list|arguments|string|comment|binary_expression|unary_expression|return_statement|.*_literal|integer|float)$/;
 
 // Kotlin's grammar names no field: a class's name is its first type identifier, a function's its first simple one
 // (after its modifiers, type parameters and receiver type, which are nodes of their own).
@@ -112,7 +150,11 @@ function signatureOf(node: Node, source: string, container: Node): string {
   // A definition the parser could not read whole (`class A(:`) has no body to stop at: its first line is its header.
   const firstLine = Math.min(node.endIndex, source.indexOf("\n", node.startIndex) >>> 0);
   const end = body && body.startIndex > node.startIndex && !node.hasError ? body.startIndex : firstLine;
-  let header = source.slice(node.startIndex, end).replace(/\s+/g, " ").replace(/\s*[{:=]?\s*$/, "").trim();
+  let header = source
+    .slice(node.startIndex, end)
+    .replace(/\s+/g, " ")
+    .replace(/\s*[{:=]?\s*$/, "")
+    .trim();
   if (OCAML_DEFINITIONS.test(container.type) && container.firstNamedChild?.id === node.id) {
     const keyword = /^let(?: rec)?|^\w+/.exec(source.slice(container.startIndex, container.startIndex + 8))?.[0];
     if (keyword) header = `${keyword} ${header}`;
@@ -121,7 +163,8 @@ function signatureOf(node: Node, source: string, container: Node): string {
 }
 
 // What a top-level name may sit in between it and the root: `export const A = …`, `const A = …`, a decorator.
-const TOP_LEVEL_WRAPPERS = /^(expression_statement|export_statement|lexical_declaration|variable_declaration|const_declaration|var_declaration|decorated_definition)$/;
+const TOP_LEVEL_WRAPPERS =
+  /^(expression_statement|export_statement|lexical_declaration|variable_declaration|const_declaration|var_declaration|decorated_definition)$/;
 
 /** The definition whose body a walk is in: its name, and whether it is class-like (so that a function there is a method). */
 interface Owner {
@@ -162,7 +205,10 @@ function collect(root: Node, source: string): Definition[] {
         const owner = named.scope ?? receiver ?? parent?.name;
         const kind = isClass ? "class" : named.scope || receiver || parent?.isClass ? "method" : "function";
         found.push({
-          name: named.name, kind, line: child.startPosition.row + 1, endLine: child.endPosition.row + 1,
+          name: named.name,
+          kind,
+          line: child.startPosition.row + 1,
+          endLine: child.endPosition.row + 1,
           ...(owner ? { parent: owner } : {}),
           ...(isClass && basesOf(child) ? { bases: basesOf(child) } : {}),
           signature: signatureOf(child, source, frame.node),
@@ -183,7 +229,14 @@ function collect(root: Node, source: string): Definition[] {
         const kind = takes ? (parent?.isClass ? "method" : "function") : parent === null ? "name" : null;
         if (kind) {
           const signature = signatureOf(child, source, frame.node).split(" = ")[0]!;
-          found.push({ name: pattern.text, kind, line: child.startPosition.row + 1, endLine: child.endPosition.row + 1, ...(parent ? { parent: parent.name } : {}), signature });
+          found.push({
+            name: pattern.text,
+            kind,
+            line: child.startPosition.row + 1,
+            endLine: child.endPosition.row + 1,
+            ...(parent ? { parent: parent.name } : {}),
+            signature,
+          });
         }
         if (takes) inner = { name: pattern.text, isClass: false };
       }
@@ -193,7 +246,13 @@ function collect(root: Node, source: string): Definition[] {
     } else if (NAME_TYPES.has(type) && frame.topLevel) {
       const left = child.childForFieldName("left") ?? child.childForFieldName("name");
       if (left && NAME_NODES.has(left.type)) {
-        found.push({ name: left.text, kind: "name", line: child.startPosition.row + 1, endLine: child.endPosition.row + 1, signature: signatureOf(child, source, frame.node).split(" = ")[0]! });
+        found.push({
+          name: left.text,
+          kind: "name",
+          line: child.startPosition.row + 1,
+          endLine: child.endPosition.row + 1,
+          signature: signatureOf(child, source, frame.node).split(" = ")[0]!,
+        });
       }
       continue;
     } else if (LEAF_TYPES.test(type)) {

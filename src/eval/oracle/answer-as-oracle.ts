@@ -65,7 +65,8 @@ function applyWithin(changes: PatchChange[], start: number, window: string[]): s
   const lines = [...window];
   const end = start + window.length - 1;
   for (const change of [...changes].reverse()) {
-    if (change.removed.length > 0 && change.start >= start && change.end <= end) lines.splice(change.start - start, change.end - change.start + 1, ...change.added);
+    if (change.removed.length > 0 && change.start >= start && change.end <= end)
+      lines.splice(change.start - start, change.end - change.start + 1, ...change.added);
     else if (change.removed.length === 0 && change.start >= start - 1 && change.start <= end) lines.splice(change.start - start + 1, 0, ...change.added);
   }
   return lines;

@@ -47,7 +47,11 @@ export function explainLosses(instance: BenchInstance, run: InstanceRun): Oracle
     }
     const coverage = lineCoverage(goldSection(instance.patch!, file.path), outcome.diff) ?? 1;
     const same = applyGold(instance.patch!, file.path, outcome.before) === outcome.after;
-    if (coverage < 1 && same) loss("same-text-other-diff", `the file is exactly as the gold patch leaves it, but the diff aligns blank lines differently, so Eq. 1 counts ${Math.round(100 * coverage)} %`);
+    if (coverage < 1 && same)
+      loss(
+        "same-text-other-diff",
+        `the file is exactly as the gold patch leaves it, but the diff aligns blank lines differently, so Eq. 1 counts ${Math.round(100 * coverage)} %`,
+      );
     else if (coverage < 1) loss("misplaced", `the kept change covers ${Math.round(100 * coverage)} % of the gold lines`);
     else if (!same) loss("changed-text", "the change is at the gold lines but its text differs from the gold text (re-indented or merged)");
   }

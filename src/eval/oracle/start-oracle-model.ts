@@ -39,7 +39,10 @@ export async function startOracleModel(): Promise<OracleModel> {
       const promptTokens = Math.ceil(body.messages.reduce((n, m) => n + m.content.length, 0) / 4);
       const completionTokens = Math.ceil(content.length / 4);
       send(res, 200, {
-        id: "chatcmpl-oracle", object: "chat.completion", created: Math.floor(Date.now() / 1000), model: body.model,
+        id: "chatcmpl-oracle",
+        object: "chat.completion",
+        created: Math.floor(Date.now() / 1000),
+        model: body.model,
         choices: [{ index: 0, message: { role: "assistant", content, refusal: null }, logprobs: null, finish_reason: "stop" }],
         usage: { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens },
       });

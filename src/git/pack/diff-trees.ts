@@ -27,7 +27,7 @@ function readEntries(readTree: ReadTree, oid: string): TreeEntry[] {
   const known = parsed.get(data);
   if (known) return known;
   const entries: TreeEntry[] = [];
-  for (let at = 0; at < data.length; ) {
+  for (let at = 0; at < data.length;) {
     const space = data.indexOf(0x20, at);
     const nul = data.indexOf(0, space + 1);
     if (space === -1 || nul === -1 || nul + 21 > data.length) throw new Error(`corrupt pack: the tree ${oid} ends inside an entry`);

@@ -94,11 +94,17 @@ export async function fetchShallowPack(
   const body = [pktLine(`want ${head} ${wanted}\n`), ...held.shallow, pktLine("deepen 1\n"), FLUSH, ...held.have, pktLine("done\n")];
   return {
     head,
-    ...(await requestPack(http, { base, headers }, body, {
-      maxBytes,
-      overLimit: `the git server at ${base} sent more than ${Math.round(maxBytes / 2 ** 20)} MB for one commit, more than the repository's size allows; the clone stopped there`,
-      noPack: `the git server at ${base} ended its answer without a pack; try again later`,
-    }, into)),
+    ...(await requestPack(
+      http,
+      { base, headers },
+      body,
+      {
+        maxBytes,
+        overLimit: `the git server at ${base} sent more than ${Math.round(maxBytes / 2 ** 20)} MB for one commit, more than the repository's size allows; the clone stopped there`,
+        noPack: `the git server at ${base} ended its answer without a pack; try again later`,
+      },
+      into,
+    )),
   };
 }
 
@@ -124,12 +130,21 @@ export async function fetchHistoryPack(
     if (!capabilities.has(needed)) throw new Error(`the git server at ${base} cannot send the history since a date (it lacks the '${needed}' capability)`);
   }
   if (!capabilities.has("filter")) {
-    throw new Error(`the git server at ${base} cannot send history without file contents (it lacks the 'filter' capability; a git server sends it with uploadpack.allowFilter)`);
+    throw new Error(
+      `the git server at ${base} cannot send history without file contents (it lacks the 'filter' capability; a git server sends it with uploadpack.allowFilter)`,
+    );
   }
   const wanted = wantedCapabilities(capabilities, base, ["ofs-delta", "shallow", "deepen-since", "filter"]);
   // No `shallow` line goes with the `have`: the server takes every ancestor of it as held, and sends none of them.
   const held = have ? [pktLine(`have ${have}\n`)] : [];
-  const body = [pktLine(`want ${head} ${wanted}\n`), pktLine(`deepen-since ${Math.floor(since)}\n`), pktLine("filter blob:none\n"), FLUSH, ...held, pktLine("done\n")];
+  const body = [
+    pktLine(`want ${head} ${wanted}\n`),
+    pktLine(`deepen-since ${Math.floor(since)}\n`),
+    pktLine("filter blob:none\n"),
+    FLUSH,
+    ...held,
+    pktLine("done\n"),
+  ];
   return requestPack(http, advertised, body, {
     maxBytes,
     overLimit: `the git server at ${base} sent more than ${describeBytes(maxBytes)} of history, the most a checkout reads; the history was left out`,
@@ -256,15 +271,14 @@ async function readPackAnswer(
       else if (text === "NAK" || text.startsWith("ACK")) {
         acknowledged = true;
         common = text.startsWith("ACK");
-      }
-      else if (text.startsWith("ERR ")) throw new Error(`the git server at ${base} refused the fetch: ${text.slice(4)}`);
+      } else if (text.startsWith("ERR ")) throw new Error(`the git server at ${base} refused the fetch: ${text.slice(4)}`);
       else if (!text.startsWith("unshallow ")) throw new Error(`the git server at ${base} sent '${text.slice(0, 80)}' where a shallow line or NAK belongs`);
       continue;
     }
     if (line[0] === PACK_DATA) {
       pack.add(line.subarray(1));
-    }
-    else if (line[0] === SERVER_ERROR) throw new Error(`the git server at ${base} failed while sending the pack: ${line.subarray(1).toString("utf8").trim()}`);
+    } else if (line[0] === SERVER_ERROR)
+      throw new Error(`the git server at ${base} failed while sending the pack: ${line.subarray(1).toString("utf8").trim()}`);
   }
   if (pack.received === 0) throw new Error(noPack);
   return { pack: pack.pack(), shallow, common };

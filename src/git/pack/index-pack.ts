@@ -34,7 +34,8 @@ function readPackHeader(pack: Buffer): number {
 function readEntry(bytes: Buffer, start: number, visit: VisitObject | undefined): { entry: PackEntry; next: number } {
   const header = readEntryHeader(bytes, start);
   const inflated = inflateAt(bytes, header.data, header.size);
-  if (inflated.data.length !== header.size) throw new Error(`corrupt pack: the entry at byte ${start} inflates to ${inflated.data.length} bytes, its header says ${header.size}`);
+  if (inflated.data.length !== header.size)
+    throw new Error(`corrupt pack: the entry at byte ${start} inflates to ${inflated.data.length} bytes, its header says ${header.size}`);
   const next = header.data + inflated.used;
   // A whole object is named now, while it is inflated; deltas wait for their bases.
   const oid = header.base === undefined ? gitObjectId(OBJECT_TYPES[header.type]!, inflated.data) : undefined;
@@ -47,12 +48,23 @@ function readEntry(bytes: Buffer, start: number, visit: VisitObject | undefined)
  * to `visit`. `from` are the entries already read from the pack's start as it arrived (see PackArriving), the rest
  * following them.
  */
-async function readEntries(pack: Buffer, pause: Pause, visit?: VisitObject, from: { entries: PackEntry[]; at: number } = { entries: [], at: 12 }): Promise<PackEntry[]> {
+async function readEntries(
+  pack: Buffer,
+  pause: Pause,
+  visit?: VisitObject,
+  from: { entries: PackEntry[]; at: number } = { entries: [], at: 12 },
+): Promise<PackEntry[]> {
   // A header and a checksum at least, as before any other check.
   if (pack.length < 32) throw new Error("corrupt pack: it does not start with 'PACK'");
   const count = readPackHeader(pack);
   const body = pack.subarray(0, pack.length - 20);
-  if (!createHash("sha1").update(body).digest().equals(pack.subarray(pack.length - 20))) throw new Error("corrupt pack: its checksum does not match its bytes");
+  if (
+    !createHash("sha1")
+      .update(body)
+      .digest()
+      .equals(pack.subarray(pack.length - 20))
+  )
+    throw new Error("corrupt pack: its checksum does not match its bytes");
   const entries = from.entries;
   let at = from.at;
   for (let i = entries.length; i < count; i++) {
@@ -275,6 +287,9 @@ function writeIndex(entries: PackEntry[], packChecksum: Buffer): Buffer {
     }
   }
   packChecksum.copy(index, largeAt);
-  createHash("sha1").update(index.subarray(0, largeAt + 20)).digest().copy(index, largeAt + 20);
+  createHash("sha1")
+    .update(index.subarray(0, largeAt + 20))
+    .digest()
+    .copy(index, largeAt + 20);
   return index;
 }

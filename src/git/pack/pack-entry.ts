@@ -61,7 +61,8 @@ export class CutShort extends Error {}
  * before it is inflated whole, and so is an entry declaring more than MAX_OBJECT_BYTES.
  */
 export function inflateAt(bytes: Buffer, at: number, size = MAX_OBJECT_BYTES): { data: Buffer; used: number } {
-  if (size > MAX_OBJECT_BYTES) throw new Error(`corrupt pack: the entry at byte ${at} declares ${size} bytes, more than the ${MAX_OBJECT_BYTES / 2 ** 20} MB one object may have`);
+  if (size > MAX_OBJECT_BYTES)
+    throw new Error(`corrupt pack: the entry at byte ${at} declares ${size} bytes, more than the ${MAX_OBJECT_BYTES / 2 ** 20} MB one object may have`);
   try {
     // Output of the declared size, in one piece up to 16 MB: zlib's default 16 KB pieces would leave every smaller
     // object a view on a 16 KB buffer of its own, which a clone holding thousands of them would pay for many times over.

@@ -9,7 +9,6 @@ export interface PackedObject {
   data: Buffer;
 }
 
-
 /** Where each object of one pack starts, from its version-2 `.idx` (what isomorphic-git and git write). */
 function readIndex(idx: Buffer, file: string): Map<string, number> {
   if (idx.readUInt32BE(0) !== 0xff744f63 || idx.readUInt32BE(4) !== 2) throw new Error(`${file}: not a version 2 pack index`);
@@ -49,7 +48,10 @@ export class PackObjects {
   constructor(from: string | { folder: string; packs: string[] }) {
     const { folder, packs } = typeof from === "string" ? packsOf(from) : from;
     for (const pack of packs) {
-      this.packs.push({ bytes: fs.readFileSync(path.join(folder, `${pack}.pack`)), starts: readIndex(fs.readFileSync(path.join(folder, `${pack}.idx`)), `${pack}.idx`) });
+      this.packs.push({
+        bytes: fs.readFileSync(path.join(folder, `${pack}.pack`)),
+        starts: readIndex(fs.readFileSync(path.join(folder, `${pack}.idx`)), `${pack}.idx`),
+      });
     }
   }
 

@@ -30,10 +30,17 @@ export function parseCommit(data: Buffer, oid: string): ParsedCommit {
     if (key === "tree" && tree === undefined) tree = value;
     else if (key === "parent") parents.push(value);
     // `committer Name <email> 1700000000 +0100`: the time follows the last '>', as names may hold anything else.
-    else if (key === "committer") time = Number(value.slice(value.lastIndexOf(">") + 1).trim().split(" ")[0]);
+    else if (key === "committer")
+      time = Number(
+        value
+          .slice(value.lastIndexOf(">") + 1)
+          .trim()
+          .split(" ")[0],
+      );
     else if (key === "encoding") encoding = value.trim();
   }
-  if (!tree || !OID.test(tree) || !parents.every((parent) => OID.test(parent))) throw new Error(`corrupt pack: the commit ${oid} does not name its tree and parents by id`);
+  if (!tree || !OID.test(tree) || !parents.every((parent) => OID.test(parent)))
+    throw new Error(`corrupt pack: the commit ${oid} does not name its tree and parents by id`);
   if (!Number.isInteger(time)) throw new Error(`corrupt pack: the commit ${oid} has no committer time`);
   const body = blank === -1 ? Buffer.alloc(0) : data.subarray(blank + 2);
   return { tree, parents, time, message: decode(body, encoding).replace(/\n+$/, "") };

@@ -17,7 +17,10 @@ export class PktLineReader {
   private pending = Buffer.alloc(0);
   private readonly parts: AsyncIterator<Uint8Array>;
 
-  constructor(stream: AsyncIterable<Uint8Array>, private readonly what: string) {
+  constructor(
+    stream: AsyncIterable<Uint8Array>,
+    private readonly what: string,
+  ) {
     this.parts = stream[Symbol.asyncIterator]();
   }
 

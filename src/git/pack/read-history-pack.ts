@@ -36,7 +36,10 @@ export async function readHistoryObjects(pack: Buffer, pause: Pause = sliceWork(
     if (object.type === "commit") commits.set(object.oid, parseCommit(object.data, object.oid));
     else if (object.type === "tree") {
       // Deltas let a small pack hold trees many times its size; two years of sympy's inflate to 15 MB.
-      if ((kept += object.data.length) > maxTreeBytes) throw new Error(`the history's trees inflate to more than ${Math.round(maxTreeBytes / 2 ** 20)} MB, more than a checkout keeps; the history was left out`);
+      if ((kept += object.data.length) > maxTreeBytes)
+        throw new Error(
+          `the history's trees inflate to more than ${Math.round(maxTreeBytes / 2 ** 20)} MB, more than a checkout keeps; the history was left out`,
+        );
       trees.set(object.oid, object.data);
     }
   });

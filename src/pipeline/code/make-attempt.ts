@@ -1,6 +1,14 @@
 import { z } from "zod";
 import {
-  applyEdits, describeEncoding, findUnencodable, makeDiff, newSyntaxErrors, numberLines, splitFile, type Edit, type FileEncoding,
+  applyEdits,
+  describeEncoding,
+  findUnencodable,
+  makeDiff,
+  newSyntaxErrors,
+  numberLines,
+  splitFile,
+  type Edit,
+  type FileEncoding,
 } from "../../edit/index.js";
 import { formatIssue } from "../format-issue.js";
 import type { DeveloperRole, FileTask, IssueText, StageContext } from "../types.js";
@@ -56,7 +64,12 @@ export async function makeAttempt(ctx: StageContext, input: AttemptInput): Promi
     earlier_changes: input.earlierChanges,
     feedback: input.feedback,
   };
-  const located = await ctx.llm.ask({ agent: "developer", prompt: "developer-locate-lines", vars: { ...shared, outline: input.outline, numbered }, schema: rangesSchema });
+  const located = await ctx.llm.ask({
+    agent: "developer",
+    prompt: "developer-locate-lines",
+    vars: { ...shared, outline: input.outline, numbered },
+    schema: rangesSchema,
+  });
   const pathProblem = checkOwnPath(ctx, located.value.path, task.path);
   if (pathProblem) return { ok: false, error: pathProblem };
   const { lines } = splitFile(before);

@@ -21,7 +21,10 @@ export async function runCodingTasks(
   feedback: FileFeedback[] = [],
   tests: TestBench | null = null,
 ): Promise<TaskOutcome[]> {
-  const check = validatePlan(plan.steps, tasks.map((t) => t.path));
+  const check = validatePlan(
+    plan.steps,
+    tasks.map((t) => t.path),
+  );
   if (!check.ok) {
     throw new StageError("code", `The plan does not fit the tasks: ${check.problems.join("; ")}.`, "Report this as a bug in MAGIS; then run again.");
   }

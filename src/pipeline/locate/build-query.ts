@@ -46,7 +46,8 @@ const INLINE_CODE = /`([^`\n]+)`/g;
 const TRACEBACK_FRAME = /File "([^"\n]+)", line \d+(?:, in ([\w<>.]+))?/g;
 // The last line of a traceback or a logged error: `TypeError: RST.__init__() got an unexpected keyword`.
 const EXCEPTION_LINE = /^[ \t>]*(?:[\w.]+\.)?[A-Z]\w*(?:Error|Exception|Warning|Exit|Interrupt|Failure)\b:[ \t]*(.+)$/gm;
-const FILE_PATH = /(?:[A-Za-z]:|(?<![\w.@~+\\/-]))(?:[\w.@~+-]*[\\/])+[\w.+-]+\.[A-Za-z]{1,5}\b|(?<![\w-])[\w-]+\.(?:py|pyx|pyi|js|mjs|cjs|ts|tsx|jsx|rb|go|rs|java|kt|c|cc|cpp|h|hpp|cs|php|swift|scala|sh|rst|md|toml|cfg|ini|yml|yaml|json)\b/g;
+const FILE_PATH =
+  /(?:[A-Za-z]:|(?<![\w.@~+\\/-]))(?:[\w.@~+-]*[\\/])+[\w.+-]+\.[A-Za-z]{1,5}\b|(?<![\w-])[\w-]+\.(?:py|pyx|pyi|js|mjs|cjs|ts|tsx|jsx|rb|go|rs|java|kt|c|cc|cpp|h|hpp|cs|php|swift|scala|sh|rst|md|toml|cfg|ini|yml|yaml|json)\b/g;
 const MODULE_NAME = /\b[a-z_][a-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*){1,6}\b/g;
 // Identifiers that can only be code: snake_case, camelCase, dunder names, or a call `name(`.
 const PRECISE_IDENTIFIER = /\b(?:[A-Za-z]\w*_\w+|_\w+|[a-z]+[A-Z]\w*|[A-Z][a-z0-9]+[A-Z]\w*|\w+(?=\())\b/g;
@@ -71,7 +72,8 @@ const NOT_MODULES = /^(e\.g|i\.e|etc|vs|www\.|http|https)\b/i;
 // in linear time.
 const MARKDOWN_IMAGE = /!\[[^[\]\n]{0,300}\]\([^()\s]{0,1000}\)/g;
 const HTML_IMAGE = /<img\b[^<>]{0,2000}>/gi;
-const UPLOADED_IMAGE = /https?:\/\/(?:(?:private-)?user-images\.githubusercontent\.com|github\.com\/user-attachments\/assets|github\.com\/[\w.-]+\/[\w.-]+\/assets)\/\S*/gi;
+const UPLOADED_IMAGE =
+  /https?:\/\/(?:(?:private-)?user-images\.githubusercontent\.com|github\.com\/user-attachments\/assets|github\.com\/[\w.-]+\/[\w.-]+\/assets)\/\S*/gi;
 
 /** The text without its images (see MARKDOWN_IMAGE). */
 function withoutImages(text: string): string {
@@ -126,7 +128,14 @@ function collectMentions(text: string, mentions: Map<string, PathMention>): void
   const frames = [...text.matchAll(TRACEBACK_FRAME)];
   frames.forEach((frame, i) => {
     const next = frames[i + 1];
-    const deepest = !next || /\n\S/.test(text.slice(frame.index, next.index).replace(/^[^\n]*\n/, "\n").replace(/\n[ \t]+[^\n]*/g, ""));
+    const deepest =
+      !next ||
+      /\n\S/.test(
+        text
+          .slice(frame.index, next.index)
+          .replace(/^[^\n]*\n/, "\n")
+          .replace(/\n[ \t]+[^\n]*/g, ""),
+      );
     push(pathParts(frame[1]!), false, deepest ? 3 : 2);
   });
   for (const match of text.matchAll(FILE_PATH)) {

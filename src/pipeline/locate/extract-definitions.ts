@@ -53,8 +53,31 @@ const CONSTRUCTOR = /^[ \t]*(?:[A-Za-z_]\w*::)*([A-Za-z_]\w*)::\1[ \t]*\(/gm;
 // C++'s class templates: `template <typename Char> struct basic_string_view {`.
 const TEMPLATE_CLASS = /^[ \t]*template\s*<[^\n]{0,200}?>\s*(?:class|struct|union)\s+(?:[A-Z_]+\s+)?([A-Za-z_]\w*)/gm;
 const TYPED_NOT_TYPES = new Set([
-  "return", "else", "new", "throw", "case", "delete", "goto", "await", "yield", "sizeof", "typeof", "do", "using",
-  "import", "package", "co_return", "co_await", "co_yield", "assert", "echo", "print", "not", "and", "or", "in",
+  "return",
+  "else",
+  "new",
+  "throw",
+  "case",
+  "delete",
+  "goto",
+  "await",
+  "yield",
+  "sizeof",
+  "typeof",
+  "do",
+  "using",
+  "import",
+  "package",
+  "co_return",
+  "co_await",
+  "co_yield",
+  "assert",
+  "echo",
+  "print",
+  "not",
+  "and",
+  "or",
+  "in",
 ]);
 const TYPED_NOT_NAMES = new Set(["if", "for", "while", "switch", "catch", "return", "sizeof", "defined", "typeof", "foreach", "using", "lock", "fixed"]);
 

@@ -5,12 +5,7 @@ import type { IssueText, StageContext } from "../types.js";
 const relevanceSchema = z.object({ relevant: z.boolean(), reason: z.string() });
 
 /** Asks the Custodian whether a file, as summarized, is relevant to the issue (MAGIS Algorithm 1, line 20), with a one-line reason. */
-export async function judgeRelevance(
-  ctx: StageContext,
-  issue: IssueText,
-  path: string,
-  summary: string,
-): Promise<{ relevant: boolean; reason: string }> {
+export async function judgeRelevance(ctx: StageContext, issue: IssueText, path: string, summary: string): Promise<{ relevant: boolean; reason: string }> {
   const { value } = await ctx.llm.ask({
     agent: "custodian",
     prompt: "custodian-judge-relevance",

@@ -32,12 +32,7 @@ function describeSkipped(candidates: CandidateSet): string {
  * BM25 (and what its recent commits like the issue changed), keeps the top k, summarizes each through the evolution memory, and keeps those the model
  * judges relevant, in BM25 order. Throws a StageError when nothing can be ranked or everything is dropped.
  */
-export async function locateFiles(
-  ctx: StageContext,
-  issue: IssueText,
-  memory: MemoryStore | null,
-  options: LocateOptions = {},
-): Promise<LocatedFile[]> {
+export async function locateFiles(ctx: StageContext, issue: IssueText, memory: MemoryStore | null, options: LocateOptions = {}): Promise<LocatedFile[]> {
   // The index cache lives in the memory's store: a job tokenizes only the files no earlier job saw.
   // The history only sharpens the ranking: a source that fails costs that signal, never the stage.
   const history = ctx.history && ctx.config.history_months > 0 ? await ctx.history().catch((): CommitRecord[] => []) : [];
@@ -64,7 +59,13 @@ function listedFrom(ctx: StageContext): { written?: WrittenTree } {
 }
 
 /** The rest of {@link locateFiles}, on the repository's index: the ranking, then the summaries and the model's judgement. */
-async function rankAndJudge(ctx: StageContext, issue: IssueText, memory: MemoryStore | null, options: LocateOptions, index: RepositoryIndex): Promise<LocatedFile[]> {
+async function rankAndJudge(
+  ctx: StageContext,
+  issue: IssueText,
+  memory: MemoryStore | null,
+  options: LocateOptions,
+  index: RepositoryIndex,
+): Promise<LocatedFile[]> {
   const { candidates } = index;
   if (candidates.files.length === 0) {
     throw new StageError(

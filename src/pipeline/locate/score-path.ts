@@ -28,7 +28,8 @@ export function mainExtensions(files: Array<{ path: string; size: number }>): Se
   const bytes = new Map<string, number>();
   let total = 0;
   for (const file of files) {
-    if (TEST_PATH.test(file.path) || DOC_PATH.test(file.path) || PROSE_FILE.test(file.path) || CONFIG_FILE.test(file.path) || CHANGELOG.test(file.path)) continue;
+    if (TEST_PATH.test(file.path) || DOC_PATH.test(file.path) || PROSE_FILE.test(file.path) || CONFIG_FILE.test(file.path) || CHANGELOG.test(file.path))
+      continue;
     const ext = extensionOf(file.path);
     if (ext === "") continue;
     bytes.set(ext, (bytes.get(ext) ?? 0) + file.size);

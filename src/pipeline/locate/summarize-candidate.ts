@@ -36,11 +36,7 @@ export function clipForPrompt(text: string, path: string): string {
  * old summary plus the model's "commit message" of the diff; otherwise a fresh summary of the file.
  * The result is stored as the file's latest version.
  */
-export async function summarizeCandidate(
-  ctx: StageContext,
-  memory: MemoryStore | null,
-  file: SourceFile,
-): Promise<{ summary: string; source: SummarySource }> {
+export async function summarizeCandidate(ctx: StageContext, memory: MemoryStore | null, file: SourceFile): Promise<{ summary: string; source: SummarySource }> {
   const blobId = gitBlobId(file.bytes);
   const previous = (await memory?.recall(ctx.repoId, file.path)) ?? null;
   if (previous && previous.blobId === blobId) return { summary: previous.summary, source: "memory" };

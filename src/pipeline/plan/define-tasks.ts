@@ -19,11 +19,7 @@ const MAX_VIEW_CHARS = 40_000;
  * The Manager's file-level tasks (MAGIS Algorithm 2, line 5): one per kept located file that needs a change, and the
  * kept files it made no task of with why. A protected file is judged too: a change it needs is set aside for a person.
  */
-export async function defineTasks(
-  ctx: StageContext,
-  issue: IssueText,
-  located: LocatedFile[],
-): Promise<{ tasks: FileTask[]; setAside: SetAsideFile[] }> {
+export async function defineTasks(ctx: StageContext, issue: IssueText, located: LocatedFile[]): Promise<{ tasks: FileTask[]; setAside: SetAsideFile[] }> {
   const isProtected = protectedPathMatcher(ctx.config.protected_paths);
   const judged = await mapBounded(
     located.filter((file) => file.kept !== false),
@@ -52,7 +48,13 @@ async function judgeFile(
   const { value } = await ctx.llm.ask({
     agent: "manager",
     prompt: "manager-define-task",
-    vars: { issue: formatIssue(issue), path: opened.path, summary: file.summary ?? "(no summary)", outline: await outlineFile(opened.text, opened.path, { names: namesIn(issue.title, issue.body, ...issue.hints) }), content },
+    vars: {
+      issue: formatIssue(issue),
+      path: opened.path,
+      summary: file.summary ?? "(no summary)",
+      outline: await outlineFile(opened.text, opened.path, { names: namesIn(issue.title, issue.body, ...issue.hints) }),
+      content,
+    },
     schema: answerSchema,
   });
   if (!value.needs_change) return { setAside: { path: opened.path, kind: "no-change", description: value.description } };

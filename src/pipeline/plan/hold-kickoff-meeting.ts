@@ -12,12 +12,7 @@ export const MANAGER = "Manager";
  * The kick-off meeting as circular speech (MAGIS §3.2.1): the Manager opens, each Developer speaks
  * once in team order having heard every earlier turn, the Manager sums up. Returns the transcript.
  */
-export async function holdKickoffMeeting(
-  ctx: StageContext,
-  issue: IssueText,
-  tasks: FileTask[],
-  developers: DeveloperRole[],
-): Promise<MeetingTurn[]> {
+export async function holdKickoffMeeting(ctx: StageContext, issue: IssueText, tasks: FileTask[], developers: DeveloperRole[]): Promise<MeetingTurn[]> {
   const shared = { issue: formatIssue(issue), team: formatTeam(tasks, developers) };
   const transcript: MeetingTurn[] = [];
   const opening = await ctx.llm.ask({ agent: "manager", prompt: "manager-open-meeting", vars: shared, schema: speechSchema });

@@ -17,17 +17,19 @@ export interface ReportMeta {
 
 /** The run as Markdown: the future pull request description, with the long parts collapsible. */
 export function renderReport(result: ResolveResult, meta: ReportMeta): string {
-  return [
-    renderSummary(result, meta),
-    ...renderNeedsHuman(result),
-    ...(result.tests ? [renderTests(result.tests)] : []),
-    renderPlan(result),
-    renderTasks(result),
-    details("Kick-off meeting transcript", renderTranscript(result)),
-    details("QA reviews, attempt by attempt", renderReviews(result)),
-    details("Located files", renderLocated(result)),
-    details("Usage", renderUsage(result)),
-  ].join("\n\n") + "\n";
+  return (
+    [
+      renderSummary(result, meta),
+      ...renderNeedsHuman(result),
+      ...(result.tests ? [renderTests(result.tests)] : []),
+      renderPlan(result),
+      renderTasks(result),
+      details("Kick-off meeting transcript", renderTranscript(result)),
+      details("QA reviews, attempt by attempt", renderReviews(result)),
+      details("Located files", renderLocated(result)),
+      details("Usage", renderUsage(result)),
+    ].join("\n\n") + "\n"
+  );
 }
 
 function renderSummary(result: ResolveResult, meta: ReportMeta): string {
@@ -136,7 +138,12 @@ function renderLocated(result: ResolveResult): string {
   const rows = result.located.map((f) => {
     const managed = result.setAside.find((a) => a.path === f.path);
     if (!managed) return [`\`${codeCell(f.path)}\``, f.score.toFixed(2), f.kept === false ? "dropped" : "kept", cell(whyLocated(f))];
-    return [`\`${codeCell(f.path)}\``, f.score.toFixed(2), managed.kind === "needs-human" ? "needs a human" : "dropped", cell(`Manager: ${describeSetAside(managed)}`)];
+    return [
+      `\`${codeCell(f.path)}\``,
+      f.score.toFixed(2),
+      managed.kind === "needs-human" ? "needs a human" : "dropped",
+      cell(`Manager: ${describeSetAside(managed)}`),
+    ];
   });
   return table(["File", "BM25 score", "Kept", "Why"], rows);
 }
@@ -149,5 +156,9 @@ function renderUsage(result: ResolveResult): string {
   });
   const total = AGENTS.reduce((sum, agent) => sum + byAgent[agent].totalTokens, 0);
   rows.push(["**total**", "", String(calls), "", "", String(total)]);
-  return [table(["Agent", "Model", "Calls", "Prompt tokens", "Completion tokens", "Total tokens"], rows), "", `Wall time: ${(wallMs / 1000).toFixed(1)} s`].join("\n");
+  return [
+    table(["Agent", "Model", "Calls", "Prompt tokens", "Completion tokens", "Total tokens"], rows),
+    "",
+    `Wall time: ${(wallMs / 1000).toFixed(1)} s`,
+  ].join("\n");
 }

@@ -9,12 +9,19 @@ export function renderTests(report: TestsReport): string {
   if (report.skipped) {
     lines.push(`${command} was not used: ${neutralize(report.skipped)}. The change was judged by the QA Engineers' reading alone.`);
     const failed = report.setupRun ?? report.before;
-    if (failed?.tail) lines.push("", details(report.setupRun ? `Output of \`${codeCell(report.setup ?? "")}\` (end)` : "Output of the tests (end)", fence(failed.tail, "text")));
+    if (failed?.tail)
+      lines.push(
+        "",
+        details(report.setupRun ? `Output of \`${codeCell(report.setup ?? "")}\` (end)` : "Output of the tests (end)", fence(failed.tail, "text")),
+      );
     return lines.join("\n");
   }
   const before = report.before!;
   const after = report.after;
-  lines.push(`${command} ran on the untouched checkout${report.setup ? ` (after \`${codeCell(report.setup)}\`)` : ""}${after ? " and with the whole change" : ""}:`, "");
+  lines.push(
+    `${command} ran on the untouched checkout${report.setup ? ` (after \`${codeCell(report.setup)}\`)` : ""}${after ? " and with the whole change" : ""}:`,
+    "",
+  );
   lines.push(table(["", "Failed", "Passed", "Skipped", "Result"], [row("Before the change", before), ...(after ? [row("With the change", after.run)] : [])]));
   if (!after) return lines.join("\n");
   const stillFailing = after.run.failures.filter((name) => before.failures.includes(name));

@@ -56,10 +56,7 @@ export function settleTriage(
     const general = chosen.get(task.path)!.general || own.length === 0 ? input.general : [];
     return {
       path: task.path,
-      comments: [
-        ...general.map((body) => ({ body })),
-        ...own.map((c) => ({ line: c.line, startLine: c.startLine, body: c.body, diffHunk: c.diffHunk })),
-      ],
+      comments: [...general.map((body) => ({ body })), ...own.map((c) => ({ line: c.line, startLine: c.startLine, body: c.body, diffHunk: c.diffHunk }))],
     };
   });
   return { tasks, feedback: feedback.filter((f) => f.comments.length > 0), declined };

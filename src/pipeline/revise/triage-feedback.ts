@@ -47,7 +47,8 @@ function formatChangedFiles(files: RevisionInput["changedFiles"]): string {
   let budget = MAX_TOTAL_PATCH_CHARS;
   return files
     .map((f) => {
-      if (!f.patch || budget <= 0) return `### \`${f.path}\`\n(patch not shown: ${f.patch ? "the diff is too long to show every file" : "binary or too large"})`;
+      if (!f.patch || budget <= 0)
+        return `### \`${f.path}\`\n(patch not shown: ${f.patch ? "the diff is too long to show every file" : "binary or too large"})`;
       const shown = f.patch.length > Math.min(MAX_PATCH_CHARS, budget) ? `${f.patch.slice(0, Math.min(MAX_PATCH_CHARS, budget))}\n… (cut)` : f.patch;
       budget -= shown.length;
       return `### \`${f.path}\`\n${fence(shown, "diff")}`;
@@ -61,9 +62,7 @@ function formatComments(comments: ReviewComment[], changed: Set<string>): string
   return paths
     .map((path) => {
       const note = changed.has(path) ? "changed by the pull request" : "NOT changed by the pull request";
-      const lines = comments
-        .filter((c) => c.path === path)
-        .map((c) => `- On ${placeOf(c)}: ${c.body.replace(/\n/g, "\n  ")}`);
+      const lines = comments.filter((c) => c.path === path).map((c) => `- On ${placeOf(c)}: ${c.body.replace(/\n/g, "\n  ")}`);
       return [`### \`${path}\` (${note})`, ...lines].join("\n");
     })
     .join("\n\n");

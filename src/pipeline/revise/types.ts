@@ -59,4 +59,3 @@ export interface RevisionResult extends Pick<ResolveResult, "patch" | "changes" 
   plan: Plan;
   usage: UsageReport;
 }
-

@@ -61,7 +61,8 @@ export async function openTestBench(ctx: StageContext): Promise<{ report: TestsR
     fs.cpSync(ctx.root, dir, { recursive: true, verbatimSymlinks: true });
     const env = commandEnv(policy.env, policy.secrets ?? []);
     const timeoutMs = ctx.config.test_timeout_seconds * 1000;
-    const run = async (text: string): Promise<TestRun> => describeRun(await runCommand(text, { cwd: dir, env, timeoutMs, signal: policy.signal }), policy.secrets ?? []);
+    const run = async (text: string): Promise<TestRun> =>
+      describeRun(await runCommand(text, { cwd: dir, env, timeoutMs, signal: policy.signal }), policy.secrets ?? []);
     if (setup) {
       const setupRun = await run(setup);
       if (setupRun.outcome !== "passed") {
@@ -72,7 +73,10 @@ export async function openTestBench(ctx: StageContext): Promise<{ report: TestsR
     const before = await run(command);
     if (before.outcome === "timed-out" || before.outcome === "error") {
       dispose();
-      return { report: { ...report, before, skipped: `the tests ${describeExit(before, ctx.config.test_timeout_seconds)} on the untouched checkout` }, bench: null };
+      return {
+        report: { ...report, before, skipped: `the tests ${describeExit(before, ctx.config.test_timeout_seconds)} on the untouched checkout` },
+        bench: null,
+      };
     }
     return { report: { ...report, before }, bench: makeBench(ctx.root, dir, command, before, () => run(command), dispose) };
   } catch (error) {
@@ -107,7 +111,11 @@ function makeBench(root: string, dir: string, command: string, before: TestRun, 
             // The copy no longer matches the checkout (a test run removed a folder, the disk is full): no later run can
             // be trusted, so every check from here on says the tests could not run, and nothing is refused for it.
             const reason = `the copy the tests run in could not be prepared (${error instanceof Error ? error.message : String(error)})`;
-            broken = { run: { ...before, outcome: "error", exitCode: null, counts: null, failures: [], tail: "", durationMs: 0, error: reason }, newFailures: [], fixed: [] };
+            broken = {
+              run: { ...before, outcome: "error", exitCode: null, counts: null, failures: [], tail: "", durationMs: 0, error: reason },
+              newFailures: [],
+              fixed: [],
+            };
             return broken;
           }
         });
@@ -143,7 +151,15 @@ function describeRun(run: CommandRun, secrets: readonly (string | undefined)[]):
   const { counts, failures } = readTestOutput(run.output);
   const clean = cleanOutput(run.output, secrets);
   const { outcome, exitCode, durationMs, error } = run;
-  return { outcome, exitCode, counts, failures: failures.map((name) => redactSecrets(name, secrets)), tail: tailOf(clean), durationMs, ...(error ? { error } : {}) };
+  return {
+    outcome,
+    exitCode,
+    counts,
+    failures: failures.map((name) => redactSecrets(name, secrets)),
+    tail: tailOf(clean),
+    durationMs,
+    ...(error ? { error } : {}),
+  };
 }
 
 /** The last TAIL_CHARS of the text, from a line's start when there is one in reach. */

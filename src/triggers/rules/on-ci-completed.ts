@@ -47,8 +47,16 @@ export function onCiCompleted(queue: JobQueue, bot: () => Promise<BotIdentity>):
   });
   return [
     // A re-requested check suite keeps its id and completes again later; a re-run workflow counts its attempts.
-    rule("check_suite.completed", (p) => ({ ...fieldsOf(p.check_suite), source: p.check_suite.app?.name ?? "a CI app", run: `suite ${p.check_suite.id} at ${p.check_suite.updated_at}` })),
-    rule("workflow_run.completed", (p) => ({ ...fieldsOf(p.workflow_run), source: `the workflow “${p.workflow_run.name}”`, run: `run ${p.workflow_run.id} attempt ${p.workflow_run.run_attempt ?? 1}` })),
+    rule("check_suite.completed", (p) => ({
+      ...fieldsOf(p.check_suite),
+      source: p.check_suite.app?.name ?? "a CI app",
+      run: `suite ${p.check_suite.id} at ${p.check_suite.updated_at}`,
+    })),
+    rule("workflow_run.completed", (p) => ({
+      ...fieldsOf(p.workflow_run),
+      source: `the workflow “${p.workflow_run.name}”`,
+      run: `run ${p.workflow_run.id} attempt ${p.workflow_run.run_attempt ?? 1}`,
+    })),
   ];
 }
 
@@ -62,18 +70,25 @@ async function decide(context: Context<CiEvent>, run: CiRun, queue: JobQueue, bo
   const loaded = await configForTrigger(context, pr.number, () => false);
   if (!loaded.ok) return loaded.decision;
   const { config } = loaded;
-  if (!run.headBranch!.startsWith(config.branch_prefix)) return { outcome: "ignored", detail: `the branch is not one of the app's \`${config.branch_prefix}…\` branches` };
+  if (!run.headBranch!.startsWith(config.branch_prefix))
+    return { outcome: "ignored", detail: `the branch is not one of the app's \`${config.branch_prefix}…\` branches` };
   if (config.ci_fix_attempts === 0) return { outcome: "ignored", detail: "ci_fix_attempts is 0 in .github/magis.yml" };
   const me = await bot();
   const { data: pull } = await context.octokit.rest.pulls.get(context.repo({ pull_number: pr.number }));
   if (pull.user?.login !== me.login) return { outcome: "ignored", detail: `pull request #${pr.number} was not opened by the app` };
   if (pull.state !== "open") return { outcome: "ignored", detail: `pull request #${pr.number} is ${pull.state}` };
   if (pull.head.sha !== run.headSha) {
-    return { outcome: "ignored", detail: `CI ran on ${run.headSha.slice(0, 7)}, but the branch has moved to ${pull.head.sha.slice(0, 7)}; only its latest commit's CI counts` };
+    return {
+      outcome: "ignored",
+      detail: `CI ran on ${run.headSha.slice(0, 7)}, but the branch has moved to ${pull.head.sha.slice(0, 7)}; only its latest commit's CI counts`,
+    };
   }
   const { data: commit } = await context.octokit.rest.repos.getCommit(context.repo({ ref: run.headSha }));
   if (commit.author?.login !== me.login) {
-    return { outcome: "ignored", detail: `the head commit ${run.headSha.slice(0, 7)} is @${commit.author?.login ?? commit.commit.author?.name ?? "someone"}'s, not the app's: a person's push is theirs to fix` };
+    return {
+      outcome: "ignored",
+      detail: `the head commit ${run.headSha.slice(0, 7)} is @${commit.author?.login ?? commit.commit.author?.name ?? "someone"}'s, not the app's: a person's push is theirs to fix`,
+    };
   }
   const previous = new RegExp(`^${CI_FIX_TRAILER}: (\\d+)$`, "m").exec(commit.commit.message);
   const attempt = previous ? Number(previous[1]) + 1 : 1;

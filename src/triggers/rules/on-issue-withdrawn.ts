@@ -13,7 +13,9 @@ export function onIssueWithdrawn(queue: JobQueue): TriggerRule[] {
   const cancel = async (context: Context<"issues.closed" | "issues.unlabeled">, reason: string): Promise<Decision> => {
     const { owner, repo } = context.repo();
     const cancelled = await queue.cancel(jobKey(owner, repo, context.payload.issue.number), reason, "resolve-issue");
-    return cancelled > 0 ? { outcome: "cancelled", detail: `${reason}: ${cancelled} job(s) cancelled` } : { outcome: "ignored", detail: `${reason}, with no run queued or running` };
+    return cancelled > 0
+      ? { outcome: "cancelled", detail: `${reason}: ${cancelled} job(s) cancelled` }
+      : { outcome: "ignored", detail: `${reason}, with no run queued or running` };
   };
   return [
     {

@@ -18,7 +18,12 @@ export function onPullRequestReview(queue: JobQueue, bot: () => Promise<BotIdent
     wants: (payload) => {
       const { review, pull_request: pull, repository } = payload;
       const state = review.state.toLowerCase();
-      return (state === "changes_requested" || state === "commented") && pull.state === "open" && pull.user?.type === "Bot" && pull.head.repo?.full_name === repository.full_name;
+      return (
+        (state === "changes_requested" || state === "commented") &&
+        pull.state === "open" &&
+        pull.user?.type === "Bot" &&
+        pull.head.repo?.full_name === repository.full_name
+      );
     },
     decide: async (context: Context<"pull_request_review.submitted">) => {
       const { review, pull_request: pull, sender } = context.payload;
@@ -26,7 +31,8 @@ export function onPullRequestReview(queue: JobQueue, bot: () => Promise<BotIdent
       const loaded = await configForTrigger(context, pull.number);
       if (!loaded.ok) return loaded.decision;
       const { config } = loaded;
-      if (!pull.head.ref.startsWith(config.branch_prefix)) return { outcome: "ignored", detail: `the branch is not one of the app's \`${config.branch_prefix}…\` branches` };
+      if (!pull.head.ref.startsWith(config.branch_prefix))
+        return { outcome: "ignored", detail: `the branch is not one of the app's \`${config.branch_prefix}…\` branches` };
       if (!(await hasPermission(context.octokit, context.repo(), sender.login, config.allowed_permissions))) {
         return { outcome: "ignored", detail: `@${sender.login} reviewed without ${config.allowed_permissions.join(", ")} permission` };
       }

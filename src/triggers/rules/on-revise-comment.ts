@@ -36,9 +36,7 @@ export function onReviseComment(queue: JobQueue, bot: () => Promise<BotIdentity>
       }
       const { data: pull } = await context.octokit.rest.pulls.get(context.repo({ pull_number: issue.number }));
       const ownPull =
-        pull.user?.login === (await bot()).login &&
-        pull.head.ref.startsWith(config.branch_prefix) &&
-        pull.head.repo?.full_name === pull.base.repo.full_name;
+        pull.user?.login === (await bot()).login && pull.head.ref.startsWith(config.branch_prefix) && pull.head.repo?.full_name === pull.base.repo.full_name;
       if (!ownPull) {
         await reply(`@${sender.login} \`/magis revise\` works on pull requests MAGIS opened from its \`${config.branch_prefix}…\` branches only.`);
         return { outcome: "declined", detail: "the pull request is not one the app opened from its branches" };

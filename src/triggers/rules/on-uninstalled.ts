@@ -17,7 +17,9 @@ export function uninstalledBy(event: string, payload: any): { repos: string[] } 
     return typeof login === "string" ? { owners: [login.toLowerCase()] } : null;
   }
   if (event === "installation_repositories.removed" && Array.isArray(payload.repositories_removed)) {
-    const repos = payload.repositories_removed.map((repo: { full_name?: unknown }) => repo.full_name).filter((name: unknown): name is string => typeof name === "string");
+    const repos = payload.repositories_removed
+      .map((repo: { full_name?: unknown }) => repo.full_name)
+      .filter((name: unknown): name is string => typeof name === "string");
     return { repos: repos.map((name: string) => name.toLowerCase()) };
   }
   return null;
@@ -25,7 +27,9 @@ export function uninstalledBy(event: string, payload: any): { repos: string[] } 
 
 /** How a log line names what was removed. */
 function describe(which: { repos: string[] } | { owners: string[] }): string {
-  return "owners" in which ? `the app was removed by ${which.owners.join(", ")}, from all its repositories` : `${which.repos.join(", ")} taken from the installation`;
+  return "owners" in which
+    ? `the app was removed by ${which.owners.join(", ")}, from all its repositories`
+    : `${which.repos.join(", ")} taken from the installation`;
 }
 
 /** What the handler needs of the app. */
@@ -58,7 +62,10 @@ export function forgetUninstalled({ memory, jobs, queue, log }: UninstallService
       for (const key of new Set(active.map((job) => job.key))) cancelled += await queue.cancel(key, UNINSTALLED_REASON);
       const forgotten = await memory.forget(which);
       const files = forgotten === 1 ? "1 file" : `${forgotten} files`;
-      log.info({ delivery: context.id, event, installation, ...which, cancelled, forgotten }, `${describe(which)}: cancelled ${cancelled} of their jobs and forgot the ${files} the memory held of them`);
+      log.info(
+        { delivery: context.id, event, installation, ...which, cancelled, forgotten },
+        `${describe(which)}: cancelled ${cancelled} of their jobs and forgot the ${files} the memory held of them`,
+      );
     } catch (error) {
       log.warn(
         { delivery: context.id, event, installation, error: redactSecrets(String(error), []) },
@@ -82,7 +89,10 @@ export function forgetWhenCancelled(run: JobRunner, memory: MemoryStore, log: Un
       const reason = progress.signal.reason as { message?: unknown } | undefined;
       if (progress.signal.aborted && reason?.message === UNINSTALLED_REASON) {
         await memory.forget({ repos: [repositoryKey(job.owner, job.repo)] }).catch((error: unknown) => {
-          log.warn({ job: job.id, error: redactSecrets(String(error), []) }, `could not forget what the memory holds of ${repositoryKey(job.owner, job.repo)} after its cancelled job ended`);
+          log.warn(
+            { job: job.id, error: redactSecrets(String(error), []) },
+            `could not forget what the memory holds of ${repositoryKey(job.owner, job.repo)} after its cancelled job ended`,
+          );
         });
       }
     }

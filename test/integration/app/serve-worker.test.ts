@@ -54,9 +54,17 @@ describe("magis serve --role worker", () => {
     const leftover = leftoverCheckout(workDir);
     const stale = keptRepository(objectCacheFrom({}, workDir)!, "https://github.com/octo/gone.git", 15);
     const mistyped: Array<[string, string, string]> = [
-      ["MAGIS_WORKER_LOST_SECONDS", "1", "MAGIS_WORKER_LOST_SECONDS is '1': set it to the seconds a worker may stay silent before it is taken for lost (a whole number, from 3 to 86400), or leave it unset for 60"],
+      [
+        "MAGIS_WORKER_LOST_SECONDS",
+        "1",
+        "MAGIS_WORKER_LOST_SECONDS is '1': set it to the seconds a worker may stay silent before it is taken for lost (a whole number, from 3 to 86400), or leave it unset for 60",
+      ],
       ["MAGIS_JOBS_CONCURRENCY", "two", "MAGIS_JOBS_CONCURRENCY is 'two'"],
-      ["MAGIS_DB_POOL_SIZE", "postgres://magis:hunter2@db/magis", "MAGIS_DB_POOL_SIZE holds 33 characters that are not such a number (not shown: they may be a secret set on the wrong line): set it to the PostgreSQL connections one process may hold"],
+      [
+        "MAGIS_DB_POOL_SIZE",
+        "postgres://magis:hunter2@db/magis",
+        "MAGIS_DB_POOL_SIZE holds 33 characters that are not such a number (not shown: they may be a secret set on the wrong line): set it to the PostgreSQL connections one process may hold",
+      ],
     ];
     for (const [name, value, message] of mistyped) {
       const failed = startServer({ ...env, [name]: value }, { role: "worker" });
@@ -93,7 +101,10 @@ describe("magis serve --role worker", () => {
 function workerSettings(port: number, database: string): { workDir: string; env: NodeJS.ProcessEnv } {
   const workDir = fs.mkdtempSync(path.join(os.tmpdir(), "magis-worker-"));
   dirs.push(workDir);
-  return { workDir, env: { HOST: "127.0.0.1", PORT: String(port), NODE_ENV: "test", APP_ID: "1", PRIVATE_KEY: appPrivateKey(), DATABASE_URL: database, MAGIS_WORKDIR: workDir } };
+  return {
+    workDir,
+    env: { HOST: "127.0.0.1", PORT: String(port), NODE_ENV: "test", APP_ID: "1", PRIVATE_KEY: appPrivateKey(), DATABASE_URL: database, MAGIS_WORKDIR: workDir },
+  };
 }
 
 /** A checkout an earlier run of this very process id left in `workDir`, which a worker removes when it starts. */

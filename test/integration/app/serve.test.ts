@@ -29,7 +29,16 @@ afterEach(async () => {
 function appSettings(port: number): NodeJS.ProcessEnv {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "magis-serve-"));
   dirs.push(dir);
-  return { HOST: "127.0.0.1", PORT: String(port), NODE_ENV: "test", APP_ID: "1", PRIVATE_KEY: appPrivateKey(), WEBHOOK_SECRET: "s3cret", MAGIS_DB: path.join(dir, "magis.db"), MAGIS_WORKDIR: dir };
+  return {
+    HOST: "127.0.0.1",
+    PORT: String(port),
+    NODE_ENV: "test",
+    APP_ID: "1",
+    PRIVATE_KEY: appPrivateKey(),
+    WEBHOOK_SECRET: "s3cret",
+    MAGIS_DB: path.join(dir, "magis.db"),
+    MAGIS_WORKDIR: dir,
+  };
 }
 
 /** `magis serve` with app credentials on a free port of 127.0.0.1; `logs` gets every line it writes (debug and up). */
@@ -41,7 +50,12 @@ async function serveApp(logs: string[] = [], env: NodeJS.ProcessEnv = {}): Promi
 }
 
 const MB = 1024 * 1024;
-const webhookHeaders = { "content-type": "application/json", "x-github-event": "ping", "x-github-delivery": "big-1", "x-hub-signature-256": `sha256=${"0".repeat(64)}` };
+const webhookHeaders = {
+  "content-type": "application/json",
+  "x-github-event": "ping",
+  "x-github-delivery": "big-1",
+  "x-hub-signature-256": `sha256=${"0".repeat(64)}`,
+};
 
 /** What a large POST got: the answer, and how much of the body had been handed to the socket when the answer came. */
 interface LargePost {
@@ -104,7 +118,9 @@ function postLarge(url: string, totalBytes: number, framing: "content-length" | 
 }
 
 function report(label: string, post: LargePost) {
-  console.log(`${label}: ${post.status} after ${post.ms} ms, ${(post.sentWhenAnswered / MB).toFixed(0)} MB sent when answered, RSS grew ${(post.rssGrowth / MB).toFixed(0)} MB`);
+  console.log(
+    `${label}: ${post.status} after ${post.ms} ms, ${(post.sentWhenAnswered / MB).toFixed(0)} MB sent when answered, RSS grew ${(post.rssGrowth / MB).toFixed(0)} MB`,
+  );
 }
 
 describe("magis serve", () => {
@@ -124,8 +140,16 @@ describe("magis serve", () => {
 
   it("refuses a mistyped setting before it serves: the message names it, no database is made, nothing listens, and the settings corrected start", async () => {
     const settings: Array<[string, string, string]> = [
-      ["PORT", "http", "PORT is 'http': set it to the port the server listens on, 0 for any free one (a whole number, from 0 to 65535), or leave it unset for 3000"],
-      ["MAGIS_JOBS_CONCURRENCY", "two", "MAGIS_JOBS_CONCURRENCY is 'two': set it to the jobs one process runs at once (a whole number, 1 or more), or leave it unset for 2"],
+      [
+        "PORT",
+        "http",
+        "PORT is 'http': set it to the port the server listens on, 0 for any free one (a whole number, from 0 to 65535), or leave it unset for 3000",
+      ],
+      [
+        "MAGIS_JOBS_CONCURRENCY",
+        "two",
+        "MAGIS_JOBS_CONCURRENCY is 'two': set it to the jobs one process runs at once (a whole number, 1 or more), or leave it unset for 2",
+      ],
       ["MAGIS_SHUTDOWN_GRACE_SECONDS", "-1", "MAGIS_SHUTDOWN_GRACE_SECONDS is '-1'"],
       ["MAGIS_OBJECT_CACHE_MB", "1e3", "MAGIS_OBJECT_CACHE_MB is '1e3'"],
       ["MAGIS_LLM_TIMEOUT_MS", "2m", "MAGIS_LLM_TIMEOUT_MS is '2m'"],
@@ -135,12 +159,19 @@ describe("magis serve", () => {
       ["LOG_LEVEL", "postgres://u:hunter2@db/magis", "LOG_LEVEL holds 29 characters that are not a level (not shown"],
       ["APP_ID", "my-app", "APP_ID is 'my-app': set it to the App ID shown on the GitHub App's settings page (a whole number, 1 or more)"],
       ["PRIVATE_KEY", "not a key", "PRIVATE_KEY does not hold a private key: set it to the whole text of the .pem file GitHub gave"],
-      ["PRIVATE_KEY", "-----BEGIN RSA PRIVATE KEY-----\nc2VjcmV0IGJ1dCBub3QgYSBrZXk=\n-----END RSA PRIVATE KEY-----\n", "PRIVATE_KEY is not a private key that can sign"],
+      [
+        "PRIVATE_KEY",
+        "-----BEGIN RSA PRIVATE KEY-----\nc2VjcmV0IGJ1dCBub3QgYSBrZXk=\n-----END RSA PRIVATE KEY-----\n",
+        "PRIVATE_KEY is not a private key that can sign",
+      ],
     ];
     for (const [name, value, message] of settings) {
       const port = await freePort();
       const env: NodeJS.ProcessEnv = { ...appSettings(port), LOG_LEVEL: "silent" };
-      const refused = await startServer({ ...env, [name]: value }).then(() => "started", (error: Error) => error.message);
+      const refused = await startServer({ ...env, [name]: value }).then(
+        () => "started",
+        (error: Error) => error.message,
+      );
       expect(refused, name).toContain(message);
       // A value that could be a secret is not repeated.
       if (value.length > 20) expect(refused, name).not.toContain(value.trim().slice(0, 24));
@@ -200,7 +231,12 @@ describe("magis serve", () => {
     cleanups.push(async () => void socket.destroy());
     await new Promise((resolve) => socket.once("connect", resolve));
     socket.pause();
-    const head = [`POST ${pathname} HTTP/1.1`, `host: ${hostname}:${port}`, `content-length: ${50 * MB}`, ...Object.entries(webhookHeaders).map(([k, v]) => `${k}: ${v}`)];
+    const head = [
+      `POST ${pathname} HTTP/1.1`,
+      `host: ${hostname}:${port}`,
+      `content-length: ${50 * MB}`,
+      ...Object.entries(webhookHeaders).map(([k, v]) => `${k}: ${v}`),
+    ];
     socket.write(`${head.join("\r\n")}\r\n\r\n`);
     // The answer arrives while the client, not reading, goes on sending.
     const errors: string[] = [];
@@ -225,7 +261,11 @@ describe("magis serve", () => {
     const url = await serveApp(logs);
     logs.length = 0;
     const body = JSON.stringify({ zen: "PAYLOAD-MARKER", hook_id: 1 });
-    const response = await fetch(url, { method: "POST", headers: { ...webhookHeaders, "x-github-delivery": "bad-1", "x-hub-signature-256": sign("wrong", body) }, body });
+    const response = await fetch(url, {
+      method: "POST",
+      headers: { ...webhookHeaders, "x-github-delivery": "bad-1", "x-hub-signature-256": sign("wrong", body) },
+      body,
+    });
     expect(response.status).toBe(400);
     expect(await response.text()).toContain("WEBHOOK_SECRET");
     await new Promise((resolve) => setTimeout(resolve, 50));
@@ -248,7 +288,11 @@ describe("magis serve", () => {
     const host = `127.0.0.1:${(github.address() as net.AddressInfo).port}`;
     const url = await serveApp(logs, { GHE_HOST: host, GHE_PROTOCOL: "http", MAGIS_GITHUB_TIMEOUT_MS: "300" });
     const body = JSON.stringify(labeledPayload({ installationId: 7 }));
-    await fetch(url, { method: "POST", headers: { ...webhookHeaders, "x-github-event": "issues", "x-github-delivery": "slow-1", "x-hub-signature-256": sign("s3cret", body) }, body });
+    await fetch(url, {
+      method: "POST",
+      headers: { ...webhookHeaders, "x-github-event": "issues", "x-github-delivery": "slow-1", "x-hub-signature-256": sign("s3cret", body) },
+      body,
+    });
     const timedOut = new RegExp(`GitHub did not answer POST http://${host.replace(/\./g, "\\.")}/api/v3/app/installations/7/access_tokens within 300 ms`);
     await vi.waitFor(() => expect(logs.some((line) => timedOut.test(line))).toBe(true), { timeout: 10_000, interval: 50 });
   }, 20_000);

@@ -52,7 +52,16 @@ async function startQueue(store: PostgresStore, run: JobRunner, options: Partial
 }
 
 function job(delivery: string, issue = 1): NewJob {
-  return { delivery, key: jobKey("octo", "demo", issue), kind: "resolve-issue", installationId: 7, owner: "octo", repo: "demo", number: issue, payload: { n: delivery } };
+  return {
+    delivery,
+    key: jobKey("octo", "demo", issue),
+    kind: "resolve-issue",
+    installationId: 7,
+    owner: "octo",
+    repo: "demo",
+    number: issue,
+    payload: { n: delivery },
+  };
 }
 
 /** A runner whose jobs finish only when the test releases them, keeping when each started and ended. */

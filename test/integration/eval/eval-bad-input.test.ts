@@ -18,7 +18,8 @@ beforeAll(async () => {
   rig = await startEvalRig(lines);
   scriptTeam(rig.model);
   const instance = { instance_id: "", repo: "acme/greet", base_commit: rig.commit, problem_statement: "", gold_files: [] };
-  for (const id of ["acme__greet-1", "acme__greet-moved", "acme__greet-broken"]) await prepareCheckout({ ...instance, instance_id: id }, rig.mirrors, rig.repos);
+  for (const id of ["acme__greet-1", "acme__greet-moved", "acme__greet-broken"])
+    await prepareCheckout({ ...instance, instance_id: id }, rig.mirrors, rig.repos);
   fs.writeFileSync(path.join(rig.repos, "acme__greet-moved.base_commit"), `${"0".repeat(40)}\n`);
   fs.mkdirSync(path.join(rig.repos, "acme__greet-broken", ".github"));
   fs.writeFileSync(path.join(rig.repos, "acme__greet-broken", ".github", "magis.yml"), "top_k: many\n");
@@ -46,7 +47,11 @@ describe("magis eval on bad input", () => {
     expect(failures["acme__greet-broken"]!.stage).toBe("crash");
     expect(failures["acme__greet-broken"]!.reason).toContain("magis.yml");
     expect(readLines(path.join(rig.out, "predictions.jsonl")).map((p) => [p.instance_id, p.model_patch === ""])).toEqual([
-      ["acme__greet-0", true], ["acme__greet-1", false], ["acme__greet-missing", true], ["acme__greet-moved", true], ["acme__greet-broken", true],
+      ["acme__greet-0", true],
+      ["acme__greet-1", false],
+      ["acme__greet-missing", true],
+      ["acme__greet-moved", true],
+      ["acme__greet-broken", true],
     ]);
     expect(fs.readFileSync(path.join(rig.out, "summary.md"), "utf8")).toContain("| failed, by stage | input 3, crash 1 |");
   });
@@ -55,7 +60,15 @@ describe("magis eval on bad input", () => {
     const out = path.join(rig.work, "out-ids");
     const data = path.join(rig.work, "ids.jsonl");
     const good = instanceLines(rig.commit)[0]!;
-    fs.writeFileSync(data, [good.replace("acme__greet-1", ".."), good.replace("acme__greet-1", "."), JSON.stringify({ ...JSON.parse(good), instance_id: "acme__greet-typed", patch: 7 }), ""].join("\n"));
+    fs.writeFileSync(
+      data,
+      [
+        good.replace("acme__greet-1", ".."),
+        good.replace("acme__greet-1", "."),
+        JSON.stringify({ ...JSON.parse(good), instance_id: "acme__greet-typed", patch: 7 }),
+        "",
+      ].join("\n"),
+    );
     const before = fs.readdirSync(rig.repos).sort();
     const run = await rig.eval(["--data", data, "--out", out, "--prepare-from", rig.mirrors]);
     expect(run.code).toBe(0);
@@ -75,7 +88,10 @@ describe("magis eval on bad input", () => {
     fs.writeFileSync(other, instanceLines(rig.commit)[0]!.replace('"acme/greet"', '"acme/absent"') + "\n");
     await rig.eval(["--data", other, "--out", out, "--repos", path.join(rig.work, "repos-other"), "--prepare-from", rig.mirrors]);
     const [result] = readLines(path.join(out, "results.jsonl"));
-    expect(result!.failure).toEqual({ stage: "input", reason: `could not make the checkout from ${rig.mirrors}: no git mirror of acme/absent under ${rig.mirrors}; looked at:` });
+    expect(result!.failure).toEqual({
+      stage: "input",
+      reason: `could not make the checkout from ${rig.mirrors}: no git mirror of acme/absent under ${rig.mirrors}; looked at:`,
+    });
   });
 
   it("gives BM25's files and recall to instances whose model fails every call", async () => {

@@ -69,7 +69,9 @@ describe("magis eval with the repository's history", () => {
     const elsewhere = path.join(rig.work, "other-mirrors");
     fs.mkdirSync(elsewhere);
     const { files, stderr } = await run(repos, ["--prepare-from", elsewhere]);
-    expect(stderr).toContain(`acme__greet-1: the commit history was not read (no git mirror of acme/greet under ${elsewhere}; looked at:); its files are ranked without it\n`);
+    expect(stderr).toContain(
+      `acme__greet-1: the commit history was not read (no git mirror of acme/greet under ${elsewhere}; looked at:); its files are ranked without it\n`,
+    );
     expect(stderr.split("the commit history was not read")).toHaveLength(2);
     expect(files).not.toContain("gestures/bow.py");
   });

@@ -3,7 +3,16 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { GOLD, instanceLines, readLines, startEvalRig, type EvalRig } from "./eval-rig.js";
 
-const CREATE = ["diff --git a/greet/bye.py b/greet/bye.py", "new file mode 100644", "--- /dev/null", "+++ b/greet/bye.py", "@@ -0,0 +1,2 @@", "+def bye(name):", '+    return "bye " + name', ""].join("\n");
+const CREATE = [
+  "diff --git a/greet/bye.py b/greet/bye.py",
+  "new file mode 100644",
+  "--- /dev/null",
+  "+++ b/greet/bye.py",
+  "@@ -0,0 +1,2 @@",
+  "+def bye(name):",
+  '+    return "bye " + name',
+  "",
+].join("\n");
 
 let rig: EvalRig;
 let run: { code: number; stdout: string; stderr: string };
@@ -12,7 +21,13 @@ beforeAll(async () => {
   // The rig's three instances and a fourth whose gold patch creates a file.
   rig = await startEvalRig((commit) => [
     ...instanceLines(commit),
-    JSON.stringify({ instance_id: "acme__greet-4", repo: "acme/greet", base_commit: commit, problem_statement: "Add bye() to greet\nWe can say hello but not bye.", patch: CREATE }),
+    JSON.stringify({
+      instance_id: "acme__greet-4",
+      repo: "acme/greet",
+      base_commit: commit,
+      problem_statement: "Add bye() to greet\nWe can say hello but not bye.",
+      patch: CREATE,
+    }),
   ]);
   // No scripted answer: the oracle answers every call itself.
   run = await rig.eval(["--oracle", "--prepare-from", rig.mirrors]);
@@ -35,11 +50,23 @@ describe("magis eval --oracle on generated instances", () => {
       ["acme__greet-2", true, false, 1, [{ cause: "not-applied", file: "", detail: "git apply --check refused the predicted patch" }], null],
       // An added-only gold hunk at the end of the file.
       ["acme__greet-3", true, true, 1, [], null],
-      ["acme__greet-4", true, null, 0, [{ cause: "new-file", file: "greet/bye.py", detail: "the gold patch creates this file; the pipeline only changes files the Custodian located" }], "locate"],
+      [
+        "acme__greet-4",
+        true,
+        null,
+        0,
+        [{ cause: "new-file", file: "greet/bye.py", detail: "the gold patch creates this file; the pipeline only changes files the Custodian located" }],
+        "locate",
+      ],
     ]);
     const predictions = readLines(path.join(rig.out, "predictions.jsonl"));
     expect(predictions.map((p) => p.model_name_or_path)).toEqual(["magis-oracle", "magis-oracle", "magis-oracle", "magis-oracle"]);
-    expect(predictions.map((p) => p.model_patch)).toEqual([GOLD.hello, expect.stringContaining('+    return "tea"'), expect.stringMatching(/ Greetings for every occasion. The documentation lives in this file.\n\+\n\+## Speed\n$/), ""]);
+    expect(predictions.map((p) => p.model_patch)).toEqual([
+      GOLD.hello,
+      expect.stringContaining('+    return "tea"'),
+      expect.stringMatching(/ Greetings for every occasion. The documentation lives in this file.\n\+\n\+## Speed\n$/),
+      "",
+    ]);
   });
 
   it("labels the summary as an oracle run and lists the losses by cause", () => {

@@ -36,7 +36,11 @@ describe("magis eval --resume after a kill", () => {
     const exited = new Promise((resolve) => child.on("exit", resolve));
     try {
       const results = path.join(rig.out, "results.jsonl");
-      await waitFor(() => fs.existsSync(results) && readLines(results).length === 1 && rig.model.requests.some((r) => userText(r).includes("legacy() should")), 20_000, "the first instance to finish and the second to start");
+      await waitFor(
+        () => fs.existsSync(results) && readLines(results).length === 1 && rig.model.requests.some((r) => userText(r).includes("legacy() should")),
+        20_000,
+        "the first instance to finish and the second to start",
+      );
       process.kill(-child.pid!, "SIGKILL");
       await exited;
     } finally {
@@ -55,7 +59,11 @@ describe("magis eval --resume after a kill", () => {
     expect(resumed.stderr).toContain("resuming: 1 of 3 instances are done");
     expect(rig.model.requests.filter((r) => userText(r).includes("hello() should")).length).toBe(firstCalls);
     const results = readLines(path.join(rig.out, "results.jsonl"));
-    expect(results.map((r) => [r.instance_id, r.applies])).toEqual([["acme__greet-1", true], ["acme__greet-2", false], ["acme__greet-3", null]]);
+    expect(results.map((r) => [r.instance_id, r.applies])).toEqual([
+      ["acme__greet-1", true],
+      ["acme__greet-2", false],
+      ["acme__greet-3", null],
+    ]);
     expect(readLines(path.join(rig.out, "predictions.jsonl")).map((p) => p.instance_id)).toEqual(["acme__greet-1", "acme__greet-2", "acme__greet-3"]);
     expect(fs.readFileSync(path.join(rig.out, "summary.md"), "utf8")).toContain("3 of 3 instances done");
     expect(fs.readdirSync(path.join(rig.out, "scratch"))).toEqual([]);

@@ -27,7 +27,8 @@ export const GOLD = {
 
 /** Three instances of `acme/greet` at `commit`: one resolved, one whose patch does not apply, one the Custodian finds nothing for. */
 export function instanceLines(commit: string): string[] {
-  const line = (id: string, problem: string, patch: string) => JSON.stringify({ instance_id: id, repo: "acme/greet", base_commit: commit, problem_statement: problem, patch, hints_text: "" });
+  const line = (id: string, problem: string, patch: string) =>
+    JSON.stringify({ instance_id: id, repo: "acme/greet", base_commit: commit, problem_statement: problem, patch, hints_text: "" });
   return [
     line("acme__greet-1", "hello() should greet politely\nhello('Ann') returns 'hello Ann'; the greeting should be 'Hello, Ann!'.", GOLD.hello),
     line("acme__greet-2", "legacy() should offer tea\nlegacy() returns coffee; it should return tea.", GOLD.legacy),
@@ -49,18 +50,54 @@ export function scriptTeam(model: ScriptedModel, hold?: (request: ScriptedReques
   const answer = (value: (r: ScriptedRequest) => unknown) => (r: ScriptedRequest) => (hold?.(r) ? reply.hang() : reply.json(value(r), { usage: USAGE }));
   const relevantFile = (r: ScriptedRequest) => Object.entries(RELEVANT).find(([words]) => userText(r).includes(words))?.[1];
   model
-    .script("custodian-summarize-file", answer((r) => ({ summary: `Summary of ${pathIn(r)}.` })))
-    .script("custodian-judge-relevance", answer((r) => ({ relevant: relevantFile(r) === pathIn(r), reason: "scripted" })))
-    .script("manager-define-task", answer(() => ({ needs_change: true, description: "Change the returned text as the issue asks." })))
-    .script("manager-design-developer", answer(() => ({ name: "Greeter", role: "You own the greeting." })))
-    .script("manager-open-meeting", answer(() => ({ speech: "Fix it." })))
-    .script("developer-speak", answer(() => ({ speech: "I will." })))
-    .script("manager-close-meeting", answer(() => ({ speech: "Go." })))
-    .script("developer-refine-role", answer(() => ({ role: "You own the greeting." })))
-    .script("developer-design-qa", answer(() => ({ role: "You check the greeting." })))
-    .script("developer-locate-lines", answer((r) => ({ path: pathIn(r), ranges: [{ start: CODE[pathIn(r)]!.start, end: CODE[pathIn(r)]!.start, why: "the text" }] })))
-    .script("developer-write-code", answer((r) => ({ old: CODE[pathIn(r)]!.old, new: CODE[pathIn(r)]!.new })))
-    .script("qa-review", answer(() => ({ approved: true, comment: "Right." })));
+    .script(
+      "custodian-summarize-file",
+      answer((r) => ({ summary: `Summary of ${pathIn(r)}.` })),
+    )
+    .script(
+      "custodian-judge-relevance",
+      answer((r) => ({ relevant: relevantFile(r) === pathIn(r), reason: "scripted" })),
+    )
+    .script(
+      "manager-define-task",
+      answer(() => ({ needs_change: true, description: "Change the returned text as the issue asks." })),
+    )
+    .script(
+      "manager-design-developer",
+      answer(() => ({ name: "Greeter", role: "You own the greeting." })),
+    )
+    .script(
+      "manager-open-meeting",
+      answer(() => ({ speech: "Fix it." })),
+    )
+    .script(
+      "developer-speak",
+      answer(() => ({ speech: "I will." })),
+    )
+    .script(
+      "manager-close-meeting",
+      answer(() => ({ speech: "Go." })),
+    )
+    .script(
+      "developer-refine-role",
+      answer(() => ({ role: "You own the greeting." })),
+    )
+    .script(
+      "developer-design-qa",
+      answer(() => ({ role: "You check the greeting." })),
+    )
+    .script(
+      "developer-locate-lines",
+      answer((r) => ({ path: pathIn(r), ranges: [{ start: CODE[pathIn(r)]!.start, end: CODE[pathIn(r)]!.start, why: "the text" }] })),
+    )
+    .script(
+      "developer-write-code",
+      answer((r) => ({ old: CODE[pathIn(r)]!.old, new: CODE[pathIn(r)]!.new })),
+    )
+    .script(
+      "qa-review",
+      answer(() => ({ approved: true, comment: "Right." })),
+    );
 }
 
 /** A scratch folder with the bare mirror `mirrors/acme/greet.git`, the data file, and a scripted model. */
@@ -89,13 +126,24 @@ export async function startEvalRig(lines?: (commit: string) => string[]): Promis
   const model = await startScriptedModel();
   const env = { PATH: process.env.PATH, OPENAI_BASE_URL: model.url, MAGIS_MODEL: "scripted", MAGIS_LLM_MAX_RETRIES: "0" };
   const rig: EvalRig = {
-    work, mirrors, repos: path.join(work, "repos"), out: path.join(work, "out"), data, commit, model, env,
+    work,
+    mirrors,
+    repos: path.join(work, "repos"),
+    out: path.join(work, "out"),
+    data,
+    commit,
+    model,
+    env,
     async eval(extra = []) {
       const stdout: string[] = [];
       const stderr: string[] = [];
       let clock = 0;
       const code = await main(["eval", "--data", data, "--repos", rig.repos, "--out", rig.out, "--concurrency", "1", ...extra], {
-        stdout: (t) => stdout.push(t), stderr: (t) => stderr.push(t), env, cwd: work, now: () => (clock += 1000),
+        stdout: (t) => stdout.push(t),
+        stderr: (t) => stderr.push(t),
+        env,
+        cwd: work,
+        now: () => (clock += 1000),
       });
       return { code, stdout: stdout.join(""), stderr: stderr.join("") };
     },
@@ -109,5 +157,9 @@ export async function startEvalRig(lines?: (commit: string) => string[]): Promis
 
 /** The JSON Lines of an output file, parsed. */
 export function readLines(file: string): Record<string, unknown>[] {
-  return fs.readFileSync(file, "utf8").split("\n").filter((l) => l !== "").map((l) => JSON.parse(l) as Record<string, unknown>);
+  return fs
+    .readFileSync(file, "utf8")
+    .split("\n")
+    .filter((l) => l !== "")
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
 }

@@ -28,15 +28,37 @@ describe("magis eval on three generated instances, through the scripted model ov
   });
 
   it("writes predictions.jsonl in SWE-bench's format, an empty patch for the failed instance", () => {
-    const hello = ["diff --git a/greet/hello.py b/greet/hello.py", "--- a/greet/hello.py", "+++ b/greet/hello.py", "@@ -1,2 +1,2 @@", " def hello(name):", '-    return "hello " + name', '+    return "Hello, " + name + "!"', ""].join("\n");
+    const hello = [
+      "diff --git a/greet/hello.py b/greet/hello.py",
+      "--- a/greet/hello.py",
+      "+++ b/greet/hello.py",
+      "@@ -1,2 +1,2 @@",
+      " def hello(name):",
+      '-    return "hello " + name',
+      '+    return "Hello, " + name + "!"',
+      "",
+    ].join("\n");
     // The Latin-1 bytes of the context lines become U+FFFD in UTF-8 JSON: what the harness would get.
-    const legacy = ["diff --git a/greet/legacy.py b/greet/legacy.py", "--- a/greet/legacy.py", "+++ b/greet/legacy.py", "@@ -1,4 +1,4 @@", " # -*- coding: latin-1 -*-", " # Written by Ren\ufffd for the caf\ufffd", " def legacy():", '-    return "coffee"', '+    return "tea"', ""].join("\n");
+    const legacy = [
+      "diff --git a/greet/legacy.py b/greet/legacy.py",
+      "--- a/greet/legacy.py",
+      "+++ b/greet/legacy.py",
+      "@@ -1,4 +1,4 @@",
+      " # -*- coding: latin-1 -*-",
+      " # Written by Ren\ufffd for the caf\ufffd",
+      " def legacy():",
+      '-    return "coffee"',
+      '+    return "tea"',
+      "",
+    ].join("\n");
     expect(fs.readFileSync(path.join(rig.out, "predictions.jsonl"), "utf8")).toBe(
       [
         { instance_id: "acme__greet-1", model_name_or_path: "magis-scripted", model_patch: hello },
         { instance_id: "acme__greet-2", model_name_or_path: "magis-scripted", model_patch: legacy },
         { instance_id: "acme__greet-3", model_name_or_path: "magis-scripted", model_patch: "" },
-      ].map((p) => JSON.stringify(p) + "\n").join(""),
+      ]
+        .map((p) => JSON.stringify(p) + "\n")
+        .join(""),
     );
     expect(hello).toBe(GOLD.hello);
   });
@@ -44,24 +66,60 @@ describe("magis eval on three generated instances, through the scripted model ov
   it("writes results.jsonl: files, recall, applies, Eq. 1 coverage, failure, tokens per agent, calls, wall time and cost", () => {
     expect(readLines(path.join(rig.out, "results.jsonl"))).toEqual([
       {
-        instance_id: "acme__greet-1", repo: "acme/greet", patch: true, applies: true, coverage: 1, gold_files: ["greet/hello.py"],
-        located: ["greet/hello.py", "greet/__init__.py", "README.md", "greet/legacy.py"], kept: ["greet/hello.py"], changed: ["greet/hello.py"],
-        recall_located: 1, recall_kept: 1, failure: null,
+        instance_id: "acme__greet-1",
+        repo: "acme/greet",
+        patch: true,
+        applies: true,
+        coverage: 1,
+        gold_files: ["greet/hello.py"],
+        located: ["greet/hello.py", "greet/__init__.py", "README.md", "greet/legacy.py"],
+        kept: ["greet/hello.py"],
+        changed: ["greet/hello.py"],
+        recall_located: 1,
+        recall_kept: 1,
+        failure: null,
         // Four files summarized and judged; the Manager's task, Developer, opening and closing (one task: no plan call).
-        tokens: { custodian: used(8), manager: used(4), developer: used(5), qa: used(1) }, calls: 18, wall_ms: 1000, cost_usd: cost(18),
+        tokens: { custodian: used(8), manager: used(4), developer: used(5), qa: used(1) },
+        calls: 18,
+        wall_ms: 1000,
+        cost_usd: cost(18),
       },
       {
-        instance_id: "acme__greet-2", repo: "acme/greet", patch: true, applies: false, coverage: 1, gold_files: ["greet/legacy.py"],
-        located: ["greet/legacy.py", "greet/__init__.py"], kept: ["greet/legacy.py"], changed: ["greet/legacy.py"],
-        recall_located: 1, recall_kept: 1, failure: null,
+        instance_id: "acme__greet-2",
+        repo: "acme/greet",
+        patch: true,
+        applies: false,
+        coverage: 1,
+        gold_files: ["greet/legacy.py"],
+        located: ["greet/legacy.py", "greet/__init__.py"],
+        kept: ["greet/legacy.py"],
+        changed: ["greet/legacy.py"],
+        recall_located: 1,
+        recall_kept: 1,
+        failure: null,
         // The evolution memory of acme/greet holds both summaries from the first instance: only the judgements are asked.
-        tokens: { custodian: used(2), manager: used(4), developer: used(5), qa: used(1) }, calls: 12, wall_ms: 1000, cost_usd: cost(12),
+        tokens: { custodian: used(2), manager: used(4), developer: used(5), qa: used(1) },
+        calls: 12,
+        wall_ms: 1000,
+        cost_usd: cost(12),
       },
       {
-        instance_id: "acme__greet-3", repo: "acme/greet", patch: false, applies: null, coverage: 0, gold_files: ["README.md"],
-        located: ["README.md"], kept: [], changed: [], recall_located: 1, recall_kept: 0,
+        instance_id: "acme__greet-3",
+        repo: "acme/greet",
+        patch: false,
+        applies: null,
+        coverage: 0,
+        gold_files: ["README.md"],
+        located: ["README.md"],
+        kept: [],
+        changed: [],
+        recall_located: 1,
+        recall_kept: 0,
         failure: { stage: "locate", reason: "the Custodian judged none of the 1 best-matching files relevant to the issue (README.md)" },
-        tokens: { custodian: used(1), manager: none, developer: none, qa: none }, calls: 1, wall_ms: 1000, cost_usd: cost(1),
+        tokens: { custodian: used(1), manager: none, developer: none, qa: none },
+        calls: 1,
+        wall_ms: 1000,
+        cost_usd: cost(1),
       },
     ]);
     expect(rig.model.requests.filter((r) => r.prompt === "custodian-summarize-file")).toHaveLength(4);

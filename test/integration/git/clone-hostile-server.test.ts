@@ -55,9 +55,9 @@ beforeAll(async () => {
     request.resume();
     request.on("end", () => {
       if (request.url!.includes("/info/refs")) {
-        response.writeHead(200, { "content-type": "application/x-git-upload-pack-advertisement" }).end(
-          Buffer.concat([pktLine("# service=git-upload-pack\n"), FLUSH, pktLine(`${HEAD} refs/heads/main\0${capabilities}\n`), FLUSH]),
-        );
+        response
+          .writeHead(200, { "content-type": "application/x-git-upload-pack-advertisement" })
+          .end(Buffer.concat([pktLine("# service=git-upload-pack\n"), FLUSH, pktLine(`${HEAD} refs/heads/main\0${capabilities}\n`), FLUSH]));
         return;
       }
       const lines = [pktLine(`shallow ${HEAD}\n`), FLUSH, pktLine("NAK\n")];

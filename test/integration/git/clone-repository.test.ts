@@ -62,25 +62,35 @@ describe("withShallowClone", () => {
 
   it("hands every regular file to onFiles once, with its blob id and bytes, as it writes the work tree", async () => {
     const seen: ClonedFile[] = [];
-    await withShallowClone(remote, "main", async ({ dir }) => {
-      expect(seen.map((file) => file.path).sort()).toEqual(["README.md", "bin/run.sh", "src/a.ts"]);
-      for (const file of seen) {
-        expect(file.oid).toBe(server.git("octo/demo", "rev-parse", `main:${file.path}`));
-        expect(file.bytes.equals(fs.readFileSync(path.join(dir, file.path)))).toBe(true);
-      }
-    }, { onFiles: async (files) => void seen.push(...files) });
+    await withShallowClone(
+      remote,
+      "main",
+      async ({ dir }) => {
+        expect(seen.map((file) => file.path).sort()).toEqual(["README.md", "bin/run.sh", "src/a.ts"]);
+        for (const file of seen) {
+          expect(file.oid).toBe(server.git("octo/demo", "rev-parse", `main:${file.path}`));
+          expect(file.bytes.equals(fs.readFileSync(path.join(dir, file.path)))).toBe(true);
+        }
+      },
+      { onFiles: async (files) => void seen.push(...files) },
+    );
   });
 
   it("clones the same work tree from a server whose answers trickle in, as over a slow link, writing files as they come", async () => {
     const paced = await startGitServer(root, { token, bytesPerSecond: 20_000 });
     try {
       const seen: ClonedFile[] = [];
-      await withShallowClone({ url: `${paced.url}/octo/demo.git`, token }, "main", async ({ dir, head }) => {
-        expect(head).toBe(server.git("octo/demo", "rev-parse", "main"));
-        expect(seen.map((file) => file.path).sort()).toEqual(["README.md", "bin/run.sh", "src/a.ts"]);
-        for (const file of seen) expect(file.bytes.equals(fs.readFileSync(path.join(dir, file.path)))).toBe(true);
-        expect(fs.readlinkSync(path.join(dir, "bin/readme-link"))).toBe("../README.md");
-      }, { onFiles: async (files) => void seen.push(...files) });
+      await withShallowClone(
+        { url: `${paced.url}/octo/demo.git`, token },
+        "main",
+        async ({ dir, head }) => {
+          expect(head).toBe(server.git("octo/demo", "rev-parse", "main"));
+          expect(seen.map((file) => file.path).sort()).toEqual(["README.md", "bin/run.sh", "src/a.ts"]);
+          for (const file of seen) expect(file.bytes.equals(fs.readFileSync(path.join(dir, file.path)))).toBe(true);
+          expect(fs.readlinkSync(path.join(dir, "bin/readme-link"))).toBe("../README.md");
+        },
+        { onFiles: async (files) => void seen.push(...files) },
+      );
     } finally {
       await paced.close();
     }
@@ -94,11 +104,19 @@ describe("withShallowClone", () => {
     const holding = await startGitServer(root, { token, holdTail: { bytes: 2048, until: () => released } });
     const parentDir = fs.mkdtempSync(path.join(os.tmpdir(), "magis-held-"));
     try {
-      const cloned = withShallowClone({ url: `${holding.url}/octo/many.git`, token }, "main", async ({ dir }) => {
-        for (const [rel, text] of Object.entries(files)) expect(fs.readFileSync(path.join(dir, rel), "utf8")).toBe(text);
-      }, { parentDir });
+      const cloned = withShallowClone(
+        { url: `${holding.url}/octo/many.git`, token },
+        "main",
+        async ({ dir }) => {
+          for (const [rel, text] of Object.entries(files)) expect(fs.readFileSync(path.join(dir, rel), "utf8")).toBe(text);
+        },
+        { parentDir },
+      );
       // While the pack's last bytes are held, files of the checkout are on disk already.
-      const written = () => fs.readdirSync(parentDir).flatMap((checkout) => (fs.existsSync(path.join(parentDir, checkout, "pkg")) ? fs.readdirSync(path.join(parentDir, checkout, "pkg")) : []));
+      const written = () =>
+        fs
+          .readdirSync(parentDir)
+          .flatMap((checkout) => (fs.existsSync(path.join(parentDir, checkout, "pkg")) ? fs.readdirSync(path.join(parentDir, checkout, "pkg")) : []));
       await vi.waitFor(() => expect(written().length).toBeGreaterThan(30), { timeout: 10_000, interval: 20 });
       release();
       await cloned;
@@ -112,14 +130,19 @@ describe("withShallowClone", () => {
 
   it("hands the files it wrote to the work, once, when asked to keep them", async () => {
     const onFiles: ClonedFile[] = [];
-    await withShallowClone(remote, "main", async (checkout) => {
-      const written = checkout.takeWritten!()!;
-      expect(written.files.map((file) => file.path).sort()).toEqual(onFiles.map((file) => file.path).sort());
-      expect(written.files.map((file) => file.path).sort()).toEqual(["README.md", "bin/run.sh", "src/a.ts"]);
-      for (const file of written.files) expect(file.bytes.equals(fs.readFileSync(path.join(checkout.dir, file.path)))).toBe(true);
-      expect(written.folders.sort()).toEqual(["bin", "src"]);
-      expect(checkout.takeWritten!()).toBeUndefined();
-    }, { keepWritten: true, onFiles: async (files) => void onFiles.push(...files) });
+    await withShallowClone(
+      remote,
+      "main",
+      async (checkout) => {
+        const written = checkout.takeWritten!()!;
+        expect(written.files.map((file) => file.path).sort()).toEqual(onFiles.map((file) => file.path).sort());
+        expect(written.files.map((file) => file.path).sort()).toEqual(["README.md", "bin/run.sh", "src/a.ts"]);
+        for (const file of written.files) expect(file.bytes.equals(fs.readFileSync(path.join(checkout.dir, file.path)))).toBe(true);
+        expect(written.folders.sort()).toEqual(["bin", "src"]);
+        expect(checkout.takeWritten!()).toBeUndefined();
+      },
+      { keepWritten: true, onFiles: async (files) => void onFiles.push(...files) },
+    );
     await withShallowClone(remote, "main", async (checkout) => expect(checkout.takeWritten).toBeUndefined());
   });
 
@@ -139,15 +162,20 @@ describe("withShallowClone", () => {
   });
 
   it("writes a blob held from the pack's indexing as held, and reads the blobs not held from the pack", async () => {
-    await withShallowClone(remote, "main", async ({ dir, head }) => {
-      const readme = server.git("octo/demo", "rev-parse", "main:README.md");
-      // Bytes told apart from the blob's own: the work tree takes a held blob without inflating it again.
-      const written = await writeWorktree(dir, head, { blobs: new Map([[readme, Buffer.from("as held\n")]]) });
-      expect(written).toEqual({ files: 4, folders: ["bin", "src"] });
-      expect(fs.readFileSync(path.join(dir, "README.md"), "utf8")).toBe("as held\n");
-      expect(fs.readFileSync(path.join(dir, "src/a.ts"), "utf8")).toBe("export const a = 1;\n");
-      expect(fs.readlinkSync(path.join(dir, "bin/readme-link"))).toBe("../README.md");
-    }, { files: "none" });
+    await withShallowClone(
+      remote,
+      "main",
+      async ({ dir, head }) => {
+        const readme = server.git("octo/demo", "rev-parse", "main:README.md");
+        // Bytes told apart from the blob's own: the work tree takes a held blob without inflating it again.
+        const written = await writeWorktree(dir, head, { blobs: new Map([[readme, Buffer.from("as held\n")]]) });
+        expect(written).toEqual({ files: 4, folders: ["bin", "src"] });
+        expect(fs.readFileSync(path.join(dir, "README.md"), "utf8")).toBe("as held\n");
+        expect(fs.readFileSync(path.join(dir, "src/a.ts"), "utf8")).toBe("export const a = 1;\n");
+        expect(fs.readlinkSync(path.join(dir, "bin/readme-link"))).toBe("../README.md");
+      },
+      { files: "none" },
+    );
   });
 
   it("removes the directory when the work fails", async () => {
@@ -185,7 +213,9 @@ describe("withShallowClone", () => {
 
   it("says which branch is missing, and which repository is not there", async () => {
     await expect(withShallowClone(remote, "no-such-branch", async () => 1)).rejects.toThrow(`the repository at ${remote.url} has no branch 'no-such-branch'`);
-    await expect(withShallowClone({ ...remote, url: `${server.url}/octo/absent.git` }, "main", async () => 1)).rejects.toThrow(/there is no git repository at .*octo\/absent\.git \(HTTP 404/);
+    await expect(withShallowClone({ ...remote, url: `${server.url}/octo/absent.git` }, "main", async () => 1)).rejects.toThrow(
+      /there is no git repository at .*octo\/absent\.git \(HTTP 404/,
+    );
   });
 
   it("refuses a tree that names '..' or '.git' rather than write outside the checkout or into its .git", async () => {
@@ -198,7 +228,9 @@ describe("withShallowClone", () => {
       const commit = execFileSync("git", ["commit-tree", tree, "-m", "evil"], { cwd: bare, env: gitEnv(), encoding: "utf8" }).trim();
       server.git("octo/demo", "update-ref", `refs/heads/evil`, commit);
       let ran = false;
-      await expect(withShallowClone(remote, "evil", async () => (ran = true))).rejects.toThrow(`refusing to check out tree ${tree}: it names an entry '${evil}', which git never writes`);
+      await expect(withShallowClone(remote, "evil", async () => (ran = true))).rejects.toThrow(
+        `refusing to check out tree ${tree}: it names an entry '${evil}', which git never writes`,
+      );
       expect(ran).toBe(false);
     }
   });

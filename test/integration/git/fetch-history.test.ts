@@ -46,7 +46,7 @@ function buildRepository(): void {
     };
     run(["init", "-q", "-b", "main"]);
     // Three years ago: outside the window.
-    write({ "README.md": "hello\n", "src/core/model.py": "x = 1\n", "docs/old.md": "old\n", "tools": "a file, later a folder\n" });
+    write({ "README.md": "hello\n", "src/core/model.py": "x = 1\n", "docs/old.md": "old\n", tools: "a file, later a folder\n" });
     commit("Initial commit", now - 3 * 365 * DAY);
     write({ "src/core/model.py": "x = 2\n" });
     commit("Change the model long ago", now - 900 * DAY);
@@ -109,11 +109,16 @@ describe("withShallowClone with a history", () => {
   it("fetches the commits git log shows, but the boundary commit, each with the files it changed", async () => {
     const local = await readLocalHistory({ gitDir: bare }, window);
     expect(local.map((c) => c.oid)).toContain(boundary);
-    const fetched = await withShallowClone(remote("history"), "main", async (checkout) => {
-      // The clone is whole while the history may still be on its way.
-      expect(fs.readFileSync(path.join(checkout.dir, "README.md"), "utf8")).toBe("hello again\n");
-      return checkout.history;
-    }, { history: window });
+    const fetched = await withShallowClone(
+      remote("history"),
+      "main",
+      async (checkout) => {
+        // The clone is whole while the history may still be on its way.
+        expect(fs.readFileSync(path.join(checkout.dir, "README.md"), "utf8")).toBe("hello again\n");
+        return checkout.history;
+      },
+      { history: window },
+    );
     expect(fetched?.skipped).toBeUndefined();
     expect(fetched?.commits).toEqual(local.filter((c) => c.oid !== boundary));
     // What the fixture means to cover, checked on the fetched records themselves.
@@ -140,27 +145,42 @@ describe("withShallowClone with a history", () => {
     await resolvePack(pack, undefined, (object) => types.set(object.type, (types.get(object.type) ?? 0) + 1));
     expect(types.get("blob")).toBeUndefined();
     // Every commit within the window, merge and side branch included; none older.
-    expect(types.get("commit")).toBe(Number(execFileSync("git", ["rev-list", "--count", `--since=${windowStart(now, window)}`, "main"], { cwd: bare, encoding: "utf8" })));
+    expect(types.get("commit")).toBe(
+      Number(execFileSync("git", ["rev-list", "--count", `--since=${windowStart(now, window)}`, "main"], { cwd: bare, encoding: "utf8" })),
+    );
     expect(types.get("tree")).toBeGreaterThan(0);
     expect(shallow).toEqual([boundary]);
   });
 
   it("clones from a server that cannot filter, and says why there is no history", async () => {
-    const history = await withShallowClone(remote("nofilter"), "main", async (checkout) => {
-      expect(fs.existsSync(path.join(checkout.dir, "src/core/model.py"))).toBe(true);
-      return checkout.history;
-    }, { history: window });
+    const history = await withShallowClone(
+      remote("nofilter"),
+      "main",
+      async (checkout) => {
+        expect(fs.existsSync(path.join(checkout.dir, "src/core/model.py"))).toBe(true);
+        return checkout.history;
+      },
+      { history: window },
+    );
     expect(history?.commits).toEqual([]);
     expect(history?.skipped).toContain("cannot send history without file contents");
     expect(history?.skipped).not.toContain(token);
   });
 
   it("leaves the history out when it is larger than the limit, and clones all the same", async () => {
-    const history = await withShallowClone(remote("history", { maxHistoryBytes: 100 }), "main", async (checkout) => {
-      expect(fs.readFileSync(path.join(checkout.dir, "src/core/model.py"), "utf8")).toBe("x = 5\n");
-      return checkout.history;
-    }, { history: window });
-    expect(history).toEqual({ commits: [], skipped: `the git server at ${server.url}/octo/history.git sent more than 100 bytes of history, the most a checkout reads; the history was left out` });
+    const history = await withShallowClone(
+      remote("history", { maxHistoryBytes: 100 }),
+      "main",
+      async (checkout) => {
+        expect(fs.readFileSync(path.join(checkout.dir, "src/core/model.py"), "utf8")).toBe("x = 5\n");
+        return checkout.history;
+      },
+      { history: window },
+    );
+    expect(history).toEqual({
+      commits: [],
+      skipped: `the git server at ${server.url}/octo/history.git sent more than 100 bytes of history, the most a checkout reads; the history was left out`,
+    });
   });
 
   it("says so when no commit is as recent as the window", async () => {
@@ -203,10 +223,11 @@ describe("withShallowClone with a history that goes wrong", () => {
         }
         if (body.includes("deepen-since") && historyAnswer.endsWith("-flood")) {
           // 4 MB of lines that are not the pack (shallow lines before NAK, or progress on band 2), then no pack at all.
-          const line = historyAnswer === "shallow-flood"
-            ? pktLine(`shallow ${"a".repeat(40)}\n`)
-            : Buffer.concat([Buffer.from("0405"), Buffer.from([2]), Buffer.alloc(1024, 0x2e)]);
-          const lines = Buffer.concat(Array.from({ length: Math.ceil(4 * 2 ** 20 / line.length) }, () => line));
+          const line =
+            historyAnswer === "shallow-flood"
+              ? pktLine(`shallow ${"a".repeat(40)}\n`)
+              : Buffer.concat([Buffer.from("0405"), Buffer.from([2]), Buffer.alloc(1024, 0x2e)]);
+          const lines = Buffer.concat(Array.from({ length: Math.ceil((4 * 2 ** 20) / line.length) }, () => line));
           response.writeHead(200, { "content-type": "application/x-git-upload-pack-result" });
           response.end(historyAnswer === "shallow-flood" ? lines : Buffer.concat([pktLine("NAK\n"), lines, FLUSH]));
           return;
@@ -242,13 +263,18 @@ describe("withShallowClone with a history that goes wrong", () => {
     historyAnswer = "silent";
     let pending: Promise<unknown> | undefined;
     let openDuringWork = false;
-    const head = await withShallowClone({ url: `${frontUrl}/octo/history.git`, token, idleTimeoutMs: 30_000 }, "main", async (checkout) => {
-      pending = checkout.history;
-      // The work runs while the history's request is still held open, unanswered: the clone did not wait for it.
-      await expect.poll(() => held.length, { timeout: 2_000 }).toBe(1);
-      openDuringWork = !held[0]!.closed;
-      return checkout.head;
-    }, { history: window });
+    const head = await withShallowClone(
+      { url: `${frontUrl}/octo/history.git`, token, idleTimeoutMs: 30_000 },
+      "main",
+      async (checkout) => {
+        pending = checkout.history;
+        // The work runs while the history's request is still held open, unanswered: the clone did not wait for it.
+        await expect.poll(() => held.length, { timeout: 2_000 }).toBe(1);
+        openDuringWork = !held[0]!.closed;
+        return checkout.head;
+      },
+      { history: window },
+    );
     expect(openDuringWork).toBe(true);
     expect(head).toBe(server.git("octo/history", "rev-parse", "main"));
     expect(await pending).toEqual({ commits: [], skipped: "the checkout ended before its history arrived" });
@@ -262,10 +288,15 @@ describe("withShallowClone with a history that goes wrong", () => {
   ] as const)("says why a %s history is left out, and clones all the same", async (answer, reason) => {
     historyAnswer = answer;
     const url = `${frontUrl}/octo/history.git`;
-    const history = await withShallowClone({ url, token }, "main", async (checkout) => {
-      expect(fs.readFileSync(path.join(checkout.dir, "README.md"), "utf8")).toBe("hello again\n");
-      return checkout.history;
-    }, { history: window });
+    const history = await withShallowClone(
+      { url, token },
+      "main",
+      async (checkout) => {
+        expect(fs.readFileSync(path.join(checkout.dir, "README.md"), "utf8")).toBe("hello again\n");
+        return checkout.history;
+      },
+      { history: window },
+    );
     expect(history).toEqual({ commits: [], skipped: reason.replace("{url}", url) });
   });
 
@@ -273,7 +304,10 @@ describe("withShallowClone with a history that goes wrong", () => {
     historyAnswer = answer;
     const url = `${frontUrl}/octo/history.git`;
     const history = await withShallowClone({ url, token, maxHistoryBytes: 64 * 1024 }, "main", async (checkout) => checkout.history, { history: window });
-    expect(history).toEqual({ commits: [], skipped: `the git server at ${url} sent more than 64 KB of history, the most a checkout reads; the history was left out` });
+    expect(history).toEqual({
+      commits: [],
+      skipped: `the git server at ${url} sent more than 64 KB of history, the most a checkout reads; the history was left out`,
+    });
   });
 
   it("asks once more when the server drops a connection unanswered, and clones", async () => {
@@ -291,7 +325,9 @@ describe("withShallowClone with a history that goes wrong", () => {
 
   it("gives up on a silent history without failing the clone", async () => {
     historyAnswer = "silent";
-    const history = await withShallowClone({ url: `${frontUrl}/octo/history.git`, token, idleTimeoutMs: 500 }, "main", async (checkout) => checkout.history, { history: window });
+    const history = await withShallowClone({ url: `${frontUrl}/octo/history.git`, token, idleTimeoutMs: 500 }, "main", async (checkout) => checkout.history, {
+      history: window,
+    });
     expect(history?.commits).toEqual([]);
     expect(history?.skipped).toMatch(/the git server did not answer POST http:\/\/127\.0\.0\.1:\d+\/octo\/history\.git\/git-upload-pack for 500 ms/);
   });

@@ -8,12 +8,17 @@ import { FLUSH, pktLine } from "../../../src/git/pack/pkt-lines.js";
 // A server that answers as a broken or refusing git server would, one way per repository path.
 const HEAD = "1".repeat(40);
 const advertisement = Buffer.concat([
-  pktLine("# service=git-upload-pack\n"), FLUSH,
-  pktLine(`${HEAD} refs/heads/main\0shallow side-band-64k ofs-delta no-progress\n`), FLUSH,
+  pktLine("# service=git-upload-pack\n"),
+  FLUSH,
+  pktLine(`${HEAD} refs/heads/main\0shallow side-band-64k ofs-delta no-progress\n`),
+  FLUSH,
 ]);
 const answers: Record<string, { type: string; refs: Buffer; pack?: Buffer }> = {
   "/html": { type: "text/html", refs: Buffer.from("<html>sign in</html>") },
-  "/refused": { type: "application/x-git-upload-pack-advertisement", refs: Buffer.concat([pktLine("# service=git-upload-pack\n"), FLUSH, pktLine("ERR access denied or repository not exported\n")]) },
+  "/refused": {
+    type: "application/x-git-upload-pack-advertisement",
+    refs: Buffer.concat([pktLine("# service=git-upload-pack\n"), FLUSH, pktLine("ERR access denied or repository not exported\n")]),
+  },
   "/fails": {
     type: "application/x-git-upload-pack-advertisement",
     refs: advertisement,
@@ -23,7 +28,11 @@ const answers: Record<string, { type: string; refs: Buffer; pack?: Buffer }> = {
   "/endless": {
     type: "application/x-git-upload-pack-advertisement",
     refs: advertisement,
-    pack: Buffer.concat([FLUSH, pktLine("NAK\n"), ...Array.from({ length: 26 }, () => Buffer.concat([Buffer.from((60_005).toString(16).padStart(4, "0")), Buffer.from([1]), Buffer.alloc(60_000, 7)]))]),
+    pack: Buffer.concat([
+      FLUSH,
+      pktLine("NAK\n"),
+      ...Array.from({ length: 26 }, () => Buffer.concat([Buffer.from((60_005).toString(16).padStart(4, "0")), Buffer.from([1]), Buffer.alloc(60_000, 7)])),
+    ]),
   },
   "/empty": { type: "application/x-git-upload-pack-advertisement", refs: advertisement, pack: Buffer.concat([FLUSH, pktLine("NAK\n"), FLUSH]) },
 };

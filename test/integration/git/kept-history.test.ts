@@ -115,7 +115,9 @@ const historyPackRequests = () => server.requests.filter((r) => r.method === "PO
 
 /** The bytes of the files under a folder. */
 function bytesIn(folder: string): number {
-  return fs.readdirSync(folder, { withFileTypes: true, recursive: true }).reduce((sum, entry) => (entry.isFile() ? sum + fs.statSync(path.join(entry.parentPath, entry.name)).size : sum), 0);
+  return fs
+    .readdirSync(folder, { withFileTypes: true, recursive: true })
+    .reduce((sum, entry) => (entry.isFile() ? sum + fs.statSync(path.join(entry.parentPath, entry.name)).size : sum), 0);
 }
 
 /** How many objects each kept history pack holds, in the manifest's order. */
@@ -127,7 +129,11 @@ function keptPackSizes(repo: Repository): number[] {
 describe("a history kept between jobs", () => {
   it("fetches only the commits made since, and reads the same history as a whole fetch, side branches merged late included", async () => {
     const repo = new Repository("merges");
-    for (let i = 0; i < 12; i++) repo.commit(`Change the model, step ${i}`, now - (300 - i * 10) * DAY, { [`src/part${i % 4}/mod${i}.py`]: `step = ${i}\n`, "src/core/model.py": `x = ${i}\n` });
+    for (let i = 0; i < 12; i++)
+      repo.commit(`Change the model, step ${i}`, now - (300 - i * 10) * DAY, {
+        [`src/part${i % 4}/mod${i}.py`]: `step = ${i}\n`,
+        "src/core/model.py": `x = ${i}\n`,
+      });
     const forkPoint = repo.git(["rev-parse", "HEAD"]);
     repo.commit("Touch the docs", now - 150 * DAY, { "docs/guide.md": "a guide\n" });
     repo.push();
@@ -141,7 +147,10 @@ describe("a history kept between jobs", () => {
     // A branch made before the first job, from a commit that is not the head, merged after it: its commits are
     // older than the kept head, and their parent's trees are ones the server no longer sends.
     repo.git(["checkout", "-q", "-b", "side", forkPoint]);
-    const sideCommit = repo.commit("Fix the parser on a side branch", now - 160 * DAY, { "src/parser/read.py": "def read(): pass\n", "src/part1/mod1.py": "step = 'side'\n" });
+    const sideCommit = repo.commit("Fix the parser on a side branch", now - 160 * DAY, {
+      "src/parser/read.py": "def read(): pass\n",
+      "src/part1/mod1.py": "step = 'side'\n",
+    });
     repo.git(["checkout", "-q", "main"]);
     repo.commit("Change the readme", now - 40 * DAY, { "README.md": "hello again\n" });
     repo.git(["merge", "-q", "--no-ff", "-m", "Merge the side branch", "side"], now - 30 * DAY);

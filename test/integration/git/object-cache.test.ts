@@ -5,7 +5,16 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { withShallowClone, type GitRemote } from "../../../src/git/clone-repository.js";
 import { keptHistory } from "../../../src/git/kept-history.js";
-import { cachedObjects, evict, folderOf, HISTORY_MANIFEST, KEPT_HISTORY, keepObjects, objectCacheFrom, type ObjectCache } from "../../../src/git/object-cache.js";
+import {
+  cachedObjects,
+  evict,
+  folderOf,
+  HISTORY_MANIFEST,
+  KEPT_HISTORY,
+  keepObjects,
+  objectCacheFrom,
+  type ObjectCache,
+} from "../../../src/git/object-cache.js";
 import { addCommit, createBareRepository, gitEnv, startGitServer, type GitServer } from "../../support/git-server.js";
 
 const token = "ghs_objectcachetoken123456";
@@ -57,7 +66,10 @@ function filesIn(dir: string): Record<string, string> {
 /** How many objects each pack of a checkout holds, by pack name. */
 function packCounts(dir: string): number[] {
   const folder = path.join(dir, ".git", "objects", "pack");
-  return fs.readdirSync(folder).filter((name) => name.endsWith(".pack")).map((name) => fs.readFileSync(path.join(folder, name)).readUInt32BE(8));
+  return fs
+    .readdirSync(folder)
+    .filter((name) => name.endsWith(".pack"))
+    .map((name) => fs.readFileSync(path.join(folder, name)).readUInt32BE(8));
 }
 
 const packRequests = () => server.requests.filter((r) => r.method === "POST" && r.path.endsWith("/git-upload-pack")).length;
@@ -74,7 +86,12 @@ describe("clones that keep their objects for the next clone", () => {
     expect(first.packs).toHaveLength(1);
     expect(cachedObjects(cache, remote.url)?.head).toBe(server.git(name, "rev-parse", "main"));
 
-    addCommit(root, name, { branch: "main", files: { "pkg1/mod4.py": "def f4():\n    return 40\n", "pkg0/new.py": "NEW = 1\n" }, message: "change one, add one", author });
+    addCommit(root, name, {
+      branch: "main",
+      files: { "pkg1/mod4.py": "def f4():\n    return 40\n", "pkg0/new.py": "NEW = 1\n" },
+      message: "change one, add one",
+      author,
+    });
     const second = await clone(remote, cache);
     expect(second.files).toEqual(filesOf(name));
     // The kept pack, and one holding the commit, the root tree, two folders' trees and two blobs, with the old
@@ -138,7 +155,12 @@ describe("clones that keep their objects for the next clone", () => {
     expect(again.packs).toHaveLength(1);
     expect(cachedObjects(cache, remote.url)?.packs).toHaveLength(1);
 
-    fs.rmSync(path.join(folder, fs.readdirSync(folder).find((file) => file.endsWith(".pack"))!));
+    fs.rmSync(
+      path.join(
+        folder,
+        fs.readdirSync(folder).find((file) => file.endsWith(".pack"))!,
+      ),
+    );
     expect(cachedObjects(cache, remote.url)).toBeNull();
     expect((await clone(remote, cache)).files).toEqual(filesOf(name));
     expect(cachedObjects(cache, remote.url)?.packs).toHaveLength(1);
@@ -169,7 +191,9 @@ describe("clones that keep their objects for the next clone", () => {
     // The manifest names the newer commit but only the first pack, as if the second had been lost.
     const kept = cachedObjects(cache, remote.url)!;
     expect(kept.packs).toHaveLength(2);
-    const whole = kept.packs.reduce((a, b) => (fs.statSync(path.join(kept.folder, `${a}.pack`)).size >= fs.statSync(path.join(kept.folder, `${b}.pack`)).size ? a : b));
+    const whole = kept.packs.reduce((a, b) =>
+      fs.statSync(path.join(kept.folder, `${a}.pack`)).size >= fs.statSync(path.join(kept.folder, `${b}.pack`)).size ? a : b,
+    );
     fs.writeFileSync(path.join(kept.folder, "head"), `${kept.head}\n${whole}\n`);
     addCommit(root, name, { branch: "main", files: { "pkg2/mod2.py": "two\n" }, message: "two", author });
     const again = await clone(remote, cache);
@@ -185,7 +209,13 @@ describe("clones that keep their objects for the next clone", () => {
     // While a clone fetches on top of the kept packs, another clone's whole tree replaces them.
     fs.rmSync(path.join(before.folder, `${before.packs[0]}.pack`));
     addCommit(root, name, { branch: "main", files: { "pkg0/mod3.py": "three\n" }, message: "three", author });
-    keepObjects(cache, remote.url, server.git(name, "rev-parse", "main"), { name: `pack-${"0".repeat(40)}`, pack: Buffer.from("x"), index: Buffer.from("y") }, before);
+    keepObjects(
+      cache,
+      remote.url,
+      server.git(name, "rev-parse", "main"),
+      { name: `pack-${"0".repeat(40)}`, pack: Buffer.from("x"), index: Buffer.from("y") },
+      before,
+    );
     expect(fs.existsSync(path.join(before.folder, `pack-${"0".repeat(40)}.pack`))).toBe(false);
     expect(cachedObjects(cache, remote.url)).toBeNull();
   });
@@ -211,7 +241,9 @@ describe("clones that keep their objects for the next clone", () => {
     const b = fixture();
     const shared = { ...a.cache, dir: path.join(root, "shared-cache") };
     await clone(a.remote, shared);
-    const one = fs.readdirSync(cachedObjects(shared, a.remote.url)!.folder).reduce((sum, f) => sum + fs.statSync(path.join(cachedObjects(shared, a.remote.url)!.folder, f)).size, 0);
+    const one = fs
+      .readdirSync(cachedObjects(shared, a.remote.url)!.folder)
+      .reduce((sum, f) => sum + fs.statSync(path.join(cachedObjects(shared, a.remote.url)!.folder, f)).size, 0);
     const tight = { ...shared, maxBytes: one + one / 2 };
     await clone(b.remote, tight);
     expect(cachedObjects(tight, a.remote.url)).toBeNull();
@@ -248,7 +280,10 @@ describe("kept objects that no job used for a while", () => {
     const shared = { ...a.cache, dir: path.join(root, "aging-cache"), maxAgeMs: 14 * 24 * 3600 * 1000 };
     // The history needs the server to filter out contents, as GitHub does.
     execFileSync("git", ["config", "uploadpack.allowFilter", "true"], { cwd: path.join(root, `${a.name}.git`), stdio: "pipe" });
-    const history = await withShallowClone(a.remote, "main", async (checkout) => checkout.history!, { objects: shared, history: { months: 12, maxCommits: 100 } });
+    const history = await withShallowClone(a.remote, "main", async (checkout) => checkout.history!, {
+      objects: shared,
+      history: { months: 12, maxCommits: 100 },
+    });
     expect(history.skipped).toBeUndefined();
     await clone(b.remote, shared);
     expect(keptHistory(shared, a.remote.url)).not.toBeNull();
@@ -290,7 +325,12 @@ describe("kept objects that no job used for a while", () => {
 
 describe("objectCacheFrom", () => {
   it("keeps 1,024 MB under the work folder unless told otherwise, none at 0, and refuses what is not a whole number", () => {
-    expect(objectCacheFrom({}, "/work")).toEqual({ dir: path.join("/work", `magis-objects-${process.getuid!()}`), maxBytes: 1024 * 2 ** 20, maxPacks: 16, maxAgeMs: 14 * 24 * 3600 * 1000 });
+    expect(objectCacheFrom({}, "/work")).toEqual({
+      dir: path.join("/work", `magis-objects-${process.getuid!()}`),
+      maxBytes: 1024 * 2 ** 20,
+      maxPacks: 16,
+      maxAgeMs: 14 * 24 * 3600 * 1000,
+    });
     expect(objectCacheFrom({ MAGIS_OBJECT_CACHE_MB: "0" }, "/work")).toBeUndefined();
     expect(objectCacheFrom({ MAGIS_OBJECT_CACHE_MB: "64" }, "/work")?.maxBytes).toBe(64 * 2 ** 20);
     expect(() => objectCacheFrom({ MAGIS_OBJECT_CACHE_MB: "lots" }, "/work")).toThrow("MAGIS_OBJECT_CACHE_MB is 'lots': set it to the megabytes");
@@ -298,7 +338,9 @@ describe("objectCacheFrom", () => {
 
   it("ages kept objects out after 14 days unless MAGIS_OBJECT_CACHE_DAYS says otherwise, and refuses what is not a whole number of days", () => {
     expect(objectCacheFrom({ MAGIS_OBJECT_CACHE_DAYS: "3" }, "/work")?.maxAgeMs).toBe(3 * 24 * 3600 * 1000);
-    expect(() => objectCacheFrom({ MAGIS_OBJECT_CACHE_DAYS: "0" }, "/work")).toThrow("MAGIS_OBJECT_CACHE_DAYS is '0': set it to the days a worker keeps a repository's objects after its last job (a whole number, from 1 to 3650), or leave it unset for 14");
+    expect(() => objectCacheFrom({ MAGIS_OBJECT_CACHE_DAYS: "0" }, "/work")).toThrow(
+      "MAGIS_OBJECT_CACHE_DAYS is '0': set it to the days a worker keeps a repository's objects after its last job (a whole number, from 1 to 3650), or leave it unset for 14",
+    );
     expect(() => objectCacheFrom({ MAGIS_OBJECT_CACHE_DAYS: "1.5" }, "/work")).toThrow("MAGIS_OBJECT_CACHE_DAYS is '1.5'");
     // Keeping none, the days say nothing.
     expect(objectCacheFrom({ MAGIS_OBJECT_CACHE_MB: "0", MAGIS_OBJECT_CACHE_DAYS: "never" }, "/work")).toBeUndefined();

@@ -47,7 +47,10 @@ function countDeltas(pack: Buffer, idx: Buffer): number {
 }
 
 describe("indexPack and PackObjects on packs the real git writes", () => {
-  it.each([["ofs-deltas", true], ["ref-deltas", false]])("with %s: the index is byte for byte git's, and every object reads back as git reads it", async (_label, ofs) => {
+  it.each([
+    ["ofs-deltas", true],
+    ["ref-deltas", false],
+  ])("with %s: the index is byte for byte git's, and every object reads back as git reads it", async (_label, ofs) => {
     const pack = packOfAll(ofs);
     const packFile = path.join(work, "all.pack");
     fs.writeFileSync(packFile, pack);
@@ -60,7 +63,11 @@ describe("indexPack and PackObjects on packs the real git writes", () => {
       seen.set(oid, { type, data });
     });
     expect(index.equals(expected)).toBe(true);
-    const listed = git(["rev-list", "--objects", "--all"]).toString().split("\n").map((line) => line.slice(0, 40)).filter(Boolean);
+    const listed = git(["rev-list", "--objects", "--all"])
+      .toString()
+      .split("\n")
+      .map((line) => line.slice(0, 40))
+      .filter(Boolean);
     expect([...seen.keys()].sort()).toEqual([...new Set(listed)].sort());
     for (const [oid, { type, data }] of seen) {
       expect(type).toBe(git(["cat-file", "-t", oid]).toString().trim());
@@ -75,7 +82,11 @@ describe("indexPack and PackObjects on packs the real git writes", () => {
       fs.writeFileSync(path.join(bare, "objects", "pack", "pack-x.pack"), pack);
       fs.writeFileSync(path.join(bare, "objects", "pack", "pack-x.idx"), index);
       const objects = new PackObjects(bare);
-      const ids = git(["rev-list", "--objects", "--all"]).toString().split("\n").map((line) => line.slice(0, 40)).filter(Boolean);
+      const ids = git(["rev-list", "--objects", "--all"])
+        .toString()
+        .split("\n")
+        .map((line) => line.slice(0, 40))
+        .filter(Boolean);
       expect(ids.length).toBeGreaterThan(15);
       for (const oid of ids) {
         const object = objects.read(oid)!;
@@ -94,7 +105,10 @@ describe("indexPack and PackObjects on packs the real git writes", () => {
     flipped[40] = flipped[40]! ^ 0xff;
     await expect(indexPack(flipped)).rejects.toThrow("corrupt pack: its checksum does not match its bytes");
     // The same damage with the checksum made to fit: the entry itself no longer inflates to its size.
-    createHash("sha1").update(flipped.subarray(0, flipped.length - 20)).digest().copy(flipped, flipped.length - 20);
+    createHash("sha1")
+      .update(flipped.subarray(0, flipped.length - 20))
+      .digest()
+      .copy(flipped, flipped.length - 20);
     await expect(indexPack(flipped)).rejects.toThrow(/^corrupt pack: /);
     await expect(indexPack(Buffer.from("not a pack at all, just some text here"))).rejects.toThrow("corrupt pack: it does not start with 'PACK'");
   });
@@ -110,7 +124,10 @@ function arriveInParts(arriving: PackArriving, pack: Buffer, sizes: number[]): v
 }
 
 describe("PackArriving: a pack read as it arrives", () => {
-  it.each([["ofs-deltas", true], ["ref-deltas", false]])("with %s, in parts of any size: git's index, and every object shown once, the whole ones before the last byte is read", async (_label, ofs) => {
+  it.each([
+    ["ofs-deltas", true],
+    ["ref-deltas", false],
+  ])("with %s, in parts of any size: git's index, and every object shown once, the whole ones before the last byte is read", async (_label, ofs) => {
     const pack = packOfAll(ofs);
     const expected = await indexPack(pack);
     for (const sizes of [[1], [7, 3, 1000], [100], [65536], [pack.length]]) {
@@ -133,12 +150,18 @@ describe("PackArriving: a pack read as it arrives", () => {
     const refused = async (bytes: Buffer) => {
       const arriving = new PackArriving();
       arriveInParts(arriving, bytes, [333]);
-      return arriving.index().then(() => "indexed", (error: Error) => error.message);
+      return arriving.index().then(
+        () => "indexed",
+        (error: Error) => error.message,
+      );
     };
     const flipped = Buffer.from(pack);
     flipped[Math.floor(pack.length / 2)]! ^= 0xff;
     expect(await refused(flipped)).toBe("corrupt pack: its checksum does not match its bytes");
-    createHash("sha1").update(flipped.subarray(0, flipped.length - 20)).digest().copy(flipped, flipped.length - 20);
+    createHash("sha1")
+      .update(flipped.subarray(0, flipped.length - 20))
+      .digest()
+      .copy(flipped, flipped.length - 20);
     expect(await refused(flipped)).toMatch(/^corrupt pack: /);
     expect(await refused(pack.subarray(0, pack.length - 100))).toMatch(/^corrupt pack: /);
     const longer = Buffer.concat([pack.subarray(0, pack.length - 20), Buffer.from("extra")]);
@@ -164,7 +187,13 @@ describe("BaseCache", () => {
 
   it("keeps objects up to its bound, starts over when full, and never keeps one over a quarter of it", () => {
     const cache = new BaseCache(100);
-    for (const [key, bytes] of [[1, 20], [2, 25], [3, 25], [4, 25]] as const) cache.set(key, object(bytes));
+    for (const [key, bytes] of [
+      [1, 20],
+      [2, 25],
+      [3, 25],
+      [4, 25],
+    ] as const)
+      cache.set(key, object(bytes));
     expect([1, 2, 3, 4].every((key) => cache.get(key) !== undefined)).toBe(true);
     cache.set(5, object(10));
     expect([1, 2, 3, 4, 5].map((key) => cache.get(key) !== undefined)).toEqual([false, false, false, false, true]);

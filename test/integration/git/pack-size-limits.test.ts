@@ -16,7 +16,11 @@ beforeAll(() => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), "magis-pack-limits-"));
   const git = (args: string[], input?: string) => execFileSync("git", args, { cwd: dir, env: gitEnv(), input }).toString().trim();
   git(["init", "-q", "-b", "main"]);
-  for (const [file, message] of [["a.py", "Start"], ["pkg/b.py", "Add b"], ["pkg/c.py", "Add c"]]) {
+  for (const [file, message] of [
+    ["a.py", "Start"],
+    ["pkg/b.py", "Add b"],
+    ["pkg/c.py", "Add c"],
+  ]) {
     fs.mkdirSync(path.dirname(path.join(dir, file!)), { recursive: true });
     fs.writeFileSync(path.join(dir, file!), `${message}\n`);
     git(["add", "-A"]);
@@ -24,7 +28,10 @@ beforeAll(() => {
   }
   head = git(["rev-parse", "HEAD"]);
   // Commits and trees, as a history fetch (blob:none) brings them.
-  const objects = git(["rev-list", "--objects", "--filter=blob:none", "HEAD"]).split("\n").map((line) => line.split(" ")[0]).join("\n");
+  const objects = git(["rev-list", "--objects", "--filter=blob:none", "HEAD"])
+    .split("\n")
+    .map((line) => line.split(" ")[0])
+    .join("\n");
   pack = execFileSync("git", ["pack-objects", "--stdout", "-q"], { cwd: dir, env: gitEnv(), input: `${objects}\n` });
 });
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
@@ -38,7 +45,9 @@ describe("what a pack may inflate to", () => {
   });
 
   it("refuses an entry that declares more than one object may have, and reads an empty one", () => {
-    expect(() => inflateAt(zlib.deflateSync(Buffer.from("x")), 0, MAX_OBJECT_BYTES + 1)).toThrow(/declares \d+ bytes, more than the 512 MB one object may have/);
+    expect(() => inflateAt(zlib.deflateSync(Buffer.from("x")), 0, MAX_OBJECT_BYTES + 1)).toThrow(
+      /declares \d+ bytes, more than the 512 MB one object may have/,
+    );
     expect(inflateAt(zlib.deflateSync(Buffer.alloc(0)), 0, 0).data.length).toBe(0);
   });
 
@@ -46,7 +55,12 @@ describe("what a pack may inflate to", () => {
     const window = { months: 1200, maxCommits: 100 };
     const commits = await compareCommits(await readHistoryObjects(pack), head, window);
     // Made within one second: their order is the ids'.
-    expect(commits.map((c) => [c.message, c.files]).sort()).toEqual([["Add b", ["pkg/b.py"]], ["Add c", ["pkg/c.py"]]]);
-    await expect(readHistoryObjects(pack, undefined, 100)).rejects.toThrow("the history's trees inflate to more than 0 MB, more than a checkout keeps; the history was left out");
+    expect(commits.map((c) => [c.message, c.files]).sort()).toEqual([
+      ["Add b", ["pkg/b.py"]],
+      ["Add c", ["pkg/c.py"]],
+    ]);
+    await expect(readHistoryObjects(pack, undefined, 100)).rejects.toThrow(
+      "the history's trees inflate to more than 0 MB, more than a checkout keeps; the history was left out",
+    );
   });
 });

@@ -113,36 +113,42 @@ function expectWorkTree(dir: string): void {
 
 describe("WorktreeWriter", () => {
   // Without held blobs (a tree past the clone's bound), a blob is written as it comes only while few writes wait.
-  it.each([["held", true], ["not held", false]])("writes each file while the pack still arrives, and the last pass writes the rest, none twice (blobs %s)", async (_label, hold) => {
-    await withCheckout(async ({ dir, writer, blobs, seen, show }) => {
-      const arriving = new PackArriving(show);
-      // All but the pack's end: the server is still sending.
-      const cut = pack.length - 400;
-      for (let at = 0; at < cut; at += 512) arriving.add(pack.subarray(at, Math.min(at + 512, cut)));
-      const written = (rel: string) => fs.existsSync(path.join(dir, rel)) && fs.statSync(path.join(dir, rel)).size > 0;
-      const regular = [...expectedFiles()].filter(([, { mode }]) => mode !== "120000").map(([rel]) => rel);
-      if (hold) {
-        // Held, every file whose blob came is written: most of them, all but the pack's last few objects.
-        const came = regular.filter((rel) => blobs.has(expectedFiles().get(rel)!.oid));
-        expect(came.length).toBeGreaterThan(regular.length / 2);
-        await vi.waitFor(() => expect(came.filter((rel) => !written(rel))).toEqual([]), { timeout: 5_000, interval: 10 });
-      } else {
-        // Not held, the first ones are, until writes wait.
-        await vi.waitFor(() => expect(regular.some(written)).toBe(true), { timeout: 5_000, interval: 10 });
-      }
-      arriving.add(pack.subarray(cut));
-      const index = await arriving.index();
-      expect(index.equals(await indexPack(pack))).toBe(true);
-      await storePack(dir);
-      const result = await writer.write(head);
-      const expected = expectedFiles();
-      expect(result.files).toBe(expected.size);
-      expect([...result.folders].sort()).toEqual([...folders].sort());
-      expectWorkTree(dir);
-      // onFiles saw each regular file once, links aside, with its blob id and bytes.
-      expect(seen.map((file) => file.path).sort()).toEqual([...regular].sort());
-      for (const file of seen) expect(file.bytes.equals(expected.get(file.path)!.bytes)).toBe(true);
-    }, { hold });
+  it.each([
+    ["held", true],
+    ["not held", false],
+  ])("writes each file while the pack still arrives, and the last pass writes the rest, none twice (blobs %s)", async (_label, hold) => {
+    await withCheckout(
+      async ({ dir, writer, blobs, seen, show }) => {
+        const arriving = new PackArriving(show);
+        // All but the pack's end: the server is still sending.
+        const cut = pack.length - 400;
+        for (let at = 0; at < cut; at += 512) arriving.add(pack.subarray(at, Math.min(at + 512, cut)));
+        const written = (rel: string) => fs.existsSync(path.join(dir, rel)) && fs.statSync(path.join(dir, rel)).size > 0;
+        const regular = [...expectedFiles()].filter(([, { mode }]) => mode !== "120000").map(([rel]) => rel);
+        if (hold) {
+          // Held, every file whose blob came is written: most of them, all but the pack's last few objects.
+          const came = regular.filter((rel) => blobs.has(expectedFiles().get(rel)!.oid));
+          expect(came.length).toBeGreaterThan(regular.length / 2);
+          await vi.waitFor(() => expect(came.filter((rel) => !written(rel))).toEqual([]), { timeout: 5_000, interval: 10 });
+        } else {
+          // Not held, the first ones are, until writes wait.
+          await vi.waitFor(() => expect(regular.some(written)).toBe(true), { timeout: 5_000, interval: 10 });
+        }
+        arriving.add(pack.subarray(cut));
+        const index = await arriving.index();
+        expect(index.equals(await indexPack(pack))).toBe(true);
+        await storePack(dir);
+        const result = await writer.write(head);
+        const expected = expectedFiles();
+        expect(result.files).toBe(expected.size);
+        expect([...result.folders].sort()).toEqual([...folders].sort());
+        expectWorkTree(dir);
+        // onFiles saw each regular file once, links aside, with its blob id and bytes.
+        expect(seen.map((file) => file.path).sort()).toEqual([...regular].sort());
+        for (const file of seen) expect(file.bytes.equals(expected.get(file.path)!.bytes)).toBe(true);
+      },
+      { hold },
+    );
   });
 
   it("places trees and blobs that come in any order, and writes nothing a tree outside the commit names", async () => {
@@ -152,7 +158,10 @@ describe("WorktreeWriter", () => {
       // A tree the commit does not reach, naming a file of its own: sent by a server, never written.
       const strayBlob = git(["hash-object", "-w", "--stdin"], "not in the commit\n").toString().trim();
       const strayTree = git(["mktree"], `100644 blob ${strayBlob}\tstray.txt\n`).toString().trim();
-      objects.push({ oid: strayTree, type: "tree", data: git(["cat-file", "tree", strayTree]) }, { oid: strayBlob, type: "blob", data: Buffer.from("not in the commit\n") });
+      objects.push(
+        { oid: strayTree, type: "tree", data: git(["cat-file", "tree", strayTree]) },
+        { oid: strayBlob, type: "blob", data: Buffer.from("not in the commit\n") },
+      );
       // Blobs first, then the trees in the reverse of git's order (a folder's before its parent's), then the commit:
       // every tree waits for the commit to place it.
       const reversed = (type: string) => objects.filter((object) => object.type === type).reverse();

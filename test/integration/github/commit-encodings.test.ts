@@ -37,7 +37,15 @@ beforeAll(async () => {
   model = await startScriptedModel();
   remote = { url: `${server.url}/octo/enc.git`, token };
   // GitHub's Git Data API, writing the objects into the same bare repository.
-  github = fakeGitHub({ owner: "octo", repo: "enc", installationId: 1, token, gitRoot: root, cloneUrl: remote.url, issue: { number: 1, title: "Greeting", body: "" } });
+  github = fakeGitHub({
+    owner: "octo",
+    repo: "enc",
+    installationId: 1,
+    token,
+    gitRoot: root,
+    cloneUrl: remote.url,
+    issue: { number: 1, title: "Greeting", body: "" },
+  });
 });
 afterAll(async () => {
   nock.cleanAll();
@@ -53,7 +61,10 @@ const committed = (branch: string, file: string): Buffer =>
 describe("the bot's commit keeps each file's encoding", () => {
   it("resolves an issue on a clone and commits a Latin-1 and a byte-order-marked file with every untouched byte as it was", async () => {
     scriptGreeting(model, {
-      "notes.py": { locate: { path: "notes.py", ranges: [{ start: 2, end: 2, why: "the greeting" }] }, write: [{ old: "print('hello')", new: "print('bye')" }] },
+      "notes.py": {
+        locate: { path: "notes.py", ranges: [{ start: 2, end: 2, why: "the greeting" }] },
+        write: [{ old: "print('hello')", new: "print('bye')" }],
+      },
       "src/app.js": {
         locate: { path: "src/app.js", ranges: [{ start: 1, end: 2, why: "the greeting" }] },
         write: [{ old: "\uFEFF// app\nexport const greeting = 'hello';", new: "\uFEFF// app\nexport const greeting = 'bye';" }],
@@ -63,11 +74,21 @@ describe("the bot's commit keeps each file's encoding", () => {
     await withShallowClone(remote, "main", async (checkout) => {
       const llm = createLlm({ config, env: { OPENAI_BASE_URL: model.url, MAGIS_MODEL: "scripted", MAGIS_LLM_MAX_RETRIES: "0" } });
       const ctx = { root: checkout.dir, repoId: "octo/enc", config, llm, now: () => Date.now(), onProgress: () => {} };
-      const result = await resolveIssue(ctx, { title: "The greeting is wrong", body: "notes.py and src/app.js say hello; they must say bye.", hints: [] }, null);
+      const result = await resolveIssue(
+        ctx,
+        { title: "The greeting is wrong", body: "notes.py and src/app.js say hello; they must say bye.", hints: [] },
+        null,
+      );
       const octokit = new ProbotOctokit({ auth: { token }, retry: { enabled: false }, throttle: { enabled: false } }) as Octokit;
       await commitThroughApi({
-        octokit, repo: { owner: "octo", repo: "enc" }, repositoryId: github.repositoryId, checkout, branch: "magis/issue-1",
-        changes: result.changes, message: "Say bye", lease: { head: null, force: false },
+        octokit,
+        repo: { owner: "octo", repo: "enc" },
+        repositoryId: github.repositoryId,
+        checkout,
+        branch: "magis/issue-1",
+        changes: result.changes,
+        message: "Say bye",
+        lease: { head: null, force: false },
         guard: { prefix: "magis/", defaultBranch: "main", protectedPaths: [] },
       });
     });

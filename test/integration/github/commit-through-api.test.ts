@@ -115,7 +115,17 @@ const text = (filePath: string, after: string): Change => ({ path: filePath, aft
 /** Clones main and commits `changes` through the API onto `branch` under `lease`. */
 function commit(branch: string, changes: Change[], lease: BranchLease = { head: null, force: false }, message = "Fix the greeting\n\nFixes #1") {
   return withShallowClone(remote, "main", (checkout) => {
-    const request: ApiCommitRequest = { octokit, repo: { owner: "octo", repo: "demo" }, repositoryId: REPOSITORY_ID, checkout, branch, changes, message, lease, guard };
+    const request: ApiCommitRequest = {
+      octokit,
+      repo: { owner: "octo", repo: "demo" },
+      repositoryId: REPOSITORY_ID,
+      checkout,
+      branch,
+      changes,
+      message,
+      lease,
+      guard,
+    };
     return commitThroughApi(request);
   });
 }
@@ -148,7 +158,12 @@ describe("commitThroughApi: the bot's commit through the Git Data API", () => {
         base_tree: headTree,
         tree: [
           { path: "notes.py", mode: "100644", type: "blob", sha: blobOf("# caf\xe9 au lait\nprint('bye')\n") },
-          { path: "src/app.js", mode: "100644", type: "blob", sha: blobOf(Buffer.concat([BOM, Buffer.from("// app\r\nexport const greeting = 'bye';\r\n")]).toString("latin1")) },
+          {
+            path: "src/app.js",
+            mode: "100644",
+            type: "blob",
+            sha: blobOf(Buffer.concat([BOM, Buffer.from("// app\r\nexport const greeting = 'bye';\r\n")]).toString("latin1")),
+          },
           { path: "dos.txt", mode: "100644", type: "blob", sha: blobOf("one\r\ntwo\r\nthree\r\n") },
           { path: "bin/run.sh", mode: "100755", type: "blob", sha: blobOf("#!/bin/sh\necho bye\n") },
           { path: "docs/new/guide.md", mode: "100644", type: "blob", sha: blobOf("# Guide\n") },
@@ -158,7 +173,9 @@ describe("commitThroughApi: the bot's commit through the Git Data API", () => {
     // No author, no committer, no signature: GitHub signs the commit only then.
     expect(seen.commits).toEqual([{ message: "Fix the greeting\n\nFixes #1", tree: TREE, parents: [head] }]);
     expect(seen.updates).toHaveLength(1);
-    expect(seen.updates[0]!.query).toMatch(/mutation\(\$repositoryId: ID!, \$refUpdates: \[RefUpdate!\]!\) \{ updateRefs\(input: \{repositoryId: \$repositoryId, refUpdates: \$refUpdates\}\)/);
+    expect(seen.updates[0]!.query).toMatch(
+      /mutation\(\$repositoryId: ID!, \$refUpdates: \[RefUpdate!\]!\) \{ updateRefs\(input: \{repositoryId: \$repositoryId, refUpdates: \$refUpdates\}\)/,
+    );
     expect(seen.updates[0]!.variables).toEqual({
       repositoryId: REPOSITORY_ID,
       refUpdates: [{ name: "refs/heads/magis/issue-1", afterOid: COMMIT, beforeOid: ZEROS, force: false }],
@@ -178,19 +195,49 @@ describe("commitThroughApi: the bot's commit through the Git Data API", () => {
   });
 
   it.each([
-    ["a protected path", "magis/issue-3", [text(".github/workflows/ci.yml", "on: [push]\n")], "refusing to commit '.github/workflows/ci.yml': it matches protected_paths in .github/magis.yml"],
-    ["the default branch", "main", [text("README.md", "Hi\n")], "refusing to commit to 'main': it is the default branch; the bot only commits to its own 'magis/…' branches"],
-    ["a branch without the prefix", "feature/x", [text("README.md", "Hi\n")], "refusing to commit to 'feature/x': the bot only commits to branches named 'magis/…'"],
+    [
+      "a protected path",
+      "magis/issue-3",
+      [text(".github/workflows/ci.yml", "on: [push]\n")],
+      "refusing to commit '.github/workflows/ci.yml': it matches protected_paths in .github/magis.yml",
+    ],
+    [
+      "the default branch",
+      "main",
+      [text("README.md", "Hi\n")],
+      "refusing to commit to 'main': it is the default branch; the bot only commits to its own 'magis/…' branches",
+    ],
+    [
+      "a branch without the prefix",
+      "feature/x",
+      [text("README.md", "Hi\n")],
+      "refusing to commit to 'feature/x': the bot only commits to branches named 'magis/…'",
+    ],
     ["the bare prefix", "magis/", [text("README.md", "Hi\n")], "refusing to commit to 'magis/': the bot only commits to branches named 'magis/…'"],
     ["a path out of the repository", "magis/issue-3", [text("../escape", "x\n")], "'../escape' points outside the repository"],
     ["a path into .git", "magis/issue-3", [text(".git/config", "x\n")], "'.git/config' is inside .git"],
     ["a symbolic link", "magis/issue-3", [text("link.md", "x\n")], "refusing to commit 'link.md': it is a symbolic link in the repository, not a regular file"],
-    ["a path under a symbolic link", "magis/issue-3", [text("src-link/b.ts", "x\n")], "refusing to commit under 'src-link': it is a symbolic link in the repository"],
+    [
+      "a path under a symbolic link",
+      "magis/issue-3",
+      [text("src-link/b.ts", "x\n")],
+      "refusing to commit under 'src-link': it is a symbolic link in the repository",
+    ],
     ["a submodule", "magis/issue-3", [text("vendor/lib", "x\n")], "refusing to commit 'vendor/lib': it is a submodule in the repository, not a regular file"],
     ["a folder", "magis/issue-3", [text("src", "x\n")], "refusing to commit 'src': it is a folder in the repository, not a regular file"],
     ["a path under a file", "magis/issue-3", [text("README.md/x", "x\n")], "refusing to commit under 'README.md': it is not a folder in the repository"],
-    ["text its encoding cannot hold", "magis/issue-3", [{ path: "notes.py", after: "# caf\xe9 \u20ac\n", encoding: "latin1" as const }], "refusing to commit 'notes.py': cannot write the text as Latin-1 (ISO-8859-1), one byte per character: line 1, column 8 has '€' (U+20AC)"],
-    ["an empty change", "magis/issue-3", [text("README.md", "Hello\n"), text("src/a.ts", "export const a = 1;\n")], "refusing to commit: the change is empty (the files already have this content)"],
+    [
+      "text its encoding cannot hold",
+      "magis/issue-3",
+      [{ path: "notes.py", after: "# caf\xe9 \u20ac\n", encoding: "latin1" as const }],
+      "refusing to commit 'notes.py': cannot write the text as Latin-1 (ISO-8859-1), one byte per character: line 1, column 8 has '€' (U+20AC)",
+    ],
+    [
+      "an empty change",
+      "magis/issue-3",
+      [text("README.md", "Hello\n"), text("src/a.ts", "export const a = 1;\n")],
+      "refusing to commit: the change is empty (the files already have this content)",
+    ],
   ])("refuses %s before sending anything", async (_name, branch, changes, message) => {
     const seen = gitHub();
     await expect(commit(branch, changes)).rejects.toThrow(message);
@@ -198,15 +245,23 @@ describe("commitThroughApi: the bot's commit through the Git Data API", () => {
   });
 
   /** updateRefs refused as GitHub refuses a mutation: HTTP 200, no data, and errors. */
-  const refused = (type: string, message: string) => ({ data: { updateRefs: null }, errors: [{ type, path: ["updateRefs"], locations: [{ line: 1, column: 58 }], message }] });
+  const refused = (type: string, message: string) => ({
+    data: { updateRefs: null },
+    errors: [{ type, path: ["updateRefs"], locations: [{ line: 1, column: 58 }], message }],
+  });
 
   it("refuses to replace the bot's branch when someone pushed after it was checked, naming both commits", async () => {
     const checked = sha("checked");
     const pushed = sha("someone's push");
-    const seen = gitHub({ update: refused("STALE_DATA", "Expected branch to point to \"" + checked + "\" but it did not. Pull and try again."), branchAt: pushed });
+    const seen = gitHub({
+      update: refused("STALE_DATA", 'Expected branch to point to "' + checked + '" but it did not. Pull and try again.'),
+      branchAt: pushed,
+    });
     const error = await commit("magis/issue-4", [text("src/a.ts", "export const a = 4;\n")], { head: checked, force: true }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(BranchMovedError);
-    expect((error as Error).message).toBe(`refusing to force-push 'magis/issue-4': it moved to ${pushed.slice(0, 7)} after it was checked at ${checked.slice(0, 7)}, so someone else's commits may be on it now`);
+    expect((error as Error).message).toBe(
+      `refusing to force-push 'magis/issue-4': it moved to ${pushed.slice(0, 7)} after it was checked at ${checked.slice(0, 7)}, so someone else's commits may be on it now`,
+    );
     expect(seen.branchReads).toEqual([`${REPO}/branches/magis/issue-4`]);
   });
 
@@ -215,12 +270,16 @@ describe("commitThroughApi: the bot's commit through the Git Data API", () => {
     gitHub({ update: refused("STALE_DATA", "stale"), branchAt: pushed });
     const moved = await commit("magis/issue-5", [text("src/a.ts", "export const a = 5;\n")], { head, force: false }).catch((e: unknown) => e);
     expect(moved).toMatchObject({ name: "BranchMovedError", found: pushed });
-    expect((moved as Error).message).toBe(`refusing to update 'magis/issue-5': it moved to ${pushed.slice(0, 7)} after MAGIS read it at ${head.slice(0, 7)}, and the bot never force-pushes`);
+    expect((moved as Error).message).toBe(
+      `refusing to update 'magis/issue-5': it moved to ${pushed.slice(0, 7)} after MAGIS read it at ${head.slice(0, 7)}, and the bot never force-pushes`,
+    );
     nock.cleanAll();
     gitHub({ update: refused("NOT_FOUND", "gone"), branchAt: null });
     const deleted = await commit("magis/issue-5", [text("src/a.ts", "export const a = 5;\n")], { head, force: false }).catch((e: unknown) => e);
     expect(deleted).toMatchObject({ name: "BranchMovedError", found: null });
-    expect((deleted as Error).message).toBe(`refusing to update 'magis/issue-5': it was deleted after MAGIS read it at ${head.slice(0, 7)}, and MAGIS does not create it again`);
+    expect((deleted as Error).message).toBe(
+      `refusing to update 'magis/issue-5': it was deleted after MAGIS read it at ${head.slice(0, 7)}, and MAGIS does not create it again`,
+    );
   });
 
   it("refuses to create a branch that someone created meanwhile", async () => {
@@ -228,11 +287,19 @@ describe("commitThroughApi: the bot's commit through the Git Data API", () => {
     gitHub({ update: refused("UNPROCESSABLE", "Reference already exists"), branchAt: theirs });
     const error = await commit("magis/issue-6", [text("src/a.ts", "export const a = 6;\n")]).catch((e: unknown) => e);
     expect(error).toMatchObject({ name: "BranchMovedError", found: theirs });
-    expect((error as Error).message).toBe(`refusing to create 'magis/issue-6': a branch of that name appeared at ${theirs.slice(0, 7)} after it was found free, so someone else's commits may be on it; run again to choose the branch anew`);
+    expect((error as Error).message).toBe(
+      `refusing to create 'magis/issue-6': a branch of that name appeared at ${theirs.slice(0, 7)} after it was found free, so someone else's commits may be on it; run again to choose the branch anew`,
+    );
   });
 
   it("says which rule refused the branch when it did not move (a ruleset refusing updateRefs)", async () => {
-    const seen = gitHub({ update: refused("UNPROCESSABLE", "Repository rule violations found\n\nChanges must be made through a pull request.\n\nCannot create ref due to creations being restricted.\n\n"), branchAt: null });
+    const seen = gitHub({
+      update: refused(
+        "UNPROCESSABLE",
+        "Repository rule violations found\n\nChanges must be made through a pull request.\n\nCannot create ref due to creations being restricted.\n\n",
+      ),
+      branchAt: null,
+    });
     const error = await commit("magis/issue-7", [text("src/a.ts", "export const a = 7;\n")]).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(CommitRefusedError);
     expect((error as Error).message).toBe(
@@ -242,11 +309,17 @@ describe("commitThroughApi: the bot's commit through the Git Data API", () => {
   });
 
   it("takes a 422 'Repository rule violations' from the REST endpoints as the same refusal, and moves no branch", async () => {
-    const violation = { message: "Repository rule violations found\n\nCommits must have verified signatures.\n\n", documentation_url: "https://docs.github.com/rest/git/commits#create-a-commit", status: "422" };
+    const violation = {
+      message: "Repository rule violations found\n\nCommits must have verified signatures.\n\n",
+      documentation_url: "https://docs.github.com/rest/git/commits#create-a-commit",
+      status: "422",
+    };
     const seen = gitHub({ commitStatus: [422, violation] });
     const error = await commit("magis/issue-8", [text("src/a.ts", "export const a = 8;\n")]).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(CommitRefusedError);
-    expect((error as Error).message).toBe("GitHub refused the commit to 'magis/issue-8': Repository rule violations found: Commits must have verified signatures.");
+    expect((error as Error).message).toBe(
+      "GitHub refused the commit to 'magis/issue-8': Repository rule violations found: Commits must have verified signatures.",
+    );
     expect(seen.updates).toEqual([]);
   });
 

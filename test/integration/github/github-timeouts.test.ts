@@ -44,7 +44,8 @@ const json = (response: http.ServerResponse, status: number, body: unknown) => {
   return true;
 };
 const token = (request: http.IncomingMessage, response: http.ServerResponse) =>
-  request.method === "POST" && /\/app\/installations\/\d+\/access_tokens$/.test(request.url!) &&
+  request.method === "POST" &&
+  /\/app\/installations\/\d+\/access_tokens$/.test(request.url!) &&
   json(response, 201, { token: "ghs_standin", expires_at: new Date(Date.now() + 3600_000).toISOString(), permissions: {} });
 
 const privateKey = appPrivateKey();
@@ -68,7 +69,9 @@ describe("GitHub API calls against a GitHub that accepts and never answers", () 
   it("an installation client fails the same way when the installation token request hangs", async () => {
     const standIn = await startStandIn(() => false);
     const octokit = await probotAt(standIn).auth(7);
-    await expect(octokit.rest.issues.get({ owner: "o", repo: "r", issue_number: 1 })).rejects.toThrow(timeoutMessage("POST", "/app/installations/7/access_tokens"));
+    await expect(octokit.rest.issues.get({ owner: "o", repo: "r", issue_number: 1 })).rejects.toThrow(
+      timeoutMessage("POST", "/app/installations/7/access_tokens"),
+    );
   }, 15_000);
 
   it("an installation token asked for directly (as a job does for git) goes to the same GitHub and times out the same way", async () => {
@@ -83,7 +86,9 @@ describe("GitHub API calls against a GitHub that accepts and never answers", () 
     const standIn = await startStandIn((request, response) => token(request, response));
     const octokit = await probotAt(standIn).auth(7);
     await expect(octokit.rest.issues.get({ owner: "o", repo: "r", issue_number: 1 })).rejects.toThrow(timeoutMessage("GET", "/repos/o/r/issues/1"));
-    await expect(octokit.config.get({ owner: "o", repo: "r", path: ".github/magis.yml" })).rejects.toThrow(timeoutMessage("GET", "/repos/o/r/contents/.github%2Fmagis.yml"));
+    await expect(octokit.config.get({ owner: "o", repo: "r", path: ".github/magis.yml" })).rejects.toThrow(
+      timeoutMessage("GET", "/repos/o/r/contents/.github%2Fmagis.yml"),
+    );
   }, 15_000);
 
   it("a GitHub that sends the headers and then stalls the body times out as well", async () => {

@@ -25,7 +25,12 @@ beforeEach(async () => {
   createBareRepository(root, FULL, { "README.md": "Helo\n", "src/a.js": "a\n", ".github/workflows/ci.yml": "on: push\n" });
   git = await startGitServer(root, { token: TOKEN });
   github = fakeGitHub({
-    owner: "octo", repo: "demo", installationId: 1, token: TOKEN, gitRoot: root, cloneUrl: `${git.url}/${FULL}.git`,
+    owner: "octo",
+    repo: "demo",
+    installationId: 1,
+    token: TOKEN,
+    gitRoot: root,
+    cloneUrl: `${git.url}/${FULL}.git`,
     issue: { number: 5, title: "Typo in README", body: "" },
   });
   octokit = new ProbotOctokit({ auth: { token: TOKEN }, retry: { enabled: false }, throttle: { enabled: false } }) as Octokit;
@@ -41,9 +46,17 @@ function publish(changes: PublishInput["changes"], config: Record<string, unknow
   const remote = { url: `${git.url}/${FULL}.git`, token: TOKEN };
   return withShallowClone(remote, "main", (checkout) =>
     publishPullRequest({
-      octokit, repo: { owner: "octo", repo: "demo" }, issue: { number: 5, title }, checkout, repositoryId: github.repositoryId,
-      defaultBranch: "main", config: parseConfig(config), bot: { login: github.botLogin },
-      changes, body, closesIssue,
+      octokit,
+      repo: { owner: "octo", repo: "demo" },
+      issue: { number: 5, title },
+      checkout,
+      repositoryId: github.repositoryId,
+      defaultBranch: "main",
+      config: parseConfig(config),
+      bot: { login: github.botLogin },
+      changes,
+      body,
+      closesIssue,
     }),
   );
 }
@@ -121,7 +134,9 @@ describe("publishPullRequest", () => {
   it("commits through the API, signed by GitHub: no git push, the app as author and committer", async () => {
     const published = await publish(fix);
     expect(git.requests.filter((r) => r.path.endsWith("git-receive-pack"))).toEqual([]);
-    expect(git.git(FULL, "log", "-1", "--format=%an <%ae> / %cn <%ce>", "magis/issue-5")).toBe(`${github.botLogin} <${github.botEmail}> / ${github.botLogin} <${github.botEmail}>`);
+    expect(git.git(FULL, "log", "-1", "--format=%an <%ae> / %cn <%ce>", "magis/issue-5")).toBe(
+      `${github.botLogin} <${github.botEmail}> / ${github.botLogin} <${github.botEmail}>`,
+    );
     const [commit] = github.find("POST", /\/git\/commits$/);
     expect(commit!.body).not.toHaveProperty("author");
     expect(commit!.body).not.toHaveProperty("committer");
@@ -143,18 +158,26 @@ describe("publishPullRequest", () => {
       human = git.git(FULL, "rev-parse", "magis/issue-5");
     });
     const error = await publish([{ path: "README.md", before: "Helo\n", after: "Hello!\n", encoding: "utf-8" }]).catch((e: unknown) => e);
-    expect((error as Error).message).toBe(`refusing to force-push 'magis/issue-5': it moved to ${human.slice(0, 7)} after it was checked at ${checked.slice(0, 7)}, so someone else's commits may be on it now`);
+    expect((error as Error).message).toBe(
+      `refusing to force-push 'magis/issue-5': it moved to ${human.slice(0, 7)} after it was checked at ${checked.slice(0, 7)}, so someone else's commits may be on it now`,
+    );
     expect(git.git(FULL, "rev-parse", "magis/issue-5")).toBe(human);
     expect(git.git(FULL, "rev-parse", `${human}^`)).toBe(first.commit);
     expect(github.pulls).toHaveLength(1);
   });
 
   it("fails the publish stage with GitHub's reason and what to do when a branch rule refuses the bot's branch", async () => {
-    github.rules.push({ branch: /^magis\//, type: "UNPROCESSABLE", message: "Repository rule violations found\n\nCannot create ref due to creations being restricted.\n\n" });
+    github.rules.push({
+      branch: /^magis\//,
+      type: "UNPROCESSABLE",
+      message: "Repository rule violations found\n\nCannot create ref due to creations being restricted.\n\n",
+    });
     const error = await publish(fix).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(StageError);
     expect(error).toMatchObject({ stage: "publish" });
-    expect((error as StageError).message).toBe("GitHub refused the commit to 'magis/issue-5': Repository rule violations found: Cannot create ref due to creations being restricted.");
+    expect((error as StageError).message).toBe(
+      "GitHub refused the commit to 'magis/issue-5': Repository rule violations found: Cannot create ref due to creations being restricted.",
+    );
     expect((error as StageError).nextStep).toContain("`magis/…`");
     expect(git.git(FULL, "for-each-ref", "--format=%(refname)", "refs/heads/magis/")).toBe("");
     expect(github.pulls).toEqual([]);

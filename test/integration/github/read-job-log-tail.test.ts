@@ -27,7 +27,10 @@ function streamedLog(lines: number): Readable {
 describe("readJobLogTail", () => {
   it("follows the redirect by hand, asks for the last bytes, and sends the token only to GitHub", async () => {
     let authAtLogs: string | undefined;
-    nock(API).get("/repos/Codertocat/Hello-World/actions/jobs/42/logs").matchHeader("authorization", /ghs_logTailToken/).reply(302, "", { location: `${LOGS}/logs/42.txt?sig=abc` });
+    nock(API)
+      .get("/repos/Codertocat/Hello-World/actions/jobs/42/logs")
+      .matchHeader("authorization", /ghs_logTailToken/)
+      .reply(302, "", { location: `${LOGS}/logs/42.txt?sig=abc` });
     nock(LOGS)
       .get("/logs/42.txt")
       .query({ sig: "abc" })
@@ -41,8 +44,12 @@ describe("readJobLogTail", () => {
 
   it("a 50 MB log sent whole is read as a stream and cut to its tail, from a line's start", async () => {
     const lines = 600_000;
-    nock(API).get("/repos/Codertocat/Hello-World/actions/jobs/43/logs").reply(302, "", { location: `${LOGS}/logs/43.txt` });
-    nock(LOGS).get("/logs/43.txt").reply(200, () => streamedLog(lines));
+    nock(API)
+      .get("/repos/Codertocat/Hello-World/actions/jobs/43/logs")
+      .reply(302, "", { location: `${LOGS}/logs/43.txt` });
+    nock(LOGS)
+      .get("/logs/43.txt")
+      .reply(200, () => streamedLog(lines));
     const tail = await readJobLogTail(octokit(), repo, 43, { keepBytes: 8 * 1024 });
     expect(tail.bytesRead).toBeGreaterThan(50_000_000);
     expect(tail.cut).toBe(true);
@@ -52,8 +59,12 @@ describe("readJobLogTail", () => {
   });
 
   it("stops reading at maxBytes and says the log was cut", async () => {
-    nock(API).get("/repos/Codertocat/Hello-World/actions/jobs/44/logs").reply(302, "", { location: `${LOGS}/logs/44.txt` });
-    nock(LOGS).get("/logs/44.txt").reply(200, () => streamedLog(1_000_000));
+    nock(API)
+      .get("/repos/Codertocat/Hello-World/actions/jobs/44/logs")
+      .reply(302, "", { location: `${LOGS}/logs/44.txt` });
+    nock(LOGS)
+      .get("/logs/44.txt")
+      .reply(200, () => streamedLog(1_000_000));
     const tail = await readJobLogTail(octokit(), repo, 44, { keepBytes: 1024, maxBytes: 2_000_000 });
     expect(tail.cut).toBe(true);
     expect(tail.bytesRead).toBeGreaterThanOrEqual(2_000_000);
@@ -61,7 +72,9 @@ describe("readJobLogTail", () => {
   });
 
   it("a log that expired (404 at the download) is an error that says so", async () => {
-    nock(API).get("/repos/Codertocat/Hello-World/actions/jobs/45/logs").reply(302, "", { location: `${LOGS}/logs/45.txt` });
+    nock(API)
+      .get("/repos/Codertocat/Hello-World/actions/jobs/45/logs")
+      .reply(302, "", { location: `${LOGS}/logs/45.txt` });
     nock(LOGS).get("/logs/45.txt").reply(404, "gone");
     await expect(readJobLogTail(octokit(), repo, 45)).rejects.toThrow("the log of job 45 could not be downloaded (status 404)");
   });

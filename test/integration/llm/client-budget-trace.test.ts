@@ -21,7 +21,10 @@ describe("token budget", () => {
     // MAGIS_TOKEN_BUDGET wins over token_budget from the config file.
     const llm = clientFor(model, { maxTokens: 500, config: parseConfig({ token_budget: 400_000 }), env: { MAGIS_TOKEN_BUDGET: "1000" } });
     await llm.ask(judgeRequest);
-    const failure = await llm.ask(judgeRequest).then(() => null, (error: unknown) => error);
+    const failure = await llm.ask(judgeRequest).then(
+      () => null,
+      (error: unknown) => error,
+    );
     expect(failure).toBeInstanceOf(BudgetExceededError);
     expect(failure).toMatchObject({ kind: "budget", agent: "custodian", shortfall: { spent: 500, held: 0, budget: 1000 } });
     expect((failure as Error).message).toMatch(
@@ -36,12 +39,17 @@ describe("token budget", () => {
     const llm = clientFor(model, { maxTokens: 1000, tokenBudget: 200_000 });
     // A 920 KB text in a prompt, as a pasted attachment in an issue made it: about 230,000 tokens.
     const request = { ...judgeRequest, vars: { path: "src/date.ts", summary: "x".repeat(920_000) } };
-    const failure = (await llm.ask(request).then(() => null, (error: unknown) => error)) as BudgetExceededError;
+    const failure = (await llm.ask(request).then(
+      () => null,
+      (error: unknown) => error,
+    )) as BudgetExceededError;
     expect(failure).toBeInstanceOf(BudgetExceededError);
     expect(failure.shortfall).toMatchObject({ spent: 0, held: 0, budget: 200_000, answerTokens: 1000, largest: { name: "summary", chars: 920_000 } });
     expect(failure.shortfall.promptTokens).toBeGreaterThan(230_000);
     expect(failure.message).toContain("the request for judge-file would take about 231,");
-    expect(failure.message).toContain("whose largest part is `summary` with 920,000 characters; an answer of up to 1,000), and the job has 200,000 left of its token budget of 200,000 (0 spent)");
+    expect(failure.message).toContain(
+      "whose largest part is `summary` with 920,000 characters; an answer of up to 1,000), and the job has 200,000 left of its token budget of 200,000 (0 spent)",
+    );
     expect(model.requests).toEqual([]);
   });
 
@@ -90,7 +98,13 @@ describe("stats and trace", () => {
     expect(llm.trace).toHaveLength(4);
     expect(seen).toEqual(llm.trace);
     const [ok, bad, fixed, failed] = llm.trace;
-    expect(ok).toMatchObject({ agent: "custodian", prompt: "judge-file", model: "scripted-model", raw: '{"relevant":true,"reason":"first"}', parsed: { relevant: true, reason: "first" } });
+    expect(ok).toMatchObject({
+      agent: "custodian",
+      prompt: "judge-file",
+      model: "scripted-model",
+      raw: '{"relevant":true,"reason":"first"}',
+      parsed: { relevant: true, reason: "first" },
+    });
     expect(ok?.messages).toHaveLength(2);
     expect(ok?.ms).toBeGreaterThanOrEqual(0);
     expect(ok?.error).toBeUndefined();
@@ -103,7 +117,12 @@ describe("stats and trace", () => {
       const file = join(dir, "nested", "trace.jsonl");
       await writeTraceJsonl(llm.trace, file);
       const text = await readFile(file, "utf8");
-      expect(text.trimEnd().split("\n").map((line) => JSON.parse(line) as TraceRecord)).toEqual(llm.trace);
+      expect(
+        text
+          .trimEnd()
+          .split("\n")
+          .map((line) => JSON.parse(line) as TraceRecord),
+      ).toEqual(llm.trace);
       expect(text).not.toContain(SECRET_KEY);
     } finally {
       await rm(dir, { recursive: true, force: true });

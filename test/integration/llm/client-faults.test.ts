@@ -21,10 +21,15 @@ describe("transient faults over HTTP", () => {
     model = await startScriptedModel();
     model.script("judge-file", () => reply.status(500, { error: { message: "upstream exploded" } }));
     const llm = clientFor(model);
-    const failure = await llm.ask(judgeRequest).then(() => null, (error: unknown) => error);
+    const failure = await llm.ask(judgeRequest).then(
+      () => null,
+      (error: unknown) => error,
+    );
     expect(failure).toBeInstanceOf(LlmError);
     expect(failure).toMatchObject({ kind: "http", agent: "custodian", prompt: "judge-file", model: "scripted-model" });
-    expect((failure as Error).message).toMatch(/custodian call with prompt "judge-file".*server answered 500 after 3 tries \(server said: upstream exploded\)\. .*retry later/);
+    expect((failure as Error).message).toMatch(
+      /custodian call with prompt "judge-file".*server answered 500 after 3 tries \(server said: upstream exploded\)\. .*retry later/,
+    );
     expect(model.requests).toHaveLength(3);
     expect(llm.trace).toHaveLength(1);
     expect(llm.trace[0]?.error).toContain("500 after 3 tries");
@@ -59,7 +64,12 @@ describe("transient faults over HTTP", () => {
     await expect(unreachable).rejects.toThrow(new RegExp(`could not reach ${closed.url.replace(/[.:/]/g, "\\$&")}.*Check OPENAI_BASE_URL`));
     // A base URL with credentials in it: the error names the server, never the credential.
     const withPassword = closed.url.replace("http://", "http://magis:hunter2pass@");
-    const refused = await clientFor(closed, { baseURL: withPassword, maxRetries: 0 }).ask(judgeRequest).then(() => null, (error: unknown) => error);
+    const refused = await clientFor(closed, { baseURL: withPassword, maxRetries: 0 })
+      .ask(judgeRequest)
+      .then(
+        () => null,
+        (error: unknown) => error,
+      );
     expect(refused).toMatchObject({ kind: "connection" });
     expect(String((refused as Error).message)).not.toContain("hunter2pass");
   });
@@ -68,7 +78,10 @@ describe("transient faults over HTTP", () => {
     model = await startScriptedModel();
     model.script("judge-file", reply.status(401, { error: { message: `Incorrect API key provided: ${SECRET_KEY}` } }));
     const llm = clientFor(model);
-    const failure = await llm.ask(judgeRequest).then(() => null, (error: unknown) => error as Error);
+    const failure = await llm.ask(judgeRequest).then(
+      () => null,
+      (error: unknown) => error as Error,
+    );
     expect(failure?.message).toMatch(/answered 401 after 1 try .*\[redacted\].*Check OPENAI_API_KEY/);
     expect(failure?.message).not.toContain(SECRET_KEY);
     expect(JSON.stringify(llm.trace)).not.toContain(SECRET_KEY);

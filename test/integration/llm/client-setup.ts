@@ -13,7 +13,12 @@ export const fixturePrompts = fileURLToPath(new URL("../../fixtures/prompts", im
 /** The answer schema of the fixture prompt judge-file. */
 export const judgement = z.object({ relevant: z.boolean(), reason: z.string().min(1) });
 
-export const judgeRequest = { agent: "custodian" as const, prompt: "judge-file", vars: { path: "src/date.ts", summary: "Parses ISO dates." }, schema: judgement };
+export const judgeRequest = {
+  agent: "custodian" as const,
+  prompt: "judge-file",
+  vars: { path: "src/date.ts", summary: "Parses ISO dates." },
+  schema: judgement,
+};
 
 /** A client for the scripted model, isolated from the process environment. */
 export function clientFor(model: ScriptedModel, options: LlmOptions = {}) {

@@ -53,7 +53,11 @@ describe("structured calls over HTTP", () => {
     const llm = clientFor(model);
     await llm.ask(judgeRequest);
     await llm.ask(judgeRequest);
-    expect(model.requests.map((r) => [r.body.max_tokens, r.body.max_completion_tokens])).toEqual([[4096, undefined], [undefined, 4096], [undefined, 4096]]);
+    expect(model.requests.map((r) => [r.body.max_tokens, r.body.max_completion_tokens])).toEqual([
+      [4096, undefined],
+      [undefined, 4096],
+      [undefined, 4096],
+    ]);
     expect(model.requests.every((r) => r.hasResponseFormat)).toBe(true);
   });
 
@@ -93,7 +97,9 @@ describe("structured calls over HTTP", () => {
     const llm = clientFor(model);
     const failure = llm.ask(judgeRequest);
     await expect(failure).rejects.toMatchObject({ name: "LlmError", kind: "invalid-answer", agent: "custodian", prompt: "judge-file" });
-    await expect(failure).rejects.toThrow(/custodian call with prompt "judge-file".*did not fit the expected format, twice[\s\S]*at relevant[\s\S]*stronger model/);
+    await expect(failure).rejects.toThrow(
+      /custodian call with prompt "judge-file".*did not fit the expected format, twice[\s\S]*at relevant[\s\S]*stronger model/,
+    );
     expect(model.requests).toHaveLength(2);
     expect(model.requests[1]?.messages[3]?.content).toContain("holds no JSON object or array");
     expect(llm.trace.map((t) => t.error !== undefined)).toEqual([true, true]);
@@ -118,7 +124,10 @@ describe("structured calls over HTTP", () => {
   it("refuses a prompt asked by the wrong agent or with a missing variable, before any request", async () => {
     model = await startScriptedModel();
     const llm = clientFor(model);
-    await expect(llm.ask({ ...judgeRequest, agent: "qa" })).rejects.toMatchObject({ kind: "prompt", message: expect.stringContaining("belongs to the custodian") });
+    await expect(llm.ask({ ...judgeRequest, agent: "qa" })).rejects.toMatchObject({
+      kind: "prompt",
+      message: expect.stringContaining("belongs to the custodian"),
+    });
     await expect(llm.ask({ ...judgeRequest, vars: { path: "a.ts" } })).rejects.toThrow(/Prompt "judge-file": variable "summary" is missing/);
     expect(model.requests).toHaveLength(0);
   });

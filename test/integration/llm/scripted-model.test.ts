@@ -25,7 +25,11 @@ describe("scripted model", () => {
     expect(first.usage).toMatchObject({ prompt_tokens: 3, completion_tokens: 2, total_tokens: 5 });
     expect((await ask(c, "b")).choices[0]?.message.content).toBe("plain");
     expect((await ask(c, "a")).choices[0]?.message.content).toBe('{"n":2}');
-    expect(model.requests.map((r) => [r.prompt, r.agent])).toEqual([["a", "qa"], ["b", "qa"], ["a", "qa"]]);
+    expect(model.requests.map((r) => [r.prompt, r.agent])).toEqual([
+      ["a", "qa"],
+      ["b", "qa"],
+      ["a", "qa"],
+    ]);
     expect(model.requests[0]?.headers.authorization).toBeUndefined();
     expect(model.pending()).toEqual({});
   });
@@ -62,7 +66,11 @@ describe("scripted model", () => {
 
   it("serves a malformed body, a delayed answer, a rejected response_format, and a hang that close() ends", async () => {
     model = await startScriptedModel({ rejectResponseFormat: true });
-    model.script("bad", reply.malformed()).script("slow", reply.delay(20, { late: true })).script("rf", { x: 1 }).script("hang", reply.hang());
+    model
+      .script("bad", reply.malformed())
+      .script("slow", reply.delay(20, { late: true }))
+      .script("rf", { x: 1 })
+      .script("hang", reply.hang());
     const c = client({ timeout: 200 });
     await expect(ask(c, "bad")).rejects.toThrow();
     expect((await ask(c, "slow")).choices[0]?.message.content).toBe('{"late":true}');

@@ -6,10 +6,12 @@ import path from "node:path";
 export function makeFixtureRepo(): string {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), "magis-locate-"));
   const files: Record<string, string> = {
-    "shop/cart.py": "class Cart:\n    def add_item(self, item, quantity=1):\n        self.items.append((item, quantity))\n\n    def total_price(self):\n        return sum(i.price * q for i, q in self.items)\n",
+    "shop/cart.py":
+      "class Cart:\n    def add_item(self, item, quantity=1):\n        self.items.append((item, quantity))\n\n    def total_price(self):\n        return sum(i.price * q for i, q in self.items)\n",
     // Long enough that a small change's diff is shorter than the file, as in real code.
     "shop/discount.py": `"""Discount codes.\n\n${"Codes are case sensitive and apply to the whole cart.\n".repeat(12)}"""\n\ndef apply_discount(total, code):\n    if code == 'HALF':\n        return total / 2\n    return total\n`,
-    "shop/payment.py": "def charge_card(card, amount):\n    if amount <= 0:\n        raise ValueError('amount must be positive')\n    return card.charge(amount)\n",
+    "shop/payment.py":
+      "def charge_card(card, amount):\n    if amount <= 0:\n        raise ValueError('amount must be positive')\n    return card.charge(amount)\n",
     "shop/shipping.py": "def shipping_cost(weight):\n    return 5 + weight * 0.5\n",
     "README.md": "# Shop\nA tiny shop: a cart, discounts, payments and shipping.\n",
   };

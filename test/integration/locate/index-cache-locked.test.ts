@@ -23,7 +23,10 @@ afterEach(async () => {
 describe("the index cache while another process holds the store locked", () => {
   it("indexes anyway, remembering nothing: a cache saves work, it never fails a job", async () => {
     const memory = store.memory;
-    const files = [{ path: "a.py", text: "def alpha():\n    return 1\n" }, { path: "b.py", text: "class Beta:\n    pass\n" }];
+    const files = [
+      { path: "a.py", text: "def alpha():\n    return 1\n" },
+      { path: "b.py", text: "class Beta:\n    pass\n" },
+    ];
     const lock = holdSqliteLock(path.join(dir, "magis.db"));
     try {
       const remembered = await rememberedTerms(files, memory.index, sliceWork());

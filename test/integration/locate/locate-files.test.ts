@@ -57,7 +57,12 @@ describe("locateFiles with the relevance check", () => {
     expect(model.requests).toHaveLength(0);
     const located = await locateFiles(context(), cartIssue, store.memory, { top: 4 });
     expect(located.map((f) => f.path)).toEqual(bm25.map((f) => f.path));
-    expect(located.slice(0, 2).map((f) => f.path).sort()).toEqual(["shop/cart.py", "shop/discount.py"]);
+    expect(
+      located
+        .slice(0, 2)
+        .map((f) => f.path)
+        .sort(),
+    ).toEqual(["shop/cart.py", "shop/discount.py"]);
     for (const file of located) {
       expect(file.kept).toBe(file.path !== "shop/payment.py");
       expect(file.reason).toBe(`${file.path} ${file.kept ? "computes the total" : "only charges cards"}`);
@@ -241,7 +246,14 @@ describe("locateFiles with the repository's history", () => {
     const withHistory = (config = context().config, read = async () => past): StageContext => ({ ...context(), config, history: () => (reads++, read()) });
     const raised = await locateFiles(withHistory(), cartIssue, null, { bm25Only: true, top: 10 });
     expect(scoreOf(raised, "shop/shipping.py")).toBeGreaterThan(scoreOf(without, "shop/shipping.py"));
-    expect(await locateFiles(withHistory(undefined, () => Promise.reject(new Error("no git"))), cartIssue, null, { bm25Only: true, top: 10 })).toEqual(without);
+    expect(
+      await locateFiles(
+        withHistory(undefined, () => Promise.reject(new Error("no git"))),
+        cartIssue,
+        null,
+        { bm25Only: true, top: 10 },
+      ),
+    ).toEqual(without);
     expect(reads).toBe(2);
     expect(await locateFiles(withHistory(parseConfig({ history_months: 0 })), cartIssue, null, { bm25Only: true, top: 10 })).toEqual(without);
     expect(reads).toBe(2);

@@ -19,7 +19,10 @@ beforeAll(async () => {
   model = await startScriptedModel();
   model.script("custodian-summarize-file", (r) => ({ summary: `Summary of ${promptPath(r.messages[1]!.content)}.` }));
   model.script("custodian-summarize-diff", () => ({ message: "Adds a coupon check." }));
-  model.script("custodian-judge-relevance", (r) => ({ relevant: /cart\.py|discount\.py/.test(r.messages[1]!.content.split("The file")[1] ?? ""), reason: "checked" }));
+  model.script("custodian-judge-relevance", (r) => ({
+    relevant: /cart\.py|discount\.py/.test(r.messages[1]!.content.split("The file")[1] ?? ""),
+    reason: "checked",
+  }));
   repo = makeFixtureRepo();
   work = fs.mkdtempSync(path.join(os.tmpdir(), "magis-memory-"));
   fs.writeFileSync(path.join(work, "issue.md"), "# Cart total_price ignores discount codes\n\nThe `Cart` `total_price` ignores `apply_discount`.\n");
@@ -46,7 +49,12 @@ describe("the evolution memory across two runs of magis locate", () => {
   it("summarizes on the first run, reuses on the second, and diffs a changed file on the third", async () => {
     const first = await locateInNewProcess();
     expect(first.files.map((f) => f.path)).toHaveLength(3);
-    expect(first.files.filter((f) => f.kept).map((f) => f.path).sort()).toEqual(["shop/cart.py", "shop/discount.py"]);
+    expect(
+      first.files
+        .filter((f) => f.kept)
+        .map((f) => f.path)
+        .sort(),
+    ).toEqual(["shop/cart.py", "shop/discount.py"]);
     expect(calls("custodian-summarize-file")).toBe(3);
 
     // A new process: only the SQLite file carries the summaries over.

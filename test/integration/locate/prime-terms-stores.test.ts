@@ -37,11 +37,14 @@ afterEach(() => {
 });
 
 function clonedFiles(): ClonedFile[] {
-  return fs.readdirSync(repo, { recursive: true, withFileTypes: true }).filter((entry) => entry.isFile()).map((entry) => {
-    const rel = path.relative(repo, path.join(entry.parentPath, entry.name)).split(path.sep).join("/");
-    const bytes = fs.readFileSync(path.join(repo, rel));
-    return { path: rel, oid: gitBlobId(bytes), bytes };
-  });
+  return fs
+    .readdirSync(repo, { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile())
+    .map((entry) => {
+      const rel = path.relative(repo, path.join(entry.parentPath, entry.name)).split(path.sep).join("/");
+      const bytes = fs.readFileSync(path.join(repo, rel));
+      return { path: rel, oid: gitBlobId(bytes), bytes };
+    });
 }
 
 describe("primeTerms with a PostgreSQL store", () => {

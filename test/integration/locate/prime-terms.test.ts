@@ -67,7 +67,10 @@ describe("terms learned while the clone writes the files", () => {
     const files = clonedFiles();
     await primeTerms(store.memory.index, list)(files);
     const memo = memoOf(store.memory.index);
-    const primed = files.filter((file) => memo.has(termsKey(file.path, file.oid))).map((file) => file.path).sort();
+    const primed = files
+      .filter((file) => memo.has(termsKey(file.path, file.oid)))
+      .map((file) => file.path)
+      .sort();
     expect(primed).toEqual(["README.md", "shop/cart.py", "shop/discount.py", "shop/payment.py", "shop/shipping.py"]);
     const primedTerms = memo.get(termsKey("shop/cart.py", files.find((file) => file.path === "shop/cart.py")!.oid))!;
     expect(primedTerms.stored).toBe(false);

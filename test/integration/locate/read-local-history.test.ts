@@ -38,7 +38,10 @@ beforeAll(() => {
   execFileSync("git", ["init", "-q", "-b", "main"], { cwd: repo, env: gitEnv() });
   commitAt(800, "Start the shop", { "shop/cart.py": "class Cart:\n    pass\n", "shop/money.py": "def to_minor(v):\n    return int(v * 100)\n" });
   commitAt(500, "Old: rounding of totals", { "shop/money.py": "def to_minor(v):\n    return round(v * 100)\n" });
-  commitAt(90, "Fix rounding of the cart total\n\nThe last cent was lost.\n\nCo-authored-by: A <a@example.com>", { "shop/money.py": "def to_minor(v):\n    return round(v * 100, 0)\n", "docs/notes for ä.md": "notes\n" });
+  commitAt(90, "Fix rounding of the cart total\n\nThe last cent was lost.\n\nCo-authored-by: A <a@example.com>", {
+    "shop/money.py": "def to_minor(v):\n    return round(v * 100, 0)\n",
+    "docs/notes for ä.md": "notes\n",
+  });
   commitAt(60, "Move shipping", { "shop/ship.py": "def ship():\n    pass\n" });
   commitAt(30, "Rename shipping", { "shop/ship.py": null, "shop/shipping.py": "def ship():\n    pass\n" });
   execFileSync("git", ["checkout", "-q", "-b", "side"], { cwd: repo, env: gitEnv() });
@@ -46,7 +49,10 @@ beforeAll(() => {
   execFileSync("git", ["checkout", "-q", "main"], { cwd: repo, env: gitEnv() });
   commitAt(15, "Main change", { "shop/cart.py": "class Cart:\n    items = []\n" });
   const date = `@${NOW - 10 * DAY} +0000`;
-  execFileSync("git", ["merge", "-q", "--no-ff", "-m", "Merge side", "side"], { cwd: repo, env: { ...gitEnv(), GIT_AUTHOR_DATE: date, GIT_COMMITTER_DATE: date } });
+  execFileSync("git", ["merge", "-q", "--no-ff", "-m", "Merge side", "side"], {
+    cwd: repo,
+    env: { ...gitEnv(), GIT_AUTHOR_DATE: date, GIT_COMMITTER_DATE: date },
+  });
   fs.writeFileSync(path.join(dir, "issue.md"), "# The cart total loses a cent\n\nThe total of three items is one cent short after rounding.\n");
 });
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
@@ -54,7 +60,13 @@ afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 describe("readLocalHistory", () => {
   it("reads the commits within the window of HEAD, newest first, merges and the root commit left out, renames as a deletion and an addition", async () => {
     const commits = await readLocalHistory({ cwd: repo }, window);
-    expect(commits.map((c) => c.message.split("\n")[0])).toEqual(["Main change", "Side change", "Rename shipping", "Move shipping", "Fix rounding of the cart total"]);
+    expect(commits.map((c) => c.message.split("\n")[0])).toEqual([
+      "Main change",
+      "Side change",
+      "Rename shipping",
+      "Move shipping",
+      "Fix rounding of the cart total",
+    ]);
     expect(commits[2]!.files.sort()).toEqual(["shop/ship.py", "shop/shipping.py"]);
     expect(commits[4]!.files.sort()).toEqual(["docs/notes for ä.md", "shop/money.py"]);
     expect(commits[4]!.message).toBe("Fix rounding of the cart total\n\nThe last cent was lost.\n\nCo-authored-by: A <a@example.com>");
@@ -77,9 +89,19 @@ describe("readLocalHistory", () => {
 
   it("parses git's output whatever the names and messages hold", () => {
     const output =
-      "\x01" + "a".repeat(40) + " 100 " + "b".repeat(40) + "\nSubject \x02\x01\n\nb.py\nBody\n\x02\0\nx y.py\0z/ä.py\0" +
-      "No signature\n\x01" + "c".repeat(40) + " 90\nRoot\x02\0\nr.py\0" +
-      "\x01" + "d".repeat(40) + " 80 " + "e".repeat(40) + "\nEmpty\x02\0";
+      "\x01" +
+      "a".repeat(40) +
+      " 100 " +
+      "b".repeat(40) +
+      "\nSubject \x02\x01\n\nb.py\nBody\n\x02\0\nx y.py\0z/ä.py\0" +
+      "No signature\n\x01" +
+      "c".repeat(40) +
+      " 90\nRoot\x02\0\nr.py\0" +
+      "\x01" +
+      "d".repeat(40) +
+      " 80 " +
+      "e".repeat(40) +
+      "\nEmpty\x02\0";
     expect(parseGitLog(output)).toEqual([
       { oid: "a".repeat(40), time: 100, message: "Subject \x02\x01\n\nb.py\nBody", files: ["x y.py", "z/ä.py"] },
       { oid: "d".repeat(40), time: 80, message: "Empty", files: [] },
@@ -166,7 +188,10 @@ describe("readLocalHistory on odd repositories", () => {
   });
 
   it("checks no signature where log.showSignature asks for it, and reads the files alone", async () => {
-    const at = repository("signed", [["log.showSignature", "true"], ["gpg.format", "ssh"]]);
+    const at = repository("signed", [
+      ["log.showSignature", "true"],
+      ["gpg.format", "ssh"],
+    ]);
     // A commit carrying an SSH signature header, written as bytes: git would ask the checker below to verify it.
     fs.writeFileSync(path.join(at, "signed.py"), "x\n");
     git(at, ["add", "-A"]);
@@ -180,7 +205,10 @@ describe("readLocalHistory on odd repositories", () => {
     fs.writeFileSync(checker, `#!/bin/sh\ntouch "${checker}.ran"\nexit 1\n`, { mode: 0o755 });
     git(at, ["config", "gpg.ssh.allowedSignersFile", path.join(dir, "allowed-signers")]);
     git(at, ["config", "gpg.ssh.program", checker]);
-    expect((await readLocalHistory({ cwd: at }, window)).map((c) => [c.message, c.files])).toEqual([["Newer", ["newer.py"]], ["Signed", ["signed.py"]]]);
+    expect((await readLocalHistory({ cwd: at }, window)).map((c) => [c.message, c.files])).toEqual([
+      ["Newer", ["newer.py"]],
+      ["Signed", ["signed.py"]],
+    ]);
     expect(fs.existsSync(`${checker}.ran`)).toBe(false);
     // The checker is what git runs when it is allowed to check: the test would catch a reader that lets it.
     execFileSync("git", ["-C", at, "log", "-1", "--format=%H", "HEAD~1"], { env: gitEnv(), stdio: "pipe" });
@@ -228,7 +256,9 @@ describe("magis locate with history", () => {
     const read = await run([], "broken");
     expect(read.code).toBe(0);
     expect(read.files).toEqual(["shop/cart.py"]);
-    expect(read.err).toMatch(/^magis: the commit history was not read \(git log failed in \S+broken \(exit 128\): fatal: .*\); files are ranked without it \(history_months: 0 in .github\/magis.yml reads none\)\n$/s);
+    expect(read.err).toMatch(
+      /^magis: the commit history was not read \(git log failed in \S+broken \(exit 128\): fatal: .*\); files are ranked without it \(history_months: 0 in .github\/magis.yml reads none\)\n$/s,
+    );
     fs.mkdirSync(path.join(broken, ".github"));
     fs.writeFileSync(path.join(broken, ".github", "magis.yml"), "history_months: 0\n");
     expect(await run([], "broken")).toEqual({ code: 0, files: ["shop/cart.py"], err: "" });

@@ -78,7 +78,14 @@ describe("the index cache in the memory's SQLite store", () => {
     let clock = 1_000;
     const cache = new SqliteIndexCache(store.db, 2_000, () => clock);
     const entry = (n: number) => JSON.stringify({ terms: [`term${n}`], counts: [1], defined: [], pad: "x".repeat(480) });
-    await cache.writeTerms([["a", entry(1)], ["b", entry(2)], ["c", entry(3)]], []);
+    await cache.writeTerms(
+      [
+        ["a", entry(1)],
+        ["b", entry(2)],
+        ["c", entry(3)],
+      ],
+      [],
+    );
     clock = 2_000;
     await cache.writeTerms([], ["a"]); // a job used `a` again: `b` is now the oldest
     clock = 3_000;
@@ -132,9 +139,24 @@ describe("magis locate --bm25-only", () => {
   it("keeps the index cache in MAGIS_DB, keyed by blob id, and a second run reads it back", async () => {
     fs.writeFileSync(path.join(work, "issue.md"), "# Cart total_price ignores discount codes\n\nThe `Cart` ignores `apply_discount`.\n");
     const locate = () =>
-      run(process.execPath, ["--import", "tsx", path.join(import.meta.dirname, "run-magis.ts"), "locate", "--repo", repo, "--issue-file", path.join(work, "issue.md"), "--bm25-only", "--json"], {
-        env: { ...process.env, MAGIS_DB: path.join(work, "cli.db") },
-      });
+      run(
+        process.execPath,
+        [
+          "--import",
+          "tsx",
+          path.join(import.meta.dirname, "run-magis.ts"),
+          "locate",
+          "--repo",
+          repo,
+          "--issue-file",
+          path.join(work, "issue.md"),
+          "--bm25-only",
+          "--json",
+        ],
+        {
+          env: { ...process.env, MAGIS_DB: path.join(work, "cli.db") },
+        },
+      );
     const first = JSON.parse((await locate()).stdout) as { files: Array<{ path: string }> };
     expect(first.files[0]!.path).toBe("shop/cart.py");
     const rows = () => {

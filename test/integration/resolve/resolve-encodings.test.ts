@@ -43,8 +43,14 @@ function applyPatch(): string {
 describe("magis resolve keeps each file's encoding, byte for byte", () => {
   it("edits line 2 of a Latin-1 file without touching line 1: --apply, patch.diff and what the agents read", async () => {
     developerAnswers({
-      "notes.py": { locate: { path: "notes.py", ranges: [{ start: 2, end: 2, why: "the greeting" }] }, write: [{ old: "print('hello')", new: "print('bye')" }] },
-      "src/app.js": { locate: { path: "src/app.js", ranges: [{ start: 2, end: 2, why: "the greeting" }] }, write: [{ old: "export const greeting = 'hello';", new: "export const greeting = 'bye';" }] },
+      "notes.py": {
+        locate: { path: "notes.py", ranges: [{ start: 2, end: 2, why: "the greeting" }] },
+        write: [{ old: "print('hello')", new: "print('bye')" }],
+      },
+      "src/app.js": {
+        locate: { path: "src/app.js", ranges: [{ start: 2, end: 2, why: "the greeting" }] },
+        write: [{ old: "export const greeting = 'hello';", new: "export const greeting = 'bye';" }],
+      },
     });
     const run = await rig.resolve(["--apply"]);
     expect(rig.model.problems).toEqual([]);
@@ -63,9 +69,15 @@ describe("magis resolve keeps each file's encoding, byte for byte", () => {
     developerAnswers({
       "notes.py": {
         locate: { path: "notes.py", ranges: [{ start: 2, end: 2, why: "the greeting" }] },
-        write: [{ old: "print('hello')", new: "print('hello → bye')" }, { old: "print('hello')", new: "print('hello -> bye')" }],
+        write: [
+          { old: "print('hello')", new: "print('hello → bye')" },
+          { old: "print('hello')", new: "print('hello -> bye')" },
+        ],
       },
-      "src/app.js": { locate: { path: "src/app.js", ranges: [{ start: 2, end: 2, why: "the greeting" }] }, write: [{ old: "export const greeting = 'hello';", new: "export const greeting = 'bye';" }] },
+      "src/app.js": {
+        locate: { path: "src/app.js", ranges: [{ start: 2, end: 2, why: "the greeting" }] },
+        write: [{ old: "export const greeting = 'hello';", new: "export const greeting = 'bye';" }],
+      },
     });
     const run = await rig.resolve(["--apply"]);
     expect(run.code, run.stderr).toBe(0);
@@ -78,7 +90,10 @@ describe("magis resolve keeps each file's encoding, byte for byte", () => {
 
   it("keeps a byte-order mark once when the model echoes it in old and new, and CRLF endings", async () => {
     developerAnswers({
-      "notes.py": { locate: { path: "notes.py", ranges: [{ start: 2, end: 2, why: "the greeting" }] }, write: [{ old: "print('hello')", new: "print('bye')" }] },
+      "notes.py": {
+        locate: { path: "notes.py", ranges: [{ start: 2, end: 2, why: "the greeting" }] },
+        write: [{ old: "print('hello')", new: "print('bye')" }],
+      },
       "src/app.js": {
         locate: { path: "src/app.js", ranges: [{ start: 1, end: 2, why: "the greeting" }] },
         write: [{ old: "\uFEFF// app\nexport const greeting = 'hello';", new: "\uFEFF// app: greets\nexport const greeting = 'bye';" }],

@@ -39,8 +39,17 @@ describe("magis resolve on an issue with a 0.92 MB body", () => {
     const issuePrompts = rig.model.requests.filter((r) => r.prompt !== "custodian-summarize-file");
     expect(new Set(issuePrompts.map((r) => r.prompt))).toEqual(
       new Set([
-        "custodian-judge-relevance", "manager-define-task", "manager-design-developer", "manager-open-meeting", "developer-speak",
-        "manager-close-meeting", "developer-refine-role", "developer-design-qa", "developer-locate-lines", "developer-write-code", "qa-review",
+        "custodian-judge-relevance",
+        "manager-define-task",
+        "manager-design-developer",
+        "manager-open-meeting",
+        "developer-speak",
+        "manager-close-meeting",
+        "developer-refine-role",
+        "developer-design-qa",
+        "developer-locate-lines",
+        "developer-write-code",
+        "qa-review",
       ]),
     );
     for (const request of issuePrompts) {

@@ -38,7 +38,9 @@ beforeEach(async () => {
   for (const [prompt, answer] of Object.entries(custodianAnswers((file) => file in WISHES))) rig.model.script(prompt, answer);
   rig.model
     .script("manager-define-task", (r) =>
-      greetIsRight && pathIn(r) === "src/greet.js" ? { needs_change: false, description: "Already right." } : { needs_change: true, description: WISHES[pathIn(r)] ?? "?" },
+      greetIsRight && pathIn(r) === "src/greet.js"
+        ? { needs_change: false, description: "Already right." }
+        : { needs_change: true, description: WISHES[pathIn(r)] ?? "?" },
     )
     .script("manager-design-developer", () => ({ name: "Greeter", role: "You own greet()." }))
     .script("manager-open-meeting", () => ({ speech: "One task: fix greet()." }))
@@ -78,7 +80,9 @@ describe("magis resolve with changes wanted in protected files, over HTTP", () =
     greetIsRight = true;
     const run = await rig.resolve();
     expect(run.code).toBe(1);
-    expect(run.stderr).toContain("The plan stage failed: Every change the issue needs is in protected files, which the bot never changes, so there is nothing to push.");
+    expect(run.stderr).toContain(
+      "The plan stage failed: Every change the issue needs is in protected files, which the bot never changes, so there is nothing to push.",
+    );
     expect(run.stderr).toContain(`Needs a human: `);
     expect(run.stderr).toContain(`Makefile (${WISHES.Makefile})`);
     expect(run.stderr).toContain(`.github/actions/setup/action.yml (${WISHES[".github/actions/setup/action.yml"]})`);

@@ -26,9 +26,21 @@ const range = (start: number, end: number, file = "src/counter.js") => ({ path: 
 /** Every refusal of issue 4's "Must hold", in the order the scripted Developer makes them, with the feedback it must get. */
 const refusals: { locate: unknown; write?: unknown; feedback: string }[] = [
   { locate: range(1, 1, "../outside.js"), feedback: "'../outside.js' points outside the repository; you may only change files inside the repository" },
-  { locate: range(1, 1, ".github/workflows/ci.yml"), feedback: "'.github/workflows/ci.yml' is protected (it matches `.github/**` in protected_paths); it must not be changed" },
+  {
+    locate: range(1, 1, ".github/workflows/ci.yml"),
+    feedback: "'.github/workflows/ci.yml' is protected (it matches `.github/**` in protected_paths); it must not be changed",
+  },
   { locate: range(1, 1, "src/missing.js"), feedback: "'src/missing.js' does not exist in the repository. Your task is on `src/counter.js`" },
-  { locate: { path: "src/counter.js", ranges: [{ start: 3, end: 5, why: "" }, { start: 5, end: 7, why: "" }] }, feedback: "ranges 3-5 and 5-7 overlap" },
+  {
+    locate: {
+      path: "src/counter.js",
+      ranges: [
+        { start: 3, end: 5, why: "" },
+        { start: 5, end: 7, why: "" },
+      ],
+    },
+    feedback: "ranges 3-5 and 5-7 overlap",
+  },
   { locate: range(10, 14), feedback: "range 10-14 is outside the file, which has 11 lines" },
   { locate: range(6, 6), write: { old: "      n += 0;", new: "      n += 1;" }, feedback: "fits 2 places equally well" },
   { locate: range(7, 7), write: { old: "      n += 0;", new: "      n += (1;" }, feedback: "adds syntax errors that `src/counter.js` did not have (line 7" },

@@ -32,7 +32,10 @@ describe("magis resolve on the example shop, over HTTP against the scripted mode
     const after = rig.snapshot();
     for (const [file, text] of before) expect(after.get(file), file).toBe(text);
     const added = [...after.keys()].filter((file) => !before.has(file));
-    expect(added.every((file) => file.startsWith(`out${path.sep}`)), added.join(", ")).toBe(true);
+    expect(
+      added.every((file) => file.startsWith(`out${path.sep}`)),
+      added.join(", "),
+    ).toBe(true);
     expect(added).toEqual(expect.arrayContaining(["out/patch.diff", "out/report.md", "out/trace.jsonl"].map(path.normalize)));
 
     const patch = path.join(rig.out, "patch.diff");
@@ -52,13 +55,23 @@ describe("magis resolve on the example shop, over HTTP against the scripted mode
     scriptShopDemo(rig.model);
     const run = await rig.resolve();
     expect(run.code).toBe(0);
-    const team = /team formed: (.*)\n/.exec(run.stderr)![1]!.split(", ").map((member) => member.replace(/ \([^)]*\)$/, ""));
+    const team = /team formed: (.*)\n/
+      .exec(run.stderr)![1]!
+      .split(", ")
+      .map((member) => member.replace(/ \([^)]*\)$/, ""));
     expect(team).toHaveLength(2);
     const report = fs.readFileSync(path.join(rig.out, "report.md"), "utf8");
     expect(speakers(report)).toEqual(["Manager", ...team, "Manager"]);
     // Each Developer heard everything said before it.
     const speeches = rig.model.requests.filter((r) => r.prompt === "developer-speak");
-    const heard = speeches.map((r) => [...r.messages.map((m) => m.content).join("\n").matchAll(/^(Manager|Cart Arithmetic Specialist|Currency Formatting Expert): /gm)].map((m) => m[1]));
+    const heard = speeches.map((r) =>
+      [
+        ...r.messages
+          .map((m) => m.content)
+          .join("\n")
+          .matchAll(/^(Manager|Cart Arithmetic Specialist|Currency Formatting Expert): /gm),
+      ].map((m) => m[1]),
+    );
     expect(heard).toEqual([["Manager"], ["Manager", team[0]]]);
   });
 
@@ -78,9 +91,21 @@ describe("magis resolve on the example shop, over HTTP against the scripted mode
   it("prints progress lines on stderr as stages finish", async () => {
     scriptShopDemo(rig.model);
     const run = await rig.resolve();
-    const order = ["located ", "Manager defined 2 task(s)", "team formed: ", "kick-off meeting held: 4 turns", "plan: step 1: ", "src/cart.js: attempt 1 QA asked for changes", "src/cart.js: attempt 2 approved by QA", "done: 2 file(s) changed"];
+    const order = [
+      "located ",
+      "Manager defined 2 task(s)",
+      "team formed: ",
+      "kick-off meeting held: 4 turns",
+      "plan: step 1: ",
+      "src/cart.js: attempt 1 QA asked for changes",
+      "src/cart.js: attempt 2 approved by QA",
+      "done: 2 file(s) changed",
+    ];
     const at = order.map((line) => run.stderr.indexOf(line));
-    expect(at.every((i) => i >= 0), run.stderr).toBe(true);
+    expect(
+      at.every((i) => i >= 0),
+      run.stderr,
+    ).toBe(true);
     expect([...at].sort((a, b) => a - b)).toEqual(at);
   });
 
@@ -106,14 +131,20 @@ describe("magis resolve on the example shop, over HTTP against the scripted mode
     scriptShopDemo(rig.model, { "manager-define-task": () => ({ needs_change: false, description: "It already does what the issue asks." }) });
     const run = await rig.resolve();
     expect(run.code).toBe(1);
-    expect(run.stderr).toMatch(/no patch\. The plan stage failed: The Manager found nothing to change in the located files, so there is nothing to code \(src\/cart\.js: no change needed: It already does what the issue asks\.;/);
+    expect(run.stderr).toMatch(
+      /no patch\. The plan stage failed: The Manager found nothing to change in the located files, so there is nothing to code \(src\/cart\.js: no change needed: It already does what the issue asks\.;/,
+    );
     expect(run.stderr).toContain("Next: Name the file to change");
     expect(rig.model.requests.some((r) => r.prompt?.startsWith("developer-"))).toBe(false);
   });
 
   it("works with a server that ignores response_format and wraps its JSON in prose", async () => {
     await rig.close();
-    rig = await startResolveRig({ from: path.join(examples, "shop"), issue: fs.readFileSync(path.join(examples, "shop-issue.md"), "utf8"), model: { honourJsonSchema: false } });
+    rig = await startResolveRig({
+      from: path.join(examples, "shop"),
+      issue: fs.readFileSync(path.join(examples, "shop-issue.md"), "utf8"),
+      model: { honourJsonSchema: false },
+    });
     scriptShopDemo(rig.model);
     const run = await rig.resolve();
     expect(run.code, run.stderr).toBe(0);
@@ -158,7 +189,9 @@ describe("magis resolve on the example shop with its tests in the loop (test_com
     scriptShopDemo(rig.model, { "qa-review": () => ({ approved: true, comment: "Looks right to me." }) });
     const run = await rig.resolve();
     expect(run.code, run.stderr).toBe(0);
-    expect(run.stderr).toMatch(/src\/cart\.js: attempt 1 \(tests: 2 failed, 2 passed; newly failing: `cartTotal counts an item saved without a quantity once`\) QA asked for changes: Not approved because the tests say no: tests that did not fail before this change fail with it: `cartTotal counts an item saved without a quantity once`/);
+    expect(run.stderr).toMatch(
+      /src\/cart\.js: attempt 1 \(tests: 2 failed, 2 passed; newly failing: `cartTotal counts an item saved without a quantity once`\) QA asked for changes: Not approved because the tests say no: tests that did not fail before this change fail with it: `cartTotal counts an item saved without a quantity once`/,
+    );
     expect(run.stderr).toContain("src/cart.js: attempt 2 (tests: 1 failed, 3 passed) approved by QA");
     // The Developer's second attempt was told which test it broke.
     const writes = rig.model.requests.filter((r) => r.prompt === "developer-write-code" && userOf(r).includes("`src/cart.js`"));
@@ -178,10 +211,18 @@ describe("magis resolve on the example shop with its tests in the loop (test_com
     const report = fs.readFileSync(path.join(rig.out, "report.md"), "utf8");
     expect(report).toContain("`node --test` was not used: the setup command failed (exit 3). The change was judged by the QA Engineers' reading alone.");
     expect(report).toContain("installing");
-    expect(rig.model.requests.find((r) => r.prompt === "qa-review")!.messages.map((m) => m.content).join("\n")).toContain("The repository's tests were not run for this change");
+    expect(
+      rig.model.requests
+        .find((r) => r.prompt === "qa-review")!
+        .messages.map((m) => m.content)
+        .join("\n"),
+    ).toContain("The repository's tests were not run for this change");
   });
 });
 
 function userOf(request: { messages: { role: string; content: string }[] }): string {
-  return request.messages.filter((m) => m.role === "user").map((m) => m.content).join("\n");
+  return request.messages
+    .filter((m) => m.role === "user")
+    .map((m) => m.content)
+    .join("\n");
 }

@@ -21,7 +21,11 @@ async function run(args: string[], files: Record<string, string> = {}) {
 
 describe("magis resolve usage", () => {
   it("needs --repo, --issue-file and --out, each missing one a one-line error with exit code 2", async () => {
-    for (const args of [["--issue-file", "issue.md", "--out", "out"], ["--repo", "repo", "--out", "out"], ["--repo", "repo", "--issue-file", "issue.md"]]) {
+    for (const args of [
+      ["--issue-file", "issue.md", "--out", "out"],
+      ["--repo", "repo", "--out", "out"],
+      ["--repo", "repo", "--issue-file", "issue.md"],
+    ]) {
       const { code, err } = await run(args);
       expect(code).toBe(2);
       expect(err.trim().split("\n")).toHaveLength(1);

@@ -18,7 +18,12 @@ export interface ResolveRig {
 }
 
 /** Creates a checkout from `files` (text, or bytes as they are) and/or by copying `from`, writes the issue file, and starts the scripted model. */
-export async function startResolveRig(source: { issue: string; files?: Record<string, string | Uint8Array>; from?: string; model?: ScriptedModelOptions }): Promise<ResolveRig> {
+export async function startResolveRig(source: {
+  issue: string;
+  files?: Record<string, string | Uint8Array>;
+  from?: string;
+  model?: ScriptedModelOptions;
+}): Promise<ResolveRig> {
   const work = fs.mkdtempSync(path.join(os.tmpdir(), "magis-resolve-"));
   const checkout = path.join(work, "checkout");
   const out = path.join(work, "out");

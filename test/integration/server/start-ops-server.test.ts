@@ -85,7 +85,19 @@ describe("the worker role's ops server", () => {
     const succeeded = { kind: "resolve", outcome: "succeeded" };
     const buckets = text.select("magis_job_duration_seconds_bucket", succeeded).map(({ labels, value }) => [labels.le, value]);
     expect(buckets).toEqual([
-      ["5", 0], ["10", 0], ["30", 0], ["60", 1], ["120", 1], ["300", 1], ["600", 1], ["900", 1], ["1200", 1], ["1800", 1], ["2700", 1], ["3600", 1], ["+Inf", 1],
+      ["5", 0],
+      ["10", 0],
+      ["30", 0],
+      ["60", 1],
+      ["120", 1],
+      ["300", 1],
+      ["600", 1],
+      ["900", 1],
+      ["1200", 1],
+      ["1800", 1],
+      ["2700", 1],
+      ["3600", 1],
+      ["+Inf", 1],
     ]);
     expect(text.value("magis_job_duration_seconds_sum", succeeded)).toBe(42);
     expect(text.value("magis_job_duration_seconds_bucket", { kind: "revise", outcome: "failed", le: "600" })).toBe(0);
@@ -101,7 +113,20 @@ describe("the worker role's ops server", () => {
     expect(text.value("magis_webhooks_total", { outcome: "refused" })).toBe(1);
     const answered = text.select("magis_webhook_answer_seconds_bucket").map(({ labels, value }) => [labels.le, value]);
     expect(answered).toEqual([
-      ["0.001", 1], ["0.0025", 1], ["0.005", 2], ["0.01", 2], ["0.025", 2], ["0.05", 3], ["0.1", 3], ["0.25", 3], ["0.5", 3], ["1", 3], ["2.5", 3], ["5", 3], ["10", 3], ["+Inf", 3],
+      ["0.001", 1],
+      ["0.0025", 1],
+      ["0.005", 2],
+      ["0.01", 2],
+      ["0.025", 2],
+      ["0.05", 3],
+      ["0.1", 3],
+      ["0.25", 3],
+      ["0.5", 3],
+      ["1", 3],
+      ["2.5", 3],
+      ["5", 3],
+      ["10", 3],
+      ["+Inf", 3],
     ]);
     expect(text.value("magis_webhook_answer_seconds_count")).toBe(3);
   });
@@ -139,7 +164,7 @@ describe("the worker role's ops server", () => {
     first.metrics.modelUsage("manager", { calls: 1, promptTokens: 10, completionTokens: 5 });
     // The CPU counter counts from its registry's start; the kernel accounts user time in ticks, so spin until one
     // lands, or a quick scrape reads 0.
-    for (const started = process.cpuUsage().user; process.cpuUsage().user === started; );
+    for (const started = process.cpuUsage().user; process.cpuUsage().user === started;);
     const [one, two] = [await first.scrape(), await second.scrape()];
     expect(one.select("magis_jobs")).toEqual([]);
     expect(one.select("magis_store_up")).toEqual([]);
@@ -151,7 +176,12 @@ describe("the worker role's ops server", () => {
   it("answers /readyz 503 with what is not ready (no password in it) until the check passes, then 200, logging each change once", async () => {
     let failure: Error | undefined = new Error("the store did not answer: connect ECONNREFUSED postgres://magis:hunter2-secret@db:5432/magis");
     const logs: string[] = [];
-    const { base } = await serveOps({ ready: async () => { if (failure) throw failure; }, logs });
+    const { base } = await serveOps({
+      ready: async () => {
+        if (failure) throw failure;
+      },
+      logs,
+    });
     for (let i = 0; i < 2; i++) {
       const response = await fetch(`${base}/readyz`);
       expect(response.status).toBe(503);
@@ -163,7 +193,10 @@ describe("the worker role's ops server", () => {
     const response = await fetch(`${base}/readyz`);
     expect(response.status).toBe(200);
     expect(await response.text()).toBe("ready");
-    const changes = logs.map((line) => JSON.parse(line)).filter((line) => line.level >= 30).map((line) => line.msg);
+    const changes = logs
+      .map((line) => JSON.parse(line))
+      .filter((line) => line.level >= 30)
+      .map((line) => line.msg);
     expect(changes.filter((msg: string) => msg.startsWith("not ready"))).toHaveLength(1);
     expect(changes.filter((msg: string) => msg.startsWith("ready"))).toHaveLength(1);
     expect(logs.join("\n")).not.toContain("hunter2");
@@ -184,7 +217,12 @@ describe("the worker role's ops server", () => {
     expect([healthz.status, await healthz.text()]).toEqual([200, "ok"]);
     const ping = await fetch(`${base}/ping`);
     expect([ping.status, await ping.text()]).toEqual([200, "PONG"]);
-    for (const [method, path] of [["GET", "/"], ["POST", "/api/github/webhooks"], ["POST", "/metrics"], ["GET", "/metricsx"]]) {
+    for (const [method, path] of [
+      ["GET", "/"],
+      ["POST", "/api/github/webhooks"],
+      ["POST", "/metrics"],
+      ["GET", "/metricsx"],
+    ]) {
       const response = await fetch(`${base}${path}`, { method, ...(method === "POST" ? { body: "{}" } : {}) });
       expect(response.status, `${method} ${path}`).toBe(404);
       await response.text();

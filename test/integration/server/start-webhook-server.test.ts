@@ -17,7 +17,9 @@ afterEach(async () => {
 });
 
 /** The web role's server on a free port of 127.0.0.1, with an app whose `issues` handler fails; `logs` gets every line. */
-async function serveWebhooks(options: { metrics?: MagisMetrics; ready?: () => Promise<void>; logs?: string[]; redelivered?: (delivery: string) => boolean } = {}): Promise<string> {
+async function serveWebhooks(
+  options: { metrics?: MagisMetrics; ready?: () => Promise<void>; logs?: string[]; redelivered?: (delivery: string) => boolean } = {},
+): Promise<string> {
   const privateKey = appPrivateKey();
   const log = pino({ level: "debug" }, { write: (line: string) => void options.logs?.push(line) });
   const probot = new Probot({ appId: 1, privateKey, secret: SECRET, log });
@@ -26,7 +28,15 @@ async function serveWebhooks(options: { metrics?: MagisMetrics; ready?: () => Pr
       throw new Error("the handler failed");
     });
   };
-  server = await startWebhookServer({ probot, app, host: "127.0.0.1", port: 0, metrics: options.metrics, ready: options.ready, redelivered: options.redelivered });
+  server = await startWebhookServer({
+    probot,
+    app,
+    host: "127.0.0.1",
+    port: 0,
+    metrics: options.metrics,
+    ready: options.ready,
+    redelivered: options.redelivered,
+  });
   return `http://127.0.0.1:${server.port}`;
 }
 
@@ -64,7 +74,9 @@ async function hangUpMidBody(base: string): Promise<void> {
   const { port } = new URL(base);
   const socket = net.connect(Number(port), "127.0.0.1");
   await new Promise((resolve) => socket.once("connect", resolve));
-  socket.write("POST /api/github/webhooks HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\nx-github-event: ping\r\ncontent-length: 100\r\n\r\n{\"zen\":");
+  socket.write(
+    'POST /api/github/webhooks HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\nx-github-event: ping\r\ncontent-length: 100\r\n\r\n{"zen":',
+  );
   await new Promise((resolve) => setTimeout(resolve, 50));
   socket.destroy();
 }

@@ -16,11 +16,17 @@ beforeEach(() => {
 });
 afterEach(() => fs.rmSync(work, { recursive: true, force: true }));
 
-const allowed = (extra: Partial<Extract<CommandPolicy, { allowed: true }>> = {}): CommandPolicy => ({ allowed: true, env: { PATH: process.env.PATH }, scratchDir: path.join(work, "tests"), ...extra });
+const allowed = (extra: Partial<Extract<CommandPolicy, { allowed: true }>> = {}): CommandPolicy => ({
+  allowed: true,
+  env: { PATH: process.env.PATH },
+  scratchDir: path.join(work, "tests"),
+  ...extra,
+});
 const context = (config: Record<string, unknown>, commands?: CommandPolicy): StageContext =>
   ({ root, repoId: root, config: parseConfig(config), llm: null as never, now: Date.now, onProgress: () => {}, commands }) as StageContext;
 // A "test suite" that passes while value.txt holds 1, and counts its runs in a file outside the copy.
-const suiteIn = (dir: string) => `echo run >> ${JSON.stringify(path.join(dir, "runs.log"))}; if [ "$(cat value.txt)" = 1 ]; then echo '# pass 1'; echo '# fail 0'; else echo 'not ok 1 - value is one'; echo '# pass 0'; echo '# fail 1'; exit 1; fi`;
+const suiteIn = (dir: string) =>
+  `echo run >> ${JSON.stringify(path.join(dir, "runs.log"))}; if [ "$(cat value.txt)" = 1 ]; then echo '# pass 1'; echo '# fail 0'; else echo 'not ok 1 - value is one'; echo '# pass 0'; echo '# fail 1'; exit 1; fi`;
 let suite: string;
 beforeEach(() => {
   suite = suiteIn(work);
@@ -46,7 +52,10 @@ describe("openTestBench", () => {
   it("runs checks one at a time when tasks ask at once", async () => {
     const log = JSON.stringify(path.join(work, "order.log"));
     const bench = (await openTestBench(context({ test_command: `echo start >> ${log}; sleep 0.2; echo end >> ${log}; ${suite}` }, allowed())))!.bench!;
-    const verdicts = await Promise.all([bench.check([{ path: "value.txt", after: "2\n", encoding: "utf-8" }]), bench.check([{ path: "value.txt", after: "1\n", encoding: "utf-8" }])]);
+    const verdicts = await Promise.all([
+      bench.check([{ path: "value.txt", after: "2\n", encoding: "utf-8" }]),
+      bench.check([{ path: "value.txt", after: "1\n", encoding: "utf-8" }]),
+    ]);
     expect(verdicts.map((v) => v.run.outcome)).toEqual(["failed", "passed"]);
     expect(fs.readFileSync(path.join(work, "order.log"), "utf8")).toBe("start\nend\n".repeat(3));
     bench.dispose();
@@ -66,7 +75,10 @@ describe("openTestBench", () => {
 
   it("is not used, and says why, where code may not run, when the setup fails, and when the first run does not finish", async () => {
     expect(await openTestBench(context({}, allowed()))).toBeNull();
-    expect(await openTestBench(context({ test_command: suite }, { allowed: false, why: "not on this server" }))).toEqual({ report: { command: suite, skipped: "not on this server" }, bench: null });
+    expect(await openTestBench(context({ test_command: suite }, { allowed: false, why: "not on this server" }))).toEqual({
+      report: { command: suite, skipped: "not on this server" },
+      bench: null,
+    });
     const setup = (await openTestBench(context({ test_command: suite, setup_command: "echo 'token=ghp_abcdefghijklmnopqrstuvwxyz0123'; exit 2" }, allowed())))!;
     expect(setup.bench).toBeNull();
     expect(setup.report.skipped).toBe("the setup command failed (exit 2)");

@@ -30,7 +30,11 @@ const pidIn = (file: string) => Number(fs.readFileSync(path.join(dir, file), "ut
 
 describe("runCommand: a repository's command that misbehaves cannot hang or crash the job", () => {
   it("passes and fails by exit status, with stdout and stderr interleaved", async () => {
-    expect(await runCommand("echo out; echo err >&2", { cwd: dir, env, timeoutMs: 10_000 })).toMatchObject({ outcome: "passed", exitCode: 0, output: "out\nerr\n" });
+    expect(await runCommand("echo out; echo err >&2", { cwd: dir, env, timeoutMs: 10_000 })).toMatchObject({
+      outcome: "passed",
+      exitCode: 0,
+      output: "out\nerr\n",
+    });
     expect(await runCommand("exit 3", { cwd: dir, env, timeoutMs: 10_000 })).toMatchObject({ outcome: "failed", exitCode: 3 });
   });
 
@@ -42,7 +46,7 @@ describe("runCommand: a repository's command that misbehaves cannot hang or cras
   });
 
   it("a command that reads stdin reads end-of-file at once", async () => {
-    const run = await runCommand("read line; echo \"read: [$line] status $?\"; cat; echo done", { cwd: dir, env, timeoutMs: 10_000 });
+    const run = await runCommand('read line; echo "read: [$line] status $?"; cat; echo done', { cwd: dir, env, timeoutMs: 10_000 });
     expect(run).toMatchObject({ outcome: "passed", output: "read: [] status 1\ndone\n" });
   });
 
@@ -72,7 +76,8 @@ describe("runCommand: a repository's command that misbehaves cannot hang or cras
   it("aborting (a cancelled job) kills the group and says why", async () => {
     const stop = new AbortController();
     const running = runCommand("sleep 300 & echo $! > child.pid; wait", { cwd: dir, env, timeoutMs: 60_000, signal: stop.signal });
-    while (!fs.existsSync(path.join(dir, "child.pid")) || fs.readFileSync(path.join(dir, "child.pid"), "utf8").trim() === "") await new Promise((r) => setTimeout(r, 20));
+    while (!fs.existsSync(path.join(dir, "child.pid")) || fs.readFileSync(path.join(dir, "child.pid"), "utf8").trim() === "")
+      await new Promise((r) => setTimeout(r, 20));
     stop.abort();
     const run = await running;
     expect(run).toMatchObject({ outcome: "error", error: "stopped: the job was cancelled or ran out of time" });
@@ -90,14 +95,40 @@ describe("commandEnv", () => {
   it("keeps the toolchain's variables and drops every credential, by name or by value", () => {
     const env = commandEnv(
       {
-        PATH: "/usr/bin", HOME: "/home/runner", JAVA_HOME: "/opt/java", pythonLocation: "/opt/py", GITHUB_REPOSITORY: "o/r",
-        GITHUB_TOKEN: "ghs_x", GH_TOKEN: "y", OPENAI_API_KEY: "sk-1", OPENAI_BASE_URL: "http://proxy", MAGIS_DB: "/x.db",
-        INPUT_OPENAI_API_KEY: "sk-2", ACTIONS_ID_TOKEN_REQUEST_URL: "https://oidc", ACTIONS_RUNTIME_TOKEN: "z",
-        PRIVATE_KEY: "-----BEGIN", WEBHOOK_SECRET: "w", DATABASE_URL: "postgres://u:p@h/db", AWS_SECRET_ACCESS_KEY: "a", NPM_AUTH: "n",
-        INNOCENT_LOOKING: "the-installation-token-value", GH_PAT: "ghp_x", PGPASSFILE: "/root/.pgpass", REDIS_URL: "redis://:hunter2@cache:6379", PATH_INFO: "/x",
+        PATH: "/usr/bin",
+        HOME: "/home/runner",
+        JAVA_HOME: "/opt/java",
+        pythonLocation: "/opt/py",
+        GITHUB_REPOSITORY: "o/r",
+        GITHUB_TOKEN: "ghs_x",
+        GH_TOKEN: "y",
+        OPENAI_API_KEY: "sk-1",
+        OPENAI_BASE_URL: "http://proxy",
+        MAGIS_DB: "/x.db",
+        INPUT_OPENAI_API_KEY: "sk-2",
+        ACTIONS_ID_TOKEN_REQUEST_URL: "https://oidc",
+        ACTIONS_RUNTIME_TOKEN: "z",
+        PRIVATE_KEY: "-----BEGIN",
+        WEBHOOK_SECRET: "w",
+        DATABASE_URL: "postgres://u:p@h/db",
+        AWS_SECRET_ACCESS_KEY: "a",
+        NPM_AUTH: "n",
+        INNOCENT_LOOKING: "the-installation-token-value",
+        GH_PAT: "ghp_x",
+        PGPASSFILE: "/root/.pgpass",
+        REDIS_URL: "redis://:hunter2@cache:6379",
+        PATH_INFO: "/x",
       },
       ["the-installation-token-value"],
     );
-    expect(env).toEqual({ PATH: "/usr/bin", HOME: "/home/runner", JAVA_HOME: "/opt/java", pythonLocation: "/opt/py", GITHUB_REPOSITORY: "o/r", PATH_INFO: "/x", CI: "true" });
+    expect(env).toEqual({
+      PATH: "/usr/bin",
+      HOME: "/home/runner",
+      JAVA_HOME: "/opt/java",
+      pythonLocation: "/opt/py",
+      GITHUB_REPOSITORY: "o/r",
+      PATH_INFO: "/x",
+      CI: "true",
+    });
   });
 });

@@ -27,7 +27,10 @@ describe("forgetWhenCancelled", () => {
     await store.migrate();
     await store.memory.remember("octo/gadgets", "src/keep.py", file);
     const controller = new AbortController();
-    const running = forgetWhenCancelled(lateWriter(store.memory), store.memory, { info: () => {}, warn: () => {} })(job, { stage: () => {}, signal: controller.signal });
+    const running = forgetWhenCancelled(lateWriter(store.memory), store.memory, { info: () => {}, warn: () => {} })(job, {
+      stage: () => {},
+      signal: controller.signal,
+    });
     controller.abort(new Error(UNINSTALLED_REASON));
     await expect(running).rejects.toThrow(UNINSTALLED_REASON);
     expect(await store.memory.recall("octo/widgets", "src/late.py")).toBeNull();
@@ -38,7 +41,10 @@ describe("forgetWhenCancelled", () => {
     store = openSqliteStore(":memory:");
     await store.migrate();
     const controller = new AbortController();
-    const running = forgetWhenCancelled(lateWriter(store.memory), store.memory, { info: () => {}, warn: () => {} })(job, { stage: () => {}, signal: controller.signal });
+    const running = forgetWhenCancelled(lateWriter(store.memory), store.memory, { info: () => {}, warn: () => {} })(job, {
+      stage: () => {},
+      signal: controller.signal,
+    });
     controller.abort(new Error("@octo closed the issue"));
     await expect(running).rejects.toThrow("@octo closed the issue");
     expect(await store.memory.recall("octo/widgets", "src/late.py")).toEqual(file);

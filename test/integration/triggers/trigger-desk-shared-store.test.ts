@@ -36,9 +36,18 @@ it("decides a trigger that a web process which died recorded, while this web pro
     desk = new TriggerDesk(store.triggers, [rule], { auth: async () => new ProbotOctokit() as unknown as Octokit, log, leaseMs: 400 });
     await desk.start();
     // Another web process records a delivery (holding it for the lease), then is killed before it decides it.
-    const payload = { action: "labeled", installation: { id: 7 }, repository: { name: "demo", owner: { login: "octo" } }, issue: { number: 1 }, sender: { login: "alice", type: "User" } };
+    const payload = {
+      action: "labeled",
+      installation: { id: 7 },
+      repository: { name: "demo", owner: { login: "octo" } },
+      issue: { number: 1 },
+      sender: { login: "alice", type: "User" },
+    };
     const recordedAt = Date.now();
-    await store.triggers.record({ delivery: "orphan-1", event: "issues.labeled", installationId: 7, owner: "octo", repo: "demo", number: 1, payload, receivedAt: recordedAt }, 400);
+    await store.triggers.record(
+      { delivery: "orphan-1", event: "issues.labeled", installationId: 7, owner: "octo", repo: "demo", number: 1, payload, receivedAt: recordedAt },
+      400,
+    );
     const deadline = Date.now() + 3_000;
     while (decided.length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
     await desk.settled();
@@ -71,25 +80,39 @@ it("queues the jobs of one issue in the order their triggers arrived, when two w
         decide: async (context) => {
           if (web === 0) await new Promise((resolve) => setTimeout(resolve, 500));
           const { owner, repo } = context.repo();
-          await queue.submit({ delivery: context.id, key: jobKey(owner, repo, 1), kind: "resolve-issue", installationId: 7, owner, repo, number: 1, payload: {} }, "wait");
+          await queue.submit(
+            { delivery: context.id, key: jobKey(owner, repo, 1), kind: "resolve-issue", installationId: 7, owner, repo, number: 1, payload: {} },
+            "wait",
+          );
           return { outcome: "queued", detail: "queued" };
         },
       };
       return new TriggerDesk(store.triggers, [rule], { auth: async () => new ProbotOctokit() as unknown as Octokit, log, leaseMs: 60_000 });
     });
     for (const queue of queues) await queue.start();
-    const payload = { action: "labeled", installation: { id: 7 }, repository: { name: "demo", owner: { login: "octo" } }, issue: { number: 1 }, sender: { login: "alice", type: "User" } };
-    const deliver = (web: number, id: string) => desks[web]!.receive(new Context({ id, name: "issues", payload } as never, new ProbotOctokit() as never, contextLog(log)));
+    const payload = {
+      action: "labeled",
+      installation: { id: 7 },
+      repository: { name: "demo", owner: { login: "octo" } },
+      issue: { number: 1 },
+      sender: { login: "alice", type: "User" },
+    };
+    const deliver = (web: number, id: string) =>
+      desks[web]!.receive(new Context({ id, name: "issues", payload } as never, new ProbotOctokit() as never, contextLog(log)));
     await deliver(0, "arrived-first");
     await new Promise((resolve) => setTimeout(resolve, 50));
     await deliver(1, "arrived-second");
     await Promise.all(desks.map((desk) => desk.settled()));
     // A worker runs the issue's line.
     const ran: string[] = [];
-    const worker = new PostgresQueue(stores[0]!, async (job) => {
-      ran.push(job.delivery);
-      return "done";
-    }, { log, role: "worker" });
+    const worker = new PostgresQueue(
+      stores[0]!,
+      async (job) => {
+        ran.push(job.delivery);
+        return "done";
+      },
+      { log, role: "worker" },
+    );
     queues.push(worker);
     await worker.start();
     await worker.drain();

@@ -26,7 +26,10 @@ describe("the deployment sketches in deploy/", () => {
   const grace = Number(config.MAGIS_SHUTDOWN_GRACE_SECONDS);
 
   it("Kubernetes: 2 web and 3 worker pods, probed on /healthz and /readyz, scraped on their PORT, killed only after the grace period", () => {
-    for (const [name, role, replicas] of [["magis-web", "web", 2], ["magis-worker", "worker", 3]] as const) {
+    for (const [name, role, replicas] of [
+      ["magis-web", "web", 2],
+      ["magis-worker", "worker", 3],
+    ] as const) {
       const spec = deployment(name).spec;
       const pod = spec.template;
       const container = pod.spec.containers[0] as Container;

@@ -30,7 +30,14 @@ describe("range edits at the given lines", () => {
     {
       name: "an insertion after the last line",
       text: PY,
-      edits: [range(24, 24, "        return save(os.path.join(self.root, key), value)", "        return save(os.path.join(self.root, key), value)\n\n\ndef extra():\n    pass")],
+      edits: [
+        range(
+          24,
+          24,
+          "        return save(os.path.join(self.root, key), value)",
+          "        return save(os.path.join(self.root, key), value)\n\n\ndef extra():\n    pass",
+        ),
+      ],
       want: PY + "\n\ndef extra():\n    pass\n",
     },
     { name: "a deletion (empty new)", text: PY, edits: [range(10, 15, PY.split("\n").slice(9, 15).join("\n"), "")], want: splice(PY, 10, 15) },
@@ -96,7 +103,12 @@ describe("range edits whose line numbers are off", () => {
       edits: [range(16, 16, "        f.write(data)", "        f.write(data)\n        f.flush()")],
       want: splice(PY, 12, 12, "        f.write(data)", "        f.flush()"),
     },
-    { name: "far off, the only match in the file", text: PY, edits: [range(24, 24, "import os", "import os\nimport sys")], want: splice(PY, 1, 1, "import os", "import sys") },
+    {
+      name: "far off, the only match in the file",
+      text: PY,
+      edits: [range(24, 24, "import os", "import os\nimport sys")],
+      want: splice(PY, 1, 1, "import os", "import sys"),
+    },
     {
       name: "past the end of the file, text just above",
       text: JS,
@@ -146,7 +158,12 @@ describe("range edits with indentation the model got wrong", () => {
       want: lines("func main() {", "\tif ok && ready {", "\t\trun()", "\t\tlog()", "\t}", "}"),
     },
     { name: "a tab-indented file, indentation lost", text: TABS, edits: [range(3, 3, "run()", "run(ctx)")], want: splice(TABS, 3, 3, "\t\trun(ctx)") },
-    { name: "a space-indented file edited with tabs", text: JS, edits: [range(4, 4, "\treturn a + b;", "\treturn a + b + 0;")], want: splice(JS, 4, 4, "  return a + b + 0;") },
+    {
+      name: "a space-indented file edited with tabs",
+      text: JS,
+      edits: [range(4, 4, "\treturn a + b;", "\treturn a + b + 0;")],
+      want: splice(JS, 4, 4, "  return a + b + 0;"),
+    },
     {
       name: "old matched as written: new is taken as written, tabs included",
       text: JS,
@@ -171,7 +188,12 @@ describe("range edits with indentation the model got wrong", () => {
       edits: [range(6, 6, READ + "   ", READ_STRIPPED + "  ")],
       want: splice(PY, 6, 6, READ_STRIPPED),
     },
-    { name: "trailing spaces in the file, none in old", text: lines("a = 1  ", "b = 2"), edits: [range(1, 1, "a = 1", "a = 10")], want: lines("a = 10", "b = 2") },
+    {
+      name: "trailing spaces in the file, none in old",
+      text: lines("a = 1  ", "b = 2"),
+      edits: [range(1, 1, "a = 1", "a = 10")],
+      want: lines("a = 10", "b = 2"),
+    },
     { name: "spacing inside the line differs", text: JS, edits: [range(4, 4, "  return a+b;", "  return a+b+1;")], want: splice(JS, 4, 4, "  return a+b+1;") },
   ]);
 });
@@ -179,7 +201,10 @@ describe("range edits with indentation the model got wrong", () => {
 describe("range edits matched fuzzily or copied with extras", () => {
   const typo = '    with open(path, "w") as f:\n        f.wirte(data)\n    return len(data)';
   const fixed = '    with open(path, "w") as f:\n        f.write(data)\n    return len(data) + 0';
-  const store = PY.split("\n").slice(16, 21).filter((l) => l !== "").join("\n");
+  const store = PY.split("\n")
+    .slice(16, 21)
+    .filter((l) => l !== "")
+    .join("\n");
   runCases([
     { name: "a small typo in old", text: PY, edits: [range(11, 13, typo, fixed)], want: SAVE_WANT },
     { name: "a small typo, two lines off", text: PY, edits: [range(13, 15, typo, fixed)], want: SAVE_WANT },

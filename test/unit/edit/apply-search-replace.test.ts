@@ -32,7 +32,12 @@ describe("search/replace edits", () => {
       want: splice(PY, 21, 21, "        return load(self.path(key))"),
     },
     { name: "a CRLF search in an LF file", text: JS, edits: [sr("  return a + b;\r\n", "  return a * b;\r\n")], want: splice(JS, 4, 4, "  return a * b;") },
-    { name: "a search copied with the numbered view's prefixes", text: JS, edits: [sr("8 |   return a - b;", "  return b - a;")], want: splice(JS, 8, 8, "  return b - a;") },
+    {
+      name: "a search copied with the numbered view's prefixes",
+      text: JS,
+      edits: [sr("8 |   return a - b;", "  return b - a;")],
+      want: splice(JS, 8, 8, "  return b - a;"),
+    },
     { name: "an empty search fills an empty file", text: "", edits: [sr("", "first line\n")], want: "first line\n" },
     {
       name: "mixed with a range edit",
@@ -52,7 +57,12 @@ describe("search/replace edits", () => {
       edits: [sr("x=1", "x=2")],
       error: ["fits 3 places equally well (when whitespace is ignored)"],
     },
-    { name: "made unique with a line of context", text: REPEATED, edits: [sr("if b:\n    x = 1", "if b:\n    x = 2")], want: splice(REPEATED, 4, 4, "    x = 2") },
+    {
+      name: "made unique with a line of context",
+      text: REPEATED,
+      edits: [sr("if b:\n    x = 1", "if b:\n    x = 2")],
+      want: splice(REPEATED, 4, 4, "    x = 2"),
+    },
     {
       name: "text not in the file is refused with the closest text",
       text: JS,

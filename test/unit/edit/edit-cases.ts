@@ -79,7 +79,11 @@ export function runCases(cases: EditCase[]): void {
 
 /** A range edit, written the way the cases read best. */
 export const range = (start: number, end: number, old: string, replacement: string): Edit => ({
-  kind: "range", start, end, old, new: replacement,
+  kind: "range",
+  start,
+  end,
+  old,
+  new: replacement,
 });
 
 /** A search/replace edit. */

@@ -15,19 +15,19 @@ const PROCESS = lines(
 describe("old text with elided lines", () => {
   runCases([
     {
-      name: "\"...\" in old and new keeps the skipped lines",
+      name: '"..." in old and new keeps the skipped lines',
       text: PROCESS,
       edits: [range(1, 8, "def process(items):\n    ...\n    return total", "def process(items, scale=1):\n    ...\n    return total * scale")],
       want: splice(splice(PROCESS, 1, 1, "def process(items, scale=1):"), 8, 8, "    return total * scale"),
     },
     {
-      name: "a \"# ... existing code ...\" comment",
+      name: 'a "# ... existing code ..." comment',
       text: PROCESS,
       edits: [range(2, 8, "    total = 0\n    # ... existing code ...\n    return total", "    total = 0.0\n    # ... existing code ...\n    return total")],
       want: splice(PROCESS, 2, 2, "    total = 0.0"),
     },
     {
-      name: "a \"// ...\" comment in JavaScript",
+      name: 'a "// ..." comment in JavaScript',
       text: JS,
       edits: [range(3, 8, "function add(a, b) {\n// ...\n  return a - b;", "function add(a, b, c = 0) {\n// ...\n  return a - b - c;")],
       want: splice(splice(JS, 3, 3, "function add(a, b, c = 0) {"), 8, 8, "  return a - b - c;"),
@@ -36,7 +36,11 @@ describe("old text with elided lines", () => {
       name: "no marker in new is refused: the skipped lines would be deleted unseen",
       text: PROCESS,
       edits: [range(1, 8, "def process(items):\n    ...\n    return total", "def process(items):\n    return sum(i.value for i in items if not i.skip)")],
-      error: ['Edit 1 (lines 1-8): `old` skips 1 run(s) of lines with "..." (lines 2-7) but `new` has 0 such marker(s)', "copy the skipped lines into `old`", "The skipped lines:\n2 |     total = 0\n3 |     for item in items:"],
+      error: [
+        'Edit 1 (lines 1-8): `old` skips 1 run(s) of lines with "..." (lines 2-7) but `new` has 0 such marker(s)',
+        "copy the skipped lines into `old`",
+        "The skipped lines:\n2 |     total = 0\n3 |     for item in items:",
+      ],
     },
     {
       name: "replacing the skipped lines means writing them out in old",
@@ -53,7 +57,14 @@ describe("old text with elided lines", () => {
     {
       name: "two skipped runs",
       text: PROCESS,
-      edits: [range(1, 8, "def process(items):\n    ...\n        total += item.value\n    ...\n    return total", "def process(items):\n    ...\n        total += item.value * 2\n    ...\n    return total")],
+      edits: [
+        range(
+          1,
+          8,
+          "def process(items):\n    ...\n        total += item.value\n    ...\n    return total",
+          "def process(items):\n    ...\n        total += item.value * 2\n    ...\n    return total",
+        ),
+      ],
       want: splice(PROCESS, 6, 6, "        total += item.value * 2"),
     },
     {
@@ -63,7 +74,7 @@ describe("old text with elided lines", () => {
       error: ["skips 2 run(s)", "has 1 such marker"],
     },
     {
-      name: "a literal \"...\" in Python is code, not an elision",
+      name: 'a literal "..." in Python is code, not an elision',
       text: lines("class P(Protocol):", "    def f(self): ...", "    def g(self):", "        ..."),
       edits: [range(3, 4, "    def g(self):\n        ...", "    def g(self) -> int:\n        ...")],
       want: lines("class P(Protocol):", "    def f(self): ...", "    def g(self) -> int:", "        ..."),
@@ -77,7 +88,9 @@ describe("old text with elided lines", () => {
     {
       name: "elided lines and lost indentation",
       text: PROCESS,
-      edits: [range(3, 7, "for item in items:\n    ...\n    total += item.value\nlog(total)", "for item in items:\n    ...\n    total += item.value * 2\nlog(total)")],
+      edits: [
+        range(3, 7, "for item in items:\n    ...\n    total += item.value\nlog(total)", "for item in items:\n    ...\n    total += item.value * 2\nlog(total)"),
+      ],
       want: splice(PROCESS, 6, 6, "        total += item.value * 2"),
     },
     {

@@ -22,7 +22,9 @@ describe("decodeFile and encodeFile", () => {
   }
 
   it("refuses to write a character the encoding cannot hold instead of mangling it", () => {
-    expect(() => encodeFile("a\nb → c\n", "latin1")).toThrow("cannot write the text as Latin-1 (ISO-8859-1), one byte per character: line 2, column 3 has '→' (U+2192)");
+    expect(() => encodeFile("a\nb → c\n", "latin1")).toThrow(
+      "cannot write the text as Latin-1 (ISO-8859-1), one byte per character: line 2, column 3 has '→' (U+2192)",
+    );
     expect(() => encodeFile("x\uD800\n", "utf-8")).toThrow("line 1, column 2 has");
   });
 });

@@ -30,7 +30,12 @@ function applyWithGit(path: string, before: string | null, diff: string): string
 
 const cases: [name: string, path: string, before: string | null, after: string | null][] = [
   ["a changed line", "src/a.js", "a\nb\nc\n", "a\nB\nc\n"],
-  ["lines added and removed in a longer file", "lib/x.py", Array.from({ length: 40 }, (_, i) => `line ${i}\n`).join(""), Array.from({ length: 40 }, (_, i) => (i % 9 === 0 ? `changed ${i}\n` : `line ${i}\n`)).join("") + "tail\n"],
+  [
+    "lines added and removed in a longer file",
+    "lib/x.py",
+    Array.from({ length: 40 }, (_, i) => `line ${i}\n`).join(""),
+    Array.from({ length: 40 }, (_, i) => (i % 9 === 0 ? `changed ${i}\n` : `line ${i}\n`)).join("") + "tail\n",
+  ],
   ["a CRLF file", "win.txt", "a\r\nb\r\nc\r\n", "a\r\nB\r\nc\r\nd\r\n"],
   ["a file without a final newline", "n.txt", "a\nb\nc", "a\nB\nc"],
   ["a final newline added", "n.txt", "a\nb", "a\nb\n"],

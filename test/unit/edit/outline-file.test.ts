@@ -64,7 +64,8 @@ describe("outlineFile", () => {
   });
 
   it("keeps a method the issue writes as code before one a plain word of it happens to name", async () => {
-    const methods = (from: number, count: number) => Array.from({ length: count }, (_, i) => `    def method_number_${from + i}(self):\n        return 1\n`).join("");
+    const methods = (from: number, count: number) =>
+      Array.from({ length: count }, (_, i) => `    def method_number_${from + i}(self):\n        return 1\n`).join("");
     const text = `class Context:\n    def get(self, key):\n        return key\n${methods(0, 100)}    def value(self):\n        return 1\n${methods(100, 100)}    def quantize(self, exp):\n        return exp\n`;
     const names = namesIn("Context.quantize is slow", "To get the value I call it in a loop");
     expect(names.get("quantize")).toBe(2);

@@ -21,15 +21,29 @@ describe("parseDefinitions", () => {
       "    return local",
     ].join("\n");
     const definitions = await parseDefinitions(text, "astropy/io/ascii/rst.py");
-    expect(brief(definitions)).toEqual(["name DEFAULT 2-2", "class RST 3-9", "method RST.header_rows 6-9", "function header_rows.inner 7-8", "function read_rst 11-13"]);
+    expect(brief(definitions)).toEqual([
+      "name DEFAULT 2-2",
+      "class RST 3-9",
+      "method RST.header_rows 6-9",
+      "function header_rows.inner 7-8",
+      "function read_rst 11-13",
+    ]);
     expect(definitions![1]).toMatchObject({ bases: ["FixedWidth", "core.BaseReader"], signature: "class RST(FixedWidth, core.BaseReader, metaclass=Meta)" });
     expect(definitions![2]!.signature).toBe("def header_rows(self, rows: list[str] | None = None) -> int");
   });
 
   // One row per language family: a class-like and the method that belongs to it, however the language writes it.
   const table: Array<[string, string, string[]]> = [
-    ["a.ts", "export class A extends B implements C {\n  m(x: number): void {}\n}\nexport function f(): number { return 1 }\ntype T = string;\n", ["class A 1-3", "method A.m 2-2", "function f 4-4", "class T 5-5"]],
-    ["a.go", "package m\ntype S struct { a int }\nfunc (s *S) Close() error { return nil }\nfunc New() *S { return nil }\n", ["class S 2-2", "method S.Close 3-3", "function New 4-4"]],
+    [
+      "a.ts",
+      "export class A extends B implements C {\n  m(x: number): void {}\n}\nexport function f(): number { return 1 }\ntype T = string;\n",
+      ["class A 1-3", "method A.m 2-2", "function f 4-4", "class T 5-5"],
+    ],
+    [
+      "a.go",
+      "package m\ntype S struct { a int }\nfunc (s *S) Close() error { return nil }\nfunc New() *S { return nil }\n",
+      ["class S 2-2", "method S.Close 3-3", "function New 4-4"],
+    ],
     ["a.rs", "struct S { a: i32 }\nimpl S {\n  fn m(&self) -> i32 { 1 }\n}\nfn f() {}\n", ["class S 1-1", "method S.m 3-3", "function f 5-5"]],
     ["A.java", "class A extends B {\n  int m(int x) { return 1; }\n}\n", ["class A 1-3", "method A.m 2-2"]],
     ["a.cpp", "class A : public B { };\nint A::m(int x) { return 1; }\nint f() { return 0; }\n", ["class A 1-1", "method A.m 2-2", "function f 3-3"]],
@@ -42,7 +56,11 @@ describe("parseDefinitions", () => {
     ["a.dart", "class A extends B {\n  int m(int x) { return x; }\n}\nint f() { return 1; }\n", ["class A 1-3", "method A.m 2-2", "function f 4-4"]],
     ["a.php", "<?php\nclass A extends B {\n  public function m($x) { return 1; }\n}\nfunction f() {}\n", ["class A 2-4", "method A.m 3-3", "function f 5-5"]],
     ["a.ex", "defmodule M do\n  def m(x) when x > 0 do\n    x\n  end\n  defp f, do: 1\nend\n", ["class M 1-6", "method M.m 2-4", "method M.f 5-5"]],
-    ["a.ml", "module M = struct\n  let m x = x\nend\nlet rec f a = f a\nlet limit = 3\n", ["class M 1-3", "method M.m 2-2", "function f 4-4", "name limit 5-5"]],
+    [
+      "a.ml",
+      "module M = struct\n  let m x = x\nend\nlet rec f a = f a\nlet limit = 3\n",
+      ["class M 1-3", "method M.m 2-2", "function f 4-4", "name limit 5-5"],
+    ],
     ["a.sol", "contract A is B {\n  function m(uint x) public returns (uint) { return x; }\n}\n", ["class A 1-3", "method A.m 2-2"]],
     ["a.el", "(defun magis-f (x) x)\n", ["function magis-f 1-1"]],
     ["a.sh", "f() {\n  echo hi\n}\nfunction g { echo; }\n", ["function f 1-3", "function g 4-4"]],

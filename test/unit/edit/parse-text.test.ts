@@ -44,7 +44,7 @@ describe("parseText", () => {
   });
 
   it("reads shell scripts whose comments, case and quotes the bash grammar of tree-sitter-wasms threw on", async () => {
-    const script = "#!/bin/sh\n# build the docs\nset -e\ncase \"$1\" in\n  -h) echo 'usage: build.sh [dir]';;\nesac\nbuild() {\n  local dir=\"${1:-docs}\"\n}\n";
+    const script = '#!/bin/sh\n# build the docs\nset -e\ncase "$1" in\n  -h) echo \'usage: build.sh [dir]\';;\nesac\nbuild() {\n  local dir="${1:-docs}"\n}\n';
     expect(await parseDefinitions(script, "scripts/build.sh")).toEqual([expect.objectContaining({ name: "build", kind: "function", line: 7 })]);
     expect(await newSyntaxErrors("scripts/build.sh", script, script.replace("esac\n", ""))).toHaveLength(1);
   });

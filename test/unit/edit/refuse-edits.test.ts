@@ -7,7 +7,12 @@ describe("edits that are refused, with a message for the model", () => {
   runCases([
     { name: "no edits", text: JS, edits: [], error: ["No edits were given"] },
     { name: "start 0", text: JS, edits: [range(0, 1, "", "x")], error: ["start ≥ 1", "start=0"] },
-    { name: "end before start - 1", text: JS, edits: [range(5, 2, "}", "x")], error: ["end ≥ start", "give the line next to the place and keep that line in `new`"] },
+    {
+      name: "end before start - 1",
+      text: JS,
+      edits: [range(5, 2, "}", "x")],
+      error: ["end ≥ start", "give the line next to the place and keep that line in `new`"],
+    },
     { name: "a line number that is not whole", text: JS, edits: [range(1.5, 2, "", "x")], error: ["whole line numbers", "start=1.5"] },
     { name: "a range past the end with empty old", text: JS, edits: [range(12, 14, "", "x")], error: ["Edit 1 (lines 12-14): `old` is empty"] },
     {
@@ -46,7 +51,12 @@ describe("edits that are refused, with a message for the model", () => {
       name: "text that is nowhere, with the closest text quoted",
       text: PY,
       edits: [range(6, 6, "        contents = f.read_all()", "        contents = f.read()")],
-      error: ["Edit 1 (line 6): the `old` text is not at line 6, nor anywhere else in the file", "The closest text is at line 6 (similarity", "6 |         data = f.read()", "Send the edit again"],
+      error: [
+        "Edit 1 (line 6): the `old` text is not at line 6, nor anywhere else in the file",
+        "The closest text is at line 6 (similarity",
+        "6 |         data = f.read()",
+        "Send the edit again",
+      ],
     },
     { name: "old with only blank lines", text: PY, edits: [range(2, 3, "\n\n", "x")], error: ["holds no code to find"] },
     {
@@ -61,7 +71,12 @@ describe("edits that are refused, with a message for the model", () => {
       edits: [range(1, 2, "const a2 = compute(1, 2);", "const b = compute(1, 2);")],
       error: ["fits 2 places equally well (at similarity ≥ 0.9)"],
     },
-    { name: "insertions into an empty file keep their order", text: "", edits: [range(1, 0, "", "// one"), range(1, 0, "", "// two")], want: "// one\n// two\n" },
+    {
+      name: "insertions into an empty file keep their order",
+      text: "",
+      edits: [range(1, 0, "", "// one"), range(1, 0, "", "// two")],
+      want: "// one\n// two\n",
+    },
     {
       name: "two insertions anchored on one line overlap",
       text: JS,

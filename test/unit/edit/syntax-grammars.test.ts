@@ -15,9 +15,37 @@ describe("every mapped grammar loads and tells valid code from broken code", () 
 
   it("covers every grammar the extension map names", () => {
     const mapped = new Set(
-      [".py", ".js", ".ts", ".tsx", ".go", ".java", ".rs", ".c", ".h", ".rb", ".php", ".cs", ".sh", ".json", ".css", ".html", ".kt", ".scala", ".swift", ".dart", ".ex", ".ml", ".toml", ".zig", ".sol", ".vue", ".el", ".res", ".erb"].map(
-        (ext) => grammarForPath(`x${ext}`),
-      ),
+      [
+        ".py",
+        ".js",
+        ".ts",
+        ".tsx",
+        ".go",
+        ".java",
+        ".rs",
+        ".c",
+        ".h",
+        ".rb",
+        ".php",
+        ".cs",
+        ".sh",
+        ".json",
+        ".css",
+        ".html",
+        ".kt",
+        ".scala",
+        ".swift",
+        ".dart",
+        ".ex",
+        ".ml",
+        ".toml",
+        ".zig",
+        ".sol",
+        ".vue",
+        ".el",
+        ".res",
+        ".erb",
+      ].map((ext) => grammarForPath(`x${ext}`)),
     );
     expect([...mapped].sort()).toEqual(Object.keys(GRAMMAR_SAMPLES).sort());
   });

@@ -9,7 +9,10 @@ let dir: string;
 
 beforeAll(() => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), "magis-eval-flags-"));
-  fs.writeFileSync(path.join(dir, "data.jsonl"), `${JSON.stringify({ instance_id: "a__b-1", repo: "a/b", base_commit: "0".repeat(40), problem_statement: "x" })}\n`);
+  fs.writeFileSync(
+    path.join(dir, "data.jsonl"),
+    `${JSON.stringify({ instance_id: "a__b-1", repo: "a/b", base_commit: "0".repeat(40), problem_statement: "x" })}\n`,
+  );
 });
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 

@@ -55,7 +55,9 @@ describe("readPatchHunks", () => {
 
   it("reads a created file as an insertion at the top, and a removed line that starts with '--' as a line", () => {
     const created = ["diff --git a/new.py b/new.py", "new file mode 100644", "--- /dev/null", "+++ b/new.py", "@@ -0,0 +1,2 @@", "+one", "+two", ""].join("\n");
-    expect(readPatchHunks(created)).toEqual([{ path: "new.py", created: true, deleted: false, changes: [{ start: 0, end: 0, removed: [], added: ["one", "two"] }] }]);
+    expect(readPatchHunks(created)).toEqual([
+      { path: "new.py", created: true, deleted: false, changes: [{ start: 0, end: 0, removed: [], added: ["one", "two"] }] },
+    ]);
     const dashes = diff("s.sql", "@@ -1,2 +1,2 @@", "--- a comment", "+++ b comment", " keep");
     expect(readPatchHunks(dashes)).toHaveLength(1);
     expect(readPatchHunks(dashes)[0]!.changes).toEqual([{ start: 1, end: 1, removed: ["-- a comment"], added: ["++ b comment"] }]);
@@ -71,19 +73,7 @@ describe("lineCoverage (MAGIS Eq. 1)", () => {
 
   it("counts a partly overlapping hunk by the lines it shares: 10-12 and 20-21 (5 lines) against 11-15 and 21-21", () => {
     // Generated: old lines 11-15 (covers 11, 12 of the gold's first range) and 21 (covers 21 of its second): 3 of 5.
-    const partial = diff(
-      "pkg/mod.py",
-      "@@ -11,5 +11,1 @@",
-      "-c11",
-      "-c12",
-      "-d",
-      "-e",
-      "-f",
-      "+g",
-      "@@ -21,1 +17,1 @@",
-      "-z21",
-      "+v",
-    );
+    const partial = diff("pkg/mod.py", "@@ -11,5 +11,1 @@", "-c11", "-c12", "-d", "-e", "-f", "+g", "@@ -21,1 +17,1 @@", "-z21", "+v");
     expect(lineCoverage(gold, partial)).toBeCloseTo(3 / 5, 10);
   });
 

@@ -25,14 +25,34 @@ describe("readPromptVars", () => {
 const FILE = ["import os", "", "def f():", "    return 1", "", "", "def g():", "    return 2"];
 // Gold: after the two blank lines 5-6 insert a helper; replace line 8.
 const GOLD = readPatchHunks(
-  ["--- a/m.py", "+++ b/m.py", "@@ -4,5 +4,8 @@", "     return 1", " ", " ", "+def h():", "+    return 3", "+", " def g():", "-    return 2", "+    return h()", ""].join("\n"),
+  [
+    "--- a/m.py",
+    "+++ b/m.py",
+    "@@ -4,5 +4,8 @@",
+    "     return 1",
+    " ",
+    " ",
+    "+def h():",
+    "+    return 3",
+    "+",
+    " def g():",
+    "-    return 2",
+    "+    return h()",
+    "",
+  ].join("\n"),
 );
 
 describe("answerAsOracle", () => {
   it("gives the gold ranges, widening a blank anchor line to the nearest code and joining what then touches", () => {
     const answer = answerAsOracle("developer-locate-lines", { path: "m.py", numbered: numberLines(FILE.join("\n") + "\n") }, GOLD);
     // The insertion after blank line 6 anchors on line 4 (lines 4-6), which does not touch line 8's range.
-    expect(answer).toEqual({ path: "m.py", ranges: [{ start: 4, end: 6, why: "a gold hunk" }, { start: 8, end: 8, why: "a gold hunk" }] });
+    expect(answer).toEqual({
+      path: "m.py",
+      ranges: [
+        { start: 4, end: 6, why: "a gold hunk" },
+        { start: 8, end: 8, why: "a gold hunk" },
+      ],
+    });
   });
 
   it("writes the gold lines inside the range it is asked for, keeping the anchor lines", () => {
@@ -40,7 +60,10 @@ describe("answerAsOracle", () => {
       old: "    return 1\n\n",
       new: "    return 1\n\n\ndef h():\n    return 3\n",
     });
-    expect(answerAsOracle("developer-write-code", { path: "m.py", start: "8", end: "8", old: "    return 2" }, GOLD)).toEqual({ old: "    return 2", new: "    return h()" });
+    expect(answerAsOracle("developer-write-code", { path: "m.py", start: "8", end: "8", old: "    return 2" }, GOLD)).toEqual({
+      old: "    return 2",
+      new: "    return h()",
+    });
   });
 
   it("finds the gold files relevant and to change, and no other", () => {

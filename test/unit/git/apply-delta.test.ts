@@ -15,7 +15,16 @@ function size(value: number): number[] {
 
 /** A copy instruction with every offset and size byte present. */
 function copy(offset: number, length: number): number[] {
-  return [0x80 | 0x7f, offset & 0xff, (offset >> 8) & 0xff, (offset >> 16) & 0xff, (offset >> 24) & 0xff, length & 0xff, (length >> 8) & 0xff, (length >> 16) & 0xff];
+  return [
+    0x80 | 0x7f,
+    offset & 0xff,
+    (offset >> 8) & 0xff,
+    (offset >> 16) & 0xff,
+    (offset >> 24) & 0xff,
+    length & 0xff,
+    (length >> 8) & 0xff,
+    (length >> 16) & 0xff,
+  ];
 }
 
 function insert(text: string): number[] {
@@ -26,9 +35,17 @@ const base = Buffer.from("def greet(name):\n    return 'hello ' + name\n");
 
 describe("applyDelta", () => {
   it.each([
-    ["copies and inserts", [...size(base.length), ...size(49), ...copy(0, 17), ...insert("    # say it\n"), ...copy(17, 19)], "def greet(name):\n    # say it\n    return 'hello '"],
+    [
+      "copies and inserts",
+      [...size(base.length), ...size(49), ...copy(0, 17), ...insert("    # say it\n"), ...copy(17, 19)],
+      "def greet(name):\n    # say it\n    return 'hello '",
+    ],
     ["only inserts", [...size(base.length), ...size(3), ...insert("abc")], "abc"],
-    ["copies the whole base with a short copy instruction (offset byte 0, size byte 0)", [...size(base.length), ...size(base.length), 0x80 | 0x10, base.length], base.toString()],
+    [
+      "copies the whole base with a short copy instruction (offset byte 0, size byte 0)",
+      [...size(base.length), ...size(base.length), 0x80 | 0x10, base.length],
+      base.toString(),
+    ],
   ])("%s", (_label, delta, expected) => {
     expect(applyDelta(base, Buffer.from(delta as number[])).toString()).toBe(expected);
   });

@@ -32,13 +32,34 @@ describe("diffTrees", () => {
       ["40000", "docs", sameDocs],
       ["100644", "gone.txt", blob("gone")],
       ["100644", "run.sh", blob("run")],
-      ["40000", "src", trees.tree([["100644", "a.py", blob("1")], ["40000", "deep", trees.tree([["100644", "b.py", blob("2")]])]])],
+      [
+        "40000",
+        "src",
+        trees.tree([
+          ["100644", "a.py", blob("1")],
+          ["40000", "deep", trees.tree([["100644", "b.py", blob("2")]])],
+        ]),
+      ],
     ]);
     const to = trees.tree([
       ["100644", "README.md", blob("b")],
       ["40000", "docs", sameDocs],
       ["100755", "run.sh", blob("run")],
-      ["40000", "src", trees.tree([["100644", "a.py", blob("1")], ["40000", "deep", trees.tree([["100644", "b.py", blob("3")], ["100644", "new file ü.py", blob("4")]])]])],
+      [
+        "40000",
+        "src",
+        trees.tree([
+          ["100644", "a.py", blob("1")],
+          [
+            "40000",
+            "deep",
+            trees.tree([
+              ["100644", "b.py", blob("3")],
+              ["100644", "new file ü.py", blob("4")],
+            ]),
+          ],
+        ]),
+      ],
     ]);
     expect(diffTrees(trees.readTree, from, to)).toEqual(["README.md", "gone.txt", "run.sh", "src/deep/b.py", "src/deep/new file ü.py"]);
     // The unchanged folder is not read.
@@ -47,9 +68,18 @@ describe("diffTrees", () => {
 
   it("lists every file of a folder added or deleted, and a file and a folder of one name as two paths", () => {
     const trees = new Trees();
-    const tools = trees.tree([["100755", "run.sh", blob("#!")], ["40000", "lib", trees.tree([["100644", "x.sh", blob("x")]])]]);
-    const from = trees.tree([["100644", "tools", blob("a file")], ["100644", "tools.md", blob("doc")]]);
-    const to = trees.tree([["100644", "tools.md", blob("doc")], ["40000", "tools", tools]]);
+    const tools = trees.tree([
+      ["100755", "run.sh", blob("#!")],
+      ["40000", "lib", trees.tree([["100644", "x.sh", blob("x")]])],
+    ]);
+    const from = trees.tree([
+      ["100644", "tools", blob("a file")],
+      ["100644", "tools.md", blob("doc")],
+    ]);
+    const to = trees.tree([
+      ["100644", "tools.md", blob("doc")],
+      ["40000", "tools", tools],
+    ]);
     // git sorts a folder as its name and '/', after "tools.md" ('.' < '/').
     expect(diffTrees(trees.readTree, from, to)).toEqual(["tools", "tools/lib/x.sh", "tools/run.sh"]);
     expect(diffTrees(trees.readTree, to, from)).toEqual(["tools", "tools/lib/x.sh", "tools/run.sh"]);
@@ -58,8 +88,16 @@ describe("diffTrees", () => {
 
   it("leaves out links and submodules, and counts a file that becomes a link as deleted", () => {
     const trees = new Trees();
-    const from = trees.tree([["120000", "link", blob("a")], ["160000", "vendor", "1".repeat(40)], ["100644", "was-file", blob("f")]]);
-    const to = trees.tree([["120000", "link", blob("b")], ["160000", "vendor", "2".repeat(40)], ["120000", "was-file", blob("f")]]);
+    const from = trees.tree([
+      ["120000", "link", blob("a")],
+      ["160000", "vendor", "1".repeat(40)],
+      ["100644", "was-file", blob("f")],
+    ]);
+    const to = trees.tree([
+      ["120000", "link", blob("b")],
+      ["160000", "vendor", "2".repeat(40)],
+      ["120000", "was-file", blob("f")],
+    ]);
     expect(diffTrees(trees.readTree, from, to)).toEqual(["was-file"]);
   });
 

@@ -53,6 +53,8 @@ describe("parseCommit", () => {
 
   it("refuses a commit without a tree or a committer time, naming it", () => {
     expect(() => parseCommit(commit(people, "No tree\n"), "abc")).toThrow("corrupt pack: the commit abc does not name its tree and parents by id");
-    expect(() => parseCommit(commit(`tree ${TREE}\nauthor A <a@example.com> 1 +0000\n`, "No committer\n"), "abc")).toThrow("corrupt pack: the commit abc has no committer time");
+    expect(() => parseCommit(commit(`tree ${TREE}\nauthor A <a@example.com> 1 +0000\n`, "No committer\n"), "abc")).toThrow(
+      "corrupt pack: the commit abc has no committer time",
+    );
   });
 });

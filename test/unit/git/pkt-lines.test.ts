@@ -24,11 +24,21 @@ describe("pkt-lines", () => {
   });
 
   it.each([[[1]], [[3, 7]], [[4]], [[1000]]])("reads the same lines whatever the parts' sizes (%j)", async (sizes) => {
-    expect(await readAll(new PktLineReader(parts(stream, sizes), "test"))).toEqual(["# service=git-upload-pack\n", "<flush>", "want abc\n", "x".repeat(300), "<flush>"]);
+    expect(await readAll(new PktLineReader(parts(stream, sizes), "test"))).toEqual([
+      "# service=git-upload-pack\n",
+      "<flush>",
+      "want abc\n",
+      "x".repeat(300),
+      "<flush>",
+    ]);
   });
 
   it("refuses a length that is not hex, and a stream cut inside a line", async () => {
-    await expect(readAll(new PktLineReader(parts(Buffer.from("zz12abc"), [7]), "the refs"))).rejects.toThrow("the refs: the git server sent 'zz12' where a pkt-line length belongs");
-    await expect(readAll(new PktLineReader(parts(Buffer.from("000aabc"), [2]), "the pack"))).rejects.toThrow("the pack: the git server's answer ended in the middle of a line");
+    await expect(readAll(new PktLineReader(parts(Buffer.from("zz12abc"), [7]), "the refs"))).rejects.toThrow(
+      "the refs: the git server sent 'zz12' where a pkt-line length belongs",
+    );
+    await expect(readAll(new PktLineReader(parts(Buffer.from("000aabc"), [2]), "the pack"))).rejects.toThrow(
+      "the pack: the git server's answer ended in the middle of a line",
+    );
   });
 });

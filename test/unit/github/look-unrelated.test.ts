@@ -16,12 +16,25 @@ describe("lookUnrelated: failures that are the CI's own trouble, not the change'
   });
 
   it("a job stopped at its time limit is not excused: the change may be what hangs", () => {
-    expect(lookUnrelated(failure("##[error]The job running on runner GitHub Actions 2 has exceeded the maximum execution time of 10 minutes.\n##[error]The operation was canceled."))).toBeUndefined();
+    expect(
+      lookUnrelated(
+        failure(
+          "##[error]The job running on runner GitHub Actions 2 has exceeded the maximum execution time of 10 minutes.\n##[error]The operation was canceled.",
+        ),
+      ),
+    ).toBeUndefined();
   });
 
   it("a failure that points at the code is the change's, whatever network words its log holds", () => {
-    expect(lookUnrelated({ ...failure("Error: socket hang up\nCould not resolve host: api.example.com"), annotations: [{ path: "src/a.js", line: 3, level: "failure", message: "boom" }] })).toBeUndefined();
-    expect(lookUnrelated(failure("Could not resolve host: mock.example\nFAILED tests/test_client.py::test_retry - ConnectionError\n1 failed, 4 passed in 0.3s"))).toBeUndefined();
+    expect(
+      lookUnrelated({
+        ...failure("Error: socket hang up\nCould not resolve host: api.example.com"),
+        annotations: [{ path: "src/a.js", line: 3, level: "failure", message: "boom" }],
+      }),
+    ).toBeUndefined();
+    expect(
+      lookUnrelated(failure("Could not resolve host: mock.example\nFAILED tests/test_client.py::test_retry - ConnectionError\n1 failed, 4 passed in 0.3s")),
+    ).toBeUndefined();
     expect(lookUnrelated(failure("Error: socket hang up\n    at Test.run (client.test.js:12)"))).toBeUndefined();
   });
 

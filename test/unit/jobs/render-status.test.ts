@@ -30,7 +30,13 @@ describe("status comment", () => {
     });
     state = trackProgress(state, { stage: "tasks", tasks: [{ path: "README.md", description: "fix typo" }] });
     state = trackProgress(state, { stage: "team", developers: [developer] });
-    state = trackProgress(state, { stage: "kickoff", transcript: [{ speaker: "Manager", text: "hi" }, { speaker: "Dana", text: "ok" }] });
+    state = trackProgress(state, {
+      stage: "kickoff",
+      transcript: [
+        { speaker: "Manager", text: "hi" },
+        { speaker: "Dana", text: "ok" },
+      ],
+    });
     state = trackProgress(state, { stage: "attempt", path: "README.md", attempt: { number: 1, diff: "d", review: { approved: false, comment: "no" } } });
     let text = renderStatus(state);
     expect(text).toContain("- [x] Located 1 file (of 2 candidates): `README.md`");
@@ -40,8 +46,19 @@ describe("status comment", () => {
     expect(text).toContain("`README.md` (Dana): attempt 1 ↩️ revise");
 
     const outcome: TaskOutcome = {
-      path: "README.md", developer, qaRole: "qa", approved: true, kept: true, diff: "d", before: "a", after: "b", encoding: "utf-8",
-      attempts: [{ number: 1, diff: "d", review: { approved: false, comment: "no" } }, { number: 2, diff: "d", review: { approved: true, comment: "ok" } }],
+      path: "README.md",
+      developer,
+      qaRole: "qa",
+      approved: true,
+      kept: true,
+      diff: "d",
+      before: "a",
+      after: "b",
+      encoding: "utf-8",
+      attempts: [
+        { number: 1, diff: "d", review: { approved: false, comment: "no" } },
+        { number: 2, diff: "d", review: { approved: true, comment: "ok" } },
+      ],
     };
     state = trackProgress(state, { stage: "task-done", outcome });
     state = { ...state, pullRequest: { url: "https://github.com/o/r/pull/9", number: 9, updated: false } };
@@ -56,7 +73,9 @@ describe("status comment", () => {
     const result = { ...sampleResult(), setAside: [{ path: ".github/workflows/ci.yml", kind: "needs-human" as const, description: "Use Node 22." }] };
     let state = trackProgress(startStatus(5, "t"), { stage: "done", result });
     state = { ...state, pullRequest: { url: "https://github.com/o/r/pull/9", number: 9, updated: false } };
-    expect(renderStatus(state)).toContain("**Not a complete fix:** protected files need a human: `.github/workflows/ci.yml` (what must change there is in the pull request).");
+    expect(renderStatus(state)).toContain(
+      "**Not a complete fix:** protected files need a human: `.github/workflows/ci.yml` (what must change there is in the pull request).",
+    );
     expect(renderStatus(trackProgress(startStatus(5, "t"), { stage: "done", result: sampleResult() }))).not.toContain("Not a complete fix");
   });
 
@@ -74,7 +93,15 @@ describe("explainFailure", () => {
   const site = { agent: "developer" as const, prompt: "developer-write-code", model: "m" };
 
   it("sends a budget overrun, even wrapped in a stage error, to token_budget", () => {
-    const budget = new BudgetExceededError(site, { spent: 1000, held: 0, budget: 1200, estimate: 500, promptTokens: 300, answerTokens: 200, largest: { name: "issue", chars: 1100 } });
+    const budget = new BudgetExceededError(site, {
+      spent: 1000,
+      held: 0,
+      budget: 1200,
+      estimate: 500,
+      promptTokens: 300,
+      answerTokens: 200,
+      largest: { name: "issue", chars: 1100 },
+    });
     const wrapped = Object.assign(new StageError("code", budget.message, "generic"), { cause: budget });
     for (const error of [budget, wrapped]) {
       const note = explainFailure(error, "code", []);
@@ -124,7 +151,9 @@ function parseConfigError(): unknown {
 
 describe("failureLines", () => {
   it("quotes the reason and next step without paging anyone they name", () => {
-    expect(failureLines({ stage: "publish", reason: "The change touches `.github/CODEOWNERS` (owned by @octo-org/admins).", nextStep: "Ask @octocat." })).toEqual([
+    expect(
+      failureLines({ stage: "publish", reason: "The change touches `.github/CODEOWNERS` (owned by @octo-org/admins).", nextStep: "Ask @octocat." }),
+    ).toEqual([
       "**Failed at:** publish",
       "**Why:** The change touches `.github/CODEOWNERS` (owned by @&#8203;octo-org/admins).",
       "**Next step:** Ask @&#8203;octocat.",

@@ -17,7 +17,9 @@ describe("wholeNumberFrom", () => {
 
   it("refuses what Number() would let through: signs, fractions, exponents, hex, binary, stray underscores", () => {
     for (const bad of ["+5", "-5", "1.5", "5.", "1e3", "0x10", "0b11", "_5", "5_", "1__0", "5 s", "Infinity", "ten"]) {
-      expect(() => wholeNumberFrom({ WAIT: bad }, "WAIT", rule), bad).toThrow(`WAIT is '${bad}': set it to the seconds to wait (a whole number, from 1 to 3600), or leave it unset for 60`);
+      expect(() => wholeNumberFrom({ WAIT: bad }, "WAIT", rule), bad).toThrow(
+        `WAIT is '${bad}': set it to the seconds to wait (a whole number, from 1 to 3600), or leave it unset for 60`,
+      );
     }
   });
 
@@ -31,11 +33,18 @@ describe("wholeNumberFrom", () => {
         }
         return "";
       })();
-      expect(message).toBe(`WAIT holds ${secret.length} characters that are not such a number (not shown: they may be a secret set on the wrong line): set it to the seconds to wait (a whole number, from 1 to 3600), or leave it unset for 60`);
+      expect(message).toBe(
+        `WAIT holds ${secret.length} characters that are not such a number (not shown: they may be a secret set on the wrong line): set it to the seconds to wait (a whole number, from 1 to 3600), or leave it unset for 60`,
+      );
     }
-    expect(() => wholeNumberFrom({ BUDGET: "lots" }, "BUDGET", { fallback: 400_000, min: 1000, meaning: "the tokens one job may spend", unset: "the repository's token_budget" })).toThrow(
-      "BUDGET is 'lots': set it to the tokens one job may spend (a whole number, 1000 or more), or leave it unset for the repository's token_budget",
-    );
+    expect(() =>
+      wholeNumberFrom({ BUDGET: "lots" }, "BUDGET", {
+        fallback: 400_000,
+        min: 1000,
+        meaning: "the tokens one job may spend",
+        unset: "the repository's token_budget",
+      }),
+    ).toThrow("BUDGET is 'lots': set it to the tokens one job may spend (a whole number, 1000 or more), or leave it unset for the repository's token_budget");
   });
 
   it("refuses numbers outside the range, and past JavaScript's safe integers when there is no maximum", () => {
@@ -43,6 +52,8 @@ describe("wholeNumberFrom", () => {
     expect(() => wholeNumberFrom({ WAIT: "3601" }, "WAIT", rule)).toThrow("WAIT is '3601'");
     const open = { fallback: 2, min: 1, meaning: "the jobs to run at once" };
     expect(wholeNumberFrom({ JOBS: "9007199254740991" }, "JOBS", open)).toBe(Number.MAX_SAFE_INTEGER);
-    expect(() => wholeNumberFrom({ JOBS: "9007199254740993" }, "JOBS", open)).toThrow("JOBS is '9007199254740993': set it to the jobs to run at once (a whole number, 1 or more), or leave it unset for 2");
+    expect(() => wholeNumberFrom({ JOBS: "9007199254740993" }, "JOBS", open)).toThrow(
+      "JOBS is '9007199254740993': set it to the jobs to run at once (a whole number, 1 or more), or leave it unset for 2",
+    );
   });
 });

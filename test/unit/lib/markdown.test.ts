@@ -3,9 +3,7 @@ import { codeCell, neutralize, neutralizeMentions } from "../../../src/lib/markd
 
 describe("neutralizeMentions", () => {
   it("makes user and team mentions inert, keeping how they read", () => {
-    expect(neutralizeMentions("@octocat please look, and cc @octo-org/reviewers.")).toBe(
-      "@&#8203;octocat please look, and cc @&#8203;octo-org/reviewers.",
-    );
+    expect(neutralizeMentions("@octocat please look, and cc @octo-org/reviewers.")).toBe("@&#8203;octocat please look, and cc @&#8203;octo-org/reviewers.");
     expect(neutralizeMentions("(@Alice-1)\n@bob")).toBe("(@&#8203;Alice-1)\n@&#8203;bob");
   });
 

@@ -23,7 +23,13 @@ describe("readTestOutput on real runners' output", () => {
 
 describe("readTestOutput on the documented formats of other runners", () => {
   it("jest: the Tests line and the ● headings of failures", () => {
-    const out = ["  ● cart › adds quantities", "", "    expect(received).toBe(expected)", "Test Suites: 1 failed, 1 total", "Tests:       1 failed, 1 skipped, 3 passed, 5 total"].join("\n");
+    const out = [
+      "  ● cart › adds quantities",
+      "",
+      "    expect(received).toBe(expected)",
+      "Test Suites: 1 failed, 1 total",
+      "Tests:       1 failed, 1 skipped, 3 passed, 5 total",
+    ].join("\n");
     expect(readTestOutput(out)).toEqual({ counts: { passed: 3, failed: 1, skipped: 1 }, failures: ["cart › adds quantities"] });
   });
 
@@ -32,17 +38,20 @@ describe("readTestOutput on the documented formats of other runners", () => {
   });
 
   it("rspec: examples and failures, and the rerun lines that name them", () => {
-    const out = "5 examples, 2 failures, 1 pending\n\nFailed examples:\n\nrspec ./spec/cart_spec.rb:12 # Cart adds\nrspec ./spec/cart_spec.rb:20 # Cart rounds\n";
+    const out =
+      "5 examples, 2 failures, 1 pending\n\nFailed examples:\n\nrspec ./spec/cart_spec.rb:12 # Cart adds\nrspec ./spec/cart_spec.rb:20 # Cart rounds\n";
     expect(readTestOutput(out)).toEqual({ counts: { passed: 2, failed: 2, skipped: 1 }, failures: ["./spec/cart_spec.rb:12", "./spec/cart_spec.rb:20"] });
   });
 
   it("go test -v: one line per test, added up", () => {
-    const out = "=== RUN   TestAdd\n--- PASS: TestAdd (0.00s)\n=== RUN   TestSub\n--- FAIL: TestSub (0.00s)\n    --- FAIL: TestSub/neg (0.00s)\n--- SKIP: TestMul (0.00s)\nFAIL\n";
+    const out =
+      "=== RUN   TestAdd\n--- PASS: TestAdd (0.00s)\n=== RUN   TestSub\n--- FAIL: TestSub (0.00s)\n    --- FAIL: TestSub/neg (0.00s)\n--- SKIP: TestMul (0.00s)\nFAIL\n";
     expect(readTestOutput(out)).toEqual({ counts: { passed: 1, failed: 2, skipped: 1 }, failures: ["TestSub", "TestSub/neg"] });
   });
 
   it("cargo: one summary per crate, added up", () => {
-    const out = "test result: ok. 4 passed; 0 failed; 1 ignored; 0 measured\ntest a::b ... FAILED\ntest result: FAILED. 2 passed; 1 failed; 0 ignored; 0 measured\n";
+    const out =
+      "test result: ok. 4 passed; 0 failed; 1 ignored; 0 measured\ntest a::b ... FAILED\ntest result: FAILED. 2 passed; 1 failed; 0 ignored; 0 measured\n";
     expect(readTestOutput(out)).toEqual({ counts: { passed: 6, failed: 1, skipped: 1 }, failures: ["a::b"] });
   });
 

@@ -7,14 +7,17 @@ describe("redactSecrets", () => {
   });
 
   it("removes credential shapes it was not told about", () => {
-    const text = 'Incorrect API key provided: sk-proj-AbCdEf0123456789xyz. Authorization: Bearer eyJhbGciOi.abcdef12 api_key="hunter2hunter2" ghs_0123456789abcdefghijABCD';
+    const text =
+      'Incorrect API key provided: sk-proj-AbCdEf0123456789xyz. Authorization: Bearer eyJhbGciOi.abcdef12 api_key="hunter2hunter2" ghs_0123456789abcdefghijABCD';
     const clean = redactSecrets(text);
     expect(clean).not.toMatch(/AbCdEf|eyJhbGciOi|hunter2|ghs_0123/);
     expect(clean).toContain('api_key="[redacted]');
   });
 
   it("removes credentials written into a URL, keeping the host", () => {
-    expect(redactSecrets("could not reach https://magis:hunter2pass@llm.internal/v1 (1 try)")).toBe("could not reach https://[redacted]@llm.internal/v1 (1 try)");
+    expect(redactSecrets("could not reach https://magis:hunter2pass@llm.internal/v1 (1 try)")).toBe(
+      "could not reach https://[redacted]@llm.internal/v1 (1 try)",
+    );
   });
 
   it("leaves short placeholders and ordinary words alone", () => {

@@ -10,12 +10,12 @@ const value = (text: string, accept?: (v: unknown) => boolean) => {
 describe("parseJsonLeniently", () => {
   it("reads clean JSON objects and arrays", () => {
     expect(value('{"a": 1}')).toEqual({ a: 1 });
-    expect(value(' [1, 2] \n')).toEqual([1, 2]);
+    expect(value(" [1, 2] \n")).toEqual([1, 2]);
   });
 
   it("reads JSON inside a code fence, with or without a language tag", () => {
     expect(value('Here you go:\n```json\n{"ok": true}\n```\nAnything else?')).toEqual({ ok: true });
-    expect(value("```\n[\"x\"]\n```")).toEqual(["x"]);
+    expect(value('```\n["x"]\n```')).toEqual(["x"]);
   });
 
   it("reads the first balanced object after leading prose and before trailing prose", () => {
@@ -37,7 +37,7 @@ describe("parseJsonLeniently", () => {
   it("prefers the candidate the caller accepts, else the first that parses", () => {
     const isObject = (v: unknown) => typeof v === "object" && v !== null && !Array.isArray(v);
     expect(value('See [1] and {"a": 1}', isObject)).toEqual({ a: 1 });
-    expect(value('See [1] and [2]', isObject)).toEqual([1]);
+    expect(value("See [1] and [2]", isObject)).toEqual([1]);
   });
 
   it("explains what is missing when no JSON can be read", () => {

@@ -42,8 +42,12 @@ describe("resolveLlmSettings", () => {
   });
 
   it("names the variable that is malformed", () => {
-    expect(() => resolveLlmSettings({ env: { MAGIS_LLM_TIMEOUT_MS: "soon" } })).toThrow("MAGIS_LLM_TIMEOUT_MS is 'soon': set it to the milliseconds one model request may take (a whole number, from 1 to 3600000), or leave it unset for 120000");
+    expect(() => resolveLlmSettings({ env: { MAGIS_LLM_TIMEOUT_MS: "soon" } })).toThrow(
+      "MAGIS_LLM_TIMEOUT_MS is 'soon': set it to the milliseconds one model request may take (a whole number, from 1 to 3600000), or leave it unset for 120000",
+    );
     expect(() => resolveLlmSettings({ env: { MAGIS_LLM_MAX_RETRIES: "-1" } })).toThrow(/^MAGIS_LLM_MAX_RETRIES is '-1': .*from 0 to 10/);
-    expect(() => resolveLlmSettings({ env: { MAGIS_STRUCTURED_OUTPUT: "xml" } })).toThrow('MAGIS_STRUCTURED_OUTPUT must be "json_schema" or "json", not "xml".');
+    expect(() => resolveLlmSettings({ env: { MAGIS_STRUCTURED_OUTPUT: "xml" } })).toThrow(
+      'MAGIS_STRUCTURED_OUTPUT must be "json_schema" or "json", not "xml".',
+    );
   });
 });

@@ -5,7 +5,10 @@ import { jsonModeInstruction, responseFormatFor } from "../../../src/llm/respons
 describe("responseFormatFor", () => {
   it("uses OpenAI's strict form when every field is required", () => {
     const format = responseFormatFor(z.object({ approved: z.boolean(), comment: z.string() }), "qa-review");
-    expect(format).toMatchObject({ type: "json_schema", json_schema: { name: "qa-review", strict: true, schema: { required: ["approved", "comment"], additionalProperties: false } } });
+    expect(format).toMatchObject({
+      type: "json_schema",
+      json_schema: { name: "qa-review", strict: true, schema: { required: ["approved", "comment"], additionalProperties: false } },
+    });
   });
 
   it("falls back to a non-strict schema for optional fields and transforms", () => {

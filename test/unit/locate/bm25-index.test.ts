@@ -28,7 +28,11 @@ describe("Bm25Index", () => {
     index.finish({ k1: 1.2, b: 0.75 });
     for (const query of ["verify", "session settings", "chunk verify proxy", "missing"]) {
       const ours = new Map<number, number>();
-      await index.search(query.split(" ").map((term) => [term, 1] as const), ours, nopause);
+      await index.search(
+        query.split(" ").map((term) => [term, 1] as const),
+        ours,
+        nopause,
+      );
       const theirs = new Map(wink.search(query, 10).map(([id, score]) => [Number(id), score]));
       expect([...ours].sort()).toEqual([...theirs].sort());
     }
@@ -57,8 +61,22 @@ describe("Bm25Index", () => {
     plain.finish({ k1: 1.2, b: 0.75 });
     const ours = new Map<number, number>();
     const theirs = new Map<number, number>();
-    await capped.search([["verify", 1], ["proxy", 2]], ours, nopause);
-    await plain.search([["verify", 1], ["proxy", 2]], theirs, nopause);
+    await capped.search(
+      [
+        ["verify", 1],
+        ["proxy", 2],
+      ],
+      ours,
+      nopause,
+    );
+    await plain.search(
+      [
+        ["verify", 1],
+        ["proxy", 2],
+      ],
+      theirs,
+      nopause,
+    );
     expect(ours).toEqual(theirs);
   });
 
@@ -70,7 +88,18 @@ describe("Bm25Index", () => {
     texts.forEach((text, i) => inverted.add(i, counts(text)));
     scanned.finish({ k1: 1.2, b: 0.75 });
     inverted.finish({ k1: 1.2, b: 0.75 });
-    for (const terms of [[["verify", 1]], [["chunk", 2], ["verify", 0.5], ["missing", 1]], [["session", 1], ["proxy", 3]]] as Array<Array<[string, number]>>) {
+    for (const terms of [
+      [["verify", 1]],
+      [
+        ["chunk", 2],
+        ["verify", 0.5],
+        ["missing", 1],
+      ],
+      [
+        ["session", 1],
+        ["proxy", 3],
+      ],
+    ] as Array<Array<[string, number]>>) {
       const a = new Map<number, number>();
       const b = new Map<number, number>();
       await scanned.search(terms, a, nopause);

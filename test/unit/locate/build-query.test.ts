@@ -173,7 +173,8 @@ describe("buildQuery's named symbols", () => {
     buildQuery({ title, body, hints: [] }).symbols.map((s) => `${s.owner ? `${s.owner}.` : ""}${s.name}:${s.strength}`);
 
   it("reads a method named with its class from an error message, and the class itself", () => {
-    const body = "```\nTraceback (most recent call last):\n  File \"/usr/lib/python3/dist-packages/astropy/io/ascii/ui.py\", line 800, in get_writer\nTypeError: RST.__init__() got an unexpected keyword argument 'header_rows'\n```";
+    const body =
+      "```\nTraceback (most recent call last):\n  File \"/usr/lib/python3/dist-packages/astropy/io/ascii/ui.py\", line 800, in get_writer\nTypeError: RST.__init__() got an unexpected keyword argument 'header_rows'\n```";
     const symbols = symbolsOf("Please support header rows", body);
     expect(symbols).toEqual(expect.arrayContaining(["RST:2", "RST.__init__:2", "get_writer:1"]));
     // The message's plain words are not names; the quoted argument counts only as code-looking text of a code block.
@@ -182,7 +183,10 @@ describe("buildQuery's named symbols", () => {
   });
 
   it("counts names in the title and code spans on purpose (2), in code blocks and prose by what can only be code (1)", () => {
-    const symbols = symbolsOf("DataSet.update evaluates dask arrays", "Calling `ds.update(other)` in merge_core.\n```python\nfoo = xr.DataArray(x).chunk()\nprint(foo)\n```");
+    const symbols = symbolsOf(
+      "DataSet.update evaluates dask arrays",
+      "Calling `ds.update(other)` in merge_core.\n```python\nfoo = xr.DataArray(x).chunk()\nprint(foo)\n```",
+    );
     expect(symbols).toEqual(expect.arrayContaining(["DataSet:2", "DataSet.update:2", "ds.update:2", "merge_core:1", "xr.DataArray:1", "print:1"]));
     expect(symbols.some((s) => s.startsWith("foo:") || s.startsWith("evaluates:"))).toBe(false);
   });

@@ -34,7 +34,18 @@ describe("rankFiles", () => {
 
   it("works with one or two files", async () => {
     expect((await rankFiles([{ path: "a.py", text: models }], issue("iter_content chunk_size"), 10)).map((f) => f.path)).toEqual(["a.py"]);
-    expect((await rankFiles([{ path: "a.py", text: models }, { path: "b.py", text: sessions }], issue("iter_content"), 10))[0]!.path).toBe("a.py");
+    expect(
+      (
+        await rankFiles(
+          [
+            { path: "a.py", text: models },
+            { path: "b.py", text: sessions },
+          ],
+          issue("iter_content"),
+          10,
+        )
+      )[0]!.path,
+    ).toBe("a.py");
   });
 
   it("returns nothing for no files or a query without words", async () => {
@@ -43,7 +54,15 @@ describe("rankFiles", () => {
   });
 
   it("leaves out files that share no term with the issue", async () => {
-    const ranked = await rankFiles([{ path: "a.py", text: models }, { path: "b.py", text: sessions }, { path: "c.py", text: "x = 1\n" }], issue("iter_content"), 10);
+    const ranked = await rankFiles(
+      [
+        { path: "a.py", text: models },
+        { path: "b.py", text: sessions },
+        { path: "c.py", text: "x = 1\n" },
+      ],
+      issue("iter_content"),
+      10,
+    );
     expect(ranked.map((f) => f.path)).toEqual(["a.py"]);
   });
 
@@ -59,7 +78,11 @@ describe("rankFiles", () => {
     const long = `${filler}\ndef coarsen_reduce(window):\n    raise KeyError(window)  # coarsen drops the coordinate\n${filler}`;
     const short = "# a short note that mentions coarsen once\nx = 1\n";
     const others = Array.from({ length: 5 }, (_, i) => ({ path: `pkg/other${i}.py`, text: `def unrelated_${i}(): pass\n` }));
-    const ranked = await rankFiles([{ path: "pkg/rolling.py", text: long }, { path: "pkg/note.py", text: short }, ...others], issue("coarsen_reduce raises KeyError in coarsen"), 5);
+    const ranked = await rankFiles(
+      [{ path: "pkg/rolling.py", text: long }, { path: "pkg/note.py", text: short }, ...others],
+      issue("coarsen_reduce raises KeyError in coarsen"),
+      5,
+    );
     expect(ranked[0]!.path).toBe("pkg/rolling.py");
   });
 
@@ -76,7 +99,11 @@ describe("rankFiles", () => {
   it("puts source before tests that echo the same words", async () => {
     const text = "def parse_header(line):\n    return line.split(':')\n";
     const ranked = await rankFiles(
-      [{ path: "tests/test_header.py", text: `${text}\ndef test_parse_header():\n    assert parse_header('a: b')\n` }, { path: "pkg/header.py", text }, { path: "pkg/x.py", text: "y = 2\n" }],
+      [
+        { path: "tests/test_header.py", text: `${text}\ndef test_parse_header():\n    assert parse_header('a: b')\n` },
+        { path: "pkg/header.py", text },
+        { path: "pkg/x.py", text: "y = 2\n" },
+      ],
       issue("parse_header splits on every colon"),
       3,
     );
@@ -87,9 +114,12 @@ describe("rankFiles", () => {
 describe("rankFiles and what the title says", () => {
   // A hub that mentions everything, the module the title names by its file name, and an unrelated one.
   const hub = `class Dataset:
-${Array.from({ length: 40 }, (_, i) => `    def reduce_${i}(self, dim):
+${Array.from(
+  { length: 40 },
+  (_, i) => `    def reduce_${i}(self, dim):
         return self.groupby(dim).reduce(dim, index=${i})
-`).join("")}`;
+`,
+).join("")}`;
   const groupby = "class GroupBy:\n    def reduce(self, func, dim):\n        return func(self.obj, dim)\n";
   const files = [
     { path: "pkg/core/dataset.py", text: hub },
@@ -132,7 +162,10 @@ ${Array.from({ length: 40 }, (_, i) => `    def reduce_${i}(self, dim):
 describe("rankFiles and imports", () => {
   // The issue's words find dataset.py; the fix is one call deeper, in one of two files sharing as many words.
   const files = [
-    { path: "pkg/dataset.py", text: "from .variable import Variable\n\nclass Dataset:\n    def update(self, other):\n        return Variable.chunk(other)  # update chunk update\n" },
+    {
+      path: "pkg/dataset.py",
+      text: "from .variable import Variable\n\nclass Dataset:\n    def update(self, other):\n        return Variable.chunk(other)  # update chunk update\n",
+    },
     { path: "pkg/variable.py", text: "class Variable:\n    def chunk(self, data):\n        return data\n" },
     { path: "pkg/array.py", text: "class Array:\n    def chunk(self, data):\n        return data\n" },
     { path: "pkg/misc.py", text: "from .array import Array\n# chunk\n" },
@@ -146,7 +179,10 @@ describe("rankFiles and imports", () => {
     expect(still.find((f) => f.path === "pkg/variable.py")!.score).toBe(still.find((f) => f.path === "pkg/array.py")!.score);
     expect(raised.map((f) => f.path).slice(0, 3)).toEqual(["pkg/dataset.py", "pkg/variable.py", "pkg/array.py"]);
     // By 1 + importBoost × the importer's score relative to the best (here the best itself).
-    expect(raised.find((f) => f.path === "pkg/variable.py")!.score).toBeCloseTo(still.find((f) => f.path === "pkg/variable.py")!.score * (1 + DEFAULT_RANK_OPTIONS.importBoost), 2);
+    expect(raised.find((f) => f.path === "pkg/variable.py")!.score).toBeCloseTo(
+      still.find((f) => f.path === "pkg/variable.py")!.score * (1 + DEFAULT_RANK_OPTIONS.importBoost),
+      2,
+    );
     // misc.py imports array.py too, but it ranks fourth, past the few whose imports count.
     expect(raised[3]!.path).toBe("pkg/misc.py");
     expect(raised.find((f) => f.path === "pkg/array.py")!.score).toBe(still.find((f) => f.path === "pkg/array.py")!.score);
@@ -173,7 +209,10 @@ describe("rankFiles and imports", () => {
     const seeds = still.slice(0, 3).map((f) => f.path);
     expect(seeds).toEqual(expect.arrayContaining(["pkg/dataset.py", "pkg/merge.py"]));
     const importers = score(still, "pkg/dataset.py") + score(still, "pkg/merge.py");
-    expect(score(raised, "pkg/variable.py")).toBeCloseTo(score(still, "pkg/variable.py") * (1 + (DEFAULT_RANK_OPTIONS.importBoost * importers) / still[0]!.score), 2);
+    expect(score(raised, "pkg/variable.py")).toBeCloseTo(
+      score(still, "pkg/variable.py") * (1 + (DEFAULT_RANK_OPTIONS.importBoost * importers) / still[0]!.score),
+      2,
+    );
   });
 });
 
@@ -191,16 +230,29 @@ describe("query weights", () => {
       { path: "requests/sessions.py", text: sessions },
       { path: "requests/models.py", text: models },
       { path: "README.md", text: readme },
-      { path: "requests/adapters.py", text: "class HTTPAdapter:\n    def send(self, request, stream=False, verify=True):\n        return self.build_response(request)\n" },
+      {
+        path: "requests/adapters.py",
+        text: "class HTTPAdapter:\n    def send(self, request, stream=False, verify=True):\n        return self.build_response(request)\n",
+      },
     ];
     const index = await indexFiles(files);
     const scoreOf = async (terms: Array<[string, number]>, path: string) =>
-      (await index.rank({ terms: new Map(terms), mentions: [], symbols: [], titleWords: new Set(), aboutDocs: false }, 10)).find((f) => f.path === path)?.score ?? 0;
+      (await index.rank({ terms: new Map(terms), mentions: [], symbols: [], titleWords: new Set(), aboutDocs: false }, 10)).find((f) => f.path === path)
+        ?.score ?? 0;
     // Weight 0.5 counts once; 1 twice; 1.5 three times.
     for (const path of ["requests/sessions.py", "requests/models.py", "requests/adapters.py"]) {
       const once = (term: string) => scoreOf([[term, 0.5]], path);
       const expected = 2 * (await once("verify")) + 3 * (await once("session")) + 1 * (await once("chunk_size"));
-      expect(await scoreOf([["verify", 1], ["session", 1.5], ["chunk_size", 0.5]], path)).toBeCloseTo(expected, 2);
+      expect(
+        await scoreOf(
+          [
+            ["verify", 1],
+            ["session", 1.5],
+            ["chunk_size", 0.5],
+          ],
+          path,
+        ),
+      ).toBeCloseTo(expected, 2);
     }
   });
 
@@ -243,7 +295,10 @@ describe("rankFiles with the definition index", () => {
   const files = [
     { path: "pkg/ascii/core.py", text: Array.from({ length: 6 }, (_, i) => uses(i)).join("\n") },
     { path: "pkg/ascii/ui.py", text: uses(9) },
-    { path: "pkg/ascii/restructured.py", text: "class RST(FixedWidth):\n    def __init__(self):\n        super().__init__(delimiter_pad=None)\n\n    def write(self, lines):\n        return lines\n" },
+    {
+      path: "pkg/ascii/restructured.py",
+      text: "class RST(FixedWidth):\n    def __init__(self):\n        super().__init__(delimiter_pad=None)\n\n    def write(self, lines):\n        return lines\n",
+    },
     { path: "pkg/ascii/fixed.py", text: "class FixedWidth:\n    def __init__(self, header_rows=None):\n        self.header_rows = header_rows\n" },
   ];
   const query = issue("Support header rows in RST output", "TypeError: RST.__init__() got an unexpected keyword argument 'header_rows'");
@@ -263,7 +318,10 @@ describe("rankFiles with the definition index", () => {
 
   it("finds a method named with its class in the class's file, not in another class's file defining the same method", async () => {
     const two = [
-      { path: "pkg/variable.py", text: "class Variable:\n    def update(self, other):\n        '''update the dataset values in place'''\n        return merge(self, other)\n" },
+      {
+        path: "pkg/variable.py",
+        text: "class Variable:\n    def update(self, other):\n        '''update the dataset values in place'''\n        return merge(self, other)\n",
+      },
       { path: "pkg/dataset.py", text: "class Dataset:\n    def update(self, other):\n        return other\n" },
       { path: "pkg/other.py", text: "def unrelated(): pass\n" },
     ];
@@ -275,12 +333,16 @@ describe("rankFiles with the definition index", () => {
   it("finds the Java method and the C function an issue names in the file defining it, as in Python", async () => {
     const java = [
       { path: "src/main/java/p/Foo.java", text: "package p;\npublic class Foo extends Bar {\n  public int compute(int x) {\n    return x;\n  }\n}\n" },
-      { path: "src/main/java/p/User.java", text: "package p;\npublic class User {\n  int go() { Foo foo = new Foo(); return foo.compute(1) + new Foo().compute(2); }\n}\n" },
+      {
+        path: "src/main/java/p/User.java",
+        text: "package p;\npublic class User {\n  int go() { Foo foo = new Foo(); return foo.compute(1) + new Foo().compute(2); }\n}\n",
+      },
     ];
     const javaIndex = await indexFiles(java);
     expect((await javaIndex.rank(issue("`Foo.compute` returns the wrong value"), 2))[0]!.path).toBe("src/main/java/p/Foo.java");
     expect(javaIndex.stats.parsed).toBe(1);
-    const caller = (i: number) => `int handle_${i}(const char *buf) {\n  /* parse_header on each line */\n  int n = parse_header(buf);\n  return parse_header(buf + n);\n}\n`;
+    const caller = (i: number) =>
+      `int handle_${i}(const char *buf) {\n  /* parse_header on each line */\n  int n = parse_header(buf);\n  return parse_header(buf + n);\n}\n`;
     const c = [
       { path: "src/http.c", text: `int parse_header(const char *s)\n{\n  return strlen(s);\n}\n${"int other(void) { return 1; }\n".repeat(30)}` },
       { path: "src/server.c", text: caller(1) + caller(2) },
@@ -289,9 +351,15 @@ describe("rankFiles with the definition index", () => {
     // Rust's `Type::method`, in an impl block of a file other than the type's: after the type's own file, and
     // above the file defining the same method for another type, however much more that one speaks of sockets.
     const rust = [
-      { path: "src/server.rs", text: "pub struct Server {\n    socket: Socket,\n}\nimpl Server {\n    pub fn new(socket: Socket) -> Self { Server { socket } }\n}\n" },
+      {
+        path: "src/server.rs",
+        text: "pub struct Server {\n    socket: Socket,\n}\nimpl Server {\n    pub fn new(socket: Socket) -> Self { Server { socket } }\n}\n",
+      },
       { path: "src/server/shutdown.rs", text: "use super::Server;\nimpl Server {\n    pub fn close(&mut self) {}\n}\n" },
-      { path: "src/pool.rs", text: "pub struct Pool;\nimpl Pool {\n    /// Closes every socket of the pool: a socket left open leaks, and leaks of sockets add up.\n    pub fn close(&mut self) {}\n}\n" },
+      {
+        path: "src/pool.rs",
+        text: "pub struct Pool;\nimpl Pool {\n    /// Closes every socket of the pool: a socket left open leaks, and leaks of sockets add up.\n    pub fn close(&mut self) {}\n}\n",
+      },
     ];
     const ranked = (await rankFiles(rust, issue("`Server::close` leaks the socket"), 3)).map((file) => file.path);
     expect(ranked).toEqual(["src/server.rs", "src/server/shutdown.rs", "src/pool.rs"]);
@@ -308,8 +376,12 @@ describe("rankFiles with the definition index", () => {
 });
 
 describe("each weight of the ranking", () => {
-  const scoreOf = async (files: Array<{ path: string; text: string }>, query: ReturnType<typeof issue>, path: string, options: Partial<typeof DEFAULT_RANK_OPTIONS> = {}) =>
-    (await rankFiles(files, query, files.length, { ...DEFAULT_RANK_OPTIONS, ...options })).find((f) => f.path === path)?.score ?? 0;
+  const scoreOf = async (
+    files: Array<{ path: string; text: string }>,
+    query: ReturnType<typeof issue>,
+    path: string,
+    options: Partial<typeof DEFAULT_RANK_OPTIONS> = {},
+  ) => (await rankFiles(files, query, files.length, { ...DEFAULT_RANK_OPTIONS, ...options })).find((f) => f.path === path)?.score ?? 0;
   const parser = { path: "pkg/parse.py", text: "import re\n\nWORDS = re.compile('[a-z]+')\n" };
   const definer = { path: "pkg/tools.py", text: "def parse(text):\n    return text.split()\n" };
   const other = { path: "pkg/other.py", text: "def unrelated():\n    return 1\n" };
@@ -320,8 +392,8 @@ describe("each weight of the ranking", () => {
     // `pkg/parse.py` named with its folder in prose: two trailing parts agree, at a prose path's strength 2: 4.
     const named = issue("parse words", "The pattern in pkg/parse.py misses digits.");
     const plain = await scoreOf(files, named, parser.path, { mentionBoost: 0 });
-    expect(await scoreOf(files, named, parser.path, { mentionBoost: 0.2 }) / plain).toBeCloseTo(1.8, 2);
-    expect(await scoreOf(files, named, parser.path, { mentionBoost: 0.5 }) / plain).toBeCloseTo(3, 2);
+    expect((await scoreOf(files, named, parser.path, { mentionBoost: 0.2 })) / plain).toBeCloseTo(1.8, 2);
+    expect((await scoreOf(files, named, parser.path, { mentionBoost: 0.5 })) / plain).toBeCloseTo(3, 2);
     expect(await scoreOf(files, named, definer.path, { mentionBoost: 0.5 })).toBe(await scoreOf(files, named, definer.path, { mentionBoost: 0 }));
   });
 

@@ -59,7 +59,12 @@ describe("importedFiles", () => {
       "    from _pytest.config import \\",
       "        argparsing",
     ].join("\n");
-    expect(imports("src/_pytest/main.py", text)).toEqual(["src/_pytest/config/__init__.py", "src/_pytest/config/argparsing.py", "xarray/core/utils.py", "xarray/core/variable.py"]);
+    expect(imports("src/_pytest/main.py", text)).toEqual([
+      "src/_pytest/config/__init__.py",
+      "src/_pytest/config/argparsing.py",
+      "xarray/core/utils.py",
+      "xarray/core/variable.py",
+    ]);
   });
 
   it("resolves relative imports and requires of scripts with the extensions and index files a bundler tries", () => {
@@ -73,7 +78,10 @@ describe("importedFiles", () => {
     ].join("\n");
     expect(imports("web/src/app.ts", text)).toEqual(["web/src/db.js", "web/src/routes/index.ts", "web/src/view.tsx"]);
     // TypeScript names the file its import compiles to: `../view.js` is view.tsx, `./app.mjs` app.ts.
-    expect(imports("web/src/routes/index.ts", 'import { View } from "../view.js";\nexport * from "../app.mjs";\n')).toEqual(["web/src/app.ts", "web/src/view.tsx"]);
+    expect(imports("web/src/routes/index.ts", 'import { View } from "../view.js";\nexport * from "../app.mjs";\n')).toEqual([
+      "web/src/app.ts",
+      "web/src/view.tsx",
+    ]);
     expect(imports("web/src/db.js", 'import { app } from "./app.js";\n')).toEqual(["web/src/app.ts"]);
   });
 

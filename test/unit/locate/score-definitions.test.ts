@@ -3,8 +3,21 @@ import type { NamedSymbol } from "../../../src/pipeline/locate/build-query.js";
 import type { Definition } from "../../../src/edit/syntax/parse-definitions.js";
 import { DEFINITION_WEIGHTS, scoreDefinitions } from "../../../src/pipeline/locate/score-definitions.js";
 
-const def = (name: string, kind: Definition["kind"], parent?: string): Definition => ({ name, kind, line: 1, endLine: 2, signature: name, ...(parent ? { parent } : {}) });
-const rst: Definition[] = [def("RST", "class"), def("__init__", "method", "RST"), def("write", "method", "RST"), def("read_rst", "function"), def("SEPARATOR", "name")];
+const def = (name: string, kind: Definition["kind"], parent?: string): Definition => ({
+  name,
+  kind,
+  line: 1,
+  endLine: 2,
+  signature: name,
+  ...(parent ? { parent } : {}),
+});
+const rst: Definition[] = [
+  def("RST", "class"),
+  def("__init__", "method", "RST"),
+  def("write", "method", "RST"),
+  def("read_rst", "function"),
+  def("SEPARATOR", "name"),
+];
 const once = () => 1;
 
 describe("scoreDefinitions", () => {
@@ -37,7 +50,10 @@ describe("scoreDefinitions", () => {
   });
 
   it("adds the symbols up, and takes custom weights", () => {
-    const symbols: NamedSymbol[] = [{ name: "RST", strength: 1 }, { name: "read_rst", strength: 1 }];
+    const symbols: NamedSymbol[] = [
+      { name: "RST", strength: 1 },
+      { name: "read_rst", strength: 1 },
+    ];
     expect(scoreDefinitions(rst, symbols, once)).toBe(DEFINITION_WEIGHTS.class + DEFINITION_WEIGHTS.function);
     expect(scoreDefinitions(rst, symbols, once, { qualified: 0, class: 10, function: 0, name: 0 })).toBe(10);
   });

@@ -7,7 +7,12 @@ import { sliceWork } from "../../../src/lib/slice-work.js";
 import type { CommitRecord } from "../../../src/git/commit-history.js";
 
 let made = 0;
-const commit = (message: string, files: string[], time = 1_700_000_000 + made): CommitRecord => ({ oid: (++made).toString(16).padStart(40, "0"), time, message, files });
+const commit = (message: string, files: string[], time = 1_700_000_000 + made): CommitRecord => ({
+  oid: (++made).toString(16).padStart(40, "0"),
+  time,
+  message,
+  files,
+});
 const terms = (text: string): Array<[string, number]> => [...buildQuery({ title: text, body: "", hints: [] }).terms];
 const params = { k1: 1.2, b: 0.75 };
 const candidates = new Set(["pkg/money.py", "pkg/cart.py", "pkg/ship.py", "tests/test_money.py", "CHANGES.rst", "pkg/a.py", "pkg/b.py"]);
@@ -120,7 +125,9 @@ describe("rankFiles with history", () => {
 
   it("gives a file less of the best file's score by its prior (a test file less than a source file)", async () => {
     const withTest = [...files, { path: "tests/test_money.py", text: "def test_minor_units():\n    assert to_minor_units(1) == 100\n" }];
-    const ranked = await rankFiles(withTest, query, 10, DEFAULT_RANK_OPTIONS, [commit("Fix: cart total off by one cent for some prices", ["tests/test_money.py"])]);
+    const ranked = await rankFiles(withTest, query, 10, DEFAULT_RANK_OPTIONS, [
+      commit("Fix: cart total off by one cent for some prices", ["tests/test_money.py"]),
+    ]);
     const prior = pathPrior("tests/test_money.py", mainExtensions(withTest.map((f) => ({ path: f.path, size: f.text.length }))));
     expect(prior).toBeLessThan(1);
     expect(ranked.map((f) => f.path)).toEqual(["shop/cart.py", "tests/test_money.py"]);

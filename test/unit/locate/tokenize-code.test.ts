@@ -13,9 +13,7 @@ describe("tokenizeCode", () => {
   });
 
   it("keeps a dotted module name whole and gives its parts", () => {
-    expect(tokenizeCode("from xarray.core.variable import Variable")).toEqual([
-      "xarray.core.variable", "xarray", "core", "variable", "variable",
-    ]);
+    expect(tokenizeCode("from xarray.core.variable import Variable")).toEqual(["xarray.core.variable", "xarray", "core", "variable", "variable"]);
   });
 
   it("does not index self./this. chains as names, only their attributes", () => {
@@ -48,9 +46,30 @@ describe("tokenizeCode", () => {
     // The pattern the scan stands for, run over the whole text: a name not inside a longer run of word characters and hyphens.
     const whole = /(?<!\w|\w-)[A-Za-z][A-Za-z0-9]+(?:-[A-Za-z][A-Za-z0-9]+)+(?!\w|-\w)/g;
     const texts = [
-      "ab-cd", "-ab-cd-", "--ab-cd", "ab-cd--", "x ab-cd y", "_ab-cd", "ab-cd_", "1ab-cd", "ab-cd1 ab-1c", "a-b ab-c ab-cd-e",
-      "é-ab-cd é", "éab-cd", "ab-cdé", "ab-cd.ef-gh", "ab-cd\nef-gh", "ab--cd", "ab-cd-ef-gh ij-kl", "x-ray-tube utf-8-sig sphinx-doc",
-      "--ignore-paths=tests (Unnecessary-Lambda) at sphinx-doc.org", "n-k x-1 a - b", "ab-cd-e-fg", "ab-cd ef-gh-ij-k", "A9-Z9", "-",
+      "ab-cd",
+      "-ab-cd-",
+      "--ab-cd",
+      "ab-cd--",
+      "x ab-cd y",
+      "_ab-cd",
+      "ab-cd_",
+      "1ab-cd",
+      "ab-cd1 ab-1c",
+      "a-b ab-c ab-cd-e",
+      "é-ab-cd é",
+      "éab-cd",
+      "ab-cdé",
+      "ab-cd.ef-gh",
+      "ab-cd\nef-gh",
+      "ab--cd",
+      "ab-cd-ef-gh ij-kl",
+      "x-ray-tube utf-8-sig sphinx-doc",
+      "--ignore-paths=tests (Unnecessary-Lambda) at sphinx-doc.org",
+      "n-k x-1 a - b",
+      "ab-cd-e-fg",
+      "ab-cd ef-gh-ij-k",
+      "A9-Z9",
+      "-",
       "",
     ];
     for (const text of texts) {
@@ -70,11 +89,7 @@ TypeError: unsupported operand`);
 describe("countTermsByChunk", () => {
   it("counts each run of lines' terms on its own", () => {
     const text = ["alpha = beta", "beta = 2", "gamma = alpha", "delta = 4", "epsilon = 5"].join("\n");
-    expect(countTermsByChunk(text, 2).map((m) => Object.fromEntries(m))).toEqual([
-      { alpha: 1, beta: 2 },
-      { gamma: 1, alpha: 1, delta: 1 },
-      { epsilon: 1 },
-    ]);
+    expect(countTermsByChunk(text, 2).map((m) => Object.fromEntries(m))).toEqual([{ alpha: 1, beta: 2 }, { gamma: 1, alpha: 1, delta: 1 }, { epsilon: 1 }]);
     expect(Object.fromEntries(countTermsByChunk(text, Infinity)[0]!)).toEqual({ alpha: 2, beta: 2, gamma: 1, delta: 1, epsilon: 1 });
   });
 

@@ -3,7 +3,21 @@ import { checkRanges } from "../../../src/pipeline/code/check-ranges.js";
 
 describe("checkRanges", () => {
   it("sorts valid ranges", () => {
-    expect(checkRanges([{ start: 8, end: 9 }, { start: 1, end: 3 }], 10)).toEqual({ ok: true, ranges: [{ start: 1, end: 3 }, { start: 8, end: 9 }] });
+    expect(
+      checkRanges(
+        [
+          { start: 8, end: 9 },
+          { start: 1, end: 3 },
+        ],
+        10,
+      ),
+    ).toEqual({
+      ok: true,
+      ranges: [
+        { start: 1, end: 3 },
+        { start: 8, end: 9 },
+      ],
+    });
   });
 
   it("accepts a range ending on the last line", () => {
@@ -19,13 +33,25 @@ describe("checkRanges", () => {
   });
 
   it("refuses reversed, zero and fractional ranges", () => {
-    for (const r of [{ start: 5, end: 4 }, { start: 0, end: 2 }, { start: 1.5, end: 2 }]) {
+    for (const r of [
+      { start: 5, end: 4 },
+      { start: 0, end: 2 },
+      { start: 1.5, end: 2 },
+    ]) {
       expect(checkRanges([r], 10)).toEqual({ ok: false, error: expect.stringContaining("is not a valid range") });
     }
   });
 
   it("refuses overlapping ranges, naming both", () => {
-    expect(checkRanges([{ start: 6, end: 10 }, { start: 3, end: 6 }], 10)).toEqual({
+    expect(
+      checkRanges(
+        [
+          { start: 6, end: 10 },
+          { start: 3, end: 6 },
+        ],
+        10,
+      ),
+    ).toEqual({
       ok: false,
       error: "ranges 3-6 and 6-10 overlap; merge them into one range or make them disjoint",
     });

@@ -73,7 +73,10 @@ describe("defineTasks on a large file", () => {
   it("shows the Manager the file's outline, which names the functions past the part of the text it sees", async () => {
     const body = Array.from({ length: 60 }, (_, i) => `    total = total + value * ${i}  # accumulate the weighted value\n`).join("");
     const filler = Array.from({ length: 20 }, (_, i) => `def helper_${i}(value):\n    total = 0\n${body}    return total\n\n`).join("");
-    fs.writeFileSync(path.join(root, "big.py"), `class Table:\n    def render(self):\n        return ''\n\n${filler}def merge_header_rows(rows, names):\n    return rows\n`);
+    fs.writeFileSync(
+      path.join(root, "big.py"),
+      `class Table:\n    def render(self):\n        return ''\n\n${filler}def merge_header_rows(rows, names):\n    return rows\n`,
+    );
     const llm = fakeLlm({ "manager-define-task": () => ({ needs_change: true, description: "fix merge_header_rows" }) });
     await defineTasks(testContext(llm, root), issue, [{ path: "big.py", score: 1, kept: true }]);
     const vars = llm.calls[0]!.vars;

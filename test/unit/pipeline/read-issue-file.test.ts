@@ -13,7 +13,11 @@ afterEach(() => fs.rmSync(cwd, { recursive: true, force: true }));
 describe("readIssueFiles (the issue file of magis resolve)", () => {
   it("takes the first non-empty line as the title, dropping a heading mark, and the rest as the body", () => {
     fs.writeFileSync(path.join(cwd, "issue.md"), "\n# Totals are wrong\r\n\r\nThe total ignores quantity.\n\nSteps: buy 3.\n");
-    expect(readIssueFiles({ cwd, issueFile: "issue.md" })).toEqual({ title: "Totals are wrong", body: "The total ignores quantity.\n\nSteps: buy 3.", hints: [] });
+    expect(readIssueFiles({ cwd, issueFile: "issue.md" })).toEqual({
+      title: "Totals are wrong",
+      body: "The total ignores quantity.\n\nSteps: buy 3.",
+      hints: [],
+    });
   });
 
   it("cleans hidden characters and HTML comments as it does for GitHub text", () => {
@@ -24,6 +28,9 @@ describe("readIssueFiles (the issue file of magis resolve)", () => {
   it("splits the hints file at lines of three dashes and drops empty hints", () => {
     fs.writeFileSync(path.join(cwd, "issue.md"), "T\n");
     fs.writeFileSync(path.join(cwd, "hints.md"), "Look at cart.js\n---\n\n---\nKeep old carts working.\nThey have no quantity.\n");
-    expect(readIssueFiles({ cwd, issueFile: "issue.md", hintsFile: "hints.md" }).hints).toEqual(["Look at cart.js", "Keep old carts working.\nThey have no quantity."]);
+    expect(readIssueFiles({ cwd, issueFile: "issue.md", hintsFile: "hints.md" }).hints).toEqual([
+      "Look at cart.js",
+      "Keep old carts working.\nThey have no quantity.",
+    ]);
   });
 });

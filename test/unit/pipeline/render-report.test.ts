@@ -14,7 +14,10 @@ describe("renderReport", () => {
 
   it("keeps closing keywords in quoted text (the issue title, model prose) from closing other issues", () => {
     const sample = sampleResult();
-    const quoted = renderReport({ ...sample, plan: { ...sample.plan, rationale: "This also fixes #3 and Closes octo/demo#4." } }, { title: "Crash; fixes #12 too", issueNumber: 7 });
+    const quoted = renderReport(
+      { ...sample, plan: { ...sample.plan, rationale: "This also fixes #3 and Closes octo/demo#4." } },
+      { title: "Crash; fixes #12 too", issueNumber: 7 },
+    );
     expect(quoted.startsWith("## MAGIS: Crash; fixes `#12` too\n\nFixes #7\n")).toBe(true);
     expect(quoted).toContain("This also fixes `#3` and Closes `octo/demo#4`.");
     expect(quoted.match(/\b(?:close[sd]?|fix(?:e[sd])?|resolve[sd]?)\s*:?\s+(?:[\w.-]+\/[\w.-]+)?#\d+/gi)).toEqual(["Fixes #7"]);
@@ -47,8 +50,8 @@ describe("renderReport", () => {
 
   it("shows the transcript in speaking order inside a collapsible section", () => {
     const section = report.slice(report.indexOf("<summary>Kick-off meeting transcript</summary>"));
-    const order = ["**Manager**:\n\n> Let us begin.", "**Ada**:", "**Bob**:\n\n> I wait for Ada.\n> Then I update b.", "**Manager**:\n\n> Ada, then Bob."].map((s) =>
-      section.indexOf(s),
+    const order = ["**Manager**:\n\n> Let us begin.", "**Ada**:", "**Bob**:\n\n> I wait for Ada.\n> Then I update b.", "**Manager**:\n\n> Ada, then Bob."].map(
+      (s) => section.indexOf(s),
     );
     expect(order.every((i) => i > 0)).toBe(true);
     expect([...order].sort((a, b) => a - b)).toEqual(order);
@@ -93,9 +96,14 @@ describe("renderReport", () => {
   it("names the past commit like the issue that changed a located file, its keywords and mentions made harmless", () => {
     const sample = sampleResult();
     const pastChange = { oid: "0123456789abcdef0123456789abcdef01234567", subject: "Fixes #3: round | totals, thanks @octocat" };
-    const located = [{ path: "src/money.js", score: 0.4, kept: true, reason: "rounds prices", pastChange }, { path: "src/tax.js", score: 0.2, kept: false, pastChange }];
+    const located = [
+      { path: "src/money.js", score: 0.4, kept: true, reason: "rounds prices", pastChange },
+      { path: "src/tax.js", score: 0.2, kept: false, pastChange },
+    ];
     const text = renderReport({ ...sample, located }, meta);
-    expect(text).toContain('| `src/money.js` | 0.40 | kept | rounds prices; changed by 0123456 "Fixes `#3`: round \\| totals, thanks @&#8203;octocat", a past commit like this issue |');
+    expect(text).toContain(
+      '| `src/money.js` | 0.40 | kept | rounds prices; changed by 0123456 "Fixes `#3`: round \\| totals, thanks @&#8203;octocat", a past commit like this issue |',
+    );
     expect(text).toContain('| `src/tax.js` | 0.20 | dropped | changed by 0123456 "Fixes `#3`');
     expect(text).not.toMatch(/Fixes #3/);
   });
@@ -117,7 +125,9 @@ describe("renderReport", () => {
     const section = text.slice(text.indexOf("### Needs a human"), text.indexOf("### Plan"));
     expect(section).toContain("match `protected_paths`");
     expect(section).toContain("- `Makefile`: Add `-Werror` to CFLAGS; ping @&#8203;octocat | review.");
-    expect(text).toContain("| `Makefile` | 0.50 | needs a human | Manager: protected, a person must change it: Add `-Werror` to CFLAGS; ping @&#8203;octocat \\| review. |");
+    expect(text).toContain(
+      "| `Makefile` | 0.50 | needs a human | Manager: protected, a person must change it: Add `-Werror` to CFLAGS; ping @&#8203;octocat \\| review. |",
+    );
     expect(text).toContain("| `docs/x.md` | 1.00 | dropped | Manager: no change needed: Only prose. |");
     expect(renderReport(sample, meta)).not.toContain("Needs a human");
   });

@@ -8,7 +8,16 @@ import { testContext } from "./context.js";
 import { fakeLlm } from "./fake-llm.js";
 
 const issue = { title: "Totals ignore quantity", body: "cartTotal is wrong", hints: [] };
-const CART = ["export function cartTotal(items) {", "  let total = 0;", "  for (const item of items) {", "    total += item.price;", "  }", "  return total;", "}", ""].join("\n");
+const CART = [
+  "export function cartTotal(items) {",
+  "  let total = 0;",
+  "  for (const item of items) {",
+  "    total += item.price;",
+  "  }",
+  "  return total;",
+  "}",
+  "",
+].join("\n");
 const FORMAT = ["export function formatPrice(cents) {", "  return `$${cents / 100}`;", "}", ""].join("\n");
 
 let root: string;
@@ -76,15 +85,56 @@ describe("runCodingTasks", () => {
 
   // Each refusal of issue 4's "Must hold": precise feedback, counted as an attempt, nothing applied.
   const refusals: [string, unknown, unknown, RegExp][] = [
-    ["a path outside the repository", { path: "../outside.js", ranges: [{ start: 1, end: 1, why: "" }] }, goodCode, /'\.\.\/outside\.js' points outside the repository/],
-    ["a protected path", { path: ".github/workflows/ci.yml", ranges: [{ start: 1, end: 1, why: "" }] }, goodCode, /'\.github\/workflows\/ci\.yml' is protected \(it matches `\.github\/\*\*` in protected_paths\); it must not be changed/],
-    ["a file that does not exist", { path: "src/nope.js", ranges: [{ start: 1, end: 1, why: "" }] }, goodCode, /'src\/nope\.js' does not exist in the repository\. Your task is on `src\/cart\.js`/],
+    [
+      "a path outside the repository",
+      { path: "../outside.js", ranges: [{ start: 1, end: 1, why: "" }] },
+      goodCode,
+      /'\.\.\/outside\.js' points outside the repository/,
+    ],
+    [
+      "a protected path",
+      { path: ".github/workflows/ci.yml", ranges: [{ start: 1, end: 1, why: "" }] },
+      goodCode,
+      /'\.github\/workflows\/ci\.yml' is protected \(it matches `\.github\/\*\*` in protected_paths\); it must not be changed/,
+    ],
+    [
+      "a file that does not exist",
+      { path: "src/nope.js", ranges: [{ start: 1, end: 1, why: "" }] },
+      goodCode,
+      /'src\/nope\.js' does not exist in the repository\. Your task is on `src\/cart\.js`/,
+    ],
     ["another task's file", { path: "src/format.js", ranges: [{ start: 1, end: 1, why: "" }] }, goodCode, /'src\/format\.js' is not your file/],
     ["lines past the end", { path: "src/cart.js", ranges: [{ start: 6, end: 12, why: "" }] }, goodCode, /range 6-12 is outside the file, which has 7 lines/],
-    ["overlapping lines", { path: "src/cart.js", ranges: [{ start: 2, end: 4, why: "" }, { start: 4, end: 5, why: "" }] }, goodCode, /ranges 2-4 and 4-5 overlap/],
-    ["an ambiguous anchor", { path: "src/cart.js", ranges: [{ start: 4, end: 4, why: "" }] }, { old: "    go();", new: "    stop();" }, /fits 2 places equally well/],
-    ["broken syntax", goodCart, { old: "    total += item.price;", new: "    total += item.price * (item.quantity;" }, /adds syntax errors that `src\/cart\.js` did not have \(line 4, column \d+/],
-    ["an empty old", goodCart, { old: "", new: "    total += item.price * item.quantity;" }, /`old` is empty, so only the line numbers would say where the edit goes/],
+    [
+      "overlapping lines",
+      {
+        path: "src/cart.js",
+        ranges: [
+          { start: 2, end: 4, why: "" },
+          { start: 4, end: 5, why: "" },
+        ],
+      },
+      goodCode,
+      /ranges 2-4 and 4-5 overlap/,
+    ],
+    [
+      "an ambiguous anchor",
+      { path: "src/cart.js", ranges: [{ start: 4, end: 4, why: "" }] },
+      { old: "    go();", new: "    stop();" },
+      /fits 2 places equally well/,
+    ],
+    [
+      "broken syntax",
+      goodCart,
+      { old: "    total += item.price;", new: "    total += item.price * (item.quantity;" },
+      /adds syntax errors that `src\/cart\.js` did not have \(line 4, column \d+/,
+    ],
+    [
+      "an empty old",
+      goodCart,
+      { old: "", new: "    total += item.price * item.quantity;" },
+      /`old` is empty, so only the line numbers would say where the edit goes/,
+    ],
     [
       "an elided old whose new drops the skipped lines",
       { path: "src/cart.js", ranges: [{ start: 1, end: 7, why: "" }] },
@@ -160,13 +210,16 @@ describe("runCodingTasks", () => {
     const answers = () =>
       fakeLlm({
         "developer-design-qa": () => slow({ role: "QA" }),
-        "developer-locate-lines": (v) =>
-          slow(v.path === "src/cart.js" ? goodCart : { path: "src/format.js", ranges: [{ start: 2, end: 2, why: "" }] }),
-        "developer-write-code": (v) => slow(v.path === "src/cart.js" ? goodCode : { old: "  return `$${cents / 100}`;", new: "  return `$${(cents / 100).toFixed(2)}`;" }),
+        "developer-locate-lines": (v) => slow(v.path === "src/cart.js" ? goodCart : { path: "src/format.js", ranges: [{ start: 2, end: 2, why: "" }] }),
+        "developer-write-code": (v) =>
+          slow(v.path === "src/cart.js" ? goodCode : { old: "  return `$${cents / 100}`;", new: "  return `$${(cents / 100).toFixed(2)}`;" }),
         "qa-review": () => slow(approve),
       });
     const sequential = answers();
-    await runCodingTasks(testContext(sequential, root), issue, [cartTask, formatTask], [ada, bob], { steps: [["src/cart.js"], ["src/format.js"]], rationale: "" });
+    await runCodingTasks(testContext(sequential, root), issue, [cartTask, formatTask], [ada, bob], {
+      steps: [["src/cart.js"], ["src/format.js"]],
+      rationale: "",
+    });
     expect(most).toBe(1);
     const formatCall = sequential.calls.find((c) => c.prompt === "developer-locate-lines" && c.vars.path === "src/format.js")!;
     expect(formatCall.vars.earlier_changes).toContain("+    total += item.price * item.quantity;");
@@ -174,12 +227,18 @@ describe("runCodingTasks", () => {
 
     most = 0;
     const parallel = answers();
-    const outcomes = await runCodingTasks(testContext(parallel, root), issue, [cartTask, formatTask], [ada, bob], { steps: [["src/cart.js", "src/format.js"]], rationale: "" });
+    const outcomes = await runCodingTasks(testContext(parallel, root), issue, [cartTask, formatTask], [ada, bob], {
+      steps: [["src/cart.js", "src/format.js"]],
+      rationale: "",
+    });
     expect(most).toBe(2);
     expect(outcomes.every((o) => o.kept)).toBe(true);
 
     most = 0;
-    await runCodingTasks(testContext(answers(), root, { concurrency: 1 }), issue, [cartTask, formatTask], [ada, bob], { steps: [["src/cart.js", "src/format.js"]], rationale: "" });
+    await runCodingTasks(testContext(answers(), root, { concurrency: 1 }), issue, [cartTask, formatTask], [ada, bob], {
+      steps: [["src/cart.js", "src/format.js"]],
+      rationale: "",
+    });
     expect(most).toBe(1);
   });
 

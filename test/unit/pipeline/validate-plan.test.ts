@@ -13,7 +13,13 @@ describe("validatePlan", () => {
   });
 
   it("names an unknown task with its step", () => {
-    const check = validatePlan([["src/a.js", "src/z.js"], ["src/b.js", "src/c.js"]], tasks);
+    const check = validatePlan(
+      [
+        ["src/a.js", "src/z.js"],
+        ["src/b.js", "src/c.js"],
+      ],
+      tasks,
+    );
     expect(check).toEqual({ ok: false, problems: ['step 1 names "src/z.js", which is not a task'] });
   });
 

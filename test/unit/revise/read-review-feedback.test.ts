@@ -6,15 +6,33 @@ import { issueOfBranch } from "../../../src/jobs/kinds/revise/submit.js";
 
 describe("toReviewComment: an inline comment as the revision reads it", () => {
   it("keeps path, line range, text and hunk, and replies go to the thread's first comment", () => {
-    expect(toReviewComment({ id: 9, in_reply_to_id: 4, path: "a.ts", line: 12, start_line: 10, side: "RIGHT", body: "Use a map.", diff_hunk: "@@ -1 +1 @@" })).toEqual({
-      id: 9, threadId: 4, path: "a.ts", line: 12, startLine: 10, body: "Use a map.", diffHunk: "@@ -1 +1 @@",
+    expect(
+      toReviewComment({ id: 9, in_reply_to_id: 4, path: "a.ts", line: 12, start_line: 10, side: "RIGHT", body: "Use a map.", diff_hunk: "@@ -1 +1 @@" }),
+    ).toEqual({
+      id: 9,
+      threadId: 4,
+      path: "a.ts",
+      line: 12,
+      startLine: 10,
+      body: "Use a map.",
+      diffHunk: "@@ -1 +1 @@",
     });
     expect(toReviewComment({ id: 9, path: "a.ts", line: 12, start_line: 12, body: "x" })).toEqual({ id: 9, threadId: 9, path: "a.ts", line: 12, body: "x" });
   });
 
   it("names a removed line in words and gives no line for whole-file or outdated comments", () => {
-    expect(toReviewComment({ id: 1, path: "a.ts", line: 7, side: "LEFT", body: "Why remove this?" })).toEqual({ id: 1, threadId: 1, path: "a.ts", body: "(on removed line 7 of the old version) Why remove this?" });
-    expect(toReviewComment({ id: 2, path: "a.ts", line: null, subject_type: "file", body: "Split this file." })).toEqual({ id: 2, threadId: 2, path: "a.ts", body: "Split this file." });
+    expect(toReviewComment({ id: 1, path: "a.ts", line: 7, side: "LEFT", body: "Why remove this?" })).toEqual({
+      id: 1,
+      threadId: 1,
+      path: "a.ts",
+      body: "(on removed line 7 of the old version) Why remove this?",
+    });
+    expect(toReviewComment({ id: 2, path: "a.ts", line: null, subject_type: "file", body: "Split this file." })).toEqual({
+      id: 2,
+      threadId: 2,
+      path: "a.ts",
+      body: "Split this file.",
+    });
     expect(toReviewComment({ id: 3, path: "a.ts", line: null, body: "Outdated." })).toEqual({ id: 3, threadId: 3, path: "a.ts", body: "Outdated." });
   });
 

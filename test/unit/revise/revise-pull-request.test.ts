@@ -29,7 +29,8 @@ function scripted(tasks: { path: string; description: string; general_feedback: 
     "manager-design-developer": (vars) => ({ name: `Dev of ${vars.path}`, role: "careful" }),
     "developer-design-qa": () => ({ role: "strict" }),
     "developer-locate-lines": (vars) => ({ path: vars.path, ranges: [{ start: 1, end: 1, why: "the comment" }] }),
-    "developer-write-code": (vars) => (vars.path === "a.js" ? { old: "export const a = 1;", new: "export const a = 10;" } : { old: "export const c = 3;", new: "export const c = 30;" }),
+    "developer-write-code": (vars) =>
+      vars.path === "a.js" ? { old: "export const a = 1;", new: "export const a = 10;" } : { old: "export const c = 3;", new: "export const c = 30;" },
     "qa-review": () => ({ approved: true, comment: "ok" }),
   });
 }
@@ -57,7 +58,8 @@ describe("revisePullRequest", () => {
     expect(String(llm.calls[0]!.vars.comments)).toContain("### `a.js` (changed by the pull request)\n- On line 1: a must be 10, not 1.");
     // Every coding prompt, QA's included, carries the whole review as a hint; the Manager's triage shows it in its own sections.
     const review = "- The human review this revision answers:\n  - Keep the constants in one style.\n  - On `a.js`, line 1: a must be 10, not 1.";
-    for (const call of llm.calls.filter((c) => c.prompt.startsWith("developer-") || c.prompt === "qa-review")) expect(String(call.vars.issue), call.prompt).toContain(review);
+    for (const call of llm.calls.filter((c) => c.prompt.startsWith("developer-") || c.prompt === "qa-review"))
+      expect(String(call.vars.issue), call.prompt).toContain(review);
     expect(String(llm.calls[0]!.vars.issue)).not.toContain("The human review");
     expect(result.usage.calls).toBe(llm.calls.length);
     expect(result.usage.byAgent.manager.calls).toBe(3);

@@ -8,17 +8,33 @@ const DIFF = "--- a/README.md\n+++ b/README.md\n@@ -4 +4 @@\n-old\n+new\n";
 
 function outcome(path: string, changes: Partial<TaskOutcome>): TaskOutcome {
   return {
-    path, developer: { name: "Dev", path, role: "r" }, qaRole: "qa", approved: true, kept: true, diff: DIFF, before: "old\n", after: "new\n", encoding: "utf-8",
+    path,
+    developer: { name: "Dev", path, role: "r" },
+    qaRole: "qa",
+    approved: true,
+    kept: true,
+    diff: DIFF,
+    before: "old\n",
+    after: "new\n",
+    encoding: "utf-8",
     attempts: [{ number: 1, diff: DIFF, review: { approved: true, comment: "Does what was asked." } }],
     ...changes,
   };
 }
 
 function result(outcomes: TaskOutcome[], declined: RevisionResult["declined"] = []): RevisionResult {
-  const byAgent = Object.fromEntries(["custodian", "manager", "developer", "qa"].map((a) => [a, { calls: 0, promptTokens: 0, completionTokens: 0, totalTokens: 0, model: "m" }]));
+  const byAgent = Object.fromEntries(
+    ["custodian", "manager", "developer", "qa"].map((a) => [a, { calls: 0, promptTokens: 0, completionTokens: 0, totalTokens: 0, model: "m" }]),
+  );
   return {
-    patch: Buffer.from(outcomes.map((o) => o.diff).join("")), changes: outcomes.filter((o) => o.kept).map((o) => ({ path: o.path, before: o.before, after: o.after, encoding: o.encoding })), outcomes,
-    tasks: outcomes.map((o) => ({ path: o.path, description: `Task on ${o.path}.` })), feedback: [], declined, developers: [], plan: { steps: [], rationale: "" },
+    patch: Buffer.from(outcomes.map((o) => o.diff).join("")),
+    changes: outcomes.filter((o) => o.kept).map((o) => ({ path: o.path, before: o.before, after: o.after, encoding: o.encoding })),
+    outcomes,
+    tasks: outcomes.map((o) => ({ path: o.path, description: `Task on ${o.path}.` })),
+    feedback: [],
+    declined,
+    developers: [],
+    plan: { steps: [], rationale: "" },
     usage: { calls: 0, byAgent: byAgent as RevisionResult["usage"]["byAgent"], wallMs: 0 },
   };
 }
@@ -65,7 +81,15 @@ describe("the reply in an inline comment's thread", () => {
   it("says why not: the Manager declined, QA never approved, the edit was refused, or no task concerned the file", () => {
     const r = result(
       [
-        outcome("a.ts", { approved: false, kept: false, diff: "", attempts: [{ number: 1, diff: DIFF, review: { approved: false, comment: "Wrong variable." } }, { number: 2, diff: DIFF, review: { approved: false, comment: "Still wrong." } }] }),
+        outcome("a.ts", {
+          approved: false,
+          kept: false,
+          diff: "",
+          attempts: [
+            { number: 1, diff: DIFF, review: { approved: false, comment: "Wrong variable." } },
+            { number: 2, diff: DIFF, review: { approved: false, comment: "Still wrong." } },
+          ],
+        }),
         outcome("b.ts", { approved: false, kept: false, diff: "", attempts: [{ number: 1, error: "your edits could not be applied" }] }),
       ],
       [{ path: "c.ts", reason: "Out of scope" }],

@@ -4,7 +4,9 @@ import { uninstalledBy } from "../../../src/triggers/rules/on-uninstalled.js";
 describe("uninstalledBy", () => {
   it("names every repository of the account that removed the app, and the repositories taken from an installation, lowercased as the memory keys them", () => {
     expect(uninstalledBy("installation.deleted", { installation: { id: 2, account: { login: "OctoCat" } } })).toEqual({ owners: ["octocat"] });
-    expect(uninstalledBy("installation_repositories.removed", { repositories_removed: [{ full_name: "OctoCat/Hello-World" }, { full_name: "octocat/spoon" }] })).toEqual({
+    expect(
+      uninstalledBy("installation_repositories.removed", { repositories_removed: [{ full_name: "OctoCat/Hello-World" }, { full_name: "octocat/spoon" }] }),
+    ).toEqual({
       repos: ["octocat/hello-world", "octocat/spoon"],
     });
   });

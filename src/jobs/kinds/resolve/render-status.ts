@@ -26,14 +26,22 @@ export function renderStatus(state: StatusState): string {
   const lines = [statusMarker(state.jobId), heading, ""];
   lines.push(check(state.located !== undefined, locatedLine(state)));
   lines.push(check(state.developers !== undefined, teamLine(state)));
-  lines.push(check(state.kickoffTurns !== undefined, state.kickoffTurns === undefined ? "Kick-off meeting" : `Kick-off meeting held (${plural(state.kickoffTurns, "speech", "speeches")})`));
+  lines.push(
+    check(
+      state.kickoffTurns !== undefined,
+      state.kickoffTurns === undefined ? "Kick-off meeting" : `Kick-off meeting held (${plural(state.kickoffTurns, "speech", "speeches")})`,
+    ),
+  );
   const coded = state.attempts.length > 0 && state.attempts.every((t) => t.outcome);
   lines.push(check(coded, "Developers and QA Engineers at work"));
   for (const task of state.attempts) lines.push(`  - ${taskLine(task)}`);
   if (state.tests) lines.push(testsLine(state.tests));
   lines.push(check(state.pullRequest !== undefined, pullRequestLine(state)));
   if (state.needsHuman?.length) {
-    lines.push("", `**Not a complete fix:** protected files need a human: ${state.needsHuman.map((p) => `\`${p}\``).join(", ")} (what must change there is in the pull request).`);
+    lines.push(
+      "",
+      `**Not a complete fix:** protected files need a human: ${state.needsHuman.map((p) => `\`${p}\``).join(", ")} (what must change there is in the pull request).`,
+    );
   }
   if (state.failure) lines.push("", ...failureLines(state.failure));
   const asOf = state.issueAsOf ? ` · works from the issue as it was at ${state.issueAsOf}; later edits are not read` : "";
@@ -54,7 +62,10 @@ export function check(done: boolean, text: string): string {
 function locatedLine(state: StatusState): string {
   if (!state.located) return "Locate the relevant files";
   const kept = state.located.filter((f) => f.kept !== false);
-  const names = kept.slice(0, 8).map((f) => `\`${f.path}\``).join(", ");
+  const names = kept
+    .slice(0, 8)
+    .map((f) => `\`${f.path}\``)
+    .join(", ");
   const more = kept.length > 8 ? ` and ${kept.length - 8} more` : "";
   return `Located ${plural(kept.length, "file", "files")} (of ${plural(state.located.length, "candidate", "candidates")})${kept.length ? `: ${names}${more}` : ""}`;
 }
@@ -68,7 +79,13 @@ function teamLine(state: StatusState): string {
 export function taskLine(task: StatusState["attempts"][number]): string {
   const who = task.developer ? ` (${neutralize(task.developer)})` : "";
   const tries = task.attempts.map(attemptText).join(", ") || "waiting";
-  const verdict = task.outcome ? (task.outcome.approved ? " — **approved**" : task.outcome.kept ? " — kept without approval" : " — **not approved**, left out") : "";
+  const verdict = task.outcome
+    ? task.outcome.approved
+      ? " — **approved**"
+      : task.outcome.kept
+        ? " — kept without approval"
+        : " — **not approved**, left out"
+    : "";
   return `\`${task.path}\`${who}: ${tries}${verdict}`;
 }
 
@@ -95,17 +112,14 @@ export function renderInterrupted(previousBody: string, jobId: number, failure: 
     .split("\n")
     .filter((line) => line.startsWith("- [") || line.startsWith("  - "))
     .join("\n");
-  return [
-    statusMarker(jobId),
-    "### 😕 MAGIS could not finish this run",
-    "",
-    kept,
-    "",
-    ...failureLines(failure),
-  ].join("\n");
+  return [statusMarker(jobId), "### 😕 MAGIS could not finish this run", "", kept, "", ...failureLines(failure)].join("\n");
 }
 
 /** The lines that say where a run failed, why, and what to do; the reason may quote model output. */
 export function failureLines(failure: { stage: string; reason: string; nextStep: string; cancelled?: boolean }): string[] {
-  return [`**${failure.cancelled ? "Stopped at" : "Failed at"}:** ${failure.stage}`, `**Why:** ${neutralize(failure.reason)}`, `**Next step:** ${neutralize(failure.nextStep)}`];
+  return [
+    `**${failure.cancelled ? "Stopped at" : "Failed at"}:** ${failure.stage}`,
+    `**Why:** ${neutralize(failure.reason)}`,
+    `**Next step:** ${neutralize(failure.nextStep)}`,
+  ];
 }

@@ -94,32 +94,54 @@ export function resolveJobRunner(services: ResolveJobServices): JobRunner {
       // 2. The checkout, and 3. the MAGIS run in it.
       const history = historyWindow(config);
       const remote = { url, token, idleTimeoutMs: services.gitIdleTimeoutMs, maxBytes: packLimit(config) };
-      const published = await withShallowClone(remote, defaultBranch, async (checkout) => {
-        run.enter("locate");
-        const onProgress = (event: ProgressEvent) => {
-          const next = phaseAfter(event);
-          if (next) run.enter(next);
-          run.status.update((s) => trackProgress(s, event));
-        };
-        const ctx = {
-          root: checkout.dir, repoId: repositoryKey(job.owner, job.repo), config, llm: run.llm, now: services.now, onProgress,
-          commands: commandPolicy(services.exec, [token], run.signal, checkout.dir),
-          ...(checkout.history && { history: () => fetchedCommits(checkout.history!, (skipped) => services.log.info({ job: job.id, skipped }, "ranking without the commit history")) }),
-          written: checkout.takeWritten,
-        };
-        const result = await services.resolve(ctx, issue, services.memory);
+      const published = await withShallowClone(
+        remote,
+        defaultBranch,
+        async (checkout) => {
+          run.enter("locate");
+          const onProgress = (event: ProgressEvent) => {
+            const next = phaseAfter(event);
+            if (next) run.enter(next);
+            run.status.update((s) => trackProgress(s, event));
+          };
+          const ctx = {
+            root: checkout.dir,
+            repoId: repositoryKey(job.owner, job.repo),
+            config,
+            llm: run.llm,
+            now: services.now,
+            onProgress,
+            commands: commandPolicy(services.exec, [token], run.signal, checkout.dir),
+            ...(checkout.history && {
+              history: () => fetchedCommits(checkout.history!, (skipped) => services.log.info({ job: job.id, skipped }, "ranking without the commit history")),
+            }),
+            written: checkout.takeWritten,
+          };
+          const result = await services.resolve(ctx, issue, services.memory);
 
-        // 4. Publish, unless the issue was closed or its label removed meanwhile (a missed webhook included).
-        run.enter("publish");
-        await ensureStillWanted(octokit, issueRef, payload.label);
-        const body = renderReport(result, { title: issue.title, issueNumber: job.number });
-        const pull = await publishPullRequest({
-          octokit, repo, issue: { number: job.number, title: issue.title }, checkout, repositoryId: nodeId,
-          defaultBranch, config, bot, changes: result.changes, body, signal: run.signal, closesIssue: selectNeedsHuman(result.setAside).length === 0,
-        });
-        run.enter("cleanup", { stoppable: false });
-        return pull;
-      }, { parentDir: services.workDir, onFiles: primed(services.memory, config), keepWritten: true, ...(history && { history }), objects: services.objects });
+          // 4. Publish, unless the issue was closed or its label removed meanwhile (a missed webhook included).
+          run.enter("publish");
+          await ensureStillWanted(octokit, issueRef, payload.label);
+          const body = renderReport(result, { title: issue.title, issueNumber: job.number });
+          const pull = await publishPullRequest({
+            octokit,
+            repo,
+            issue: { number: job.number, title: issue.title },
+            checkout,
+            repositoryId: nodeId,
+            defaultBranch,
+            config,
+            bot,
+            changes: result.changes,
+            body,
+            signal: run.signal,
+            closesIssue: selectNeedsHuman(result.setAside).length === 0,
+          });
+          run.enter("cleanup", { stoppable: false });
+          return pull;
+        },
+        { parentDir: services.workDir, onFiles: primed(services.memory, config), keepWritten: true, ...(history && { history }), objects: services.objects },
+      );
 
       // 5. The pull request in the status.
       run.status.update((s) => ({ ...s, pullRequest: { url: published.url, number: published.number, updated: published.updated } }));
@@ -150,7 +172,11 @@ async function ensureStillWanted(octokit: Octokit, issue: IssueRef, label: strin
 
 /** Whether and how the job may run the repository's tests: in a copy beside the checkout (removed with leftover checkouts). */
 export function commandPolicy(exec: ResolveJobServices["exec"], secrets: string[], signal: AbortSignal, checkoutDir: string): CommandPolicy {
-  if (!exec) return { allowed: false, why: "this app's server does not run repository code; its operator can allow it with MAGIS_ALLOW_EXEC=1, or run MAGIS as a GitHub Action" };
+  if (!exec)
+    return {
+      allowed: false,
+      why: "this app's server does not run repository code; its operator can allow it with MAGIS_ALLOW_EXEC=1, or run MAGIS as a GitHub Action",
+    };
   return { allowed: true, env: exec.env, secrets: [...exec.secrets, ...secrets], signal, scratchDir: `${checkoutDir}.tests` };
 }
 

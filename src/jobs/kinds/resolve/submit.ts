@@ -53,7 +53,10 @@ export async function submitResolveJob(
     "decline",
   );
   if (outcome.status === "busy") {
-    await postNote(context, "⏳ MAGIS is already working on this issue. Wait for that run to finish (its status comment shows progress), then comment `/magis retry` if needed.");
+    await postNote(
+      context,
+      "⏳ MAGIS is already working on this issue. Wait for that run to finish (its status comment shows progress), then comment `/magis retry` if needed.",
+    );
     return { outcome: "declined", detail: "another job for this issue was queued or running" };
   }
   if (outcome.status === "duplicate") return { outcome: "ignored", detail: "a job for this delivery was queued before" };

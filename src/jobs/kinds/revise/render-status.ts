@@ -73,9 +73,17 @@ function renderSummary(state: RevisionStatus, done: NonNullable<RevisionStatus["
     if (ci) lines.push(`CI failed on ${neutralize(ci.checks)}; pushed ${short(done.commit)} (attempt ${ci.attempt} of ${ci.of}).`, "");
     lines.push(`Pushed ${short(done.commit)} on \`${done.branch}\` (on top of ${short(done.parent)}); it changes ${files}.`);
   } else if (ci) {
-    lines.push("### MAGIS pushed no fix for the failing CI", "", `CI failed on ${neutralize(ci.checks)}; nothing was pushed: ${oneLine(done.note ?? "no task produced a change the QA Engineer approved")}.`);
+    lines.push(
+      "### MAGIS pushed no fix for the failing CI",
+      "",
+      `CI failed on ${neutralize(ci.checks)}; nothing was pushed: ${oneLine(done.note ?? "no task produced a change the QA Engineer approved")}.`,
+    );
   } else {
-    lines.push("### MAGIS made no change in this revision", "", `Nothing was pushed: ${oneLine(done.note ?? "no task produced a change the QA Engineer approved")}.`);
+    lines.push(
+      "### MAGIS made no change in this revision",
+      "",
+      `Nothing was pushed: ${oneLine(done.note ?? "no task produced a change the QA Engineer approved")}.`,
+    );
   }
   if (result && result.outcomes.length > 0) {
     lines.push("", "#### Tasks", "", renderTaskTable(result), "", details("QA reviews, attempt by attempt", renderAttempts(result)));
@@ -84,7 +92,8 @@ function renderSummary(state: RevisionStatus, done: NonNullable<RevisionStatus["
     lines.push("", "#### Not changed", "", ...result.declined.map((d) => `- \`${d.path}\`: ${oneLine(d.reason)}`));
   }
   if (result?.tests) lines.push("", `${neutralize(describeTestsReport(result.tests))}.`);
-  if (ci && ci.unrelated.length > 0) lines.push("", `These failures looked unrelated to the change: ${neutralize(ci.unrelated.join(", "))}; re-run them if they fail again.`);
+  if (ci && ci.unrelated.length > 0)
+    lines.push("", `These failures looked unrelated to the change: ${neutralize(ci.unrelated.join(", "))}; re-run them if they fail again.`);
   if (result) lines.push("", renderUsageLine(result));
   lines.push("", `<sub>Run #${state.jobId} · ${state.trigger}</sub>`);
   return lines.join("\n");
@@ -131,5 +140,7 @@ function short(sha: string): string {
 }
 
 function oneLine(text: string): string {
-  return neutralize(text).replace(/\s*\n\s*/g, " ").trim();
+  return neutralize(text)
+    .replace(/\s*\n\s*/g, " ")
+    .trim();
 }

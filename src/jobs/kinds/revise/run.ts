@@ -56,7 +56,8 @@ export function reviseJobRunner(services: ReviseJobServices): JobRunner {
       // Nothing to do is a success when there was nothing to fix (a moot CI failure), not when feedback was missing.
       const nothing = (note: string, succeeded = false) => finish({ commit: null, parent: pull.head.sha, branch: headRef, result: null, note }, succeeded);
       // A CI fix is for the commit CI failed on: a push since (a person's, or a newer run's) makes it moot.
-      const moved = (head: string) => nothing(`the branch moved to ${head.slice(0, 7)} after CI failed on ${payload.ci!.headSha.slice(0, 7)}, so that failure is not fixed here`, true);
+      const moved = (head: string) =>
+        nothing(`the branch moved to ${head.slice(0, 7)} after CI failed on ${payload.ci!.headSha.slice(0, 7)}, so that failure is not fixed here`, true);
       if (payload.ci && pull.head.sha !== payload.ci.headSha) return moved(pull.head.sha);
       const ci = payload.ci ? await readCiFeedback(octokit, repo, payload.ci, [token]) : undefined;
       if (ci) status.update((s) => ({ ...s, ci: ci.status }));
@@ -66,11 +67,19 @@ export function reviseJobRunner(services: ReviseJobServices): JobRunner {
       const files = new Set(comments.map((c) => c.path)).size;
       status.update((s) => ({ ...s, feedback: { comments: comments.length, files, general: general.length } }));
       if (comments.length === 0 && general.length === 0) {
-        return nothing("there is no feedback to act on (no review text, no inline comments, no guidance); write what to change in a review, or comment `/magis revise <what to change>`");
+        return nothing(
+          "there is no feedback to act on (no review text, no inline comments, no guidance); write what to change in a review, or comment `/magis revise <what to change>`",
+        );
       }
       const changedFiles = await readChangedFiles(octokit, pullRef);
       const hints = { authors: config.hint_authors, allowed: config.allowed_permissions, until: payload.triggeredAt };
-      const issue = await readRevisionIssue(octokit, repo, { number: pull.number, title: pull.title, body: pull.body ?? "", headRef }, config.branch_prefix, hints);
+      const issue = await readRevisionIssue(
+        octokit,
+        repo,
+        { number: pull.number, title: pull.title, body: pull.body ?? "", headRef },
+        config.branch_prefix,
+        hints,
+      );
 
       // 2. The checkout of the head branch.
       run.enter("clone");
@@ -78,35 +87,66 @@ export function reviseJobRunner(services: ReviseJobServices): JobRunner {
       const remote = { url, token, idleTimeoutMs: services.gitIdleTimeoutMs, maxBytes: packLimit(config) };
       // The tests need every file; without them only the files the revision reads are written.
       const runsTests = config.test_command !== undefined && services.exec !== undefined;
-      const revised = await withShallowClone(remote, headRef, async (checkout) => {
-        // A push between reading the pull request and cloning it: a CI fix never goes on top of someone else's commit.
-        if (payload.ci && checkout.head !== payload.ci.headSha) return { moved: checkout.head };
-        // 3. The revision.
-        run.enter("plan");
-        const onProgress = (event: ProgressEvent) => {
-          if (event.stage === "team" && event.developers.length > 0) run.enter("code");
-          status.update((s) => (event.stage === "tasks" ? { ...s, tasks: event.tasks } : trackProgress(s, event)));
-        };
-        const ctx = {
-          root: checkout.dir, repoId: repositoryKey(job.owner, job.repo), config, llm: run.llm, now: services.now, onProgress,
-          commands: commandPolicy(runsTests ? services.exec : undefined, [token], run.signal, checkout.dir),
-        };
-        // Unless the tests need every file, the checkout has none yet: only those the revision reads are written.
-        const prepare = async (paths: string[]) => void (await writeFilesAt(checkout.dir, checkout.head, paths));
-        const result = await services.revise(ctx, { issue, changedFiles, comments, general, source: ci ? "ci" : "review" }, prepare);
-        if (result.changes.length === 0) return { result, commit: null, parent: checkout.head };
-        // 4. One commit on top of the head.
-        run.enter("publish");
-        const commit = await commitRevision({ octokit, repo, repositoryId: nodeId, checkout, result, defaultBranch, config, message: revisionMessage(pull.number, payload, ci?.status, result) });
-        run.enter("cleanup", { stoppable: false });
-        return { result, commit, parent: checkout.head };
-      }, { parentDir: services.workDir, files: runsTests ? "all" : "none", objects: services.objects });
+      const revised = await withShallowClone(
+        remote,
+        headRef,
+        async (checkout) => {
+          // A push between reading the pull request and cloning it: a CI fix never goes on top of someone else's commit.
+          if (payload.ci && checkout.head !== payload.ci.headSha) return { moved: checkout.head };
+          // 3. The revision.
+          run.enter("plan");
+          const onProgress = (event: ProgressEvent) => {
+            if (event.stage === "team" && event.developers.length > 0) run.enter("code");
+            status.update((s) => (event.stage === "tasks" ? { ...s, tasks: event.tasks } : trackProgress(s, event)));
+          };
+          const ctx = {
+            root: checkout.dir,
+            repoId: repositoryKey(job.owner, job.repo),
+            config,
+            llm: run.llm,
+            now: services.now,
+            onProgress,
+            commands: commandPolicy(runsTests ? services.exec : undefined, [token], run.signal, checkout.dir),
+          };
+          // Unless the tests need every file, the checkout has none yet: only those the revision reads are written.
+          const prepare = async (paths: string[]) => void (await writeFilesAt(checkout.dir, checkout.head, paths));
+          const result = await services.revise(ctx, { issue, changedFiles, comments, general, source: ci ? "ci" : "review" }, prepare);
+          if (result.changes.length === 0) return { result, commit: null, parent: checkout.head };
+          // 4. One commit on top of the head.
+          run.enter("publish");
+          const commit = await commitRevision({
+            octokit,
+            repo,
+            repositoryId: nodeId,
+            checkout,
+            result,
+            defaultBranch,
+            config,
+            message: revisionMessage(pull.number, payload, ci?.status, result),
+          });
+          run.enter("cleanup", { stoppable: false });
+          return { result, commit, parent: checkout.head };
+        },
+        { parentDir: services.workDir, files: runsTests ? "all" : "none", objects: services.objects },
+      );
       if (revised.moved !== undefined) return moved(revised.moved);
 
       // 5. The answers in the threads and the summary.
       run.enter("answer", { stoppable: false });
       const note = revised.commit ? undefined : noChangeNote(revised.result);
-      await answerRevision(octokit, { pull: pullRef, comments, result: revised.result, commit: revised.commit, jobId: job.id, askedBy: payload.ci ? `failing CI (fix ${payload.ci.attempt} of ${payload.ci.of})` : `@${payload.reviewer}`, note }, run.logError);
+      await answerRevision(
+        octokit,
+        {
+          pull: pullRef,
+          comments,
+          result: revised.result,
+          commit: revised.commit,
+          jobId: job.id,
+          askedBy: payload.ci ? `failing CI (fix ${payload.ci.attempt} of ${payload.ci.of})` : `@${payload.reviewer}`,
+          note,
+        },
+        run.logError,
+      );
       return finish({ ...revised, branch: headRef, note });
     });
   };
@@ -134,7 +174,9 @@ async function readFeedback(octokit: Octokit, pullRef: IssueRef, payload: Revise
   const repo = { owner: pullRef.owner, repo: pullRef.repo };
   const review = payload.reviewId
     ? { id: payload.reviewId, body: payload.reviewBody }
-    : payload.guidance === "" ? await readLatestReview(octokit, pullRef, (login) => hasPermission(octokit, repo, login, config.allowed_permissions)) : null;
+    : payload.guidance === ""
+      ? await readLatestReview(octokit, pullRef, (login) => hasPermission(octokit, repo, login, config.allowed_permissions))
+      : null;
   const comments = review ? await readReviewComments(octokit, pullRef, review.id) : [];
   const general = [review?.body ?? "", payload.guidance].filter((text) => text !== "");
   return { comments, general };

@@ -82,7 +82,10 @@ export async function submitReviseJob(
     );
   }
   if (outcome.status === "duplicate") {
-    return { outcome: "ignored", detail: trigger.delivery ? "a fix for this commit's CI failure was queued before" : "a job for this delivery was queued before" };
+    return {
+      outcome: "ignored",
+      detail: trigger.delivery ? "a fix for this commit's CI failure was queued before" : "a job for this delivery was queued before",
+    };
   }
   if (outcome.status === "busy") return { outcome: "declined", detail: "another job for this pull request was queued or running" };
   return { outcome: "queued", detail: `job #${outcome.job.id}${outcome.behind ? ", behind a job on the same issue" : ""}` };

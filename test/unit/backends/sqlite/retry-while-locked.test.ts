@@ -8,10 +8,14 @@ describe("retryWhileLocked", () => {
   it("tries again while the database is locked and returns the first answer", async () => {
     let tries = 0;
     const heard: number[] = [];
-    const answer = await retryWhileLocked(() => {
-      if (++tries < 4) throw locked();
-      return "row";
-    }, wait, (n) => void heard.push(n));
+    const answer = await retryWhileLocked(
+      () => {
+        if (++tries < 4) throw locked();
+        return "row";
+      },
+      wait,
+      (n) => void heard.push(n),
+    );
     expect(answer).toBe("row");
     expect(heard).toEqual([1, 2, 3]);
   });
@@ -25,7 +29,12 @@ describe("retryWhileLocked", () => {
     await expect(retryWhileLocked(failing(locked), wait)).rejects.toMatchObject({ code: "SQLITE_BUSY" });
     expect(tries).toBeGreaterThan(1);
     tries = 0;
-    await expect(retryWhileLocked(failing(() => new Error("no such table: jobs")), wait)).rejects.toThrow("no such table");
+    await expect(
+      retryWhileLocked(
+        failing(() => new Error("no such table: jobs")),
+        wait,
+      ),
+    ).rejects.toThrow("no such table");
     expect(tries).toBe(1);
   });
 

@@ -282,10 +282,7 @@ describe("dispatchByKind", () => {
   it("runs each job with the runner of its kind and fails jobs of an unknown kind", async () => {
     const store = await openJobs();
     const seen: string[] = [];
-    const queue = newQueue(
-      store,
-      dispatchByKind({ "resolve-issue": async (j) => (seen.push(j.delivery), "done") }),
-    );
+    const queue = newQueue(store, dispatchByKind({ "resolve-issue": async (j) => (seen.push(j.delivery), "done") }));
     const known = await queue.submit(job("k1"), "wait");
     const unknown = await queue.submit({ ...job("k2", 9), kind: "no-such-kind" }, "wait");
     await queue.drain();

@@ -3,7 +3,12 @@ import { compareTestRuns } from "../../../../src/pipeline/tests/compare-test-run
 import type { TestRun } from "../../../../src/pipeline/types.js";
 
 const run = (outcome: TestRun["outcome"], failures: string[] = [], counts: TestRun["counts"] = null): TestRun => ({
-  outcome, exitCode: outcome === "passed" ? 0 : outcome === "failed" ? 1 : null, counts, failures, tail: "", durationMs: 1,
+  outcome,
+  exitCode: outcome === "passed" ? 0 : outcome === "failed" ? 1 : null,
+  counts,
+  failures,
+  tail: "",
+  durationMs: 1,
 });
 
 describe("compareTestRuns", () => {
@@ -33,7 +38,9 @@ describe("compareTestRuns", () => {
     expect(compareTestRuns(run("failed", [], { passed: 3, failed: 1, skipped: 0 }), run("failed", [], { passed: 3, failed: 2, skipped: 0 })).breaks).toBe(
       "2 tests fail with this change, 1 before it",
     );
-    expect(compareTestRuns(run("failed", [], { passed: 3, failed: 1, skipped: 0 }), run("failed", [], { passed: 4, failed: 1, skipped: 0 })).breaks).toBeUndefined();
+    expect(
+      compareTestRuns(run("failed", [], { passed: 3, failed: 1, skipped: 0 }), run("failed", [], { passed: 4, failed: 1, skipped: 0 })).breaks,
+    ).toBeUndefined();
   });
 
   it("fewer tests passing breaks, even when the failures named before are gone (a suite that no longer loads)", () => {
@@ -43,7 +50,9 @@ describe("compareTestRuns", () => {
 
   it("tests that no longer finish, or no longer run, break", () => {
     expect(compareTestRuns(run("failed", ["a"]), run("timed-out")).breaks).toBe("the tests no longer finish in time with this change (they did before it)");
-    expect(compareTestRuns(run("passed"), { ...run("error"), error: "it was killed by SIGSEGV" }).breaks).toBe("the tests no longer run with this change (it was killed by SIGSEGV)");
+    expect(compareTestRuns(run("passed"), { ...run("error"), error: "it was killed by SIGSEGV" }).breaks).toBe(
+      "the tests no longer run with this change (it was killed by SIGSEGV)",
+    );
   });
 
   it("names with backticks cannot break out of their code span", () => {
