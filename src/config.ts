@@ -60,7 +60,7 @@ export const configSchema = z
     branch_prefix: z
       .string()
       .min(1)
-      .regex(/^[A-Za-z0-9._\/-]+$/, "use letters, digits, '.', '_', '-' and '/' only")
+      .regex(/^[A-Za-z0-9._/-]+$/, "use letters, digits, '.', '_', '-' and '/' only")
       .default("magis/"),
     /** Open pull requests as drafts. */
     draft: z.boolean().default(false),

@@ -22,8 +22,10 @@ export function makeDiff(path: string, before: string | null, after: string | nu
 
 /** Quote a path the way git does when it holds a quote, a backslash or a control character. */
 function quotePath(path: string): string {
+  /* eslint-disable no-control-regex -- control characters are what git quotes */
   if (!/["\\\u0000-\u001f\u007f]/.test(path)) return path;
   const escaped = path.replace(/["\\\u0000-\u001f\u007f]/g, (c) => {
+    /* eslint-enable no-control-regex */
     const named: Record<string, string> = { '"': '\\"', "\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r" };
     return named[c] ?? `\\${c.charCodeAt(0).toString(8).padStart(3, "0")}`;
   });

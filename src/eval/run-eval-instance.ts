@@ -60,7 +60,7 @@ export async function runEvalInstance(instance: BenchInstance, setup: InstanceSe
   let located: LocatedFile[] = [];
   let llm: LlmClient | null = null;
   let resolved: ResolveResult | null = null;
-  let failure: EvalFailure | null = null;
+  let failure: EvalFailure | null;
   let config: MagisConfig | null = null;
   let history: () => Promise<CommitRecord[]> = async () => [];
   const checkout = instanceDir(setup.repos, instance.instance_id);

@@ -79,7 +79,7 @@ function encodeChanges(dir: string, changes: ApiCommitRequest["changes"], protec
     try {
       files.set(relative, encodeFile(change.after, change.encoding));
     } catch (error) {
-      throw new Error(`refusing to commit '${relative}': ${error instanceof Error ? error.message : String(error)}`);
+      throw new Error(`refusing to commit '${relative}': ${error instanceof Error ? error.message : String(error)}`, { cause: error });
     }
   }
   return files;

@@ -5,6 +5,7 @@ import { redactSecrets } from "./redact-secrets.js";
 // soft hyphen, word joiners and invisible operators, the BOM, Unicode tag characters, and C0/C1 controls
 // other than tab and newline. They are how instructions get smuggled past a human reviewer.
 const HIDDEN =
+  // eslint-disable-next-line no-control-regex, no-misleading-character-class -- control and combining characters are what it removes
   /[\u00AD\u034F\u061C\u115F\u1160\u17B4\u17B5\u180B-\u180F\u200B-\u200F\u202A-\u202E\u2060-\u206F\u3164\uFE00-\uFE0F\uFEFF\uFFA0\uFFF9-\uFFFB]|\uDB40[\uDC00-\uDDEF]|[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]/g;
 
 // A Markdown link reference definition on a line of its own (`[//]: # (text)`, `[x]: <> "text"`): GitHub renders nothing

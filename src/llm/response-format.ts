@@ -29,8 +29,9 @@ export function responseFormatFor(schema: z.ZodType, name: string): ResponseForm
 
 /** The JSON Schema of what the model must write (zod's input side), for prompts and non-strict formats. */
 export function answerSchema(schema: z.ZodType): Record<string, unknown> {
-  const { $schema: _, ...rest } = z.toJSONSchema(schema, { io: "input", unrepresentable: "any" }) as Record<string, unknown>;
-  return rest;
+  const json = z.toJSONSchema(schema, { io: "input", unrepresentable: "any" }) as Record<string, unknown>;
+  delete json.$schema;
+  return json;
 }
 
 /** The line added to the user message in plain JSON mode, where no response_format tells the server the shape. */

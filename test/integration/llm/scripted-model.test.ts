@@ -38,7 +38,7 @@ describe("scripted model", () => {
     model = await startScriptedModel({ honourJsonSchema: false });
     model.script("a", { ok: true });
     const content = (await ask(client(), "a", { response_format: { type: "json_object" } })).choices[0]?.message.content ?? "";
-    expect(content).toMatch(/^Sure!.*\n\n```json\n\{\n  "ok": true\n\}\n```/s);
+    expect(content).toMatch(/^Sure!.*\n\n```json\n\{\n {2}"ok": true\n\}\n```/s);
     expect(model.requests[0]?.hasResponseFormat).toBe(true);
   });
 

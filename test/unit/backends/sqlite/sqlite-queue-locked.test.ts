@@ -119,7 +119,7 @@ describe("InProcessQueue with the job store locked by another connection", () =>
   it("records a job's outcome once a lock taken while it ran is released, and logs the stage it could not record", async () => {
     const store = await appJobs();
     let held: HeldLock | undefined;
-    let finish = (_detail: string) => {};
+    let finish: (detail: string) => void = () => {};
     const { queue, log } = newQueue(
       store,
       (_j, progress) =>
