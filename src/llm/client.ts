@@ -67,8 +67,9 @@ export class LlmClient implements Llm {
 
   /** Asks one agent step: renders the prompt, calls the model, returns the validated answer or throws an LlmError. */
   async ask<T>(request: AskRequest<T>): Promise<AskResult<T>> {
-    const site: LlmCallSite = { agent: request.agent, prompt: request.prompt, model: this.models[request.agent] };
-    const messages = this.render(site, request.vars);
+    const called: LlmCallSite = { agent: request.agent, prompt: request.prompt, model: this.models[request.agent] };
+    const { messages, promptHash } = this.render(called, request.vars);
+    const site: TracedSite = { ...called, promptHash };
     const largest = largestVariable(request.vars);
     let conversation = messages;
     let usage = NO_USAGE;
@@ -91,17 +92,18 @@ export class LlmClient implements Llm {
     );
   }
 
-  private render(site: LlmCallSite, vars: Record<string, string | number>): Message[] {
+  private render(site: LlmCallSite, vars: Record<string, string | number>): { messages: Message[]; promptHash: string } {
     try {
       const prompt = loadPrompt(site.prompt, { dir: this.options.promptsDir });
       if (prompt.agent !== site.agent) {
         throw new PromptError(`Prompt "${site.prompt}" belongs to the ${prompt.agent} (its front matter says so), not the ${site.agent}.`);
       }
       const { system, user } = renderPrompt(prompt, vars);
-      return [
+      const messages: Message[] = [
         { role: "system", content: system },
         { role: "user", content: user },
       ];
+      return { messages, promptHash: prompt.hash };
     } catch (error) {
       if (!(error instanceof PromptError)) throw error;
       throw new LlmError(site, "prompt", error.message, "Fix the prompt file in prompts/ or the variables the caller passes.");
@@ -110,7 +112,7 @@ export class LlmClient implements Llm {
 
   /** One request to the server (the SDK retries HTTP faults inside it), within the budget. */
   private async complete(
-    site: LlmCallSite,
+    site: TracedSite,
     messages: Message[],
     schema: z.ZodType,
     largest: BudgetShortfall["largest"],
@@ -168,7 +170,7 @@ export class LlmClient implements Llm {
     }
   }
 
-  private record(site: LlmCallSite, completion: Completion, parsed: unknown, problem: string): void {
+  private record(site: TracedSite, completion: Completion, parsed: unknown, problem: string): void {
     this.pushTrace({
       ...site,
       messages: completion.sent,
@@ -180,7 +182,7 @@ export class LlmClient implements Llm {
     });
   }
 
-  private traceFailure(site: LlmCallSite, sent: Message[], ms: number, error: string): void {
+  private traceFailure(site: TracedSite, sent: Message[], ms: number, error: string): void {
     this.pushTrace({ ...site, messages: sent, raw: null, parsed: null, usage: NO_USAGE, ms, error });
   }
 
@@ -194,6 +196,9 @@ export class LlmClient implements Llm {
     return redactSecrets(text, [this.settings.apiKey]);
   }
 }
+
+/** A call's site with the version of its prompt, as its trace records name them. */
+type TracedSite = LlmCallSite & { promptHash: string };
 
 /** A copy of a JSON-like value with every string passed through `redact` (field by field, so the JSON stays valid). */
 function redactDeep<T>(value: T, redact: (text: string) => string): T {

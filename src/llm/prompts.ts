@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -12,6 +13,8 @@ export interface Prompt {
   variables: string[];
   system: string;
   user: string;
+  /** The first 12 hex digits of the SHA-256 of the file's text: trace records say which version of the prompt asked. */
+  hash: string;
 }
 
 /** The two messages of a rendered prompt. */
@@ -120,5 +123,6 @@ function parsePrompt(name: string, file: string, text: string): Prompt {
   const unused = variables.filter((v: string) => !used.has(v));
   if (undeclared.length > 0) fail(`placeholder ${undeclared.map((v) => `{{${v}}}`).join(", ")} is not declared in "variables".`);
   if (unused.length > 0) fail(`variable ${unused.join(", ")} is declared but the template never uses it.`);
-  return { name, file, agent: agent as Agent, variables: variables as string[], system, user };
+  const hash = createHash("sha256").update(text).digest("hex").slice(0, 12);
+  return { name, file, agent: agent as Agent, variables: variables as string[], system, user, hash };
 }

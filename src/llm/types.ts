@@ -32,6 +32,8 @@ export interface Llm {
 export interface TraceRecord {
   agent: Agent;
   prompt: string;
+  /** The first 12 hex digits of the SHA-256 of the prompt file as it was read: which version of the prompt asked. */
+  promptHash: string;
   model: string;
   messages: { role: string; content: string }[];
   raw: string | null;

@@ -2,7 +2,8 @@ import { z } from "zod";
 import { formatIssue } from "../format-issue.js";
 import type { DeveloperRole, FileTask, IssueText, StageContext } from "../types.js";
 
-const answerSchema = z.object({ role: z.string().min(1) });
+/** The answer its prompt asks for (the prompt's example is checked against it). */
+export const answerSchema = z.object({ role: z.string().min(1) });
 
 /** The Developer describes the QA Engineer who will review its change (MAGIS Algorithm 3, line 5). */
 export async function designQaRole(ctx: StageContext, issue: IssueText, task: FileTask, developer: DeveloperRole): Promise<string> {

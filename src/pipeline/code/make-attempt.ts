@@ -15,12 +15,14 @@ import type { DeveloperRole, FileTask, IssueText, StageContext } from "../types.
 import { checkRanges } from "./check-ranges.js";
 import { openEditableFile } from "../open-editable-file.js";
 
-const rangesSchema = z.object({
+/** The line ranges developer-locate-lines asks for. */
+export const rangesSchema = z.object({
   path: z.string(),
   ranges: z.array(z.object({ start: z.number(), end: z.number(), why: z.string() })),
 });
 
-const codeSchema = z.object({
+/** The replacement developer-write-code asks for. */
+export const codeSchema = z.object({
   old: z.string(),
   new: z.string(),
 });

@@ -3,7 +3,8 @@ import { formatIssue } from "../format-issue.js";
 import { describeVerdictForModel } from "../tests/describe-test-verdict.js";
 import type { DeveloperRole, FileTask, IssueText, Review, StageContext, TestRun, TestVerdict } from "../types.js";
 
-const answerSchema = z.object({
+/** The answer its prompt asks for (the prompt's example is checked against it). */
+export const answerSchema = z.object({
   approved: z.boolean(),
   comment: z.string(),
 });

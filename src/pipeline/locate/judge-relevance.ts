@@ -2,7 +2,8 @@ import { z } from "zod";
 import { formatIssue } from "../format-issue.js";
 import type { IssueText, StageContext } from "../types.js";
 
-const relevanceSchema = z.object({ relevant: z.boolean(), reason: z.string() });
+/** The verdict custodian-judge-relevance asks for. */
+export const relevanceSchema = z.object({ relevant: z.boolean(), reason: z.string() });
 
 /** Asks the Custodian whether a file, as summarized, is relevant to the issue (MAGIS Algorithm 1, line 20), with a one-line reason. */
 export async function judgeRelevance(ctx: StageContext, issue: IssueText, path: string, summary: string): Promise<{ relevant: boolean; reason: string }> {

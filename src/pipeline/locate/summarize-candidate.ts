@@ -9,8 +9,10 @@ import type { SourceFile } from "./list-candidates.js";
 /** Where a summary came from: reused as is, the old summary plus a commit message of the diff, or a fresh summary. */
 export type SummarySource = "memory" | "diff" | "file";
 
-const fileSummarySchema = z.object({ summary: z.string().min(1) });
-const diffMessageSchema = z.object({ message: z.string().min(1) });
+/** The summary custodian-summarize-file asks for. */
+export const fileSummarySchema = z.object({ summary: z.string().min(1) });
+/** The commit message custodian-summarize-diff asks for. */
+export const diffMessageSchema = z.object({ message: z.string().min(1) });
 
 /** Most characters of a file (or diff) put in one prompt: about 10k tokens, within any current model's context. */
 export const MAX_PROMPT_CHARS = 40_000;

@@ -6,7 +6,8 @@ import type { FileTask, IssueText, LocatedFile, SetAsideFile, StageContext } fro
 import { formatIssue } from "../format-issue.js";
 import { namesIn, outlineFile } from "../../edit/syntax/outline-file.js";
 
-const answerSchema = z.object({
+/** The answer its prompt asks for (the prompt's example is checked against it). */
+export const answerSchema = z.object({
   needs_change: z.boolean(),
   description: z.string().min(1),
 });

@@ -3,7 +3,8 @@ import type { DeveloperRole, FileTask, IssueText, StageContext } from "../types.
 import { mapBounded } from "../../lib/map-bounded.js";
 import { formatIssue } from "../format-issue.js";
 
-const answerSchema = z.object({
+/** The answer its prompt asks for (the prompt's example is checked against it). */
+export const answerSchema = z.object({
   name: z.string().min(1),
   role: z.string().min(1),
 });

@@ -3,7 +3,8 @@ import type { DeveloperRole, FileTask, IssueText, MeetingTurn, StageContext } fr
 import { formatIssue } from "../format-issue.js";
 import { developerVars, formatTeam, formatTranscript } from "./format-team.js";
 
-const speechSchema = z.object({ speech: z.string().min(1) });
+/** A speech at the kick-off meeting, as the three meeting prompts ask for it. */
+export const speechSchema = z.object({ speech: z.string().min(1) });
 
 /** The speaker name the Manager has in every transcript. */
 export const MANAGER = "Manager";

@@ -4,7 +4,8 @@ import { formatIssue } from "../format-issue.js";
 import { formatTranscript } from "./format-team.js";
 import { validatePlan } from "../validate-plan.js";
 
-const answerSchema = z.object({
+/** The answer its prompt asks for (the prompt's example is checked against it). */
+export const answerSchema = z.object({
   steps: z.array(z.array(z.string())),
   rationale: z.string(),
 });

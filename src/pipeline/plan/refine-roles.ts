@@ -4,7 +4,8 @@ import { mapBounded } from "../../lib/map-bounded.js";
 import { formatIssue } from "../format-issue.js";
 import { developerVars, formatTranscript } from "./format-team.js";
 
-const answerSchema = z.object({ role: z.string().min(1) });
+/** The answer its prompt asks for (the prompt's example is checked against it). */
+export const answerSchema = z.object({ role: z.string().min(1) });
 
 /** Each Developer rewrites its own role from the meeting transcript (MAGIS Algorithm 2, line 11). */
 export async function refineRoles(

@@ -7,7 +7,8 @@ import { placeOf } from "./place-of.js";
 import { settleTriage } from "./settle-triage.js";
 import type { PrepareFiles, ReviewComment, RevisionInput, Triage } from "./types.js";
 
-const answerSchema = z.object({
+/** The answer its prompt asks for (the prompt's example is checked against it). */
+export const answerSchema = z.object({
   tasks: z.array(z.object({ path: z.string(), description: z.string(), general_feedback: z.boolean() })),
   declined: z.array(z.object({ path: z.string(), reason: z.string() })),
 });

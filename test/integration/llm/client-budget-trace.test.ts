@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -7,7 +8,7 @@ import { BudgetExceededError } from "../../../src/llm/errors.js";
 import { writeTraceJsonl } from "../../../src/llm/trace.js";
 import type { TraceRecord } from "../../../src/llm/types.js";
 import { reply, startScriptedModel, type ScriptedModel } from "../../support/scripted-model.js";
-import { clientFor, judgeRequest, SECRET_KEY } from "./client-setup.js";
+import { clientFor, fixturePrompts, judgeRequest, SECRET_KEY } from "./client-setup.js";
 
 const answer = (usage: { promptTokens: number; completionTokens: number }) => reply.json({ relevant: true, reason: "r" }, { usage });
 
@@ -85,6 +86,15 @@ describe("stats and trace", () => {
     expect(stats.byAgent.custodian).toMatchObject({ calls: 3, model: "base" });
     expect(stats.byAgent.qa).toEqual({ promptTokens: 0, completionTokens: 0, totalTokens: 0, calls: 0, model: "reviewer" });
     expect(stats.totalTokens).toBe(stats.byAgent.custodian.totalTokens);
+  });
+
+  it("names the version of the prompt each record came from: the SHA-256 of the prompt file, first 12 hex digits", async () => {
+    model = await startScriptedModel();
+    model.script("judge-file", { relevant: true, reason: "first" });
+    const llm = clientFor(model);
+    await llm.ask(judgeRequest);
+    const text = await readFile(join(fixturePrompts, "judge-file.md"));
+    expect(llm.trace[0]?.promptHash).toBe(createHash("sha256").update(text).digest("hex").slice(0, 12));
   });
 
   it("leaves one record per call, passes each to onTrace, and writes them as JSON Lines without the key", async () => {
