@@ -17,6 +17,7 @@ import { parseArgs } from "node:util";
 import nock from "nock";
 import type { PhaseTiming } from "../src/jobs/phase-clock.js";
 import { openDatabase } from "../src/backends/sqlite/database.js";
+import { SqliteBackend } from "../src/backends/sqlite/sqlite-backend.js";
 import { labeledPayload } from "../test/e2e/payloads.js";
 import { scriptResolve } from "../test/e2e/script-resolve.js";
 import { startApp } from "../test/e2e/start-app.js";
@@ -63,7 +64,7 @@ try {
   });
   const timings: PhaseTiming[][] = [];
   const app = await startApp("bench-secret", {
-    db: openDatabase(path.join(root, "magis.db")),
+    backend: new SqliteBackend(openDatabase(path.join(root, "magis.db"))),
     traceDir: "",
     workDir: values.workdir,
     env: { OPENAI_BASE_URL: model.url, OPENAI_API_KEY: "sk-bench-not-secret", MAGIS_LLM_MAX_RETRIES: "0" },

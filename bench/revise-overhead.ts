@@ -13,6 +13,7 @@ import { parseArgs } from "node:util";
 import nock from "nock";
 import type { PhaseTiming } from "../src/jobs/phase-clock.js";
 import { openDatabase } from "../src/backends/sqlite/database.js";
+import { SqliteBackend } from "../src/backends/sqlite/sqlite-backend.js";
 import { ciPayload, reviewComment, reviewPayload } from "../test/e2e/payloads.js";
 import { REPO_FILES } from "../test/e2e/script-resolve.js";
 import { README_HUNK, REVISE_LINE_4, scriptRevisions, seedBotPullRequest, LINE_4_REVISED, LINE_4 } from "../test/e2e/script-revise.js";
@@ -75,7 +76,7 @@ try {
     .reply(200, () => log);
   const timings: PhaseTiming[][] = [];
   const app = await startApp("bench", {
-    db: openDatabase(path.join(root, "magis.db")),
+    backend: new SqliteBackend(openDatabase(path.join(root, "magis.db"))),
     traceDir: "",
     workDir,
     env: { OPENAI_BASE_URL: model.url, OPENAI_API_KEY: "sk-bench", MAGIS_LLM_MAX_RETRIES: "0" },

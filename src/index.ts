@@ -8,8 +8,8 @@ export type { MagisAppOptions, MagisServices } from "./app/create-services.js";
 export function magisApp(options: MagisAppOptions = {}): ApplicationFunction {
   return async (app) => {
     const services = createServices(probotHost(app), options);
-    app.on(services.desk.events as never, services.desk.receive);
-    app.on(UNINSTALL_EVENTS as never, services.forgetUninstalled);
+    app.on(services.desk.events, services.desk.receive);
+    app.on([...UNINSTALL_EVENTS], services.forgetUninstalled);
     options.onReady?.(services);
     await services.start();
   };

@@ -2,43 +2,40 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import type { Context, Probot } from "probot";
-import { wholeNumberFrom } from "../lib/env-number.js";
+import type { Backend } from "../backends/backend.js";
+import { defaultDatabasePath, openDatabase } from "../backends/sqlite/database.js";
+import { SqliteBackend } from "../backends/sqlite/sqlite-backend.js";
+import { gitIdleMsFrom } from "../git/git-http-with-timeout.js";
+import { DAY_MS, evict, objectCacheFrom, type ObjectCache } from "../git/object-cache.js";
+import { removeLeftoverCheckouts } from "../git/remove-leftover-checkouts.js";
+import type { BotIdentity, Octokit } from "../github/types.js";
 import { dispatchByKind } from "../jobs/dispatch-by-kind.js";
-import { InProcessQueue } from "../backends/sqlite/sqlite-queue.js";
-import { atStartUp, DECISION_WAIT, DEFAULT_STORE_WAITS } from "../backends/sqlite/store-waits.js";
-import type { JobQueue, JobRunner } from "../jobs/job-queue.js";
-import { PostgresQueue } from "../backends/postgres/postgres-queue.js";
-import type { MagisMetrics, ServeRole } from "../server/metrics.js";
-import type { JobRecord } from "../store/jobs.js";
-import { PostgresStore } from "../backends/postgres/postgres-store.js";
+import type { JobQueue, JobRunner, ServeRole } from "../jobs/job-queue.js";
+import { resolveKind, type ResolveJobServices } from "../jobs/kinds/resolve/run.js";
+import { reviseKind, type ReviseJobServices } from "../jobs/kinds/revise/run.js";
+import { reportInterruptedJob } from "../jobs/report-interrupted-job.js";
+import { jobRunner, type JobServices } from "../jobs/run-job.js";
+import { wholeNumberFrom } from "../lib/env-number.js";
+import { redactSecrets } from "../lib/redact-secrets.js";
 import { createLlm } from "../llm/client.js";
 import { resolveLlmSettings } from "../llm/llm-settings.js";
 import { resolveIssue } from "../pipeline/resolve-issue.js";
 import { revisePullRequest } from "../pipeline/revise/revise-pull-request.js";
-import { APP_LOCK_WAIT_MS, defaultDatabasePath, openDatabase, type Db } from "../backends/sqlite/database.js";
-import { SqliteStore } from "../backends/sqlite/sqlite-store.js";
+import type { MagisMetrics } from "../server/metrics.js";
 import type { JobStore, Store, TriggerStore } from "../store/store.js";
-import { redactSecrets } from "../lib/redact-secrets.js";
-import { gitIdleMsFrom } from "../git/git-http-with-timeout.js";
-import { DAY_MS, evict, objectCacheFrom, type ObjectCache } from "../git/object-cache.js";
-import { removeLeftoverCheckouts } from "../git/remove-leftover-checkouts.js";
-import { forgetUninstalled, forgetWhenCancelled } from "../triggers/rules/on-uninstalled.js";
-import { reportInterruptedJob } from "../jobs/report-interrupted-job.js";
-import { resolveJobRunner, type ResolveJobServices } from "../jobs/kinds/resolve/run.js";
-import { reviseJobRunner, type ReviseJobServices } from "../jobs/kinds/revise/run.js";
-import type { JobServices } from "../jobs/run-job.js";
+import { forgetUninstalled, forgetWhenCancelled, type UninstallEvent } from "../triggers/rules/on-uninstalled.js";
 import { TriggerDesk } from "../triggers/trigger-desk.js";
 import { triggerRules } from "../triggers/trigger-rules.js";
-import type { BotIdentity, Octokit } from "../github/types.js";
 
 /** How the app is put together; every field has a default from the environment, tests replace some. */
 export interface MagisAppOptions {
   /** Where MAGIS_DB, MAGIS_GIT_BASE_URL, MAGIS_WORKDIR, MAGIS_JOBS_CONCURRENCY, MAGIS_TRACE_DIR and the model settings are read. */
   env?: NodeJS.ProcessEnv;
-  /** The store of job records, triggers and the evolution memory (default: the SQLite file MAGIS_DB or .magis/magis.db). */
-  store?: Store;
-  /** A SQLite database to use as the store (tests). */
-  db?: Db;
+  /**
+   * The database of job records, triggers and the evolution memory, with its queue (default: the SQLite file MAGIS_DB
+   * or .magis/magis.db, see openBackend). Given one, traces are off unless `traceDir` says where.
+   */
+  backend?: Backend;
   /** Origin the repositories are cloned from instead of the API's clone_url (MAGIS_GIT_BASE_URL). */
   gitBaseUrl?: string;
   /** Directory the checkouts go in (MAGIS_WORKDIR, default the system's temp directory; a tmpfs is fastest). */
@@ -95,7 +92,7 @@ export interface MagisServices {
   /** The app's bot identity (asked of GitHub once); triggers compare pull request authors with its login. */
   bot: () => Promise<BotIdentity>;
   /** Probot's handler of UNINSTALL_EVENTS: forgets what the memory holds of the repositories the app lost (see forgetUninstalled). */
-  forgetUninstalled: (context: Context<any>) => Promise<void>;
+  forgetUninstalled: (context: Context<UninstallEvent>) => Promise<void>;
 }
 
 /** Where the app meets GitHub: installation clients, its bot identity, and its log (Probot's app, or a token in an Action). */
@@ -147,17 +144,12 @@ export function createServices(host: GitHubHost, options: MagisAppOptions = {}):
   // Read before anything runs (the sweeps below remove files), so that a mistyped value stops the app untouched.
   const { concurrency, lostAfterMs, objects, gitIdleTimeoutMs } = serviceSettingsFrom(env, options);
   const dbFile = defaultDatabasePath(env);
-  const store = options.store ?? new SqliteStore(options.db ?? openDatabase(dbFile));
+  const backend = options.backend ?? new SqliteBackend(openDatabase(dbFile));
+  const { store } = backend;
   const role = options.role ?? "all";
-  if (role !== "all" && !(store instanceof PostgresStore)) {
-    throw new Error(
-      `--role ${role} needs a store several processes share: set DATABASE_URL to a PostgreSQL database (the SQLite file serves one process, --role all)`,
-    );
-  }
-  // This thread also answers webhooks: SQLite may wait on another process's lock only briefly (see APP_LOCK_WAIT_MS).
-  if (store instanceof SqliteStore) store.db.pragma(`busy_timeout = ${APP_LOCK_WAIT_MS}`);
+  backend.checkRole(role);
   const { auth, bot, log } = host;
-  const traceDir = options.traceDir ?? env.MAGIS_TRACE_DIR ?? (options.db ? "" : path.join(path.dirname(dbFile), "traces"));
+  const traceDir = options.traceDir ?? env.MAGIS_TRACE_DIR ?? (options.backend ? "" : path.join(path.dirname(dbFile), "traces"));
   const allowExec = options.allowExec ?? env.MAGIS_ALLOW_EXEC === "1";
   const shared: Omit<ReviseJobServices, "revise"> = {
     auth,
@@ -182,53 +174,31 @@ export function createServices(host: GitHubHost, options: MagisAppOptions = {}):
       fs.appendFileSync(path.join(traceDir, `job-${job.id}.jsonl`), `${JSON.stringify(record)}\n`);
     },
   };
-  const runners = {
-    "resolve-issue": resolveJobRunner({ ...shared, resolve: options.resolve ?? resolveIssue, memory: store.memory }),
-    "revise-pull-request": reviseJobRunner({ ...shared, revise: options.revise ?? revisePullRequest }),
-  };
-  if (store instanceof PostgresStore && role !== "web" && (store.pool.options.max ?? 10) < concurrency + 2) {
-    log.warn(
-      { poolSize: store.pool.options.max, concurrency },
-      "MAGIS_DB_POOL_SIZE is not above MAGIS_JOBS_CONCURRENCY + 1: jobs waiting for another process's index write may wait for a connection too; raise MAGIS_DB_POOL_SIZE",
-    );
-  }
+  const resolve = resolveKind({ ...shared, resolve: options.resolve ?? resolveIssue, memory: store.memory });
+  const revise = reviseKind({ ...shared, revise: options.revise ?? revisePullRequest });
+  const runners = { [resolve.name]: jobRunner(shared, resolve), [revise.name]: jobRunner(shared, revise) };
   if (role !== "web") removeCheckoutsOfKilledProcesses(shared.workDir ?? os.tmpdir(), log);
   // Kept objects age out even on a worker that clones nothing more: checked at start and every hour.
   const sweeping = role !== "web" && shared.objects ? sweepObjects(shared.objects, log) : undefined;
   const runner = measured(forgetWhenCancelled(dispatchByKind(runners), store.memory, log), options.metrics);
-  // A job whose process died is said so on its issue, whichever process finds it.
-  const reportStopped = async (job: JobRecord) => {
-    try {
-      await reportInterruptedJob(await auth(job.installationId), job);
-    } catch (error) {
-      log.warn({ job: job.id, error: redactSecrets(String(error), []) }, "could not report an interrupted job on its issue");
-    }
-  };
-  const onFailed = (job: JobRecord, error: unknown) => log.warn({ job: job.id, error: error instanceof Error ? error.message : String(error) }, "job failed");
-  const queue: JobQueue =
-    store instanceof PostgresStore
-      ? new PostgresQueue(store, runner, {
-          log,
-          role,
-          concurrency,
-          lostAfterMs,
-          onLost: async (job) => {
-            options.metrics?.jobFinished(job.kind, "lost", 0);
-            await reportStopped(job);
-          },
-          onFailed,
-        })
-      : new InProcessQueue(store.jobs, runner, {
-          log,
-          // Jobs are submitted and cancelled by the trigger desk's decisions, after the webhook was answered: those calls
-          // may wait longer for a lock than a webhook could (recording the webhook itself keeps the short wait).
-          storeWaits: { ...DEFAULT_STORE_WAITS, webhook: DECISION_WAIT },
-          concurrency,
-          onInterrupted: reportStopped,
-          onFailed,
-        });
-  // With a shared store, the web process that records a trigger holds it a minute to decide it; then any may take it.
-  const desk = new TriggerDesk(store.triggers, triggerRules(queue, bot), { auth, log, leaseMs: store.kind === "postgres" ? 60_000 : 0 });
+  const queue = backend.createQueue(runner, {
+    log,
+    role,
+    concurrency,
+    lostAfterMs,
+    // A job whose process died is said so on its issue, whichever process finds it.
+    onAbandoned: async (job, how) => {
+      if (how === "lost") options.metrics?.jobFinished(job.kind, "lost", 0);
+      try {
+        await reportInterruptedJob(await auth(job.installationId), job, how);
+      } catch (error) {
+        log.warn({ job: job.id, error: redactSecrets(String(error), []) }, "could not report an interrupted job on its issue");
+      }
+    },
+    onFailed: (job, reason) => log.warn({ job: job.id, error: reason }, "job failed"),
+  });
+  // With a shared store, the web process that records a trigger holds it a while to decide it; then any may take it.
+  const desk = new TriggerDesk(store.triggers, triggerRules(queue, bot), { auth, log, leaseMs: backend.triggerLeaseMs });
   let started = false;
   const settled = async () => {
     // A decision may queue a job, and nothing queues a decision, so one pass of each in this order suffices.
@@ -236,7 +206,7 @@ export function createServices(host: GitHubHost, options: MagisAppOptions = {}):
     await queue.drain();
   };
   const start = async () => {
-    await atStartUp(() => store.migrate(), store.where, log);
+    await backend.migrate(log);
     await queue.start();
     if (role !== "worker") await desk.start();
     started = true;
@@ -263,13 +233,11 @@ function measured(run: JobRunner, metrics: MagisMetrics | undefined): JobRunner 
     const seconds = () => (performance.now() - started) / 1000;
     metrics.jobStarted(job.kind);
     try {
-      const detail = await run(job, progress);
-      metrics.jobFinished(job.kind, "succeeded", seconds());
-      return detail;
+      const outcome = await run(job, progress);
+      metrics.jobFinished(job.kind, outcome.status === "handed-back" ? "handed_back" : outcome.status, seconds());
+      return outcome;
     } catch (error) {
-      const handedBack = (progress.signal.reason as { handedBack?: unknown } | undefined)?.handedBack === true;
-      const cancelled = progress.signal.aborted || (error as { cancelled?: unknown }).cancelled === true;
-      metrics.jobFinished(job.kind, handedBack ? "handed_back" : cancelled ? "cancelled" : "failed", seconds());
+      metrics.jobFinished(job.kind, "failed", seconds());
       throw error;
     }
   };

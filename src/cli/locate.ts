@@ -3,7 +3,7 @@ import type { Llm } from "../llm/types.js";
 import { StageError } from "../pipeline/errors.js";
 import { locateFiles } from "../pipeline/locate/locate-files.js";
 import type { LocatedFile, ProgressEvent } from "../pipeline/types.js";
-import { openStore } from "../backends/open-backend.js";
+import { openBackend } from "../backends/open-backend.js";
 import type { Store } from "../store/store.js";
 import { parseFlags, UsageError, wholeNumberFlag, type Command } from "./io.js";
 import { localHistory, makeModel, memoryFile, openCheckout } from "./open-checkout.js";
@@ -81,7 +81,7 @@ export const locateCommand: Command = {
     let judged: LocatedFile[] = [];
     try {
       // Opened with --bm25-only too: the store's index cache spares tokenizing unchanged files again.
-      store = await openStore(io.env, memoryFile(io));
+      store = (await openBackend(io.env, { sqliteFile: memoryFile(io), answersWebhooks: false })).store;
       await store.migrate();
       const onProgress = (event: ProgressEvent) => {
         if (event.stage === "located") judged = event.files;

@@ -7,7 +7,7 @@ import { renderReport } from "../pipeline/report/render-report.js";
 import { resolveIssue } from "../pipeline/resolve-issue.js";
 import { describeAttemptTests, describeTestsReport } from "../pipeline/tests/describe-test-verdict.js";
 import type { ProgressEvent, ResolveResult } from "../pipeline/types.js";
-import { openStore } from "../backends/open-backend.js";
+import { openBackend } from "../backends/open-backend.js";
 import { resolveInside } from "../lib/safe-path.js";
 import { localHistory, makeModel, memoryFile, openCheckout } from "./open-checkout.js";
 import { readIssueFiles } from "./read-issue-file.js";
@@ -54,7 +54,7 @@ export const resolveCommand: Command = {
     if (isInside(out, repo)) throw new UsageError(`--out ${values.out} is inside --repo; choose a folder outside the checkout so it stays untouched`);
     const issue = readIssueFiles({ cwd: io.cwd, issueFile: values["issue-file"]!, hintsFile: values["hints-file"] });
     const llm = makeModel(config, io);
-    const store = await openStore(io.env, memoryFile(io));
+    const store = (await openBackend(io.env, { sqliteFile: memoryFile(io), answersWebhooks: false })).store;
     await store.migrate();
     fs.mkdirSync(out, { recursive: true });
     let result: ResolveResult;

@@ -5,10 +5,12 @@ import { createOctokitClass, githubBoundsFrom } from "../github/create-octokit-c
 import { checkAppCredentials } from "../app/check-app-credentials.js";
 import { createServices, probotHost, serviceSettingsFrom, type MagisAppOptions, type MagisServices } from "../app/create-services.js";
 import { magisApp } from "../index.js";
-import { createMetrics, type ServeRole } from "../server/metrics.js";
+import type { ServeRole } from "../jobs/job-queue.js";
+import { createMetrics } from "../server/metrics.js";
 import { startOpsServer } from "../server/start-ops-server.js";
-import { startWebhookServer, type RunningServer } from "../server/start-webhook-server.js";
-import { openStore } from "../backends/open-backend.js";
+import type { RunningServer } from "../server/listen-on.js";
+import { startWebhookServer } from "../server/start-webhook-server.js";
+import { openBackend } from "../backends/open-backend.js";
 import { parseFlags, UsageError, type CliIo, type Command } from "./io.js";
 
 const usage = `Usage: magis serve [--role all|web|worker]
@@ -96,10 +98,10 @@ export async function startServer(env: NodeJS.ProcessEnv, options: { log?: Logge
     env: { LOG_LEVEL: "info", LOG_FORMAT: env.NODE_ENV === "production" ? "json" : "pretty", ...env },
     overrides: { Octokit, ...(options.log ? { log: options.log } : {}) },
   });
-  const store = await openStore(env);
-  const metrics = createMetrics({ role, queueDepth: () => store.jobs.depth() });
+  const backend = await openBackend(env);
+  const metrics = createMetrics({ role, queueDepth: () => backend.store.jobs.depth() });
   let services: MagisServices | undefined;
-  const app: MagisAppOptions = { env, store, role, metrics, onReady: (made) => (services = made) };
+  const app: MagisAppOptions = { env, backend, role, metrics, onReady: (made) => (services = made) };
   const ready = () => (services ? services.ready() : Promise.reject(new Error("the app is still starting")));
   const host = env.HOST || "localhost";
   let server: RunningServer;
@@ -124,7 +126,7 @@ export async function startServer(env: NodeJS.ProcessEnv, options: { log?: Logge
       });
     }
   } catch (error) {
-    await store.close();
+    await backend.close();
     throw error;
   }
   return {
@@ -132,7 +134,7 @@ export async function startServer(env: NodeJS.ProcessEnv, options: { log?: Logge
     stop: async () => {
       await server.stop();
       await services?.stop(graceMs);
-      await store.close();
+      await backend.close();
     },
   };
 }

@@ -21,9 +21,12 @@ export async function newSyntaxErrors(path: string, before: string, after: strin
   try {
     await loadParser(grammar);
   } catch (error) {
-    throw new Error(`The ${grammar} grammar for ${path} could not be loaded from its package (${String(error)}); ` + `reinstall dependencies with \`npm ci\`.`, {
-      cause: error,
-    });
+    throw new Error(
+      `The ${grammar} grammar for ${path} could not be loaded from its package (${String(error)}); ` + `reinstall dependencies with \`npm ci\`.`,
+      {
+        cause: error,
+      },
+    );
   }
   // null when the grammar itself failed on the text: the file is then not checked, as one without a grammar.
   const errorsOf = async (text: string): Promise<SyntaxProblem[] | null> => {

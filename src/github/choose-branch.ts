@@ -17,6 +17,16 @@ export function branchNames(prefix: string, issueNumber: number, count = 10): st
 }
 
 /**
+ * The issue a bot branch belongs to (`<prefix>issue-N`, or `…issue-N-2` for a second branch), or null. A revision
+ * takes the key of that issue, so it never runs beside a `/magis retry` that rewrites the same branch.
+ */
+export function issueOfBranch(prefix: string, branch: string): number | null {
+  if (!branch.startsWith(prefix)) return null;
+  const match = /^issue-(\d+)(?:-\d+)?$/.exec(branch.slice(prefix.length));
+  return match ? Number(match[1]) : null;
+}
+
+/**
  * Picks the first of the issue's branch names that is free, or that exists with only the bot's commits since
  * the default branch (so replacing it loses no one's work). A branch a human pushed to is skipped, never overwritten.
  */

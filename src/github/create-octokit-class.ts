@@ -2,6 +2,15 @@ import { ProbotOctokit } from "probot";
 import { MAX_TIMER_MS, wholeNumberFrom } from "../lib/env-number.js";
 import { fetchWithTimeout } from "./fetch-with-timeout.js";
 
+/** The options Probot passes to each client it builds, as far as these defaults read them. */
+interface ClientOptions {
+  baseUrl?: string;
+  request?: object;
+  retry?: object;
+  throttle?: object;
+  auth?: { request?: { defaults: (options: object) => unknown } };
+}
+
 /** How long one GitHub API request may take, unless MAGIS_GITHUB_TIMEOUT_MS says otherwise. */
 export const DEFAULT_GITHUB_TIMEOUT_MS = 20_000;
 
@@ -52,7 +61,7 @@ export function createOctokitClass(bounds: GitHubBounds): typeof ProbotOctokit {
   const fetch = fetchWithTimeout({ ms: bounds.timeoutMs, setting: "MAGIS_GITHUB_TIMEOUT_MS" });
   // A function, because Probot passes request, retry and throttle options to every client it builds, and a plain
   // default would be replaced by them instead of merged.
-  return ProbotOctokit.defaults((options: Record<string, any>) => ({
+  return ProbotOctokit.defaults((options: ClientOptions) => ({
     ...options,
     request: { ...options.request, fetch },
     retry: { ...options.retry, retries: RETRIES },

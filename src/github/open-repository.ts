@@ -1,6 +1,5 @@
 import type { MagisConfig } from "../config.js";
 import { StageError } from "../pipeline/errors.js";
-import type { Rerun } from "../jobs/explain-failure.js";
 import type { Octokit } from "./types.js";
 
 /** Where a job clones from, what the repository's default branch is, and how GraphQL names it. */
@@ -19,17 +18,16 @@ export interface OpenedRepository {
 export async function openRepository(
   octokit: Octokit,
   repo: { owner: string; repo: string },
-  config: MagisConfig,
-  gitBaseUrl: string | undefined,
-  rerun: Rerun,
+  options: { config: MagisConfig; gitBaseUrl: string | undefined; rerunCommand: string },
 ): Promise<OpenedRepository> {
+  const { config, gitBaseUrl } = options;
   const { data: repository } = await octokit.rest.repos.get(repo);
   const sizeMb = repository.size / 1024;
   if (sizeMb > config.max_repo_mb) {
     throw new StageError(
       "clone",
       `The repository is about ${Math.ceil(sizeMb)} MB, over the limit of ${config.max_repo_mb} MB (max_repo_mb), so it was not cloned.`,
-      `Raise \`max_repo_mb\` in \`.github/magis.yml\` if the app's machine has the memory for it, then comment \`${rerun.command}\`.`,
+      `Raise \`max_repo_mb\` in \`.github/magis.yml\` if the app's machine has the memory for it, then comment \`${options.rerunCommand}\`.`,
     );
   }
   const url = gitBaseUrl ? `${gitBaseUrl.replace(/\/$/, "")}/${repository.full_name}.git` : repository.clone_url;

@@ -1,7 +1,6 @@
 import { codeSpan } from "../lib/markdown.js";
 import { readCiFailures } from "./read-ci-failures.js";
 import { checkNames, renderCiFeedback } from "./render-ci-failures.js";
-import type { ReviseJobPayload } from "../jobs/kinds/revise/submit.js";
 import type { Octokit } from "./types.js";
 
 /** What a CI fix shows in its status comment: the failed checks, which attempt this is, and what looked unrelated. */
@@ -22,7 +21,7 @@ export interface CiFixStatus {
 export async function readCiFeedback(
   octokit: Octokit,
   repo: { owner: string; repo: string },
-  ci: NonNullable<ReviseJobPayload["ci"]>,
+  ci: { headSha: string; attempt: number; of: number },
   secrets: (string | undefined)[],
 ): Promise<{ status: CiFixStatus; general: string[]; note?: string }> {
   const failures = await readCiFailures(octokit, repo, ci.headSha, secrets);

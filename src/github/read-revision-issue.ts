@@ -1,7 +1,7 @@
 import type { IssueText } from "../pipeline/types.js";
 import { cleanText } from "../lib/clean-text.js";
 import { readIssueText, type HintPolicy } from "./read-issue-text.js";
-import { issueOfBranch } from "../jobs/kinds/revise/submit.js";
+import { issueOfBranch } from "./choose-branch.js";
 import type { Octokit } from "./types.js";
 
 const MAX_PULL_BODY_CHARS = 4000;

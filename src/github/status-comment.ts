@@ -1,5 +1,15 @@
-import { readStatusMarker } from "../jobs/kinds/resolve/render-status.js";
 import type { IssueRef, Octokit } from "./types.js";
+
+/** The hidden marker that finds the status comment of job `jobId` again. */
+export function statusMarker(jobId: number): string {
+  return `<!-- magis:status job=${jobId} -->`;
+}
+
+/** Reads the job id back from a comment body carrying a status marker, or null. */
+export function readStatusMarker(body: string | null | undefined): number | null {
+  const match = /<!-- magis:status job=(\d+) -->/.exec(body ?? "");
+  return match ? Number(match[1]) : null;
+}
 
 /** Where a reaction goes: the issue itself, the comment that triggered the run, or an inline review comment. */
 export type ReactionTarget = { kind: "issue" } | { kind: "comment"; id: number } | { kind: "review-comment"; id: number };

@@ -1,27 +1,24 @@
 import { redactSecrets } from "../lib/redact-secrets.js";
+import { StageError } from "../pipeline/errors.js";
 import type { JobRecord } from "../store/jobs.js";
-import { retryWhileLocked, type LockWait } from "../backends/sqlite/retry-while-locked.js";
 import type { JobStore } from "../store/store.js";
-import type { JobRunner } from "./job-queue.js";
+import { stoppedOutcome, type JobOutcome } from "./job-outcome.js";
+import type { JobRunner, QueueLog } from "./job-queue.js";
 
-/** Where a queue says what an operator should know (Probot's pino logger fits). */
-export interface QueueLog {
-  info(fields: object, message: string): void;
-  warn(fields: object, message: string): void;
-  error(fields: object, message: string): void;
-}
-
-/** What a queue is told of the jobs it runs, and how long their records wait out a locked store. */
+/** What a queue is told of the jobs it runs. */
 export interface LifecycleOptions {
   log: QueueLog;
-  /** Told about a job that failed (after the record was updated, or could not be). */
-  onFailed?: (job: JobRecord, error: unknown) => void;
+  /** Told about a job that failed (after the record was updated, or could not be), with the reason recorded. */
+  onFailed?: (job: JobRecord, reason: string) => void;
   /** Told about a job that was cancelled (after the record was updated, or could not be). */
   onCancelled?: (job: JobRecord, reason: string) => void | Promise<void>;
 }
 
-/** How a run ended. */
-export type Outcome = { status: "succeeded"; detail: string } | { status: "failed"; error: unknown } | { status: "cancelled"; reason: string };
+/**
+ * How a running job's own records reach the store: a backend whose database another process may hold locked waits
+ * that out here (SQLite, see sqliteRecording); the default writes at once. `recording` names the status being written.
+ */
+export type Recording = <T>(job: JobRecord, recording: string, call: () => T | Promise<T>) => Promise<T>;
 
 /** The stage a running job is recorded in until its runner names one. */
 const FIRST_STAGE = "start";
@@ -35,37 +32,39 @@ export class JobLifecycle {
     private readonly store: JobStore,
     private readonly run: JobRunner,
     private readonly options: LifecycleOptions,
-    private readonly jobWait: LockWait,
+    private readonly recording: Recording = async (_job, _status, call) => call(),
     private readonly worker: string | null = null,
   ) {}
 
   /** Records the job running and runs it; never rejects. */
-  async runJob(job: JobRecord, signal: AbortSignal): Promise<Outcome> {
+  async runJob(job: JobRecord, signal: AbortSignal): Promise<JobOutcome> {
     try {
-      await this.jobCall(job, "running", () => this.store.start(job.id, FIRST_STAGE, this.worker));
+      await this.recording(job, "running", () => this.store.start(job.id, FIRST_STAGE, this.worker));
     } catch (error) {
-      return { status: "failed", error: new Error(`could not record the job as started in ${this.store.where}: ${messageOf(error)}`, { cause: error }) };
+      return { status: "failed", detail: `could not record the job as started in ${this.store.where}: ${messageOf(error)}` };
     }
     try {
       // Cancelled while its start was being recorded: it never runs.
       signal.throwIfAborted();
       // A runner that returns finished its work (it may have published before it saw the signal): that is what happened.
-      const detail = await this.run(job, { stage: (name) => this.recordStage(job, name), signal });
-      return { status: "succeeded", detail };
+      return await this.run(job, { stage: (name) => this.recordStage(job, name), signal });
     } catch (error) {
-      if (signal.aborted) return cancelled(signal.reason);
-      // A runner that finds on its own that its job is no longer wanted (the issue closed unseen) ends it as cancelled.
-      return (error as { cancelled?: unknown }).cancelled === true ? cancelled(error) : { status: "failed", error };
+      if (signal.aborted) return stoppedOutcome(signal.reason);
+      return { status: "failed", detail: messageOf(error), stage: error instanceof StageError ? error.stage : undefined };
     }
   }
 
-  /** Records the outcome (retried while the store is locked, for a bounded time, else logged), then tells the callbacks. */
-  async record(job: JobRecord, outcome: Outcome): Promise<void> {
+  /**
+   * Records the outcome (waited out as the backend's recording says, else logged), then tells the callbacks. A run
+   * handed back is its queue's to record: it queues the job again.
+   */
+  async record(job: JobRecord, outcome: JobOutcome): Promise<void> {
+    if (outcome.status === "handed-back") return;
     try {
-      await this.jobCall(job, outcome.status, () => {
+      await this.recording(job, outcome.status, () => {
         if (outcome.status === "succeeded") return this.store.succeed(job.id, outcome.detail);
-        if (outcome.status === "cancelled") return this.store.cancel([job.id], outcome.reason);
-        return this.store.fail(job.id, messageOf(outcome.error), stageOf(outcome.error));
+        if (outcome.status === "cancelled") return this.store.cancel([job.id], outcome.detail);
+        return this.store.fail(job.id, outcome.detail, outcome.stage);
       });
     } catch (error) {
       this.options.log.error(
@@ -73,25 +72,14 @@ export class JobLifecycle {
         `could not record job ${job.id} as ${outcome.status}; its record keeps its earlier status until it is found left running and marked failed (at the app's next start; on PostgreSQL at this worker's next heartbeat)`,
       );
     }
-    if (outcome.status === "failed") await this.tell("onFailed", job, () => this.options.onFailed?.(job, outcome.error));
-    if (outcome.status === "cancelled") await this.tell("onCancelled", job, () => this.options.onCancelled?.(job, outcome.reason));
+    if (outcome.status === "failed") await this.tell("onFailed", job, () => this.options.onFailed?.(job, outcome.detail));
+    if (outcome.status === "cancelled") await this.tell("onCancelled", job, () => this.options.onCancelled?.(job, outcome.detail));
   }
 
   /** Progress is only shown to people: a stage that cannot be recorded is logged and the job goes on. */
   private recordStage(job: JobRecord, stage: string): void {
     this.store.setStage(job.id, stage).catch((error: unknown) => {
       this.options.log.warn({ job: job.id, stage, error: logged(error) }, `could not record that job ${job.id} reached stage ${stage}; the job goes on`);
-    });
-  }
-
-  /** A store call of a running job: waits out a lock for a bounded time, saying so once. */
-  private jobCall<T>(job: JobRecord, recording: string, call: () => T | Promise<T>): Promise<T> {
-    return retryWhileLocked(call, this.jobWait, (tries) => {
-      if (tries > 1) return;
-      this.options.log.warn(
-        { job: job.id, file: this.store.where },
-        `the job store is locked by another process; retrying to record job ${job.id} as ${recording} for up to ${Math.round(this.jobWait.totalMs / 1000)} s`,
-      );
     });
   }
 
@@ -105,10 +93,7 @@ export class JobLifecycle {
   }
 }
 
-function cancelled(reason: unknown): Outcome {
-  return { status: "cancelled", reason: messageOf(reason) };
-}
-
+/** An error's message (or the thrown value in words). */
 export function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
@@ -116,10 +101,4 @@ export function messageOf(error: unknown): string {
 /** An error as a log line may show it. */
 export function logged(error: unknown): string {
   return redactSecrets(messageOf(error));
-}
-
-/** The stage a StageError names. */
-function stageOf(error: unknown): string | undefined {
-  const stage = (error as { stage?: unknown } | null)?.stage;
-  return typeof stage === "string" ? stage : undefined;
 }

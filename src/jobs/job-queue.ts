@@ -1,4 +1,5 @@
 import type { JobRecord, NewJob } from "../store/jobs.js";
+import type { JobOutcome } from "./job-outcome.js";
 
 /** What to do with a job whose key already has one queued or running: answer it (`decline`) or run it afterwards (`wait`). */
 export type WhenBusy = "decline" | "wait";
@@ -8,9 +9,19 @@ export type SubmitOutcome = { status: "queued"; job: JobRecord; behind: boolean 
 
 /**
  * Runs one job; `stage` records progress, `signal` is aborted (its reason an Error saying why) when the job is
- * cancelled. Returns what the job produced (a PR URL); throws to fail the job.
+ * cancelled or handed back. Returns how the run ended; a runner that throws fails the job with the error's message.
  */
-export type JobRunner = (job: JobRecord, progress: { stage: (name: string) => void; signal: AbortSignal }) => Promise<string>;
+export type JobRunner = (job: JobRecord, progress: { stage: (name: string) => void; signal: AbortSignal }) => Promise<JobOutcome>;
+
+/** What a process does: takes webhooks and queues their jobs (`web`), runs jobs (`worker`), or both (`all`). */
+export type ServeRole = "web" | "worker" | "all";
+
+/** Where a queue says what an operator should know (Probot's pino logger fits). */
+export interface QueueLog {
+  info(fields: object, message: string): void;
+  warn(fields: object, message: string): void;
+  error(fields: object, message: string): void;
+}
 
 /** Where triggers put work: the in-process queue (SQLite, one process) or the PostgreSQL queue (any number of processes). */
 export interface JobQueue {
@@ -32,22 +43,4 @@ export interface JobQueue {
    * share hands them back to run elsewhere). Resolves once none of this process's jobs runs.
    */
   stop(graceMs: number): Promise<void>;
-}
-
-/**
- * The job store stayed locked by another process longer than a webhook can wait, so nothing was recorded.
- * Probot's middleware answers a webhook whose handler throws this with its `status` (503), so the delivery shows
- * as failed in the app's settings, where it can be redelivered.
- */
-export class JobStoreBusyError extends Error {
-  readonly status = 503;
-
-  constructor(file: string, waitedMs: number, cause: unknown) {
-    super(
-      `the job store (${file}) stayed locked by another process for ${waitedMs} ms, so this delivery was not recorded; ` +
-        "redeliver it (the GitHub App's settings → Advanced → Recent Deliveries) once the other process lets go of the database",
-      { cause },
-    );
-    this.name = "JobStoreBusyError";
-  }
 }

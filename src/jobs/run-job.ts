@@ -1,14 +1,17 @@
 import { setMaxListeners } from "node:events";
+import type { z } from "zod";
 import type { MagisConfig } from "../config.js";
-import type { QueueLog } from "../backends/sqlite/sqlite-queue.js";
-import { PhaseClock } from "./phase-clock.js";
-import type { Llm, TraceRecord } from "../llm/types.js";
+import { react, StatusComment, type ReactionTarget } from "../github/status-comment.js";
+import type { IssueRef, Octokit } from "../github/types.js";
 import { redactSecrets } from "../lib/redact-secrets.js";
+import type { Llm, TraceRecord } from "../llm/types.js";
 import type { JobRecord } from "../store/jobs.js";
 import { explainFailure, type Rerun } from "./explain-failure.js";
-import { react, StatusComment, type ReactionTarget } from "../github/status-comment.js";
+import type { JobOutcome } from "./job-outcome.js";
+import { stoppedOutcome } from "./job-outcome.js";
+import type { JobRunner, QueueLog } from "./job-queue.js";
+import { PhaseClock } from "./phase-clock.js";
 import type { FailureNote } from "./track-status.js";
-import type { IssueRef, Octokit } from "../github/types.js";
 
 /** What every job uses, whatever its kind; GitHub, the model and the clock come in from outside. */
 export interface JobServices {
@@ -22,17 +25,30 @@ export interface JobServices {
   onTrace?: (job: JobRecord, record: TraceRecord) => void;
 }
 
-/** How one kind of job shows itself: where its status comment goes, how it renders, and how it is run again. */
-export interface JobShape<S extends { failure?: FailureNote }> {
-  where: IssueRef;
-  start: S;
-  render: (state: S) => string;
+/**
+ * One kind of job: the payload its trigger stored (a versioned schema, checked when the job is read back), how its
+ * status comment starts and renders, what gets its reactions, how it is run again, and its steps.
+ */
+export interface JobKind<P extends { config: MagisConfig }, S extends { failure?: FailureNote }> {
+  /** The `kind` of its records: `resolve-issue`, `revise-pull-request`. */
+  name: string;
+  payload: z.ZodType<P>;
   rerun: Rerun;
-  /** What gets the 👀, 🚀 and 😕 reactions (the trigger comment, the issue), if anything yet. */
-  target: ReactionTarget | null;
   /** The stage a job starts in. */
   firstStage: string;
-  config: MagisConfig;
+  /** The status comment's first state. */
+  start: (job: JobRecord, payload: P) => S;
+  render: (state: S) => string;
+  /** What gets the 👀, 🚀 and 😕 reactions at the start (the trigger comment, the issue), if anything yet. */
+  target: (payload: P) => ReactionTarget | null;
+  /** The job's work; says what the record keeps and whether it ends in 🚀. */
+  steps: (run: JobRun<S>, job: JobRecord, payload: P) => Promise<StepsResult>;
+}
+
+/** What a job's steps end with: the record's detail (a pull request's URL), and whether the run gets its 🚀. */
+export interface StepsResult {
+  detail: string;
+  succeeded: boolean;
 }
 
 /** One running job as its steps see it. */
@@ -40,6 +56,8 @@ export interface JobRun<S> {
   octokit: Octokit;
   /** The installation token (for git), also removed from everything the job writes. */
   token: string;
+  /** The repository's config as the trigger read it. */
+  config: MagisConfig;
   status: StatusComment<S>;
   /** Aborted when the job is cancelled or runs out of time; the model client honours it. */
   signal: AbortSignal;
@@ -56,47 +74,64 @@ export interface JobRun<S> {
   logError(error: unknown): void;
 }
 
-/** Thrown when a job finds it is no longer wanted (the issue was closed meanwhile): the job ends as cancelled. */
-export class JobCancelledError extends Error {
-  readonly cancelled = true;
+/** Thrown by a job's steps when they find the job is no longer wanted (the issue was closed meanwhile): it ends as cancelled. */
+export class JobCancelledError extends Error {}
+
+/** The queue's runner for one kind of job: its payload read back through the kind's schema, then run (see runJob). */
+export function jobRunner<P extends { config: MagisConfig }, S extends { failure?: FailureNote }>(services: JobServices, kind: JobKind<P, S>): JobRunner {
+  return async (job, progress) => {
+    const parsed = kind.payload.safeParse(job.payload);
+    if (!parsed.success) {
+      const problems = parsed.error.issues.map((issue) => `${issue.path.join(".") || "(payload)"}: ${issue.message}`).join("; ");
+      return {
+        status: "failed",
+        detail: `job ${job.id} carries a ${kind.name} payload this version of MAGIS cannot read (${problems}); ${kind.rerun.howTo}`,
+        stage: kind.firstStage,
+      };
+    }
+    return runJob(services, job, progress, kind, parsed.data);
+  };
 }
 
 /**
  * Runs one job with its status comment, the skeleton every job kind shares: authenticate; post the status comment and
  * react 👀; run the steps within the job's time limit, stopping where they are when the job is cancelled; then show
- * the outcome (the steps' own 🚀, or the failure, or the cancellation, with its stage and next step) and rethrow a
- * failure for the queue to record. The outcome reaches the issue even when the first status post failed.
+ * the outcome (the steps' own 🚀, or the failure, or the cancellation, with its stage and next step) and return it for
+ * the queue to record. The outcome reaches the issue even when the first status post failed.
  */
-export async function runJobWithStatus<S extends { failure?: FailureNote }>(
+async function runJob<P extends { config: MagisConfig }, S extends { failure?: FailureNote }>(
   services: JobServices,
   job: JobRecord,
   progress: { stage: (name: string) => void; signal: AbortSignal },
-  shape: JobShape<S>,
-  steps: (run: JobRun<S>) => Promise<{ detail: string; succeeded: boolean }>,
-): Promise<string> {
+  kind: JobKind<P, S>,
+  payload: P,
+): Promise<JobOutcome> {
+  const where: IssueRef = { owner: job.owner, repo: job.repo, number: job.number };
+  const config = payload.config;
   const clock = new PhaseClock("setup");
   const octokit = await services.auth(job.installationId);
   const { token } = (await octokit.auth({ type: "installation", installationId: job.installationId })) as { token: string };
   const secrets = [token];
   const logError = (error: unknown) => services.log.warn({ job: job.id, error: redactSecrets(String(error), secrets) }, "a GitHub update of a job failed");
-  const limit = shape.config.job_timeout_minutes;
+  const limit = config.job_timeout_minutes;
   const timer = new AbortController();
   const timeout = setTimeout(() => timer.abort(new TimeLimitError(limit)), limit * 60_000);
   const signal = AbortSignal.any([progress.signal, timer.signal]);
   // Every model request of the job listens on this one signal (the SDK adds a listener per request).
   setMaxListeners(0, signal);
-  let target = shape.target;
-  let stage = shape.firstStage;
+  let target = kind.target(payload);
+  let stage = kind.firstStage;
   let phase = "setup";
   let model: Llm | undefined;
   const run: JobRun<S> = {
     octokit,
     token,
+    config,
     signal,
-    status: await StatusComment.post(octokit, shape.where, shape.start, shape.render, logError),
+    status: await StatusComment.post(octokit, where, kind.start(job, payload), kind.render, logError),
     // Made when a step first asks, inside the steps: a model that cannot be set up (no key) fails the job visibly.
     get llm() {
-      return (model ??= clock.timed(services.createLlm(shape.config, (record) => services.onTrace?.(job, record), signal)));
+      return (model ??= clock.timed(services.createLlm(config, (record) => services.onTrace?.(job, record), signal)));
     },
     enter(name, options = {}) {
       if (options.stoppable !== false) signal.throwIfAborted();
@@ -107,7 +142,7 @@ export async function runJobWithStatus<S extends { failure?: FailureNote }>(
     },
     async setTarget(next) {
       target = next;
-      await react(octokit, shape.where, next, "eyes", logError);
+      await react(octokit, where, next, "eyes", logError);
     },
     logError,
   };
@@ -115,24 +150,26 @@ export async function runJobWithStatus<S extends { failure?: FailureNote }>(
     await run.status.flush();
     if (!run.status.posted)
       services.log.warn({ job: job.id }, "the job's status comment could not be posted on GitHub; its reactions and record still show the outcome");
-    if (target && reaction) await react(octokit, shape.where, target, reaction, logError);
+    if (target && reaction) await react(octokit, where, target, reaction, logError);
     services.onTimings?.(job, clock.finish());
   };
 
   try {
     progress.stage(stage);
-    if (target) await react(octokit, shape.where, target, "eyes", logError);
-    const outcome = await steps(run);
+    if (target) await react(octokit, where, target, "eyes", logError);
+    const result = await kind.steps(run, job, payload);
     clearTimeout(timeout);
-    await finish(outcome.succeeded ? "rocket" : null);
-    return outcome.detail;
+    await finish(result.succeeded ? "rocket" : null);
+    return { status: "succeeded", detail: result.detail };
   } catch (error) {
     clearTimeout(timeout);
     const stopped = signal.aborted ? signal.reason : error instanceof JobCancelledError ? error : null;
-    const failure = stopped ? stopNote(stopped, stage, shape.rerun) : explainFailure(error, stage, secrets, shape.rerun);
+    const failure = stopped ? stopNote(stopped, stage, kind.rerun) : explainFailure(error, stage, secrets, kind.rerun);
     run.status.update((s) => ({ ...s, failure }));
     await finish(failure.cancelled ? null : "confused");
-    throw Object.assign(new Error(`${failure.reason} ${failure.nextStep}`), { stage: failure.stage, cancelled: failure.cancelled === true });
+    // Stopped by its queue: the record says why the queue stopped it (a closed issue, a worker shutting down).
+    if (progress.signal.aborted) return stoppedOutcome(progress.signal.reason, failure.stage);
+    return { status: failure.cancelled ? "cancelled" : "failed", detail: `${failure.reason} ${failure.nextStep}`, stage: failure.stage };
   }
 }
 
@@ -154,7 +191,7 @@ function stopNote(reason: unknown, stage: string, rerun: Rerun): FailureNote {
   }
   const why = reason instanceof Error ? reason.message : String(reason);
   // A worker shutting down hands its run back to the queue: it starts again by itself, nobody need retry it.
-  if ((reason as { handedBack?: unknown } | null)?.handedBack === true) {
+  if (stoppedOutcome(reason).status === "handed-back") {
     return {
       stage,
       reason: `This run stopped because ${why}; nothing was pushed by it.`,

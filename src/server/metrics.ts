@@ -1,8 +1,6 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
 import { withinTime } from "../lib/within-time.js";
-
-/** What a `magis serve` process does: answer webhooks, run jobs, or both. */
-export type ServeRole = "web" | "worker" | "all";
+import type { ServeRole } from "../jobs/job-queue.js";
 
 /** How a job ended, as counted: `handed_back` after SIGTERM's grace period, `lost` when its worker went silent. */
 export type JobOutcome = "succeeded" | "failed" | "cancelled" | "handed_back" | "lost";

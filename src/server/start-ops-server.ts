@@ -4,7 +4,7 @@ import type { Logger } from "pino";
 import { listenOn } from "./listen-on.js";
 import type { MagisMetrics } from "./metrics.js";
 import { opsEndpoints } from "./serve-ops-endpoints.js";
-import type { RunningServer } from "./start-webhook-server.js";
+import type { RunningServer } from "./listen-on.js";
 
 /** Where the worker role's operations server listens and what it reports. */
 export interface OpsServerOptions {

@@ -2,21 +2,13 @@ import http, { type IncomingMessage, type ServerResponse } from "node:http";
 import { performance } from "node:perf_hooks";
 import type { ApplicationFunction, Probot } from "probot";
 import { SmeeClient } from "smee-client";
-import { listenOn } from "./listen-on.js";
+import { listenOn, type RunningServer } from "./listen-on.js";
 import type { MagisMetrics, WebhookOutcome } from "./metrics.js";
 import { readBodyWithin } from "./read-body-within.js";
 import { opsEndpoints } from "./serve-ops-endpoints.js";
 
 /** GitHub caps webhook payloads at 25 MB; it never sends more, so a larger body is not from GitHub. */
 export const MAX_WEBHOOK_BYTES = 25 * 1024 * 1024;
-
-/** The app's HTTP server once it listens. */
-export interface RunningServer {
-  host: string;
-  port: number;
-  /** Stops listening (and forwarding from the webhook proxy) and waits for open requests to finish. */
-  stop(): Promise<void>;
-}
 
 /** Where the server listens and what it serves. */
 export interface WebhookServerOptions {

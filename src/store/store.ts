@@ -106,3 +106,21 @@ export interface TermCache {
   /** Forgets everything (benchmarks start cold). */
   clear(): Promise<void>;
 }
+
+/**
+ * The job store stayed locked by another process longer than a webhook can wait, so nothing was recorded.
+ * Probot's middleware answers a webhook whose handler throws this with its `status` (503), so the delivery shows
+ * as failed in the app's settings, where it can be redelivered.
+ */
+export class JobStoreBusyError extends Error {
+  readonly status = 503;
+
+  constructor(file: string, waitedMs: number, cause: unknown) {
+    super(
+      `the job store (${file}) stayed locked by another process for ${waitedMs} ms, so this delivery was not recorded; ` +
+        "redeliver it (the GitHub App's settings → Advanced → Recent Deliveries) once the other process lets go of the database",
+      { cause },
+    );
+    this.name = "JobStoreBusyError";
+  }
+}

@@ -5,6 +5,12 @@
  */
 export type TriggerOutcome = "queued" | "declined" | "ignored" | "cancelled" | "failed";
 
+/** What a trigger came to, and why in plain words; recorded with the delivery. */
+export interface Decision {
+  outcome: TriggerOutcome;
+  detail: string;
+}
+
 /** A webhook delivery as it arrived: enough to decide about it later, in this process or the next. */
 export interface NewTrigger {
   /** `X-GitHub-Delivery`: a redelivery is recorded once. */

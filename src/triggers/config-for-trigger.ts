@@ -2,7 +2,8 @@ import type { Context } from "probot";
 import { parseConfig, type MagisConfig } from "../config.js";
 import { hasPermission } from "../github/check-permission.js";
 import { loadConfig, renderConfigProblems } from "../github/load-config.js";
-import type { Decision } from "./trigger-desk.js";
+import type { Decision } from "../store/triggers.js";
+import type { RuleEvent } from "./trigger-rule.js";
 
 const DEFAULT_PERMISSIONS = parseConfig({}).allowed_permissions;
 
@@ -13,13 +14,13 @@ const DEFAULT_PERMISSIONS = parseConfig({}).allowed_permissions;
  * that were not meant for the bot (another label), which are passed over in silence.
  */
 export async function configForTrigger(
-  context: Context<any>,
+  context: Context<RuleEvent>,
   number: number,
   answer: (brokenLabel: string) => boolean = () => true,
 ): Promise<{ ok: true; config: MagisConfig } | { ok: false; decision: Decision }> {
   const loaded = await loadConfig(context);
   if (loaded.ok) return loaded;
-  const sender = (context.payload as { sender: { login: string } }).sender.login;
+  const sender = context.payload.sender.login;
   if (!answer(loaded.label)) return { ok: false, decision: { outcome: "ignored", detail: "the config is invalid and this trigger was not meant for the bot" } };
   if (!(await hasPermission(context.octokit, context.repo(), sender, DEFAULT_PERMISSIONS))) {
     return { ok: false, decision: { outcome: "ignored", detail: `the config is invalid; @${sender} may not trigger runs, so the problems were not posted` } };

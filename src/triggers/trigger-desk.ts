@@ -1,30 +1,9 @@
-import { Context } from "probot";
-import { DEFAULT_STORE_WAITS, duringWebhook } from "../backends/sqlite/store-waits.js";
-import { redactSecrets } from "../lib/redact-secrets.js";
-import { retryWhileLocked, type LockWait } from "../backends/sqlite/retry-while-locked.js";
-import type { TriggerStore } from "../store/store.js";
-import type { TriggerOutcome, TriggerRecord } from "../store/triggers.js";
+import { Context, type Logger } from "probot";
 import type { Octokit } from "../github/types.js";
-
-/** What a trigger came to, and why in plain words; recorded with the delivery. */
-export interface Decision {
-  outcome: TriggerOutcome;
-  detail: string;
-}
-
-/**
- * One kind of trigger: `wants` looks at the payload alone (no call to GitHub) and says whether the delivery may be a
- * trigger at all; `decide` does the checks that need GitHub (config, permission, the pull request) and queues a job.
- */
-export interface TriggerRule {
-  /** `event.action`, as Probot names it: `issues.labeled`. */
-  event: string;
-  wants: (payload: any) => boolean;
-  /** Taken from bots too (an issue closed by a bot still stops its run); other triggers from bots, the app's own included, are ignored. */
-  fromBots?: boolean;
-  /** `receivedAt`: when the webhook arrived (ISO 8601), the moment of the trigger where the payload has none. */
-  decide: (context: Context<any>, receivedAt: string) => Promise<Decision>;
-}
+import { redactSecrets } from "../lib/redact-secrets.js";
+import type { TriggerStore } from "../store/store.js";
+import type { Decision, TriggerRecord } from "../store/triggers.js";
+import type { RuleEvent, TriggerRule } from "./trigger-rule.js";
 
 /** What the desk needs from the app. */
 export interface TriggerDeskOptions {
@@ -63,29 +42,30 @@ export class TriggerDesk {
   ) {}
 
   /** The webhook events the rules listen to, for `app.on`. */
-  get events(): string[] {
+  get events(): RuleEvent[] {
     return [...new Set(this.rules.map((r) => r.event))];
   }
 
   /** Probot's handler: records a wanted delivery and schedules its decision; makes no call to GitHub. */
-  readonly receive = async (context: Context<any>): Promise<void> => {
-    const payload = context.payload as Record<string, any>;
-    const event = `${context.name}.${payload.action}`;
+  readonly receive = async (context: Context<RuleEvent>): Promise<void> => {
+    const { payload } = context;
+    const event = eventOf(context);
     if (!payload.installation || !payload.repository) return;
     if (this.rulesFor(event, context).length === 0) return;
-    const number = payload.issue?.number ?? payload.pull_request?.number;
+    const number = "issue" in payload ? payload.issue.number : "pull_request" in payload ? payload.pull_request.number : 0;
     const trigger = {
       delivery: context.id,
       event,
       installationId: payload.installation.id,
       owner: payload.repository.owner.login,
       repo: payload.repository.name,
-      number: typeof number === "number" ? number : 0,
-      payload,
+      number,
+      payload: { ...payload },
       receivedAt: Date.now(),
     };
-    // A database another process holds locked is waited out briefly; then the webhook is answered 503 to be redelivered.
-    if (!(await duringWebhook(() => this.store.record(trigger, this.leaseMs), this.store.where))) {
+    // A store that cannot take it now (SQLite locked by another process past a short wait) throws JobStoreBusyError,
+    // which Probot answers 503: the delivery can be redelivered.
+    if (!(await this.store.record(trigger, this.leaseMs))) {
       context.log.info({ delivery: context.id, event }, "a redelivered webhook; it was recorded before and is not acted on twice");
       if (this.redeliveries.size >= 1000) this.redeliveries.clear();
       this.redeliveries.add(context.id);
@@ -104,10 +84,10 @@ export class TriggerDesk {
    * it goes on looking for such triggers every half lease, while it runs: another web process may die at any time.
    */
   async start(): Promise<void> {
-    await this.takeUndecided(DEFAULT_STORE_WAITS.startUp);
+    await this.takeUndecided();
     if (this.leaseMs <= 0) return;
     this.sweeper = setInterval(() => {
-      this.takeUndecided(DEFAULT_STORE_WAITS.webhook).catch((error: unknown) =>
+      this.takeUndecided().catch((error: unknown) =>
         this.options.log.warn({ error: redactSecrets(String(error), []) }, "could not look for triggers other processes left undecided; looking again later"),
       );
     }, this.leaseMs / 2);
@@ -123,8 +103,8 @@ export class TriggerDesk {
     return this.options.leaseMs ?? 0;
   }
 
-  private async takeUndecided(wait: LockWait): Promise<void> {
-    const undecided = await retryWhileLocked(() => this.store.claimUndecided(this.leaseMs), wait);
+  private async takeUndecided(): Promise<void> {
+    const undecided = await this.store.claimUndecided(this.leaseMs);
     for (const trigger of undecided) if (!this.deciding.has(trigger.delivery)) this.schedule(trigger, () => this.rebuild(trigger));
   }
 
@@ -135,7 +115,7 @@ export class TriggerDesk {
 
   private schedule(
     trigger: { delivery: string; event: string; owner: string; repo: string; number: number; receivedAt: number },
-    contextOf: () => Promise<Context<any>>,
+    contextOf: () => Promise<Context<RuleEvent>>,
   ): void {
     // Triggers on one issue or pull request are decided in the order they arrived, so their jobs queue in that order;
     // the first waits for setImmediate, which runs once Probot has written the webhook's answer.
@@ -154,7 +134,7 @@ export class TriggerDesk {
   }
 
   // Never throws: whatever happens, the outcome is recorded (or, with the store down, logged).
-  private async decide(trigger: { delivery: string; event: string; receivedAt: number }, contextOf: () => Promise<Context<any>>): Promise<void> {
+  private async decide(trigger: { delivery: string; event: string; receivedAt: number }, contextOf: () => Promise<Context<RuleEvent>>): Promise<void> {
     const { delivery, event } = trigger;
     let decision: Decision = { outcome: "ignored", detail: "no rule applies to this event" };
     try {
@@ -168,8 +148,8 @@ export class TriggerDesk {
       this.options.log.warn({ delivery, event, error: decision.detail }, "a trigger could not be decided");
     }
     try {
-      // The decision was acted on already: its record waits out another process's lock as long as a job's would.
-      await retryWhileLocked(() => this.store.decide(delivery, decision.outcome, decision.detail), DEFAULT_STORE_WAITS.job);
+      // The decision was acted on already: the store waits out another process's lock as long as a job's record would.
+      await this.store.decide(delivery, decision.outcome, decision.detail);
     } catch (error) {
       // The decision was acted on; only its record is missing, and the log keeps it.
       this.options.log.warn({ delivery, event, decision, error: String(error) }, "a trigger's outcome could not be recorded");
@@ -178,23 +158,39 @@ export class TriggerDesk {
   }
 
   // The rules that want this delivery: of its event, taking bots' events only where a rule says so.
-  private rulesFor(event: string, context: Context<any>): TriggerRule[] {
+  private rulesFor(event: string, context: Context<RuleEvent>): TriggerRule[] {
     return this.rules.filter((r) => r.event === event && (r.fromBots || !context.isBot) && r.wants(context.payload));
   }
 
   // A trigger recorded by an earlier process: its context again, from the stored payload and a fresh client.
-  private async rebuild(trigger: TriggerRecord): Promise<Context<any>> {
-    const octokit = await this.options.auth(trigger.installationId);
-    const [name] = trigger.event.split(".");
-    const event = { id: trigger.delivery, name, payload: trigger.payload } as ConstructorParameters<typeof Context>[0];
-    return new Context(event, octokit as never, contextLog(this.options.log));
+  private async rebuild(trigger: TriggerRecord): Promise<Context<RuleEvent>> {
+    return triggerContext(trigger, await this.options.auth(trigger.installationId), this.options.log);
   }
 }
 
-/** The logger a Context built outside Probot's webhook path carries: Probot wants a pino-like one, the rules use info and warn. */
-export function contextLog(log: TriggerDeskOptions["log"]): never {
+/** The event of a delivery with its action, as the rules name it: `issues.labeled`. */
+function eventOf(context: Context<RuleEvent>): string {
+  return `${context.name}.${"action" in context.payload ? context.payload.action : ""}`;
+}
+
+/**
+ * The context of a delivery taken outside Probot's webhook path: a trigger recorded by an earlier process, or the
+ * Action's event file. Its payload is the one GitHub sent for `event` (recorded as it came); its log is the app's.
+ */
+export function triggerContext(
+  delivery: { delivery: string; event: string; payload: object },
+  octokit: Octokit,
+  log: TriggerDeskOptions["log"],
+): Context<RuleEvent> {
+  const [name] = delivery.event.split(".");
+  const event = { id: delivery.delivery, name, payload: delivery.payload } as ConstructorParameters<typeof Context<RuleEvent>>[0];
+  return new Context<RuleEvent>(event, octokit, contextLog(log));
+}
+
+/** The logger a Context built outside Probot's webhook path carries: Probot wants a pino logger; the rules use info and warn. */
+function contextLog(log: TriggerDeskOptions["log"]): Logger {
   const shim = { info: log.info, warn: log.warn, debug: () => {}, trace: () => {}, error: log.warn, fatal: log.warn, child: () => shim };
-  return shim as never;
+  return shim as unknown as Logger;
 }
 
 /** At most `size` tasks at once; the others wait in arrival order. */

@@ -5,7 +5,7 @@ import { onIssueWithdrawn } from "./rules/on-issue-withdrawn.js";
 import { onPullRequestReview } from "./rules/on-pull-request-review.js";
 import { onRetryComment } from "./rules/on-retry-comment.js";
 import { onReviseComment } from "./rules/on-revise-comment.js";
-import type { TriggerRule } from "./trigger-desk.js";
+import type { TriggerRule } from "./trigger-rule.js";
 import type { BotIdentity } from "../github/types.js";
 
 /**

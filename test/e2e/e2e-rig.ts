@@ -4,6 +4,7 @@ import path from "node:path";
 import nock from "nock";
 import { afterEach, beforeEach } from "vitest";
 import { openDatabase } from "../../src/backends/sqlite/database.js";
+import { SqliteBackend } from "../../src/backends/sqlite/sqlite-backend.js";
 import type { JobRecord } from "../../src/store/jobs.js";
 import { createBareRepository, startGitServer, type GitServer } from "../support/git-server.js";
 import { fakeGitHub, type FakeGitHub, type FakeGitHubOptions } from "../support/github-api.js";
@@ -92,7 +93,7 @@ export function useRig(): Rig {
         },
       });
       rig.app = await startApp(SECRET, {
-        db: openDatabase(path.join(rig.root, "magis.db")),
+        backend: new SqliteBackend(openDatabase(path.join(rig.root, "magis.db"))),
         traceDir: path.join(rig.root, "traces"),
         gitBaseUrl: options.gitBaseUrl,
         ...(options.keepObjects && { keepObjects: true, workDir: path.join(rig.root, "work") }),

@@ -4,6 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { openDatabase } from "../../src/backends/sqlite/database.js";
+import { SqliteBackend } from "../../src/backends/sqlite/sqlite-backend.js";
 import { checkoutPrefix, THIS_PROCESS } from "../../src/git/checkout-name.js";
 import { createBareRepository, startGitServer, type GitServer } from "../support/git-server.js";
 import { startApp, type RunningApp } from "./start-app.js";
@@ -69,7 +70,7 @@ describe("checkouts left behind by processes that are gone", () => {
     const unrelated = folder(workDir, "someone-elses-folder", 2 * day);
     expect(fs.existsSync(killed.dir)).toBe(true);
 
-    app = await startApp("secret", { db: openDatabase(path.join(root, "magis.db")), traceDir: "", workDir, env: {} });
+    app = await startApp("secret", { backend: new SqliteBackend(openDatabase(path.join(root, "magis.db"))), traceDir: "", workDir, env: {} });
 
     expect(fs.existsSync(killed.dir)).toBe(false);
     expect(fs.existsSync(earlierRun)).toBe(false);

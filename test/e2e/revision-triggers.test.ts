@@ -1,6 +1,7 @@
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { openDatabase } from "../../src/backends/sqlite/database.js";
+import { SqliteBackend } from "../../src/backends/sqlite/sqlite-backend.js";
 import { jobKey } from "../../src/store/jobs.js";
 import { openSqliteStore } from "../../src/backends/sqlite/sqlite-store.js";
 import { addCommit } from "../support/git-server.js";
@@ -257,7 +258,11 @@ describe("what starts a revision and what does not, end to end", () => {
         },
       ],
     });
-    rig.app = await startApp(SECRET, { db: openDatabase(path.join(rig.root, "magis.db")), traceDir: "", env: { OPENAI_BASE_URL: rig.model.url } });
+    rig.app = await startApp(SECRET, {
+      backend: new SqliteBackend(openDatabase(path.join(rig.root, "magis.db"))),
+      traceDir: "",
+      env: { OPENAI_BASE_URL: rig.model.url },
+    });
     expect(await rig.app.services.jobs.get(job.id)).toMatchObject({ status: "failed", stage: "code" });
     const [status] = rig.github.comments;
     expect(status).toMatchObject({ issue: 2 });

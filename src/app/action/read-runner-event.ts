@@ -4,7 +4,7 @@ import fs from "node:fs";
 export interface RunnerEvent {
   /** `issues`, `issue_comment`, `pull_request_review`, … */
   name: string;
-  payload: Record<string, any>;
+  payload: Record<string, unknown>;
   owner: string;
   repo: string;
   /** The REST API's base URL (GitHub Enterprise Server has its own). */
@@ -34,10 +34,10 @@ export function readRunnerEvent(env: NodeJS.ProcessEnv): RunnerEvent {
   const token = need("GITHUB_TOKEN");
   const [owner, repo, extra] = repository.split("/");
   if (repository && (!owner || !repo || extra !== undefined)) problems.push(`GITHUB_REPOSITORY is '${repository}', not owner/name`);
-  let payload: Record<string, any> = {};
+  let payload: Record<string, unknown> = {};
   if (eventPath) {
     try {
-      payload = JSON.parse(fs.readFileSync(eventPath, "utf8")) as Record<string, any>;
+      payload = JSON.parse(fs.readFileSync(eventPath, "utf8")) as Record<string, unknown>;
     } catch (error) {
       problems.push(`GITHUB_EVENT_PATH (${eventPath}) could not be read as JSON: ${error instanceof Error ? error.message : String(error)}`);
     }

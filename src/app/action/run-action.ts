@@ -2,13 +2,13 @@ import crypto from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { Context } from "probot";
 import { createOctokitClass, githubBoundsFrom } from "../../github/create-octokit-class.js";
 import { botIdentity, createServices, type GitHubHost, type MagisAppOptions } from "../create-services.js";
-import { contextLog } from "../../triggers/trigger-desk.js";
+import { triggerContext } from "../../triggers/trigger-desk.js";
 import type { Octokit } from "../../github/types.js";
 import { redactSecrets } from "../../lib/redact-secrets.js";
 import { openDatabase } from "../../backends/sqlite/database.js";
+import { SqliteBackend } from "../../backends/sqlite/sqlite-backend.js";
 import { readRunnerEvent } from "./read-runner-event.js";
 import { renderStepSummary, type ActionOutcome } from "./render-step-summary.js";
 
@@ -37,7 +37,7 @@ export async function runAction(env: NodeJS.ProcessEnv, io: ActionIo, options: P
 
   // 2. The store and the client.
   const scratch = env.MAGIS_DB ? null : fs.mkdtempSync(path.join(env.RUNNER_TEMP || os.tmpdir(), "magis-action-"));
-  const db = openDatabase(env.MAGIS_DB || path.join(scratch!, "magis.db"));
+  const backend = new SqliteBackend(openDatabase(env.MAGIS_DB || path.join(scratch!, "magis.db")));
   const Bounded = createOctokitClass(githubBoundsFrom(env));
   const octokit = new Bounded({ auth: { token: event.token }, baseUrl: event.apiUrl }) as Octokit;
   // The workflow's token acts as one installation; its bot is github-actions[bot] unless an app token is passed.
@@ -46,7 +46,7 @@ export async function runAction(env: NodeJS.ProcessEnv, io: ActionIo, options: P
     const services = createServices(host, {
       ...options,
       env,
-      db,
+      backend,
       concurrency: 1,
       // The runner is the repository's own sandbox: its tests may run there.
       allowExec: true,
@@ -60,7 +60,7 @@ export async function runAction(env: NodeJS.ProcessEnv, io: ActionIo, options: P
 
     // 3. The trigger and its job. Events of a workflow carry no installation; the token stands for one.
     const payload = { ...event.payload, installation: event.payload.installation ?? { id: 0 } };
-    const context = new Context({ id: event.delivery, name: event.name, payload } as never, octokit as never, contextLog(log));
+    const context = triggerContext({ delivery: event.delivery, event: `${event.name}.${String(event.payload.action ?? "")}`, payload }, octokit, log);
     // The job this event queues is the one after the newest so far (a kept database holds earlier runs' jobs); a CI fix
     // is keyed by its commit rather than by the delivery, so the delivery cannot find it.
     const before = (await services.jobs.newest())?.id ?? 0;
@@ -80,7 +80,7 @@ export async function runAction(env: NodeJS.ProcessEnv, io: ActionIo, options: P
     io.stdout(`::stop-commands::${fence}\n${redactSecrets(summary, secrets)}\n::${fence}::\n`);
     return trigger?.outcome === "failed" || job?.status === "failed" ? 1 : 0;
   } finally {
-    db.close();
+    await backend.close();
     if (scratch) fs.rmSync(scratch, { recursive: true, force: true });
   }
 }

@@ -9,9 +9,9 @@ import { inTransaction } from "./in-transaction.js";
 import type { PostgresStore } from "./postgres-store.js";
 import { type JobQueue, type JobRunner, type SubmitOutcome, type WhenBusy } from "../../jobs/job-queue.js";
 import { JobLifecycle, logged, type LifecycleOptions } from "../../jobs/job-lifecycle.js";
+import { HandBack } from "../../jobs/job-outcome.js";
 import { DB_NOW, enqueue, jobKeyOf, lockKey, TASK } from "./postgres-queue-entries.js";
 import { failJobsOfLostWorkers, LOST_REASON, requeueStranded } from "./postgres-sweeps.js";
-import { DEFAULT_STORE_WAITS } from "../sqlite/store-waits.js";
 
 /** How often a task tries to claim its job when the database fails the statement, and the pause before each retry. */
 const CLAIM_TRIES = 3;
@@ -82,7 +82,7 @@ export class PostgresQueue implements JobQueue {
     private readonly options: PostgresQueueOptions,
   ) {
     this.pool = store.pool;
-    this.lifecycle = new JobLifecycle(store.jobs, run, options, DEFAULT_STORE_WAITS.job, this.workerId);
+    this.lifecycle = new JobLifecycle(store.jobs, run, options, undefined, this.workerId);
   }
 
   private get lostAfterMs(): number {
@@ -190,7 +190,7 @@ export class PostgresQueue implements JobQueue {
     this.stopping = true;
     const runner = this.runner;
     const grace = setTimeout(() => {
-      for (const entry of this.running.values()) entry.controller.abort(new HandedBackError());
+      for (const entry of this.running.values()) entry.controller.abort(new HandBack(HANDED_BACK_REASON));
     }, graceMs);
     try {
       if (runner) await runner.stop();
@@ -213,11 +213,10 @@ export class PostgresQueue implements JobQueue {
       const entry: RunningJob = { job, controller: new AbortController(), runAt: helpers.job.run_at };
       this.running.set(id, entry);
       const outcome = await this.lifecycle.runJob(job, entry.controller.signal);
-      const reason: unknown = entry.controller.signal.reason;
-      if (reason instanceof HandedBackError) {
+      if (outcome.status === "handed-back") {
         const cancelledWith = await this.handBack(entry);
-        if (cancelledWith !== null) await this.lifecycle.record(job, { status: "cancelled", reason: cancelledWith });
-      } else if (!(reason instanceof TakenForLostError)) {
+        if (cancelledWith !== null) await this.lifecycle.record(job, { status: "cancelled", detail: cancelledWith });
+      } else if (!(entry.controller.signal.reason instanceof TakenForLostError)) {
         await this.lifecycle.record(job, outcome);
       }
       // Taken for lost: another worker recorded it failed and told its issue, or failUnheldJobs records it.
@@ -354,16 +353,6 @@ export class PostgresQueue implements JobQueue {
   private async requeueGivenUp(): Promise<void> {
     for (const id of await requeueStranded(this.beatPool!))
       this.options.log.warn({ job: id }, `queued job ${id} again: graphile-worker had given it up before it could start`);
-  }
-}
-
-/** The signal's reason when a shutting-down worker hands a job back; the status comment says it runs again by itself. */
-export class HandedBackError extends Error {
-  readonly handedBack = true;
-
-  constructor() {
-    super(HANDED_BACK_REASON);
-    this.name = "HandedBackError";
   }
 }
 

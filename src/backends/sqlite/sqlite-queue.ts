@@ -2,9 +2,9 @@ import type { JobRecord, NewJob } from "../../store/jobs.js";
 import type { JobStore } from "../../store/store.js";
 import { type JobQueue, type JobRunner, type SubmitOutcome, type WhenBusy } from "../../jobs/job-queue.js";
 import { JobLifecycle, type LifecycleOptions } from "../../jobs/job-lifecycle.js";
-import { atStartUp, DEFAULT_STORE_WAITS, duringWebhook, type StoreWaits } from "./store-waits.js";
+import { atStartUp, DEFAULT_STORE_WAITS, duringWebhook, sqliteRecording, type StoreWaits } from "./store-waits.js";
 
-export type { QueueLog } from "../../jobs/job-lifecycle.js";
+export type { QueueLog } from "../../jobs/job-queue.js";
 
 /** Options of the in-process queue. */
 export interface InProcessQueueOptions extends LifecycleOptions {
@@ -40,7 +40,7 @@ export class InProcessQueue implements JobQueue {
     private readonly options: InProcessQueueOptions,
   ) {
     this.waits = options.storeWaits ?? DEFAULT_STORE_WAITS;
-    this.lifecycle = new JobLifecycle(store, run, options, this.waits.job);
+    this.lifecycle = new JobLifecycle(store, run, options, sqliteRecording(store.where, this.waits.job, options.log));
   }
 
   async submit(job: NewJob, whenBusy: WhenBusy): Promise<SubmitOutcome> {

@@ -1,6 +1,7 @@
 import { isLockError, retryWhileLocked, type LockWait } from "./retry-while-locked.js";
-import type { QueueLog } from "../../jobs/job-lifecycle.js";
-import { JobStoreBusyError } from "../../jobs/job-queue.js";
+import type { Recording } from "../../jobs/job-lifecycle.js";
+import type { QueueLog } from "../../jobs/job-queue.js";
+import { JobStoreBusyError } from "../../store/store.js";
 
 /** How long each kind of job-store call waits out another process's lock on the database (see retryWhileLocked). */
 export interface StoreWaits {
@@ -61,4 +62,19 @@ export async function atStartUp<T>(
   });
   if (saidAt >= 0) log.info({ file: where }, "the job store is free again; starting the job queue");
   return result;
+}
+
+/**
+ * How a running job's records wait out another process's lock on the SQLite file: retried on timers for `wait.totalMs`
+ * (a running job can wait for an operator's lock to pass), saying so once in `log`.
+ */
+export function sqliteRecording(where: string, wait: LockWait, log: Pick<QueueLog, "warn">): Recording {
+  return (job, recording, call) =>
+    retryWhileLocked(call, wait, (tries) => {
+      if (tries > 1) return;
+      log.warn(
+        { job: job.id, file: where },
+        `the job store is locked by another process; retrying to record job ${job.id} as ${recording} for up to ${Math.round(wait.totalMs / 1000)} s`,
+      );
+    });
 }

@@ -71,7 +71,8 @@ export function inflateAt(bytes: Buffer, at: number, size = MAX_OBJECT_BYTES): {
     return { data: buffer, used: engine.bytesWritten };
   } catch (error) {
     const code = (error as { code?: string }).code;
-    if (code === "ERR_BUFFER_TOO_LARGE") throw new Error(`corrupt pack: the data at byte ${at} inflates to more than the ${size} bytes its entry declares`, { cause: error });
+    if (code === "ERR_BUFFER_TOO_LARGE")
+      throw new Error(`corrupt pack: the data at byte ${at} inflates to more than the ${size} bytes its entry declares`, { cause: error });
     const message = `corrupt pack: the data at byte ${at} does not inflate (${(error as Error).message})`;
     throw code === "Z_BUF_ERROR" ? new CutShort(message) : new Error(message, { cause: error });
   }

@@ -3,8 +3,10 @@ import type { JobQueue } from "../../jobs/job-queue.js";
 import { configForTrigger } from "../config-for-trigger.js";
 import { listFailedChecks } from "../../github/read-ci-failures.js";
 import { checkNames } from "../../github/render-ci-failures.js";
+import { CI_FIX_TRAILER } from "../../jobs/kinds/revise/ci-fix-trailer.js";
 import { submitReviseJob } from "../../jobs/kinds/revise/submit.js";
-import type { Decision, TriggerRule } from "../trigger-desk.js";
+import type { Decision } from "../../store/triggers.js";
+import type { TriggerRule } from "../trigger-rule.js";
 import type { BotIdentity } from "../../github/types.js";
 
 /** A finished CI run, as either event tells it. */
@@ -21,9 +23,6 @@ interface CiRun {
 
 type CiEvent = "check_suite.completed" | "workflow_run.completed";
 
-/** The commit message trailer that numbers the bot's CI fixes: the next fix of a failing fix is one more. */
-export const CI_FIX_TRAILER = "MAGIS-CI-Fix";
-
 const FAILED = new Set(["failure", "timed_out"]);
 
 /**
@@ -34,34 +33,46 @@ const FAILED = new Set(["failure", "timed_out"]);
  * each fix is numbered in its commit, and after `ci_fix_attempts` one comment says what still fails. A success, a
  * person's commit, another pull request, an outdated commit or a second event for the same commit does nothing.
  */
-export function onCiCompleted(queue: JobQueue, bot: () => Promise<BotIdentity>): TriggerRule[] {
-  const rule = (event: CiEvent, read: (payload: any) => CiRun): TriggerRule => ({
-    event,
-    // CI events come from bots (the CI app, the bot's own push), and come for every push: only failures are recorded.
-    fromBots: true,
-    wants: (payload) => {
-      const run = read(payload);
-      return FAILED.has(run.conclusion ?? "") && run.headBranch !== null && run.pulls.some((p) => p.head.ref === run.headBranch);
-    },
-    decide: (context) => decide(context, read(context.payload), queue, bot),
+export function onCiCompleted(queue: JobQueue, bot: () => Promise<BotIdentity>): [TriggerRule<"check_suite.completed">, TriggerRule<"workflow_run.completed">] {
+  // CI events come from bots (the CI app, the bot's own push), and come for every push: only failures are recorded.
+  const wanted = (run: CiRun) => FAILED.has(run.conclusion ?? "") && run.headBranch !== null && run.pulls.some((p) => p.head.ref === run.headBranch);
+  // A re-requested check suite keeps its id and completes again later; a re-run workflow counts its attempts.
+  const suite = (payload: Context<"check_suite.completed">["payload"]): CiRun => ({
+    ...fieldsOf(payload.check_suite),
+    source: payload.check_suite.app?.name ?? "a CI app",
+    run: `suite ${payload.check_suite.id} at ${payload.check_suite.updated_at}`,
+  });
+  const workflow = (payload: Context<"workflow_run.completed">["payload"]): CiRun => ({
+    ...fieldsOf(payload.workflow_run),
+    source: `the workflow “${payload.workflow_run.name}”`,
+    run: `run ${payload.workflow_run.id} attempt ${payload.workflow_run.run_attempt ?? 1}`,
   });
   return [
-    // A re-requested check suite keeps its id and completes again later; a re-run workflow counts its attempts.
-    rule("check_suite.completed", (p) => ({
-      ...fieldsOf(p.check_suite),
-      source: p.check_suite.app?.name ?? "a CI app",
-      run: `suite ${p.check_suite.id} at ${p.check_suite.updated_at}`,
-    })),
-    rule("workflow_run.completed", (p) => ({
-      ...fieldsOf(p.workflow_run),
-      source: `the workflow “${p.workflow_run.name}”`,
-      run: `run ${p.workflow_run.id} attempt ${p.workflow_run.run_attempt ?? 1}`,
-    })),
+    {
+      event: "check_suite.completed",
+      fromBots: true,
+      wants: (payload) => wanted(suite(payload)),
+      decide: (context) => decide(context, suite(context.payload), queue, bot),
+    },
+    {
+      event: "workflow_run.completed",
+      fromBots: true,
+      wants: (payload) => wanted(workflow(payload)),
+      decide: (context) => decide(context, workflow(context.payload), queue, bot),
+    },
   ];
 }
 
-function fieldsOf(run: any): Omit<CiRun, "source" | "run"> {
-  return { headSha: run.head_sha, headBranch: run.head_branch ?? null, conclusion: run.conclusion ?? null, pulls: run.pull_requests ?? [] };
+/** The fields both events carry alike, from the check suite or the workflow run. */
+function fieldsOf(run: {
+  head_sha: string;
+  head_branch: string | null;
+  conclusion: string | null;
+  // GitHub's description of a workflow run allows null entries here: they name no pull request.
+  pull_requests: ({ number: number; head: { ref: string; sha: string } } | null)[];
+}): Omit<CiRun, "source" | "run"> {
+  const pulls = (run.pull_requests ?? []).filter((pull) => pull !== null);
+  return { headSha: run.head_sha, headBranch: run.head_branch ?? null, conclusion: run.conclusion ?? null, pulls };
 }
 
 async function decide(context: Context<CiEvent>, run: CiRun, queue: JobQueue, bot: () => Promise<BotIdentity>): Promise<Decision> {

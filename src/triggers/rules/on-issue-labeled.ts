@@ -1,30 +1,30 @@
-import type { Context } from "probot";
 import type { JobQueue } from "../../jobs/job-queue.js";
-import { hasPermission } from "../../github/check-permission.js";
-import { configForTrigger } from "../config-for-trigger.js";
 import { submitResolveJob } from "../../jobs/kinds/resolve/submit.js";
-import type { TriggerRule } from "../trigger-desk.js";
+import { admitTrigger } from "../admit-trigger.js";
+import type { TriggerRule } from "../trigger-rule.js";
 
 /** `issues.labeled`: the configured label on an open issue, added by someone allowed, queues a run. */
-export function onIssueLabeled(queue: JobQueue): TriggerRule {
+export function onIssueLabeled(queue: JobQueue): TriggerRule<"issues.labeled"> {
   return {
     event: "issues.labeled",
     wants: (payload) => Boolean(payload.label) && payload.issue.state === "open" && !payload.issue.pull_request,
-    decide: async (context: Context<"issues.labeled">, receivedAt) => {
-      const { issue, label, sender } = context.payload;
-      const loaded = await configForTrigger(context, issue.number, (configured) => label!.name === configured);
-      if (!loaded.ok) return loaded.decision;
-      const { config } = loaded;
-      if (label!.name !== config.label) return { outcome: "ignored", detail: `the label \`${label!.name}\` is not the configured \`${config.label}\`` };
-      if (!(await hasPermission(context.octokit, context.repo(), sender.login, config.allowed_permissions))) {
-        return { outcome: "ignored", detail: `@${sender.login} added the label without ${config.allowed_permissions.join(", ")} permission` };
-      }
+    decide: async (context, receivedAt) => {
+      const { issue, sender } = context.payload;
+      const label = context.payload.label?.name ?? "";
+      const admitted = await admitTrigger(context, {
+        number: issue.number,
+        answersBrokenConfig: (configured) => label === configured,
+        matches: (config) =>
+          label === config.label ? null : { outcome: "ignored", detail: `the label \`${label}\` is not the configured \`${config.label}\`` },
+        refusal: { ignore: "added the label" },
+      });
+      if (!admitted.ok) return admitted.decision;
       return submitResolveJob(context, queue, {
         issueNumber: issue.number,
-        config,
-        trigger: `@${sender.login} added the label \`${label!.name}\``,
+        config: admitted.config,
+        trigger: `@${sender.login} added the label \`${label}\``,
         guidance: "",
-        label: label!.name,
+        label,
         triggeredAt: receivedAt,
       });
     },

@@ -1,18 +1,17 @@
 import type { Context } from "probot";
-import type { JobQueue } from "../../jobs/job-queue.js";
-import { hasPermission } from "../../github/check-permission.js";
-import { cleanText } from "../../lib/clean-text.js";
-import { configForTrigger } from "../config-for-trigger.js";
-import { submitReviseJob } from "../../jobs/kinds/revise/submit.js";
-import type { TriggerRule } from "../trigger-desk.js";
 import type { BotIdentity } from "../../github/types.js";
+import type { JobQueue } from "../../jobs/job-queue.js";
+import { submitReviseJob } from "../../jobs/kinds/revise/submit.js";
+import { cleanText } from "../../lib/clean-text.js";
+import { admitTrigger } from "../admit-trigger.js";
+import type { TriggerRule } from "../trigger-rule.js";
 
 /**
  * `pull_request_review.submitted`: a review that requests changes, or comments with text or inline comments, on an
  * open pull request the app opened from one of its branches, by someone allowed, queues a revision. Approvals,
  * bots (the app included), other pull requests and other people are passed over without a word.
  */
-export function onPullRequestReview(queue: JobQueue, bot: () => Promise<BotIdentity>): TriggerRule {
+export function onPullRequestReview(queue: JobQueue, bot: () => Promise<BotIdentity>): TriggerRule<"pull_request_review.submitted"> {
   return {
     event: "pull_request_review.submitted",
     wants: (payload) => {
@@ -25,17 +24,18 @@ export function onPullRequestReview(queue: JobQueue, bot: () => Promise<BotIdent
         pull.head.repo?.full_name === repository.full_name
       );
     },
-    decide: async (context: Context<"pull_request_review.submitted">) => {
+    decide: async (context) => {
       const { review, pull_request: pull, sender } = context.payload;
-      if (pull.user!.login !== (await bot()).login) return { outcome: "ignored", detail: "the pull request was opened by another app" };
-      const loaded = await configForTrigger(context, pull.number);
-      if (!loaded.ok) return loaded.decision;
-      const { config } = loaded;
-      if (!pull.head.ref.startsWith(config.branch_prefix))
-        return { outcome: "ignored", detail: `the branch is not one of the app's \`${config.branch_prefix}…\` branches` };
-      if (!(await hasPermission(context.octokit, context.repo(), sender.login, config.allowed_permissions))) {
-        return { outcome: "ignored", detail: `@${sender.login} reviewed without ${config.allowed_permissions.join(", ")} permission` };
-      }
+      if (pull.user?.login !== (await bot()).login) return { outcome: "ignored", detail: "the pull request was opened by another app" };
+      const admitted = await admitTrigger(context, {
+        number: pull.number,
+        matches: (config) =>
+          pull.head.ref.startsWith(config.branch_prefix)
+            ? null
+            : { outcome: "ignored", detail: `the branch is not one of the app's \`${config.branch_prefix}…\` branches` },
+        refusal: { ignore: "reviewed" },
+      });
+      if (!admitted.ok) return admitted.decision;
       const state = review.state.toLowerCase();
       const reviewBody = cleanText(review.body ?? "");
       if (state === "commented" && reviewBody === "" && !(await hasInlineComments(context, pull.number, review.id))) {
@@ -45,7 +45,7 @@ export function onPullRequestReview(queue: JobQueue, bot: () => Promise<BotIdent
         pullNumber: pull.number,
         headRef: pull.head.ref,
         payload: {
-          config,
+          config: admitted.config,
           trigger: `@${sender.login} ${state === "changes_requested" ? "requested changes" : "commented"} in a review`,
           reviewId: review.id,
           reviewBody,

@@ -1,10 +1,8 @@
-import type { Context } from "probot";
 import type { JobQueue } from "../../jobs/job-queue.js";
-import { hasPermission } from "../../github/check-permission.js";
-import { cleanText } from "../../lib/clean-text.js";
-import { configForTrigger } from "../config-for-trigger.js";
 import { submitResolveJob } from "../../jobs/kinds/resolve/submit.js";
-import type { TriggerRule } from "../trigger-desk.js";
+import { cleanText } from "../../lib/clean-text.js";
+import { admitTrigger } from "../admit-trigger.js";
+import type { TriggerRule } from "../trigger-rule.js";
 
 /** The guidance of a `/magis retry` comment (the rest of its first line), or null when the comment is not one. */
 export function parseRetryCommand(body: string): { guidance: string } | null {
@@ -14,29 +12,21 @@ export function parseRetryCommand(body: string): { guidance: string } | null {
 }
 
 /** `issue_comment.created`: `/magis retry [guidance]` on an open issue, by someone allowed, queues a new run. */
-export function onRetryComment(queue: JobQueue): TriggerRule {
+export function onRetryComment(queue: JobQueue): TriggerRule<"issue_comment.created"> {
   return {
     event: "issue_comment.created",
     wants: (payload) => payload.issue.state === "open" && !payload.issue.pull_request && parseRetryCommand(payload.comment.body) !== null,
-    decide: async (context: Context<"issue_comment.created">) => {
+    decide: async (context) => {
       const { issue, comment, sender } = context.payload;
-      const command = parseRetryCommand(comment.body)!;
-      const loaded = await configForTrigger(context, issue.number);
-      if (!loaded.ok) return loaded.decision;
-      const { config } = loaded;
-      if (!(await hasPermission(context.octokit, context.repo(), sender.login, config.allowed_permissions))) {
-        // A command is addressed to the bot, so it is answered; a label or a review by the same person is not.
-        const who = config.allowed_permissions.join(", ");
-        await context.octokit.rest.issues.createComment(
-          context.issue({ body: `@${sender.login} only people with ${who} permission on this repository may run \`/magis retry\`.` }),
-        );
-        return { outcome: "declined", detail: `@${sender.login} has none of ${who} permission` };
-      }
+      const guidance = parseRetryCommand(comment.body)?.guidance ?? "";
+      // A command is addressed to the bot, so a refusal is answered; a label or a review by the same person is not.
+      const admitted = await admitTrigger(context, { number: issue.number, refusal: { answer: "/magis retry" } });
+      if (!admitted.ok) return admitted.decision;
       return submitResolveJob(context, queue, {
         issueNumber: issue.number,
-        config,
-        trigger: `@${sender.login} commented \`/magis retry\`${command.guidance ? " with guidance" : ""}`,
-        guidance: command.guidance,
+        config: admitted.config,
+        trigger: `@${sender.login} commented \`/magis retry\`${guidance ? " with guidance" : ""}`,
+        guidance,
         commentId: comment.id,
         triggeredAt: comment.created_at,
       });

@@ -1,11 +1,9 @@
-import type { Context } from "probot";
-import type { JobQueue } from "../../jobs/job-queue.js";
-import { hasPermission } from "../../github/check-permission.js";
-import { cleanText } from "../../lib/clean-text.js";
-import { configForTrigger } from "../config-for-trigger.js";
-import { submitReviseJob } from "../../jobs/kinds/revise/submit.js";
-import type { TriggerRule } from "../trigger-desk.js";
 import type { BotIdentity } from "../../github/types.js";
+import type { JobQueue } from "../../jobs/job-queue.js";
+import { submitReviseJob } from "../../jobs/kinds/revise/submit.js";
+import { cleanText } from "../../lib/clean-text.js";
+import { admitTrigger } from "../admit-trigger.js";
+import type { TriggerRule } from "../trigger-rule.js";
 
 /** The guidance of a `/magis revise` comment (everything after the command, all lines), or null when the comment is not one. */
 export function parseReviseCommand(body: string): { guidance: string } | null {
@@ -18,27 +16,25 @@ export function parseReviseCommand(body: string): { guidance: string } | null {
  * revision: of the guidance, or without guidance of the latest review again. The checks run in the order of every
  * trigger: the config, then the sender's permission, then the pull request itself.
  */
-export function onReviseComment(queue: JobQueue, bot: () => Promise<BotIdentity>): TriggerRule {
+export function onReviseComment(queue: JobQueue, bot: () => Promise<BotIdentity>): TriggerRule<"issue_comment.created"> {
   return {
     event: "issue_comment.created",
     wants: (payload) => payload.issue.state === "open" && Boolean(payload.issue.pull_request) && parseReviseCommand(payload.comment.body) !== null,
-    decide: async (context: Context<"issue_comment.created">) => {
+    decide: async (context) => {
       const { issue, comment, sender } = context.payload;
-      const command = parseReviseCommand(comment.body)!;
-      const reply = (body: string) => context.octokit.rest.issues.createComment(context.issue({ body }));
-      const loaded = await configForTrigger(context, issue.number);
-      if (!loaded.ok) return loaded.decision;
-      const { config } = loaded;
-      if (!(await hasPermission(context.octokit, context.repo(), sender.login, config.allowed_permissions))) {
-        const who = config.allowed_permissions.join(", ");
-        await reply(`@${sender.login} only people with ${who} permission on this repository may run \`/magis revise\`.`);
-        return { outcome: "declined", detail: `@${sender.login} has none of ${who} permission` };
-      }
+      const guidance = parseReviseCommand(comment.body)?.guidance ?? "";
+      const admitted = await admitTrigger(context, { number: issue.number, refusal: { answer: "/magis revise" } });
+      if (!admitted.ok) return admitted.decision;
+      const { config } = admitted;
       const { data: pull } = await context.octokit.rest.pulls.get(context.repo({ pull_number: issue.number }));
       const ownPull =
         pull.user?.login === (await bot()).login && pull.head.ref.startsWith(config.branch_prefix) && pull.head.repo?.full_name === pull.base.repo.full_name;
       if (!ownPull) {
-        await reply(`@${sender.login} \`/magis revise\` works on pull requests MAGIS opened from its \`${config.branch_prefix}…\` branches only.`);
+        await context.octokit.rest.issues.createComment(
+          context.issue({
+            body: `@${sender.login} \`/magis revise\` works on pull requests MAGIS opened from its \`${config.branch_prefix}…\` branches only.`,
+          }),
+        );
         return { outcome: "declined", detail: "the pull request is not one the app opened from its branches" };
       }
       return submitReviseJob(context, queue, {
@@ -46,9 +42,9 @@ export function onReviseComment(queue: JobQueue, bot: () => Promise<BotIdentity>
         headRef: pull.head.ref,
         payload: {
           config,
-          trigger: `@${sender.login} commented \`/magis revise\`${command.guidance ? " with guidance" : ""}`,
+          trigger: `@${sender.login} commented \`/magis revise\`${guidance ? " with guidance" : ""}`,
           reviewBody: "",
-          guidance: command.guidance,
+          guidance,
           commentId: comment.id,
           reviewer: sender.login,
           triggeredAt: comment.created_at,

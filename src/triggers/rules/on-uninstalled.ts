@@ -5,22 +5,25 @@ import { repositoryKey } from "../../store/jobs.js";
 import type { JobStore, MemoryStore } from "../../store/store.js";
 
 /** The webhooks after which the app can no longer reach a repository: its installation removed, or the repository taken from it. */
-export const UNINSTALL_EVENTS = ["installation.deleted", "installation_repositories.removed"];
+export const UNINSTALL_EVENTS = ["installation.deleted", "installation_repositories.removed"] as const;
+
+/** One of UNINSTALL_EVENTS. */
+export type UninstallEvent = (typeof UNINSTALL_EVENTS)[number];
 
 /** Why a job of such a repository was cancelled; also how its runner knows to forget what it wrote (see forgetWhenCancelled). */
 export const UNINSTALLED_REASON = "the app was uninstalled from the repository";
 
 /** What one such webhook removes: the repositories taken from an installation, or every repository of the account that removed it. */
-export function uninstalledBy(event: string, payload: any): { repos: string[] } | { owners: string[] } | null {
+export function uninstalledBy(event: string, payload: unknown): { repos: string[] } | { owners: string[] } | null {
+  // Read defensively: every field may be missing from a payload that is not what its event promises.
+  const fields = (payload ?? {}) as { installation?: { account?: { login?: unknown } }; repositories_removed?: unknown };
   if (event === "installation.deleted") {
-    const login = payload.installation?.account?.login;
+    const login = fields.installation?.account?.login;
     return typeof login === "string" ? { owners: [login.toLowerCase()] } : null;
   }
-  if (event === "installation_repositories.removed" && Array.isArray(payload.repositories_removed)) {
-    const repos = payload.repositories_removed
-      .map((repo: { full_name?: unknown }) => repo.full_name)
-      .filter((name: unknown): name is string => typeof name === "string");
-    return { repos: repos.map((name: string) => name.toLowerCase()) };
+  if (event === "installation_repositories.removed" && Array.isArray(fields.repositories_removed)) {
+    const names = fields.repositories_removed.map((repo: { full_name?: unknown }) => repo.full_name);
+    return { repos: names.filter((name): name is string => typeof name === "string").map((name) => name.toLowerCase()) };
   }
   return null;
 }
@@ -49,11 +52,11 @@ export interface UninstallServices {
  * which GitHub's delivery log then shows and can send again.
  */
 export function forgetUninstalled({ memory, jobs, queue, log }: UninstallServices) {
-  return async (context: Context<any>): Promise<void> => {
-    const event = `${context.name}.${(context.payload as { action?: string }).action}`;
+  return async (context: Context<UninstallEvent>): Promise<void> => {
+    const event = `${context.name}.${context.payload.action}`;
     const which = uninstalledBy(event, context.payload);
     if (!which || ("repos" in which && which.repos.length === 0)) return;
-    const installation = (context.payload as { installation?: { id?: number } }).installation?.id;
+    const installation = context.payload.installation.id;
     const affected = (job: { owner: string; repo: string }) =>
       "owners" in which ? which.owners.includes(job.owner.toLowerCase()) : which.repos.includes(repositoryKey(job.owner, job.repo));
     try {

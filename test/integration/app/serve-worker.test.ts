@@ -5,7 +5,7 @@ import path from "node:path";
 import { pino } from "pino";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { startServer } from "../../../src/cli/serve.js";
-import type { RunningServer } from "../../../src/server/start-webhook-server.js";
+import type { RunningServer } from "../../../src/server/listen-on.js";
 import { sweepObjects } from "../../../src/app/create-services.js";
 import { checkoutPrefix, THIS_PROCESS } from "../../../src/git/checkout-name.js";
 import { folderOf, objectCacheFrom, type ObjectCache } from "../../../src/git/object-cache.js";

@@ -6,7 +6,7 @@ import path from "node:path";
 import { pino } from "pino";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { startServer } from "../../../src/cli/serve.js";
-import type { RunningServer } from "../../../src/server/start-webhook-server.js";
+import type { RunningServer } from "../../../src/server/listen-on.js";
 import { labeledPayload } from "../../e2e/payloads.js";
 import { sign } from "../../e2e/start-app.js";
 import { freePort } from "../../support/free-port.js";

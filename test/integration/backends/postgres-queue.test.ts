@@ -1,7 +1,6 @@
 import net from "node:net";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import type { QueueLog } from "../../../src/jobs/job-lifecycle.js";
-import type { JobRunner } from "../../../src/jobs/job-queue.js";
+import type { JobRunner, QueueLog } from "../../../src/jobs/job-queue.js";
 import { HANDED_BACK_REASON, LOST_REASON, PostgresQueue, UNRECORDED_REASON, type PostgresQueueOptions } from "../../../src/backends/postgres/postgres-queue.js";
 import pg from "pg";
 import { ADVISORY_LOCKS } from "../../../src/backends/postgres/advisory-locks.js";
@@ -75,7 +74,7 @@ function gatedRunner() {
       const done = (outcome: Error | string) => {
         span.end = performance.now();
         if (outcome instanceof Error) reject(outcome);
-        else resolve(outcome);
+        else resolve({ status: "succeeded", detail: outcome });
       };
       progress.signal.addEventListener("abort", () => done(progress.signal.reason as Error), { once: true });
       gates.set(record.delivery, done);
@@ -262,7 +261,7 @@ describe("the PostgreSQL queue, when one part fails", () => {
     const run: JobRunner = async (record) => {
       started.push(record.delivery);
       await busy.memory.index.writeTerms([[`blob-${record.delivery}`, "{}"]], []);
-      return `done ${record.delivery}`;
+      return { status: "succeeded", detail: `done ${record.delivery}` };
     };
     const lost: string[] = [];
     const worker = await startQueue(busy, run, { lostAfterMs: 1_500 });
@@ -294,7 +293,7 @@ describe("the PostgreSQL queue, when one part fails", () => {
       new Promise((resolve) => {
         events.push(`start ${record.delivery}`);
         progress.signal.addEventListener("abort", () => events.push(`stop ${record.delivery}: ${(progress.signal.reason as Error).message}`));
-        finish.set(record.delivery, () => resolve(`done ${record.delivery}`));
+        finish.set(record.delivery, () => resolve({ status: "succeeded", detail: `done ${record.delivery}` }));
       });
     const first = await startQueue(cutOff, run, { lostAfterMs: 1_500 });
     await first.submit(job("first"), "wait");

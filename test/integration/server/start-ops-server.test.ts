@@ -2,7 +2,7 @@ import { pino } from "pino";
 import { afterEach, describe, expect, it } from "vitest";
 import { createMetrics, type MetricsOptions, type QueueDepth } from "../../../src/server/metrics.js";
 import { startOpsServer } from "../../../src/server/start-ops-server.js";
-import type { RunningServer } from "../../../src/server/start-webhook-server.js";
+import type { RunningServer } from "../../../src/server/listen-on.js";
 import { parsePrometheusText } from "../../support/parse-prometheus-text.js";
 
 const servers: RunningServer[] = [];

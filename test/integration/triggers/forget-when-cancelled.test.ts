@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { forgetWhenCancelled, UNINSTALLED_REASON } from "../../../src/triggers/rules/on-uninstalled.js";
+import type { JobOutcome } from "../../../src/jobs/job-outcome.js";
 import type { JobRecord } from "../../../src/store/jobs.js";
 import { openSqliteStore, type SqliteStore } from "../../../src/backends/sqlite/sqlite-store.js";
 
@@ -14,7 +15,7 @@ const file = { blobId: "a1", summary: "Parses.", text: "def parse(): pass\n" };
 
 /** A runner that writes a summary once its job was cancelled, as a worker does until its next heartbeat, then stops. */
 function lateWriter(memory: SqliteStore["memory"]) {
-  return async (_: JobRecord, progress: { signal: AbortSignal }): Promise<string> => {
+  return async (_: JobRecord, progress: { signal: AbortSignal }): Promise<JobOutcome> => {
     await new Promise((resolve) => progress.signal.addEventListener("abort", resolve, { once: true }));
     await memory.remember("octo/widgets", "src/late.py", file);
     throw progress.signal.reason;

@@ -1,6 +1,7 @@
-import { Context, ProbotOctokit } from "probot";
+import { ProbotOctokit } from "probot";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { contextLog, TriggerDesk, type TriggerRule } from "../../../src/triggers/trigger-desk.js";
+import { TriggerDesk, triggerContext } from "../../../src/triggers/trigger-desk.js";
+import type { TriggerRule } from "../../../src/triggers/trigger-rule.js";
 import type { Octokit } from "../../../src/github/types.js";
 import { PostgresQueue } from "../../../src/backends/postgres/postgres-queue.js";
 import { jobKey } from "../../../src/store/jobs.js";
@@ -71,7 +72,7 @@ it("queues the jobs of one issue in the order their triggers arrived, when two w
     await stores[0]!.migrate();
     const log = { info: () => {}, warn: () => {}, error: () => {} };
     const desks = stores.map((store, web) => {
-      const queue = new PostgresQueue(store, async () => "done", { log, role: "web" });
+      const queue = new PostgresQueue(store, async () => ({ status: "succeeded", detail: "done" }), { log, role: "web" });
       queues.push(queue);
       // The first web process's decision waits on a slow GitHub; the second's does not.
       const rule: TriggerRule = {
@@ -98,7 +99,7 @@ it("queues the jobs of one issue in the order their triggers arrived, when two w
       sender: { login: "alice", type: "User" },
     };
     const deliver = (web: number, id: string) =>
-      desks[web]!.receive(new Context({ id, name: "issues", payload } as never, new ProbotOctokit() as never, contextLog(log)));
+      desks[web]!.receive(triggerContext({ delivery: id, event: "issues.labeled", payload }, new ProbotOctokit() as unknown as Octokit, log));
     await deliver(0, "arrived-first");
     await new Promise((resolve) => setTimeout(resolve, 50));
     await deliver(1, "arrived-second");
@@ -109,7 +110,7 @@ it("queues the jobs of one issue in the order their triggers arrived, when two w
       stores[0]!,
       async (job) => {
         ran.push(job.delivery);
-        return "done";
+        return { status: "succeeded", detail: "done" };
       },
       { log, role: "worker" },
     );

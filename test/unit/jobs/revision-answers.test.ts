@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { appendRevisionHistory, countRevisions, renderHistoryEntry, renderReply } from "../../../src/github/render-revision-answers.js";
+import { appendRevisionHistory, countRevisions, renderHistoryEntry, renderReply } from "../../../src/jobs/kinds/revise/render-answers.js";
 import type { RevisionResult } from "../../../src/pipeline/revise/types.js";
 import type { TaskOutcome } from "../../../src/pipeline/types.js";
 

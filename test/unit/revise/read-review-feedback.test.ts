@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { toReviewComment } from "../../../src/github/read-review-feedback.js";
 import { parseReviseCommand } from "../../../src/triggers/rules/on-revise-comment.js";
 import { linkedIssue } from "../../../src/github/read-revision-issue.js";
-import { issueOfBranch } from "../../../src/jobs/kinds/revise/submit.js";
+import { issueOfBranch } from "../../../src/github/choose-branch.js";
 
 describe("toReviewComment: an inline comment as the revision reads it", () => {
   it("keeps path, line range, text and hunk, and replies go to the thread's first comment", () => {

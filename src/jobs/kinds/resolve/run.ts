@@ -1,48 +1,27 @@
-import { parseConfig, type MagisConfig } from "../../../config.js";
-import type { JobRunner } from "../../job-queue.js";
-import { repositoryKey } from "../../../store/jobs.js";
+import type { MagisConfig } from "../../../config.js";
+import { withShallowClone } from "../../../git/clone-repository.js";
+import { historyWindow, type CommitRecord } from "../../../git/commit-history.js";
+import type { FetchedHistory } from "../../../git/fetch-recent-history.js";
+import type { ObjectCache } from "../../../git/object-cache.js";
+import type { ClonedFile } from "../../../git/write-worktree.js";
+import { openRepository, packLimit } from "../../../github/open-repository.js";
+import { publishPullRequest } from "../../../github/publish-pull-request.js";
+import { readIssueText } from "../../../github/read-issue-text.js";
+import type { BotIdentity, IssueRef, Octokit } from "../../../github/types.js";
 import { primeTerms } from "../../../pipeline/locate/prime-terms.js";
 import { renderReport } from "../../../pipeline/report/render-report.js";
 import { selectNeedsHuman } from "../../../pipeline/report/select-needs-human.js";
 import type { resolveIssue } from "../../../pipeline/resolve-issue.js";
-import type { CommandPolicy, ProgressEvent } from "../../../pipeline/types.js";
-import type { ObjectCache } from "../../../git/object-cache.js";
-import { withShallowClone } from "../../../git/clone-repository.js";
-import { historyWindow, type CommitRecord } from "../../../git/commit-history.js";
-import type { FetchedHistory } from "../../../git/fetch-recent-history.js";
-import type { ClonedFile } from "../../../git/write-worktree.js";
+import type { ProgressEvent } from "../../../pipeline/types.js";
+import { stageContext, type CommandServices } from "../../stage-context.js";
 import { RETRY_ISSUE } from "../../explain-failure.js";
-import { openRepository, packLimit } from "../../../github/open-repository.js";
-import { publishPullRequest } from "../../../github/publish-pull-request.js";
-import { readIssueText } from "../../../github/read-issue-text.js";
+import { JobCancelledError, type JobKind, type JobServices } from "../../run-job.js";
+import { startStatus, trackProgress, type StatusState } from "../../track-status.js";
+import { resolvePayload, type ResolveJobPayload } from "./payload.js";
 import { renderStatus } from "./render-status.js";
-import { JobCancelledError, runJobWithStatus, type JobServices } from "../../run-job.js";
-import { startStatus, trackProgress } from "../../track-status.js";
-import type { BotIdentity, IssueRef, Octokit } from "../../../github/types.js";
-
-/** The data a `resolve-issue` job carries from its trigger. */
-export interface ResolveJobPayload {
-  /** The validated config read when the trigger was decided. */
-  config: MagisConfig;
-  /** Who started it and how, as the status comment says it. */
-  trigger: string;
-  /** `/magis retry` guidance (already cleaned), or "". */
-  guidance: string;
-  /**
-   * The issue's title, body and author as the webhook carried them: an edit after the trigger does not reach the
-   * agents. Absent from jobs an earlier version queued; those read the issue when they run.
-   */
-  issue?: { title: string; body: string; author: string };
-  /** When the trigger happened (ISO 8601): comments written or edited later are not read as hints. */
-  triggeredAt?: string;
-  /** The comment that triggered the run (gets the reactions), or absent for a label. */
-  commentId?: number;
-  /** The label that started the run: if it is gone before publishing, nothing is published. */
-  label?: string;
-}
 
 /** What a resolve job uses besides the parts every job uses. */
-export interface ResolveJobServices extends JobServices {
+export interface ResolveJobServices extends JobServices, CommandServices {
   /** The app's bot identity (asked of GitHub once). */
   bot: () => Promise<BotIdentity>;
   resolve: typeof resolveIssue;
@@ -55,15 +34,10 @@ export interface ResolveJobServices extends JobServices {
   objects?: ObjectCache;
   /** How long the git server may stay silent during a clone (MAGIS_GIT_TIMEOUT_MS; default 60 s). */
   gitIdleTimeoutMs?: number;
-  /**
-   * Where the repository's `test_command` may run on this machine: the environment it runs in (credentials are removed
-   * from it) and values to redact from its output. Absent: it may not (an App server without MAGIS_ALLOW_EXEC=1).
-   */
-  exec?: { env: NodeJS.ProcessEnv; secrets: (string | undefined)[] };
 }
 
 /**
- * Runs one `resolve-issue` job, within its status comment (see runJobWithStatus):
+ * The `resolve-issue` job: within its status comment (see runJob),
  *  1. check the issue still wants it and the repository's size; take the issue as it was at the trigger, with its
  *     comments until then as hints;
  *  2. shallow-clone the default branch, with its recent commits alongside (history_months);
@@ -71,21 +45,28 @@ export interface ResolveJobServices extends JobServices {
  *  4. check the issue still wants it (open, label still on), then publish the pull request;
  *  5. link it in the status and react 🚀.
  */
-export function resolveJobRunner(services: ResolveJobServices): JobRunner {
-  return (job, progress) => {
-    const payload = job.payload as unknown as ResolveJobPayload;
-    const config = parseConfig(payload.config);
-    const issueRef: IssueRef = { owner: job.owner, repo: job.repo, number: job.number };
-    const repo = { owner: job.owner, repo: job.repo };
-    const start = { ...startStatus(job.id, payload.trigger), issueAsOf: payload.triggeredAt };
-    const target = payload.commentId ? { kind: "comment" as const, id: payload.commentId } : { kind: "issue" as const };
-    const shape = { where: issueRef, start, render: renderStatus, rerun: RETRY_ISSUE, target, firstStage: "clone", config };
-    return runJobWithStatus(services, job, progress, shape, async (run) => {
+export function resolveKind(services: ResolveJobServices): JobKind<ResolveJobPayload, StatusState> {
+  return {
+    name: "resolve-issue",
+    payload: resolvePayload,
+    rerun: RETRY_ISSUE,
+    firstStage: "clone",
+    start: (job, payload) => ({ ...startStatus(job.id, payload.trigger), issueAsOf: payload.triggeredAt }),
+    render: renderStatus,
+    target: (payload) => (payload.commentId ? { kind: "comment", id: payload.commentId } : { kind: "issue" }),
+    steps: async (run, job, payload) => {
+      const { config } = run;
+      const issueRef: IssueRef = { owner: job.owner, repo: job.repo, number: job.number };
+      const repo = { owner: job.owner, repo: job.repo };
       // 1. The repository and the issue as it was at the trigger.
       const { octokit, token } = run;
       // A run queued before a restart, or a redelivered trigger, may be for an issue closed meanwhile: checked first too.
       await ensureStillWanted(octokit, issueRef, payload.label);
-      const { url, defaultBranch, nodeId } = await openRepository(octokit, repo, config, services.gitBaseUrl, RETRY_ISSUE);
+      const { url, defaultBranch, nodeId } = await openRepository(octokit, repo, {
+        config,
+        gitBaseUrl: services.gitBaseUrl,
+        rerunCommand: RETRY_ISSUE.command,
+      });
       const snapshot = payload.issue && payload.triggeredAt ? { ...payload.issue, at: payload.triggeredAt } : undefined;
       const issue = await readIssueText(octokit, issueRef, payload.guidance, { authors: config.hint_authors, allowed: config.allowed_permissions }, snapshot);
       const bot = await services.bot();
@@ -105,13 +86,7 @@ export function resolveJobRunner(services: ResolveJobServices): JobRunner {
             run.status.update((s) => trackProgress(s, event));
           };
           const ctx = {
-            root: checkout.dir,
-            repoId: repositoryKey(job.owner, job.repo),
-            config,
-            llm: run.llm,
-            now: services.now,
-            onProgress,
-            commands: commandPolicy(services.exec, [token], run.signal, checkout.dir),
+            ...stageContext(run, job, { checkout, now: services.now, commands: services, onProgress }),
             ...(checkout.history && {
               history: () => fetchedCommits(checkout.history!, (skipped) => services.log.info({ job: job.id, skipped }, "ranking without the commit history")),
             }),
@@ -146,7 +121,7 @@ export function resolveJobRunner(services: ResolveJobServices): JobRunner {
       // 5. The pull request in the status.
       run.status.update((s) => ({ ...s, pullRequest: { url: published.url, number: published.number, updated: published.updated } }));
       return { detail: published.url, succeeded: true };
-    });
+    },
   };
 }
 
@@ -168,16 +143,6 @@ async function ensureStillWanted(octokit: Octokit, issue: IssueRef, label: strin
   if (data.state !== "open") throw new JobCancelledError("the issue is closed");
   const labels = (data.labels ?? []).map((l) => (typeof l === "string" ? l : l.name));
   if (label !== undefined && !labels.includes(label)) throw new JobCancelledError(`the label \`${label}\` is no longer on the issue`);
-}
-
-/** Whether and how the job may run the repository's tests: in a copy beside the checkout (removed with leftover checkouts). */
-export function commandPolicy(exec: ResolveJobServices["exec"], secrets: string[], signal: AbortSignal, checkoutDir: string): CommandPolicy {
-  if (!exec)
-    return {
-      allowed: false,
-      why: "this app's server does not run repository code; its operator can allow it with MAGIS_ALLOW_EXEC=1, or run MAGIS as a GitHub Action",
-    };
-  return { allowed: true, env: exec.env, secrets: [...exec.secrets, ...secrets], signal, scratchDir: `${checkoutDir}.tests` };
 }
 
 /** The job stage that begins after a pipeline event, if one does. */

@@ -2,9 +2,9 @@ import type { Context } from "probot";
 import type { MagisConfig } from "../../../config.js";
 import type { JobQueue } from "../../job-queue.js";
 import { jobKey } from "../../../store/jobs.js";
-import type { ResolveJobPayload } from "./run.js";
-import { postNote } from "../../../triggers/post-note.js";
-import type { Decision } from "../../../triggers/trigger-desk.js";
+import type { ResolveJobPayload } from "./payload.js";
+import { postNote } from "../../../github/post-note.js";
+import type { Decision } from "../../../store/triggers.js";
 
 /** What a trigger hands over: the issue, the validated config and how the run was asked for. */
 export interface ResolveTrigger {
@@ -31,6 +31,7 @@ export async function submitResolveJob(
   const { owner, repo } = context.repo();
   const { issue } = context.payload;
   const payload: ResolveJobPayload = {
+    version: 1,
     config: trigger.config,
     trigger: trigger.trigger,
     guidance: trigger.guidance,
@@ -48,14 +49,16 @@ export async function submitResolveJob(
       owner,
       repo,
       number: trigger.issueNumber,
-      payload: payload as unknown as Record<string, unknown>,
+      payload,
     },
     "decline",
   );
   if (outcome.status === "busy") {
     await postNote(
-      context,
+      context.octokit,
+      { owner, repo, number: trigger.issueNumber },
       "⏳ MAGIS is already working on this issue. Wait for that run to finish (its status comment shows progress), then comment `/magis retry` if needed.",
+      context.log.child({ delivery: context.id }),
     );
     return { outcome: "declined", detail: "another job for this issue was queued or running" };
   }

@@ -1,6 +1,6 @@
-import type { ReviewComment, RevisionResult } from "../pipeline/revise/types.js";
-import { appendRevisionHistory, countRevisions, renderHistoryEntry, renderReply } from "./render-revision-answers.js";
-import type { Octokit } from "./types.js";
+import type { Octokit } from "../../../github/types.js";
+import type { ReviewComment, RevisionResult } from "../../../pipeline/revise/types.js";
+import { appendRevisionHistory, countRevisions, renderHistoryEntry, renderReply } from "./render-answers.js";
 
 /** What the answers to a finished revision need. */
 export interface RevisionAnswer {

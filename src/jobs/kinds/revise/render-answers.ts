@@ -1,6 +1,6 @@
-import type { RevisionResult } from "../pipeline/revise/types.js";
-import { details, fence, neutralize } from "../lib/markdown.js";
-import { verdict } from "../jobs/kinds/revise/render-status.js";
+import { details, fence, neutralize } from "../../../lib/markdown.js";
+import type { RevisionResult } from "../../../pipeline/revise/types.js";
+import { verdict } from "./render-status.js";
 
 /** Where the revision history section of a pull request description starts and ends (hidden, so it can be found again). */
 export const HISTORY_START = "<!-- magis:revisions -->";

@@ -2,7 +2,8 @@ import { AGENTS } from "../../../config.js";
 import type { DeclinedFile, RevisionResult } from "../../../pipeline/revise/types.js";
 import { cell, codeCell, details, neutralize } from "../../../lib/markdown.js";
 import type { FileTask, TaskOutcome } from "../../../pipeline/types.js";
-import { check, failureLines, plural, statusMarker, taskLine, testsLine } from "../resolve/render-status.js";
+import { statusMarker } from "../../../github/status-comment.js";
+import { check, codingSteps, plural, renderStepList } from "../../render-step-list.js";
 import { describeTestsReport } from "../../../pipeline/tests/describe-test-verdict.js";
 import type { CiFixStatus } from "../../../github/read-ci-feedback.js";
 import type { StatusState } from "../../track-status.js";
@@ -27,24 +28,22 @@ export function startRevisionStatus(jobId: number, trigger: string): RevisionSta
 /** The status comment of a revision as Markdown: a checklist while it runs, the summary when it is done, or the failure. */
 export function renderRevisionStatus(state: RevisionStatus): string {
   if (state.done && !state.failure) return renderSummary(state, state.done);
-  const heading = state.failure
-    ? state.failure.cancelled
-      ? "### ⏹️ MAGIS stopped revising this pull request"
-      : "### 😕 MAGIS could not revise this pull request"
-    : "### 👀 MAGIS is revising this pull request";
-  const lines = [statusMarker(state.jobId), heading, ""];
-  lines.push(check(state.feedback !== undefined, feedbackLine(state)));
-  lines.push(check(state.tasks !== undefined, tasksLine(state)));
-  const coded = state.attempts.length > 0 && state.attempts.every((t) => t.outcome);
-  lines.push(check(coded, "Developers and QA Engineers at work"));
-  for (const task of state.attempts) lines.push(`  - ${taskLine(task)}`);
-  if (state.tests) lines.push(testsLine(state.tests));
-  lines.push(check(false, "Push one commit and answer the comments"));
-  if (state.failure) {
-    lines.push("", ...failureLines(state.failure));
-  }
-  lines.push("", `<sub>Run #${state.jobId} · ${state.trigger}</sub>`);
-  return lines.join("\n");
+  return renderStepList({
+    jobId: state.jobId,
+    headings: {
+      running: "### 👀 MAGIS is revising this pull request",
+      failed: "### 😕 MAGIS could not revise this pull request",
+      stopped: "### ⏹️ MAGIS stopped revising this pull request",
+    },
+    steps: [
+      check(state.feedback !== undefined, feedbackLine(state)),
+      check(state.tasks !== undefined, tasksLine(state)),
+      ...codingSteps(state),
+      check(false, "Push one commit and answer the comments"),
+    ],
+    failure: state.failure,
+    footer: `Run #${state.jobId} · ${state.trigger}`,
+  });
 }
 
 function feedbackLine(state: RevisionStatus): string {

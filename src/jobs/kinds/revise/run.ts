@@ -1,14 +1,12 @@
-import { parseConfig, type MagisConfig } from "../../../config.js";
-import type { JobRunner } from "../../job-queue.js";
-import { repositoryKey } from "../../../store/jobs.js";
+import type { MagisConfig } from "../../../config.js";
 import { StageError } from "../../../pipeline/errors.js";
 import type { revisePullRequest } from "../../../pipeline/revise/revise-pull-request.js";
 import type { RevisionResult } from "../../../pipeline/revise/types.js";
 import type { ProgressEvent } from "../../../pipeline/types.js";
 import { withShallowClone, type Checkout } from "../../../git/clone-repository.js";
 import { writeFilesAt } from "../../../git/write-files-at.js";
-import { answerRevision } from "../../../github/answer-revision.js";
-import { CI_FIX_TRAILER } from "../../../triggers/rules/on-ci-completed.js";
+import { answerRevision } from "./answer-revision.js";
+import { CI_FIX_TRAILER } from "./ci-fix-trailer.js";
 import { readCiFeedback, type CiFixStatus } from "../../../github/read-ci-feedback.js";
 import { hasPermission } from "../../../github/check-permission.js";
 import { commitThroughApi } from "../../../github/commit-through-api.js";
@@ -19,9 +17,10 @@ import { readBranchHead } from "../../../github/read-branch-head.js";
 import { readChangedFiles, readLatestReview, readReviewComments } from "../../../github/read-review-feedback.js";
 import { readRevisionIssue } from "../../../github/read-revision-issue.js";
 import { renderRevisionStatus, startRevisionStatus, type RevisionStatus } from "./render-status.js";
-import { commandPolicy, type ResolveJobServices } from "../resolve/run.js";
-import { runJobWithStatus } from "../../run-job.js";
-import type { ReviseJobPayload } from "./submit.js";
+import { stageContext } from "../../stage-context.js";
+import type { ResolveJobServices } from "../resolve/run.js";
+import type { JobKind } from "../../run-job.js";
+import { revisePayload, type ReviseJobPayload } from "./payload.js";
 import { trackProgress } from "../../track-status.js";
 import type { IssueRef, Octokit } from "../../../github/types.js";
 
@@ -29,22 +28,25 @@ import type { IssueRef, Octokit } from "../../../github/types.js";
 export type ReviseJobServices = Omit<ResolveJobServices, "resolve" | "memory"> & { revise: typeof revisePullRequest };
 
 /**
- * Runs one `revise-pull-request` job, within its status comment on the pull request (see runJobWithStatus):
+ * The `revise-pull-request` job: within its status comment on the pull request (see runJob),
  *  1. read the pull request (open, its branch still there), the review's inline comments, the changed files and the linked issue;
  *  2. shallow-clone the pull request's head branch; 3. revise (Manager triage, Developers and QA with the reviewer's words);
  *  4. commit on top of the head through the API — never a forced update; 5. reply in each thread, extend the description's
  *  revision history, and turn the status comment into the summary.
  */
-export function reviseJobRunner(services: ReviseJobServices): JobRunner {
-  return (job, progress) => {
-    const payload = job.payload as unknown as ReviseJobPayload;
-    const config = parseConfig(payload.config);
-    const pullRef = { owner: job.owner, repo: job.repo, number: job.number };
-    const repo = { owner: job.owner, repo: job.repo };
-    const target = payload.commentId ? { kind: "comment" as const, id: payload.commentId } : null;
-    const start = startRevisionStatus(job.id, payload.trigger);
-    const shape = { where: pullRef, start, render: renderRevisionStatus, rerun: REVISE_PULL_REQUEST, target, firstStage: "read", config };
-    return runJobWithStatus(services, job, progress, shape, async (run) => {
+export function reviseKind(services: ReviseJobServices): JobKind<ReviseJobPayload, RevisionStatus> {
+  return {
+    name: "revise-pull-request",
+    payload: revisePayload,
+    rerun: REVISE_PULL_REQUEST,
+    firstStage: "read",
+    start: (job, payload) => startRevisionStatus(job.id, payload.trigger),
+    render: renderRevisionStatus,
+    target: (payload) => (payload.commentId ? { kind: "comment", id: payload.commentId } : null),
+    steps: async (run, job, payload) => {
+      const { config } = run;
+      const pullRef = { owner: job.owner, repo: job.repo, number: job.number };
+      const repo = { owner: job.owner, repo: job.repo };
       // 1. The pull request, the feedback, and the issue it resolves.
       const { octokit, token, status } = run;
       const pull = await readOpenPullRequest(octokit, pullRef);
@@ -63,7 +65,7 @@ export function reviseJobRunner(services: ReviseJobServices): JobRunner {
       if (ci) status.update((s) => ({ ...s, ci: ci.status }));
       if (ci?.note) return nothing(ci.note, true);
       const { comments, general } = ci ? { comments: [], general: ci.general } : await readFeedback(octokit, pullRef, payload, config);
-      if (!target && comments[0]) await run.setTarget({ kind: "review-comment", id: comments[0].id });
+      if (!payload.commentId && comments[0]) await run.setTarget({ kind: "review-comment", id: comments[0].id });
       const files = new Set(comments.map((c) => c.path)).size;
       status.update((s) => ({ ...s, feedback: { comments: comments.length, files, general: general.length } }));
       if (comments.length === 0 && general.length === 0) {
@@ -83,7 +85,11 @@ export function reviseJobRunner(services: ReviseJobServices): JobRunner {
 
       // 2. The checkout of the head branch.
       run.enter("clone");
-      const { url, defaultBranch, nodeId } = await openRepository(octokit, repo, config, services.gitBaseUrl, REVISE_PULL_REQUEST);
+      const { url, defaultBranch, nodeId } = await openRepository(octokit, repo, {
+        config,
+        gitBaseUrl: services.gitBaseUrl,
+        rerunCommand: REVISE_PULL_REQUEST.command,
+      });
       const remote = { url, token, idleTimeoutMs: services.gitIdleTimeoutMs, maxBytes: packLimit(config) };
       // The tests need every file; without them only the files the revision reads are written.
       const runsTests = config.test_command !== undefined && services.exec !== undefined;
@@ -99,15 +105,7 @@ export function reviseJobRunner(services: ReviseJobServices): JobRunner {
             if (event.stage === "team" && event.developers.length > 0) run.enter("code");
             status.update((s) => (event.stage === "tasks" ? { ...s, tasks: event.tasks } : trackProgress(s, event)));
           };
-          const ctx = {
-            root: checkout.dir,
-            repoId: repositoryKey(job.owner, job.repo),
-            config,
-            llm: run.llm,
-            now: services.now,
-            onProgress,
-            commands: commandPolicy(runsTests ? services.exec : undefined, [token], run.signal, checkout.dir),
-          };
+          const ctx = stageContext(run, job, { checkout, now: services.now, commands: runsTests ? services : {}, onProgress });
           // Unless the tests need every file, the checkout has none yet: only those the revision reads are written.
           const prepare = async (paths: string[]) => void (await writeFilesAt(checkout.dir, checkout.head, paths));
           const result = await services.revise(ctx, { issue, changedFiles, comments, general, source: ci ? "ci" : "review" }, prepare);
@@ -148,7 +146,7 @@ export function reviseJobRunner(services: ReviseJobServices): JobRunner {
         run.logError,
       );
       return finish({ ...revised, branch: headRef, note });
-    });
+    },
   };
 }
 

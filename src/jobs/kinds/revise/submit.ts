@@ -1,52 +1,19 @@
 import type { Context } from "probot";
-import type { MagisConfig } from "../../../config.js";
 import type { JobQueue } from "../../job-queue.js";
 import { jobKey } from "../../../store/jobs.js";
-import { postNote } from "../../../triggers/post-note.js";
-import type { Decision } from "../../../triggers/trigger-desk.js";
-
-/** The data a `revise-pull-request` job carries from its trigger. */
-export interface ReviseJobPayload {
-  /** The validated config read when the trigger arrived. */
-  config: MagisConfig;
-  /** Who started it and how, as the status comment says it. */
-  trigger: string;
-  /** The review whose inline comments are the feedback, if a review started it. */
-  reviewId?: number;
-  /** The review's text (cleaned), or "". */
-  reviewBody: string;
-  /** `/magis revise` guidance (cleaned), or "": a bare `/magis revise` revises the latest review again. */
-  guidance: string;
-  /** The `/magis revise` comment (gets the reactions), if one started it. */
-  commentId?: number;
-  /** Who asked for the revision (named in the summary and the revision history). */
-  reviewer: string;
-  /** When the review or command was made: comments written later are not read as hints. */
-  triggeredAt?: string;
-  /**
-   * Set when CI failed on the bot's latest commit: the feedback is the failed checks of `headSha`, read when the job runs,
-   * and this is fix `attempt` of at most `of`.
-   */
-  ci?: { headSha: string; attempt: number; of: number };
-}
+import { issueOfBranch } from "../../../github/choose-branch.js";
+import { postNote } from "../../../github/post-note.js";
+import type { Decision } from "../../../store/triggers.js";
+import type { ReviseJobPayload } from "./payload.js";
 
 /** What a trigger hands over: the pull request, its head branch and the job's data. */
 export interface ReviseTrigger {
   pullNumber: number;
   headRef: string;
-  payload: ReviseJobPayload;
+  /** The job's data, less the version this code writes. */
+  payload: Omit<ReviseJobPayload, "version">;
   /** What makes the job unique, when not the webhook's delivery (a CI fix: the commit, whichever event reported it). */
   delivery?: string;
-}
-
-/**
- * The issue a bot branch belongs to (`<prefix>issue-N`, or `…issue-N-2` for a second branch), or null. A revision
- * takes the key of that issue, so it never runs beside a `/magis retry` that rewrites the same branch.
- */
-export function issueOfBranch(prefix: string, branch: string): number | null {
-  if (!branch.startsWith(prefix)) return null;
-  const match = /^issue-(\d+)(?:-\d+)?$/.exec(branch.slice(prefix.length));
-  return match ? Number(match[1]) : null;
 }
 
 /**
@@ -70,15 +37,16 @@ export async function submitReviseJob(
       owner,
       repo,
       number: trigger.pullNumber,
-      payload: trigger.payload as unknown as Record<string, unknown>,
+      payload: { version: 1, ...trigger.payload },
     },
     "wait",
   );
   if (outcome.status === "queued" && outcome.behind) {
     await postNote(
-      context,
+      context.octokit,
+      { owner, repo, number: trigger.pullNumber },
       `⏳ MAGIS is still busy with an earlier run on this pull request or its issue. This revision (${trigger.payload.trigger}) is queued and starts when that run ends.`,
-      trigger.pullNumber,
+      context.log.child({ delivery: context.id }),
     );
   }
   if (outcome.status === "duplicate") {

@@ -2,8 +2,9 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { InProcessQueue, INTERRUPTED_REASON, type InProcessQueueOptions, type QueueLog } from "../../../../src/backends/sqlite/sqlite-queue.js";
-import { JobStoreBusyError, type JobRunner } from "../../../../src/jobs/job-queue.js";
+import { InProcessQueue, INTERRUPTED_REASON, type InProcessQueueOptions } from "../../../../src/backends/sqlite/sqlite-queue.js";
+import type { JobRunner, QueueLog } from "../../../../src/jobs/job-queue.js";
+import { JobStoreBusyError } from "../../../../src/store/store.js";
 import { atStartUp, DEFAULT_STORE_WAITS } from "../../../../src/backends/sqlite/store-waits.js";
 import { APP_LOCK_WAIT_MS, openDatabase, type Db } from "../../../../src/backends/sqlite/database.js";
 import { jobKey, type JobRecord, type NewJob } from "../../../../src/store/jobs.js";
@@ -79,7 +80,7 @@ async function until(condition: () => boolean): Promise<void> {
 describe("InProcessQueue with the job store locked by another connection", () => {
   it("answers a submission it cannot record with JobStoreBusyError within about a second, without stalling the event loop, and records it once the lock is gone", async () => {
     const store = await appJobs();
-    const { queue } = newQueue(store, async () => "done");
+    const { queue } = newQueue(store, async () => ({ status: "succeeded", detail: "done" }));
     const held = lock();
     const { result, stallMs } = await longestStall(() => queue.submit(job("d-locked"), "decline").catch((error: unknown) => error));
     console.log(`longest event-loop stall during a submission against a locked store: ${stallMs} ms`);
@@ -97,7 +98,9 @@ describe("InProcessQueue with the job store locked by another connection", () =>
     const store = await appJobs();
     const failed: string[] = [];
     const ran: string[] = [];
-    const { queue, log } = newQueue(store, async (j) => (ran.push(j.delivery), "done"), { onFailed: (_j, error) => void failed.push(String(error)) });
+    const { queue, log } = newQueue(store, async (j) => (ran.push(j.delivery), { status: "succeeded", detail: "done" }), {
+      onFailed: (_j, error) => void failed.push(String(error)),
+    });
     const first = await queue.submit(job("a"), "decline");
     // Locked before the job's turn comes (the queue starts it on a later turn of the event loop).
     const held = lock();
@@ -126,7 +129,7 @@ describe("InProcessQueue with the job store locked by another connection", () =>
         new Promise((resolve) => {
           held = lock();
           progress.stage("locate");
-          finish = resolve;
+          finish = (detail) => resolve({ status: "succeeded", detail });
         }),
       { storeWaits: { ...DEFAULT_STORE_WAITS, job: { totalMs: 60_000, firstPauseMs: 10, maxPauseMs: 50 } } },
     );
@@ -148,7 +151,7 @@ describe("InProcessQueue with the job store locked by another connection", () =>
     const ran: string[] = [];
     const { queue } = newQueue(store, (j) => {
       ran.push(j.delivery);
-      return new Promise((resolve) => (release = () => resolve("done")));
+      return new Promise((resolve) => (release = () => resolve({ status: "succeeded", detail: "done" })));
     });
     await queue.submit(job("running"), "wait");
     const waiting = await queue.submit(job("waiting"), "wait");
@@ -170,7 +173,7 @@ describe("InProcessQueue with the job store locked by another connection", () =>
     // Another process made the file and holds its write lock; the tables do not exist yet.
     const held = lock();
     const store = new SqliteStore(appDb());
-    const { queue, log } = newQueue(store.jobs, async () => "done");
+    const { queue, log } = newQueue(store.jobs, async () => ({ status: "succeeded", detail: "done" }));
     let started = false;
     // As the app starts: the migrations wait out the lock, then the queue starts.
     const starting = atStartUp(() => store.migrate(), store.where, log)
@@ -192,7 +195,9 @@ describe("InProcessQueue with the job store locked by another connection", () =>
     await earlier.start(left.id, "code");
     const held = lock();
     const interrupted: JobRecord[] = [];
-    const { queue, log } = newQueue(await appJobs(), async () => "done", { onInterrupted: async (j) => void interrupted.push(j) });
+    const { queue, log } = newQueue(await appJobs(), async () => ({ status: "succeeded", detail: "done" }), {
+      onInterrupted: async (j) => void interrupted.push(j),
+    });
     const starting = queue.start();
     await until(() => log.lines.some((line) => line.startsWith("the job store is locked by another process")));
     expect(interrupted).toEqual([]);

@@ -1,3 +1,4 @@
+import { StageError } from "../../../../src/pipeline/errors.js";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -51,7 +52,7 @@ function gatedRunner() {
     new Promise((resolve, reject) => {
       started.push(record);
       progress.stage("clone");
-      gates.set(record.id, (outcome) => (outcome instanceof Error ? reject(outcome) : resolve(outcome)));
+      gates.set(record.id, (outcome) => (outcome instanceof Error ? reject(outcome) : resolve({ status: "succeeded", detail: outcome })));
     });
   const release = (id: number, outcome: Error | string) => gates.get(id)!(outcome);
   return { run, started, release };
@@ -102,7 +103,7 @@ describe("InProcessQueue", () => {
   it("records a running job in stage 'start' until its runner names one", async () => {
     const store = await openJobs();
     let release = () => {};
-    const queue = newQueue(store, () => new Promise((resolve) => (release = () => resolve("done"))));
+    const queue = newQueue(store, () => new Promise((resolve) => (release = () => resolve({ status: "succeeded", detail: "done" }))));
     const outcome = await queue.submit(job("s1"), "decline");
     await tick();
     if (outcome.status !== "queued") throw new Error("expected queued");
@@ -159,7 +160,7 @@ describe("InProcessQueue", () => {
   it("records the stage a StageError names when a job fails", async () => {
     const store = await openJobs();
     const failing: JobRunner = async () => {
-      throw Object.assign(new Error("no file is relevant"), { stage: "locate" });
+      throw new StageError("locate", "no file is relevant", "Comment `/magis retry` with guidance.");
     };
     const queue = newQueue(store, failing);
     const outcome = await queue.submit(job("x"), "decline");
@@ -282,7 +283,7 @@ describe("dispatchByKind", () => {
   it("runs each job with the runner of its kind and fails jobs of an unknown kind", async () => {
     const store = await openJobs();
     const seen: string[] = [];
-    const queue = newQueue(store, dispatchByKind({ "resolve-issue": async (j) => (seen.push(j.delivery), "done") }));
+    const queue = newQueue(store, dispatchByKind({ "resolve-issue": async (j) => (seen.push(j.delivery), { status: "succeeded", detail: "done" }) }));
     const known = await queue.submit(job("k1"), "wait");
     const unknown = await queue.submit({ ...job("k2", 9), kind: "no-such-kind" }, "wait");
     await queue.drain();

@@ -1,0 +1,28 @@
+import type { Context } from "probot";
+import type { Decision } from "../store/triggers.js";
+
+/** The webhook events (with their actions) the app's rules listen to. */
+export type RuleEvent =
+  | "issues.labeled"
+  | "issues.unlabeled"
+  | "issues.closed"
+  | "issue_comment.created"
+  | "pull_request_review.submitted"
+  | "check_suite.completed"
+  | "workflow_run.completed";
+
+/**
+ * One kind of trigger, typed by its event with octokit's webhook payload types: `wants` looks at the payload alone (no
+ * call to GitHub) and says whether the delivery may be a trigger at all; `decide` does the checks that need GitHub
+ * (config, permission, the pull request) and queues a job. Written as methods, so a rule of one event is a rule the
+ * desk can hold beside rules of others; the desk hands each rule only deliveries of its own event.
+ */
+export interface TriggerRule<E extends RuleEvent = RuleEvent> {
+  /** `event.action`, as Probot names it: `issues.labeled`. */
+  event: E;
+  wants(payload: Context<E>["payload"]): boolean;
+  /** Taken from bots too (an issue closed by a bot still stops its run); other triggers from bots, the app's own included, are ignored. */
+  fromBots?: boolean;
+  /** `receivedAt`: when the webhook arrived (ISO 8601), the moment of the trigger where the payload has none. */
+  decide(context: Context<E>, receivedAt: string): Promise<Decision>;
+}
