@@ -1,0 +1,107 @@
+// The layers of src/, lowest first: lib; config; edit, llm, git and store (the store's interfaces); pipeline; github
+// (the GitHub adapter); jobs; triggers; backends; server; app; and the doors, cli and eval. A layer imports only
+// those below it. docs/architecture.md draws them.
+const above = (...layers) => `^src/(${layers.join("|")})/`;
+
+/** @type {import('dependency-cruiser').IConfiguration} */
+module.exports = {
+  forbidden: [
+    {
+      name: "no-circular",
+      severity: "error",
+      comment: "A cycle makes two modules one: merge them or move what both need below them.",
+      from: {},
+      to: { circular: true },
+    },
+    {
+      name: "lib-is-a-leaf",
+      severity: "error",
+      comment: "src/lib holds helpers every layer may use; it uses none of them.",
+      from: { path: "^src/lib/" },
+      to: { path: "^src/", pathNot: "^src/lib/" },
+    },
+    {
+      name: "store-is-interfaces",
+      severity: "error",
+      comment: "src/store declares what a store does; the backends implement it.",
+      from: { path: "^src/store/" },
+      to: { path: "^src/", pathNot: "^src/(store|lib)/" },
+    },
+    {
+      name: "parts-below-the-pipeline",
+      severity: "error",
+      comment: "Edits, the model client and git know nothing of the pipeline or of the app around it.",
+      from: { path: "^src/(edit|llm|git)/" },
+      to: { path: above("pipeline", "github", "jobs", "triggers", "backends", "server", "app", "cli", "eval") },
+    },
+    {
+      name: "pipeline-knows-no-door",
+      severity: "error",
+      comment: "The pipeline runs the same in every door: it never imports GitHub, jobs, triggers, backends, the app or a door.",
+      from: { path: "^src/pipeline/" },
+      to: { path: above("github", "jobs", "triggers", "backends", "server", "app", "cli", "eval") },
+    },
+    {
+      name: "github-is-an-adapter",
+      severity: "error",
+      comment: "src/github talks to GitHub; what runs jobs and decides triggers uses it, not the other way round.",
+      from: { path: "^src/github/" },
+      to: { path: above("jobs", "triggers", "backends", "server", "app", "cli", "eval") },
+    },
+    {
+      name: "github-uses-the-pipeline-types-only",
+      severity: "error",
+      comment: "src/github may name the pipeline's results (types.ts, errors.ts, revise/types.ts), never its internals.",
+      from: { path: "^src/github/" },
+      to: { path: "^src/pipeline/", pathNot: "^src/pipeline/(types|errors|revise/types)\\.ts$" },
+    },
+    {
+      name: "jobs-below-triggers-and-backends",
+      severity: "error",
+      comment: "A job kind runs on any backend and from any trigger.",
+      from: { path: "^src/jobs/" },
+      to: { path: above("triggers", "backends", "server", "app", "cli", "eval") },
+    },
+    {
+      name: "triggers-below-the-app",
+      severity: "error",
+      comment: "Trigger rules decide and queue; they never reach for a backend or the wiring.",
+      from: { path: "^src/triggers/" },
+      to: { path: above("backends", "server", "app", "cli", "eval") },
+    },
+    {
+      name: "backends-hold-data-only",
+      severity: "error",
+      comment: "A backend stores and queues; it knows nothing of GitHub, the pipeline, triggers or the app.",
+      from: { path: "^src/backends/" },
+      to: { path: above("pipeline", "github", "triggers", "server", "app", "cli", "eval", "edit", "llm", "git") },
+    },
+    {
+      name: "server-is-http-only",
+      severity: "error",
+      comment: "The HTTP servers serve what the app hands them.",
+      from: { path: "^src/server/" },
+      to: { path: above("pipeline", "github", "triggers", "backends", "app", "cli", "eval", "edit", "llm", "git") },
+    },
+    {
+      name: "app-is-not-a-door",
+      severity: "error",
+      comment: "The wiring serves every door; the doors (cli, eval) call it.",
+      from: { path: "^src/app/" },
+      to: { path: above("cli", "eval") },
+    },
+    {
+      name: "src-is-not-tests",
+      severity: "error",
+      comment: "The product does not import its tests, benchmarks or examples.",
+      from: { path: "^src/" },
+      to: { path: "^(test|bench|examples)/" },
+    },
+  ],
+  options: {
+    doNotFollow: { path: "node_modules" },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: "tsconfig.json" },
+    enhancedResolveOptions: { exportsFields: ["exports"], conditionNames: ["import", "require", "node", "default"], extensions: [".ts", ".js", ".json"] },
+  },
+};
