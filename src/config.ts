@@ -181,7 +181,13 @@ export function parseConfig(raw: unknown, source?: string): MagisConfig {
   );
 }
 
+/** The model names the environment sets (MAGIS_MODEL, MAGIS_MODEL_<AGENT>: the settings' `model` part). */
+export interface ModelNames {
+  model?: string;
+  agentModels: Partial<Record<Agent, string>>;
+}
+
 /** The model an agent runs on: MAGIS_MODEL_<AGENT>, then the per-agent config, then MAGIS_MODEL, then `model`. */
-export function modelFor(agent: Agent, config: MagisConfig, env: NodeJS.ProcessEnv = process.env): string {
-  return env[`MAGIS_MODEL_${agent.toUpperCase()}`] || config.models[agent] || env.MAGIS_MODEL || config.model || "gpt-4o-mini";
+export function modelFor(agent: Agent, config: MagisConfig, names: ModelNames): string {
+  return names.agentModels[agent] || config.models[agent] || names.model || config.model || "gpt-4o-mini";
 }

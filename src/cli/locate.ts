@@ -8,6 +8,7 @@ import type { Store } from "../store/store.js";
 import { parseFlags, UsageError, wholeNumberFlag, type Command } from "./io.js";
 import { localHistory, makeModel, memoryFile, openCheckout } from "./open-checkout.js";
 import { readIssueFiles } from "./read-issue-file.js";
+import { readSettings } from "../app/settings/read-settings.js";
 
 const usage = `Usage: magis locate --repo DIR --issue-file FILE [--hints-file FILE] [--top K] [--bm25-only] [--json]
 
@@ -75,13 +76,14 @@ export const locateCommand: Command = {
     const top = values.top === undefined ? undefined : wholeNumberFlag("--top", values.top, 1, 1000);
     const issue = readIssueFiles({ cwd: io.cwd, issueFile: values["issue-file"], hintsFile: values["hints-file"] });
     const bm25Only = values["bm25-only"]!;
-    const llm = bm25Only ? null : makeModel(config, io, "or pass --bm25-only to rank without a model");
+    const settings = readSettings(io.env, { door: "cli" });
+    const llm = bm25Only ? null : makeModel(config, settings, "or pass --bm25-only to rank without a model");
     let store: Store | null = null;
     // Shown even when every file is dropped, so the maintainer sees each reason.
     let judged: LocatedFile[] = [];
     try {
       // Opened with --bm25-only too: the store's index cache spares tokenizing unchanged files again.
-      store = await openStore(io.env, memoryFile(io));
+      store = await openStore(settings.store, memoryFile(io, settings));
       await store.migrate();
       const onProgress = (event: ProgressEvent) => {
         if (event.stage === "located") judged = event.files;

@@ -12,6 +12,7 @@ import { resolveInside } from "../lib/safe-path.js";
 import { localHistory, makeModel, memoryFile, openCheckout } from "./open-checkout.js";
 import { readIssueFiles } from "./read-issue-file.js";
 import { parseFlags, UsageError, type Command } from "./io.js";
+import { readSettings } from "../app/settings/read-settings.js";
 
 const usage = `Usage: magis resolve --repo DIR --issue-file FILE [--hints-file FILE] --out DIR [--apply]
 
@@ -53,8 +54,9 @@ export const resolveCommand: Command = {
     const out = path.resolve(io.cwd, values.out!);
     if (isInside(out, repo)) throw new UsageError(`--out ${values.out} is inside --repo; choose a folder outside the checkout so it stays untouched`);
     const issue = readIssueFiles({ cwd: io.cwd, issueFile: values["issue-file"]!, hintsFile: values["hints-file"] });
-    const llm = makeModel(config, io);
-    const store = await openStore(io.env, memoryFile(io));
+    const settings = readSettings(io.env, { door: "cli" });
+    const llm = makeModel(config, settings);
+    const store = await openStore(settings.store, memoryFile(io, settings));
     await store.migrate();
     fs.mkdirSync(out, { recursive: true });
     let result: ResolveResult;
@@ -67,8 +69,9 @@ export const resolveCommand: Command = {
           llm,
           now: () => Date.now(),
           onProgress: (event) => io.stderr(describeProgress(event)),
-          // On the user's own machine, at their command: the repository's tests may run (in a copy of the checkout).
-          commands: { allowed: true, env: io.env, secrets: [io.env.OPENAI_API_KEY] },
+          // On the user's own machine, at their command: the repository's tests may run (in a copy of the checkout), in
+          // the user's environment, passed through on purpose less what may be a credential (see commandEnv).
+          commands: { allowed: true, env: io.env, secrets: [settings.model.apiKey] },
           ...(history ? { history } : {}),
         },
         issue,
