@@ -10,6 +10,7 @@ import { parseFlags, UsageError, wholeNumberFlag, type CliIo, type Command } fro
 import { makeModel } from "./open-checkout.js";
 import { readSettings } from "../app/settings/read-settings.js";
 import type { Settings } from "../app/settings/settings-table.js";
+import { renderSettingsHelp } from "../app/settings/render-settings-help.js";
 
 // The oracle answers as a model of its own, whatever the environment names; a failed call is not retried.
 const ORACLE_MODEL = { MAGIS_MODEL: "oracle", MAGIS_LLM_MAX_RETRIES: "0" };
@@ -50,8 +51,9 @@ Options:
                       reading the project's own prompts; no model needed): measures what the pipeline
                       itself loses with a perfect model, and where. Never a resolve rate.
 
-Model: OPENAI_API_KEY, OPENAI_BASE_URL, MAGIS_MODEL (MAGIS_MODEL_<AGENT> per agent).
-Exit 0 when every instance ran (with or without a patch), 2 for a usage mistake.`;
+Exit 0 when every instance ran (with or without a patch), 2 for a usage mistake.
+
+${renderSettingsHelp("eval")}`;
 
 /** `magis eval`: the pipeline measured on SWE-bench-style instances. */
 export const evalCommand: Command = {

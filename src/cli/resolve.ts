@@ -13,6 +13,7 @@ import { localHistory, makeModel, memoryFile, openCheckout } from "./open-checko
 import { readIssueFiles } from "./read-issue-file.js";
 import { parseFlags, UsageError, type Command } from "./io.js";
 import { readSettings } from "../app/settings/read-settings.js";
+import { renderSettingsHelp } from "../app/settings/render-settings-help.js";
 
 const usage = `Usage: magis resolve --repo DIR --issue-file FILE [--hints-file FILE] --out DIR [--apply]
 
@@ -31,9 +32,10 @@ Options:
   --out DIR          where the files go; must be outside --repo
   --apply            also write the change into the checkout
 
-Model: OPENAI_API_KEY, OPENAI_BASE_URL, MAGIS_MODEL (MAGIS_MODEL_<AGENT> per agent).
-Evolution memory: the PostgreSQL database DATABASE_URL names, else the SQLite file MAGIS_DB (default
-.magis/magis.db under the working directory).`;
+The evolution memory is in the PostgreSQL database DATABASE_URL names, else in the SQLite file MAGIS_DB
+(under the working directory).
+
+${renderSettingsHelp("cli")}`;
 
 /** `magis resolve`: an issue in, a reviewed patch, report and trace out. */
 export const resolveCommand: Command = {

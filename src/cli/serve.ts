@@ -4,6 +4,7 @@ import { createOctokitClass } from "../github/create-octokit-class.js";
 import { checkAppCredentials } from "../app/check-app-credentials.js";
 import { createServices, probotHost, type MagisAppOptions, type MagisServices } from "../app/create-services.js";
 import { readSettings } from "../app/settings/read-settings.js";
+import { renderSettingsHelp } from "../app/settings/render-settings-help.js";
 import { magisApp } from "../index.js";
 import { createMetrics, type ServeRole } from "../server/metrics.js";
 import { startOpsServer } from "../server/start-ops-server.js";
@@ -27,26 +28,7 @@ web and worker need DATABASE_URL: any number of each, on any machines, share one
 On SIGTERM a process stops taking work; running jobs may finish within MAGIS_SHUTDOWN_GRACE_SECONDS, then
 a worker hands them back to the queue (another worker runs them from the start).
 
-Environment:
-  APP_ID, PRIVATE_KEY | PRIVATE_KEY_PATH   the GitHub App's credentials
-  WEBHOOK_SECRET                           the secret GitHub signs webhooks with
-  WEBHOOK_PROXY_URL                        a smee.io channel forwarding webhooks to a local machine
-  PORT (3000), HOST (localhost), LOG_LEVEL (info), LOG_FORMAT   the HTTP server and its logs
-  GHE_HOST, GHE_PROTOCOL (https)           a GitHub Enterprise Server's API host instead of api.github.com
-  MAGIS_GITHUB_TIMEOUT_MS (20000)          most time one GitHub API request may take (5xx answers are retried
-                                           twice; a timeout is not retried)
-  OPENAI_API_KEY, OPENAI_BASE_URL, MAGIS_MODEL   the model (any OpenAI-compatible server)
-  DATABASE_URL                             postgres://… : job records, memory and queue in PostgreSQL
-  MAGIS_DB_POOL_SIZE (10)                  connections to it per process (a worker's heartbeat has one more of its own)
-  MAGIS_DB (.magis/magis.db)               SQLite file of job records and the evolution memory (no DATABASE_URL)
-  MAGIS_JOBS_CONCURRENCY (2)               jobs run at once (per worker process)
-  MAGIS_WORKER_LOST_SECONDS (60)           a worker silent this long is lost: its running jobs are reported failed
-  MAGIS_SHUTDOWN_GRACE_SECONDS (300)       after SIGTERM, how long running jobs may go on
-  MAGIS_WORKDIR (system temp)              where checkouts go (a tmpfs such as /dev/shm is fastest)
-  MAGIS_OBJECT_CACHE_MB (1024)             repository objects a worker keeps there between jobs (0 keeps none)
-  MAGIS_OBJECT_CACHE_DAYS (14)             a repository no job used this long has its kept objects removed
-  MAGIS_GIT_BASE_URL                       clone from this origin instead of the API's clone_url
-  MAGIS_TRACE_DIR                          per-job model traces (JSON Lines), default .magis/traces`;
+${renderSettingsHelp("serve")}`;
 
 /** The roles `--role` takes. */
 const ROLES: readonly ServeRole[] = ["all", "web", "worker"];

@@ -1,6 +1,8 @@
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { main } from "../../../../src/cli.js";
+import { DOOR_READERS, type Door } from "../../../../src/app/settings/read-settings.js";
 import { SETTINGS_TABLE } from "../../../../src/app/settings/settings-table.js";
 
 const SRC = path.resolve(import.meta.dirname, "../../../../src");
@@ -49,6 +51,20 @@ describe("the settings table", () => {
       expect(row.about, `${row.name}: one sentence, from a capital (or a value) to a full stop`).toMatch(/^[A-Z0-9a-z].*\.$/);
       expect(row.about.split(/\.\s+[A-Z]/), `${row.name}: one sentence`).toHaveLength(1);
       if (row.checked) expect(row.fallbackText, `${row.name} says nothing of its default`).not.toBe("");
+    }
+  });
+
+  it("lists each door's variables in its command's --help, generated from the table", async () => {
+    const commands: Record<Door, string[]> = { serve: ["serve"], action: ["action"], cli: ["locate", "resolve"], eval: ["eval"] };
+    for (const [door, names] of Object.entries(commands) as Array<[Door, string[]]>) {
+      for (const command of names) {
+        let help = "";
+        await main([command, "--help"], { stdout: (text) => (help += text), stderr: () => {}, env: {}, cwd: process.cwd() });
+        for (const row of SETTINGS_TABLE) {
+          const reads = row.readers.some((reader) => DOOR_READERS[door].includes(reader));
+          expect(help.includes(`  ${row.name}`), `magis ${command} --help ${reads ? "omits" : "lists"} ${row.name}`).toBe(reads);
+        }
+      }
     }
   });
 
