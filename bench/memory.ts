@@ -16,6 +16,7 @@ import { locateFiles } from "../src/pipeline/locate/locate-files.js";
 import type { IssueText } from "../src/pipeline/types.js";
 import { openSqliteStore } from "../src/backends/sqlite/sqlite-store.js";
 import { startScriptedModel } from "../test/support/scripted-model.js";
+import { modelSettings } from "../test/support/model-settings.js";
 
 const { values } = parseArgs({
   options: {
@@ -50,7 +51,7 @@ model.script("custodian-judge-relevance", (r) => ({
 
 async function run(label: string) {
   const before = model.requests.length;
-  const llm = createLlm({ config, env: {}, baseURL: model.url, apiKey: "bench", maxRetries: 0 });
+  const llm = createLlm({ config, settings: modelSettings(), baseURL: model.url, apiKey: "bench", maxRetries: 0 });
   const ctx = { root: repo, repoId: "bench/memory", config, llm, now: () => Date.now(), onProgress: () => {} };
   const located = await locateFiles(ctx, issue, memory, { top: Number(values.top) });
   const requests = model.requests.slice(before);

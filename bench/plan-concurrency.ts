@@ -9,6 +9,7 @@ import { createLlm } from "../src/llm/client.js";
 import { runCodingTasks } from "../src/pipeline/code/index.js";
 import type { DeveloperRole, FileTask, Plan } from "../src/pipeline/types.js";
 import { startScriptedModel, type ScriptedRequest } from "../test/support/scripted-model.js";
+import { modelSettings } from "../test/support/model-settings.js";
 
 const LATENCY_MS = 200;
 const FILES = ["src/alpha.js", "src/beta.js", "src/gamma.js"];
@@ -32,7 +33,7 @@ const tasks: FileTask[] = FILES.map((p) => ({ path: p, description: "return 2" }
 const developers: DeveloperRole[] = FILES.map((p, i) => ({ name: `Developer ${i + 1}`, path: p, role: "You change one value." }));
 
 async function timeRun(plan: Plan): Promise<{ ms: number; calls: number }> {
-  const llm = createLlm({ config, env: { OPENAI_BASE_URL: model.url }, maxRetries: 0 });
+  const llm = createLlm({ config, settings: modelSettings({ OPENAI_BASE_URL: model.url }), maxRetries: 0 });
   const started = performance.now();
   const outcomes = await runCodingTasks({ root, repoId: root, config, llm, now: Date.now, onProgress: () => {} }, issue, tasks, developers, plan);
   if (!outcomes.every((o) => o.approved)) throw new Error("bench: a task was not approved; the script is out of date");

@@ -51,102 +51,124 @@ export const DEFAULT_PROTECTED_PATHS = [
 
 const permission = z.enum(["read", "triage", "write", "maintain", "admin"]);
 
-/** The schema of `.github/magis.yml`. Every field has a default, so an empty file is a valid config. */
+/**
+ * The schema of `.github/magis.yml`. Every field has a default, so an empty file is a valid config. Each field's
+ * description is its documentation: docs/configuration.md and the editors' JSON Schema are generated from it.
+ */
 export const configSchema = z
   .object({
-    /** The issue label that starts a run. */
-    label: z.string().min(1).default("magis"),
-    /** Prefix of the branches the bot creates; the bot never pushes to a branch without it. */
+    label: z.string().min(1).default("magis").describe("The issue label that starts a run."),
     branch_prefix: z
       .string()
       .min(1)
       .regex(/^[A-Za-z0-9._/-]+$/, "use letters, digits, '.', '_', '-' and '/' only")
-      .default("magis/"),
-    /** Open pull requests as drafts. */
-    draft: z.boolean().default(false),
-    /** How many files BM25 hands to the Custodian's relevance check (MAGIS top-k). */
-    top_k: z.number().int().min(1).max(100).default(10),
-    /** Most Developer attempts per file-level task before giving up (MAGIS n_max). */
-    qa_iterations: z.number().int().min(1).max(10).default(3),
-    /** Keep the last change of a task the QA Engineer never approved (marked as such in the report). */
-    keep_unapproved: z.boolean().default(false),
-    /** Most coding tasks that run at the same time within one step of the plan. */
-    concurrency: z.number().int().min(1).max(16).default(3),
-    /** The model of every agent, unless set per agent below; the MAGIS_MODEL environment variable wins over it. */
-    model: z.string().min(1).optional(),
-    /** A model per agent, overriding `model`. */
+      .default("magis/")
+      .describe("Prefix of the branches the bot creates; the bot never pushes to a branch without it."),
+    draft: z.boolean().default(false).describe("Open pull requests as drafts."),
+    top_k: z.number().int().min(1).max(100).default(10).describe("How many files BM25 hands to the Custodian's relevance check (MAGIS top-k)."),
+    qa_iterations: z.number().int().min(1).max(10).default(3).describe("Most Developer attempts per file-level task before giving up (MAGIS n_max)."),
+    keep_unapproved: z.boolean().default(false).describe("Keep the last change of a task the QA Engineer never approved (marked as such in the report)."),
+    concurrency: z.number().int().min(1).max(16).default(3).describe("Most coding tasks that run at the same time within one step of the plan."),
+    model: z
+      .string()
+      .min(1)
+      .optional()
+      .describe("The model of every agent, unless set per agent in `models`; the MAGIS_MODEL environment variable wins over it (default gpt-4o-mini)."),
     models: z
       .object({
-        /** Model of the Repository Custodian (summaries and relevance). */
-        custodian: z.string().min(1).optional(),
-        /** Model of the Manager (tasks, roles, kick-off meeting, plan). */
-        manager: z.string().min(1).optional(),
-        /** Model of the Developers (line ranges and new code). */
-        developer: z.string().min(1).optional(),
-        /** Model of the QA Engineers (reviews). */
-        qa: z.string().min(1).optional(),
+        custodian: z.string().min(1).optional().describe("Model of the Repository Custodian (summaries and relevance)."),
+        manager: z.string().min(1).optional().describe("Model of the Manager (tasks, roles, kick-off meeting, plan)."),
+        developer: z.string().min(1).optional().describe("Model of the Developers (line ranges and new code)."),
+        qa: z.string().min(1).optional().describe("Model of the QA Engineers (reviews)."),
       })
       .strict()
-      .default({}),
-    /** Most tokens (prompt + completion) one job may spend; the call that would pass it is not made. */
-    token_budget: z.number().int().min(1000).default(400_000),
-    /** Longest a job may run, in minutes (fractions allowed); past it the job stops where it is, says in which stage, and pushes nothing. */
+      .default({})
+      .describe("A model per agent, overriding `model`; MAGIS_MODEL_<AGENT> wins over it."),
+    token_budget: z
+      .number()
+      .int()
+      .min(1000)
+      .default(400_000)
+      .describe("Most tokens (prompt + completion) one job may spend; the call that would pass it is not made. MAGIS_TOKEN_BUDGET wins over it."),
     job_timeout_minutes: z
       .number()
       .positive()
       .max(24 * 60)
-      .default(30),
-    /**
-     * Glob patterns of files the bot must never change; a change the Manager finds one needs is reported in the pull
-     * request as "needs a human". Setting this replaces the default list (DEFAULT_PROTECTED_PATHS) rather than adding to it.
-     */
-    protected_paths: z.array(z.string().min(1)).default([...DEFAULT_PROTECTED_PATHS]),
-    /** Glob patterns of files the Custodian never considers. */
-    exclude: z.array(z.string().min(1)).default([]),
-    /**
-     * How many months of the repository's history the Custodian reads before ranking files (the commits' messages and
-     * the files they changed, never their contents): past changes like the issue point at the files they changed.
-     * 0 reads none. At most 5,000 commits, the newest, are kept.
-     */
-    history_months: z.number().int().min(0).max(120).default(12),
-    /** Largest file, in bytes, that is indexed and may be edited. */
+      .default(30)
+      .describe("Longest a job may run, in minutes (fractions allowed); past it the job stops where it is, says in which stage, and pushes nothing."),
+    protected_paths: z
+      .array(z.string().min(1))
+      .default([...DEFAULT_PROTECTED_PATHS])
+      .describe(
+        'Glob patterns of files the bot must never change; a change the Manager finds one needs is reported in the pull request as "needs a human". Setting this replaces the default list rather than adding to it.',
+      ),
+    exclude: z.array(z.string().min(1)).default([]).describe("Glob patterns of files the Custodian never considers."),
+    history_months: z
+      .number()
+      .int()
+      .min(0)
+      .max(120)
+      .default(12)
+      .describe(
+        "How many months of the repository's history the Custodian reads before ranking files (the commits' messages and the files they changed, never their contents): past changes like the issue point at the files they changed. 0 reads none. At most 5,000 commits, the newest, are kept.",
+      ),
     max_file_bytes: z
       .number()
       .int()
       .min(1024)
-      .default(512 * 1024),
-    /** Largest repository, in megabytes of packed history, the bot clones. */
-    max_repo_mb: z.number().int().min(1).default(500),
-    /** Repository permissions whose holders may trigger the bot. */
-    allowed_permissions: z.array(permission).min(1).default(["write", "maintain", "admin"]),
-    /**
-     * Whose issue comments reach the agents as hints: `trusted`, the issue's author and the repository's owners,
-     * members and collaborators (or anyone holding one of `allowed_permissions`); or `everyone` who commented (on a
-     * public repository, any GitHub user can then steer the run).
-     */
-    hint_authors: z.enum(["trusted", "everyone"]).default("trusted"),
-    /**
-     * The command that runs the repository's tests (e.g. `npm test`, `pytest -q tests/test_x.py`), in a shell at the
-     * repository's root. Where code may run (the CLI, the Action; an App server only with MAGIS_ALLOW_EXEC=1) it runs on
-     * the untouched checkout and after every Developer attempt; the QA Engineer may not approve an attempt that makes
-     * a passing test fail.
-     */
-    test_command: z.string().trim().min(1).optional(),
-    /** A command run once before the tests (e.g. `npm ci`, `pip install -e .`); if it fails, the run goes on without tests. */
-    setup_command: z.string().trim().min(1).optional(),
-    /** Longest the setup command, or one run of the tests, may take; past it the command is stopped with everything it started. */
-    test_timeout_seconds: z.number().int().min(1).max(3600).default(300),
-    /**
-     * How many times in a row the bot tries to fix its own pull request when CI fails on its latest commit (0 turns it
-     * off); after the last, one comment says what still fails.
-     */
-    ci_fix_attempts: z.number().int().min(0).max(5).default(2),
+      .default(512 * 1024)
+      .describe("Largest file, in bytes, that is indexed and may be edited."),
+    max_repo_mb: z.number().int().min(1).default(500).describe("Largest repository, in megabytes of packed history, the bot clones."),
+    allowed_permissions: z
+      .array(permission)
+      .min(1)
+      .default(["write", "maintain", "admin"])
+      .describe("Repository permissions whose holders may trigger the bot."),
+    hint_authors: z
+      .enum(["trusted", "everyone"])
+      .default("trusted")
+      .describe(
+        "Whose issue comments reach the agents as hints: `trusted`, the issue's author and the repository's owners, members and collaborators (or anyone holding one of `allowed_permissions`); or `everyone` who commented (on a public repository, any GitHub user can then steer the run).",
+      ),
+    test_command: z
+      .string()
+      .trim()
+      .min(1)
+      .optional()
+      .describe(
+        "The command that runs the repository's tests (e.g. `npm test`, `pytest -q tests/test_x.py`), in a shell at the repository's root. Where code may run (the CLI, the Action; an App server only with MAGIS_ALLOW_EXEC=1) it runs on the untouched checkout and after every Developer attempt; the QA Engineer may not approve an attempt that makes a passing test fail.",
+      ),
+    setup_command: z
+      .string()
+      .trim()
+      .min(1)
+      .optional()
+      .describe(
+        "A command run once before the tests (e.g. `npm ci`, `pip install -e .`); if it fails, the run goes on without tests. Needs `test_command`: the setup only serves the tests.",
+      ),
+    test_timeout_seconds: z
+      .number()
+      .int()
+      .min(1)
+      .max(3600)
+      .default(300)
+      .describe("Longest the setup command, or one run of the tests, may take; past it the command is stopped with everything it started."),
+    ci_fix_attempts: z
+      .number()
+      .int()
+      .min(0)
+      .max(5)
+      .default(2)
+      .describe(
+        "How many times in a row the bot tries to fix its own pull request when CI fails on its latest commit (0 turns it off); after the last, one comment says what still fails.",
+      ),
   })
   .strict()
   .refine((config) => !config.setup_command || config.test_command, {
     path: ["setup_command"],
     message: "is set without test_command: the setup only serves the tests; set test_command too, or remove setup_command",
-  });
+  })
+  .meta({ title: "MAGIS repository config (.github/magis.yml)", description: "How MAGIS works on this repository. Every key is optional." });
 
 export type MagisConfig = z.infer<typeof configSchema>;
 
@@ -181,7 +203,13 @@ export function parseConfig(raw: unknown, source?: string): MagisConfig {
   );
 }
 
+/** The model names the environment sets (MAGIS_MODEL, MAGIS_MODEL_<AGENT>: the settings' `model` part). */
+export interface ModelNames {
+  model?: string;
+  agentModels: Partial<Record<Agent, string>>;
+}
+
 /** The model an agent runs on: MAGIS_MODEL_<AGENT>, then the per-agent config, then MAGIS_MODEL, then `model`. */
-export function modelFor(agent: Agent, config: MagisConfig, env: NodeJS.ProcessEnv = process.env): string {
-  return env[`MAGIS_MODEL_${agent.toUpperCase()}`] || config.models[agent] || env.MAGIS_MODEL || config.model || "gpt-4o-mini";
+export function modelFor(agent: Agent, config: MagisConfig, names: ModelNames): string {
+  return names.agentModels[agent] || config.models[agent] || names.model || config.model || "gpt-4o-mini";
 }

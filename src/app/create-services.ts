@@ -5,7 +5,6 @@ import type { Context, Probot } from "probot";
 import type { Backend } from "../backends/backend.js";
 import { defaultDatabasePath, openDatabase } from "../backends/sqlite/database.js";
 import { SqliteBackend } from "../backends/sqlite/sqlite-backend.js";
-import { gitIdleMsFrom } from "../git/git-http-with-timeout.js";
 import { DAY_MS, evict, objectCacheFrom, type ObjectCache } from "../git/object-cache.js";
 import { removeLeftoverCheckouts } from "../git/remove-leftover-checkouts.js";
 import type { BotIdentity, Octokit } from "../github/types.js";
@@ -15,10 +14,8 @@ import { resolveKind, type ResolveJobServices } from "../jobs/kinds/resolve/run.
 import { reviseKind, type ReviseJobServices } from "../jobs/kinds/revise/run.js";
 import { reportInterruptedJob } from "../jobs/report-interrupted-job.js";
 import { jobRunner, type JobServices } from "../jobs/run-job.js";
-import { wholeNumberFrom } from "../lib/env-number.js";
 import { redactSecrets } from "../lib/redact-secrets.js";
 import { createLlm } from "../llm/client.js";
-import { resolveLlmSettings } from "../llm/llm-settings.js";
 import { resolveIssue } from "../pipeline/resolve-issue.js";
 import { revisePullRequest } from "../pipeline/revise/revise-pull-request.js";
 import type { MagisMetrics } from "../server/metrics.js";
@@ -26,11 +23,15 @@ import type { JobStore, Store, TriggerStore } from "../store/store.js";
 import { forgetUninstalled, forgetWhenCancelled, type UninstallEvent } from "../triggers/rules/on-uninstalled.js";
 import { TriggerDesk } from "../triggers/trigger-desk.js";
 import { triggerRules } from "../triggers/trigger-rules.js";
+import { readSettings } from "./settings/read-settings.js";
+import type { Settings } from "./settings/settings-table.js";
 
 /** How the app is put together; every field has a default from the environment, tests replace some. */
 export interface MagisAppOptions {
-  /** Where MAGIS_DB, MAGIS_GIT_BASE_URL, MAGIS_WORKDIR, MAGIS_JOBS_CONCURRENCY, MAGIS_TRACE_DIR and the model settings are read. */
+  /** The environment the repository's commands run in, without its secrets (see commandEnv); the settings are read from it unless given. */
   env?: NodeJS.ProcessEnv;
+  /** The settings the door read (`magis serve`, the Action); default: read from `env` for `magis serve`. */
+  settings?: Settings;
   /**
    * The database of job records, triggers and the evolution memory, with its queue (default: the SQLite file MAGIS_DB
    * or .magis/magis.db, see openBackend). Given one, traces are off unless `traceDir` says where.
@@ -112,27 +113,16 @@ export interface ServiceSettings {
 }
 
 /**
- * The settings createServices reads from the environment, each checked: a mistyped one throws, naming it and saying
- * what to set (see wholeNumberFrom). `magis serve` reads them before it opens its store too, so that such a mistake
- * leaves no database file behind.
+ * The settings createServices takes from the environment's, unless `options` gives them. readSettings checked them
+ * (the model's too, which each job applies with its repository's config) when the door started: a mistyped one stopped
+ * the app before anything ran, and left no database file behind.
  */
-export function serviceSettingsFrom(env: NodeJS.ProcessEnv, options: MagisAppOptions = {}): ServiceSettings {
-  const concurrency =
-    options.concurrency ?? wholeNumberFrom(env, "MAGIS_JOBS_CONCURRENCY", { fallback: 2, min: 1, meaning: "the jobs one process runs at once" });
+export function serviceSettingsFrom(settings: Settings, options: MagisAppOptions = {}): ServiceSettings {
+  const concurrency = options.concurrency ?? settings.jobs.concurrency;
   // Its heartbeat is a quarter of it, at most 5 s: below 3 s a busy database would have workers taken for lost.
-  const lostAfterMs =
-    options.workerLostMs ??
-    wholeNumberFrom(env, "MAGIS_WORKER_LOST_SECONDS", {
-      fallback: 60,
-      min: 3,
-      max: 86_400,
-      meaning: "the seconds a worker may stay silent before it is taken for lost",
-    }) * 1000;
-  // Each job reads the model's settings with its repository's config; read once here too, a mistyped one stops the
-  // app when it starts instead of failing every job.
-  if (!options.createLlm) resolveLlmSettings({ env });
-  const objects = options.keepObjects === false ? undefined : objectCacheFrom(env, options.workDir ?? (env.MAGIS_WORKDIR || os.tmpdir()));
-  return { concurrency, lostAfterMs, objects, gitIdleTimeoutMs: gitIdleMsFrom(env) };
+  const lostAfterMs = options.workerLostMs ?? settings.jobs.workerLostSeconds * 1000;
+  const objects = options.keepObjects === false ? undefined : objectCacheFrom(settings.git, options.workDir ?? settings.git.workDir ?? os.tmpdir());
+  return { concurrency, lostAfterMs, objects, gitIdleTimeoutMs: settings.git.timeoutMs };
 }
 
 /**
@@ -140,25 +130,28 @@ export function serviceSettingsFrom(env: NodeJS.ProcessEnv, options: MagisAppOpt
  * trigger desk with every trigger rule, for one door (the App's Probot instance, or an Action's token).
  */
 export function createServices(host: GitHubHost, options: MagisAppOptions = {}): MagisServices {
+  // Probot's default export, run by `probot run`, gives no options: the process's environment is its door's.
   const env = options.env ?? process.env;
   // Read before anything runs (the sweeps below remove files), so that a mistyped value stops the app untouched.
-  const { concurrency, lostAfterMs, objects, gitIdleTimeoutMs } = serviceSettingsFrom(env, options);
-  const dbFile = defaultDatabasePath(env);
+  const settings = options.settings ?? readSettings(env, { door: "serve" });
+  const { concurrency, lostAfterMs, objects, gitIdleTimeoutMs } = serviceSettingsFrom(settings, options);
+  const dbFile = defaultDatabasePath(settings.store.sqliteFile);
   const backend = options.backend ?? new SqliteBackend(openDatabase(dbFile));
   const { store } = backend;
   const role = options.role ?? "all";
   backend.checkRole(role);
   const { auth, bot, log } = host;
-  const traceDir = options.traceDir ?? env.MAGIS_TRACE_DIR ?? (options.backend ? "" : path.join(path.dirname(dbFile), "traces"));
-  const allowExec = options.allowExec ?? env.MAGIS_ALLOW_EXEC === "1";
+  const traceDir = options.traceDir ?? settings.jobs.traceDir ?? (options.backend ? "" : path.join(path.dirname(dbFile), "traces"));
+  const allowExec = options.allowExec ?? settings.jobs.allowExec;
   const shared: Omit<ReviseJobServices, "revise"> = {
     auth,
     bot,
-    // Where repository code may run, both job kinds run the tests; credentials are kept from them and their output.
-    exec: allowExec ? { env, secrets: [env.OPENAI_API_KEY, env.WEBHOOK_SECRET, env.PRIVATE_KEY, env.GITHUB_TOKEN] } : undefined,
-    createLlm: options.createLlm ?? ((config, onTrace, signal) => createLlm({ config, env, onTrace, signal })),
-    gitBaseUrl: options.gitBaseUrl ?? (env.MAGIS_GIT_BASE_URL || undefined),
-    workDir: options.workDir ?? (env.MAGIS_WORKDIR || undefined),
+    // Where repository code may run, both job kinds run the tests; credentials are kept from them and their output. The
+    // tests get this process's environment, passed through on purpose, less what may be a credential (see commandEnv).
+    exec: allowExec ? { env, secrets: [settings.model.apiKey, settings.app.webhookSecret, settings.app.privateKey, settings.runner.token] } : undefined,
+    createLlm: options.createLlm ?? ((config, onTrace, signal) => createLlm({ config, settings: settings.model, onTrace, signal })),
+    gitBaseUrl: options.gitBaseUrl ?? settings.git.baseUrl,
+    workDir: options.workDir ?? settings.git.workDir,
     objects,
     gitIdleTimeoutMs,
     log,

@@ -8,6 +8,12 @@ import { startOracleModel } from "../eval/oracle/start-oracle-model.js";
 import { OutputTakenError, runEval } from "../eval/run-eval.js";
 import { parseFlags, UsageError, wholeNumberFlag, type CliIo, type Command } from "./io.js";
 import { makeModel } from "./open-checkout.js";
+import { readSettings } from "../app/settings/read-settings.js";
+import type { Settings } from "../app/settings/settings-table.js";
+import { renderSettingsHelp } from "../app/settings/render-settings-help.js";
+
+// The oracle answers as a model of its own, whatever the environment names; a failed call is not retried.
+const ORACLE_MODEL = { MAGIS_MODEL: "oracle", MAGIS_LLM_MAX_RETRIES: "0" };
 
 const usage = `Usage: magis eval --data FILE.jsonl --repos DIR --out DIR [--prepare-from MIRRORS] [--limit N]
                   [--concurrency N] [--instances ID,…] [--resume] [--price-in USD --price-out USD]
@@ -45,8 +51,9 @@ Options:
                       reading the project's own prompts; no model needed): measures what the pipeline
                       itself loses with a perfect model, and where. Never a resolve rate.
 
-Model: OPENAI_API_KEY, OPENAI_BASE_URL, MAGIS_MODEL (MAGIS_MODEL_<AGENT> per agent).
-Exit 0 when every instance ran (with or without a patch), 2 for a usage mistake.`;
+Exit 0 when every instance ran (with or without a patch), 2 for a usage mistake.
+
+${renderSettingsHelp("eval")}`;
 
 /** `magis eval`: the pipeline measured on SWE-bench-style instances. */
 export const evalCommand: Command = {
@@ -73,9 +80,10 @@ export const evalCommand: Command = {
     if (!fs.statSync(data, { throwIfNoEntry: false })?.isFile()) throw new UsageError(`--data ${values.data} is not a file`);
     const repos = path.resolve(io.cwd, values.repos!);
     const prices = readPrices(values["price-in"], values["price-out"]);
+    const settings = readSettings(io.env, { door: "eval" });
     const oracle = values.oracle ? await startOracleModel() : null;
     // Fails here, once, when no model is configured, rather than once per instance.
-    if (!oracle) makeModel(parseConfig({}), io);
+    if (!oracle) makeModel(parseConfig({}), settings);
     try {
       await runEval({
         data,
@@ -91,14 +99,13 @@ export const evalCommand: Command = {
         resume: values.resume!,
         prices,
         makeLlm: oracle
-          ? (config, instance) =>
-              createLlm({
-                config,
-                env: { OPENAI_BASE_URL: oracle.add(instance.instance_id, instance.patch ?? ""), MAGIS_MODEL: "oracle", MAGIS_LLM_MAX_RETRIES: "0" },
-              })
-          : (config) => createLlm({ config, env: io.env }),
-        modelName: oracle ? "magis-oracle" : `magis-${modelFor("developer", parseConfig({}), io.env)}`,
-        commands: commandPolicy(values["allow-commands"]!, io),
+          ? (config, instance) => {
+              const environment = { ...ORACLE_MODEL, OPENAI_BASE_URL: oracle.add(instance.instance_id, instance.patch ?? "") };
+              return createLlm({ config, settings: readSettings(environment, { door: "eval" }).model });
+            }
+          : (config) => createLlm({ config, settings: settings.model }),
+        modelName: oracle ? "magis-oracle" : `magis-${modelFor("developer", parseConfig({}), settings.model)}`,
+        commands: commandPolicy(values["allow-commands"]!, io, settings),
         ...(oracle ? { oracle: { explainLosses } } : {}),
         now: io.now ?? Date.now,
         stderr: io.stderr,
@@ -116,8 +123,9 @@ export const evalCommand: Command = {
   },
 };
 
-function commandPolicy(allowed: boolean, io: CliIo): CommandPolicy {
-  if (allowed) return { allowed: true, env: io.env, secrets: [io.env.OPENAI_API_KEY] };
+function commandPolicy(allowed: boolean, io: CliIo, settings: Settings): CommandPolicy {
+  // The repository's commands get the user's environment, passed through on purpose less what may be a credential (see commandEnv).
+  if (allowed) return { allowed: true, env: io.env, secrets: [settings.model.apiKey] };
   return { allowed: false, why: "magis eval runs no repository command unless --allow-commands is given: SWE-bench environments are not set up here" };
 }
 

@@ -8,6 +8,8 @@ import type { Store } from "../store/store.js";
 import { parseFlags, UsageError, wholeNumberFlag, type Command } from "./io.js";
 import { localHistory, makeModel, memoryFile, openCheckout } from "./open-checkout.js";
 import { readIssueFiles } from "./read-issue-file.js";
+import { readSettings } from "../app/settings/read-settings.js";
+import { renderSettingsHelp } from "../app/settings/render-settings-help.js";
 
 const usage = `Usage: magis locate --repo DIR --issue-file FILE [--hints-file FILE] [--top K] [--bm25-only] [--json]
 
@@ -25,10 +27,11 @@ Options:
   --json             print {"files":[{"path":…,"score":…,"kept":…,"reason":…}]} (kept and reason only
                      when the relevance check ran)
 
-Model (unless --bm25-only): OPENAI_API_KEY and/or OPENAI_BASE_URL, MAGIS_MODEL (MAGIS_MODEL_CUSTODIAN).
-Evolution memory: the PostgreSQL database DATABASE_URL names, else the SQLite file MAGIS_DB (default
-.magis/magis.db under the working directory).
-Exit 0 with files, 1 when none could be located (the reason is printed), 2 for a usage mistake.`;
+The model (unless --bm25-only) is the Custodian's: MAGIS_MODEL_CUSTODIAN, else MAGIS_MODEL. The evolution memory
+is in the PostgreSQL database DATABASE_URL names, else in the SQLite file MAGIS_DB (under the working directory).
+Exit 0 with files, 1 when none could be located (the reason is printed), 2 for a usage mistake.
+
+${renderSettingsHelp("cli")}`;
 
 const noModel: Llm = {
   ask: () => Promise.reject(new Error("--bm25-only runs no model")),
@@ -75,13 +78,14 @@ export const locateCommand: Command = {
     const top = values.top === undefined ? undefined : wholeNumberFlag("--top", values.top, 1, 1000);
     const issue = readIssueFiles({ cwd: io.cwd, issueFile: values["issue-file"], hintsFile: values["hints-file"] });
     const bm25Only = values["bm25-only"]!;
-    const llm = bm25Only ? null : makeModel(config, io, "or pass --bm25-only to rank without a model");
+    const settings = readSettings(io.env, { door: "cli" });
+    const llm = bm25Only ? null : makeModel(config, settings, "or pass --bm25-only to rank without a model");
     let store: Store | null = null;
     // Shown even when every file is dropped, so the maintainer sees each reason.
     let judged: LocatedFile[] = [];
     try {
       // Opened with --bm25-only too: the store's index cache spares tokenizing unchanged files again.
-      store = (await openBackend(io.env, { sqliteFile: memoryFile(io), answersWebhooks: false })).store;
+      store = (await openBackend(settings.store, { sqliteFile: memoryFile(io, settings), answersWebhooks: false })).store;
       await store.migrate();
       const onProgress = (event: ProgressEvent) => {
         if (event.stage === "located") judged = event.files;

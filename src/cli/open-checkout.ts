@@ -2,6 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import type { MagisConfig } from "../config.js";
 import { createLlm, type LlmClient } from "../llm/client.js";
+import type { Settings } from "../app/settings/settings-table.js";
 import { UsageError, type CliIo } from "./io.js";
 import { loadRepoConfig } from "./load-repo-config.js";
 import { historyWindow, type CommitRecord } from "../git/commit-history.js";
@@ -23,14 +24,14 @@ export function openCheckout(io: CliIo, repoFlag: string): Checkout {
 }
 
 /** The SQLite file of the evolution memory: MAGIS_DB, else `.magis/magis.db` under the working directory. */
-export function memoryFile(io: CliIo): string {
-  return io.env.MAGIS_DB || path.resolve(io.cwd, ".magis", "magis.db");
+export function memoryFile(io: CliIo, settings: Settings): string {
+  return settings.store.sqliteFile ?? path.resolve(io.cwd, ".magis", "magis.db");
 }
 
-/** The model client from the environment; a missing setup is a usage mistake, with `alternative` as another way out. */
-export function makeModel(config: MagisConfig, io: CliIo, alternative = ""): LlmClient {
+/** The model client the settings describe; a missing setup is a usage mistake, with `alternative` as another way out. */
+export function makeModel(config: MagisConfig, settings: Settings, alternative = ""): LlmClient {
   try {
-    return createLlm({ config, env: io.env });
+    return createLlm({ config, settings: settings.model });
   } catch (error) {
     const reason = (error instanceof Error ? error.message : String(error)).replace(/\.$/, "");
     throw new UsageError(`no model is configured (${reason})${alternative ? `; ${alternative}` : ""}`);

@@ -12,6 +12,8 @@ import { resolveInside } from "../lib/safe-path.js";
 import { localHistory, makeModel, memoryFile, openCheckout } from "./open-checkout.js";
 import { readIssueFiles } from "./read-issue-file.js";
 import { parseFlags, UsageError, type Command } from "./io.js";
+import { readSettings } from "../app/settings/read-settings.js";
+import { renderSettingsHelp } from "../app/settings/render-settings-help.js";
 
 const usage = `Usage: magis resolve --repo DIR --issue-file FILE [--hints-file FILE] --out DIR [--apply]
 
@@ -30,9 +32,10 @@ Options:
   --out DIR          where the files go; must be outside --repo
   --apply            also write the change into the checkout
 
-Model: OPENAI_API_KEY, OPENAI_BASE_URL, MAGIS_MODEL (MAGIS_MODEL_<AGENT> per agent).
-Evolution memory: the PostgreSQL database DATABASE_URL names, else the SQLite file MAGIS_DB (default
-.magis/magis.db under the working directory).`;
+The evolution memory is in the PostgreSQL database DATABASE_URL names, else in the SQLite file MAGIS_DB
+(under the working directory).
+
+${renderSettingsHelp("cli")}`;
 
 /** `magis resolve`: an issue in, a reviewed patch, report and trace out. */
 export const resolveCommand: Command = {
@@ -53,8 +56,9 @@ export const resolveCommand: Command = {
     const out = path.resolve(io.cwd, values.out!);
     if (isInside(out, repo)) throw new UsageError(`--out ${values.out} is inside --repo; choose a folder outside the checkout so it stays untouched`);
     const issue = readIssueFiles({ cwd: io.cwd, issueFile: values["issue-file"]!, hintsFile: values["hints-file"] });
-    const llm = makeModel(config, io);
-    const store = (await openBackend(io.env, { sqliteFile: memoryFile(io), answersWebhooks: false })).store;
+    const settings = readSettings(io.env, { door: "cli" });
+    const llm = makeModel(config, settings);
+    const store = (await openBackend(settings.store, { sqliteFile: memoryFile(io, settings), answersWebhooks: false })).store;
     await store.migrate();
     fs.mkdirSync(out, { recursive: true });
     let result: ResolveResult;
@@ -67,8 +71,9 @@ export const resolveCommand: Command = {
           llm,
           now: () => Date.now(),
           onProgress: (event) => io.stderr(describeProgress(event)),
-          // On the user's own machine, at their command: the repository's tests may run (in a copy of the checkout).
-          commands: { allowed: true, env: io.env, secrets: [io.env.OPENAI_API_KEY] },
+          // On the user's own machine, at their command: the repository's tests may run (in a copy of the checkout), in
+          // the user's environment, passed through on purpose less what may be a credential (see commandEnv).
+          commands: { allowed: true, env: io.env, secrets: [settings.model.apiKey] },
           ...(history ? { history } : {}),
         },
         issue,

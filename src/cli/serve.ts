@@ -1,9 +1,10 @@
 import type { Logger } from "pino";
 import { createProbot, run } from "probot";
-import { heldValue, MAX_TIMER_MS, wholeNumberFrom } from "../lib/env-number.js";
-import { createOctokitClass, githubBoundsFrom } from "../github/create-octokit-class.js";
+import { createOctokitClass } from "../github/create-octokit-class.js";
 import { checkAppCredentials } from "../app/check-app-credentials.js";
-import { createServices, probotHost, serviceSettingsFrom, type MagisAppOptions, type MagisServices } from "../app/create-services.js";
+import { createServices, probotHost, type MagisAppOptions, type MagisServices } from "../app/create-services.js";
+import { readSettings } from "../app/settings/read-settings.js";
+import { renderSettingsHelp } from "../app/settings/render-settings-help.js";
 import { magisApp } from "../index.js";
 import type { ServeRole } from "../jobs/job-queue.js";
 import { createMetrics } from "../server/metrics.js";
@@ -29,29 +30,7 @@ web and worker need DATABASE_URL: any number of each, on any machines, share one
 On SIGTERM a process stops taking work; running jobs may finish within MAGIS_SHUTDOWN_GRACE_SECONDS, then
 a worker hands them back to the queue (another worker runs them from the start).
 
-Environment:
-  APP_ID, PRIVATE_KEY | PRIVATE_KEY_PATH   the GitHub App's credentials
-  WEBHOOK_SECRET                           the secret GitHub signs webhooks with
-  WEBHOOK_PROXY_URL                        a smee.io channel forwarding webhooks to a local machine
-  PORT (3000), HOST (localhost), LOG_LEVEL (info), LOG_FORMAT   the HTTP server and its logs
-  GHE_HOST, GHE_PROTOCOL (https)           a GitHub Enterprise Server's API host instead of api.github.com
-  MAGIS_GITHUB_TIMEOUT_MS (20000)          most time one GitHub API request may take (5xx answers are retried
-                                           twice; a timeout is not retried)
-  OPENAI_API_KEY, OPENAI_BASE_URL, MAGIS_MODEL   the model (any OpenAI-compatible server)
-  DATABASE_URL                             postgres://… : job records, memory and queue in PostgreSQL
-  MAGIS_DB_POOL_SIZE (10)                  connections to it per process (a worker's heartbeat has one more of its own)
-  MAGIS_DB (.magis/magis.db)               SQLite file of job records and the evolution memory (no DATABASE_URL)
-  MAGIS_JOBS_CONCURRENCY (2)               jobs run at once (per worker process)
-  MAGIS_WORKER_LOST_SECONDS (60)           a worker silent this long is lost: its running jobs are reported failed
-  MAGIS_SHUTDOWN_GRACE_SECONDS (300)       after SIGTERM, how long running jobs may go on
-  MAGIS_WORKDIR (system temp)              where checkouts go (a tmpfs such as /dev/shm is fastest)
-  MAGIS_OBJECT_CACHE_MB (1024)             repository objects a worker keeps there between jobs (0 keeps none)
-  MAGIS_OBJECT_CACHE_DAYS (14)             a repository no job used this long has its kept objects removed
-  MAGIS_GIT_BASE_URL                       clone from this origin instead of the API's clone_url
-  MAGIS_TRACE_DIR                          per-job model traces (JSON Lines), default .magis/traces`;
-
-/** The levels Probot's logger (pino) takes for LOG_LEVEL. */
-const LOG_LEVELS: readonly string[] = ["trace", "debug", "info", "warn", "error", "fatal", "silent"];
+${renderSettingsHelp("serve")}`;
 
 /** The roles `--role` takes. */
 const ROLES: readonly ServeRole[] = ["all", "web", "worker"];
@@ -64,46 +43,39 @@ const ROLES: readonly ServeRole[] = ["all", "web", "worker"];
  */
 export async function startServer(env: NodeJS.ProcessEnv, options: { log?: Logger; role?: ServeRole } = {}): Promise<RunningServer> {
   const role = options.role ?? "all";
-  // Read before anything starts, so that a mistyped value stops the app with the reason and nothing half-started.
-  const port = wholeNumberFrom(env, "PORT", { fallback: 3000, min: 0, max: 65_535, meaning: "the port the server listens on, 0 for any free one" });
-  // Probot's logger would refuse another level only once the store is open, after printing its stack.
-  if (env.LOG_LEVEL && !LOG_LEVELS.includes(env.LOG_LEVEL)) {
-    throw new UsageError(`LOG_LEVEL ${heldValue(env.LOG_LEVEL, "a level")}: set it to one of ${LOG_LEVELS.join(", ")}, or leave it unset for info`);
-  }
-  const graceMs =
-    wholeNumberFrom(env, "MAGIS_SHUTDOWN_GRACE_SECONDS", {
-      fallback: 300,
-      min: 0,
-      max: Math.floor(MAX_TIMER_MS / 1000),
-      meaning: "the seconds a stopping worker lets its running jobs finish, 0 to hand them back at once",
-    }) * 1000;
-  const Octokit = createOctokitClass(githubBoundsFrom(env));
-  const registered = Boolean(env.APP_ID && (env.PRIVATE_KEY || env.PRIVATE_KEY_PATH));
+  // Every setting is read before anything starts, so that a mistyped value stops the app with the reason and nothing
+  // half-started: no database file, no pool, no port (Probot's logger would refuse a LOG_LEVEL only once the store is
+  // open, after printing its stack).
+  const settings = readSettings(env, { door: "serve" });
+  const { port } = settings.server;
+  const graceMs = settings.jobs.shutdownGraceSeconds * 1000;
+  const Octokit = createOctokitClass(settings.github);
+  const registered = settings.app.appId !== undefined && Boolean(settings.app.privateKey || settings.app.privateKeyPath);
   if (!registered && role !== "all") {
     throw new UsageError(
       `--role ${role} needs the app's credentials (APP_ID and PRIVATE_KEY or PRIVATE_KEY_PATH): register the app first with \`magis serve\` and its setup page`,
     );
   }
-  // Probot's setup page reads PORT itself, and would take "0" or "8_080" for its default.
-  if (!registered) return run(magisApp({ env }), { env: { ...env, PORT: String(port) }, Octokit, ...options });
-  checkAppCredentials(env);
-  if (role !== "all" && !env.DATABASE_URL) {
+  // Probot's setup page reads its own settings (HOST, WEBHOOK_PROXY_URL, NODE_ENV, …) from the environment, passed
+  // through on purpose; it reads PORT too, and would take "0" or "8_080" for its default.
+  if (!registered) return run(magisApp({ env, settings }), { env: { ...env, PORT: String(port) }, Octokit, ...options });
+  checkAppCredentials(settings.app);
+  if (role !== "all" && !settings.store.databaseUrl) {
     throw new UsageError(`--role ${role} needs DATABASE_URL (a PostgreSQL database every process shares); without it run one process with --role all`);
   }
-  // The app's other settings are read, and Probot is built, before the store is opened: a mistyped setting leaves no
-  // database file behind and no pool open.
-  serviceSettingsFrom(env);
+  // Probot is built before the store is opened too: what it refuses leaves no database file behind and no pool open.
   const probot = createProbot({
     // Probot's own server logged at info, as JSON in production; createProbot alone would default to warn, pretty.
-    env: { LOG_LEVEL: "info", LOG_FORMAT: env.NODE_ENV === "production" ? "json" : "pretty", ...env },
+    // Probot reads its settings (APP_ID, PRIVATE_KEY, WEBHOOK_SECRET, GHE_HOST, …) from the environment, passed through on purpose.
+    env: { LOG_LEVEL: "info", LOG_FORMAT: settings.server.nodeEnv === "production" ? "json" : "pretty", ...env },
     overrides: { Octokit, ...(options.log ? { log: options.log } : {}) },
   });
-  const backend = await openBackend(env);
+  const backend = await openBackend(settings.store);
   const metrics = createMetrics({ role, queueDepth: () => backend.store.jobs.depth() });
   let services: MagisServices | undefined;
-  const app: MagisAppOptions = { env, backend, role, metrics, onReady: (made) => (services = made) };
+  const app: MagisAppOptions = { env, settings, backend, role, metrics, onReady: (made) => (services = made) };
   const ready = () => (services ? services.ready() : Promise.reject(new Error("the app is still starting")));
-  const host = env.HOST || "localhost";
+  const { host } = settings.server;
   let server: RunningServer;
   try {
     if (role === "worker") {
@@ -119,7 +91,7 @@ export async function startServer(env: NodeJS.ProcessEnv, options: { log?: Logge
         app: magisApp(app),
         host,
         port,
-        webhookProxy: env.WEBHOOK_PROXY_URL || undefined,
+        webhookProxy: settings.server.webhookProxyUrl,
         metrics,
         ready,
         redelivered: (delivery) => services?.desk.wasRedelivery(delivery) ?? false,

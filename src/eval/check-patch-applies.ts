@@ -5,6 +5,7 @@ import path from "node:path";
 export function checkPatchApplies(checkout: string, patch: Buffer): Promise<{ applies: boolean; error: string }> {
   return new Promise((resolve, reject) => {
     // The ceiling keeps git from taking a repository above the checkout (a plain tree under a work folder) for its own.
+    // git gets this process's environment, passed through on purpose (its own settings: HOME, PATH, GIT_*).
     const child = spawn("git", ["apply", "--check", "-"], {
       cwd: checkout,
       env: { ...process.env, GIT_CEILING_DIRECTORIES: path.dirname(checkout) },

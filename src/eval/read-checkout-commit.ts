@@ -12,6 +12,7 @@ export function readCheckoutCommit(checkout: string): string | null {
     try {
       return execFileSync("git", ["rev-parse", "HEAD"], {
         cwd: checkout,
+        // git gets this process's environment, passed through on purpose (its own settings: HOME, PATH, GIT_*).
         env: { ...process.env, GIT_CEILING_DIRECTORIES: path.dirname(checkout) },
         stdio: ["ignore", "pipe", "ignore"],
       })

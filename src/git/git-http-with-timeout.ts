@@ -1,20 +1,9 @@
 import type { GitHttpResponse, HttpClient } from "isomorphic-git";
 import http from "isomorphic-git/http/node";
-import { MAX_TIMER_MS, wholeNumberFrom } from "../lib/env-number.js";
 import { withinTime } from "../lib/within-time.js";
 
 /** How long a git server may stay silent (before answering, or between two parts of its answer) unless the remote says otherwise. */
 export const DEFAULT_GIT_IDLE_MS = 60_000;
-
-/** Reads MAGIS_GIT_TIMEOUT_MS: how long a git server may stay silent (a positive number of milliseconds; default 60 s). */
-export function gitIdleMsFrom(env: NodeJS.ProcessEnv): number {
-  return wholeNumberFrom(env, "MAGIS_GIT_TIMEOUT_MS", {
-    fallback: DEFAULT_GIT_IDLE_MS,
-    min: 1,
-    max: MAX_TIMER_MS,
-    meaning: "the milliseconds a git server may stay silent",
-  });
-}
 
 /** An isomorphic-git HTTP client that remembers the first time the server went silent. */
 export interface BoundedGitHttp extends HttpClient {

@@ -1,7 +1,6 @@
 import crypto from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
-import { wholeNumberFrom } from "../lib/env-number.js";
 import { sliceWork, type Pause } from "../lib/slice-work.js";
 import { packName } from "./pack/index-pack.js";
 
@@ -38,33 +37,18 @@ export const KEPT_HISTORY = "history";
 export const HISTORY_MANIFEST = "history.json";
 export const PACK_NAME = /^pack-[0-9a-f]{40}$/;
 
-/** Most bytes the object cache takes unless MAGIS_OBJECT_CACHE_MB says otherwise. */
-export const DEFAULT_OBJECT_CACHE_MB = 1024;
 /** Packs one repository gathers before its next clone starts over from its whole tree. */
 const MAX_PACKS = 16;
-/** Days a repository's kept objects stay unused unless MAGIS_OBJECT_CACHE_DAYS says otherwise. */
-export const DEFAULT_OBJECT_CACHE_DAYS = 14;
 export const DAY_MS = 24 * 3600 * 1000;
 
 /**
- * The object cache a worker keeps under `workDir` (`magis-objects-<uid>`), as MAGIS_OBJECT_CACHE_MB bounds it (default
- * 1,024; 0 keeps none) and MAGIS_OBJECT_CACHE_DAYS ages it (default 14: a repository no job used for that long is
- * removed, so a worker does not keep the code of a repository that stopped using the bot, or uninstalled it). Throws,
- * saying what to set, when either is not a whole number.
+ * The object cache a worker keeps under `workDir` (`magis-objects-<uid>`), as MAGIS_OBJECT_CACHE_MB bounds it (0 keeps
+ * none) and MAGIS_OBJECT_CACHE_DAYS ages it (a repository no job used for that long is removed, so a worker does not
+ * keep the code of a repository that stopped using the bot, or uninstalled it); both as readSettings read them.
  */
-export function objectCacheFrom(env: NodeJS.ProcessEnv, workDir: string): ObjectCache | undefined {
-  const mb = wholeNumberFrom(env, "MAGIS_OBJECT_CACHE_MB", {
-    fallback: DEFAULT_OBJECT_CACHE_MB,
-    min: 0,
-    meaning: "the megabytes of repository objects a worker may keep between jobs, 0 for none",
-  });
+export function objectCacheFrom(settings: { objectCacheMb: number; objectCacheDays: number }, workDir: string): ObjectCache | undefined {
+  const { objectCacheMb: mb, objectCacheDays: days } = settings;
   if (mb === 0) return undefined;
-  const days = wholeNumberFrom(env, "MAGIS_OBJECT_CACHE_DAYS", {
-    fallback: DEFAULT_OBJECT_CACHE_DAYS,
-    min: 1,
-    max: 3650,
-    meaning: "the days a worker keeps a repository's objects after its last job",
-  });
   // Named by the user too: in a temp folder other users share, each keeps its own (see privateFolder).
   const name = process.getuid === undefined ? "magis-objects" : `magis-objects-${process.getuid()}`;
   return { dir: path.join(workDir, name), maxBytes: mb * 2 ** 20, maxPacks: MAX_PACKS, maxAgeMs: days * DAY_MS };

@@ -20,6 +20,7 @@ function runGit(repository: LocalRepository, args: string[], signal?: AbortSigna
   const where = "gitDir" in repository ? ["--git-dir", repository.gitDir] : ["-C", repository.cwd];
   const place = placeOf(repository);
   // A work tree's own .git only: a checkout without one, inside another repository, must not read that one's history.
+  // git gets this process's environment, passed through on purpose (its own settings: HOME, PATH, GIT_*).
   const env = "cwd" in repository ? { ...process.env, GIT_CEILING_DIRECTORIES: path.dirname(path.resolve(repository.cwd)) } : process.env;
   return new Promise((resolve, reject) => {
     const child = spawn("git", [...where, ...args], { stdio: ["ignore", "pipe", "pipe"], env, signal });

@@ -1,5 +1,4 @@
 import { ProbotOctokit } from "probot";
-import { MAX_TIMER_MS, wholeNumberFrom } from "../lib/env-number.js";
 import { fetchWithTimeout } from "./fetch-with-timeout.js";
 
 /** The options Probot passes to each client it builds, as far as these defaults read them. */
@@ -11,31 +10,16 @@ interface ClientOptions {
   auth?: { request?: { defaults: (options: object) => unknown } };
 }
 
-/** How long one GitHub API request may take, unless MAGIS_GITHUB_TIMEOUT_MS says otherwise. */
-export const DEFAULT_GITHUB_TIMEOUT_MS = 20_000;
-
 /** Retries of a 5xx answer or a broken connection (after 1 s, then 4 s); timeouts are not retried. */
 const RETRIES = 2;
 
 /** The longest wait for a rate limit the app accepts before retrying once; longer ones fail the call now. */
 const MAX_RATE_LIMIT_WAIT_S = 30;
 
-/** The bounds every GitHub API call is made under. */
+/** The bounds every GitHub API call is made under (the settings' `github` part). */
 export interface GitHubBounds {
-  /** Most milliseconds one request (headers and body) may take. */
+  /** Most milliseconds one request (headers and body) may take: MAGIS_GITHUB_TIMEOUT_MS. */
   timeoutMs: number;
-}
-
-/** Reads MAGIS_GITHUB_TIMEOUT_MS (a positive number of milliseconds; default 20 s). */
-export function githubBoundsFrom(env: NodeJS.ProcessEnv): GitHubBounds {
-  return {
-    timeoutMs: wholeNumberFrom(env, "MAGIS_GITHUB_TIMEOUT_MS", {
-      fallback: DEFAULT_GITHUB_TIMEOUT_MS,
-      min: 1,
-      max: MAX_TIMER_MS,
-      meaning: "the milliseconds one GitHub API request may take",
-    }),
-  };
 }
 
 type RateLimitHandler = (

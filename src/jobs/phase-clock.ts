@@ -1,4 +1,5 @@
 import type { Llm } from "../llm/types.js";
+import type { LlmStats } from "../llm/usage-ledger.js";
 
 /** Wall time and time spent waiting for the model, per phase of a job. */
 export interface PhaseTiming {
@@ -40,7 +41,7 @@ export class PhaseClock {
 
   /** The model, wrapped so the time of its calls is counted (concurrent calls count once per call). */
   timed(llm: Llm): Llm {
-    return {
+    const timed: Llm = {
       ask: async (request) => {
         const start = this.now();
         try {
@@ -50,5 +51,8 @@ export class PhaseClock {
         }
       },
     };
+    // The client's stats name each agent's model as its settings say, for the job's report (see countUsage).
+    const { stats } = llm as Partial<{ stats(): LlmStats }>;
+    return stats ? Object.assign(timed, { stats: () => stats.call(llm) }) : timed;
   }
 }

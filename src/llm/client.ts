@@ -1,6 +1,6 @@
 import OpenAI from "openai";
 import type { z } from "zod";
-import { AGENTS, modelFor, type Agent } from "../config.js";
+import type { Agent } from "../config.js";
 import { adaptToRefusal, type ServerDialect } from "./adapt-to-server.js";
 import { checkAnswer, correctionMessage } from "./check-answer.js";
 import { describeFailure } from "./describe-failure.js";
@@ -19,7 +19,7 @@ const NO_USAGE: Usage = { promptTokens: 0, completionTokens: 0, totalTokens: 0 }
 const OPENAI_URL = "https://api.openai.com/v1";
 
 /** Creates the model client of one job (its token budget, stats and trace belong to that job). */
-export function createLlm(options: LlmOptions = {}): LlmClient {
+export function createLlm(options: LlmOptions): LlmClient {
   return new LlmClient(options);
 }
 
@@ -37,9 +37,9 @@ export class LlmClient implements Llm {
   private readonly models: Record<Agent, string>;
   private dialect: ServerDialect;
 
-  constructor(private readonly options: LlmOptions = {}) {
+  constructor(private readonly options: LlmOptions) {
     this.settings = resolveLlmSettings(options);
-    const { apiKey, baseURL, config, env } = this.settings;
+    const { apiKey, baseURL } = this.settings;
     if (!apiKey && !baseURL) {
       throw new Error("OPENAI_API_KEY is not set. Set it, or set OPENAI_BASE_URL to an OpenAI-compatible server that needs no key.");
     }
@@ -50,7 +50,7 @@ export class LlmClient implements Llm {
       maxRetries: this.settings.maxRetries,
       timeout: this.settings.timeoutMs,
     });
-    this.models = Object.fromEntries(AGENTS.map((agent) => [agent, modelFor(agent, config, env)])) as Record<Agent, string>;
+    this.models = this.settings.models;
     this.ledger = new UsageLedger(this.settings.tokenBudget, this.models);
     this.dialect = { mode: this.settings.structuredOutput, tokenLimit: "max_tokens" };
   }

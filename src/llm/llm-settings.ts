@@ -1,16 +1,27 @@
-import { parseConfig, type MagisConfig } from "../config.js";
-import { wholeNumberFrom } from "../lib/env-number.js";
+import { AGENTS, modelFor, parseConfig, type Agent, type MagisConfig, type ModelNames } from "../config.js";
 import type { TraceRecord } from "./types.js";
 
 /** How the client asks for JSON: `json_schema` sends `response_format`; `json` only instructs in the prompt. */
 export type StructuredOutputMode = "json_schema" | "json";
 
-/** Options of createLlm; each falls back to its environment variable, then to the config or a default. */
+/** The model's settings as the environment gives them, checked (the `model` part of readSettings' object). */
+export interface ModelSettings extends ModelNames {
+  apiKey?: string;
+  baseUrl?: string;
+  structuredOutput: StructuredOutputMode;
+  maxRetries: number;
+  timeoutMs: number;
+  /** Unset: the config's token_budget. */
+  tokenBudget?: number;
+  maxTokens: number;
+}
+
+/** Options of createLlm; each falls back to its setting, then to the config or a default. */
 export interface LlmOptions {
   /** The repository's config (models per agent, token_budget); defaults to an empty .github/magis.yml. */
   config?: MagisConfig;
-  /** Where OPENAI_* and MAGIS_* are read; defaults to process.env. */
-  env?: NodeJS.ProcessEnv;
+  /** OPENAI_* and MAGIS_* as the door read them. */
+  settings: ModelSettings;
   /** OPENAI_API_KEY; a local server may need none. */
   apiKey?: string;
   /** OPENAI_BASE_URL, e.g. http://127.0.0.1:8080/v1; defaults to OpenAI. */
@@ -36,7 +47,8 @@ export interface LlmOptions {
 /** Options after environment and defaults were applied. */
 export interface LlmSettings {
   config: MagisConfig;
-  env: NodeJS.ProcessEnv;
+  /** The model of each agent (see modelFor). */
+  models: Record<Agent, string>;
   apiKey: string | undefined;
   baseURL: string | undefined;
   structuredOutput: StructuredOutputMode;
@@ -46,35 +58,19 @@ export interface LlmSettings {
   maxTokens: number;
 }
 
-/** Applies environment variables and defaults to createLlm's options; a malformed variable is an error naming it. */
+/** Applies the settings and defaults to createLlm's options: an option wins over its setting. */
 export function resolveLlmSettings(options: LlmOptions): LlmSettings {
-  const env = options.env ?? process.env;
+  const { settings } = options;
   const config = options.config ?? parseConfig({});
-  const mode = options.structuredOutput ?? env.MAGIS_STRUCTURED_OUTPUT ?? "json_schema";
-  if (mode !== "json_schema" && mode !== "json") {
-    throw new Error(`MAGIS_STRUCTURED_OUTPUT must be "json_schema" or "json", not "${mode}".`);
-  }
   return {
     config,
-    env,
-    apiKey: options.apiKey ?? (env.OPENAI_API_KEY || undefined),
-    baseURL: options.baseURL ?? (env.OPENAI_BASE_URL || undefined),
-    structuredOutput: mode,
-    maxRetries:
-      options.maxRetries ??
-      wholeNumberFrom(env, "MAGIS_LLM_MAX_RETRIES", { fallback: 2, min: 0, max: 10, meaning: "the SDK's retries of a failed model request" }),
-    timeoutMs:
-      options.timeoutMs ??
-      wholeNumberFrom(env, "MAGIS_LLM_TIMEOUT_MS", { fallback: 120_000, min: 1, max: 3_600_000, meaning: "the milliseconds one model request may take" }),
-    tokenBudget:
-      options.tokenBudget ??
-      wholeNumberFrom(env, "MAGIS_TOKEN_BUDGET", {
-        fallback: config.token_budget,
-        min: 1000,
-        meaning: "the tokens one job may spend",
-        unset: "the repository's token_budget",
-      }),
-    maxTokens:
-      options.maxTokens ?? wholeNumberFrom(env, "MAGIS_LLM_MAX_TOKENS", { fallback: 4096, min: 16, max: 1_000_000, meaning: "the most tokens of one answer" }),
+    models: Object.fromEntries(AGENTS.map((agent) => [agent, modelFor(agent, config, settings)])) as Record<Agent, string>,
+    apiKey: options.apiKey ?? settings.apiKey,
+    baseURL: options.baseURL ?? settings.baseUrl,
+    structuredOutput: options.structuredOutput ?? settings.structuredOutput,
+    maxRetries: options.maxRetries ?? settings.maxRetries,
+    timeoutMs: options.timeoutMs ?? settings.timeoutMs,
+    tokenBudget: options.tokenBudget ?? settings.tokenBudget ?? config.token_budget,
+    maxTokens: options.maxTokens ?? settings.maxTokens,
   };
 }

@@ -12,4 +12,4 @@ afterAll(async () => {
 });
 
 // A database for each test: graphile-worker's schema and the job records start empty.
-describeQueueContract("PostgreSQL", async () => openBackend({ DATABASE_URL: await server.newDatabase() }));
+describeQueueContract("PostgreSQL", async () => openBackend({ databaseUrl: await server.newDatabase(), poolSize: 10 }));

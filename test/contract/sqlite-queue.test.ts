@@ -9,4 +9,4 @@ const dir = fs.mkdtempSync(path.join(os.tmpdir(), "magis-queue-contract-"));
 let count = 0;
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
-describeQueueContract("SQLite", () => openBackend({}, { sqliteFile: path.join(dir, `queue-${count++}.db`) }));
+describeQueueContract("SQLite", () => openBackend({ poolSize: 10 }, { sqliteFile: path.join(dir, `queue-${count++}.db`) }));

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ConfigError, DEFAULT_PROTECTED_PATHS, modelFor, parseConfig } from "../../src/config.js";
+import { modelSettings } from "../support/model-settings.js";
 
 describe("config", () => {
   it("fills every default from an empty file", () => {
@@ -32,10 +33,10 @@ describe("config", () => {
 
   it("picks a model per agent: agent env, agent config, MAGIS_MODEL, model", () => {
     const config = parseConfig({ model: "base", models: { qa: "qa-model" } });
-    expect(modelFor("qa", config, {})).toBe("qa-model");
-    expect(modelFor("manager", config, {})).toBe("base");
-    expect(modelFor("manager", config, { MAGIS_MODEL: "env" })).toBe("env");
-    expect(modelFor("qa", config, { MAGIS_MODEL_QA: "env-qa", MAGIS_MODEL: "env" })).toBe("env-qa");
+    expect(modelFor("qa", config, modelSettings())).toBe("qa-model");
+    expect(modelFor("manager", config, modelSettings())).toBe("base");
+    expect(modelFor("manager", config, modelSettings({ MAGIS_MODEL: "env" }))).toBe("env");
+    expect(modelFor("qa", config, modelSettings({ MAGIS_MODEL_QA: "env-qa", MAGIS_MODEL: "env" }))).toBe("env-qa");
   });
 
   it("takes a test command, its setup and timeout; a setup alone, a blank command or a timeout past an hour is refused", () => {

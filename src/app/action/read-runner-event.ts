@@ -17,21 +17,31 @@ export interface RunnerEvent {
 /** What is wrong with the runner's environment, every problem at once, in words a workflow author can act on. */
 export class RunnerEnvError extends Error {}
 
+/** What the runner sets for a step (the settings' `runner` part). */
+export interface RunnerSettings {
+  eventName?: string;
+  eventPath?: string;
+  repository?: string;
+  token?: string;
+  apiUrl: string;
+  runId: string;
+  runAttempt: string;
+}
+
 /**
  * Reads the event of the workflow run from the variables every Actions runner sets (GITHUB_EVENT_NAME,
- * GITHUB_EVENT_PATH, GITHUB_REPOSITORY, GITHUB_API_URL, GITHUB_RUN_ID) and the token (GITHUB_TOKEN).
+ * GITHUB_EVENT_PATH, GITHUB_REPOSITORY, GITHUB_API_URL, GITHUB_RUN_ID) and the token (GITHUB_TOKEN), as readSettings read them.
  */
-export function readRunnerEvent(env: NodeJS.ProcessEnv): RunnerEvent {
+export function readRunnerEvent(runner: RunnerSettings): RunnerEvent {
   const problems: string[] = [];
-  const need = (name: string) => {
-    const value = env[name];
+  const need = (name: string, value: string | undefined) => {
     if (!value) problems.push(`${name} is not set`);
     return value ?? "";
   };
-  const name = need("GITHUB_EVENT_NAME");
-  const eventPath = need("GITHUB_EVENT_PATH");
-  const repository = need("GITHUB_REPOSITORY");
-  const token = need("GITHUB_TOKEN");
+  const name = need("GITHUB_EVENT_NAME", runner.eventName);
+  const eventPath = need("GITHUB_EVENT_PATH", runner.eventPath);
+  const repository = need("GITHUB_REPOSITORY", runner.repository);
+  const token = need("GITHUB_TOKEN", runner.token);
   const [owner, repo, extra] = repository.split("/");
   if (repository && (!owner || !repo || extra !== undefined)) problems.push(`GITHUB_REPOSITORY is '${repository}', not owner/name`);
   let payload: Record<string, unknown> = {};
@@ -53,8 +63,8 @@ export function readRunnerEvent(env: NodeJS.ProcessEnv): RunnerEvent {
     payload,
     owner: owner!,
     repo: repo!,
-    apiUrl: env.GITHUB_API_URL || "https://api.github.com",
+    apiUrl: runner.apiUrl,
     token,
-    delivery: `actions-${env.GITHUB_RUN_ID ?? "local"}-${env.GITHUB_RUN_ATTEMPT ?? "1"}`,
+    delivery: `actions-${runner.runId}-${runner.runAttempt}`,
   };
 }

@@ -2,13 +2,14 @@ import crypto from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { createOctokitClass, githubBoundsFrom } from "../../github/create-octokit-class.js";
+import { createOctokitClass } from "../../github/create-octokit-class.js";
 import { botIdentity, createServices, type GitHubHost, type MagisAppOptions } from "../create-services.js";
 import { triggerContext } from "../../triggers/trigger-desk.js";
 import type { Octokit } from "../../github/types.js";
 import { redactSecrets } from "../../lib/redact-secrets.js";
 import { openDatabase } from "../../backends/sqlite/database.js";
 import { SqliteBackend } from "../../backends/sqlite/sqlite-backend.js";
+import { readSettings } from "../settings/read-settings.js";
 import { readRunnerEvent } from "./read-runner-event.js";
 import { renderStepSummary, type ActionOutcome } from "./render-step-summary.js";
 
@@ -20,15 +21,16 @@ export interface ActionIo {
 
 /**
  * `magis action`: one workflow run is one trigger, handled by the same rules, jobs and publishing as the App.
- *  1. read the event and the token from the runner's environment;
+ *  1. read the settings, and the event and the token from the runner's environment;
  *  2. open the job store (MAGIS_DB, e.g. a cached `.magis/`, else a folder under RUNNER_TEMP) and the GitHub client;
  *  3. take the event as a trigger, decide it and run its job to the end, inside the step;
  *  4. say what happened in the step summary; the exit code is 1 when the job or its decision failed.
  */
 export async function runAction(env: NodeJS.ProcessEnv, io: ActionIo, options: Pick<MagisAppOptions, "createLlm" | "onTimings"> = {}): Promise<number> {
-  // 1. The event.
-  const event = readRunnerEvent(env);
-  const secrets = [event.token, env.OPENAI_API_KEY];
+  // 1. The settings and the event.
+  const settings = readSettings(env, { door: "action" });
+  const event = readRunnerEvent(settings.runner);
+  const secrets = [event.token, settings.model.apiKey];
   const say = (level: "info" | "warning" | "error") => (obj: object, msg: string) => {
     const text = redactSecrets(`${msg} ${JSON.stringify(obj)}`, secrets);
     io.stderr(level === "info" ? `magis: ${text}\n` : `::${level}::${text}\n`);
@@ -36,23 +38,26 @@ export async function runAction(env: NodeJS.ProcessEnv, io: ActionIo, options: P
   const log = { info: say("info"), warn: say("warning"), error: say("error") };
 
   // 2. The store and the client.
-  const scratch = env.MAGIS_DB ? null : fs.mkdtempSync(path.join(env.RUNNER_TEMP || os.tmpdir(), "magis-action-"));
-  const backend = new SqliteBackend(openDatabase(env.MAGIS_DB || path.join(scratch!, "magis.db")));
-  const Bounded = createOctokitClass(githubBoundsFrom(env));
+  const { sqliteFile } = settings.store;
+  const scratch = sqliteFile ? null : fs.mkdtempSync(path.join(settings.runner.temp ?? os.tmpdir(), "magis-action-"));
+  const backend = new SqliteBackend(openDatabase(sqliteFile ?? path.join(scratch!, "magis.db")));
+  const Bounded = createOctokitClass(settings.github);
   const octokit = new Bounded({ auth: { token: event.token }, baseUrl: event.apiUrl }) as Octokit;
   // The workflow's token acts as one installation; its bot is github-actions[bot] unless an app token is passed.
-  const host: GitHubHost = { auth: async () => octokit, bot: botIdentity(async () => env.MAGIS_BOT_LOGIN || "github-actions[bot]"), log };
+  const host: GitHubHost = { auth: async () => octokit, bot: botIdentity(async () => settings.runner.botLogin), log };
   try {
     const services = createServices(host, {
       ...options,
+      // The environment the repository's tests run in, passed through on purpose (less its secrets, see commandEnv).
       env,
+      settings,
       backend,
       concurrency: 1,
       // The runner is the repository's own sandbox: its tests may run there.
       allowExec: true,
-      traceDir: env.MAGIS_TRACE_DIR ?? "",
-      gitBaseUrl: env.MAGIS_GIT_BASE_URL || undefined,
-      workDir: env.MAGIS_WORKDIR || env.RUNNER_TEMP || undefined,
+      traceDir: settings.jobs.traceDir ?? "",
+      gitBaseUrl: settings.git.baseUrl,
+      workDir: settings.git.workDir ?? settings.runner.temp,
       // A runner is new for each run: objects kept for a next clone would never be used.
       keepObjects: false,
     });
@@ -73,7 +78,7 @@ export async function runAction(env: NodeJS.ProcessEnv, io: ActionIo, options: P
     const job = newest && newest.id > before ? newest : null;
     const outcome: ActionOutcome = { event: `${event.name}.${String(event.payload.action ?? "")}`, trigger, job };
     const summary = renderStepSummary(outcome);
-    if (env.GITHUB_STEP_SUMMARY) fs.appendFileSync(env.GITHUB_STEP_SUMMARY, `${redactSecrets(summary, secrets)}\n`);
+    if (settings.runner.stepSummary) fs.appendFileSync(settings.runner.stepSummary, `${redactSecrets(summary, secrets)}\n`);
     // Quoted text (a hook's output, a failure reason) could start a line with "::", which the runner would read as a
     // workflow command: the log gets the summary with workflow commands switched off around it.
     const fence = crypto.randomUUID();

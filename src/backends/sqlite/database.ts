@@ -12,9 +12,9 @@ export type Db = Database.Database;
  */
 export const APP_LOCK_WAIT_MS = 20;
 
-/** Where the SQLite file lives unless told otherwise: MAGIS_DB, else `.magis/magis.db` under the working directory. */
-export function defaultDatabasePath(env: NodeJS.ProcessEnv = process.env): string {
-  return env.MAGIS_DB || path.resolve(".magis", "magis.db");
+/** Where the SQLite file lives: `file` (MAGIS_DB) when given, else `.magis/magis.db` under the working directory. */
+export function defaultDatabasePath(file?: string): string {
+  return file || path.resolve(".magis", "magis.db");
 }
 
 /**

@@ -3,15 +3,21 @@ import type { Llm } from "../../llm/types.js";
 import type { LlmStats } from "../../llm/usage-ledger.js";
 import type { UsageReport } from "../types.js";
 
+// A client that does not say its models (a test's fake) reports the config's.
+const NO_MODEL_NAMES = { agentModels: {} };
+
 /**
  * An Llm that counts calls and tokens per agent as they pass through, for the report's usage section
  * (a client may serve more than one run, so its own totals are not this run's). Models come from the
- * client when it knows them (its environment may differ from this process's), else from the config.
+ * client when it knows them (it has the environment's model settings), else from the config.
  */
 export function countUsage(llm: Llm, config: MagisConfig): { llm: Llm; report: (wallMs: number) => UsageReport } {
   const known = (llm as Partial<{ stats(): LlmStats }>).stats?.().byAgent;
   const byAgent = Object.fromEntries(
-    AGENTS.map((agent) => [agent, { calls: 0, promptTokens: 0, completionTokens: 0, totalTokens: 0, model: known?.[agent].model ?? modelFor(agent, config) }]),
+    AGENTS.map((agent) => [
+      agent,
+      { calls: 0, promptTokens: 0, completionTokens: 0, totalTokens: 0, model: known?.[agent].model ?? modelFor(agent, config, NO_MODEL_NAMES) },
+    ]),
   ) as UsageReport["byAgent"];
   const counting: Llm = {
     async ask(request) {

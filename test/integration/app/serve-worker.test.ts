@@ -12,6 +12,7 @@ import { folderOf, objectCacheFrom, type ObjectCache } from "../../../src/git/ob
 import { freePort } from "../../support/free-port.js";
 import { startTestPostgres, type TestPostgres } from "../../support/postgres.js";
 import { appPrivateKey } from "../../support/app-private-key.js";
+import { readSettings } from "../../../src/app/settings/read-settings.js";
 
 let postgres: TestPostgres;
 let server: RunningServer | undefined;
@@ -35,7 +36,7 @@ describe("magis serve --role worker", () => {
     // Removed at start-up, which the worker logs before Probot's logger would exist.
     const leftover = leftoverCheckout(workDir);
     // Kept objects of two repositories: one last used 15 days ago, one 13.
-    const cache = objectCacheFrom({}, workDir)!;
+    const cache = objectCacheFrom(readSettings({}, { door: "serve" }).git, workDir)!;
     const stale = keptRepository(cache, "https://github.com/octo/gone.git", 15);
     const recent = keptRepository(cache, "https://github.com/octo/busy.git", 13);
     // No `log` option: the worker gets Probot's logger, which Probot builds asynchronously.
@@ -52,7 +53,7 @@ describe("magis serve --role worker", () => {
     const { workDir } = settings;
     const env: NodeJS.ProcessEnv = { ...settings.env, LOG_LEVEL: "silent" };
     const leftover = leftoverCheckout(workDir);
-    const stale = keptRepository(objectCacheFrom({}, workDir)!, "https://github.com/octo/gone.git", 15);
+    const stale = keptRepository(objectCacheFrom(readSettings({}, { door: "serve" }).git, workDir)!, "https://github.com/octo/gone.git", 15);
     const mistyped: Array<[string, string, string]> = [
       [
         "MAGIS_WORKER_LOST_SECONDS",
@@ -131,7 +132,7 @@ describe("sweepObjects", () => {
   it("removes stale kept objects at once and on each round after, logs how many, and stops when told", async () => {
     const workDir = fs.mkdtempSync(path.join(os.tmpdir(), "magis-sweep-"));
     dirs.push(workDir);
-    const cache = { ...objectCacheFrom({ MAGIS_OBJECT_CACHE_DAYS: "1" }, workDir)! };
+    const cache = { ...objectCacheFrom(readSettings({ MAGIS_OBJECT_CACHE_DAYS: "1" }, { door: "serve" }).git, workDir)! };
     const first = keptRepository(cache, "https://github.com/octo/one.git", 2);
     const lines: string[] = [];
     const log = { info: (_: object, message: string) => void lines.push(message), warn: (_: object, message: string) => void lines.push(`warn: ${message}`) };

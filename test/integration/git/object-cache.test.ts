@@ -16,6 +16,7 @@ import {
   type ObjectCache,
 } from "../../../src/git/object-cache.js";
 import { addCommit, createBareRepository, gitEnv, startGitServer, type GitServer } from "../../support/git-server.js";
+import { readSettings } from "../../../src/app/settings/read-settings.js";
 
 const token = "ghs_objectcachetoken123456";
 const author = { name: "Ada", email: "ada@example.com" };
@@ -325,24 +326,26 @@ describe("kept objects that no job used for a while", () => {
 
 describe("objectCacheFrom", () => {
   it("keeps 1,024 MB under the work folder unless told otherwise, none at 0, and refuses what is not a whole number", () => {
-    expect(objectCacheFrom({}, "/work")).toEqual({
+    expect(objectCacheFrom(readSettings({}, { door: "serve" }).git, "/work")).toEqual({
       dir: path.join("/work", `magis-objects-${process.getuid!()}`),
       maxBytes: 1024 * 2 ** 20,
       maxPacks: 16,
       maxAgeMs: 14 * 24 * 3600 * 1000,
     });
-    expect(objectCacheFrom({ MAGIS_OBJECT_CACHE_MB: "0" }, "/work")).toBeUndefined();
-    expect(objectCacheFrom({ MAGIS_OBJECT_CACHE_MB: "64" }, "/work")?.maxBytes).toBe(64 * 2 ** 20);
-    expect(() => objectCacheFrom({ MAGIS_OBJECT_CACHE_MB: "lots" }, "/work")).toThrow("MAGIS_OBJECT_CACHE_MB is 'lots': set it to the megabytes");
+    expect(objectCacheFrom(readSettings({ MAGIS_OBJECT_CACHE_MB: "0" }, { door: "serve" }).git, "/work")).toBeUndefined();
+    expect(objectCacheFrom(readSettings({ MAGIS_OBJECT_CACHE_MB: "64" }, { door: "serve" }).git, "/work")?.maxBytes).toBe(64 * 2 ** 20);
+    expect(() => objectCacheFrom(readSettings({ MAGIS_OBJECT_CACHE_MB: "lots" }, { door: "serve" }).git, "/work")).toThrow(
+      "MAGIS_OBJECT_CACHE_MB is 'lots': set it to the megabytes",
+    );
   });
 
   it("ages kept objects out after 14 days unless MAGIS_OBJECT_CACHE_DAYS says otherwise, and refuses what is not a whole number of days", () => {
-    expect(objectCacheFrom({ MAGIS_OBJECT_CACHE_DAYS: "3" }, "/work")?.maxAgeMs).toBe(3 * 24 * 3600 * 1000);
-    expect(() => objectCacheFrom({ MAGIS_OBJECT_CACHE_DAYS: "0" }, "/work")).toThrow(
+    expect(objectCacheFrom(readSettings({ MAGIS_OBJECT_CACHE_DAYS: "3" }, { door: "serve" }).git, "/work")?.maxAgeMs).toBe(3 * 24 * 3600 * 1000);
+    expect(() => objectCacheFrom(readSettings({ MAGIS_OBJECT_CACHE_DAYS: "0" }, { door: "serve" }).git, "/work")).toThrow(
       "MAGIS_OBJECT_CACHE_DAYS is '0': set it to the days a worker keeps a repository's objects after its last job (a whole number, from 1 to 3650), or leave it unset for 14",
     );
-    expect(() => objectCacheFrom({ MAGIS_OBJECT_CACHE_DAYS: "1.5" }, "/work")).toThrow("MAGIS_OBJECT_CACHE_DAYS is '1.5'");
+    expect(() => objectCacheFrom(readSettings({ MAGIS_OBJECT_CACHE_DAYS: "1.5" }, { door: "serve" }).git, "/work")).toThrow("MAGIS_OBJECT_CACHE_DAYS is '1.5'");
     // Keeping none, the days say nothing.
-    expect(objectCacheFrom({ MAGIS_OBJECT_CACHE_MB: "0", MAGIS_OBJECT_CACHE_DAYS: "never" }, "/work")).toBeUndefined();
+    expect(objectCacheFrom(readSettings({ MAGIS_OBJECT_CACHE_MB: "0", MAGIS_OBJECT_CACHE_DAYS: "never" }, { door: "serve" }).git, "/work")).toBeUndefined();
   });
 });

@@ -15,6 +15,7 @@ import { createBareRepository, gitEnv, startGitServer, type GitServer } from "..
 import { fakeGitHub, type FakeGitHub } from "../../support/github-api.js";
 import { startScriptedModel, type ScriptedModel } from "../../support/scripted-model.js";
 import { scriptGreeting } from "../resolve/script-greeting.js";
+import { modelSettings } from "../../support/model-settings.js";
 
 const token = "ghs_encodingtoken1234567890";
 const latin1 = (text: string): Buffer => Buffer.from(text, "latin1");
@@ -72,7 +73,7 @@ describe("the bot's commit keeps each file's encoding", () => {
     });
     const config = parseConfig({});
     await withShallowClone(remote, "main", async (checkout) => {
-      const llm = createLlm({ config, env: { OPENAI_BASE_URL: model.url, MAGIS_MODEL: "scripted", MAGIS_LLM_MAX_RETRIES: "0" } });
+      const llm = createLlm({ config, settings: modelSettings({ OPENAI_BASE_URL: model.url, MAGIS_MODEL: "scripted", MAGIS_LLM_MAX_RETRIES: "0" }) });
       const ctx = { root: checkout.dir, repoId: "octo/enc", config, llm, now: () => Date.now(), onProgress: () => {} };
       const result = await resolveIssue(
         ctx,

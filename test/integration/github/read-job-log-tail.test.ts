@@ -1,14 +1,15 @@
 import { Readable } from "node:stream";
 import nock from "nock";
 import { afterEach, describe, expect, it } from "vitest";
-import { createOctokitClass, githubBoundsFrom } from "../../../src/github/create-octokit-class.js";
+import { createOctokitClass } from "../../../src/github/create-octokit-class.js";
 import { readJobLogTail } from "../../../src/github/read-job-log-tail.js";
 import type { Octokit } from "../../../src/github/types.js";
+import { readSettings } from "../../../src/app/settings/read-settings.js";
 
 const API = "https://api.github.com";
 const LOGS = "https://results-receiver.example.test";
 const repo = { owner: "Codertocat", repo: "Hello-World" };
-const octokit = () => new (createOctokitClass(githubBoundsFrom({})))({ auth: { token: "ghs_logTailToken0123456789" } }) as Octokit;
+const octokit = () => new (createOctokitClass(readSettings({}, { door: "serve" }).github))({ auth: { token: "ghs_logTailToken0123456789" } }) as Octokit;
 
 afterEach(() => nock.cleanAll());
 

@@ -9,6 +9,7 @@ import { writeTraceJsonl } from "../../../src/llm/trace.js";
 import type { TraceRecord } from "../../../src/llm/types.js";
 import { reply, startScriptedModel, type ScriptedModel } from "../../support/scripted-model.js";
 import { clientFor, fixturePrompts, judgeRequest, SECRET_KEY } from "./client-setup.js";
+import { modelSettings } from "../../support/model-settings.js";
 
 const answer = (usage: { promptTokens: number; completionTokens: number }) => reply.json({ relevant: true, reason: "r" }, { usage });
 
@@ -20,7 +21,7 @@ describe("token budget", () => {
     model = await startScriptedModel();
     model.script("judge-file", answer({ promptTokens: 300, completionTokens: 200 }), answer({ promptTokens: 1, completionTokens: 1 }));
     // MAGIS_TOKEN_BUDGET wins over token_budget from the config file.
-    const llm = clientFor(model, { maxTokens: 500, config: parseConfig({ token_budget: 400_000 }), env: { MAGIS_TOKEN_BUDGET: "1000" } });
+    const llm = clientFor(model, { maxTokens: 500, config: parseConfig({ token_budget: 400_000 }), settings: modelSettings({ MAGIS_TOKEN_BUDGET: "1000" }) });
     await llm.ask(judgeRequest);
     const failure = await llm.ask(judgeRequest).then(
       () => null,

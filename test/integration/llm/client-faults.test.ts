@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { LlmError } from "../../../src/llm/errors.js";
 import { reply, startScriptedModel, type ScriptedModel } from "../../support/scripted-model.js";
 import { clientFor, judgeRequest, SECRET_KEY } from "./client-setup.js";
+import { modelSettings } from "../../support/model-settings.js";
 
 // HTTP faults are retried by the openai SDK itself; these tests count the requests the server saw.
 describe("transient faults over HTTP", () => {
@@ -38,7 +39,7 @@ describe("transient faults over HTTP", () => {
   it("honours MAGIS_LLM_MAX_RETRIES", async () => {
     model = await startScriptedModel();
     model.script("judge-file", () => reply.status(503));
-    const llm = clientFor(model, { env: { MAGIS_LLM_MAX_RETRIES: "0" } });
+    const llm = clientFor(model, { settings: modelSettings({ MAGIS_LLM_MAX_RETRIES: "0" }) });
     await expect(llm.ask(judgeRequest)).rejects.toThrow(/answered 503 after 1 try/);
     expect(model.requests).toHaveLength(1);
   });
@@ -46,7 +47,7 @@ describe("transient faults over HTTP", () => {
   it("times out on a server that never answers", async () => {
     model = await startScriptedModel();
     model.script("judge-file", () => reply.hang());
-    const llm = clientFor(model, { env: { MAGIS_LLM_TIMEOUT_MS: "300", MAGIS_LLM_MAX_RETRIES: "1" } });
+    const llm = clientFor(model, { settings: modelSettings({ MAGIS_LLM_TIMEOUT_MS: "300", MAGIS_LLM_MAX_RETRIES: "1" }) });
     const failure = llm.ask(judgeRequest);
     await expect(failure).rejects.toMatchObject({ kind: "timeout" });
     await expect(failure).rejects.toThrow(/no answer within 300 ms \(2 tries\)\. .*MAGIS_LLM_TIMEOUT_MS/);

@@ -4,6 +4,7 @@ import { parseConfig } from "../../../src/config.js";
 import { createLlm } from "../../../src/llm/client.js";
 import type { LlmOptions } from "../../../src/llm/llm-settings.js";
 import type { ScriptedModel } from "../../support/scripted-model.js";
+import { modelSettings } from "../../support/model-settings.js";
 
 /** A key-shaped secret the tests look for in every error and trace. */
 export const SECRET_KEY = "sk-test-0123456789abcdefSECRET";
@@ -21,11 +22,11 @@ export const judgeRequest = {
 };
 
 /** A client for the scripted model, isolated from the process environment. */
-export function clientFor(model: ScriptedModel, options: LlmOptions = {}) {
+export function clientFor(model: ScriptedModel, options: Partial<LlmOptions> = {}) {
   return createLlm({
     apiKey: SECRET_KEY,
     baseURL: model.url,
-    env: {},
+    settings: modelSettings(),
     config: parseConfig({ model: "scripted-model" }),
     promptsDir: fixturePrompts,
     ...options,

@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { reply, startScriptedModel, type ScriptedModel } from "../../support/scripted-model.js";
 import { createLlm } from "../../../src/llm/client.js";
 import { clientFor, fixturePrompts, judgeRequest } from "./client-setup.js";
+import { modelSettings } from "../../support/model-settings.js";
 
 describe("structured calls over HTTP", () => {
   let model: ScriptedModel;
@@ -73,7 +74,7 @@ describe("structured calls over HTTP", () => {
   it("uses plain JSON mode from the start when MAGIS_STRUCTURED_OUTPUT=json", async () => {
     model = await startScriptedModel({ honourJsonSchema: false });
     model.script("judge-file", { relevant: true, reason: "x" });
-    const llm = clientFor(model, { env: { MAGIS_STRUCTURED_OUTPUT: "json" } });
+    const llm = clientFor(model, { settings: modelSettings({ MAGIS_STRUCTURED_OUTPUT: "json" }) });
     expect((await llm.ask(judgeRequest)).value.relevant).toBe(true);
     expect(model.requests[0]?.hasResponseFormat).toBe(false);
   });
@@ -115,10 +116,12 @@ describe("structured calls over HTTP", () => {
   it("talks to a local server without an API key, and refuses to start for OpenAI itself without one", async () => {
     model = await startScriptedModel();
     model.script("judge-file", { relevant: true, reason: "local" });
-    const llm = createLlm({ env: { OPENAI_BASE_URL: model.url }, promptsDir: fixturePrompts });
+    const llm = createLlm({ settings: modelSettings({ OPENAI_BASE_URL: model.url }), promptsDir: fixturePrompts });
     expect((await llm.ask(judgeRequest)).value.reason).toBe("local");
     expect(model.requests[0]?.model).toBe("gpt-4o-mini");
-    expect(() => createLlm({ env: {} })).toThrow("OPENAI_API_KEY is not set. Set it, or set OPENAI_BASE_URL to an OpenAI-compatible server that needs no key.");
+    expect(() => createLlm({ settings: modelSettings() })).toThrow(
+      "OPENAI_API_KEY is not set. Set it, or set OPENAI_BASE_URL to an OpenAI-compatible server that needs no key.",
+    );
   });
 
   it("refuses a prompt asked by the wrong agent or with a missing variable, before any request", async () => {

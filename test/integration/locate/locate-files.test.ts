@@ -12,6 +12,7 @@ import { openSqliteStore, type SqliteStore } from "../../../src/backends/sqlite/
 import { gitBlobId } from "../../../src/git/git-object-id.js";
 import { startScriptedModel, type ScriptedModel } from "../../support/scripted-model.js";
 import { cartIssue, makeFixtureRepo, promptPath } from "./fixture-repo.js";
+import { modelSettings } from "../../support/model-settings.js";
 
 let model: ScriptedModel;
 let repo: string;
@@ -24,7 +25,7 @@ function context(root = repo): StageContext {
     root,
     repoId: "acme/shop",
     config,
-    llm: createLlm({ config, env: {}, baseURL: model.url, apiKey: "test-key", maxRetries: 0 }),
+    llm: createLlm({ config, settings: modelSettings(), baseURL: model.url, apiKey: "test-key", maxRetries: 0 }),
     now: () => 1_700_000_000_000,
     onProgress: (event) => events.push(event),
   };

@@ -4,6 +4,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { checkAppCredentials } from "../../../src/app/check-app-credentials.js";
 import { appPrivateKey } from "../../support/app-private-key.js";
+import { readSettings } from "../../../src/app/settings/read-settings.js";
 
 let dir: string;
 let pem: string;
@@ -24,7 +25,7 @@ describe("checkAppCredentials", () => {
       { APP_ID: "12345", PRIVATE_KEY: Buffer.from(pem).toString("base64") },
       { APP_ID: "12345", PRIVATE_KEY_PATH: path.join(dir, "app.pem") },
     ]) {
-      expect(() => checkAppCredentials(env)).not.toThrow();
+      expect(() => checkAppCredentials(readSettings(env, { door: "serve" }).app)).not.toThrow();
     }
   });
 
@@ -41,7 +42,7 @@ describe("checkAppCredentials", () => {
     for (const [env, message] of cases) {
       let said = "";
       try {
-        checkAppCredentials(env);
+        checkAppCredentials(readSettings(env, { door: "serve" }).app);
       } catch (error) {
         said = (error as Error).message;
       }

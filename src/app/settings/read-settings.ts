@@ -1,0 +1,39 @@
+import type { Env, Reader } from "./define-setting.js";
+import { SETTINGS_TABLE, type Settings } from "./settings-table.js";
+
+/** Where MAGIS runs: `magis serve` (any role), `magis action`, `magis locate` and `resolve`, `magis eval`. */
+export type Door = "serve" | "action" | "cli" | "eval";
+
+/** The readers of the settings table each door stands for. */
+export const DOOR_READERS: Readonly<Record<Door, readonly Reader[]>> = {
+  serve: ["web", "worker"],
+  action: ["action"],
+  cli: ["cli"],
+  eval: ["eval"],
+};
+
+/**
+ * Reads every setting of the table from `env` once, in the table's order, into one frozen object by part
+ * (`settings.git.objectCacheMb`). A number or a choice that `door` reads and that holds what it cannot take throws,
+ * naming the variable and saying what to set: a mistyped setting stops the door when it starts. One that `door` does
+ * not read is not checked and holds its default, so a mistake in a setting one door ignores never stops another; nor
+ * is a row whose `onlyWhen` does not hold (MAGIS_OBJECT_CACHE_DAYS with MAGIS_OBJECT_CACHE_MB=0). Text is read for
+ * every door: reading it cannot fail.
+ */
+export function readSettings(env: Env, { door }: { door: Door }): Settings {
+  const readers = DOOR_READERS[door];
+  const read: Record<string, unknown> = {};
+  const parts: Record<string, Record<string, unknown>> = {};
+  for (const row of SETTINGS_TABLE) {
+    const checkedHere = !row.checked || row.readers.some((reader) => readers.includes(reader));
+    const wanted = checkedHere && (row.onlyWhen?.holds(read) ?? true);
+    const value = wanted ? row.read(env) : row.unsetValue;
+    read[row.name] = value;
+    (parts[row.part] ??= {})[row.key] = value;
+  }
+  for (const part of Object.values(parts)) {
+    for (const value of Object.values(part)) if (typeof value === "object" && value !== null) Object.freeze(value);
+    Object.freeze(part);
+  }
+  return Object.freeze(parts) as unknown as Settings;
+}

@@ -1,0 +1,37 @@
+import { setting, type SettingRow } from "./define-setting.js";
+
+const { wholeNumber, text } = setting;
+const SERVE = ["web", "worker"] as const;
+
+/** Where job records and the evolution memory are kept: PostgreSQL, or a SQLite file. */
+export const STORE_ROWS = [
+  text({
+    part: "store",
+    key: "databaseUrl",
+    name: "DATABASE_URL",
+    readers: [...SERVE, "cli"],
+    kind: "secret URL",
+    about: "A PostgreSQL database (postgres://…) holding the job records, the evolution memory and the queue, shared by every process of the app.",
+  }),
+  wholeNumber({
+    part: "store",
+    key: "poolSize",
+    name: "MAGIS_DB_POOL_SIZE",
+    readers: [...SERVE, "cli"],
+    fallback: 10,
+    min: 1,
+    unit: "connections",
+    meaning: "the PostgreSQL connections one process may hold",
+    onlyWhen: { says: "DATABASE_URL is set", holds: (read) => Boolean(read.DATABASE_URL) },
+    about: "PostgreSQL connections one process may hold (a worker's heartbeat has one more); keep it above MAGIS_JOBS_CONCURRENCY + 1.",
+  }),
+  text({
+    part: "store",
+    key: "sqliteFile",
+    name: "MAGIS_DB",
+    readers: [...SERVE, "action", "cli"],
+    kind: "path",
+    fallbackText: ".magis/magis.db",
+    about: "The SQLite file of the job records and the evolution memory when DATABASE_URL is unset (the Action: a temporary file unless it is set).",
+  }),
+] as const satisfies readonly SettingRow[];

@@ -1,0 +1,146 @@
+import { describe, expect, it } from "vitest";
+import type { Env } from "../../../../src/app/settings/define-setting.js";
+import { readSettings, type Door } from "../../../../src/app/settings/read-settings.js";
+import { SETTINGS_TABLE } from "../../../../src/app/settings/settings-table.js";
+
+/** The message readSettings throws for `env` at `door`, or "" when it reads it. */
+function refusal(env: Env, door: Door = "serve"): string {
+  try {
+    readSettings(env, { door });
+    return "";
+  } catch (error) {
+    return (error as Error).message;
+  }
+}
+
+const KEY = { PRIVATE_KEY: "-----BEGIN PRIVATE KEY-----" };
+
+describe("readSettings", () => {
+  it("holds every default when nothing is set", () => {
+    const settings = readSettings({}, { door: "serve" });
+    expect(settings.server).toEqual({ port: 3000, logLevel: "info", host: "localhost", logFormat: undefined, nodeEnv: undefined, webhookProxyUrl: undefined });
+    expect(settings.jobs).toEqual({ shutdownGraceSeconds: 300, concurrency: 2, workerLostSeconds: 60, traceDir: undefined, allowExec: false });
+    expect(settings.model).toMatchObject({ structuredOutput: "json_schema", maxRetries: 2, timeoutMs: 120_000, tokenBudget: undefined, maxTokens: 4096 });
+    expect(settings.model.agentModels).toEqual({});
+    expect(settings.git).toMatchObject({ objectCacheMb: 1024, objectCacheDays: 14, timeoutMs: 60_000 });
+    expect(settings.github.timeoutMs).toBe(20_000);
+    expect(settings.store).toEqual({ databaseUrl: undefined, poolSize: 10, sqliteFile: undefined });
+    expect(settings.runner).toMatchObject({ apiUrl: "https://api.github.com", runId: "local", runAttempt: "1", botLogin: "github-actions[bot]" });
+    expect(settings.app.appId).toBeUndefined();
+  });
+
+  it("reads each kind: digits with underscores, choices, a flag, text, and one model per agent", () => {
+    const settings = readSettings(
+      {
+        PORT: " 8_080 ",
+        LOG_LEVEL: "debug",
+        MAGIS_ALLOW_EXEC: "1",
+        HOST: "0.0.0.0",
+        MAGIS_MODEL: "base",
+        MAGIS_MODEL_QA: "reviewer",
+        MAGIS_MODEL_MANAGER: "",
+        MAGIS_TOKEN_BUDGET: "50000",
+      },
+      { door: "serve" },
+    );
+    expect(settings.server).toMatchObject({ port: 8080, logLevel: "debug", host: "0.0.0.0" });
+    expect(settings.jobs.allowExec).toBe(true);
+    expect(settings.model).toMatchObject({ model: "base", agentModels: { qa: "reviewer" }, tokenBudget: 50_000 });
+    // Only "1" turns it on, as before the table.
+    expect(readSettings({ MAGIS_ALLOW_EXEC: "true" }, { door: "serve" }).jobs.allowExec).toBe(false);
+  });
+
+  it("takes blank as unset, except where blank means something", () => {
+    const settings = readSettings({ HOST: "", MAGIS_DB: "", MAGIS_TRACE_DIR: "", GITHUB_RUN_ID: "", LOG_LEVEL: "", PORT: "  " }, { door: "action" });
+    expect(settings.server.host).toBe("localhost");
+    expect(settings.store.sqliteFile).toBeUndefined();
+    // An empty MAGIS_TRACE_DIR turns traces off; an empty run id is the runner's to give.
+    expect(settings.jobs.traceDir).toBe("");
+    expect(settings.runner.runId).toBe("");
+    expect(readSettings({ LOG_LEVEL: "", PORT: "  " }, { door: "serve" }).server).toMatchObject({ logLevel: "info", port: 3000 });
+    expect(refusal({ MAGIS_STRUCTURED_OUTPUT: "" }, "cli")).toBe('MAGIS_STRUCTURED_OUTPUT must be "json_schema" or "json", not "".');
+  });
+
+  it("refuses a mistyped setting with today's messages: the variable, what it holds unless it may be a secret, what to set", () => {
+    const cases: Array<[Env, Door, string]> = [
+      [
+        { PORT: "http" },
+        "serve",
+        "PORT is 'http': set it to the port the server listens on, 0 for any free one (a whole number, from 0 to 65535), or leave it unset for 3000",
+      ],
+      [
+        { MAGIS_JOBS_CONCURRENCY: "two" },
+        "serve",
+        "MAGIS_JOBS_CONCURRENCY is 'two': set it to the jobs one process runs at once (a whole number, 1 or more), or leave it unset for 2",
+      ],
+      [{ LOG_LEVEL: "loud" }, "serve", "LOG_LEVEL is 'loud': set it to one of trace, debug, info, warn, error, fatal, silent, or leave it unset for info"],
+      [{ LOG_LEVEL: "postgres://u:hunter2@db/magis" }, "serve", "LOG_LEVEL holds 29 characters that are not a level (not shown"],
+      [{ ...KEY, APP_ID: "my-app" }, "serve", "APP_ID is 'my-app': set it to the App ID shown on the GitHub App's settings page (a whole number, 1 or more)"],
+      [{ MAGIS_STRUCTURED_OUTPUT: "xml" }, "eval", 'MAGIS_STRUCTURED_OUTPUT must be "json_schema" or "json", not "xml".'],
+      [
+        { MAGIS_LLM_TIMEOUT_MS: "soon" },
+        "cli",
+        "MAGIS_LLM_TIMEOUT_MS is 'soon': set it to the milliseconds one model request may take (a whole number, from 1 to 3600000), or leave it unset for 120000",
+      ],
+      [
+        { MAGIS_TOKEN_BUDGET: "999" },
+        "action",
+        "MAGIS_TOKEN_BUDGET is '999': set it to the tokens one job may spend (a whole number, 1000 or more), or leave it unset for the repository's token_budget",
+      ],
+      [
+        { DATABASE_URL: "postgres://db/magis", MAGIS_DB_POOL_SIZE: "0" },
+        "cli",
+        "MAGIS_DB_POOL_SIZE is '0': set it to the PostgreSQL connections one process may hold",
+      ],
+      [{ MAGIS_SHUTDOWN_GRACE_SECONDS: "2147484" }, "serve", "MAGIS_SHUTDOWN_GRACE_SECONDS is '2147484'"],
+      [{ MAGIS_GITHUB_TIMEOUT_MS: "2147483648" }, "action", "MAGIS_GITHUB_TIMEOUT_MS is '2147483648'"],
+      [{ MAGIS_GIT_TIMEOUT_MS: "0x10" }, "action", "MAGIS_GIT_TIMEOUT_MS is '0x10'"],
+    ];
+    for (const [env, door, message] of cases) expect(refusal(env, door), JSON.stringify(env)).toContain(message);
+  });
+
+  it("holds every whole number to its bounds, and names the variable when it is outside them", () => {
+    for (const row of SETTINGS_TABLE) {
+      if (!row.bounds) continue;
+      const { min, max } = row.bounds;
+      const door: Door = row.readers.includes("web") || row.readers.includes("worker") ? "serve" : "action";
+      // What onlyWhen waits for, so that the row is read at all.
+      const around = { ...KEY, DATABASE_URL: "postgres://db/magis" };
+      const value = (raw: string) => (readSettings({ ...around, [row.name]: raw }, { door }) as any)[row.part][row.key];
+      expect(value(String(min)), row.name).toBe(min);
+      if (max !== undefined) expect(value(String(max)), row.name).toBe(max);
+      const outside = [...(min > 0 ? [min - 1] : []), max === undefined ? "9007199254740993" : max + 1, "1.5", "-1", "ten"];
+      for (const raw of outside) expect(refusal({ ...around, [row.name]: String(raw) }, door), `${row.name}=${raw}`).toMatch(new RegExp(`^${row.name} is '`));
+    }
+  });
+
+  it("checks a setting only for the doors that read it, and only when what it depends on is set", () => {
+    expect(refusal({ PORT: "http" }, "cli")).toBe("");
+    expect(refusal({ PORT: "http" }, "action")).toBe("");
+    expect(readSettings({ PORT: "http" }, { door: "eval" }).server.port).toBe(3000);
+    expect(refusal({ MAGIS_JOBS_CONCURRENCY: "two" }, "action")).toBe("");
+    for (const door of ["serve", "action", "cli", "eval"] as const)
+      expect(refusal({ MAGIS_LLM_MAX_TOKENS: "8" }, door), door).toContain("MAGIS_LLM_MAX_TOKENS is '8'");
+    // Keeping no objects, their age says nothing; without a database URL, neither does its pool; without a key, the app is not registered.
+    expect(refusal({ MAGIS_OBJECT_CACHE_MB: "0", MAGIS_OBJECT_CACHE_DAYS: "never" })).toBe("");
+    expect(refusal({ MAGIS_OBJECT_CACHE_MB: "0_0", MAGIS_OBJECT_CACHE_DAYS: "never" })).toBe("");
+    expect(refusal({ MAGIS_OBJECT_CACHE_MB: "1", MAGIS_OBJECT_CACHE_DAYS: "never" })).toContain("MAGIS_OBJECT_CACHE_DAYS is 'never'");
+    expect(refusal({ MAGIS_DB_POOL_SIZE: "lots" }, "cli")).toBe("");
+    expect(refusal({ DATABASE_URL: "postgres://db/magis", MAGIS_DB_POOL_SIZE: "lots" }, "cli")).toContain("MAGIS_DB_POOL_SIZE is 'lots'");
+    expect(readSettings({ APP_ID: "my-app" }, { door: "serve" }).app.appId).toBeUndefined();
+    expect(readSettings({ APP_ID: "12", PRIVATE_KEY_PATH: "/k.pem" }, { door: "serve" }).app.appId).toBe(12);
+  });
+
+  it("names the first mistake in the order magis serve checks them", () => {
+    expect(refusal({ MAGIS_GIT_TIMEOUT_MS: "x", MAGIS_JOBS_CONCURRENCY: "x", PORT: "x" })).toMatch(/^PORT /);
+    expect(refusal({ MAGIS_GIT_TIMEOUT_MS: "x", MAGIS_LLM_TIMEOUT_MS: "x", MAGIS_WORKER_LOST_SECONDS: "x" })).toMatch(/^MAGIS_WORKER_LOST_SECONDS /);
+    expect(refusal({ MAGIS_GIT_TIMEOUT_MS: "x", MAGIS_LLM_TIMEOUT_MS: "x" })).toMatch(/^MAGIS_LLM_TIMEOUT_MS /);
+  });
+
+  it("is frozen, part by part", () => {
+    const settings = readSettings({ MAGIS_MODEL_QA: "q" }, { door: "serve" });
+    expect(Object.isFrozen(settings)).toBe(true);
+    for (const part of Object.values(settings)) expect(Object.isFrozen(part)).toBe(true);
+    expect(Object.isFrozen(settings.model.agentModels)).toBe(true);
+  });
+});
