@@ -1,3 +1,4 @@
+import { globProblem } from "./lib/glob.js";
 import { z } from "zod";
 
 /** The agents of MAGIS; each may run on its own model. */
@@ -49,6 +50,19 @@ export const DEFAULT_PROTECTED_PATHS = [
   ".vscode/**",
 ] as const;
 
+/** The most globs one list (`exclude`, `protected_paths`) may hold: each is tried against every path of the repository. */
+const MAX_PATTERNS = 200;
+
+/** A glob of repository paths, as src/lib/glob.ts matches them: bounded, so no pattern can stall the app. */
+const globPattern = z
+  .string()
+  .min(1)
+  .superRefine((pattern, ctx) => {
+    const problem = globProblem(pattern);
+    // The entry is named by its place in the list, never quoted: a config's text can @mention people in the answer.
+    if (problem) ctx.addIssue({ code: "custom", message: problem });
+  });
+
 const permission = z.enum(["read", "triage", "write", "maintain", "admin"]);
 
 /**
@@ -97,12 +111,13 @@ export const configSchema = z
       .default(30)
       .describe("Longest a job may run, in minutes (fractions allowed); past it the job stops where it is, says in which stage, and pushes nothing."),
     protected_paths: z
-      .array(z.string().min(1))
+      .array(globPattern)
+      .max(MAX_PATTERNS)
       .default([...DEFAULT_PROTECTED_PATHS])
       .describe(
         'Glob patterns of files the bot must never change; a change the Manager finds one needs is reported in the pull request as "needs a human". Setting this replaces the default list rather than adding to it.',
       ),
-    exclude: z.array(z.string().min(1)).default([]).describe("Glob patterns of files the Custodian never considers."),
+    exclude: z.array(globPattern).max(MAX_PATTERNS).default([]).describe("Glob patterns of files the Custodian never considers."),
     history_months: z
       .number()
       .int()

@@ -1,7 +1,7 @@
-import picomatch from "picomatch";
+import { globMatcher } from "./glob.js";
 
-// dot: true so `.github/**` protects dotfiles too; nocase guards case-insensitive file systems.
-const OPTIONS = { dot: true, nocase: true };
+// Dotfiles match like any file, so `.github/**` protects them; nocase guards case-insensitive file systems.
+const OPTIONS = { nocase: true };
 
 function normalize(relativePath: string): string {
   return relativePath.replace(/\\/g, "/").replace(/^\.\//, "");
@@ -10,12 +10,12 @@ function normalize(relativePath: string): string {
 /** A predicate telling whether a repository-relative path matches one of the protected globs. */
 export function protectedPathMatcher(patterns: string[]): (relativePath: string) => boolean {
   if (patterns.length === 0) return () => false;
-  const match = picomatch(patterns, OPTIONS);
+  const match = globMatcher(patterns, OPTIONS);
   return (relativePath) => match(normalize(relativePath));
 }
 
 /** The first protected glob a path matches, or null: what a refusal names (the whole default list is thirty globs). */
 export function protectingPattern(patterns: string[], relativePath: string): string | null {
   const path = normalize(relativePath);
-  return patterns.find((pattern) => picomatch(pattern, OPTIONS)(path)) ?? null;
+  return patterns.find((pattern) => globMatcher([pattern], OPTIONS)(path)) ?? null;
 }

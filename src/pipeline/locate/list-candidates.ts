@@ -1,8 +1,8 @@
 import fs from "node:fs";
 import path from "node:path";
-import picomatch from "picomatch";
 import { judgeClonedFile, readCandidate, type SkipReason, type SourceFile, type Verdict } from "./read-candidate.js";
 import type { ClonedFile, WrittenTree } from "../../git/write-worktree.js";
+import { globMatcher } from "../../lib/glob.js";
 import { sliceWork, type Pause } from "../../lib/slice-work.js";
 
 export type { SkipReason, SourceFile };
@@ -71,7 +71,7 @@ function skipFolder(rel: string, excluded: (p: string) => boolean): "vendored" |
 
 /** The config's excludes as a test of a repository-relative path (a folder's ends with `/`). */
 function excluder(options: ListOptions): (rel: string) => boolean {
-  const matchExcluded = options.exclude.length > 0 ? picomatch(options.exclude, { dot: true }) : () => false;
+  const matchExcluded = options.exclude.length > 0 ? globMatcher(options.exclude) : () => false;
   return (rel) => matchExcluded(rel) || (rel.endsWith("/") && matchExcluded(rel.slice(0, -1)));
 }
 
