@@ -54,8 +54,8 @@ export async function readCiFailures(
 ): Promise<CiFailure[]> {
   const failed = await listFailedChecks(octokit, repo, sha);
   // The start of a title or summary says the most; of a log, the end.
-  const tidy = (text: string | null | undefined, max: number, keep: "start" | "end" = "start") => {
-    const clean = cleanOutput(text ?? "", secrets);
+  const tidy = async (text: string | null | undefined, max: number, keep: "start" | "end" = "start") => {
+    const clean = await cleanOutput(text ?? "", secrets);
     if (clean.length <= max) return clean;
     return keep === "start" ? `${clean.slice(0, max)}…` : `…${clean.slice(-max)}`;
   };
@@ -63,18 +63,25 @@ export async function readCiFailures(
   for (const run of failed) {
     const annotations =
       (run.output.annotations_count ?? 0) > 0
-        ? (await octokit.rest.checks.listAnnotations({ ...repo, check_run_id: run.id, per_page: MAX_ANNOTATIONS })).data
-            .filter((a) => a.annotation_level !== "notice")
-            .map((a) => ({ path: a.path, line: a.start_line ?? null, level: a.annotation_level ?? "failure", message: tidy(a.message, MAX_MESSAGE_CHARS) }))
+        ? await Promise.all(
+            (await octokit.rest.checks.listAnnotations({ ...repo, check_run_id: run.id, per_page: MAX_ANNOTATIONS })).data
+              .filter((a) => a.annotation_level !== "notice")
+              .map(async (a) => ({
+                path: a.path,
+                line: a.start_line ?? null,
+                level: a.annotation_level ?? "failure",
+                message: await tidy(a.message, MAX_MESSAGE_CHARS),
+              })),
+          )
         : [];
     // A check run of GitHub Actions is a job, with the same id; other CI apps keep their logs elsewhere.
     const log = run.app?.slug === "github-actions" ? await readLog(octokit, repo, run.id) : "";
-    const logTail = tidy(lastLines(withoutTimestamps(log), MAX_LOG_LINES), MAX_LOG_CHARS, "end");
+    const logTail = await tidy(lastLines(withoutTimestamps(log), MAX_LOG_LINES), MAX_LOG_CHARS, "end");
     const failure: CiFailure = {
-      name: tidy(run.name, 200),
+      name: await tidy(run.name, 200),
       conclusion: run.conclusion!,
-      title: tidy(run.output.title, 300),
-      summary: tidy(run.output.summary, MAX_SUMMARY_CHARS),
+      title: await tidy(run.output.title, 300),
+      summary: await tidy(run.output.summary, MAX_SUMMARY_CHARS),
       annotations,
       logTail,
       url: run.html_url ?? "",

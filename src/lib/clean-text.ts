@@ -1,5 +1,6 @@
 import { stripVTControlCharacters } from "node:util";
 import { redactSecrets } from "./redact-secrets.js";
+import { scrubSecrets } from "./scrub-secrets.js";
 
 // Characters a reader cannot see but a model reads: zero-width and joiner characters, bidi controls,
 // soft hyphen, word joiners and invisible operators, the BOM, Unicode tag characters, and C0/C1 controls
@@ -40,8 +41,9 @@ export function cleanText(text: string): string {
 
 /**
  * Text a program printed (a test run, a CI check and its log), before a prompt or a comment shows it: terminal control
- * sequences removed, cleaned as a person's text is, and with secrets redacted.
+ * sequences removed, cleaned as a person's text is, and with secrets redacted (those known, and those a rule set
+ * recognizes, see scrubSecrets).
  */
-export function cleanOutput(text: string, secrets: readonly (string | undefined)[] = []): string {
-  return redactSecrets(cleanText(stripVTControlCharacters(text)), secrets);
+export async function cleanOutput(text: string, secrets: readonly (string | undefined)[] = []): Promise<string> {
+  return redactSecrets(await scrubSecrets(cleanText(stripVTControlCharacters(text))), secrets);
 }

@@ -62,7 +62,7 @@ export async function openTestBench(ctx: StageContext): Promise<{ report: TestsR
     const env = commandEnv(policy.env, policy.secrets ?? []);
     const timeoutMs = ctx.config.test_timeout_seconds * 1000;
     const run = async (text: string): Promise<TestRun> =>
-      describeRun(await runCommand(text, { cwd: dir, env, timeoutMs, signal: policy.signal }), policy.secrets ?? []);
+      await describeRun(await runCommand(text, { cwd: dir, env, timeoutMs, signal: policy.signal }), policy.secrets ?? []);
     if (setup) {
       const setupRun = await run(setup);
       if (setupRun.outcome !== "passed") {
@@ -147,9 +147,9 @@ function restoreOriginals(root: string, dir: string, changes: readonly ChangedFi
 }
 
 /** A command's run as the report keeps it: counts and failing tests read from the whole kept output, a short clean tail. */
-function describeRun(run: CommandRun, secrets: readonly (string | undefined)[]): TestRun {
+async function describeRun(run: CommandRun, secrets: readonly (string | undefined)[]): Promise<TestRun> {
   const { counts, failures } = readTestOutput(run.output);
-  const clean = cleanOutput(run.output, secrets);
+  const clean = await cleanOutput(run.output, secrets);
   const { outcome, exitCode, durationMs, error } = run;
   return {
     outcome,

@@ -49,6 +49,32 @@ describe("openTestBench", () => {
     expect(fs.existsSync(path.join(work, "tests"))).toBe(false);
   });
 
+  // Found in real CI logs and test output; none of them is a value the app was told to hide.
+  const leaked = {
+    awsSecret: "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYzQ8mVd3k2P",
+    sshKey: [
+      "-----BEGIN OPENSSH PRIVATE KEY-----",
+      "b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW",
+      "QyNTUxOQAAACBVdGhpcyBpcyBub3QgYSByZWFsIGtleSwgYnV0IGl0IGlzIHNoYXBlZCBs",
+      "aWtlIG9uZSBmb3IgdGhlIHRlc3QAAACIAAAAAAAAAAAAAAAtzc2gtZWQyNTUxOQAAACBV",
+      "-----END OPENSSH PRIVATE KEY-----",
+    ].join("\n"),
+    slack: "xoxb-123456789012-1234567890123-AbCdEfGhIjKlMnOpQrStUvWx",
+    npm: "npm_abcdefghijklmnopqrstuvwxyz0123456789",
+    jwt: "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c",
+    password: "password=hunter2-correct-horse",
+  };
+
+  it("keeps the credentials a test run prints out of what it reports: AWS pairs, private keys, Slack and npm tokens, JWTs, passwords", async () => {
+    fs.writeFileSync(path.join(root, "leak.txt"), `${Object.values(leaked).join("\n")}\n`);
+    const opened = (await openTestBench(context({ test_command: "cat leak.txt; echo 'not ok 1 - login'; exit 1" }, allowed())))!;
+    const tail = opened.report.before!.tail;
+    expect(tail).toContain("[redacted]");
+    for (const secret of ["wJalrXUtnFEMI", "b3BlbnNzaC1rZXkt", leaked.slack, leaked.npm, leaked.jwt, "hunter2-correct-horse"])
+      expect(tail).not.toContain(secret);
+    opened.bench?.dispose();
+  });
+
   it("runs checks one at a time when tasks ask at once", async () => {
     const log = JSON.stringify(path.join(work, "order.log"));
     const bench = (await openTestBench(context({ test_command: `echo start >> ${log}; sleep 0.2; echo end >> ${log}; ${suite}` }, allowed())))!.bench!;
