@@ -12,9 +12,11 @@ export type Agent = (typeof AGENTS)[number];
  * (see "Protected paths" in the README).
  */
 export const DEFAULT_PROTECTED_PATHS = [
-  // GitHub: workflows, composite actions, this bot's config, CODEOWNERS, dependabot.
+  // GitHub: workflows, composite actions, this bot's config, CODEOWNERS, dependabot; an action a workflow runs as `./`.
   ".github/**",
   "**/CODEOWNERS",
+  "**/action.yml",
+  "**/action.yaml",
   // Other CI systems (their files at the root, or anywhere where CI reads nested ones).
   ".gitlab-ci.yml",
   "**/*.gitlab-ci.yml",
@@ -32,22 +34,46 @@ export const DEFAULT_PROTECTED_PATHS = [
   "appveyor.yml",
   ".appveyor.yml",
   ".cirrus.yml",
+  ".woodpecker.yml",
+  ".woodpecker.yaml",
+  ".woodpecker/**",
+  // Hosted builds and deploys that run their own commands with the project's deploy secrets.
+  "**/netlify.toml",
+  ".readthedocs.yaml",
+  ".readthedocs.yml",
   // Build and release definitions CI runs as given, wherever they sit (a docker/Dockerfile, a sub-project's Makefile).
   "**/Makefile",
   "**/GNUmakefile",
+  "**/Makefile.in",
   "**/*.mk",
+  "**/CMakeLists.txt",
   "**/Dockerfile",
   "**/Dockerfile.*",
   "**/*.dockerfile",
+  "**/Containerfile",
+  "**/Containerfile.*",
+  "**/docker-compose.yml",
+  "**/docker-compose.yaml",
+  "**/compose.yml",
+  "**/compose.yaml",
   ".goreleaser.yml",
   ".goreleaser.yaml",
   "**/tox.ini",
   "**/noxfile.py",
   ".pre-commit-config.yaml",
-  // Code a maintainer's tools run on commit or when the folder is opened.
+  // Code a maintainer's tools run on commit or when the folder is opened (direnv runs .envrc in the shell).
   ".husky/**",
   ".devcontainer/**",
   ".vscode/**",
+  "**/.envrc",
+  // Package managers' own settings: registries, credentials, the program they run (yarnPath), Cargo's build wrappers.
+  "**/.npmrc",
+  "**/.yarnrc",
+  "**/.yarnrc.yml",
+  "**/.cargo/config",
+  "**/.cargo/config.toml",
+  // Where submodules come from.
+  ".gitmodules",
 ] as const;
 
 /** The most globs one list (`exclude`, `protected_paths`) may hold: each is tried against every path of the repository. */

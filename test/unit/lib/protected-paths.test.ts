@@ -35,6 +35,26 @@ describe("the default protected paths", () => {
     "sub/Jenkinsfile",
     "docs/CODEOWNERS",
     "packages/a/tox.ini",
+    // The second audit's list: what a workflow, a shell, a package manager, a deploy or a build runs as given.
+    "action.yml",
+    "tools/setup/action.yaml",
+    ".envrc",
+    "web/.envrc",
+    ".npmrc",
+    ".yarnrc.yml",
+    ".cargo/config.toml",
+    "crates/x/.cargo/config",
+    "CMakeLists.txt",
+    "src/lib/CMakeLists.txt",
+    "Makefile.in",
+    "Containerfile",
+    "docker-compose.yml",
+    "deploy/compose.yaml",
+    ".gitmodules",
+    "netlify.toml",
+    ".readthedocs.yaml",
+    ".woodpecker.yml",
+    ".woodpecker/test.yml",
   ])("protect %s (CI, build, release, review or the bot's config)", (file) => {
     expect(isProtected(file)).toBe(true);
   });
@@ -52,6 +72,12 @@ describe("the default protected paths", () => {
     "tests/test_build.py",
     "src/github/workflows.ts",
     "lib/.github-helpers.js",
+    // Code that runs no more trusted than the tests and sources the bot edits anyway (see "Protected paths").
+    "build.rs",
+    "crates/x/build.rs",
+    "conftest.py",
+    "tests/conftest.py",
+    "src/actions.yml.ts",
   ])("leave %s to the team (manifests and code that real issues are about)", (file) => {
     expect(isProtected(file)).toBe(false);
   });
