@@ -128,12 +128,13 @@ export const configSchema = z
       .number()
       .int()
       .min(1000)
+      .max(50_000_000)
       .default(400_000)
       .describe("Most tokens (prompt + completion) one job may spend; the call that would pass it is not made. MAGIS_TOKEN_BUDGET wins over it."),
     job_timeout_minutes: z
       .number()
       .positive()
-      .max(24 * 60)
+      .max(4 * 60)
       .default(30)
       .describe("Longest a job may run, in minutes (fractions allowed); past it the job stops where it is, says in which stage, and pushes nothing."),
     protected_paths: z
@@ -157,9 +158,10 @@ export const configSchema = z
       .number()
       .int()
       .min(1024)
+      .max(8 * 1024 * 1024)
       .default(512 * 1024)
       .describe("Largest file, in bytes, that is indexed and may be edited."),
-    max_repo_mb: z.number().int().min(1).default(500).describe("Largest repository, in megabytes of packed history, the bot clones."),
+    max_repo_mb: z.number().int().min(1).max(4096).default(500).describe("Largest repository, in megabytes of packed history, the bot clones."),
     allowed_permissions: z
       .array(permission)
       .min(1)

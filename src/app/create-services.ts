@@ -16,6 +16,7 @@ import { reportInterruptedJob } from "../jobs/report-interrupted-job.js";
 import { jobRunner, type JobServices } from "../jobs/run-job.js";
 import { redactSecrets } from "../lib/redact-secrets.js";
 import { createLlm } from "../llm/client.js";
+import { checkRepositoryModels } from "../llm/llm-settings.js";
 import { resolveIssue } from "../pipeline/resolve-issue.js";
 import { revisePullRequest } from "../pipeline/revise/revise-pull-request.js";
 import type { MagisMetrics } from "../server/metrics.js";
@@ -48,6 +49,11 @@ export interface MagisAppOptions {
   /** Directory of per-job model traces (MAGIS_TRACE_DIR, default `traces/` beside the database); "" turns them off. */
   traceDir?: string;
   createLlm?: ResolveJobServices["createLlm"];
+  /**
+   * Whether a repository's config may choose any model (`any`: the Action, where the repository is its own operator),
+   * or only those the operator set or allows in MAGIS_ALLOWED_MODELS (default).
+   */
+  repositoryModels?: "allowed" | "any";
   resolve?: ResolveJobServices["resolve"];
   revise?: ReviseJobServices["revise"];
   onTimings?: ResolveJobServices["onTimings"];
@@ -149,7 +155,15 @@ export function createServices(host: GitHubHost, options: MagisAppOptions = {}):
     // Where repository code may run, both job kinds run the tests; credentials are kept from them and their output. The
     // tests get this process's environment, passed through on purpose, less what may be a credential (see commandEnv).
     exec: allowExec ? { env, secrets: [settings.model.apiKey, settings.app.webhookSecret, settings.app.privateKey, settings.runner.token] } : undefined,
-    createLlm: options.createLlm ?? ((config, onTrace, signal) => createLlm({ config, settings: settings.model, onTrace, signal })),
+    createLlm: (config, onTrace, signal) => {
+      // On a shared server the operator pays for the models: a repository may choose only the ones it allows.
+      if (options.repositoryModels !== "any") checkRepositoryModels(config, settings.model);
+      return (options.createLlm ?? ((...args) => createLlm({ config: args[0], settings: settings.model, onTrace: args[1], signal: args[2] })))(
+        config,
+        onTrace,
+        signal,
+      );
+    },
     gitBaseUrl: options.gitBaseUrl ?? settings.git.baseUrl,
     workDir: options.workDir ?? settings.git.workDir,
     objects,

@@ -1,3 +1,4 @@
+import { codeSpan, neutralize } from "../lib/markdown.js";
 import type { Context } from "probot";
 import { ConfigError, parseConfig, type MagisConfig } from "../config.js";
 
@@ -32,7 +33,8 @@ export function renderConfigProblems(error: ConfigError): string {
   return [
     "😕 MAGIS did not start: `.github/magis.yml` on the default branch is invalid.",
     "",
-    ...error.problems.map((p) => `- \`${p.path || "(top level)"}\`: ${p.message}`),
+    // The file's own text (an unknown key, a value) is quoted in the messages: it must not @mention anyone or close an issue.
+    ...error.problems.map((p) => `- ${codeSpan(p.path || "(top level)")}: ${neutralize(p.message)}`),
     "",
     "Fix these fields (or delete them to use the defaults), then add the label again or comment `/magis retry`.",
   ].join("\n");

@@ -1,4 +1,4 @@
-import { AGENTS, modelFor, parseConfig, type Agent, type MagisConfig, type ModelNames } from "../config.js";
+import { AGENTS, ConfigError, modelFor, parseConfig, type Agent, type ConfigProblem, type MagisConfig, type ModelNames } from "../config.js";
 import type { TraceRecord } from "./types.js";
 
 /** How the client asks for JSON: `json_schema` sends `response_format`; `json` only instructs in the prompt. */
@@ -73,4 +73,27 @@ export function resolveLlmSettings(options: LlmOptions): LlmSettings {
     tokenBudget: options.tokenBudget ?? settings.tokenBudget ?? config.token_budget,
     maxTokens: options.maxTokens ?? settings.maxTokens,
   };
+}
+
+/**
+ * Refuses a repository config that chooses a model its app's operator did not allow: the models the operator set
+ * (MAGIS_MODEL, MAGIS_MODEL_<AGENT>) and those MAGIS_ALLOWED_MODELS lists. A config's choice the operator's own setting
+ * overrides is not a choice and passes. The problems name the config's fields, never the model (the text is the
+ * repository's, and goes into a comment).
+ */
+export function checkRepositoryModels(config: MagisConfig, names: ModelNames & { allowedModels: readonly string[] }): void {
+  const allowed = new Set([...names.allowedModels, ...(names.model ? [names.model] : []), ...Object.values(names.agentModels)]);
+  const problems: ConfigProblem[] = [];
+  const refuse = (path: string) =>
+    problems.push({
+      path,
+      message: `names a model this app's operator does not allow; remove it to use the operator's model, or ask the operator to list it in MAGIS_ALLOWED_MODELS`,
+    });
+  const everyAgentOverrides = AGENTS.every((agent) => names.agentModels[agent] || config.models[agent] || names.model);
+  if (config.model && !everyAgentOverrides && !allowed.has(config.model)) refuse("model");
+  for (const agent of AGENTS) {
+    const chosen = config.models[agent];
+    if (chosen && !names.agentModels[agent] && !allowed.has(chosen)) refuse(`models.${agent}`);
+  }
+  if (problems.length > 0) throw new ConfigError(problems);
 }

@@ -77,6 +77,30 @@ describe("what the app refuses, ignores or reports as failed, end to end", () =>
     expect(rig.model.requests).toEqual([]);
   });
 
+  it("stops a run whose config chooses a model the operator does not allow, before any model call, naming the field", async () => {
+    await rig.setUp({ config: "models:\n  developer: o1-pro-expensive\n", env: { MAGIS_MODEL: "gpt-4o-mini" } });
+    await rig.app.deliver("issues", labeledPayload({ installationId: INSTALLATION }), "d-model");
+    await rig.app.services.settled();
+    expect((await rig.jobs())[0]).toMatchObject({ status: "failed", stage: "config" });
+    const [status] = rig.github.comments;
+    expect(status!.body).toContain("models.developer: names a model this app's operator does not allow");
+    expect(status!.body).toContain("MAGIS_ALLOWED_MODELS");
+    expect(status!.body).not.toContain("o1-pro-expensive");
+    expect(rig.model.requests).toEqual([]);
+  });
+
+  it("runs a config's model when the operator allows it", async () => {
+    await rig.setUp({
+      config: "models:\n  developer: o1-mini\n",
+      env: { MAGIS_MODEL: "gpt-4o-mini", MAGIS_ALLOWED_MODELS: "o1-mini, o3-mini" },
+      brokenModel: true,
+    });
+    await rig.app.deliver("issues", labeledPayload({ installationId: INSTALLATION }), "d-model-ok");
+    await rig.app.services.settled();
+    // It got as far as the model (which is broken here): the config's choice was taken.
+    expect((await rig.jobs())[0]).toMatchObject({ status: "failed", stage: "locate" });
+  });
+
   it("ignores closed issues and pull requests posing as issues", async () => {
     await rig.setUp();
     const closed = labeledPayload({ installationId: INSTALLATION });

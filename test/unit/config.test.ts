@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { ConfigError, DEFAULT_PROTECTED_PATHS, modelFor, parseConfig } from "../../src/config.js";
 import { modelSettings } from "../support/model-settings.js";
+import { renderConfigProblems } from "../../src/github/load-config.js";
 
 describe("config", () => {
   it("fills every default from an empty file", () => {
@@ -51,5 +52,30 @@ describe("config", () => {
     );
     expect(() => parseConfig({ test_command: "  " })).toThrow(/- test_command:/);
     expect(() => parseConfig({ test_command: "npm test", test_timeout_seconds: 7200 })).toThrow(/- test_timeout_seconds:/);
+  });
+});
+
+describe("the config's bounds and its problems as posted", () => {
+  it("refuses numbers past their upper bounds", () => {
+    for (const [key, value] of [
+      ["max_repo_mb", 9e15],
+      ["job_timeout_minutes", 1440],
+      ["token_budget", 1e12],
+      ["max_file_bytes", 1e10],
+    ] as const) {
+      expect(() => parseConfig({ [key]: value }), key).toThrow(new RegExp(`- ${key}: Too big`));
+    }
+  });
+
+  it("posts an unknown key, or any text of the file, without a mention GitHub would notify", () => {
+    let error: unknown;
+    try {
+      parseConfig({ "@octocat please look": 1 });
+    } catch (caught) {
+      error = caught;
+    }
+    const posted = renderConfigProblems(error as ConfigError);
+    expect(posted).toContain("octocat");
+    expect(posted).not.toMatch(/(^|[^\w`])@octocat/);
   });
 });

@@ -53,6 +53,8 @@ export async function runAction(env: NodeJS.ProcessEnv, io: ActionIo, options: P
       settings,
       backend,
       concurrency: 1,
+      // The workflow is the repository's own: its config may choose its models.
+      repositoryModels: "any",
       // The runner is the repository's own sandbox: its tests may run there.
       allowExec: true,
       traceDir: settings.jobs.traceDir ?? "",

@@ -172,10 +172,26 @@ function perAgent<const P extends Part, const K extends string, const A extends 
   };
 }
 
+/** A list of words separated by commas (spaces around them dropped); unset or blank is the empty list. */
+function list<const P extends Part, const K extends string>(row: Described<P, K> & { fallbackText: string }): SettingRow<P, K, readonly string[]> {
+  return {
+    ...described(row),
+    shape: "a list, separated by commas",
+    fallbackText: row.fallbackText,
+    checked: false,
+    unsetValue: [],
+    read: (env) =>
+      (env[row.name] ?? "")
+        .split(",")
+        .map((word) => word.trim())
+        .filter((word) => word !== ""),
+  };
+}
+
 function described<P extends Part, K extends string>(row: Described<P, K>): Described<P, K> {
   const { part, key, name, readers, about, onlyWhen } = row;
   return { part, key, name, readers, about, ...(onlyWhen ? { onlyWhen } : {}) };
 }
 
 /** The kinds of rows the settings table is made of, each reading its variable one way. */
-export const setting = { wholeNumber, text, choice, flag, perAgent };
+export const setting = { wholeNumber, text, choice, flag, perAgent, list };

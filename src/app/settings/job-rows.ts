@@ -3,7 +3,7 @@ import { DEFAULT_GIT_IDLE_MS } from "../../git/git-http-with-timeout.js";
 import { MAX_TIMER_MS } from "../../lib/env-number.js";
 import { setting, type SettingRow } from "./define-setting.js";
 
-const { wholeNumber, text, choice, flag, perAgent } = setting;
+const { wholeNumber, text, choice, flag, perAgent, list } = setting;
 const SERVE = ["web", "worker"] as const;
 const MODEL_READERS = ["worker", "action", "cli", "eval"] as const;
 
@@ -144,6 +144,15 @@ export const JOB_ROWS = [
     readers: MODEL_READERS,
     fallbackText: "models.<agent> in .github/magis.yml, else MAGIS_MODEL",
     about: "The model of one agent; wins over models in .github/magis.yml and over MAGIS_MODEL.",
+  }),
+  list({
+    part: "model",
+    key: "allowedModels",
+    name: "MAGIS_ALLOWED_MODELS",
+    readers: MODEL_READERS,
+    fallbackText: "only MAGIS_MODEL and MAGIS_MODEL_<AGENT>",
+    about:
+      "The models a repository's .github/magis.yml may choose besides MAGIS_MODEL and MAGIS_MODEL_<AGENT> (a run whose config names another stops before its first call).",
   }),
   wholeNumber({
     part: "git",
