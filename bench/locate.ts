@@ -83,7 +83,7 @@ for (const instance of instances) {
   const history = values["history-from"]
     ? await readLocalHistory({ gitDir: findMirror(values["history-from"], instance.repo) }, DEFAULT_HISTORY_WINDOW, instance.base_commit)
     : [];
-  const ranked = await rankFiles(candidates.files, query, 1000, options, history);
+  const ranked = await rankFiles(candidates.files, query, 1000, { ranking: options, history });
   const ms = performance.now() - started;
   indexMs.push(ms);
   const rank = goldRank(

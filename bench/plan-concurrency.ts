@@ -35,7 +35,7 @@ const developers: DeveloperRole[] = FILES.map((p, i) => ({ name: `Developer ${i 
 async function timeRun(plan: Plan): Promise<{ ms: number; calls: number }> {
   const llm = createLlm({ config, settings: modelSettings({ OPENAI_BASE_URL: model.url }), maxRetries: 0 });
   const started = performance.now();
-  const outcomes = await runCodingTasks({ root, repoId: root, config, llm, now: Date.now, onProgress: () => {} }, issue, tasks, developers, plan);
+  const outcomes = await runCodingTasks({ root, repoId: root, config, llm, now: Date.now, onProgress: () => {} }, issue, { tasks, developers, plan });
   if (!outcomes.every((o) => o.approved)) throw new Error("bench: a task was not approved; the script is out of date");
   return { ms: performance.now() - started, calls: llm.stats().calls };
 }

@@ -10,19 +10,26 @@ export interface ReplacementLines {
   reindented: boolean;
 }
 
+/** What buildReplacement combines: the file, where the model's `old` lines matched in it, and the model's lines. */
+export interface ReplacementInput {
+  fileLines: string[];
+  /** Each file line's end of line, carried over with the lines that elision markers keep. */
+  fileEols: string[];
+  match: BlockMatch;
+  /** The model's `old` lines, as they were matched. */
+  oldLines: string[];
+  /** The model's `new` lines, with its elision markers. */
+  newLines: string[];
+  /** Whether the match skipped lines at `old`'s elision markers. */
+  elided: boolean;
+}
+
 /**
  * Turn the model's `new` lines into the lines that replace `match`: re-indented to the file, trailing
  * blanks dropped when the model padded `old`, and elision markers filled with the lines they skipped
  * (`new` must keep one marker per run `old` skipped: nothing the model did not write out is dropped).
  */
-export function buildReplacement(
-  fileLines: string[],
-  fileEols: string[],
-  match: BlockMatch,
-  oldLines: string[],
-  newLines: string[],
-  elided: boolean,
-): ReplacementLines | { error: string } {
+export function buildReplacement({ fileLines, fileEols, match, oldLines, newLines, elided }: ReplacementInput): ReplacementLines | { error: string } {
   const oldSegments = elided ? splitAtElisions(oldLines).filter((s) => s.length > 0) : [oldLines];
   const pairs = oldSegments.flatMap((segment, k) => pairLines(segment, fileLines, match.segments[k]!));
   const padded = pairs.some(([model, file]) => model !== model.trimEnd() && file === file.trimEnd());

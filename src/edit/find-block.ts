@@ -79,12 +79,12 @@ export function findBlock(file: SearchableFile, pattern: string[], hint: Span | 
         );
         usedElision = candidates.length > 0;
       }
-      if (candidates.length > 0) return choose(candidates, hint, 0, level, usedElision);
+      if (candidates.length > 0) return choose(candidates, hint, { level, tie: 0, elided: usedElision });
     }
   }
   for (const scope of scopes.slice(hint ? 1 : 0)) {
     const candidates = fuzzyCandidates(file, pattern, scope, FUZZY_THRESHOLD).filter((c) => trustworthy(file, pattern, c));
-    if (candidates.length > 0) return choose(candidates, hint, FUZZY_TIE, "fuzzy", false);
+    if (candidates.length > 0) return choose(candidates, hint, { level: "fuzzy", tie: FUZZY_TIE, elided: false });
   }
   return { kind: "missing" };
 }
@@ -138,7 +138,7 @@ function literalCandidates(keys: string[], wanted: string[], scope: Span, level:
   const found: BlockMatch[] = [];
   const m = wanted.length;
   for (let i = scope.start; i < scope.end && i + m <= keys.length; i++) {
-    if (matchesAt(keys, wanted, i)) found.push(block(i, i + m, level, 1, [{ start: i, end: i + m }], []));
+    if (matchesAt(keys, wanted, i)) found.push({ start: i, end: i + m, level, similarity: 1, segments: [{ start: i, end: i + m }], gaps: [] });
   }
   return found;
 }
@@ -165,7 +165,7 @@ function elidedCandidates(keys: string[], segments: string[][], scope: Span, lev
     }
     if (spans.length !== real.length) continue;
     const gaps = spans.slice(1).map((span, k) => ({ start: spans[k]!.end, end: span.start }));
-    found.push(block(i, at, level, 1, spans, gaps));
+    found.push({ start: i, end: at, level, similarity: 1, segments: spans, gaps });
   }
   return found;
 }
@@ -180,7 +180,8 @@ function fuzzyCandidates(file: SearchableFile, pattern: string[], scope: Span, m
       if (len < 1 || i + len > file.lines.length) continue;
       const text = file.fuzzyKeys.slice(i, i + len).join("\n");
       const score = similarity(text, wanted, min);
-      if (score >= min && score > 0) found.push(block(i, i + len, "fuzzy", score, [{ start: i, end: i + len }], []));
+      if (score >= min && score > 0)
+        found.push({ start: i, end: i + len, level: "fuzzy", similarity: score, segments: [{ start: i, end: i + len }], gaps: [] });
     }
   }
   return found;
@@ -193,16 +194,22 @@ function trustworthy(file: SearchableFile, pattern: string[], candidate: BlockMa
   return real.filter((key) => present.has(key)).length * 2 >= real.length;
 }
 
-function block(start: number, end: number, level: MatchLevel, score: number, segments: Span[], gaps: Span[]): BlockMatch {
-  return { start, end, level, similarity: score, segments, gaps };
-}
-
 function distance(candidate: Span, hint: Span): number {
   return Math.min(Math.abs(candidate.start - hint.start), Math.abs(candidate.end - hint.end));
 }
 
+/** How choose weighs the candidates found at one level, and what it reports with its choice. */
+interface ChoiceRules {
+  /** The level the candidates were found at. */
+  level: MatchLevel;
+  /** Candidates this much less similar than the best still count as equally good. */
+  tie: number;
+  /** Whether the candidates were found through the pattern's elision markers. */
+  elided: boolean;
+}
+
 /** One best place, or the nearest to the given lines when it is clearly nearest; otherwise ambiguous. */
-function choose(candidates: BlockMatch[], hint: Span | null, tie: number, level: MatchLevel, elided: boolean): FindOutcome {
+function choose(candidates: BlockMatch[], hint: Span | null, { level, tie, elided }: ChoiceRules): FindOutcome {
   const best = Math.max(...candidates.map((c) => c.similarity));
   const near = (c: BlockMatch): number => (hint ? distance(c, hint) : 0);
   const pool = candidates.filter((c) => c.similarity >= best - tie).sort((a, b) => b.similarity - a.similarity || near(a) - near(b));

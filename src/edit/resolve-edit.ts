@@ -37,7 +37,7 @@ export function resolveEdit(file: SearchableFile, eols: string[], edit: Edit, in
       if (n === 0) return verbatim(label, index, replaceLines);
       return { error: `${label}: \`search\` is empty; ${NO_ANCHOR("search")}` };
     }
-    return anchor(file, eols, label, index, searchLines, replaceLines, null, "search");
+    return anchor(file, eols, { label, index, oldLines: searchLines, newLines: replaceLines, hint: null, field: "search" });
   }
   const { start, end } = edit;
   const label = `Edit ${index} (${Number.isInteger(start) && Number.isInteger(end) ? describeLines(start, end) : "lines ?"})`;
@@ -58,7 +58,7 @@ export function resolveEdit(file: SearchableFile, eols: string[], edit: Edit, in
     return { error: `${label}: \`old\` is empty, so only the line numbers would say where the edit goes, and they may be off; ${NO_ANCHOR("old")}` };
   }
   // Out-of-file numbers are only trusted as a hint for the lines right around them.
-  return anchor(file, eols, label, index, oldLines, newLines, { start: start - 1, end }, "old", start <= n + 1 && end <= n);
+  return anchor(file, eols, { label, index, oldLines, newLines, hint: { start: start - 1, end }, field: "old", wholeFile: start <= n + 1 && end <= n });
 }
 
 /** The way to say an edit without an anchor: every edit, an insertion too, names existing lines it replaces. */
@@ -72,25 +72,34 @@ function verbatim(label: string, index: number, lines: string[]): ResolvedEdit {
   return { label, span: { start: 0, end: 0 }, lines, eols: lines.map(() => undefined), placement };
 }
 
-function anchor(
-  file: SearchableFile,
-  eols: string[],
-  label: string,
-  index: number,
-  givenOld: string[],
-  givenNew: string[],
-  hint: Span | null,
-  field: "old" | "search",
-  wholeFile = true,
-): ResolvedEdit | { error: string } {
+/** One edit as anchor places it: how messages name it, its lines as the model gave them, and where to look for them. */
+interface EditToPlace {
+  /** How messages name the edit, e.g. "Edit 2 (lines 4-9)". */
+  label: string;
+  /** The edit's 1-based place in the list. */
+  index: number;
+  /** The lines to find, as the model gave them. */
+  oldLines: string[];
+  /** The lines that take their place, as the model gave them. */
+  newLines: string[];
+  /** The given range (0-based), looked at first; null for a search/replace edit. */
+  hint: Span | null;
+  /** The field the model wrote the lines to find in, as messages name it. */
+  field: "old" | "search";
+  /** Whether the whole file may be searched, not only around `hint` (default true). */
+  wholeFile?: boolean;
+}
+
+function anchor(file: SearchableFile, eols: string[], edit: EditToPlace): ResolvedEdit | { error: string } {
+  const { label, index, oldLines: givenOld, newLines: givenNew, hint, field, wholeFile = true } = edit;
   const [oldLines, newLines] = dropSharedEdgeMarkers(givenOld, givenNew);
   if (oldLines.every((line) => line.trim() === "" || isElision(line))) {
     return { error: `${label}: \`${field}\` holds no code to find (only blank lines or "..."); copy the lines to change from the file.` };
   }
   const outcome = findBlock(file, oldLines, hint, wholeFile);
-  if (outcome.kind !== "found") return { error: explainFailure(file, label, field, oldLines, hint, wholeFile, outcome) };
+  if (outcome.kind !== "found") return { error: explainFailure(file, outcome, { label, field, oldLines, hint, wholeFile }) };
   const { match } = outcome;
-  const built = buildReplacement(file.lines, eols, match, oldLines, newLines, outcome.elided);
+  const built = buildReplacement({ fileLines: file.lines, fileEols: eols, match, oldLines, newLines, elided: outcome.elided });
   if ("error" in built) return { error: `${label}: ${built.error}` };
   const placement: EditPlacement = {
     index,
@@ -113,15 +122,19 @@ function dropSharedEdgeMarkers(oldLines: string[], newLines: string[]): [string[
   return [o, n];
 }
 
-function explainFailure(
-  file: SearchableFile,
-  label: string,
-  field: "old" | "search",
-  oldLines: string[],
-  hint: Span | null,
-  wholeFile: boolean,
-  outcome: Exclude<FindOutcome, { kind: "found" }>,
-): string {
+/** The search that explainFailure explains: the edit's name, the lines looked for, and where they were looked for. */
+interface FailedSearch {
+  label: string;
+  field: "old" | "search";
+  /** The lines looked for (without the markers `old` and `new` shared at their edges). */
+  oldLines: string[];
+  hint: Span | null;
+  /** Whether the whole file was searched, not only around `hint`. */
+  wholeFile: boolean;
+}
+
+function explainFailure(file: SearchableFile, outcome: Exclude<FindOutcome, { kind: "found" }>, search: FailedSearch): string {
+  const { label, field, oldLines, hint, wholeFile } = search;
   const retry = hint
     ? `Send the edit again with \`old\` copied exactly from the numbered view (without the line numbers) and the line numbers where it is.`
     : `Send the edit again with \`search\` copied exactly from the file.`;

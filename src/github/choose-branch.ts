@@ -26,18 +26,23 @@ export function issueOfBranch(prefix: string, branch: string): number | null {
   return match ? Number(match[1]) : null;
 }
 
+/** What picking a branch for an issue depends on, besides the repository. */
+export interface BranchWanted {
+  /** The branch a reused bot branch's commits are counted from. */
+  defaultBranch: string;
+  /** Config `branch_prefix`. */
+  prefix: string;
+  issueNumber: number;
+  /** Whose commits alone a reused branch may hold. */
+  bot: BotIdentity;
+}
+
 /**
  * Picks the first of the issue's branch names that is free, or that exists with only the bot's commits since
  * the default branch (so replacing it loses no one's work). A branch a human pushed to is skipped, never overwritten.
  */
-export async function chooseBranch(
-  octokit: Octokit,
-  repo: { owner: string; repo: string },
-  defaultBranch: string,
-  prefix: string,
-  issueNumber: number,
-  bot: BotIdentity,
-): Promise<BranchChoice> {
+export async function chooseBranch(octokit: Octokit, repo: { owner: string; repo: string }, wanted: BranchWanted): Promise<BranchChoice> {
+  const { defaultBranch, prefix, issueNumber, bot } = wanted;
   for (const branch of branchNames(prefix, issueNumber)) {
     const head = await readBranchHead(octokit, repo, branch);
     if (head === null) return { branch, head };

@@ -63,7 +63,7 @@ export async function commitThroughApi(request: ApiCommitRequest): Promise<strin
   } catch (error) {
     throw asRuleRefusal(error, branch);
   }
-  await moveBranch(octokit, repo, request.repositoryId, branch, commit, request.lease);
+  await moveBranch(octokit, repo, { repositoryId: request.repositoryId, branch, commit, lease: request.lease });
   return commit;
 }
 

@@ -31,18 +31,22 @@ export class BranchMovedError extends Error {
   }
 }
 
+/** One move of a bot branch: which branch, to which commit, under which lease. */
+export interface BranchMove {
+  /** The repository's GraphQL node id, by which updateRefs names it. */
+  repositoryId: string;
+  branch: string;
+  /** The commit the branch moves to. */
+  commit: string;
+  lease: BranchLease;
+}
+
 /**
- * Moves `branch` to `commit` through GraphQL's updateRefs, under `lease`; `repositoryId` is the repository's node id.
+ * Moves `branch` to `commit` through GraphQL's updateRefs, under `lease`.
  * A refusal is explained from where the branch is afterwards: moved (BranchMovedError), or refused by a rule (CommitRefusedError).
  */
-export async function moveBranch(
-  octokit: Octokit,
-  repo: { owner: string; repo: string },
-  repositoryId: string,
-  branch: string,
-  commit: string,
-  lease: BranchLease,
-): Promise<void> {
+export async function moveBranch(octokit: Octokit, repo: { owner: string; repo: string }, move: BranchMove): Promise<void> {
+  const { repositoryId, branch, commit, lease } = move;
   const refUpdates = [{ name: `refs/heads/${branch}`, afterOid: commit, beforeOid: lease.head ?? NO_COMMIT, force: lease.force }];
   try {
     await octokit.graphql(UPDATE_REFS, { repositoryId, refUpdates });

@@ -62,7 +62,12 @@ export async function publishPullRequest(input: PublishInput): Promise<Published
       "Protected files are changed by people only; edit `protected_paths` in `.github/magis.yml` if this is wrong.",
     );
   }
-  const { branch, head } = await chooseBranch(octokit, repo, input.defaultBranch, config.branch_prefix, issue.number, input.bot);
+  const { branch, head } = await chooseBranch(octokit, repo, {
+    defaultBranch: input.defaultBranch,
+    prefix: config.branch_prefix,
+    issueNumber: issue.number,
+    bot: input.bot,
+  });
   // The last moment a cancelled or timed-out job can still leave nothing behind.
   input.signal?.throwIfAborted();
   const reference = `${input.closesIssue ? "Fixes" : "Part of"} #${issue.number}`;

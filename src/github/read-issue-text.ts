@@ -31,6 +31,16 @@ export interface IssueSnapshot {
   at: string;
 }
 
+/** How readIssueText reads an issue: the maintainer's guidance, whose comments count, and the webhook's copy of it. */
+export interface IssueReading {
+  /** The maintainer's guidance (`/magis retry <guidance>`), put first among the hints; empty for none. */
+  guidance: string;
+  /** Whose comments become hints. */
+  hints: HintPolicy;
+  /** The issue as the trigger's webhook carried it; without it the issue is read now. */
+  snapshot?: IssueSnapshot;
+}
+
 /**
  * The issue as the agents read it: title, body and the people's comments as hints, all cleaned; the guidance first.
  * With `trusted` hint authors, only comments by the issue's author and by people who may change the repository count:
@@ -38,7 +48,8 @@ export interface IssueSnapshot {
  * OWNER, MEMBER or COLLABORATOR for most of them; for anyone else (an organization member whose membership is private
  * shows as CONTRIBUTOR) the repository permission is asked, once per person.
  */
-export async function readIssueText(octokit: Octokit, ref: IssueRef, guidance: string, policy: HintPolicy, snapshot?: IssueSnapshot): Promise<IssueText> {
+export async function readIssueText(octokit: Octokit, ref: IssueRef, reading: IssueReading): Promise<IssueText> {
+  const { guidance, hints: policy, snapshot } = reading;
   // With a snapshot the webhook already carried the issue; only without one is it read now.
   const issue = snapshot ?? (await readLiveIssue(octokit, ref));
   const until = snapshot?.at ?? policy.until;

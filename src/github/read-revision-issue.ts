@@ -12,21 +12,25 @@ export function linkedIssue(body: string, headRef: string, prefix: string): numb
   return match ? Number(match[1]) : issueOfBranch(prefix, headRef);
 }
 
+/** The pull request being revised, and how its issue is found and read. */
+export interface RevisionToRead {
+  pull: { number: number; title: string; body: string; headRef: string };
+  /** Config `branch_prefix`: a bot branch's name says its issue. */
+  prefix: string;
+  /** Whose comments on the linked issue become hints. */
+  hints: HintPolicy;
+}
+
 /**
  * What the agents read as "the issue" of a revision: the linked issue with its people's comments as hints, plus a
  * hint that the pull request exists and is being revised. A pull request without a linked issue stands for itself.
  */
-export async function readRevisionIssue(
-  octokit: Octokit,
-  repo: { owner: string; repo: string },
-  pull: { number: number; title: string; body: string; headRef: string },
-  prefix: string,
-  hints: HintPolicy,
-): Promise<IssueText> {
+export async function readRevisionIssue(octokit: Octokit, repo: { owner: string; repo: string }, revision: RevisionToRead): Promise<IssueText> {
+  const { pull, prefix, hints } = revision;
   const note = `Pull request #${pull.number} ("${cleanText(pull.title)}") was opened by the team for this issue and is being revised after a human review.`;
   const issue = linkedIssue(pull.body, pull.headRef, prefix);
   if (issue !== null) {
-    const text = await readIssueText(octokit, { ...repo, number: issue }, "", hints);
+    const text = await readIssueText(octokit, { ...repo, number: issue }, { guidance: "", hints });
     return { ...text, hints: [note, ...text.hints] };
   }
   return { title: cleanText(pull.title), body: cleanText(pull.body).slice(0, MAX_PULL_BODY_CHARS), hints: [note] };

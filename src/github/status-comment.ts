@@ -14,6 +14,16 @@ export function readStatusMarker(body: string | null | undefined): number | null
 /** Where a reaction goes: the issue itself, the comment that triggered the run, or an inline review comment. */
 export type ReactionTarget = { kind: "issue" } | { kind: "comment"; id: number } | { kind: "review-comment"; id: number };
 
+/** What a status comment shows, and whom it tells of a failed post or edit. */
+export interface StatusCommentOptions<S> {
+  /** The state shown first. */
+  state: S;
+  /** Renders a state as the comment's body, now and at every edit. */
+  render: (state: S) => string;
+  /** Told of a failed post or edit, which is never thrown. */
+  onError: (error: unknown) => void;
+}
+
 /**
  * The one status comment of a run: posted when the run starts, then edited in place. Edits are serialized and
  * coalesced (the latest state wins), so a burst of progress events costs a few API calls, not one each. When the
@@ -23,25 +33,24 @@ export type ReactionTarget = { kind: "issue" } | { kind: "comment"; id: number }
 export class StatusComment<S> {
   private inFlight: Promise<void> | null = null;
   private dirty = false;
+  private commentId: number | null = null;
+  private state: S;
+  private readonly render: (state: S) => string;
+  private readonly onError: (error: unknown) => void;
 
   private constructor(
     private readonly octokit: Octokit,
     private readonly issue: IssueRef,
-    private commentId: number | null,
-    private state: S,
-    private readonly render: (state: S) => string,
-    private readonly onError: (error: unknown) => void,
-  ) {}
+    { state, render, onError }: StatusCommentOptions<S>,
+  ) {
+    this.state = state;
+    this.render = render;
+    this.onError = onError;
+  }
 
   /** Posts the status comment of a new run, rendered by `render` now and at every edit; a failed post is reported, not thrown. */
-  static async post<S>(
-    octokit: Octokit,
-    issue: IssueRef,
-    state: S,
-    render: (state: S) => string,
-    onError: (error: unknown) => void,
-  ): Promise<StatusComment<S>> {
-    const status = new StatusComment(octokit, issue, null, state, render, onError);
+  static async post<S>(octokit: Octokit, issue: IssueRef, options: StatusCommentOptions<S>): Promise<StatusComment<S>> {
+    const status = new StatusComment(octokit, issue, options);
     status.dirty = true;
     await (status.inFlight = status.pushEdits());
     return status;
@@ -89,14 +98,17 @@ export class StatusComment<S> {
   }
 }
 
+/** One reaction to add, and whom to tell when adding it fails. */
+export interface Reaction {
+  target: ReactionTarget;
+  content: "eyes" | "rocket" | "confused";
+  /** Told of the failure, which is never thrown. */
+  onError: (error: unknown) => void;
+}
+
 /** Adds a reaction (👀 eyes, 🚀 rocket, 😕 confused) to the issue or to the triggering comment; failures are reported, not thrown. */
-export async function react(
-  octokit: Octokit,
-  issue: IssueRef,
-  target: ReactionTarget,
-  content: "eyes" | "rocket" | "confused",
-  onError: (error: unknown) => void,
-): Promise<void> {
+export async function react(octokit: Octokit, issue: IssueRef, reaction: Reaction): Promise<void> {
+  const { target, content, onError } = reaction;
   try {
     if (target.kind === "issue") {
       await octokit.rest.reactions.createForIssue({ owner: issue.owner, repo: issue.repo, issue_number: issue.number, content });

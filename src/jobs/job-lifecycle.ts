@@ -20,6 +20,14 @@ export interface LifecycleOptions {
  */
 export type Recording = <T>(job: JobRecord, recording: string, call: () => T | Promise<T>) => Promise<T>;
 
+/** How a backend has a running job's records written; both have defaults. */
+export interface LifecycleRecording {
+  /** How each record reaches the store (default: written at once). */
+  recording?: Recording;
+  /** The worker a job is recorded running on (default null: none named). */
+  worker?: string | null;
+}
+
 /** The stage a running job is recorded in until its runner names one. */
 const FIRST_STAGE = "start";
 
@@ -28,13 +36,18 @@ const FIRST_STAGE = "start";
  * recorded and told. The queue decides which job runs when; this decides what is written about it.
  */
 export class JobLifecycle {
+  private readonly recording: Recording;
+  private readonly worker: string | null;
+
   constructor(
     private readonly store: JobStore,
     private readonly run: JobRunner,
     private readonly options: LifecycleOptions,
-    private readonly recording: Recording = async (_job, _status, call) => call(),
-    private readonly worker: string | null = null,
-  ) {}
+    { recording = async (_job, _status, call) => call(), worker = null }: LifecycleRecording = {},
+  ) {
+    this.recording = recording;
+    this.worker = worker;
+  }
 
   /** Records the job running and runs it; never rejects. */
   async runJob(job: JobRecord, signal: AbortSignal): Promise<JobOutcome> {

@@ -89,8 +89,17 @@ export function jobRunner<P extends { config: MagisConfig }, S extends { failure
         stage: kind.firstStage,
       };
     }
-    return runJob(services, job, progress, kind, parsed.data);
+    return runJob(services, kind, { job, progress, payload: parsed.data });
   };
+}
+
+/** One job of a kind to run: its record, its queue's hooks, and its payload read back. */
+interface JobToRun<P> {
+  job: JobRecord;
+  /** Its queue's hooks: where its stage is recorded, and the signal that stops it. */
+  progress: { stage: (name: string) => void; signal: AbortSignal };
+  /** The payload, checked against the kind's schema. */
+  payload: P;
 }
 
 /**
@@ -101,10 +110,8 @@ export function jobRunner<P extends { config: MagisConfig }, S extends { failure
  */
 async function runJob<P extends { config: MagisConfig }, S extends { failure?: FailureNote }>(
   services: JobServices,
-  job: JobRecord,
-  progress: { stage: (name: string) => void; signal: AbortSignal },
   kind: JobKind<P, S>,
-  payload: P,
+  { job, progress, payload }: JobToRun<P>,
 ): Promise<JobOutcome> {
   const where: IssueRef = { owner: job.owner, repo: job.repo, number: job.number };
   const config = payload.config;
@@ -128,7 +135,7 @@ async function runJob<P extends { config: MagisConfig }, S extends { failure?: F
     token,
     config,
     signal,
-    status: await StatusComment.post(octokit, where, kind.start(job, payload), kind.render, logError),
+    status: await StatusComment.post(octokit, where, { state: kind.start(job, payload), render: kind.render, onError: logError }),
     // Made when a step first asks, inside the steps: a model that cannot be set up (no key) fails the job visibly.
     get llm() {
       return (model ??= clock.timed(services.createLlm(config, (record) => services.onTrace?.(job, record), signal)));
@@ -142,7 +149,7 @@ async function runJob<P extends { config: MagisConfig }, S extends { failure?: F
     },
     async setTarget(next) {
       target = next;
-      await react(octokit, where, next, "eyes", logError);
+      await react(octokit, where, { target: next, content: "eyes", onError: logError });
     },
     logError,
   };
@@ -150,13 +157,13 @@ async function runJob<P extends { config: MagisConfig }, S extends { failure?: F
     await run.status.flush();
     if (!run.status.posted)
       services.log.warn({ job: job.id }, "the job's status comment could not be posted on GitHub; its reactions and record still show the outcome");
-    if (target && reaction) await react(octokit, where, target, reaction, logError);
+    if (target && reaction) await react(octokit, where, { target, content: reaction, onError: logError });
     services.onTimings?.(job, clock.finish());
   };
 
   try {
     progress.stage(stage);
-    if (target) await react(octokit, where, target, "eyes", logError);
+    if (target) await react(octokit, where, { target, content: "eyes", onError: logError });
     const result = await kind.steps(run, job, payload);
     clearTimeout(timeout);
     await finish(result.succeeded ? "rocket" : null);

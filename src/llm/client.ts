@@ -15,6 +15,16 @@ import { estimateTokens, UsageLedger, type LlmStats } from "./usage-ledger.js";
 type Message = { role: "system" | "user" | "assistant"; content: string };
 type Completion = { raw: string; usage: Usage; ms: number; sent: Message[]; note: string };
 
+/** One request to the server: the conversation, the answer's schema, and the dialect to speak. */
+interface CompletionRequest {
+  messages: Message[];
+  schema: z.ZodType;
+  /** The prompt's largest variable, named when the request would overrun the budget. */
+  largest: BudgetShortfall["largest"];
+  /** How the server is asked for structured output (default: the dialect that last got through). */
+  dialect?: ServerDialect;
+}
+
 const NO_USAGE: Usage = { promptTokens: 0, completionTokens: 0, totalTokens: 0 };
 const OPENAI_URL = "https://api.openai.com/v1";
 
@@ -76,7 +86,7 @@ export class LlmClient implements Llm {
     let problem = "";
     // One corrective retry: the second try sees its first answer and why it was refused.
     for (let attempt = 1; attempt <= 2; attempt++) {
-      const completion = await this.complete(site, conversation, request.schema, largest);
+      const completion = await this.complete(site, { messages: conversation, schema: request.schema, largest });
       const checked = checkAnswer(completion.raw, request.schema);
       usage = addUsage(usage, completion.usage);
       problem = checked.ok ? "" : checked.error + completion.note;
@@ -111,13 +121,8 @@ export class LlmClient implements Llm {
   }
 
   /** One request to the server (the SDK retries HTTP faults inside it), within the budget. */
-  private async complete(
-    site: TracedSite,
-    messages: Message[],
-    schema: z.ZodType,
-    largest: BudgetShortfall["largest"],
-    dialect = this.dialect,
-  ): Promise<Completion> {
+  private async complete(site: TracedSite, request: CompletionRequest): Promise<Completion> {
+    const { messages, schema, largest, dialect = this.dialect } = request;
     const format = dialect.mode === "json_schema" ? responseFormatFor(schema, site.prompt) : undefined;
     const sent: Message[] = dialect.mode === "json" ? withInstruction(messages, jsonModeInstruction(schema)) : messages;
     // Worst case of this call: its prompt (chars/4, the schema included when sent, a few tokens of
@@ -160,7 +165,7 @@ export class LlmClient implements Llm {
           ms,
           `the server refused the request (${error instanceof Error ? error.message : String(error)}); trying again ${adapted.change}`,
         );
-        return this.complete(site, messages, schema, largest, adapted.dialect);
+        return this.complete(site, { messages, schema, largest, dialect: adapted.dialect });
       }
       const failure = describeFailure(error, { baseURL: this.sdk.baseURL, maxRetries: this.settings.maxRetries, timeoutMs: this.settings.timeoutMs });
       // The advice may name OPENAI_BASE_URL, which can carry a credential as much as the error itself.

@@ -40,13 +40,13 @@ export async function resolveIssue(ctx: StageContext, issue: IssueText, memory: 
     const transcript = await step("kickoff", () => holdKickoffMeeting(ctx, issue, tasks, team));
     ctx.onProgress({ stage: "kickoff", transcript });
     // 5. The Developers refine their roles from the meeting.
-    const developers = await step("kickoff", () => refineRoles(ctx, issue, tasks, team, transcript));
+    const developers = await step("kickoff", () => refineRoles(ctx, issue, { tasks, developers: team, transcript }));
     // 6. The Manager makes the main plan (Algorithm 2).
     const plan = await step("plan", () => makePlan(ctx, issue, tasks, transcript));
     ctx.onProgress({ stage: "plan", plan });
     // 7. Developers and QA Engineers run the coding tasks per the plan (Algorithm 3), each attempt tested when it can be.
     const tests = await testing.ready;
-    const outcomes = await step("code", () => runCodingTasks(ctx, issue, tasks, developers, plan, [], tests?.bench ?? null));
+    const outcomes = await step("code", () => runCodingTasks(ctx, issue, { tasks, developers, plan, tests: tests?.bench ?? null }));
     // 8. The kept file diffs merge into the repository-level change, which the tests judge as a whole.
     const merged = mergeChanges(plan, outcomes);
     if (merged.changes.length === 0) throw nothingKept(merged.outcomes, setAside);

@@ -53,7 +53,7 @@ export async function startWebhookServer(options: WebhookServerOptions): Promise
     const isDelivery = request.method === "POST" && request.url?.split("?")[0] === probot.webhookPath;
     response.once("close", () => {
       const ms = performance.now() - started;
-      logRequest(log, request, response, Math.round(ms), refusal, probe);
+      logRequest(log, { request, response, ms: Math.round(ms), refusal, probe });
       if (isDelivery) {
         const outcome = webhookOutcome(response);
         const delivery = String(request.headers["x-github-delivery"] ?? "");
@@ -111,8 +111,20 @@ async function screenWebhook(request: IncomingMessage, probot: Probot): Promise<
   return undefined;
 }
 
+/** A request that has ended, as its log line tells it. */
+interface EndedRequest {
+  request: IncomingMessage;
+  response: ServerResponse;
+  /** From the request's start to its connection's close, in whole milliseconds. */
+  ms: number;
+  /** Why the guard refused it, if it did. */
+  refusal: Refusal | undefined;
+  /** Whether an operations endpoint answered it. */
+  probe: boolean;
+}
+
 /** The one log line of a request: a warning with the reason when it was refused, never the body; a probe at debug (they come every few seconds, and the endpoints log what goes wrong). */
-function logRequest(log: Probot["log"], request: IncomingMessage, response: ServerResponse, ms: number, refusal: Refusal | undefined, probe: boolean): void {
+function logRequest(log: Probot["log"], { request, response, ms, refusal, probe }: EndedRequest): void {
   const fields = {
     status: response.statusCode,
     ms,

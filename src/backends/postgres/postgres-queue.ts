@@ -82,7 +82,7 @@ export class PostgresQueue implements JobQueue {
     private readonly options: PostgresQueueOptions,
   ) {
     this.pool = store.pool;
-    this.lifecycle = new JobLifecycle(store.jobs, run, options, undefined, this.workerId);
+    this.lifecycle = new JobLifecycle(store.jobs, run, options, { worker: this.workerId });
   }
 
   private get lostAfterMs(): number {

@@ -40,7 +40,7 @@ export class InProcessQueue implements JobQueue {
     private readonly options: InProcessQueueOptions,
   ) {
     this.waits = options.storeWaits ?? DEFAULT_STORE_WAITS;
-    this.lifecycle = new JobLifecycle(store, run, options, sqliteRecording(store.where, this.waits.job, options.log));
+    this.lifecycle = new JobLifecycle(store, run, options, { recording: sqliteRecording(store.where, this.waits.job, options.log) });
   }
 
   async submit(job: NewJob, whenBusy: WhenBusy): Promise<SubmitOutcome> {

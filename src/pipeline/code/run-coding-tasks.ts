@@ -5,6 +5,19 @@ import type { TestBench } from "../tests/open-test-bench.js";
 import type { DeveloperRole, FileFeedback, FileTask, IssueText, Plan, StageContext, TaskOutcome } from "../types.js";
 import { runCodingTask } from "./run-coding-task.js";
 
+/** The coding stage's work besides the issue: the tasks and their Developers, the plan's order, and what judges each attempt. */
+export interface CodingWork {
+  tasks: FileTask[];
+  /** One Developer per task. */
+  developers: DeveloperRole[];
+  /** The order of the tasks: steps one after another, the tasks of a step at once. */
+  plan: Plan;
+  /** A human review's comments (for revisions), each the first QA comment of its file's task (default none). */
+  feedback?: FileFeedback[];
+  /** The bench every attempt is tested on, with the earlier steps' kept changes (default null: untested). */
+  tests?: TestBench | null;
+}
+
 /**
  * Runs the tasks in plan order (MAGIS Algorithm 3 under the main plan): steps one after another,
  * the tasks of one step concurrently (at most `concurrency` at once), each later step seeing the
@@ -12,15 +25,8 @@ import { runCodingTask } from "./run-coding-task.js";
  * comment of its file's task. With `tests`, every attempt is tested together with the earlier steps'
  * kept changes. Returns the outcomes in the order the tasks finished.
  */
-export async function runCodingTasks(
-  ctx: StageContext,
-  issue: IssueText,
-  tasks: FileTask[],
-  developers: DeveloperRole[],
-  plan: Plan,
-  feedback: FileFeedback[] = [],
-  tests: TestBench | null = null,
-): Promise<TaskOutcome[]> {
+export async function runCodingTasks(ctx: StageContext, issue: IssueText, work: CodingWork): Promise<TaskOutcome[]> {
+  const { tasks, developers, plan, feedback = [], tests = null } = work;
   const check = validatePlan(
     plan.steps,
     tasks.map((t) => t.path),

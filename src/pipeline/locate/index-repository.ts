@@ -27,6 +27,6 @@ export async function indexRepository(
   }: { cache?: TermCache | null; options?: RankOptions; history?: CommitRecord[]; storeLater?: boolean; written?: WrittenTree } = {},
 ): Promise<RepositoryIndex> {
   const candidates = written ? await listWrittenFiles(written, list) : await listCandidates(root, list);
-  const index = await indexFiles(candidates.files, options, undefined, cache, history, { storeLater });
+  const index = await indexFiles(candidates.files, { ranking: options, cache, history, storeLater });
   return { candidates, stats: index.stats, rank: index.rank, remember: index.remember };
 }

@@ -42,7 +42,7 @@ export async function locateFiles(ctx: StageContext, issue: IssueText, memory: M
   const index = await indexRepository(ctx.root, list, { cache: memory?.index, history, storeLater: true, ...listedFrom(ctx) });
   let located: LocatedFile[];
   try {
-    located = await rankAndJudge(ctx, issue, memory, options, index);
+    located = await rankAndJudge(ctx, issue, { index, memory, options });
   } catch (error) {
     // The stage's own failure is the one to report, whatever storing the terms meets.
     await index.remember().catch(() => {});
@@ -58,14 +58,16 @@ function listedFrom(ctx: StageContext): { written?: WrittenTree } {
   return written ? { written } : {};
 }
 
+/** What rankAndJudge works on besides the issue: the repository's index, the evolution memory, and the caller's options. */
+interface RankAndJudgeInput {
+  index: RepositoryIndex;
+  /** The memory the candidates' summaries go through (null: summarized afresh). */
+  memory: MemoryStore | null;
+  options: LocateOptions;
+}
+
 /** The rest of {@link locateFiles}, on the repository's index: the ranking, then the summaries and the model's judgement. */
-async function rankAndJudge(
-  ctx: StageContext,
-  issue: IssueText,
-  memory: MemoryStore | null,
-  options: LocateOptions,
-  index: RepositoryIndex,
-): Promise<LocatedFile[]> {
+async function rankAndJudge(ctx: StageContext, issue: IssueText, { index, memory, options }: RankAndJudgeInput): Promise<LocatedFile[]> {
   const { candidates } = index;
   if (candidates.files.length === 0) {
     throw new StageError(

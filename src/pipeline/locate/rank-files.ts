@@ -149,6 +149,23 @@ export interface FileIndex {
   remember(): Promise<void>;
 }
 
+/** How indexFiles ranks, paces and remembers its work, and the history it weighs; each has a default. */
+export interface IndexFilesOptions {
+  /** The ranking's knobs (default DEFAULT_RANK_OPTIONS). */
+  ranking?: RankOptions;
+  /** Awaited between files, documents and searches (default sliceWork()). */
+  pause?: Pause;
+  /** Where blobs' terms and definitions are remembered between jobs (default null: none). */
+  cache?: TermCache | null;
+  /** The repository's recent commits: the files that commits like the issue changed gain (default none). */
+  history?: CommitRecord[];
+  /** Leave storing the new blobs' terms to the caller's `remember` (default false: stored before returning). */
+  storeLater?: boolean;
+}
+
+/** What rankFiles takes besides the files, the query and how many to keep. */
+export type RankFilesOptions = Pick<IndexFilesOptions, "ranking" | "history">;
+
 /** A definition score is capped here: an issue pasting a whole module's names should not multiply its file without bound. */
 const MAX_DEFINITION_SCORE = 4;
 /** A name defined in more files than this is not looked up (`__init__`, `get`): it would cost many parses and weigh almost nothing. */
@@ -188,11 +205,7 @@ function filesToParse(query: WeightedQuery, definedBy: Map<string, number[]>): n
  */
 export async function indexFiles(
   files: RankInput[],
-  options: RankOptions = DEFAULT_RANK_OPTIONS,
-  pause: Pause = sliceWork(),
-  cache: TermCache | null = null,
-  history: CommitRecord[] = [],
-  { storeLater = false }: { storeLater?: boolean } = {},
+  { ranking: options = DEFAULT_RANK_OPTIONS, pause = sliceWork(), cache = null, history = [], storeLater = false }: IndexFilesOptions = {},
 ): Promise<FileIndex> {
   const stats = { files: files.length, tokenized: 0, parsed: 0 };
   if (files.length === 0) return { rank: async () => [], stats, remember: async () => {} };
@@ -252,7 +265,7 @@ export async function indexFiles(
       const definitionScores = new Map<number, number>();
       const definers = (name: string) => definedBy.get(name)?.length ?? 1;
       for (const index of filesToParse(query, definedBy)) {
-        const definitions = await rememberedDefinitions(files[index]!, remembered!.keys[index]!, cache, stats, remembered!.storeDefinitions);
+        const definitions = await rememberedDefinitions(files[index]!, remembered!.keys[index]!, { cache, stats, store: remembered!.storeDefinitions });
         definitionScores.set(index, scoreDefinitions(definitions, query.symbols, definers));
         await pause();
       }
@@ -294,12 +307,6 @@ export async function indexFiles(
 }
 
 /** Indexes the files and ranks them for one query (see {@link indexFiles}). */
-export async function rankFiles(
-  files: RankInput[],
-  query: WeightedQuery,
-  top: number,
-  options: RankOptions = DEFAULT_RANK_OPTIONS,
-  history: CommitRecord[] = [],
-): Promise<RankedFile[]> {
-  return (await indexFiles(files, options, undefined, null, history)).rank(query, top);
+export async function rankFiles(files: RankInput[], query: WeightedQuery, top: number, { ranking, history }: RankFilesOptions = {}): Promise<RankedFile[]> {
+  return (await indexFiles(files, { ranking, history })).rank(query, top);
 }

@@ -186,17 +186,21 @@ export async function rememberedTerms(files: RankInput[], cache: TermCache | nul
   return { documents, defined, keys, tokenized, remember: () => (storing ??= remember()), storeDefinitions };
 }
 
+/** Where rememberedDefinitions looks a blob's definitions up, counts its parses, and remembers them. */
+export interface DefinitionMemory {
+  /** Read first: a blob an earlier job parsed is not parsed again (null: no cache). */
+  cache: TermCache | null;
+  /** Counts the parses. */
+  stats: { parsed: number };
+  /** Remembers a parse (see RememberedTerms.storeDefinitions). */
+  store: (key: string, json: string) => Promise<void>;
+}
+
 /**
  * A file's definitions (see parseDefinitions), parsed once per blob and then remembered (by `store`, see
  * RememberedTerms); `stats.parsed` counts the parses.
  */
-export async function rememberedDefinitions(
-  file: RankInput,
-  key: string,
-  cache: TermCache | null,
-  stats: { parsed: number },
-  store: (key: string, json: string) => Promise<void>,
-): Promise<Definition[]> {
+export async function rememberedDefinitions(file: RankInput, key: string, { cache, stats, store }: DefinitionMemory): Promise<Definition[]> {
   const json = cache ? await readQuietly(() => cache.readDefinitions(key), null) : null;
   if (json) return JSON.parse(json) as Definition[];
   const definitions = (await parseDefinitions(file.text, file.path)) ?? [];

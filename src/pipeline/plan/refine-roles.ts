@@ -7,14 +7,16 @@ import { developerVars, formatTranscript } from "./format-team.js";
 /** The answer its prompt asks for (the prompt's example is checked against it). */
 export const answerSchema = z.object({ role: z.string().min(1) });
 
+/** What the Developers rewrite their roles from, besides the issue: their tasks, their roles so far, and the kickoff meeting. */
+export interface RolesToRefine {
+  tasks: FileTask[];
+  developers: DeveloperRole[];
+  /** The kickoff meeting's turns. */
+  transcript: MeetingTurn[];
+}
+
 /** Each Developer rewrites its own role from the meeting transcript (MAGIS Algorithm 2, line 11). */
-export async function refineRoles(
-  ctx: StageContext,
-  issue: IssueText,
-  tasks: FileTask[],
-  developers: DeveloperRole[],
-  transcript: MeetingTurn[],
-): Promise<DeveloperRole[]> {
+export async function refineRoles(ctx: StageContext, issue: IssueText, { tasks, developers, transcript }: RolesToRefine): Promise<DeveloperRole[]> {
   const shared = { issue: formatIssue(issue), transcript: formatTranscript(transcript) };
   return mapBounded(developers, ctx.config.concurrency, async (dev) => {
     const { value } = await ctx.llm.ask({

@@ -38,7 +38,9 @@ export async function revisePullRequest(ctx: StageContext, input: RevisionInput,
     //    also rides along as a hint, so later attempts and the QA Engineers still see what the reviewer asked.
     const issue = withReviewHint(input.issue, input.comments, input.general, input.source);
     const tests = await testing.ready;
-    const outcomes = await step("code", () => runCodingTasks(ctx, issue, triage.tasks, developers, plan, triage.feedback, tests?.bench ?? null));
+    const outcomes = await step("code", () =>
+      runCodingTasks(ctx, issue, { tasks: triage.tasks, developers, plan, feedback: triage.feedback, tests: tests?.bench ?? null }),
+    );
     // 5. The kept file diffs are the revision's change, which the tests judge as a whole.
     const merged = mergeChanges(plan, outcomes);
     const report = await testing.judge(merged.changes);

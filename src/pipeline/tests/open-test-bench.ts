@@ -78,14 +78,29 @@ export async function openTestBench(ctx: StageContext): Promise<{ report: TestsR
         bench: null,
       };
     }
-    return { report: { ...report, before }, bench: makeBench(ctx.root, dir, command, before, () => run(command), dispose) };
+    return { report: { ...report, before }, bench: makeBench({ root: ctx.root, dir, command, before, runTests: () => run(command), dispose }) };
   } catch (error) {
     dispose();
     throw error;
   }
 }
 
-function makeBench(root: string, dir: string, command: string, before: TestRun, runTests: () => Promise<TestRun>, dispose: () => void): TestBench {
+/** What a bench is made of: the checkout, the copy the tests run in, and the run every later run is compared with. */
+interface BenchParts {
+  /** The checkout, whose files restore the copy after each run. */
+  root: string;
+  /** The copy the tests run in. */
+  dir: string;
+  command: string;
+  /** The run on the untouched copy. */
+  before: TestRun;
+  /** Runs the tests in the copy. */
+  runTests: () => Promise<TestRun>;
+  /** Removes the copy. */
+  dispose: () => void;
+}
+
+function makeBench({ root, dir, command, before, runTests, dispose }: BenchParts): TestBench {
   const seen = new Map<string, Promise<TestVerdict>>();
   let broken: TestVerdict | null = null;
   let queue: Promise<unknown> = Promise.resolve();

@@ -42,7 +42,7 @@ describe("readIssueText", () => {
       .reply(404, { message: "Not Found" })
       .get("/repos/octo/demo/collaborators/contributor/permission")
       .reply(200, { permission: "read", role_name: "read" });
-    const issue = await readIssueText(octokit, ref, "", policy);
+    const issue = await readIssueText(octokit, ref, { guidance: "", hints: policy });
     expect(issue.title).toBe("sum() drops the last item");
     expect(issue.hints).toEqual(["It also happens with an empty list.", "The bug is in `src/sum.js`, off by one."]);
     expect(asked.isDone()).toBe(true);
@@ -55,13 +55,13 @@ describe("readIssueText", () => {
       .reply(500, { message: "Server Error" })
       .get("/repos/octo/demo/collaborators/contributor/permission")
       .reply(200, { permission: "write", role_name: "write" });
-    const issue = await readIssueText(octokit, ref, "", policy);
+    const issue = await readIssueText(octokit, ref, { guidance: "", hints: policy });
     expect(issue.hints).toEqual(["It also happens with an empty list.", "The bug is in `src/sum.js`, off by one.", "I think it is the loop bound."]);
   });
 
   it("takes every person's comment with hint_authors: everyone, the guidance first", async () => {
     serve();
-    const issue = await readIssueText(octokit, ref, "check the loop", { ...policy, authors: "everyone" });
+    const issue = await readIssueText(octokit, ref, { guidance: "check the loop", hints: { ...policy, authors: "everyone" } });
     expect(issue.hints).toEqual([
       "Guidance from the maintainer: check the loop",
       "It also happens with an empty list.",

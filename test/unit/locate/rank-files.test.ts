@@ -129,14 +129,14 @@ ${Array.from(
 
   it("multiplies the score of a file the title names by its file name alone", async () => {
     const query = issue("groupby reduce loses the index", "reduce over dim gives the wrong index");
-    const plain = await rankFiles(files, query, 3, { ...DEFAULT_RANK_OPTIONS, titleNameBoost: 0 });
+    const plain = await rankFiles(files, query, 3, { ranking: { ...DEFAULT_RANK_OPTIONS, titleNameBoost: 0 } });
     const named = await rankFiles(files, query, 3);
     const score = (ranked: Array<{ path: string; score: number }>, path: string) => ranked.find((f) => f.path === path)!.score;
     expect(score(named, "pkg/core/groupby.py") / score(plain, "pkg/core/groupby.py")).toBeCloseTo(1 + DEFAULT_RANK_OPTIONS.titleNameBoost, 2);
     expect(score(named, "pkg/core/dataset.py")).toBe(score(plain, "pkg/core/dataset.py"));
     // Named only in the body, the file gets nothing.
     const body = issue("reduce loses the index", "after groupby, reduce over dim gives the wrong index");
-    expect(await rankFiles(files, body, 3)).toEqual(await rankFiles(files, body, 3, { ...DEFAULT_RANK_OPTIONS, titleNameBoost: 0 }));
+    expect(await rankFiles(files, body, 3)).toEqual(await rankFiles(files, body, 3, { ranking: { ...DEFAULT_RANK_OPTIONS, titleNameBoost: 0 } }));
   });
 
   it("lets the docs' own code compete with the source when the title is about the docs, and only then", async () => {
@@ -173,7 +173,7 @@ describe("rankFiles and imports", () => {
   const query = issue("Dataset update evaluates chunked data", "update on a chunked dataset calls chunk");
 
   it("raises a file the best-ranked files import above one that shares the same words", async () => {
-    const still = await rankFiles(files, query, 4, { ...DEFAULT_RANK_OPTIONS, importBoost: 0 });
+    const still = await rankFiles(files, query, 4, { ranking: { ...DEFAULT_RANK_OPTIONS, importBoost: 0 } });
     const raised = await rankFiles(files, query, 4);
     expect(still[0]!.path).toBe("pkg/dataset.py");
     expect(still.find((f) => f.path === "pkg/variable.py")!.score).toBe(still.find((f) => f.path === "pkg/array.py")!.score);
@@ -193,17 +193,17 @@ describe("rankFiles and imports", () => {
     const fillers = Array.from({ length: 6 }, (_, i) => ({ path: `pkg/part${i}.py`, text: "# chunked data, chunk update\n" }));
     const many = [...files, ...fillers];
     const options = { ...DEFAULT_RANK_OPTIONS, importBoost: 2 };
-    const still = (await rankFiles(many, query, 100, { ...options, importBoost: 0 })).map((f) => f.path);
-    const whole = await rankFiles(many, query, 100, options);
+    const still = (await rankFiles(many, query, 100, { ranking: { ...options, importBoost: 0 } })).map((f) => f.path);
+    const whole = await rankFiles(many, query, 100, { ranking: options });
     expect(still.indexOf("pkg/variable.py")).toBe(8);
     expect(whole.findIndex((f) => f.path === "pkg/variable.py")).toBe(1);
-    for (const top of [1, 2, 3, 4, 6]) expect(await rankFiles(many, query, top, options)).toEqual(whole.slice(0, top));
+    for (const top of [1, 2, 3, 4, 6]) expect(await rankFiles(many, query, top, { ranking: options })).toEqual(whole.slice(0, top));
   });
 
   it("adds up what each best-ranked importer gives a file", async () => {
     const merge = { path: "pkg/merge.py", text: "from .variable import Variable\n\ndef update_merge(other):\n    return Variable.chunk(other)  # update\n" };
     const both = [...files.slice(0, 3), merge];
-    const still = await rankFiles(both, query, 4, { ...DEFAULT_RANK_OPTIONS, importBoost: 0 });
+    const still = await rankFiles(both, query, 4, { ranking: { ...DEFAULT_RANK_OPTIONS, importBoost: 0 } });
     const raised = await rankFiles(both, query, 4);
     const score = (ranked: Array<{ path: string; score: number }>, path: string) => ranked.find((f) => f.path === path)!.score;
     const seeds = still.slice(0, 3).map((f) => f.path);
@@ -261,7 +261,7 @@ describe("query weights", () => {
     const order: string[] = [];
     // A webhook arriving meanwhile: it must not wait for the whole index (slices of 0 ms yield at every step).
     setImmediate(() => order.push("other work"));
-    const index = await Promise.resolve(indexFiles(files, DEFAULT_RANK_OPTIONS, sliceWork(0))).then((built) => {
+    const index = await Promise.resolve(indexFiles(files, { ranking: DEFAULT_RANK_OPTIONS, pause: sliceWork(0) })).then((built) => {
       order.push("indexed");
       return built;
     });
@@ -271,7 +271,7 @@ describe("query weights", () => {
     const ranked = await index.rank(query, 5);
     order.push("ranked");
     expect(order).toEqual(["other work", "indexed", "more work", "ranked"]);
-    expect(ranked).toEqual(await (await indexFiles(files, DEFAULT_RANK_OPTIONS, () => undefined)).rank(query, 5));
+    expect(ranked).toEqual(await (await indexFiles(files, { ranking: DEFAULT_RANK_OPTIONS, pause: () => undefined })).rank(query, 5));
   });
 });
 
@@ -304,7 +304,7 @@ describe("rankFiles with the definition index", () => {
   const query = issue("Support header rows in RST output", "TypeError: RST.__init__() got an unexpected keyword argument 'header_rows'");
 
   it("multiplies the score of the file defining what the issue names, capped, and leaves the files using it alone", async () => {
-    const without = new Map((await rankFiles(files, query, 4, { ...DEFAULT_RANK_OPTIONS, definitionBoost: 0 })).map((f) => [f.path, f.score]));
+    const without = new Map((await rankFiles(files, query, 4, { ranking: { ...DEFAULT_RANK_OPTIONS, definitionBoost: 0 } })).map((f) => [f.path, f.score]));
     const ranked = await rankFiles(files, query, 4);
     const score = (path: string) => ranked.find((f) => f.path === path)!.score;
     // RST (class, strength 2: 4) and RST.__init__ (qualified, strength 2: 6) make 10, capped at 4: × (1 + 0.5 × 4).
@@ -381,7 +381,7 @@ describe("each weight of the ranking", () => {
     query: ReturnType<typeof issue>,
     path: string,
     options: Partial<typeof DEFAULT_RANK_OPTIONS> = {},
-  ) => (await rankFiles(files, query, files.length, { ...DEFAULT_RANK_OPTIONS, ...options })).find((f) => f.path === path)?.score ?? 0;
+  ) => (await rankFiles(files, query, files.length, { ranking: { ...DEFAULT_RANK_OPTIONS, ...options } })).find((f) => f.path === path)?.score ?? 0;
   const parser = { path: "pkg/parse.py", text: "import re\n\nWORDS = re.compile('[a-z]+')\n" };
   const definer = { path: "pkg/tools.py", text: "def parse(text):\n    return text.split()\n" };
   const other = { path: "pkg/other.py", text: "def unrelated():\n    return 1\n" };
@@ -407,7 +407,7 @@ describe("each weight of the ranking", () => {
 
   it("pathWeight and defsWeight decide between the file named like the issue's word and the one defining it", async () => {
     const ranked = async (pathWeight: number, defsWeight: number) =>
-      (await rankFiles(files, parse, 2, { ...DEFAULT_RANK_OPTIONS, pathWeight, defsWeight, definitionBoost: 0 }))[0]!.path;
+      (await rankFiles(files, parse, 2, { ranking: { ...DEFAULT_RANK_OPTIONS, pathWeight, defsWeight, definitionBoost: 0 } }))[0]!.path;
     expect(await ranked(3, 0)).toBe(parser.path);
     expect(await ranked(0, 3)).toBe(definer.path);
     // With neither, the names add nothing: the same scores as without the names at all.

@@ -103,7 +103,7 @@ describe("rankFiles with history", () => {
   it("brings in a file the issue's words miss when a past commit like the issue changed it, below the best file", async () => {
     const without = await rankFiles(files, query, 10);
     expect(without.map((f) => f.path)).toEqual(["shop/cart.py"]);
-    const ranked = await rankFiles(files, query, 10, DEFAULT_RANK_OPTIONS, history);
+    const ranked = await rankFiles(files, query, 10, { ranking: DEFAULT_RANK_OPTIONS, history });
     expect(ranked.map((f) => f.path)).toEqual(["shop/cart.py", "shop/money.py"]);
     // A tenth of the best file's score, the history's weight.
     expect(ranked[1]!.score).toBeCloseTo(ranked[0]!.score * DEFAULT_RANK_OPTIONS.historyBoost, 2);
@@ -117,7 +117,7 @@ describe("rankFiles with history", () => {
     // Shares one word with the issue: it lends money.py less than the commit about the cent.
     const older = commit("Tidy the cart helpers", ["shop/money.py"], 1);
     const importing = [{ ...files[0]!, text: `from shop.money import to_minor_units\n${files[0]!.text}` }, ...files.slice(1)];
-    const ranked = await rankFiles(importing, query, 10, DEFAULT_RANK_OPTIONS, [older, ...history]);
+    const ranked = await rankFiles(importing, query, 10, { ranking: DEFAULT_RANK_OPTIONS, history: [older, ...history] });
     const money = ranked.find((f) => f.path === "shop/money.py")!;
     expect(money.pastChange?.oid).toBe(history[0]!.oid);
     expect(money.score).toBeGreaterThan(ranked[0]!.score * DEFAULT_RANK_OPTIONS.historyBoost);
@@ -125,9 +125,10 @@ describe("rankFiles with history", () => {
 
   it("gives a file less of the best file's score by its prior (a test file less than a source file)", async () => {
     const withTest = [...files, { path: "tests/test_money.py", text: "def test_minor_units():\n    assert to_minor_units(1) == 100\n" }];
-    const ranked = await rankFiles(withTest, query, 10, DEFAULT_RANK_OPTIONS, [
-      commit("Fix: cart total off by one cent for some prices", ["tests/test_money.py"]),
-    ]);
+    const ranked = await rankFiles(withTest, query, 10, {
+      ranking: DEFAULT_RANK_OPTIONS,
+      history: [commit("Fix: cart total off by one cent for some prices", ["tests/test_money.py"])],
+    });
     const prior = pathPrior("tests/test_money.py", mainExtensions(withTest.map((f) => ({ path: f.path, size: f.text.length }))));
     expect(prior).toBeLessThan(1);
     expect(ranked.map((f) => f.path)).toEqual(["shop/cart.py", "tests/test_money.py"]);
@@ -136,6 +137,6 @@ describe("rankFiles with history", () => {
 
   it("ranks as without history when historyBoost is 0", async () => {
     const off = { ...DEFAULT_RANK_OPTIONS, historyBoost: 0 };
-    expect(await rankFiles(files, query, 10, off, history)).toEqual(await rankFiles(files, query, 10));
+    expect(await rankFiles(files, query, 10, { ranking: off, history })).toEqual(await rankFiles(files, query, 10));
   });
 });

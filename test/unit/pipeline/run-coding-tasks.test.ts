@@ -55,7 +55,7 @@ const onePlan = { steps: [["src/cart.js"]], rationale: "one" };
 describe("runCodingTasks", () => {
   it("keeps an approved change with its diff, in memory only", async () => {
     const ctx = testContext(cartModel([goodCart], [goodCode]), root);
-    const [outcome] = await runCodingTasks(ctx, issue, [cartTask], [ada], onePlan);
+    const [outcome] = await runCodingTasks(ctx, issue, { tasks: [cartTask], developers: [ada], plan: onePlan });
     expect(outcome).toMatchObject({ path: "src/cart.js", approved: true, kept: true, qaRole: "You check sums." });
     expect(outcome!.after).toContain("total += item.price * item.quantity;");
     expect(outcome!.diff).toContain("-    total += item.price;\n+    total += item.price * item.quantity;");
@@ -67,7 +67,7 @@ describe("runCodingTasks", () => {
     const helpers = Array.from({ length: 300 }, (_, i) => `export function roundPrice${i}(cents) {\n  return cents;\n}\n`).join("");
     fs.writeFileSync(path.join(root, "src/cart.js"), `${helpers}${CART}`);
     const llm = cartModel([{ path: "src/cart.js", ranges: [{ start: 904, end: 904, why: "sum" }] }], [goodCode]);
-    await runCodingTasks(testContext(llm, root), issue, [cartTask], [ada], onePlan);
+    await runCodingTasks(testContext(llm, root), issue, { tasks: [cartTask], developers: [ada], plan: onePlan });
     const outline = String(llm.calls.find((call) => call.prompt === "developer-locate-lines")!.vars.outline).split("\n");
     expect(outline[0]).toBe("function roundPrice0(cents)  (lines 1-3)");
     expect(outline.at(-1)).toBe("function cartTotal(items)  (lines 901-907)");
@@ -76,7 +76,7 @@ describe("runCodingTasks", () => {
 
   it("feeds a QA comment and the rejected diff into the next attempt", async () => {
     const llm = cartModel([goodCart], [goodCode], [{ approved: false, comment: "Handle a missing quantity." }, approve]);
-    const [outcome] = await runCodingTasks(testContext(llm, root), issue, [cartTask], [ada], onePlan);
+    const [outcome] = await runCodingTasks(testContext(llm, root), issue, { tasks: [cartTask], developers: [ada], plan: onePlan });
     expect(outcome!.attempts.map((a) => a.review?.approved)).toEqual([false, true]);
     const second = llm.calls.filter((c) => c.prompt === "developer-locate-lines")[1]!;
     expect(second.vars.feedback).toContain("The QA Engineer did not approve it: Handle a missing quantity.");
@@ -151,7 +151,7 @@ describe("runCodingTasks", () => {
     if (_name === "an ambiguous anchor") fs.writeFileSync(path.join(root, "src/cart.js"), ambiguousFile);
     const llm = cartModel([locate, goodCart], [write, goodCode]);
     const ctx = testContext(llm, root, { qa_iterations: 2 });
-    const [outcome] = await runCodingTasks(ctx, issue, [cartTask], [ada], onePlan);
+    const [outcome] = await runCodingTasks(ctx, issue, { tasks: [cartTask], developers: [ada], plan: onePlan });
     expect(outcome!.attempts[0]!.error).toMatch(message);
     expect(outcome!.attempts[0]!.review).toBeUndefined();
     const retry = llm.calls.filter((c) => c.prompt === "developer-locate-lines")[1]!;
@@ -167,7 +167,11 @@ describe("runCodingTasks", () => {
     for (const linked of ["src/ci.yml", "src/flows/ci.yml"]) {
       const llm = cartModel([goodCart], [goodCode]);
       const task: FileTask = { path: linked, description: "edit the workflow" };
-      const [outcome] = await runCodingTasks(testContext(llm, root), issue, [task], [{ ...ada, path: linked }], { steps: [[linked]], rationale: "one" });
+      const [outcome] = await runCodingTasks(testContext(llm, root), issue, {
+        tasks: [task],
+        developers: [{ ...ada, path: linked }],
+        plan: { steps: [[linked]], rationale: "one" },
+      });
       expect(outcome!.attempts[0]!.error).toMatch(/is a symbolic link or lies under one/);
       expect(outcome!.kept).toBe(false);
       expect(llm.calls).toEqual([]);
@@ -179,7 +183,11 @@ describe("runCodingTasks", () => {
     const reject = { approved: false, comment: "Still wrong." };
     for (const keep of [false, true]) {
       const llm = cartModel([goodCart], [goodCode], [reject]);
-      const [outcome] = await runCodingTasks(testContext(llm, root, { qa_iterations: 3, keep_unapproved: keep }), issue, [cartTask], [ada], onePlan);
+      const [outcome] = await runCodingTasks(testContext(llm, root, { qa_iterations: 3, keep_unapproved: keep }), issue, {
+        tasks: [cartTask],
+        developers: [ada],
+        plan: onePlan,
+      });
       expect(outcome!.attempts).toHaveLength(3);
       expect(outcome!.approved).toBe(false);
       expect(outcome!.kept).toBe(keep);
@@ -189,10 +197,15 @@ describe("runCodingTasks", () => {
 
   it("makes human review comments the first attempt's feedback", async () => {
     const llm = cartModel([goodCart], [goodCode]);
-    await runCodingTasks(testContext(llm, root), issue, [cartTask], [ada], onePlan, [
-      { path: "src/cart.js", comments: [{ line: 4, body: "Multiply by the quantity here." }] },
-      { path: "src/other.js", comments: [{ body: "unrelated" }] },
-    ]);
+    await runCodingTasks(testContext(llm, root), issue, {
+      tasks: [cartTask],
+      developers: [ada],
+      plan: onePlan,
+      feedback: [
+        { path: "src/cart.js", comments: [{ line: 4, body: "Multiply by the quantity here." }] },
+        { path: "src/other.js", comments: [{ body: "unrelated" }] },
+      ],
+    });
     const first = String(llm.calls.find((c) => c.prompt === "developer-locate-lines")!.vars.feedback);
     expect(first).toBe("A human reviewer commented on this file:\n- On line 4: Multiply by the quantity here.");
   });
@@ -216,9 +229,10 @@ describe("runCodingTasks", () => {
         "qa-review": () => slow(approve),
       });
     const sequential = answers();
-    await runCodingTasks(testContext(sequential, root), issue, [cartTask, formatTask], [ada, bob], {
-      steps: [["src/cart.js"], ["src/format.js"]],
-      rationale: "",
+    await runCodingTasks(testContext(sequential, root), issue, {
+      tasks: [cartTask, formatTask],
+      developers: [ada, bob],
+      plan: { steps: [["src/cart.js"], ["src/format.js"]], rationale: "" },
     });
     expect(most).toBe(1);
     const formatCall = sequential.calls.find((c) => c.prompt === "developer-locate-lines" && c.vars.path === "src/format.js")!;
@@ -227,24 +241,26 @@ describe("runCodingTasks", () => {
 
     most = 0;
     const parallel = answers();
-    const outcomes = await runCodingTasks(testContext(parallel, root), issue, [cartTask, formatTask], [ada, bob], {
-      steps: [["src/cart.js", "src/format.js"]],
-      rationale: "",
+    const outcomes = await runCodingTasks(testContext(parallel, root), issue, {
+      tasks: [cartTask, formatTask],
+      developers: [ada, bob],
+      plan: { steps: [["src/cart.js", "src/format.js"]], rationale: "" },
     });
     expect(most).toBe(2);
     expect(outcomes.every((o) => o.kept)).toBe(true);
 
     most = 0;
-    await runCodingTasks(testContext(answers(), root, { concurrency: 1 }), issue, [cartTask, formatTask], [ada, bob], {
-      steps: [["src/cart.js", "src/format.js"]],
-      rationale: "",
+    await runCodingTasks(testContext(answers(), root, { concurrency: 1 }), issue, {
+      tasks: [cartTask, formatTask],
+      developers: [ada, bob],
+      plan: { steps: [["src/cart.js", "src/format.js"]], rationale: "" },
     });
     expect(most).toBe(1);
   });
 
   it("rejects a plan that does not fit the tasks", async () => {
-    await expect(runCodingTasks(testContext(fakeLlm({}), root), issue, [cartTask], [ada], { steps: [["src/x.js"]], rationale: "" })).rejects.toThrow(
-      /The plan does not fit the tasks: step 1 names "src\/x\.js", which is not a task; "src\/cart\.js" is missing/,
-    );
+    await expect(
+      runCodingTasks(testContext(fakeLlm({}), root), issue, { tasks: [cartTask], developers: [ada], plan: { steps: [["src/x.js"]], rationale: "" } }),
+    ).rejects.toThrow(/The plan does not fit the tasks: step 1 names "src\/x\.js", which is not a task; "src\/cart\.js" is missing/);
   });
 });

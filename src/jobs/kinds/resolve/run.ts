@@ -68,7 +68,11 @@ export function resolveKind(services: ResolveJobServices): JobKind<ResolveJobPay
         rerunCommand: RETRY_ISSUE.command,
       });
       const snapshot = payload.issue && payload.triggeredAt ? { ...payload.issue, at: payload.triggeredAt } : undefined;
-      const issue = await readIssueText(octokit, issueRef, payload.guidance, { authors: config.hint_authors, allowed: config.allowed_permissions }, snapshot);
+      const issue = await readIssueText(octokit, issueRef, {
+        guidance: payload.guidance,
+        hints: { authors: config.hint_authors, allowed: config.allowed_permissions },
+        snapshot,
+      });
       const bot = await services.bot();
       run.enter("clone");
 

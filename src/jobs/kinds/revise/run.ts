@@ -75,13 +75,11 @@ export function reviseKind(services: ReviseJobServices): JobKind<ReviseJobPayloa
       }
       const changedFiles = await readChangedFiles(octokit, pullRef);
       const hints = { authors: config.hint_authors, allowed: config.allowed_permissions, until: payload.triggeredAt };
-      const issue = await readRevisionIssue(
-        octokit,
-        repo,
-        { number: pull.number, title: pull.title, body: pull.body ?? "", headRef },
-        config.branch_prefix,
+      const issue = await readRevisionIssue(octokit, repo, {
+        pull: { number: pull.number, title: pull.title, body: pull.body ?? "", headRef },
+        prefix: config.branch_prefix,
         hints,
-      );
+      });
 
       // 2. The checkout of the head branch.
       run.enter("clone");
