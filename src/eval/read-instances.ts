@@ -1,8 +1,11 @@
 import fs from "node:fs";
 import path from "node:path";
 
-// An instance id names a folder of its own: a plain name, never "." or "..".
-const PLAIN_ID = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
+// An instance id names a folder and a trace file of its own: a plain name, never "." or "..", and short enough to be
+// one (a 5,000-character id failed the whole run with ENAMETOOLONG).
+const PLAIN_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
+// A commit is named by its hex id: anything else (a name beginning with "-") must never reach git as an argument.
+const COMMIT_ID = /^[0-9a-f]{7,64}$/i;
 
 /** `<parent>/<instance_id>`, refusing an id that would name anything but one folder inside `parent`. */
 export function instanceDir(parent: string, id: string): string {
@@ -80,7 +83,8 @@ function parseInstance(text: string): BenchInstance | string {
     if (typeof record[field] !== "string" || record[field] === "") return `has no string '${field}'`;
   }
   if (!PLAIN_ID.test(record.instance_id as string))
-    return `has an instance_id that is not a plain file name (a letter or digit, then letters, digits, '.', '_', '-')`;
+    return `has an instance_id that is not a plain file name (a letter or digit, then up to 127 letters, digits, '.', '_', '-')`;
+  if (!COMMIT_ID.test(record.base_commit as string)) return "has a 'base_commit' that is not a commit id (7 to 64 hexadecimal digits)";
   for (const field of ["patch", "hints_text"]) {
     if (record[field] !== undefined && record[field] !== null && typeof record[field] !== "string") return `has a '${field}' that is not a string`;
   }
@@ -94,6 +98,6 @@ function parseInstance(text: string): BenchInstance | string {
 
 /** The instance_id of a line that is otherwise unusable, when one can be read from it. */
 function idOf(text: string): string | null {
-  const match = /"instance_id"\s*:\s*"([A-Za-z0-9][A-Za-z0-9._-]*)"/.exec(text);
+  const match = /"instance_id"\s*:\s*"([A-Za-z0-9][A-Za-z0-9._-]{0,127})"/.exec(text);
   return match ? match[1]! : null;
 }
