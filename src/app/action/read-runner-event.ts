@@ -46,11 +46,9 @@ export function readRunnerEvent(runner: RunnerSettings): RunnerEvent {
   if (repository && (!owner || !repo || extra !== undefined)) problems.push(`GITHUB_REPOSITORY is '${repository}', not owner/name`);
   let payload: Record<string, unknown> = {};
   if (eventPath) {
-    try {
-      payload = JSON.parse(fs.readFileSync(eventPath, "utf8")) as Record<string, unknown>;
-    } catch (error) {
-      problems.push(`GITHUB_EVENT_PATH (${eventPath}) could not be read as JSON: ${error instanceof Error ? error.message : String(error)}`);
-    }
+    const read = readEventFile(eventPath);
+    if (typeof read === "string") problems.push(`GITHUB_EVENT_PATH (${eventPath}) ${read}`);
+    else payload = read;
   }
   if (problems.length > 0) {
     throw new RunnerEnvError(
@@ -67,4 +65,59 @@ export function readRunnerEvent(runner: RunnerSettings): RunnerEvent {
     token,
     delivery: `actions-${runner.runId}-${runner.runAttempt}`,
   };
+}
+
+/** GitHub caps a webhook's payload at 25 MB; the runner writes the event it started the run with, no larger. */
+const MAX_EVENT_BYTES = 25 * 1024 * 1024;
+/** Deeper than any payload GitHub sends; a deeper one would take the parser's stack. */
+const MAX_EVENT_DEPTH = 256;
+
+/**
+ * The event file as a JSON object, or what is wrong with it. Only a regular file is opened (a FIFO would block the step,
+ * a device such as /dev/zero never ends), and no more than MAX_EVENT_BYTES of it is read.
+ */
+function readEventFile(file: string): Record<string, unknown> | string {
+  let bytes: Buffer;
+  try {
+    const stat = fs.statSync(file);
+    if (!stat.isFile()) return "is not a regular file; it must be the event file the runner wrote";
+    if (stat.size > MAX_EVENT_BYTES) return `is ${stat.size} bytes, more than GitHub's 25 MB cap on an event`;
+    const fd = fs.openSync(file, "r");
+    try {
+      bytes = Buffer.alloc(Math.min(stat.size, MAX_EVENT_BYTES) + 1);
+      bytes = bytes.subarray(0, fs.readSync(fd, bytes, 0, bytes.length, 0));
+    } finally {
+      fs.closeSync(fd);
+    }
+  } catch (error) {
+    return `could not be read: ${error instanceof Error ? error.message : String(error)}`;
+  }
+  if (bytes.length > MAX_EVENT_BYTES) return "grew past GitHub's 25 MB cap on an event while it was read";
+  const text = bytes.toString("utf8");
+  if (nestingDepth(text) > MAX_EVENT_DEPTH) return `nests its JSON more than ${MAX_EVENT_DEPTH} levels deep; no GitHub event does`;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    return `could not be read as JSON: ${error instanceof Error ? error.message : String(error)}`;
+  }
+  if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) return "does not hold a JSON object; an event is one";
+  return parsed as Record<string, unknown>;
+}
+
+/** How deep the brackets of a JSON text nest, outside its strings (one linear pass; the text need not be valid). */
+function nestingDepth(text: string): number {
+  let depth = 0;
+  let deepest = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (inString) {
+      if (c === "\\") i++;
+      else if (c === '"') inString = false;
+    } else if (c === '"') inString = true;
+    else if (c === "[" || c === "{") deepest = Math.max(deepest, ++depth);
+    else if (c === "]" || c === "}") depth--;
+  }
+  return deepest;
 }
