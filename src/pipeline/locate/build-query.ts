@@ -56,6 +56,11 @@ const PRECISE_IDENTIFIER = /\b(?:[A-Za-z]\w*_\w+|_\w+|[a-z]+[A-Z]\w*|[A-Z][a-z0-
 // A chain starts anywhere but inside another (after a word's `.` or `::`): `::testing::Test` and `wsgi:app` start at their names.
 const CODE_CHAIN = /(?<![\w.])(?<!\w::)[A-Za-z_][\w]*(?:(?:\.|::)[A-Za-z_][\w]*)*/g;
 const FILE_EXTENSION = /^(py|pyx|pyi|js|mjs|cjs|ts|tsx|jsx|rb|go|rs|java|kt|c|cc|cpp|h|hpp|cs|php|sh|rst|md|txt|toml|cfg|ini|yml|yaml|json|html|com|org|io)$/;
+/** Heavier terms first, then in the order of their text. */
+function byWeight(a: [string, number], b: [string, number]): number {
+  return b[1] - a[1] || (a[0] < b[0] ? -1 : 1);
+}
+
 /** Most distinct symbols a query keeps; pasted code names hundreds. */
 const MAX_SYMBOLS = 100;
 /** Where a name is written on purpose (title, code spans, error messages) it counts this much; in code blocks, tracebacks and prose 1. */
@@ -78,6 +83,14 @@ const UPLOADED_IMAGE =
 /** The text without its images (see MARKDOWN_IMAGE). */
 function withoutImages(text: string): string {
   return text.replace(MARKDOWN_IMAGE, " ").replace(HTML_IMAGE, " ").replace(UPLOADED_IMAGE, " ");
+}
+
+// A pasted attachment in base64 (or any long run of letters and digits mixing cases): its fragments are no words, and
+// 27,000 characters of it filled the query's 600 terms, the title's among the ones left out.
+const BLOB = /[A-Za-z0-9+/]{120,}={0,2}/g;
+
+function withoutBlobs(text: string): string {
+  return text.replace(BLOB, (run) => (/\d/.test(run) && /[a-z]/.test(run) && /[A-Z]/.test(run) ? " " : run));
 }
 
 // A title speaking of the docs: "dev docs", "documentation", "sphinx-doc.org"; not the `:doc:` role of reStructuredText.
@@ -193,14 +206,17 @@ const PROSE_SYMBOL = new RegExp(`(?<![\\w.])(?<!\\w::)[A-Za-z_]\\w*(?:(?:\\.|::)
  * names outright, and what its title says of its subject.
  */
 export function buildQuery(raw: IssueText): WeightedQuery {
-  const clean = (text: string) => spellLanguages(withoutImages(text));
+  const clean = (text: string) => spellLanguages(withoutBlobs(withoutImages(text)));
   const issue = { title: clean(raw.title), body: clean(raw.body), hints: raw.hints.map(clean) };
+  // What the issue names on purpose (its title, code spans, tracebacks, error messages, paths) apart from the rest, so
+  // that the cap below keeps it first: no amount of pasted text can push the title out.
+  const named = new Map<string, number>();
   const terms = new Map<string, number>();
   const mentions = new Map<string, PathMention>();
   const symbols = new Map<string, NamedSymbol>();
-  add(terms, tokenizeCode(issue.title), WEIGHT.title);
-  add(terms, titlePhrases(issue.title), WEIGHT.titlePhrase);
-  weighIdentifiers(terms, issue.title);
+  add(named, tokenizeCode(issue.title), WEIGHT.title);
+  add(named, titlePhrases(issue.title), WEIGHT.titlePhrase);
+  weighIdentifiers(named, issue.title);
   collectMentions(issue.title, mentions);
   collectSymbols(symbols, issue.title, NAMED_ON_PURPOSE, PROSE_SYMBOL);
   for (const text of [issue.body, ...issue.hints]) {
@@ -215,19 +231,19 @@ export function buildQuery(raw: IssueText): WeightedQuery {
     // issue: their words say nothing about this one, and pull in the files that print such words.
     let prose = fenced.prose.replace(MARKDOWN_HEADING, " ");
     for (const inline of prose.matchAll(INLINE_CODE)) {
-      weighCodeText(terms, inline[1]!, WEIGHT.code);
+      weighCodeText(named, inline[1]!, WEIGHT.code);
       collectSymbols(symbols, inline[1]!, NAMED_ON_PURPOSE);
     }
     prose = prose.replace(INLINE_CODE, " ");
     for (const frame of text.matchAll(TRACEBACK_FRAME)) {
       if (!frame[2]) continue;
-      add(terms, tokenizeCode(frame[2]), WEIGHT.tracebackName);
+      add(named, tokenizeCode(frame[2]), WEIGHT.tracebackName);
       // A frame names a caller as often as the culprit, and its file is a mention already.
       collectSymbols(symbols, frame[2], 1);
     }
     // The error message names what failed (`RST.__init__() got an unexpected keyword argument`).
     for (const line of text.matchAll(EXCEPTION_LINE)) {
-      add(terms, tokenizeCode(line[1]!), WEIGHT.exceptionMessage);
+      add(named, tokenizeCode(line[1]!), WEIGHT.exceptionMessage);
       collectSymbols(symbols, line[1]!.replace(/(['"]).*?\1/g, " "), NAMED_ON_PURPOSE, PROSE_SYMBOL);
     }
     add(terms, tokenizeCode(prose), WEIGHT.prose);
@@ -235,14 +251,17 @@ export function buildQuery(raw: IssueText): WeightedQuery {
     collectSymbols(symbols, prose, 1, PROSE_SYMBOL);
   }
   for (const mention of mentions.values()) {
-    for (const part of mention.parts.slice(-3)) add(terms, tokenizeCode(part), WEIGHT.pathPart * (mention.strength > 1 ? 1 : 0.5));
+    for (const part of mention.parts.slice(-3)) add(named, tokenizeCode(part), WEIGHT.pathPart * (mention.strength > 1 ? 1 : 0.5));
   }
-  // Repetition (pasted logs) should not let one term drown the rest: dampen, then keep the strongest terms.
+  // A term's weight is all it got; repetition (pasted logs) should not let one term drown the rest: dampen, then keep
+  // the strongest terms, those named on purpose first.
+  for (const [term, weight] of named) terms.set(term, (terms.get(term) ?? 0) + weight);
   const damped = [...terms]
     .filter(([term]) => term.length > 1)
     .map(([term, weight]): [string, number] => [term, weight <= 2 ? weight : 2 + Math.log2(weight - 1)])
-    .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
-    .slice(0, MAX_TERMS);
+    .sort((a, b) => Number(named.has(b[0])) - Number(named.has(a[0])) || byWeight(a, b))
+    .slice(0, MAX_TERMS)
+    .sort(byWeight);
   const strongest = [...symbols.values()].sort((a, b) => b.strength - a.strength).slice(0, MAX_SYMBOLS);
   return {
     terms: new Map(damped),

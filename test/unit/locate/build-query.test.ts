@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { adversarialBodies } from "../../../bench/lib/adversarial-issues.js";
 import { buildQuery, pathParts } from "../../../src/pipeline/locate/build-query.js";
@@ -209,5 +210,28 @@ describe("buildQuery's named symbols", () => {
     expect(symbolsOf("fix `merge_setting`", "merge_setting is wrong").filter((s) => s.includes("merge_setting"))).toEqual(["merge_setting:2"]);
     const many = Array.from({ length: 300 }, (_, i) => `name_${i}`).join(" ");
     expect(symbolsOf("many", many)).toHaveLength(100);
+  });
+});
+
+describe("buildQuery on an issue with a pasted attachment", () => {
+  // 27,000 characters of base64 filled the 600 terms and left the title's out: README.md dropped from the ranking.
+  // Bytes as random as an attachment's, the same in every run.
+  const blob = Buffer.concat(Array.from({ length: 633 }, (_, i) => createHash("sha256").update(String(i)).digest())).toString("base64");
+  const title = "README install section names the wrong command";
+
+  it.each([
+    ["in prose", `Here is the attachment:\n\n${blob}\n`],
+    ["in a code block", "```\n" + blob + "\n```"],
+  ])("keeps every title word with a base64 block %s", (_where, body) => {
+    const query = buildQuery({ title, body, hints: [] });
+    for (const word of ["readme", "install", "section", "command"]) expect(query.terms.has(word), word).toBe(true);
+  });
+
+  it("keeps the title's words and the names in code first when pasted text brings more than the query holds", () => {
+    const words = Array.from({ length: 3000 }, (_, i) => `word${i.toString(36)}x`);
+    const body = ["`merge_rows` fails:", "```", ...words.map((w) => `${w} ${w} ${w}`), "```"].join("\n");
+    const query = buildQuery({ title: "Grouping drops attrs", body, hints: [] });
+    expect(query.terms.size).toBe(600);
+    for (const term of ["grouping", "drop", "attr", "grouping_drop", "merge_row"]) expect(query.terms.has(term), term).toBe(true);
   });
 });
