@@ -170,6 +170,8 @@ export function createServices(host: GitHubHost, options: MagisAppOptions = {}):
     gitIdleTimeoutMs,
     log,
     now: Date.now,
+    // Checkouts go here; a failure note names the folder, never its path.
+    hostPaths: [options.workDir ?? settings.git.workDir ?? os.tmpdir(), os.tmpdir()],
     onTimings: (job, timings) => {
       log.info({ job: job.id, timings }, "job timings");
       options.onTimings?.(job, timings);

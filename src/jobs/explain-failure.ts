@@ -1,3 +1,4 @@
+import fs from "node:fs";
 import { ConfigError } from "../config.js";
 import { BudgetExceededError, LlmError } from "../llm/errors.js";
 import { StageError } from "../pipeline/errors.js";
@@ -23,18 +24,41 @@ export const REVISE_PULL_REQUEST: Rerun = {
     "Comment `/magis revise` on this pull request to run the revision of the latest review again, or `/magis revise <what to change>` to give new guidance.",
 };
 
+/** What a failure note must not show, and how the job is run again. */
+export interface FailureContext {
+  /** Values removed from the note (the installation token). */
+  secrets: readonly (string | undefined)[];
+  /** Folders of the machine the app runs on (where checkouts go): a note names them `<work folder>`, never their path. */
+  hostPaths?: readonly string[];
+  /** How the job is run again (an issue's `/magis retry`, a pull request's `/magis revise`); default RETRY_ISSUE. */
+  rerun?: Rerun;
+}
+
 /**
  * Turns whatever stopped a run into what the status comment says: the stage, the reason in plain words,
- * and the next step. `stage` is the stage the run was in, for errors that do not name one; `rerun` is how the
- * job is run again (an issue's `/magis retry`, a pull request's `/magis revise`). Secrets are removed.
+ * and the next step. `stage` is the stage the run was in, for errors that do not name one. Secrets and the machine's
+ * folders are removed: the note is public.
  */
-export function explainFailure(error: unknown, stage: string, secrets: readonly (string | undefined)[], rerun: Rerun = RETRY_ISSUE): FailureNote {
-  const note = describe(error, stage, rerun);
-  return {
-    stage: note.stage,
-    reason: redactSecrets(note.reason, secrets),
-    nextStep: redactSecrets(note.nextStep, secrets),
-  };
+export function explainFailure(error: unknown, stage: string, context: FailureContext): FailureNote {
+  const note = describe(error, stage, context.rerun ?? RETRY_ISSUE);
+  const clean = (text: string) => hideHostPaths(redactSecrets(text, context.secrets), context.hostPaths ?? []);
+  return { stage: note.stage, reason: clean(note.reason), nextStep: clean(note.nextStep) };
+}
+
+/** The text with each of `folders` (and its real path) written as `<work folder>`; the longest first, so none is cut. */
+function hideHostPaths(text: string, folders: readonly string[]): string {
+  const spellings = folders.flatMap((folder) => [folder, realPathOf(folder)]).filter((folder) => folder.length > 1);
+  let out = text;
+  for (const folder of [...new Set(spellings)].sort((a, b) => b.length - a.length)) out = out.split(folder).join("<work folder>");
+  return out;
+}
+
+function realPathOf(folder: string): string {
+  try {
+    return fs.realpathSync(folder);
+  } catch {
+    return folder;
+  }
 }
 
 function describe(error: unknown, stage: string, rerun: Rerun): FailureNote {

@@ -23,6 +23,8 @@ export interface JobServices {
   onTimings?: (job: JobRecord, timings: ReturnType<PhaseClock["finish"]>) => void;
   /** Told each model call's trace record. */
   onTrace?: (job: JobRecord, record: TraceRecord) => void;
+  /** Folders of this machine (where checkouts go) that a public failure note names `<work folder>` instead. */
+  hostPaths?: readonly string[];
 }
 
 /**
@@ -171,7 +173,9 @@ async function runJob<P extends { config: MagisConfig }, S extends { failure?: F
   } catch (error) {
     clearTimeout(timeout);
     const stopped = signal.aborted ? signal.reason : error instanceof JobCancelledError ? error : null;
-    const failure = stopped ? stopNote(stopped, stage, kind.rerun) : explainFailure(error, stage, secrets, kind.rerun);
+    const failure = stopped
+      ? stopNote(stopped, stage, kind.rerun)
+      : explainFailure(error, stage, { secrets, hostPaths: services.hostPaths, rerun: kind.rerun });
     run.status.update((s) => ({ ...s, failure }));
     await finish(failure.cancelled ? null : "confused");
     // Stopped by its queue: the record says why the queue stopped it (a closed issue, a worker shutting down).

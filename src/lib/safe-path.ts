@@ -20,6 +20,7 @@ export class UnsafePathError extends Error {
 export function resolveInside(root: string, requested: string): { relative: string; absolute: string } {
   const cleaned = requested.trim().replace(/\\/g, "/").replace(/^\.\//, "");
   if (cleaned === "" || cleaned.includes("\0")) throw new UnsafePathError(requested, "is not a file path");
+  if (cleaned.endsWith("/")) throw new UnsafePathError(requested, "ends with '/', which names a folder; name a file, without the slash");
   if (path.isAbsolute(cleaned) || /^[A-Za-z]:/.test(cleaned)) {
     throw new UnsafePathError(requested, "is absolute; use a path relative to the repository root");
   }
@@ -42,6 +43,9 @@ export function resolveInside(root: string, requested: string): { relative: stri
   const real = fs.realpathSync(probe);
   if (real !== realRoot && !real.startsWith(realRoot + path.sep)) {
     throw new UnsafePathError(requested, "leads outside the repository through a symbolic link");
+  }
+  if (probe !== absolute && !fs.statSync(probe).isDirectory()) {
+    throw new UnsafePathError(requested, `goes below '${path.relative(realRoot, probe)}', which is a file, not a folder`);
   }
   return { relative, absolute };
 }

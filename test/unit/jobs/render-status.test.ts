@@ -82,7 +82,7 @@ describe("status comment", () => {
   });
 
   it("names the stage, the reason and the next step of a failure", () => {
-    const failure = explainFailure(new StageError("locate", "No file looked relevant.", "Name the file in a hint."), "clone", []);
+    const failure = explainFailure(new StageError("locate", "No file looked relevant.", "Name the file in a hint."), "clone", { secrets: [] });
     const text = renderStatus({ ...startStatus(4, "t"), failure });
     expect(text).toContain("😕");
     expect(text).toContain("**Failed at:** locate");
@@ -106,7 +106,7 @@ describe("explainFailure", () => {
     });
     const wrapped = Object.assign(new StageError("code", budget.message, "generic"), { cause: budget });
     for (const error of [budget, wrapped]) {
-      const note = explainFailure(error, "code", []);
+      const note = explainFailure(error, "code", { secrets: [] });
       expect(note.stage).toBe("code");
       expect(note.nextStep).toContain("token_budget");
       expect(note.reason).toContain("the request for developer-write-code would take about 500 tokens");
@@ -115,7 +115,7 @@ describe("explainFailure", () => {
   });
 
   it("passes on the model client's advice for other model failures", () => {
-    const note = explainFailure(new LlmError(site, "timeout", "no answer within 10 ms", "Raise MAGIS_LLM_TIMEOUT_MS."), "plan", []);
+    const note = explainFailure(new LlmError(site, "timeout", "no answer within 10 ms", "Raise MAGIS_LLM_TIMEOUT_MS."), "plan", { secrets: [] });
     expect(note).toMatchObject({ stage: "plan" });
     expect(note.reason).toContain("no answer within 10 ms");
     expect(note.nextStep).toContain("MAGIS_LLM_TIMEOUT_MS");
@@ -126,16 +126,18 @@ describe("explainFailure", () => {
     const llm = new LlmError(site, "http", "the server answered 500 after 1 try", "Check the server's logs.");
     const wrapped = await inStage("locate", "Fix what the message names, then run again.", () => Promise.reject(llm)).catch((e: unknown) => e);
     expect(wrapped).toBeInstanceOf(StageError);
-    const note = explainFailure(wrapped, "clone", []);
+    const note = explainFailure(wrapped, "clone", { secrets: [] });
     expect(note.stage).toBe("locate");
     expect(note.reason).toContain("prompt `developer-write-code`");
     expect(note.nextStep).toBe("Check the server's logs. Then comment `/magis retry`.");
-    expect(explainFailure(new StageError("plan", "unrelated", "x"), "plan", []).nextStep).toBe("x");
+    expect(explainFailure(new StageError("plan", "unrelated", "x"), "plan", { secrets: [] }).nextStep).toBe("x");
   });
 
   it("maps config errors and unknown errors, removing secrets", () => {
-    expect(explainFailure(parseConfigError(), "config", []).stage).toBe("config");
-    const note = explainFailure(new Error("push to https://x-access-token:tok_SECRET_1234@host failed: tok_SECRET_1234"), "publish", ["tok_SECRET_1234"]);
+    expect(explainFailure(parseConfigError(), "config", { secrets: [] }).stage).toBe("config");
+    const note = explainFailure(new Error("push to https://x-access-token:tok_SECRET_1234@host failed: tok_SECRET_1234"), "publish", {
+      secrets: ["tok_SECRET_1234"],
+    });
     expect(note.stage).toBe("publish");
     expect(note.reason).not.toContain("tok_SECRET_1234");
     expect(note.nextStep).toContain("/magis retry");
@@ -160,5 +162,13 @@ describe("failureLines", () => {
       "**Why:** The change touches `.github/CODEOWNERS` (owned by @&#8203;octo-org/admins).",
       "**Next step:** Ask @&#8203;octocat.",
     ]);
+  });
+});
+
+describe("a failure note on a public issue", () => {
+  it("names the machine's work folder, never its path", () => {
+    const error = new Error("ENOTDIR: not a directory, lstat '/srv/magis/work/magis-c0ffee/checkout/README.md/'");
+    const note = explainFailure(error, "code", { secrets: [], hostPaths: ["/srv/magis/work"] });
+    expect(note.reason).toBe("ENOTDIR: not a directory, lstat '<work folder>/magis-c0ffee/checkout/README.md/'");
   });
 });

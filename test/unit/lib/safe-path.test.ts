@@ -37,3 +37,15 @@ describe("resolveInside", () => {
     expect(() => resolveInside(root, "out/x.ts")).toThrow(/symbolic link/);
   });
 });
+
+describe("resolveInside on paths a model writes wrong", () => {
+  it("refuses a file named as a folder, and a path below a file, saying so (no ENOTDIR, no host path)", () => {
+    expect(() => resolveInside(root, "src/a.ts/")).toThrow("'src/a.ts/' ends with '/', which names a folder; name a file, without the slash");
+    expect(() => resolveInside(root, "src/a.ts/b.ts")).toThrow("'src/a.ts/b.ts' goes below 'src/a.ts', which is a file, not a folder");
+    try {
+      resolveInside(root, "src/a.ts/b.ts");
+    } catch (error) {
+      expect(String(error)).not.toContain(root);
+    }
+  });
+});

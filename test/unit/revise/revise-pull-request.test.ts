@@ -74,6 +74,17 @@ describe("revisePullRequest", () => {
     expect(llm.calls.map((c) => c.prompt)).toEqual(["manager-triage-feedback"]);
   });
 
+  it("declines a task whose path the Manager wrote as a folder (`a.js/`) with the reason, instead of failing the run", async () => {
+    const llm = scripted([
+      { path: "a.js/", description: "Set a to 10.", general_feedback: false },
+      { path: "b.js", description: "Same style for c.", general_feedback: true },
+    ]);
+    const result = await revisePullRequest(testContext(llm, root), { ...input, comments: [] });
+    expect(result.changes.map((c) => c.path)).toEqual(["b.js"]);
+    expect(JSON.stringify(result.declined)).toContain("ends with '/', which names a folder");
+    expect(JSON.stringify(result)).not.toContain(root);
+  });
+
   it("names the stage when the Manager's call fails", async () => {
     const llm = fakeLlm({});
     await expect(revisePullRequest(testContext(llm, root), input)).rejects.toMatchObject({ name: "StageError", stage: "plan" });
