@@ -4,6 +4,7 @@ import type { ApplicationFunction, Probot } from "probot";
 import { SmeeClient } from "smee-client";
 import { listenOn, type RunningServer } from "./listen-on.js";
 import type { MagisMetrics, WebhookOutcome } from "./metrics.js";
+import { BodyBudget, type BodyLimits } from "./body-budget.js";
 import { readBodyWithin } from "./read-body-within.js";
 import { opsEndpoints } from "./serve-ops-endpoints.js";
 
@@ -25,12 +26,29 @@ export interface WebhookServerOptions {
   ready?: () => Promise<void>;
   /** Whether a delivery answered 2xx was a redelivery of one recorded before (counted apart in `metrics`); asked once per delivery. */
   redelivered?: (delivery: string) => boolean;
+  /** Bytes of unverified bodies held at once (default DEFAULT_BODY_LIMITS). */
+  bodyLimits?: BodyLimits;
+  /** How long a client may take to send a request's headers, and the whole request (default DEFAULT_REQUEST_TIMEOUTS). */
+  timeouts?: { headersMs: number; requestMs: number };
 }
 
-/** A refusal of a request before Probot sees it: the answer, and the reason logged for the operator. */
+/**
+ * Unverified bodies held at once: four of GitHub's largest deliveries in all, a little over one per client (GitHub
+ * sends a delivery at a time on a connection, and a burst of small ones fits many times over).
+ */
+export const DEFAULT_BODY_LIMITS: BodyLimits = { totalBytes: 4 * MAX_WEBHOOK_BYTES, perClientBytes: MAX_WEBHOOK_BYTES + 1024 * 1024 };
+
+/**
+ * GitHub gives up on a delivery after 10 s: a client that has not sent its headers in 10 s, or its whole request in
+ * 20 s, is not GitHub, and its connection is closed (Node's defaults are a minute and five minutes).
+ */
+export const DEFAULT_REQUEST_TIMEOUTS = { headersMs: 10_000, requestMs: 20_000 };
+
+/** A refusal of a request before Probot sees it: the answer, the reason logged for the operator, and whether the body was left unread. */
 interface Refusal {
   status: number;
   error: string;
+  bodyLeft?: boolean;
 }
 
 /**
@@ -46,34 +64,40 @@ export async function startWebhookServer(options: WebhookServerOptions): Promise
   const webhooks = await probot.getNodeMiddleware();
   const log = probot.log.child({ name: "http" });
   const ops = opsEndpoints({ metrics: options.metrics, ready: options.ready, log });
-  const server = http.createServer((request, response) => {
-    const started = performance.now();
-    let refusal: Refusal | undefined;
-    const probe = ops(request, response);
-    const isDelivery = request.method === "POST" && request.url?.split("?")[0] === probot.webhookPath;
-    response.once("close", () => {
-      const ms = performance.now() - started;
-      logRequest(log, { request, response, ms: Math.round(ms), refusal, probe });
-      if (isDelivery) {
-        const outcome = webhookOutcome(response);
-        const delivery = String(request.headers["x-github-delivery"] ?? "");
-        options.metrics?.webhookAnswered(outcome === "recorded" && options.redelivered?.(delivery) ? "redelivery" : outcome, ms / 1000);
-      }
-    });
-    if (probe) return;
-    void (async () => {
-      if (request.method === "POST") {
-        refusal = await screenWebhook(request, probot);
-        if (refusal) return refuse(request, response, refusal);
-      }
-      if (await webhooks(request, response)) return;
-      response.writeHead(404).end();
-    })().catch((error: unknown) => {
-      log.error({ err: error, delivery: request.headers["x-github-delivery"] }, "the request failed");
-      if (!response.headersSent) response.writeHead(500).end();
-      else response.destroy();
-    });
-  });
+  const budget = new BodyBudget(options.bodyLimits ?? DEFAULT_BODY_LIMITS);
+  const timeouts = options.timeouts ?? DEFAULT_REQUEST_TIMEOUTS;
+  const server = http.createServer(
+    // Node looks for connections past these every 30 s unless told otherwise: every second, or more often for short ones.
+    { headersTimeout: timeouts.headersMs, requestTimeout: timeouts.requestMs, connectionsCheckingInterval: Math.min(1000, timeouts.headersMs / 2) },
+    (request, response) => {
+      const started = performance.now();
+      let refusal: Refusal | undefined;
+      const probe = ops(request, response);
+      const isDelivery = request.method === "POST" && request.url?.split("?")[0] === probot.webhookPath;
+      response.once("close", () => {
+        const ms = performance.now() - started;
+        logRequest(log, { request, response, ms: Math.round(ms), refusal, probe });
+        if (isDelivery) {
+          const outcome = webhookOutcome(response);
+          const delivery = String(request.headers["x-github-delivery"] ?? "");
+          options.metrics?.webhookAnswered(outcome === "recorded" && options.redelivered?.(delivery) ? "redelivery" : outcome, ms / 1000);
+        }
+      });
+      if (probe) return;
+      void (async () => {
+        if (request.method === "POST") {
+          refusal = await screenWebhook(request, probot, budget);
+          if (refusal) return refuse(request, response, refusal);
+        }
+        if (await webhooks(request, response)) return;
+        response.writeHead(404).end();
+      })().catch((error: unknown) => {
+        log.error({ err: error, delivery: request.headers["x-github-delivery"] }, "the request failed");
+        if (!response.headersSent) response.writeHead(500).end();
+        else response.destroy();
+      });
+    },
+  );
   const listening = await listenOn(server, options.host, options.port, log);
   const proxy = options.webhookProxy
     ? await new SmeeClient({ source: options.webhookProxy, target: `http://${options.host}:${listening.port}${probot.webhookPath}`, logger: log }).start()
@@ -93,14 +117,51 @@ function webhookOutcome(response: ServerResponse): WebhookOutcome {
   return response.statusCode >= 400 ? "refused" : "recorded";
 }
 
-/** Reads a POST body within GitHub's cap and checks its signature; the body goes on to Probot as `request.body`. */
-async function screenWebhook(request: IncomingMessage, probot: Probot): Promise<Refusal | undefined> {
-  const body = await readBodyWithin(request, MAX_WEBHOOK_BYTES);
-  if (!body.ok) {
-    return { status: 413, error: `the body has more than ${MAX_WEBHOOK_BYTES} bytes, GitHub's limit for a webhook payload (${body.bytes} bytes seen)` };
-  }
+/**
+ * Checks a POST before Probot sees it: a delivery without a signature is refused before its body is read; the body is
+ * read within GitHub's cap and within what the server may hold of unverified bodies (else 503, to be sent again), and
+ * its signature is checked. The body goes on to Probot as `request.body`; what it held of the budget is given back.
+ */
+async function screenWebhook(request: IncomingMessage, probot: Probot, budget: BodyBudget): Promise<Refusal | undefined> {
   const signature = request.headers["x-hub-signature-256"];
-  if (typeof signature === "string" && !(await probot.webhooks.verify(body.text, signature).catch(() => false))) {
+  if (typeof signature !== "string" || signature === "") {
+    return {
+      status: 400,
+      error: "the request has no X-Hub-Signature-256 header, which every GitHub delivery carries; its body was not read",
+      bodyLeft: true,
+    };
+  }
+  const client = request.socket.remoteAddress ?? "unknown";
+  let held = 0;
+  const take = (bytes: number) => {
+    if (!budget.take(client, bytes)) return false;
+    held += bytes;
+    return true;
+  };
+  try {
+    return await checkBody(request, probot, signature, take);
+  } finally {
+    budget.give(client, held);
+  }
+}
+
+async function checkBody(request: IncomingMessage, probot: Probot, signature: string, take: (bytes: number) => boolean): Promise<Refusal | undefined> {
+  const body = await readBodyWithin(request, MAX_WEBHOOK_BYTES, take);
+  if (!body.ok && body.reason === "busy") {
+    return {
+      status: 503,
+      error: `the server holds as many unverified bodies as it may (this client's, or all of them); the delivery was not read (${body.bytes} bytes seen) and may be sent again`,
+      bodyLeft: true,
+    };
+  }
+  if (!body.ok) {
+    return {
+      status: 413,
+      error: `the body has more than ${MAX_WEBHOOK_BYTES} bytes, GitHub's limit for a webhook payload (${body.bytes} bytes seen)`,
+      bodyLeft: true,
+    };
+  }
+  if (!(await probot.webhooks.verify(body.text, signature).catch(() => false))) {
     return {
       status: 400,
       error: "the X-Hub-Signature-256 signature does not match the payload: check that WEBHOOK_SECRET is the app's webhook secret on GitHub",
@@ -143,20 +204,21 @@ function logRequest(log: Probot["log"], { request, response, ms, refusal, probe 
 const LINGER_MS = 1000;
 
 /**
- * Answers a refused request. An oversized body is not read further, and the connection closes once the answer is
+ * Answers a refused request. A body left unread (oversized, unsigned, or past the budget) is not read further, and the connection closes once the answer is
  * out: our side at once, the whole connection when the client closes its side or after LINGER_MS. Closing it whole
  * at once would reset it while the client is still sending, and a reset makes the client drop the answer it has not
  * read yet; so what the client sends meanwhile is dropped unread, as servers linger before closing.
  */
 function refuse(request: IncomingMessage, response: ServerResponse, refusal: Refusal): void {
-  const tooLarge = refusal.status === 413;
-  if (tooLarge) {
+  const bodyLeft = refusal.bodyLeft === true;
+  if (bodyLeft) {
     const socket = request.socket;
     // Node's server would close the whole connection once the answer is out: it closes our side only.
     socket.destroySoon = () => void socket.end();
     setTimeout(() => socket.destroy(), LINGER_MS).unref();
     socket.once("end", () => socket.destroy());
   }
-  response.writeHead(refusal.status, { "content-type": "application/json", ...(tooLarge ? { connection: "close" } : {}) });
+  const retry = refusal.status === 503 ? { "retry-after": "10" } : {};
+  response.writeHead(refusal.status, { "content-type": "application/json", ...retry, ...(bodyLeft ? { connection: "close" } : {}) });
   response.end(JSON.stringify({ error: refusal.error }));
 }

@@ -19,7 +19,14 @@ afterEach(async () => {
 
 /** The web role's server on a free port of 127.0.0.1, with an app whose `issues` handler fails; `logs` gets every line. */
 async function serveWebhooks(
-  options: { metrics?: MagisMetrics; ready?: () => Promise<void>; logs?: string[]; redelivered?: (delivery: string) => boolean } = {},
+  options: {
+    metrics?: MagisMetrics;
+    ready?: () => Promise<void>;
+    logs?: string[];
+    redelivered?: (delivery: string) => boolean;
+    bodyLimits?: { totalBytes: number; perClientBytes: number };
+    timeouts?: { headersMs: number; requestMs: number };
+  } = {},
 ): Promise<string> {
   const privateKey = appPrivateKey();
   const log = pino({ level: "debug" }, { write: (line: string) => void options.logs?.push(line) });
@@ -37,6 +44,8 @@ async function serveWebhooks(
     metrics: options.metrics,
     ready: options.ready,
     redelivered: options.redelivered,
+    bodyLimits: options.bodyLimits,
+    timeouts: options.timeouts,
   });
   return `http://127.0.0.1:${server.port}`;
 }
@@ -58,7 +67,13 @@ function postOversized(base: string): Promise<number> {
   return new Promise((resolve, reject) => {
     const request = http.request(`${base}/api/github/webhooks`, {
       method: "POST",
-      headers: { "content-type": "application/json", "x-github-event": "ping", "x-github-delivery": "big-1", "content-length": MAX_WEBHOOK_BYTES + 1 },
+      headers: {
+        "content-type": "application/json",
+        "x-github-event": "ping",
+        "x-github-delivery": "big-1",
+        "x-hub-signature-256": `sha256=${"0".repeat(64)}`,
+        "content-length": MAX_WEBHOOK_BYTES + 1,
+      },
     });
     request.on("response", (response) => {
       response.resume();
@@ -76,7 +91,7 @@ async function hangUpMidBody(base: string): Promise<void> {
   const socket = net.connect(Number(port), "127.0.0.1");
   await new Promise((resolve) => socket.once("connect", resolve));
   socket.write(
-    'POST /api/github/webhooks HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\nx-github-event: ping\r\ncontent-length: 100\r\n\r\n{"zen":',
+    `POST /api/github/webhooks HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\nx-github-event: ping\r\nx-hub-signature-256: sha256=${"0".repeat(64)}\r\ncontent-length: 100\r\n\r\n{"zen":`,
   );
   await new Promise((resolve) => setTimeout(resolve, 50));
   socket.destroy();
@@ -153,5 +168,82 @@ describe("the web role's webhook server", () => {
     expect((await fetch(`${base}/metrics`)).status).toBe(404);
     expect((await fetch(`${base}/readyz`)).status).toBe(404);
     expect(await deliver(base, "ping", "d-1")).toBe(200);
+  });
+});
+
+/**
+ * Opens a POST of a webhook whose body is `bytes` long (signed with `signature`, or not signed), sends `sendFirst` bytes
+ * of it and holds the rest; resolves with the answer's status (or "closed" when the server hung up without one).
+ */
+function openDelivery(base: string, options: { bytes: number; sendFirst: number; signature?: string }): Promise<number | "closed"> {
+  const { port } = new URL(base);
+  return new Promise((resolve) => {
+    const socket = net.connect(Number(port), "127.0.0.1");
+    let answer = "";
+    socket.on("data", (chunk) => {
+      answer += chunk.toString("latin1");
+      const status = /^HTTP\/1\.1 (\d{3})/.exec(answer);
+      if (!status) return;
+      resolve(Number(status[1]));
+      socket.destroy();
+    });
+    socket.on("error", () => {});
+    socket.on("close", () => resolve("closed"));
+    socket.once("connect", () => {
+      const signature = options.signature === undefined ? "" : `x-hub-signature-256: ${options.signature}\r\n`;
+      socket.write(
+        `POST /api/github/webhooks HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\nx-github-event: ping\r\nx-github-delivery: d\r\n${signature}content-length: ${options.bytes}\r\n\r\n`,
+      );
+      socket.write(Buffer.alloc(options.sendFirst, 0x20));
+    });
+  });
+}
+
+/** Starts a delivery as openDelivery does and leaves it hanging; the test destroys the socket. */
+function holdDelivery(base: string, options: { bytes: number; sendFirst: number; signature: string }): net.Socket {
+  const socket = net.connect(Number(new URL(base).port), "127.0.0.1");
+  socket.on("error", () => {});
+  socket.once("connect", () => {
+    socket.write(
+      `POST /api/github/webhooks HTTP/1.1\r\nhost: 127.0.0.1\r\nx-github-event: ping\r\nx-hub-signature-256: ${options.signature}\r\ncontent-length: ${options.bytes}\r\n\r\n`,
+    );
+    socket.write(Buffer.alloc(options.sendFirst, 0x20));
+  });
+  return socket;
+}
+
+describe("the webhook server against bodies nobody signed", () => {
+  it("refuses a delivery without a signature before reading its body", async () => {
+    const logs: string[] = [];
+    const base = await serveWebhooks({ logs });
+    // 20 MB declared, 1 MB sent: the answer comes without the rest, and the connection closes.
+    expect(await openDelivery(base, { bytes: 20 * 1024 * 1024, sendFirst: 1024 * 1024 })).toBe(400);
+    expect(logs.some((line) => line.includes("has no X-Hub-Signature-256 header"))).toBe(true);
+  });
+
+  it("holds at most its budget of unverified bodies, per client and in all, answering 503 past it and giving it back", async () => {
+    const base = await serveWebhooks({ bodyLimits: { totalBytes: 3 * 1024 * 1024, perClientBytes: 2 * 1024 * 1024 } });
+    const forged = `sha256=${"0".repeat(64)}`;
+    // The first holds 1.5 MB of a 1.9 MB body; a second from the same client would pass its 2 MB.
+    const first = holdDelivery(base, { bytes: 1_900_000, sendFirst: 1_500_000, signature: forged });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(await openDelivery(base, { bytes: 1_000_000, sendFirst: 1_000_000, signature: forged })).toBe(503);
+    // A small one fits, is read whole, and is refused for its signature.
+    expect(await openDelivery(base, { bytes: 300_000, sendFirst: 300_000, signature: forged })).toBe(400);
+    // The first client gives up: what its body held is given back, and a large body fits again.
+    first.destroy();
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(await openDelivery(base, { bytes: 1_900_000, sendFirst: 1_900_000, signature: forged })).toBe(400);
+  });
+
+  it("answers 503 to a body past what all clients together may hold", async () => {
+    const base = await serveWebhooks({ bodyLimits: { totalBytes: 1024 * 1024, perClientBytes: 2 * 1024 * 1024 } });
+    expect(await openDelivery(base, { bytes: 1_500_000, sendFirst: 1_500_000, signature: `sha256=${"0".repeat(64)}` })).toBe(503);
+  });
+
+  it("closes a connection that stalls in its headers or its body", async () => {
+    const base = await serveWebhooks({ timeouts: { headersMs: 300, requestMs: 600 } });
+    const stalled = await openDelivery(base, { bytes: 1000, sendFirst: 10, signature: `sha256=${"0".repeat(64)}` });
+    expect(stalled === "closed" || stalled === 408).toBe(true);
   });
 });
