@@ -1,4 +1,5 @@
 import type { GitHttpRequest, GitHttpResponse, HttpClient } from "isomorphic-git";
+import { GatheredPack, type PackBytes } from "./pack-file.js";
 import { FLUSH, PktLineReader, pktLine } from "./pkt-lines.js";
 
 /**
@@ -7,7 +8,7 @@ import { FLUSH, PktLineReader, pktLine } from "./pkt-lines.js";
  */
 export interface ShallowPack {
   head: string;
-  pack: Buffer | null;
+  pack: PackBytes | null;
   shallow: string[];
   /** Whether the server acknowledged the `have` commit; when not (it no longer has it), the pack holds the whole tree. */
   common: boolean;
@@ -26,27 +27,12 @@ export interface AdvertisedRefs {
 /** Called with the advertisement and the branch's commit before the clone asks for its pack, so a second request can share them. */
 export type Alongside = (advertised: AdvertisedRefs, head: string) => void;
 
-/** Where the bytes of an answer's pack go as they come (a PackArriving reads them on the way); by default they are gathered. */
+/** Where the bytes of an answer's pack go as they come (a PackArriving reads them on the way); by default they are gathered in memory. */
 export interface PackSink {
   add(part: Buffer): void;
   readonly received: number;
   /** Every byte that came. */
-  pack(): Buffer;
-}
-
-/** A pack's bytes, gathered and joined once all came. */
-class GatheredPack implements PackSink {
-  private readonly parts: Buffer[] = [];
-  received = 0;
-
-  add(part: Buffer): void {
-    this.parts.push(part);
-    this.received += part.length;
-  }
-
-  pack(): Buffer {
-    return Buffer.concat(this.parts);
-  }
+  pack(): PackBytes;
 }
 
 // Side-band channels of the pack's answer: the pack itself, progress text, and a fatal error.
@@ -124,7 +110,7 @@ export async function fetchHistoryPack(
   since: number,
   maxBytes: number,
   have?: string,
-): Promise<{ pack: Buffer; shallow: string[]; common: boolean }> {
+): Promise<{ pack: PackBytes; shallow: string[]; common: boolean }> {
   const { base, capabilities } = advertised;
   for (const needed of ["shallow", "deepen-since"]) {
     if (!capabilities.has(needed)) throw new Error(`the git server at ${base} cannot send the history since a date (it lacks the '${needed}' capability)`);
@@ -174,7 +160,7 @@ async function requestPack(
   body: Buffer[],
   limits: PackLimits,
   into: PackSink = new GatheredPack(),
-): Promise<{ pack: Buffer; shallow: string[]; common: boolean }> {
+): Promise<{ pack: PackBytes; shallow: string[]; common: boolean }> {
   const answered = await againIfDropped(http, {
     url: `${to.base}/git-upload-pack`,
     method: "POST",
@@ -250,7 +236,7 @@ async function readPackAnswer(
   base: string,
   { maxBytes, overLimit, noPack }: PackLimits,
   pack: PackSink,
-): Promise<{ pack: Buffer; shallow: string[]; common: boolean }> {
+): Promise<{ pack: PackBytes; shallow: string[]; common: boolean }> {
   if (!response.body) throw new Error(`the git server at ${base} sent no pack`);
   const reader = new PktLineReader(response.body, `the pack of ${base}`);
   const shallow: string[] = [];

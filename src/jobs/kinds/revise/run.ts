@@ -5,8 +5,8 @@ import { StageError } from "../../../pipeline/errors.js";
 import type { revisePullRequest } from "../../../pipeline/revise/revise-pull-request.js";
 import type { RevisionResult } from "../../../pipeline/revise/types.js";
 import type { ProgressEvent } from "../../../pipeline/types.js";
-import { withShallowClone, type Checkout } from "../../../git/clone-repository.js";
-import { writeFilesAt } from "../../../git/write-files-at.js";
+import type { Checkout } from "../../../git/checkout.js";
+import { withShallowClone } from "../../../git/clone-repository.js";
 import { answerRevision } from "../../../github/answer-revision.js";
 import { CI_FIX_TRAILER } from "../../../triggers/rules/on-ci-completed.js";
 import { readCiFeedback, type CiFixStatus } from "../../../github/read-ci-feedback.js";
@@ -109,7 +109,7 @@ export function reviseJobRunner(services: ReviseJobServices): JobRunner {
             commands: commandPolicy(runsTests ? services.exec : undefined, [token], run.signal, checkout.dir),
           };
           // Unless the tests need every file, the checkout has none yet: only those the revision reads are written.
-          const prepare = async (paths: string[]) => void (await writeFilesAt(checkout.dir, checkout.head, paths));
+          const prepare = async (paths: string[]) => void (await checkout.writeFiles(paths));
           const result = await services.revise(ctx, { issue, changedFiles, comments, general, source: ci ? "ci" : "review" }, prepare);
           if (result.changes.length === 0) return { result, commit: null, parent: checkout.head };
           // 4. One commit on top of the head.

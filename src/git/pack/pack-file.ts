@@ -1,0 +1,208 @@
+import fs from "node:fs";
+import { sliceWork, type Pause } from "../../lib/slice-work.js";
+import { gitHash } from "../git-object-id.js";
+
+/** A pack's bytes: in memory, or in a file read a range at a time (a large pack, see PACK_MEMORY_BYTES). */
+export type PackBytes = Buffer | PackFile;
+
+/**
+ * A pack in a file, read a range at a time, so that a large pack never sits whole in memory. Its descriptor stays
+ * open until `close`; reading a closed one opens it again.
+ */
+export class PackFile {
+  private fd: number | null = null;
+
+  constructor(
+    readonly file: string,
+    readonly length: number,
+  ) {}
+
+  /** The pack in `file`, as long as the file is. */
+  static open(file: string): PackFile {
+    return new PackFile(file, fs.statSync(file).size);
+  }
+
+  /** Its bytes from `start` up to `end` (the file's end at most), in a buffer of their own. */
+  read(start: number, end: number): Buffer {
+    const stop = Math.min(end, this.length);
+    const bytes = Buffer.allocUnsafe(Math.max(0, stop - start));
+    this.fd ??= fs.openSync(this.file, "r");
+    for (let done = 0; done < bytes.length;) {
+      const read = fs.readSync(this.fd, bytes, done, bytes.length - done, start + done);
+      if (read === 0) throw new Error(`${this.file} ended at byte ${start + done}, before the ${this.length} bytes it held when opened`);
+      done += read;
+    }
+    return bytes;
+  }
+
+  close(): void {
+    if (this.fd !== null) fs.closeSync(this.fd);
+    this.fd = null;
+  }
+}
+
+/** A pack's bytes from `start` up to `end`: a view of a pack in memory, a read of one in a file. */
+export function packRange(pack: PackBytes, start: number, end: number): Buffer {
+  return Buffer.isBuffer(pack) ? pack.subarray(start, end) : pack.read(start, end);
+}
+
+/** Bytes hashed between two pauses: a large pack would otherwise hold a server's event loop for a second. */
+const HASH_SLICE = 4 * 2 ** 20;
+
+/** The hash of a pack's bytes up to `end`, taken in slices between pauses. */
+export async function hashPack(pack: PackBytes, end: number, pause: Pause = sliceWork()): Promise<Buffer> {
+  const hash = gitHash();
+  for (let at = 0; at < end; at += HASH_SLICE) {
+    hash.update(packRange(pack, at, Math.min(at + HASH_SLICE, end)));
+    await pause();
+  }
+  return hash.digest();
+}
+
+/** Whether a pack's (or an index's) last 20 bytes are the hash of what comes before them. */
+export async function checksumHolds(pack: PackBytes, pause: Pause = sliceWork()): Promise<boolean> {
+  const length = pack.length;
+  if (length <= 20) return false;
+  return (await hashPack(pack, length - 20, pause)).equals(packRange(pack, length - 20, length));
+}
+
+/** Where the bytes of a pack go as they come: into memory up to a bound, then (see spill) into a file. */
+export interface SpillTo {
+  /** The file a pack larger than `memoryBytes` is written to; the caller removes it (it lies in the checkout). */
+  file: string;
+  memoryBytes: number;
+}
+
+/**
+ * A pack's bytes gathered as they arrive: in memory while they fit `spill.memoryBytes` (all of them without `spill`),
+ * past it in `spill.file`, what came before written there first. Once in the file, memory holds only the bytes from
+ * `keepFrom` on, for whoever reads the pack as it arrives (see PackArriving).
+ */
+export class GatheredPack {
+  private bytes = Buffer.alloc(64 * 1024);
+  /** Where `bytes` starts in the pack: 0 while all is in memory. */
+  private origin = 0;
+  private length = 0;
+  private fd: number | null = null;
+  private keep = 0;
+
+  constructor(private readonly spill?: SpillTo) {}
+
+  /** More bytes of the pack, in order. */
+  add(part: Buffer): void {
+    if (this.fd === null && this.spill && this.length + part.length > this.spill.memoryBytes) {
+      this.fd = fs.openSync(this.spill.file, "wx", 0o600);
+      writeAll(this.fd, this.bytes.subarray(0, this.length));
+    }
+    if (this.fd !== null) writeAll(this.fd, part);
+    const held = this.length - this.origin;
+    if (held + part.length > this.bytes.length) {
+      const grown = Buffer.allocUnsafe(Math.max(this.bytes.length * 2, held + part.length));
+      this.bytes.copy(grown, 0, 0, held);
+      this.bytes = grown;
+    }
+    part.copy(this.bytes, held);
+    this.length += part.length;
+    this.trim();
+  }
+
+  /** How many bytes came. */
+  get received(): number {
+    return this.length;
+  }
+
+  /** Bytes held in memory now. */
+  get held(): number {
+    return this.bytes.length;
+  }
+
+  /** Whether the bytes from `start` to the last that came are more than memory may hold: only once they go to the file. */
+  overBound(start: number): boolean {
+    return this.fd !== null && this.length - start > this.spill!.memoryBytes;
+  }
+
+  /** The bytes from `start` to the last that came, and the pack position of the first; once in the file, only from `keepFrom` on. */
+  tail(start: number): { bytes: Buffer; origin: number } {
+    if (start < this.origin) throw new Error(`the pack's bytes before ${this.origin} are no longer in memory`);
+    return { bytes: this.bytes.subarray(0, this.length - this.origin), origin: this.origin };
+  }
+
+  /** Once in the file, the bytes before `start` are let go of from memory (the reader as it arrives is past them). */
+  keepFrom(start: number): void {
+    this.keep = start;
+    this.trim();
+  }
+
+  private trim(): void {
+    if (this.fd === null) return;
+    const held = this.length - this.origin;
+    const dropped = Math.min(this.keep, this.length) - this.origin;
+    if (dropped <= 0) return;
+    if (dropped === held) {
+      if (this.bytes.length > 1024 * 1024) this.bytes = Buffer.alloc(64 * 1024);
+    } else if (dropped >= this.bytes.length / 2 || dropped >= 16 * 2 ** 20) {
+      // Moved to a buffer of their own only when that frees much: a copy for every entry would cost more than it saves.
+      const rest = Buffer.allocUnsafe(Math.max(64 * 1024, held - dropped));
+      this.bytes.copy(rest, 0, dropped, held);
+      this.bytes = rest;
+    } else return;
+    this.origin += dropped;
+  }
+
+  /** Every byte that came: in memory, cut to size (it is kept a while), or in its file. */
+  pack(): PackBytes {
+    if (this.fd !== null) {
+      this.close();
+      this.bytes = Buffer.alloc(0);
+      this.origin = this.length;
+      return new PackFile(this.spill!.file, this.length);
+    }
+    // Grown by doubling, the buffer may be nearly twice the pack: it is cut to size once.
+    if (this.bytes.length > this.length * 1.25) this.bytes = Buffer.from(this.bytes.subarray(0, this.length));
+    return this.bytes.subarray(0, this.length);
+  }
+
+  /** Closes the file the pack went to (a fetch that failed before `pack` was asked for leaves it open otherwise). */
+  close(): void {
+    if (this.fd !== null) fs.closeSync(this.fd);
+    this.fd = null;
+  }
+}
+
+function writeAll(fd: number, bytes: Buffer): void {
+  for (let done = 0; done < bytes.length;) done += fs.writeSync(fd, bytes, done, bytes.length - done);
+}
+
+/**
+ * Appends `entries` (whole pack entries) to a pack, as making a thin pack whole does: its object count raised by
+ * `added`, and its checksum made again. A pack in memory becomes a new buffer; one in a file is changed in place.
+ */
+export async function appendToPack(pack: PackBytes, entries: Buffer[], added: number, pause: Pause = sliceWork()): Promise<PackBytes> {
+  const length = pack.length;
+  const count = packRange(pack, 8, 12).readUInt32BE(0) + added;
+  if (Buffer.isBuffer(pack)) {
+    const body = Buffer.concat([pack.subarray(0, length - 20), ...entries]);
+    body.writeUInt32BE(count, 8);
+    return Buffer.concat([body, gitHash().update(body).digest()]);
+  }
+  pack.close();
+  const fd = fs.openSync(pack.file, "r+");
+  try {
+    fs.ftruncateSync(fd, length - 20);
+    let end = length - 20;
+    for (const entry of entries) {
+      for (let done = 0; done < entry.length;) done += fs.writeSync(fd, entry, done, entry.length - done, end + done);
+      end += entry.length;
+    }
+    const header = Buffer.alloc(4);
+    header.writeUInt32BE(count);
+    fs.writeSync(fd, header, 0, 4, 8);
+    const whole = new PackFile(pack.file, end);
+    const checksum = await hashPack(whole, end, pause);
+    whole.close();
+    fs.writeSync(fd, checksum, 0, 20, end);
+    return new PackFile(pack.file, end + 20);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
