@@ -99,46 +99,79 @@ export async function readEntries(
 }
 
 /**
- * Names every object of a pack, resolving deltas against their bases (within the pack: a clone's pack is never
- * thin), and shows each object to `visit`: whole objects in pack order, then deltas. Returns the entries, each named.
+ * Names every object of a pack, resolving deltas against their bases, and shows each object to `visit`: whole objects
+ * in pack order, then deltas as they are resolved. A delta's base may come anywhere in the pack, after it too (git
+ * accepts such packs); one the pack does not hold (a thin pack's) is asked of `external`. Returns the entries, each named.
  */
 export async function resolvePack(pack: PackBytes, pause: Pause = sliceWork(), visit?: VisitObject, external?: ExternalBase): Promise<PackEntry[]> {
   return resolveEntries(pack, await readEntries(pack, pause, visit), pause, visit, external);
 }
 
+/** An object of a pack, whole. */
+type Whole = { type: string; data: Buffer };
+
 /** Names the deltas among a pack's read entries (see resolvePack), showing each to `visit`. */
 export async function resolveEntries(pack: PackBytes, entries: PackEntry[], pause: Pause, visit?: VisitObject, external?: ExternalBase): Promise<PackEntry[]> {
   const byStart = new Map(entries.map((entry) => [entry.start, entry]));
   const byOid = new Map<string, PackEntry>();
+  for (const entry of entries) if (entry.oid) byOid.set(entry.oid, entry);
+  const outside = new Map<string, Whole>();
   // Inflated objects that an ofs-delta uses as its base, kept while there is room.
   const bases = new Set(entries.flatMap((entry) => (typeof entry.base === "number" ? [entry.base] : [])));
-  const resolved = new BaseCache<{ type: string; data: Buffer }>();
-  const resolve = (entry: PackEntry): { type: string; data: Buffer } => {
+  const resolved = new BaseCache<Whole>();
+  // The object of an entry, or the id of the base it waits for: a ref-delta's base that is not named yet.
+  const resolve = (entry: PackEntry): Whole | string => {
     const known = resolved.get(entry.start);
     if (known) return known;
+    let object: Whole;
     const inflated = inflateAt(packRange(pack, entry.data, entry.end), entry.data, entry.size, entry.data).data;
-    let object: { type: string; data: Buffer };
     if (entry.base === undefined) {
       object = { type: OBJECT_TYPES[entry.type]!, data: inflated };
     } else {
       const base = typeof entry.base === "number" ? byStart.get(entry.base) : byOid.get(entry.base);
-      const outside = !base && typeof entry.base === "string" ? external?.(entry.base) : undefined;
-      if (!base && !outside) throw new Error(`corrupt pack: the delta at byte ${entry.start} names a base the pack does not hold`);
-      const from = base ? resolve(base) : outside!;
+      if (!base && typeof entry.base === "number") throw new Error(`corrupt pack: the delta at byte ${entry.start} names a base the pack does not hold`);
+      const from = base ? resolve(base) : (outside.get(entry.base as string) ?? (entry.base as string));
+      if (typeof from === "string") return from;
       object = { type: from.type, data: applyDelta(from.data, inflated) };
     }
     if (bases.has(entry.start)) resolved.set(entry.start, object);
     return object;
   };
-  for (const entry of entries) if (entry.oid) byOid.set(entry.oid, entry);
-  for (const entry of entries) {
-    if (entry.oid) continue;
-    const object = resolve(entry);
-    entry.oid = gitObjectId(object.type, object.data);
-    byOid.set(entry.oid, entry);
-    visit?.({ oid: entry.oid, ...object });
-    await pause();
+  // Deltas waiting for a base, by its id: named as soon as it is.
+  const waiting = new Map<string, PackEntry[]>();
+  const name = async (first: PackEntry) => {
+    for (const ready = [first]; ready.length > 0;) {
+      const entry = ready.pop()!;
+      const object = resolve(entry);
+      if (typeof object === "string") {
+        const waiters = waiting.get(object);
+        if (waiters) waiters.push(entry);
+        else waiting.set(object, [entry]);
+        continue;
+      }
+      entry.oid = gitObjectId(object.type, object.data);
+      byOid.set(entry.oid, entry);
+      visit?.({ oid: entry.oid, ...object });
+      ready.push(...(waiting.get(entry.oid) ?? []));
+      waiting.delete(entry.oid);
+      await pause();
+    }
+  };
+  for (const entry of entries) if (!entry.oid) await name(entry);
+  // What is left waits for bases the pack does not hold: a thin pack's, found outside it, or none.
+  for (let found = true; found && waiting.size > 0;) {
+    found = false;
+    for (const [oid, waiters] of [...waiting]) {
+      const object = external?.(oid);
+      if (!object) continue;
+      found = true;
+      outside.set(oid, object);
+      waiting.delete(oid);
+      for (const waiter of waiters) await name(waiter);
+    }
   }
+  const stuck = [...waiting.values()].flat().sort((a, b) => a.start - b.start)[0];
+  if (stuck) throw new Error(`corrupt pack: the delta at byte ${stuck.start} names a base the pack does not hold`);
   return entries;
 }
 
