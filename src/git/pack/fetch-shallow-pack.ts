@@ -67,6 +67,7 @@ export async function fetchShallowPack(
   const advertised = await againIfDropped(http, { url: `${base}/info/refs?service=git-upload-pack`, method: "GET", headers });
   refuseFailure(advertised, base);
   const { refs, capabilities } = await readAdvertisement(advertised, base);
+  refuseObjectFormat(capabilities, base);
   const head = refs.get(`refs/heads/${branch}`);
   if (!head) throw new Error(`the repository at ${base} has no branch '${branch}'`);
   if (!capabilities.has("shallow")) throw new Error(`the git server at ${base} cannot send a shallow clone (it lacks the 'shallow' capability)`);
@@ -137,6 +138,20 @@ export async function fetchHistoryPack(
     // git's upload-pack ends without a word when no commit is as recent as the date.
     noPack: `the git server at ${base} sent no history since ${new Date(since * 1000).toISOString().slice(0, 10)}: the branch may have no commit that recent`,
   });
+}
+
+/**
+ * Refuses a repository whose objects are named with another hash than SHA-1 (`object-format=sha256`, which git
+ * advertises for a repository made with `--object-format=sha256`): every id this client reads and writes is SHA-1's
+ * (see gitHash), and its refs would otherwise read as no branch at all.
+ */
+function refuseObjectFormat(capabilities: Set<string>, base: string): void {
+  const format = [...capabilities].find((capability) => capability.startsWith("object-format="))?.slice("object-format=".length);
+  if (format === undefined || format === "sha1") return;
+  const named = format === "sha256" ? "SHA-256" : `'${format}'`;
+  throw new Error(
+    `the repository at ${base} uses ${named} object names, which MAGIS does not support yet: it reads repositories that use SHA-1, git's default`,
+  );
 }
 
 /** The capabilities a request asks for, as its want line lists them: a side band (which this client needs), `extra` where offered, no progress, and the agent. */
