@@ -79,14 +79,20 @@ export interface SpillTo {
  * `keepFrom` on, for whoever reads the pack as it arrives (see PackArriving).
  */
 export class GatheredPack {
-  private bytes = Buffer.alloc(64 * 1024);
+  // Memory is taken in steps of this much at least: a buffer of a pack's first parts, then of its bytes not read yet.
+  private readonly step: number;
+  private bytes: Buffer;
   /** Where `bytes` starts in the pack: 0 while all is in memory. */
   private origin = 0;
   private length = 0;
   private fd: number | null = null;
   private keep = 0;
+  private inFile: PackFile | undefined;
 
-  constructor(private readonly spill?: SpillTo) {}
+  constructor(private readonly spill?: SpillTo) {
+    this.step = Math.min(64 * 1024, spill?.memoryBytes ?? Infinity);
+    this.bytes = Buffer.alloc(this.step);
+  }
 
   /** More bytes of the pack, in order. */
   add(part: Buffer): void {
@@ -95,6 +101,7 @@ export class GatheredPack {
       writeAll(this.fd, this.bytes.subarray(0, this.length));
     }
     if (this.fd !== null) writeAll(this.fd, part);
+    this.trim(part.length);
     const held = this.length - this.origin;
     if (held + part.length > this.bytes.length) {
       const grown = Buffer.allocUnsafe(Math.max(this.bytes.length * 2, held + part.length));
@@ -103,7 +110,6 @@ export class GatheredPack {
     }
     part.copy(this.bytes, held);
     this.length += part.length;
-    this.trim();
   }
 
   /** How many bytes came. */
@@ -130,33 +136,34 @@ export class GatheredPack {
   /** Once in the file, the bytes before `start` are let go of from memory (the reader as it arrives is past them). */
   keepFrom(start: number): void {
     this.keep = start;
-    this.trim();
+    this.trim(0);
   }
 
-  private trim(): void {
+  /** Once in the file, drops from memory the bytes before `keep`, making room for `extra` more. */
+  private trim(extra: number): void {
     if (this.fd === null) return;
     const held = this.length - this.origin;
     const dropped = Math.min(this.keep, this.length) - this.origin;
     if (dropped <= 0) return;
-    if (dropped === held) {
-      if (this.bytes.length > 1024 * 1024) this.bytes = Buffer.alloc(64 * 1024);
-    } else if (dropped >= this.bytes.length / 2 || dropped >= 16 * 2 ** 20) {
-      // Moved to a buffer of their own only when that frees much: a copy for every entry would cost more than it saves.
-      const rest = Buffer.allocUnsafe(Math.max(64 * 1024, held - dropped));
-      this.bytes.copy(rest, 0, dropped, held);
-      this.bytes = rest;
-    } else return;
+    const needed = Math.max(this.step, held - dropped + extra);
+    // The rest is moved to the buffer's start; a buffer grown for a large entry is given back once it is read.
+    if (this.bytes.length > 4 * needed) {
+      const smaller = Buffer.allocUnsafe(2 * needed);
+      this.bytes.copy(smaller, 0, dropped, held);
+      this.bytes = smaller;
+    } else this.bytes.copy(this.bytes, 0, dropped, held);
     this.origin += dropped;
   }
 
-  /** Every byte that came: in memory, cut to size (it is kept a while), or in its file. */
+  /** Every byte that came: in memory, cut to size (it is kept a while), or in its file. Asked for once all came. */
   pack(): PackBytes {
     if (this.fd !== null) {
       this.close();
       this.bytes = Buffer.alloc(0);
       this.origin = this.length;
-      return new PackFile(this.spill!.file, this.length);
+      this.inFile = new PackFile(this.spill!.file, this.length);
     }
+    if (this.inFile) return this.inFile;
     // Grown by doubling, the buffer may be nearly twice the pack: it is cut to size once.
     if (this.bytes.length > this.length * 1.25) this.bytes = Buffer.from(this.bytes.subarray(0, this.length));
     return this.bytes.subarray(0, this.length);

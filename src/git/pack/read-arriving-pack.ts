@@ -87,9 +87,9 @@ export class PackArriving {
         this.entries.push(entry);
         this.at = entry.end;
       } catch (error) {
-        if (error instanceof CutShort) this.waitFor = this.at + 2 * (length - this.at);
-        else this.stop();
-        return;
+        if (!(error instanceof CutShort)) return this.stop();
+        this.waitFor = this.at + 2 * (length - this.at);
+        break;
       }
     }
     this.gathered.keepFrom(this.at);

@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { createHash } from "node:crypto";
+import crypto, { createHash } from "node:crypto";
 import fs from "node:fs";
 import zlib from "node:zlib";
 import os from "node:os";
@@ -7,6 +7,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { indexPack } from "../../../src/git/pack/index-pack.js";
 import { BaseCache, inflateAt } from "../../../src/git/pack/pack-entry.js";
+import { PackFile } from "../../../src/git/pack/pack-file.js";
 import { PackObjects } from "../../../src/git/pack/pack-objects.js";
 import { PackArriving } from "../../../src/git/pack/read-arriving-pack.js";
 import { gitEnv } from "../../support/git-server.js";
@@ -168,6 +169,53 @@ describe("PackArriving: a pack read as it arrives", () => {
     const longer = Buffer.concat([pack.subarray(0, pack.length - 20), Buffer.from("extra")]);
     expect(await refused(Buffer.concat([longer, createHash("sha1").update(longer).digest()]))).toBe("corrupt pack: bytes follow its last object");
     expect(await refused(Buffer.from("not a pack at all, just some text here"))).toBe("corrupt pack: it does not start with 'PACK'");
+  });
+});
+
+describe("PackArriving past its memory bound", () => {
+  it.each([
+    ["ofs-deltas", true],
+    ["ref-deltas", false],
+  ])("with %s: writes the pack to its file as it comes, holds little more than the bytes not read yet, and indexes it as git does", async (_label, ofs) => {
+    // Incompressible files, so that the pack is many times the bound.
+    const big = fs.mkdtempSync(path.join(os.tmpdir(), "magis-pack-spill-"));
+    try {
+      const run = (args: string[], input?: string) => execFileSync("git", args, { cwd: big, env: gitEnv(), input, maxBuffer: 64 << 20 });
+      run(["init", "-q", "-b", "main"]);
+      for (let i = 0; i < 40; i++) fs.writeFileSync(path.join(big, `f${i}.bin`), crypto.randomBytes(5_000));
+      fs.copyFileSync(path.join(work, "module.py"), path.join(big, "module.py"));
+      run(["add", "-A"]);
+      run(["commit", "-q", "-m", "files"]);
+      fs.appendFileSync(path.join(big, "module.py"), "# changed\n");
+      run(["commit", "-q", "-am", "changed"]);
+      const objects = run(["rev-list", "--objects", "--all"]).toString();
+      const pack = run(["pack-objects", "--stdout", "-q", ...(ofs ? ["--delta-base-offset"] : [])], objects);
+      const expected = await indexPack(pack);
+      const bound = 16 * 1024;
+      expect(pack.length).toBeGreaterThan(10 * bound);
+      for (const sizes of [[1_000], [7, 3, 4_096], [60_000]]) {
+        const file = path.join(big, `incoming-${sizes.join("-")}`);
+        const seen: string[] = [];
+        const arriving = new PackArriving(({ oid }) => seen.push(oid), { file, memoryBytes: bound });
+        let held = 0;
+        for (let at = 0, i = 0; at < pack.length; i++) {
+          const size = sizes[i % sizes.length]!;
+          arriving.add(pack.subarray(at, at + size));
+          at += size;
+          held = Math.max(held, arriving.held);
+        }
+        expect(held).toBeLessThanOrEqual(2 * Math.max(bound, Math.max(...sizes)) + 16 * 1024);
+        expect(fs.readFileSync(file).equals(pack)).toBe(true);
+        expect((await arriving.index()).equals(expected)).toBe(true);
+        expect(new Set(seen).size).toBe(seen.length);
+        expect(seen.length).toBe(objects.trim().split("\n").length);
+        const stored = arriving.pack();
+        expect(stored).toBeInstanceOf(PackFile);
+        (stored as PackFile).close();
+      }
+    } finally {
+      fs.rmSync(big, { recursive: true, force: true });
+    }
   });
 });
 
