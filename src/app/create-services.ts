@@ -13,6 +13,7 @@ import type { JobRecord } from "../store/jobs.js";
 import { PostgresStore } from "../backends/postgres/postgres-store.js";
 import { createLlm } from "../llm/client.js";
 import { resolveLlmSettings } from "../llm/llm-settings.js";
+import { TermMemo } from "../pipeline/locate/remember-terms.js";
 import { resolveIssue } from "../pipeline/resolve-issue.js";
 import { revisePullRequest } from "../pipeline/revise/revise-pull-request.js";
 import { APP_LOCK_WAIT_MS, defaultDatabasePath, openDatabase, type Db } from "../backends/sqlite/database.js";
@@ -183,7 +184,13 @@ export function createServices(host: GitHubHost, options: MagisAppOptions = {}):
     },
   };
   const runners = {
-    "resolve-issue": resolveJobRunner({ ...shared, resolve: options.resolve ?? resolveIssue, memory: store.memory }),
+    // One memo of the store's index cache for the process: each job finds what earlier ones tokenized or read.
+    "resolve-issue": resolveJobRunner({
+      ...shared,
+      resolve: options.resolve ?? resolveIssue,
+      memory: store.memory,
+      terms: { cache: store.memory.index, memo: new TermMemo() },
+    }),
     "revise-pull-request": reviseJobRunner({ ...shared, revise: options.revise ?? revisePullRequest }),
   };
   if (store instanceof PostgresStore && role !== "web" && (store.pool.options.max ?? 10) < concurrency + 2) {

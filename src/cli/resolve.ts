@@ -9,7 +9,7 @@ import { describeAttemptTests, describeTestsReport } from "../pipeline/tests/des
 import type { ProgressEvent, ResolveResult } from "../pipeline/types.js";
 import { openStore } from "../backends/open-backend.js";
 import { resolveInside } from "../lib/safe-path.js";
-import { localHistory, makeModel, memoryFile, openCheckout } from "./open-checkout.js";
+import { checkoutIndex, localHistory, makeModel, memoryFile, openCheckout } from "./open-checkout.js";
 import { readIssueFiles } from "./read-issue-file.js";
 import { parseFlags, UsageError, type Command } from "./io.js";
 
@@ -69,6 +69,7 @@ export const resolveCommand: Command = {
           onProgress: (event) => io.stderr(describeProgress(event)),
           // On the user's own machine, at their command: the repository's tests may run (in a copy of the checkout).
           commands: { allowed: true, env: io.env, secrets: [io.env.OPENAI_API_KEY] },
+          index: checkoutIndex(store.memory, config),
           ...(history ? { history } : {}),
         },
         issue,

@@ -7,7 +7,6 @@ import type { TreeEntry } from "./pack/parse-tree.js";
 import { readFileEntries, type FileEntry } from "./read-file-entries.js";
 import { GitObjects } from "./read-git-objects.js";
 import { writeFilesAt } from "./write-files-at.js";
-import type { WrittenTree } from "./write-worktree.js";
 
 /** What a checkout is made of: its folder, and the branch and commit it holds. */
 export interface CheckoutOptions {
@@ -16,12 +15,6 @@ export interface CheckoutOptions {
   head: string;
   /** The branch's recent commits, when the clone was asked for them; never rejects (see FetchedHistory). */
   history?: Promise<FetchedHistory>;
-  /**
-   * The regular files the clone wrote (paths, blob ids and bytes), when withShallowClone was asked to keep them:
-   * handed once, then forgotten (later calls, and a work tree past the bound, give undefined), so that the first
-   * listing of the work tree need not read it all back.
-   */
-  takeWritten?: () => WrittenTree | undefined;
 }
 
 /**
@@ -35,9 +28,8 @@ export class Checkout {
   readonly branch: string;
   /** The commit the checkout is at. */
   readonly head: string;
-  // Declared, not defined: a checkout made without them has no such property at all.
+  // Declared, not defined: a checkout made without a history has no such property at all.
   declare readonly history?: Promise<FetchedHistory>;
-  declare readonly takeWritten?: () => WrittenTree | undefined;
   private readonly objects: GitObjects;
 
   constructor(options: CheckoutOptions) {
@@ -45,7 +37,6 @@ export class Checkout {
     this.branch = options.branch;
     this.head = options.head;
     if (options.history) this.history = options.history;
-    if (options.takeWritten) this.takeWritten = options.takeWritten;
     this.objects = new GitObjects(path.join(options.dir, ".git"));
   }
 

@@ -13,7 +13,7 @@ import { GatheredPack, PackFile, type PackBytes } from "./pack/pack-file.js";
 import { PackObjects } from "./pack/pack-objects.js";
 import { PackArriving } from "./pack/read-arriving-pack.js";
 import { forgetObjects, keepObjects, linkCachedObjects, type ObjectCache } from "./object-cache.js";
-import { WorktreeWriter, type ClonedFile, type WrittenTree } from "./write-worktree.js";
+import { WorktreeWriter, type CloneSink } from "./write-worktree.js";
 
 /** Where a repository lives and the credential that opens it (an installation token). */
 export interface GitRemote {
@@ -38,9 +38,6 @@ export const DEFAULT_MAX_HISTORY_BYTES = 64 * 2 ** 20;
  * otherwise hold its whole pack in memory, once per job running.
  */
 export const PACK_MEMORY_BYTES = 64 * 2 ** 20;
-
-// Most bytes of written files a clone keeps for its first listing; a larger work tree is read back from the disk.
-const MAX_KEPT_WRITTEN_BYTES = 256 * 2 ** 20;
 
 /** A clone's `.git`, made by fetchInto. */
 interface Fetched {
@@ -170,49 +167,17 @@ async function storePack(
 }
 
 /**
- * The files a clone writes, kept for its work to take once (see Checkout.takeWritten) up to `maxBytes` of them: past
- * it none are kept, and the work tree is read back from the disk.
- */
-export function writtenFiles(maxBytes = MAX_KEPT_WRITTEN_BYTES): {
-  add: (files: ClonedFile[]) => void;
-  /** The folders the work tree has, once it is written. */
-  done: (folders: string[]) => void;
-  take: () => WrittenTree | undefined;
-} {
-  let kept: ClonedFile[] | undefined = [];
-  let made: string[] | undefined;
-  let bytes = 0;
-  return {
-    add: (files) => {
-      if (!kept) return;
-      for (const file of files) bytes += file.bytes.length;
-      if (bytes > maxBytes) kept = undefined;
-      else kept.push(...files);
-    },
-    done: (folders) => {
-      made = folders;
-    },
-    take: () => {
-      const taken = kept && made && { files: kept, folders: made };
-      kept = undefined;
-      return taken;
-    },
-  };
-}
-
-/**
  * Clones `branch` shallowly (depth 1, single branch, no tags) into a new temporary directory, runs `work` on it,
  * and removes the directory afterwards whether `work` succeeded or not (a killed process's are removed by the next
  * app's removeLeftoverCheckouts). `parentDir` (default: the system's temp directory) is where the checkout goes; a
  * tmpfs there makes checkouts of large repositories much faster. With `files: "none"` the work tree stays empty
- * and the caller writes the few files it reads with `writeFilesAt`; otherwise `onFiles` sees the files as they are
- * written, the first of them while the server still sends the pack (see WorktreeWriter). With `history`, the
+ * and the caller writes the few files it reads (see Checkout.writeFiles); otherwise `sink` (a job's index) is handed
+ * the files as they are written, the first of them while the server still sends the pack (see WorktreeWriter, CloneSink). With `history`, the
  * branch's commits within that window are fetched alongside the clone (see recentHistory): the clone and `work` do
  * not wait for them, and they are cut off when `work` ends.
  * With `objects`, the objects an earlier clone of the repository kept there are used, and only what the branch's
  * commit adds to them is fetched; this clone's pack is kept there in turn (see ObjectCache), and so is the history,
- * of which the next clone fetches only the commits made since. With `keepWritten`, `work` may take the files the
- * clone wrote (see Checkout.takeWritten).
+ * of which the next clone fetches only the commits made since.
  */
 export async function withShallowClone<T>(
   remote: GitRemote,
@@ -221,8 +186,7 @@ export async function withShallowClone<T>(
   options: {
     parentDir?: string;
     files?: "all" | "none";
-    onFiles?: (files: ClonedFile[]) => Promise<void>;
-    keepWritten?: boolean;
+    sink?: CloneSink;
     history?: HistoryWindow;
     objects?: ObjectCache;
     /** Most bytes of pack held in memory (default PACK_MEMORY_BYTES); past it the pack goes to a file in the checkout. */
@@ -251,25 +215,17 @@ export async function withShallowClone<T>(
     let started = false;
     const alongside: Alongside | undefined = history && ((advertised, head) => ((started = true), history.start(advertised, head)));
     const attempt = { usedKept: false };
-    let written: ReturnType<typeof writtenFiles> | undefined;
     const clone = async (objects: ObjectCache | undefined): Promise<Fetched> => {
       // Gives up on a git server that goes silent.
       const http = gitHttpWithTimeout(idleMs);
       // A whole tree's blobs, held as its index inflates them.
       const { blobs, visit } = keptBlobs();
       let writer: WorktreeWriter | undefined;
-      // A clone tried again keeps what it writes, not what the failed one wrote.
-      const keeping = options.files !== "none" && options.keepWritten ? writtenFiles() : undefined;
-      written = keeping;
+      const { sink } = options;
       if (options.files !== "none") {
-        const onFiles = options.onFiles;
-        const seeing = keeping
-          ? async (files: ClonedFile[]) => {
-              keeping.add(files);
-              await onFiles?.(files);
-            }
-          : onFiles;
-        writer = new WorktreeWriter(dir, { ...(seeing && { onFiles: seeing }), blobs });
+        // A clone tried again hands over what it writes, not what the failed one wrote.
+        sink?.start();
+        writer = new WorktreeWriter(dir, { ...(sink && { onFiles: (files) => sink.add(files) }), blobs });
       }
       try {
         const fetched = await http.settle(
@@ -277,7 +233,7 @@ export async function withShallowClone<T>(
         );
         if (writer) {
           const { folders } = await writer.write(fetched.head);
-          keeping?.done(folders);
+          sink?.done(folders);
         }
         return fetched;
       } finally {
@@ -299,8 +255,7 @@ export async function withShallowClone<T>(
     }
     fetched.keep();
     const { head } = fetched;
-    const takeWritten = () => written?.take();
-    checkout = new Checkout({ dir, branch, head, ...(history && { history: history.result }), ...(options.keepWritten && { takeWritten }) });
+    checkout = new Checkout({ dir, branch, head, ...(history && { history: history.result }) });
     return await work(checkout);
   } finally {
     checkout?.close();

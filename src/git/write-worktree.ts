@@ -25,6 +25,19 @@ export interface WrittenTree {
   folders: string[];
 }
 
+/**
+ * Where a clone hands the files it writes, as it writes them: all the clone knows of whoever listens (a job's index,
+ * see withShallowClone). Declared here so that git's side needs nothing of theirs.
+ */
+export interface CloneSink {
+  /** The clone starts writing the work tree; called again when a failed clone is tried again, whose files no longer stand. */
+  start(): void;
+  /** Regular files just written, in batches, with their blob ids and bytes; the clone's writes wait for it. */
+  add(files: ClonedFile[]): Promise<void>;
+  /** The work tree is written: every folder it has. */
+  done(folders: string[]): void;
+}
+
 type ListedFile = { rel: string; oid: string; mode: string };
 
 /** An entry of a tree at its place in the work tree: a file (links included), a folder, or a submodule (left an empty folder). */
