@@ -9,7 +9,8 @@ import { DEFAULT_GIT_IDLE_MS, gitHttpWithTimeout } from "./git-http-with-timeout
 import { Checkout } from "./checkout.js";
 import { fetchShallowPack, type Alongside } from "./pack/fetch-shallow-pack.js";
 import { indexThinPack, packName, type VisitObject } from "./pack/index-pack.js";
-import { GatheredPack, PackFile, type PackBytes } from "./pack/pack-file.js";
+import { GatheredPack } from "./pack/gather-pack.js";
+import { PackFile, type PackBytes } from "./pack/pack-file.js";
 import { PackObjects } from "./pack/pack-objects.js";
 import { PackArriving } from "./pack/read-arriving-pack.js";
 import { forgetObjects, keepObjects, linkCachedObjects, type ObjectCache } from "./object-cache.js";

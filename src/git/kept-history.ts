@@ -12,11 +12,11 @@ import {
   PACK_NAME,
   privateFolder,
   writePack,
-  writeWhole,
   type KeptPack,
   type ObjectCache,
 } from "./object-cache.js";
 import { PackObjects } from "./pack/pack-objects.js";
+import { writeWhole } from "./write-whole.js";
 import { parseCommit } from "./pack/parse-commit.js";
 import type { EarlierObjects } from "./pack/read-history-pack.js";
 

@@ -5,6 +5,7 @@ import { wholeNumberFrom } from "../lib/env-number.js";
 import { sliceWork, type Pause } from "../lib/slice-work.js";
 import { packName } from "./pack/index-pack.js";
 import { checksumHolds, PackFile, type PackBytes } from "./pack/pack-file.js";
+import { copyWhole, writeWhole } from "./write-whole.js";
 
 /**
  * Where a worker keeps the objects of the repositories it cloned, so that the next clone of one asks the server only
@@ -174,18 +175,6 @@ function linkPacks(cached: CachedObjects, packDir: string): void {
   }
 }
 
-/** Writes a file whole or not at all: to a temporary name, then renamed over. */
-export function writeWhole(file: string, data: Buffer | string): void {
-  const temporary = `${file}.${process.pid}.${crypto.randomBytes(4).toString("hex")}.tmp`;
-  try {
-    fs.writeFileSync(temporary, data, { mode: 0o600 });
-    fs.renameSync(temporary, file);
-  } catch (error) {
-    fs.rmSync(temporary, { force: true });
-    throw error;
-  }
-}
-
 /**
  * Keeps a clone's pack for the repository at `url`, now at `head`. With `on`, the pack holds what `head` adds to those
  * kept packs (the ones the clone started from): it is kept beside them only if they are all still there, since
@@ -219,22 +208,6 @@ export interface KeptPack {
   name: string;
   pack: PackBytes;
   index: Buffer;
-}
-
-/** Puts a copy of `from` at `file` whole or not at all: a hard link where the file system allows (packs never change once written), else a copy. */
-function copyWhole(from: string, file: string): void {
-  const temporary = `${file}.${process.pid}.${crypto.randomBytes(4).toString("hex")}.tmp`;
-  try {
-    try {
-      fs.linkSync(from, temporary);
-    } catch {
-      fs.copyFileSync(from, temporary);
-    }
-    fs.renameSync(temporary, file);
-  } catch (error) {
-    fs.rmSync(temporary, { force: true });
-    throw error;
-  }
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { GitHttpRequest, GitHttpResponse, HttpClient } from "isomorphic-git";
-import { GatheredPack, type PackBytes } from "./pack-file.js";
+import { GatheredPack } from "./gather-pack.js";
+import type { PackBytes } from "./pack-file.js";
 import { FLUSH, PktLineReader, pktLine } from "./pkt-lines.js";
 
 /**

@@ -104,14 +104,21 @@ export async function readEntries(
  * accepts such packs); one the pack does not hold (a thin pack's) is asked of `external`. Returns the entries, each named.
  */
 export async function resolvePack(pack: PackBytes, pause: Pause = sliceWork(), visit?: VisitObject, external?: ExternalBase): Promise<PackEntry[]> {
-  return resolveEntries(pack, await readEntries(pack, pause, visit), pause, visit, external);
+  return resolveEntries(pack, await readEntries(pack, pause, visit), { pause, visit, external });
 }
 
 /** An object of a pack, whole. */
 type Whole = { type: string; data: Buffer };
 
+/** How resolving a pack's deltas pauses, whom it shows each object, and where it looks for bases the pack lacks. */
+export interface Resolving {
+  pause: Pause;
+  visit?: VisitObject | undefined;
+  external?: ExternalBase | undefined;
+}
+
 /** Names the deltas among a pack's read entries (see resolvePack), showing each to `visit`. */
-export async function resolveEntries(pack: PackBytes, entries: PackEntry[], pause: Pause, visit?: VisitObject, external?: ExternalBase): Promise<PackEntry[]> {
+export async function resolveEntries(pack: PackBytes, entries: PackEntry[], { pause, visit, external }: Resolving): Promise<PackEntry[]> {
   const byStart = new Map(entries.map((entry) => [entry.start, entry]));
   const byOid = new Map<string, PackEntry>();
   for (const entry of entries) if (entry.oid) byOid.set(entry.oid, entry);

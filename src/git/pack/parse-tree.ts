@@ -9,9 +9,11 @@ export interface TreeEntry {
   oid: string;
 }
 
-/** The modes of a tree's entries other than files: a folder, a symbolic link, a submodule's commit. */
+/** A folder's mode (a tree). */
 export const FOLDER = "40000";
+/** A symbolic link's mode: its blob is the path it points at. */
 export const LINK = "120000";
+/** A submodule's mode: the entry names a commit of another repository. */
 export const SUBMODULE = "160000";
 /** An executable file's mode; any other `100…` mode is a plain file's. */
 export const EXECUTABLE = "100755";

@@ -1,7 +1,8 @@
 import { sliceWork, type Pause } from "../../lib/slice-work.js";
 import { indexOfEntries, readEntries, readEntry, readPackHeader, resolveEntries, type PackEntry, type VisitObject } from "./index-pack.js";
 import { CutShort } from "./pack-entry.js";
-import { GatheredPack, type PackBytes, type SpillTo } from "./pack-file.js";
+import { GatheredPack, type SpillTo } from "./gather-pack.js";
+import type { PackBytes } from "./pack-file.js";
 
 // Bytes an entry's header may take at most (type and size, then a delta's base as an offset or an object id), with room.
 const HEADER_ROOM = 64;
@@ -61,7 +62,7 @@ export class PackArriving {
   async index(pause: Pause = sliceWork()): Promise<Buffer> {
     const pack = this.pack();
     const entries = await readEntries(pack, pause, this.visit, { entries: this.entries, at: this.at });
-    return indexOfEntries(await resolveEntries(pack, entries, pause, this.visit), pack);
+    return indexOfEntries(await resolveEntries(pack, entries, { pause, visit: this.visit }), pack);
   }
 
   private readWhatCame(): void {
