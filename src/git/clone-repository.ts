@@ -118,7 +118,7 @@ async function fetchInto({ dir, remote, branch, http, alongside, objects, attemp
   let keep = () => {};
   if (fetched.pack) {
     const { name, index } = await storePack(packs, fetched.pack, (pack) => (incoming instanceof PackArriving ? incoming.index() : thinMadeWhole(dir, pack)));
-    const stored = new PackFile(path.join(packs, `${name}.pack`), fs.statSync(path.join(packs, `${name}.pack`)).size);
+    const stored = PackFile.open(path.join(packs, `${name}.pack`));
     // A server that no longer has the kept commit (a force push, then its garbage collection) sent the whole tree.
     if (objects) keep = () => keepObjects(objects, remote.url, head, { name, pack: stored, index }, cached && common ? cached : null);
   }
@@ -157,7 +157,10 @@ async function storePack(
     const name = packName(pack);
     const file = path.join(packs, `${name}.pack`);
     // A kept pack of the same name is linked here already, and the same bytes: writing through the link would rewrite the cache's file.
-    if (fs.existsSync(file)) return { name, index: idx };
+    if (fs.existsSync(file)) {
+      if (!Buffer.isBuffer(pack)) fs.rmSync(pack.file, { force: true });
+      return { name, index: idx };
+    }
     if (Buffer.isBuffer(pack)) fs.writeFileSync(file, pack);
     else fs.renameSync(pack.file, file);
     fs.writeFileSync(path.join(packs, `${name}.idx`), idx);

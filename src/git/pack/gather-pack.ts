@@ -11,7 +11,7 @@ export interface SpillTo {
 /**
  * A pack's bytes gathered as they arrive: in memory while they fit `spill.memoryBytes` (all of them without `spill`),
  * past it in `spill.file`, what came before written there first. Once in the file, memory holds only the bytes from
- * `keepFrom` on, for whoever reads the pack as it arrives (see PackArriving).
+ * `keepFrom` on, for whoever reads the pack as it arrives (see PackArriving), and none when no one does.
  */
 export class GatheredPack {
   // Memory is taken in steps of this much at least: a buffer of a pack's first parts, then of its bytes not read yet.
@@ -21,7 +21,7 @@ export class GatheredPack {
   private origin = 0;
   private length = 0;
   private fd: number | null = null;
-  private keep = 0;
+  private keep = Infinity;
   private inFile: PackFile | undefined;
 
   constructor(private readonly spill?: SpillTo) {

@@ -30,6 +30,8 @@ export class PackArriving {
     spill?: SpillTo,
   ) {
     this.gathered = new GatheredPack(spill);
+    // Read from its start as it arrives: its bytes stay in memory until they are read.
+    this.gathered.keepFrom(0);
   }
 
   /** More bytes of the pack, in order. */

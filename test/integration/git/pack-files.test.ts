@@ -7,6 +7,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { indexPack } from "../../../src/git/pack/index-pack.js";
 import { BaseCache, inflateAt } from "../../../src/git/pack/pack-entry.js";
+import { GatheredPack } from "../../../src/git/pack/gather-pack.js";
 import { PackFile } from "../../../src/git/pack/pack-file.js";
 import { PackObjects } from "../../../src/git/pack/pack-objects.js";
 import { PackArriving } from "../../../src/git/pack/read-arriving-pack.js";
@@ -215,6 +216,28 @@ describe("PackArriving past its memory bound", () => {
       }
     } finally {
       fs.rmSync(big, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("GatheredPack past its memory bound", () => {
+  it("writes a pack no one reads as it arrives to its file, and keeps none of it in memory once there", () => {
+    const pack = Buffer.concat([Buffer.from("PACK"), crypto.randomBytes(200_000)]);
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "magis-gathered-"));
+    try {
+      const gathered = new GatheredPack({ file: path.join(dir, "incoming"), memoryBytes: 16 * 1024 });
+      let held = 0;
+      for (let at = 0; at < pack.length; at += 1_000) {
+        gathered.add(pack.subarray(at, at + 1_000));
+        held = Math.max(held, gathered.held);
+      }
+      expect(held).toBeLessThanOrEqual(32 * 1024);
+      const stored = gathered.pack() as PackFile;
+      expect(stored).toBeInstanceOf(PackFile);
+      expect(stored.read(0, pack.length).equals(pack)).toBe(true);
+      stored.close();
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
     }
   });
 });
