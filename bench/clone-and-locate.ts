@@ -25,8 +25,8 @@ import { parseArgs, promisify } from "node:util";
 import { parseConfig } from "../src/config.js";
 import { buildQuery } from "../src/pipeline/locate/build-query.js";
 import { indexRepository } from "../src/pipeline/locate/index-repository.js";
-import { primeTerms } from "../src/pipeline/locate/prime-terms.js";
-import type { TermCache } from "../src/pipeline/locate/remember-terms.js";
+import { openJobIndex } from "../src/pipeline/locate/open-job-index.js";
+import { TermMemo, type TermMemory } from "../src/pipeline/locate/remember-terms.js";
 import { openSqliteStore } from "../src/backends/sqlite/sqlite-store.js";
 import { withShallowClone } from "../src/git/clone-repository.js";
 import { keptHistory } from "../src/git/kept-history.js";
@@ -96,10 +96,12 @@ try {
     fs.rmSync(dir, { recursive: true, force: true });
     return took;
   };
-  const bot = async (cache: TermCache, objects: ObjectCache | undefined): Promise<{ total: number; parts: string }> => {
+  const bot = async (terms: TermMemory, objects: ObjectCache | undefined): Promise<{ total: number; parts: string }> => {
     const start = performance.now();
     let parts = "";
     let storing = 0;
+    // As a job: the clone hands the files it writes to the job's index, which learns their terms meanwhile.
+    const job = openJobIndex({ terms, list });
     await withShallowClone(
       remote,
       branch,
@@ -109,8 +111,13 @@ try {
         const fetched = performance.now();
         // As a job: the terms tokenized are stored after the first query, while the model reads the candidates.
         // As a job: the files the clone wrote are listed as it hands them over, not read back from the work tree.
-        const written = checkout.takeWritten?.();
-        const index = await indexRepository(checkout.dir, list, { cache, history: past.commits, storeLater: true, ...(written && { written }) });
+        const written = job.takeWritten();
+        const index = await indexRepository(checkout.dir, list, {
+          terms,
+          history: past.commits,
+          storeLater: true,
+          ...(written && { written, judge: written.judge }),
+        });
         const indexed = performance.now();
         const top = await index.rank(buildQuery(ISSUE), 10);
         const queried = performance.now();
@@ -123,16 +130,16 @@ try {
           : "";
         parts = `clone ${ms(cloned - start)}, ${historyPart}list+index ${ms(indexed - fetched)} (${index.stats.tokenized} of ${index.stats.files} files tokenized, ${index.stats.parsed} parsed), query ${ms(queried - indexed)}, storing the terms after it ${ms(storing)}, top ${top[0]?.path ?? "-"}`;
       },
-      { parentDir: workdir, onFiles: primeTerms(cache, list), keepWritten: true, history, objects },
+      { parentDir: workdir, sink: job, history, objects },
     );
     // Removing the checkout is part of the clone's cost, as for the native clone; storing the terms, which a job does
     // while the model answers its first requests, is not.
     return { total: performance.now() - start - storing, parts };
   };
   const ratios: Record<string, number[]> = { first: [], second: [], "second, new process": [] };
-  const compare = async (label: keyof typeof ratios, run: number, cache: TermCache, objects: ObjectCache | undefined): Promise<void> => {
+  const compare = async (label: keyof typeof ratios, run: number, terms: TermMemory, objects: ObjectCache | undefined): Promise<void> => {
     const n = await native();
-    const b = await bot(cache, objects);
+    const b = await bot(terms, objects);
     ratios[label]!.push(b.total / n);
     console.log(`${label} job ${run}: native ${ms(n)}, bot ${ms(b.total)} = ${(b.total / n).toFixed(2)}×  (${b.parts})`);
   };
@@ -145,7 +152,9 @@ try {
     await store.migrate();
     // And a folder of kept objects of its own, as a worker's: the first job finds none.
     const objects = values["no-objects"] ? undefined : { dir: path.join(root, `objects-${run}`), maxBytes: 2 ** 30, maxPacks: 16 };
-    await compare("first", run, store.memory.index, objects);
+    // One memo in front of the store, as a worker's process keeps (see TermMemory).
+    const terms = { cache: store.memory.index, memo: new TermMemo() };
+    await compare("first", run, terms, objects);
     // A commit touches a few files: the second job finds the first job's blobs in the cache, all but those.
     const change = (mark: string) =>
       addCommit(root, FULL, {
@@ -160,12 +169,12 @@ try {
         author: { name: "Bench", email: "bench@example.com" },
       });
     change(`run ${run}`);
-    await compare("second", run, store.memory.index, objects);
+    await compare("second", run, terms, objects);
     // Another commit, and the same store opened again, as another process would: no memo, the unchanged files'
     // terms read from the store, the changed ones tokenized.
     change(`run ${run}, again`);
     const reopened = openSqliteStore(file);
-    await compare("second, new process", run, reopened.memory.index, objects);
+    await compare("second, new process", run, { cache: reopened.memory.index, memo: new TermMemo() }, objects);
     bytes = await store.memory.index.bytes();
     await reopened.close();
     await store.close();

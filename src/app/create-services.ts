@@ -5,6 +5,7 @@ import type { Context, Probot } from "probot";
 import type { Backend } from "../backends/backend.js";
 import { defaultDatabasePath, openDatabase } from "../backends/sqlite/database.js";
 import { SqliteBackend } from "../backends/sqlite/sqlite-backend.js";
+import { TermMemo } from "../pipeline/locate/remember-terms.js";
 import { DAY_MS, evict, objectCacheFrom, type ObjectCache } from "../git/object-cache.js";
 import { removeLeftoverCheckouts } from "../git/remove-leftover-checkouts.js";
 import type { BotIdentity, Octokit } from "../github/types.js";
@@ -183,7 +184,13 @@ export function createServices(host: GitHubHost, options: MagisAppOptions = {}):
       fs.appendFileSync(path.join(traceDir, `job-${job.id}.jsonl`), `${JSON.stringify(record)}\n`);
     },
   };
-  const resolve = resolveKind({ ...shared, resolve: options.resolve ?? resolveIssue, memory: store.memory });
+  const resolve = resolveKind({
+    ...shared,
+    resolve: options.resolve ?? resolveIssue,
+    memory: store.memory,
+    // One memo of the store's index cache for the process: each job finds what earlier ones tokenized or read.
+    terms: { cache: store.memory.index, memo: new TermMemo() },
+  });
   const revise = reviseKind({ ...shared, revise: options.revise ?? revisePullRequest });
   const runners = { [resolve.name]: jobRunner(shared, resolve), [revise.name]: jobRunner(shared, revise) };
   if (role !== "web") removeCheckoutsOfKilledProcesses(shared.workDir ?? os.tmpdir(), log);

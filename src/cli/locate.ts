@@ -6,7 +6,7 @@ import type { LocatedFile, ProgressEvent } from "../pipeline/types.js";
 import { openBackend } from "../backends/open-backend.js";
 import type { Store } from "../store/store.js";
 import { parseFlags, UsageError, wholeNumberFlag, type Command } from "./io.js";
-import { localHistory, makeModel, memoryFile, openCheckout } from "./open-checkout.js";
+import { checkoutIndex, localHistory, makeModel, memoryFile, openCheckout } from "./open-checkout.js";
 import { readIssueFiles } from "./read-issue-file.js";
 import { readSettings } from "../app/settings/read-settings.js";
 import { renderSettingsHelp } from "../app/settings/render-settings-help.js";
@@ -91,7 +91,8 @@ export const locateCommand: Command = {
         if (event.stage === "located") judged = event.files;
       };
       const history = localHistory(io, { repo, config });
-      const ctx = { root: repo, repoId: repo, config, llm: llm ?? noModel, now: () => Date.now(), onProgress, ...(history ? { history } : {}) };
+      const index = checkoutIndex(store.memory, config);
+      const ctx = { root: repo, repoId: repo, config, llm: llm ?? noModel, now: () => Date.now(), onProgress, index, ...(history ? { history } : {}) };
       const files = await locateFiles(ctx, issue, store.memory, { bm25Only, top });
       io.stdout(values.json ? asJson(files) : formatLocated(files));
       if (llm && !values.json) {

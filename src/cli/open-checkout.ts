@@ -7,6 +7,9 @@ import { UsageError, type CliIo } from "./io.js";
 import { loadRepoConfig } from "./load-repo-config.js";
 import { historyWindow, type CommitRecord } from "../git/commit-history.js";
 import { readLocalHistory } from "../git/read-local-history.js";
+import { openJobIndex, type JobIndex } from "../pipeline/locate/open-job-index.js";
+import { TermMemo } from "../pipeline/locate/remember-terms.js";
+import type { MemoryStore } from "../store/store.js";
 
 /** A local checkout as the commands use it: its real path, which also keys the evolution memory, and its config. */
 export interface Checkout {
@@ -51,4 +54,9 @@ export function localHistory(io: CliIo, { repo, config }: Checkout): (() => Prom
       io.stderr(`magis: the commit history was not read (${reason}); files are ranked without it (history_months: 0 in .github/magis.yml reads none)\n`);
       return [];
     });
+}
+
+/** The command's index of the checkout (see openJobIndex): nothing is cloned, and its terms go through the store's cache with a memo of the command's own. */
+export function checkoutIndex(memory: MemoryStore, config: MagisConfig): JobIndex {
+  return openJobIndex({ terms: { cache: memory.index, memo: new TermMemo() }, list: { exclude: config.exclude, maxFileBytes: config.max_file_bytes } });
 }

@@ -9,7 +9,7 @@ import { describeAttemptTests, describeTestsReport } from "../pipeline/tests/des
 import type { ProgressEvent, ResolveResult } from "../pipeline/types.js";
 import { openBackend } from "../backends/open-backend.js";
 import { resolveInside } from "../lib/safe-path.js";
-import { localHistory, makeModel, memoryFile, openCheckout } from "./open-checkout.js";
+import { checkoutIndex, localHistory, makeModel, memoryFile, openCheckout } from "./open-checkout.js";
 import { readIssueFiles } from "./read-issue-file.js";
 import { parseFlags, UsageError, type Command } from "./io.js";
 import { readSettings } from "../app/settings/read-settings.js";
@@ -74,6 +74,7 @@ export const resolveCommand: Command = {
           // On the user's own machine, at their command: the repository's tests may run (in a copy of the checkout), in
           // the user's environment, passed through on purpose less what may be a credential (see commandEnv).
           commands: { allowed: true, env: io.env, secrets: [settings.model.apiKey] },
+          index: checkoutIndex(store.memory, config),
           ...(history ? { history } : {}),
         },
         issue,

@@ -1,6 +1,7 @@
-import { execFileSync, spawn } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
+import { checkoutNames, FOLDER, isRegularFile } from "../git/pack/parse-tree.js";
+import { GitObjects } from "../git/read-git-objects.js";
 import { instanceDir, type BenchInstance } from "./read-instances.js";
 
 /** Where the bare mirror of `owner/name` may be under a mirrors directory (the `fetch` layout first). */
@@ -20,50 +21,34 @@ export function findMirror(mirrors: string, repo: string): string {
 }
 
 /**
- * Writes the tree of `commit` into `target` straight from the object store. Unlike `git archive`, this
- * survives mirrors whose largest blobs were left out: such files are skipped and counted.
+ * Writes the regular files of `commit` into `target` straight from the mirror's objects (see GitObjects). Unlike `git
+ * archive`, this survives mirrors whose largest blobs were left out: such files are skipped and counted. Links and
+ * submodules are left out: ranking needs neither.
  */
 async function writeTree(gitDir: string, commit: string, target: string): Promise<number> {
-  const listing = execFileSync("git", ["--git-dir", gitDir, "ls-tree", "-r", "-z", commit], { maxBuffer: 1 << 28 }).toString();
-  const entries = listing
-    .split("\0")
-    .filter((line) => line !== "")
-    .map((line) => {
-      const [meta, file] = line.split("\t") as [string, string];
-      const [mode, type, sha] = meta.split(" ") as [string, string, string];
-      return { mode, type, sha, file };
-    })
-    .filter((e) => e.type === "blob" && e.mode !== "120000"); // links are not needed to rank files
-  const batch = spawn("git", ["--git-dir", gitDir, "cat-file", "--batch"], { stdio: ["pipe", "pipe", "inherit"] });
-  let buffered = Buffer.alloc(0);
+  const objects = new GitObjects(gitDir);
   let missing = 0;
-  let index = 0;
-  await new Promise<void>((resolve, reject) => {
-    batch.on("error", reject);
-    batch.stdout.on("data", (data: Buffer) => {
-      buffered = Buffer.concat([buffered, data]);
-      for (;;) {
-        const newline = buffered.indexOf(10);
-        if (newline === -1) return;
-        const header = buffered.subarray(0, newline).toString();
-        if (header.endsWith(" missing")) {
-          missing++;
-          buffered = buffered.subarray(newline + 1);
-          index++;
-          continue;
-        }
-        const size = Number(header.split(" ")[2]);
-        if (buffered.length < newline + 1 + size + 1) return;
-        const entry = entries[index++]!;
-        const dest = path.join(target, entry.file);
-        fs.mkdirSync(path.dirname(dest), { recursive: true });
-        fs.writeFileSync(dest, buffered.subarray(newline + 1, newline + 1 + size));
-        buffered = buffered.subarray(newline + 1 + size + 1);
+  const write = async (tree: string, folder: string): Promise<void> => {
+    const entries = objects.readTree(tree);
+    const names = checkoutNames(entries, tree);
+    for (const [i, entry] of entries.entries()) {
+      const file = path.join(folder, names[i]!);
+      if (entry.mode === FOLDER) await write(entry.oid, file);
+      if (!isRegularFile(entry.mode)) continue;
+      const blob = objects.read(entry.oid);
+      if (!blob) {
+        missing++;
+        continue;
       }
-    });
-    batch.on("close", () => resolve());
-    batch.stdin.end(entries.map((e) => e.sha).join("\n") + "\n");
-  });
+      await fs.promises.mkdir(folder, { recursive: true });
+      await fs.promises.writeFile(file, blob.data);
+    }
+  };
+  try {
+    await write(objects.readCommit(commit).tree, target);
+  } finally {
+    objects.close();
+  }
   return missing;
 }
 

@@ -7,6 +7,8 @@ import type { TraceRecord } from "../llm/types.js";
 import { StageError } from "../pipeline/errors.js";
 import { resolveIssue } from "../pipeline/resolve-issue.js";
 import { locateFiles } from "../pipeline/locate/locate-files.js";
+import { openJobIndex } from "../pipeline/locate/open-job-index.js";
+import type { TermMemory } from "../pipeline/locate/remember-terms.js";
 import type { CommandPolicy, IssueText, LocatedFile, ResolveResult } from "../pipeline/types.js";
 import type { MemoryStore } from "../store/store.js";
 import { checkPatchApplies } from "./check-patch-applies.js";
@@ -28,6 +30,8 @@ export interface InstanceSetup {
   /** Where the scratch copy the pipeline works on is made (removed after the run). */
   scratch: string;
   memory: MemoryStore;
+  /** The memory's index cache with the run's memo in front of it (see TermMemory), shared by the instances. */
+  terms: TermMemory;
   /** A model client for this instance alone, so that its calls, tokens and trace are the instance's. */
   makeLlm: (config: MagisConfig, instance: BenchInstance) => LlmClient;
   commands: CommandPolicy;
@@ -82,8 +86,9 @@ export async function runEvalInstance(instance: BenchInstance, setup: InstanceSe
         if (event.stage === "located" && event.files) located = event.files;
       };
       // The pipeline keeps its own time (its usage report); `setup.now` times the instance.
+      const index = openJobIndex({ terms: setup.terms, list: { exclude: config.exclude, maxFileBytes: config.max_file_bytes } });
       resolved = await resolveIssue(
-        { root: copy, repoId: instance.repo, config, llm, now: Date.now, onProgress, commands: setup.commands, history },
+        { root: copy, repoId: instance.repo, config, llm, now: Date.now, onProgress, commands: setup.commands, history, index },
         issue,
         setup.memory,
       );

@@ -9,6 +9,7 @@ import { describeEvalProgress, renderProgressBar } from "./describe-eval-progres
 import { openEvalOutputs } from "./open-eval-outputs.js";
 import { isBadLine, readInstanceLines, type BadInstanceLine, type BenchInstance } from "./read-instances.js";
 import { renderSummary } from "./render-summary.js";
+import { TermMemo } from "../pipeline/locate/remember-terms.js";
 import { inputFailureResult, runEvalInstance, type InstanceRun } from "./run-eval-instance.js";
 import type { EvalResult, OracleLoss } from "./types.js";
 
@@ -68,6 +69,8 @@ export async function runEval(options: EvalOptions): Promise<EvalRunResult> {
   const store = openSqliteStore(path.join(options.out, "memory.db"));
   await store.migrate();
   const memory = store.memory;
+  // One memo of the memory's index cache for the run: an instance finds what earlier ones of its repository tokenized.
+  const terms = { cache: memory.index, memo: new TermMemo() };
   const summarize = () =>
     renderSummary(results, {
       model: options.modelName,
@@ -88,6 +91,7 @@ export async function runEval(options: EvalOptions): Promise<EvalRunResult> {
             prepareFrom: options.prepareFrom,
             scratch: path.join(options.out, "scratch"),
             memory,
+            terms,
             makeLlm: options.makeLlm,
             commands: options.commands,
             now: options.now,

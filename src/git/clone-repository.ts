@@ -4,13 +4,17 @@ import path from "node:path";
 import git, { type HttpClient } from "isomorphic-git";
 import { checkoutPrefix } from "./checkout-name.js";
 import type { HistoryWindow } from "./commit-history.js";
-import { recentHistory, type FetchedHistory } from "./fetch-recent-history.js";
+import { recentHistory } from "./fetch-recent-history.js";
 import { DEFAULT_GIT_IDLE_MS, gitHttpWithTimeout } from "./git-http-with-timeout.js";
+import { Checkout } from "./checkout.js";
 import { fetchShallowPack, type Alongside } from "./pack/fetch-shallow-pack.js";
-import { indexThinPack, packName, PackArriving, type VisitObject } from "./pack/index-pack.js";
+import { indexThinPack, packName, type VisitObject } from "./pack/index-pack.js";
+import { GatheredPack } from "./pack/gather-pack.js";
+import { PackFile, type PackBytes } from "./pack/pack-file.js";
 import { PackObjects } from "./pack/pack-objects.js";
+import { PackArriving } from "./pack/read-arriving-pack.js";
 import { forgetObjects, keepObjects, linkCachedObjects, type ObjectCache } from "./object-cache.js";
-import { WorktreeWriter, type ClonedFile, type WrittenTree } from "./write-worktree.js";
+import { WorktreeWriter, type CloneSink } from "./write-worktree.js";
 
 /** Where a repository lives and the credential that opens it (an installation token). */
 export interface GitRemote {
@@ -28,24 +32,13 @@ export interface GitRemote {
 /** The history's byte limit unless the remote says otherwise: two years of a busy project's commits and trees fit. */
 export const DEFAULT_MAX_HISTORY_BYTES = 64 * 2 ** 20;
 
-/** A fresh shallow checkout of one branch. */
-export interface Checkout {
-  dir: string;
-  branch: string;
-  /** The commit the checkout is at. */
-  head: string;
-  /** The branch's recent commits, when withShallowClone was asked for them; never rejects (see FetchedHistory). */
-  history?: Promise<FetchedHistory>;
-  /**
-   * The regular files the clone wrote (paths, blob ids and bytes), when withShallowClone was asked to keep them:
-   * handed once, then forgotten (later calls, and a work tree past the bound, give undefined), so that the first
-   * listing of the work tree need not read it all back.
-   */
-  takeWritten?: () => WrittenTree | undefined;
-}
-
-// Most bytes of written files a clone keeps for its first listing; a larger work tree is read back from the disk.
-const MAX_KEPT_WRITTEN_BYTES = 256 * 2 ** 20;
+/**
+ * Most bytes of a clone's pack held in memory unless withShallowClone is told otherwise; a larger pack goes to a file
+ * in the checkout as it arrives and is read from there. Most repositories' shallow packs fit (sympy's is 35 MB),
+ * reading them from memory; a repository up to `max_repo_mb` (500 MB by default, and a pack may be twice that) would
+ * otherwise hold its whole pack in memory, once per job running.
+ */
+export const PACK_MEMORY_BYTES = 64 * 2 ** 20;
 
 /** A clone's `.git`, made by fetchInto. */
 interface Fetched {
@@ -75,62 +68,59 @@ function keptBlobs(maxBytes = MAX_HELD_BLOB_BYTES): { blobs: Map<string, Buffer>
   };
 }
 
+/** What fetchInto needs: where, what, over which client, and who sees what comes. */
+interface FetchInto {
+  dir: string;
+  remote: GitRemote;
+  branch: string;
+  http: HttpClient;
+  alongside: Alongside | undefined;
+  objects: ObjectCache | undefined;
+  /** Set to whether this clone stands on kept objects: if it fails, they may be why. */
+  attempt: { usedKept: boolean };
+  visit: VisitObject;
+  writer: WorktreeWriter | undefined;
+  /** Most bytes of pack held in memory; a larger pack goes to a file in the checkout's `.git` (see PACK_MEMORY_BYTES). */
+  packMemoryBytes: number;
+}
+
 /**
  * Makes `dir` a shallow clone of `branch` without its files: the pack fetched (see fetchShallowPack), indexed with
  * Node's zlib (isomorphic-git's clone inflates every object in JavaScript, which took longer than the download),
  * and a `.git` isomorphic-git reads as its own: the branch, its remote-tracking ref and the shallow commits. With
  * `objects`, the packs kept there for the repository are linked in first and only what the branch's commit adds to
  * them is fetched. A whole tree's pack is read as it arrives, and its objects shown to `visit`, and to `writer`, which
- * writes the work tree's files as they come.
+ * writes the work tree's files as they come. A pack larger than `packMemoryBytes` is written to its file as it comes
+ * and read from there.
  */
-async function fetchInto(
-  dir: string,
-  remote: GitRemote,
-  branch: string,
-  http: HttpClient,
-  alongside: Alongside | undefined,
-  objects: ObjectCache | undefined,
-  attempt: { usedKept: boolean },
-  visit: VisitObject,
-  writer: WorktreeWriter | undefined,
-): Promise<Fetched> {
+async function fetchInto({ dir, remote, branch, http, alongside, objects, attempt, visit, writer, packMemoryBytes }: FetchInto): Promise<Fetched> {
   await git.init({ fs, dir, defaultBranch: branch });
   const packs = path.join(dir, ".git", "objects", "pack");
   fs.mkdirSync(packs, { recursive: true });
   const cached = objects ? await linkCachedObjects(objects, remote.url, packs) : null;
-  // Whether this clone stands on kept objects: if it fails, they may be why.
   attempt.usedKept = cached !== null;
+  // Named as git names a pack still arriving: no reader takes it for a pack before it is renamed.
+  const spill = { file: path.join(packs, "tmp_pack_incoming"), memoryBytes: packMemoryBytes };
   // A whole tree's pack is read as it arrives, while the server still sends the rest; a thin pack's few blobs are
   // read from the packs with the kept ones.
-  const arriving = cached
-    ? undefined
+  const incoming = cached
+    ? new GatheredPack(spill)
     : new PackArriving((object) => {
         visit(object);
         writer?.see(object);
-      });
+      }, spill);
   // The writer learns the branch's commit before its pack is asked for.
   const advertised: Alongside | undefined = writer && !cached ? (refs, head) => (writer.expect(head), alongside?.(refs, head)) : alongside;
-  const {
-    head,
-    pack: fetched,
-    shallow,
-    common,
-  } = await fetchShallowPack(http, remote.url, remote.token, branch, remote.maxBytes, advertised, cached?.head, arriving);
+  const fetched = await fetchShallowPack(http, remote.url, remote.token, branch, remote.maxBytes, advertised, cached?.head, incoming).finally(() =>
+    incoming.close(),
+  );
+  const { head, shallow, common } = fetched;
   let keep = () => {};
-  if (fetched) {
-    // Asked with what the kept objects hold, the pack is thin: its deltas may stand on objects only they hold.
-    let kept: PackObjects | undefined;
-    const { pack, index } = cached
-      ? await indexThinPack(fetched, (oid) => (kept ??= new PackObjects(path.join(dir, ".git"))).read(oid))
-      : { pack: fetched, index: await arriving!.index() };
-    const name = packName(pack);
-    // A kept pack of the same name is linked here already, and the same bytes: writing through the link would rewrite the cache's file.
-    if (!fs.existsSync(path.join(packs, `${name}.pack`))) {
-      fs.writeFileSync(path.join(packs, `${name}.pack`), pack);
-      fs.writeFileSync(path.join(packs, `${name}.idx`), index);
-    }
+  if (fetched.pack) {
+    const { name, index } = await storePack(packs, fetched.pack, (pack) => (incoming instanceof PackArriving ? incoming.index() : thinMadeWhole(dir, pack)));
+    const stored = PackFile.open(path.join(packs, `${name}.pack`));
     // A server that no longer has the kept commit (a force push, then its garbage collection) sent the whole tree.
-    if (objects) keep = () => keepObjects(objects, remote.url, head, { name, pack, index }, cached && common ? cached : null);
+    if (objects) keep = () => keepObjects(objects, remote.url, head, { name, pack: stored, index }, cached && common ? cached : null);
   }
   fs.writeFileSync(path.join(dir, ".git", "shallow"), shallow.map((oid) => `${oid}\n`).join(""));
   await git.setConfig({ fs, dir, path: "remote.origin.url", value: remote.url });
@@ -140,35 +130,44 @@ async function fetchInto(
   return { head, keep };
 }
 
+/** A thin pack made whole (see indexThinPack) from the packs the clone's `.git` already holds: the kept ones its deltas stand on. */
+async function thinMadeWhole(dir: string, thin: PackBytes): Promise<{ pack: PackBytes; index: Buffer }> {
+  let kept: PackObjects | undefined;
+  try {
+    return await indexThinPack(thin, (oid) => (kept ??= new PackObjects(path.join(dir, ".git"))).read(oid));
+  } finally {
+    kept?.close();
+  }
+}
+
 /**
- * The files a clone writes, kept for its work to take once (see Checkout.takeWritten) up to `maxBytes` of them: past
- * it none are kept, and the work tree is read back from the disk.
+ * Indexes a fetched pack (`index` may make a thin one whole, see indexThinPack) and stores it in the pack folder with
+ * its index: written from memory, or its file renamed. Returns its name and index. Every file it opened is closed.
  */
-export function writtenFiles(maxBytes = MAX_KEPT_WRITTEN_BYTES): {
-  add: (files: ClonedFile[]) => void;
-  /** The folders the work tree has, once it is written. */
-  done: (folders: string[]) => void;
-  take: () => WrittenTree | undefined;
-} {
-  let kept: ClonedFile[] | undefined = [];
-  let made: string[] | undefined;
-  let bytes = 0;
-  return {
-    add: (files) => {
-      if (!kept) return;
-      for (const file of files) bytes += file.bytes.length;
-      if (bytes > maxBytes) kept = undefined;
-      else kept.push(...files);
-    },
-    done: (folders) => {
-      made = folders;
-    },
-    take: () => {
-      const taken = kept && made && { files: kept, folders: made };
-      kept = undefined;
-      return taken;
-    },
-  };
+async function storePack(
+  packs: string,
+  fetched: PackBytes,
+  index: (pack: PackBytes) => Promise<Buffer | { pack: PackBytes; index: Buffer }>,
+): Promise<{ name: string; index: Buffer }> {
+  const opened = [fetched];
+  try {
+    const indexed = await index(fetched);
+    const { pack, index: idx } = Buffer.isBuffer(indexed) ? { pack: fetched, index: indexed } : indexed;
+    opened.push(pack);
+    const name = packName(pack);
+    const file = path.join(packs, `${name}.pack`);
+    // A kept pack of the same name is linked here already, and the same bytes: writing through the link would rewrite the cache's file.
+    if (fs.existsSync(file)) {
+      if (!Buffer.isBuffer(pack)) fs.rmSync(pack.file, { force: true });
+      return { name, index: idx };
+    }
+    if (Buffer.isBuffer(pack)) fs.writeFileSync(file, pack);
+    else fs.renameSync(pack.file, file);
+    fs.writeFileSync(path.join(packs, `${name}.idx`), idx);
+    return { name, index: idx };
+  } finally {
+    for (const pack of opened) if (!Buffer.isBuffer(pack)) pack.close();
+  }
 }
 
 /**
@@ -176,14 +175,13 @@ export function writtenFiles(maxBytes = MAX_KEPT_WRITTEN_BYTES): {
  * and removes the directory afterwards whether `work` succeeded or not (a killed process's are removed by the next
  * app's removeLeftoverCheckouts). `parentDir` (default: the system's temp directory) is where the checkout goes; a
  * tmpfs there makes checkouts of large repositories much faster. With `files: "none"` the work tree stays empty
- * and the caller writes the few files it reads with `writeFilesAt`; otherwise `onFiles` sees the files as they are
- * written, the first of them while the server still sends the pack (see WorktreeWriter). With `history`, the
+ * and the caller writes the few files it reads (see Checkout.writeFiles); otherwise `sink` (a job's index) is handed
+ * the files as they are written, the first of them while the server still sends the pack (see WorktreeWriter, CloneSink). With `history`, the
  * branch's commits within that window are fetched alongside the clone (see recentHistory): the clone and `work` do
  * not wait for them, and they are cut off when `work` ends.
  * With `objects`, the objects an earlier clone of the repository kept there are used, and only what the branch's
  * commit adds to them is fetched; this clone's pack is kept there in turn (see ObjectCache), and so is the history,
- * of which the next clone fetches only the commits made since. With `keepWritten`, `work` may take the files the
- * clone wrote (see Checkout.takeWritten).
+ * of which the next clone fetches only the commits made since.
  */
 export async function withShallowClone<T>(
   remote: GitRemote,
@@ -192,17 +190,20 @@ export async function withShallowClone<T>(
   options: {
     parentDir?: string;
     files?: "all" | "none";
-    onFiles?: (files: ClonedFile[]) => Promise<void>;
-    keepWritten?: boolean;
+    sink?: CloneSink;
     history?: HistoryWindow;
     objects?: ObjectCache;
+    /** Most bytes of pack held in memory (default PACK_MEMORY_BYTES); past it the pack goes to a file in the checkout. */
+    packMemoryBytes?: number;
   } = {},
 ): Promise<T> {
+  const packMemoryBytes = options.packMemoryBytes ?? PACK_MEMORY_BYTES;
   const parent = options.parentDir ?? os.tmpdir();
   fs.mkdirSync(parent, { recursive: true });
   // Named by this process, so a later one can remove it if this process is killed before the finally below runs.
   const dir = fs.mkdtempSync(path.join(parent, checkoutPrefix()));
   const idleMs = remote.idleTimeoutMs ?? DEFAULT_GIT_IDLE_MS;
+  let checkout: Checkout | undefined;
   const history = options.history
     ? recentHistory({
         token: remote.token,
@@ -218,31 +219,25 @@ export async function withShallowClone<T>(
     let started = false;
     const alongside: Alongside | undefined = history && ((advertised, head) => ((started = true), history.start(advertised, head)));
     const attempt = { usedKept: false };
-    let written: ReturnType<typeof writtenFiles> | undefined;
     const clone = async (objects: ObjectCache | undefined): Promise<Fetched> => {
       // Gives up on a git server that goes silent.
       const http = gitHttpWithTimeout(idleMs);
       // A whole tree's blobs, held as its index inflates them.
       const { blobs, visit } = keptBlobs();
       let writer: WorktreeWriter | undefined;
-      // A clone tried again keeps what it writes, not what the failed one wrote.
-      const keeping = options.files !== "none" && options.keepWritten ? writtenFiles() : undefined;
-      written = keeping;
+      const { sink } = options;
       if (options.files !== "none") {
-        const onFiles = options.onFiles;
-        const seeing = keeping
-          ? async (files: ClonedFile[]) => {
-              keeping.add(files);
-              await onFiles?.(files);
-            }
-          : onFiles;
-        writer = new WorktreeWriter(dir, { ...(seeing && { onFiles: seeing }), blobs });
+        // A clone tried again hands over what it writes, not what the failed one wrote.
+        sink?.start();
+        writer = new WorktreeWriter(dir, { ...(sink && { onFiles: (files) => sink.add(files) }), blobs });
       }
       try {
-        const fetched = await http.settle(fetchInto(dir, remote, branch, http, started ? undefined : alongside, objects, attempt, visit, writer));
+        const fetched = await http.settle(
+          fetchInto({ dir, remote, branch, http, alongside: started ? undefined : alongside, objects, attempt, visit, writer, packMemoryBytes }),
+        );
         if (writer) {
           const { folders } = await writer.write(fetched.head);
-          keeping?.done(folders);
+          sink?.done(folders);
         }
         return fetched;
       } finally {
@@ -264,9 +259,10 @@ export async function withShallowClone<T>(
     }
     fetched.keep();
     const { head } = fetched;
-    const takeWritten = () => written?.take();
-    return await work({ dir, branch, head, ...(history && { history: history.result }), ...(options.keepWritten && { takeWritten }) });
+    checkout = new Checkout({ dir, branch, head, ...(history && { history: history.result }) });
+    return await work(checkout);
   } finally {
+    checkout?.close();
     // No request of this checkout's outlives it.
     await history?.stop();
     fs.rmSync(dir, { recursive: true, force: true });

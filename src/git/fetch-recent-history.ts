@@ -6,6 +6,7 @@ import { earlierObjects, forgetHistory, keepHistory, keptHistory, type KeptHisto
 import type { ObjectCache } from "./object-cache.js";
 import { fetchHistoryPack, type AdvertisedRefs } from "./pack/fetch-shallow-pack.js";
 import { indexOfEntries, packName } from "./pack/index-pack.js";
+import type { PackBytes } from "./pack/pack-file.js";
 import { compareCommits, readHistoryObjects, type HistoryObjects } from "./pack/read-history-pack.js";
 
 /** A fetched history: the commits, or none and why (`skipped`). */
@@ -71,7 +72,7 @@ export function recentHistory(options: RecentHistoryOptions): RecentHistory {
         reading.catch((error: unknown) => {
           throw new Error(`the history pack of ${advertised.base} could not be read: ${error instanceof Error ? error.message : String(error)}`);
         });
-      const keep = (commits: CommitRecord[], pack: Buffer, objects: HistoryObjects, on: KeptHistory | null) => {
+      const keep = (commits: CommitRecord[], pack: PackBytes, objects: HistoryObjects, on: KeptHistory | null) => {
         if (!options.kept || stopped) return;
         keepHistory(
           options.kept.cache,
@@ -81,7 +82,7 @@ export function recentHistory(options: RecentHistoryOptions): RecentHistory {
           on,
         );
       };
-      const whole = async (pack: Buffer): Promise<CommitRecord[]> => {
+      const whole = async (pack: PackBytes): Promise<CommitRecord[]> => {
         const objects = await read(readHistoryObjects(pack, pause));
         const commits = await read(compareCommits(objects, head, options.window, pause));
         keep(commits, pack, objects, null);
@@ -99,7 +100,8 @@ export function recentHistory(options: RecentHistoryOptions): RecentHistory {
         if (![...objects.commits.values()].some((commit) => commit.parents.includes(kept.head))) {
           throw new Error(`the branch no longer leads to the kept history's commit ${kept.head}`);
         }
-        const added = await read(compareCommits(objects, head, options.window, pause, earlierObjects(kept), new Set(shallow)));
+        const earlier = earlierObjects(kept);
+        const added = await read(compareCommits(objects, head, options.window, pause, earlier, new Set(shallow))).finally(() => earlier.close());
         const older = kept.commits.filter((commit) => !objects.commits.has(commit.oid));
         const commits = keepWindow([...added, ...older], objects.commits.get(head)!.time, options.window).filter((commit) => commit.time >= since);
         keep(commits, pack, objects, kept);

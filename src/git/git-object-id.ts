@@ -1,8 +1,16 @@
-import { createHash } from "node:crypto";
+import { createHash, type Hash } from "node:crypto";
+
+/**
+ * The hash git names objects with and checks packs and their indexes by: SHA-1, as every repository MAGIS reads uses
+ * (one that uses SHA-256 is refused when it is fetched, see fetchShallowPack). The one place that says so.
+ */
+export function gitHash(): Hash {
+  return createHash("sha1");
+}
 
 /** The id git gives an object of this type and content: SHA-1 of `<type> <size>\0` + content; no git needed. */
 export function gitObjectId(type: string, bytes: Uint8Array): string {
-  return createHash("sha1").update(`${type} ${bytes.length}\0`).update(bytes).digest("hex");
+  return gitHash().update(`${type} ${bytes.length}\0`).update(bytes).digest("hex");
 }
 
 /** The id git gives these bytes as a blob (`git hash-object`). */

@@ -12,11 +12,11 @@ import {
   PACK_NAME,
   privateFolder,
   writePack,
-  writeWhole,
   type KeptPack,
   type ObjectCache,
 } from "./object-cache.js";
 import { PackObjects } from "./pack/pack-objects.js";
+import { writeWhole } from "./write-whole.js";
 import { parseCommit } from "./pack/parse-commit.js";
 import type { EarlierObjects } from "./pack/read-history-pack.js";
 
@@ -84,10 +84,11 @@ export function keptHistory(cache: ObjectCache, url: string, maxBytes = Infinity
   return bytes > maxBytes ? null : { folder, ...manifest };
 }
 
-/** The commits and trees a kept history's packs hold, read as they are asked for. */
-export function earlierObjects(kept: KeptHistory): EarlierObjects {
+/** The commits and trees a kept history's packs hold, read as they are asked for; `close` closes the packs' files. */
+export function earlierObjects(kept: KeptHistory): EarlierObjects & { close(): void } {
   const packs = new PackObjects({ folder: kept.folder, packs: kept.packs });
   return {
+    close: () => packs.close(),
     commit: (oid) => {
       const object = packs.read(oid);
       return object?.type === "commit" ? parseCommit(object.data, oid) : undefined;

@@ -3,6 +3,8 @@ import fs from "node:fs";
 import path from "node:path";
 import { sliceWork, type Pause } from "../lib/slice-work.js";
 import { packName } from "./pack/index-pack.js";
+import { checksumHolds, PackFile, type PackBytes } from "./pack/pack-file.js";
+import { copyWhole, writeWhole } from "./write-whole.js";
 
 /**
  * Where a worker keeps the objects of the repositories it cloned, so that the next clone of one asks the server only
@@ -126,25 +128,20 @@ export async function linkCachedObjects(cache: ObjectCache, url: string, packDir
   return null;
 }
 
-/** Bytes hashed between two pauses: a large repository's pack would otherwise hold a server's event loop for a second. */
-const HASH_SLICE = 4 * 2 ** 20;
-
-/** Whether a file's last 20 bytes are the SHA-1 of what comes before them. */
-async function sound(bytes: Buffer, pause: Pause): Promise<boolean> {
-  if (bytes.length <= 20) return false;
-  const hash = crypto.createHash("sha1");
-  for (let at = 0; at < bytes.length - 20; at += HASH_SLICE) {
-    hash.update(bytes.subarray(at, Math.min(at + HASH_SLICE, bytes.length - 20)));
-    await pause();
-  }
-  return hash.digest().equals(bytes.subarray(-20));
-}
-
-/** Whether a pack and its index are whole: each file's checksum holds, the pack's names it, and the index names the pack's. */
+/** Whether a pack and its index are whole: each file's checksum holds (the pack read from its file in slices), the pack's names it, and the index names the pack's. */
 async function packIsWhole(folder: string, pack: string, pause: Pause): Promise<boolean> {
-  const bytes = await fs.promises.readFile(path.join(folder, `${pack}.pack`));
-  const index = await fs.promises.readFile(path.join(folder, `${pack}.idx`));
-  return pack === packName(bytes) && index.subarray(-40, -20).equals(bytes.subarray(-20)) && (await sound(index, pause)) && (await sound(bytes, pause));
+  const bytes = PackFile.open(path.join(folder, `${pack}.pack`));
+  try {
+    const index = await fs.promises.readFile(path.join(folder, `${pack}.idx`));
+    return (
+      pack === packName(bytes) &&
+      index.subarray(-40, -20).equals(bytes.read(bytes.length - 20, bytes.length)) &&
+      (await checksumHolds(index, pause)) &&
+      (await checksumHolds(bytes, pause))
+    );
+  } finally {
+    bytes.close();
+  }
 }
 
 function linkPacks(cached: CachedObjects, packDir: string): void {
@@ -159,18 +156,6 @@ function linkPacks(cached: CachedObjects, packDir: string): void {
         fs.copyFileSync(from, to);
       }
     }
-  }
-}
-
-/** Writes a file whole or not at all: to a temporary name, then renamed over. */
-export function writeWhole(file: string, data: Buffer | string): void {
-  const temporary = `${file}.${process.pid}.${crypto.randomBytes(4).toString("hex")}.tmp`;
-  try {
-    fs.writeFileSync(temporary, data, { mode: 0o600 });
-    fs.renameSync(temporary, file);
-  } catch (error) {
-    fs.rmSync(temporary, { force: true });
-    throw error;
   }
 }
 
@@ -202,10 +187,10 @@ export function keepQuietly(keep: () => void): void {
   }
 }
 
-/** A pack to keep: its name (`pack-<checksum>`), its bytes and its index's. */
+/** A pack to keep: its name (`pack-<checksum>`), its bytes (in memory, or the file that holds them) and its index's. */
 export interface KeptPack {
   name: string;
-  pack: Buffer;
+  pack: PackBytes;
   index: Buffer;
 }
 
@@ -219,7 +204,8 @@ export function writePack(folder: string, pack: KeptPack, on: string[] | null, c
   if (!on) clear(folder);
   fs.mkdirSync(folder, { recursive: true, mode: 0o700 });
   writeWhole(path.join(folder, `${pack.name}.idx`), pack.index);
-  writeWhole(path.join(folder, `${pack.name}.pack`), pack.pack);
+  if (Buffer.isBuffer(pack.pack)) writeWhole(path.join(folder, `${pack.name}.pack`), pack.pack);
+  else copyWhole(pack.pack.file, path.join(folder, `${pack.name}.pack`));
   return on ? [...new Set([...on, pack.name])] : [pack.name];
 }
 

@@ -1,7 +1,8 @@
 import fs from "node:fs";
 import path from "node:path";
-import git from "isomorphic-git";
 import { resolveInside, UnsafePathError } from "../lib/safe-path.js";
+import { checkoutNames, EXECUTABLE, FOLDER, isRegularFile, type TreeEntry } from "./pack/parse-tree.js";
+import type { GitObjects } from "./read-git-objects.js";
 
 /**
  * Writes the given files of `commit` into the work tree at `dir`, for a checkout made without its files (a revision
@@ -9,7 +10,7 @@ import { resolveInside, UnsafePathError } from "../lib/safe-path.js";
  * Only regular files are written; a path that is missing in the commit, unsafe, a link or a folder is skipped, so
  * readers find no file there and say so. Files already written are left alone. Returns the paths written.
  */
-export async function writeFilesAt(dir: string, commit: string, paths: readonly string[], cache: object = {}): Promise<string[]> {
+export async function writeFilesAt(objects: GitObjects, dir: string, commit: string, paths: readonly string[]): Promise<string[]> {
   const written: string[] = [];
   for (const requested of new Set(paths)) {
     let target: { relative: string; absolute: string };
@@ -20,25 +21,27 @@ export async function writeFilesAt(dir: string, commit: string, paths: readonly 
       throw error;
     }
     if (fs.existsSync(target.absolute)) continue;
-    const entry = await findEntry(dir, commit, target.relative, cache);
-    if (!entry || (entry.mode !== "100644" && entry.mode !== "100755")) continue;
-    const { blob } = await git.readBlob({ fs, dir, oid: entry.oid, cache });
-    fs.mkdirSync(path.dirname(target.absolute), { recursive: true });
-    fs.writeFileSync(target.absolute, blob, { mode: entry.mode === "100755" ? 0o755 : 0o644 });
+    const entry = findEntry(objects, commit, target.relative);
+    if (!entry || !isRegularFile(entry.mode)) continue;
+    const blob = objects.readBlob(entry.oid);
+    await fs.promises.mkdir(path.dirname(target.absolute), { recursive: true });
+    await fs.promises.writeFile(target.absolute, blob, { mode: entry.mode === EXECUTABLE ? 0o755 : 0o644 });
     written.push(target.relative);
   }
   return written;
 }
 
-// Walks the trees down the path; isomorphic-git's own lookup throws for a missing path, which here is an answer, not an error.
-async function findEntry(dir: string, commit: string, relative: string, cache: object): Promise<{ oid: string; mode: string } | null> {
-  let tree = (await git.readCommit({ fs, dir, oid: commit, cache })).commit.tree;
+/** Walks the trees down the path: a path the commit does not hold is an answer (null), not an error. */
+function findEntry(objects: GitObjects, commit: string, relative: string): TreeEntry | null {
+  let tree = objects.readCommit(commit).tree;
   const parts = relative.split("/");
   for (const [index, name] of parts.entries()) {
-    const entry = (await git.readTree({ fs, dir, oid: tree, cache })).tree.find((e) => e.path === name);
-    if (!entry) return null;
-    if (index === parts.length - 1) return { oid: entry.oid, mode: entry.mode };
-    if (entry.type !== "tree") return null;
+    const entries = objects.readTree(tree);
+    const at = checkoutNames(entries, tree).indexOf(name);
+    if (at === -1) return null;
+    const entry = entries[at]!;
+    if (index === parts.length - 1) return entry;
+    if (entry.mode !== FOLDER) return null;
     tree = entry.oid;
   }
   return null;

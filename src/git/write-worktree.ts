@@ -1,7 +1,9 @@
 import fs from "node:fs";
 import path from "node:path";
-import git from "isomorphic-git";
-import { PackObjects, type PackedObject } from "./pack/pack-objects.js";
+import type { PackedObject } from "./pack/pack-objects.js";
+import { parseCommit } from "./pack/parse-commit.js";
+import { checkoutNames, EXECUTABLE, FOLDER, LINK, parseTree, SUBMODULE } from "./pack/parse-tree.js";
+import { GitObjects } from "./read-git-objects.js";
 
 // Writes overlap their I/O: each is an open, a write and a close on libuv's few threads, and with more of them
 // waiting those threads never idle between one file's steps (32 wrote sympy's 2,087 files in about a fifth less
@@ -23,71 +25,37 @@ export interface WrittenTree {
   folders: string[];
 }
 
-/** One entry of a git tree object. */
-interface TreeEntry {
-  mode: string;
-  name: string;
-  oid: string;
+/**
+ * Where a clone hands the files it writes, as it writes them: all the clone knows of whoever listens (a job's index,
+ * see withShallowClone). Declared here so that git's side needs nothing of theirs.
+ */
+export interface CloneSink {
+  /** The clone starts writing the work tree; called again when a failed clone is tried again, whose files no longer stand. */
+  start(): void;
+  /** Regular files just written, in batches, with their blob ids and bytes; the clone's writes wait for it. */
+  add(files: ClonedFile[]): Promise<void>;
+  /** The work tree is written: every folder it has. */
+  done(folders: string[]): void;
 }
-
-const names = new TextDecoder("utf-8", { fatal: true });
-
-/** The entries of a tree object: `<mode> <name>\0` and 20 bytes of object id, one after another. */
-function parseTree(data: Buffer, oid: string): TreeEntry[] {
-  const entries: TreeEntry[] = [];
-  const seen = new Set<string>();
-  let at = 0;
-  while (at < data.length) {
-    const space = data.indexOf(0x20, at);
-    const nul = data.indexOf(0, space);
-    if (space < 0 || nul < 0 || nul + 21 > data.length) throw new Error(`corrupt tree ${oid}: an entry is cut short`);
-    let name: string;
-    try {
-      name = names.decode(data.subarray(space + 1, nul));
-    } catch {
-      // Two different invalid byte sequences would both read as U+FFFD: one name for a link and a file.
-      throw new Error(`refusing to check out tree ${oid}: an entry's name is not UTF-8`);
-    }
-    // Names git itself refuses to check out: they would reach outside the entry's folder or into .git.
-    if (name === "" || name === "." || name === ".." || name.includes("/") || name.toLowerCase() === ".git") {
-      throw new Error(`refusing to check out tree ${oid}: it names an entry '${name}', which git never writes`);
-    }
-    if (seen.has(name)) throw new Error(`refusing to check out tree ${oid}: it names '${name}' twice`);
-    seen.add(name);
-    // Old trees may pad a folder's mode with a zero ("040000"); git reads it as 40000.
-    entries.push({ mode: data.toString("latin1", at, space).replace(/^0+/, ""), name, oid: data.toString("hex", nul + 1, nul + 21) });
-    at = nul + 21;
-  }
-  return entries;
-}
-
-/** An object isomorphic-git reads for us: one stored loose rather than in a pack. */
-async function readLoose(dir: string, oid: string): Promise<{ type: string; data: Buffer }> {
-  const loose = await git.readObject({ fs, dir, oid, format: "content" });
-  return { type: loose.type, data: Buffer.from(loose.object as Uint8Array) };
-}
-
-type ReadObject = (oid: string, want: PackedObject["type"]) => Promise<Buffer>;
 
 type ListedFile = { rel: string; oid: string; mode: string };
 
 /** An entry of a tree at its place in the work tree: a file (links included), a folder, or a submodule (left an empty folder). */
 type Place = ListedFile & { kind: "file" | "folder" | "submodule" };
 
-/** The entries of the tree `oid` (its bytes `data`) when it fills `folder` of the work tree ("" for the root). */
+/** The entries of the tree `oid` (its bytes `data`) when it fills `folder` of the work tree ("" for the root); refuses names git never checks out. */
 function placesIn(data: Buffer, oid: string, folder: string): Place[] {
-  return parseTree(data, oid).map(({ mode, name, oid: entryOid }) => ({
-    kind: mode === "40000" ? "folder" : mode === "160000" ? "submodule" : "file",
-    rel: folder === "" ? name : `${folder}/${name}`,
+  const entries = parseTree(data, oid);
+  const names = checkoutNames(entries, oid);
+  return entries.map(({ mode, oid: entryOid }, i) => ({
+    kind: mode === FOLDER ? "folder" : mode === SUBMODULE ? "submodule" : "file",
+    rel: folder === "" ? names[i]! : `${folder}/${names[i]!}`,
     oid: entryOid,
     mode,
   }));
 }
 
-/** The tree a commit's bytes name, if they name one where a commit does (its first line). */
-function treeOf(commit: Buffer): string | undefined {
-  return /^tree ([0-9a-f]{40})\n/.exec(commit.toString("latin1", 0, 64))?.[1];
-}
+type ReadObject = (oid: string, want: PackedObject["type"]) => Promise<Buffer>;
 
 /** Adds `value` to the list `map` holds under `key`. */
 function addTo<T>(map: Map<string, T[]>, key: string, value: T): void {
@@ -168,8 +136,7 @@ export class WorktreeWriter {
       if (type === "commit" && oid === this.head) {
         // Placed once: a pack may hold an object twice (git's index-pack takes it), and its files would be written twice.
         this.head = undefined;
-        const tree = treeOf(data);
-        if (tree) this.wantTree(tree, "");
+        this.wantTree(parseCommit(data, oid).tree, "");
       } else if (type === "tree") {
         if (this.treeBytes + data.length <= MAX_HELD_TREE_BYTES) {
           this.trees.set(oid, data);
@@ -201,18 +168,11 @@ export class WorktreeWriter {
     this.trees.clear();
     this.wantedTrees.clear();
     this.wantedBlobs.clear();
+    const objects = new GitObjects(path.join(this.dir, ".git"));
     try {
-      const packs = new PackObjects(path.join(this.dir, ".git"));
-      const read: ReadObject = async (oid, want) => {
-        const held = want === "blob" ? this.options.blobs?.get(oid) : undefined;
-        if (held) return held;
-        const object = packs.read(oid) ?? (await readLoose(this.dir, oid));
-        if (object.type !== want) throw new Error(`object ${oid} is a ${object.type}, not the ${want} its parent names`);
-        return object.data;
-      };
+      const read: ReadObject = async (oid, want) => (want === "blob" ? this.options.blobs?.get(oid) : undefined) ?? objects.readAs(oid, want);
       this.read = read;
-      const tree = treeOf(await read(commit, "commit"));
-      if (!tree) throw new Error(`corrupt commit ${commit}: it names no tree`);
+      const tree = parseCommit(await read(commit, "commit"), commit).tree;
       const files: ListedFile[] = [];
       const folders: string[] = [];
       await listFiles(tree, read, "", files, folders, (rel) => this.makeFolder(rel));
@@ -228,6 +188,7 @@ export class WorktreeWriter {
     } finally {
       // A pass that failed leaves no write running into a folder its caller removes.
       await this.abandon();
+      objects.close();
     }
   }
 
@@ -310,12 +271,12 @@ export class WorktreeWriter {
     if (slash >= 0) await this.folders.get(rel.slice(0, slash));
     // Only the last pass hands over a file without its bytes, once it has set `read`.
     const blob = held ?? (await this.read!(oid, "blob"));
-    if (mode === "120000") {
+    if (mode === LINK) {
       await fs.promises.symlink(blob.toString("utf8"), file);
       return;
     }
     // "wx": never through a link or onto a file already there, whatever the tree says.
-    const written = fs.promises.writeFile(file, blob, { mode: mode === "100755" ? 0o755 : 0o644, flag: "wx" });
+    const written = fs.promises.writeFile(file, blob, { mode: mode === EXECUTABLE ? 0o755 : 0o644, flag: "wx" });
     const { onFiles } = this.options;
     if (onFiles) this.batch.push({ path: rel, oid, bytes: blob });
     // Both run to their end before the write counts as done, failed or not: nothing of it outlives the clone.
@@ -334,7 +295,7 @@ export class WorktreeWriter {
 /**
  * Writes the files of `commit` into the work tree at `dir` (which holds its `.git`), as a checkout would but
  * without building an index: the bot commits from trees, and the Custodian walks the directory. Objects are
- * read from the clone's pack with Node's zlib (see PackObjects), loose ones through isomorphic-git.
+ * read from the clone's pack with Node's zlib (see GitObjects).
  * Executable bits and symbolic links are kept; submodules become empty directories, as git leaves them.
  * `onFiles` is given the regular files in batches as they are written, and runs while their writes are under way.
  * `blobs` are blobs already inflated (by the pack's indexing), by id; the others are read from the packs. A clone

@@ -1,11 +1,8 @@
-import fs from "node:fs";
-import git from "isomorphic-git";
 import { encodeFile, type FileEncoding } from "../edit/file-encoding.js";
 import { mapBounded } from "../lib/map-bounded.js";
 import { checkBotBranch } from "./check-bot-branch.js";
-import type { Checkout } from "../git/clone-repository.js";
+import type { Checkout } from "../git/checkout.js";
 import { protectedPathMatcher } from "../lib/protected-paths.js";
-import { readFileEntries } from "../git/read-file-entries.js";
 import { resolveInside } from "../lib/safe-path.js";
 import { asRuleRefusal } from "./commit-refused-error.js";
 import { moveBranch, type BranchLease } from "./move-branch.js";
@@ -42,12 +39,11 @@ export async function commitThroughApi(request: ApiCommitRequest): Promise<strin
   const { octokit, repo, checkout, guard, branch } = request;
   checkBotBranch(branch, guard.prefix, guard.defaultBranch);
   const files = encodeChanges(checkout.dir, request.changes, guard.protectedPaths);
-  const parentTree = (await git.readCommit({ fs, dir: checkout.dir, oid: checkout.head })).commit.tree;
-  const entries = await readFileEntries(checkout.dir, parentTree, [...files.keys()]);
+  const parentTree = checkout.readCommit().tree;
+  const entries = checkout.fileEntries([...files.keys()], parentTree);
   const changed: { path: string; bytes: Uint8Array }[] = [];
   for (const [path, bytes] of files) {
-    const { oid } = await git.hashBlob({ object: bytes });
-    if (oid !== entries.get(path)?.oid) changed.push({ path, bytes });
+    if (checkout.blobId(bytes) !== entries.get(path)?.oid) changed.push({ path, bytes });
   }
   if (changed.length === 0) throw new Error("refusing to commit: the change is empty (the files already have this content)");
   let commit: string;

@@ -2,7 +2,7 @@ import type { MagisConfig } from "../config.js";
 import { StageError } from "../pipeline/errors.js";
 import { neutralizeClosingReferences } from "../lib/markdown.js";
 import type { ResolveResult } from "../pipeline/types.js";
-import type { Checkout } from "../git/clone-repository.js";
+import type { Checkout } from "../git/checkout.js";
 import { protectedPathMatcher } from "../lib/protected-paths.js";
 import { chooseBranch } from "./choose-branch.js";
 import { CommitRefusedError } from "./commit-refused-error.js";

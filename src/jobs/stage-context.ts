@@ -1,4 +1,4 @@
-import type { Checkout } from "../git/clone-repository.js";
+import type { Checkout } from "../git/checkout.js";
 import type { CommandPolicy, ProgressEvent, StageContext } from "../pipeline/types.js";
 import { repositoryKey, type JobRecord } from "../store/jobs.js";
 import type { JobRun } from "./run-job.js";

@@ -3,7 +3,7 @@ import type { FileEncoding } from "../edit/file-encoding.js";
 import type { Llm, Usage } from "../llm/types.js";
 import type { TestCounts } from "../lib/read-test-output.js";
 import type { CommitRecord } from "../git/commit-history.js";
-import type { WrittenTree } from "../git/write-worktree.js";
+import type { JobIndex } from "./locate/open-job-index.js";
 
 /** The issue as the agents read it: already cleaned of hidden characters and HTML comments. */
 export interface IssueText {
@@ -231,8 +231,9 @@ export interface StageContext {
    */
   history?: () => Promise<CommitRecord[]>;
   /**
-   * The checkout's regular files as its clone wrote them (paths, blob ids, bytes) and its folders, handed once: the Custodian lists
-   * them rather than read the work tree back. Absent, or giving undefined: it walks `root`.
+   * The job's index (see openJobIndex): the files its clone wrote, handed once, which the Custodian lists rather than
+   * read the work tree back, and the terms it learned meanwhile, through the store's cache and the process's memo.
+   * Absent: the Custodian walks `root`, and indexes through the memory's cache alone (a library caller).
    */
-  written?: () => WrittenTree | undefined;
+  index?: JobIndex;
 }

@@ -1,4 +1,6 @@
 import type { GitHttpRequest, GitHttpResponse, HttpClient } from "isomorphic-git";
+import { GatheredPack } from "./gather-pack.js";
+import type { PackBytes } from "./pack-file.js";
 import { FLUSH, PktLineReader, pktLine } from "./pkt-lines.js";
 
 /**
@@ -7,7 +9,7 @@ import { FLUSH, PktLineReader, pktLine } from "./pkt-lines.js";
  */
 export interface ShallowPack {
   head: string;
-  pack: Buffer | null;
+  pack: PackBytes | null;
   shallow: string[];
   /** Whether the server acknowledged the `have` commit; when not (it no longer has it), the pack holds the whole tree. */
   common: boolean;
@@ -26,27 +28,12 @@ export interface AdvertisedRefs {
 /** Called with the advertisement and the branch's commit before the clone asks for its pack, so a second request can share them. */
 export type Alongside = (advertised: AdvertisedRefs, head: string) => void;
 
-/** Where the bytes of an answer's pack go as they come (a PackArriving reads them on the way); by default they are gathered. */
+/** Where the bytes of an answer's pack go as they come (a PackArriving reads them on the way); by default they are gathered in memory. */
 export interface PackSink {
   add(part: Buffer): void;
   readonly received: number;
   /** Every byte that came. */
-  pack(): Buffer;
-}
-
-/** A pack's bytes, gathered and joined once all came. */
-class GatheredPack implements PackSink {
-  private readonly parts: Buffer[] = [];
-  received = 0;
-
-  add(part: Buffer): void {
-    this.parts.push(part);
-    this.received += part.length;
-  }
-
-  pack(): Buffer {
-    return Buffer.concat(this.parts);
-  }
+  pack(): PackBytes;
 }
 
 // Side-band channels of the pack's answer: the pack itself, progress text, and a fatal error.
@@ -81,6 +68,7 @@ export async function fetchShallowPack(
   const advertised = await againIfDropped(http, { url: `${base}/info/refs?service=git-upload-pack`, method: "GET", headers });
   refuseFailure(advertised, base);
   const { refs, capabilities } = await readAdvertisement(advertised, base);
+  refuseObjectFormat(capabilities, base);
   const head = refs.get(`refs/heads/${branch}`);
   if (!head) throw new Error(`the repository at ${base} has no branch '${branch}'`);
   if (!capabilities.has("shallow")) throw new Error(`the git server at ${base} cannot send a shallow clone (it lacks the 'shallow' capability)`);
@@ -124,7 +112,7 @@ export async function fetchHistoryPack(
   since: number,
   maxBytes: number,
   have?: string,
-): Promise<{ pack: Buffer; shallow: string[]; common: boolean }> {
+): Promise<{ pack: PackBytes; shallow: string[]; common: boolean }> {
   const { base, capabilities } = advertised;
   for (const needed of ["shallow", "deepen-since"]) {
     if (!capabilities.has(needed)) throw new Error(`the git server at ${base} cannot send the history since a date (it lacks the '${needed}' capability)`);
@@ -153,6 +141,20 @@ export async function fetchHistoryPack(
   });
 }
 
+/**
+ * Refuses a repository whose objects are named with another hash than SHA-1 (`object-format=sha256`, which git
+ * advertises for a repository made with `--object-format=sha256`): every id this client reads and writes is SHA-1's
+ * (see gitHash), and its refs would otherwise read as no branch at all.
+ */
+function refuseObjectFormat(capabilities: Set<string>, base: string): void {
+  const format = [...capabilities].find((capability) => capability.startsWith("object-format="))?.slice("object-format=".length);
+  if (format === undefined || format === "sha1") return;
+  const named = format === "sha256" ? "SHA-256" : `'${format}'`;
+  throw new Error(
+    `the repository at ${base} uses ${named} object names, which MAGIS does not support yet: it reads repositories that use SHA-1, git's default`,
+  );
+}
+
 /** The capabilities a request asks for, as its want line lists them: a side band (which this client needs), `extra` where offered, no progress, and the agent. */
 function wantedCapabilities(capabilities: Set<string>, base: string, extra: string[]): string {
   const band = capabilities.has("side-band-64k") ? "side-band-64k" : capabilities.has("side-band") ? "side-band" : null;
@@ -174,7 +176,7 @@ async function requestPack(
   body: Buffer[],
   limits: PackLimits,
   into: PackSink = new GatheredPack(),
-): Promise<{ pack: Buffer; shallow: string[]; common: boolean }> {
+): Promise<{ pack: PackBytes; shallow: string[]; common: boolean }> {
   const answered = await againIfDropped(http, {
     url: `${to.base}/git-upload-pack`,
     method: "POST",
@@ -250,7 +252,7 @@ async function readPackAnswer(
   base: string,
   { maxBytes, overLimit, noPack }: PackLimits,
   pack: PackSink,
-): Promise<{ pack: Buffer; shallow: string[]; common: boolean }> {
+): Promise<{ pack: PackBytes; shallow: string[]; common: boolean }> {
   if (!response.body) throw new Error(`the git server at ${base} sent no pack`);
   const reader = new PktLineReader(response.body, `the pack of ${base}`);
   const shallow: string[] = [];

@@ -1,9 +1,9 @@
-import { createHash } from "node:crypto";
 import zlib from "node:zlib";
-import { gitObjectId } from "../git-object-id.js";
+import { gitHash, gitObjectId } from "../git-object-id.js";
 import { sliceWork, type Pause } from "../../lib/slice-work.js";
 import { applyDelta } from "./apply-delta.js";
 import { BaseCache, CutShort, inflateAt, OBJECT_TYPES, readEntryHeader, type EntryHeader } from "./pack-entry.js";
+import { appendToPack, hashPack, packRange, type PackBytes } from "./pack-file.js";
 
 /** One object of a pack, named and whole (a delta applied to its base). */
 export interface PackObject {
@@ -12,9 +12,10 @@ export interface PackObject {
   data: Buffer;
 }
 
-/** One entry of a pack as indexing sees it; `oid` is set once the entry is resolved. */
+/** One entry of a pack as indexing sees it, from `start` up to `end`; `oid` is set once the entry is resolved. */
 export interface PackEntry extends EntryHeader {
   start: number;
+  end: number;
   crc: number;
   oid?: string;
 }
@@ -23,24 +24,49 @@ export interface PackEntry extends EntryHeader {
 export type VisitObject = (object: PackObject) => void;
 
 /** The signature and version of a pack's first 12 bytes, checked; its object count. */
-function readPackHeader(pack: Buffer): number {
-  if (pack.length < 12 || pack.toString("latin1", 0, 4) !== "PACK") throw new Error("corrupt pack: it does not start with 'PACK'");
-  const version = pack.readUInt32BE(4);
+export function readPackHeader(head: Buffer): number {
+  if (head.length < 12 || head.toString("latin1", 0, 4) !== "PACK") throw new Error("corrupt pack: it does not start with 'PACK'");
+  const version = head.readUInt32BE(4);
   if (version !== 2 && version !== 3) throw new Error(`corrupt pack: version ${version} is not one git writes`);
-  return pack.readUInt32BE(8);
+  return head.readUInt32BE(8);
 }
 
-/** Reads the entry at `start` of `bytes`: its header and extent, inflated to check its size; a whole object is named and shown to `visit`. */
-function readEntry(bytes: Buffer, start: number, visit: VisitObject | undefined): { entry: PackEntry; next: number } {
-  const header = readEntryHeader(bytes, start);
-  const inflated = inflateAt(bytes, header.data, header.size);
+/**
+ * Reads the entry at `start` from `bytes`, which hold the pack from its byte `origin` on: its header and extent,
+ * inflated to check its size; a whole object is named and shown to `visit`. Throws CutShort when its bytes end first.
+ */
+export function readEntry(bytes: Buffer, origin: number, start: number, visit: VisitObject | undefined): PackEntry {
+  const header = readEntryHeader(bytes, start, origin);
+  const inflated = inflateAt(bytes, header.data, header.size, origin);
   if (inflated.data.length !== header.size)
     throw new Error(`corrupt pack: the entry at byte ${start} inflates to ${inflated.data.length} bytes, its header says ${header.size}`);
-  const next = header.data + inflated.used;
+  const end = header.data + inflated.used;
   // A whole object is named now, while it is inflated; deltas wait for their bases.
   const oid = header.base === undefined ? gitObjectId(OBJECT_TYPES[header.type]!, inflated.data) : undefined;
   if (oid) visit?.({ oid, type: OBJECT_TYPES[header.type]!, data: inflated.data });
-  return { entry: { ...header, start, crc: zlib.crc32(bytes.subarray(start, next)), oid }, next };
+  return { ...header, start, end, crc: zlib.crc32(bytes.subarray(start - origin, end - origin)), oid };
+}
+
+// Bytes of a pack in a file read first for an entry: its header, and the whole of most entries' data.
+const FIRST_READ = 64 * 1024;
+
+/**
+ * Reads the entry at `start` of a pack whose entries end at `end` (see readEntry). A pack in a file is read a range at
+ * a time: its header first, then as many bytes as its data can take deflated, more if a stream is longer still.
+ */
+function readEntryOf(pack: PackBytes, start: number, end: number, visit: VisitObject | undefined): PackEntry {
+  if (Buffer.isBuffer(pack)) return readEntry(pack.subarray(0, end), 0, start, visit);
+  const head = pack.read(start, Math.min(end, start + FIRST_READ));
+  const { size, data } = readEntryHeader(head, start, start);
+  // Deflate's worst case: five bytes a block of stored data, and the stream's own header and checksum.
+  for (let want = data - start + size + 5 * Math.ceil(size / 16_000) + 64; ; want *= 2) {
+    const stop = Math.min(end, start + Math.max(want, FIRST_READ));
+    try {
+      return readEntry(stop - start <= head.length ? head : pack.read(start, stop), start, start, visit);
+    } catch (error) {
+      if (!(error instanceof CutShort) || stop === end) throw error;
+    }
+  }
 }
 
 /**
@@ -48,157 +74,111 @@ function readEntry(bytes: Buffer, start: number, visit: VisitObject | undefined)
  * to `visit`. `from` are the entries already read from the pack's start as it arrived (see PackArriving), the rest
  * following them.
  */
-async function readEntries(
-  pack: Buffer,
+export async function readEntries(
+  pack: PackBytes,
   pause: Pause,
   visit?: VisitObject,
   from: { entries: PackEntry[]; at: number } = { entries: [], at: 12 },
 ): Promise<PackEntry[]> {
   // A header and a checksum at least, as before any other check.
   if (pack.length < 32) throw new Error("corrupt pack: it does not start with 'PACK'");
-  const count = readPackHeader(pack);
-  const body = pack.subarray(0, pack.length - 20);
-  if (
-    !createHash("sha1")
-      .update(body)
-      .digest()
-      .equals(pack.subarray(pack.length - 20))
-  )
-    throw new Error("corrupt pack: its checksum does not match its bytes");
+  const count = readPackHeader(packRange(pack, 0, 12));
+  const body = pack.length - 20;
+  if (!(await hashPack(pack, body, pause)).equals(packRange(pack, body, pack.length))) throw new Error("corrupt pack: its checksum does not match its bytes");
   const entries = from.entries;
   let at = from.at;
   for (let i = entries.length; i < count; i++) {
-    if (at >= body.length) throw new Error(`corrupt pack: it announces ${count} objects and holds ${i}`);
-    const read = readEntry(body, at, visit);
-    entries.push(read.entry);
-    at = read.next;
+    if (at >= body) throw new Error(`corrupt pack: it announces ${count} objects and holds ${i}`);
+    const entry = readEntryOf(pack, at, body, visit);
+    entries.push(entry);
+    at = entry.end;
     await pause();
   }
-  if (at !== body.length) throw new Error("corrupt pack: bytes follow its last object");
+  if (at !== body) throw new Error("corrupt pack: bytes follow its last object");
   return entries;
 }
 
-// Bytes an entry's header may take at most (type and size, then a delta's base as an offset or an object id), with room.
-const HEADER_ROOM = 64;
-
 /**
- * A pack read as it arrives: each entry whose bytes have all come is inflated and named at once, while the server is
- * still sending the rest, instead of every entry after the last byte. Nothing read is trusted before `index` has checked
- * the whole pack (its checksum, its object count, nothing after its last object), which reads what is left the usual way.
- * An entry whose bytes have not all come is tried again once twice as many have; one that does not read for another
- * reason (damage) stops the early reading, and `index` then reports it.
+ * Names every object of a pack, resolving deltas against their bases, and shows each object to `visit`: whole objects
+ * in pack order, then deltas as they are resolved. A delta's base may come anywhere in the pack, after it too (git
+ * accepts such packs); one the pack does not hold (a thin pack's) is asked of `external`. Returns the entries, each named.
  */
-export class PackArriving {
-  private bytes = Buffer.alloc(64 * 1024);
-  private length = 0;
-  private readonly entries: PackEntry[] = [];
-  private at = 12;
-  private count: number | null = null;
-  // Bytes to wait for before trying again an entry whose stream had not all come: twice what it had, so a large
-  // entry is inflated a few times at most.
-  private waitFor = 0;
-  private stopped = false;
-
-  constructor(private readonly visit?: VisitObject) {}
-
-  /** More bytes of the pack, in order. */
-  add(part: Buffer): void {
-    if (this.length + part.length > this.bytes.length) {
-      const grown = Buffer.allocUnsafe(Math.max(this.bytes.length * 2, this.length + part.length));
-      this.bytes.copy(grown, 0, 0, this.length);
-      this.bytes = grown;
-    }
-    part.copy(this.bytes, this.length);
-    this.length += part.length;
-    this.readWhatCame();
-  }
-
-  /** How many bytes came. */
-  get received(): number {
-    return this.length;
-  }
-
-  /** The whole pack: every byte that came. */
-  pack(): Buffer {
-    // Grown by doubling, the buffer may be nearly twice the pack: it is cut to size once, as the pack is kept a while.
-    if (this.bytes.length > this.length * 1.25) this.bytes = Buffer.from(this.bytes.subarray(0, this.length));
-    return this.bytes.subarray(0, this.length);
-  }
-
-  /** Names every object (see resolvePack), the entries read as the pack arrived first, and writes its index. */
-  async index(pause: Pause = sliceWork()): Promise<Buffer> {
-    const pack = this.pack();
-    const entries = await readEntries(pack, pause, this.visit, { entries: this.entries, at: this.at });
-    return indexOfEntries(await resolveEntries(pack, entries, pause, this.visit), pack);
-  }
-
-  private readWhatCame(): void {
-    if (this.stopped || this.length < this.waitFor) return;
-    if (this.count === null) {
-      if (this.length < 12) return;
-      try {
-        this.count = readPackHeader(this.bytes);
-      } catch {
-        this.stopped = true;
-        return;
-      }
-    }
-    // The checksum's 20 bytes follow the last entry: an entry is never read from them.
-    while (this.entries.length < this.count && this.length - this.at >= HEADER_ROOM + 20) {
-      try {
-        const read = readEntry(this.bytes.subarray(0, this.length), this.at, this.visit);
-        this.entries.push(read.entry);
-        this.at = read.next;
-      } catch (error) {
-        if (error instanceof CutShort) this.waitFor = this.at + 2 * (this.length - this.at);
-        else this.stopped = true;
-        return;
-      }
-    }
-  }
+export async function resolvePack(pack: PackBytes, pause: Pause = sliceWork(), visit?: VisitObject, external?: ExternalBase): Promise<PackEntry[]> {
+  return resolveEntries(pack, await readEntries(pack, pause, visit), { pause, visit, external });
 }
 
-/**
- * Names every object of a pack, resolving deltas against their bases (within the pack: a clone's pack is never
- * thin), and shows each object to `visit`: whole objects in pack order, then deltas. Returns the entries, each named.
- */
-export async function resolvePack(pack: Buffer, pause: Pause = sliceWork(), visit?: VisitObject, external?: ExternalBase): Promise<PackEntry[]> {
-  return resolveEntries(pack, await readEntries(pack, pause, visit), pause, visit, external);
+/** An object of a pack, whole. */
+type Whole = { type: string; data: Buffer };
+
+/** How resolving a pack's deltas pauses, whom it shows each object, and where it looks for bases the pack lacks. */
+export interface Resolving {
+  pause: Pause;
+  visit?: VisitObject | undefined;
+  external?: ExternalBase | undefined;
 }
 
 /** Names the deltas among a pack's read entries (see resolvePack), showing each to `visit`. */
-async function resolveEntries(pack: Buffer, entries: PackEntry[], pause: Pause, visit?: VisitObject, external?: ExternalBase): Promise<PackEntry[]> {
+export async function resolveEntries(pack: PackBytes, entries: PackEntry[], { pause, visit, external }: Resolving): Promise<PackEntry[]> {
   const byStart = new Map(entries.map((entry) => [entry.start, entry]));
   const byOid = new Map<string, PackEntry>();
+  for (const entry of entries) if (entry.oid) byOid.set(entry.oid, entry);
+  const outside = new Map<string, Whole>();
   // Inflated objects that an ofs-delta uses as its base, kept while there is room.
   const bases = new Set(entries.flatMap((entry) => (typeof entry.base === "number" ? [entry.base] : [])));
-  const resolved = new BaseCache<{ type: string; data: Buffer }>();
-  const resolve = (entry: PackEntry): { type: string; data: Buffer } => {
+  const resolved = new BaseCache<Whole>();
+  // The object of an entry, or the id of the base it waits for: a ref-delta's base that is not named yet.
+  const resolve = (entry: PackEntry): Whole | string => {
     const known = resolved.get(entry.start);
     if (known) return known;
-    const inflated = inflateAt(pack, entry.data, entry.size).data;
-    let object: { type: string; data: Buffer };
+    let object: Whole;
+    const inflated = inflateAt(packRange(pack, entry.data, entry.end), entry.data, entry.size, entry.data).data;
     if (entry.base === undefined) {
       object = { type: OBJECT_TYPES[entry.type]!, data: inflated };
     } else {
       const base = typeof entry.base === "number" ? byStart.get(entry.base) : byOid.get(entry.base);
-      const outside = !base && typeof entry.base === "string" ? external?.(entry.base) : undefined;
-      if (!base && !outside) throw new Error(`corrupt pack: the delta at byte ${entry.start} names a base the pack does not hold`);
-      const from = base ? resolve(base) : outside!;
+      if (!base && typeof entry.base === "number") throw new Error(`corrupt pack: the delta at byte ${entry.start} names a base the pack does not hold`);
+      const from = base ? resolve(base) : (outside.get(entry.base as string) ?? (entry.base as string));
+      if (typeof from === "string") return from;
       object = { type: from.type, data: applyDelta(from.data, inflated) };
     }
     if (bases.has(entry.start)) resolved.set(entry.start, object);
     return object;
   };
-  for (const entry of entries) if (entry.oid) byOid.set(entry.oid, entry);
-  for (const entry of entries) {
-    if (entry.oid) continue;
-    const object = resolve(entry);
-    entry.oid = gitObjectId(object.type, object.data);
-    byOid.set(entry.oid, entry);
-    visit?.({ oid: entry.oid, ...object });
-    await pause();
+  // Deltas waiting for a base, by its id: named as soon as it is.
+  const waiting = new Map<string, PackEntry[]>();
+  const name = async (first: PackEntry) => {
+    for (const ready = [first]; ready.length > 0;) {
+      const entry = ready.pop()!;
+      const object = resolve(entry);
+      if (typeof object === "string") {
+        const waiters = waiting.get(object);
+        if (waiters) waiters.push(entry);
+        else waiting.set(object, [entry]);
+        continue;
+      }
+      entry.oid = gitObjectId(object.type, object.data);
+      byOid.set(entry.oid, entry);
+      visit?.({ oid: entry.oid, ...object });
+      ready.push(...(waiting.get(entry.oid) ?? []));
+      waiting.delete(entry.oid);
+      await pause();
+    }
+  };
+  for (const entry of entries) if (!entry.oid) await name(entry);
+  // What is left waits for bases the pack does not hold: a thin pack's, found outside it, or none.
+  for (let found = true; found && waiting.size > 0;) {
+    found = false;
+    for (const [oid, waiters] of [...waiting]) {
+      const object = external?.(oid);
+      if (!object) continue;
+      found = true;
+      outside.set(oid, object);
+      waiting.delete(oid);
+      for (const waiter of waiters) await name(waiter);
+    }
   }
+  const stuck = [...waiting.values()].flat().sort((a, b) => a.start - b.start)[0];
+  if (stuck) throw new Error(`corrupt pack: the delta at byte ${stuck.start} names a base the pack does not hold`);
   return entries;
 }
 
@@ -216,8 +196,8 @@ function wholeEntryHeader(type: number, size: number): Buffer {
 }
 
 /** The name git gives a pack's files: `pack-` and the pack's checksum, its last 20 bytes, in hex. */
-export function packName(pack: Buffer): string {
-  return `pack-${pack.subarray(pack.length - 20).toString("hex")}`;
+export function packName(pack: PackBytes): string {
+  return `pack-${packRange(pack, pack.length - 20, pack.length).toString("hex")}`;
 }
 
 /**
@@ -227,7 +207,7 @@ export function packName(pack: Buffer): string {
  * whole tree, when the server did not know the commit asked with) is resolved once, not again for its index; throws
  * when a base is found nowhere.
  */
-export async function indexThinPack(thin: Buffer, external: ExternalBase, pause: Pause = sliceWork()): Promise<{ pack: Buffer; index: Buffer }> {
+export async function indexThinPack(thin: PackBytes, external: ExternalBase, pause: Pause = sliceWork()): Promise<{ pack: PackBytes; index: Buffer }> {
   const missing = new Map<string, { type: string; data: Buffer }>();
   const entries = await resolvePack(thin, pause, undefined, (oid) => {
     const object = missing.get(oid) ?? external(oid);
@@ -235,12 +215,11 @@ export async function indexThinPack(thin: Buffer, external: ExternalBase, pause:
     return object;
   });
   if (missing.size === 0) return { pack: thin, index: indexOfEntries(entries, thin) };
-  const body = Buffer.concat([
-    thin.subarray(0, thin.length - 20),
-    ...[...missing.values()].flatMap(({ type, data }) => [wholeEntryHeader(OBJECT_TYPES.indexOf(type as never), data.length), zlib.deflateSync(data)]),
+  const appended = [...missing.values()].flatMap(({ type, data }) => [
+    wholeEntryHeader(OBJECT_TYPES.indexOf(type as never), data.length),
+    zlib.deflateSync(data),
   ]);
-  body.writeUInt32BE(thin.readUInt32BE(8) + missing.size, 8);
-  const pack = Buffer.concat([body, createHash("sha1").update(body).digest()]);
+  const pack = await appendToPack(thin, appended, missing.size, pause);
   return { pack, index: await indexPack(pack, pause) };
 }
 
@@ -250,13 +229,13 @@ export async function indexThinPack(thin: Buffer, external: ExternalBase, pause:
  * Inflating with Node's zlib, this takes a fraction of the time isomorphic-git's JavaScript inflate takes over the
  * same pack. `visit` sees every object as it is named (see resolvePack).
  */
-export async function indexPack(pack: Buffer, pause: Pause = sliceWork(), visit?: VisitObject): Promise<Buffer> {
+export async function indexPack(pack: PackBytes, pause: Pause = sliceWork(), visit?: VisitObject): Promise<Buffer> {
   return indexOfEntries(await resolvePack(pack, pause, visit), pack);
 }
 
 /** The index of a pack whose entries resolvePack already named, without resolving it again. */
-export function indexOfEntries(entries: PackEntry[], pack: Buffer): Buffer {
-  return writeIndex(entries, pack.subarray(pack.length - 20));
+export function indexOfEntries(entries: PackEntry[], pack: PackBytes): Buffer {
+  return writeIndex(entries, packRange(pack, pack.length - 20, pack.length));
 }
 
 /** The bytes of a version-2 pack index for named entries. */
@@ -287,7 +266,7 @@ function writeIndex(entries: PackEntry[], packChecksum: Buffer): Buffer {
     }
   }
   packChecksum.copy(index, largeAt);
-  createHash("sha1")
+  gitHash()
     .update(index.subarray(0, largeAt + 20))
     .digest()
     .copy(index, largeAt + 20);

@@ -20,30 +20,31 @@ export interface EntryHeader {
 /**
  * Reads the header of the pack entry at `start`: the type in bits 4–6 of the first byte and the size in
  * little-endian groups of 7 bits, then for an ofs-delta how far back its base starts (git's offset encoding,
- * where each continuation adds one) and for a ref-delta its base's 20-byte id.
+ * where each continuation adds one) and for a ref-delta its base's 20-byte id. `bytes` hold the pack from its byte
+ * `origin` on (all of it by default); the positions returned are the pack's.
  */
-export function readEntryHeader(pack: Buffer, start: number): EntryHeader {
-  let at = start;
-  let byte = pack[at++]!;
+export function readEntryHeader(bytes: Buffer, start: number, origin = 0): EntryHeader {
+  let at = start - origin;
+  let byte = bytes[at++]!;
   const type = (byte >> 4) & 7;
   let size = byte & 0x0f;
   for (let shift = 4; byte & 0x80; shift += 7) {
-    byte = pack[at++]!;
+    byte = bytes[at++]!;
     size += (byte & 0x7f) * 2 ** shift;
   }
   if (type === OFS_DELTA) {
-    byte = pack[at++]!;
+    byte = bytes[at++]!;
     let back = byte & 0x7f;
     while (byte & 0x80) {
-      byte = pack[at++]!;
+      byte = bytes[at++]!;
       back = (back + 1) * 128 + (byte & 0x7f);
     }
     if (back === 0 || back > start) throw new Error(`corrupt pack: the delta at byte ${start} points at itself or before the pack's start`);
-    return { type, size, base: start - back, data: at };
+    return { type, size, base: start - back, data: origin + at };
   }
-  if (type === REF_DELTA) return { type, size, base: pack.toString("hex", at, at + 20), data: at + 20 };
+  if (type === REF_DELTA) return { type, size, base: bytes.toString("hex", at, at + 20), data: origin + at + 20 };
   if (!OBJECT_TYPES[type]) throw new Error(`corrupt pack: an entry of unknown type ${type} at byte ${start}`);
-  return { type, size, data: at };
+  return { type, size, data: origin + at };
 }
 
 /**
@@ -58,16 +59,17 @@ export class CutShort extends Error {}
 /**
  * The inflated bytes of the zlib stream at `at` and how many bytes of `bytes` it took; damage is reported as a corrupt
  * pack. `size`, the entry's declared size, bounds what is inflated: a stream longer than its entry says is refused
- * before it is inflated whole, and so is an entry declaring more than MAX_OBJECT_BYTES.
+ * before it is inflated whole, and so is an entry declaring more than MAX_OBJECT_BYTES. `bytes` hold the pack from its
+ * byte `origin` on (all of it by default), `at` a position in the pack.
  */
-export function inflateAt(bytes: Buffer, at: number, size = MAX_OBJECT_BYTES): { data: Buffer; used: number } {
+export function inflateAt(bytes: Buffer, at: number, size = MAX_OBJECT_BYTES, origin = 0): { data: Buffer; used: number } {
   if (size > MAX_OBJECT_BYTES)
     throw new Error(`corrupt pack: the entry at byte ${at} declares ${size} bytes, more than the ${MAX_OBJECT_BYTES / 2 ** 20} MB one object may have`);
   try {
     // Output of the declared size, in one piece up to 16 MB: zlib's default 16 KB pieces would leave every smaller
     // object a view on a 16 KB buffer of its own, which a clone holding thousands of them would pay for many times over.
     const options = { info: true, maxOutputLength: Math.max(1, size), chunkSize: Math.min(Math.max(64, size + 1), 16 * 2 ** 20) };
-    const { buffer, engine } = zlib.inflateSync(bytes.subarray(at), options) as unknown as { buffer: Buffer; engine: { bytesWritten: number } };
+    const { buffer, engine } = zlib.inflateSync(bytes.subarray(at - origin), options) as unknown as { buffer: Buffer; engine: { bytesWritten: number } };
     return { data: buffer, used: engine.bytesWritten };
   } catch (error) {
     const code = (error as { code?: string }).code;

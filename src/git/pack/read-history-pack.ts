@@ -1,7 +1,8 @@
 import { sliceWork, type Pause } from "../../lib/slice-work.js";
 import { keepWindow, type CommitRecord, type HistoryWindow } from "../commit-history.js";
-import { diffTrees } from "./diff-trees.js";
+import { diffTrees, ParsedTrees } from "./diff-trees.js";
 import { resolvePack, type PackEntry } from "./index-pack.js";
+import type { PackBytes } from "./pack-file.js";
 import { parseCommit, type ParsedCommit } from "./parse-commit.js";
 
 /** Most bytes of inflated trees a history keeps while it compares commits. */
@@ -28,7 +29,7 @@ export interface EarlierObjects {
  * anyway has already been held to the pack's byte limit. Throws on a pack that is corrupt, or whose trees inflate to
  * more than `maxTreeBytes`.
  */
-export async function readHistoryObjects(pack: Buffer, pause: Pause = sliceWork(), maxTreeBytes = MAX_TREE_BYTES): Promise<HistoryObjects> {
+export async function readHistoryObjects(pack: PackBytes, pause: Pause = sliceWork(), maxTreeBytes = MAX_TREE_BYTES): Promise<HistoryObjects> {
   const commits = new Map<string, ParsedCommit>();
   const trees = new Map<string, Buffer>();
   let kept = 0;
@@ -69,11 +70,11 @@ export async function compareCommits(
   const parentOf = (oid: string, commit: ParsedCommit) =>
     commit.parents.length === 1 && !boundary.has(oid) ? (commits.get(commit.parents[0]!) ?? earlier?.commit(commit.parents[0]!)) : undefined;
   const compared = [...commits].flatMap(([oid, commit]) => (parentOf(oid, commit) ? [{ oid, time: commit.time, message: commit.message, files: [] }] : []));
-  const readTree = (oid: string) => trees.get(oid) ?? earlier?.tree(oid);
+  const parsed = new ParsedTrees((oid) => trees.get(oid) ?? earlier?.tree(oid));
   const records: CommitRecord[] = [];
   for (const record of keepWindow(compared, headTime, window)) {
     const commit = commits.get(record.oid)!;
-    const files = diffTrees(readTree, parentOf(record.oid, commit)!.tree, commit.tree);
+    const files = diffTrees(parsed, parentOf(record.oid, commit)!.tree, commit.tree);
     if (files) records.push({ ...record, files });
     await pause();
   }

@@ -1,6 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
-import { judgeClonedFile, readCandidate, type SkipReason, type SourceFile, type Verdict } from "./read-candidate.js";
+import { judgeCandidate, readCandidate, type JudgeFile, type SkipReason, type SourceFile, type Verdict } from "./read-candidate.js";
 import type { ClonedFile, WrittenTree } from "../../git/write-worktree.js";
 import { globMatcher } from "../../lib/glob.js";
 import { sliceWork, type Pause } from "../../lib/slice-work.js";
@@ -158,9 +158,14 @@ export async function listCandidates(root: string, options: ListOptions): Promis
 /**
  * The candidates listCandidates finds in a checkout, from what its clone wrote there (the files' paths, blob ids and
  * bytes at hand, and the folders): the same files in the same order, each with its blob id, and the same counts of
- * what was left out, without walking the work tree and reading every file back.
+ * what was left out, without walking the work tree and reading every file back. `judgeFile` decides on each file (the
+ * job's index answers what it decided while the clone wrote it, see openJobIndex).
  */
-export async function listWrittenFiles(written: WrittenTree, options: ListOptions): Promise<CandidateSet> {
+export async function listWrittenFiles(
+  written: WrittenTree,
+  options: ListOptions,
+  judgeFile: JudgeFile = (file, maxFileBytes) => judgeCandidate(file.path, file.bytes, maxFileBytes),
+): Promise<CandidateSet> {
   const skipped = noneSkipped();
   // The walk skips the checkout's .git, as a vendored folder.
   skipped.vendored++;
@@ -180,7 +185,7 @@ export async function listWrittenFiles(written: WrittenTree, options: ListOption
   }
   const judge = (rel: string): Verdict => {
     const file = byPath.get(rel)!;
-    const verdict = judgeClonedFile(file, options.maxFileBytes);
+    const verdict = judgeFile(file, options.maxFileBytes);
     return "skip" in verdict ? verdict : { ...verdict, file: { ...verdict.file, oid: file.oid } };
   };
   return judgeAll([...byPath.keys()].sort(), skipped, judge, sliceWork());

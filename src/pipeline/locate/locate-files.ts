@@ -1,12 +1,13 @@
 import type { MemoryStore } from "../../store/store.js";
 import type { CommitRecord } from "../../git/commit-history.js";
-import type { WrittenTree } from "../../git/write-worktree.js";
 import { StageError } from "../errors.js";
 import { mapBounded } from "../../lib/map-bounded.js";
 import type { IssueText, LocatedFile, StageContext } from "../types.js";
 import { buildQuery } from "./build-query.js";
 import { judgeRelevance } from "./judge-relevance.js";
 import { indexRepository, type RepositoryIndex } from "./index-repository.js";
+import type { WrittenFiles } from "./open-job-index.js";
+import { TermMemo, type TermMemory } from "./remember-terms.js";
 import type { CandidateSet } from "./list-candidates.js";
 import { summarizeCandidate } from "./summarize-candidate.js";
 
@@ -39,7 +40,7 @@ export async function locateFiles(ctx: StageContext, issue: IssueText, memory: M
   const list = { exclude: ctx.config.exclude, maxFileBytes: ctx.config.max_file_bytes };
   // The terms this job tokenized are stored once the model has the candidates to read, not before its first request.
   // The files the clone wrote are not held past the listing (see listedFrom).
-  const index = await indexRepository(ctx.root, list, { cache: memory?.index, history, storeLater: true, ...listedFrom(ctx) });
+  const index = await indexRepository(ctx.root, list, { terms: termsOf(ctx, memory), history, storeLater: true, ...listedFrom(ctx) });
   let located: LocatedFile[];
   try {
     located = await rankAndJudge(ctx, issue, { index, memory, options });
@@ -52,10 +53,16 @@ export async function locateFiles(ctx: StageContext, issue: IssueText, memory: M
   return located;
 }
 
-/** What the Custodian lists: the files the clone wrote when the checkout hands them over, else the work tree (nothing). */
-function listedFrom(ctx: StageContext): { written?: WrittenTree } {
-  const written = ctx.written?.();
-  return written ? { written } : {};
+/** What the Custodian lists: the files the clone wrote when the job's index hands them over, else the work tree (nothing). */
+function listedFrom(ctx: StageContext): { written?: WrittenFiles; judge?: WrittenFiles["judge"] } {
+  const written = ctx.index?.takeWritten();
+  return written ? { written, judge: written.judge } : {};
+}
+
+/** The terms the job indexes through: its index's, else (a caller without one) the memory's cache with a memo of this call's own. */
+function termsOf(ctx: StageContext, memory: MemoryStore | null): TermMemory | null {
+  if (ctx.index) return ctx.index.terms;
+  return memory ? { cache: memory.index, memo: new TermMemo() } : null;
 }
 
 /** What rankAndJudge works on besides the issue: the repository's index, the evolution memory, and the caller's options. */

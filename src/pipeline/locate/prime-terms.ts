@@ -2,17 +2,22 @@ import type { ClonedFile } from "../../git/write-worktree.js";
 import { sliceWork } from "../../lib/slice-work.js";
 import { listedPath, type ListOptions } from "./list-candidates.js";
 import { countFile } from "./prepare-document.js";
-import { judgeClonedFile } from "./read-candidate.js";
-import { memoOf, parseTerms, readQuietly, termsKey, type TermCache, type TermMemo } from "./remember-terms.js";
+import { judgeCandidate, type JudgeFile } from "./read-candidate.js";
+import { parseTerms, readQuietly, termsKey, type TermMemory } from "./remember-terms.js";
 
 /**
  * Learns the terms of a clone's files while the clone writes them, so that indexing the checkout afterwards finds
- * every file in the cache's memo (see TermMemo): the candidates (see listCandidates) the store already knows are read
+ * every file in the memo (see TermMemory): the candidates (see listCandidates) the store already knows are read
  * from it, one query per batch, and the others tokenized. On a disk where writing thousands of files keeps the process
  * waiting, the tokenizing fills that wait. The terms are written to the store by the job's index, not here. It primes
- * at most three quarters of the memo's bound.
+ * at most three quarters of the memo's bound. `judge` decides on each file (the job's index decides once for priming
+ * and listing alike, see openJobIndex).
  */
-export function primeTerms(cache: TermCache, list: ListOptions, memo: TermMemo = memoOf(cache)): (files: ClonedFile[]) => Promise<void> {
+export function primeTerms(
+  { cache, memo }: TermMemory,
+  list: ListOptions,
+  judge: JudgeFile = (file, maxFileBytes) => judgeCandidate(file.path, file.bytes, maxFileBytes),
+): (files: ClonedFile[]) => Promise<void> {
   const listed = listedPath(list);
   const pause = sliceWork();
   // Past three quarters of the memo, a repository would evict its own first files before the index reads them:
@@ -32,7 +37,7 @@ export function primeTerms(cache: TermCache, list: ListOptions, memo: TermMemo =
         primed += memo.set(key, parseTerms(json), true);
         continue;
       }
-      const verdict = judgeClonedFile(file, list.maxFileBytes);
+      const verdict = judge(file, list.maxFileBytes);
       if (!("skip" in verdict)) primed += memo.set(key, countFile(verdict.file), false);
       await pause();
     }

@@ -2,7 +2,7 @@ import type { PastChange, RankedFile } from "../types.js";
 import { Bm25Index } from "./bm25-index.js";
 import type { WeightedQuery } from "./build-query.js";
 import { prepareFile, type RankInput } from "./prepare-document.js";
-import { rememberedTerms, rememberedDefinitions, type TermCache } from "./remember-terms.js";
+import { rememberedTerms, rememberedDefinitions, type TermMemory } from "./remember-terms.js";
 import { importedFiles, indexModules } from "./resolve-imports.js";
 import { scoreDefinitions } from "./score-definitions.js";
 import { indexHistory } from "./score-history.js";
@@ -155,8 +155,8 @@ export interface IndexFilesOptions {
   ranking?: RankOptions;
   /** Awaited between files, documents and searches (default sliceWork()). */
   pause?: Pause;
-  /** Where blobs' terms and definitions are remembered between jobs (default null: none). */
-  cache?: TermCache | null;
+  /** Where blobs' terms and definitions are remembered between jobs, with the process's memo (default null: none). */
+  terms?: TermMemory | null;
   /** The repository's recent commits: the files that commits like the issue changed gain (default none). */
   history?: CommitRecord[];
   /** Leave storing the new blobs' terms to the caller's `remember` (default false: stored before returning). */
@@ -198,14 +198,14 @@ function filesToParse(query: WeightedQuery, definedBy: Map<string, number[]>): n
  * (namedByTitle), and by a prior that tests, docs and settings are rarely what a fix changes (unless
  * the title is about the docs); then the files that the past commits most like the issue changed gain a share
  * of the best file's score (indexHistory), and the files the best few import are raised a little (raiseImported).
- * With a cache, only blobs it has not seen are tokenized and parsed, and the new blobs' terms are stored for the next
+ * With the store's cache (and its memo, see TermMemory), only blobs it has not seen are tokenized and parsed, and the new blobs' terms are stored for the next
  * job: before returning, or with `storeLater` when the caller calls `remember` (a job, once its first model requests
  * are under way). Building and ranking await `pause` between files, documents and searches, so a server's event
  * loop is not held for seconds.
  */
 export async function indexFiles(
   files: RankInput[],
-  { ranking: options = DEFAULT_RANK_OPTIONS, pause = sliceWork(), cache = null, history = [], storeLater = false }: IndexFilesOptions = {},
+  { ranking: options = DEFAULT_RANK_OPTIONS, pause = sliceWork(), terms: termMemory = null, history = [], storeLater = false }: IndexFilesOptions = {},
 ): Promise<FileIndex> {
   const stats = { files: files.length, tokenized: 0, parsed: 0 };
   if (files.length === 0) return { rank: async () => [], stats, remember: async () => {} };
@@ -216,7 +216,7 @@ export async function indexFiles(
   const chunkOwners: number[] = [];
   // Which files the fast pass says define each name, for the definitions looked up at query time.
   const definedBy = new Map<string, number[]>();
-  const remembered = chunkLines === Infinity ? await rememberedTerms(files, cache, pause) : null;
+  const remembered = chunkLines === Infinity ? await rememberedTerms(files, termMemory, pause) : null;
   const remember = remembered?.remember ?? (async () => {});
   if (!storeLater) await remember();
   for (const [index, input] of files.entries()) {
@@ -265,7 +265,11 @@ export async function indexFiles(
       const definitionScores = new Map<number, number>();
       const definers = (name: string) => definedBy.get(name)?.length ?? 1;
       for (const index of filesToParse(query, definedBy)) {
-        const definitions = await rememberedDefinitions(files[index]!, remembered!.keys[index]!, { cache, stats, store: remembered!.storeDefinitions });
+        const definitions = await rememberedDefinitions(files[index]!, remembered!.keys[index]!, {
+          cache: termMemory?.cache ?? null,
+          stats,
+          store: remembered!.storeDefinitions,
+        });
         definitionScores.set(index, scoreDefinitions(definitions, query.symbols, definers));
         await pause();
       }

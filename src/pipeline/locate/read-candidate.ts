@@ -1,6 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import type { ClonedFile } from "../../git/write-worktree.js";
+import { extensionOf } from "./extension-of.js";
 
 /** A text file of the repository that the Custodian may rank. */
 export interface SourceFile {
@@ -88,11 +89,6 @@ const MINIFIED_NAME = /[.-]min\.(js|css|mjs)$|\.bundle\.js$/i;
 
 const decoder = new TextDecoder("utf-8", { fatal: true });
 
-function extensionOf(name: string): string {
-  const dot = name.lastIndexOf(".");
-  return dot <= 0 ? "" : name.slice(dot + 1).toLowerCase();
-}
-
 // Minified bundles are text with almost no line breaks; real source rarely averages 250+ characters a line.
 function looksMinified(name: string, text: string): boolean {
   if (MINIFIED_NAME.test(name)) return true;
@@ -174,17 +170,23 @@ export function judgeCandidate(rel: string, bytes: Buffer, maxFileBytes: number)
   return { file: { path: rel, text, bytes }, latin1 };
 }
 
-// Verdicts on the files a clone writes, by the file: its terms are learned as it is written (see primeTerms) and its
-// listing follows (see listWrittenFiles); each decodes the same bytes. Gone with the clone's files.
-const judgedClones = new WeakMap<ClonedFile, { maxFileBytes: number; verdict: Verdict }>();
+/** Decides whether a file a clone wrote is a candidate (see judgeCandidate), given the size cap. */
+export type JudgeFile = (file: ClonedFile, maxFileBytes: number) => Verdict;
 
-/** {@link judgeCandidate} on a file a clone wrote, decided once for all who ask with the same size cap. */
-export function judgeClonedFile(file: ClonedFile, maxFileBytes: number): Verdict {
-  const known = judgedClones.get(file);
-  if (known?.maxFileBytes === maxFileBytes) return known.verdict;
-  const verdict = judgeCandidate(file.path, file.bytes, maxFileBytes);
-  judgedClones.set(file, { maxFileBytes, verdict });
-  return verdict;
+/**
+ * {@link judgeCandidate} on the files a clone wrote, each decided once for all who ask with the same size cap: its terms
+ * are learned as it is written (see primeTerms) and its listing follows (see listWrittenFiles), each of which would
+ * decode the same bytes. The verdicts go with the function: one per job (see openJobIndex).
+ */
+export function judgeOnce(): JudgeFile {
+  const verdicts = new Map<string, { oid: string; maxFileBytes: number; verdict: Verdict }>();
+  return (file, maxFileBytes) => {
+    const known = verdicts.get(file.path);
+    if (known?.oid === file.oid && known.maxFileBytes === maxFileBytes) return known.verdict;
+    const verdict = judgeCandidate(file.path, file.bytes, maxFileBytes);
+    verdicts.set(file.path, { oid: file.oid, maxFileBytes, verdict });
+    return verdict;
+  };
 }
 
 /**

@@ -1,7 +1,7 @@
 import { parseDefinitions, type Definition } from "../../edit/syntax/parse-definitions.js";
 import { gitBlobId } from "../../git/git-object-id.js";
 import { countFile, documentsOf, type FileTerms, type PreparedFile, type RankInput } from "./prepare-document.js";
-import { extensionOf } from "./score-path.js";
+import { extensionOf } from "./extension-of.js";
 import type { Pause } from "../../lib/slice-work.js";
 import type { TermCache as StoreTermCache } from "../../store/store.js";
 
@@ -111,23 +111,25 @@ export class TermMemo {
   }
 }
 
-const memos = new WeakMap<TermCache, TermMemo>();
-
-/** The memo in front of `cache`, one per store object for the life of the process. */
-export function memoOf(cache: TermCache): TermMemo {
-  let memo = memos.get(cache);
-  if (!memo) memos.set(cache, (memo = new TermMemo()));
-  return memo;
+/**
+ * The store's index cache with this process's memo in front of it: the wiring makes one for its store and hands it to
+ * every job (see openJobIndex), so that a job finds what an earlier one in the process tokenized or read, and a
+ * clone's primed terms reach the job's index.
+ */
+export interface TermMemory {
+  cache: TermCache;
+  memo: TermMemo;
 }
 
 /**
- * The BM25 documents of the files, tokenizing only blobs the cache has not seen: a job on a repository
+ * The BM25 documents of the files, tokenizing only blobs the cache (or its memo) has not seen: a job on a repository
  * whose files mostly did not change since the last job reads their counts back instead of tokenizing
  * them again. New blobs are stored for the next job by `remember`, which the caller runs when it suits it.
  */
-export async function rememberedTerms(files: RankInput[], cache: TermCache | null, pause: Pause): Promise<RememberedTerms> {
+export async function rememberedTerms(files: RankInput[], termMemory: TermMemory | null, pause: Pause): Promise<RememberedTerms> {
   const keys = files.map(cacheKey);
-  const memo = cache ? memoOf(cache) : null;
+  const cache = termMemory?.cache ?? null;
+  const memo = termMemory?.memo ?? null;
   // Taken before any file is added: a repository larger than the memo evicts its own files as they are read.
   const held = keys.map((key) => memo?.get(key));
   const unknown = keys.filter((_, index) => cache && !held[index]);

@@ -1,4 +1,5 @@
 import type { PathMention } from "./build-query.js";
+import { extensionOf } from "./extension-of.js";
 
 const TEST_PATH = /(^|\/)(tests?|testing|__tests__|spec)\/|(^|\/)(test_[^/]*|[^/]*_tests?\.\w+|[^/]*\.(test|spec)\.\w+|conftest\.py)$/i;
 const EXAMPLE_PATH = /(^|\/)(examples?|samples?|benchmarks?|asv_bench|tutorials?)\//i;
@@ -11,13 +12,6 @@ const PROSE_FILE = /\.(md|rst|txt|adoc|markdown)$/i;
 const CONFIG_FILE = /\.(cfg|ini|toml|ya?ml|json|xml|properties|conf|txt)$|(^|\/)([^/.]+rc|\.[^/]+)$/i;
 const TOOLING_DIR = /(^|\/)\.(github|gitlab|circleci|azure-pipelines)\//i;
 const CHANGELOG = /(^|\/)(changes|changelog|history|news|release[-_]?notes|whatsnew|authors|contributors)[^/]*$/i;
-
-/** A path's extension, lowercased, without the dot ("" for none). */
-export function extensionOf(path: string): string {
-  const name = path.slice(path.lastIndexOf("/") + 1);
-  const dot = name.lastIndexOf(".");
-  return dot > 0 ? name.slice(dot + 1).toLowerCase() : "";
-}
 
 /**
  * The main languages of a repository: file extensions holding at least a fifth of the bytes of its

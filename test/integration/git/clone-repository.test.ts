@@ -4,11 +4,15 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { withShallowClone, writtenFiles, type GitRemote } from "../../../src/git/clone-repository.js";
-import { writeWorktree, type ClonedFile } from "../../../src/git/write-worktree.js";
+import { withShallowClone, type GitRemote } from "../../../src/git/clone-repository.js";
+import { keepWrittenFiles } from "../../../src/git/keep-written-files.js";
+import { writeWorktree, type ClonedFile, type CloneSink } from "../../../src/git/write-worktree.js";
 import { createBareRepository, gitEnv, startGitServer, type GitServer } from "../../support/git-server.js";
 
 const token = "ghs_testtoken1234567890";
+
+/** A sink that hands every batch of files the clone writes to `onFiles`, as a job's index is handed them. */
+const seeing = (onFiles: (files: ClonedFile[]) => Promise<void>): CloneSink => ({ start: () => {}, add: onFiles, done: () => {} });
 let root: string;
 let server: GitServer;
 let remote: GitRemote;
@@ -72,7 +76,7 @@ describe("withShallowClone", () => {
           expect(file.bytes.equals(fs.readFileSync(path.join(dir, file.path)))).toBe(true);
         }
       },
-      { onFiles: async (files) => void seen.push(...files) },
+      { sink: seeing(async (files) => void seen.push(...files)) },
     );
   });
 
@@ -89,7 +93,7 @@ describe("withShallowClone", () => {
           for (const file of seen) expect(file.bytes.equals(fs.readFileSync(path.join(dir, file.path)))).toBe(true);
           expect(fs.readlinkSync(path.join(dir, "bin/readme-link"))).toBe("../README.md");
         },
-        { onFiles: async (files) => void seen.push(...files) },
+        { sink: seeing(async (files) => void seen.push(...files)) },
       );
     } finally {
       await paced.close();
@@ -130,33 +134,34 @@ describe("withShallowClone", () => {
 
   it("hands the files it wrote to the work, once, when asked to keep them", async () => {
     const onFiles: ClonedFile[] = [];
+    const kept = keepWrittenFiles();
+    const sink: CloneSink = { start: kept.start, add: async (files) => (await kept.add(files), void onFiles.push(...files)), done: kept.done };
     await withShallowClone(
       remote,
       "main",
       async (checkout) => {
-        const written = checkout.takeWritten!()!;
+        const written = kept.take()!;
         expect(written.files.map((file) => file.path).sort()).toEqual(onFiles.map((file) => file.path).sort());
         expect(written.files.map((file) => file.path).sort()).toEqual(["README.md", "bin/run.sh", "src/a.ts"]);
         for (const file of written.files) expect(file.bytes.equals(fs.readFileSync(path.join(checkout.dir, file.path)))).toBe(true);
         expect(written.folders.sort()).toEqual(["bin", "src"]);
-        expect(checkout.takeWritten!()).toBeUndefined();
+        expect(kept.take()).toBeUndefined();
       },
-      { keepWritten: true, onFiles: async (files) => void onFiles.push(...files) },
+      { sink },
     );
-    await withShallowClone(remote, "main", async (checkout) => expect(checkout.takeWritten).toBeUndefined());
   });
 
   it("keeps written files up to its bound and none past it, rather than hold a work tree of any size in memory", () => {
     const file = (name: string, bytes: number): ClonedFile => ({ path: name, oid: "0".repeat(40), bytes: Buffer.alloc(bytes) });
-    const small = writtenFiles(10);
-    small.add([file("a", 4), file("b", 6)]);
+    const small = keepWrittenFiles(10);
+    void small.add([file("a", 4), file("b", 6)]);
     small.done(["d"]);
     expect(small.take()).toEqual({ files: [file("a", 4), file("b", 6)], folders: ["d"] });
     expect(small.take()).toBeUndefined();
-    const large = writtenFiles(10);
-    large.add([file("a", 4)]);
-    large.add([file("b", 7)]);
-    large.add([file("c", 1)]);
+    const large = keepWrittenFiles(10);
+    void large.add([file("a", 4)]);
+    void large.add([file("b", 7)]);
+    void large.add([file("c", 1)]);
     large.done([]);
     expect(large.take()).toBeUndefined();
   });

@@ -1,13 +1,16 @@
 import { execFileSync } from "node:child_process";
-import { createHash } from "node:crypto";
+import crypto, { createHash } from "node:crypto";
 import fs from "node:fs";
 import zlib from "node:zlib";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { indexPack, PackArriving } from "../../../src/git/pack/index-pack.js";
+import { indexPack } from "../../../src/git/pack/index-pack.js";
 import { BaseCache, inflateAt } from "../../../src/git/pack/pack-entry.js";
+import { GatheredPack } from "../../../src/git/pack/gather-pack.js";
+import { PackFile } from "../../../src/git/pack/pack-file.js";
 import { PackObjects } from "../../../src/git/pack/pack-objects.js";
+import { PackArriving } from "../../../src/git/pack/read-arriving-pack.js";
 import { gitEnv } from "../../support/git-server.js";
 
 // A repository whose history makes git store most objects as deltas: one long file edited a little in each commit.
@@ -138,8 +141,8 @@ describe("PackArriving: a pack read as it arrives", () => {
       const early = seen.length;
       if (sizes[0]! < pack.length) expect(early).toBeGreaterThan(5);
       expect((await arriving.index()).equals(expected)).toBe(true);
-      expect(arriving.pack().equals(pack)).toBe(true);
-      expect(arriving.pack().buffer.byteLength).toBeLessThanOrEqual(Math.max(8192, pack.length * 1.25));
+      expect((arriving.pack() as Buffer).equals(pack)).toBe(true);
+      expect((arriving.pack() as Buffer).buffer.byteLength).toBeLessThanOrEqual(Math.max(8192, pack.length * 1.25));
       expect(seen.length).toBe(new Set(seen).size);
       expect(seen.length).toBe(git(["rev-list", "--objects", "--all"]).toString().trim().split("\n").length);
     }
@@ -167,6 +170,75 @@ describe("PackArriving: a pack read as it arrives", () => {
     const longer = Buffer.concat([pack.subarray(0, pack.length - 20), Buffer.from("extra")]);
     expect(await refused(Buffer.concat([longer, createHash("sha1").update(longer).digest()]))).toBe("corrupt pack: bytes follow its last object");
     expect(await refused(Buffer.from("not a pack at all, just some text here"))).toBe("corrupt pack: it does not start with 'PACK'");
+  });
+});
+
+describe("PackArriving past its memory bound", () => {
+  it.each([
+    ["ofs-deltas", true],
+    ["ref-deltas", false],
+  ])("with %s: writes the pack to its file as it comes, holds little more than the bytes not read yet, and indexes it as git does", async (_label, ofs) => {
+    // Incompressible files, so that the pack is many times the bound.
+    const big = fs.mkdtempSync(path.join(os.tmpdir(), "magis-pack-spill-"));
+    try {
+      const run = (args: string[], input?: string) => execFileSync("git", args, { cwd: big, env: gitEnv(), input, maxBuffer: 64 << 20 });
+      run(["init", "-q", "-b", "main"]);
+      for (let i = 0; i < 40; i++) fs.writeFileSync(path.join(big, `f${i}.bin`), crypto.randomBytes(5_000));
+      fs.copyFileSync(path.join(work, "module.py"), path.join(big, "module.py"));
+      run(["add", "-A"]);
+      run(["commit", "-q", "-m", "files"]);
+      fs.appendFileSync(path.join(big, "module.py"), "# changed\n");
+      run(["commit", "-q", "-am", "changed"]);
+      const objects = run(["rev-list", "--objects", "--all"]).toString();
+      const pack = run(["pack-objects", "--stdout", "-q", ...(ofs ? ["--delta-base-offset"] : [])], objects);
+      const expected = await indexPack(pack);
+      const bound = 16 * 1024;
+      expect(pack.length).toBeGreaterThan(10 * bound);
+      for (const sizes of [[1_000], [7, 3, 4_096], [60_000]]) {
+        const file = path.join(big, `incoming-${sizes.join("-")}`);
+        const seen: string[] = [];
+        const arriving = new PackArriving(({ oid }) => seen.push(oid), { file, memoryBytes: bound });
+        let held = 0;
+        for (let at = 0, i = 0; at < pack.length; i++) {
+          const size = sizes[i % sizes.length]!;
+          arriving.add(pack.subarray(at, at + size));
+          at += size;
+          held = Math.max(held, arriving.held);
+        }
+        expect(held).toBeLessThanOrEqual(2 * Math.max(bound, Math.max(...sizes)) + 16 * 1024);
+        expect(fs.readFileSync(file).equals(pack)).toBe(true);
+        expect((await arriving.index()).equals(expected)).toBe(true);
+        expect(new Set(seen).size).toBe(seen.length);
+        expect(seen.length).toBe(objects.trim().split("\n").length);
+        const stored = arriving.pack();
+        expect(stored).toBeInstanceOf(PackFile);
+        (stored as PackFile).close();
+      }
+    } finally {
+      fs.rmSync(big, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("GatheredPack past its memory bound", () => {
+  it("writes a pack no one reads as it arrives to its file, and keeps none of it in memory once there", () => {
+    const pack = Buffer.concat([Buffer.from("PACK"), crypto.randomBytes(200_000)]);
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "magis-gathered-"));
+    try {
+      const gathered = new GatheredPack({ file: path.join(dir, "incoming"), memoryBytes: 16 * 1024 });
+      let held = 0;
+      for (let at = 0; at < pack.length; at += 1_000) {
+        gathered.add(pack.subarray(at, at + 1_000));
+        held = Math.max(held, gathered.held);
+      }
+      expect(held).toBeLessThanOrEqual(32 * 1024);
+      const stored = gathered.pack() as PackFile;
+      expect(stored).toBeInstanceOf(PackFile);
+      expect(stored.read(0, pack.length).equals(pack)).toBe(true);
+      stored.close();
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 

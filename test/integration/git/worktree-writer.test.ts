@@ -3,7 +3,8 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { indexPack, packName, PackArriving, type PackObject } from "../../../src/git/pack/index-pack.js";
+import { indexPack, packName, type PackObject } from "../../../src/git/pack/index-pack.js";
+import { PackArriving } from "../../../src/git/pack/read-arriving-pack.js";
 import { WorktreeWriter, type ClonedFile } from "../../../src/git/write-worktree.js";
 import { gitEnv } from "../../support/git-server.js";
 

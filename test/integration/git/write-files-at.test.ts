@@ -4,7 +4,6 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { withShallowClone, type GitRemote } from "../../../src/git/clone-repository.js";
-import { writeFilesAt } from "../../../src/git/write-files-at.js";
 import { createBareRepository, gitEnv, startGitServer, type GitServer } from "../../support/git-server.js";
 
 let root: string;
@@ -40,7 +39,7 @@ describe("a checkout without its files, and writeFilesAt", () => {
       async (checkout) => {
         expect(fs.readdirSync(checkout.dir)).toEqual([".git"]);
         const asked = ["src/deep/a.ts", "./README.md", "bin/run.sh", "missing.ts", "src", "passwd", "../outside.txt", ".git/config", "/etc/hosts"];
-        expect(await writeFilesAt(checkout.dir, checkout.head, asked)).toEqual(["src/deep/a.ts", "README.md", "bin/run.sh"]);
+        expect(await checkout.writeFiles(asked)).toEqual(["src/deep/a.ts", "README.md", "bin/run.sh"]);
         expect(fs.readFileSync(path.join(checkout.dir, "src/deep/a.ts"), "utf8")).toBe("export const a = 1;\n");
         expect(fs.statSync(path.join(checkout.dir, "bin/run.sh")).mode & 0o111).not.toBe(0);
         expect(fs.existsSync(path.join(checkout.dir, "passwd"))).toBe(false);
@@ -49,7 +48,7 @@ describe("a checkout without its files, and writeFilesAt", () => {
         expect(fs.readdirSync(checkout.dir).sort()).toEqual([".git", "README.md", "bin", "src"]);
         // Files already there are left as they are.
         fs.writeFileSync(path.join(checkout.dir, "README.md"), "edited\n");
-        expect(await writeFilesAt(checkout.dir, checkout.head, ["README.md"])).toEqual([]);
+        expect(await checkout.writeFiles(["README.md"])).toEqual([]);
         expect(fs.readFileSync(path.join(checkout.dir, "README.md"), "utf8")).toBe("edited\n");
       },
       { files: "none" },

@@ -2,7 +2,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { rememberedTerms } from "../../../src/pipeline/locate/remember-terms.js";
+import { rememberedTerms, TermMemo } from "../../../src/pipeline/locate/remember-terms.js";
 import { sliceWork } from "../../../src/lib/slice-work.js";
 import { openSqliteStore, type SqliteStore } from "../../../src/backends/sqlite/sqlite-store.js";
 import { holdSqliteLock } from "../../support/hold-sqlite-lock.js";
@@ -23,13 +23,14 @@ afterEach(async () => {
 describe("the index cache while another process holds the store locked", () => {
   it("indexes anyway, remembering nothing: a cache saves work, it never fails a job", async () => {
     const memory = store.memory;
+    const terms = { cache: memory.index, memo: new TermMemo() };
     const files = [
       { path: "a.py", text: "def alpha():\n    return 1\n" },
       { path: "b.py", text: "class Beta:\n    pass\n" },
     ];
     const lock = holdSqliteLock(path.join(dir, "magis.db"));
     try {
-      const remembered = await rememberedTerms(files, memory.index, sliceWork());
+      const remembered = await rememberedTerms(files, terms, sliceWork());
       expect(remembered.tokenized).toBe(2);
       expect(remembered.documents).toHaveLength(2);
       // Storing them finds the store locked, and gives up quietly.
@@ -38,7 +39,7 @@ describe("the index cache while another process holds the store locked", () => {
       lock.release();
     }
     // Once the lock is gone, the next job remembers them.
-    await (await rememberedTerms(files, memory.index, sliceWork())).remember();
-    expect((await rememberedTerms(files, memory.index, sliceWork())).tokenized).toBe(0);
+    await (await rememberedTerms(files, terms, sliceWork())).remember();
+    expect((await rememberedTerms(files, terms, sliceWork())).tokenized).toBe(0);
   });
 });

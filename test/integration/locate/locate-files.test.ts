@@ -6,6 +6,7 @@ import { parseConfig } from "../../../src/config.js";
 import { createLlm } from "../../../src/llm/client.js";
 import { StageError } from "../../../src/pipeline/errors.js";
 import { locateFiles } from "../../../src/pipeline/locate/locate-files.js";
+import { openJobIndex } from "../../../src/pipeline/locate/open-job-index.js";
 import { MAX_PROMPT_CHARS, summarizeCandidate } from "../../../src/pipeline/locate/summarize-candidate.js";
 import type { IssueText, LocatedFile, ProgressEvent, StageContext } from "../../../src/pipeline/types.js";
 import { openSqliteStore, type SqliteStore } from "../../../src/backends/sqlite/sqlite-store.js";
@@ -138,7 +139,8 @@ describe("locateFiles with the relevance check", () => {
     const empty = fs.mkdtempSync(path.join(os.tmpdir(), "magis-empty-"));
     try {
       const tree = { files: written, folders: ["shop"] };
-      const listed = await locateFiles({ ...context(empty), written: () => (handed++, tree) }, cartIssue, null, { bm25Only: true, top: 4 });
+      const index = { ...openJobIndex({ terms: null, list: { exclude: [], maxFileBytes: 100_000 } }), takeWritten: () => (handed++, tree) };
+      const listed = await locateFiles({ ...context(empty), index }, cartIssue, null, { bm25Only: true, top: 4 });
       expect(listed).toEqual(walked);
       expect(handed).toBe(1);
     } finally {

@@ -7,7 +7,7 @@ import { buildQuery } from "../../../src/pipeline/locate/build-query.js";
 import { gitBlobId } from "../../../src/git/git-object-id.js";
 import { indexRepository } from "../../../src/pipeline/locate/index-repository.js";
 import { primeTerms } from "../../../src/pipeline/locate/prime-terms.js";
-import { memoOf, termsKey } from "../../../src/pipeline/locate/remember-terms.js";
+import { TermMemo, termsKey } from "../../../src/pipeline/locate/remember-terms.js";
 import { openPostgresStore, type PostgresStore } from "../../../src/backends/postgres/postgres-store.js";
 import { openSqliteStore } from "../../../src/backends/sqlite/sqlite-store.js";
 import type { ClonedFile } from "../../../src/git/write-worktree.js";
@@ -55,12 +55,13 @@ describe("primeTerms with a PostgreSQL store", () => {
       const first = await openPostgresStore(url);
       stores.push(first);
       await first.migrate();
-      await primeTerms(first.memory.index, list)(clonedFiles());
-      const index = await indexRepository(repo, list, { cache: first.memory.index });
+      const terms = { cache: first.memory.index, memo: new TermMemo() };
+      await primeTerms(terms, list)(clonedFiles());
+      const index = await indexRepository(repo, list, { terms });
       expect(index.stats).toMatchObject({ files: 5, tokenized: 5 });
       const other = await openPostgresStore(url);
       stores.push(other);
-      const again = await indexRepository(repo, list, { cache: other.memory.index });
+      const again = await indexRepository(repo, list, { terms: { cache: other.memory.index, memo: new TermMemo() } });
       expect(again.stats.tokenized).toBe(0);
       const query = buildQuery(cartIssue);
       expect(await again.rank(query, 5)).toEqual(await (await indexRepository(repo, list)).rank(query, 5));
@@ -84,7 +85,7 @@ describe("the index when another session holds PostgreSQL's index cache locked (
       await holder.query("BEGIN");
       await holder.query("LOCK TABLE index_cache IN ACCESS EXCLUSIVE MODE");
       store = await openPostgresStore(url);
-      const index = await indexRepository(repo, list, { cache: store.memory.index });
+      const index = await indexRepository(repo, list, { terms: { cache: store.memory.index, memo: new TermMemo() } });
       expect(index.stats).toMatchObject({ files: 5, tokenized: 5 });
       const query = buildQuery(cartIssue);
       const ranked = await index.rank(query, 5);
@@ -107,18 +108,19 @@ describe("primed terms when another process holds the SQLite store locked as the
     try {
       await store.migrate();
       store.db.pragma("busy_timeout = 20");
-      await primeTerms(store.memory.index, list)(clonedFiles());
+      const terms = { cache: store.memory.index, memo: new TermMemo() };
+      await primeTerms(terms, list)(clonedFiles());
       const lock = holdSqliteLock(file);
       try {
-        expect((await indexRepository(repo, list, { cache: store.memory.index })).stats.tokenized).toBe(5);
+        expect((await indexRepository(repo, list, { terms })).stats.tokenized).toBe(5);
       } finally {
         lock.release();
       }
       const cart = clonedFiles().find((f) => f.path === "shop/cart.py")!;
-      expect(memoOf(store.memory.index).get(termsKey(cart.path, cart.oid))?.stored).toBe(false);
+      expect(terms.memo.get(termsKey(cart.path, cart.oid))?.stored).toBe(false);
       expect(await other.memory.index.readTerms([termsKey(cart.path, cart.oid)])).toEqual(new Map());
-      await indexRepository(repo, list, { cache: store.memory.index });
-      expect((await indexRepository(repo, list, { cache: other.memory.index })).stats.tokenized).toBe(0);
+      await indexRepository(repo, list, { terms });
+      expect((await indexRepository(repo, list, { terms: { cache: other.memory.index, memo: new TermMemo() } })).stats.tokenized).toBe(0);
     } finally {
       await other.close();
       await store.close();

@@ -7,7 +7,7 @@ import { gitBlobId } from "../../../src/git/git-object-id.js";
 import { indexRepository } from "../../../src/pipeline/locate/index-repository.js";
 import { primeTerms } from "../../../src/pipeline/locate/prime-terms.js";
 import { countFile } from "../../../src/pipeline/locate/prepare-document.js";
-import { memoOf, termsKey, TermMemo } from "../../../src/pipeline/locate/remember-terms.js";
+import { termsKey, TermMemo, type TermMemory } from "../../../src/pipeline/locate/remember-terms.js";
 import { openSqliteStore, type SqliteStore } from "../../../src/backends/sqlite/sqlite-store.js";
 import type { ClonedFile } from "../../../src/git/write-worktree.js";
 import { cartIssue, makeFixtureRepo } from "./fixture-repo.js";
@@ -18,6 +18,8 @@ const query = buildQuery(cartIssue);
 let repo: string;
 let work: string;
 let store: SqliteStore;
+// The store's index cache with the memo the wiring keeps in front of it for the process.
+let terms: TermMemory;
 const others: SqliteStore[] = [];
 
 beforeEach(async () => {
@@ -36,6 +38,7 @@ beforeEach(async () => {
   work = fs.mkdtempSync(path.join(os.tmpdir(), "magis-prime-"));
   store = openSqliteStore(path.join(work, "magis.db"));
   await store.migrate();
+  terms = { cache: store.memory.index, memo: new TermMemo() };
 });
 
 afterEach(async () => {
@@ -65,8 +68,8 @@ function clonedFiles(): ClonedFile[] {
 describe("terms learned while the clone writes the files", () => {
   it("primes only the files the Custodian would list; the index tokenizes nothing more, stores them, and ranks as without them", async () => {
     const files = clonedFiles();
-    await primeTerms(store.memory.index, list)(files);
-    const memo = memoOf(store.memory.index);
+    await primeTerms(terms, list)(files);
+    const memo = terms.memo;
     const primed = files
       .filter((file) => memo.has(termsKey(file.path, file.oid)))
       .map((file) => file.path)
@@ -76,7 +79,7 @@ describe("terms learned while the clone writes the files", () => {
     expect(primedTerms.stored).toBe(false);
     expect(primedTerms.terms).toEqual(countFile({ path: "shop/cart.py", text: fs.readFileSync(path.join(repo, "shop/cart.py"), "utf8") }));
 
-    const index = await indexRepository(repo, list, { cache: store.memory.index });
+    const index = await indexRepository(repo, list, { terms });
     // Counted as this job's tokenizing, done while the clone wrote; the index used those very terms.
     expect(index.stats).toMatchObject({ files: 5, tokenized: 5 });
     expect(memo.get(termsKey("shop/cart.py", files.find((file) => file.path === "shop/cart.py")!.oid))!.terms).toBe(primedTerms.terms);
@@ -85,7 +88,7 @@ describe("terms learned while the clone writes the files", () => {
     // The index wrote what was primed: another process finds every file in the store.
     const other = openSqliteStore(path.join(work, "magis.db"));
     others.push(other);
-    const again = await indexRepository(repo, list, { cache: other.memory.index });
+    const again = await indexRepository(repo, list, { terms: { cache: other.memory.index, memo: new TermMemo() } });
     expect(again.stats.tokenized).toBe(0);
     expect(memo.get(termsKey("shop/cart.py", files.find((file) => file.path === "shop/cart.py")!.oid))!.stored).toBe(true);
   });
@@ -93,13 +96,13 @@ describe("terms learned while the clone writes the files", () => {
   it("reads what the store knows instead of tokenizing it, and a later job in the same process asks the store nothing", async () => {
     const other = openSqliteStore(path.join(work, "magis.db"));
     others.push(other);
-    await indexRepository(repo, list, { cache: other.memory.index });
+    await indexRepository(repo, list, { terms: { cache: other.memory.index, memo: new TermMemo() } });
     const reads = vi.spyOn(store.memory.index, "readTerms");
-    await primeTerms(store.memory.index, list)(clonedFiles());
+    await primeTerms(terms, list)(clonedFiles());
     expect(reads).toHaveBeenCalledTimes(1);
-    const first = await indexRepository(repo, list, { cache: store.memory.index });
+    const first = await indexRepository(repo, list, { terms });
     expect(first.stats.tokenized).toBe(0);
-    const second = await indexRepository(repo, list, { cache: store.memory.index });
+    const second = await indexRepository(repo, list, { terms });
     expect(second.stats.tokenized).toBe(0);
     expect(reads).toHaveBeenCalledTimes(1);
   });
@@ -109,7 +112,7 @@ describe("priming a repository larger than the memo", () => {
   it("stops at three quarters of the memo's bound, so its first files are still there when the index reads them", async () => {
     const files = clonedFiles();
     const memo = new TermMemo(4_500);
-    await primeTerms(store.memory.index, list, memo)(files);
+    await primeTerms({ cache: store.memory.index, memo }, list)(files);
     const primed = files.filter((file) => memo.has(termsKey(file.path, file.oid)));
     // The first candidates, in the order the clone gave them: the primer stopped, rather than the memo dropping the first.
     const candidates = files.filter((file) => ["README.md", "shop/cart.py", "shop/discount.py", "shop/payment.py", "shop/shipping.py"].includes(file.path));

@@ -7,6 +7,7 @@ import Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { buildQuery } from "../../../src/pipeline/locate/build-query.js";
 import { indexRepository } from "../../../src/pipeline/locate/index-repository.js";
+import { TermMemo, type TermMemory } from "../../../src/pipeline/locate/remember-terms.js";
 import { SqliteIndexCache } from "../../../src/backends/sqlite/sqlite-index-cache.js";
 import { openSqliteStore, type SqliteStore } from "../../../src/backends/sqlite/sqlite-store.js";
 import { cartIssue, makeFixtureRepo } from "./fixture-repo.js";
@@ -18,20 +19,23 @@ const query = buildQuery({ ...cartIssue, body: `${cartIssue.body}\nTypeError: Ca
 let repo: string;
 let work: string;
 let store: SqliteStore;
+// The store's index cache with the memo the wiring keeps in front of it for the process.
+let terms: TermMemory;
 
 beforeEach(async () => {
   repo = makeFixtureRepo();
   work = fs.mkdtempSync(path.join(os.tmpdir(), "magis-index-cache-"));
   store = openSqliteStore(path.join(work, "magis.db"));
   await store.migrate();
+  terms = { cache: store.memory.index, memo: new TermMemo() };
 });
 
 /** A second connection to the same file, as a later job's process would open; closed with the test's. */
 const others: SqliteStore[] = [];
-async function openedAgain() {
+async function openedAgain(): Promise<TermMemory> {
   const other = openSqliteStore(path.join(work, "magis.db"));
   others.push(other);
-  return other.memory.index;
+  return { cache: other.memory.index, memo: new TermMemo() };
 }
 
 afterEach(async () => {
@@ -43,32 +47,32 @@ afterEach(async () => {
 
 describe("the index cache in the memory's SQLite store", () => {
   it("tokenizes only blobs no earlier job saw, and ranks exactly as without the cache", async () => {
-    const first = await indexRepository(repo, list, { cache: store.memory.index });
+    const first = await indexRepository(repo, list, { terms });
     expect(first.stats).toMatchObject({ files: 5, tokenized: 5 });
     const expected = await first.rank(query, 5);
     expect(expected[0]!.path).toBe("shop/cart.py");
     expect(first.stats.parsed).toBeGreaterThan(0);
 
     // A later job, in a fresh connection to the same file: nothing to tokenize, nothing to parse.
-    const again = await indexRepository(repo, list, { cache: await openedAgain() });
+    const again = await indexRepository(repo, list, { terms: await openedAgain() });
     expect(again.stats.tokenized).toBe(0);
     expect(await again.rank(query, 5)).toEqual(expected);
     expect(again.stats.parsed).toBe(0);
 
     // One file changed: only its new blob is tokenized; the ranking is the one an uncached index gives.
     fs.appendFileSync(path.join(repo, "shop/payment.py"), "\ndef refund(card, amount):\n    return card.refund(amount)\n");
-    const changed = await indexRepository(repo, list, { cache: store.memory.index });
+    const changed = await indexRepository(repo, list, { terms });
     expect(changed.stats.tokenized).toBe(1);
     expect(await changed.rank(query, 5)).toEqual(await (await indexRepository(repo, list)).rank(query, 5));
   });
 
   it("keys entries by blob id, so the same file in another checkout (any path to it) is not tokenized again", async () => {
-    await indexRepository(repo, list, { cache: store.memory.index });
+    await indexRepository(repo, list, { terms });
     const copy = fs.mkdtempSync(path.join(os.tmpdir(), "magis-index-copy-"));
     try {
       fs.cpSync(repo, copy, { recursive: true });
       fs.writeFileSync(path.join(copy, "shop/shipping.py"), "def shipping_cost(weight):\n    return 7\n");
-      expect((await indexRepository(copy, list, { cache: store.memory.index })).stats.tokenized).toBe(1);
+      expect((await indexRepository(copy, list, { terms })).stats.tokenized).toBe(1);
     } finally {
       fs.rmSync(copy, { recursive: true, force: true });
     }
@@ -98,26 +102,25 @@ describe("the index cache in the memory's SQLite store", () => {
   });
 
   it("stores the definitions a query parsed before the terms were stored once they are, so the next job parses none", async () => {
-    const first = await indexRepository(repo, list, { cache: store.memory.index, storeLater: true });
+    const first = await indexRepository(repo, list, { terms, storeLater: true });
     await first.rank(query, 5);
     expect(first.stats.parsed).toBeGreaterThan(0);
     await first.remember();
-    const next = await indexRepository(repo, list, { cache: await openedAgain() });
+    const next = await indexRepository(repo, list, { terms: await openedAgain() });
     expect(next.stats.tokenized).toBe(0);
     await next.rank(query, 5);
     expect(next.stats.parsed).toBe(0);
   });
 
   it("keeps the definitions a job stored when another job on the same repository, indexed meanwhile, stores the same terms", async () => {
-    const cache = store.memory.index;
-    const first = await indexRepository(repo, list, { cache, storeLater: true });
+    const first = await indexRepository(repo, list, { terms, storeLater: true });
     await first.rank(query, 5);
     expect(first.stats.parsed).toBeGreaterThan(0);
     // A second issue's job indexes before the first stored its terms, and stores them after it.
-    const second = await indexRepository(repo, list, { cache, storeLater: true });
+    const second = await indexRepository(repo, list, { terms, storeLater: true });
     await first.remember();
     await second.remember();
-    const next = await indexRepository(repo, list, { cache: await openedAgain() });
+    const next = await indexRepository(repo, list, { terms: await openedAgain() });
     await next.rank(query, 5);
     expect(next.stats.parsed).toBe(0);
   });

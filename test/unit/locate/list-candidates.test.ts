@@ -6,7 +6,7 @@ import { pathToFileURL } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { listCandidates, listedPath, listWrittenFiles } from "../../../src/pipeline/locate/list-candidates.js";
 import { gitBlobId } from "../../../src/git/git-object-id.js";
-import { judgeCandidate, judgeClonedFile, readCandidate } from "../../../src/pipeline/locate/read-candidate.js";
+import { judgeCandidate, judgeOnce, readCandidate } from "../../../src/pipeline/locate/read-candidate.js";
 
 let root: string;
 let outside: string;
@@ -127,6 +127,7 @@ describe("listCandidates", () => {
   it("decides once on a file a clone wrote, for the terms learned as it is written and for its listing", () => {
     const bytes = Buffer.from("def main():\n    pass\n");
     const file = { path: "src/app.py", oid: gitBlobId(bytes), bytes };
+    const judgeClonedFile = judgeOnce();
     const verdict = judgeClonedFile(file, 4096);
     expect(verdict).toEqual(judgeCandidate(file.path, bytes, 4096));
     expect(judgeClonedFile(file, 4096)).toBe(verdict);

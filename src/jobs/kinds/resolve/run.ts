@@ -1,14 +1,13 @@
-import type { MagisConfig } from "../../../config.js";
 import { withShallowClone } from "../../../git/clone-repository.js";
 import { historyWindow, type CommitRecord } from "../../../git/commit-history.js";
 import type { FetchedHistory } from "../../../git/fetch-recent-history.js";
 import type { ObjectCache } from "../../../git/object-cache.js";
-import type { ClonedFile } from "../../../git/write-worktree.js";
 import { openRepository, packLimit } from "../../../github/open-repository.js";
 import { publishPullRequest } from "../../../github/publish-pull-request.js";
 import { readIssueText } from "../../../github/read-issue-text.js";
 import type { BotIdentity, IssueRef, Octokit } from "../../../github/types.js";
-import { primeTerms } from "../../../pipeline/locate/prime-terms.js";
+import { openJobIndex } from "../../../pipeline/locate/open-job-index.js";
+import type { TermMemory } from "../../../pipeline/locate/remember-terms.js";
 import { renderReport } from "../../../pipeline/report/render-report.js";
 import { selectNeedsHuman } from "../../../pipeline/report/select-needs-human.js";
 import type { resolveIssue } from "../../../pipeline/resolve-issue.js";
@@ -26,6 +25,8 @@ export interface ResolveJobServices extends JobServices, CommandServices {
   bot: () => Promise<BotIdentity>;
   resolve: typeof resolveIssue;
   memory: Parameters<typeof resolveIssue>[2];
+  /** The memory's index cache with this process's memo in front of it (see TermMemory); absent: jobs remember no terms. */
+  terms?: TermMemory;
   /** Overrides the clone URL's origin (e.g. a GitHub Enterprise or test git server); default: the API's clone_url. */
   gitBaseUrl?: string;
   /** Where checkouts are made (default: the system's temp directory). */
@@ -79,6 +80,8 @@ export function resolveKind(services: ResolveJobServices): JobKind<ResolveJobPay
       // 2. The checkout, and 3. the MAGIS run in it.
       const history = historyWindow(config);
       const remote = { url, token, idleTimeoutMs: services.gitIdleTimeoutMs, maxBytes: packLimit(config) };
+      // The Custodian's index of this job: the clone hands it the files it writes, the pipeline reads them from it.
+      const index = openJobIndex({ terms: services.terms ?? null, list: { exclude: config.exclude, maxFileBytes: config.max_file_bytes } });
       const published = await withShallowClone(
         remote,
         defaultBranch,
@@ -94,7 +97,7 @@ export function resolveKind(services: ResolveJobServices): JobKind<ResolveJobPay
             ...(checkout.history && {
               history: () => fetchedCommits(checkout.history!, (skipped) => services.log.info({ job: job.id, skipped }, "ranking without the commit history")),
             }),
-            written: checkout.takeWritten,
+            index,
           };
           const result = await services.resolve(ctx, issue, services.memory);
 
@@ -119,7 +122,7 @@ export function resolveKind(services: ResolveJobServices): JobKind<ResolveJobPay
           run.enter("cleanup", { stoppable: false });
           return pull;
         },
-        { parentDir: services.workDir, onFiles: primed(services.memory, config), keepWritten: true, ...(history && { history }), objects: services.objects },
+        { parentDir: services.workDir, sink: index, ...(history && { history }), objects: services.objects },
       );
 
       // 5. The pull request in the status.
@@ -134,11 +137,6 @@ async function fetchedCommits(history: Promise<FetchedHistory>, onSkipped: (reas
   const { commits, skipped } = await history;
   if (skipped) onSkipped(skipped);
   return commits;
-}
-
-/** The Custodian's terms learned while the clone writes the files (see primeTerms), when the store keeps an index cache. */
-function primed(memory: ResolveJobServices["memory"], config: MagisConfig): ((files: ClonedFile[]) => Promise<void>) | undefined {
-  return memory ? primeTerms(memory.index, { exclude: config.exclude, maxFileBytes: config.max_file_bytes }) : undefined;
 }
 
 /** Ends a run whose issue is closed, or whose label was removed: checked when it starts and again before it publishes. */

@@ -3,8 +3,8 @@ import { StageError } from "../../../pipeline/errors.js";
 import type { revisePullRequest } from "../../../pipeline/revise/revise-pull-request.js";
 import type { RevisionResult } from "../../../pipeline/revise/types.js";
 import type { ProgressEvent } from "../../../pipeline/types.js";
-import { withShallowClone, type Checkout } from "../../../git/clone-repository.js";
-import { writeFilesAt } from "../../../git/write-files-at.js";
+import type { Checkout } from "../../../git/checkout.js";
+import { withShallowClone } from "../../../git/clone-repository.js";
 import { answerRevision } from "./answer-revision.js";
 import { CI_FIX_TRAILER } from "./ci-fix-trailer.js";
 import { readCiFeedback, type CiFixStatus } from "../../../github/read-ci-feedback.js";
@@ -105,7 +105,7 @@ export function reviseKind(services: ReviseJobServices): JobKind<ReviseJobPayloa
           };
           const ctx = stageContext(run, job, { checkout, now: services.now, commands: runsTests ? services : {}, onProgress });
           // Unless the tests need every file, the checkout has none yet: only those the revision reads are written.
-          const prepare = async (paths: string[]) => void (await writeFilesAt(checkout.dir, checkout.head, paths));
+          const prepare = async (paths: string[]) => void (await checkout.writeFiles(paths));
           const result = await services.revise(ctx, { issue, changedFiles, comments, general, source: ci ? "ci" : "review" }, prepare);
           if (result.changes.length === 0) return { result, commit: null, parent: checkout.head };
           // 4. One commit on top of the head.
