@@ -3,14 +3,16 @@ import path from "node:path";
 
 // An instance id names a folder and a trace file of its own: a plain name, never "." or "..", and short enough to be
 // one (a 5,000-character id failed the whole run with ENAMETOOLONG).
-const PLAIN_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
+const PLAIN_ID = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
+const MAX_ID_LENGTH = 128;
 // A commit is named by its hex id: anything else (a name beginning with "-") must never reach git as an argument.
 const COMMIT_ID = /^[0-9a-f]{7,64}$/i;
 
 /** `<parent>/<instance_id>`, refusing an id that would name anything but one folder inside `parent`. */
 export function instanceDir(parent: string, id: string): string {
   const dir = path.resolve(parent, id);
-  if (!PLAIN_ID.test(id) || path.dirname(dir) !== path.resolve(parent)) throw new Error(`'${id}' is not a plain instance id, so it names no folder of its own`);
+  if (!PLAIN_ID.test(id) || id.length > MAX_ID_LENGTH || path.dirname(dir) !== path.resolve(parent))
+    throw new Error(`'${id}' is not a plain instance id, so it names no folder of its own`);
   return dir;
 }
 
@@ -82,8 +84,9 @@ function parseInstance(text: string): BenchInstance | string {
   for (const field of ["instance_id", "repo", "base_commit", "problem_statement"]) {
     if (typeof record[field] !== "string" || record[field] === "") return `has no string '${field}'`;
   }
-  if (!PLAIN_ID.test(record.instance_id as string))
-    return `has an instance_id that is not a plain file name (a letter or digit, then up to 127 letters, digits, '.', '_', '-')`;
+  const id = record.instance_id as string;
+  if (id.length > MAX_ID_LENGTH) return `has an instance_id of ${id.length} characters; an id names a file, and may have at most ${MAX_ID_LENGTH}`;
+  if (!PLAIN_ID.test(id)) return `has an instance_id that is not a plain file name (a letter or digit, then letters, digits, '.', '_', '-')`;
   if (!COMMIT_ID.test(record.base_commit as string)) return "has a 'base_commit' that is not a commit id (7 to 64 hexadecimal digits)";
   for (const field of ["patch", "hints_text"]) {
     if (record[field] !== undefined && record[field] !== null && typeof record[field] !== "string") return `has a '${field}' that is not a string`;

@@ -27,7 +27,7 @@ describe("magis eval on hostile records", () => {
     expect(run.code).toBe(0);
     const results = readLines(path.join(rig.out, "results.jsonl"));
     expect(results.map((r) => [String(r.instance_id).slice(0, 20), (r.failure as { stage: string; reason: string } | null)?.reason ?? null])).toEqual([
-      ["line-1", `${rig.data}:1 has an instance_id that is not a plain file name (a letter or digit, then up to 127 letters, digits, '.', '_', '-')`],
+      ["line-1", `${rig.data}:1 has an instance_id of 5006 characters; an id names a file, and may have at most 128`],
       ["acme__greet-dash", `${rig.data}:2 has a 'base_commit' that is not a commit id (7 to 64 hexadecimal digits)`],
       ["acme__greet-1", null],
     ]);

@@ -225,7 +225,7 @@ describe("commitThroughApi: the bot's commit through the Git Data API", () => {
     ],
     ["a submodule", "magis/issue-3", [text("vendor/lib", "x\n")], "refusing to commit 'vendor/lib': it is a submodule in the repository, not a regular file"],
     ["a folder", "magis/issue-3", [text("src", "x\n")], "refusing to commit 'src': it is a folder in the repository, not a regular file"],
-    ["a path under a file", "magis/issue-3", [text("README.md/x", "x\n")], "refusing to commit under 'README.md': it is not a folder in the repository"],
+    ["a path under a file", "magis/issue-3", [text("README.md/x", "x\n")], "'README.md/x' goes below 'README.md', which is a file, not a folder"],
     [
       "text its encoding cannot hold",
       "magis/issue-3",
