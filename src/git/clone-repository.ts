@@ -111,16 +111,22 @@ async function fetchInto({ dir, remote, branch, http, alongside, objects, attemp
       }, spill);
   // The writer learns the branch's commit before its pack is asked for.
   const advertised: Alongside | undefined = writer && !cached ? (refs, head) => (writer.expect(head), alongside?.(refs, head)) : alongside;
-  const fetched = await fetchShallowPack(http, remote.url, remote.token, branch, remote.maxBytes, advertised, cached?.head, incoming).finally(() =>
-    incoming.close(),
-  );
+  const fetched = await fetchShallowPack(http, {
+    url: remote.url,
+    token: remote.token,
+    branch,
+    maxBytes: remote.maxBytes,
+    alongside: advertised,
+    have: cached?.head,
+    into: incoming,
+  }).finally(() => incoming.close());
   const { head, shallow, common } = fetched;
   let keep = () => {};
   if (fetched.pack) {
     const { name, index } = await storePack(packs, fetched.pack, (pack) => (incoming instanceof PackArriving ? incoming.index() : thinMadeWhole(dir, pack)));
     const stored = PackFile.open(path.join(packs, `${name}.pack`));
     // A server that no longer has the kept commit (a force push, then its garbage collection) sent the whole tree.
-    if (objects) keep = () => keepObjects(objects, remote.url, head, { name, pack: stored, index }, cached && common ? cached : null);
+    if (objects) keep = () => keepObjects(objects, { url: remote.url, head, pack: { name, pack: stored, index }, on: cached && common ? cached : null });
   }
   fs.writeFileSync(path.join(dir, ".git", "shallow"), shallow.map((oid) => `${oid}\n`).join(""));
   await git.setConfig({ fs, dir, path: "remote.origin.url", value: remote.url });

@@ -67,24 +67,23 @@ export function recentHistory(options: RecentHistoryOptions): RecentHistory {
       const bounded = gitHttpWithTimeout(options.idleMs);
       const client: HttpClient = { request: (request) => bounded.request({ ...request, signal: ended.signal }) };
       const since = windowStart(options.now, options.window);
-      const fetch = (have?: string) => bounded.settle(fetchHistoryPack(client, advertised, head, since, options.maxBytes, have));
+      const fetch = (have?: string) => bounded.settle(fetchHistoryPack(client, advertised, { head, since, maxBytes: options.maxBytes, have }));
       const read = <T>(reading: Promise<T>): Promise<T> =>
         reading.catch((error: unknown) => {
           throw new Error(`the history pack of ${advertised.base} could not be read: ${error instanceof Error ? error.message : String(error)}`);
         });
       const keep = (commits: CommitRecord[], pack: PackBytes, objects: HistoryObjects, on: KeptHistory | null) => {
         if (!options.kept || stopped) return;
-        keepHistory(
-          options.kept.cache,
-          options.kept.url,
-          { head, since, commits },
-          { name: packName(pack), pack, index: indexOfEntries(objects.entries, pack) },
+        keepHistory(options.kept.cache, {
+          url: options.kept.url,
+          history: { head, since, commits },
+          pack: { name: packName(pack), pack, index: indexOfEntries(objects.entries, pack) },
           on,
-        );
+        });
       };
       const whole = async (pack: PackBytes): Promise<CommitRecord[]> => {
         const objects = await read(readHistoryObjects(pack, pause));
-        const commits = await read(compareCommits(objects, head, options.window, pause));
+        const commits = await read(compareCommits(objects, { head, window: options.window, pause }));
         keep(commits, pack, objects, null);
         return commits;
       };
@@ -101,7 +100,9 @@ export function recentHistory(options: RecentHistoryOptions): RecentHistory {
           throw new Error(`the branch no longer leads to the kept history's commit ${kept.head}`);
         }
         const earlier = earlierObjects(kept);
-        const added = await read(compareCommits(objects, head, options.window, pause, earlier, new Set(shallow))).finally(() => earlier.close());
+        const added = await read(compareCommits(objects, { head, window: options.window, pause, earlier, boundary: new Set(shallow) })).finally(() =>
+          earlier.close(),
+        );
         const older = kept.commits.filter((commit) => !objects.commits.has(commit.oid));
         const commits = keepWindow([...added, ...older], objects.commits.get(head)!.time, options.window).filter((commit) => commit.time >= since);
         keep(commits, pack, objects, kept);

@@ -108,10 +108,7 @@ export function earlierObjects(kept: KeptHistory): EarlierObjects & { close(): v
  */
 export function keepHistory(
   cache: ObjectCache,
-  url: string,
-  history: Pick<KeptHistory, "head" | "since" | "commits">,
-  pack: KeptPack,
-  on: KeptHistory | null,
+  { url, history, pack, on }: { url: string; history: Pick<KeptHistory, "head" | "since" | "commits">; pack: KeptPack; on: KeptHistory | null },
 ): void {
   keepQuietly(() => {
     if (!privateFolder(cache.dir)) return;

@@ -165,7 +165,7 @@ function linkPacks(cached: CachedObjects, packDir: string): void {
  * together they hold `head`'s whole tree. Without, it holds `head`'s whole tree and replaces whatever the repository's
  * folder held. Then the repositories used longest ago are removed until all fit. Never throws (see keepQuietly).
  */
-export function keepObjects(cache: ObjectCache, url: string, head: string, pack: KeptPack, on: CachedObjects | null): void {
+export function keepObjects(cache: ObjectCache, { url, head, pack, on }: { url: string; head: string; pack: KeptPack; on: CachedObjects | null }): void {
   keepQuietly(() => {
     if (!privateFolder(cache.dir)) return;
     const folder = folderOf(cache, url);

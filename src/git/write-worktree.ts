@@ -68,11 +68,9 @@ function addTo<T>(map: Map<string, T[]>, key: string, value: T): void {
 async function listFiles(
   tree: string,
   read: ReadObject,
-  folder: string,
-  files: ListedFile[],
-  folders: string[],
-  makeFolder: (rel: string) => void,
+  into: { folder: string; files: ListedFile[]; folders: string[]; makeFolder: (rel: string) => void },
 ): Promise<void> {
+  const { folder, files, folders, makeFolder } = into;
   for (const { kind, rel, oid, mode } of placesIn(await read(tree, "tree"), tree, folder)) {
     if (kind === "file") {
       files.push({ rel, oid, mode });
@@ -80,7 +78,7 @@ async function listFiles(
     }
     makeFolder(rel);
     folders.push(rel);
-    if (kind === "folder") await listFiles(oid, read, rel, files, folders, makeFolder);
+    if (kind === "folder") await listFiles(oid, read, { folder: rel, files, folders, makeFolder });
   }
 }
 
@@ -175,7 +173,7 @@ export class WorktreeWriter {
       const tree = parseCommit(await read(commit, "commit"), commit).tree;
       const files: ListedFile[] = [];
       const folders: string[] = [];
-      await listFiles(tree, read, "", files, folders, (rel) => this.makeFolder(rel));
+      await listFiles(tree, read, { folder: "", files, folders, makeFolder: (rel) => this.makeFolder(rel) });
       const listed = new Set(files.map((file) => file.rel));
       for (const rel of this.placed) if (!listed.has(rel)) throw new Error(`wrote ${rel} ahead of commit ${commit}, which does not hold it`);
       for (const file of files) if (!this.placed.has(file.rel)) this.enqueue(file);

@@ -50,16 +50,8 @@ const SERVER_ERROR = 3;
  * in that commit's tree, as `git fetch --depth 1` into an earlier shallow clone asks. `into` sees the pack's bytes
  * as they come.
  */
-export async function fetchShallowPack(
-  http: HttpClient,
-  url: string,
-  token: string,
-  branch: string,
-  maxBytes = Infinity,
-  alongside?: Alongside,
-  have?: string,
-  into?: PackSink,
-): Promise<ShallowPack> {
+export async function fetchShallowPack(http: HttpClient, request: ShallowFetch): Promise<ShallowPack> {
+  const { url, token, branch, maxBytes = Infinity, alongside, have, into } = request;
   const base = url.replace(/\/+$/, "");
   const headers = {
     authorization: `Basic ${Buffer.from(`x-access-token:${token}`).toString("base64")}`,
@@ -82,18 +74,32 @@ export async function fetchShallowPack(
   const body = [pktLine(`want ${head} ${wanted}\n`), ...held.shallow, pktLine("deepen 1\n"), FLUSH, ...held.have, pktLine("done\n")];
   return {
     head,
-    ...(await requestPack(
-      http,
-      { base, headers },
+    ...(await requestPack(http, {
+      to: { base, headers },
       body,
-      {
+      limits: {
         maxBytes,
         overLimit: `the git server at ${base} sent more than ${Math.round(maxBytes / 2 ** 20)} MB for one commit, more than the repository's size allows; the clone stopped there`,
         noPack: `the git server at ${base} ended its answer without a pack; try again later`,
       },
       into,
-    )),
+    })),
   };
+}
+
+/** What fetchShallowPack asks for: the branch's head commit and its tree, within `maxBytes`. */
+export interface ShallowFetch {
+  url: string;
+  token: string;
+  branch: string;
+  /** Most bytes of pack taken (default: no bound). */
+  maxBytes?: number;
+  /** Told the advertisement and the head, before the pack is asked for (a history fetched alongside reuses them). */
+  alongside?: Alongside;
+  /** A commit whose tree the caller holds already: only what the head adds to it is sent. */
+  have?: string;
+  /** Where the pack's bytes go as they arrive (default: gathered in memory, or a file past the bound). */
+  into?: PackSink;
 }
 
 /**
@@ -108,10 +114,7 @@ export async function fetchShallowPack(
 export async function fetchHistoryPack(
   http: HttpClient,
   advertised: AdvertisedRefs,
-  head: string,
-  since: number,
-  maxBytes: number,
-  have?: string,
+  { head, since, maxBytes, have }: { head: string; since: number; maxBytes: number; have?: string },
 ): Promise<{ pack: PackBytes; shallow: string[]; common: boolean }> {
   const { base, capabilities } = advertised;
   for (const needed of ["shallow", "deepen-since"]) {
@@ -133,11 +136,15 @@ export async function fetchHistoryPack(
     ...held,
     pktLine("done\n"),
   ];
-  return requestPack(http, advertised, body, {
-    maxBytes,
-    overLimit: `the git server at ${base} sent more than ${describeBytes(maxBytes)} of history, the most a checkout reads; the history was left out`,
-    // git's upload-pack ends without a word when no commit is as recent as the date.
-    noPack: `the git server at ${base} sent no history since ${new Date(since * 1000).toISOString().slice(0, 10)}: the branch may have no commit that recent`,
+  return requestPack(http, {
+    to: advertised,
+    body,
+    limits: {
+      maxBytes,
+      overLimit: `the git server at ${base} sent more than ${describeBytes(maxBytes)} of history, the most a checkout reads; the history was left out`,
+      // git's upload-pack ends without a word when no commit is as recent as the date.
+      noPack: `the git server at ${base} sent no history since ${new Date(since * 1000).toISOString().slice(0, 10)}: the branch may have no commit that recent`,
+    },
   });
 }
 
@@ -172,10 +179,7 @@ interface PackLimits {
 /** Sends one upload-pack request and reads its answer (see readPackAnswer). */
 async function requestPack(
   http: HttpClient,
-  to: Pick<AdvertisedRefs, "base" | "headers">,
-  body: Buffer[],
-  limits: PackLimits,
-  into: PackSink = new GatheredPack(),
+  { to, body, limits, into = new GatheredPack() }: { to: Pick<AdvertisedRefs, "base" | "headers">; body: Buffer[]; limits: PackLimits; into?: PackSink },
 ): Promise<{ pack: PackBytes; shallow: string[]; common: boolean }> {
   const answered = await againIfDropped(http, {
     url: `${to.base}/git-upload-pack`,

@@ -58,11 +58,13 @@ export async function readHistoryObjects(pack: PackBytes, pause: Pause = sliceWo
  */
 export async function compareCommits(
   objects: HistoryObjects,
-  head: string,
-  window: HistoryWindow,
-  pause: Pause = sliceWork(),
-  earlier?: EarlierObjects,
-  boundary: ReadonlySet<string> = new Set(),
+  {
+    head,
+    window,
+    pause = sliceWork(),
+    earlier,
+    boundary = new Set(),
+  }: { head: string; window: HistoryWindow; pause?: Pause; earlier?: EarlierObjects; boundary?: ReadonlySet<string> },
 ): Promise<CommitRecord[]> {
   const { commits, trees } = objects;
   const headTime = commits.get(head)?.time;

@@ -139,8 +139,8 @@ describe("withShallowClone with a history", () => {
   it("sends a pack of commits and trees only, since the window's start", async () => {
     const bounded = gitHttpWithTimeout(10_000);
     let advertised: [AdvertisedRefs, string] | undefined;
-    await fetchShallowPack(bounded, remote("history").url, token, "main", Infinity, (refs, head) => (advertised = [refs, head]));
-    const { pack, shallow } = await fetchHistoryPack(bounded, advertised![0], advertised![1], windowStart(now, window), 2 ** 20);
+    await fetchShallowPack(bounded, { url: remote("history").url, token, branch: "main", alongside: (refs, head) => (advertised = [refs, head]) });
+    const { pack, shallow } = await fetchHistoryPack(bounded, advertised![0], { head: advertised![1], since: windowStart(now, window), maxBytes: 2 ** 20 });
     const types = new Map<string, number>();
     await resolvePack(pack, undefined, (object) => types.set(object.type, (types.get(object.type) ?? 0) + 1));
     expect(types.get("blob")).toBeUndefined();

@@ -68,15 +68,15 @@ describe("fetchShallowPack against servers that do not give a pack", () => {
     ["/fails", "failed while sending the pack: out of memory"],
     ["/empty", "ended its answer without a pack"],
   ])("%s: says what the server did", async (repo, message) => {
-    await expect(fetchShallowPack(gitHttpWithTimeout(5_000), `${base}${repo}`, "ghs_secret", "main")).rejects.toThrow(message);
-    await expect(fetchShallowPack(gitHttpWithTimeout(5_000), `${base}${repo}`, "ghs_secret", "main")).rejects.not.toThrow("ghs_secret");
+    await expect(fetchShallowPack(gitHttpWithTimeout(5_000), { url: `${base}${repo}`, token: "ghs_secret", branch: "main" })).rejects.toThrow(message);
+    await expect(fetchShallowPack(gitHttpWithTimeout(5_000), { url: `${base}${repo}`, token: "ghs_secret", branch: "main" })).rejects.not.toThrow("ghs_secret");
   });
 });
 
 describe("fetchShallowPack with a limit", () => {
   it("stops reading a server that sends more pack than the limit allows", async () => {
-    await expect(fetchShallowPack(gitHttpWithTimeout(5_000), `${base}/endless`, "ghs_secret", "main", 2 ** 20)).rejects.toThrow(
-      `the git server at ${base}/endless sent more than 1 MB for one commit, more than the repository's size allows; the clone stopped there`,
-    );
+    await expect(
+      fetchShallowPack(gitHttpWithTimeout(5_000), { url: `${base}/endless`, token: "ghs_secret", branch: "main", maxBytes: 2 ** 20 }),
+    ).rejects.toThrow(`the git server at ${base}/endless sent more than 1 MB for one commit, more than the repository's size allows; the clone stopped there`);
   });
 });

@@ -79,9 +79,14 @@ class Repository {
   async historyAt(cache: ObjectCache | undefined, now: number, maxBytes = 64 * 2 ** 20): Promise<FetchedHistory> {
     const history = recentHistory({ token, window, maxBytes, idleMs: 30_000, now, ...(cache && { kept: { cache, url: this.remote.url } }) });
     // The advertisement only: the clone's own pack request is never made.
-    await fetchShallowPack(gitHttpWithTimeout(30_000), this.remote.url, token, "main", Infinity, (advertised, head) => {
-      history.start(advertised, head);
-      throw new Error("advertised");
+    await fetchShallowPack(gitHttpWithTimeout(30_000), {
+      url: this.remote.url,
+      token,
+      branch: "main",
+      alongside: (advertised, head) => {
+        history.start(advertised, head);
+        throw new Error("advertised");
+      },
     }).catch((error: Error) => {
       if (error.message !== "advertised") throw error;
     });

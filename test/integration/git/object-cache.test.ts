@@ -210,13 +210,12 @@ describe("clones that keep their objects for the next clone", () => {
     // While a clone fetches on top of the kept packs, another clone's whole tree replaces them.
     fs.rmSync(path.join(before.folder, `${before.packs[0]}.pack`));
     addCommit(root, name, { branch: "main", files: { "pkg0/mod3.py": "three\n" }, message: "three", author });
-    keepObjects(
-      cache,
-      remote.url,
-      server.git(name, "rev-parse", "main"),
-      { name: `pack-${"0".repeat(40)}`, pack: Buffer.from("x"), index: Buffer.from("y") },
-      before,
-    );
+    keepObjects(cache, {
+      url: remote.url,
+      head: server.git(name, "rev-parse", "main"),
+      pack: { name: `pack-${"0".repeat(40)}`, pack: Buffer.from("x"), index: Buffer.from("y") },
+      on: before,
+    });
     expect(fs.existsSync(path.join(before.folder, `pack-${"0".repeat(40)}.pack`))).toBe(false);
     expect(cachedObjects(cache, remote.url)).toBeNull();
   });

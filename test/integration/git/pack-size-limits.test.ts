@@ -53,7 +53,7 @@ describe("what a pack may inflate to", () => {
 
   it("reads a history's commits, and leaves the history out when its trees inflate past the limit", async () => {
     const window = { months: 1200, maxCommits: 100 };
-    const commits = await compareCommits(await readHistoryObjects(pack), head, window);
+    const commits = await compareCommits(await readHistoryObjects(pack), { head, window });
     // Made within one second: their order is the ids'.
     expect(commits.map((c) => [c.message, c.files]).sort()).toEqual([
       ["Add b", ["pkg/b.py"]],
