@@ -1,8 +1,9 @@
+import { UsageError } from "./lib/usage-error.js";
 import { createRequire } from "node:module";
 import { ConfigError } from "./config.js";
 import { actionCommand } from "./cli/action.js";
 import { evalCommand } from "./cli/eval.js";
-import { processIo, UsageError, type CliIo, type Command } from "./cli/io.js";
+import { processIo, type CliIo, type Command } from "./cli/io.js";
 import { locateCommand } from "./cli/locate.js";
 import { resolveCommand } from "./cli/resolve.js";
 import { serveCommand } from "./cli/serve.js";

@@ -1,18 +1,7 @@
-import type { ApplicationFunction } from "probot";
-import { createServices, probotHost, type MagisAppOptions } from "./app/create-services.js";
-import { UNINSTALL_EVENTS } from "./triggers/rules/on-uninstalled.js";
+// The package's entry as Probot loads an app (`probot run`): the MAGIS app with its settings from the environment.
+import { magisApp } from "./app/magis-app.js";
 
+export { magisApp } from "./app/magis-app.js";
 export type { MagisAppOptions, MagisServices } from "./app/create-services.js";
-
-/** The MAGIS Probot app: records its triggers as they arrive, decides about them afterwards, and starts the job queue. */
-export function magisApp(options: MagisAppOptions = {}): ApplicationFunction {
-  return async (app) => {
-    const services = createServices(probotHost(app), options);
-    app.on(services.desk.events, services.desk.receive);
-    app.on([...UNINSTALL_EVENTS], services.forgetUninstalled);
-    options.onReady?.(services);
-    await services.start();
-  };
-}
 
 export default magisApp();

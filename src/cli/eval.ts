@@ -1,3 +1,4 @@
+import { UsageError } from "../lib/usage-error.js";
 import fs from "node:fs";
 import path from "node:path";
 import { modelFor, parseConfig } from "../config.js";
@@ -6,7 +7,7 @@ import type { CommandPolicy } from "../pipeline/types.js";
 import { explainLosses } from "../eval/oracle/explain-losses.js";
 import { startOracleModel } from "../eval/oracle/start-oracle-model.js";
 import { OutputTakenError, runEval } from "../eval/run-eval.js";
-import { parseFlags, UsageError, wholeNumberFlag, type CliIo, type Command } from "./io.js";
+import { parseFlags, wholeNumberFlag, type CliIo, type Command } from "./io.js";
 import { makeModel } from "./open-checkout.js";
 import { readSettings } from "../app/settings/read-settings.js";
 import type { Settings } from "../app/settings/settings-table.js";

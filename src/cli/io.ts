@@ -1,3 +1,4 @@
+import { UsageError } from "../lib/usage-error.js";
 /** Where a command writes; tests pass their own to read what was printed. */
 export interface CliIo {
   stdout: (text: string) => void;
@@ -18,14 +19,6 @@ export const processIo: CliIo = {
   cwd: process.cwd(),
   isTTY: process.stderr.isTTY === true,
 };
-
-/** A mistake in how the command was called: printed as one line, exit code 2. */
-export class UsageError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = "UsageError";
-  }
-}
 
 /** One subcommand of `magis`. */
 export interface Command {

@@ -1,3 +1,4 @@
+import { UsageError } from "../lib/usage-error.js";
 import { LlmError } from "../llm/errors.js";
 import type { Llm } from "../llm/types.js";
 import { StageError } from "../pipeline/errors.js";
@@ -5,7 +6,7 @@ import { locateFiles } from "../pipeline/locate/locate-files.js";
 import type { LocatedFile, ProgressEvent } from "../pipeline/types.js";
 import { openBackend } from "../backends/open-backend.js";
 import type { Store } from "../store/store.js";
-import { parseFlags, UsageError, wholeNumberFlag, type Command } from "./io.js";
+import { parseFlags, wholeNumberFlag, type Command } from "./io.js";
 import { checkoutIndex, localHistory, makeModel, memoryFile, openCheckout } from "./open-checkout.js";
 import { readIssueFiles } from "./read-issue-file.js";
 import { readSettings } from "../app/settings/read-settings.js";

@@ -1,9 +1,10 @@
+import { UsageError } from "../lib/usage-error.js";
 import fs from "node:fs";
 import path from "node:path";
 import type { MagisConfig } from "../config.js";
 import { createLlm, type LlmClient } from "../llm/client.js";
 import type { Settings } from "../app/settings/settings-table.js";
-import { UsageError, type CliIo } from "./io.js";
+import { type CliIo } from "./io.js";
 import { loadRepoConfig } from "./load-repo-config.js";
 import { historyWindow, type CommitRecord } from "../git/commit-history.js";
 import { readLocalHistory } from "../git/read-local-history.js";

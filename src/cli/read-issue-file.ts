@@ -1,8 +1,8 @@
+import { UsageError } from "../lib/usage-error.js";
 import fs from "node:fs";
 import path from "node:path";
 import { cleanText } from "../lib/clean-text.js";
 import type { IssueText } from "../pipeline/types.js";
-import { UsageError } from "./io.js";
 
 /**
  * Reads the issue the way `magis resolve` (and `magis locate`) take it: the first non-empty line is

@@ -1,3 +1,4 @@
+import { UsageError } from "../lib/usage-error.js";
 import fs from "node:fs";
 import path from "node:path";
 import { encodeFile } from "../edit/file-encoding.js";
@@ -11,7 +12,7 @@ import { openBackend } from "../backends/open-backend.js";
 import { resolveInside } from "../lib/safe-path.js";
 import { checkoutIndex, localHistory, makeModel, memoryFile, openCheckout } from "./open-checkout.js";
 import { readIssueFiles } from "./read-issue-file.js";
-import { parseFlags, UsageError, type Command } from "./io.js";
+import { parseFlags, type Command } from "./io.js";
 import { readSettings } from "../app/settings/read-settings.js";
 import { renderSettingsHelp } from "../app/settings/render-settings-help.js";
 

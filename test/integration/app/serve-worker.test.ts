@@ -4,7 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import { pino } from "pino";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { startServer } from "../../../src/cli/serve.js";
+import { startServer } from "../../../src/app/start-server.js";
 import type { RunningServer } from "../../../src/server/listen-on.js";
 import { sweepObjects } from "../../../src/app/create-services.js";
 import { checkoutPrefix, THIS_PROCESS } from "../../../src/git/checkout-name.js";

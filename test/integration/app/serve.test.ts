@@ -5,7 +5,7 @@ import os from "node:os";
 import path from "node:path";
 import { pino } from "pino";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { startServer } from "../../../src/cli/serve.js";
+import { startServer } from "../../../src/app/start-server.js";
 import type { RunningServer } from "../../../src/server/listen-on.js";
 import { labeledPayload } from "../../e2e/payloads.js";
 import { sign } from "../../e2e/start-app.js";
