@@ -191,7 +191,7 @@ export function createServices(host: GitHubHost, options: MagisAppOptions = {}):
     // One memo of the store's index cache for the process: each job finds what earlier ones tokenized or read.
     terms: { cache: store.memory.index, memo: new TermMemo() },
   });
-  const revise = reviseKind({ ...shared, revise: options.revise ?? revisePullRequest });
+  const revise = reviseKind({ ...shared, revise: options.revise ?? revisePullRequest, jobs: store.jobs });
   const runners = { [resolve.name]: jobRunner(shared, resolve), [revise.name]: jobRunner(shared, revise) };
   if (role !== "web") removeCheckoutsOfKilledProcesses(shared.workDir ?? os.tmpdir(), log);
   // Kept objects age out even on a worker that clones nothing more: checked at start and every hour.

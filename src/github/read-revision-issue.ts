@@ -1,6 +1,6 @@
 import type { IssueText } from "../pipeline/types.js";
 import { cleanText } from "../lib/clean-text.js";
-import { readIssueText, type HintPolicy } from "./read-issue-text.js";
+import { readIssueText, type HintPolicy, type IssueSnapshot } from "./read-issue-text.js";
 import { issueOfBranch } from "./choose-branch.js";
 import type { Octokit } from "./types.js";
 
@@ -19,6 +19,11 @@ export interface RevisionToRead {
   prefix: string;
   /** Whose comments on the linked issue become hints. */
   hints: HintPolicy;
+  /**
+   * The linked issue as the trigger that started its pull request carried it (see IssueSnapshot), when that run is
+   * known: a later edit of the issue, by anyone, does not steer the revision. Without one the issue is read now.
+   */
+  asTriggered?: (issue: number) => Promise<IssueSnapshot | undefined>;
 }
 
 /**
@@ -26,11 +31,12 @@ export interface RevisionToRead {
  * hint that the pull request exists and is being revised. A pull request without a linked issue stands for itself.
  */
 export async function readRevisionIssue(octokit: Octokit, repo: { owner: string; repo: string }, revision: RevisionToRead): Promise<IssueText> {
-  const { pull, prefix, hints } = revision;
+  const { pull, prefix, hints, asTriggered } = revision;
   const note = `Pull request #${pull.number} ("${cleanText(pull.title)}") was opened by the team for this issue and is being revised after a human review.`;
   const issue = linkedIssue(pull.body, pull.headRef, prefix);
   if (issue !== null) {
-    const text = await readIssueText(octokit, { ...repo, number: issue }, { guidance: "", hints });
+    const snapshot = await asTriggered?.(issue);
+    const text = await readIssueText(octokit, { ...repo, number: issue }, { guidance: "", hints, ...(snapshot && { snapshot }) });
     return { ...text, hints: [note, ...text.hints] };
   }
   return { title: cleanText(pull.title), body: cleanText(pull.body).slice(0, MAX_PULL_BODY_CHARS), hints: [note] };

@@ -30,8 +30,8 @@ export interface JobStore {
   /** Whether a delivery id was recorded already. */
   seen(delivery: string): Promise<boolean>;
   get(id: number): Promise<JobRecord | null>;
-  /** The job recorded last, if any. */
-  newest(): Promise<JobRecord | null>;
+  /** The job recorded last, if any; with `which`, the last of those with that key, kind and status. */
+  newest(which?: { key: string; kind: string; status: JobStatus }): Promise<JobRecord | null>;
   /** Jobs in a status, oldest first. */
   withStatus(status: JobStatus): Promise<JobRecord[]>;
   /** Marks a job running, in its first stage, on `worker` (the process running it; null in the embedded app). */

@@ -60,6 +60,21 @@ export function describeJobContract(context: ContractContext): void {
       expect(await store().jobs.newest()).toEqual(second);
     });
 
+    it("gives the newest job of a key, kind and status: the run a pull request came from", async () => {
+      const { jobs } = store();
+      const older = (await jobs.add(newJob("d-1")))!;
+      await jobs.succeed(older.id, "https://github.com/octo/widgets/pull/9");
+      const newer = (await jobs.add(newJob("d-2")))!;
+      await jobs.succeed(newer.id, "https://github.com/octo/widgets/pull/9");
+      const failed = (await jobs.add(newJob("d-3")))!;
+      await jobs.fail(failed.id, "the model failed");
+      await jobs.add(newJob("d-4", { key: "octo/widgets#8", number: 8 }));
+      const key = newer.key;
+      expect((await jobs.newest({ key, kind: newer.kind, status: "succeeded" }))?.id).toBe(newer.id);
+      expect((await jobs.newest({ key, kind: newer.kind, status: "failed" }))?.id).toBe(failed.id);
+      expect(await jobs.newest({ key, kind: "revise-pull-request", status: "succeeded" })).toBeNull();
+    });
+
     it("lists the jobs of a status oldest first", async () => {
       const ids: number[] = [];
       for (const delivery of ["d-1", "d-2", "d-3", "d-4"]) ids.push((await store().jobs.add(newJob(delivery)))!.id);

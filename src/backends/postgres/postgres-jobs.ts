@@ -38,8 +38,9 @@ export class PostgresJobStore implements JobStore {
     return this.one("SELECT * FROM jobs WHERE id = $1", [id]);
   }
 
-  async newest(): Promise<JobRecord | null> {
-    return this.one("SELECT * FROM jobs ORDER BY id DESC LIMIT 1", []);
+  async newest(which?: { key: string; kind: string; status: JobStatus }): Promise<JobRecord | null> {
+    if (!which) return this.one("SELECT * FROM jobs ORDER BY id DESC LIMIT 1", []);
+    return this.one("SELECT * FROM jobs WHERE key = $1 AND kind = $2 AND status = $3 ORDER BY id DESC LIMIT 1", [which.key, which.kind, which.status]);
   }
 
   async withStatus(status: JobStatus): Promise<JobRecord[]> {

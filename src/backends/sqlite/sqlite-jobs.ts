@@ -36,8 +36,12 @@ export class SqliteJobStore implements JobStore {
     return this.read(id);
   }
 
-  async newest(): Promise<JobRecord | null> {
-    const row = this.db.prepare("SELECT * FROM jobs ORDER BY id DESC LIMIT 1").get() as JobRow | undefined;
+  async newest(which?: { key: string; kind: string; status: JobStatus }): Promise<JobRecord | null> {
+    const row = (
+      which
+        ? this.db.prepare("SELECT * FROM jobs WHERE key = ? AND kind = ? AND status = ? ORDER BY id DESC LIMIT 1").get(which.key, which.kind, which.status)
+        : this.db.prepare("SELECT * FROM jobs ORDER BY id DESC LIMIT 1").get()
+    ) as JobRow | undefined;
     return row ? jobFromRow(row) : null;
   }
 

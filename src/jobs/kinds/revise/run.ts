@@ -18,14 +18,20 @@ import { readChangedFiles, readLatestReview, readReviewComments } from "../../..
 import { readRevisionIssue } from "../../../github/read-revision-issue.js";
 import { renderRevisionStatus, startRevisionStatus, type RevisionStatus } from "./render-status.js";
 import { stageContext } from "../../stage-context.js";
+import { issueAsTriggered } from "../resolve/issue-as-triggered.js";
 import type { ResolveJobServices } from "../resolve/run.js";
+import type { JobStore } from "../../../store/store.js";
 import type { JobKind } from "../../run-job.js";
 import { revisePayload, type ReviseJobPayload } from "./payload.js";
 import { trackProgress } from "../../track-status.js";
 import type { IssueRef, Octokit } from "../../../github/types.js";
 
 /** What a revision job uses: the resolve job's parts, with the revision pipeline in place of the resolve one. */
-export type ReviseJobServices = Omit<ResolveJobServices, "resolve" | "memory"> & { revise: typeof revisePullRequest };
+export type ReviseJobServices = Omit<ResolveJobServices, "resolve" | "memory"> & {
+  revise: typeof revisePullRequest;
+  /** The job records: a revision reads its issue as the trigger of the pull request's run carried it (see issueAsTriggered). */
+  jobs?: JobStore;
+};
 
 /**
  * The `revise-pull-request` job: within its status comment on the pull request (see runJob),
@@ -79,6 +85,7 @@ export function reviseKind(services: ReviseJobServices): JobKind<ReviseJobPayloa
         pull: { number: pull.number, title: pull.title, body: pull.body ?? "", headRef },
         prefix: config.branch_prefix,
         hints,
+        ...(services.jobs && { asTriggered: issueAsTriggered(services.jobs, repo) }),
       });
 
       // 2. The checkout of the head branch.
