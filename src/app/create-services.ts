@@ -23,6 +23,7 @@ import { revisePullRequest } from "../pipeline/revise/revise-pull-request.js";
 import type { MagisMetrics } from "../server/metrics.js";
 import type { JobStore, Store, TriggerStore } from "../store/store.js";
 import { forgetUninstalled, forgetWhenCancelled, type UninstallEvent } from "../triggers/rules/on-uninstalled.js";
+import { RecentRefusals } from "../triggers/recent-refusals.js";
 import { TriggerDesk } from "../triggers/trigger-desk.js";
 import { triggerRules } from "../triggers/trigger-rules.js";
 import { readSettings } from "./settings/read-settings.js";
@@ -214,7 +215,7 @@ export function createServices(host: GitHubHost, options: MagisAppOptions = {}):
     onFailed: (job, reason) => log.warn({ job: job.id, error: reason }, "job failed"),
   });
   // With a shared store, the web process that records a trigger holds it a while to decide it; then any may take it.
-  const desk = new TriggerDesk(store.triggers, triggerRules(queue, bot), { auth, log, leaseMs: backend.triggerLeaseMs });
+  const desk = new TriggerDesk(store.triggers, triggerRules({ queue, bot, refusals: new RecentRefusals() }), { auth, log, leaseMs: backend.triggerLeaseMs });
   let started = false;
   const settled = async () => {
     // A decision may queue a job, and nothing queues a decision, so one pass of each in this order suffices.

@@ -3,6 +3,7 @@ import type { MagisConfig } from "../config.js";
 import { hasPermission } from "../github/check-permission.js";
 import type { Decision } from "../store/triggers.js";
 import { configForTrigger } from "./config-for-trigger.js";
+import type { RecentRefusals } from "./recent-refusals.js";
 
 /** The events a person sends to ask for a run: a label, a command in a comment, a review. */
 type AskingEvent = "issues.labeled" | "issue_comment.created" | "pull_request_review.submitted";
@@ -22,6 +23,8 @@ export interface Admission<E extends AskingEvent> {
   /** The rule's own check of the trigger against the config, before the sender's permission: a decision ends it. */
   matches?: (config: MagisConfig, context: Context<E>) => Decision | null;
   refusal: Refusal;
+  /** The senders refused lately: one refused on this issue within the hour is passed over without a call or a word. */
+  refusals: RecentRefusals;
 }
 
 /**
@@ -33,13 +36,22 @@ export async function admitTrigger<E extends AskingEvent>(
   context: Context<E>,
   admission: Admission<E>,
 ): Promise<{ ok: true; config: MagisConfig } | { ok: false; decision: Decision }> {
+  const sender = context.payload.sender.login;
+  const { owner, repo } = context.repo();
+  const issue = `${owner}/${repo}#${admission.number}`;
+  if (admission.refusals.has(issue, sender)) {
+    return {
+      ok: false,
+      decision: { outcome: "ignored", detail: `@${sender} was refused on #${admission.number} within the hour; not checked or answered again` },
+    };
+  }
   const loaded = await configForTrigger(context, admission.number, admission.answersBrokenConfig);
   if (!loaded.ok) return loaded;
   const { config } = loaded;
   const mismatch = admission.matches?.(config, context);
   if (mismatch) return { ok: false, decision: mismatch };
-  const sender = context.payload.sender.login;
   if (await hasPermission(context.octokit, context.repo(), sender, config.allowed_permissions)) return loaded;
+  admission.refusals.add(issue, sender);
   const who = config.allowed_permissions.join(", ");
   const { refusal } = admission;
   if ("ignore" in refusal) return { ok: false, decision: { outcome: "ignored", detail: `@${sender} ${refusal.ignore} without ${who} permission` } };

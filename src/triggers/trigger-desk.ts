@@ -3,6 +3,7 @@ import type { Octokit } from "../github/types.js";
 import { redactSecrets } from "../lib/redact-secrets.js";
 import type { TriggerStore } from "../store/store.js";
 import type { Decision, TriggerRecord } from "../store/triggers.js";
+import { FairSlots } from "./fair-slots.js";
 import type { RuleEvent, TriggerRule } from "./trigger-rule.js";
 
 /** What the desk needs from the app. */
@@ -32,8 +33,8 @@ export class TriggerDesk {
   /** Deliveries found recorded before, until the server asks (see `wasRedelivery`); bounded so nothing unasked piles up. */
   private readonly redeliveries = new Set<string>();
   private readonly chains = new Map<string, Promise<void>>();
-  // A burst of webhooks must not become a burst of API calls: a few decisions at a time, the rest wait their turn.
-  private readonly slots = new Slots(4);
+  // A burst of webhooks must not become a burst of API calls: a few decisions at a time, the installations in turn.
+  private readonly slots = new FairSlots(4);
 
   constructor(
     private readonly store: TriggerStore,
@@ -114,7 +115,7 @@ export class TriggerDesk {
   }
 
   private schedule(
-    trigger: { delivery: string; event: string; owner: string; repo: string; number: number; receivedAt: number },
+    trigger: { delivery: string; event: string; installationId: number; owner: string; repo: string; number: number; receivedAt: number },
     contextOf: () => Promise<Context<RuleEvent>>,
   ): void {
     // Triggers on one issue or pull request are decided in the order they arrived, so their jobs queue in that order;
@@ -122,7 +123,7 @@ export class TriggerDesk {
     const key = `${trigger.owner}/${trigger.repo}#${trigger.number}`.toLowerCase();
     const before = this.chains.get(key) ?? new Promise<void>((resolve) => setImmediate(resolve));
     const decision: Promise<void> = before
-      .then(() => this.slots.run(() => this.decide(trigger, contextOf)))
+      .then(() => this.slots.run(String(trigger.installationId), () => this.decide(trigger, contextOf)))
       .finally(() => {
         this.inFlight.delete(decision);
         this.deciding.delete(trigger.delivery);
@@ -191,25 +192,4 @@ export function triggerContext(
 function contextLog(log: TriggerDeskOptions["log"]): Logger {
   const shim = { info: log.info, warn: log.warn, debug: () => {}, trace: () => {}, error: log.warn, fatal: log.warn, child: () => shim };
   return shim as unknown as Logger;
-}
-
-/** At most `size` tasks at once; the others wait in arrival order. */
-class Slots {
-  private busy = 0;
-  private readonly waiting: (() => void)[] = [];
-
-  constructor(private readonly size: number) {}
-
-  async run<T>(task: () => Promise<T>): Promise<T> {
-    if (this.busy >= this.size) await new Promise<void>((resolve) => this.waiting.push(resolve));
-    else this.busy++;
-    try {
-      return await task();
-    } finally {
-      // The slot passes straight to the next in line, so a newcomer cannot take it in between.
-      const next = this.waiting.shift();
-      if (next) next();
-      else this.busy--;
-    }
-  }
 }

@@ -1,5 +1,8 @@
 import type { Context } from "probot";
+import type { BotIdentity } from "../github/types.js";
+import type { JobQueue } from "../jobs/job-queue.js";
 import type { Decision } from "../store/triggers.js";
+import type { RecentRefusals } from "./recent-refusals.js";
 
 /** The webhook events (with their actions) the app's rules listen to. */
 export type RuleEvent =
@@ -25,4 +28,11 @@ export interface TriggerRule<E extends RuleEvent = RuleEvent> {
   fromBots?: boolean;
   /** `receivedAt`: when the webhook arrived (ISO 8601), the moment of the trigger where the payload has none. */
   decide(context: Context<E>, receivedAt: string): Promise<Decision>;
+}
+
+/** What the rules use: the queue their jobs go to, the app's bot identity, and the senders refused lately. */
+export interface RuleServices {
+  queue: JobQueue;
+  bot: () => Promise<BotIdentity>;
+  refusals: RecentRefusals;
 }

@@ -1,24 +1,22 @@
-import type { JobQueue } from "../jobs/job-queue.js";
 import { onCiCompleted } from "./rules/on-ci-completed.js";
 import { onIssueLabeled } from "./rules/on-issue-labeled.js";
 import { onIssueWithdrawn } from "./rules/on-issue-withdrawn.js";
 import { onPullRequestReview } from "./rules/on-pull-request-review.js";
 import { onRetryComment } from "./rules/on-retry-comment.js";
 import { onReviseComment } from "./rules/on-revise-comment.js";
-import type { TriggerRule } from "./trigger-rule.js";
-import type { BotIdentity } from "../github/types.js";
+import type { RuleServices, TriggerRule } from "./trigger-rule.js";
 
 /**
  * Every trigger of the app, the same in each door: a label, `/magis retry`, `/magis revise`, a review, CI failing on
  * the bot's pull request, and what withdraws a run.
  */
-export function triggerRules(queue: JobQueue, bot: () => Promise<BotIdentity>): TriggerRule[] {
+export function triggerRules(services: RuleServices): TriggerRule[] {
   return [
-    onIssueLabeled(queue),
-    onRetryComment(queue),
-    onReviseComment(queue, bot),
-    onPullRequestReview(queue, bot),
-    ...onCiCompleted(queue, bot),
-    ...onIssueWithdrawn(queue),
+    onIssueLabeled(services),
+    onRetryComment(services),
+    onReviseComment(services),
+    onPullRequestReview(services),
+    ...onCiCompleted(services),
+    ...onIssueWithdrawn(services),
   ];
 }

@@ -44,6 +44,22 @@ describe("what the app refuses, ignores or reports as failed, end to end", () =>
     expect(rig.botBranches()).toBe("");
   });
 
+  it("answers an outsider's thirty /magis retry comments once, and calls GitHub for the first only", async () => {
+    await rig.setUp();
+    for (let i = 0; i < 30; i++) {
+      await rig.app.deliver("issue_comment", commentPayload({ body: "/magis retry", sender: "stranger", installationId: INSTALLATION }), `d-spam-${i}`);
+    }
+    await rig.app.services.settled();
+    expect(await rig.jobs()).toEqual([]);
+    expect(rig.github.comments.map((c) => c.body)).toEqual([
+      "@stranger only people with write, maintain, admin permission on this repository may run `/magis retry`.",
+    ]);
+    // The first: a token, the config, the permission, the reply. The other twenty-nine: nothing.
+    expect(rig.github.requests.length).toBeLessThanOrEqual(5);
+    const triggers = await rig.app.services.triggers.all();
+    expect(triggers.filter((t) => t.detail?.includes("within the hour"))).toHaveLength(29);
+  });
+
   it("ignores bots, other labels, and comments that are not commands", async () => {
     await rig.setUp();
     await rig.app.deliver("issues", labeledPayload({ installationId: INSTALLATION, senderType: "Bot", sender: "magis-bot[bot]" }), "d-bot");

@@ -1,13 +1,11 @@
 import type { Context } from "probot";
-import type { JobQueue } from "../../jobs/job-queue.js";
 import { configForTrigger } from "../config-for-trigger.js";
 import { listFailedChecks } from "../../github/read-ci-failures.js";
 import { checkNames } from "../../github/render-ci-failures.js";
 import { CI_FIX_TRAILER } from "../../jobs/kinds/revise/ci-fix-trailer.js";
 import { submitReviseJob } from "../../jobs/kinds/revise/submit.js";
 import type { Decision } from "../../store/triggers.js";
-import type { TriggerRule } from "../trigger-rule.js";
-import type { BotIdentity } from "../../github/types.js";
+import type { RuleServices, TriggerRule } from "../trigger-rule.js";
 
 /** A finished CI run, as either event tells it. */
 interface CiRun {
@@ -33,7 +31,7 @@ const FAILED = new Set(["failure", "timed_out"]);
  * each fix is numbered in its commit, and after `ci_fix_attempts` one comment says what still fails. A success, a
  * person's commit, another pull request, an outdated commit or a second event for the same commit does nothing.
  */
-export function onCiCompleted(queue: JobQueue, bot: () => Promise<BotIdentity>): [TriggerRule<"check_suite.completed">, TriggerRule<"workflow_run.completed">] {
+export function onCiCompleted({ queue, bot }: RuleServices): [TriggerRule<"check_suite.completed">, TriggerRule<"workflow_run.completed">] {
   // CI events come from bots (the CI app, the bot's own push), and come for every push: only failures are recorded.
   const wanted = (run: CiRun) => FAILED.has(run.conclusion ?? "") && run.headBranch !== null && run.pulls.some((p) => p.head.ref === run.headBranch);
   // A re-requested check suite keeps its id and completes again later; a re-run workflow counts its attempts.
@@ -52,13 +50,13 @@ export function onCiCompleted(queue: JobQueue, bot: () => Promise<BotIdentity>):
       event: "check_suite.completed",
       fromBots: true,
       wants: (payload) => wanted(suite(payload)),
-      decide: (context) => decide(context, suite(context.payload), queue, bot),
+      decide: (context) => decide(context, suite(context.payload), { queue, bot }),
     },
     {
       event: "workflow_run.completed",
       fromBots: true,
       wants: (payload) => wanted(workflow(payload)),
-      decide: (context) => decide(context, workflow(context.payload), queue, bot),
+      decide: (context) => decide(context, workflow(context.payload), { queue, bot }),
     },
   ];
 }
@@ -75,7 +73,7 @@ function fieldsOf(run: {
   return { headSha: run.head_sha, headBranch: run.head_branch ?? null, conclusion: run.conclusion ?? null, pulls };
 }
 
-async function decide(context: Context<CiEvent>, run: CiRun, queue: JobQueue, bot: () => Promise<BotIdentity>): Promise<Decision> {
+async function decide(context: Context<CiEvent>, run: CiRun, { queue, bot }: Pick<RuleServices, "queue" | "bot">): Promise<Decision> {
   const pr = run.pulls.find((p) => p.head.ref === run.headBranch)!;
   // No one asked for this run: a broken config is not worth a comment here (the next label or command says it).
   const loaded = await configForTrigger(context, pr.number, () => false);

@@ -1,10 +1,9 @@
-import type { JobQueue } from "../../jobs/job-queue.js";
 import { submitResolveJob } from "../../jobs/kinds/resolve/submit.js";
 import { admitTrigger } from "../admit-trigger.js";
-import type { TriggerRule } from "../trigger-rule.js";
+import type { RuleServices, TriggerRule } from "../trigger-rule.js";
 
 /** `issues.labeled`: the configured label on an open issue, added by someone allowed, queues a run. */
-export function onIssueLabeled(queue: JobQueue): TriggerRule<"issues.labeled"> {
+export function onIssueLabeled({ queue, refusals }: RuleServices): TriggerRule<"issues.labeled"> {
   return {
     event: "issues.labeled",
     wants: (payload) => Boolean(payload.label) && payload.issue.state === "open" && !payload.issue.pull_request,
@@ -16,6 +15,7 @@ export function onIssueLabeled(queue: JobQueue): TriggerRule<"issues.labeled"> {
         answersBrokenConfig: (configured) => label === configured,
         matches: (config) =>
           label === config.label ? null : { outcome: "ignored", detail: `the label \`${label}\` is not the configured \`${config.label}\`` },
+        refusals,
         refusal: { ignore: "added the label" },
       });
       if (!admitted.ok) return admitted.decision;

@@ -1,16 +1,15 @@
 import type { Context } from "probot";
-import type { JobQueue } from "../../jobs/job-queue.js";
 import { jobKey } from "../../store/jobs.js";
 import { configForTrigger } from "../config-for-trigger.js";
 import type { Decision } from "../../store/triggers.js";
-import type { TriggerRule } from "../trigger-rule.js";
+import type { RuleServices, TriggerRule } from "../trigger-rule.js";
 
 /**
  * `issues.closed` and `issues.unlabeled` (the configured label): the issue's queued or running run is cancelled, and
  * its status comment says by what. Whoever GitHub lets close the issue or remove the label may stop the bot this way,
  * a bot included (a stale-issue bot closing it, say).
  */
-export function onIssueWithdrawn(queue: JobQueue): [TriggerRule<"issues.closed">, TriggerRule<"issues.unlabeled">] {
+export function onIssueWithdrawn({ queue }: RuleServices): [TriggerRule<"issues.closed">, TriggerRule<"issues.unlabeled">] {
   const cancel = async (context: Context<"issues.closed" | "issues.unlabeled">, reason: string): Promise<Decision> => {
     const { owner, repo } = context.repo();
     const cancelled = await queue.cancel(jobKey(owner, repo, context.payload.issue.number), reason, "resolve-issue");

@@ -1,17 +1,15 @@
 import type { Context } from "probot";
-import type { BotIdentity } from "../../github/types.js";
-import type { JobQueue } from "../../jobs/job-queue.js";
 import { submitReviseJob } from "../../jobs/kinds/revise/submit.js";
 import { cleanText } from "../../lib/clean-text.js";
 import { admitTrigger } from "../admit-trigger.js";
-import type { TriggerRule } from "../trigger-rule.js";
+import type { RuleServices, TriggerRule } from "../trigger-rule.js";
 
 /**
  * `pull_request_review.submitted`: a review that requests changes, or comments with text or inline comments, on an
  * open pull request the app opened from one of its branches, by someone allowed, queues a revision. Approvals,
  * bots (the app included), other pull requests and other people are passed over without a word.
  */
-export function onPullRequestReview(queue: JobQueue, bot: () => Promise<BotIdentity>): TriggerRule<"pull_request_review.submitted"> {
+export function onPullRequestReview({ queue, bot, refusals }: RuleServices): TriggerRule<"pull_request_review.submitted"> {
   return {
     event: "pull_request_review.submitted",
     wants: (payload) => {
@@ -33,6 +31,7 @@ export function onPullRequestReview(queue: JobQueue, bot: () => Promise<BotIdent
           pull.head.ref.startsWith(config.branch_prefix)
             ? null
             : { outcome: "ignored", detail: `the branch is not one of the app's \`${config.branch_prefix}…\` branches` },
+        refusals,
         refusal: { ignore: "reviewed" },
       });
       if (!admitted.ok) return admitted.decision;

@@ -1,8 +1,7 @@
-import type { JobQueue } from "../../jobs/job-queue.js";
 import { submitResolveJob } from "../../jobs/kinds/resolve/submit.js";
 import { cleanText } from "../../lib/clean-text.js";
 import { admitTrigger } from "../admit-trigger.js";
-import type { TriggerRule } from "../trigger-rule.js";
+import type { RuleServices, TriggerRule } from "../trigger-rule.js";
 
 /** The guidance of a `/magis retry` comment (the rest of its first line), or null when the comment is not one. */
 export function parseRetryCommand(body: string): { guidance: string } | null {
@@ -12,7 +11,7 @@ export function parseRetryCommand(body: string): { guidance: string } | null {
 }
 
 /** `issue_comment.created`: `/magis retry [guidance]` on an open issue, by someone allowed, queues a new run. */
-export function onRetryComment(queue: JobQueue): TriggerRule<"issue_comment.created"> {
+export function onRetryComment({ queue, refusals }: RuleServices): TriggerRule<"issue_comment.created"> {
   return {
     event: "issue_comment.created",
     wants: (payload) => payload.issue.state === "open" && !payload.issue.pull_request && parseRetryCommand(payload.comment.body) !== null,
@@ -20,7 +19,7 @@ export function onRetryComment(queue: JobQueue): TriggerRule<"issue_comment.crea
       const { issue, comment, sender } = context.payload;
       const guidance = parseRetryCommand(comment.body)?.guidance ?? "";
       // A command is addressed to the bot, so a refusal is answered; a label or a review by the same person is not.
-      const admitted = await admitTrigger(context, { number: issue.number, refusal: { answer: "/magis retry" } });
+      const admitted = await admitTrigger(context, { number: issue.number, refusal: { answer: "/magis retry" }, refusals });
       if (!admitted.ok) return admitted.decision;
       return submitResolveJob(context, queue, {
         issueNumber: issue.number,

@@ -1,9 +1,7 @@
-import type { BotIdentity } from "../../github/types.js";
-import type { JobQueue } from "../../jobs/job-queue.js";
 import { submitReviseJob } from "../../jobs/kinds/revise/submit.js";
 import { cleanText } from "../../lib/clean-text.js";
 import { admitTrigger } from "../admit-trigger.js";
-import type { TriggerRule } from "../trigger-rule.js";
+import type { RuleServices, TriggerRule } from "../trigger-rule.js";
 
 /** The guidance of a `/magis revise` comment (everything after the command, all lines), or null when the comment is not one. */
 export function parseReviseCommand(body: string): { guidance: string } | null {
@@ -16,14 +14,14 @@ export function parseReviseCommand(body: string): { guidance: string } | null {
  * revision: of the guidance, or without guidance of the latest review again. The checks run in the order of every
  * trigger: the config, then the sender's permission, then the pull request itself.
  */
-export function onReviseComment(queue: JobQueue, bot: () => Promise<BotIdentity>): TriggerRule<"issue_comment.created"> {
+export function onReviseComment({ queue, bot, refusals }: RuleServices): TriggerRule<"issue_comment.created"> {
   return {
     event: "issue_comment.created",
     wants: (payload) => payload.issue.state === "open" && Boolean(payload.issue.pull_request) && parseReviseCommand(payload.comment.body) !== null,
     decide: async (context) => {
       const { issue, comment, sender } = context.payload;
       const guidance = parseReviseCommand(comment.body)?.guidance ?? "";
-      const admitted = await admitTrigger(context, { number: issue.number, refusal: { answer: "/magis revise" } });
+      const admitted = await admitTrigger(context, { number: issue.number, refusal: { answer: "/magis revise" }, refusals });
       if (!admitted.ok) return admitted.decision;
       const { config } = admitted;
       const { data: pull } = await context.octokit.rest.pulls.get(context.repo({ pull_number: issue.number }));
