@@ -6,8 +6,7 @@ import type { Backend } from "../backends/backend.js";
 import { defaultDatabasePath, openDatabase } from "../backends/sqlite/database.js";
 import { SqliteBackend } from "../backends/sqlite/sqlite-backend.js";
 import { TermMemo } from "../pipeline/locate/remember-terms.js";
-import { DAY_MS, evict, objectCacheFrom, type ObjectCache } from "../git/object-cache.js";
-import { removeLeftoverCheckouts } from "../git/remove-leftover-checkouts.js";
+import { objectCacheFrom, type ObjectCache } from "../git/object-cache.js";
 import type { BotIdentity, Octokit } from "../github/types.js";
 import { dispatchByKind } from "../jobs/dispatch-by-kind.js";
 import type { JobQueue, JobRunner, ServeRole } from "../jobs/job-queue.js";
@@ -27,6 +26,7 @@ import { RecentRefusals } from "../triggers/recent-refusals.js";
 import { TriggerDesk } from "../triggers/trigger-desk.js";
 import { triggerRules } from "../triggers/trigger-rules.js";
 import { readSettings } from "./settings/read-settings.js";
+import { sweepCheckouts, sweepObjects } from "./sweep-work-folder.js";
 import type { Settings } from "./settings/settings-table.js";
 
 /** How the app is put together; every field has a default from the environment, tests replace some. */
@@ -75,6 +75,8 @@ export interface MagisAppOptions {
   metrics?: MagisMetrics;
   /** How long a worker not heard from may stay silent before its running jobs are failed (MAGIS_WORKER_LOST_SECONDS, default 60). */
   workerLostMs?: number;
+  /** How often a worker looks for checkouts processes killed mid-job left (default every five minutes; tests shorten it). */
+  checkoutSweepMs?: number;
 }
 
 /** The parts of a running app that outlive one webhook. */
@@ -194,9 +196,12 @@ export function createServices(host: GitHubHost, options: MagisAppOptions = {}):
   });
   const revise = reviseKind({ ...shared, revise: options.revise ?? revisePullRequest, jobs: store.jobs });
   const runners = { [resolve.name]: jobRunner(shared, resolve), [revise.name]: jobRunner(shared, revise) };
-  if (role !== "web") removeCheckoutsOfKilledProcesses(shared.workDir ?? os.tmpdir(), log);
-  // Kept objects age out even on a worker that clones nothing more: checked at start and every hour.
-  const sweeping = role !== "web" && shared.objects ? sweepObjects(shared.objects, log) : undefined;
+  // Checkouts (and test runs) of processes killed mid-job go at start and every few minutes, whichever worker of the
+  // machine finds them; kept objects age out even on a worker that clones nothing more, checked every hour.
+  const sweeping =
+    role === "web"
+      ? []
+      : [sweepCheckouts(shared.workDir ?? os.tmpdir(), log, options.checkoutSweepMs), ...(shared.objects ? [sweepObjects(shared.objects, log)] : [])];
   const runner = measured(forgetWhenCancelled(dispatchByKind(runners), store.memory, log), options.metrics);
   const queue = backend.createQueue(runner, {
     log,
@@ -233,7 +238,7 @@ export function createServices(host: GitHubHost, options: MagisAppOptions = {}):
     await store.ping();
   };
   const stop = async (graceMs: number) => {
-    sweeping?.stop();
+    for (const sweep of sweeping) sweep.stop();
     desk.stop();
     await desk.settled();
     await queue.stop(graceMs);
@@ -258,41 +263,6 @@ function measured(run: JobRunner, metrics: MagisMetrics | undefined): JobRunner 
       throw error;
     }
   };
-}
-
-/** How often a worker removes the kept objects of repositories no job used for MAGIS_OBJECT_CACHE_DAYS. */
-const SWEEP_MS = 3600 * 1000;
-
-/**
- * Removes the stale kept objects now (see evict), and again every `everyMs` until stopped; the timer keeps no process
- * alive. A failure is logged, and the next sweep tries again.
- */
-export function sweepObjects(cache: ObjectCache, log: GitHubHost["log"], everyMs = SWEEP_MS): { stop: () => void } {
-  const sweep = () => {
-    try {
-      const removed = evict(cache);
-      if (removed === 0) return;
-      const days = Math.round((cache.maxAgeMs ?? 0) / DAY_MS);
-      const which = removed === 1 ? "1 repository" : `${removed} repositories`;
-      log.info(
-        { dir: cache.dir, removed },
-        `removed the kept objects of ${which} no job used for ${days === 1 ? "a day" : `${days} days`}, or past the cache's size`,
-      );
-    } catch (error) {
-      log.warn({ dir: cache.dir, error: error instanceof Error ? error.message : String(error) }, "could not remove stale kept objects");
-    }
-  };
-  sweep();
-  const timer = setInterval(sweep, everyMs);
-  timer.unref();
-  return { stop: () => clearInterval(timer) };
-}
-
-/** A process killed mid-job leaves its checkout behind; removed at start-up, before this process makes its own. */
-function removeCheckoutsOfKilledProcesses(workDir: string, log: GitHubHost["log"]): void {
-  const { removed, failed } = removeLeftoverCheckouts(workDir);
-  if (removed.length > 0) log.info({ workDir, removed }, `removed ${removed.length} checkouts left behind by processes that are gone`);
-  for (const { path: folder, error } of failed) log.warn({ folder, error }, "could not remove a checkout left behind by a process that is gone");
 }
 
 /** The App's door: installation clients and the log from Probot, the bot login from the app's slug. */

@@ -37,6 +37,8 @@ export function removeLeftoverCheckouts(dir: string, check: { self?: CheckoutOwn
             : !isAlive(owner.pid)
           : now - fs.statSync(folder).mtimeMs > UNCHECKED_CHECKOUT_AGE_MS;
       if (!gone) continue;
+      // A test run of the dead job may still run there (its own process group, a daemon it started): stopped first.
+      killProcessesIn(folder);
       fs.rmSync(folder, { recursive: true, force: true });
       cleanup.removed.push(folder);
     } catch (error) {
@@ -54,4 +56,36 @@ function isRunning(pid: number): boolean {
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === "EPERM";
   }
+}
+
+/**
+ * Kills (SIGKILL) every process of this machine whose working folder is `folder` or inside it: what a job's test run
+ * left running when its process was killed (a detached process group, a `setsid` daemon), which nothing else stops.
+ * Linux only (it reads /proc); elsewhere it does nothing.
+ */
+export function killProcessesIn(folder: string): number {
+  let killed = 0;
+  let pids: string[];
+  try {
+    pids = fs.readdirSync("/proc").filter((name) => /^\d+$/.test(name));
+  } catch {
+    return 0;
+  }
+  const real = fs.realpathSync(folder);
+  for (const pid of pids) {
+    let cwd: string;
+    try {
+      cwd = fs.readlinkSync(`/proc/${pid}/cwd`);
+    } catch {
+      continue; // gone meanwhile, or another user's
+    }
+    if (cwd !== real && !cwd.startsWith(real + path.sep)) continue;
+    try {
+      process.kill(Number(pid), "SIGKILL");
+      killed++;
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return killed;
 }

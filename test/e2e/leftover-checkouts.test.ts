@@ -78,4 +78,33 @@ describe("checkouts left behind by processes that are gone", () => {
     for (const kept of [live.dir, otherMachine, recentUnnamed, unrelated]) expect(fs.existsSync(kept), kept).toBe(true);
     expect(app.logs.some((line) => line.includes("removed 3 checkouts left behind by processes that are gone"))).toBe(true);
   });
+
+  it("are found by a running app within its sweep, and what their test runs left running is stopped first", async () => {
+    const workDir = path.join(root, "work");
+    app = await startApp("secret", {
+      backend: new SqliteBackend(openDatabase(path.join(root, "magis.db"))),
+      traceDir: "",
+      workDir,
+      env: {},
+      checkoutSweepMs: 200,
+    });
+    // A worker killed mid-job after its test run started a daemon in the test copy (its own session, as setsid makes).
+    const killed = await holdCheckout(workDir);
+    const tests = `${killed.dir}.tests`;
+    fs.mkdirSync(tests);
+    // Not detached: setsid then runs sleep in its own process, in a session of its own, without forking.
+    const daemon = spawn("setsid", ["sleep", "1000"], { cwd: tests, stdio: "ignore" });
+    children.push(daemon);
+    const exited = new Promise<string>((resolve) => daemon.once("exit", (_code, signal) => resolve(String(signal))));
+    await new Promise((resolve) => daemon.once("spawn", resolve));
+    killed.child.kill("SIGKILL");
+    await new Promise((resolve) => killed.child.once("exit", resolve));
+
+    const deadline = Date.now() + 10_000;
+    while ((fs.existsSync(killed.dir) || fs.existsSync(tests)) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(fs.existsSync(killed.dir)).toBe(false);
+    expect(fs.existsSync(tests)).toBe(false);
+    const stopped = await Promise.race([exited, new Promise<string>((resolve) => setTimeout(() => resolve("still running"), 5_000))]);
+    expect(stopped).toBe("SIGKILL");
+  });
 });

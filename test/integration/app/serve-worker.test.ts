@@ -6,7 +6,7 @@ import { pino } from "pino";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { startServer } from "../../../src/app/start-server.js";
 import type { RunningServer } from "../../../src/server/listen-on.js";
-import { sweepObjects } from "../../../src/app/create-services.js";
+import { sweepObjects } from "../../../src/app/sweep-work-folder.js";
 import { checkoutPrefix, THIS_PROCESS } from "../../../src/git/checkout-name.js";
 import { folderOf, objectCacheFrom, type ObjectCache } from "../../../src/git/object-cache.js";
 import { freePort } from "../../support/free-port.js";
