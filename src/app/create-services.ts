@@ -23,7 +23,8 @@ import type { MagisMetrics } from "../server/metrics.js";
 import type { JobStore, Store, TriggerStore } from "../store/store.js";
 import { forgetUninstalled, forgetWhenCancelled, type UninstallEvent } from "../triggers/rules/on-uninstalled.js";
 import { RecentRefusals } from "../triggers/recent-refusals.js";
-import { TriggerDesk } from "../triggers/trigger-desk.js";
+import { TriggerDesk, type TriggerDeskOptions } from "../triggers/trigger-desk.js";
+import { TriggerSpool } from "../triggers/trigger-spool.js";
 import { triggerRules } from "../triggers/trigger-rules.js";
 import { readSettings } from "./settings/read-settings.js";
 import { sweepCheckouts, sweepObjects } from "./sweep-work-folder.js";
@@ -77,6 +78,8 @@ export interface MagisAppOptions {
   workerLostMs?: number;
   /** How often a worker looks for checkouts processes killed mid-job left (default every five minutes; tests shorten it). */
   checkoutSweepMs?: number;
+  /** How often the desk replays spooled deliveries and first tries a failed decision again (tests shorten them). */
+  deskTiming?: TriggerDeskOptions["timing"];
 }
 
 /** The parts of a running app that outlive one webhook. */
@@ -220,7 +223,15 @@ export function createServices(host: GitHubHost, options: MagisAppOptions = {}):
     onFailed: (job, reason) => log.warn({ job: job.id, error: reason }, "job failed"),
   });
   // With a shared store, the web process that records a trigger holds it a while to decide it; then any may take it.
-  const desk = new TriggerDesk(store.triggers, triggerRules({ queue, bot, refusals: new RecentRefusals() }), { auth, log, leaseMs: backend.triggerLeaseMs });
+  const spool = new TriggerSpool(settings.jobs.spoolDir ?? path.join(shared.workDir ?? os.tmpdir(), "magis-spool"));
+  const desk = new TriggerDesk(store.triggers, triggerRules({ queue, bot, refusals: new RecentRefusals() }), {
+    auth,
+    log,
+    leaseMs: backend.triggerLeaseMs,
+    spool,
+    onEvent: (event) => options.metrics?.triggerEvent(event),
+    timing: options.deskTiming,
+  });
   let started = false;
   const settled = async () => {
     // A decision may queue a job, and nothing queues a decision, so one pass of each in this order suffices.

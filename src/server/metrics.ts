@@ -42,6 +42,11 @@ export interface MagisMetrics {
   modelUsage(agent: string, usage: ModelUsage): void;
   /** A webhook delivery was answered after `seconds`. */
   webhookAnswered(outcome: WebhookOutcome, seconds: number): void;
+  /**
+   * What became of a delivery on its way to a decision: spooled (the store was down), replayed from the spool,
+   * refused with the spool full (an alert), a decision GitHub failed tried again, or given up on.
+   */
+  triggerEvent(event: "spooled" | "replayed" | "spool_full" | "retried" | "gave_up"): void;
   /** The Content-Type of `text()`. */
   readonly contentType: string;
   /** Samples the queue (when there is a `queueDepth`) and renders every metric in Prometheus' text format. */
@@ -90,6 +95,12 @@ export function createMetrics(options: MetricsOptions): MagisMetrics {
     labelNames: ["outcome"],
     registers,
   });
+  const triggerEvents = new Counter({
+    name: "magis_trigger_events_total",
+    help: "Deliveries spooled while the store was down, replayed into it, refused with the spool full, decisions GitHub failed tried again, and given up on.",
+    labelNames: ["event"],
+    registers,
+  });
   const answers = new Histogram({
     name: "magis_webhook_answer_seconds",
     help: "Time from a webhook delivery's arrival to its answer; GitHub gives up after 10 s.",
@@ -109,6 +120,7 @@ export function createMetrics(options: MetricsOptions): MagisMetrics {
       tokens.inc({ agent, direction: "prompt" }, usage.promptTokens);
       tokens.inc({ agent, direction: "completion" }, usage.completionTokens);
     },
+    triggerEvent: (event) => triggerEvents.inc({ event }),
     webhookAnswered: (outcome, seconds) => {
       webhooks.inc({ outcome });
       answers.observe(seconds);

@@ -1,9 +1,12 @@
 import { Context, type Logger } from "probot";
+import { isGitHubOutage } from "../github/is-github-outage.js";
 import type { Octokit } from "../github/types.js";
 import { redactSecrets } from "../lib/redact-secrets.js";
-import type { TriggerStore } from "../store/store.js";
-import type { Decision, TriggerRecord } from "../store/triggers.js";
+import { JobStoreBusyError, type TriggerStore } from "../store/store.js";
+import type { Decision, NewTrigger, TriggerRecord } from "../store/triggers.js";
+import { DecisionRetries } from "./decision-retries.js";
 import { FairSlots } from "./fair-slots.js";
+import type { TriggerSpool } from "./trigger-spool.js";
 import type { RuleEvent, TriggerRule } from "./trigger-rule.js";
 
 /** What the desk needs from the app. */
@@ -17,6 +20,29 @@ export interface TriggerDeskOptions {
    * recorder died (or fell that far behind) before deciding them.
    */
   leaseMs?: number;
+  /**
+   * Where a delivery goes when the store cannot take it (PostgreSQL down for a moment): answered, kept, and recorded
+   * when the store answers again. Without one, or when it is full, the delivery is answered 503.
+   */
+  spool?: TriggerSpool;
+  /** Told what happened to deliveries on the way: spooled, replayed from the spool, refused with the spool full, a decision tried again. */
+  onEvent?: (event: DeskEvent) => void;
+  /**
+   * How often spooled deliveries are offered to the store again, the first pause before a failed decision is tried
+   * again, and how long a delivery waits for the store before it is spooled (tests shorten them).
+   */
+  timing?: Partial<typeof DEFAULT_TIMING>;
+}
+
+/** What the desk reports for the metrics. */
+export type DeskEvent = "spooled" | "replayed" | "spool_full" | "retried" | "gave_up";
+
+// GitHub gives up on a webhook after 10 s: a store silent for half of that (a database that drops packets) has it spooled.
+const DEFAULT_TIMING = { replayMs: 2_000, retryFirstMs: 30_000, recordWaitMs: 5_000 };
+
+/** The store could not take a delivery and there was no room to keep it: answered 503, with the reason. */
+export class StoreUnavailableError extends Error {
+  readonly status = 503;
 }
 
 /**
@@ -35,12 +61,18 @@ export class TriggerDesk {
   private readonly chains = new Map<string, Promise<void>>();
   // A burst of webhooks must not become a burst of API calls: a few decisions at a time, the installations in turn.
   private readonly slots = new FairSlots(4);
+  private replayer: NodeJS.Timeout | null = null;
+  private replaying = false;
+  /** Decisions GitHub failed, to be made again once it may be back. */
+  private readonly retries: DecisionRetries;
 
   constructor(
     private readonly store: TriggerStore,
     private readonly rules: TriggerRule[],
     private readonly options: TriggerDeskOptions,
-  ) {}
+  ) {
+    this.retries = new DecisionRetries(this.timing.retryFirstMs, (delivery) => this.decideAgain(delivery));
+  }
 
   /** The webhook events the rules listen to, for `app.on`. */
   get events(): RuleEvent[] {
@@ -65,8 +97,10 @@ export class TriggerDesk {
       receivedAt: Date.now(),
     };
     // A store that cannot take it now (SQLite locked by another process past a short wait) throws JobStoreBusyError,
-    // which Probot answers 503: the delivery can be redelivered.
-    if (!(await this.store.record(trigger, this.leaseMs))) {
+    // which Probot answers 503: the delivery can be redelivered. One that fails otherwise (down) has it spooled.
+    const kept = await this.recordOrSpool(trigger, context);
+    if (kept === "spooled") return;
+    if (kept === "redelivery") {
       context.log.info({ delivery: context.id, event }, "a redelivered webhook; it was recorded before and is not acted on twice");
       if (this.redeliveries.size >= 1000) this.redeliveries.clear();
       this.redeliveries.add(context.id);
@@ -74,6 +108,79 @@ export class TriggerDesk {
     }
     this.schedule(trigger, () => Promise.resolve(context));
   };
+
+  /**
+   * Records a delivery, or when the store fails or does not answer in time, spools it to be recorded later; says which,
+   * or that it was recorded before. A record that lands after the delivery was spooled has it decided all the same.
+   */
+  private async recordOrSpool(trigger: NewTrigger, context: Context<RuleEvent>): Promise<"recorded" | "redelivery" | "spooled"> {
+    try {
+      const recording = this.store.record(trigger, this.leaseMs);
+      let waiting: NodeJS.Timeout | undefined;
+      const timedOut = new Promise<"timed out">((resolve) => (waiting = setTimeout(() => resolve("timed out"), this.timing.recordWaitMs)));
+      const fresh = await Promise.race([recording, timedOut]).finally(() => clearTimeout(waiting));
+      if (fresh !== "timed out") return fresh ? "recorded" : "redelivery";
+      recording.then(
+        (late) => late && this.schedule(trigger, () => Promise.resolve(context)),
+        () => {},
+      );
+      throw new Error(`the store did not answer within ${this.timing.recordWaitMs / 1000} s`);
+    } catch (error) {
+      if (error instanceof JobStoreBusyError) throw error;
+      const why = redactSecrets(error instanceof Error ? error.message : String(error), []);
+      const { spool, onEvent } = this.options;
+      if (!spool?.add(trigger)) {
+        onEvent?.("spool_full");
+        this.options.log.warn(
+          { delivery: trigger.delivery, event: trigger.event, error: why },
+          "ALERT: the store could not record a delivery and the spool could not keep it; answered 503, redeliver it from the app's settings once the store is back",
+        );
+        throw new StoreUnavailableError(`the store could not record this delivery (${why}), and it could not be kept to record later; redeliver it`);
+      }
+      onEvent?.("spooled");
+      this.options.log.warn(
+        { delivery: trigger.delivery, event: trigger.event, error: why, spooled: spool.depth },
+        `ALERT: the store could not record a delivery; it is kept in ${spool.dir} and recorded once the store answers`,
+      );
+      this.replaySoon();
+      return "spooled";
+    }
+  }
+
+  /** Offers the spooled deliveries to the store every replay interval while any is left. */
+  private replaySoon(): void {
+    if (this.replayer) return;
+    this.replayer = setInterval(() => void this.replay(), this.timing.replayMs);
+    this.replayer.unref();
+  }
+
+  /** Records the spooled deliveries, oldest first, and decides each; stops at the first the store still refuses. */
+  private async replay(): Promise<void> {
+    const spool = this.options.spool;
+    if (!spool || this.replaying) return;
+    this.replaying = true;
+    try {
+      for (const { trigger, file } of spool.list()) {
+        const fresh = await this.store.record(trigger, this.leaseMs);
+        spool.remove(file);
+        this.options.onEvent?.("replayed");
+        if (fresh) this.schedule(trigger, () => this.rebuild({ ...trigger, outcome: null, detail: null, decidedAt: null }));
+      }
+      if (spool.depth === 0 && this.replayer) {
+        clearInterval(this.replayer);
+        this.replayer = null;
+        this.options.log.info({ dir: spool.dir }, "the spooled deliveries are recorded; the store answers again");
+      }
+    } catch {
+      // The store still does not answer: the next interval tries again.
+    } finally {
+      this.replaying = false;
+    }
+  }
+
+  private get timing(): typeof DEFAULT_TIMING {
+    return { ...DEFAULT_TIMING, ...this.options.timing };
+  }
 
   /** Whether `delivery` was answered as a redelivery (asked once, by the server counting its answers). */
   wasRedelivery(delivery: string): boolean {
@@ -85,6 +192,8 @@ export class TriggerDesk {
    * it goes on looking for such triggers every half lease, while it runs: another web process may die at any time.
    */
   async start(): Promise<void> {
+    // Deliveries an earlier process spooled and never recorded (it stopped while the store was down).
+    if (this.options.spool && this.options.spool.depth > 0) this.replaySoon();
     await this.takeUndecided();
     if (this.leaseMs <= 0) return;
     this.sweeper = setInterval(() => {
@@ -94,10 +203,13 @@ export class TriggerDesk {
     }, this.leaseMs / 2);
   }
 
-  /** Stops looking for triggers other processes left undecided. */
+  /** Stops looking for triggers other processes left undecided, replaying the spool and trying decisions again. */
   stop(): void {
     if (this.sweeper) clearInterval(this.sweeper);
     this.sweeper = null;
+    if (this.replayer) clearInterval(this.replayer);
+    this.replayer = null;
+    this.retries.stop();
   }
 
   private get leaseMs(): number {
@@ -144,8 +256,15 @@ export class TriggerDesk {
         decision = await rule.decide(context, new Date(trigger.receivedAt).toISOString());
         if (decision.outcome !== "ignored") break;
       }
+      this.retries.forget(delivery);
     } catch (error) {
       decision = { outcome: "failed", detail: `deciding about it failed: ${redactSecrets(error instanceof Error ? error.message : String(error), [])}` };
+      // GitHub's own trouble passes: the decision is tried again, for a while, with its payload (a failed one keeps it).
+      if (isGitHubOutage(error)) {
+        const pause = this.retries.schedule(trigger);
+        if (pause === null) this.options.onEvent?.("gave_up");
+        else decision.detail += `; GitHub failed it, so it is tried again in ${Math.round(pause / 1000)} s`;
+      }
       this.options.log.warn({ delivery, event, error: decision.detail }, "a trigger could not be decided");
     }
     try {
@@ -156,6 +275,18 @@ export class TriggerDesk {
       this.options.log.warn({ delivery, event, decision, error: String(error) }, "a trigger's outcome could not be recorded");
     }
     this.options.log.info({ delivery, event, outcome: decision.outcome, detail: decision.detail }, "magis trigger decided");
+  }
+
+  /** Decides a delivery again from its record, if it is still recorded failed (another process may have decided it). */
+  private decideAgain(delivery: string): void {
+    this.store
+      .get(delivery)
+      .then((record) => {
+        if (record?.outcome !== "failed") return;
+        this.options.onEvent?.("retried");
+        this.schedule(record, () => this.rebuild(record));
+      })
+      .catch((error: unknown) => this.options.log.warn({ delivery, error: redactSecrets(String(error), []) }, "could not read a trigger to decide it again"));
   }
 
   // The rules that want this delivery: of its event, taking bots' events only where a rule says so.

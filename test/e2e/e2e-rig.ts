@@ -5,6 +5,7 @@ import nock from "nock";
 import { afterEach, beforeEach } from "vitest";
 import { openDatabase } from "../../src/backends/sqlite/database.js";
 import { SqliteBackend } from "../../src/backends/sqlite/sqlite-backend.js";
+import type { MagisAppOptions } from "../../src/app/create-services.js";
 import type { JobRecord } from "../../src/store/jobs.js";
 import { createBareRepository, startGitServer, type GitServer } from "../support/git-server.js";
 import { fakeGitHub, type FakeGitHub, type FakeGitHubOptions } from "../support/github-api.js";
@@ -41,6 +42,10 @@ export interface RigOptions {
   checkRuns?: FakeGitHubOptions["checkRuns"];
   /** Lets the app keep its clones' objects, under `<root>/work` (the test app keeps none otherwise). */
   keepObjects?: boolean;
+  /** Where the app counts what it does (the serve command's /metrics). */
+  metrics?: MagisAppOptions["metrics"];
+  /** Shortens the pauses of the trigger desk (a failed decision tried again, the spool replayed). */
+  deskTiming?: MagisAppOptions["deskTiming"];
   /** Scripts the model instead of the issue-to-PR run (ignored with brokenModel). */
   script?: (model: ScriptedModel) => void;
 }
@@ -96,6 +101,8 @@ export function useRig(): Rig {
         backend: new SqliteBackend(openDatabase(path.join(rig.root, "magis.db"))),
         traceDir: path.join(rig.root, "traces"),
         gitBaseUrl: options.gitBaseUrl,
+        deskTiming: options.deskTiming,
+        metrics: options.metrics,
         ...(options.keepObjects && { keepObjects: true, workDir: path.join(rig.root, "work") }),
         env: { OPENAI_BASE_URL: rig.model.url, OPENAI_API_KEY: "sk-test-key-not-secret-123456", MAGIS_LLM_MAX_RETRIES: "0", ...options.env },
       });

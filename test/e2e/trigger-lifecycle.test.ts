@@ -1,5 +1,6 @@
 import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { createMetrics } from "../../src/server/metrics.js";
 import { jobKey } from "../../src/store/jobs.js";
 import { openSqliteStore } from "../../src/backends/sqlite/sqlite-store.js";
 import { INSTALLATION, OWNER, REPO, useRig } from "./e2e-rig.js";
@@ -46,6 +47,41 @@ describe("a trigger is recorded first and decided afterwards", () => {
     await rig.app.services.settled();
     expect(await rig.app.services.triggers.get("d-502")).toMatchObject({ outcome: "queued" });
     expect(await rig.jobs()).toMatchObject([{ delivery: "d-502", status: "succeeded" }]);
+  });
+
+  // A trigger that failed because GitHub hung or answered 5xx stayed failed when GitHub was back, and no metric showed it.
+  it("decides again, with a growing pause, a trigger GitHub failed, and runs its job once GitHub answers", async () => {
+    const metrics = createMetrics({ role: "all" });
+    await rig.setUp({
+      faults: [{ method: "GET", path: /\/collaborators\/.+\/permission$/, status: 502, times: 2 }],
+      deskTiming: { retryFirstMs: 100 },
+      metrics,
+    });
+    expect(await rig.app.deliver("issues", labeledPayload({ installationId: INSTALLATION }), "d-outage")).toBe(200);
+    await rig.app.services.settled();
+    expect((await rig.app.services.triggers.get("d-outage"))!.detail).toMatch(/502.*GitHub failed it, so it is tried again in 0 s/);
+    await within(
+      (async () => {
+        while ((await rig.app.services.triggers.get("d-outage"))?.outcome !== "queued") await new Promise((resolve) => setTimeout(resolve, 25));
+      })(),
+      "the trigger to be decided again",
+    );
+    await rig.app.services.settled();
+    expect(await rig.jobs()).toMatchObject([{ delivery: "d-outage", status: "succeeded" }]);
+    expect(rig.github.requests.filter((r) => r.method === "GET" && r.path.endsWith("/permission"))).toHaveLength(3);
+    expect(await metrics.text()).toMatch(/magis_trigger_events_total\{event="retried",role="all"\} 2/);
+  });
+
+  it("does not decide again a trigger GitHub refused (a 4xx is the request's fault, not an outage)", async () => {
+    await rig.setUp({ faults: [{ method: "GET", path: /\/collaborators\/.+\/permission$/, status: 403, times: 1 }], deskTiming: { retryFirstMs: 20 } });
+    expect(await rig.app.deliver("issues", labeledPayload({ installationId: INSTALLATION }), "d-refused")).toBe(200);
+    await rig.app.services.settled();
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    await rig.app.services.settled();
+    const trigger = (await rig.app.services.triggers.get("d-refused"))!;
+    expect(trigger.outcome).toBe("failed");
+    expect(trigger.detail).not.toMatch(/tried again/);
+    expect(await rig.jobs()).toEqual([]);
   });
 
   it("records why a trigger was passed over", async () => {

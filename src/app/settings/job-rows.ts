@@ -200,6 +200,15 @@ export const JOB_ROWS = [
     about: "Where checkouts go (the Action: RUNNER_TEMP unless it is set); a tmpfs such as /dev/shm is fastest.",
   }),
   text({
+    part: "jobs",
+    key: "spoolDir",
+    name: "MAGIS_SPOOL_DIR",
+    readers: ["web"],
+    kind: "path",
+    fallbackText: "magis-spool under MAGIS_WORKDIR, else the system's temp folder",
+    about: "Where a web process keeps the deliveries the store could not record (a database down for a moment) until it can.",
+  }),
+  text({
     part: "git",
     key: "baseUrl",
     name: "MAGIS_GIT_BASE_URL",

@@ -1,4 +1,3 @@
-import net from "node:net";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { JobRunner, QueueLog } from "../../../src/jobs/job-queue.js";
 import { HANDED_BACK_REASON, LOST_REASON, PostgresQueue, UNRECORDED_REASON, type PostgresQueueOptions } from "../../../src/backends/postgres/postgres-queue.js";
@@ -6,6 +5,7 @@ import pg from "pg";
 import { ADVISORY_LOCKS } from "../../../src/backends/postgres/advisory-locks.js";
 import { jobKey, type JobRecord, type NewJob } from "../../../src/store/jobs.js";
 import { openPostgresStore, type PostgresStore } from "../../../src/backends/postgres/postgres-store.js";
+import { closeRelays, cuttableRelay } from "../../support/cuttable-relay.js";
 import { startTestPostgres, type TestPostgres } from "../../support/postgres.js";
 
 let server: TestPostgres;
@@ -18,11 +18,10 @@ afterAll(async () => {
 
 const queues: PostgresQueue[] = [];
 const stores: PostgresStore[] = [];
-const relays: net.Server[] = [];
 afterEach(async () => {
   for (const queue of queues.splice(0)) await queue.stop(0);
   for (const store of stores.splice(0)) await store.close();
-  for (const relay of relays.splice(0)) await new Promise((resolve) => relay.close(resolve));
+  await closeRelays();
 });
 
 /** A fresh, migrated database, and a way to open more stores on it (one per "process"). */
@@ -80,41 +79,6 @@ function gatedRunner() {
       gates.set(record.delivery, done);
     });
   return { run, spans, release: (delivery: string, outcome: Error | string = `done ${delivery}`) => gates.get(delivery)!(outcome) };
-}
-
-/** A TCP relay to the database at `url` that the test can cut and mend, as a network partition cuts one machine off it. */
-async function cuttableRelay(url: string): Promise<{ url: string; cut(): void; mend(): void }> {
-  const target = new URL(url);
-  const sockets = new Set<net.Socket>();
-  let cut = false;
-  const relay = net.createServer((socket) => {
-    if (cut) return void socket.destroy();
-    const upstream = net.connect(Number(target.port), target.hostname);
-    for (const end of [socket, upstream]) {
-      sockets.add(end);
-      end.on("error", () => {});
-      end.on("close", () => {
-        sockets.delete(end);
-        socket.destroy();
-        upstream.destroy();
-      });
-    }
-    socket.pipe(upstream).pipe(socket);
-  });
-  relays.push(relay);
-  await new Promise<void>((resolve) => relay.listen(0, "127.0.0.1", resolve));
-  const relayed = new URL(url);
-  relayed.port = String((relay.address() as net.AddressInfo).port);
-  return {
-    url: relayed.toString(),
-    cut() {
-      cut = true;
-      for (const socket of sockets) socket.destroy();
-    },
-    mend() {
-      cut = false;
-    },
-  };
 }
 
 /** Makes PostgreSQL fail the next `times` updates of a job record from status `from` to `to`, as a dropped connection or a failover would. */
@@ -312,6 +276,30 @@ describe("the PostgreSQL queue, when one part fails", () => {
     await second.drain();
     expect(await other.jobs.get(1)).toMatchObject({ status: "failed", detail: LOST_REASON });
     expect(await other.jobs.get(2)).toMatchObject({ status: "succeeded" });
+  });
+
+  // With MAGIS_WORKER_LOST_SECONDS=20, an 8 s outage stopped every running job: the worker judged its silence before the
+  // heartbeat that would have got through, and beat only every 5 s. Scaled down here: lost after 2 s, an 0.8 s outage.
+  it("keeps a worker's jobs running through a database outage well short of lostAfterMs", async () => {
+    const url = await server.newDatabase();
+    const relay = await cuttableRelay(url);
+    const store = await openPostgresStore(relay.url, { poolSize: 6 });
+    stores.push(store);
+    await store.migrate();
+    const runner = gatedRunner();
+    const queue = await startQueue(store, runner.run, { lostAfterMs: 2_000, heartbeatMs: undefined });
+    await queue.submit(job("a", 1), "wait");
+    await queue.submit(job("b", 2), "wait");
+    await until(() => runner.spans.length === 2, "both jobs to start");
+    relay.cut();
+    await new Promise((resolve) => setTimeout(resolve, 800));
+    relay.mend();
+    // Past lostAfterMs from the cut: had the worker taken itself for cut off, its jobs would have been stopped by now.
+    await new Promise((resolve) => setTimeout(resolve, 2_500));
+    expect(runner.spans.map((span) => span.end)).toEqual([undefined, undefined]);
+    runner.release("a");
+    runner.release("b");
+    await until(async () => (await store.jobs.withStatus("succeeded")).length === 2, "both jobs to be recorded succeeded");
   });
 
   it("marks a job failed at its worker's next heartbeat when the worker could not record how it ended, so its issue takes new jobs", async () => {
