@@ -8,7 +8,7 @@ import type { RunningServer } from "../server/listen-on.js";
 import { createMetrics } from "../server/metrics.js";
 import { startOpsServer } from "../server/start-ops-server.js";
 import { startWebhookServer } from "../server/start-webhook-server.js";
-import { checkAppCredentials } from "./check-app-credentials.js";
+import { checkAppCredentials, checkWebhookSecret, isRegistered, missingModelSettings } from "./check-app-credentials.js";
 import { createServices, probotHost, type MagisAppOptions, type MagisServices } from "./create-services.js";
 import { magisApp } from "./magis-app.js";
 import { readSettings } from "./settings/read-settings.js";
@@ -28,7 +28,7 @@ export async function startServer(env: NodeJS.ProcessEnv, options: { log?: Logge
   const { port } = settings.server;
   const graceMs = settings.jobs.shutdownGraceSeconds * 1000;
   const Octokit = createOctokitClass(settings.github);
-  const registered = settings.app.appId !== undefined && Boolean(settings.app.privateKey || settings.app.privateKeyPath);
+  const registered = isRegistered(settings.app);
   if (!registered && role !== "all") {
     throw new UsageError(
       `--role ${role} needs the app's credentials (APP_ID and PRIVATE_KEY or PRIVATE_KEY_PATH): register the app first with \`magis serve\` and its setup page`,
@@ -38,6 +38,10 @@ export async function startServer(env: NodeJS.ProcessEnv, options: { log?: Logge
   // through on purpose; it reads PORT too, and would take "0" or "8_080" for its default.
   if (!registered) return run(magisApp({ env, settings }), { env: { ...env, PORT: String(port) }, Octokit, ...options });
   checkAppCredentials(settings.app);
+  if (role !== "worker") checkWebhookSecret(settings.app);
+  // A process that runs jobs starts without a model (its settings may come later, with a restart), but says so loudly
+  // and is not ready: every job it took would fail.
+  const modelProblem = role === "web" ? undefined : missingModelSettings(settings.model);
   if (role !== "all" && !settings.store.databaseUrl) {
     throw new UsageError(`--role ${role} needs DATABASE_URL (a PostgreSQL database every process shares); without it run one process with --role all`);
   }
@@ -52,7 +56,10 @@ export async function startServer(env: NodeJS.ProcessEnv, options: { log?: Logge
   const metrics = createMetrics({ role, queueDepth: () => backend.store.jobs.depth() });
   let services: MagisServices | undefined;
   const app: MagisAppOptions = { env, settings, backend, role, metrics, onReady: (made) => (services = made) };
-  const ready = () => (services ? services.ready() : Promise.reject(new Error("the app is still starting")));
+  const ready = () => {
+    if (modelProblem) return Promise.reject(new Error(modelProblem));
+    return services ? services.ready() : Promise.reject(new Error("the app is still starting"));
+  };
   const { host } = settings.server;
   let server: RunningServer;
   try {
@@ -79,6 +86,7 @@ export async function startServer(env: NodeJS.ProcessEnv, options: { log?: Logge
     await backend.close();
     throw error;
   }
+  if (modelProblem) (options.log ?? probot.log).error(`ALERT: ${modelProblem}; /readyz answers 503 until it is set`);
   return {
     ...server,
     stop: async () => {

@@ -1,14 +1,18 @@
+import path from "node:path";
 import { startServer } from "../app/start-server.js";
 import { renderSettingsHelp } from "../app/settings/render-settings-help.js";
 import type { ServeRole } from "../jobs/job-queue.js";
+import { withEnvFile } from "../lib/read-env-file.js";
 import { UsageError } from "../lib/usage-error.js";
 import { parseFlags, type CliIo, type Command } from "./io.js";
 
-const usage = `Usage: magis serve [--role all|web|worker]
+const usage = `Usage: magis serve [--role all|web|worker] [--env-file FILE]
 
-Runs the MAGIS GitHub App (Probot). Without APP_ID and PRIVATE_KEY (or PRIVATE_KEY_PATH) it serves
-Probot's setup page on http://localhost:3000 to register the app from app.yml (the manifest flow),
-which writes the credentials to .env; with them it serves webhooks at /api/github/webhooks. A webhook body over
+Runs the MAGIS GitHub App (Probot). Its settings come from the environment and from FILE (default .env in the
+working folder; what the environment sets wins). Without APP_ID and PRIVATE_KEY (or PRIVATE_KEY_PATH) it serves
+Probot's setup page on http://localhost:3000 to register the app from app.yml (the manifest flow), which writes
+the credentials to .env in the working folder: start it again and it serves webhooks at /api/github/webhooks.
+One of APP_ID and the key without the other, or no WEBHOOK_SECRET, stops the start naming it. A webhook body over
 GitHub's 25 MB cap is refused (413) before it is read whole, one with a bad signature with 400.
 GET /healthz, /readyz and /metrics (Prometheus) are served by every role.
 
@@ -31,10 +35,13 @@ export const serveCommand: Command = {
   summary: "run the GitHub App (--role all|web|worker; setup page first when APP_ID/PRIVATE_KEY are missing)",
   usage,
   run: async (args: string[], io: CliIo) => {
-    const { values } = parseFlags(args, { role: { type: "string", default: "all" } });
+    const { values } = parseFlags(args, { role: { type: "string", default: "all" }, "env-file": { type: "string" } });
     const role = values.role as ServeRole;
     if (!ROLES.includes(role)) throw new UsageError(`--role ${values.role} is not a role: use all, web or worker`);
-    const server = await startServer(io.env, { role });
+    const envFile = path.resolve(io.cwd, values["env-file"] ?? ".env");
+    const { env, read } = withEnvFile(io.env, envFile, { required: values["env-file"] !== undefined });
+    if (read.length > 0) io.stderr(`magis serve: read ${read.join(", ")} from ${envFile}\n`);
+    const server = await startServer(env, { role });
     // Stopped by SIGTERM (a deployment rolling) or Ctrl-C: work in hand is finished or handed back before the exit.
     const stop = (signal: NodeJS.Signals) => {
       io.stderr(`magis serve: ${signal} received; stopping (running jobs get MAGIS_SHUTDOWN_GRACE_SECONDS to finish)\n`);

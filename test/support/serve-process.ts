@@ -42,18 +42,19 @@ export interface ServeProcess {
 
 /**
  * Starts `node bin/magis.js serve --role <role>` (dist/ must be built) on a free port of 127.0.0.1 with exactly `env`
- * (plus HOST and PORT), and resolves once GET /readyz answers 200. Rejects with its output when it exits first or is
+ * (plus HOST and PORT, unless the port is in a .env file in `cwd`), and resolves once GET /readyz answers 200. Rejects with its output when it exits first or is
  * not ready within `readyWithinMs`, having killed its group. A group still running when this process exits is killed then.
  */
 export async function startServeProcess(
   role: ServeProcess["role"],
   env: NodeJS.ProcessEnv,
-  options: { cwd: string; readyWithinMs?: number },
+  options: { cwd: string; readyWithinMs?: number; portFromEnvFile?: number },
 ): Promise<ServeProcess> {
-  const port = await freePort();
+  // A port the test wrote into a .env file is not set in the environment: the process must find it there.
+  const port = options.portFromEnvFile ?? (await freePort());
   const child = spawn(process.execPath, [path.join(ROOT, "bin/magis.js"), "serve", "--role", role], {
     cwd: options.cwd,
-    env: { ...env, HOST: "127.0.0.1", PORT: String(port) },
+    env: { ...env, HOST: "127.0.0.1", ...(options.portFromEnvFile === undefined && { PORT: String(port) }) },
     detached: true,
     stdio: ["ignore", "pipe", "pipe"],
   });

@@ -128,8 +128,8 @@ export const SERVE_ROWS = [
     unit: "ID",
     unset: "Probot's setup page, which registers the app",
     meaning: "the App ID shown on the GitHub App's settings page",
-    onlyWhen: { says: "PRIVATE_KEY or PRIVATE_KEY_PATH is set", holds: (read) => Boolean(read.PRIVATE_KEY || read.PRIVATE_KEY_PATH) },
-    about: "The GitHub App's ID; without it or a private key, magis serve (role all) serves the setup page that registers the app.",
+    about:
+      "The GitHub App's ID; without it and a private key, magis serve (role all) serves the setup page that registers the app; one without the other stops the start.",
   }),
   text({
     part: "app",
@@ -137,6 +137,6 @@ export const SERVE_ROWS = [
     name: "WEBHOOK_SECRET",
     readers: ["web"],
     kind: "secret",
-    about: "The secret GitHub signs webhooks with (read by Probot).",
+    about: "The secret GitHub signs webhooks with (read by Probot); a process that takes webhooks does not start without it once the app is registered.",
   }),
 ] as const satisfies readonly SettingRow[];

@@ -104,7 +104,17 @@ function workerSettings(port: number, database: string): { workDir: string; env:
   dirs.push(workDir);
   return {
     workDir,
-    env: { HOST: "127.0.0.1", PORT: String(port), NODE_ENV: "test", APP_ID: "1", PRIVATE_KEY: appPrivateKey(), DATABASE_URL: database, MAGIS_WORKDIR: workDir },
+    env: {
+      HOST: "127.0.0.1",
+      PORT: String(port),
+      NODE_ENV: "test",
+      APP_ID: "1",
+      PRIVATE_KEY: appPrivateKey(),
+      DATABASE_URL: database,
+      MAGIS_WORKDIR: workDir,
+      // A worker without a model is not ready (its jobs would fail); no job is run here.
+      OPENAI_BASE_URL: "http://127.0.0.1:9/v1",
+    },
   };
 }
 

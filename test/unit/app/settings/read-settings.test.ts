@@ -121,13 +121,14 @@ describe("readSettings", () => {
     expect(refusal({ MAGIS_JOBS_CONCURRENCY: "two" }, "action")).toBe("");
     for (const door of ["serve", "action", "cli", "eval"] as const)
       expect(refusal({ MAGIS_LLM_MAX_TOKENS: "8" }, door), door).toContain("MAGIS_LLM_MAX_TOKENS is '8'");
-    // Keeping no objects, their age says nothing; without a database URL, neither does its pool; without a key, the app is not registered.
+    // Keeping no objects, their age says nothing; without a database URL, neither does its pool.
     expect(refusal({ MAGIS_OBJECT_CACHE_MB: "0", MAGIS_OBJECT_CACHE_DAYS: "never" })).toBe("");
     expect(refusal({ MAGIS_OBJECT_CACHE_MB: "0_0", MAGIS_OBJECT_CACHE_DAYS: "never" })).toBe("");
     expect(refusal({ MAGIS_OBJECT_CACHE_MB: "1", MAGIS_OBJECT_CACHE_DAYS: "never" })).toContain("MAGIS_OBJECT_CACHE_DAYS is 'never'");
     expect(refusal({ MAGIS_DB_POOL_SIZE: "lots" }, "cli")).toBe("");
     expect(refusal({ DATABASE_URL: "postgres://db/magis", MAGIS_DB_POOL_SIZE: "lots" }, "cli")).toContain("MAGIS_DB_POOL_SIZE is 'lots'");
-    expect(readSettings({ APP_ID: "my-app" }, { door: "serve" }).app.appId).toBeUndefined();
+    // An APP_ID that is not an ID says so even without a key (serve then names the missing key, not the setup page).
+    expect(refusal({ APP_ID: "my-app" })).toContain("APP_ID is 'my-app'");
     expect(readSettings({ APP_ID: "12", PRIVATE_KEY_PATH: "/k.pem" }, { door: "serve" }).app.appId).toBe(12);
   });
 
