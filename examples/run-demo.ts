@@ -30,6 +30,14 @@ function runTests(dir: string): boolean {
   return run.status === 0;
 }
 
+/** The kick-off meeting's turns from the report's transcript section, one `Speaker: words` paragraph each. */
+function kickOffTranscript(report: string): string {
+  const section = report.split("<summary>Kick-off meeting transcript</summary>")[1]?.split("</details>")[0] ?? "";
+  const turns = [...section.matchAll(/^\*\*(.+?)\*\*:\s*\n\s*\n((?:> ?.*\n?)+)/gm)];
+  if (turns.length === 0) return "  (the report holds no kick-off transcript)";
+  return turns.map(([, speaker, said]) => `  ${speaker}: ${said!.replace(/^> ?/gm, "").trim().replace(/\n/g, "\n    ")}`).join("\n\n");
+}
+
 fs.cpSync(path.join(here, "shop"), checkout, { recursive: true });
 // The tests in the loop: the QA Engineers see what they say about every attempt.
 fs.mkdirSync(path.join(checkout, ".github"));
@@ -57,11 +65,14 @@ if (code !== 0) {
   process.exit(code);
 }
 
-rule("3. The patch (patch.diff)");
+rule("3. The kick-off meeting (from report.md)");
+say(kickOffTranscript(fs.readFileSync(path.join(out, "report.md"), "utf8")));
+
+rule("4. The patch (patch.diff)");
 const patch = path.join(out, "patch.diff");
 say(fs.readFileSync(patch, "utf8").trimEnd());
 
-rule("4. git apply to a fresh copy, then the example's test");
+rule("5. git apply to a fresh copy, then the example's test");
 const fresh = path.join(work, "fresh");
 fs.cpSync(path.join(here, "shop"), fresh, { recursive: true });
 const applied = spawnSync("git", ["apply", "--verbose", patch], { cwd: fresh, encoding: "utf8" });

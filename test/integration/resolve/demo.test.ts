@@ -1,0 +1,34 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterEach, expect, it } from "vitest";
+import { runInProcessGroup } from "../../support/run-in-process-group.js";
+
+const ROOT = path.resolve(import.meta.dirname, "../../..");
+const dirs: string[] = [];
+afterEach(() => {
+  for (const dir of dirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
+});
+
+// The README's first command: it must print what the README says it prints, the kick-off meeting included.
+it("npm run demo prints the kick-off meeting, the QA verdicts and the patch, and the example's tests pass with it", async () => {
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "magis-demo-test-"));
+  dirs.push(tmp);
+  const tsx = path.join(ROOT, "node_modules/.bin/tsx");
+  const { code, out } = await runInProcessGroup(tsx, ["examples/run-demo.ts"], {
+    cwd: ROOT,
+    // Its work folder goes under TMPDIR, which this test removes.
+    env: { PATH: process.env.PATH, HOME: tmp, TMPDIR: tmp },
+    timeoutMs: 120_000,
+  });
+  expect(code, out).toBe(0);
+  expect(out).toMatch(/=== 3\. The kick-off meeting[^\n]*\n {2}Manager: Welcome\. The issue has two causes/);
+  expect(out).toContain("  Cart Arithmetic Specialist: My task is right");
+  expect(out).toContain("  Manager: Summary:");
+  expect(out).toMatch(/src\/cart\.js: attempt 1 .*QA asked for changes/);
+  expect(out).toContain("+    total += item.price * (item.quantity ?? 1);");
+  expect(out).toContain("=== The example's tests pass with the produced patch");
+  expect(out).toContain("Every model answer above was SCRIPTED");
+  // Nothing written in the project's folder.
+  expect(fs.existsSync(path.join(ROOT, "examples/shop/.magis"))).toBe(false);
+});
