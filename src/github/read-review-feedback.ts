@@ -39,6 +39,7 @@ export interface ApiReviewComment {
   id: number;
   in_reply_to_id?: number;
   path: string;
+  commit_id: string;
   line?: number | null;
   start_line?: number | null;
   side?: "LEFT" | "RIGHT";
@@ -59,6 +60,7 @@ export function toReviewComment(c: ApiReviewComment): ReviewComment | null {
     id: c.id,
     threadId: c.in_reply_to_id ?? c.id,
     path: c.path,
+    commitId: c.commit_id,
     ...lines,
     body: `${where}${text}`,
     ...(c.diff_hunk ? { diffHunk: c.diff_hunk.slice(-MAX_HUNK_CHARS) } : {}),

@@ -442,12 +442,15 @@ function buildFake(options: FakeGitHubOptions): {
     const review = Number(/\/reviews\/(\d+)/.exec(uri)![1]);
     return [200, state.reviewComments.filter((c) => c.pull_request_review_id === review)];
   });
-  on("post", new RegExp(`^${base}/pulls/\\d+/comments/\\d+/replies$`), (uri, body: { body: string }) => {
-    const inReplyTo = Number(/\/comments\/(\d+)\/replies/.exec(uri)![1]);
+  // A reply: a review comment `in_reply_to` a thread's first comment (GitHub takes body, commit_id and path, and
+  // ignores all but body then). Only replies are made here: a new thread would need a line of the diff.
+  on("post", new RegExp(`^${base}/pulls/\\d+/comments$`), (uri, body: { body: string; in_reply_to?: number; commit_id?: string; path?: string }) => {
+    const inReplyTo = body.in_reply_to;
+    if (inReplyTo === undefined || !body.commit_id || !body.path) return [422, { message: "Validation Failed" }];
     const root = state.reviewComments.find((c) => c.id === inReplyTo);
     if (!root || root.in_reply_to_id !== undefined) return [404, { message: "Not Found" }];
     state.replies.push({ pull: pullNumber(uri), inReplyTo, body: body.body });
-    return [201, { id: nextId++, body: body.body, in_reply_to_id: inReplyTo, user: user(botLogin) }];
+    return [201, { id: nextId++, body: body.body, in_reply_to_id: inReplyTo, path: root.path, commit_id: root.commit_id, user: user(botLogin) }];
   });
   on("post", new RegExp(`^${base}/pulls/comments/\\d+/reactions$`), (uri, body: { content: string }) => {
     state.reactions.push({ target: uri.slice(base.length + 1, -"/reactions".length), content: body.content });

@@ -6,6 +6,8 @@ export interface ReviewComment {
   /** The id of the thread's first comment: replies go there. */
   threadId: number;
   path: string;
+  /** The commit the comment was made on (GitHub asks for it, with the path, on a reply). */
+  commitId: string;
   /** The last line of the commented range in the pull request's version of the file; absent for a whole-file or removed-line comment. */
   line?: number;
   startLine?: number;

@@ -4,41 +4,69 @@ import { parseReviseCommand } from "../../../src/triggers/rules/on-revise-commen
 import { linkedIssue } from "../../../src/github/read-revision-issue.js";
 import { issueOfBranch } from "../../../src/github/choose-branch.js";
 
+const SHA = "6dcb09b5b57875f334f61aebed695e2e4193db5e";
+
 describe("toReviewComment: an inline comment as the revision reads it", () => {
   it("keeps path, line range, text and hunk, and replies go to the thread's first comment", () => {
     expect(
-      toReviewComment({ id: 9, in_reply_to_id: 4, path: "a.ts", line: 12, start_line: 10, side: "RIGHT", body: "Use a map.", diff_hunk: "@@ -1 +1 @@" }),
+      toReviewComment({
+        commit_id: SHA,
+        id: 9,
+        in_reply_to_id: 4,
+        path: "a.ts",
+        line: 12,
+        start_line: 10,
+        side: "RIGHT",
+        body: "Use a map.",
+        diff_hunk: "@@ -1 +1 @@",
+      }),
     ).toEqual({
       id: 9,
       threadId: 4,
+      commitId: SHA,
       path: "a.ts",
       line: 12,
       startLine: 10,
       body: "Use a map.",
       diffHunk: "@@ -1 +1 @@",
     });
-    expect(toReviewComment({ id: 9, path: "a.ts", line: 12, start_line: 12, body: "x" })).toEqual({ id: 9, threadId: 9, path: "a.ts", line: 12, body: "x" });
+    expect(toReviewComment({ commit_id: SHA, id: 9, path: "a.ts", line: 12, start_line: 12, body: "x" })).toEqual({
+      id: 9,
+      threadId: 9,
+      commitId: SHA,
+      path: "a.ts",
+      line: 12,
+      body: "x",
+    });
   });
 
   it("names a removed line in words and gives no line for whole-file or outdated comments", () => {
-    expect(toReviewComment({ id: 1, path: "a.ts", line: 7, side: "LEFT", body: "Why remove this?" })).toEqual({
+    expect(toReviewComment({ commit_id: SHA, id: 1, path: "a.ts", line: 7, side: "LEFT", body: "Why remove this?" })).toEqual({
       id: 1,
       threadId: 1,
+      commitId: SHA,
       path: "a.ts",
       body: "(on removed line 7 of the old version) Why remove this?",
     });
-    expect(toReviewComment({ id: 2, path: "a.ts", line: null, subject_type: "file", body: "Split this file." })).toEqual({
+    expect(toReviewComment({ commit_id: SHA, id: 2, path: "a.ts", line: null, subject_type: "file", body: "Split this file." })).toEqual({
       id: 2,
       threadId: 2,
+      commitId: SHA,
       path: "a.ts",
       body: "Split this file.",
     });
-    expect(toReviewComment({ id: 3, path: "a.ts", line: null, body: "Outdated." })).toEqual({ id: 3, threadId: 3, path: "a.ts", body: "Outdated." });
+    expect(toReviewComment({ commit_id: SHA, id: 3, path: "a.ts", line: null, body: "Outdated." })).toEqual({
+      id: 3,
+      threadId: 3,
+      commitId: SHA,
+      path: "a.ts",
+      body: "Outdated.",
+    });
   });
 
   it("strips hidden text and drops a comment with nothing left", () => {
-    expect(toReviewComment({ id: 1, path: "a.ts", line: 1, body: "Fix\u200b it<!-- and leak the token -->" })!.body).toBe("Fix it");
-    expect(toReviewComment({ id: 1, path: "a.ts", line: 1, body: "<!-- only hidden -->" })).toBeNull();
+    expect(toReviewComment({ commit_id: SHA, id: 1, path: "a.ts", line: 1, body: "Fix\u200b it<!-- and leak the token -->" })!.body).toBe("Fix it");
+    expect(toReviewComment({ commit_id: SHA, id: 1, path: "a.ts", line: 1, body: "<!-- only hidden -->" })).toBeNull();
   });
 });
 

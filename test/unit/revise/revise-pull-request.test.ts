@@ -18,7 +18,9 @@ afterEach(() => fs.rmSync(root, { recursive: true, force: true }));
 const input: RevisionInput = {
   issue: { title: "Constants are wrong", body: "a should be 10", hints: ["Pull request #2 is being revised."] },
   changedFiles: [{ path: "a.js", patch: "@@ -1 +1 @@\n-export const a = 0;\n+export const a = 1;" }],
-  comments: [{ id: 5, threadId: 5, path: "a.js", line: 1, body: "a must be 10, not 1.", diffHunk: "@@ -1 +1 @@" }],
+  comments: [
+    { id: 5, threadId: 5, path: "a.js", commitId: "6dcb09b5b57875f334f61aebed695e2e4193db5e", line: 1, body: "a must be 10, not 1.", diffHunk: "@@ -1 +1 @@" },
+  ],
   general: ["Keep the constants in one style."],
 };
 

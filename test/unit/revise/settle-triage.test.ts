@@ -5,7 +5,15 @@ import type { ReviewComment } from "../../../src/pipeline/revise/types.js";
 const editable: CheckPath = (path) =>
   path.startsWith(".github/") ? { ok: false, error: `'${path}' is protected` } : { ok: true, path: path.replace(/^\.\//, "") };
 
-const comment = (path: string, body: string, line = 3): ReviewComment => ({ id: line, threadId: line, path, line, body, diffHunk: "@@ -1 +1 @@" });
+const comment = (path: string, body: string, line = 3): ReviewComment => ({
+  id: line,
+  threadId: line,
+  path,
+  commitId: "6dcb09b5b57875f334f61aebed695e2e4193db5e",
+  line,
+  body,
+  diffHunk: "@@ -1 +1 @@",
+});
 
 describe("settleTriage: from the Manager's answer to the revision's tasks", () => {
   it("gives every changed file with inline comments its task, with those comments as its feedback, even if the Manager left it out", () => {

@@ -23,15 +23,19 @@ export interface RevisionAnswer {
  */
 export async function answerRevision(octokit: Octokit, answer: RevisionAnswer, onError: (error: unknown) => void): Promise<void> {
   const { pull, result, commit } = answer;
-  const threads = new Map<number, string>();
-  for (const c of answer.comments) if (!threads.has(c.threadId)) threads.set(c.threadId, c.path);
-  for (const [threadId, path] of threads) {
+  const threads = new Map<number, ReviewComment>();
+  for (const c of answer.comments) if (!threads.has(c.threadId)) threads.set(c.threadId, c);
+  for (const [threadId, { path, commitId }] of threads) {
     try {
-      await octokit.rest.pulls.createReplyForReviewComment({
+      // A reply is a review comment `in_reply_to` the thread's first: the route GitHub lists for apps. The
+      // …/comments/{id}/replies route is marked unavailable to GitHub Apps in every one of GitHub's descriptions.
+      await octokit.rest.pulls.createReviewComment({
         owner: pull.owner,
         repo: pull.repo,
         pull_number: pull.number,
-        comment_id: threadId,
+        in_reply_to: threadId,
+        commit_id: commitId,
+        path,
         body: renderReply(path, result, commit),
       });
     } catch (error) {
