@@ -1,4 +1,5 @@
 import { globProblem } from "./lib/glob.js";
+import { refNameProblem } from "./lib/ref-name.js";
 import { z } from "zod";
 
 /** The agents of MAGIS; each may run on its own model. */
@@ -102,6 +103,11 @@ export const configSchema = z
       .string()
       .min(1)
       .regex(/^[A-Za-z0-9._/-]+$/, "use letters, digits, '.', '_', '-' and '/' only")
+      .superRefine((prefix, ctx) => {
+        // Checked as the branches it makes (`<prefix>issue-12`): git would refuse them at the first push.
+        const problem = refNameProblem(`${prefix}issue-1`);
+        if (problem) ctx.addIssue({ code: "custom", message: `git refuses branch names made from it (\`${prefix}issue-1\`): ${problem}` });
+      })
       .default("magis/")
       .describe("Prefix of the branches the bot creates; the bot never pushes to a branch without it."),
     draft: z.boolean().default(false).describe("Open pull requests as drafts."),
@@ -166,7 +172,9 @@ export const configSchema = z
       .array(permission)
       .min(1)
       .default(["write", "maintain", "admin"])
-      .describe("Repository permissions whose holders may trigger the bot."),
+      .describe(
+        "Repository permissions whose holders may trigger the bot. `read` lets anyone trigger it on a public repository (GitHub gives every user read there): each run's status comment then says so.",
+      ),
     hint_authors: z
       .enum(["trusted", "everyone"])
       .default("trusted")
@@ -255,4 +263,16 @@ export interface ModelNames {
 /** The model an agent runs on: MAGIS_MODEL_<AGENT>, then the per-agent config, then MAGIS_MODEL, then `model`. */
 export function modelFor(agent: Agent, config: MagisConfig, names: ModelNames): string {
   return names.agentModels[agent] || config.models[agent] || names.model || config.model || "gpt-4o-mini";
+}
+
+/**
+ * What a valid config allows that a maintainer may not have meant, said on each run's status comment: `read` among
+ * `allowed_permissions` lets any GitHub user trigger runs on a public repository (GitHub answers `read` for anyone
+ * there), spending the operator's model budget on whatever they write.
+ */
+export function configWarnings(config: Pick<MagisConfig, "allowed_permissions">): string[] {
+  if (!config.allowed_permissions.includes("read")) return [];
+  return [
+    "`allowed_permissions` includes `read`: on a public repository anyone with a GitHub account can start runs. Remove `read` from `.github/magis.yml` unless that is meant.",
+  ];
 }

@@ -29,6 +29,8 @@ export interface StatusState {
   failure?: FailureNote;
   /** When the issue text the run works from was taken (the trigger); later edits are not read. */
   issueAsOf?: string;
+  /** What the repository's config allows that its maintainers should know (see configWarnings). */
+  warnings?: string[];
 }
 
 /** The state of a run that has just started. */

@@ -84,6 +84,18 @@ describe("a trigger is recorded first and decided afterwards", () => {
     expect(await rig.jobs()).toEqual([]);
   });
 
+  // allowed_permissions: [read] lets anyone trigger runs on a public repository (GitHub answers `read` for every user
+  // there); the run goes ahead as configured, and its status comment says so.
+  it("says on the status comment when the config lets read permission trigger runs", async () => {
+    await rig.setUp({ config: "allowed_permissions: [read, write]\n" });
+    await rig.app.deliver("issues", labeledPayload({ installationId: INSTALLATION, sender: "reader" }), "d-read");
+    await rig.app.services.settled();
+    expect(await rig.app.services.triggers.get("d-read")).toMatchObject({ outcome: "queued" });
+    expect(statusComments().at(-1)!.body).toContain(
+      "⚠️ `allowed_permissions` includes `read`: on a public repository anyone with a GitHub account can start runs.",
+    );
+  });
+
   it("records why a trigger was passed over", async () => {
     await rig.setUp();
     await rig.app.deliver("issues", labeledPayload({ installationId: INSTALLATION, label: "bug" }), "d-bug");

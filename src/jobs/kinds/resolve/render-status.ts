@@ -25,7 +25,7 @@ export function renderStatus(state: StatusState): string {
       ...codingSteps(state),
       check(state.pullRequest !== undefined, pullRequestLine(state)),
     ],
-    notes: needsHuman,
+    notes: [...needsHuman, ...(state.warnings ?? []).map((warning) => `⚠️ ${warning}`)],
     failure: state.failure,
     footer: `Run #${state.jobId} · ${state.trigger}${asOf}`,
   });

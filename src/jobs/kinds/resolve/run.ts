@@ -1,3 +1,4 @@
+import { configWarnings } from "../../../config.js";
 import { withShallowClone } from "../../../git/clone-repository.js";
 import { historyWindow, type CommitRecord } from "../../../git/commit-history.js";
 import type { FetchedHistory } from "../../../git/fetch-recent-history.js";
@@ -52,7 +53,7 @@ export function resolveKind(services: ResolveJobServices): JobKind<ResolveJobPay
     payload: resolvePayload,
     rerun: RETRY_ISSUE,
     firstStage: "clone",
-    start: (job, payload) => ({ ...startStatus(job.id, payload.trigger), issueAsOf: payload.triggeredAt }),
+    start: (job, payload) => ({ ...startStatus(job.id, payload.trigger), issueAsOf: payload.triggeredAt, warnings: configWarnings(payload.config) }),
     render: renderStatus,
     target: (payload) => (payload.commentId ? { kind: "comment", id: payload.commentId } : { kind: "issue" }),
     steps: async (run, job, payload) => {
