@@ -4,9 +4,9 @@
 // HTTP on 127.0.0.1, so no key is needed and nothing leaves the machine. With `-- --real` the same
 // run goes to the model named by OPENAI_API_KEY / OPENAI_BASE_URL / MAGIS_MODEL instead.
 //
-// Steps: copy the example to a temporary checkout with a .github/magis.yml that names its tests, show
-// its failing test, run `magis resolve` (which runs the tests before the change and after every
-// Developer attempt), show the patch, `git apply` it to a fresh copy and run the example's test there.
+// Steps: copy the example to a temporary checkout, show its failing test, run `magis resolve
+// --test-command "node --test"` (which runs the tests before the change and after every Developer
+// attempt), show the patch, `git apply` it to a fresh copy and run the example's test there.
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
@@ -39,9 +39,6 @@ function kickOffTranscript(report: string): string {
 }
 
 fs.cpSync(path.join(here, "shop"), checkout, { recursive: true });
-// The tests in the loop: the QA Engineers see what they say about every attempt.
-fs.mkdirSync(path.join(checkout, ".github"));
-fs.writeFileSync(path.join(checkout, ".github/magis.yml"), "test_command: node --test\n");
 rule("1. The example repository and its failing test");
 say(`checkout: ${checkout}`);
 say(`issue:    ${fs.readFileSync(path.join(here, "shop-issue.md"), "utf8").split("\n")[0]}`);
@@ -52,7 +49,8 @@ const env: NodeJS.ProcessEnv = real
   ? { ...process.env, MAGIS_DB: path.join(work, "magis.db") }
   : { PATH: process.env.PATH, OPENAI_BASE_URL: model!.url, MAGIS_MODEL: SCRIPTED_MODEL_NAME, MAGIS_DB: path.join(work, "magis.db") };
 rule(real ? "2. magis resolve (real model from OPENAI_* settings)" : "2. magis resolve (SCRIPTED model: canned answers, no LLM is called)");
-const code = await main(["resolve", "--repo", checkout, "--issue-file", path.join(here, "shop-issue.md"), "--out", out], {
+// The tests in the loop: the QA Engineers see what they say about every attempt.
+const code = await main(["resolve", "--repo", checkout, "--issue-file", path.join(here, "shop-issue.md"), "--out", out, "--test-command", "node --test"], {
   stdout: (text) => process.stdout.write(text),
   stderr: (text) => process.stderr.write(`  ${text}`),
   env,

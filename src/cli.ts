@@ -58,7 +58,7 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
     return await command.run(rest, io);
   } catch (error) {
     if (error instanceof UsageError) {
-      io.stderr(`magis ${command.name}: ${error.message}; run 'magis ${command.name} --help'\n`);
+      io.stderr(`magis ${command.name}: ${error.message}${error.details ? `\n${error.details}` : `; run 'magis ${command.name} --help'`}\n`);
       return 2;
     }
     if (error instanceof ConfigError) {

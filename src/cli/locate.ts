@@ -4,10 +4,9 @@ import type { Llm } from "../llm/types.js";
 import { StageError } from "../pipeline/errors.js";
 import { locateFiles } from "../pipeline/locate/locate-files.js";
 import type { LocatedFile, ProgressEvent } from "../pipeline/types.js";
-import { openBackend } from "../backends/open-backend.js";
 import type { Store } from "../store/store.js";
 import { parseFlags, wholeNumberFlag, type Command } from "./io.js";
-import { checkoutIndex, localHistory, makeModel, memoryFile, openCheckout } from "./open-checkout.js";
+import { checkoutIndex, localHistory, makeModel, MEMORY_HELP, openCheckout, openMemoryStore } from "./open-checkout.js";
 import { readIssueFiles } from "./read-issue-file.js";
 import { readSettings } from "../app/settings/read-settings.js";
 import { renderSettingsHelp } from "../app/settings/render-settings-help.js";
@@ -28,9 +27,10 @@ Options:
   --json             print {"files":[{"path":…,"score":…,"kept":…,"reason":…}]} (kept and reason only
                      when the relevance check ran)
 
-The model (unless --bm25-only) is the Custodian's: MAGIS_MODEL_CUSTODIAN, else MAGIS_MODEL. The evolution memory
-is in the PostgreSQL database DATABASE_URL names, else in the SQLite file MAGIS_DB (under the working directory).
+The model (unless --bm25-only) is the Custodian's: MAGIS_MODEL_CUSTODIAN, else MAGIS_MODEL.
 Exit 0 with files, 1 when none could be located (the reason is printed), 2 for a usage mistake.
+
+${MEMORY_HELP}
 
 ${renderSettingsHelp("cli")}`;
 
@@ -80,14 +80,13 @@ export const locateCommand: Command = {
     const issue = readIssueFiles({ cwd: io.cwd, issueFile: values["issue-file"], hintsFile: values["hints-file"] });
     const bm25Only = values["bm25-only"]!;
     const settings = readSettings(io.env, { door: "cli" });
-    const llm = bm25Only ? null : makeModel(config, settings, "or pass --bm25-only to rank without a model");
+    const llm = bm25Only ? null : makeModel(config, settings);
     let store: Store | null = null;
     // Shown even when every file is dropped, so the maintainer sees each reason.
     let judged: LocatedFile[] = [];
     try {
       // Opened with --bm25-only too: the store's index cache spares tokenizing unchanged files again.
-      store = (await openBackend(settings.store, { sqliteFile: memoryFile(io, settings), answersWebhooks: false })).store;
-      await store.migrate();
+      store = await openMemoryStore(settings);
       const onProgress = (event: ProgressEvent) => {
         if (event.stage === "located") judged = event.files;
       };

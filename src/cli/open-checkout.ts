@@ -5,12 +5,13 @@ import type { MagisConfig } from "../config.js";
 import { createLlm, type LlmClient } from "../llm/client.js";
 import type { Settings } from "../app/settings/settings-table.js";
 import { type CliIo } from "./io.js";
-import { loadRepoConfig } from "./load-repo-config.js";
+import { loadRepoConfig, type ConfigOverrides } from "./load-repo-config.js";
 import { historyWindow, type CommitRecord } from "../git/commit-history.js";
 import { readLocalHistory } from "../git/read-local-history.js";
 import { openJobIndex, type JobIndex } from "../pipeline/locate/open-job-index.js";
 import { TermMemo } from "../pipeline/locate/remember-terms.js";
-import type { MemoryStore } from "../store/store.js";
+import type { MemoryStore, Store } from "../store/store.js";
+import { openBackend } from "../backends/open-backend.js";
 
 /** A local checkout as the commands use it: its real path, which also keys the evolution memory, and its config. */
 export interface Checkout {
@@ -18,27 +19,69 @@ export interface Checkout {
   config: MagisConfig;
 }
 
-/** Opens the checkout named by --repo; a ConfigError from its `.github/magis.yml` propagates (the dispatcher prints it). */
-export function openCheckout(io: CliIo, repoFlag: string): Checkout {
+/**
+ * Opens the checkout named by --repo, its config the `.github/magis.yml` it holds with the command's `overrides` over
+ * it; a ConfigError propagates (the dispatcher prints it).
+ */
+export function openCheckout(io: CliIo, repoFlag: string, overrides: ConfigOverrides = {}): Checkout {
   const resolved = path.resolve(io.cwd, repoFlag);
   if (!fs.statSync(resolved, { throwIfNoEntry: false })?.isDirectory()) throw new UsageError(`--repo ${repoFlag} is not a directory`);
   // The real path, so that `locate` and `resolve` of one checkout share their memory whatever path named it.
   const repo = fs.realpathSync(resolved);
-  return { repo, config: loadRepoConfig(repo) };
+  return { repo, config: loadRepoConfig(repo, overrides) };
 }
 
-/** The SQLite file of the evolution memory: MAGIS_DB, else `.magis/magis.db` under the working directory. */
-export function memoryFile(io: CliIo, settings: Settings): string {
-  return settings.store.sqliteFile ?? path.resolve(io.cwd, ".magis", "magis.db");
+/** Where the evolution memory is kept, as each command's --help says it. */
+export const MEMORY_HELP = `The evolution memory (file summaries and the index cache, which later runs reuse) is kept in the
+PostgreSQL database DATABASE_URL names, else in the SQLite file MAGIS_DB, by default magis/magis.db in the
+user's cache folder: $XDG_CACHE_HOME/magis/magis.db, else ~/.cache/magis/magis.db. Never in the working folder.`;
+
+/**
+ * The SQLite file of the evolution memory: MAGIS_DB, else `magis/magis.db` in the user's cache folder (XDG_CACHE_HOME,
+ * else ~/.cache), never the working folder, which may be any checkout the command is run from.
+ */
+function memoryFile(settings: Settings): string {
+  const { sqliteFile, cacheHome, home } = settings.store;
+  if (sqliteFile) return sqliteFile;
+  // The XDG spec: a relative XDG_CACHE_HOME is ignored.
+  const cache = cacheHome && path.isAbsolute(cacheHome) ? cacheHome : home && path.isAbsolute(home) ? path.join(home, ".cache") : undefined;
+  if (!cache)
+    throw new UsageError(
+      "neither XDG_CACHE_HOME nor HOME names a folder (an absolute path), so the evolution memory has no place; set MAGIS_DB to the SQLite file to keep it in",
+    );
+  return path.join(cache, "magis", "magis.db");
 }
 
-/** The model client the settings describe; a missing setup is a usage mistake, with `alternative` as another way out. */
-export function makeModel(config: MagisConfig, settings: Settings, alternative = ""): LlmClient {
+/** The store of the evolution memory, migrated: the PostgreSQL database DATABASE_URL names, else the SQLite file memoryFile says. */
+export async function openMemoryStore(settings: Settings): Promise<Store> {
+  const sqliteFile = settings.store.databaseUrl ? undefined : memoryFile(settings);
+  const { store } = await openBackend(settings.store, { ...(sqliteFile ? { sqliteFile } : {}), answersWebhooks: false });
+  try {
+    await store.migrate();
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
+  return store;
+}
+
+// What a user without a model setup can do: point at one (a local server needs no key), or use what needs none.
+const NO_MODEL_HELP = `Point it at a model:
+  a hosted one:  OPENAI_API_KEY=<your key>  (MAGIS_MODEL names the model, gpt-4o-mini by default)
+  Ollama:        OPENAI_BASE_URL=http://127.0.0.1:11434/v1 MAGIS_MODEL=<a model you pulled, e.g. qwen2.5-coder:7b>
+  vLLM:          OPENAI_BASE_URL=http://127.0.0.1:8000/v1 MAGIS_MODEL=<the model it serves>
+  any other OpenAI-compatible server (llama.cpp, LM Studio, Azure): OPENAI_BASE_URL, and OPENAI_API_KEY if it asks for one
+Or work without one:
+  magis locate --bm25-only   ranks the checkout's files for the issue (no summaries, no relevance check)
+  magis eval --oracle        runs the pipeline on SWE-bench instances, every answer taken from their gold patches
+  npm run demo               (in a clone of MAGIS) the whole pipeline on an example repository, with scripted answers`;
+
+/** The model client the settings describe; a missing setup is a usage mistake, answered with the ways to set one up or do without. */
+export function makeModel(config: MagisConfig, settings: Settings): LlmClient {
   try {
     return createLlm({ config, settings: settings.model });
   } catch (error) {
-    const reason = (error instanceof Error ? error.message : String(error)).replace(/\.$/, "");
-    throw new UsageError(`no model is configured (${reason})${alternative ? `; ${alternative}` : ""}`);
+    throw new UsageError(`no model is configured: ${error instanceof Error ? error.message : String(error)}`, NO_MODEL_HELP);
   }
 }
 

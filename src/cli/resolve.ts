@@ -8,15 +8,14 @@ import { renderReport } from "../pipeline/report/render-report.js";
 import { resolveIssue } from "../pipeline/resolve-issue.js";
 import { describeAttemptTests, describeTestsReport } from "../pipeline/tests/describe-test-verdict.js";
 import type { ProgressEvent, ResolveResult } from "../pipeline/types.js";
-import { openBackend } from "../backends/open-backend.js";
 import { resolveInside } from "../lib/safe-path.js";
-import { checkoutIndex, localHistory, makeModel, memoryFile, openCheckout } from "./open-checkout.js";
+import { checkoutIndex, localHistory, makeModel, MEMORY_HELP, openCheckout, openMemoryStore } from "./open-checkout.js";
 import { readIssueFiles } from "./read-issue-file.js";
 import { parseFlags, type Command } from "./io.js";
 import { readSettings } from "../app/settings/read-settings.js";
 import { renderSettingsHelp } from "../app/settings/render-settings-help.js";
 
-const usage = `Usage: magis resolve --repo DIR --issue-file FILE [--hints-file FILE] --out DIR [--apply]
+const usage = `Usage: magis resolve --repo DIR --issue-file FILE [--hints-file FILE] --out DIR [--test-command CMD] [--apply]
 
 Resolves an issue on a local checkout with the MAGIS team (Custodian, Manager, Developers, QA
 Engineers) and writes into --out:
@@ -27,14 +26,17 @@ The checkout is only read, unless --apply writes the change into it. Progress go
 Exit 0 with a patch, 1 when there is none (the reason is printed), 2 for a usage mistake.
 
 Options:
-  --repo DIR         the checkout (its .github/magis.yml, if any, is the config)
-  --issue-file FILE  the issue: first line the title, the rest the body
-  --hints-file FILE  hints (issue comments, guidance), as \`magis locate\` reads them
-  --out DIR          where the files go; must be outside --repo
-  --apply            also write the change into the checkout
+  --repo DIR          the checkout (its .github/magis.yml, if any, is the config)
+  --issue-file FILE   the issue: first line the title, the rest the body
+  --hints-file FILE   hints (issue comments, guidance), as \`magis locate\` reads them
+  --out DIR           where the files go; must be outside --repo
+  --test-command CMD  the command that runs the checkout's tests (e.g. "npm test"), run in a shell at
+                      the root of a copy of the checkout before the change and after every attempt;
+                      QA may not approve an attempt that breaks a passing test. It is test_command of
+                      .github/magis.yml, and wins over the file's (whose setup_command still runs first)
+  --apply             also write the change into the checkout
 
-The evolution memory is in the PostgreSQL database DATABASE_URL names, else in the SQLite file MAGIS_DB
-(under the working directory).
+${MEMORY_HELP}
 
 ${renderSettingsHelp("cli")}`;
 
@@ -49,18 +51,21 @@ export const resolveCommand: Command = {
       "issue-file": { type: "string" },
       "hints-file": { type: "string" },
       out: { type: "string" },
+      "test-command": { type: "string" },
       apply: { type: "boolean", default: false },
     });
     for (const flag of ["repo", "issue-file", "out"] as const) if (!values[flag]) throw new UsageError(`--${flag} is required`);
-    const { repo, config } = openCheckout(io, values.repo!);
+    const testCommand = values["test-command"];
+    if (testCommand !== undefined && testCommand.trim() === "")
+      throw new UsageError(`--test-command is empty; give the command that runs the checkout's tests, such as --test-command "npm test"`);
+    const { repo, config } = openCheckout(io, values.repo!, testCommand === undefined ? {} : { test_command: testCommand });
     const history = localHistory(io, { repo, config });
     const out = path.resolve(io.cwd, values.out!);
     if (isInside(out, repo)) throw new UsageError(`--out ${values.out} is inside --repo; choose a folder outside the checkout so it stays untouched`);
     const issue = readIssueFiles({ cwd: io.cwd, issueFile: values["issue-file"]!, hintsFile: values["hints-file"] });
     const settings = readSettings(io.env, { door: "cli" });
     const llm = makeModel(config, settings);
-    const store = (await openBackend(settings.store, { sqliteFile: memoryFile(io, settings), answersWebhooks: false })).store;
-    await store.migrate();
+    const store = await openMemoryStore(settings);
     fs.mkdirSync(out, { recursive: true });
     let result: ResolveResult;
     try {

@@ -31,6 +31,8 @@ export interface SettingRow<P extends Part = Part, K extends string = string, T 
   readonly bounds?: { min: number; max?: number };
   /** Its default as the docs say it; "" when it has none. */
   readonly fallbackText: string;
+  /** Where one reader's default differs from `fallbackText`, that reader's, as the docs say it. */
+  readonly fallbackTextFor?: Partial<Record<Reader, string>>;
   /** One sentence: what it does. */
   readonly about: string;
   /** When it is read at all; otherwise it holds `unsetValue`, so a value nothing uses stops nothing. */
@@ -94,6 +96,8 @@ interface TextRule {
   keepBlank?: boolean;
   /** The default as the docs say it when the code that uses it decides it ("the system's temp folder"). */
   fallbackText?: string;
+  /** Where one reader's code decides another default, that reader's, as the docs say it. */
+  fallbackTextFor?: Partial<Record<Reader, string>>;
 }
 
 /** Text with a default. */
@@ -106,6 +110,7 @@ function text<const P extends Part, const K extends string>(row: Described<P, K>
     ...described(row),
     shape: row.kind,
     fallbackText: row.fallbackText ?? fallback ?? "",
+    ...(row.fallbackTextFor ? { fallbackTextFor: row.fallbackTextFor } : {}),
     checked: false,
     unsetValue: fallback,
     read: (env) => {

@@ -18,7 +18,8 @@ const DOORS: Array<{ door: Door; title: string; intro: string }> = [
   {
     door: "cli",
     title: "`magis locate` and `magis resolve`: a local checkout",
-    intro: "`magis locate --bm25-only` calls no model, but still checks the model's settings.",
+    intro:
+      "`magis locate --bm25-only` calls no model, but still checks the model's settings. Both keep the evolution memory in the user's cache folder (`$XDG_CACHE_HOME/magis/magis.db`, else `~/.cache/magis/magis.db`) unless `MAGIS_DB` or `DATABASE_URL` names another place: nothing of theirs goes to the folder they run from unless `--out` names it.",
   },
   {
     door: "eval",

@@ -32,6 +32,25 @@ export const STORE_ROWS = [
     readers: [...SERVE, "action", "cli"],
     kind: "path",
     fallbackText: ".magis/magis.db",
+    fallbackTextFor: { cli: "$XDG_CACHE_HOME/magis/magis.db" },
     about: "The SQLite file of the job records and the evolution memory when DATABASE_URL is unset (the Action: a temporary file unless it is set).",
+  }),
+  text({
+    part: "store",
+    key: "cacheHome",
+    name: "XDG_CACHE_HOME",
+    readers: ["cli"],
+    kind: "path",
+    fallbackText: "~/.cache",
+    about:
+      "The user's cache folder, which holds magis/magis.db, the evolution memory of magis locate and resolve, when MAGIS_DB and DATABASE_URL are unset (a relative path is ignored, as the XDG spec says).",
+  }),
+  text({
+    part: "store",
+    key: "home",
+    name: "HOME",
+    readers: ["cli"],
+    kind: "path",
+    about: "The user's home folder, whose .cache is the cache folder when XDG_CACHE_HOME is unset or relative.",
   }),
 ] as const satisfies readonly SettingRow[];

@@ -202,6 +202,30 @@ describe("magis resolve on the example shop with its tests in the loop (test_com
     expect(report).toContain("| With the change | 0 | 4 | 0 | passed (exit 0) |");
   });
 
+  it("takes the tests from --test-command as from test_command, with no .github/magis.yml in the checkout", async () => {
+    scriptShopDemo(rig.model);
+    const run = await rig.resolve(["--test-command", "node --test"]);
+    expect(run.code, run.stderr).toBe(0);
+    expect(fs.existsSync(path.join(rig.checkout, ".github"))).toBe(false);
+    expect(run.stderr).toContain("Tests (`node --test`) before the change: 2 failed, 2 passed");
+    expect(run.stderr).toContain("src/cart.js: attempt 1 (tests: 2 failed, 2 passed; newly failing: `cartTotal counts an item saved without a quantity once`)");
+    expect(run.stderr).toContain("Tests (`node --test`) with the change: 0 failed, 4 passed, before it: 2 failed, 2 passed");
+    const report = fs.readFileSync(path.join(rig.out, "report.md"), "utf8");
+    expect(report).toContain("| With the change | 0 | 4 | 0 | passed (exit 0) |");
+    expect(spawnSync("git", ["apply", "--check", path.join(rig.out, "patch.diff")], { cwd: rig.checkout }).status).toBe(0);
+  });
+
+  it("lets --test-command win over the file's test_command, the file's setup_command still running first", async () => {
+    fs.mkdirSync(path.join(rig.checkout, ".github"));
+    fs.writeFileSync(path.join(rig.checkout, ".github/magis.yml"), "test_command: exit 7\nsetup_command: echo set up > setup-ran\n");
+    scriptShopDemo(rig.model);
+    const run = await rig.resolve(["--test-command", "test -f setup-ran && node --test"]);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toContain("Tests (`test -f setup-ran && node --test`) before the change: 2 failed, 2 passed");
+    expect(run.stderr).not.toContain("exit 7");
+    expect(fs.existsSync(path.join(rig.checkout, "setup-ran")), "the setup ran in a copy, not in the checkout").toBe(false);
+  });
+
   it("goes on without tests, and says so, when the setup command fails", async () => {
     withTests("setup_command: echo installing; exit 3\n");
     scriptShopDemo(rig.model);

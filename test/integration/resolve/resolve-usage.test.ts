@@ -63,9 +63,30 @@ describe("magis resolve usage", () => {
     expect(fs.existsSync(path.join(work, "out"))).toBe(false);
   });
 
-  it("says how to configure a model when there is none", async () => {
+  it("says how to configure a model when there is none, local servers and what works offline included, writing nothing", async () => {
     const { code, err } = await run(["--repo", "repo", "--issue-file", "issue.md", "--out", "out"]);
     expect(code).toBe(2);
-    expect(err).toContain("no model is configured (OPENAI_API_KEY is not set");
+    expect(err).toContain("magis resolve: no model is configured: OPENAI_API_KEY is not set.");
+    for (const named of [
+      "http://127.0.0.1:11434/v1",
+      "http://127.0.0.1:8000/v1",
+      "MAGIS_MODEL=",
+      "magis eval --oracle",
+      "magis locate --bm25-only",
+      "npm run demo",
+    ])
+      expect(err).toContain(named);
+    expect(fs.existsSync(path.join(work, "out"))).toBe(false);
+  });
+
+  it("refuses an empty --test-command before anything is written", async () => {
+    for (const command of ["", "  "]) {
+      const { code, err } = await run(["--repo", "repo", "--issue-file", "issue.md", "--out", "out", "--test-command", command]);
+      expect(code).toBe(2);
+      expect(err.trim()).toBe(
+        `magis resolve: --test-command is empty; give the command that runs the checkout's tests, such as --test-command "npm test"; run 'magis resolve --help'`,
+      );
+    }
+    expect(fs.readdirSync(work).sort()).toEqual(["issue.md", "repo"]);
   });
 });

@@ -8,7 +8,8 @@ import type { CliIo } from "../../../src/cli/io.js";
 let dir: string;
 let repo: string;
 
-function capture(env: NodeJS.ProcessEnv = {}) {
+// The evolution memory goes to the user's cache folder: here, one inside the test's folder.
+function capture(env: NodeJS.ProcessEnv = { XDG_CACHE_HOME: path.join(dir, "cache") }) {
   const out: string[] = [];
   const err: string[] = [];
   const io: CliIo = { stdout: (t) => out.push(t), stderr: (t) => err.push(t), env, cwd: dir };
@@ -67,10 +68,23 @@ describe("magis locate", () => {
     expect((JSON.parse(c.out()) as { files: unknown[] }).files).toHaveLength(1);
   });
 
-  it("says how to configure a model when none is set", async () => {
+  it("says how to configure a model when none is set, and what works without one", async () => {
     const c = capture({});
     expect(await main(["locate", "--repo", "repo", "--issue-file", "issue.md"], c.io)).toBe(2);
-    expect(c.err()).toMatch(/no model is configured.*OPENAI_API_KEY.*--bm25-only/);
+    const lines = c.err().split("\n");
+    expect(lines[0]).toBe(
+      "magis locate: no model is configured: OPENAI_API_KEY is not set. Set it, or set OPENAI_BASE_URL to an OpenAI-compatible server that needs no key.",
+    );
+    // A local server: where Ollama and vLLM listen, and the model to name.
+    expect(c.err()).toMatch(/Ollama: +OPENAI_BASE_URL=http:\/\/127\.0\.0\.1:11434\/v1 MAGIS_MODEL=/);
+    expect(c.err()).toMatch(/vLLM: +OPENAI_BASE_URL=http:\/\/127\.0\.0\.1:8000\/v1 MAGIS_MODEL=/);
+    // What works offline.
+    for (const offline of ["magis locate --bm25-only", "magis eval --oracle", "npm run demo"])
+      expect(
+        lines.some((line) => line.trim().startsWith(offline)),
+        offline,
+      ).toBe(true);
+    expect(c.err()).not.toContain("--help");
   });
 
   it("fails with the reason and the next step when nothing matches", async () => {
