@@ -6,7 +6,9 @@ import { createLlm } from "../llm/client.js";
 import type { CommandPolicy } from "../pipeline/types.js";
 import { explainLosses } from "../eval/oracle/explain-losses.js";
 import { startOracleModel } from "../eval/oracle/start-oracle-model.js";
-import { OutputTakenError, runEval } from "../eval/run-eval.js";
+import { EvalInputError } from "../eval/read-instances.js";
+import { runEval } from "../eval/run-eval.js";
+import type { EvalResult } from "../eval/types.js";
 import { parseFlags, wholeNumberFlag, type CliIo, type Command } from "./io.js";
 import { makeModel } from "./open-checkout.js";
 import { readSettings } from "../app/settings/read-settings.js";
@@ -16,7 +18,7 @@ import { renderSettingsHelp } from "../app/settings/render-settings-help.js";
 // The oracle answers as a model of its own, whatever the environment names; a failed call is not retried.
 const ORACLE_MODEL = { MAGIS_MODEL: "oracle", MAGIS_LLM_MAX_RETRIES: "0" };
 
-const usage = `Usage: magis eval --data FILE.jsonl --repos DIR --out DIR [--prepare-from MIRRORS] [--limit N]
+const usage = `Usage: magis eval --data FILE --repos DIR --out DIR [--prepare-from MIRRORS] [--limit N]
                   [--concurrency N] [--instances ID,…] [--resume] [--price-in USD --price-out USD]
                   [--allow-commands] [--oracle]
 
@@ -28,13 +30,16 @@ Ctrl-C loses only the instances running at that moment:
                      (git apply --check), MAGIS Eq. 1 line coverage, the failing stage and why, tokens
                      per agent, model calls, wall time, cost
   summary.md         totals, per repository, beside the MAGIS paper, and the SWE-bench harness command
+                     (not for --oracle: its predictions are the gold patches)
   traces/ID.jsonl    every model call of an instance; memory.db, the evolution memory per repository
-A progress line per instance goes to stderr. A missing checkout, another commit, a broken line or a
-crash is that instance's failure; the run goes on.
+A progress line per instance goes to stderr. A missing checkout, another commit, a broken record or
+a crash is that instance's failure; the run goes on.
 
 Options:
-  --data FILE         SWE-bench JSON Lines: instance_id, repo, base_commit, problem_statement, patch,
-                      hints_text (optional; passed as a hint)
+  --data FILE         SWE-bench instances: JSON Lines (one object a line) or a JSON array (SWE-bench's
+                      .json), told apart by content; each with instance_id, repo, base_commit,
+                      problem_statement, patch, and hints_text (optional; passed as a hint).
+                      docs/evaluation.md says where SWE-bench Lite comes from and how to convert Parquet
   --repos DIR         the checkouts, DIR/<instance_id>/ at base_commit (a git checkout, or a tree made
                       by --prepare-from); only read: each instance runs on a scratch copy
   --out DIR           where the outputs go
@@ -42,7 +47,7 @@ Options:
                       <owner>+<name>, <owner>/<name>.git or <name>.git)
   --limit N           run only the first N selected instances
   --concurrency N     instances at a time (default 2)
-  --instances IDS     only these instance ids, comma-separated
+  --instances IDS     only these instance ids, comma-separated (an id --data does not hold is refused)
   --resume            continue the run in --out, skipping the instances it finished
   --price-in USD      price per million prompt tokens, for the cost column
   --price-out USD     price per million completion tokens
@@ -52,7 +57,9 @@ Options:
                       reading the project's own prompts; no model needed): measures what the pipeline
                       itself loses with a perfect model, and where. Never a resolve rate.
 
-Exit 0 when every instance ran (with or without a patch), 2 for a usage mistake.
+Exit 0 when the instances ran (with or without a patch), 1 when not one got past its input (no checkout,
+another commit, no mirror: the run measured nothing), 2 for a usage mistake or --data that holds no
+instance (nothing is written then).
 
 ${renderSettingsHelp("eval")}`;
 
@@ -85,8 +92,9 @@ export const evalCommand: Command = {
     const oracle = values.oracle ? await startOracleModel() : null;
     // Fails here, once, when no model is configured, rather than once per instance.
     if (!oracle) makeModel(parseConfig({}), settings);
+    let results: EvalResult[];
     try {
-      await runEval({
+      ({ results } = await runEval({
         data,
         repos,
         out: path.resolve(io.cwd, values.out!),
@@ -111,15 +119,22 @@ export const evalCommand: Command = {
         now: io.now ?? Date.now,
         stderr: io.stderr,
         isTTY: io.isTTY === true,
-      });
+      }));
     } catch (error) {
-      if (error instanceof OutputTakenError) throw new UsageError(error.message);
+      if (error instanceof EvalInputError) throw new UsageError(error.message);
       throw error;
     } finally {
       await oracle?.close();
     }
     if (oracle && oracle.problems.length > 0) io.stderr(`the oracle could not answer ${oracle.problems.length} call(s); the first: ${oracle.problems[0]}\n`);
     io.stdout(`${path.join(path.resolve(io.cwd, values.out!), "summary.md")}\n`);
+    const loaded = results.filter((result) => result.failure?.stage !== "input");
+    if (results.length > 0 && loaded.length === 0) {
+      io.stderr(
+        `magis eval: not one of the ${results.length} instance(s) could be loaded, so nothing was measured; the first: ${results[0]!.failure!.reason}\n`,
+      );
+      return 1;
+    }
     return 0;
   },
 };

@@ -18,8 +18,9 @@ export interface EvalProgress {
  */
 export function describeEvalProgress(p: EvalProgress): string {
   const r = p.result;
+  // An input failure is the user's to mend and says how (every place a mirror was looked for): it is shown whole.
   const outcome = r.failure
-    ? `no patch (${r.failure.stage}: ${oneLine(r.failure.reason, 120)})`
+    ? `no patch (${r.failure.stage}: ${oneLine(r.failure.reason, r.failure.stage === "input" ? Infinity : 120)})`
     : `patch ${r.applies ? "applies" : "does not apply"}, coverage ${r.coverage === null ? "n/a" : `${Math.round(100 * r.coverage)}%`}`;
   const tokens = (x: EvalResult) => AGENTS.reduce((t, a) => t + x.tokens[a].total, 0);
   const done = p.results.length;

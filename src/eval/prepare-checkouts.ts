@@ -16,7 +16,11 @@ export function findMirror(mirrors: string, repo: string): string {
     path.join(mirrors, name),
   ];
   const found = candidates.find((dir) => fs.existsSync(path.join(dir, "HEAD")) || fs.existsSync(path.join(dir, ".git")));
-  if (!found) throw new Error(`no git mirror of ${repo} under ${mirrors}; looked at:\n  ${candidates.join("\n  ")}`);
+  // One line naming every place: it travels as an instance's failure reason, which lines of its own would cut.
+  if (!found)
+    throw new Error(
+      `no git mirror of ${repo} under ${mirrors}: looked for a bare clone (a HEAD file) or a clone (a .git) at ${candidates.join(", ")}; make one with: git clone --bare https://github.com/${repo}.git ${candidates[2]}`,
+    );
   return found;
 }
 
@@ -65,9 +69,11 @@ export function commitStampOf(checkout: string): string {
 export async function prepareCheckout(instance: BenchInstance, mirrors: string, checkouts: string): Promise<string | null> {
   const target = instanceDir(checkouts, instance.instance_id);
   if (fs.existsSync(path.join(target, ".git")) || fs.existsSync(commitStampOf(target))) return null;
+  // Found first: an instance without a mirror leaves no empty folder behind.
+  const mirror = findMirror(mirrors, instance.repo);
   fs.rmSync(target, { recursive: true, force: true });
   fs.mkdirSync(target, { recursive: true });
-  const missing = await writeTree(findMirror(mirrors, instance.repo), instance.base_commit, target);
+  const missing = await writeTree(mirror, instance.base_commit, target);
   fs.writeFileSync(commitStampOf(target), `${instance.base_commit}\n`);
   return `${instance.instance_id}: checked out ${instance.base_commit.slice(0, 10)}${missing ? ` (${missing} blobs absent from the mirror, skipped)` : ""}`;
 }

@@ -29,12 +29,19 @@ export interface BenchInstance {
   gold_files: string[];
 }
 
-/** A line of the data file that is not a usable instance: its 1-based number, the id when it names one, and why. */
-export interface BadInstanceLine {
-  line: number;
+/** A record of the data file that is not a usable instance: where it is, the id when it names one, and why. */
+export interface BadInstanceRecord {
+  /** `FILE:LINE` in JSON Lines, `FILE item N` in a JSON array (both 1-based). */
+  where: string;
   instance_id: string;
   reason: string;
 }
+
+/** Thrown when a run's inputs are refused before anything runs (a data file that holds no instances, an unknown id); the message names the input and what was expected. */
+export class EvalInputError extends Error {}
+
+const EXPECTED =
+  "SWE-bench instances, as JSON Lines (one instance object a line) or as a JSON array of instance objects (SWE-bench's .json), each with instance_id, repo, base_commit, problem_statement, and patch or gold_files";
 
 /** Paths of the files a unified diff changes (its `diff --git` lines). */
 export function filesOfPatch(patch: string): string[] {
@@ -44,43 +51,91 @@ export function filesOfPatch(patch: string): string[] {
 }
 
 /**
- * Reads SWE-bench-style JSON Lines, line by line: each line is an instance or, when it cannot be one, a bad line
- * saying why (so one broken record does not stop a run). `gold_files` comes from the record or, failing that, from its `patch`.
+ * Reads a SWE-bench-style data file into its records, each an instance or, when it cannot be one, a bad record saying
+ * why (so one broken record does not stop a run). The format is told by the content, never the file's name:
+ *  1. `PAR1` first: a Parquet file, refused with the way to convert it;
+ *  2. nothing but white space: refused;
+ *  3. `[` first (after white space): a JSON array, parsed whole (refused when it does not parse), an instance an item;
+ *  4. otherwise JSON Lines, an instance a line, when at least one line is a JSON object; refused when none is.
+ * Refusals are EvalInputErrors naming the file and what was expected. `gold_files` comes from the record or, failing
+ * that, from its `patch`.
  */
-export function readInstanceLines(file: string): (BenchInstance | BadInstanceLine)[] {
-  const lines = fs.readFileSync(file, "utf8").split("\n");
-  const read: (BenchInstance | BadInstanceLine)[] = [];
-  lines.forEach((text, index) => {
-    if (text.trim() === "") return;
-    const parsed = parseInstance(text);
-    read.push(
-      typeof parsed === "string" ? { line: index + 1, instance_id: idOf(text) ?? `line-${index + 1}`, reason: `${file}:${index + 1} ${parsed}` } : parsed,
-    );
+export function readInstanceRecords(file: string): (BenchInstance | BadInstanceRecord)[] {
+  const bytes = fs.readFileSync(file);
+  if (bytes.subarray(0, 4).toString("latin1") === "PAR1")
+    throw new EvalInputError(`${file} is a Parquet file; convert it to JSON Lines first (docs/evaluation.md shows how): expected ${EXPECTED}`);
+  const text = bytes.toString("utf8").replace(/^\uFEFF/, "");
+  const start = text.trimStart();
+  if (start === "") throw new EvalInputError(`${file} is empty: expected ${EXPECTED}`);
+  return start.startsWith("[") ? readJsonArray(file, text) : readJsonLines(file, text);
+}
+
+function readJsonArray(file: string, text: string): (BenchInstance | BadInstanceRecord)[] {
+  let items: unknown;
+  try {
+    items = JSON.parse(text);
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new EvalInputError(`${file} begins with '[' but is not a JSON array (${reason}): expected ${EXPECTED}`);
+  }
+  if (!Array.isArray(items)) throw new EvalInputError(`${file} begins with '[' but is not a JSON array: expected ${EXPECTED}`);
+  return items.map((item, index) => toInstance(item, `${file} item ${index + 1}`, `item-${index + 1}`));
+}
+
+function readJsonLines(file: string, text: string): (BenchInstance | BadInstanceRecord)[] {
+  const read: (BenchInstance | BadInstanceRecord)[] = [];
+  let objects = 0;
+  text.split("\n").forEach((line, index) => {
+    if (line.trim() === "") return;
+    const where = `${file}:${index + 1}`;
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch {
+      read.push({ where, instance_id: idOf(line) ?? `line-${index + 1}`, reason: `${where} is not JSON; each line must be one instance object` });
+      return;
+    }
+    if (isObject(value)) objects++;
+    read.push(toInstance(value, where, `line-${index + 1}`));
   });
+  if (objects === 0) {
+    const first = text.trimStart().split("\n")[0]!.trim();
+    throw new EvalInputError(
+      `${file} is neither JSON Lines nor a JSON array: no line of it is a JSON object (it begins '${first.length > 40 ? `${first.slice(0, 40)}…` : first}'); expected ${EXPECTED}`,
+    );
+  }
   return read;
 }
 
-/** Reads SWE-bench-style JSON Lines and throws at the first line that is not a usable instance (the benchmarks' strict mode). */
+/** Reads a SWE-bench-style data file (see readInstanceRecords) and throws at the first record that is not a usable instance (the benchmarks' strict mode). */
 export function readInstances(file: string): BenchInstance[] {
-  return readInstanceLines(file).map((entry) => {
+  return readInstanceRecords(file).map((entry) => {
     if ("reason" in entry) throw new Error(entry.reason);
     return entry;
   });
 }
 
-/** Whether a read line is a bad one. */
-export function isBadLine(entry: BenchInstance | BadInstanceLine): entry is BadInstanceLine {
+/** Whether a read record is a bad one. */
+export function isBadRecord(entry: BenchInstance | BadInstanceRecord): entry is BadInstanceRecord {
   return "reason" in entry;
 }
 
-function parseInstance(text: string): BenchInstance | string {
-  let record: Record<string, unknown>;
-  try {
-    record = JSON.parse(text) as Record<string, unknown>;
-  } catch {
-    return "is not JSON; each line must be one instance object";
-  }
-  if (record === null || typeof record !== "object" || Array.isArray(record)) return "is not a JSON object; each line must be one instance object";
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** The instance a parsed record is, or a bad record at `where` (its id, when it names no usable one, `fallbackId`). */
+function toInstance(value: unknown, where: string, fallbackId: string): BenchInstance | BadInstanceRecord {
+  const checked = checkRecord(value);
+  if (typeof checked !== "string") return checked;
+  const id = isObject(value) ? value.instance_id : undefined;
+  const usable = typeof id === "string" && id.length <= MAX_ID_LENGTH && PLAIN_ID.test(id);
+  return { where, instance_id: usable ? id : fallbackId, reason: `${where} ${checked}` };
+}
+
+/** The instance a record is, or why it is none. */
+function checkRecord(record: unknown): BenchInstance | string {
+  if (!isObject(record)) return "is not a JSON object; each record must be one instance object";
   for (const field of ["instance_id", "repo", "base_commit", "problem_statement"]) {
     if (typeof record[field] !== "string" || record[field] === "") return `has no string '${field}'`;
   }
@@ -99,7 +154,7 @@ function parseInstance(text: string): BenchInstance | string {
   return { ...(record as unknown as BenchInstance), gold_files: gold };
 }
 
-/** The instance_id of a line that is otherwise unusable, when one can be read from it. */
+/** The instance_id of a line that is not JSON, when one can be read from it. */
 function idOf(text: string): string | null {
   const match = /"instance_id"\s*:\s*"([A-Za-z0-9][A-Za-z0-9._-]{0,127})"/.exec(text);
   return match ? match[1]! : null;

@@ -56,6 +56,14 @@ export function renderSummary(results: EvalResult[], context: SummaryContext): s
     "",
     ...failureSection(results),
     ...(context.oracle ? lossSection(results) : []),
+    ...(context.oracle ? oracleScoringSection() : harnessSection(context.predictions)),
+  ];
+  return lines.join("\n");
+}
+
+/** How to get the resolved ratio: the SWE-bench harness on this run's predictions. */
+function harnessSection(predictions: string): string[] {
+  return [
     "## Score it with SWE-bench",
     "",
     "The resolved ratio needs the repositories' tests, which the SWE-bench harness runs in Docker:",
@@ -63,14 +71,25 @@ export function renderSummary(results: EvalResult[], context: SummaryContext): s
     "```sh",
     "pip install swebench",
     `python -m swebench.harness.run_evaluation --dataset_name princeton-nlp/SWE-bench_Lite --split test \\`,
-    `  --predictions_path ${context.predictions} --max_workers 4 --run_id magis-eval`,
+    `  --predictions_path ${predictions} --max_workers 4 --run_id magis-eval`,
     "```",
     "",
     "Use the dataset your `--data` came from as `--dataset_name` (`princeton-nlp/SWE-bench` for the full set). Instances without a",
     "patch have an empty `model_patch`, so the harness counts them as unresolved.",
     "",
   ];
-  return lines.join("\n");
+}
+
+/** Why an oracle run's predictions are not scored: they are the gold patches, so the harness would measure the gold patches. */
+function oracleScoringSection(): string[] {
+  return [
+    "## Not for the SWE-bench harness",
+    "",
+    "This run's `predictions.jsonl` holds the gold patches as the pipeline carried them through: the harness would score the gold",
+    "patches, not MAGIS. For a resolved ratio, run `magis eval` without `--oracle`, with a model, and score that run's predictions as",
+    "its summary shows.",
+    "",
+  ];
 }
 
 function totalRows(results: EvalResult[]): string[] {
@@ -117,7 +136,8 @@ function failureSection(results: EvalResult[]): string[] {
     "",
     "| instance | stage | reason |",
     "| --- | --- | --- |",
-    ...failed.map((r) => `| ${r.instance_id} | ${r.failure!.stage} | ${cell(r.failure!.reason, 300)} |`),
+    // As on the progress line, an input failure says in full what to mend.
+    ...failed.map((r) => `| ${r.instance_id} | ${r.failure!.stage} | ${cell(r.failure!.reason, r.failure!.stage === "input" ? Infinity : 300)} |`),
     "",
   ];
 }

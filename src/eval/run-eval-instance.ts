@@ -182,8 +182,7 @@ async function prepare(instance: BenchInstance, setup: InstanceSetup): Promise<E
     if (made) setup.log(made);
     return null;
   } catch (error) {
-    const reason = (error instanceof Error ? error.message : String(error)).split("\n")[0]!;
-    return { stage: "input", reason: `could not make the checkout from ${setup.prepareFrom}: ${reason}` };
+    return { stage: "input", reason: `could not make the checkout from ${setup.prepareFrom}: ${error instanceof Error ? error.message : String(error)}` };
   }
 }
 

@@ -7,7 +7,8 @@ import type { CommandPolicy } from "../pipeline/types.js";
 import { openSqliteStore } from "../backends/sqlite/sqlite-store.js";
 import { describeEvalProgress, renderProgressBar } from "./describe-eval-progress.js";
 import { openEvalOutputs } from "./open-eval-outputs.js";
-import { isBadLine, readInstanceLines, type BadInstanceLine, type BenchInstance } from "./read-instances.js";
+import { EvalInputError, isBadRecord, readInstanceRecords, type BadInstanceRecord, type BenchInstance } from "./read-instances.js";
+import { selectInstances } from "./select-instances.js";
 import { renderSummary } from "./render-summary.js";
 import { TermMemo } from "../pipeline/locate/remember-terms.js";
 import { inputFailureResult, runEvalInstance, type InstanceRun } from "./run-eval-instance.js";
@@ -43,21 +44,19 @@ export interface EvalRunResult {
   results: EvalResult[];
 }
 
-/** Thrown when the output folder holds an earlier run's results and --resume was not given. */
-export class OutputTakenError extends Error {}
-
 /**
  * `magis eval`: runs the resolve pipeline on SWE-bench-style instances and measures each against its gold patch.
- *  1. Read the instances (a broken line is that instance's failure) and select them (--instances, --limit).
+ *  1. Read the instances (a broken record is that instance's failure) and select them (--instances, --limit); a data
+ *     file that holds no instances, an unknown id, or a selection of broken records alone is refused (EvalInputError).
  *  2. Open the output folder; with --resume, skip what is done there.
  *  3. Run the rest, `concurrency` at a time, with one evolution memory shared per repository.
  *  4. After each instance: its prediction and result lines, its trace, the summary, a progress line.
  */
 export async function runEval(options: EvalOptions): Promise<EvalRunResult> {
   const started = options.now();
-  const selected = selectInstances(readInstanceLines(options.data), options);
+  const selected = selectInstances(readInstanceRecords(options.data), options);
   const outputs = openEvalOutputs(options.out, options.resume);
-  if ("taken" in outputs) throw new OutputTakenError(`${outputs.taken} holds an earlier run's results; pass --resume to continue it, or choose an empty --out`);
+  if ("taken" in outputs) throw new EvalInputError(`${outputs.taken} holds an earlier run's results; pass --resume to continue it, or choose an empty --out`);
   // The summary and the progress count this selection: a resumed run may hold results of instances not selected now.
   const chosen = new Set(selected.map((entry) => entry.instance_id));
   const results = outputs.done.filter((r) => chosen.has(r.instance_id));
@@ -84,7 +83,7 @@ export async function runEval(options: EvalOptions): Promise<EvalRunResult> {
   try {
     await mapBounded(pending, options.concurrency, async (entry) => {
       let crash: string | null = null;
-      const run = isBadLine(entry)
+      const run = isBadRecord(entry)
         ? null
         : await runEvalInstance(entry, {
             repos: options.repos,
@@ -106,7 +105,7 @@ export async function runEval(options: EvalOptions): Promise<EvalRunResult> {
         ? withLosses(run, entry as BenchInstance, options)
         : crash !== null
           ? { ...inputFailureResult(entry.instance_id, (entry as BenchInstance).repo, crash), failure: { stage: "crash", reason: crash } }
-          : inputFailureResult(entry.instance_id, "(unreadable line)", (entry as BadInstanceLine).reason);
+          : inputFailureResult(entry.instance_id, "(unreadable record)", (entry as BadInstanceRecord).reason);
       await outputs.add({ instance_id: result.instance_id, model_name_or_path: options.modelName, model_patch: run?.patch ?? "" }, result, run?.trace ?? []);
       results.push(result);
       finishedHere++;
@@ -120,23 +119,6 @@ export async function runEval(options: EvalOptions): Promise<EvalRunResult> {
   if (options.isTTY) options.stderr("\n");
   outputs.writeSummary(summarize());
   return { results };
-}
-
-/** The instances to run, in file order: those named by --instances (all when none), the first --limit of them, each id once. */
-function selectInstances(entries: (BenchInstance | BadInstanceLine)[], options: Pick<EvalOptions, "instances" | "limit">): (BenchInstance | BadInstanceLine)[] {
-  const wanted = options.instances ? new Set(options.instances) : null;
-  const seen = new Set<string>();
-  const selected: (BenchInstance | BadInstanceLine)[] = [];
-  for (const entry of entries) {
-    if (wanted && !wanted.has(entry.instance_id)) continue;
-    if (seen.has(entry.instance_id)) {
-      // Only the first line of an id runs; a later one would overwrite its outputs.
-      continue;
-    }
-    seen.add(entry.instance_id);
-    selected.push(entry);
-  }
-  return options.limit === undefined ? selected : selected.slice(0, options.limit);
 }
 
 function withLosses(run: InstanceRun, instance: BenchInstance, options: EvalOptions): EvalResult {

@@ -3,7 +3,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { prepareCheckout } from "../../../src/eval/prepare-checkouts.js";
 import { reply } from "../../support/scripted-model.js";
-import { instanceLines, readLines, scriptTeam, startEvalRig, type EvalRig } from "./eval-rig.js";
+import { instanceLines, noMirrorMessage, readLines, scriptTeam, startEvalRig, type EvalRig } from "./eval-rig.js";
 
 let rig: EvalRig;
 
@@ -66,14 +66,17 @@ describe("magis eval on bad input", () => {
         good.replace("acme__greet-1", ".."),
         good.replace("acme__greet-1", "."),
         JSON.stringify({ ...JSON.parse(good), instance_id: "acme__greet-typed", patch: 7 }),
+        // A usable record, so the run goes on; its repository has no mirror.
+        good.replace("acme__greet-1", "acme__absent-1").replace('"acme/greet"', '"acme/absent"'),
         "",
       ].join("\n"),
     );
     const before = fs.readdirSync(rig.repos).sort();
     const run = await rig.eval(["--data", data, "--out", out, "--prepare-from", rig.mirrors]);
-    expect(run.code).toBe(0);
+    // Not one instance got past its input: the run measured nothing.
+    expect(run.code).toBe(1);
     const reasons = readLines(path.join(out, "results.jsonl")).map((r) => (r.failure as { reason: string }).reason);
-    expect(reasons).toEqual([
+    expect(reasons.slice(0, 3)).toEqual([
       `${data}:1 has an instance_id that is not a plain file name (a letter or digit, then letters, digits, '.', '_', '-')`,
       `${data}:2 has an instance_id that is not a plain file name (a letter or digit, then letters, digits, '.', '_', '-')`,
       `${data}:3 has a 'patch' that is not a string`,
@@ -82,16 +85,31 @@ describe("magis eval on bad input", () => {
     expect(fs.existsSync(path.join(out, "summary.md"))).toBe(true);
   });
 
-  it("names the mirror it could not use when --prepare-from has none for the repository", async () => {
+  it("refuses a data file none of whose records is an instance, before anything is written", async () => {
+    const out = path.join(rig.work, "out-all-bad");
+    const data = path.join(rig.work, "all-bad.jsonl");
+    fs.writeFileSync(data, [JSON.stringify({ instance_id: "a__b-1", repo: "a/b" }), JSON.stringify({ instance_id: "a__b-2" }), ""].join("\n"));
+    const run = await rig.eval(["--data", data, "--out", out]);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toBe(
+      `magis eval: all 2 records of ${data} failed to load, so nothing would run; the first: ${data}:1 has no string 'base_commit'; run 'magis eval --help'\n`,
+    );
+    expect(fs.existsSync(out)).toBe(false);
+  });
+
+  it("names every place it looked for the mirror when --prepare-from has none for the repository, and exits 1", async () => {
     const out = path.join(rig.work, "out-prepare");
     const other = path.join(rig.work, "other.jsonl");
     fs.writeFileSync(other, instanceLines(rig.commit)[0]!.replace('"acme/greet"', '"acme/absent"') + "\n");
-    await rig.eval(["--data", other, "--out", out, "--repos", path.join(rig.work, "repos-other"), "--prepare-from", rig.mirrors]);
+    const run = await rig.eval(["--data", other, "--out", out, "--repos", path.join(rig.work, "repos-other"), "--prepare-from", rig.mirrors]);
+    const reason = `could not make the checkout from ${rig.mirrors}: ${noMirrorMessage(rig.mirrors, "acme", "absent")}`;
     const [result] = readLines(path.join(out, "results.jsonl"));
-    expect(result!.failure).toEqual({
-      stage: "input",
-      reason: `could not make the checkout from ${rig.mirrors}: no git mirror of acme/absent under ${rig.mirrors}; looked at:`,
-    });
+    expect(result!.failure).toEqual({ stage: "input", reason });
+    // Whole wherever it is shown: the progress line, the summary's failures, and the last word of the run.
+    expect(run.stderr).toContain(`acme__greet-1: no patch (input: ${reason})`);
+    expect(fs.readFileSync(path.join(out, "summary.md"), "utf8")).toContain(`| acme__greet-1 | input | ${reason} |`);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain(`magis eval: not one of the 1 instance(s) could be loaded, so nothing was measured; the first: ${reason}\n`);
   });
 
   it("gives BM25's files and recall to instances whose model fails every call", async () => {

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { prepareCheckout } from "../../../src/eval/prepare-checkouts.js";
 import { gitEnv } from "../../support/git-server.js";
 import { reply } from "../../support/scripted-model.js";
-import { instanceLines, readLines, startEvalRig, type EvalRig } from "./eval-rig.js";
+import { instanceLines, noMirrorMessage, readLines, startEvalRig, type EvalRig } from "./eval-rig.js";
 
 let rig: EvalRig;
 let base: string;
@@ -70,7 +70,7 @@ describe("magis eval with the repository's history", () => {
     fs.mkdirSync(elsewhere);
     const { files, stderr } = await run(repos, ["--prepare-from", elsewhere]);
     expect(stderr).toContain(
-      `acme__greet-1: the commit history was not read (no git mirror of acme/greet under ${elsewhere}; looked at:); its files are ranked without it\n`,
+      `acme__greet-1: the commit history was not read (${noMirrorMessage(elsewhere, "acme", "greet")}); its files are ranked without it\n`,
     );
     expect(stderr.split("the commit history was not read")).toHaveLength(2);
     expect(files).not.toContain("gestures/bow.py");

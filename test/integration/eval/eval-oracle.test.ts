@@ -77,4 +77,11 @@ describe("magis eval --oracle on generated instances", () => {
     expect(summary).toContain("| new-file | 1 | acme__greet-4 |");
     expect(summary).toContain("| not-applied | 1 | acme__greet-2 |");
   });
+
+  it("gives no harness command to score its predictions, which are the gold patches, and says why", () => {
+    const summary = fs.readFileSync(path.join(rig.out, "summary.md"), "utf8");
+    expect(summary).not.toContain("swebench.harness");
+    expect(summary).not.toContain("--predictions_path");
+    expect(summary).toContain("## Not for the SWE-bench harness\n\nThis run's `predictions.jsonl` holds the gold patches as the pipeline carried them through");
+  });
 });

@@ -155,6 +155,14 @@ export async function startEvalRig(lines?: (commit: string) => string[]): Promis
   return rig;
 }
 
+/** What a missing mirror of `owner/name` is reported as, whole: each of the six places it was looked for, and how to make one. */
+export function noMirrorMessage(mirrors: string, owner: string, name: string): string {
+  const at = [`${owner}+${name}/repo`, `${owner}+${name}`, `${owner}/${name}.git`, `${owner}/${name}`, `${name}.git`, name].map((place) =>
+    path.join(mirrors, place),
+  );
+  return `no git mirror of ${owner}/${name} under ${mirrors}: looked for a bare clone (a HEAD file) or a clone (a .git) at ${at.join(", ")}; make one with: git clone --bare https://github.com/${owner}/${name}.git ${at[2]}`;
+}
+
 /** The JSON Lines of an output file, parsed. */
 export function readLines(file: string): Record<string, unknown>[] {
   return fs
