@@ -2,7 +2,9 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll } from "vitest";
-import { openSqliteStore, type SqliteStore } from "../../src/backends/sqlite/sqlite-store.js";
+import { openDatabase } from "../../src/backends/sqlite/database.js";
+import { SqliteStore } from "../../src/backends/sqlite/sqlite-store.js";
+import { forEachSqliteEngine } from "../support/each-sqlite-engine.js";
 import { describeStoreContract } from "./store-contract.js";
 
 // Each test gets a fresh file: creating one takes a millisecond.
@@ -13,9 +15,12 @@ afterAll(async () => {
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
-describeStoreContract("SQLite", async (options) => {
-  const store = openSqliteStore(path.join(dir, `store-${opened.length}.db`), options);
-  opened.push(store);
-  await store.migrate();
-  return store;
-});
+// The same contract over each engine that loads here: the App's better-sqlite3 and the Action's node:sqlite.
+forEachSqliteEngine((engine) =>
+  describeStoreContract(`SQLite (${engine.name})`, async (options) => {
+    const store = new SqliteStore(openDatabase(path.join(dir, `store-${opened.length}.db`), engine), options);
+    opened.push(store);
+    await store.migrate();
+    return store;
+  }),
+);

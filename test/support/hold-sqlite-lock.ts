@@ -1,5 +1,5 @@
 import { monitorEventLoopDelay } from "node:perf_hooks";
-import Database from "better-sqlite3";
+import { openDatabase } from "../../src/backends/sqlite/database.js";
 
 /** Another connection holding a SQLite file's write lock, as a sqlite3 shell left in a transaction does. */
 export interface HeldLock {
@@ -8,8 +8,8 @@ export interface HeldLock {
 
 /** Opens a second connection to `file` (creating it in WAL mode if needed) and takes the write lock until released. */
 export function holdSqliteLock(file: string): HeldLock {
-  const other = new Database(file);
-  other.pragma("journal_mode = WAL");
+  // Through the store's own adapter, so the lock is held by whichever SQLite engine this Node runs.
+  const other = openDatabase(file);
   other.exec("BEGIN IMMEDIATE");
   // A write of its own, so the lock is one a real writer holds (not only reserved).
   other.exec("CREATE TABLE IF NOT EXISTS held_by_test (x); INSERT INTO held_by_test VALUES (1)");

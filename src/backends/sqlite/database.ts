@@ -1,8 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
-import Database from "better-sqlite3";
-
-export type Db = Database.Database;
+import { defaultEngine, type EngineConnection, type SqliteEngine, type SqliteEngineName } from "./sqlite-engines.js";
 
 /**
  * How long one SQLite call of the app may wait on another connection's lock before failing with SQLITE_BUSY.
@@ -12,21 +10,93 @@ export type Db = Database.Database;
  */
 export const APP_LOCK_WAIT_MS = 20;
 
+/** A prepared statement: `P` its parameters, `R` the row it reads. */
+export interface Statement<P extends unknown[] = unknown[], R = unknown> {
+  run(...params: P): { changes: number; lastInsertRowid: number | bigint };
+  get(...params: P): R | undefined;
+  all(...params: P): R[];
+}
+
+/** A function that runs its body in one transaction; `immediate` takes the write lock when it begins. */
+export type Transaction<A extends unknown[], T> = ((...args: A) => T) & { immediate: (...args: A) => T };
+
+/**
+ * One SQLite file, open through either engine (see sqlite-engines.ts), with the few calls the store makes: statements,
+ * scripts (pragmas included), transactions and closing. Transactions are written here once, as SQL, so both engines
+ * run the same BEGIN, COMMIT and ROLLBACK.
+ */
+export class Db {
+  private inTransaction = false;
+  private closed = false;
+
+  constructor(
+    /** The file, as it was given (`:memory:` for none). */
+    readonly name: string,
+    readonly engine: SqliteEngineName,
+    private readonly connection: EngineConnection,
+  ) {}
+
+  prepare<P extends unknown[] = unknown[], R = unknown>(sql: string): Statement<P, R> {
+    return this.connection.prepare(sql) as Statement<P, R>;
+  }
+
+  exec(sql: string): void {
+    this.connection.exec(sql);
+  }
+
+  /** `body` as a transaction: committed when it returns, rolled back when it throws. Transactions do not nest. */
+  transaction<A extends unknown[], T>(body: (...args: A) => T): Transaction<A, T> {
+    const begun =
+      (begin: string) =>
+      (...args: A) =>
+        this.inOne(begin, () => body(...args));
+    return Object.assign(begun("BEGIN"), { immediate: begun("BEGIN IMMEDIATE") });
+  }
+
+  /** Closes the file; closing it again does nothing (node:sqlite would throw, better-sqlite3 does not). */
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.connection.close();
+  }
+
+  private inOne<T>(begin: string, body: () => T): T {
+    if (this.inTransaction) throw new Error(`${this.name}: a transaction was begun inside another one; the store's transactions do not nest`);
+    // A BEGIN that finds the file locked throws SQLITE_BUSY before anything is open: the caller retries it whole.
+    this.connection.exec(begin);
+    this.inTransaction = true;
+    try {
+      const result = body();
+      this.connection.exec("COMMIT");
+      return result;
+    } catch (error) {
+      try {
+        this.connection.exec("ROLLBACK");
+      } catch {
+        // After some errors (a full disk, an I/O error) SQLite has rolled back already, and ROLLBACK finds nothing open.
+      }
+      throw error;
+    } finally {
+      this.inTransaction = false;
+    }
+  }
+}
+
 /** Where the SQLite file lives: `file` (MAGIS_DB) when given, else `.magis/magis.db` under the working directory. */
 export function defaultDatabasePath(file?: string): string {
   return file || path.resolve(".magis", "magis.db");
 }
 
 /**
- * Opens (creating if needed) the one SQLite file that holds the evolution memory and the job records.
- * Its tables are made by the migrations (sqlite-migrations.ts).
+ * Opens (creating if needed) the one SQLite file that holds the evolution memory and the job records, with the
+ * process's engine unless one is given. Its tables are made by the migrations (sqlite-migrations.ts).
  */
-export function openDatabase(file: string = defaultDatabasePath()): Db {
+export function openDatabase(file: string = defaultDatabasePath(), engine: SqliteEngine = defaultEngine()): Db {
   if (file !== ":memory:") fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
-  const db = new Database(file);
+  const db = new Db(file, engine.name, engine.open(file));
   // WAL lets a CLI run read while the app writes; busy_timeout waits out the other writer instead of failing.
-  db.pragma("journal_mode = WAL");
-  db.pragma("busy_timeout = 5000");
+  db.exec("PRAGMA journal_mode = WAL");
+  db.exec("PRAGMA busy_timeout = 5000");
   return db;
 }
 

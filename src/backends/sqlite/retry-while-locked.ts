@@ -8,10 +8,18 @@ export interface LockWait {
   maxPauseMs: number;
 }
 
-/** Whether an error is SQLite saying another connection holds the lock it needs (SQLITE_BUSY and its variants, SQLITE_LOCKED). */
+/** SQLite's primary result codes SQLITE_BUSY and SQLITE_LOCKED; an extended code (SQLITE_BUSY_TIMEOUT, 773) holds one in its low byte. */
+const LOCK_RESULT_CODES = [5, 6];
+
+/**
+ * Whether an error is SQLite saying another connection holds the lock it needs (SQLITE_BUSY and its variants,
+ * SQLITE_LOCKED), as either engine says it: better-sqlite3 names the code (`code: "SQLITE_BUSY"`), node:sqlite numbers
+ * it (`code: "ERR_SQLITE_ERROR", errcode: 5`).
+ */
 export function isLockError(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === "string" && /^SQLITE_(BUSY|LOCKED)/.test(code);
+  const { code, errcode } = (error ?? {}) as { code?: unknown; errcode?: unknown };
+  if (typeof code === "string" && /^SQLITE_(BUSY|LOCKED)/.test(code)) return true;
+  return code === "ERR_SQLITE_ERROR" && typeof errcode === "number" && LOCK_RESULT_CODES.includes(errcode & 0xff);
 }
 
 /**

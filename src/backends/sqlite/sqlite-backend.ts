@@ -15,7 +15,7 @@ export class SqliteBackend implements Backend {
   readonly triggerLeaseMs = 0;
 
   constructor(db: Db, options: { answersWebhooks?: boolean } = {}) {
-    if (options.answersWebhooks !== false) db.pragma(`busy_timeout = ${APP_LOCK_WAIT_MS}`);
+    if (options.answersWebhooks !== false) db.exec(`PRAGMA busy_timeout = ${APP_LOCK_WAIT_MS}`);
     this.store = new SqliteStore(db);
   }
 

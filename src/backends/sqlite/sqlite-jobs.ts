@@ -4,8 +4,8 @@ import type { JobRecord, JobStatus, NewJob } from "../../store/jobs.js";
 import type { JobStore } from "../../store/store.js";
 
 /**
- * Job records in the SQLite file. better-sqlite3 answers synchronously; the methods are async only to keep the
- * store's one contract, and a locked database surfaces as the rejected promise's SQLITE_BUSY.
+ * Job records in the SQLite file. Both engines answer synchronously; the methods are async only to keep the
+ * store's one contract, and a locked database surfaces as the rejected promise's lock error (isLockError).
  */
 export class SqliteJobStore implements JobStore {
   constructor(

@@ -18,12 +18,12 @@ export class SqliteMemory implements MemoryStore {
   readonly index: SqliteIndexCache;
   // Prepared on first use: the store is made before its migrations create the table.
   private readonly select = prepareLater(() =>
-    this.db.prepare<[string, string], { blob_id: string; summary: string; content: Buffer }>(
+    this.db.prepare<[string, string], { blob_id: string; summary: string; content: Uint8Array }>(
       "SELECT blob_id, summary, content FROM custodian_memory WHERE repo = ? AND path = ?",
     ),
   );
   private readonly upsert = prepareLater(() =>
-    this.db.prepare<[string, string, string, string, Buffer, number]>(
+    this.db.prepare<[string, string, string, string, Uint8Array, number]>(
       `INSERT INTO custodian_memory (repo, path, blob_id, summary, content, updated_at) VALUES (?, ?, ?, ?, ?, ?)
        ON CONFLICT (repo, path) DO UPDATE SET blob_id = excluded.blob_id, summary = excluded.summary,
          content = excluded.content, updated_at = excluded.updated_at`,

@@ -235,8 +235,11 @@ export async function readQuietly<T>(read: () => Promise<T>, nothing: T): Promis
   }
 }
 
-/** SQLite's errors (SQLITE_BUSY, SQLITE_FULL) and PostgreSQL's (an SQLSTATE of five characters: lock timeouts, a full disk, a lost connection). */
+/**
+ * SQLite's errors (SQLITE_BUSY, SQLITE_FULL from better-sqlite3; ERR_SQLITE_ERROR from node:sqlite) and PostgreSQL's (an
+ * SQLSTATE of five characters: lock timeouts, a full disk, a lost connection).
+ */
 function isStoreRefusal(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === "string" && (/^SQLITE_/.test(code) || /^[0-9A-Z]{5}$/.test(code) || code === "ECONNRESET" || code === "ECONNREFUSED");
+  return typeof code === "string" && (/^(ERR_)?SQLITE_/.test(code) || /^[0-9A-Z]{5}$/.test(code) || code === "ECONNRESET" || code === "ECONNREFUSED");
 }

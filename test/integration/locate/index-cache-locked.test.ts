@@ -13,7 +13,7 @@ beforeEach(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), "magis-cache-lock-"));
   store = openSqliteStore(path.join(dir, "magis.db"));
   await store.migrate();
-  store.db.pragma("busy_timeout = 20");
+  store.db.exec("PRAGMA busy_timeout = 20");
 });
 afterEach(async () => {
   await store.close();

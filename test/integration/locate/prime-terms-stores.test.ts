@@ -107,7 +107,7 @@ describe("primed terms when another process holds the SQLite store locked as the
     const other = openSqliteStore(file);
     try {
       await store.migrate();
-      store.db.pragma("busy_timeout = 20");
+      store.db.exec("PRAGMA busy_timeout = 20");
       const terms = { cache: store.memory.index, memo: new TermMemo() };
       await primeTerms(terms, list)(clonedFiles());
       const lock = holdSqliteLock(file);

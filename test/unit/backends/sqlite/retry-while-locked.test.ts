@@ -38,8 +38,18 @@ describe("retryWhileLocked", () => {
     expect(tries).toBe(1);
   });
 
-  it("knows SQLite's lock errors by their codes", () => {
+  it("knows SQLite's lock errors by their codes, as better-sqlite3 names them and as node:sqlite numbers them", () => {
     for (const code of ["SQLITE_BUSY", "SQLITE_BUSY_SNAPSHOT", "SQLITE_LOCKED"]) expect(isLockError({ code })).toBe(true);
-    for (const error of [new Error("database is locked"), { code: "SQLITE_IOERR" }, null, "SQLITE_BUSY"]) expect(isLockError(error)).toBe(false);
+    // node:sqlite (Node 24.21): { code: "ERR_SQLITE_ERROR", errcode: 5, errstr: "database is locked" }; 773 is SQLITE_BUSY_TIMEOUT.
+    for (const errcode of [5, 6, 517, 773]) expect(isLockError({ code: "ERR_SQLITE_ERROR", errcode })).toBe(true);
+    for (const error of [
+      new Error("database is locked"),
+      { code: "SQLITE_IOERR" },
+      null,
+      "SQLITE_BUSY",
+      { code: "ERR_SQLITE_ERROR", errcode: 1 },
+      { errcode: 5 },
+    ])
+      expect(isLockError(error)).toBe(false);
   });
 });

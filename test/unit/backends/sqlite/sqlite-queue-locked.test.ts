@@ -35,7 +35,7 @@ afterEach(() => {
 /** The app's connection: as createServices sets it up. */
 function appDb(): Db {
   const db = openDatabase(file);
-  db.pragma(`busy_timeout = ${APP_LOCK_WAIT_MS}`);
+  db.exec(`PRAGMA busy_timeout = ${APP_LOCK_WAIT_MS}`);
   opened.push(db);
   return db;
 }
