@@ -1,9 +1,13 @@
-// The Action door's own time for one job: `magis action` run as the Actions runner runs the action's step (a new
-// Node process reading the event file), on a generated bare repository of ≥ 5,000 files served by the real
-// `git http-backend`, GitHub faked over HTTP on 127.0.0.1 and a scripted model that answers at once. The install
-// step (npm ci) is not counted: it is the runner's, once per job.
+// The Action door's own time for one job: the action's bundle, built from the sources as `npm run build:action`
+// builds it, run as the Actions runner runs a node24 action (a new Node process reading the event file, no
+// node_modules), on a generated bare repository of ≥ 5,000 files served by the real `git http-backend`, GitHub faked
+// over HTTP on 127.0.0.1 and a scripted model that answers at once. There is no install step to leave out: the runner
+// only unpacks the action (bench:action-start times its start).
 //
-//   npm run bench:action -- [--files 5000] [--runs 3] [--workdir DIR]
+//   npm run bench:action -- [--files 5000] [--runs 3] [--workdir DIR] [--node PATH]
+//
+// --node is the Node that runs the bundle (default: this one; the runner's is Node 24); one without node:sqlite (20)
+// gets the repository's better-sqlite3 through NODE_PATH.
 //
 // Run 1 starts with an empty evolution memory; later runs reuse it through MAGIS_DB (the `database` input kept with
 // actions/cache). Model time is the sum of the model calls' times in the job's trace.
@@ -15,6 +19,7 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { labeledPayload } from "../test/e2e/payloads.js";
 import { scriptResolve } from "../test/e2e/script-resolve.js";
+import { buildActionCopy, readActionYml } from "../test/support/action-copy.js";
 import { createBareRepository, startGitServer } from "../test/support/git-server.js";
 import { serveFakeGitHub } from "../test/support/github-api.js";
 import { runInProcessGroup } from "../test/support/run-in-process-group.js";
@@ -22,7 +27,12 @@ import { startScriptedModel } from "../test/support/scripted-model.js";
 import { generateFiles } from "./lib/generate-files.js";
 
 const { values } = parseArgs({
-  options: { files: { type: "string", default: "5000" }, runs: { type: "string", default: "3" }, workdir: { type: "string" } },
+  options: {
+    files: { type: "string", default: "5000" },
+    runs: { type: "string", default: "3" },
+    workdir: { type: "string" },
+    node: { type: "string", default: process.execPath },
+  },
 });
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const TOKEN = "ghs_benchWorkflowToken0123456789abcdef";
@@ -31,13 +41,16 @@ const FULL = "Codertocat/Hello-World";
 const root = fs.mkdtempSync(path.join(os.tmpdir(), "magis-bench-action-"));
 try {
   const buildStart = performance.now();
-  execFileSync("npx", ["tsc", "-p", "tsconfig.build.json"], { cwd: ROOT, stdio: "pipe" });
+  const action = path.join(root, "action");
+  fs.mkdirSync(action);
+  await buildActionCopy(action);
+  const hasSqlite = execFileSync(values.node, ["-p", '!!process.getBuiltinModule?.("node:sqlite")'], { encoding: "utf8" }).trim() === "true";
   const files = generateFiles(Number(values.files));
   const bare = createBareRepository(root, FULL, files);
   execFileSync("git", ["repack", "-adq"], { cwd: bare });
   const packKb = Number(execFileSync("git", ["count-objects", "-v"], { cwd: bare, encoding: "utf8" }).match(/size-pack: (\d+)/)![1]);
   console.log(
-    `repository: ${Object.keys(files).length} files, pack ${packKb} KB (dist built and repository generated in ${ms(performance.now() - buildStart)})`,
+    `repository: ${Object.keys(files).length} files, pack ${packKb} KB (action built and repository generated in ${ms(performance.now() - buildStart)})`,
   );
 
   const git = await startGitServer(root, { token: TOKEN });
@@ -80,9 +93,10 @@ try {
         MAGIS_LLM_MAX_RETRIES: "0",
         MAGIS_DB: path.join(root, "cache", "magis.db"),
         MAGIS_TRACE_DIR: traceDir,
+        ...(hasSqlite ? {} : { NODE_PATH: path.join(ROOT, "node_modules") }),
       };
       const start = performance.now();
-      const { code, out } = await runInProcessGroup("node", [path.join(ROOT, "bin/magis.js"), "action"], { cwd: root, env, timeoutMs: 300_000 });
+      const { code, out } = await runInProcessGroup(values.node, [path.join(action, readActionYml().runs.main!)], { cwd: root, env, timeoutMs: 300_000 });
       const wall = performance.now() - start;
       if (code !== 0) throw new Error(`run ${run} exited ${code}:\n${out}`);
       const modelMs = fs

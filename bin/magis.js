@@ -1,12 +1,5 @@
 #!/usr/bin/env node
 import { main } from "../dist/cli.js";
+import { runAsProcess } from "../dist/cli/io.js";
 
-main(process.argv.slice(2)).then(
-  (code) => {
-    process.exitCode = code;
-  },
-  (error) => {
-    process.stderr.write(`magis: ${error instanceof Error ? error.message : String(error)}\n`);
-    process.exitCode = 1;
-  },
-);
+void runAsProcess("magis", () => main(process.argv.slice(2)));

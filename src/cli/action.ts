@@ -7,7 +7,8 @@ const usage = `Usage: magis action
 
 Runs MAGIS inside a GitHub Actions step (see action.yml and examples/github-action/magis.yml): the workflow's
 event is the trigger, handled as the App handles a webhook, and its job runs to the end inside the step.
-The runner sets the GITHUB_* variables; action.yml maps the action's inputs to the others.
+The runner sets the GITHUB_* variables, and hands the action's inputs over as INPUT_* variables: each sets
+the variable docs/configuration.md names beside it (an input given wins over the variable).
 
 ${renderSettingsHelp("action")}`;
 

@@ -20,6 +20,19 @@ export const processIo: CliIo = {
   isTTY: process.stderr.isTTY === true,
 };
 
+/**
+ * Runs a door as this whole process: the exit code it returns becomes the process's; an error nothing caught is printed
+ * as one line, `<name>: <message>`, with exit code 1 (bin/magis.js for the command line, src/action.ts for the Action).
+ */
+export async function runAsProcess(name: string, run: () => Promise<number>): Promise<void> {
+  try {
+    process.exitCode = await run();
+  } catch (error) {
+    process.stderr.write(`${name}: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.exitCode = 1;
+  }
+}
+
 /** One subcommand of `magis`. */
 export interface Command {
   name: string;

@@ -2,10 +2,8 @@ import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
-import { parse } from "yaml";
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { buildDist } from "../support/build-dist.js";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { ACTION_NODE, ACTION_NODE_HAS_SQLITE, buildActionCopy, inputVariables, readActionYml, REPOSITORY_PACKAGES } from "../support/action-copy.js";
 import { createBareRepository, startGitServer, type GitServer } from "../support/git-server.js";
 import { serveFakeGitHub, type FakeGitHubOptions } from "../support/github-api.js";
 import { runInProcessGroup } from "../support/run-in-process-group.js";
@@ -14,55 +12,37 @@ import { ciPayload, commentPayload, labeledPayload, pullCommentPayload, reviewCo
 import { MARKS, REPO_FILES, scriptBrokenModel, scriptResolve } from "./script-resolve.js";
 import { LINE_4, LINE_4_REVISED, README_FIXED, README_HUNK, REVISE_LINE_4, scriptRevisions, seedBotPullRequest, type BotAccount } from "./script-revise.js";
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const TOKEN = "ghs_actionWorkflowToken0123456789abcdef";
 const OWNER = "Codertocat";
 const REPO = "Hello-World";
 // The workflow's own token: its pull requests and commits are github-actions[bot]'s.
 const ACTIONS_BOT: BotAccount = { login: "github-actions[bot]", userId: 41898282 };
 
-interface ActionStep {
-  name: string;
-  run: string;
-  env?: Record<string, string>;
-}
-
-/** The action's steps and input defaults, as the runner reads them from action.yml. */
-function readAction(): { steps: ActionStep[]; inputs: Record<string, { default?: string }> } {
-  const action = parse(fs.readFileSync(path.join(ROOT, "action.yml"), "utf8")) as {
-    runs: { using: string; steps: ActionStep[] };
-    inputs: Record<string, { default?: string }>;
-  };
-  expect(action.runs.using).toBe("composite");
-  return { steps: action.runs.steps, inputs: action.inputs };
-}
-
-/** Fills `${{ … }}` expressions as the runner would for this test's workflow. */
-function expand(text: string, inputs: Record<string, string>): string {
+/** Fills a `${{ … }}` expression of an input's default as the runner would for this test's workflow. */
+function expand(text: string): string {
   return text.replace(/\$\{\{\s*([^}]+?)\s*\}\}/g, (_, expression: string) => {
-    if (expression === "github.action_path") return ROOT;
     if (expression === "github.token") return TOKEN;
-    const input = /^inputs\.(\w+)$/.exec(expression);
-    if (input) return inputs[input[1]!] ?? "";
     throw new Error(`the test does not know the expression ${expression}`);
   });
 }
 
-/** Runs one step's command as the runner does, in bash; its process group is stopped whatever happens. */
-function runStep(command: string, env: NodeJS.ProcessEnv, cwd: string) {
-  return runInProcessGroup("bash", ["-c", command], { cwd, env, timeoutMs: 90_000 });
-}
-
-describe("magis action, run as the Actions runner runs the action's steps", () => {
+// The action as a runner runs it: `node <runs.main>` of the bundle, built from the sources into a folder of its own
+// with action.yml and nothing else, its inputs as INPUT_* variables, on ACTION_NODE (this Node, or the runner's Node
+// 24 through MAGIS_ACTION_NODE). A Node without node:sqlite (20) gets the repository's better-sqlite3 through
+// NODE_PATH, as if installed beside the bundle; Node 22.13 and later run the bundle alone, as the runner's node24 does.
+describe("magis action, run as the Actions runner runs the node24 action: its bundle, its inputs", () => {
+  let action: string;
   let root: string;
   let git: GitServer;
   let model: ScriptedModel;
   let github: Awaited<ReturnType<typeof serveFakeGitHub>>;
 
-  beforeAll(() => {
-    // The step runs bin/magis.js, which loads dist/: the runner's `npm ci` builds it (prepare), and so does this.
-    buildDist();
-  }, 180_000);
+  beforeAll(async () => {
+    action = fs.mkdtempSync(path.join(os.tmpdir(), "magis-action-copy-"));
+    await buildActionCopy(action);
+  }, 120_000);
+
+  afterAll(() => fs.rmSync(action, { recursive: true, force: true }));
 
   beforeEach(async () => {
     root = fs.mkdtempSync(path.join(os.tmpdir(), "magis-action-"));
@@ -94,18 +74,16 @@ describe("magis action, run as the Actions runner runs the action's steps", () =
   }
 
   async function runAction(eventName: string, payload: object) {
-    const { steps, inputs } = readAction();
+    const yml = readActionYml();
     const eventPath = path.join(root, "event.json");
     const summaryPath = path.join(root, "summary.md");
     fs.writeFileSync(eventPath, JSON.stringify(payload));
     const given: Record<string, string> = {
-      github_token: TOKEN,
       openai_api_key: "sk-action-test-key-0123456789",
       openai_base_url: model.url,
       model: "scripted",
     };
-    const values = Object.fromEntries(Object.entries(inputs).map(([name, input]) => [name, given[name] ?? expand(input.default ?? "", {})]));
-    const runner: NodeJS.ProcessEnv = {
+    const env: NodeJS.ProcessEnv = {
       PATH: process.env.PATH,
       HOME: process.env.HOME,
       GITHUB_EVENT_NAME: eventName,
@@ -118,13 +96,13 @@ describe("magis action, run as the Actions runner runs the action's steps", () =
       GITHUB_STEP_SUMMARY: summaryPath,
       RUNNER_TEMP: root,
       MAGIS_LLM_MAX_RETRIES: "0",
+      ...inputVariables(yml, given, expand),
+      ...(ACTION_NODE_HAS_SQLITE ? {} : { NODE_PATH: REPOSITORY_PACKAGES }),
     };
-    // The install step (npm ci) is what `npm ci` before this test did already; the run step is executed as written.
-    const run = steps.find((s) => s.name === "Run MAGIS")!;
-    expect(steps.map((s) => s.name)).toEqual(["Install MAGIS", "Run MAGIS"]);
-    const env = { ...runner, ...Object.fromEntries(Object.entries(run.env ?? {}).map(([k, v]) => [k, expand(v, values)])) };
-    const result = await runStep(expand(run.run, values), env, root);
+    const result = await runInProcessGroup(ACTION_NODE, [path.join(action, yml.runs.main!)], { cwd: root, env, timeoutMs: 90_000 });
     const summary = fs.existsSync(summaryPath) ? fs.readFileSync(summaryPath, "utf8") : "";
+    // The run's scratch folder (its database) is gone: what is left in RUNNER_TEMP is the test's own.
+    expect(fs.readdirSync(root).filter((name) => name.startsWith("magis-action-"))).toEqual([]);
     return { ...result, summary };
   }
 
@@ -316,17 +294,11 @@ describe("magis action, run as the Actions runner runs the action's steps", () =
     expect(model.requests).toEqual([]);
   });
 
-  it("an event that is no trigger: nothing to do, exit 0; a runner without its variables: a clear message, exit 2", async () => {
+  it("an event that is no trigger: nothing to do, exit 0", async () => {
     await startGitHub();
     const quiet = await runAction("issue_comment", commentPayload({ body: "Thanks, looks good", installationId: null }));
     expect(quiet.code, quiet.out).toBe(0);
     expect(quiet.summary).toContain("is not a MAGIS trigger");
     expect(github.requests).toEqual([]);
-
-    const bare = await runStep(`node "${ROOT}/bin/magis.js" action`, { PATH: process.env.PATH, HOME: process.env.HOME }, root);
-    expect(bare.code).toBe(2);
-    expect(bare.out).toContain(
-      "magis action needs the environment of a GitHub Actions step: GITHUB_EVENT_NAME is not set; GITHUB_EVENT_PATH is not set; GITHUB_REPOSITORY is not set; GITHUB_TOKEN is not set.",
-    );
   });
 });

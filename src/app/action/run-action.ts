@@ -40,12 +40,13 @@ export async function runAction(env: NodeJS.ProcessEnv, io: ActionIo, options: P
   // 2. The store and the client.
   const { sqliteFile } = settings.store;
   const scratch = sqliteFile ? null : fs.mkdtempSync(path.join(settings.runner.temp ?? os.tmpdir(), "magis-action-"));
-  const backend = new SqliteBackend(openDatabase(sqliteFile ?? path.join(scratch!, "magis.db")));
-  const Bounded = createOctokitClass(settings.github);
-  const octokit = new Bounded({ auth: { token: event.token }, baseUrl: event.apiUrl }) as Octokit;
-  // The workflow's token acts as one installation; its bot is github-actions[bot] unless an app token is passed.
-  const host: GitHubHost = { auth: async () => octokit, bot: botIdentity(async () => settings.runner.botLogin), log };
+  let backend: SqliteBackend | undefined;
   try {
+    backend = new SqliteBackend(openDatabase(sqliteFile ?? path.join(scratch!, "magis.db")));
+    const Bounded = createOctokitClass(settings.github);
+    const octokit = new Bounded({ auth: { token: event.token }, baseUrl: event.apiUrl }) as Octokit;
+    // The workflow's token acts as one installation; its bot is github-actions[bot] unless an app token is passed.
+    const host: GitHubHost = { auth: async () => octokit, bot: botIdentity(async () => settings.runner.botLogin), log };
     const services = createServices(host, {
       ...options,
       // The environment the repository's tests run in, passed through on purpose (less its secrets, see commandEnv).
@@ -87,7 +88,7 @@ export async function runAction(env: NodeJS.ProcessEnv, io: ActionIo, options: P
     io.stdout(`::stop-commands::${fence}\n${redactSecrets(summary, secrets)}\n::${fence}::\n`);
     return trigger?.outcome === "failed" || job?.status === "failed" ? 1 : 0;
   } finally {
-    await backend.close();
+    await backend?.close();
     if (scratch) fs.rmSync(scratch, { recursive: true, force: true });
   }
 }

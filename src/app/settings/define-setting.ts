@@ -37,6 +37,8 @@ export interface SettingRow<P extends Part = Part, K extends string = string, T 
   readonly about: string;
   /** When it is read at all; otherwise it holds `unsetValue`, so a value nothing uses stops nothing. */
   readonly onlyWhen?: Condition;
+  /** The input of the GitHub Action (action.yml) that sets it: given, the input wins over the variable. */
+  readonly input?: string;
   /** Whether reading it can fail (a number, a choice): such a row is checked only for the doors whose readers read it. */
   readonly checked: boolean;
   /** Its value when unset, and where it is not read. */
@@ -53,6 +55,7 @@ interface Described<P extends Part, K extends string> {
   readers: readonly Reader[];
   about: string;
   onlyWhen?: Condition;
+  input?: string;
 }
 
 /** A number's bounds and the words its error message uses (see wholeNumberFrom). */
@@ -194,8 +197,8 @@ function list<const P extends Part, const K extends string>(row: Described<P, K>
 }
 
 function described<P extends Part, K extends string>(row: Described<P, K>): Described<P, K> {
-  const { part, key, name, readers, about, onlyWhen } = row;
-  return { part, key, name, readers, about, ...(onlyWhen ? { onlyWhen } : {}) };
+  const { part, key, name, readers, about, onlyWhen, input } = row;
+  return { part, key, name, readers, about, ...(onlyWhen ? { onlyWhen } : {}), ...(input ? { input } : {}) };
 }
 
 /** The kinds of rows the settings table is made of, each reading its variable one way. */

@@ -1,4 +1,4 @@
-import type { Env, Reader } from "./define-setting.js";
+import type { Env, Reader, SettingRow } from "./define-setting.js";
 import { SETTINGS_TABLE, type Settings } from "./settings-table.js";
 
 /** Where MAGIS runs: `magis serve` (any role), `magis action`, `magis locate` and `resolve`, `magis eval`. */
@@ -22,12 +22,13 @@ export const DOOR_READERS: Readonly<Record<Door, readonly Reader[]>> = {
  */
 export function readSettings(env: Env, { door }: { door: Door }): Settings {
   const readers = DOOR_READERS[door];
+  const given = door === "action" ? withActionInputs(env) : env;
   const read: Record<string, unknown> = {};
   const parts: Record<string, Record<string, unknown>> = {};
   for (const row of SETTINGS_TABLE) {
     const checkedHere = !row.checked || row.readers.some((reader) => readers.includes(reader));
     const wanted = checkedHere && (row.onlyWhen?.holds(read) ?? true);
-    const value = wanted ? row.read(env) : row.unsetValue;
+    const value = wanted ? readRow(row, given, given !== env && given[row.name] !== env[row.name]) : row.unsetValue;
     read[row.name] = value;
     (parts[row.part] ??= {})[row.key] = value;
   }
@@ -36,4 +37,33 @@ export function readSettings(env: Env, { door }: { door: Door }): Settings {
     Object.freeze(part);
   }
   return Object.freeze(parts) as unknown as Settings;
+}
+
+/** The variable the runner sets for an input of a JavaScript action: `INPUT_` and the input's name in capitals. */
+export function inputVariable(input: string): string {
+  return `INPUT_${input.replace(/ /g, "_").toUpperCase()}`;
+}
+
+/**
+ * `env` with each input of the Action that was given (not blank) in the variable of the setting it sets: the runner
+ * hands a JavaScript action its inputs as INPUT_* variables, and every input has a row (`input` in the table). A blank
+ * input leaves the variable as the workflow's `env:` set it.
+ */
+function withActionInputs(env: Env): Env {
+  const merged: Record<string, string | undefined> = { ...env };
+  for (const row of SETTINGS_TABLE) {
+    const value = row.input === undefined ? undefined : env[inputVariable(row.input)];
+    if (value !== undefined && value.trim() !== "") merged[row.name] = value;
+  }
+  return merged;
+}
+
+/** A row's value; a refusal of a value an input gave names the input, which is what the workflow's author wrote. */
+function readRow(row: SettingRow, env: Env, fromInput: boolean): unknown {
+  try {
+    return row.read(env);
+  } catch (error) {
+    if (!fromInput || !(error instanceof Error)) throw error;
+    throw new Error(`the action's input ${row.input} (read as ${row.name}): ${error.message}`, { cause: error });
+  }
 }

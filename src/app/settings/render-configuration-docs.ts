@@ -13,7 +13,8 @@ const DOORS: Array<{ door: Door; title: string; intro: string }> = [
   {
     door: "action",
     title: "`magis action`: the GitHub Action",
-    intro: "The runner sets the `GITHUB_*` variables; `action.yml` maps the action's inputs to the others.",
+    intro:
+      "The runner sets the `GITHUB_*` variables. Each input of the action (`with:` in the workflow, see [action.md](action.md)) sets the variable beside it; an input given wins over the variable, a blank one leaves it as the workflow's `env:` set it.",
   },
   {
     door: "cli",
@@ -62,13 +63,15 @@ export function renderConfigurationDocs(): string {
 }
 
 function settingsTable(door: Door): string[] {
-  const roles = door === "serve";
-  const head = roles ? ["Variable", "Type and bounds", "Default", "Roles", "Description"] : ["Variable", "Type and bounds", "Default", "Description"];
+  // The App's table says which roles read a row; the Action's, which input sets it.
+  const extra = door === "serve" ? "Roles" : door === "action" ? "Input" : null;
+  const head = ["Variable", "Type and bounds", "Default", ...(extra ? [extra] : []), "Description"];
   const rows = listDoorSettings(door).map((row) => {
-    const roleCell = roles ? [row.readers.filter((reader) => reader === "web" || reader === "worker").join(", ")] : [];
+    const extraCell =
+      door === "serve" ? [row.readers.filter((reader) => reader === "web" || reader === "worker").join(", ")] : extra ? [row.input ? code(row.input) : ""] : [];
     // A default that is the value itself is code; one that says what decides (`the repository's token_budget`) is prose.
     const fallback = row.fallbackText === String(row.unsetValue) ? code(row.fallbackText) : row.fallbackText;
-    return [code(row.name), row.shape, fallback, ...roleCell, describe(row)];
+    return [code(row.name), row.shape, fallback, ...extraCell, describe(row)];
   });
   return table(head, rows);
 }

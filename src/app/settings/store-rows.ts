@@ -29,6 +29,7 @@ export const STORE_ROWS = [
     part: "store",
     key: "sqliteFile",
     name: "MAGIS_DB",
+    input: "database",
     readers: [...SERVE, "action", "cli"],
     kind: "path",
     fallbackText: ".magis/magis.db",

@@ -2,7 +2,7 @@ import { extname, basename } from "node:path";
 
 /**
  * File extension → grammar in tree-sitter-wasms/out (tree-sitter-<name>.wasm; bash from tree-sitter-bash, see
- * loadParser). Only grammars that load with
+ * grammar-files.ts). Only grammars that load with
  * web-tree-sitter 0.25.10 and parse ordinary code of their language without errors are listed
  * (checked in test/unit/edit/syntax-grammars.test.ts); yaml, elm and ql fail to load, and lua
  * loads but misparses plain code, so they are left out.
@@ -66,4 +66,9 @@ const BY_NAME: Record<string, string> = { Rakefile: "ruby", Gemfile: "ruby" };
 /** The tree-sitter grammar name for a path, or null when none is shipped (such files are never blocked). */
 export function grammarForPath(path: string): string | null {
   return BY_NAME[basename(path)] ?? GRAMMARS[extname(path).toLowerCase()] ?? null;
+}
+
+/** Every grammar a path can map to, sorted: the ones the Action's bundle ships (scripts/build-action.ts). */
+export function mappedGrammars(): string[] {
+  return [...new Set([...Object.values(GRAMMARS), ...Object.values(BY_NAME)])].sort();
 }

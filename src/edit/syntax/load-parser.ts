@@ -1,21 +1,5 @@
-import { createRequire } from "node:module";
-import { dirname, join } from "node:path";
 import { Language, Parser, type Tree } from "web-tree-sitter";
-
-const require = createRequire(import.meta.url);
-const grammarDir = join(dirname(require.resolve("tree-sitter-wasms/package.json")), "out");
-
-/**
- * Grammars read from their own package rather than tree-sitter-wasms: its bash scanner calls `isalpha`,
- * which the web-tree-sitter 0.25 runtime does not provide, so a `case`, a comment or a quoted word threw
- * (and left the parser throwing on every later file); tree-sitter-bash's own build calls what it provides.
- */
-const OWN_PACKAGE: Record<string, string> = { bash: "tree-sitter-bash/tree-sitter-bash.wasm" };
-
-function wasmOf(grammar: string): string {
-  const own = OWN_PACKAGE[grammar];
-  return own ? require.resolve(own) : join(grammarDir, `tree-sitter-${grammar}.wasm`);
-}
+import { grammarWasm, readWasm, RUNTIME_WASM } from "./grammar-files.js";
 
 /** The last grammar load begun (after the runtime's): loads run one at a time. */
 let loading: Promise<unknown> | null = null;
@@ -23,13 +7,14 @@ const parsers = new Map<string, Promise<Parser>>();
 
 /** A parser for one grammar of tree-sitter-wasms; the runtime and each grammar are loaded once per process. */
 export function loadParser(grammar: string): Promise<Parser> {
-  loading ??= Parser.init();
+  // Read inside the promise, so a missing file rejects like any other failed load.
+  loading ??= Promise.resolve().then(() => Parser.init({ wasmBinary: readWasm(RUNTIME_WASM) }));
   let parser = parsers.get(grammar);
   if (!parser) {
     // web-tree-sitter links each grammar's wasm through shared state: two grammars loading at once (tasks of one
     // plan step checking files in two languages) may resolve each other's symbols and fail, so loads wait in turn.
     parser = loading.then(async () => {
-      const language = await Language.load(wasmOf(grammar));
+      const language = await Language.load(readWasm(grammarWasm(grammar)));
       const created = new Parser();
       created.setLanguage(language);
       return created;

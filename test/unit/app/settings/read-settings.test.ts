@@ -144,4 +144,28 @@ describe("readSettings", () => {
     for (const part of Object.values(settings)) expect(Object.isFrozen(part)).toBe(true);
     expect(Object.isFrozen(settings.model.agentModels)).toBe(true);
   });
+  it("takes the Action's inputs (INPUT_*) for the action door over the variables they set; blank inputs and other doors leave the variables", () => {
+    const env = {
+      INPUT_OPENAI_API_KEY: "sk-from-input",
+      INPUT_MODEL: "gpt-input",
+      INPUT_TOKEN_BUDGET: "20_000",
+      INPUT_DATABASE: " ",
+      INPUT_BOT_LOGIN: "magis-app[bot]",
+      MAGIS_MODEL: "from-env",
+      MAGIS_DB: ".magis/kept.db",
+      OPENAI_BASE_URL: "http://127.0.0.1:1/v1",
+    };
+    const settings = readSettings(env, { door: "action" });
+    expect(settings.model).toMatchObject({ apiKey: "sk-from-input", model: "gpt-input", tokenBudget: 20_000, baseUrl: "http://127.0.0.1:1/v1" });
+    expect(settings.store.sqliteFile).toBe(".magis/kept.db");
+    expect(settings.runner.botLogin).toBe("magis-app[bot]");
+    expect(readSettings(env, { door: "serve" }).model).toMatchObject({ apiKey: undefined, model: "from-env", tokenBudget: undefined });
+  });
+
+  it("names the input, not only the variable, when an input holds what its setting cannot take", () => {
+    expect(refusal({ INPUT_TOKEN_BUDGET: "lots" }, "action")).toBe(
+      "the action's input token_budget (read as MAGIS_TOKEN_BUDGET): MAGIS_TOKEN_BUDGET is 'lots': set it to the tokens one job may spend (a whole number, 1000 or more), or leave it unset for the repository's token_budget",
+    );
+    expect(refusal({ MAGIS_TOKEN_BUDGET: "lots" }, "action")).toMatch(/^MAGIS_TOKEN_BUDGET is 'lots'/);
+  });
 });
