@@ -59,14 +59,7 @@ function start(dir: string, args: string[], env: NodeJS.ProcessEnv): Promise<Sta
     child.on("error", reject);
     child.on("close", (code) => {
       const exitMs = performance.now() - began;
-      const cpuMs = TIME
-        ? fs
-            .readFileSync(cpuFile, "utf8")
-            .trim()
-            .split(" ")
-            .map(Number)
-            .reduce((a, b) => a + b, 0) * 1000
-        : NaN;
+      const cpuMs = TIME ? cpuMsOf(cpuFile) : NaN;
       resolve({ firstLineMs, exitMs, cpuMs, code, out });
     });
   });
@@ -133,6 +126,12 @@ try {
   }
 } finally {
   fs.rmSync(root, { recursive: true, force: true });
+}
+
+/** GNU time's file: its last line is "user system" in seconds; a line before it says when the command exited non-zero. */
+function cpuMsOf(file: string): number {
+  const [user, system] = fs.readFileSync(file, "utf8").trim().split("\n").at(-1)!.split(" ").map(Number);
+  return (user! + system!) * 1000;
 }
 
 function median(values: number[]): number {
