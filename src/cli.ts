@@ -6,9 +6,10 @@ import { evalCommand } from "./cli/eval.js";
 import { processIo, type CliIo, type Command } from "./cli/io.js";
 import { locateCommand } from "./cli/locate.js";
 import { resolveCommand } from "./cli/resolve.js";
+import { sandboxCommand } from "./cli/sandbox.js";
 import { serveCommand } from "./cli/serve.js";
 
-const commands: Command[] = [locateCommand, resolveCommand, evalCommand, serveCommand, actionCommand];
+const commands: Command[] = [locateCommand, resolveCommand, evalCommand, serveCommand, actionCommand, sandboxCommand];
 
 function version(): string {
   const require = createRequire(import.meta.url);

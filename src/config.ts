@@ -204,6 +204,16 @@ export const configSchema = z
       .max(3600)
       .default(300)
       .describe("Longest the setup command, or one run of the tests, may take; past it the command is stopped with everything it started."),
+    test_env: z
+      .record(
+        z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,63}$/, "must be a variable name: letters, digits and _, not starting with a digit"),
+        z.string().max(4096),
+      )
+      .refine((env) => Object.keys(env).length <= 50, "may hold at most 50 variables")
+      .default({})
+      .describe(
+        "Variables the setup and test commands get beside PATH, HOME, LANG, TMPDIR and CI=true (e.g. `DJANGO_SETTINGS_MODULE: tests.settings`). They run in a sandbox whose environment holds nothing else: no token or key of the bot's. The file is public: put no secret here.",
+      ),
     ci_fix_attempts: z
       .number()
       .int()

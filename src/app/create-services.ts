@@ -26,6 +26,7 @@ import { RecentRefusals } from "../triggers/recent-refusals.js";
 import { TriggerDesk, type TriggerDeskOptions } from "../triggers/trigger-desk.js";
 import { TriggerSpool } from "../triggers/trigger-spool.js";
 import { triggerRules } from "../triggers/trigger-rules.js";
+import { chooseSandbox, type SandboxChoice } from "../sandbox/choose-sandbox.js";
 import { readSettings } from "./settings/read-settings.js";
 import { sweepCheckouts, sweepObjects } from "./sweep-work-folder.js";
 import type { Settings } from "./settings/settings-table.js";
@@ -61,10 +62,10 @@ export interface MagisAppOptions {
   revise?: ReviseJobServices["revise"];
   onTimings?: ResolveJobServices["onTimings"];
   /**
-   * Whether the repository's `test_command` may run on this machine (default: MAGIS_ALLOW_EXEC=1). The Action always
-   * allows it: the runner is the repository's own sandbox.
+   * What the repository's `setup_command` and `test_command` run in, or why they do not run here (default: as
+   * MAGIS_SANDBOX says, chosen once by chooseSandbox).
    */
-  allowExec?: boolean;
+  sandbox?: SandboxChoice;
   /** Called once the app's parts exist (tests wait on the queue through it). */
   onReady?: (services: MagisServices) => void;
   /**
@@ -96,8 +97,11 @@ export interface MagisServices {
   start(): Promise<void>;
   /** Resolves once no trigger is being decided and no job is queued or running. */
   settled(): Promise<void>;
-  /** Resolves when the store answers and the queue has started; rejects saying what is not ready (GET /readyz). */
-  ready(): Promise<void>;
+  /**
+   * Resolves when the store answers and the queue has started, with what runs the repository's commands (a process
+   * that runs jobs); rejects saying what is not ready (GET /readyz).
+   */
+  ready(): Promise<string | void>;
   /**
    * Stops taking jobs; running ones may finish within `graceMs`, then a PostgreSQL worker hands them back to the queue
    * (the embedded queue cancels them: no other process could take them). Resolves once none runs.
@@ -155,13 +159,13 @@ export function createServices(host: GitHubHost, options: MagisAppOptions = {}):
   backend.checkRole(role);
   const { auth, bot, log } = host;
   const traceDir = options.traceDir ?? settings.jobs.traceDir ?? (options.backend ? "" : path.join(path.dirname(dbFile), "traces"));
-  const allowExec = options.allowExec ?? settings.jobs.allowExec;
+  const secrets = [settings.model.apiKey, settings.app.webhookSecret, settings.app.privateKey, settings.runner.token];
+  const sandbox = options.sandbox ?? sandboxFor(settings, { env, log });
   const shared: Omit<ReviseJobServices, "revise"> = {
     auth,
     bot,
-    // Where repository code may run, both job kinds run the tests; credentials are kept from them and their output. The
-    // tests get this process's environment, passed through on purpose, less what may be a credential (see commandEnv).
-    exec: allowExec ? { env, secrets: [settings.model.apiKey, settings.app.webhookSecret, settings.app.privateKey, settings.runner.token] } : undefined,
+    // Both job kinds run the tests in the sandbox the door chose; credentials are kept from them and their output.
+    commands: sandbox.sandbox ? { sandbox: sandbox.sandbox, secrets } : { why: sandbox.why },
     createLlm: (config, onTrace, signal) => {
       // On a shared server the operator pays for the models: a repository may choose only the ones it allows.
       if (options.repositoryModels !== "any") checkRepositoryModels(config, settings.model);
@@ -247,6 +251,8 @@ export function createServices(host: GitHubHost, options: MagisAppOptions = {}):
   const ready = async () => {
     if (!started) throw new Error("the app is still starting (migrating the store, starting the queue)");
     await store.ping();
+    if (role === "web") return;
+    return sandbox.sandbox ? `repository commands run ${sandbox.sandbox.description}` : `repository commands do not run: ${sandbox.why}`;
   };
   const stop = async (graceMs: number) => {
     for (const sweep of sweeping) sweep.stop();
@@ -298,4 +304,28 @@ export function botIdentity(login: () => Promise<string>): () => Promise<BotIden
       });
     return cached;
   };
+}
+
+/**
+ * The sandbox of a door, as MAGIS_SANDBOX says (MAGIS_ALLOW_EXEC=1 stands for `none` where it is left at `auto`),
+ * logged once: what holds the repository's commands, or why they do not run. In the Action, where the runner is the
+ * repository's own machine, `auto` without a working bubblewrap runs them uncontained, saying what that exposes.
+ */
+export function sandboxFor(settings: Settings, door: { env: NodeJS.ProcessEnv; log: JobServices["log"]; action?: boolean }): SandboxChoice {
+  const { env, log } = door;
+  const legacy = settings.jobs.allowExec && settings.jobs.sandbox === "auto";
+  if (legacy) log.warn({}, "MAGIS_ALLOW_EXEC=1 is deprecated: it stands for MAGIS_SANDBOX=none (no sandbox); set MAGIS_SANDBOX instead");
+  const secrets = [settings.model.apiKey, settings.app.webhookSecret, settings.app.privateKey, settings.runner.token];
+  const mode = legacy ? "none" : settings.jobs.sandbox;
+  let choice = chooseSandbox({ mode, setupNetwork: settings.jobs.sandboxSetupNetwork, env, secrets });
+  if (!choice.sandbox && door.action) {
+    log.warn(
+      { sandbox: "none" },
+      `no sandbox (${choice.cause}): the repository's commands run uncontained on the runner, where they can reach the workflow's token and model key; install bubblewrap in the workflow (apt-get install bubblewrap) to contain them`,
+    );
+    choice = chooseSandbox({ mode: "none", setupNetwork: true, env, secrets });
+  }
+  if (choice.sandbox) log.info({ sandbox: choice.sandbox.kind }, `repository commands run ${choice.sandbox.description}`);
+  else log.warn({ sandbox: null }, `repository commands do not run: ${choice.why}`);
+  return choice;
 }

@@ -4,6 +4,7 @@ import path from "node:path";
 import { modelFor, parseConfig } from "../config.js";
 import { createLlm } from "../llm/client.js";
 import type { CommandPolicy } from "../pipeline/types.js";
+import { localCommandPolicy } from "./command-policy.js";
 import { explainLosses } from "../eval/oracle/explain-losses.js";
 import { startOracleModel } from "../eval/oracle/start-oracle-model.js";
 import { EvalInputError } from "../eval/read-instances.js";
@@ -140,8 +141,8 @@ export const evalCommand: Command = {
 };
 
 function commandPolicy(allowed: boolean, io: CliIo, settings: Settings): CommandPolicy {
-  // The repository's commands get the user's environment, passed through on purpose less what may be a credential (see commandEnv).
-  if (allowed) return { allowed: true, env: io.env, secrets: [settings.model.apiKey] };
+  // The repository's commands run in bubblewrap (MAGIS_SANDBOX=none runs them in the user's environment, less its credentials).
+  if (allowed) return localCommandPolicy(settings, io.env, false);
   return { allowed: false, why: "magis eval runs no repository command unless --allow-commands is given: SWE-bench environments are not set up here" };
 }
 

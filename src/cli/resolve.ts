@@ -11,6 +11,7 @@ import type { ProgressEvent, ResolveResult } from "../pipeline/types.js";
 import { resolveInside } from "../lib/safe-path.js";
 import { checkoutIndex, localHistory, makeModel, MEMORY_HELP, openCheckout, openMemoryStore } from "./open-checkout.js";
 import { readIssueFiles } from "./read-issue-file.js";
+import { localCommandPolicy } from "./command-policy.js";
 import { parseFlags, type Command } from "./io.js";
 import { readSettings } from "../app/settings/read-settings.js";
 import { renderSettingsHelp } from "../app/settings/render-settings-help.js";
@@ -35,6 +36,7 @@ Options:
                       QA may not approve an attempt that breaks a passing test. It is test_command of
                       .github/magis.yml, and wins over the file's (whose setup_command still runs first)
   --apply             also write the change into the checkout
+  --no-sandbox        run the repository's setup and test commands as you, outside bubblewrap
 
 ${MEMORY_HELP}
 
@@ -53,6 +55,7 @@ export const resolveCommand: Command = {
       out: { type: "string" },
       "test-command": { type: "string" },
       apply: { type: "boolean", default: false },
+      "no-sandbox": { type: "boolean", default: false },
     });
     for (const flag of ["repo", "issue-file", "out"] as const) if (!values[flag]) throw new UsageError(`--${flag} is required`);
     const testCommand = values["test-command"];
@@ -77,9 +80,9 @@ export const resolveCommand: Command = {
           llm,
           now: () => Date.now(),
           onProgress: (event) => io.stderr(describeProgress(event)),
-          // On the user's own machine, at their command: the repository's tests may run (in a copy of the checkout), in
-          // the user's environment, passed through on purpose less what may be a credential (see commandEnv).
-          commands: { allowed: true, env: io.env, secrets: [settings.model.apiKey] },
+          // On the user's own machine, at their command: the repository's tests run in a copy of the checkout, in
+          // bubblewrap unless --no-sandbox says to run them in the user's own environment (less its credentials).
+          commands: localCommandPolicy(settings, io.env, values["no-sandbox"]!),
           index: checkoutIndex(store.memory, config),
           ...(history ? { history } : {}),
         },

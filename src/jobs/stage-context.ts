@@ -1,4 +1,5 @@
 import type { Checkout } from "../git/checkout.js";
+import type { Sandbox } from "../sandbox/sandbox.js";
 import type { CommandPolicy, ProgressEvent, StageContext } from "../pipeline/types.js";
 import { repositoryKey, type JobRecord } from "../store/jobs.js";
 import type { JobRun } from "./run-job.js";
@@ -6,23 +7,20 @@ import type { JobRun } from "./run-job.js";
 /** Where a job may run the repository's commands: what the wiring gives every kind of job. */
 export interface CommandServices {
   /**
-   * Where the repository's `test_command` may run on this machine: the environment it runs in (credentials are removed
-   * from it) and values to redact from its output. Absent: it may not (an App server without MAGIS_ALLOW_EXEC=1).
+   * What the repository's commands run in (the sandbox the door chose when it started) and the values to redact from
+   * their output; or why they do not run here (no sandbox works on this App server).
    */
-  exec?: { env: NodeJS.ProcessEnv; secrets: (string | undefined)[] };
+  commands: { sandbox: Sandbox; secrets: (string | undefined)[] } | { why: string };
 }
 
 /** Whether and how a job may run the repository's tests: in a copy beside the checkout (removed with leftover checkouts). */
 export function commandPolicy(services: CommandServices, job: { secrets: string[]; signal: AbortSignal; checkoutDir: string }): CommandPolicy {
-  if (!services.exec)
-    return {
-      allowed: false,
-      why: "this app's server does not run repository code; its operator can allow it with MAGIS_ALLOW_EXEC=1, or run MAGIS as a GitHub Action",
-    };
+  const { commands } = services;
+  if ("why" in commands) return { allowed: false, why: commands.why };
   return {
     allowed: true,
-    env: services.exec.env,
-    secrets: [...services.exec.secrets, ...job.secrets],
+    sandbox: commands.sandbox,
+    secrets: [...commands.secrets, ...job.secrets],
     signal: job.signal,
     scratchDir: `${job.checkoutDir}.tests`,
   };

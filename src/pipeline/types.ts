@@ -1,4 +1,5 @@
 import type { Agent, MagisConfig } from "../config.js";
+import type { Sandbox } from "../sandbox/sandbox.js";
 import type { FileEncoding } from "../edit/file-encoding.js";
 import type { Llm, Usage } from "../llm/types.js";
 import type { TestCounts } from "../lib/read-test-output.js";
@@ -123,6 +124,8 @@ export interface TestsReport {
   setup?: string;
   /** Why the tests were not run or not used (code may not run here, the setup failed, the first run did not finish). */
   skipped?: string;
+  /** What held the commands, when they ran: a short label ("in bubblewrap") and the sandbox's description. */
+  sandbox?: { label: string; description: string };
   /** The setup command's run, when there was one. */
   setupRun?: TestRun;
   /** The run on the untouched checkout. */
@@ -132,17 +135,17 @@ export interface TestsReport {
 }
 
 /**
- * Whether the repository's own commands (`setup_command`, `test_command`) may run where this run happens: always in
- * the CLI and the Action (the runner is the repository's own sandbox), on an App server only when its operator says so.
+ * Whether the repository's own commands (`setup_command`, `test_command`) may run where this run happens, and in what:
+ * a sandbox the door chose when it started (bubblewrap wherever it works), or none when nothing contains them here.
  */
 export type CommandPolicy =
   | {
       allowed: true;
-      /** The environment to run them in; anything that may hold a credential is removed from it first. */
-      env: NodeJS.ProcessEnv;
+      /** What every command runs in. */
+      sandbox: Sandbox;
       /** Values redacted from their output (tokens, keys), beyond the shapes of credentials. */
       secrets?: (string | undefined)[];
-      /** Aborted when the job is cancelled or out of time: a running command is killed with its process group. */
+      /** Aborted when the job is cancelled or out of time: a running command is killed with everything it started. */
       signal?: AbortSignal;
       /** Where the copy the tests run in is made (default: a new folder in the system's temp directory). */
       scratchDir?: string;

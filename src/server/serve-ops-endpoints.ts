@@ -9,7 +9,7 @@ export interface OpsEndpointsOptions {
   /** Served at GET /metrics; without it /metrics is left to the caller. */
   metrics?: MagisMetrics;
   /** Resolves when the process can do its work (the store answers, the queue started), else rejects saying what is not; without it /readyz is left to the caller. */
-  ready?: () => Promise<void>;
+  ready?: () => Promise<string | void>;
   /** Where changes of readiness are logged. */
   log: Logger;
 }
@@ -28,14 +28,19 @@ const READY_TIMEOUT_MS = 3_000;
 export function opsEndpoints(options: OpsEndpointsOptions): OpsHandler {
   const { metrics, ready, log } = options;
   let wasReady: boolean | undefined;
-  const checkReadiness = async (response: ServerResponse, check: () => Promise<void>) => {
+  const checkReadiness = async (response: ServerResponse, check: () => Promise<string | void>) => {
     const late = () => new Error(`the readiness check did not finish within ${READY_TIMEOUT_MS} ms`);
-    const error = await withinTime(Promise.resolve().then(check), READY_TIMEOUT_MS, late).then(() => undefined, safeMessage);
-    if (error === undefined) {
+    const outcome = await withinTime(Promise.resolve().then(check), READY_TIMEOUT_MS, late).then(
+      (note) => ({ note: note || undefined }),
+      (failure: unknown) => ({ error: safeMessage(failure) }),
+    );
+    if (!("error" in outcome)) {
       if (wasReady !== true) log.info("ready: /readyz answers 200");
       wasReady = true;
-      return answer(response, 200, "text/plain", "ready");
+      // A note below the first line says what the process runs with (its sandbox); probes read the status alone.
+      return answer(response, 200, "text/plain", outcome.note ? `ready\n${redactSecrets(outcome.note)}\n` : "ready");
     }
+    const { error } = outcome;
     if (wasReady !== false) log.warn({ reason: error }, `not ready: /readyz answers 503 (${error})`);
     wasReady = false;
     answer(response, 503, "application/json", JSON.stringify({ error }));

@@ -13,7 +13,7 @@ export interface OpsServerOptions {
   port: number;
   metrics: MagisMetrics;
   /** The check behind GET /readyz: resolves when the store answers and the queue started, else rejects saying what is not ready. */
-  ready: () => Promise<void>;
+  ready: () => Promise<string | void>;
   log: Logger;
 }
 

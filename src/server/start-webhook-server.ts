@@ -23,7 +23,7 @@ export interface WebhookServerOptions {
   /** Served at GET /metrics, and told how each webhook delivery was answered and how fast. */
   metrics?: MagisMetrics;
   /** The check behind GET /readyz: resolves when the store answers and the queue started, else rejects saying what is not ready. */
-  ready?: () => Promise<void>;
+  ready?: () => Promise<string | void>;
   /** Whether a delivery answered 2xx was a redelivery of one recorded before (counted apart in `metrics`); asked once per delivery. */
   redelivered?: (delivery: string) => boolean;
   /** Bytes of unverified bodies held at once (default DEFAULT_BODY_LIMITS). */

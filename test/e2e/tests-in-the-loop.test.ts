@@ -2,7 +2,7 @@ import fs from "node:fs";
 import os from "node:os";
 import { describe, expect, it } from "vitest";
 import { checkoutPrefix } from "../../src/git/checkout-name.js";
-import { INSTALLATION, useRig } from "./e2e-rig.js";
+import { INSTALLATION, SECRET, TOKEN, useRig } from "./e2e-rig.js";
 import { labeledPayload, reviewComment, reviewPayload } from "./payloads.js";
 import { README_HUNK, REVISE_LINE_4, scriptRevisions, seedBotPullRequest } from "./script-revise.js";
 
@@ -18,8 +18,8 @@ function published(): { pull: string; status: string } {
 }
 
 describe("the repository's tests in an App run", () => {
-  it("with MAGIS_ALLOW_EXEC=1: run before the change and with it; the PR and the status comment show both", async () => {
-    await rig.setUp({ config, env: { PATH: process.env.PATH, MAGIS_ALLOW_EXEC: "1" } });
+  it("by default, in bubblewrap: run before the change and with it; the PR and the status comment show both", async () => {
+    await rig.setUp({ config, env: { PATH: process.env.PATH } });
     await rig.app.deliver("issues", labeledPayload({ installationId: INSTALLATION }), "d-tests-on");
     await rig.app.services.settled();
     expect((await rig.jobs())[0]).toMatchObject({ status: "succeeded" });
@@ -27,6 +27,8 @@ describe("the repository's tests in an App run", () => {
     expect(pull).toContain("### Tests");
     expect(pull).toContain("| Before the change | — | — | — | failed (exit 1) |");
     expect(pull).toContain("| With the change | — | — | — | passed (exit 0) |");
+    expect(pull).toContain("They ran in a bubblewrap sandbox (no network;");
+    expect(rig.app.logs.join("\n")).toContain("repository commands run in a bubblewrap sandbox");
     expect(status).toContain("- [x] Tests (`grep -q 'Please commit your' README.md && echo spelled right ||");
     expect(status).toContain("with the change: passed (exit 0), before it: failed (exit 1)");
     // Each attempt was tested: the first (not approved by the script) already fixed the spelling.
@@ -35,16 +37,17 @@ describe("the repository's tests in an App run", () => {
     expect(fs.readdirSync(os.tmpdir()).filter((name) => name.startsWith(checkoutPrefix()))).toEqual([]);
   });
 
-  it("without it: the tests are not run, and the PR says why and how to allow them", async () => {
-    await rig.setUp({ config, env: { PATH: process.env.PATH } });
+  it("where no sandbox works: the tests are not run, and the PR says why and what the operator can do", async () => {
+    // A PATH without bubblewrap on it, as on a server where it is not installed.
+    await rig.setUp({ config, env: { PATH: "/nonexistent" } });
     await rig.app.deliver("issues", labeledPayload({ installationId: INSTALLATION }), "d-tests-off");
     await rig.app.services.settled();
     expect((await rig.jobs())[0]).toMatchObject({ status: "succeeded" });
     const { pull, status } = published();
     expect(pull).toContain(
-      "was not used: this app's server does not run repository code; its operator can allow it with MAGIS_ALLOW_EXEC=1, or run MAGIS as a GitHub Action.",
+      "was not used: no sandbox works on this machine (bubblewrap is not installed (apt-get install bubblewrap)); its operator can install bubblewrap, or set MAGIS_SANDBOX=none to run them uncontained.",
     );
-    expect(status).toContain("not used: this app's server does not run repository code");
+    expect(status).toContain("not used: no sandbox works on this machine");
     expect(
       rig.model.requests
         .find((r) => r.prompt === "qa-review")!
@@ -55,7 +58,7 @@ describe("the repository's tests in an App run", () => {
 });
 
 describe("the repository's tests in a revision", () => {
-  it("with MAGIS_ALLOW_EXEC=1: the whole head is checked out, each attempt tested, the summary says what the tests say", async () => {
+  it("with MAGIS_ALLOW_EXEC=1 (MAGIS_SANDBOX=none): the whole head is checked out, each attempt tested, the summary says what the tests say", async () => {
     const seeded = seedBotPullRequest(rig.root);
     // The reviewer's rule as a test: line 4 must say where to push. It fails on the head, passes with the revision.
     const rule = "test_command: grep -q 'push them to GitHub' README.md || { echo 'README does not say where to push'; exit 1; }\n";
@@ -78,5 +81,46 @@ describe("the repository's tests in a revision", () => {
       .messages.map((m) => m.content)
       .join("\n");
     expect(review).toContain("- Before the change: failed (exit 1).\n- With the change: passed (exit 0).");
+    expect(rig.app.logs.join("\n")).toContain("MAGIS_ALLOW_EXEC=1 is deprecated: it stands for MAGIS_SANDBOX=none");
   });
 });
+
+describe("a hostile test_command in a real job", () => {
+  it("finds no secret to steal, so none reaches the PR, the comments, the logs or the traces", async () => {
+    const key = "sk-test-key-not-secret-123456";
+    const hostile = [
+      "env",
+      'for f in /proc/[0-9]*/environ; do cat "$f"; echo; done',
+      "cat /proc/$PPID/environ /proc/1/cmdline",
+      // The bot's database and its private key on disk, where a hostile repository could guess them.
+      `cat '${os.tmpdir()}'/magis-e2e-*/magis.db '${os.tmpdir()}'/magis-e2e-*/app.private-key.pem`,
+      'env | base64; env | rev; echo "$OPENAI_API_KEY" | base64',
+      "setsid sleep 3456.789 > /dev/null 2>&1 < /dev/null &",
+      "exit 1",
+    ].join("\n");
+    const canary = "canary-of-the-app-private-key-0123456789";
+    fs.writeFileSync(`${rig.root}/app.private-key.pem`, `-----BEGIN RSA PRIVATE KEY-----\n${canary}\n-----END RSA PRIVATE KEY-----\n`);
+    await rig.setUp({ config: `test_command: ${JSON.stringify(hostile)}\n`, env: { PATH: process.env.PATH, MAGIS_SANDBOX: process.env.HOSTILE_SANDBOX } });
+    await rig.app.deliver("issues", labeledPayload({ installationId: INSTALLATION }), "d-hostile");
+    await rig.app.services.settled();
+    // A clear verdict: the job ends, the tests ran and failed both times, the QA's reading decided.
+    expect((await rig.jobs())[0]).toMatchObject({ status: "succeeded" });
+    const { pull } = published();
+    expect(pull).toContain("| Before the change | — | — | — | failed (exit 1) |");
+    const written = await rig.everythingWritten();
+    const secrets = [key, SECRET, TOKEN, canary];
+    for (const secret of secrets)
+      for (const form of [secret, Buffer.from(secret).toString("base64").slice(0, 16), [...secret].reverse().join("")]) expect(written).not.toContain(form);
+    // The daemon died with the sandbox.
+    const left = () => fs.readdirSync("/proc").filter((pid) => /^\d+$/.test(pid) && readCmdline(pid).includes("3456.789"));
+    await expect.poll(left, { timeout: 10_000 }).toEqual([]);
+  });
+});
+
+function readCmdline(pid: string): string {
+  try {
+    return fs.readFileSync(`/proc/${pid}/cmdline`, "utf8");
+  } catch {
+    return "";
+  }
+}

@@ -3,7 +3,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { createOctokitClass } from "../../github/create-octokit-class.js";
-import { botIdentity, createServices, type GitHubHost, type MagisAppOptions } from "../create-services.js";
+import { botIdentity, createServices, sandboxFor, type GitHubHost, type MagisAppOptions } from "../create-services.js";
 import { triggerContext } from "../../triggers/trigger-desk.js";
 import type { Octokit } from "../../github/types.js";
 import { redactSecrets } from "../../lib/redact-secrets.js";
@@ -26,7 +26,11 @@ export interface ActionIo {
  *  3. take the event as a trigger, decide it and run its job to the end, inside the step;
  *  4. say what happened in the step summary; the exit code is 1 when the job or its decision failed.
  */
-export async function runAction(env: NodeJS.ProcessEnv, io: ActionIo, options: Pick<MagisAppOptions, "createLlm" | "onTimings"> = {}): Promise<number> {
+export async function runAction(
+  env: NodeJS.ProcessEnv,
+  io: ActionIo,
+  options: Pick<MagisAppOptions, "createLlm" | "onTimings" | "sandbox"> = {},
+): Promise<number> {
   // 1. The settings and the event.
   const settings = readSettings(env, { door: "action" });
   const event = readRunnerEvent(settings.runner);
@@ -56,8 +60,8 @@ export async function runAction(env: NodeJS.ProcessEnv, io: ActionIo, options: P
       concurrency: 1,
       // The workflow is the repository's own: its config may choose its models.
       repositoryModels: "any",
-      // The runner is the repository's own sandbox: its tests may run there.
-      allowExec: true,
+      // The runner is the repository's own machine: its tests run there, in bubblewrap where the runner has it.
+      sandbox: options.sandbox ?? sandboxFor(settings, { env, log, action: true }),
       traceDir: settings.jobs.traceDir ?? "",
       gitBaseUrl: settings.git.baseUrl,
       workDir: settings.git.workDir ?? settings.runner.temp,

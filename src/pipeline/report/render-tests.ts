@@ -23,6 +23,7 @@ export function renderTests(report: TestsReport): string {
     "",
   );
   lines.push(table(["", "Failed", "Passed", "Skipped", "Result"], [row("Before the change", before), ...(after ? [row("With the change", after.run)] : [])]));
+  if (report.sandbox) lines.push("", `They ran ${neutralize(report.sandbox.description)}.`);
   if (!after) return lines.join("\n");
   const stillFailing = after.run.failures.filter((name) => before.failures.includes(name));
   if (after.fixed.length > 0) lines.push("", `Now passing: ${neutralize(listNames(after.fixed, 20))}.`);

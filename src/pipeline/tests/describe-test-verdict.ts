@@ -50,12 +50,13 @@ export function describeVerdictForModel(command: string, before: TestRun, verdic
 
 /** Where the tests of a run stand, in one line: not used and why, the run before the change, or the run with it. */
 export function describeTestsReport(report: TestsReport): string {
-  if (report.skipped) return `Tests (\`${report.command}\`) not used: ${report.skipped}`;
-  if (!report.after) return `Tests (\`${report.command}\`) before the change: ${report.before ? describeCounts(report.before) : "running"}`;
+  const tests = `Tests (\`${report.command}\`${report.sandbox ? `, ${report.sandbox.label}` : ""})`;
+  if (report.skipped) return `${tests} not used: ${report.skipped}`;
+  if (!report.after) return `${tests} before the change: ${report.before ? describeCounts(report.before) : "running"}`;
   const { after } = report;
   const notes = [
     ...(after.fixed.length > 0 ? [`now passing: ${listNames(after.fixed)}`] : []),
     ...(after.breaks ? [`**breaks what worked:** ${after.breaks}`] : []),
   ];
-  return `Tests (\`${report.command}\`) with the change: ${describeCounts(after.run)}, before it: ${describeCounts(report.before!)}${notes.length > 0 ? ` (${notes.join("; ")})` : ""}`;
+  return `${tests} with the change: ${describeCounts(after.run)}, before it: ${describeCounts(report.before!)}${notes.length > 0 ? ` (${notes.join("; ")})` : ""}`;
 }

@@ -8,11 +8,10 @@ import { redactSecrets } from "../../lib/redact-secrets.js";
 import { fromLineStart } from "../../lib/tail-buffer.js";
 import { resolveInside } from "../../lib/safe-path.js";
 import type { StageContext, TestRun, TestsReport, TestVerdict } from "../types.js";
-import { commandEnv } from "./command-env.js";
 import { compareTestRuns } from "./compare-test-runs.js";
 import { describeExit } from "./describe-test-verdict.js";
 import { readTestOutput } from "../../lib/read-test-output.js";
-import { runCommand, type CommandRun } from "./run-command.js";
+import type { CommandRun } from "../../sandbox/run-command.js";
 
 /** A changed file as the tests see it: its full new text, written in its own encoding. */
 export interface ChangedFile {
@@ -48,6 +47,8 @@ export async function openTestBench(ctx: StageContext): Promise<{ report: TestsR
   const report: TestsReport = { command, ...(setup ? { setup } : {}) };
   const policy = ctx.commands ?? { allowed: false, why: "the caller did not allow running the repository's commands" };
   if (!policy.allowed) return { report: { ...report, skipped: policy.why }, bench: null };
+  const { sandbox } = policy;
+  report.sandbox = { label: sandbox.label, description: sandbox.description };
 
   // A folder of our own, made afresh (mkdtemp), which the copy goes into: no other user can take its name meanwhile.
   const own = policy.scratchDir ?? fs.mkdtempSync(path.join(os.tmpdir(), "magis-tests-"));
@@ -59,12 +60,13 @@ export async function openTestBench(ctx: StageContext): Promise<{ report: TestsR
   const dispose = () => fs.rmSync(own, { recursive: true, force: true });
   try {
     fs.cpSync(ctx.root, dir, { recursive: true, verbatimSymlinks: true });
-    const env = commandEnv(policy.env, policy.secrets ?? []);
+    sandbox.prepare(dir);
     const timeoutMs = ctx.config.test_timeout_seconds * 1000;
-    const run = async (text: string): Promise<TestRun> =>
-      await describeRun(await runCommand(text, { cwd: dir, env, timeoutMs, signal: policy.signal }), policy.secrets ?? []);
+    const env = ctx.config.test_env;
+    const run = async (text: string, network = false): Promise<TestRun> =>
+      await describeRun(await sandbox.run(text, { dir, env, timeoutMs, signal: policy.signal, network }), policy.secrets ?? []);
     if (setup) {
-      const setupRun = await run(setup);
+      const setupRun = await run(setup, sandbox.setupNetwork);
       if (setupRun.outcome !== "passed") {
         dispose();
         return { report: { ...report, setupRun, skipped: `the setup command ${describeExit(setupRun, ctx.config.test_timeout_seconds)}` }, bench: null };

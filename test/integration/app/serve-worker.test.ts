@@ -40,11 +40,14 @@ describe("magis serve --role worker", () => {
     const stale = keptRepository(cache, "https://github.com/octo/gone.git", 15);
     const recent = keptRepository(cache, "https://github.com/octo/busy.git", 13);
     // No `log` option: the worker gets Probot's logger, which Probot builds asynchronously.
-    server = await startServer({ ...env, LOG_LEVEL: "silent" }, { role: "worker" });
+    server = await startServer({ ...env, PATH: process.env.PATH, LOG_LEVEL: "silent" }, { role: "worker" });
     expect(fs.existsSync(leftover)).toBe(false);
     expect(fs.existsSync(stale)).toBe(false);
     expect(fs.existsSync(recent)).toBe(true);
-    expect((await fetch(`http://127.0.0.1:${port}/readyz`)).status).toBe(200);
+    const ready = await fetch(`http://127.0.0.1:${port}/readyz`);
+    expect(ready.status).toBe(200);
+    // It says what runs the repositories' commands: bubblewrap, which works on this machine (.ci/run installs it).
+    expect(await ready.text()).toMatch(/^ready\nrepository commands run in a bubblewrap sandbox \(no network;/);
   });
 
   it("stops before it sweeps anything or listens when a number among its settings is mistyped, and sweeps once it is corrected", async () => {

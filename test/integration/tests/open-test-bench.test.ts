@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { parseConfig } from "../../../src/config.js";
 import { openTestBench } from "../../../src/pipeline/tests/open-test-bench.js";
 import type { CommandPolicy, StageContext } from "../../../src/pipeline/types.js";
+import { hostSandbox } from "../../../src/sandbox/host-sandbox.js";
 
 let work: string;
 let root: string;
@@ -18,7 +19,7 @@ afterEach(() => fs.rmSync(work, { recursive: true, force: true }));
 
 const allowed = (extra: Partial<Extract<CommandPolicy, { allowed: true }>> = {}): CommandPolicy => ({
   allowed: true,
-  env: { PATH: process.env.PATH },
+  sandbox: hostSandbox({ PATH: process.env.PATH }, []),
   scratchDir: path.join(work, "tests"),
   ...extra,
 });
@@ -37,7 +38,11 @@ describe("openTestBench", () => {
   it("runs once on the untouched copy, judges each set of changes once, and restores the copy after each run", async () => {
     const opened = (await openTestBench(context({ test_command: suite }, allowed())))!;
     const bench = opened.bench!;
-    expect(opened.report).toEqual({ command: suite, before: expect.objectContaining({ outcome: "passed", counts: { passed: 1, failed: 0, skipped: 0 } }) });
+    expect(opened.report).toEqual({
+      command: suite,
+      sandbox: { label: "uncontained", description: expect.stringContaining("without a sandbox") },
+      before: expect.objectContaining({ outcome: "passed", counts: { passed: 1, failed: 0, skipped: 0 } }),
+    });
     const broken = [{ path: "value.txt", after: "2\n", encoding: "utf-8" as const }];
     const first = await bench.check(broken);
     expect(first.breaks).toBe("the tests passed before this change and fail with it: `value is one`");

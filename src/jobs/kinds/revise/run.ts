@@ -97,7 +97,7 @@ export function reviseKind(services: ReviseJobServices): JobKind<ReviseJobPayloa
       });
       const remote = { url, token, idleTimeoutMs: services.gitIdleTimeoutMs, maxBytes: packLimit(config) };
       // The tests need every file; without them only the files the revision reads are written.
-      const runsTests = config.test_command !== undefined && services.exec !== undefined;
+      const runsTests = config.test_command !== undefined && !("why" in services.commands);
       const revised = await withShallowClone(
         remote,
         headRef,
@@ -110,7 +110,7 @@ export function reviseKind(services: ReviseJobServices): JobKind<ReviseJobPayloa
             if (event.stage === "team" && event.developers.length > 0) run.enter("code");
             status.update((s) => (event.stage === "tasks" ? { ...s, tasks: event.tasks } : trackProgress(s, event)));
           };
-          const ctx = stageContext(run, job, { checkout, now: services.now, commands: runsTests ? services : {}, onProgress });
+          const ctx = stageContext(run, job, { checkout, now: services.now, commands: services, onProgress });
           // Unless the tests need every file, the checkout has none yet: only those the revision reads are written.
           const prepare = async (paths: string[]) => void (await checkout.writeFiles(paths));
           const result = await services.revise(ctx, { issue, changedFiles, comments, general, source: ci ? "ci" : "review" }, prepare);

@@ -19,7 +19,15 @@ describe("readSettings", () => {
   it("holds every default when nothing is set", () => {
     const settings = readSettings({}, { door: "serve" });
     expect(settings.server).toEqual({ port: 3000, logLevel: "info", host: "localhost", logFormat: undefined, nodeEnv: undefined, webhookProxyUrl: undefined });
-    expect(settings.jobs).toEqual({ shutdownGraceSeconds: 300, concurrency: 2, workerLostSeconds: 60, traceDir: undefined, allowExec: false });
+    expect(settings.jobs).toEqual({
+      shutdownGraceSeconds: 300,
+      concurrency: 2,
+      workerLostSeconds: 60,
+      traceDir: undefined,
+      sandbox: "auto",
+      sandboxSetupNetwork: false,
+      allowExec: false,
+    });
     expect(settings.model).toMatchObject({ structuredOutput: "json_schema", maxRetries: 2, timeoutMs: 120_000, tokenBudget: undefined, maxTokens: 4096 });
     expect(settings.model.agentModels).toEqual({});
     expect(settings.git).toMatchObject({ objectCacheMb: 1024, objectCacheDays: 14, timeoutMs: 60_000 });

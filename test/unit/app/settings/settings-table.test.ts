@@ -9,11 +9,13 @@ const SRC = path.resolve(import.meta.dirname, "../../../../src");
 const REGISTRY = path.join(SRC, "app/settings");
 
 /**
- * The reads of a variable outside the registry that stay, each with why: a value set in, not read from, the
+ * The reads of a variable outside the registry that stay, each with why: a value set in, or passed on to, the
  * environment of a child process.
  */
 const WRITES_TO_A_CHILD_ENVIRONMENT = [
-  { file: "pipeline/tests/command-env.ts", name: "CI", why: "sets CI=true in the environment of the repository's commands" },
+  { file: "sandbox/command-env.ts", name: "CI", why: "sets CI=true in the environment of the repository's commands" },
+  { file: "sandbox/choose-sandbox.ts", name: "PATH", why: "bwrap is looked for where the door's PATH says, as a shell there would find it" },
+  { file: "sandbox/choose-sandbox.ts", name: "LANG", why: "the door's locale is passed on to the sandboxed commands" },
 ];
 
 /**

@@ -2,8 +2,8 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { commandEnv } from "../../../src/pipeline/tests/command-env.js";
-import { runCommand } from "../../../src/pipeline/tests/run-command.js";
+import { commandEnv } from "../../../src/sandbox/command-env.js";
+import { runCommand } from "../../../src/sandbox/run-command.js";
 
 let dir: string;
 beforeEach(() => {

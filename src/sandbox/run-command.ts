@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { TailBuffer } from "../../lib/tail-buffer.js";
+import { TailBuffer } from "../lib/tail-buffer.js";
 
 /** How one run of a repository's command ended, with the end of what it printed. */
 export interface CommandRun {
@@ -36,6 +36,11 @@ const DRAIN_MS = 2_000;
  * and one that floods its output keeps only its tail in memory. Never rejects: a failure to start is an `error` run.
  */
 export function runCommand(command: string, options: CommandOptions): Promise<CommandRun> {
+  return runProgram(["/bin/sh", "-c", command], options);
+}
+
+/** Runs a program (its path, then its arguments) as runCommand runs a shell command: the sandboxes start theirs so. */
+export function runProgram(argv: readonly [string, ...string[]], options: CommandOptions): Promise<CommandRun> {
   const keep = options.keepBytes ?? 512 * 1024;
   const started = performance.now();
   return new Promise((resolve) => {
@@ -44,7 +49,7 @@ export function runCommand(command: string, options: CommandOptions): Promise<Co
     let error: string | undefined;
     let exitCode: number | null = null;
     let finished = false;
-    const child = spawn("/bin/sh", ["-c", command], { cwd: options.cwd, env: options.env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(argv[0], argv.slice(1), { cwd: options.cwd, env: options.env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
     const killGroup = () => {
       try {
         if (child.pid !== undefined) process.kill(-child.pid, "SIGKILL");

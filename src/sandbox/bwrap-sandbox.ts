@@ -1,0 +1,205 @@
+import { spawnSync } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { runProgram } from "./run-command.js";
+import type { Sandbox, SandboxRun } from "./sandbox.js";
+
+/** What one command may use inside the sandbox, beyond its timeout. */
+export interface SandboxLimits {
+  /** Processes and threads its user may have at once (RLIMIT_NPROC): a fork bomb stops here. */
+  processes: number;
+  /** CPU seconds of each process (RLIMIT_CPU). */
+  cpuSeconds: number;
+  /** The largest file it may write (RLIMIT_FSIZE), in its copy of the checkout as in /tmp. */
+  fileBytes: number;
+  /** Each process's data: heap and private writable mappings (RLIMIT_DATA; address space reserved by V8 or a JVM is not counted). */
+  memoryBytes: number;
+  /** The size of its private /tmp, which holds its HOME too (a tmpfs: memory, given back when it ends). */
+  tmpBytes: number;
+}
+
+const MIB = 1024 * 1024;
+
+/** Limits that let a real test suite run (jest and pytest-xdist workers, a build's compilers) and stop a runaway one. */
+export const DEFAULT_LIMITS: SandboxLimits = { processes: 1024, cpuSeconds: 3600, fileBytes: 1024 * MIB, memoryBytes: 4096 * MIB, tmpBytes: 1024 * MIB };
+
+/** The user a command runs as when the bot runs as root: `nobody`, who owns nothing on the host. */
+export const SANDBOX_UID = 65534;
+
+/** Where the copy of the checkout appears inside: one path for every job, which says nothing of the host's folders. */
+export const WORKSPACE = "/workspace";
+
+/** The host's system folders a command may read: programs, libraries, their configuration. Nothing else is mounted. */
+const SYSTEM_DIRS = ["/usr", "/etc", "/opt", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"];
+
+const PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
+
+/** How a bwrap sandbox is made on this machine. */
+export interface BwrapOptions {
+  /** The bwrap program (default: found on PATH by name). */
+  program: string;
+  limits: SandboxLimits;
+  /** Whether a `setup_command` may reach the network. */
+  setupNetwork: boolean;
+  /** Whether this process runs as root: the command then runs as SANDBOX_UID (default: as the process's uid says). */
+  asRoot?: boolean;
+  /** The locale the commands get (the door's LANG; default C.UTF-8). */
+  lang?: string;
+}
+
+/**
+ * A bubblewrap sandbox. Each command gets new PID, network, IPC and UTS namespaces (its own /proc, no network unless a
+ * setup is allowed it), the host's system folders read-only, its copy of the checkout read-write at /workspace, a
+ * private /tmp of bounded size as HOME, an environment of PATH, HOME, LANG, TMPDIR, CI and the repository's test_env
+ * alone, and rlimits on processes, CPU, file size and data. bwrap is PID 1 inside: when the command exits or is killed,
+ * everything it started dies with it, daemons that called setsid too. Run as root, the command is `nobody` with no
+ * capabilities, so the host's root-only files stay closed even where they are mounted.
+ */
+export function bwrapSandbox(options: BwrapOptions): Sandbox {
+  const asRoot = options.asRoot ?? process.getuid?.() === 0;
+  const network = options.setupNetwork ? "the setup may reach the network, the tests may not" : "no network";
+  return {
+    kind: "bwrap",
+    label: "in bubblewrap",
+    description: `in a bubblewrap sandbox (${network}; the checkout's copy and a private /tmp are all it may write; no secrets in its environment)`,
+    setupNetwork: options.setupNetwork,
+    prepare: (dir) => {
+      if (asRoot) chownTree(dir, SANDBOX_UID);
+    },
+    run: (command, run) => runProgram(bwrapArgv(command, run, { ...options, asRoot }), { cwd: run.dir, env: {}, timeoutMs: run.timeoutMs, signal: run.signal }),
+  };
+}
+
+/** The whole command line of one sandboxed command: bwrap's arguments, then who runs it and its limits, then the shell. */
+export function bwrapArgv(command: string, run: SandboxRun, options: BwrapOptions & { asRoot: boolean }): [string, ...string[]] {
+  const { limits } = options;
+  const args: string[] = [
+    // As root bwrap needs no user namespace; the command drops to nobody below. Otherwise the user namespace is what
+    // lets an unprivileged bwrap make the others.
+    ...(options.asRoot ? ["--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try"] : ["--unshare-all"]),
+    ...(run.network ? (options.asRoot ? [] : ["--share-net"]) : options.asRoot ? ["--unshare-net"] : []),
+    "--die-with-parent",
+    "--new-session",
+    ...systemMounts(),
+    "--proc",
+    "/proc",
+    "--dev",
+    "/dev",
+    "--size",
+    String(limits.tmpBytes),
+    "--tmpfs",
+    "/tmp",
+    "--chmod",
+    "1777",
+    "/tmp",
+    "--perms",
+    "0777",
+    "--dir",
+    "/tmp/home",
+    "--bind",
+    run.dir,
+    WORKSPACE,
+    "--chdir",
+    WORKSPACE,
+    "--clearenv",
+    ...Object.entries({ ...run.env, ...ownEnv(options.lang) }).flatMap(([name, value]) => ["--setenv", name, value]),
+    "--",
+  ];
+  const user = options.asRoot
+    ? ["setpriv", `--reuid=${SANDBOX_UID}`, `--regid=${SANDBOX_UID}`, "--clear-groups", "--inh-caps=-all", "--bounding-set=-all", "--no-new-privs"]
+    : [];
+  const rlimits = [
+    "prlimit",
+    `--nproc=${limits.processes}`,
+    `--cpu=${limits.cpuSeconds}`,
+    `--fsize=${limits.fileBytes}`,
+    `--data=${limits.memoryBytes}`,
+    "--core=0",
+    "--",
+  ];
+  return [options.program, ...args, ...user, ...rlimits, "/bin/sh", "-c", command];
+}
+
+/** The variables every command gets, whatever the repository's test_env says. */
+function ownEnv(lang: string | undefined): Record<string, string> {
+  return { PATH, HOME: "/tmp/home", TMPDIR: "/tmp", LANG: lang || "C.UTF-8", CI: "true" };
+}
+
+let mounts: string[] | undefined;
+
+/** Read-only binds of the system folders this machine has (a merged /usr makes /bin and /lib links, kept as links). */
+function systemMounts(): string[] {
+  mounts ??= SYSTEM_DIRS.flatMap((dir) => {
+    let stat: fs.Stats;
+    try {
+      stat = fs.lstatSync(dir);
+    } catch {
+      return [];
+    }
+    if (stat.isSymbolicLink()) return ["--symlink", fs.readlinkSync(dir), dir];
+    return stat.isDirectory() ? ["--ro-bind", dir, dir] : [];
+  });
+  return mounts;
+}
+
+function chownTree(dir: string, uid: number): void {
+  fs.lchownSync(dir, uid, uid);
+  for (const entry of fs.readdirSync(dir, { withFileTypes: true, recursive: true })) fs.lchownSync(path.join(entry.parentPath, entry.name), uid, uid);
+}
+
+/** What the self-check found: a working sandbox, or why none works here. */
+export type BwrapCheck = { ok: true; program: string } | { ok: false; why: string };
+
+/**
+ * Whether bubblewrap works here and contains what it should: it starts, the command sees its own PID namespace (bwrap
+ * is PID 1), no network device but loopback, and not a file of the host's temp folder. Run once when a door starts.
+ */
+export function checkBwrap(options: Omit<BwrapOptions, "program"> & { program?: string; searchPath: string }): BwrapCheck {
+  const find = (name: string) => findProgram(name, options.searchPath);
+  const program = options.program ?? find("bwrap");
+  if (!program) return { ok: false, why: "bubblewrap is not installed (apt-get install bubblewrap)" };
+  for (const needed of ["prlimit", ...((options.asRoot ?? process.getuid?.() === 0) ? ["setpriv"] : [])])
+    if (!find(needed)) return { ok: false, why: `${needed} is not installed (it is in util-linux)` };
+  const probe = fs.mkdtempSync(path.join(os.tmpdir(), "magis-sandbox-check-"));
+  try {
+    const dir = path.join(probe, "copy");
+    fs.mkdirSync(dir);
+    const marker = path.join(probe, "host-only");
+    fs.writeFileSync(marker, "");
+    const sandbox = bwrapSandbox({ ...options, program });
+    sandbox.prepare(dir);
+    const script = [
+      `test ! -e '${marker}' || { echo "a host file is visible"; exit 1; }`,
+      `test "$(cat /proc/1/comm)" = bwrap || { echo "no PID namespace of its own"; exit 1; }`,
+      `test "$(grep -c : /proc/net/dev)" = 1 || { echo "a network device besides loopback"; exit 1; }`,
+      "touch written || { echo 'its copy is not writable'; exit 1; }",
+    ].join("\n");
+    const argv = bwrapArgv(
+      script,
+      { dir, env: {}, timeoutMs: 10_000, network: false },
+      { ...options, program, asRoot: options.asRoot ?? process.getuid?.() === 0 },
+    );
+    const result = spawnSync(argv[0], argv.slice(1), { encoding: "utf8", timeout: 10_000, env: {} });
+    if (result.error) return { ok: false, why: `bwrap did not start: ${result.error.message}` };
+    if (result.status !== 0)
+      return { ok: false, why: `bwrap does not work here: ${(result.stdout + result.stderr).trim().split("\n").at(-1) || `exit ${result.status}`}` };
+    return { ok: true, program };
+  } finally {
+    fs.rmSync(probe, { recursive: true, force: true });
+  }
+}
+
+/** The first executable of that name in the folders of a PATH, or undefined. */
+function findProgram(name: string, searchPath: string): string | undefined {
+  for (const dir of searchPath.split(":").filter(Boolean)) {
+    const candidate = path.join(dir, name);
+    try {
+      fs.accessSync(candidate, fs.constants.X_OK);
+      return candidate;
+    } catch {
+      // Not here.
+    }
+  }
+  return undefined;
+}

@@ -1,0 +1,124 @@
+import fs from "node:fs";
+import net from "node:net";
+import os from "node:os";
+import path from "node:path";
+import type { Sandbox } from "./sandbox.js";
+
+/** One attempt to get out, and whether the sandbox held. */
+export interface ProbeResult {
+  /** What the command tried. */
+  tried: string;
+  /** `contained`: it failed; `escaped`: it worked; `untested`: the probe could not run (the reason is in `note`). */
+  verdict: "contained" | "escaped" | "untested";
+  note: string;
+}
+
+/** The variables a sandboxed command may see: the sandbox's own, and what the shell sets. */
+const ALLOWED_NAMES = new Set(["PATH", "HOME", "LANG", "TMPDIR", "CI", "PWD", "SHLVL", "_", "OLDPWD"]);
+
+/**
+ * A short escape suite for `magis sandbox check`: each probe is a hostile command run through the sandbox, and the
+ * host checks afterwards whether it got what it tried for. It uses a folder of its own in the temp directory and a
+ * listener on 127.0.0.1, both gone when it returns.
+ */
+export async function runEscapeProbes(sandbox: Sandbox): Promise<ProbeResult[]> {
+  const host = fs.mkdtempSync(path.join(os.tmpdir(), "magis-sandbox-probe-"));
+  const listener = net.createServer((socket) => {
+    connections++;
+    socket.end();
+  });
+  let connections = 0;
+  await new Promise<void>((resolve) => listener.listen(0, "127.0.0.1", resolve));
+  const port = (listener.address() as net.AddressInfo).port;
+  try {
+    const copy = path.join(host, "copy");
+    fs.mkdirSync(copy);
+    const canary = `magis-probe-${process.pid}-${Date.now()}`;
+    const secretFile = path.join(host, "private-key.pem");
+    fs.writeFileSync(secretFile, canary);
+    sandbox.prepare(copy);
+    const run = (command: string) => sandbox.run(command, { dir: copy, env: {}, timeoutMs: 20_000, network: false });
+    const results: ProbeResult[] = [];
+
+    const env = await run("env");
+    const extra = env.output
+      .split("\n")
+      .map((line) => line.split("=")[0]!)
+      .filter((name) => name && !ALLOWED_NAMES.has(name));
+    results.push({
+      tried: "read the bot's environment",
+      verdict: extra.length === 0 ? "contained" : "escaped",
+      note: extra.length === 0 ? "only PATH, HOME, LANG, TMPDIR and CI" : `${extra.length} more variables, e.g. ${extra.slice(0, 3).join(", ")}`,
+    });
+
+    const proc = await run(`cat /proc/${process.pid}/cmdline /proc/${process.pid}/environ`);
+    results.push({
+      tried: "read the bot's process through /proc",
+      verdict: proc.outcome === "passed" ? "escaped" : "contained",
+      note: proc.outcome === "passed" ? "its command line and environment were readable" : "not visible: a PID namespace of its own",
+    });
+
+    const file = await run(`cat '${secretFile}'`);
+    results.push({
+      tried: "read a file of the host (a private key beside the checkout)",
+      verdict: file.output.includes(canary) ? "escaped" : "contained",
+      note: file.output.includes(canary) ? "it was read" : "not mounted",
+    });
+
+    const planted = path.join(host, "planted");
+    await run(`echo x > '${planted}'; echo x > '${os.homedir()}/magis-probe-${process.pid}'`);
+    const wrote = fs.existsSync(planted) || fs.existsSync(path.join(os.homedir(), `magis-probe-${process.pid}`));
+    fs.rmSync(path.join(os.homedir(), `magis-probe-${process.pid}`), { force: true });
+    results.push({
+      tried: "write outside its copy (the host's temp folder, home)",
+      verdict: wrote ? "escaped" : "contained",
+      note: wrote ? "it wrote there" : "read-only or absent",
+    });
+
+    const connect = await run(
+      `command -v node >/dev/null || { echo no-node; exit 0; }; node -e 'require("node:net").connect(${port}, "127.0.0.1").on("error", () => {}).on("connect", function () { this.end(); })'`,
+    );
+    results.push(
+      connect.output.includes("no-node")
+        ? { tried: "connect to 127.0.0.1", verdict: "untested", note: "no node inside the sandbox to try with" }
+        : { tried: "connect to 127.0.0.1", verdict: connections > 0 ? "escaped" : "contained", note: connections > 0 ? "it connected" : "no network" },
+    );
+
+    const marker = `${process.pid}.${Date.now() % 100_000}`;
+    await run(`setsid sleep ${marker} > /dev/null 2>&1 < /dev/null & sleep 0.2; exit 0`);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const left = processesWith(marker);
+    for (const pid of left) process.kill(pid, "SIGKILL");
+    results.push({
+      tried: "leave a daemon behind (setsid)",
+      verdict: left.length > 0 ? "escaped" : "contained",
+      note: left.length > 0 ? "it outlived the command (killed now)" : "it died with the sandbox",
+    });
+
+    const limits = await run("grep -E '^Max (processes|file size|data size)' /proc/self/limits");
+    const unlimited = limits.output.split("\n").filter((line) => /unlimited\s+unlimited/.test(line));
+    results.push({
+      tried: "use unbounded processes, file size, memory",
+      verdict: unlimited.length > 0 ? "escaped" : "contained",
+      note: unlimited.length > 0 ? `unlimited: ${unlimited.map((line) => line.replace(/\s{2,}.*/, "")).join(", ")}` : "rlimits set",
+    });
+    return results;
+  } finally {
+    await new Promise((resolve) => listener.close(resolve));
+    fs.rmSync(host, { recursive: true, force: true });
+  }
+}
+
+function processesWith(marker: string): number[] {
+  return fs
+    .readdirSync("/proc")
+    .filter((name) => /^\d+$/.test(name))
+    .filter((pid) => {
+      try {
+        return fs.readFileSync(`/proc/${pid}/cmdline`, "utf8").includes(marker);
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
+}

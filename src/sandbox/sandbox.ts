@@ -1,0 +1,32 @@
+import type { CommandRun } from "./run-command.js";
+
+/** What holds a repository's commands: bubblewrap namespaces, or nothing (the operator said so). */
+export type SandboxKind = "bwrap" | "none";
+
+/** One command's run in a sandbox. */
+export interface SandboxRun {
+  /** The folder the command runs in and may change: a copy of the checkout, made for it. */
+  dir: string;
+  /** Variables the repository's config gives its commands (`test_env`), beside the sandbox's own few. */
+  env: Readonly<Record<string, string>>;
+  timeoutMs: number;
+  /** Aborting kills the command with everything it started (the job was cancelled or ran out of time). */
+  signal?: AbortSignal;
+  /** Whether it may reach the network: a `setup_command` where the operator allows it, never the tests. */
+  network: boolean;
+}
+
+/** Where every command of a repository runs: setup, tests, and what later stages run. */
+export interface Sandbox {
+  readonly kind: SandboxKind;
+  /** How they run, as a phrase after "they ran" (the report, /readyz): what holds them, what they may reach. */
+  readonly description: string;
+  /** The same in two words, for a status line: "in bubblewrap", "uncontained". */
+  readonly label: string;
+  /** Whether a `setup_command` may reach the network (the operator's MAGIS_SANDBOX_SETUP_NETWORK). */
+  readonly setupNetwork: boolean;
+  /** Makes a fresh copy of the checkout usable by the commands (its owner, when they run as another user). */
+  prepare(dir: string): void;
+  /** Runs a shell command; never rejects (a failure to start is an `error` run). */
+  run(command: string, options: SandboxRun): Promise<CommandRun>;
+}
