@@ -166,8 +166,8 @@ describe("magis resolve on the example shop with its tests in the loop (test_com
     scriptShopDemo(rig.model);
     const run = await rig.resolve();
     expect(run.code, run.stderr).toBe(0);
-    expect(run.stderr).toContain("Tests (`node --test`) before the change: 2 failed, 2 passed");
-    expect(run.stderr).toContain("Tests (`node --test`) with the change: 0 failed, 4 passed, before it: 2 failed, 2 passed");
+    expect(run.stderr).toContain("Tests (`node --test`, in bubblewrap) before the change: 2 failed, 2 passed");
+    expect(run.stderr).toContain("Tests (`node --test`, in bubblewrap) with the change: 0 failed, 4 passed, before it: 2 failed, 2 passed");
     const report = fs.readFileSync(path.join(rig.out, "report.md"), "utf8");
     const section = report.slice(report.indexOf("### Tests"), report.indexOf("### Plan"));
     expect(section).toContain("`node --test` ran on the untouched checkout and with the whole change:");
@@ -202,14 +202,22 @@ describe("magis resolve on the example shop with its tests in the loop (test_com
     expect(report).toContain("| With the change | 0 | 4 | 0 | passed (exit 0) |");
   });
 
+  it("with --no-sandbox: runs the tests as the user, and says they ran uncontained", async () => {
+    scriptShopDemo(rig.model);
+    const run = await rig.resolve(["--test-command", "node --test", "--no-sandbox"]);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toContain("Tests (`node --test`, uncontained) with the change: 0 failed, 4 passed, before it: 2 failed, 2 passed");
+    expect(fs.readFileSync(path.join(rig.out, "report.md"), "utf8")).toContain("They ran without a sandbox, as the bot's own user");
+  });
+
   it("takes the tests from --test-command as from test_command, with no .github/magis.yml in the checkout", async () => {
     scriptShopDemo(rig.model);
     const run = await rig.resolve(["--test-command", "node --test"]);
     expect(run.code, run.stderr).toBe(0);
     expect(fs.existsSync(path.join(rig.checkout, ".github"))).toBe(false);
-    expect(run.stderr).toContain("Tests (`node --test`) before the change: 2 failed, 2 passed");
+    expect(run.stderr).toContain("Tests (`node --test`, in bubblewrap) before the change: 2 failed, 2 passed");
     expect(run.stderr).toContain("src/cart.js: attempt 1 (tests: 2 failed, 2 passed; newly failing: `cartTotal counts an item saved without a quantity once`)");
-    expect(run.stderr).toContain("Tests (`node --test`) with the change: 0 failed, 4 passed, before it: 2 failed, 2 passed");
+    expect(run.stderr).toContain("Tests (`node --test`, in bubblewrap) with the change: 0 failed, 4 passed, before it: 2 failed, 2 passed");
     const report = fs.readFileSync(path.join(rig.out, "report.md"), "utf8");
     expect(report).toContain("| With the change | 0 | 4 | 0 | passed (exit 0) |");
     expect(spawnSync("git", ["apply", "--check", path.join(rig.out, "patch.diff")], { cwd: rig.checkout }).status).toBe(0);
@@ -221,7 +229,7 @@ describe("magis resolve on the example shop with its tests in the loop (test_com
     scriptShopDemo(rig.model);
     const run = await rig.resolve(["--test-command", "test -f setup-ran && node --test"]);
     expect(run.code, run.stderr).toBe(0);
-    expect(run.stderr).toContain("Tests (`test -f setup-ran && node --test`) before the change: 2 failed, 2 passed");
+    expect(run.stderr).toContain("Tests (`test -f setup-ran && node --test`, in bubblewrap) before the change: 2 failed, 2 passed");
     expect(run.stderr).not.toContain("exit 7");
     expect(fs.existsSync(path.join(rig.checkout, "setup-ran")), "the setup ran in a copy, not in the checkout").toBe(false);
   });
@@ -231,7 +239,7 @@ describe("magis resolve on the example shop with its tests in the loop (test_com
     scriptShopDemo(rig.model);
     const run = await rig.resolve();
     expect(run.code, run.stderr).toBe(0);
-    expect(run.stderr).toContain("Tests (`node --test`) not used: the setup command failed (exit 3)");
+    expect(run.stderr).toContain("Tests (`node --test`, in bubblewrap) not used: the setup command failed (exit 3)");
     const report = fs.readFileSync(path.join(rig.out, "report.md"), "utf8");
     expect(report).toContain("`node --test` was not used: the setup command failed (exit 3). The change was judged by the QA Engineers' reading alone.");
     expect(report).toContain("installing");

@@ -1,0 +1,97 @@
+// What the sandbox costs per command: the same command run bare (MAGIS_SANDBOX=none) and in bubblewrap, in a copy
+// of a checkout, as the tests of a job run.
+//
+//   npm run bench:sandbox [-- --runs 10] [--python-mirror GIT_DIR] [--python-rev REV]
+//
+// Cases: `true` (the sandbox's own start-up and teardown), the example shop's `node --test`, and, given a mirror of
+// psf/requests, `python3 -m pytest -q tests/test_structures.py` at --python-rev (needs Debian's python3-pytest, as the
+// sandbox sees /usr alone). Prints the median and 90th percentile of each, and the sandbox's share.
+import { execFileSync } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { parseArgs } from "node:util";
+import { bwrapSandbox, checkBwrap, DEFAULT_LIMITS } from "../src/sandbox/bwrap-sandbox.js";
+import { hostSandbox } from "../src/sandbox/host-sandbox.js";
+import type { Sandbox } from "../src/sandbox/sandbox.js";
+import { printTable } from "./lib/print-table.js";
+
+const { values } = parseArgs({
+  options: {
+    runs: { type: "string", default: "10" },
+    "python-mirror": { type: "string" },
+    "python-rev": { type: "string", default: "v2.31.0" },
+  },
+});
+const runs = Number(values.runs);
+if (!Number.isInteger(runs) || runs < 1) {
+  console.error("--runs: expected a whole number of runs, at least 1");
+  process.exit(2);
+}
+const checked = checkBwrap({ limits: DEFAULT_LIMITS, setupNetwork: false, searchPath: process.env.PATH ?? "" });
+if (!checked.ok) {
+  console.error(`bench:sandbox needs a working bubblewrap: ${checked.why}`);
+  process.exit(1);
+}
+const sandboxes: Record<string, Sandbox> = {
+  // The PATH the sandbox gives: both run the same programs (a pyenv shim first on the host's PATH would not be).
+  bare: hostSandbox({ PATH: "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin" }, []),
+  bwrap: bwrapSandbox({ program: checked.program, limits: DEFAULT_LIMITS, setupNetwork: false }),
+};
+
+const work = fs.mkdtempSync(path.join(os.tmpdir(), "magis-bench-sandbox-"));
+const cases: { name: string; source: string | null; command: string }[] = [
+  { name: "true", source: null, command: "true" },
+  { name: "shop: node --test", source: path.resolve(import.meta.dirname, "..", "examples", "shop"), command: "node --test" },
+];
+try {
+  if (values["python-mirror"]) {
+    const requests = path.join(work, "requests");
+    execFileSync("git", ["clone", "-q", "--no-checkout", path.resolve(values["python-mirror"]), requests]);
+    execFileSync("git", ["-C", requests, "checkout", "-q", values["python-rev"]!]);
+    fs.rmSync(path.join(requests, ".git"), { recursive: true, force: true });
+    cases.push({
+      name: `requests ${values["python-rev"]}: pytest tests/test_structures.py`,
+      source: requests,
+      command: "python3 -m pytest -q -p no:cacheprovider tests/test_structures.py",
+    });
+  }
+  const rows = [["case", "runs", "bare median ms", "bare p90 ms", "bwrap median ms", "bwrap p90 ms", "sandbox adds (median)"]];
+  for (const { name, source, command } of cases) {
+    const times: Record<string, number[]> = { bare: [], bwrap: [] };
+    for (const [kind, sandbox] of Object.entries(sandboxes)) {
+      const copy = path.join(work, `copy-${kind}`);
+      fs.rmSync(copy, { recursive: true, force: true });
+      if (source) fs.cpSync(source, copy, { recursive: true });
+      else fs.mkdirSync(copy);
+      sandbox.prepare(copy);
+      // One run first, unmeasured: file caches warm for both alike.
+      const first = await sandbox.run(command, { dir: copy, env: {}, timeoutMs: 600_000, network: false });
+      if (first.outcome === "error" || first.outcome === "timed-out")
+        throw new Error(`${name} (${kind}) did not run: ${first.error ?? first.outcome}\n${first.output.slice(-2000)}`);
+      for (let i = 0; i < runs; i++) times[kind]!.push((await sandbox.run(command, { dir: copy, env: {}, timeoutMs: 600_000, network: false })).durationMs);
+      console.log(`${name} (${kind}): ${first.outcome}, exit ${first.exitCode}`);
+    }
+    const bare = quantiles(times.bare!);
+    const bwrap = quantiles(times.bwrap!);
+    rows.push([
+      name,
+      String(runs),
+      String(bare.median),
+      String(bare.p90),
+      String(bwrap.median),
+      String(bwrap.p90),
+      `${bwrap.median - bare.median} ms (${bare.median > 0 ? Math.round(((bwrap.median - bare.median) / bare.median) * 100) : "—"} %)`,
+    ]);
+  }
+  console.log(`\nbench:sandbox on ${os.cpus().length} cores, Node ${process.version}, load ${os.loadavg()[0]!.toFixed(1)}, bwrap at ${checked.program}\n`);
+  printTable(rows);
+} finally {
+  fs.rmSync(work, { recursive: true, force: true });
+}
+
+function quantiles(values: number[]): { median: number; p90: number } {
+  const sorted = [...values].sort((a, b) => a - b);
+  const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
+  return { median: at(0.5), p90: at(0.9) };
+}
