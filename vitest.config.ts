@@ -1,9 +1,11 @@
 import os from "node:os";
-import { defineConfig } from "vitest/config";
+import { configDefaults, defineConfig } from "vitest/config";
 
 export default defineConfig({
   test: {
     include: ["test/**/*.test.ts"],
+    // The sandbox's container backend: `npm run test:container` (vitest.container.config.ts).
+    exclude: [...configDefaults.exclude, "test/container/**"],
     setupFiles: ["test/support/no-network.ts"],
     pool: "forks",
     // Two files at a time even on two cores (vitest's default there is one): most files wait on the processes they

@@ -317,7 +317,8 @@ export function sandboxFor(settings: Settings, door: { env: NodeJS.ProcessEnv; l
   if (legacy) log.warn({}, "MAGIS_ALLOW_EXEC=1 is deprecated: it stands for MAGIS_SANDBOX=none (no sandbox); set MAGIS_SANDBOX instead");
   const secrets = [settings.model.apiKey, settings.app.webhookSecret, settings.app.privateKey, settings.runner.token];
   const mode = legacy ? "none" : settings.jobs.sandbox;
-  let choice = chooseSandbox({ mode, setupNetwork: settings.jobs.sandboxSetupNetwork, env, secrets });
+  const container = { image: settings.jobs.sandboxImage, engine: settings.jobs.sandboxEngine };
+  let choice = chooseSandbox({ mode, setupNetwork: settings.jobs.sandboxSetupNetwork, env, secrets, container });
   if (!choice.sandbox && door.action) {
     log.warn(
       { sandbox: "none" },

@@ -9,7 +9,13 @@ import { chooseSandbox } from "../sandbox/choose-sandbox.js";
  */
 export function localCommandPolicy(settings: Settings, env: NodeJS.ProcessEnv, noSandbox: boolean): CommandPolicy {
   const secrets = [settings.model.apiKey];
-  const choice = chooseSandbox({ mode: noSandbox ? "none" : settings.jobs.sandbox, setupNetwork: settings.jobs.sandboxSetupNetwork, env, secrets });
+  const choice = chooseSandbox({
+    mode: noSandbox ? "none" : settings.jobs.sandbox,
+    setupNetwork: settings.jobs.sandboxSetupNetwork,
+    env,
+    secrets,
+    container: { image: settings.jobs.sandboxImage, engine: settings.jobs.sandboxEngine },
+  });
   if (choice.sandbox) return { allowed: true, sandbox: choice.sandbox, secrets };
   return { allowed: false, why: `no sandbox works on this machine (${choice.cause}); install bubblewrap, or pass --no-sandbox to run them as you` };
 }

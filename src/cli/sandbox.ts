@@ -36,6 +36,7 @@ export const sandboxCommand: Command = {
         setupNetwork: settings.jobs.sandboxSetupNetwork,
         env: io.env,
         secrets: [settings.model.apiKey],
+        container: { image: settings.jobs.sandboxImage, engine: settings.jobs.sandboxEngine },
       });
     } catch (error) {
       if (error instanceof SandboxUnavailableError) {

@@ -143,7 +143,7 @@ function systemMounts(): string[] {
   return mounts;
 }
 
-function chownTree(dir: string, uid: number): void {
+export function chownTree(dir: string, uid: number): void {
   fs.lchownSync(dir, uid, uid);
   for (const entry of fs.readdirSync(dir, { withFileTypes: true, recursive: true })) fs.lchownSync(path.join(entry.parentPath, entry.name), uid, uid);
 }
@@ -191,7 +191,7 @@ export function checkBwrap(options: Omit<BwrapOptions, "program"> & { program?: 
 }
 
 /** The first executable of that name in the folders of a PATH, or undefined. */
-function findProgram(name: string, searchPath: string): string | undefined {
+export function findProgram(name: string, searchPath: string): string | undefined {
   for (const dir of searchPath.split(":").filter(Boolean)) {
     const candidate = path.join(dir, name);
     try {

@@ -1,9 +1,10 @@
-import { bwrapSandbox, checkBwrap, DEFAULT_LIMITS } from "./bwrap-sandbox.js";
+import { bwrapSandbox, checkBwrap, DEFAULT_LIMITS, findProgram } from "./bwrap-sandbox.js";
+import { checkContainer, containerSandbox } from "./container-sandbox.js";
 import { hostSandbox } from "./host-sandbox.js";
 import type { Sandbox } from "./sandbox.js";
 
-/** Which sandbox the operator asks for: the best that works (`auto`), bubblewrap or nothing. */
-export type SandboxMode = "auto" | "bwrap" | "none";
+/** Which sandbox the operator asks for: the best that works (`auto`), bubblewrap, a container, or nothing. */
+export type SandboxMode = "auto" | "bwrap" | "container" | "none";
 
 /** What a door asks of its sandbox. */
 export interface SandboxWanted {
@@ -14,6 +15,8 @@ export interface SandboxWanted {
   env: NodeJS.ProcessEnv;
   /** Values kept out of a `none` sandbox's environment, whatever their names. */
   secrets: readonly (string | undefined)[];
+  /** For `container`: the image, and the engine's command line before `run` (default: podman, else docker, on PATH). */
+  container?: { image: string | undefined; engine: string | undefined };
 }
 
 /** The sandbox a door runs repository commands in, or why it has none (then they do not run). */
@@ -26,6 +29,7 @@ export type SandboxChoice = { sandbox: Sandbox } | { sandbox: null; why: string;
  */
 export function chooseSandbox(wanted: SandboxWanted): SandboxChoice {
   if (wanted.mode === "none") return { sandbox: hostSandbox(wanted.env, wanted.secrets) };
+  if (wanted.mode === "container") return { sandbox: chooseContainer(wanted) };
   // bwrap is looked for where the door's own PATH says, as a shell there would find it; the commands get its locale.
   const made = { limits: DEFAULT_LIMITS, setupNetwork: wanted.setupNetwork, lang: wanted.env.LANG };
   const checked = checkBwrap({ ...made, searchPath: wanted.env.PATH ?? "" });
@@ -41,4 +45,19 @@ export function chooseSandbox(wanted: SandboxWanted): SandboxChoice {
 /** The sandbox the operator asked for does not work here: the door does not start. */
 export class SandboxUnavailableError extends Error {
   override name = "SandboxUnavailableError";
+}
+
+function chooseContainer(wanted: SandboxWanted): Sandbox {
+  const image = wanted.container?.image;
+  if (!image) throw new SandboxUnavailableError("MAGIS_SANDBOX=container needs MAGIS_SANDBOX_IMAGE: the image (on this machine) the commands run in.");
+  const words = wanted.container?.engine?.trim().split(/\s+/).filter(Boolean) ?? [];
+  const searchPath = wanted.env.PATH ?? "";
+  const found = findProgram("podman", searchPath) ?? findProgram("docker", searchPath);
+  const engine = (words.length > 0 ? words : found ? [found] : []) as string[];
+  if (engine.length === 0)
+    throw new SandboxUnavailableError("MAGIS_SANDBOX=container, but neither podman nor docker is on PATH; install one, or name it in MAGIS_SANDBOX_ENGINE.");
+  const made = { engine: engine as [string, ...string[]], image, limits: DEFAULT_LIMITS, setupNetwork: wanted.setupNetwork, lang: wanted.env.LANG };
+  const checked = checkContainer(made);
+  if (!checked.ok) throw new SandboxUnavailableError(`MAGIS_SANDBOX=container, but ${checked.why}.`);
+  return containerSandbox(made);
 }

@@ -1,7 +1,7 @@
 import type { CommandRun } from "./run-command.js";
 
-/** What holds a repository's commands: bubblewrap namespaces, or nothing (the operator said so). */
-export type SandboxKind = "bwrap" | "none";
+/** What holds a repository's commands: bubblewrap namespaces, a container, or nothing (the operator said so). */
+export type SandboxKind = "bwrap" | "container" | "none";
 
 /** One command's run in a sandbox. */
 export interface SandboxRun {
