@@ -46,6 +46,11 @@ export interface BwrapOptions {
   asRoot?: boolean;
   /** The locale the commands get (the door's LANG; default C.UTF-8). */
   lang?: string;
+  /**
+   * The door's PATH: its folders the sandbox shows (under /usr or /opt, say, where a runner's setup-python puts its
+   * Python) come first in the commands' PATH, the system's after them.
+   */
+  hostPath?: string;
 }
 
 /**
@@ -103,7 +108,7 @@ export function bwrapArgv(command: string, run: SandboxRun, options: BwrapOption
     "--chdir",
     WORKSPACE,
     "--clearenv",
-    ...Object.entries({ ...run.env, ...ownEnv(options.lang) }).flatMap(([name, value]) => ["--setenv", name, value]),
+    ...Object.entries({ ...run.env, ...ownEnv(options) }).flatMap(([name, value]) => ["--setenv", name, value]),
     "--",
   ];
   const user = options.asRoot
@@ -122,8 +127,15 @@ export function bwrapArgv(command: string, run: SandboxRun, options: BwrapOption
 }
 
 /** The variables every command gets, whatever the repository's test_env says. */
-function ownEnv(lang: string | undefined): Record<string, string> {
-  return { PATH, HOME: "/tmp/home", TMPDIR: "/tmp", LANG: lang || "C.UTF-8", CI: "true" };
+function ownEnv(options: Pick<BwrapOptions, "lang" | "hostPath">): Record<string, string> {
+  return { PATH: sandboxPath(options.hostPath), HOME: "/tmp/home", TMPDIR: "/tmp", LANG: options.lang || "C.UTF-8", CI: "true" };
+}
+
+/** The host PATH's folders that the sandbox mounts, in their order, then the system's own. */
+export function sandboxPath(hostPath: string | undefined): string {
+  const shown = (dir: string) => SYSTEM_DIRS.some((root) => dir === root || dir.startsWith(`${root}/`));
+  const folders = [...(hostPath ?? "").split(":").filter((dir) => path.isAbsolute(dir) && shown(dir)), ...PATH.split(":")];
+  return [...new Set(folders)].join(":");
 }
 
 let mounts: string[] | undefined;

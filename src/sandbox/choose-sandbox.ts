@@ -31,7 +31,7 @@ export function chooseSandbox(wanted: SandboxWanted): SandboxChoice {
   if (wanted.mode === "none") return { sandbox: hostSandbox(wanted.env, wanted.secrets) };
   if (wanted.mode === "container") return { sandbox: chooseContainer(wanted) };
   // bwrap is looked for where the door's own PATH says, as a shell there would find it; the commands get its locale.
-  const made = { limits: DEFAULT_LIMITS, setupNetwork: wanted.setupNetwork, lang: wanted.env.LANG };
+  const made = { limits: DEFAULT_LIMITS, setupNetwork: wanted.setupNetwork, lang: wanted.env.LANG, hostPath: wanted.env.PATH };
   const checked = checkBwrap({ ...made, searchPath: wanted.env.PATH ?? "" });
   if (checked.ok) return { sandbox: bwrapSandbox({ ...made, program: checked.program }) };
   if (wanted.mode === "bwrap") throw new SandboxUnavailableError(`MAGIS_SANDBOX=bwrap, but ${checked.why}.`);

@@ -20,7 +20,6 @@ export interface ContainerOptions {
 
 /** Where the copy of the checkout appears inside, as in bubblewrap. */
 const WORKSPACE = "/workspace";
-const PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
 
 /**
  * A container sandbox (Podman or Docker): each command in a new container of the operator's image, removed when it
@@ -62,7 +61,8 @@ export function containerSandbox(options: ContainerOptions): Sandbox {
 /** The engine's whole command line for one command. */
 export function containerArgv(command: string, run: SandboxRun, options: ContainerOptions & { asRoot: boolean; name: string }): [string, ...string[]] {
   const { limits } = options;
-  const env = { ...run.env, PATH, HOME: "/tmp", TMPDIR: "/tmp", LANG: options.lang || "C.UTF-8", CI: "true" };
+  // PATH is the image's own (its ENV), where its toolchain is.
+  const env = { ...run.env, HOME: "/tmp", TMPDIR: "/tmp", LANG: options.lang || "C.UTF-8", CI: "true" };
   return [
     ...options.engine,
     "run",

@@ -46,6 +46,7 @@ export const JOB_ROWS = [
     part: "jobs",
     key: "sandbox",
     name: "MAGIS_SANDBOX",
+    input: "sandbox",
     readers: ["worker", "action", "cli", "eval"],
     fallback: "auto",
     wanted: "a sandbox",
@@ -60,7 +61,8 @@ export const JOB_ROWS = [
     name: "MAGIS_SANDBOX_IMAGE",
     readers: ["worker", "action", "cli", "eval"],
     kind: "text",
-    about: "The image the commands run in with MAGIS_SANDBOX=container: one that holds the repositories' toolchains (present on this machine; it is not pulled).",
+    about:
+      "The image the commands run in with MAGIS_SANDBOX=container: one that holds the repositories' toolchains (present on this machine; it is not pulled).",
   }),
   text({
     part: "jobs",

@@ -1,0 +1,58 @@
+import { describe, expect, it } from "vitest";
+import { bwrapArgv, DEFAULT_LIMITS, sandboxPath, SANDBOX_UID } from "../../../src/sandbox/bwrap-sandbox.js";
+
+const run = { dir: "/work/job-1.tests/repo", env: { DJANGO_SETTINGS_MODULE: "tests.settings", PATH: "/evil" }, timeoutMs: 1000, network: false };
+const options = { program: "/usr/bin/bwrap", limits: DEFAULT_LIMITS, setupNetwork: false };
+const after = (argv: string[], flag: string) => argv.flatMap((arg, i) => (arg === flag ? [argv[i + 1]!] : []));
+const envOf = (argv: string[]) => Object.fromEntries(argv.flatMap((arg, i) => (arg === "--setenv" ? [[argv[i + 1]!, argv[i + 2]!]] : [])));
+
+describe("bwrapArgv", () => {
+  it("as root: no user namespace, its own PID and network namespaces, then nobody without capabilities, then the limits", () => {
+    const argv = bwrapArgv("npm test", run, { ...options, asRoot: true });
+    expect(argv.slice(0, 6)).toEqual(["/usr/bin/bwrap", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try", "--unshare-net"]);
+    expect(argv).toContain("--die-with-parent");
+    const shell = argv.indexOf("--");
+    expect(argv.slice(shell + 1, shell + 9)).toEqual([
+      "setpriv",
+      `--reuid=${SANDBOX_UID}`,
+      `--regid=${SANDBOX_UID}`,
+      "--clear-groups",
+      "--inh-caps=-all",
+      "--bounding-set=-all",
+      "--no-new-privs",
+      "prlimit",
+    ]);
+    expect(argv.slice(-3)).toEqual(["/bin/sh", "-c", "npm test"]);
+  });
+
+  it("unprivileged: a user namespace makes the others; a setup allowed the network shares it", () => {
+    expect(bwrapArgv("true", run, { ...options, asRoot: false })[1]).toBe("--unshare-all");
+    expect(bwrapArgv("true", run, { ...options, asRoot: false })).not.toContain("--share-net");
+    expect(bwrapArgv("true", { ...run, network: true }, { ...options, asRoot: false })).toContain("--share-net");
+    expect(bwrapArgv("true", { ...run, network: true }, { ...options, asRoot: true })).not.toContain("--unshare-net");
+  });
+
+  it("mounts the copy at /workspace read-write and a bounded /tmp; the environment is the allowlist, which test_env cannot override", () => {
+    const argv = bwrapArgv("true", run, { ...options, asRoot: true, hostPath: "/opt/hostedtoolcache/Python/3.12/x64/bin:/root/.pyenv/shims:/usr/bin" });
+    expect(after(argv, "--bind")).toEqual([run.dir]);
+    expect(argv[argv.indexOf("--bind") + 2]).toBe("/workspace");
+    expect(after(argv, "--size")).toEqual([String(DEFAULT_LIMITS.tmpBytes)]);
+    expect(envOf(argv)).toEqual({
+      DJANGO_SETTINGS_MODULE: "tests.settings",
+      PATH: "/opt/hostedtoolcache/Python/3.12/x64/bin:/usr/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/sbin:/bin",
+      HOME: "/tmp/home",
+      TMPDIR: "/tmp",
+      LANG: "C.UTF-8",
+      CI: "true",
+    });
+  });
+});
+
+describe("sandboxPath", () => {
+  it("keeps the host's folders the sandbox shows, in order, and drops the rest", () => {
+    expect(sandboxPath("/root/.local/bin:/usr/local/go/bin:relative:/home/me/bin")).toBe(
+      "/usr/local/go/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+    );
+    expect(sandboxPath(undefined)).toBe("/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin");
+  });
+});
