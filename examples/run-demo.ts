@@ -12,6 +12,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { main } from "../src/cli.js";
+import { checkBwrap, DEFAULT_LIMITS } from "../src/sandbox/bwrap-sandbox.js";
 import { startScriptedModel } from "../test/support/scripted-model.js";
 import { SCRIPTED_MODEL_NAME, scriptShopDemo } from "./shop-script.js";
 
@@ -49,8 +50,12 @@ const env: NodeJS.ProcessEnv = real
   ? { ...process.env, MAGIS_DB: path.join(work, "magis.db") }
   : { PATH: process.env.PATH, OPENAI_BASE_URL: model!.url, MAGIS_MODEL: SCRIPTED_MODEL_NAME, MAGIS_DB: path.join(work, "magis.db") };
 rule(real ? "2. magis resolve (real model from OPENAI_* settings)" : "2. magis resolve (SCRIPTED model: canned answers, no LLM is called)");
-// The tests in the loop: the QA Engineers see what they say about every attempt.
-const code = await main(["resolve", "--repo", checkout, "--issue-file", path.join(here, "shop-issue.md"), "--out", out, "--test-command", "node --test"], {
+// The tests in the loop: the QA Engineers see what they say about every attempt. They run in bubblewrap where it is
+// installed; the example's own tests may run without it (they are this project's code, not a stranger's).
+const sandbox = checkBwrap({ limits: DEFAULT_LIMITS, setupNetwork: false, searchPath: process.env.PATH ?? "" });
+if (!sandbox.ok) say(`no sandbox here (${sandbox.why}): the example's tests run without one (--no-sandbox)`);
+const resolveArgs = ["resolve", "--repo", checkout, "--issue-file", path.join(here, "shop-issue.md"), "--out", out, "--test-command", "node --test"];
+const code = await main(sandbox.ok ? resolveArgs : [...resolveArgs, "--no-sandbox"], {
   stdout: (text) => process.stdout.write(text),
   stderr: (text) => process.stderr.write(`  ${text}`),
   env,
