@@ -1,3 +1,4 @@
+import { capBody } from "./fit-body.js";
 import type { IssueRef, Octokit } from "./types.js";
 
 /**
@@ -6,7 +7,7 @@ import type { IssueRef, Octokit } from "./types.js";
  */
 export async function postNote(octokit: Octokit, where: IssueRef, body: string, log: { warn: (obj: object, msg: string) => void }): Promise<void> {
   try {
-    await octokit.rest.issues.createComment({ owner: where.owner, repo: where.repo, issue_number: where.number, body });
+    await octokit.rest.issues.createComment({ owner: where.owner, repo: where.repo, issue_number: where.number, body: capBody(body) });
   } catch (error) {
     log.warn({ error: error instanceof Error ? error.message : String(error) }, "a note on the issue could not be posted");
   }

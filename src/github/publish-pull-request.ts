@@ -7,6 +7,8 @@ import { protectedPathMatcher } from "../lib/protected-paths.js";
 import { chooseBranch } from "./choose-branch.js";
 import { CommitRefusedError } from "./commit-refused-error.js";
 import { commitThroughApi } from "./commit-through-api.js";
+import { postReportParts } from "./post-report-parts.js";
+import { renderDescription, splitReport } from "./split-report.js";
 import type { BotIdentity, Octokit } from "./types.js";
 
 /** What publishing needs: where, the change, and the pull request description. */
@@ -30,6 +32,11 @@ export interface PublishInput {
    * person) the pull request and commit say `Part of #N` and the issue stays open.
    */
   closesIssue: boolean;
+  /**
+   * Told when the follow-up comments of a report too long for the description could not all be posted, once the
+   * pull request exists (the run has published by then); absent: thrown.
+   */
+  onError?: (error: unknown) => void;
 }
 
 /** The pull request that now carries the change. */
@@ -45,7 +52,7 @@ export interface Published {
 /**
  * Commits the change as one commit by the app (through the API, so GitHub signs it) on a bot branch cut from the
  * default branch head, then opens the pull request (`Fixes #N`, or `Part of #N`, in its body), or updates the bot's
- * open pull request for that branch.
+ * open pull request for that branch. A report longer than the description takes goes on in comments it links to.
  */
 export async function publishPullRequest(input: PublishInput): Promise<Published> {
   const { octokit, repo, issue, config } = input;
@@ -84,17 +91,30 @@ export async function publishPullRequest(input: PublishInput): Promise<Published
     lease: { head, force: head !== null },
     guard: { prefix: config.branch_prefix, defaultBranch: input.defaultBranch, protectedPaths: config.protected_paths },
   });
-  const body = input.body.includes(reference) ? input.body : `${reference}\n\n${input.body}`;
+  const report = splitReport(input.body.includes(reference) ? input.body : `${reference}\n\n${input.body}`);
+  const body = renderDescription(report.head, report.parts.length);
   const title = issue.title.trim();
   const { data: open } = await octokit.rest.pulls.list({ ...repo, head: `${repo.owner}:${branch}`, state: "open", per_page: 1 });
   const existing = open[0];
+  let pull: { html_url: string; number: number };
   if (existing) {
-    const { data } = await octokit.rest.pulls.update({ ...repo, pull_number: existing.number, title, body });
-    return { url: data.html_url, number: data.number, branch, commit, updated: true };
+    pull = (await octokit.rest.pulls.update({ ...repo, pull_number: existing.number, title, body })).data;
+  } else {
+    input.signal?.throwIfAborted();
+    pull = (await createPull(octokit, { ...repo, head: branch, base: input.defaultBranch, title, body, draft: config.draft })).data;
   }
-  input.signal?.throwIfAborted();
-  const { data } = await createPull(octokit, { ...repo, head: branch, base: input.defaultBranch, title, body, draft: config.draft });
-  return { url: data.html_url, number: data.number, branch, commit, updated: false };
+  // An updated pull request may hold an earlier report's comments, which are reused or marked unused.
+  if (report.parts.length > 0 || existing) {
+    try {
+      const where = { ...repo, number: pull.number, url: pull.html_url, bot: input.bot.login, earlier: existing !== undefined };
+      const links = await postReportParts(octokit, where, report.parts);
+      if (links.length > 0) await octokit.rest.pulls.update({ ...repo, pull_number: pull.number, body: renderDescription(report.head, links.length, links) });
+    } catch (error) {
+      if (!input.onError) throw error;
+      input.onError(error);
+    }
+  }
+  return { url: pull.html_url, number: pull.number, branch, commit, updated: existing !== undefined };
 }
 
 /**

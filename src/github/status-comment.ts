@@ -1,3 +1,4 @@
+import { capBody } from "./fit-body.js";
 import type { IssueRef, Octokit } from "./types.js";
 
 /** The hidden marker that finds the status comment of job `jobId` again. */
@@ -83,11 +84,13 @@ export class StatusComment<S> {
       this.dirty = false;
       const where = { owner: this.issue.owner, repo: this.issue.repo };
       try {
+        // The marker opens the body, so a cut one is still found again.
+        const body = capBody(this.render(this.state));
         if (this.commentId === null) {
-          const { data } = await this.octokit.rest.issues.createComment({ ...where, issue_number: this.issue.number, body: this.render(this.state) });
+          const { data } = await this.octokit.rest.issues.createComment({ ...where, issue_number: this.issue.number, body });
           this.commentId = data.id;
         } else {
-          await this.octokit.rest.issues.updateComment({ ...where, comment_id: this.commentId, body: this.render(this.state) });
+          await this.octokit.rest.issues.updateComment({ ...where, comment_id: this.commentId, body });
         }
       } catch (error) {
         // A status edit that fails must not fail the run; the next edit carries the whole state again.

@@ -1,5 +1,6 @@
 import type { JobRecord } from "../store/jobs.js";
 import { RETRY_ISSUE, REVISE_PULL_REQUEST } from "./explain-failure.js";
+import { capBody } from "../github/fit-body.js";
 import { findStatusComment, statusMarker } from "../github/status-comment.js";
 import { failureLines } from "./render-step-list.js";
 import type { Octokit } from "../github/types.js";
@@ -16,7 +17,7 @@ export async function reportInterruptedJob(octokit: Octokit, job: JobRecord, how
     nextStep: (job.kind === "revise-pull-request" ? REVISE_PULL_REQUEST : RETRY_ISSUE).howTo,
   };
   const found = await findStatusComment(octokit, issue, job.id);
-  const body = renderInterrupted(found?.body ?? "", job.id, failure);
+  const body = capBody(renderInterrupted(found?.body ?? "", job.id, failure));
   if (found) {
     await octokit.rest.issues.updateComment({ owner: job.owner, repo: job.repo, comment_id: found.id, body });
   } else {

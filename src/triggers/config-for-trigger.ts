@@ -1,6 +1,7 @@
 import type { Context } from "probot";
 import { parseConfig, type MagisConfig } from "../config.js";
 import { hasPermission } from "../github/check-permission.js";
+import { capBody } from "../github/fit-body.js";
 import { loadConfig, renderConfigProblems } from "../github/load-config.js";
 import type { Decision } from "../store/triggers.js";
 import type { RuleEvent } from "./trigger-rule.js";
@@ -25,6 +26,6 @@ export async function configForTrigger(
   if (!(await hasPermission(context.octokit, context.repo(), sender, DEFAULT_PERMISSIONS))) {
     return { ok: false, decision: { outcome: "ignored", detail: `the config is invalid; @${sender} may not trigger runs, so the problems were not posted` } };
   }
-  await context.octokit.rest.issues.createComment(context.repo({ issue_number: number, body: renderConfigProblems(loaded.error) }));
+  await context.octokit.rest.issues.createComment(context.repo({ issue_number: number, body: capBody(renderConfigProblems(loaded.error)) }));
   return { ok: false, decision: { outcome: "declined", detail: `the config is invalid: ${loaded.error.problems.length} problem(s), answered on #${number}` } };
 }

@@ -303,7 +303,7 @@ function buildFake(options: FakeGitHubOptions): {
       fault.times--;
       return [fault.status, { message: fault.message ?? `scripted ${fault.status}` }];
     }
-    return route.reply(decoded, body);
+    return refuseLongBody(decoded, body) ?? route.reply(decoded, body);
   };
 
   on("post", /^\/app\/installations\/\d+\/access_tokens$/, () => [
@@ -577,4 +577,23 @@ function buildFake(options: FakeGitHubOptions): {
   // The owner's `.github` repository holds no shared config.
   on("get", new RegExp(`^/repos/${owner}/\\.github/contents/.*$`), () => [404, { message: "Not Found" }]);
   return { state, routes, answer };
+}
+
+/**
+ * GitHub's 422 for a body over 65,536 characters (a rule its OpenAPI description does not state), or null. Counted
+ * in UTF-16 code units, which is never fewer than GitHub counts; a pull request's body is refused as an Issue's.
+ */
+function refuseLongBody(uri: string, body: unknown): [number, unknown] | null {
+  const text = (body as { body?: unknown } | undefined)?.body;
+  if (typeof text !== "string" || text.length <= 65_536) return null;
+  const resource = /\/pulls\/(\d+\/)?comments/.test(uri) ? "PullRequestReviewComment" : /\/issues\/(\d+\/)?comments/.test(uri) ? "IssueComment" : "Issue";
+  const documentation_url = "https://docs.github.com/rest";
+  return [
+    422,
+    {
+      message: "Validation Failed",
+      errors: [{ resource, code: "custom", field: "body", message: "body is too long (maximum is 65536 characters)" }],
+      documentation_url,
+    },
+  ];
 }

@@ -3,6 +3,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { createOctokitClass } from "../../github/create-octokit-class.js";
+import { capBody, STEP_SUMMARY_LIMIT } from "../../github/fit-body.js";
 import { botIdentity, createServices, sandboxFor, type GitHubHost, type MagisAppOptions } from "../create-services.js";
 import { triggerContext } from "../../triggers/trigger-desk.js";
 import type { Octokit } from "../../github/types.js";
@@ -85,7 +86,8 @@ export async function runAction(
     const job = newest && newest.id > before ? newest : null;
     const outcome: ActionOutcome = { event: `${event.name}.${String(event.payload.action ?? "")}`, trigger, job };
     const summary = renderStepSummary(outcome);
-    if (settings.runner.stepSummary) fs.appendFileSync(settings.runner.stepSummary, `${redactSecrets(summary, secrets)}\n`);
+    const cut = "*(Cut here: GitHub takes at most 1 MiB in a step summary.)*";
+    if (settings.runner.stepSummary) fs.appendFileSync(settings.runner.stepSummary, `${capBody(redactSecrets(summary, secrets), cut, STEP_SUMMARY_LIMIT)}\n`);
     // Quoted text (a hook's output, a failure reason) could start a line with "::", which the runner would read as a
     // workflow command: the log gets the summary with workflow commands switched off around it.
     const fence = crypto.randomUUID();

@@ -1,5 +1,6 @@
 import type { Context } from "probot";
 import { configForTrigger } from "../config-for-trigger.js";
+import { capBody } from "../../github/fit-body.js";
 import { listFailedChecks } from "../../github/read-ci-failures.js";
 import { checkNames } from "../../github/render-ci-failures.js";
 import { CI_FIX_TRAILER } from "../../jobs/kinds/revise/ci-fix-trailer.js";
@@ -134,6 +135,6 @@ async function giveUp(context: Context<CiEvent>, number: number, sha: string, at
     "",
     "MAGIS stops trying here. Push a fix yourself, or say what to change with `/magis revise <what to change>` (or a review).",
   ].join("\n");
-  await context.octokit.rest.issues.createComment(context.repo({ issue_number: number, body }));
+  await context.octokit.rest.issues.createComment(context.repo({ issue_number: number, body: capBody(body) }));
   return { outcome: "declined", detail: `CI still fails after ${attempts} fix attempts; said so on #${number}` };
 }

@@ -42,7 +42,14 @@ afterEach(async () => {
   fs.rmSync(root, { recursive: true, force: true });
 });
 
-function publish(changes: PublishInput["changes"], config: Record<string, unknown> = {}, body = "## Report", title = "Typo in README", closesIssue = true) {
+function publish(
+  changes: PublishInput["changes"],
+  config: Record<string, unknown> = {},
+  body = "## Report",
+  title = "Typo in README",
+  closesIssue = true,
+  onError?: PublishInput["onError"],
+) {
   const remote = { url: `${git.url}/${FULL}.git`, token: TOKEN };
   return withShallowClone(remote, "main", (checkout) =>
     publishPullRequest({
@@ -57,6 +64,7 @@ function publish(changes: PublishInput["changes"], config: Record<string, unknow
       changes,
       body,
       closesIssue,
+      onError,
     }),
   );
 }
@@ -181,5 +189,98 @@ describe("publishPullRequest", () => {
     expect((error as StageError).nextStep).toContain("`magis/…`");
     expect(git.git(FULL, "for-each-ref", "--format=%(refname)", "refs/heads/magis/")).toBe("");
     expect(github.pulls).toEqual([]);
+  });
+
+  it("publishes a 70,000-character report: the description within GitHub's limit, the rest in comments it links to, in order", async () => {
+    const diff = Array.from({ length: 5_000 }, (_, i) => `+line ${i} ünïcödé`).join("\n");
+    const report = `## MAGIS: Typo in README\n\nFixes #5\n\n### Plan\n\n1. \`README.md\`\n\n<details>\n<summary>QA reviews</summary>\n\n\`\`\`diff\n${diff}\n\`\`\`\n\n</details>\n`;
+    expect(report.length).toBeGreaterThan(70_000);
+    const published = await publish(fix, {}, report);
+    const pull = github.pulls[0]!;
+    // The plan stays in the description; the reviews, longer than a comment, follow in two.
+    const parts = github.comments.filter((c) => c.issue === published.number);
+    expect(parts).toHaveLength(2);
+    expect(pull.body.length).toBeLessThanOrEqual(65_536);
+    const links = parts.map((c, i) => `[part ${i + 2}](https://github.com/octo/demo/issues/${published.number}#issuecomment-${c.id})`);
+    expect(pull.body).toBe(
+      `## MAGIS: Typo in README\n\nFixes #5\n\n### Plan\n\n1. \`README.md\`\n\n---\n\n*The rest of this report is in 2 comments: ${links.join(", ")}.*\n`,
+    );
+    for (const [i, part] of parts.entries()) {
+      expect(part.body.length).toBeLessThanOrEqual(65_536);
+      expect(
+        part.body.startsWith(
+          `<!-- magis:report-part ${i + 2} -->\n**MAGIS report, part ${i + 2} of 3** (continued from the [description](${pull.html_url}))\n\n`,
+        ),
+      ).toBe(true);
+    }
+    expect(parts[0]!.body).toContain("\n\n<details>\n<summary>QA reviews</summary>\n\n```diff\n+line 0 ünïcödé\n");
+    expect(parts[0]!.body.endsWith("\n```\n\n</details>")).toBe(true);
+    expect(parts[1]!.body).toContain("\n\n<details>\n<summary>QA reviews (continued)</summary>\n\n```diff\n");
+    expect(parts[1]!.body.endsWith("+line 4999 ünïcödé\n```\n\n</details>\n")).toBe(true);
+    // Every line of the diff once, in order, across the two comments.
+    const lines = parts.flatMap((c) => c.body.split("\n").filter((l) => l.startsWith("+line ")));
+    expect(lines).toEqual(diff.split("\n"));
+    // Asked for in order: the pull request, its comment, then the description with the comment's link.
+    const writes = github.requests.filter((r) => r.method !== "GET" && /\/(pulls|issues)/.test(r.path)).map((r) => `${r.method} ${r.path}`);
+    expect(writes).toEqual([
+      "POST /repos/octo/demo/pulls",
+      "POST /repos/octo/demo/issues/100/comments",
+      "POST /repos/octo/demo/issues/100/comments",
+      "PATCH /repos/octo/demo/pulls/100",
+    ]);
+  });
+
+  it("on a retry, rewrites its earlier report's comments in place and marks those the new report does not need", async () => {
+    const long = (lines: number) => `## Report\n\n\`\`\`\n${Array.from({ length: lines }, (_, i) => `line ${i}`).join("\n")}\n\`\`\``;
+    await publish(fix, {}, long(20_000));
+    const first = github.comments.map((c) => c.id);
+    expect(first.length).toBeGreaterThan(1);
+    await publish([{ path: "README.md", before: "Helo\n", after: "Hello!\n", encoding: "utf-8" }], {}, long(9_000));
+    expect(github.comments.map((c) => c.id)).toEqual(first);
+    const unused = /^<!-- magis:report-part \d+ -->\n\*This part of an earlier MAGIS report is no longer used/;
+    const used = github.comments.filter((c) => !unused.test(c.body));
+    expect(used.length).toBeGreaterThan(0);
+    expect(used.length).toBeLessThan(first.length);
+    expect(github.comments.slice(0, used.length)).toEqual(used);
+    used.forEach((c, i) =>
+      expect(c.body).toMatch(new RegExp(`^<!-- magis:report-part ${i + 2} -->\\n\\*\\*MAGIS report, part ${i + 2} of ${used.length + 1}\\*\\*`)),
+    );
+    expect(github.pulls).toHaveLength(1);
+    expect(github.pulls[0]!.body).toContain(`[part 2](https://github.com/octo/demo/issues/100#issuecomment-${first[0]})`);
+  });
+
+  it("still publishes when the report's comments cannot be posted, and says so to onError", async () => {
+    nock.cleanAll();
+    github = fakeGitHub({
+      owner: "octo",
+      repo: "demo",
+      installationId: 1,
+      token: TOKEN,
+      gitRoot: root,
+      cloneUrl: `${git.url}/${FULL}.git`,
+      issue: { number: 5, title: "Typo in README", body: "" },
+      faults: [{ method: "POST", path: /\/issues\/100\/comments$/, status: 502, times: 1 }],
+    });
+    const errors: unknown[] = [];
+    const published = await publish(fix, {}, `## Report\n\n${"word ".repeat(14_000)}`, "Typo in README", true, (error) => errors.push(error));
+    expect(published).toMatchObject({ number: 100, updated: false });
+    expect(errors).toMatchObject([{ status: 502 }]);
+    expect(github.pulls[0]!.body).toBe("Fixes #5\n\n---\n\n*The rest of this report is in 2 comments below.*\n");
+  });
+
+  it("is refused by the fake as by GitHub when a body passes 65,536 characters", async () => {
+    const refused = await octokit.rest.issues
+      .createComment({ owner: "octo", repo: "demo", issue_number: 5, body: "x".repeat(65_537) })
+      .catch((e: unknown) => e);
+    expect(refused).toMatchObject({
+      status: 422,
+      response: {
+        data: {
+          message: "Validation Failed",
+          errors: [{ resource: "IssueComment", code: "custom", field: "body", message: "body is too long (maximum is 65536 characters)" }],
+        },
+      },
+    });
+    await octokit.rest.issues.createComment({ owner: "octo", repo: "demo", issue_number: 5, body: "x".repeat(65_536) });
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { appendRevisionHistory, countRevisions, renderHistoryEntry, renderReply } from "../../../src/jobs/kinds/revise/render-answers.js";
+import { appendRevisionHistory, lastRevision, renderHistoryEntry, renderReply } from "../../../src/jobs/kinds/revise/render-answers.js";
 import type { RevisionResult } from "../../../src/pipeline/revise/types.js";
 import type { TaskOutcome } from "../../../src/pipeline/types.js";
 
@@ -43,10 +43,10 @@ describe("the revision history in the pull request description", () => {
   it("is appended after the original report the first time, then grows entry by entry inside its markers", () => {
     const once = appendRevisionHistory(REPORT, "- **Revision 1** (run #3): a");
     expect(once.startsWith(REPORT.trimEnd())).toBe(true);
-    expect(countRevisions(REPORT)).toBe(0);
-    expect(countRevisions(once)).toBe(1);
+    expect(lastRevision(REPORT)).toBe(0);
+    expect(lastRevision(once)).toBe(1);
     const twice = appendRevisionHistory(`${once}\nA note a maintainer added below.\n`, "- **Revision 2** (run #4): b");
-    expect(countRevisions(twice)).toBe(2);
+    expect(lastRevision(twice)).toBe(2);
     expect(twice).toContain("- **Revision 1** (run #3): a\n- **Revision 2** (run #4): b\n<!-- /magis:revisions -->");
     expect(twice.endsWith("A note a maintainer added below.\n")).toBe(true);
     expect(twice.match(/### Revision history/g)).toHaveLength(1);
@@ -56,7 +56,21 @@ describe("the revision history in the pull request description", () => {
     const once = appendRevisionHistory(REPORT, "- **Revision 1** (run #3): a").replace("<!-- /magis:revisions -->\n", "");
     const twice = appendRevisionHistory(once, "- **Revision 2** (run #4): b");
     expect(twice.endsWith("- **Revision 2** (run #4): b\n<!-- /magis:revisions -->\n")).toBe(true);
-    expect(countRevisions(twice)).toBe(2);
+    expect(lastRevision(twice)).toBe(2);
+  });
+
+  it("leaves out the oldest entries, still numbering on, rather than pass GitHub's limit", () => {
+    let body = `${REPORT}${"x".repeat(1_000)}\n`;
+    for (let n = 1; n <= 40; n++) body = appendRevisionHistory(body, `- **Revision ${n}** (run #${n}): ${"a".repeat(40)}`, 2_500);
+    expect(body.length).toBeLessThanOrEqual(2_500);
+    expect(body.startsWith(`${REPORT}${"x".repeat(1_000)}\n\n<!-- magis:revisions -->\n### Revision history\n\n- *Earlier revisions are left out`)).toBe(true);
+    expect(body.match(/- \*Earlier revisions are left out/g)).toHaveLength(1);
+    expect(body).toContain("- **Revision 40** (run #40)");
+    expect(body).not.toContain("- **Revision 1** ");
+    expect(lastRevision(body)).toBe(40);
+    expect(() => appendRevisionHistory("y".repeat(2_500), "- **Revision 1** (run #1): a", 2_500)).toThrow(
+      "the revision history was not added: the pull request description is 2,500 characters, and GitHub takes at most 2,500; shorten the description by hand",
+    );
   });
 
   it("says what a revision pushed and each task's verdict, or that it changed nothing and why", () => {
@@ -100,6 +114,14 @@ describe("the reply in an inline comment's thread", () => {
     expect(renderReply("b.ts", r, "abc")).toContain("my last attempt was refused: your edits could not be applied");
     expect(renderReply("c.ts", r, "abc")).toBe("ℹ️ I did not change `c.ts`: Out of scope.");
     expect(renderReply("d.ts", r, "abc")).toBe("ℹ️ I did not change `d.ts`: no task of this revision concerned it.");
+  });
+
+  it("cuts a diff too long for a comment, fences closed, and says the commit holds it whole", () => {
+    const diff = `--- a/big.txt\n+++ b/big.txt\n@@ -1 +1,9000 @@\n${Array.from({ length: 9_000 }, (_, i) => `+line ${i}`).join("\n")}\n`;
+    const reply = renderReply("big.txt", result([outcome("big.txt", { diff })]), "0123456789abcdef");
+    expect(reply.length).toBeLessThanOrEqual(65_536);
+    expect(reply.startsWith("✅ Changed `big.txt` in 0123456")).toBe(true);
+    expect(reply).toMatch(/\n```\n\n<\/details>\n\n\*\(The diff is cut here, at GitHub's limit for a comment; 0123456 holds the whole change\.\)\*$/);
   });
 
   it("shows a reason's <details> tags as text, so a model cannot break the reply's layout", () => {

@@ -118,6 +118,7 @@ export function resolveKind(services: ResolveJobServices): JobKind<ResolveJobPay
             changes: result.changes,
             body,
             signal: run.signal,
+            onError: run.logError,
             closesIssue: selectNeedsHuman(result.setAside).length === 0,
           });
           run.enter("cleanup", { stoppable: false });

@@ -1,6 +1,6 @@
 import type { Octokit } from "../../../github/types.js";
 import type { ReviewComment, RevisionResult } from "../../../pipeline/revise/types.js";
-import { appendRevisionHistory, countRevisions, renderHistoryEntry, renderReply } from "./render-answers.js";
+import { appendRevisionHistory, lastRevision, renderHistoryEntry, renderReply } from "./render-answers.js";
 
 /** What the answers to a finished revision need. */
 export interface RevisionAnswer {
@@ -46,7 +46,7 @@ export async function answerRevision(octokit: Octokit, answer: RevisionAnswer, o
     // Read the description afresh: a person, or an earlier revision, may have changed it since the webhook.
     const { data } = await octokit.rest.pulls.get({ owner: pull.owner, repo: pull.repo, pull_number: pull.number });
     const body = data.body ?? "";
-    const entry = renderHistoryEntry({ number: countRevisions(body) + 1, jobId: answer.jobId, askedBy: answer.askedBy, commit, result, note: answer.note });
+    const entry = renderHistoryEntry({ number: lastRevision(body) + 1, jobId: answer.jobId, askedBy: answer.askedBy, commit, result, note: answer.note });
     await octokit.rest.pulls.update({ owner: pull.owner, repo: pull.repo, pull_number: pull.number, body: appendRevisionHistory(body, entry) });
   } catch (error) {
     onError(error);
