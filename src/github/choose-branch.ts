@@ -1,3 +1,4 @@
+import { carriesBranchTrailer } from "./branch-trailer.js";
 import { readBranchHead } from "./read-branch-head.js";
 import type { BotIdentity, Octokit } from "./types.js";
 
@@ -37,9 +38,25 @@ export interface BranchWanted {
   bot: BotIdentity;
 }
 
+/** A commit as the compare API lists it: who GitHub says wrote and committed it, its message and its signature. */
+type ListedCommit = Awaited<ReturnType<Octokit["rest"]["repos"]["compareCommitsWithBasehead"]>>["data"]["commits"][number];
+
+/**
+ * Whether a commit is one the bot made for `branch`: the app is its author, the app or GitHub itself (`web-flow`, as
+ * github.com records the committer of a commit it signs) its committer, and GitHub verified its signature or its
+ * message carries the bot's `MAGIS-Branch` trailer for this branch (a server that signs nothing). A person's commit,
+ * or one merely claiming the bot's address, has neither.
+ */
+export function isOwnCommit(commit: ListedCommit, bot: BotIdentity, branch: string): boolean {
+  if (commit.author?.login !== bot.login) return false;
+  if (commit.committer?.login !== bot.login && commit.committer?.login !== "web-flow") return false;
+  return commit.commit.verification?.verified === true || carriesBranchTrailer(commit.commit.message, branch);
+}
+
 /**
  * Picks the first of the issue's branch names that is free, or that exists with only the bot's commits since
- * the default branch (so replacing it loses no one's work). A branch a human pushed to is skipped, never overwritten.
+ * the default branch (isOwnCommit; so replacing it loses no one's work). A branch a human pushed to is skipped,
+ * never overwritten.
  */
 export async function chooseBranch(octokit: Octokit, repo: { owner: string; repo: string }, wanted: BranchWanted): Promise<BranchChoice> {
   const { defaultBranch, prefix, issueNumber, bot } = wanted;
@@ -48,7 +65,7 @@ export async function chooseBranch(octokit: Octokit, repo: { owner: string; repo
     if (head === null) return { branch, head };
     // Compared at the commit just read, so the lease below covers exactly the commits checked here.
     const { data } = await octokit.rest.repos.compareCommitsWithBasehead({ ...repo, basehead: `${defaultBranch}...${head}`, per_page: 100 });
-    const onlyBot = data.total_commits === data.commits.length && data.commits.every((c) => c.author?.login === bot.login && c.committer?.login === bot.login);
+    const onlyBot = data.total_commits === data.commits.length && data.commits.every((c) => isOwnCommit(c, bot, branch));
     if (onlyBot) return { branch, head };
   }
   throw new Error(`every branch name from ${prefix}issue-${issueNumber} to …-10 has commits by someone else; delete a few of them and retry`);

@@ -1,5 +1,6 @@
 import { encodeFile, type FileEncoding } from "../edit/file-encoding.js";
 import { mapBounded } from "../lib/map-bounded.js";
+import { addBranchTrailer } from "./branch-trailer.js";
 import { checkBotBranch } from "./check-bot-branch.js";
 import type { Checkout } from "../git/checkout.js";
 import { protectedPathMatcher } from "../lib/protected-paths.js";
@@ -32,8 +33,9 @@ export interface ApiCommitRequest {
 /**
  * Makes one commit with the changes on the checkout's head through the Git Data API (blobs, a tree on the head's
  * tree, a commit) and moves the bot branch to it under its lease; returns the commit id. The commit carries no
- * author or committer, so GitHub records the app as both and signs it (shown as Verified). Every guard is checked
- * before the first request: nothing is sent for a change that would be refused.
+ * author or committer, so GitHub records the app as its author and signs it (shown as Verified), and its message
+ * ends with the `MAGIS-Branch` trailer (see chooseBranch). Every guard is checked before the first request: nothing
+ * is sent for a change that would be refused.
  */
 export async function commitThroughApi(request: ApiCommitRequest): Promise<string> {
   const { octokit, repo, checkout, guard, branch } = request;
@@ -55,7 +57,8 @@ export async function commitThroughApi(request: ApiCommitRequest): Promise<strin
     const tree = changed.map(({ path }, i) => ({ path, mode: entries.get(path)?.mode ?? "100644", type: "blob" as const, sha: blobs[i]! }));
     const { data: made } = await octokit.rest.git.createTree({ ...repo, base_tree: parentTree, tree });
     // No author or committer: with either, GitHub would not sign the commit.
-    commit = (await octokit.rest.git.createCommit({ ...repo, message: request.message, tree: made.sha, parents: [checkout.head] })).data.sha;
+    const message = addBranchTrailer(request.message, branch);
+    commit = (await octokit.rest.git.createCommit({ ...repo, message, tree: made.sha, parents: [checkout.head] })).data.sha;
   } catch (error) {
     throw asRuleRefusal(error, branch);
   }

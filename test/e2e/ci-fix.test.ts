@@ -65,7 +65,7 @@ describe("CI fails on the bot's pull request: the bot reads the failure and push
     expect(git("rev-parse", `${head}^`)).toBe(seeded.head);
     expect(git("log", "-1", "--format=%an <%ae>", BRANCH)).toBe(`${BOT_AUTHOR.name} <${BOT_AUTHOR.email}>`);
     expect(git("log", "-1", "--format=%B", BRANCH)).toMatch(
-      /^Fix CI of #2 \(attempt 1 of 2\)\n\nCI failed on docs\. Changed by MAGIS: README\.md\.\n\nMAGIS-CI-Fix: 1\n?$/,
+      /^Fix CI of #2 \(attempt 1 of 2\)\n\nCI failed on docs\. Changed by MAGIS: README\.md\.\n\nMAGIS-CI-Fix: 1\nMAGIS-Branch: magis\/issue-1\n?$/,
     );
     expect(git("show", `${BRANCH}:README.md`)).toContain(LINE_4_REVISED);
 

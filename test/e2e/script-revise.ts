@@ -56,7 +56,8 @@ export function seedBotPullRequest(
     branch: "magis/issue-1",
     from: "main",
     files: options.files ?? { "README.md": README_FIXED },
-    message: "Spelling error in the README file (#1)\n\nFixes #1",
+    // As the bot writes it; made here with git, not through the API, so unsigned: the trailer marks it the bot's.
+    message: "Spelling error in the README file (#1)\n\nFixes #1\n\nMAGIS-Branch: magis/issue-1",
     author: botAuthor(bot),
   });
   return { head, pulls: [{ number: 2, head: "magis/issue-1", title: "Spelling error in the README file", body: ORIGINAL_REPORT, user: bot.login }] };

@@ -73,6 +73,11 @@ export interface FakeGitHubOptions {
    * `branch` is refused with this GraphQL error.
    */
   rules?: { branch: RegExp; type: string; message: string }[];
+  /**
+   * Whom the fake records as the committer of a commit the app makes through the API without author or committer:
+   * the app, as the author (default), or GitHub itself (`GitHub <noreply@github.com>`, the `web-flow` account).
+   */
+  apiCommitter?: "app" | "web-flow";
 }
 
 /** An inline review comment as the API shows it (the fields the app reads, plus whatever else a test sets). */
@@ -151,6 +156,8 @@ export interface FakeGitHub {
 }
 
 const API = "https://api.github.com";
+/** Whom github.com records as the committer of the commits it signs. */
+const WEB_FLOW = { name: "GitHub", email: "noreply@github.com" };
 
 type Method = "get" | "post" | "patch";
 interface Route {
@@ -265,7 +272,13 @@ function buildFake(options: FakeGitHubOptions): {
     close: async () => {},
   };
   const user = (login: string) => ({ login, id: login === botLogin ? bot.userId : 1, type: login === botLogin ? "Bot" : "User" });
-  const loginFor = (email: string) => (email === botEmail ? botLogin : email.split("@")[0]!);
+  const loginFor = (email: string) => (email === botEmail ? botLogin : email === WEB_FLOW.email ? "web-flow" : email.split("@")[0]!);
+  /** The commits GitHub signed: those the app made through the API without an author or committer. */
+  const signed = new Set<string>();
+  const verification = (sha: string) =>
+    signed.has(sha)
+      ? { verified: true, reason: "valid", signature: "-----BEGIN PGP SIGNATURE-----", payload: "" }
+      : { verified: false, reason: "unsigned", signature: null, payload: null };
   const made = new Date().toISOString();
   const commentJson = (c: FakeComment) => ({
     id: c.id,
@@ -383,10 +396,12 @@ function buildFake(options: FakeGitHubOptions): {
   });
   on("get", new RegExp(`^${base}/compare/.+$`), (uri) => {
     const [from, to] = uri.slice(`${base}/compare/`.length).split("?")[0]!.split("...");
-    const lines = git("log", "--format=%H %ae %ce", `${from}..${to}`).split("\n").filter(Boolean);
-    const commits = lines.map((line) => {
-      const [sha, author, committer] = line.split(" ");
-      return { sha, author: user(loginFor(author!)), committer: user(loginFor(committer!)) };
+    // Each commit as id, addresses and message, ended by a NUL.
+    const records = git("log", "-z", "--format=%H%n%ae%n%ce%n%B", `${from}..${to}`).split("\0").filter(Boolean);
+    const commits = records.map((record) => {
+      const [sha, author, committer, ...message] = record.split("\n");
+      const text = message.join("\n").trimEnd();
+      return { sha, author: user(loginFor(author!)), committer: user(loginFor(committer!)), commit: { message: text, verification: verification(sha!) } };
     });
     return [200, { total_commits: commits.length, commits }];
   });
@@ -460,7 +475,8 @@ function buildFake(options: FakeGitHubOptions): {
   on("get", new RegExp(`^${base}/commits/[0-9a-f]{40}$`), (uri) => {
     const sha = uri.split("/").pop()!;
     const [email, name] = git("log", "-1", "--format=%ae%n%an", sha).split("\n");
-    return [200, { sha, commit: { message: git("log", "-1", "--format=%B", sha), author: { name, email } }, author: user(loginFor(email!)) }];
+    const message = git("log", "-1", "--format=%B", sha);
+    return [200, { sha, commit: { message, author: { name, email }, verification: verification(sha) }, author: user(loginFor(email!)) }];
   });
   const checkRunJson = (r: FakeCheckRun) => ({
     id: r.id,
@@ -518,12 +534,13 @@ function buildFake(options: FakeGitHubOptions): {
       _uri,
       body: { message: string; tree: string; parents: string[]; author?: { name: string; email: string }; committer?: { name: string; email: string } },
     ) => {
-      // Without an author or committer GitHub records the app as both and signs the commit; with either it does not sign.
+      // Without an author or committer GitHub records the app as the author and signs the commit; with either it does not sign.
       const author = body.author ?? { name: botLogin, email: botEmail };
-      const committer = body.committer ?? author;
-      const signed = !body.author && !body.committer;
+      const isSigned = !body.author && !body.committer;
+      const committer = body.committer ?? (isSigned && options.apiCommitter === "web-flow" ? WEB_FLOW : author);
       const env = { GIT_AUTHOR_NAME: author.name, GIT_AUTHOR_EMAIL: author.email, GIT_COMMITTER_NAME: committer.name, GIT_COMMITTER_EMAIL: committer.email };
       const sha = gitWith(body.message, env, "commit-tree", body.tree, ...body.parents.flatMap((parent) => ["-p", parent]));
+      if (isSigned) signed.add(sha);
       return [
         201,
         {
@@ -533,7 +550,7 @@ function buildFake(options: FakeGitHubOptions): {
           parents: body.parents.map((parent) => ({ sha: parent })),
           author,
           committer,
-          verification: signed ? { verified: true, reason: "valid" } : { verified: false, reason: "unsigned" },
+          verification: verification(sha),
         },
       ];
     },

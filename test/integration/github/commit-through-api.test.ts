@@ -170,8 +170,8 @@ describe("commitThroughApi: the bot's commit through the Git Data API", () => {
         ],
       },
     ]);
-    // No author, no committer, no signature: GitHub signs the commit only then.
-    expect(seen.commits).toEqual([{ message: "Fix the greeting\n\nFixes #1", tree: TREE, parents: [head] }]);
+    // No author, no committer, no signature: GitHub signs the commit only then. The trailer names the branch.
+    expect(seen.commits).toEqual([{ message: "Fix the greeting\n\nFixes #1\n\nMAGIS-Branch: magis/issue-1", tree: TREE, parents: [head] }]);
     expect(seen.updates).toHaveLength(1);
     expect(seen.updates[0]!.query).toMatch(
       /mutation\(\$repositoryId: ID!, \$refUpdates: \[RefUpdate!\]!\) \{ updateRefs\(input: \{repositoryId: \$repositoryId, refUpdates: \$refUpdates\}\)/,
@@ -190,7 +190,7 @@ describe("commitThroughApi: the bot's commit through the Git Data API", () => {
     const lease = given === "clone-head" ? { head, force: false } : given;
     const seen = gitHub();
     await commit("magis/issue-2", [text("src/a.ts", "export const a = 2;\n")], lease);
-    expect(seen.commits).toEqual([{ message: "Fix the greeting\n\nFixes #1", tree: TREE, parents: [head] }]);
+    expect(seen.commits).toEqual([{ message: "Fix the greeting\n\nFixes #1\n\nMAGIS-Branch: magis/issue-2", tree: TREE, parents: [head] }]);
     expect(seen.updates[0]!.variables.refUpdates).toEqual([{ name: "refs/heads/magis/issue-2", afterOid: COMMIT, beforeOid: lease.head, force: lease.force }]);
   });
 

@@ -11,7 +11,7 @@ import type { Octokit } from "../../../src/github/types.js";
 import { StageError } from "../../../src/pipeline/errors.js";
 import { withShallowClone } from "../../../src/git/clone-repository.js";
 import { createBareRepository, gitEnv, startGitServer, type GitServer } from "../../support/git-server.js";
-import { fakeGitHub, type FakeGitHub } from "../../support/github-api.js";
+import { fakeGitHub, type FakeGitHub, type FakeGitHubOptions } from "../../support/github-api.js";
 
 const TOKEN = "ghs_publishTestToken0123456789abcdefgh";
 const FULL = "octo/demo";
@@ -24,7 +24,14 @@ beforeEach(async () => {
   root = fs.mkdtempSync(path.join(os.tmpdir(), "magis-publish-"));
   createBareRepository(root, FULL, { "README.md": "Helo\n", "src/a.js": "a\n", ".github/workflows/ci.yml": "on: push\n" });
   git = await startGitServer(root, { token: TOKEN });
-  github = fakeGitHub({
+  github = startFake();
+  octokit = new ProbotOctokit({ auth: { token: TOKEN }, retry: { enabled: false }, throttle: { enabled: false } }) as Octokit;
+});
+
+/** The fake GitHub over the test's repository (replacing any started before), with more options. */
+function startFake(more: Partial<FakeGitHubOptions> = {}): FakeGitHub {
+  nock.cleanAll();
+  return fakeGitHub({
     owner: "octo",
     repo: "demo",
     installationId: 1,
@@ -32,9 +39,9 @@ beforeEach(async () => {
     gitRoot: root,
     cloneUrl: `${git.url}/${FULL}.git`,
     issue: { number: 5, title: "Typo in README", body: "" },
+    ...more,
   });
-  octokit = new ProbotOctokit({ auth: { token: TOKEN }, retry: { enabled: false }, throttle: { enabled: false } }) as Octokit;
-});
+}
 
 afterEach(async () => {
   await git.close();
@@ -71,14 +78,18 @@ function publish(
 
 const fix: PublishInput["changes"] = [{ path: "README.md", before: "Helo\n", after: "Hello\n", encoding: "utf-8" }];
 
-/** A maintainer pushes a commit of their own onto a branch, with the real git. */
-function humanCommit(branch: string) {
+/**
+ * A maintainer pushes a commit of their own onto a branch, with the real git (unsigned); `as` writes it under another
+ * address (the bot's, say) with another message.
+ */
+function humanCommit(branch: string, as?: { email: string; message: string }) {
   const work = fs.mkdtempSync(path.join(os.tmpdir(), "magis-human-"));
-  const run = (...args: string[]) => execFileSync("git", args, { cwd: work, env: gitEnv(), stdio: "pipe" });
+  const identity = as ? { GIT_AUTHOR_EMAIL: as.email, GIT_COMMITTER_EMAIL: as.email } : {};
+  const run = (...args: string[]) => execFileSync("git", args, { cwd: work, env: { ...gitEnv(), ...identity }, stdio: "pipe" });
   run("clone", "-q", "--branch", branch, path.join(root, `${FULL}.git`), ".");
   fs.writeFileSync(path.join(work, "NOTES.md"), "by hand\n");
   run("add", "NOTES.md");
-  run("commit", "-q", "-m", "Human tweak");
+  run("commit", "-q", "-m", as?.message ?? "Human tweak");
   run("push", "-q", "origin", branch);
   fs.rmSync(work, { recursive: true, force: true });
 }
@@ -250,17 +261,7 @@ describe("publishPullRequest", () => {
   });
 
   it("still publishes when the report's comments cannot be posted, and says so to onError", async () => {
-    nock.cleanAll();
-    github = fakeGitHub({
-      owner: "octo",
-      repo: "demo",
-      installationId: 1,
-      token: TOKEN,
-      gitRoot: root,
-      cloneUrl: `${git.url}/${FULL}.git`,
-      issue: { number: 5, title: "Typo in README", body: "" },
-      faults: [{ method: "POST", path: /\/issues\/100\/comments$/, status: 502, times: 1 }],
-    });
+    github = startFake({ faults: [{ method: "POST", path: /\/issues\/100\/comments$/, status: 502, times: 1 }] });
     const errors: unknown[] = [];
     const published = await publish(fix, {}, `## Report\n\n${"word ".repeat(14_000)}`, "Typo in README", true, (error) => errors.push(error));
     expect(published).toMatchObject({ number: 100, updated: false });
@@ -282,5 +283,48 @@ describe("publishPullRequest", () => {
       },
     });
     await octokit.rest.issues.createComment({ owner: "octo", repo: "demo", issue_number: 5, body: "x".repeat(65_536) });
+  });
+});
+
+describe.each(["app", "web-flow"] as const)("the bot's own branch, with GitHub recording %s as the committer of its commits", (committer) => {
+  const retry: PublishInput["changes"] = [{ path: "README.md", before: "Helo\n", after: "Hello!\n", encoding: "utf-8" }];
+
+  beforeEach(() => {
+    github = startFake({ apiCommitter: committer });
+  });
+
+  it("is replaced on a retry: its commits are signed, by the app, with the branch's trailer", async () => {
+    const first = await publish(fix);
+    const recorded = git.git(FULL, "log", "-1", "--format=%ae / %ce", "magis/issue-5");
+    expect(recorded).toBe(`${github.botEmail} / ${committer === "app" ? github.botEmail : "noreply@github.com"}`);
+    expect(git.git(FULL, "log", "-1", "--format=%B", "magis/issue-5")).toBe(
+      "Typo in README (#5)\n\nChanged by MAGIS: README.md.\n\nFixes #5\n\nMAGIS-Branch: magis/issue-5",
+    );
+    const second = await publish(retry);
+    expect(second).toMatchObject({ branch: "magis/issue-5", number: first.number, updated: true });
+    expect(git.git(FULL, "rev-list", "--count", "main..magis/issue-5")).toBe("1");
+  });
+
+  it("is left alone once a person pushed to it: a new branch name is chosen", async () => {
+    await publish(fix);
+    humanCommit("magis/issue-5");
+    const humanHead = git.git(FULL, "rev-parse", "magis/issue-5");
+    expect(await publish(retry)).toMatchObject({ branch: "magis/issue-5-2", updated: false });
+    expect(git.git(FULL, "rev-parse", "magis/issue-5")).toBe(humanHead);
+  });
+
+  it("is not trusted on a commit that merely claims the bot's address: unsigned and without the trailer", async () => {
+    await publish(fix);
+    humanCommit("magis/issue-5", { email: github.botEmail, message: "Looks like the bot" });
+    const forged = git.git(FULL, "rev-parse", "magis/issue-5");
+    expect(await publish(retry)).toMatchObject({ branch: "magis/issue-5-2", updated: false });
+    expect(git.git(FULL, "rev-parse", "magis/issue-5")).toBe(forged);
+  });
+
+  it("is trusted on an unsigned commit by the bot that carries the branch's trailer (a server that signs nothing)", async () => {
+    await publish(fix);
+    humanCommit("magis/issue-5", { email: github.botEmail, message: "Fix CI of #100\n\nMAGIS-CI-Fix: 1\nMAGIS-Branch: magis/issue-5" });
+    expect(await publish(retry)).toMatchObject({ branch: "magis/issue-5", updated: true });
+    expect(git.git(FULL, "rev-list", "--count", "main..magis/issue-5")).toBe("1");
   });
 });
