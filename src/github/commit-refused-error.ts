@@ -33,3 +33,20 @@ export function asRuleRefusal(error: unknown, branch: string): unknown {
   }
   return error;
 }
+
+/**
+ * When GitHub refused a commit that changes workflow files (under `.github/workflows/`), why in plain words: GitHub
+ * lets an app change them only with the `workflows` permission, which the app does not ask for and a workflow's
+ * token cannot have. GitHub's words for it vary by endpoint, so the change's paths decide; null for any other case.
+ */
+export function workflowRefusal(error: unknown, branch: string, paths: string[]): string | null {
+  const workflows = paths.filter((p) => p.startsWith(".github/workflows/"));
+  const status = (error as { status?: number }).status;
+  if (workflows.length === 0 || !(error instanceof CommitRefusedError || status === 403 || status === 422)) return null;
+  const files = workflows.map((p) => `\`${p}\``).join(", ");
+  return `GitHub refused the commit to '${branch}': it changes ${files}, and GitHub lets an app change workflow files only with the \`workflows\` permission, which MAGIS does not ask for (a workflow's token cannot have it).`;
+}
+
+/** What to do about a change to workflow files that GitHub refused. */
+export const WORKFLOW_NEXT_STEP =
+  "Make the workflow change by hand, or keep `.github/**` in `protected_paths` (the default), so that MAGIS lists such files under *Needs a human* instead of trying; then run again.";

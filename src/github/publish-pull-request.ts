@@ -5,7 +5,7 @@ import type { ResolveResult } from "../pipeline/types.js";
 import type { Checkout } from "../git/checkout.js";
 import { protectedPathMatcher } from "../lib/protected-paths.js";
 import { chooseBranch } from "./choose-branch.js";
-import { CommitRefusedError } from "./commit-refused-error.js";
+import { CommitRefusedError, WORKFLOW_NEXT_STEP, workflowRefusal } from "./commit-refused-error.js";
 import { commitThroughApi } from "./commit-through-api.js";
 import { postReportParts } from "./post-report-parts.js";
 import { renderDescription, splitReport } from "./split-report.js";
@@ -136,11 +136,20 @@ async function createPull(octokit: Octokit, request: Parameters<Octokit["rest"][
   }
 }
 
-/** Commits through the API; a refusal by GitHub (a branch rule, a ruleset) becomes a publish failure saying what to do. */
+/**
+ * Commits through the API; a refusal by GitHub (a branch rule, a ruleset, a workflow file without the `workflows`
+ * permission) becomes a publish failure saying what to do.
+ */
 async function commitOnBranch(request: Parameters<typeof commitThroughApi>[0]): Promise<string> {
   try {
     return await commitThroughApi(request);
   } catch (error) {
+    const workflows = workflowRefusal(
+      error,
+      request.branch,
+      request.changes.map((c) => c.path),
+    );
+    if (workflows) throw new StageError("publish", workflows, WORKFLOW_NEXT_STEP, { cause: error });
     if (!(error instanceof CommitRefusedError)) throw error;
     throw new StageError(
       "publish",

@@ -4,8 +4,7 @@ import { parse } from "yaml";
 const EVENTS: Record<string, string> = {
   issues: "a label added (a run starts) or removed, an issue closed (its run is cancelled)",
   issue_comment: "`/magis retry` on an issue, `/magis revise` on the bot's pull request",
-  pull_request_review: "a review of the bot's pull request: a revision",
-  pull_request_review_comment: "the inline comments of such a review, answered in their threads",
+  pull_request_review: "a review of the bot's pull request (a reply in one of its threads arrives as a review too): a revision, answered in each thread",
   check_suite: "CI finishing on the bot's pull requests (every CI that reports checks, GitHub Actions included): a failure is fixed",
 };
 
@@ -44,6 +43,9 @@ export function renderAppManifestDocs(manifestText: string): string {
     "",
     "Every app also gets the `installation` and `installation_repositories` events: the app uses them to forget a",
     "repository it was removed from (see *Uninstalling*).",
+    "",
+    "The app does not ask for `workflows`, so GitHub refuses it any commit that changes a file under",
+    "`.github/workflows/` (see *When something outside goes wrong*).",
   ].join("\n");
 }
 

@@ -133,7 +133,8 @@ describe("magis serve", () => {
     expect(response.status).toBe(200);
     const html = (await response.text()).replace(/&quot;/g, '"');
     expect(html).toContain('"name":"MAGIS"');
-    for (const event of ["issues", "issue_comment", "pull_request_review", "pull_request_review_comment"]) expect(html).toContain(`"${event}"`);
+    for (const event of ["issues", "issue_comment", "pull_request_review", "check_suite"]) expect(html).toContain(`"${event}"`);
+    expect(html).not.toContain("pull_request_review_comment");
     expect(html).toContain('"contents":"write"');
     expect(html).toContain('"metadata":"read"');
   });

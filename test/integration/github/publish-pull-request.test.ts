@@ -202,6 +202,24 @@ describe("publishPullRequest", () => {
     expect(github.pulls).toEqual([]);
   });
 
+  it("says that workflow files need the `workflows` permission, which the app lacks, when GitHub refuses such a change", async () => {
+    github.rules.push({
+      branch: /^magis\//,
+      type: "FORBIDDEN",
+      message: "refusing to allow a GitHub App to create or update workflow `.github/workflows/ci.yml` without `workflows` permission",
+    });
+    const workflow: PublishInput["changes"] = [{ path: ".github/workflows/ci.yml", before: "on: push\n", after: "on: [push]\n", encoding: "utf-8" }];
+    const error = await publish(workflow, { protected_paths: [] }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(StageError);
+    expect(error).toMatchObject({ stage: "publish" });
+    expect((error as StageError).message).toBe(
+      "GitHub refused the commit to 'magis/issue-5': it changes `.github/workflows/ci.yml`, and GitHub lets an app change workflow files only with the `workflows` permission, which MAGIS does not ask for (a workflow's token cannot have it).",
+    );
+    expect((error as StageError).nextStep).toContain("keep `.github/**` in `protected_paths` (the default)");
+    expect(git.git(FULL, "for-each-ref", "--format=%(refname)", "refs/heads/magis/")).toBe("");
+    expect(github.pulls).toEqual([]);
+  });
+
   it("publishes a 70,000-character report: the description within GitHub's limit, the rest in comments it links to, in order", async () => {
     const diff = Array.from({ length: 5_000 }, (_, i) => `+line ${i} ünïcödé`).join("\n");
     const report = `## MAGIS: Typo in README\n\nFixes #5\n\n### Plan\n\n1. \`README.md\`\n\n<details>\n<summary>QA reviews</summary>\n\n\`\`\`diff\n${diff}\n\`\`\`\n\n</details>\n`;

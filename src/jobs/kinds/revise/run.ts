@@ -10,6 +10,7 @@ import { CI_FIX_TRAILER } from "./ci-fix-trailer.js";
 import { readCiFeedback, type CiFixStatus } from "../../../github/read-ci-feedback.js";
 import { hasPermission } from "../../../github/check-permission.js";
 import { commitThroughApi } from "../../../github/commit-through-api.js";
+import { WORKFLOW_NEXT_STEP, workflowRefusal } from "../../../github/commit-refused-error.js";
 import { REVISE_PULL_REQUEST } from "../../explain-failure.js";
 import { BranchMovedError } from "../../../github/move-branch.js";
 import { openRepository, packLimit } from "../../../github/open-repository.js";
@@ -212,6 +213,8 @@ async function commitRevision(input: {
       guard: { prefix: config.branch_prefix, defaultBranch: input.defaultBranch, protectedPaths: config.protected_paths },
     });
   } catch (error) {
+    const workflows = workflowRefusal(error, checkout.branch, files);
+    if (workflows) throw new StageError("publish", workflows, WORKFLOW_NEXT_STEP, { cause: error });
     const what = `The revision of ${files.map((f) => `\`${f}\``).join(", ")} was not pushed to \`${checkout.branch}\``;
     // A moved branch is someone's push (or deletion), not a fault: said as such.
     const why =
