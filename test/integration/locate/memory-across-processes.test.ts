@@ -45,7 +45,9 @@ async function locateInNewProcess(): Promise<{ files: Array<{ path: string; kept
 
 const calls = (prompt: string) => model.requests.filter((r) => r.prompt === prompt).length;
 
-describe("the evolution memory across two runs of magis locate", () => {
+// Three CLI processes in turn, each compiling the sources with tsx first: on a loaded two-core machine that alone
+// takes most of the default 30 s.
+describe("the evolution memory across two runs of magis locate", { timeout: 120_000 }, () => {
   it("summarizes on the first run, reuses on the second, and diffs a changed file on the third", async () => {
     const first = await locateInNewProcess();
     expect(first.files.map((f) => f.path)).toHaveLength(3);

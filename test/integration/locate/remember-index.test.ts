@@ -138,7 +138,8 @@ describe("the index cache in the memory's SQLite store", () => {
   });
 });
 
-describe("magis locate --bm25-only", () => {
+// CLI processes compiling the sources with tsx first: on a loaded two-core machine that alone takes most of 30 s.
+describe("magis locate --bm25-only", { timeout: 120_000 }, () => {
   it("keeps the index cache in MAGIS_DB, keyed by blob id, and a second run reads it back", async () => {
     fs.writeFileSync(path.join(work, "issue.md"), "# Cart total_price ignores discount codes\n\nThe `Cart` ignores `apply_discount`.\n");
     const locate = () =>
