@@ -4,8 +4,9 @@ import { configDefaults, defineConfig } from "vitest/config";
 export default defineConfig({
   test: {
     include: ["test/**/*.test.ts"],
-    // The sandbox's container backend: `npm run test:container` (vitest.container.config.ts).
-    exclude: [...configDefaults.exclude, "test/container/**"],
+    // Apart, since they need podman and more: the sandbox's container backend, `npm run test:container`
+    // (vitest.container.config.ts), and the container image's build, `npm run test:image` (vitest.image.config.ts).
+    exclude: [...configDefaults.exclude, "test/container/**", "test/image/**"],
     setupFiles: ["test/support/no-network.ts"],
     pool: "forks",
     // Two files at a time even on two cores (vitest's default there is one): most files wait on the processes they
