@@ -22,6 +22,8 @@ import { scriptResolve } from "../test/e2e/script-resolve.js";
 import { buildActionCopy, readActionYml } from "../test/support/action-copy.js";
 import { createBareRepository, startGitServer } from "../test/support/git-server.js";
 import { serveFakeGitHub } from "../test/support/github-api.js";
+import { compileEveryCheck } from "../test/support/github-spec/screen-exchange.js";
+import { assertNoViolations } from "../test/support/github-spec/violations.js";
 import { runInProcessGroup } from "../test/support/run-in-process-group.js";
 import { startScriptedModel } from "../test/support/scripted-model.js";
 import { generateFiles } from "./lib/generate-files.js";
@@ -68,6 +70,8 @@ try {
     bot: { slug: "github-actions", userId: 41898282 },
     issue: { number: 1, title: "Spelling error in the README file", body: "It looks like you accidently spelled 'commit' with two 't's." },
   });
+  // The fake holds every request and answer to GitHub's descriptions: compiled now, so that no run pays for it.
+  compileEveryCheck();
   try {
     for (let run = 1; run <= Number(values.runs); run++) {
       scriptResolve(model);
@@ -111,6 +115,7 @@ try {
         `run ${run}: step wall ${ms(wall)}, model ${ms(modelMs)} (${model.requests.length - calls} calls), the bot's own ${ms(wall - modelMs)}${split ? ` | ${split}` : ""}`,
       );
     }
+    assertNoViolations();
     console.log(`PR: ${github.pulls.map((p) => p.html_url).join(", ")}; branch ${git.git(FULL, "rev-parse", "--short", "magis/issue-1")}`);
   } finally {
     await github.close();

@@ -23,6 +23,8 @@ import { scriptResolve } from "../test/e2e/script-resolve.js";
 import { startApp } from "../test/e2e/start-app.js";
 import { createBareRepository, startGitServer } from "../test/support/git-server.js";
 import { fakeGitHub } from "../test/support/github-api.js";
+import { compileEveryCheck } from "../test/support/github-spec/screen-exchange.js";
+import { assertNoViolations } from "../test/support/github-spec/violations.js";
 import { startScriptedModel } from "../test/support/scripted-model.js";
 import { generateFiles } from "./lib/generate-files.js";
 import { printTable } from "./lib/print-table.js";
@@ -62,6 +64,8 @@ try {
     config: "concurrency: 1\n",
     issue: { number: 1, title: "Spelling error in the README file", body: "It looks like you accidently spelled 'commit' with two 't's." },
   });
+  // The fake holds every request and answer to GitHub's descriptions: compiled now, so that no run pays for it.
+  compileEveryCheck();
   const timings: PhaseTiming[][] = [];
   const app = await startApp("bench-secret", {
     backend: new SqliteBackend(openDatabase(path.join(root, "magis.db"))),
@@ -98,6 +102,7 @@ try {
     if (run === 1) rows.unshift(["run", "webhook answered", "job wall", "model", "bot's own", "model calls", ...phases.map((p) => `${p.phase} (own)`)]);
   }
   printTable(rows);
+  assertNoViolations();
   console.log(`\nPR opened: ${github.pulls.length} (updated on later runs); branch: ${git.git(FULL, "rev-parse", "--short", "magis/issue-1")}`);
   await app.close();
   await model.close();

@@ -20,6 +20,8 @@ import { README_HUNK, REVISE_LINE_4, scriptRevisions, seedBotPullRequest, LINE_4
 import { startApp } from "../test/e2e/start-app.js";
 import { createBareRepository, startGitServer } from "../test/support/git-server.js";
 import { fakeGitHub, type FakeCheckRun } from "../test/support/github-api.js";
+import { compileEveryCheck } from "../test/support/github-spec/screen-exchange.js";
+import { assertNoViolations } from "../test/support/github-spec/violations.js";
 import { startScriptedModel } from "../test/support/scripted-model.js";
 
 const { values } = parseArgs({
@@ -68,6 +70,8 @@ try {
     checkRuns,
     config: `ci_fix_attempts: ${Math.min(5, runs)}\n`,
   });
+  // The fake holds every request and answer to GitHub's descriptions: compiled now, so that no run pays for it.
+  compileEveryCheck();
   // The job log's download host, which the bot asks for the log's end (a server that sends the whole log is read as a stream).
   const log = Buffer.alloc(Number(values["log-mb"]) * 1024 * 1024, "2026-11-23T10:00:00.0000000Z npm test: still failing\n");
   nock("https://logs.bench.test")
@@ -120,6 +124,7 @@ try {
       `run ${run + 1}: webhook answered ${Math.round(answered)} ms, job wall ${Math.round(total)} ms, model ${Math.round(modelMs)} ms, bot's own ${Math.round(total - modelMs)} ms | ${phases.map((p) => `${p.phase} ${Math.round(p.wallMs - p.modelMs)}`).join(", ")}`,
     );
   }
+  assertNoViolations();
   console.log(`commits on the bot branch: ${git.git(FULL, "rev-list", "--count", "main..magis/issue-1")}`);
   await app.close();
   await model.close();

@@ -16,6 +16,7 @@
 import os from "node:os";
 import { parseArgs } from "node:util";
 import { buildDist } from "../test/support/build-dist.js";
+import { assertNoViolations } from "../test/support/github-spec/violations.js";
 import { measureThroughput, type ThroughputRun } from "./lib/measure-throughput.js";
 import { measureWebhookLatency, type LatencyRun } from "./lib/measure-webhook-latency.js";
 import { printTable } from "./lib/print-table.js";
@@ -52,6 +53,8 @@ if (runs.length > 0) reportThroughput(runs);
 
 // 3. Webhook answers while workers are busy.
 reportWebhooks(await measureWebhookLatency({ rate, seconds, latencyMs }));
+// A run in which the fake GitHub saw a request GitHub would refuse measured something GitHub would not let happen.
+assertNoViolations();
 console.log(`\nload average at the end: ${loads()}`);
 
 function reportThroughput(runs: ThroughputRun[]): void {

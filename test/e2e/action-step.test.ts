@@ -6,6 +6,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { ACTION_NODE, ACTION_NODE_HAS_SQLITE, buildActionCopy, inputVariables, readActionYml, REPOSITORY_PACKAGES } from "../support/action-copy.js";
 import { createBareRepository, startGitServer, type GitServer } from "../support/git-server.js";
 import { serveFakeGitHub, type FakeGitHubOptions } from "../support/github-api.js";
+import { assertWebhookPayload } from "../support/github-spec/webhook-spec.js";
 import { runInProcessGroup } from "../support/run-in-process-group.js";
 import { startScriptedModel, type ScriptedModel } from "../support/scripted-model.js";
 import { ciPayload, commentPayload, labeledPayload, pullCommentPayload, reviewComment, reviewPayload } from "./payloads.js";
@@ -77,6 +78,8 @@ describe("magis action, run as the Actions runner runs the node24 action: its bu
     const yml = readActionYml();
     const eventPath = path.join(root, "event.json");
     const summaryPath = path.join(root, "summary.md");
+    // The runner writes the webhook payload that triggered the workflow: it must be one GitHub sends.
+    assertWebhookPayload(eventName, payload);
     fs.writeFileSync(eventPath, JSON.stringify(payload));
     const given: Record<string, string> = {
       openai_api_key: "sk-action-test-key-0123456789",

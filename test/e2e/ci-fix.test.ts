@@ -125,6 +125,8 @@ describe("CI fails on the bot's pull request: the bot reads the failure and push
       message: "My own touch",
       author: { name: "Codertocat", email: "codertocat@example.com" },
     });
+    // Someone else's pull request, from a branch of their own at their commit.
+    git("branch", "magis/issue-9", human);
     await rig.setUp({
       pulls: [...seeded.pulls, { number: 3, head: "magis/issue-9", title: "Someone's", body: "", user: "Codertocat" }],
       checkRuns: [failingDocsCheck(human)],

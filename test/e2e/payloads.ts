@@ -1,15 +1,19 @@
 import { createRequire } from "node:module";
+import { completeWebhookPayload } from "../support/github-spec/webhook-spec.js";
 
 const require = createRequire(import.meta.url);
 // The package ships its examples as JSON (its main); each definition lists real payloads per event.
 const definitions = require("@octokit/webhooks-examples") as { name: string; examples: { action?: string }[] }[];
 
-/** A deep copy of the first real example payload of `event` with `action`, from @octokit/webhooks-examples. */
+/**
+ * A deep copy of the first real example payload of `event` with `action`, from @octokit/webhooks-examples, with the
+ * fields GitHub has added since it was captured (completed to @octokit/webhooks-schemas).
+ */
 export function examplePayload(event: string, action: string): any {
   const definition = definitions.find((d) => d.name === event);
   const example = definition?.examples.find((e) => e.action === action);
   if (!example) throw new Error(`@octokit/webhooks-examples has no ${event}.${action} example`);
-  return structuredClone(example);
+  return completeWebhookPayload(event, structuredClone(example));
 }
 
 /** Sets the installation a webhook is for; null leaves none, as in a workflow run's event (its token stands for one). */
@@ -152,11 +156,14 @@ export function ciPayload(
   run.head_sha = options.sha;
   run.head_branch = options.branch;
   run.conclusion = options.conclusion;
+  const repo = { id: payload.repository.id, url: payload.repository.url, name: payload.repository.name };
   run.pull_requests = [
     {
+      id: 1000 + options.pull,
       number: options.pull,
-      head: { ref: options.branch, sha: options.sha, repo: { name: payload.repository.name } },
-      base: { ref: "main", sha: "0".repeat(40), repo: { name: payload.repository.name } },
+      url: `${payload.repository.url}/pulls/${options.pull}`,
+      head: { ref: options.branch, sha: options.sha, repo },
+      base: { ref: "main", sha: "0".repeat(40), repo },
     },
   ];
   setInstallation(payload, options.installationId);

@@ -5,6 +5,7 @@ import { pino } from "pino";
 import { createNodeMiddleware, Probot, ProbotOctokit } from "probot";
 import { magisApp, type MagisAppOptions, type MagisServices } from "../../src/index.js";
 import { appPrivateKey } from "../support/app-private-key.js";
+import { assertWebhookPayload } from "../support/github-spec/webhook-spec.js";
 
 /** The app's real HTTP middleware on 127.0.0.1, with every log line it writes captured. */
 export interface RunningApp {
@@ -12,7 +13,10 @@ export interface RunningApp {
   /** Every log line (JSON) written by Probot, Octokit and the app, at trace level. */
   logs: string[];
   services: MagisServices;
-  /** POSTs a webhook signed with the app's secret (or the given signature) and returns the response status. */
+  /**
+   * POSTs a webhook signed with the app's secret (or the given signature) and returns the response status; the payload
+   * must be one GitHub sends (it is checked against @octokit/webhooks-schemas first).
+   */
   deliver(event: string, payload: unknown, delivery: string, signature?: string): Promise<number>;
   close(): Promise<void>;
 }
@@ -53,6 +57,7 @@ export async function startApp(secret: string, options: Omit<MagisAppOptions, "o
     logs,
     services: services!,
     deliver: async (event, payload, delivery, signature) => {
+      assertWebhookPayload(event, payload);
       const body = JSON.stringify(payload);
       const response = await fetch(`${url}/api/github/webhooks`, {
         method: "POST",

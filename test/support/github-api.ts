@@ -6,6 +6,9 @@ import os from "node:os";
 import path from "node:path";
 import nock from "nock";
 import { gitEnv } from "./git-server.js";
+import { duplicatePull, missingHead, nonCollaboratorPermission } from "./github-spec/github-rules.js";
+import { compileRoute, findRoute, type RouteMatcher } from "./github-spec/route-template.js";
+import { fakeFailed, finishAnswer, screenRequest, unrouted, type Reply, type Spec } from "./github-spec/screen-exchange.js";
 
 /** The fake issue; tests may change its state, labels and text between deliveries, as people would. */
 export interface FakeIssue {
@@ -45,9 +48,11 @@ export interface FakeGitHubOptions {
   /** The repository's clone_url as the API reports it (point it at the local git server). */
   cloneUrl: string;
   defaultBranch?: string;
+  /** A private repository (default: public). */
+  private?: boolean;
   /** The repository's size in KB, as the API reports it. */
   sizeKb?: number;
-  /** Permission (role) per login; others are not collaborators (404). */
+  /** Permission (role) per login; GitHub answers `read` for anyone else on a public repository, 404 on a private one. */
   permissions?: Record<string, "admin" | "maintain" | "write" | "triage" | "read">;
   /** The text of `.github/magis.yml`, or absent for none (404, and 404 for the owner's `.github` repository too). */
   config?: string;
@@ -67,7 +72,7 @@ export interface FakeGitHubOptions {
   /** Check runs of commits (for CI that failed on a pull request), as the Checks API lists them. */
   checkRuns?: FakeCheckRun[];
   /** Requests answered with an error status instead, the first `times` that match (GitHub having a bad moment). */
-  faults?: { method: string; path: RegExp; status: number; times: number; message?: string }[];
+  faults?: { method: string; path: RegExp; status: number; times: number; message?: string; headers?: Record<string, string> }[];
   /**
    * Branch rules (rulesets, protection) the fake enforces when updateRefs moves a branch: one whose name matches
    * `branch` is refused with this GraphQL error.
@@ -159,19 +164,25 @@ const API = "https://api.github.com";
 /** Whom github.com records as the committer of the commits it signs. */
 const WEB_FLOW = { name: "GitHub", email: "noreply@github.com" };
 
-type Method = "get" | "post" | "patch";
-interface Route {
-  method: Method;
-  pattern: RegExp;
-  /** The status, the body, and headers beyond the content type (a redirect's location). */
-  reply: (uri: string, body: any) => [number, unknown] | [number, unknown, Record<string, string>];
+interface Route extends RouteMatcher {
+  /** What requests and answers are held to: GitHub's REST description, its GraphQL schema, or nothing (a log download host). */
+  spec: Spec;
+  reply: (uri: string, body: any) => Reply;
 }
+/** Answers one request: its method, its path as sent (encoded, with its query), its body and headers. */
+type Answer = (method: string, rawUri: string, body: unknown, headers: Record<string, string | string[] | undefined>) => Promise<Reply>;
 
 /** Starts intercepting api.github.com (nock) with a stateful fake of the endpoints the app uses. */
 export function fakeGitHub(options: FakeGitHubOptions): FakeGitHub {
-  const { state, routes, answer } = buildFake(options);
+  const { state, answer } = buildFake(options);
   const scope = nock(API).persist();
-  for (const route of routes) scope[route.method](route.pattern).reply((uri, body) => answer(route, uri, body) as Promise<[number, nock.Body]>);
+  // Every request to api.github.com reaches the fake, which routes it by GitHub's own path templates.
+  for (const method of ["GET", "POST", "PATCH", "PUT", "DELETE"])
+    scope
+      .intercept(() => true, method)
+      .reply(function (uri, body) {
+        return answer(method, uri, body === "" ? undefined : body, this.req.headers) as Promise<[number, nock.Body]>;
+      });
   state.close = async () => void nock.cleanAll();
   return state;
 }
@@ -183,21 +194,13 @@ export function fakeGitHub(options: FakeGitHubOptions): FakeGitHub {
  * gets a 404 and is listed in `unmatched`.
  */
 export async function serveFakeGitHub(options: FakeGitHubOptions): Promise<FakeGitHub & { url: string; unmatched: string[] }> {
-  const { state, routes, answer } = buildFake(options);
-  const unmatched: string[] = [];
+  const { state, answer, unmatched } = buildFake(options);
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on("data", (chunk: Buffer) => chunks.push(chunk));
     req.on("end", () => {
-      const method = (req.method ?? "GET").toLowerCase();
-      const uri = asDotCom(req.url ?? "/");
-      const route = routes.find((r) => r.method === method && r.pattern.test(uri));
       const text = Buffer.concat(chunks).toString("utf8");
-      if (!route) {
-        unmatched.push(`${method.toUpperCase()} ${uri}`);
-        return void res.writeHead(404, { "content-type": "application/json" }).end(JSON.stringify({ message: "Not Found" }));
-      }
-      void Promise.resolve(answer(route, uri, text ? JSON.parse(text) : undefined)).then(([status, body, headers]) => {
+      void answer(req.method ?? "GET", asDotCom(req.url ?? "/"), text ? parseBody(text) : undefined, req.headers).then(([status, body, headers]) => {
         const raw = typeof body === "string";
         res.writeHead(status, { "content-type": raw ? "text/plain" : "application/json", ...headers }).end(raw ? body : JSON.stringify(body));
       });
@@ -211,17 +214,28 @@ export async function serveFakeGitHub(options: FakeGitHubOptions): Promise<FakeG
   return Object.assign(state, { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, unmatched });
 }
 
+/** A request body as JSON, or its text when it is not JSON (as nock hands it over): the fake answers that with a 400. */
+function parseBody(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
 /** A GitHub Enterprise Server path as the same request's path on api.github.com. */
 function asDotCom(uri: string): string {
   if (uri.startsWith("/api/v3/")) return uri.slice("/api/v3".length);
   return uri.replace(/^\/api\/graphql(?=$|\?)/, "/graphql");
 }
 
-function buildFake(options: FakeGitHubOptions): {
-  state: FakeGitHub;
-  routes: Route[];
-  answer: (route: Route, uri: string, body: unknown) => ReturnType<Route["reply"]> | Promise<ReturnType<Route["reply"]>>;
-} {
+/** The operations of GitHub's REST API the fake serves (`METHOD /path/{param}`), as openapi-extract.json must list them. */
+export function servedOperations(): string[] {
+  const { routes } = buildFake({ owner: "o", repo: "r", installationId: 1, token: "", gitRoot: "", cloneUrl: "", issue: { number: 1, title: "", body: "" } });
+  return routes.filter((route) => route.spec === "rest").map((route) => route.key);
+}
+
+function buildFake(options: FakeGitHubOptions): { state: FakeGitHub; routes: Route[]; answer: Answer; unmatched: string[] } {
   const { owner, repo } = options;
   const base = `/repos/${owner}/${repo}`;
   const defaultBranch = options.defaultBranch ?? "main";
@@ -233,6 +247,13 @@ function buildFake(options: FakeGitHubOptions): {
   /** The real git with bytes on its standard input and more environment (an index file, an author). */
   const gitWith = (input: string | Buffer, env: NodeJS.ProcessEnv, ...args: string[]) =>
     execFileSync("git", args, { cwd: bare, env: { ...gitEnv(), ...env }, input, encoding: "utf8", stdio: "pipe" }).trim();
+  const headOf = (branch: string): string | undefined => {
+    try {
+      return git("rev-parse", "--verify", `refs/heads/${branch}`);
+    } catch {
+      return undefined;
+    }
+  };
   const nodeId = `R_fake_${Buffer.from(`${owner}/${repo}`).toString("base64url")}`;
   let nextId = 1000;
   let gate = Promise.resolve();
@@ -252,6 +273,8 @@ function buildFake(options: FakeGitHubOptions): {
       html_url: `https://github.com/${owner}/${repo}/pull/${p.number}`,
       user: p.user ?? botLogin,
       state: p.state ?? "open",
+      // GitHub keeps a pull request's head commit when its branch is deleted later.
+      lastHead: headOf(p.head),
     })),
     reviewComments: options.reviewComments ?? [],
     replies: [],
@@ -296,30 +319,39 @@ function buildFake(options: FakeGitHubOptions): {
     head: { ref: p.head, sha: (p.lastHead = headOf(p.head) ?? p.lastHead), repo: { full_name: `${owner}/${repo}` } },
     base: { ref: p.base, repo: { full_name: `${owner}/${repo}` } },
   });
-  const headOf = (branch: string): string | undefined => {
-    try {
-      return git("rev-parse", "--verify", `refs/heads/${branch}`);
-    } catch {
-      return undefined;
-    }
-  };
   const pullNumber = (uri: string) => Number(/\/pulls\/(\d+)/.exec(uri)![1]);
 
   const routes: Route[] = [];
-  const on = (method: Method, pattern: RegExp, reply: Route["reply"]) => void routes.push({ method, pattern, reply });
-  const answer = async (route: Route, uri: string, body: unknown): Promise<[number, unknown] | [number, unknown, Record<string, string>]> => {
-    const decoded = decodeURIComponent(uri);
-    state.requests.push({ method: route.method.toUpperCase(), path: decoded, body, at: Date.now() });
+  const on = (key: string, reply: Route["reply"], spec: Spec = "rest") => void routes.push({ ...compileRoute(key), spec, reply });
+  const unmatched: string[] = [];
+  // The fake never leaves a request hanging: whatever fails in it is a 500 (and a failed test).
+  const answer: Answer = (method, rawUri, body, headers) =>
+    routeRequest(method, rawUri, body, headers).catch((error: unknown) => fakeFailed(`${method} ${rawUri}`, error));
+  const routeRequest: Answer = async (method, rawUri, body, headers) => {
+    const decoded = decodeURIComponent(rawUri);
+    state.requests.push({ method, path: decoded, body, at: Date.now() });
     await gate;
-    const fault = faults.find((f) => f.method === route.method.toUpperCase() && f.times > 0 && f.path.test(decoded));
+    const found = findRoute(routes, method, rawUri);
+    if (!found) {
+      unmatched.push(`${method} ${decoded}`);
+      return unrouted(method, decoded);
+    }
+    const { route, params } = found;
+    const request = { key: route.key, params, rawUri, body, headers };
+    const refusal = screenRequest(route.spec, request);
+    if (refusal) return refusal;
+    const fault = faults.find((f) => f.method === method && f.times > 0 && f.path.test(decoded));
     if (fault) {
       fault.times--;
-      return [fault.status, { message: fault.message ?? `scripted ${fault.status}` }];
+      return [fault.status, { message: fault.message ?? `scripted ${fault.status}` }, fault.headers ?? {}];
     }
-    return refuseLongBody(decoded, body) ?? route.reply(decoded, body);
+    // Another repository than the fake's (the owner's `.github` one, say) is one the installation cannot see.
+    if (params.owner !== undefined && `${params.owner}/${params.repo}`.toLowerCase() !== `${owner}/${repo}`.toLowerCase())
+      return finishAnswer(route.spec, request, [404, { message: "Not Found" }]);
+    return finishAnswer(route.spec, request, route.reply(decoded, body));
   };
 
-  on("post", /^\/app\/installations\/\d+\/access_tokens$/, () => [
+  on("POST /app/installations/{installation_id}/access_tokens", () => [
     201,
     {
       token: options.token,
@@ -328,18 +360,18 @@ function buildFake(options: FakeGitHubOptions): {
       repository_selection: "all",
     },
   ]);
-  on("get", /^\/app$/, () => [200, { id: 1, slug: bot.slug, name: "MAGIS", owner: user(owner) }]);
-  on("get", /\/contents\/\.github\/magis\.yml|\/contents\/\.github%2Fmagis\.yml/, (uri) =>
-    options.config !== undefined && uri.startsWith(base + "/") ? [200, options.config] : [404, { message: "Not Found" }],
+  on("GET /app", () => [200, { id: 1, slug: bot.slug, name: "MAGIS", owner: user(owner) }]);
+  on("GET /repos/{owner}/{repo}/contents/{path}", (uri) =>
+    options.config !== undefined && uri.split("?")[0] === `${base}/contents/.github/magis.yml` ? [200, options.config] : [404, { message: "Not Found" }],
   );
-  on("get", new RegExp(`^${base}/collaborators/[^/]+/permission$`), (uri) => {
+  on("GET /repos/{owner}/{repo}/collaborators/{username}/permission", (uri) => {
     const login = uri.split("/").at(-2)!;
     const role = options.permissions?.[login];
-    if (!role) return [404, { message: `${login} is not a collaborator` }];
+    if (!role) return nonCollaboratorPermission(options.private ?? false, login, user(login));
     const permission = role === "maintain" ? "write" : role === "triage" ? "read" : role;
     return [200, { permission, role_name: role, user: user(login) }];
   });
-  on("get", new RegExp(`^${base}$`), () => [
+  on("GET /repos/{owner}/{repo}", () => [
     200,
     {
       id: 1,
@@ -350,10 +382,10 @@ function buildFake(options: FakeGitHubOptions): {
       default_branch: defaultBranch,
       size: options.sizeKb ?? 100,
       clone_url: options.cloneUrl,
-      private: false,
+      private: options.private ?? false,
     },
   ]);
-  on("get", new RegExp(`^${base}/issues/\\d+$`), (uri) => {
+  on("GET /repos/{owner}/{repo}/issues/{issue_number}", (uri) => {
     const issue = [state.issue, ...state.moreIssues].find((i) => i.number === Number(uri.split("/").pop()));
     if (!issue) return [404, { message: "Not Found" }];
     return [
@@ -369,24 +401,26 @@ function buildFake(options: FakeGitHubOptions): {
     ];
   });
   const issueNumber = (uri: string) => Number(/\/issues\/(\d+)/.exec(uri)![1]);
-  on("get", new RegExp(`^${base}/issues/\\d+/comments(\\?.*)?$`), (uri) => [200, state.comments.filter((c) => c.issue === issueNumber(uri)).map(commentJson)]);
-  on("post", new RegExp(`^${base}/issues/\\d+/comments$`), (uri, body: { body: string }) => {
+  on("GET /repos/{owner}/{repo}/issues/{issue_number}/comments", (uri) => [200, state.comments.filter((c) => c.issue === issueNumber(uri)).map(commentJson)]);
+  on("POST /repos/{owner}/{repo}/issues/{issue_number}/comments", (uri, body: { body: string }) => {
     const comment: FakeComment = { id: nextId++, issue: issueNumber(uri), body: body.body, user: { login: botLogin, type: "Bot" }, history: [body.body] };
     state.comments.push(comment);
     return [201, commentJson(comment)];
   });
-  on("patch", new RegExp(`^${base}/issues/comments/\\d+$`), (uri, body: { body: string }) => {
+  on("PATCH /repos/{owner}/{repo}/issues/comments/{comment_id}", (uri, body: { body: string }) => {
     const comment = state.comments.find((c) => c.id === Number(uri.split("/").pop()));
     if (!comment) return [404, { message: "Not Found" }];
     comment.body = body.body;
     comment.history.push(body.body);
     return [200, commentJson(comment)];
   });
-  on("post", new RegExp(`^${base}/issues/(\\d+|comments/\\d+)/reactions$`), (uri, body: { content: string }) => {
+  const react: Route["reply"] = (uri, body: { content: string }) => {
     state.reactions.push({ target: uri.slice(base.length + 1, -"/reactions".length), content: body.content });
     return [201, { id: nextId++, content: body.content }];
-  });
-  on("get", new RegExp(`^${base}/branches/.+$`), (uri) => {
+  };
+  on("POST /repos/{owner}/{repo}/issues/{issue_number}/reactions", react);
+  on("POST /repos/{owner}/{repo}/issues/comments/{comment_id}/reactions", react);
+  on("GET /repos/{owner}/{repo}/branches/{branch}", (uri) => {
     const branch = uri.slice(`${base}/branches/`.length);
     try {
       return [200, { name: branch, commit: { sha: git("rev-parse", "--verify", `refs/heads/${branch}`) } }];
@@ -394,7 +428,7 @@ function buildFake(options: FakeGitHubOptions): {
       return [404, { message: "Branch not found" }];
     }
   });
-  on("get", new RegExp(`^${base}/compare/.+$`), (uri) => {
+  on("GET /repos/{owner}/{repo}/compare/{basehead}", (uri) => {
     const [from, to] = uri.slice(`${base}/compare/`.length).split("?")[0]!.split("...");
     // Each commit as id, addresses and message, ended by a NUL.
     const records = git("log", "-z", "--format=%H%n%ae%n%ce%n%B", `${from}..${to}`).split("\0").filter(Boolean);
@@ -405,16 +439,19 @@ function buildFake(options: FakeGitHubOptions): {
     });
     return [200, { total_commits: commits.length, commits }];
   });
-  on("get", new RegExp(`^${base}/pulls(\\?.*)?$`), (uri) => {
+  on("GET /repos/{owner}/{repo}/pulls", (uri) => {
     const head = new URLSearchParams(uri.split("?")[1] ?? "").get("head");
     const branch = head?.split(":")[1];
     return [200, state.pulls.filter((p) => (branch === undefined || p.head === branch) && p.state === "open").map(pullJson)];
   });
-  on("post", new RegExp(`^${base}/pulls$`), (_uri, body: { head: string; base: string; title: string; body: string; draft?: boolean }) => {
+  on("POST /repos/{owner}/{repo}/pulls", (_uri, body: { head: string; base: string; title: string; body: string; draft?: boolean }) => {
+    const head = body.head.replace(`${owner}:`, "");
+    if (!headOf(head)) return missingHead();
+    if (state.pulls.some((p) => p.state === "open" && p.head === head && p.base === body.base)) return duplicatePull(owner, head);
     const number = 100 + state.pulls.length;
     const pull: FakePull = {
       number,
-      head: body.head,
+      head,
       base: body.base,
       title: body.title,
       body: body.body,
@@ -426,18 +463,18 @@ function buildFake(options: FakeGitHubOptions): {
     state.pulls.push(pull);
     return [201, pullJson(pull)];
   });
-  on("patch", new RegExp(`^${base}/pulls/\\d+$`), (uri, body: { title?: string; body?: string }) => {
+  on("PATCH /repos/{owner}/{repo}/pulls/{pull_number}", (uri, body: { title?: string; body?: string }) => {
     const pull = state.pulls.find((p) => p.number === Number(uri.split("/").pop()));
     if (!pull) return [404, { message: "Not Found" }];
     Object.assign(pull, body);
     return [200, pullJson(pull)];
   });
-  on("get", new RegExp(`^${base}/pulls/\\d+$`), (uri) => {
+  on("GET /repos/{owner}/{repo}/pulls/{pull_number}", (uri) => {
     const pull = state.pulls.find((p) => p.number === pullNumber(uri));
     return pull ? [200, pullJson(pull)] : [404, { message: "Not Found" }];
   });
   // The files of a pull request, from the real git: what the head branch changes since it left the base.
-  on("get", new RegExp(`^${base}/pulls/\\d+/files(\\?.*)?$`), (uri) => {
+  on("GET /repos/{owner}/{repo}/pulls/{pull_number}/files", (uri) => {
     const pull = state.pulls.find((p) => p.number === pullNumber(uri));
     if (!pull) return [404, { message: "Not Found" }];
     const range = `${pull.base}...${pull.head}`;
@@ -452,14 +489,14 @@ function buildFake(options: FakeGitHubOptions): {
       });
     return [200, files];
   });
-  on("get", new RegExp(`^${base}/pulls/\\d+/reviews(\\?.*)?$`), (uri) => [200, (options.reviews ?? []).filter((r) => r.pull === pullNumber(uri))]);
-  on("get", new RegExp(`^${base}/pulls/\\d+/reviews/\\d+/comments(\\?.*)?$`), (uri) => {
+  on("GET /repos/{owner}/{repo}/pulls/{pull_number}/reviews", (uri) => [200, (options.reviews ?? []).filter((r) => r.pull === pullNumber(uri))]);
+  on("GET /repos/{owner}/{repo}/pulls/{pull_number}/reviews/{review_id}/comments", (uri) => {
     const review = Number(/\/reviews\/(\d+)/.exec(uri)![1]);
     return [200, state.reviewComments.filter((c) => c.pull_request_review_id === review)];
   });
   // A reply: a review comment `in_reply_to` a thread's first comment (GitHub takes body, commit_id and path, and
   // ignores all but body then). Only replies are made here: a new thread would need a line of the diff.
-  on("post", new RegExp(`^${base}/pulls/\\d+/comments$`), (uri, body: { body: string; in_reply_to?: number; commit_id?: string; path?: string }) => {
+  on("POST /repos/{owner}/{repo}/pulls/{pull_number}/comments", (uri, body: { body: string; in_reply_to?: number; commit_id?: string; path?: string }) => {
     const inReplyTo = body.in_reply_to;
     if (inReplyTo === undefined || !body.commit_id || !body.path) return [422, { message: "Validation Failed" }];
     const root = state.reviewComments.find((c) => c.id === inReplyTo);
@@ -467,12 +504,9 @@ function buildFake(options: FakeGitHubOptions): {
     state.replies.push({ pull: pullNumber(uri), inReplyTo, body: body.body });
     return [201, { id: nextId++, body: body.body, in_reply_to_id: inReplyTo, path: root.path, commit_id: root.commit_id, user: user(botLogin) }];
   });
-  on("post", new RegExp(`^${base}/pulls/comments/\\d+/reactions$`), (uri, body: { content: string }) => {
-    state.reactions.push({ target: uri.slice(base.length + 1, -"/reactions".length), content: body.content });
-    return [201, { id: nextId++, content: body.content }];
-  });
+  on("POST /repos/{owner}/{repo}/pulls/comments/{comment_id}/reactions", react);
   // A commit as the API shows it: its message, and the account its author's address belongs to.
-  on("get", new RegExp(`^${base}/commits/[0-9a-f]{40}$`), (uri) => {
+  on("GET /repos/{owner}/{repo}/commits/{ref}", (uri) => {
     const sha = uri.split("/").pop()!;
     const [email, name] = git("log", "-1", "--format=%ae%n%an", sha).split("\n");
     const message = git("log", "-1", "--format=%B", sha);
@@ -488,32 +522,36 @@ function buildFake(options: FakeGitHubOptions): {
     app: { slug: r.logUrl ? "github-actions" : "some-ci", name: r.logUrl ? "GitHub Actions" : "Some CI" },
     output: { title: r.title ?? null, summary: r.summary ?? null, annotations_count: r.annotations?.length ?? 0 },
   });
-  on("get", new RegExp(`^${base}/commits/[0-9a-f]{40}/check-runs(\\?.*)?$`), (uri) => {
+  on("GET /repos/{owner}/{repo}/commits/{ref}/check-runs", (uri) => {
     const sha = /\/commits\/([0-9a-f]{40})\//.exec(uri)![1];
     const runs = (options.checkRuns ?? []).filter((r) => r.headSha === sha).map(checkRunJson);
     return [200, { total_count: runs.length, check_runs: runs }];
   });
-  on("get", new RegExp(`^${base}/check-runs/\\d+/annotations(\\?.*)?$`), (uri) => {
+  on("GET /repos/{owner}/{repo}/check-runs/{check_run_id}/annotations", (uri) => {
     const id = Number(/\/check-runs\/(\d+)\//.exec(uri)![1]);
     return [200, (options.checkRuns ?? []).find((r) => r.id === id)?.annotations ?? []];
   });
   // A download host for job logs; the request is recorded like the others, so a test sees it carried no token.
-  on("get", /^\/_logs\/\d+(\?.*)?$/, (uri) => {
-    const run = (options.checkRuns ?? []).find((r) => r.id === Number(/^\/_logs\/(\d+)/.exec(uri)![1]));
-    return run?.log !== undefined ? [200, run.log] : [404, "no such log"];
-  });
+  on(
+    "GET /_logs/{id}",
+    (uri) => {
+      const run = (options.checkRuns ?? []).find((r) => r.id === Number(/^\/_logs\/(\d+)/.exec(uri)![1]));
+      return run?.log !== undefined ? [200, run.log] : [404, "no such log"];
+    },
+    "none",
+  );
   // A job's log is a redirect to a signed download address elsewhere, as GitHub answers it.
-  on("get", new RegExp(`^${base}/actions/jobs/\\d+/logs$`), (uri) => {
+  on("GET /repos/{owner}/{repo}/actions/jobs/{job_id}/logs", (uri) => {
     const run = (options.checkRuns ?? []).find((r) => r.id === Number(uri.split("/").at(-2)));
     return run?.logUrl ? [302, "", { location: run.logUrl }] : [404, { message: "Not Found" }];
   });
   // The Git Data API, for real on the bare repository: the objects land in it as GitHub would store them.
-  on("post", new RegExp(`^${base}/git/blobs$`), (_uri, body: { content: string; encoding?: "base64" | "utf-8" }) => {
+  on("POST /repos/{owner}/{repo}/git/blobs", (_uri, body: { content: string; encoding?: "base64" | "utf-8" }) => {
     const bytes = Buffer.from(body.content, body.encoding === "base64" ? "base64" : "utf8");
     const sha = gitWith(bytes, {}, "hash-object", "-w", "--stdin");
     return [201, { sha, url: `${API}${base}/git/blobs/${sha}` }];
   });
-  on("post", new RegExp(`^${base}/git/trees$`), (_uri, body: { base_tree?: string; tree: { path: string; mode: string; type: string; sha: string }[] }) => {
+  on("POST /repos/{owner}/{repo}/git/trees", (_uri, body: { base_tree?: string; tree: { path: string; mode: string; type: string; sha: string }[] }) => {
     const scratch = fs.mkdtempSync(path.join(os.tmpdir(), "magis-fake-tree-"));
     try {
       const index = { GIT_INDEX_FILE: path.join(scratch, "index") };
@@ -528,8 +566,7 @@ function buildFake(options: FakeGitHubOptions): {
     }
   });
   on(
-    "post",
-    new RegExp(`^${base}/git/commits$`),
+    "POST /repos/{owner}/{repo}/git/commits",
     (
       _uri,
       body: { message: string; tree: string; parents: string[]; author?: { name: string; email: string }; committer?: { name: string; email: string } },
@@ -557,8 +594,7 @@ function buildFake(options: FakeGitHubOptions): {
   );
   // GraphQL: only updateRefs, answered as GitHub answers a mutation (HTTP 200, with `errors` when it failed).
   on(
-    "post",
-    /^\/graphql$/,
+    "POST /graphql",
     (
       _uri,
       body: { query: string; variables: { repositoryId: string; refUpdates: { name: string; beforeOid: string; afterOid: string; force?: boolean }[] } },
@@ -590,27 +626,7 @@ function buildFake(options: FakeGitHubOptions): {
       }
       return [200, { data: { updateRefs: { clientMutationId: null } } }];
     },
+    "graphql",
   );
-  // The owner's `.github` repository holds no shared config.
-  on("get", new RegExp(`^/repos/${owner}/\\.github/contents/.*$`), () => [404, { message: "Not Found" }]);
-  return { state, routes, answer };
-}
-
-/**
- * GitHub's 422 for a body over 65,536 characters (a rule its OpenAPI description does not state), or null. Counted
- * in UTF-16 code units, which is never fewer than GitHub counts; a pull request's body is refused as an Issue's.
- */
-function refuseLongBody(uri: string, body: unknown): [number, unknown] | null {
-  const text = (body as { body?: unknown } | undefined)?.body;
-  if (typeof text !== "string" || text.length <= 65_536) return null;
-  const resource = /\/pulls\/(\d+\/)?comments/.test(uri) ? "PullRequestReviewComment" : /\/issues\/(\d+\/)?comments/.test(uri) ? "IssueComment" : "Issue";
-  const documentation_url = "https://docs.github.com/rest";
-  return [
-    422,
-    {
-      message: "Validation Failed",
-      errors: [{ resource, code: "custom", field: "body", message: "body is too long (maximum is 65536 characters)" }],
-      documentation_url,
-    },
-  ];
+  return { state, routes, answer, unmatched };
 }

@@ -1,11 +1,16 @@
 import { sign } from "../e2e/start-app.js";
+import { assertWebhookPayload } from "./github-spec/webhook-spec.js";
 
-/** POSTs a webhook to `url` (…/api/github/webhooks) signed with `secret`, as GitHub does; its status and how long the answer took. */
+/**
+ * POSTs a webhook to `url` (…/api/github/webhooks) signed with `secret`, as GitHub does; its status and how long the
+ * answer took. The payload must be one GitHub sends (checked against @octokit/webhooks-schemas first).
+ */
 export async function postWebhook(
   url: string,
   secret: string,
   webhook: { event: string; payload: unknown; delivery: string },
 ): Promise<{ status: number; ms: number }> {
+  assertWebhookPayload(webhook.event, webhook.payload);
   const body = JSON.stringify(webhook.payload);
   const started = performance.now();
   const response = await fetch(url, {

@@ -5,6 +5,7 @@ import pg from "pg";
 import { REPO_FILES, scriptEveryRun } from "../e2e/script-resolve.js";
 import { createBareRepository, startGitServer, type GitServer } from "./git-server.js";
 import { serveFakeGitHub, type FakeGitHub } from "./github-api.js";
+import { compileEveryCheck } from "./github-spec/screen-exchange.js";
 import { postWebhook } from "./post-webhook.js";
 import { startTestPostgres, type TestPostgres } from "./postgres.js";
 import { startScriptedModel, type ScriptedModel } from "./scripted-model.js";
@@ -92,6 +93,8 @@ export async function startScaleRig(options: ScaleRigOptions): Promise<ScaleRig>
       moreIssues: issues.slice(1),
     });
     stops.push(() => github.close());
+    // The fake holds every request and answer to GitHub's descriptions: compiled now, not while jobs are measured.
+    compileEveryCheck();
     const processes: ServeProcess[] = [];
     stops.push(async () => {
       for (const child of processes) await child.stop();

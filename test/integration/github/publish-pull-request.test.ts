@@ -12,6 +12,7 @@ import { StageError } from "../../../src/pipeline/errors.js";
 import { withShallowClone } from "../../../src/git/clone-repository.js";
 import { createBareRepository, gitEnv, startGitServer, type GitServer } from "../../support/git-server.js";
 import { fakeGitHub, type FakeGitHub, type FakeGitHubOptions } from "../../support/github-api.js";
+import { takeViolations } from "../../support/github-spec/violations.js";
 
 const TOKEN = "ghs_publishTestToken0123456789abcdefgh";
 const FULL = "octo/demo";
@@ -301,6 +302,8 @@ describe("publishPullRequest", () => {
       },
     });
     await octokit.rest.issues.createComment({ owner: "octo", repo: "demo", issue_number: 5, body: "x".repeat(65_536) });
+    // The refused request is one GitHub would refuse: the strict fake counts it against the test unless it is taken here.
+    expect(takeViolations()).toEqual(["POST /repos/octo/demo/issues/5/comments: body is longer than GitHub takes"]);
   });
 });
 
