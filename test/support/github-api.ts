@@ -314,6 +314,7 @@ function buildFake(options: FakeGitHubOptions): { state: FakeGitHub; routes: Rou
   });
   const pullJson = (p: FakePull) => ({
     ...p,
+    body: p.body || null,
     user: user(p.user),
     // A deleted head branch leaves the pull request pointing at its last commit, as GitHub shows it.
     head: { ref: p.head, sha: (p.lastHead = headOf(p.head) ?? p.lastHead), repo: { full_name: `${owner}/${repo}` } },
@@ -393,7 +394,8 @@ function buildFake(options: FakeGitHubOptions): { state: FakeGitHub; routes: Rou
       {
         number: issue.number,
         title: issue.title,
-        body: issue.body,
+        // GitHub sends null, not "", for an issue or pull request without a description (its schemas' `body` is nullable).
+        body: issue.body || null,
         state: issue.state ?? "open",
         user: user("Codertocat"),
         labels: (issue.labels ?? ["magis"]).map((name) => ({ name })),

@@ -115,9 +115,11 @@ describe("answers are GitHub's, complete to the route's schema", () => {
     const issue = await call("GET", "/repos/octo/demo/issues/5");
     expect(issue.status).toBe(200);
     // Fields the fake does not model come as GitHub may send them: null where the schema allows it.
+    // An issue without a description has a null body, as on GitHub.
     expect(issue.body).toMatchObject({
       number: 5,
       title: "Typo",
+      body: null,
       closed_at: null,
       assignee: null,
       milestone: null,
