@@ -59,19 +59,24 @@ try {
   const rows = [["case", "runs", "bare median ms", "bare p90 ms", "bwrap median ms", "bwrap p90 ms", "sandbox adds (median)"]];
   for (const { name, source, command } of cases) {
     const times: Record<string, number[]> = { bare: [], bwrap: [] };
+    const copies: Record<string, string> = {};
     for (const [kind, sandbox] of Object.entries(sandboxes)) {
       const copy = path.join(work, `copy-${kind}`);
       fs.rmSync(copy, { recursive: true, force: true });
       if (source) fs.cpSync(source, copy, { recursive: true });
       else fs.mkdirSync(copy);
       sandbox.prepare(copy);
+      copies[kind] = copy;
       // One run first, unmeasured: file caches warm for both alike.
       const first = await sandbox.run(command, { dir: copy, env: {}, timeoutMs: 600_000, network: false });
       if (first.outcome === "error" || first.outcome === "timed-out")
         throw new Error(`${name} (${kind}) did not run: ${first.error ?? first.outcome}\n${first.output.slice(-2000)}`);
-      for (let i = 0; i < runs; i++) times[kind]!.push((await sandbox.run(command, { dir: copy, env: {}, timeoutMs: 600_000, network: false })).durationMs);
       console.log(`${name} (${kind}): ${first.outcome}, exit ${first.exitCode}`);
     }
+    // Bare and sandboxed runs take turns, so a change of the machine's load weighs on both alike.
+    for (let i = 0; i < runs; i++)
+      for (const [kind, sandbox] of Object.entries(sandboxes))
+        times[kind]!.push((await sandbox.run(command, { dir: copies[kind]!, env: {}, timeoutMs: 600_000, network: false })).durationMs);
     const bare = quantiles(times.bare!);
     const bwrap = quantiles(times.bwrap!);
     rows.push([

@@ -109,7 +109,8 @@ export async function runEscapeProbes(sandbox: Sandbox): Promise<ProbeResult[]> 
   }
 }
 
-function processesWith(marker: string): number[] {
+/** Pids of this machine's processes whose command line holds `marker` (a probe's daemon, a test's). */
+export function processesWith(marker: string): number[] {
   return fs
     .readdirSync("/proc")
     .filter((name) => /^\d+$/.test(name))

@@ -2,6 +2,7 @@ import fs from "node:fs";
 import os from "node:os";
 import { describe, expect, it } from "vitest";
 import { checkoutPrefix } from "../../src/git/checkout-name.js";
+import { processesWith } from "../../src/sandbox/escape-probes.js";
 import { INSTALLATION, SECRET, TOKEN, useRig } from "./e2e-rig.js";
 import { labeledPayload, reviewComment, reviewPayload } from "./payloads.js";
 import { README_HUNK, REVISE_LINE_4, scriptRevisions, seedBotPullRequest } from "./script-revise.js";
@@ -112,15 +113,6 @@ describe("a hostile test_command in a real job", () => {
     for (const secret of secrets)
       for (const form of [secret, Buffer.from(secret).toString("base64").slice(0, 16), [...secret].reverse().join("")]) expect(written).not.toContain(form);
     // The daemon died with the sandbox.
-    const left = () => fs.readdirSync("/proc").filter((pid) => /^\d+$/.test(pid) && readCmdline(pid).includes("3456.789"));
-    await expect.poll(left, { timeout: 10_000 }).toEqual([]);
+    await expect.poll(() => processesWith("3456.789"), { timeout: 10_000 }).toEqual([]);
   });
 });
-
-function readCmdline(pid: string): string {
-  try {
-    return fs.readFileSync(`/proc/${pid}/cmdline`, "utf8");
-  } catch {
-    return "";
-  }
-}

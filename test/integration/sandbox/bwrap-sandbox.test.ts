@@ -4,6 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { bwrapSandbox, checkBwrap, DEFAULT_LIMITS, SANDBOX_UID, type SandboxLimits } from "../../../src/sandbox/bwrap-sandbox.js";
+import { processesWith } from "../../../src/sandbox/escape-probes.js";
 import type { Sandbox } from "../../../src/sandbox/sandbox.js";
 
 // A hostile test_command, case by case, through the real bubblewrap: each is contained or bounded, and leaves nothing.
@@ -53,21 +54,6 @@ afterEach(() => fs.rmSync(host, { recursive: true, force: true }));
 
 const run = (command: string, extra: { timeoutMs?: number; env?: Record<string, string> } = {}) =>
   sandbox.run(command, { dir: copy, env: extra.env ?? {}, timeoutMs: extra.timeoutMs ?? 20_000, network: false });
-
-/** Pids of this machine's processes whose command line holds `marker`. */
-function processesWith(marker: string): number[] {
-  return fs
-    .readdirSync("/proc")
-    .filter((name) => /^\d+$/.test(name))
-    .filter((pid) => {
-      try {
-        return fs.readFileSync(`/proc/${pid}/cmdline`, "utf8").includes(marker);
-      } catch {
-        return false;
-      }
-    })
-    .map(Number);
-}
 
 describe("the bubblewrap sandbox keeps a hostile command from the bot's secrets", () => {
   it("its environment is the allowlist and test_env alone", async () => {
