@@ -26,7 +26,8 @@ import { RecentRefusals } from "../triggers/recent-refusals.js";
 import { TriggerDesk, type TriggerDeskOptions } from "../triggers/trigger-desk.js";
 import { TriggerSpool } from "../triggers/trigger-spool.js";
 import { triggerRules } from "../triggers/trigger-rules.js";
-import { chooseSandbox, type SandboxChoice } from "../sandbox/choose-sandbox.js";
+import { chooseSandbox, type SandboxChoice, type SandboxMode, type SandboxWanted } from "../sandbox/choose-sandbox.js";
+import { hostSandbox } from "../sandbox/host-sandbox.js";
 import { readSettings } from "./settings/read-settings.js";
 import { sweepCheckouts, sweepObjects } from "./sweep-work-folder.js";
 import type { Settings } from "./settings/settings-table.js";
@@ -159,7 +160,7 @@ export function createServices(host: GitHubHost, options: MagisAppOptions = {}):
   backend.checkRole(role);
   const { auth, bot, log } = host;
   const traceDir = options.traceDir ?? settings.jobs.traceDir ?? (options.backend ? "" : path.join(path.dirname(dbFile), "traces"));
-  const secrets = [settings.model.apiKey, settings.app.webhookSecret, settings.app.privateKey, settings.runner.token];
+  const secrets = appSecrets(settings);
   const sandbox = options.sandbox ?? sandboxFor(settings, { env, log });
   const shared: Omit<ReviseJobServices, "revise"> = {
     auth,
@@ -315,18 +316,36 @@ export function sandboxFor(settings: Settings, door: { env: NodeJS.ProcessEnv; l
   const { env, log } = door;
   const legacy = settings.jobs.allowExec && settings.jobs.sandbox === "auto";
   if (legacy) log.warn({}, "MAGIS_ALLOW_EXEC=1 is deprecated: it stands for MAGIS_SANDBOX=none (no sandbox); set MAGIS_SANDBOX instead");
-  const secrets = [settings.model.apiKey, settings.app.webhookSecret, settings.app.privateKey, settings.runner.token];
-  const mode = legacy ? "none" : settings.jobs.sandbox;
-  const container = { image: settings.jobs.sandboxImage, engine: settings.jobs.sandboxEngine };
-  let choice = chooseSandbox({ mode, setupNetwork: settings.jobs.sandboxSetupNetwork, env, secrets, container });
+  const secrets = appSecrets(settings);
+  let choice = chooseSandbox(sandboxWanted(settings, { env, secrets, mode: legacy ? "none" : settings.jobs.sandbox }));
   if (!choice.sandbox && door.action) {
     log.warn(
       { sandbox: "none" },
       `no sandbox (${choice.cause}): the repository's commands run uncontained on the runner, where they can reach the workflow's token and model key; install bubblewrap in the workflow (apt-get install bubblewrap) to contain them`,
     );
-    choice = chooseSandbox({ mode: "none", setupNetwork: true, env, secrets });
+    choice = { sandbox: hostSandbox(env, secrets) };
   }
   if (choice.sandbox) log.info({ sandbox: choice.sandbox.kind }, `repository commands run ${choice.sandbox.description}`);
   else log.warn({ sandbox: null }, `repository commands do not run: ${choice.why}`);
   return choice;
+}
+
+/** What a door asks of its sandbox, from the settings: MAGIS_SANDBOX unless `mode` says otherwise, its setup network and image. */
+export function sandboxWanted(
+  settings: Settings,
+  door: { env: NodeJS.ProcessEnv; secrets: readonly (string | undefined)[]; mode?: SandboxMode },
+): SandboxWanted {
+  const { jobs } = settings;
+  return {
+    mode: door.mode ?? jobs.sandbox,
+    setupNetwork: jobs.sandboxSetupNetwork,
+    env: door.env,
+    secrets: door.secrets,
+    container: { image: jobs.sandboxImage, engine: jobs.sandboxEngine },
+  };
+}
+
+/** The app's own credentials: kept out of the repository's commands and redacted from what they print. */
+function appSecrets(settings: Settings): (string | undefined)[] {
+  return [settings.model.apiKey, settings.app.webhookSecret, settings.app.privateKey, settings.runner.token];
 }

@@ -1,6 +1,7 @@
 import { UsageError } from "../lib/usage-error.js";
 import { readSettings } from "../app/settings/read-settings.js";
-import { chooseSandbox, SandboxUnavailableError } from "../sandbox/choose-sandbox.js";
+import { SandboxUnavailableError } from "../sandbox/choose-sandbox.js";
+import { chooseLocalSandbox } from "./command-policy.js";
 import { runEscapeProbes } from "../sandbox/escape-probes.js";
 import { parseFlags, type Command } from "./io.js";
 
@@ -31,13 +32,7 @@ export const sandboxCommand: Command = {
     const settings = readSettings(io.env, { door: "cli" });
     let choice;
     try {
-      choice = chooseSandbox({
-        mode: values["no-sandbox"] ? "none" : settings.jobs.sandbox,
-        setupNetwork: settings.jobs.sandboxSetupNetwork,
-        env: io.env,
-        secrets: [settings.model.apiKey],
-        container: { image: settings.jobs.sandboxImage, engine: settings.jobs.sandboxEngine },
-      });
+      choice = chooseLocalSandbox(settings, io.env, values["no-sandbox"]!);
     } catch (error) {
       if (error instanceof SandboxUnavailableError) {
         io.stderr(`magis sandbox: ${error.message}\n`);

@@ -1,7 +1,7 @@
 import { spawnSync } from "node:child_process";
 import crypto from "node:crypto";
 import path from "node:path";
-import { SANDBOX_UID, chownTree, type SandboxLimits } from "./bwrap-sandbox.js";
+import { SANDBOX_UID, WORKSPACE, chownTree, type SandboxLimits } from "./bwrap-sandbox.js";
 import { runProgram } from "./run-command.js";
 import type { Sandbox, SandboxRun } from "./sandbox.js";
 
@@ -17,9 +17,6 @@ export interface ContainerOptions {
   asRoot?: boolean;
   lang?: string;
 }
-
-/** Where the copy of the checkout appears inside, as in bubblewrap. */
-const WORKSPACE = "/workspace";
 
 /**
  * A container sandbox (Podman or Docker): each command in a new container of the operator's image, removed when it
