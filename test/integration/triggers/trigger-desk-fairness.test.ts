@@ -2,8 +2,9 @@ import { ProbotOctokit } from "probot";
 import { afterEach, expect, it } from "vitest";
 import { openSqliteStore, type SqliteStore } from "../../../src/backends/sqlite/sqlite-store.js";
 import type { Octokit } from "../../../src/github/types.js";
-import { TriggerDesk, triggerContext } from "../../../src/triggers/trigger-desk.js";
+import { TriggerDesk } from "../../../src/triggers/trigger-desk.js";
 import type { TriggerRule } from "../../../src/triggers/trigger-rule.js";
+import { labeledTrigger } from "../../support/labeled-trigger.js";
 
 let store: SqliteStore | undefined;
 afterEach(async () => {
@@ -31,23 +32,7 @@ it("decides a trigger of another installation in its turn, not behind one instal
   const octokit = new ProbotOctokit() as unknown as Octokit;
   const desk = new TriggerDesk(store.triggers, [rule], { auth: async () => octokit, log });
   const deliver = (installation: number, issue: number, id: string) =>
-    desk.receive(
-      triggerContext(
-        {
-          delivery: id,
-          event: "issues.labeled",
-          payload: {
-            action: "labeled",
-            installation: { id: installation },
-            repository: { name: `repo-${installation}`, owner: { login: "octo" } },
-            issue: { number: issue },
-            sender: { login: "someone", type: "User" },
-          },
-        },
-        octokit,
-        log,
-      ),
-    );
+    desk.receive(labeledTrigger(id, issue, { installation, repository: `repo-${installation}`, sender: "someone" }, { octokit, log }));
   for (let issue = 1; issue <= 40; issue++) await deliver(1, issue, `burst-${issue}`);
   await deliver(2, 1, "other-installation");
   await desk.settled();

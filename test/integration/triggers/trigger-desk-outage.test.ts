@@ -5,10 +5,11 @@ import { ProbotOctokit } from "probot";
 import { afterAll, afterEach, beforeAll, expect, it } from "vitest";
 import { openPostgresStore, type PostgresStore } from "../../../src/backends/postgres/postgres-store.js";
 import type { Octokit } from "../../../src/github/types.js";
-import { StoreUnavailableError, TriggerDesk, triggerContext, type DeskEvent } from "../../../src/triggers/trigger-desk.js";
+import { StoreUnavailableError, TriggerDesk, type DeskEvent } from "../../../src/triggers/trigger-desk.js";
 import type { TriggerRule } from "../../../src/triggers/trigger-rule.js";
 import { TriggerSpool } from "../../../src/triggers/trigger-spool.js";
 import { closeRelays, cuttableRelay } from "../../support/cuttable-relay.js";
+import { labeledTrigger } from "../../support/labeled-trigger.js";
 import { startTestPostgres, type TestPostgres } from "../../support/postgres.js";
 
 let server: TestPostgres;
@@ -58,23 +59,7 @@ async function deskBehindRelay(limits?: ConstructorParameters<typeof TriggerSpoo
   cleanups.push(() => desk.stop());
   await desk.start();
   const deliver = (id: string, issue = 1) =>
-    desk.receive(
-      triggerContext(
-        {
-          delivery: id,
-          event: "issues.labeled",
-          payload: {
-            action: "labeled",
-            installation: { id: 7 },
-            repository: { name: "demo", owner: { login: "octo" } },
-            issue: { number: issue },
-            sender: { login: "alice", type: "User" },
-          },
-        },
-        octokit,
-        log,
-      ),
-    );
+    desk.receive(labeledTrigger(id, issue, { installation: 7, repository: "demo", sender: "alice" }, { octokit, log }));
   return { relay, store, spool, desk, decided, events, deliver };
 }
 
