@@ -5,8 +5,9 @@
 // run goes to the model named by OPENAI_API_KEY / OPENAI_BASE_URL / MAGIS_MODEL instead.
 //
 // Steps: copy the example to a temporary checkout, show its failing test, run `magis resolve
-// --test-command "node --test"` (which runs the tests before the change and after every Developer
-// attempt), show the patch, `git apply` it to a fresh copy and run the example's test there.
+// --test-command "node --test"` (the Manager takes the dynamic way: a Reproducer's script shows the
+// issue in the sandbox; it and the tests run before the change and after every Developer attempt),
+// show the reproduction and the patch, `git apply` it to a fresh copy and run the example's test there.
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
@@ -39,6 +40,27 @@ function kickOffTranscript(report: string): string {
   return turns.map(([, speaker, said]) => `  ${speaker}: ${said!.replace(/^> ?/gm, "").trim().replace(/\n/g, "\n    ")}`).join("\n\n");
 }
 
+/** The report's Reproduction section: the way and why, the script, and its run before and with the change. */
+function reproductionOf(report: string): string {
+  const section = report.split("### Reproduction\n")[1]?.split("\n### ")[0];
+  if (!section) return "  (the report holds no reproduction)";
+  const script = /<summary>The script[^<]*<\/summary>\s*```\w*\n([\s\S]*?)```/.exec(section)?.[1] ?? "";
+  const outputs = [...section.matchAll(/<summary>(Its output [^<]*)<\/summary>\s*```text\n([\s\S]*?)```/g)].map(
+    ([, title, text]) => `  ${title}:\n${indent(text!)}`,
+  );
+  const prose = section
+    .split("<details>")[0]!
+    .trim()
+    .split("\n")
+    .filter((line) => line.trim() !== "")
+    .map((line) => `  ${line}`);
+  return [...prose, "", "  The script:", indent(script), ...outputs].join("\n");
+}
+
+function indent(text: string): string {
+  return text.trimEnd().replace(/^/gm, "    ");
+}
+
 fs.cpSync(path.join(here, "shop"), checkout, { recursive: true });
 rule("1. The example repository and its failing test");
 say(`checkout: ${checkout}`);
@@ -68,14 +90,18 @@ if (code !== 0) {
   process.exit(code);
 }
 
-rule("3. The kick-off meeting (from report.md)");
-say(kickOffTranscript(fs.readFileSync(path.join(out, "report.md"), "utf8")));
+const report = fs.readFileSync(path.join(out, "report.md"), "utf8");
+rule("3. The reproduction: the dynamic way (from report.md)");
+say(reproductionOf(report));
 
-rule("4. The patch (patch.diff)");
+rule("4. The kick-off meeting (from report.md)");
+say(kickOffTranscript(report));
+
+rule("5. The patch (patch.diff)");
 const patch = path.join(out, "patch.diff");
 say(fs.readFileSync(patch, "utf8").trimEnd());
 
-rule("5. git apply to a fresh copy, then the example's test");
+rule("6. git apply to a fresh copy, then the example's test");
 const fresh = path.join(work, "fresh");
 fs.cpSync(path.join(here, "shop"), fresh, { recursive: true });
 const applied = spawnSync("git", ["apply", "--verbose", patch], { cwd: fresh, encoding: "utf8" });

@@ -34,6 +34,28 @@ export function scriptShopDemo(model: ScriptedModel, override: Record<string, An
 
 const answers: Record<string, AnswerFunction> = {
   ...custodianAnswers((path) => /^src\/(cart|format-price|index)\.js$/.test(path)),
+  "manager-choose-way": () => ({
+    way: "dynamic",
+    reason: "The issue shows a wrong total on the checkout page; a short script that prices 3 pens at $2.50 shows it.",
+    reproducer: { name: "Checkout Reproducer", role: "You know the shop's public functions and show a bug with the smallest script that calls them." },
+  }),
+  "developer-write-reproduction": () => ({
+    path: "reproduce-checkout.mjs",
+    command: "node reproduce-checkout.mjs",
+    content: [
+      'import { cartTotal, formatPrice } from "./src/index.js";',
+      "",
+      'const shown = formatPrice(cartTotal([{ sku: "pen", price: 250, quantity: 3 }, { sku: "old", price: 100 }]));',
+      "console.log(`3 pens at $2.50 and an old item at $1.00: ${shown}`);",
+      'if (shown !== "$8.50") {',
+      "  console.error(`expected $8.50, got ${shown}`);",
+      "  process.exit(1);",
+      "}",
+      "",
+    ].join("\n"),
+    expected: "The total shows $3.5 instead of $8.50: quantities ignored, trailing zero lost.",
+  }),
+  "developer-check-reproduction": () => ({ reproduced: true, reason: "It prints $3.5 where the issue expects the quantities counted and two decimals." }),
   "manager-define-task": (r) => {
     const path = pathIn(r);
     const task = TASKS[path];

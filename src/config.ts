@@ -114,6 +114,21 @@ export const configSchema = z
     top_k: z.number().int().min(1).max(100).default(10).describe("How many files BM25 hands to the Custodian's relevance check (MAGIS top-k)."),
     qa_iterations: z.number().int().min(1).max(10).default(3).describe("Most Developer attempts per file-level task before giving up (MAGIS n_max)."),
     keep_unapproved: z.boolean().default(false).describe("Keep the last change of a task the QA Engineer never approved (marked as such in the report)."),
+    reproduce_attempts: z
+      .number()
+      .int()
+      .min(0)
+      .max(10)
+      .default(3)
+      .describe(
+        "Most scripts the Reproducer writes to show the issue before the run gives up the dynamic way (reproduce, fix against the reproduction, verify) for the static one; 0 never takes the dynamic way.",
+      ),
+    keep_reproduction: z
+      .enum(["off", "test"])
+      .default("off")
+      .describe(
+        "`test`: the reproduction is added to the change as a regression test in the repository's test layout. `off`: it is shown in the pull request, not committed.",
+      ),
     concurrency: z.number().int().min(1).max(16).default(3).describe("Most coding tasks that run at the same time within one step of the plan."),
     model: z
       .string()

@@ -6,7 +6,8 @@ import { writeTraceJsonl } from "../llm/trace.js";
 import { StageError } from "../pipeline/errors.js";
 import { renderReport } from "../pipeline/report/render-report.js";
 import { resolveIssue } from "../pipeline/resolve-issue.js";
-import { describeAttemptTests, describeTestsReport } from "../pipeline/tests/describe-test-verdict.js";
+import { describeAttemptTests, describeExit, describeTestsReport } from "../pipeline/tests/describe-test-verdict.js";
+import { describeReproduction } from "../pipeline/reproduce/describe-reproduction.js";
 import type { ProgressEvent, ResolveResult } from "../pipeline/types.js";
 import { resolveInside } from "../lib/safe-path.js";
 import { checkoutIndex, localHistory, makeModel, MEMORY_HELP, openCheckout, openMemoryStore } from "./open-checkout.js";
@@ -154,6 +155,8 @@ export function describeProgress(event: ProgressEvent): string {
       return `plan: ${event.plan.steps.map((s, i) => `step ${i + 1}: ${s.join(" + ")}`).join("; ")}${event.plan.note ? ` (${event.plan.note})` : ""}\n`;
     case "tests":
       return `${describeTestsReport(event.tests).replace(/\*\*/g, "")}\n`;
+    case "reproduction":
+      return `${describeReproduction(event.reproduction).replace(/\*\*/g, "")}\n`;
     case "attempt": {
       const a = event.attempt;
       const verdict = a.error
@@ -161,7 +164,11 @@ export function describeProgress(event: ProgressEvent): string {
         : a.review?.approved
           ? "approved by QA"
           : `QA asked for changes: ${(a.review?.comment ?? "").replace(/\s*\n\s*/g, " ")}`;
-      const tests = a.tests ? ` (tests: ${describeAttemptTests(a.tests)})` : "";
+      const runs = [
+        ...(a.tests ? [`tests: ${describeAttemptTests(a.tests)}`] : []),
+        ...(a.reproduction ? [`reproduction: ${describeExit(a.reproduction)}`] : []),
+      ];
+      const tests = runs.length > 0 ? ` (${runs.join("; ")})` : "";
       return `${event.path}: attempt ${a.number}${tests} ${verdict}\n`;
     }
     case "task-done":

@@ -27,6 +27,23 @@ export interface BenchInstance {
   patch?: string;
   /** The files the human fix touches. */
   gold_files: string[];
+  /** SWE-bench's tests of the fix as a unified diff, when the record has them: `--oracle` reproduces the issue with them. */
+  test_patch?: string;
+  /** The tests that fail before the fix and pass after it (SWE-bench keeps them as a JSON text of a list). */
+  FAIL_TO_PASS?: string | string[];
+}
+
+/** The FAIL_TO_PASS tests of an instance as a list (empty when it names none or they cannot be read). */
+export function failToPassOf(instance: BenchInstance): string[] {
+  const value = instance.FAIL_TO_PASS;
+  if (Array.isArray(value)) return value;
+  if (typeof value !== "string" || value.trim() === "") return [];
+  try {
+    const parsed: unknown = JSON.parse(value);
+    return Array.isArray(parsed) ? parsed.filter((name): name is string => typeof name === "string") : [];
+  } catch {
+    return [];
+  }
 }
 
 /** A record of the data file that is not a usable instance: where it is, the id when it names one, and why. */
@@ -143,7 +160,7 @@ function checkRecord(record: unknown): BenchInstance | string {
   if (id.length > MAX_ID_LENGTH) return `has an instance_id of ${id.length} characters; an id names a file, and may have at most ${MAX_ID_LENGTH}`;
   if (!PLAIN_ID.test(id)) return `has an instance_id that is not a plain file name (a letter or digit, then letters, digits, '.', '_', '-')`;
   if (!COMMIT_ID.test(record.base_commit as string)) return "has a 'base_commit' that is not a commit id (7 to 64 hexadecimal digits)";
-  for (const field of ["patch", "hints_text"]) {
+  for (const field of ["patch", "hints_text", "test_patch"]) {
     if (record[field] !== undefined && record[field] !== null && typeof record[field] !== "string") return `has a '${field}' that is not a string`;
   }
   if (record.gold_files !== undefined && !(Array.isArray(record.gold_files) && record.gold_files.every((f) => typeof f === "string"))) {

@@ -9,7 +9,7 @@ import { resolveIssue } from "../pipeline/resolve-issue.js";
 import { locateFiles } from "../pipeline/locate/locate-files.js";
 import { openJobIndex } from "../pipeline/locate/open-job-index.js";
 import type { TermMemory } from "../pipeline/locate/remember-terms.js";
-import type { CommandPolicy, IssueText, LocatedFile, ResolveResult } from "../pipeline/types.js";
+import type { CommandPolicy, IssueText, LocatedFile, ProgressEvent, ReproductionReport, ResolveResult } from "../pipeline/types.js";
 import type { MemoryStore } from "../store/store.js";
 import { checkPatchApplies } from "./check-patch-applies.js";
 import { fileRecall } from "./file-recall.js";
@@ -67,6 +67,7 @@ export async function runEvalInstance(instance: BenchInstance, setup: InstanceSe
   let failure: EvalFailure | null;
   let config: MagisConfig | null = null;
   let history: () => Promise<CommitRecord[]> = async () => [];
+  let reproduction: ReproductionReport | undefined;
   const checkout = instanceDir(setup.repos, instance.instance_id);
   const copy = instanceDir(setup.scratch, instance.instance_id);
   try {
@@ -82,8 +83,9 @@ export async function runEvalInstance(instance: BenchInstance, setup: InstanceSe
       llm = setup.makeLlm(config, instance);
       // 2. The pipeline of `magis resolve` and the App, with the repository's memory shared by its instances.
       const issue = issueOf(instance);
-      const onProgress = (event: { stage: string; files?: LocatedFile[] }) => {
-        if (event.stage === "located" && event.files) located = event.files;
+      const onProgress = (event: ProgressEvent) => {
+        if (event.stage === "located") located = event.files;
+        if (event.stage === "reproduction") reproduction = event.reproduction;
       };
       // The pipeline keeps its own time (its usage report); `setup.now` times the instance.
       const index = openJobIndex({ terms: setup.terms, list: { exclude: config.exclude, maxFileBytes: config.max_file_bytes } });
@@ -125,10 +127,18 @@ export async function runEvalInstance(instance: BenchInstance, setup: InstanceSe
     ),
     recall_kept: fileRecall(kept, instance.gold_files),
     failure,
+    ...(reproduction ? describeWay(reproduction) : {}),
     ...usageOf(llm, setup.prices),
     wall_ms: setup.now() - started,
   };
   return { result, patch, trace: llm?.trace ?? [], resolved, config, checkout: failure?.stage === "input" ? null : checkout };
+}
+
+/** The way a run took and how its reproduction went, as results.jsonl records them. */
+function describeWay(report: ReproductionReport): Pick<EvalResult, "way" | "reproduced" | "reproduction_passed"> {
+  const way = report.choice.way;
+  if (way === "static") return { way };
+  return { way, reproduced: report.reproduced !== undefined, reproduction_passed: report.after ? report.after.outcome === "passed" : null };
 }
 
 /**

@@ -55,6 +55,11 @@ export interface EvalResult {
   wall_ms: number;
   /** In US dollars, from --price-in/--price-out; absent when no price was given. */
   cost_usd?: number;
+  /** The way the run took (MarsCode Agent §3.1), when the Manager chose one. */
+  way?: "dynamic" | "static";
+  /** On the dynamic way: whether the Reproducer showed the issue, and whether the reproduction passed with the final change (null: not run). */
+  reproduced?: boolean;
+  reproduction_passed?: boolean | null;
   /** Oracle runs: where the gold patch was lost, one entry per cause and file; empty when nothing was. */
   losses?: OracleLoss[];
 }

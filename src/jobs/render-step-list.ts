@@ -1,6 +1,7 @@
 import { statusMarker } from "../github/status-comment.js";
 import { neutralize } from "../lib/markdown.js";
-import { describeAttemptTests, describeTestsReport } from "../pipeline/tests/describe-test-verdict.js";
+import { describeAttemptTests, describeExit, describeTestsReport } from "../pipeline/tests/describe-test-verdict.js";
+import { describeReproduction, reproductionSettled } from "../pipeline/reproduce/describe-reproduction.js";
 import type { Attempt, TestsReport } from "../pipeline/types.js";
 import type { FailureNote, StatusState } from "./track-status.js";
 
@@ -37,6 +38,11 @@ export function codingSteps(state: StatusState): string[] {
   return lines;
 }
 
+/** The checklist item of the way the run takes and its reproduction, when the Manager has chosen. */
+export function reproductionSteps(state: StatusState): string[] {
+  return state.reproduction ? [check(reproductionSettled(state.reproduction), neutralize(describeReproduction(state.reproduction)))] : [];
+}
+
 /** The checklist item of the repository's tests: done once they were judged with the change, or set aside. */
 export function testsLine(tests: TestsReport): string {
   return check(tests.skipped !== undefined || tests.after !== undefined, neutralize(describeTestsReport(tests)));
@@ -64,7 +70,11 @@ export function taskLine(task: StatusState["attempts"][number]): string {
 function attemptText(attempt: Attempt): string {
   if (attempt.error) return `attempt ${attempt.number} refused`;
   if (!attempt.review) return `attempt ${attempt.number} in review`;
-  const tests = attempt.tests ? ` (tests: ${neutralize(describeAttemptTests(attempt.tests))})` : "";
+  const runs = [
+    ...(attempt.tests ? [`tests: ${neutralize(describeAttemptTests(attempt.tests))}`] : []),
+    ...(attempt.reproduction ? [`reproduction: ${describeExit(attempt.reproduction)}`] : []),
+  ];
+  const tests = runs.length > 0 ? ` (${runs.join("; ")})` : "";
   return `attempt ${attempt.number} ${attempt.review.approved ? "✅" : "↩️ revise"}${tests}`;
 }
 

@@ -1,5 +1,5 @@
 import { selectNeedsHuman } from "../pipeline/report/select-needs-human.js";
-import type { Attempt, LocatedFile, ProgressEvent, TaskOutcome, TestsReport } from "../pipeline/types.js";
+import type { Attempt, LocatedFile, ProgressEvent, ReproductionReport, TaskOutcome, TestsReport } from "../pipeline/types.js";
 
 /** A failure as the status comment shows it: the stage, the reason in plain words, and the next step. */
 export interface FailureNote {
@@ -23,6 +23,8 @@ export interface StatusState {
   attempts: { path: string; developer?: string; attempts: Attempt[]; outcome?: TaskOutcome }[];
   /** The repository's tests: the run before the change, then with it, or why they are not used. */
   tests?: TestsReport;
+  /** The way the run takes and, on the dynamic way, the reproduction. */
+  reproduction?: ReproductionReport;
   pullRequest?: { url: string; number: number; updated: boolean };
   /** Protected files the Manager says must change, which the bot left to a person (known once the run is done). */
   needsHuman?: string[];
@@ -55,6 +57,8 @@ export function trackProgress<S extends StatusState>(state: S, event: ProgressEv
       return { ...state, kickoffTurns: event.transcript.length };
     case "tests":
       return { ...state, tests: event.tests };
+    case "reproduction":
+      return { ...state, reproduction: event.reproduction };
     case "attempt":
       return { ...state, attempts: upsert(state.attempts, event.path, (t) => ({ ...t, attempts: [...t.attempts, event.attempt] })) };
     case "task-done":

@@ -1,5 +1,5 @@
 /** The stages a run goes through, as named in status comments and CLI messages. */
-export type StageName = "config" | "read" | "clone" | "locate" | "plan" | "kickoff" | "code" | "publish";
+export type StageName = "config" | "read" | "clone" | "locate" | "reproduce" | "plan" | "kickoff" | "code" | "publish";
 
 /** A run that cannot go on: which stage, why in plain words, and what the maintainer can do next. */
 export class StageError extends Error {

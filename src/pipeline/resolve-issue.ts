@@ -12,6 +12,7 @@ import { countUsage } from "./report/count-usage.js";
 import { describeSetAside } from "./report/describe-set-aside.js";
 import { selectNeedsHuman } from "./report/select-needs-human.js";
 import { startTestBench } from "./tests/start-test-bench.js";
+import { keepReproduction, takeWay } from "./reproduce/take-way.js";
 import type { IssueText, ResolveResult, SetAsideFile, StageContext, TaskOutcome } from "./types.js";
 
 /**
@@ -29,6 +30,8 @@ export async function resolveIssue(ctx: StageContext, issue: IssueText, memory: 
   try {
     // 1. The Repository Custodian locates the files the issue is about (Algorithm 1).
     const located = await step("locate", () => locateFiles(ctx, issue, memory));
+    // 1b. The Manager chooses the way (MarsCode Agent §3.1); on the dynamic way the Reproducer shows the issue in the sandbox.
+    const way = await step("reproduce", () => takeWay(ctx, { issue, located, workbench: testing.workbench }));
     // 2. The Manager defines a file-level task per located file; a file may need none, or need a person (protected).
     const { tasks, setAside } = await step("plan", () => defineTasks(ctx, issue, located));
     if (tasks.length === 0) throw noTasks(setAside);
@@ -46,14 +49,15 @@ export async function resolveIssue(ctx: StageContext, issue: IssueText, memory: 
     ctx.onProgress({ stage: "plan", plan });
     // 7. Developers and QA Engineers run the coding tasks per the plan (Algorithm 3), each attempt tested when it can be.
     const tests = await testing.ready;
-    const outcomes = await step("code", () => runCodingTasks(ctx, issue, { tasks, developers, plan, tests: tests?.bench ?? null }));
-    // 8. The kept file diffs merge into the repository-level change, which the tests judge as a whole.
+    const outcomes = await step("code", () => runCodingTasks(ctx, issue, { tasks, developers, plan, tests: tests?.bench ?? null, reproduction: way.bench }));
+    // 8. The kept file diffs merge into the repository-level change, which the tests and the reproduction judge as a whole.
     const merged = mergeChanges(plan, outcomes);
     if (merged.changes.length === 0) throw nothingKept(merged.outcomes, setAside);
     const report = await testing.judge(merged.changes);
+    const reproduction = await way.verify(merged);
 
     const result: ResolveResult = {
-      ...merged,
+      ...(reproduction.kept ? keepReproduction(ctx, merged, way.bench!.script) : merged),
       located,
       tasks,
       setAside,
@@ -61,6 +65,7 @@ export async function resolveIssue(ctx: StageContext, issue: IssueText, memory: 
       transcript,
       plan,
       ...(report ? { tests: report } : {}),
+      reproduction,
       usage: usage.report(ctx.now() - started),
     };
     ctx.onProgress({ stage: "done", result });

@@ -88,7 +88,55 @@ export interface Attempt {
   error?: string;
   /** What the repository's tests said with this change (and the earlier steps' kept changes), when they ran. */
   tests?: TestVerdict;
+  /** The reproduction's run with this change (and the earlier steps' kept changes), on the dynamic way. */
+  reproduction?: TestRun;
   review?: Review;
+}
+
+/**
+ * The way a run resolves the issue (MarsCode Agent §3.1): `dynamic` reproduces it in the sandbox first and fixes against
+ * the reproduction; `static` reads and reasons. The Manager chooses, after the files are located.
+ */
+export interface WayChoice {
+  way: "dynamic" | "static";
+  /** The Manager's reason, or why the dynamic way was not open (commands may not run here, reproduce_attempts is 0). */
+  reason: string;
+}
+
+/** A script that shows the issue: where it is written in the copy, the command that runs it, and its text. */
+export interface ReproductionScript {
+  path: string;
+  command: string;
+  content: string;
+  /** What its run shows while the issue is there, in the Reproducer's words. */
+  expected: string;
+}
+
+/** One script the Reproducer wrote, its run on the untouched checkout, and whether it shows the issue and why. */
+export interface ReproductionAttempt {
+  number: number;
+  script: ReproductionScript;
+  run: TestRun;
+  reproduced: boolean;
+  reason: string;
+}
+
+/** The way a run took and, on the dynamic way, the reproduction: before the change, with it, and its verdict. */
+export interface ReproductionReport {
+  choice: WayChoice;
+  /** The Reproducer the Manager designed, when the dynamic way was chosen. */
+  reproducer?: { name: string; role: string };
+  attempts: ReproductionAttempt[];
+  /** The script the Developers worked against, with its failing run on the untouched checkout (absent: not reproduced). */
+  reproduced?: { script: ReproductionScript; before: TestRun };
+  /** Why the run went the static way after the dynamic way was chosen (the issue was not reproduced). */
+  fallback?: string;
+  /** The reproduction's run with the whole change. */
+  after?: TestRun;
+  /** Whether the reproduction went into the change as a regression test (`keep_reproduction: test`). */
+  kept?: boolean;
+  /** What held the scripts, when they ran: a short label and the sandbox's description. */
+  sandbox?: { label: string; description: string };
 }
 
 /** One run of the repository's tests (or its setup command). */
@@ -183,6 +231,7 @@ export type ProgressEvent =
   | { stage: "kickoff"; transcript: MeetingTurn[] }
   | { stage: "plan"; plan: Plan }
   | { stage: "tests"; tests: TestsReport }
+  | { stage: "reproduction"; reproduction: ReproductionReport }
   | { stage: "attempt"; path: string; attempt: Attempt }
   | { stage: "task-done"; outcome: TaskOutcome }
   | { stage: "done"; result: ResolveResult };
@@ -213,6 +262,8 @@ export interface ResolveResult {
   outcomes: TaskOutcome[];
   /** The repository's tests before and with the change; absent when no `test_command` is set. */
   tests?: TestsReport;
+  /** The way the run took and, on the dynamic way, the reproduction; absent for callers that skip the choice (revisions of old runs). */
+  reproduction?: ReproductionReport;
   usage: UsageReport;
 }
 

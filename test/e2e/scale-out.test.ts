@@ -119,8 +119,9 @@ describe("magis serve at scale: one web and two worker processes sharing one Pos
     // 4. Where the survivor's first run ended: `/magis retry` (queued), then `/magis revise` on its pull request, queued
     //    behind the retry (same issue); then `/magis retry` where a run was lost. Two of these are delivered twice.
     //    The survivor may have finished its first run before the kill, or not yet claimed one: take any of its label runs.
-    const busiest = await until("a label run claimed by the survivor", async () =>
-      (await jobs()).find((j) => j.worker === survivorId && j.delivery.startsWith("label-"))?.number,
+    const busiest = await until(
+      "a label run claimed by the survivor",
+      async () => (await jobs()).find((j) => j.worker === survivorId && j.delivery.startsWith("label-"))?.number,
     );
     await until(`the first run on issue ${busiest} to end`, async () =>
       (await jobs()).some((j) => j.delivery === `label-${busiest}` && j.status === "succeeded"),

@@ -1,3 +1,4 @@
+import { staticWay } from "../../examples/script-way.js";
 import { reply, type ScriptedModel } from "../support/scripted-model.js";
 
 /** The repository of the end-to-end tests: a README with the typo of the example issue, and some code around it. */
@@ -43,7 +44,7 @@ const APPROVED_ATTEMPT = {
 /** Scripts the model for one successful run on REPO_FILES: README.md is located, fixed on the second attempt, approved. */
 export function scriptResolve(model: ScriptedModel): void {
   scriptLocate(model);
-  for (const [prompt, answer] of Object.entries(PLAN_ANSWERS)) model.script(prompt, answer);
+  for (const [prompt, answer] of Object.entries({ ...PLAN_ANSWERS, ...staticWay })) model.script(prompt, answer);
   model
     .script(
       "developer-locate-lines",
@@ -67,6 +68,7 @@ export function scriptEveryRun(model: ScriptedModel): void {
   const { "developer-write-code": typoFix, ...sameInEveryRun } = APPROVED_ATTEMPT;
   scriptLocate(model);
   for (const [prompt, answer] of Object.entries({ ...PLAN_ANSWERS, ...sameInEveryRun })) model.script(prompt, () => answer);
+  for (const [prompt, answer] of Object.entries(staticWay)) model.script(prompt, answer);
   model
     .script("manager-triage-feedback", () => ({
       tasks: [{ path: "README.md", description: "End the sentence on line 4 with 'to GitHub', as the reviewer asks.", general_feedback: true }],

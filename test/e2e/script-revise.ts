@@ -1,3 +1,4 @@
+import { staticWay } from "../../examples/script-way.js";
 import type { FakeGitHubOptions } from "../support/github-api.js";
 import { addCommit } from "../support/git-server.js";
 import type { ScriptedModel, ScriptedRequest } from "../support/scripted-model.js";
@@ -73,6 +74,7 @@ export interface RevisionScript {
 
 /** Scripts the model for revisions, one after another, in order. */
 export function scriptRevisions(model: ScriptedModel, ...revisions: RevisionScript[]): void {
+  for (const [prompt, answer] of Object.entries(staticWay)) model.script(prompt, answer);
   for (const r of revisions) {
     const reviews = r.reviews ?? [{ approved: true, comment: "The change does what the reviewer asked. Approved." }];
     model

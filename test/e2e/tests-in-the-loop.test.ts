@@ -49,6 +49,10 @@ describe("the repository's tests in an App run", () => {
       "was not used: no sandbox works on this machine (bubblewrap is not installed (apt-get install bubblewrap)); its operator can install bubblewrap, or set MAGIS_SANDBOX=none to run them uncontained.",
     );
     expect(status).toContain("not used: no sandbox works on this machine");
+    // Nothing can be reproduced where nothing runs: the static way, without asking the Manager.
+    expect(status).toContain("- [x] Way: static (the repository's code may not run here (no sandbox works on this machine");
+    expect(pull).toContain("The static way: the change was made by reading the code, with no reproduction");
+    expect(rig.model.requests.some((r) => r.prompt === "manager-choose-way")).toBe(false);
     expect(
       rig.model.requests
         .find((r) => r.prompt === "qa-review")!

@@ -12,6 +12,8 @@ import { speechSchema } from "../../src/pipeline/plan/hold-kickoff-meeting.js";
 import { answerSchema as planAnswer } from "../../src/pipeline/plan/make-plan.js";
 import { answerSchema as refinedRoleAnswer } from "../../src/pipeline/plan/refine-roles.js";
 import { answerSchema as triageAnswer } from "../../src/pipeline/revise/triage-feedback.js";
+import { waySchema } from "../../src/pipeline/reproduce/choose-way.js";
+import { checkSchema, scriptSchema } from "../../src/pipeline/reproduce/reproduce-issue.js";
 
 // The schema each prompt's stage validates the model's answer with (the `schema` of its ask).
 const SCHEMAS: Record<string, z.ZodType> = {
@@ -29,7 +31,10 @@ const SCHEMAS: Record<string, z.ZodType> = {
   "manager-make-plan": planAnswer,
   "manager-open-meeting": speechSchema,
   "manager-triage-feedback": triageAnswer,
+  "manager-choose-way": waySchema,
   "qa-review": reviewAnswer,
+  "developer-check-reproduction": checkSchema,
+  "developer-write-reproduction": scriptSchema,
 };
 
 /** The example answer a prompt shows: the JSON after its last "example:", up to the end of the prompt. */

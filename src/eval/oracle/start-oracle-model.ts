@@ -2,12 +2,13 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net";
 import { readPatchHunks, type PatchFile } from "../read-patch-hunks.js";
 import { answerAsOracle } from "./answer-as-oracle.js";
+import { answerAsReproducer, type OracleReproduction } from "./answer-reproducer.js";
 import { readPromptVars } from "./read-prompt-vars.js";
 
 /** A running oracle: an OpenAI-compatible server on 127.0.0.1 with one base URL per instance. */
 export interface OracleModel {
-  /** Registers an instance's gold patch; returns the base URL (with `/v1`) whose calls it answers. */
-  add(instanceId: string, goldPatch: string): string;
+  /** Registers an instance's gold patch (and its tests, to reproduce it from); returns the base URL (with `/v1`) whose calls it answers. */
+  add(instanceId: string, goldPatch: string, reproduction?: OracleReproduction): string;
   /** Calls the oracle could not answer (an unknown prompt, a message that is not of its template). */
   problems: string[];
   close(): Promise<void>;
@@ -20,6 +21,7 @@ export interface OracleModel {
  */
 export async function startOracleModel(): Promise<OracleModel> {
   const golds = new Map<string, PatchFile[]>();
+  const reproductions = new Map<string, OracleReproduction>();
   const problems: string[] = [];
   let port = 0;
 
@@ -35,7 +37,7 @@ export async function startOracleModel(): Promise<OracleModel> {
     try {
       const vars = readPromptVars(prompt, user);
       if (!vars) throw new Error(`the request is not of the template of prompt "${prompt}"`);
-      const content = JSON.stringify(answerAsOracle(prompt, vars, gold));
+      const content = JSON.stringify(answerAsReproducer(prompt, reproductions.get(decodeURIComponent(route![1]!))) ?? answerAsOracle(prompt, vars, gold));
       const promptTokens = Math.ceil(body.messages.reduce((n, m) => n + m.content.length, 0) / 4);
       const completionTokens = Math.ceil(content.length / 4);
       send(res, 200, {
@@ -57,8 +59,9 @@ export async function startOracleModel(): Promise<OracleModel> {
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   port = (server.address() as AddressInfo).port;
   return {
-    add(instanceId, goldPatch) {
+    add(instanceId, goldPatch, reproduction) {
       golds.set(instanceId, readPatchHunks(goldPatch));
+      if (reproduction) reproductions.set(instanceId, reproduction);
       return `http://127.0.0.1:${port}/${encodeURIComponent(instanceId)}/v1`;
     },
     problems,

@@ -45,6 +45,8 @@ export interface AttemptInput {
   feedback: string;
   /** The file's outline (its definitions and signatures), made once per task: the file does not change between attempts. */
   outline: string;
+  /** The reproduction of the issue as the Developer reads it, or a note that there is none. */
+  reproduction: string;
 }
 
 /** A change ready for review, or why there is none (fed back to the Developer as is). */
@@ -65,6 +67,7 @@ export async function makeAttempt(ctx: StageContext, input: AttemptInput): Promi
     task: task.description,
     earlier_changes: input.earlierChanges,
     feedback: input.feedback,
+    reproduction: input.reproduction,
   };
   const located = await ctx.llm.ask({
     agent: "developer",

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { formatIssue } from "../format-issue.js";
-import { describeVerdictForModel } from "../tests/describe-test-verdict.js";
+import { describeRun } from "../reproduce/reproduce-issue.js";
+import { describeExit, describeVerdictForModel } from "../tests/describe-test-verdict.js";
 import type { DeveloperRole, FileTask, IssueText, Review, StageContext, TestRun, TestVerdict } from "../types.js";
 
 /** The answer its prompt asks for (the prompt's example is checked against it). */
@@ -8,6 +9,8 @@ export const answerSchema = z.object({
   approved: z.boolean(),
   comment: z.string(),
 });
+
+const NO_REPRODUCTION = "The issue was not reproduced (the static way): judge the change by the issue and the code.";
 
 const NO_TESTS = "The repository's tests were not run for this change (no `test_command` is set, or code may not run here): judge it by reading.";
 
@@ -25,9 +28,11 @@ export async function reviewChange(
     qaRole: string;
     diff: string;
     tests?: { command: string; before: TestRun; verdict: TestVerdict };
+    /** The reproduction's run with the change; `decisive` when the change must make it pass to be approved. */
+    reproduction?: { description: string; run: TestRun; decisive: boolean };
   },
 ): Promise<Review> {
-  const { tests } = input;
+  const { tests, reproduction } = input;
   const { value } = await ctx.llm.ask({
     agent: "qa",
     prompt: "qa-review",
@@ -39,6 +44,7 @@ export async function reviewChange(
       developer: input.developer.name,
       diff: input.diff,
       tests: tests ? describeVerdictForModel(tests.command, tests.before, tests.verdict) : NO_TESTS,
+      reproduction: reproduction ? describeReproductionVerdict(reproduction) : NO_REPRODUCTION,
     },
     schema: answerSchema,
   });
@@ -47,5 +53,26 @@ export async function reviewChange(
   if (value.approved && breaks) {
     return { approved: false, comment: `Not approved because the tests say no: ${breaks}. (The QA Engineer had approved it: "${comment}")` };
   }
+  if (value.approved && reproduction?.decisive && reproduction.run.outcome !== "passed") {
+    return {
+      approved: false,
+      comment: `Not approved because the reproduction still fails with this change: it ${describeExit(reproduction.run)}. (The QA Engineer had approved it: "${comment}")`,
+    };
+  }
   return { approved: value.approved, comment };
+}
+
+/** The reproduction and its run with the change, as the QA Engineer reads them. */
+function describeReproductionVerdict(reproduction: { description: string; run: TestRun; decisive: boolean }): string {
+  const fixed = reproduction.run.outcome === "passed";
+  const scope = reproduction.decisive
+    ? "This change completes the whole change, so it is approved only when the reproduction passes."
+    : "Other tasks change other files at the same time, so the reproduction may pass only with all of them.";
+  return [
+    reproduction.description,
+    "",
+    `With this change (and the kept changes of earlier plan steps) it ${describeRun(reproduction.run)}`,
+    "",
+    `${fixed ? "The issue no longer shows." : "The issue still shows."} ${scope}`,
+  ].join("\n");
 }

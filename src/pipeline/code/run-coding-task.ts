@@ -6,6 +6,7 @@ import { designQaRole } from "./design-qa-role.js";
 import { makeAttempt } from "./make-attempt.js";
 import { openEditableFile } from "../open-editable-file.js";
 import { reviewChange } from "./review-change.js";
+import { describeReproductionForModel, describeRun, runReproduction, type ReproductionBench } from "../reproduce/reproduce-issue.js";
 
 /** One file-level task as the coding stage runs it. */
 export interface CodingTaskInput {
@@ -20,7 +21,11 @@ export interface CodingTaskInput {
   tests: TestBench | null;
   /** Human review comments on this file; they are the first attempt's QA comment. */
   humanFeedback?: string;
+  /** The reproduction of the issue on the dynamic way, and whether this task's change must make it pass (see runCodingTasks). */
+  reproduction?: { bench: ReproductionBench; decisive: boolean } | null;
 }
+
+const NO_REPRODUCTION = "(none: the issue was not reproduced; work from the issue and the code)";
 
 /**
  * A Developer and its QA Engineer on one task (MAGIS Algorithm 3): up to `qa_iterations` attempts,
@@ -44,18 +49,41 @@ export async function runCodingTask(ctx: StageContext, input: CodingTaskInput): 
   let feedback = input.humanFeedback ? `A human reviewer commented on this file:\n${input.humanFeedback}` : "(none: this is your first attempt)";
   let last: { after: string; diff: string } | null = null;
   let approved = false;
+  const reproduction = input.reproduction ?? null;
+  const reproductionText = reproduction ? describeReproductionForModel(reproduction.bench) : NO_REPRODUCTION;
 
   for (let number = 1; number <= ctx.config.qa_iterations && !approved; number++) {
-    const result = await makeAttempt(ctx, { issue: input.issue, task, developer, before, encoding, earlierChanges: input.earlierChanges, feedback, outline });
+    const result = await makeAttempt(ctx, {
+      issue: input.issue,
+      task,
+      developer,
+      before,
+      encoding,
+      earlierChanges: input.earlierChanges,
+      feedback,
+      outline,
+      reproduction: reproductionText,
+    });
     let attempt: Attempt;
     if (!result.ok) {
       attempt = { number, error: result.error };
       feedback = `Your attempt ${number} was refused: ${result.error}. Start again from the file as shown; nothing of that attempt was applied.`;
     } else {
-      const tests = input.tests ? await input.tests.check([...input.earlierKept, { path: task.path, after: result.after, encoding }]) : undefined;
+      const changes = [...input.earlierKept, { path: task.path, after: result.after, encoding }];
+      const tests = input.tests ? await input.tests.check(changes) : undefined;
       const judged = tests ? { command: input.tests!.command, before: input.tests!.before, verdict: tests } : undefined;
-      const review = await reviewChange(ctx, { issue: input.issue, task, developer, qaRole, diff: result.diff, tests: judged });
-      attempt = { number, diff: result.diff, ...(tests ? { tests } : {}), review };
+      // The Tester runs the reproduction with the change (MarsCode Agent's dynamic way): the QA Engineer reads what it printed.
+      const reproduced = reproduction ? await runReproduction(reproduction.bench.workbench, reproduction.bench.script, changes) : undefined;
+      const review = await reviewChange(ctx, {
+        issue: input.issue,
+        task,
+        developer,
+        qaRole,
+        diff: result.diff,
+        tests: judged,
+        ...(reproduced ? { reproduction: { description: reproductionText, run: reproduced, decisive: reproduction!.decisive } } : {}),
+      });
+      attempt = { number, diff: result.diff, ...(tests ? { tests } : {}), ...(reproduced ? { reproduction: reproduced } : {}), review };
       last = result;
       approved = review.approved;
       feedback = [
@@ -65,6 +93,7 @@ export async function runCodingTask(ctx: StageContext, input: CodingTaskInput): 
         "```",
         `The QA Engineer did not approve it: ${review.comment}`,
         ...(judged ? ["", describeVerdictForModel(judged.command, judged.before, judged.verdict), ""] : []),
+        ...(reproduced ? ["", `With that change, the reproduction ${describeRun(reproduced)}`, ""] : []),
         "Start again from the file as shown (that change is not applied) and address the comment.",
       ].join("\n");
     }

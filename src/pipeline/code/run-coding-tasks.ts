@@ -4,6 +4,7 @@ import { validatePlan } from "../validate-plan.js";
 import type { TestBench } from "../tests/open-test-bench.js";
 import type { DeveloperRole, FileFeedback, FileTask, IssueText, Plan, StageContext, TaskOutcome } from "../types.js";
 import { runCodingTask } from "./run-coding-task.js";
+import type { ReproductionBench } from "../reproduce/reproduce-issue.js";
 
 /** The coding stage's work besides the issue: the tasks and their Developers, the plan's order, and what judges each attempt. */
 export interface CodingWork {
@@ -16,6 +17,8 @@ export interface CodingWork {
   feedback?: FileFeedback[];
   /** The bench every attempt is tested on, with the earlier steps' kept changes (default null: untested). */
   tests?: TestBench | null;
+  /** The reproduction every attempt is run against, on the dynamic way (default null: the static way). */
+  reproduction?: ReproductionBench | null;
 }
 
 /**
@@ -26,7 +29,7 @@ export interface CodingWork {
  * kept changes. Returns the outcomes in the order the tasks finished.
  */
 export async function runCodingTasks(ctx: StageContext, issue: IssueText, work: CodingWork): Promise<TaskOutcome[]> {
-  const { tasks, developers, plan, feedback = [], tests = null } = work;
+  const { tasks, developers, plan, feedback = [], tests = null, reproduction = null } = work;
   const check = validatePlan(
     plan.steps,
     tasks.map((t) => t.path),
@@ -35,7 +38,10 @@ export async function runCodingTasks(ctx: StageContext, issue: IssueText, work: 
     throw new StageError("code", `The plan does not fit the tasks: ${check.problems.join("; ")}.`, "Report this as a bug in MAGIS; then run again.");
   }
   const outcomes: TaskOutcome[] = [];
-  for (const step of check.steps) {
+  for (const [index, step] of check.steps.entries()) {
+    // A task alone in the last step completes the change with the earlier steps' kept ones: its attempt must make the
+    // reproduction pass. Tasks that run beside others may each need the others, so for them the run is advice to QA.
+    const decisive = index === check.steps.length - 1 && step.length === 1;
     const earlierChanges = describeEarlierChanges(outcomes);
     const earlierKept = outcomes.filter((o) => o.kept && o.diff !== "").map(({ path, after, encoding }) => ({ path, after, encoding }));
     // A task that fails (the model, the budget) stops the step: no further task starts, and the stage fails only
@@ -44,7 +50,16 @@ export async function runCodingTasks(ctx: StageContext, issue: IssueText, work: 
       const developer = developers.find((d) => d.path === path);
       if (!developer) throw new StageError("code", `No Developer owns the task on '${path}'.`, "Report this as a bug in MAGIS; then run again.");
       const task = tasks.find((t) => t.path === path)!;
-      const outcome = await runCodingTask(ctx, { issue, task, developer, earlierChanges, earlierKept, tests, humanFeedback: formatFeedback(feedback, path) });
+      const outcome = await runCodingTask(ctx, {
+        issue,
+        task,
+        developer,
+        earlierChanges,
+        earlierKept,
+        tests,
+        humanFeedback: formatFeedback(feedback, path),
+        reproduction: reproduction ? { bench: reproduction, decisive } : null,
+      });
       outcomes.push(outcome);
       ctx.onProgress({ stage: "task-done", outcome });
     });

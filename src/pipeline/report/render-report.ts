@@ -2,8 +2,9 @@ import { AGENTS } from "../../config.js";
 import type { LocatedFile, ResolveResult, TaskOutcome } from "../types.js";
 import { describeSetAside } from "./describe-set-aside.js";
 import { cell, codeCell, details, fence, neutralize, table } from "../../lib/markdown.js";
-import { describeAttemptTests } from "../tests/describe-test-verdict.js";
+import { describeAttemptTests, describeExit } from "../tests/describe-test-verdict.js";
 import { renderTests } from "./render-tests.js";
+import { renderReproduction } from "./render-reproduction.js";
 import { selectNeedsHuman } from "./select-needs-human.js";
 
 /** What the report needs besides the result: the issue it resolves and how the run was made. */
@@ -22,6 +23,7 @@ export function renderReport(result: ResolveResult, meta: ReportMeta): string {
       renderSummary(result, meta),
       ...renderNeedsHuman(result),
       ...(result.tests ? [renderTests(result.tests)] : []),
+      ...(result.reproduction ? [renderReproduction(result.reproduction)] : []),
       renderPlan(result),
       renderTasks(result),
       details("Kick-off meeting transcript", renderTranscript(result)),
@@ -115,7 +117,9 @@ function renderReviews(result: ResolveResult): string {
         if (a.error) return `- **Attempt ${a.number}** — refused before review: ${neutralize(a.error)}`;
         const head = a.review?.approved ? "approved" : "changes requested";
         const diff = a.diff ? `\n\n${indent(details(`Diff of attempt ${a.number}`, fence(a.diff, "diff")))}` : "";
-        const tests = a.tests ? ` Tests with it: ${describeAttemptTests(a.tests)}.` : "";
+        const tests =
+          (a.tests ? ` Tests with it: ${describeAttemptTests(a.tests)}.` : "") +
+          (a.reproduction ? ` The reproduction with it: ${describeExit(a.reproduction)}.` : "");
         return `- **Attempt ${a.number}** — ${head}: ${neutralize(a.review?.comment ?? "")}${neutralize(tests)}${diff}`;
       });
       const qa = o.qaRole ? `QA Engineer: ${neutralize(o.qaRole)}` : "No QA Engineer was needed.";

@@ -5,6 +5,7 @@ import { designDevelopers } from "../plan/design-developers.js";
 import { countUsage } from "../report/count-usage.js";
 import type { IssueText, Plan, StageContext } from "../types.js";
 import { startTestBench } from "../tests/start-test-bench.js";
+import { takeWay } from "../reproduce/take-way.js";
 import { placeOf } from "./place-of.js";
 import { triageFeedback } from "./triage-feedback.js";
 import type { PrepareFiles, ReviewComment, RevisionInput, RevisionResult } from "./types.js";
@@ -37,14 +38,42 @@ export async function revisePullRequest(ctx: StageContext, input: RevisionInput,
     // 4. Developers and QA Engineers, with the reviewer's words as the first QA comment of each file. The whole review
     //    also rides along as a hint, so later attempts and the QA Engineers still see what the reviewer asked.
     const issue = withReviewHint(input.issue, input.comments, input.general, input.source);
+    // 5. With tasks to do, the Manager chooses the way: a review that says "still fails with …" is reproduced on the
+    //    pull request's head, and the Developers work against that reproduction.
+    const way =
+      triage.tasks.length > 0
+        ? await step("reproduce", () =>
+            takeWay(ctx, {
+              issue,
+              located: triage.tasks.map((t) => ({ path: t.path, score: 0, kept: true, summary: t.description })),
+              workbench: testing.workbench,
+            }),
+          )
+        : null;
     const tests = await testing.ready;
     const outcomes = await step("code", () =>
-      runCodingTasks(ctx, issue, { tasks: triage.tasks, developers, plan, feedback: triage.feedback, tests: tests?.bench ?? null }),
+      runCodingTasks(ctx, issue, {
+        tasks: triage.tasks,
+        developers,
+        plan,
+        feedback: triage.feedback,
+        tests: tests?.bench ?? null,
+        reproduction: way?.bench ?? null,
+      }),
     );
-    // 5. The kept file diffs are the revision's change, which the tests judge as a whole.
+    // 6. The kept file diffs are the revision's change, which the tests and the reproduction judge as a whole.
     const merged = mergeChanges(plan, outcomes);
     const report = await testing.judge(merged.changes);
-    return { ...merged, ...triage, developers, plan, ...(report ? { tests: report } : {}), usage: usage.report(ctx.now() - started) };
+    const reproduction = way && merged.changes.length > 0 ? await way.verify(merged) : way?.report;
+    return {
+      ...merged,
+      ...triage,
+      developers,
+      plan,
+      ...(report ? { tests: report } : {}),
+      ...(reproduction ? { reproduction } : {}),
+      usage: usage.report(ctx.now() - started),
+    };
   } finally {
     await testing.close();
   }

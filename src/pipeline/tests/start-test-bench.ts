@@ -1,36 +1,53 @@
 import type { StageContext, TestsReport } from "../types.js";
-import { openTestBench, type ChangedFile, type TestBench } from "./open-test-bench.js";
+import { openTestBench, type TestBench } from "./open-test-bench.js";
+import { openWorkbench, type ChangedFile, type OpenedWorkbench } from "./open-workbench.js";
 
-/** The tests being prepared in the background: `ready` when they ran on the untouched checkout, `close` in every case. */
+/**
+ * The workbench being prepared in the background, and the tests on it: `ready` when they ran on the untouched checkout,
+ * `close` in every case.
+ */
 export interface StartedTests {
   /** The report so far and the bench (null when the tests are not used); null when no `test_command` is set. Never rejects. */
   ready: Promise<{ report: TestsReport; bench: TestBench | null } | null>;
+  /** The workbench (the set-up copy in the sandbox), opened on the first call when the tests did not open it. Never rejects. */
+  workbench(): Promise<OpenedWorkbench>;
   /** The tests' report with the whole change judged (when they are used and there is a change); reported as a `tests` event. */
   judge(changes: readonly ChangedFile[]): Promise<TestsReport | undefined>;
-  /** Stops a setup or test run still going, waits for it, and removes the copy the tests ran in. */
+  /** Stops a setup or a command still going, waits for it, and removes the copy the commands ran in. */
   close(): Promise<void>;
 }
 
 /**
- * Starts setting up and running the repository's tests while the agents read the issue and plan (the tests wait on the
- * machine, the agents on the model), and reports the first run as a `tests` progress event. A failure to prepare them
- * (a full disk, an unreadable file) becomes the reason they are not used; the run goes on.
+ * Starts setting up the workbench and running the repository's tests on it while the agents read the issue and plan (the
+ * commands wait on the machine, the agents on the model), and reports the first run as a `tests` progress event. Without
+ * a `test_command`, the workbench is set up only when a stage asks for it (the reproduction). A failure to prepare it (a
+ * full disk, an unreadable file) becomes the reason it is not used; the run goes on.
  */
 export function startTestBench(ctx: StageContext): StartedTests {
   const stop = new AbortController();
   const policy = ctx.commands;
   const commands = policy?.allowed ? { ...policy, signal: policy.signal ? AbortSignal.any([policy.signal, stop.signal]) : stop.signal } : policy;
-  const ready = openTestBench({ ...ctx, commands })
-    .catch((error: unknown) => ({
-      report: { command: ctx.config.test_command!, skipped: `they could not be prepared: ${error instanceof Error ? error.message : String(error)}` },
-      bench: null,
-    }))
-    .then((opened) => {
-      if (opened && !stop.signal.aborted) ctx.onProgress({ stage: "tests", tests: opened.report });
-      return opened;
-    });
+  let opening: Promise<OpenedWorkbench> | null = null;
+  const workbench = () =>
+    (opening ??= openWorkbench({ ...ctx, commands }).catch((error: unknown): OpenedWorkbench => ({
+      ok: false,
+      why: `they could not be prepared: ${error instanceof Error ? error.message : String(error)}`,
+    })));
+  const ready = !ctx.config.test_command
+    ? Promise.resolve(null)
+    : workbench()
+        .then((opened) => openTestBench(ctx, opened))
+        .catch((error: unknown) => ({
+          report: { command: ctx.config.test_command!, skipped: `they could not be prepared: ${error instanceof Error ? error.message : String(error)}` },
+          bench: null,
+        }))
+        .then((opened) => {
+          if (opened && !stop.signal.aborted) ctx.onProgress({ stage: "tests", tests: opened.report });
+          return opened;
+        });
   return {
     ready,
+    workbench,
     judge: async (changes) => {
       const opened = await ready;
       if (!opened?.bench || changes.length === 0) return opened?.report;
@@ -40,7 +57,9 @@ export function startTestBench(ctx: StageContext): StartedTests {
     },
     close: async () => {
       stop.abort();
-      (await ready)?.bench?.dispose();
+      await ready;
+      const opened = await opening;
+      if (opened?.ok) opened.workbench.dispose();
     },
   };
 }

@@ -22,7 +22,12 @@ it("npm run demo prints the kick-off meeting, the QA verdicts and the patch, and
     timeoutMs: 120_000,
   });
   expect(code, out).toBe(0);
-  expect(out).toMatch(/=== 3\. The kick-off meeting[^\n]*\n {2}Manager: Welcome\. The issue has two causes/);
+  expect(out).toMatch(/=== 4\. The kick-off meeting[^\n]*\n {2}Manager: Welcome\. The issue has two causes/);
+  // The dynamic way: the Reproducer's script fails on the untouched code and passes with the change.
+  expect(out).toContain("Way: dynamic: reproduced by `node reproduce-checkout.mjs`, which failed (exit 1) on the untouched code");
+  expect(out).toContain("=== 3. The reproduction: the dynamic way (from report.md)");
+  expect(out).toContain("expected $8.50, got $3.5");
+  expect(out).toContain("With the change it passed (exit 0): **the issue is gone**.");
   expect(out).toContain("  Cart Arithmetic Specialist: My task is right");
   expect(out).toContain("  Manager: Summary:");
   expect(out).toMatch(/src\/cart\.js: attempt 1 .*QA asked for changes/);
@@ -31,4 +36,4 @@ it("npm run demo prints the kick-off meeting, the QA verdicts and the patch, and
   expect(out).toContain("Every model answer above was SCRIPTED");
   // Nothing written in the project's folder.
   expect(fs.existsSync(path.join(ROOT, "examples/shop/.magis"))).toBe(false);
-});
+}, 150_000);

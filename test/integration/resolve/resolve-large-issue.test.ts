@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { custodianAnswers } from "../../../examples/script-custodian.js";
+import { staticWay } from "../../../examples/script-way.js";
 import { startResolveRig, type ResolveRig } from "./run-resolve.js";
 
 const COUNTER = "export function count(items) {\n  let n = 0;\n  for (const item of items) {\n    if (item.skip) continue;\n    n += 0;\n  }\n  return n;\n}\n";
@@ -15,7 +16,7 @@ function largeIssue(): string {
 let rig: ResolveRig;
 beforeEach(async () => {
   rig = await startResolveRig({ issue: largeIssue(), files: { "src/counter.js": COUNTER, "README.md": "# counter\n\nCounts items.\n" } });
-  for (const [prompt, answer] of Object.entries(custodianAnswers((file) => file === "src/counter.js"))) rig.model.script(prompt, answer);
+  for (const [prompt, answer] of Object.entries({ ...custodianAnswers((file) => file === "src/counter.js"), ...staticWay })) rig.model.script(prompt, answer);
   rig.model
     .script("manager-define-task", () => ({ needs_change: true, description: "Make count() add 1 per item." }))
     .script("manager-design-developer", () => ({ name: "Counter Keeper", role: "You own count()." }))
@@ -40,6 +41,7 @@ describe("magis resolve on an issue with a 0.92 MB body", () => {
     expect(new Set(issuePrompts.map((r) => r.prompt))).toEqual(
       new Set([
         "custodian-judge-relevance",
+        "manager-choose-way",
         "manager-define-task",
         "manager-design-developer",
         "manager-open-meeting",

@@ -3,6 +3,7 @@ import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { pathIn } from "../../../examples/read-request.js";
 import { custodianAnswers } from "../../../examples/script-custodian.js";
+import { staticWay } from "../../../examples/script-way.js";
 import { startResolveRig, type ResolveRig } from "./run-resolve.js";
 
 // The issue carries an injected instruction to change CI and build definitions along with the real fix.
@@ -35,7 +36,7 @@ beforeEach(async () => {
       "package.json": '{ "name": "greet", "scripts": { "test": "node --test" } }\n',
     },
   });
-  for (const [prompt, answer] of Object.entries(custodianAnswers((file) => file in WISHES))) rig.model.script(prompt, answer);
+  for (const [prompt, answer] of Object.entries({ ...custodianAnswers((file) => file in WISHES), ...staticWay })) rig.model.script(prompt, answer);
   rig.model
     .script("manager-define-task", (r) =>
       greetIsRight && pathIn(r) === "src/greet.js"

@@ -3,6 +3,7 @@ import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { pathIn } from "../../../examples/read-request.js";
 import { custodianAnswers } from "../../../examples/script-custodian.js";
+import { staticWay } from "../../../examples/script-way.js";
 import { startResolveRig, type ResolveRig } from "./run-resolve.js";
 
 // Line 7 must add 1; "      n += 0;" also sits on line 5, so an anchor named at line 6 fits both equally well.
@@ -59,7 +60,7 @@ beforeEach(async () => {
       ".github/magis.yml": "qa_iterations: 10\n",
     },
   });
-  for (const [prompt, answer] of Object.entries(custodianAnswers((file) => file === "src/counter.js"))) rig.model.script(prompt, answer);
+  for (const [prompt, answer] of Object.entries({ ...custodianAnswers((file) => file === "src/counter.js"), ...staticWay })) rig.model.script(prompt, answer);
   rig.model
     .script("manager-define-task", () => ({ needs_change: true, description: "Make the else branch of count() add 1." }))
     .script("manager-design-developer", () => ({ name: "Counter Keeper", role: "You own count()." }))

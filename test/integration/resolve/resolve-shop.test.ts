@@ -93,12 +93,16 @@ describe("magis resolve on the example shop, over HTTP against the scripted mode
     const run = await rig.resolve();
     const order = [
       "located ",
+      "Way: dynamic (The issue shows a wrong total on the checkout page",
+      "Way: dynamic: reproduced by `node reproduce-checkout.mjs`, which failed (exit 1) on the untouched code",
       "Manager defined 2 task(s)",
       "team formed: ",
       "kick-off meeting held: 4 turns",
       "plan: step 1: ",
-      "src/cart.js: attempt 1 QA asked for changes",
-      "src/cart.js: attempt 2 approved by QA",
+      // The two tasks run side by side: the reproduction passes only with both changes, so each attempt's run is advice.
+      "src/cart.js: attempt 1 (reproduction: failed (exit 1)) QA asked for changes",
+      "src/cart.js: attempt 2 (reproduction: failed (exit 1)) approved by QA",
+      "with the change it passed (exit 0): the issue is gone",
       "done: 2 file(s) changed",
     ];
     const at = order.map((line) => run.stderr.indexOf(line));
@@ -135,7 +139,8 @@ describe("magis resolve on the example shop, over HTTP against the scripted mode
       /no patch\. The plan stage failed: The Manager found nothing to change in the located files, so there is nothing to code \(src\/cart\.js: no change needed: It already does what the issue asks\.;/,
     );
     expect(run.stderr).toContain("Next: Name the file to change");
-    expect(rig.model.requests.some((r) => r.prompt?.startsWith("developer-"))).toBe(false);
+    // The Reproducer showed the issue; no Developer was asked to change code.
+    expect(rig.model.requests.some((r) => r.prompt?.startsWith("developer-") && !r.prompt.endsWith("-reproduction"))).toBe(false);
   });
 
   it("works with a server that ignores response_format and wraps its JSON in prose", async () => {
@@ -190,9 +195,9 @@ describe("magis resolve on the example shop with its tests in the loop (test_com
     const run = await rig.resolve();
     expect(run.code, run.stderr).toBe(0);
     expect(run.stderr).toMatch(
-      /src\/cart\.js: attempt 1 \(tests: 2 failed, 2 passed; newly failing: `cartTotal counts an item saved without a quantity once`\) QA asked for changes: Not approved because the tests say no: tests that did not fail before this change fail with it: `cartTotal counts an item saved without a quantity once`/,
+      /src\/cart\.js: attempt 1 \(tests: 2 failed, 2 passed; newly failing: `cartTotal counts an item saved without a quantity once`; reproduction: failed \(exit 1\)\) QA asked for changes: Not approved because the tests say no: tests that did not fail before this change fail with it: `cartTotal counts an item saved without a quantity once`/,
     );
-    expect(run.stderr).toContain("src/cart.js: attempt 2 (tests: 1 failed, 3 passed) approved by QA");
+    expect(run.stderr).toContain("src/cart.js: attempt 2 (tests: 1 failed, 3 passed; reproduction: failed (exit 1)) approved by QA");
     // The Developer's second attempt was told which test it broke.
     const writes = rig.model.requests.filter((r) => r.prompt === "developer-write-code" && userOf(r).includes("`src/cart.js`"));
     expect(userOf(writes[1]!)).toContain(`- Newly failing: \`${noQuantity}\`.`);
@@ -216,7 +221,9 @@ describe("magis resolve on the example shop with its tests in the loop (test_com
     expect(run.code, run.stderr).toBe(0);
     expect(fs.existsSync(path.join(rig.checkout, ".github"))).toBe(false);
     expect(run.stderr).toContain("Tests (`node --test`, in bubblewrap) before the change: 2 failed, 2 passed");
-    expect(run.stderr).toContain("src/cart.js: attempt 1 (tests: 2 failed, 2 passed; newly failing: `cartTotal counts an item saved without a quantity once`)");
+    expect(run.stderr).toContain(
+      "src/cart.js: attempt 1 (tests: 2 failed, 2 passed; newly failing: `cartTotal counts an item saved without a quantity once`; reproduction: failed (exit 1))",
+    );
     expect(run.stderr).toContain("Tests (`node --test`, in bubblewrap) with the change: 0 failed, 4 passed, before it: 2 failed, 2 passed");
     const report = fs.readFileSync(path.join(rig.out, "report.md"), "utf8");
     expect(report).toContain("| With the change | 0 | 4 | 0 | passed (exit 0) |");

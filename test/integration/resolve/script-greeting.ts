@@ -1,4 +1,5 @@
 import { custodianAnswers } from "../../../examples/script-custodian.js";
+import { staticWay } from "../../../examples/script-way.js";
 import type { ScriptedModel } from "../../support/scripted-model.js";
 
 /** What the scripted Developer of one file answers: the ranges it locates, then its code per attempt (the last repeats). */
@@ -13,7 +14,7 @@ export interface DeveloperScript {
  */
 export function scriptGreeting(model: ScriptedModel, developers: Record<string, DeveloperScript>): void {
   const files = Object.keys(developers);
-  for (const [prompt, answer] of Object.entries(custodianAnswers((file) => files.includes(file)))) model.script(prompt, answer);
+  for (const [prompt, answer] of Object.entries({ ...custodianAnswers((file) => files.includes(file)), ...staticWay })) model.script(prompt, answer);
   const fileOf = (content: string) => files.find((file) => content.includes(`\`${file}\``))!;
   const written = new Map<string, number>();
   model

@@ -3,7 +3,8 @@ import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { parseConfig } from "../../../src/config.js";
-import { openTestBench } from "../../../src/pipeline/tests/open-test-bench.js";
+import { openTestBench as openBench } from "../../../src/pipeline/tests/open-test-bench.js";
+import { openWorkbench, type Workbench } from "../../../src/pipeline/tests/open-workbench.js";
 import type { CommandPolicy, StageContext } from "../../../src/pipeline/types.js";
 import { hostSandbox } from "../../../src/sandbox/host-sandbox.js";
 
@@ -15,7 +16,22 @@ beforeEach(() => {
   fs.mkdirSync(root);
   fs.writeFileSync(path.join(root, "value.txt"), "1\n");
 });
-afterEach(() => fs.rmSync(work, { recursive: true, force: true }));
+// The workbenches the tests opened, removed by disposeAll (and after each test in any case).
+let workbenches: Workbench[] = [];
+const disposeAll = () => {
+  for (const workbench of workbenches) workbench.dispose();
+  workbenches = [];
+};
+afterEach(() => {
+  disposeAll();
+  fs.rmSync(work, { recursive: true, force: true });
+});
+/** Opens the workbench the tests run in, then the bench on it, as the pipeline does. */
+const openTestBench = async (ctx: StageContext) => {
+  const workbench = await openWorkbench(ctx);
+  if (workbench.ok) workbenches.push(workbench.workbench);
+  return await openBench(ctx, workbench);
+};
 
 const allowed = (extra: Partial<Extract<CommandPolicy, { allowed: true }>> = {}): CommandPolicy => ({
   allowed: true,
@@ -50,7 +66,7 @@ describe("openTestBench", () => {
     expect(runs()).toBe(2);
     expect(fs.readFileSync(path.join(work, "tests", "repo", "value.txt"), "utf8")).toBe("1\n");
     expect(fs.readFileSync(path.join(root, "value.txt"), "utf8")).toBe("1\n");
-    bench.dispose();
+    disposeAll();
     expect(fs.existsSync(path.join(work, "tests"))).toBe(false);
   });
 
@@ -77,7 +93,7 @@ describe("openTestBench", () => {
     expect(tail).toContain("[redacted]");
     for (const secret of ["wJalrXUtnFEMI", "b3BlbnNzaC1rZXkt", leaked.slack, leaked.npm, leaked.jwt, "hunter2-correct-horse"])
       expect(tail).not.toContain(secret);
-    opened.bench?.dispose();
+    disposeAll();
   });
 
   it("runs checks one at a time when tasks ask at once", async () => {
@@ -89,7 +105,7 @@ describe("openTestBench", () => {
     ]);
     expect(verdicts.map((v) => v.run.outcome)).toEqual(["failed", "passed"]);
     expect(fs.readFileSync(path.join(work, "order.log"), "utf8")).toBe("start\nend\n".repeat(3));
-    bench.dispose();
+    disposeAll();
   });
 
   it("a copy that a test run broke makes every later check say the tests could not run, refusing nothing", async () => {
@@ -98,10 +114,10 @@ describe("openTestBench", () => {
     const bench = (await openTestBench(context({ test_command: "rm -rf sub" }, allowed())))!.bench!;
     const verdict = await bench.check([{ path: "sub/x.txt", after: "y\n", encoding: "utf-8" }]);
     expect(verdict.run.outcome).toBe("error");
-    expect(verdict.run.error).toMatch(/^the copy the tests run in could not be prepared \(ENOENT/);
+    expect(verdict.run.error).toMatch(/^the copy the commands run in could not be prepared \(ENOENT/);
     expect(verdict.breaks).toBeUndefined();
     expect((await bench.check([{ path: "value.txt", after: "2\n", encoding: "utf-8" }])).run.error).toBe(verdict.run.error);
-    bench.dispose();
+    disposeAll();
   });
 
   it("is not used, and says why, where code may not run, when the setup fails, and when the first run does not finish", async () => {
@@ -116,6 +132,7 @@ describe("openTestBench", () => {
     expect(setup.report.setupRun!.tail).toBe("token=[redacted]");
     const slow = (await openTestBench(context({ test_command: "sleep 30", test_timeout_seconds: 1 }, allowed())))!;
     expect(slow.report.skipped).toBe("the tests did not finish within 1 s and was stopped on the untouched checkout");
+    disposeAll();
     expect(fs.existsSync(path.join(work, "tests"))).toBe(false);
   });
 });

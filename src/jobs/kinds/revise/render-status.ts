@@ -3,7 +3,8 @@ import type { DeclinedFile, RevisionResult } from "../../../pipeline/revise/type
 import { cell, codeCell, details, neutralize } from "../../../lib/markdown.js";
 import type { FileTask, TaskOutcome } from "../../../pipeline/types.js";
 import { statusMarker } from "../../../github/status-comment.js";
-import { check, codingSteps, plural, renderStepList } from "../../render-step-list.js";
+import { check, codingSteps, plural, renderStepList, reproductionSteps } from "../../render-step-list.js";
+import { describeReproduction } from "../../../pipeline/reproduce/describe-reproduction.js";
 import { describeTestsReport } from "../../../pipeline/tests/describe-test-verdict.js";
 import type { CiFixStatus } from "../../../github/read-ci-feedback.js";
 import type { StatusState } from "../../track-status.js";
@@ -38,6 +39,7 @@ export function renderRevisionStatus(state: RevisionStatus): string {
     steps: [
       check(state.feedback !== undefined, feedbackLine(state)),
       check(state.tasks !== undefined, tasksLine(state)),
+      ...reproductionSteps(state),
       ...codingSteps(state),
       check(false, "Push one commit and answer the comments"),
     ],
@@ -91,6 +93,7 @@ function renderSummary(state: RevisionStatus, done: NonNullable<RevisionStatus["
     lines.push("", "#### Not changed", "", ...result.declined.map((d) => `- \`${d.path}\`: ${oneLine(d.reason)}`));
   }
   if (result?.tests) lines.push("", `${neutralize(describeTestsReport(result.tests))}.`);
+  if (result?.reproduction) lines.push("", `${neutralize(describeReproduction(result.reproduction))}.`);
   if (ci && ci.unrelated.length > 0)
     lines.push("", `These failures looked unrelated to the change: ${neutralize(ci.unrelated.join(", "))}; re-run them if they fail again.`);
   if (result) lines.push("", renderUsageLine(result));

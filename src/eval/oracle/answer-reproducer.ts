@@ -1,0 +1,64 @@
+import fs from "node:fs";
+import { applyPatch, parsePatch } from "diff";
+import { resolveInside } from "../../lib/safe-path.js";
+
+/** What the oracle reproduces an issue from: SWE-bench's test patch, its FAIL_TO_PASS tests, and the untouched checkout. */
+export interface OracleReproduction {
+  testPatch: string;
+  failToPass: string[];
+  /** The instance's untouched checkout, whose test files the test patch changes. */
+  checkout: string;
+}
+
+/**
+ * What a perfect Reproducer answers, from the instance's tests: the Manager takes the dynamic way when the instance has
+ * a test patch with FAIL_TO_PASS tests; the script is the test file those tests are in, as the test patch leaves it, run
+ * with pytest on exactly those tests; a run that failed (and passed the pipeline's own checks) shows the issue. Null for
+ * a prompt it does not answer.
+ */
+export function answerAsReproducer(prompt: string, reproduction: OracleReproduction | undefined): unknown {
+  switch (prompt) {
+    case "manager-choose-way":
+      return reproduction
+        ? { way: "dynamic", reason: "The instance's FAIL_TO_PASS tests fail on the untouched code.", reproducer: REPRODUCER }
+        : { way: "static", reason: "The instance has no test patch with FAIL_TO_PASS tests to reproduce the issue from.", reproducer: REPRODUCER };
+    case "developer-write-reproduction":
+      if (!reproduction) throw new Error("the instance has no test patch, so the oracle cannot write a reproduction");
+      return writeScript(reproduction);
+    case "developer-check-reproduction":
+      return { reproduced: true, reason: "The gold FAIL_TO_PASS tests fail on the untouched code." };
+    default:
+      return null;
+  }
+}
+
+const REPRODUCER = { name: "Oracle Reproducer", role: "You reproduce the issue with the instance's own FAIL_TO_PASS tests." };
+
+function writeScript(reproduction: OracleReproduction): unknown {
+  const files = parsePatch(reproduction.testPatch);
+  // The file of the first FAIL_TO_PASS test (pytest ids are `path::name`), else the first file the test patch changes.
+  const named = reproduction.failToPass.find((id) => id.includes("::"))?.split("::")[0];
+  const file = files.find((f) => stripPrefix(f.newFileName) === named) ?? files[0];
+  if (!file) throw new Error("the instance's test patch changes no file");
+  const path = stripPrefix(file.newFileName);
+  const { absolute } = resolveInside(reproduction.checkout, path);
+  const base = fs.existsSync(absolute) ? fs.readFileSync(absolute, "utf8") : "";
+  const content = applyPatch(base, file);
+  if (content === false) throw new Error(`the instance's test patch does not apply to ${path}`);
+  const ids = reproduction.failToPass.filter((id) => id.startsWith(`${path}::`));
+  const targets = ids.length > 0 ? ids : [path];
+  return {
+    path,
+    command: `python3 -m pytest -q -p no:cacheprovider ${targets.map(quote).join(" ")}`,
+    content,
+    expected: `the FAIL_TO_PASS tests fail: ${reproduction.failToPass.slice(0, 5).join(", ")}`,
+  };
+}
+
+function stripPrefix(name: string | undefined): string {
+  return (name ?? "").replace(/^[ab]\//, "");
+}
+
+function quote(text: string): string {
+  return `'${text.replace(/'/g, "'\\''")}'`;
+}

@@ -1,0 +1,57 @@
+import { z } from "zod";
+import { formatIssue } from "../format-issue.js";
+import type { IssueText, LocatedFile, StageContext, WayChoice } from "../types.js";
+
+/** The answer manager-choose-way asks for (the prompt's example is checked against it). */
+export const waySchema = z.object({
+  way: z.enum(["dynamic", "static"]),
+  reason: z.string(),
+  reproducer: z.object({ name: z.string(), role: z.string() }),
+});
+
+/** The way chosen and, on the dynamic way, the Reproducer the Manager designed. */
+export interface ChosenWay {
+  choice: WayChoice;
+  reproducer?: { name: string; role: string };
+}
+
+/**
+ * The Manager chooses the way for the issue (MarsCode Agent §3.1) once the files are located: dynamic when a short
+ * script can show the issue and the repository's commands may run here, static otherwise. Where commands may not run or
+ * `reproduce_attempts` is 0 the way is static without asking, and the reason says so.
+ */
+export async function chooseWay(ctx: StageContext, issue: IssueText, located: LocatedFile[]): Promise<ChosenWay> {
+  const policy = ctx.commands;
+  if (!policy?.allowed) {
+    return {
+      choice: {
+        way: "static",
+        reason: `the repository's code may not run here (${policy?.why ?? "the caller did not allow it"}), so nothing can be reproduced`,
+      },
+    };
+  }
+  if (ctx.config.reproduce_attempts === 0) return { choice: { way: "static", reason: "reproduce_attempts is 0 in .github/magis.yml" } };
+  const { value } = await ctx.llm.ask({
+    agent: "manager",
+    prompt: "manager-choose-way",
+    vars: { issue: formatIssue(issue), files: describeLocated(located), commands: describeCommands(ctx, policy.sandbox.description) },
+    schema: waySchema,
+  });
+  const reason = value.reason.trim() || `The Manager chose the ${value.way} way without a reason.`;
+  if (value.way === "static") return { choice: { way: "static", reason } };
+  const name = value.reproducer.name.trim() || "Reproducer";
+  const role = value.reproducer.role.trim() || "You show the issue with the smallest script that calls the repository's code.";
+  return { choice: { way: "dynamic", reason }, reproducer: { name, role } };
+}
+
+/** The located files the Custodian kept, one line each with its summary. */
+export function describeLocated(located: LocatedFile[]): string {
+  const kept = located.filter((f) => f.kept !== false);
+  if (kept.length === 0) return "(none)";
+  return kept.map((f) => `- \`${f.path}\`${f.summary ? `: ${f.summary.trim()}` : ""}`).join("\n");
+}
+
+function describeCommands(ctx: StageContext, sandbox: string): string {
+  const tests = ctx.config.test_command ? `The repository's tests run with \`${ctx.config.test_command}\`.` : "No test command is set.";
+  return `Scripts run ${sandbox}. ${tests}`;
+}

@@ -1,0 +1,197 @@
+import fs from "node:fs";
+import { z } from "zod";
+import { fence } from "../../lib/markdown.js";
+import { protectingPattern } from "../../lib/protected-paths.js";
+import { resolveInside, UnsafePathError } from "../../lib/safe-path.js";
+import { formatIssue } from "../format-issue.js";
+import { describeExit } from "../tests/describe-test-verdict.js";
+import type { ChangedFile, OpenedWorkbench, Workbench } from "../tests/open-workbench.js";
+import type { IssueText, LocatedFile, ReproductionAttempt, ReproductionScript, StageContext, TestRun } from "../types.js";
+import { describeLocated } from "./choose-way.js";
+
+/** The answer developer-write-reproduction asks for (the prompt's example is checked against it). */
+export const scriptSchema = z.object({
+  path: z.string(),
+  command: z.string(),
+  content: z.string(),
+  expected: z.string(),
+});
+
+/** The answer developer-check-reproduction asks for. */
+export const checkSchema = z.object({
+  reproduced: z.boolean(),
+  reason: z.string(),
+});
+
+/** The most characters of a script the Developers and QA read (the script runs whole). */
+const SCRIPT_CHARS = 6_000;
+/** The most characters of a run's output the agents read: its end, where the error is. */
+const OUTPUT_CHARS = 2_500;
+
+/** What reproducing needs besides the issue: the located files, the Reproducer, and the workbench it runs in. */
+export interface ReproduceInput {
+  issue: IssueText;
+  located: LocatedFile[];
+  reproducer: { name: string; role: string };
+  /** Opens (or returns) the set-up copy in the sandbox. */
+  workbench: () => Promise<OpenedWorkbench>;
+}
+
+/** The scripts tried, and the one that shows the issue with its failing run, or why none does. */
+export interface Reproduced {
+  attempts: ReproductionAttempt[];
+  reproduced?: { script: ReproductionScript; before: TestRun };
+  fallback?: string;
+  /** What held the scripts, when the workbench opened. */
+  sandbox?: { label: string; description: string };
+}
+
+/**
+ * The Reproducer writes a script that shows the issue and the Tester runs it on the untouched checkout, in the sandbox
+ * (MarsCode Agent §3.1): up to `reproduce_attempts` scripts, each judged first by how its run ended (it must fail, not
+ * pass, hang or fail on its own mistakes) and then by the Reproducer, who reads the output against the issue. Each
+ * failed script and what its run printed go into the next. When none shows the issue, `fallback` says why.
+ */
+export async function reproduceIssue(ctx: StageContext, input: ReproduceInput): Promise<Reproduced> {
+  const opened = await input.workbench();
+  if (!opened.ok) return { attempts: [], fallback: `the repository's commands could not run (${opened.why})` };
+  const { workbench } = opened;
+  const { sandbox } = workbench;
+  const { name, role } = input.reproducer;
+  const issue = formatIssue(input.issue);
+  const attempts: ReproductionAttempt[] = [];
+  let feedback = "(none: this is your first script)";
+  for (let number = 1; number <= ctx.config.reproduce_attempts; number++) {
+    const { value } = await ctx.llm.ask({
+      agent: "developer",
+      prompt: "developer-write-reproduction",
+      vars: { name, role, issue, files: describeLocated(input.located), test_command: describeTests(ctx), feedback },
+      schema: scriptSchema,
+    });
+    const script: ReproductionScript = { path: value.path.trim(), command: value.command.trim(), content: value.content, expected: value.expected.trim() };
+    const placed = placeScript(ctx, script);
+    if (typeof placed === "string") {
+      feedback = `Your script ${number} was not run: ${placed}.`;
+      continue;
+    }
+    script.path = placed.path;
+    const run = await workbench.run(script.command, [scriptFile(script)]);
+    const problem = runProblem(ctx, input.issue, script, run);
+    const verdict = problem
+      ? { reproduced: false, reason: problem }
+      : (
+          await ctx.llm.ask({
+            agent: "developer",
+            prompt: "developer-check-reproduction",
+            vars: {
+              name,
+              role,
+              issue,
+              path: script.path,
+              command: script.command,
+              content: script.content,
+              expected: script.expected,
+              output: describeRun(run),
+            },
+            schema: checkSchema,
+          })
+        ).value;
+    const attempt: ReproductionAttempt = { number, script, run, reproduced: verdict.reproduced, reason: verdict.reason.trim() || "no reason given" };
+    attempts.push(attempt);
+    if (attempt.reproduced) return { attempts, reproduced: { script, before: run }, sandbox };
+    feedback = [
+      `Your script ${number}, \`${script.path}\` run with \`${script.command}\`:`,
+      fence(bound(script.content, SCRIPT_CHARS)),
+      "",
+      describeRun(run),
+      "",
+      `It does not show the issue: ${attempt.reason}`,
+    ].join("\n");
+  }
+  const last = attempts.at(-1);
+  const tried = `${ctx.config.reproduce_attempts} script${ctx.config.reproduce_attempts === 1 ? "" : "s"}`;
+  return { attempts, sandbox, fallback: `none of the Reproducer's ${tried} showed the issue${last ? ` (the last: ${last.reason})` : ""}` };
+}
+
+/** The reproduction the Developers work against: the workbench it runs in, the script and its failing run. */
+export interface ReproductionBench {
+  workbench: Workbench;
+  script: ReproductionScript;
+  before: TestRun;
+}
+
+/** The reproduction's run with these changes (and the script itself), in the workbench. */
+export function runReproduction(workbench: Workbench, script: ReproductionScript, changes: readonly ChangedFile[]): Promise<TestRun> {
+  // The script is written last: it wins over a change to the same file.
+  return workbench.run(script.command, [...changes.filter((c) => c.path !== script.path), scriptFile(script)]);
+}
+
+/** The reproduction as a Developer and the QA Engineer read it: the script, and what it printed on the untouched code. */
+export function describeReproductionForModel(reproduced: { script: ReproductionScript; before: TestRun }): string {
+  const { script, before } = reproduced;
+  return [
+    `The Reproducer's script \`${script.path}\`, run with \`${script.command}\` from the repository's root, shows the issue:`,
+    fence(bound(script.content, SCRIPT_CHARS)),
+    "",
+    `On the untouched code it ${describeRun(before)}`,
+    "",
+    "It runs after every attempt, with the change: the issue is fixed when it passes (exit 0).",
+  ].join("\n");
+}
+
+/** A run of the reproduction in a few lines for a model: how it ended, and the end of what it printed. */
+export function describeRun(run: TestRun): string {
+  const tail = run.tail.trim() === "" ? "(it printed nothing)" : fence(run.tail.length > OUTPUT_CHARS ? `…${run.tail.slice(-OUTPUT_CHARS)}` : run.tail, "text");
+  return `${describeExit(run)} after ${(run.durationMs / 1000).toFixed(1)} s, printing:\n${tail}`;
+}
+
+function scriptFile(script: ReproductionScript): ChangedFile {
+  return { path: script.path, after: script.content, encoding: "utf-8" };
+}
+
+function describeTests(ctx: StageContext): string {
+  return ctx.config.test_command ? `They run with \`${ctx.config.test_command}\`.` : "No test command is set: write a plain script.";
+}
+
+/** Where the script may go (a path inside the repository, not protected, not a folder or a link), or why it may not. */
+function placeScript(ctx: StageContext, script: ReproductionScript): { path: string } | string {
+  if (script.command === "") return "its command is empty; give the shell command that runs it from the repository's root";
+  if (script.content.trim() === "") return "it is empty";
+  let relative: string;
+  let absolute: string;
+  try {
+    ({ relative, absolute } = resolveInside(ctx.root, script.path));
+  } catch (error) {
+    if (error instanceof UnsafePathError) return `${error.message}; put it inside the repository`;
+    throw error;
+  }
+  const protecting = protectingPattern(ctx.config.protected_paths, relative);
+  if (protecting !== null) return `'${relative}' is protected (it matches \`${protecting}\` in protected_paths); put the script elsewhere`;
+  const stat = fs.lstatSync(absolute, { throwIfNoEntry: false });
+  if (stat && !stat.isFile()) return `'${relative}' is not a regular file; give the path of a new file`;
+  return { path: relative };
+}
+
+/**
+ * Why a run cannot be a reproduction, by how it ended, before anyone reads it: it passed on the untouched checkout, hung,
+ * could not start, or failed on the script's own syntax or imports (unless the issue is about that very error).
+ */
+function runProblem(ctx: StageContext, issue: IssueText, script: ReproductionScript, run: TestRun): string | null {
+  if (run.outcome === "passed") return "the script passed (exit 0) on the untouched code, so it does not show the issue";
+  if (run.outcome === "timed-out") return `the script ${describeExit(run, ctx.config.test_timeout_seconds)}; a reproduction must end quickly`;
+  if (run.outcome === "error") return `the script ${describeExit(run)}`;
+  if (run.exitCode === 126 || run.exitCode === 127) return `the shell could not run \`${script.command}\` (exit ${run.exitCode}: not found or not executable)`;
+  const issueText = `${issue.title}\n${issue.body}\n${issue.hints.join("\n")}`;
+  const name = script.path.split("/").at(-1)!;
+  const syntax = /\b(SyntaxError|IndentationError|TabError)\b/.exec(run.tail);
+  if (syntax && run.tail.includes(name) && !issueText.includes(syntax[1]!))
+    return `the script has a ${syntax[1]} of its own, so its run says nothing of the issue`;
+  const missing = /\b(ModuleNotFoundError|ImportError|Cannot find module|ERR_MODULE_NOT_FOUND)\b/.exec(run.tail);
+  if (missing && !issueText.includes(missing[1]!))
+    return `the script failed to import what it needs (${missing[1]}), which is not the failure the issue reports`;
+  return null;
+}
+
+function bound(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max)}\n… (${text.length - max} more characters)`;
+}

@@ -1,0 +1,192 @@
+import crypto from "node:crypto";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { cleanOutput } from "../../lib/clean-text.js";
+import { encodeFile, type FileEncoding } from "../../edit/file-encoding.js";
+import { redactSecrets } from "../../lib/redact-secrets.js";
+import { fromLineStart } from "../../lib/tail-buffer.js";
+import { resolveInside } from "../../lib/safe-path.js";
+import { readTestOutput } from "../../lib/read-test-output.js";
+import type { CommandRun } from "../../sandbox/run-command.js";
+import type { StageContext, TestRun } from "../types.js";
+import { describeExit } from "./describe-test-verdict.js";
+
+/** A changed file as the commands see it: its full new text, written in its own encoding. */
+export interface ChangedFile {
+  path: string;
+  after: string;
+  encoding: FileEncoding;
+}
+
+/**
+ * A copy of the checkout, set up once, in which the repository's commands run inside the door's sandbox: the tests, and
+ * the reproduction of the issue. Each run writes its files into the copy and puts the checkout's back afterwards.
+ */
+export interface Workbench {
+  /** What holds the commands: a short label and the sandbox's description. */
+  readonly sandbox: { label: string; description: string };
+  /**
+   * Runs `command` with these files written (changed source files, a reproduction script), one run at a time; the same
+   * command with the same files runs only once. Never rejects: a copy that can no longer be trusted gives `error` runs.
+   */
+  run(command: string, files: readonly ChangedFile[]): Promise<TestRun>;
+  /** Removes the copy. */
+  dispose(): void;
+}
+
+/** A workbench, or why there is none (with the setup command's run when that is what failed). */
+export type OpenedWorkbench =
+  { ok: true; workbench: Workbench; setupRun?: TestRun } | { ok: false; why: string; setupRun?: TestRun; sandbox?: { label: string; description: string } };
+
+/** The end of a run's output kept for the report and the agents. */
+const TAIL_CHARS = 4_000;
+
+/**
+ * Copies the checkout to a scratch folder and runs `setup_command` there, inside the sandbox the door chose. Returns
+ * why not when the repository's commands may not run here or the setup failed; throws only when the copy cannot be made.
+ */
+export async function openWorkbench(ctx: StageContext): Promise<OpenedWorkbench> {
+  const policy = ctx.commands ?? { allowed: false, why: "the caller did not allow running the repository's commands" };
+  if (!policy.allowed) return { ok: false, why: policy.why };
+  const { sandbox } = policy;
+  const { setup_command: setup, test_timeout_seconds: seconds, test_env: env } = ctx.config;
+
+  // A folder of our own, made afresh (mkdtemp), which the copy goes into: no other user can take its name meanwhile.
+  const own = policy.scratchDir ?? fs.mkdtempSync(path.join(os.tmpdir(), "magis-tests-"));
+  if (policy.scratchDir) {
+    fs.rmSync(own, { recursive: true, force: true });
+    fs.mkdirSync(own, { mode: 0o700 });
+  }
+  const dir = path.join(own, "repo");
+  const dispose = () => fs.rmSync(own, { recursive: true, force: true });
+  try {
+    fs.cpSync(ctx.root, dir, { recursive: true, verbatimSymlinks: true });
+    sandbox.prepare(dir);
+    const run = async (text: string, network = false): Promise<TestRun> =>
+      await describeRun(await sandbox.run(text, { dir, env, timeoutMs: seconds * 1000, signal: policy.signal, network }), policy.secrets ?? []);
+    let setupRun: TestRun | undefined;
+    if (setup) {
+      setupRun = await run(setup, sandbox.setupNetwork);
+      if (setupRun.outcome !== "passed") {
+        dispose();
+        return {
+          ok: false,
+          why: `the setup command ${describeExit(setupRun, seconds)}`,
+          setupRun,
+          sandbox: { label: sandbox.label, description: sandbox.description },
+        };
+      }
+    }
+    const workbench = makeWorkbench({ root: ctx.root, dir, run, dispose, sandbox: { label: sandbox.label, description: sandbox.description } });
+    return { ok: true, workbench, ...(setupRun ? { setupRun } : {}) };
+  } catch (error) {
+    dispose();
+    throw error;
+  }
+}
+
+/** What a workbench is made of: the checkout, the copy the commands run in, and how one runs there. */
+interface WorkbenchParts {
+  /** The checkout, whose files restore the copy after each run. */
+  root: string;
+  /** The copy the commands run in. */
+  dir: string;
+  run: (command: string) => Promise<TestRun>;
+  dispose: () => void;
+  sandbox: { label: string; description: string };
+}
+
+function makeWorkbench({ root, dir, run, dispose, sandbox }: WorkbenchParts): Workbench {
+  const seen = new Map<string, Promise<TestRun>>();
+  let broken: string | null = null;
+  let queue: Promise<unknown> = Promise.resolve();
+  return {
+    sandbox,
+    dispose,
+    run(command, files) {
+      const key = keyOf(command, files);
+      let result = seen.get(key);
+      if (!result) {
+        // One run at a time: the copy holds one set of files, and two test suites at once would fight for the machine.
+        result = queue.then(async () => {
+          if (broken) return brokenRun(broken);
+          try {
+            writeFiles(dir, files);
+            try {
+              return await run(command);
+            } finally {
+              restoreOriginals(root, dir, files);
+            }
+          } catch (error) {
+            // The copy no longer matches the checkout (a run removed a folder, the disk is full): no later run can be
+            // trusted, so every run from here on says it could not run, and nothing is refused for it.
+            broken = `the copy the commands run in could not be prepared (${error instanceof Error ? error.message : String(error)})`;
+            return brokenRun(broken);
+          }
+        });
+        queue = result.catch(() => undefined);
+        seen.set(key, result);
+      }
+      return result;
+    },
+  };
+}
+
+// The runs a broken copy gave: they say nothing of the files they were given.
+const brokenRuns = new WeakSet<TestRun>();
+
+function brokenRun(reason: string): TestRun {
+  const run: TestRun = { outcome: "error", exitCode: null, counts: null, failures: [], tail: "", durationMs: 0, error: reason };
+  brokenRuns.add(run);
+  return run;
+}
+
+/** Whether the run could not happen because the copy could no longer be trusted (not because of the files it was given). */
+export function isBrokenRun(run: TestRun): boolean {
+  return brokenRuns.has(run);
+}
+
+function keyOf(command: string, files: readonly ChangedFile[]): string {
+  const hash = crypto.createHash("sha256").update(`${command}\0`);
+  for (const file of [...files].sort((a, b) => a.path.localeCompare(b.path))) hash.update(`${file.path}\0${file.encoding}\0${file.after}\0`);
+  return hash.digest("hex");
+}
+
+function writeFiles(dir: string, files: readonly ChangedFile[]): void {
+  for (const file of files) {
+    const target = resolveInside(dir, file.path).absolute;
+    fs.mkdirSync(path.dirname(target), { recursive: true });
+    fs.writeFileSync(target, encodeFile(file.after, file.encoding));
+  }
+}
+
+function restoreOriginals(root: string, dir: string, files: readonly ChangedFile[]): void {
+  for (const file of files) {
+    const original = resolveInside(root, file.path).absolute;
+    const copy = resolveInside(dir, file.path).absolute;
+    if (fs.existsSync(original)) fs.copyFileSync(original, copy);
+    else fs.rmSync(copy, { force: true });
+  }
+}
+
+/** A command's run as the report keeps it: counts and failing tests read from the whole kept output, a short clean tail. */
+async function describeRun(run: CommandRun, secrets: readonly (string | undefined)[]): Promise<TestRun> {
+  const { counts, failures } = readTestOutput(run.output);
+  const clean = await cleanOutput(run.output, secrets);
+  const { outcome, exitCode, durationMs, error } = run;
+  return {
+    outcome,
+    exitCode,
+    counts,
+    failures: failures.map((name) => redactSecrets(name, secrets)),
+    tail: tailOf(clean),
+    durationMs,
+    ...(error ? { error } : {}),
+  };
+}
+
+/** The last TAIL_CHARS of the text, from a line's start when there is one in reach. */
+function tailOf(text: string): string {
+  return text.length <= TAIL_CHARS ? text : `…\n${fromLineStart(text.slice(-TAIL_CHARS))}`;
+}
