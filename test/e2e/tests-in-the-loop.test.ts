@@ -90,6 +90,55 @@ describe("the repository's tests in a revision", () => {
   });
 });
 
+describe("the dynamic way in a revision", () => {
+  it("reproduces what the reviewer says still fails on the pull request's head, and the revision makes it pass", async () => {
+    const seeded = seedBotPullRequest(rig.root);
+    await rig.setUp({
+      env: { PATH: process.env.PATH },
+      pulls: seeded.pulls,
+      reviewComments: [
+        reviewComment({
+          id: 602,
+          reviewId: 96,
+          path: "README.md",
+          line: 4,
+          body: "Still fails: the README does not say where to push.",
+          diffHunk: README_HUNK,
+        }),
+      ],
+      script: (model) => {
+        // Scripted before the revision's answers, so the Manager's dynamic choice answers first.
+        model
+          .script("manager-choose-way", () => ({
+            way: "dynamic",
+            reason: "The reviewer says the README still fails to say where to push; a grep shows it.",
+            reproducer: { name: "Rae", role: "You show what a review says is wrong with a short script." },
+          }))
+          .script("developer-write-reproduction", () => ({
+            path: "reproduce-push.sh",
+            command: "sh reproduce-push.sh",
+            content: "grep -q 'push them to GitHub' README.md || { echo 'README does not say where to push'; exit 1; }\n",
+            expected: "README does not say where to push",
+          }))
+          .script("developer-check-reproduction", () => ({ reproduced: true, reason: "It prints what the reviewer says is missing." }));
+        scriptRevisions(model, REVISE_LINE_4);
+      },
+    });
+    await rig.app.deliver("pull_request_review", reviewPayload({ installationId: INSTALLATION, reviewId: 96, state: "changes_requested" }), "d-rev-repro");
+    await rig.app.services.settled();
+    expect((await rig.jobs())[0]).toMatchObject({ kind: "revise-pull-request", status: "succeeded" });
+    const status = rig.github.comments.find((c) => c.issue === 2 && c.body.includes("<!-- magis:status job="))!;
+    expect(status.body).toContain(
+      "Way: dynamic: reproduced by `sh reproduce-push.sh`, which failed (exit 1) on the untouched code; with the change it passed (exit 0): the issue is gone.",
+    );
+    // The Reproducer read the review, and the Developer the reproduction's output on the head.
+    expect(rig.model.requests.find((r) => r.prompt === "manager-choose-way")!.messages.at(-1)!.content).toContain(
+      "Still fails: the README does not say where to push.",
+    );
+    expect(rig.model.requests.find((r) => r.prompt === "developer-locate-lines")!.messages.at(-1)!.content).toContain("README does not say where to push");
+  });
+});
+
 describe("a hostile test_command in a real job", () => {
   it("finds no secret to steal, so none reaches the PR, the comments, the logs or the traces", async () => {
     const key = "sk-test-key-not-secret-123456";

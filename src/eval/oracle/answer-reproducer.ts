@@ -13,10 +13,10 @@ export interface OracleReproduction {
 /**
  * What a perfect Reproducer answers, from the instance's tests: the Manager takes the dynamic way when the instance has
  * a test patch with FAIL_TO_PASS tests; the script is the test file those tests are in, as the test patch leaves it, run
- * with pytest on exactly those tests; a run that failed (and passed the pipeline's own checks) shows the issue. Null for
- * a prompt it does not answer.
+ * with pytest on exactly those tests; a run shows the issue when pytest reports tests that failed (an error while
+ * collecting or in a fixture does not). Null for a prompt it does not answer.
  */
-export function answerAsReproducer(prompt: string, reproduction: OracleReproduction | undefined): unknown {
+export function answerAsReproducer(prompt: string, vars: Record<string, string>, reproduction: OracleReproduction | undefined): unknown {
   switch (prompt) {
     case "manager-choose-way":
       return reproduction
@@ -26,7 +26,7 @@ export function answerAsReproducer(prompt: string, reproduction: OracleReproduct
       if (!reproduction) throw new Error("the instance has no test patch, so the oracle cannot write a reproduction");
       return writeScript(reproduction);
     case "developer-check-reproduction":
-      return { reproduced: true, reason: "The gold FAIL_TO_PASS tests fail on the untouched code." };
+      return checkOutput(vars.output ?? "");
     default:
       return null;
   }
@@ -53,6 +53,12 @@ function writeScript(reproduction: OracleReproduction): unknown {
     content,
     expected: `the FAIL_TO_PASS tests fail: ${reproduction.failToPass.slice(0, 5).join(", ")}`,
   };
+}
+
+/** Whether pytest's output reports failed tests: the issue shown, rather than an environment that cannot run them. */
+function checkOutput(output: string): { reproduced: boolean; reason: string } {
+  if (/^FAILED |\b\d+ failed\b/m.test(output)) return { reproduced: true, reason: "The gold FAIL_TO_PASS tests fail on the untouched code." };
+  return { reproduced: false, reason: "pytest reports no failed test: the tests did not run to their assertions here." };
 }
 
 function stripPrefix(name: string | undefined): string {

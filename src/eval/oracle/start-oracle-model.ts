@@ -37,7 +37,7 @@ export async function startOracleModel(): Promise<OracleModel> {
     try {
       const vars = readPromptVars(prompt, user);
       if (!vars) throw new Error(`the request is not of the template of prompt "${prompt}"`);
-      const content = JSON.stringify(answerAsReproducer(prompt, reproductions.get(decodeURIComponent(route![1]!))) ?? answerAsOracle(prompt, vars, gold));
+      const content = JSON.stringify(answerAsReproducer(prompt, vars, reproductions.get(decodeURIComponent(route![1]!))) ?? answerAsOracle(prompt, vars, gold));
       const promptTokens = Math.ceil(body.messages.reduce((n, m) => n + m.content.length, 0) / 4);
       const completionTokens = Math.ceil(content.length / 4);
       send(res, 200, {
@@ -56,6 +56,10 @@ export async function startOracleModel(): Promise<OracleModel> {
   };
 
   const server = createServer((req, res) => void handle(req, res).catch(() => res.destroy()));
+  // The client keeps connections open between calls, which may be seconds apart (a reproduction runs between them); a
+  // server that closed an idle one at Node's default 5 s could close it just as the next call went out on it, and the
+  // oracle's calls are never retried.
+  server.keepAliveTimeout = 10 * 60_000;
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   port = (server.address() as AddressInfo).port;
   return {

@@ -186,6 +186,9 @@ function runProblem(ctx: StageContext, issue: IssueText, script: ReproductionScr
   const syntax = /\b(SyntaxError|IndentationError|TabError)\b/.exec(run.tail);
   if (syntax && run.tail.includes(name) && !issueText.includes(syntax[1]!))
     return `the script has a ${syntax[1]} of its own, so its run says nothing of the issue`;
+  // A test runner told to run tests it cannot find runs none (pytest: "not found", "no tests ran"; exit 4 or 5).
+  if (/^ERROR: (?:not found|file or directory not found):|\bno tests ran\b/m.test(run.tail))
+    return "the command ran no test: the tests it names were not found";
   const missing = /\b(ModuleNotFoundError|ImportError|Cannot find module|ERR_MODULE_NOT_FOUND)\b/.exec(run.tail);
   if (missing && !issueText.includes(missing[1]!))
     return `the script failed to import what it needs (${missing[1]}), which is not the failure the issue reports`;

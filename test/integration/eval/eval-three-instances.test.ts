@@ -81,6 +81,8 @@ describe("magis eval on three generated instances, through the scripted model ov
         // Four files summarized and judged; the Manager's task, Developer, opening and closing (one task: no plan call).
         tokens: { custodian: used(8), manager: used(4), developer: used(5), qa: used(1) },
         calls: 18,
+        // Without --allow-commands nothing runs, so nothing can be reproduced: the static way, without a call.
+        way: "static",
         wall_ms: 1000,
         cost_usd: cost(18),
       },
@@ -100,6 +102,8 @@ describe("magis eval on three generated instances, through the scripted model ov
         // The evolution memory of acme/greet holds both summaries from the first instance: only the judgements are asked.
         tokens: { custodian: used(2), manager: used(4), developer: used(5), qa: used(1) },
         calls: 12,
+        // Without --allow-commands nothing runs, so nothing can be reproduced: the static way, without a call.
+        way: "static",
         wall_ms: 1000,
         cost_usd: cost(12),
       },

@@ -65,7 +65,7 @@ describe("revisePullRequest", () => {
     expect(String(llm.calls[0]!.vars.issue)).not.toContain("The human review");
     expect(result.usage.calls).toBe(llm.calls.length);
     expect(result.usage.byAgent.manager.calls).toBe(3);
-    expect(ctx.events.map((e) => e.stage)).toEqual(["tasks", "team", "attempt", "task-done", "attempt", "task-done"]);
+    expect(ctx.events.map((e) => e.stage)).toEqual(["tasks", "team", "reproduction", "attempt", "task-done", "attempt", "task-done"]);
   });
 
   it("returns no change, and asks no Developer, when the Manager finds nothing to do", async () => {
