@@ -7,7 +7,7 @@ import type { CommandPolicy } from "../pipeline/types.js";
 import { localCommandPolicy } from "./command-policy.js";
 import { explainLosses } from "../eval/oracle/explain-losses.js";
 import { startOracleModel } from "../eval/oracle/start-oracle-model.js";
-import { EvalInputError, failToPassOf, instanceDir } from "../eval/read-instances.js";
+import { EvalInputError, failToPassOf } from "../eval/read-instances.js";
 import { runEval } from "../eval/run-eval.js";
 import type { EvalResult } from "../eval/types.js";
 import { parseFlags, wholeNumberFlag, type CliIo, type Command } from "./io.js";
@@ -109,14 +109,11 @@ export const evalCommand: Command = {
         resume: values.resume!,
         prices,
         makeLlm: oracle
-          ? (config, instance) => {
+          ? (config, instance, checkout) => {
               const failToPass = failToPassOf(instance);
               // With SWE-bench's tests of the fix, the oracle also answers the Reproducer (when --allow-commands lets it run).
-              const reproduction =
-                instance.test_patch && failToPass.length > 0
-                  ? { testPatch: instance.test_patch, failToPass, checkout: instanceDir(repos, instance.instance_id) }
-                  : undefined;
-              const environment = { ...ORACLE_MODEL, OPENAI_BASE_URL: oracle.add(instance.instance_id, instance.patch ?? "", reproduction) };
+              const reproduction = instance.test_patch && failToPass.length > 0 ? { testPatch: instance.test_patch, failToPass, checkout } : undefined;
+              const environment = { ...ORACLE_MODEL, OPENAI_BASE_URL: oracle.add(instance.instance_id, instance.patch ?? "", checkout, reproduction) };
               return createLlm({ config, settings: readSettings(environment, { door: "eval" }).model });
             }
           : (config) => createLlm({ config, settings: settings.model }),

@@ -1,4 +1,4 @@
-import { readPatchHunks } from "./read-patch-hunks.js";
+import { readPatchHunks, type PatchFile } from "./read-patch-hunks.js";
 
 /**
  * One change of a patch in half-line positions of the old file: line k is position 2k, the gap after line k (where an
@@ -19,11 +19,16 @@ interface Change {
  * generated addition covers only a gold addition in the same gap, never a line it leaves as it was.
  */
 export function lineCoverage(gold: string, generated: string): number | null {
+  const { covered, total } = coveredLines(readPatchHunks(gold), readPatchHunks(generated));
+  return total === 0 ? null : covered / total;
+}
+
+/** Eq. 1's counts for patches already read: the gold's changed positions, and how many of them `generated` changes too. */
+export function coveredLines(gold: PatchFile[], generated: PatchFile[]): { covered: number; total: number } {
   const wanted = unitsOf(changesOf(gold));
-  if (wanted.length === 0) return null;
   const mine = changesOf(generated);
   const covered = wanted.filter((unit) => mine.some((m) => m.path === unit.path && covers(m, unit.at)));
-  return covered.length / wanted.length;
+  return { covered: covered.length, total: wanted.length };
 }
 
 function covers(change: Change, at: number): boolean {
@@ -32,8 +37,8 @@ function covers(change: Change, at: number): boolean {
   return isLine ? change.from <= at && at <= change.to : change.from - 1 <= at && at <= change.to + 1;
 }
 
-function changesOf(patch: string): Change[] {
-  return readPatchHunks(patch).flatMap((file) =>
+function changesOf(files: PatchFile[]): Change[] {
+  return files.flatMap((file) =>
     file.changes.map((c) =>
       c.removed.length > 0
         ? { path: file.path, from: 2 * c.start, to: 2 * c.end }

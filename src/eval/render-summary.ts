@@ -1,5 +1,5 @@
 import { AGENTS } from "../config.js";
-import type { EvalResult } from "./types.js";
+import type { EvalResult, OracleLoss } from "./types.js";
 
 /** What the summary says besides the results: the run's model and data, how many instances it has, and its own wall time. */
 export interface SummaryContext {
@@ -142,25 +142,49 @@ function failureSection(results: EvalResult[]): string[] {
   ];
 }
 
+/**
+ * Where the oracle's gold patch was lost, the pipeline's losses apart from the instrument's (the oracle, the metric),
+ * each by cause, and how many gold patches `git apply` places off their headers' lines.
+ */
 function lossSection(results: EvalResult[]): string[] {
   const losses = results.flatMap((r) => (r.losses ?? []).map((loss) => ({ ...loss, instance: r.instance_id })));
-  const causes = [...new Set(losses.map((l) => l.cause))].sort();
+  const offset = results.filter((r) => (r.gold_offsets ?? []).length > 0);
+  const byCause = (by: OracleLoss["by"], title: string, none: string): string[] => {
+    const mine = losses.filter((l) => l.by === by);
+    const causes = [...new Set(mine.map((l) => l.cause))].sort();
+    const ids = new Set(mine.map((l) => l.instance));
+    return [
+      `### ${title}: ${ids.size} of ${results.length} instances`,
+      "",
+      ...(mine.length === 0
+        ? [none, ""]
+        : [
+            "| cause | instances | which |",
+            "| --- | ---: | --- |",
+            ...causes.map((cause) => {
+              const which = [...new Set(mine.filter((l) => l.cause === cause).map((l) => l.instance))];
+              return `| ${cause} | ${which.length} | ${which.join(", ")} |`;
+            }),
+            "",
+          ]),
+    ];
+  };
   return [
     "## Where the oracle's gold patch was lost, by cause",
     "",
+    ...byCause("pipeline", "Losses of the pipeline", "None: wherever the oracle could answer, the pipeline carried the gold patch through."),
+    ...byCause("instrument", "Losses of the instrument (the oracle, the metric)", "None."),
+    `Gold patches whose hunks \`git apply\` finds off their headers' lines (the oracle placed them there): ${offset.length} of ${results.length}` +
+      (offset.length === 0
+        ? "."
+        : ` (${offset.map((r) => `${r.instance_id} ${r.gold_offsets!.map((o) => `${o.file} hunk ${o.hunk} ${o.offset > 0 ? "+" : ""}${o.offset}`).join(", ")}`).join("; ")}).`),
+    "",
     ...(losses.length === 0
-      ? ["Nothing was lost: every instance's patch covers its gold patch.", ""]
+      ? []
       : [
-          "| cause | instances | which |",
-          "| --- | ---: | --- |",
-          ...causes.map((cause) => {
-            const ids = [...new Set(losses.filter((l) => l.cause === cause).map((l) => l.instance))];
-            return `| ${cause} | ${ids.length} | ${ids.join(", ")} |`;
-          }),
-          "",
-          "| instance | file | cause | detail |",
-          "| --- | --- | --- | --- |",
-          ...losses.map((l) => `| ${l.instance} | ${l.file} | ${l.cause} | ${cell(l.detail, 300)} |`),
+          "| instance | file | by | cause | detail |",
+          "| --- | --- | --- | --- | --- |",
+          ...losses.map((l) => `| ${l.instance} | ${l.file} | ${l.by} | ${l.cause} | ${cell(l.detail, 300)} |`),
           "",
         ]),
   ];

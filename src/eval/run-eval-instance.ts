@@ -13,7 +13,7 @@ import type { CommandPolicy, IssueText, LocatedFile, ProgressEvent, Reproduction
 import type { MemoryStore } from "../store/store.js";
 import { checkPatchApplies } from "./check-patch-applies.js";
 import { fileRecall } from "./file-recall.js";
-import { lineCoverage } from "./line-coverage.js";
+import { compareToGold, type GoldComparison } from "./compare-to-gold.js";
 import { findMirror, prepareCheckout } from "./prepare-checkouts.js";
 import { historyWindow, type CommitRecord } from "../git/commit-history.js";
 import { readLocalHistory } from "../git/read-local-history.js";
@@ -32,8 +32,8 @@ export interface InstanceSetup {
   memory: MemoryStore;
   /** The memory's index cache with the run's memo in front of it (see TermMemory), shared by the instances. */
   terms: TermMemory;
-  /** A model client for this instance alone, so that its calls, tokens and trace are the instance's. */
-  makeLlm: (config: MagisConfig, instance: BenchInstance) => LlmClient;
+  /** A model client for this instance alone, so that its calls, tokens and trace are the instance's; `checkout` is the untouched base. */
+  makeLlm: (config: MagisConfig, instance: BenchInstance, checkout: string) => LlmClient;
   commands: CommandPolicy;
   now: () => number;
   /** US dollars per million prompt and completion tokens. */
@@ -52,6 +52,8 @@ export interface InstanceRun {
   config: MagisConfig | null;
   /** The untouched checkout, when there is one. */
   checkout: string | null;
+  /** The patch measured against the gold patch; null without a gold patch. */
+  comparison: GoldComparison | null;
 }
 
 /**
@@ -80,7 +82,7 @@ export async function runEvalInstance(instance: BenchInstance, setup: InstanceSe
       await fs.promises.cp(checkout, copy, { recursive: true, verbatimSymlinks: true, filter: (source) => source !== topGit });
       config = loadRepoConfig(copy);
       history = instanceHistory(instance, setup, checkout, config);
-      llm = setup.makeLlm(config, instance);
+      llm = setup.makeLlm(config, instance, checkout);
       // 2. The pipeline of `magis resolve` and the App, with the repository's memory shared by its instances.
       const issue = issueOf(instance);
       const onProgress = (event: ProgressEvent) => {
@@ -110,13 +112,16 @@ export async function runEvalInstance(instance: BenchInstance, setup: InstanceSe
   // The prediction is JSON text, so a file that is not UTF-8 reaches the harness re-encoded: check what it gets.
   const patch = resolved ? resolved.patch.toString("utf8") : "";
   const applies = patch !== "" ? (await checkPatchApplies(checkout, Buffer.from(patch, "utf8"))).applies : null;
+  const comparison = instance.patch
+    ? await compareToGold(failure?.stage === "input" ? null : checkout, instance.patch, resolved?.patch ?? Buffer.alloc(0))
+    : null;
   const kept = located.filter((f) => f.kept).map((f) => f.path);
   const result: EvalResult = {
     instance_id: instance.instance_id,
     repo: instance.repo,
     patch: patch !== "",
     applies,
-    coverage: instance.patch ? lineCoverage(instance.patch, patch) : null,
+    coverage: comparison?.coverage ?? null,
     gold_files: instance.gold_files,
     located: located.map((f) => f.path),
     kept,
@@ -131,7 +136,7 @@ export async function runEvalInstance(instance: BenchInstance, setup: InstanceSe
     ...usageOf(llm, setup.prices),
     wall_ms: setup.now() - started,
   };
-  return { result, patch, trace: llm?.trace ?? [], resolved, config, checkout: failure?.stage === "input" ? null : checkout };
+  return { result, patch, trace: llm?.trace ?? [], resolved, config, checkout: failure?.stage === "input" ? null : checkout, comparison };
 }
 
 /** The way a run took and how its reproduction went, as results.jsonl records them. */

@@ -1,7 +1,5 @@
 import fs from "node:fs";
 import path from "node:path";
-import type { MagisConfig } from "../config.js";
-import type { LlmClient } from "../llm/client.js";
 import { mapBounded } from "../lib/map-bounded.js";
 import type { CommandPolicy } from "../pipeline/types.js";
 import { openSqliteStore } from "../backends/sqlite/sqlite-store.js";
@@ -11,8 +9,8 @@ import { EvalInputError, isBadRecord, readInstanceRecords, type BadInstanceRecor
 import { selectInstances } from "./select-instances.js";
 import { renderSummary } from "./render-summary.js";
 import { TermMemo } from "../pipeline/locate/remember-terms.js";
-import { inputFailureResult, runEvalInstance, type InstanceRun } from "./run-eval-instance.js";
-import type { EvalResult, OracleLoss } from "./types.js";
+import { inputFailureResult, runEvalInstance, type InstanceRun, type InstanceSetup } from "./run-eval-instance.js";
+import type { EvalResult, OracleAccount } from "./types.js";
 
 /** One `magis eval` run: its inputs, the model per instance, and where it reports. */
 export interface EvalOptions {
@@ -27,12 +25,12 @@ export interface EvalOptions {
   resume: boolean;
   prices?: { in: number; out: number };
   /** The model client of one instance. */
-  makeLlm: (config: MagisConfig, instance: BenchInstance) => LlmClient;
+  makeLlm: InstanceSetup["makeLlm"];
   /** `model_name_or_path` of the predictions, and the model the summary names. */
   modelName: string;
   commands: CommandPolicy;
   /** Set for an oracle run: every output says so, and each instance's losses are accounted for. */
-  oracle?: { explainLosses: (instance: BenchInstance, run: InstanceRun) => OracleLoss[] };
+  oracle?: { explainLosses: (instance: BenchInstance, run: InstanceRun) => OracleAccount };
   now: () => number;
   /** Progress lines; on a terminal, a bar below them. */
   stderr: (text: string) => void;
@@ -123,14 +121,14 @@ export async function runEval(options: EvalOptions): Promise<EvalRunResult> {
 
 function withLosses(run: InstanceRun, instance: BenchInstance, options: EvalOptions): EvalResult {
   if (!options.oracle) return run.result;
-  let losses: OracleLoss[];
   try {
-    losses = options.oracle.explainLosses(instance, run);
+    const { losses, offsets } = options.oracle.explainLosses(instance, run);
+    return { ...run.result, oracle: true, losses, gold_offsets: offsets };
   } catch (error) {
     // The accounting of one instance must not stop the run: its result says it could not be made.
-    losses = [{ cause: "unexplained", file: "", detail: `the losses could not be worked out: ${error instanceof Error ? error.message : String(error)}` }];
+    const detail = `the losses could not be worked out: ${error instanceof Error ? error.message : String(error)}`;
+    return { ...run.result, oracle: true, losses: [{ cause: "unexplained", by: "instrument", file: "", detail }], gold_offsets: [] };
   }
-  return { ...run.result, oracle: true, losses };
 }
 
 /** On a terminal, what erases the bar before a line is printed over it. */

@@ -9,14 +9,31 @@ export interface EvalFailure {
 /** Where an oracle run lost part of the gold patch, and why. */
 export interface OracleLoss {
   /**
-   * What lost it, in pipeline order: `new-file`, `deleted-file` (the pipeline only changes existing files), `size-cap`,
-   * `not-located` (BM25 never handed it over), `not-kept`, `set-aside-<kind>`, `no-patch` (the run failed before
-   * coding it), `edit-refused`, `syntax-refused`, `misplaced`, `same-text-other-diff` (Eq. 1 below 1 for the gold
-   * text), `changed-text`, and `not-applied` for the whole patch.
+   * What lost it. The pipeline's, in its order: `new-file`, `deleted-file` (the pipeline only changes existing
+   * files), `size-cap`, `not-located` (BM25 never handed it over), `not-kept`, `set-aside-<kind>`, `no-patch` (the
+   * run failed before coding it), `edit-refused`, `syntax-refused`, `misplaced` (Eq. 1 below 1), `changed-text` (at
+   * the gold lines, another text), and `not-applied` for the whole patch. The instrument's: `gold-not-placed` (a
+   * gold hunk the oracle cannot place on the base file), `oracle-unanswered` (a call it failed), `gold-not-applied`
+   * (git cannot apply the gold patch, so Eq. 1 is read from hunks), `unexplained` (the accounting itself failed).
    */
   cause: string;
+  /** Whose loss it is: the pipeline's, or the instrument's (the oracle, the metric). */
+  by: "pipeline" | "instrument";
   file: string;
   detail: string;
+}
+
+/** A gold hunk `git apply` finds away from its header's line: its number in the file (1-based) and by how many lines (+ lower). */
+export interface HunkOffset {
+  file: string;
+  hunk: number;
+  offset: number;
+}
+
+/** An oracle run accounted for: where the gold patch was lost and by whom, and the gold hunks `git apply` finds off their headers. */
+export interface OracleAccount {
+  losses: OracleLoss[];
+  offsets: HunkOffset[];
 }
 
 /** Tokens of one agent in one instance. */
@@ -62,6 +79,8 @@ export interface EvalResult {
   reproduction_passed?: boolean | null;
   /** Oracle runs: where the gold patch was lost, one entry per cause and file; empty when nothing was. */
   losses?: OracleLoss[];
+  /** Oracle runs: the gold hunks placed away from their headers' lines, as `git apply` places them; empty when none. */
+  gold_offsets?: HunkOffset[];
 }
 
 /** One line of predictions.jsonl, in SWE-bench's format. */

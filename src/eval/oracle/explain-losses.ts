@@ -1,23 +1,24 @@
 import fs from "node:fs";
 import path from "node:path";
-import { applyPatch, parsePatch } from "diff";
 import { lineCoverage } from "../line-coverage.js";
-import { readPatchHunks } from "../read-patch-hunks.js";
 import type { BenchInstance } from "../read-instances.js";
 import type { InstanceRun } from "../run-eval-instance.js";
-import type { OracleLoss } from "../types.js";
+import type { OracleAccount, OracleLoss } from "../types.js";
+import { placeGoldPatch } from "./place-gold-hunks.js";
 
 /**
  * Where an oracle run lost the gold patch, per gold file, in the order the pipeline goes: the file cannot be edited
  * (created, deleted, over the size cap), BM25 never handed it over, the relevance check or the Manager set it aside,
- * every attempt was refused (the edit engine, the syntax check), or the kept change is not the gold one; then a patch
- * that does not apply. Empty when the patch is the gold patch.
+ * every attempt was refused (the edit engine, the syntax check), or the kept file is not the gold one; then a patch
+ * that does not apply. Those are the pipeline's. The instrument's own are told apart: a gold hunk the oracle cannot
+ * place, a call it could not answer, a gold patch git cannot apply to the base. Empty when the patch is the gold patch.
  */
-export function explainLosses(instance: BenchInstance, run: InstanceRun): OracleLoss[] {
+export function explainLosses(instance: BenchInstance, run: InstanceRun): OracleAccount {
   const losses: OracleLoss[] = [];
-  const { result, resolved } = run;
-  for (const file of readPatchHunks(instance.patch ?? "")) {
-    const loss = (cause: string, detail: string) => losses.push({ cause, file: file.path, detail });
+  const { result, resolved, comparison } = run;
+  const gold = placeGoldPatch(instance.patch ?? "", run.checkout);
+  for (const file of gold.files) {
+    const loss = (cause: string, detail: string, by: OracleLoss["by"] = "pipeline") => losses.push({ cause, by, file: file.path, detail });
     if (file.created) {
       loss("new-file", "the gold patch creates this file; the pipeline only changes files the Custodian located");
       continue;
@@ -34,10 +35,18 @@ export function explainLosses(instance: BenchInstance, run: InstanceRun): Oracle
       loss("not-kept", "the relevance check dropped it although the oracle judged it relevant");
       continue;
     }
+    const refused = gold.refused.get(file.path);
+    if (refused) {
+      loss("gold-not-placed", refused, "instrument");
+      continue;
+    }
     const outcome = resolved?.outcomes.find((o) => o.path === file.path);
     if (!outcome) {
       const aside = resolved?.setAside.find((f) => f.path === file.path);
-      loss(aside ? `set-aside-${aside.kind}` : "no-patch", aside ? aside.description : (result.failure?.reason ?? "the run ended before this file was coded"));
+      const reason = result.failure?.reason ?? "the run ended before this file was coded";
+      if (aside) loss(`set-aside-${aside.kind}`, aside.description);
+      else if (/\boracle \(/.test(reason)) loss("oracle-unanswered", reason, "instrument");
+      else loss("no-patch", reason);
       continue;
     }
     if (!outcome.kept) {
@@ -45,18 +54,23 @@ export function explainLosses(instance: BenchInstance, run: InstanceRun): Oracle
       loss(/syntax error/.test(error) ? "syntax-refused" : "edit-refused", error);
       continue;
     }
-    const coverage = lineCoverage(goldSection(instance.patch!, file.path), outcome.diff) ?? 1;
-    const same = applyGold(instance.patch!, file.path, outcome.before) === outcome.after;
-    if (coverage < 1 && same)
-      loss(
-        "same-text-other-diff",
-        `the file is exactly as the gold patch leaves it, but the diff aligns blank lines differently, so Eq. 1 counts ${Math.round(100 * coverage)} %`,
-      );
-    else if (coverage < 1) loss("misplaced", `the kept change covers ${Math.round(100 * coverage)} % of the gold lines`);
-    else if (!same) loss("changed-text", "the change is at the gold lines but its text differs from the gold text (re-indented or merged)");
+    const compared = comparison?.files?.find((f) => f.path === file.path);
+    // Without git's comparison (a patch git cannot apply), the kept change's own diff is read by its hunks.
+    const coverage = compared ? (compared.coverage ?? 1) : (lineCoverage(goldSection(instance.patch!, file.path), outcome.diff) ?? 1);
+    if (compared?.same) continue;
+    if (coverage < 1) loss("misplaced", `the kept change covers ${Math.round(100 * coverage)} % of the gold lines`);
+    else if (compared) loss("changed-text", "the change is at the gold lines but its text differs from the gold text (re-indented or merged)");
   }
-  if (result.patch && result.applies === false) losses.push({ cause: "not-applied", file: "", detail: "git apply --check refused the predicted patch" });
-  return losses;
+  if (comparison?.asGiven === "git apply refused the gold patch")
+    losses.push({
+      cause: "gold-not-applied",
+      by: "instrument",
+      file: "",
+      detail: "git apply refused the gold patch on the base files: Eq. 1 was read from the hunks as given",
+    });
+  if (result.patch && result.applies === false)
+    losses.push({ cause: "not-applied", by: "pipeline", file: "", detail: "git apply --check refused the predicted patch" });
+  return { losses, offsets: gold.offsets };
 }
 
 /** Why a gold file was never handed to the Custodian: missing, over the size cap, or below the top k of BM25. */
@@ -73,16 +87,4 @@ function notLocated(run: InstanceRun, file: string): [string, string] {
 function goldSection(gold: string, file: string): string {
   const sections = gold.split(/^(?=diff --git )/m);
   return sections.find((s) => s.startsWith(`diff --git a/${file} `)) ?? "";
-}
-
-/** The file after the gold patch, or null when the gold hunks do not parse or apply to the text the pipeline read. */
-function applyGold(gold: string, file: string, before: string): string | null {
-  try {
-    const patch = parsePatch(goldSection(gold, file))[0];
-    const after = patch ? applyPatch(before, patch) : false;
-    return after === false ? null : after;
-  } catch {
-    // A gold patch whose hunk counts are off cannot be applied by jsdiff; git may still take it.
-    return null;
-  }
 }

@@ -1,14 +1,20 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { readPatchHunks, type PatchFile } from "../read-patch-hunks.js";
 import { answerAsOracle } from "./answer-as-oracle.js";
 import { answerAsReproducer, type OracleReproduction } from "./answer-reproducer.js";
+import { placeGoldPatch, type PlacedGold } from "./place-gold-hunks.js";
 import { readPromptVars } from "./read-prompt-vars.js";
+
+/** The prompts whose answers say what to change in a file and where. */
+const CHANGES = new Set(["manager-define-task", "developer-locate-lines", "developer-write-code"]);
 
 /** A running oracle: an OpenAI-compatible server on 127.0.0.1 with one base URL per instance. */
 export interface OracleModel {
-  /** Registers an instance's gold patch (and its tests, to reproduce it from); returns the base URL (with `/v1`) whose calls it answers. */
-  add(instanceId: string, goldPatch: string, reproduction?: OracleReproduction): string;
+  /**
+   * Registers an instance's gold patch, its hunks placed on the base files in `checkout` as `git apply` places them
+   * (and its tests, to reproduce it from); returns the base URL (with `/v1`) whose calls it answers.
+   */
+  add(instanceId: string, goldPatch: string, checkout: string, reproduction?: OracleReproduction): string;
   /** Calls the oracle could not answer (an unknown prompt, a message that is not of its template). */
   problems: string[];
   close(): Promise<void>;
@@ -20,7 +26,7 @@ export interface OracleModel {
  * the `X-Magis-Prompt` header, its variables read back from the user message).
  */
 export async function startOracleModel(): Promise<OracleModel> {
-  const golds = new Map<string, PatchFile[]>();
+  const golds = new Map<string, PlacedGold>();
   const reproductions = new Map<string, OracleReproduction>();
   const problems: string[] = [];
   let port = 0;
@@ -37,7 +43,12 @@ export async function startOracleModel(): Promise<OracleModel> {
     try {
       const vars = readPromptVars(prompt, user);
       if (!vars) throw new Error(`the request is not of the template of prompt "${prompt}"`);
-      const content = JSON.stringify(answerAsReproducer(prompt, vars, reproductions.get(decodeURIComponent(route![1]!))) ?? answerAsOracle(prompt, vars, gold));
+      const refused = gold.refused.get(vars.path ?? "");
+      // A gold file the oracle cannot place is not changed anywhere else: the call fails, naming the hunk.
+      if (refused && CHANGES.has(prompt)) throw new Error(refused);
+      const content = JSON.stringify(
+        answerAsReproducer(prompt, vars, reproductions.get(decodeURIComponent(route![1]!))) ?? answerAsOracle(prompt, vars, gold.files),
+      );
       const promptTokens = Math.ceil(body.messages.reduce((n, m) => n + m.content.length, 0) / 4);
       const completionTokens = Math.ceil(content.length / 4);
       send(res, 200, {
@@ -63,8 +74,8 @@ export async function startOracleModel(): Promise<OracleModel> {
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   port = (server.address() as AddressInfo).port;
   return {
-    add(instanceId, goldPatch, reproduction) {
-      golds.set(instanceId, readPatchHunks(goldPatch));
+    add(instanceId, goldPatch, checkout, reproduction) {
+      golds.set(instanceId, placeGoldPatch(goldPatch, checkout));
       if (reproduction) reproductions.set(instanceId, reproduction);
       return `http://127.0.0.1:${port}/${encodeURIComponent(instanceId)}/v1`;
     },

@@ -115,11 +115,11 @@ export interface EvalRig {
   close(): Promise<void>;
 }
 
-/** Makes the mirror and the data file (these lines, or the three instances), and starts the scripted model. */
-export async function startEvalRig(lines?: (commit: string) => string[]): Promise<EvalRig> {
+/** Makes the mirror (of FILES and `extra` files) and the data file (these lines, or the three instances), and starts the scripted model. */
+export async function startEvalRig(lines?: (commit: string) => string[], extra: Record<string, string> = {}): Promise<EvalRig> {
   const work = fs.mkdtempSync(path.join(os.tmpdir(), "magis-eval-"));
   const mirrors = path.join(work, "mirrors");
-  const bare = createBareRepository(mirrors, "acme/greet", FILES);
+  const bare = createBareRepository(mirrors, "acme/greet", { ...FILES, ...extra });
   const commit = execFileSync("git", ["--git-dir", bare, "rev-parse", "HEAD"], { env: gitEnv() }).toString().trim();
   const data = path.join(work, "dev.jsonl");
   fs.writeFileSync(data, (lines ?? instanceLines)(commit).join("\n") + "\n");

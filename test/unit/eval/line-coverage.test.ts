@@ -31,18 +31,18 @@ const gold = diff(
 );
 
 describe("readPatchHunks", () => {
-  it("places each run of -/+ lines by old line numbers", () => {
-    expect(readPatchHunks(gold)).toEqual([
-      {
-        path: "pkg/mod.py",
-        created: false,
-        deleted: false,
-        changes: [
-          { start: 10, end: 12, removed: ["c10", "c11", "c12"], added: ["n10", "n11"] },
-          { start: 20, end: 21, removed: ["z20", "z21"], added: ["w20"] },
-        ],
-      },
+  it("places each run of -/+ lines by old line numbers, and keeps each hunk's header and marked lines", () => {
+    const changes = [
+      { start: 10, end: 12, removed: ["c10", "c11", "c12"], added: ["n10", "n11"] },
+      { start: 20, end: 21, removed: ["z20", "z21"], added: ["w20"] },
+    ];
+    const [file] = readPatchHunks(gold);
+    expect(file).toMatchObject({ path: "pkg/mod.py", created: false, deleted: false, changes });
+    expect(file!.hunks.map((h) => [h.header, h.oldStart, h.oldCount, h.newStart, h.changes])).toEqual([
+      ["@@ -8,7 +8,6 @@", 8, 7, 8, [changes[0]]],
+      ["@@ -18,6 +17,5 @@", 18, 6, 17, [changes[1]]],
     ]);
+    expect(file!.hunks[1]!.lines.map((l) => l.mark + l.text)).toEqual([" x", " y", "-z20", "-z21", "+w20", " p", " q"]);
   });
 
   it("places an insertion after the old line it follows, and reads two changes split by a context line", () => {
@@ -55,7 +55,7 @@ describe("readPatchHunks", () => {
 
   it("reads a created file as an insertion at the top, and a removed line that starts with '--' as a line", () => {
     const created = ["diff --git a/new.py b/new.py", "new file mode 100644", "--- /dev/null", "+++ b/new.py", "@@ -0,0 +1,2 @@", "+one", "+two", ""].join("\n");
-    expect(readPatchHunks(created)).toEqual([
+    expect(readPatchHunks(created)).toMatchObject([
       { path: "new.py", created: true, deleted: false, changes: [{ start: 0, end: 0, removed: [], added: ["one", "two"] }] },
     ]);
     const dashes = diff("s.sql", "@@ -1,2 +1,2 @@", "--- a comment", "+++ b comment", " keep");
