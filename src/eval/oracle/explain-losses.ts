@@ -11,12 +11,15 @@ import { placeGoldPatch } from "./place-gold-hunks.js";
  * (created, deleted, over the size cap), BM25 never handed it over, the relevance check or the Manager set it aside,
  * every attempt was refused (the edit engine, the syntax check), or the kept file is not the gold one; then a patch
  * that does not apply. Those are the pipeline's. The instrument's own are told apart: a gold hunk the oracle cannot
- * place, a call it could not answer, a gold patch git cannot apply to the base. Empty when the patch is the gold patch.
+ * place, a failed call to the oracle that stopped the run, a gold patch git cannot apply to the base. Empty when the
+ * patch is the gold patch.
  */
 export function explainLosses(instance: BenchInstance, run: InstanceRun): OracleAccount {
   const losses: OracleLoss[] = [];
   const { result, resolved, comparison } = run;
   const gold = placeGoldPatch(instance.patch ?? "", run.checkout);
+  // A call to the oracle that failed (a refusal, a timeout on a loaded machine) stopped the run: not the pipeline's loss.
+  const unanswered = /\(model oracle\) failed/.test(result.failure?.reason ?? "");
   for (const file of gold.files) {
     const loss = (cause: string, detail: string, by: OracleLoss["by"] = "pipeline") => losses.push({ cause, by, file: file.path, detail });
     if (file.created) {
@@ -31,22 +34,23 @@ export function explainLosses(instance: BenchInstance, run: InstanceRun): Oracle
       loss(...notLocated(run, file.path));
       continue;
     }
-    if (!result.kept.includes(file.path)) {
-      loss("not-kept", "the relevance check dropped it although the oracle judged it relevant");
-      continue;
-    }
     const refused = gold.refused.get(file.path);
     if (refused) {
       loss("gold-not-placed", refused, "instrument");
       continue;
     }
     const outcome = resolved?.outcomes.find((o) => o.path === file.path);
+    if (!outcome && unanswered) {
+      loss("oracle-unanswered", result.failure!.reason, "instrument");
+      continue;
+    }
+    if (!result.kept.includes(file.path)) {
+      loss("not-kept", "the relevance check dropped it although the oracle judged it relevant");
+      continue;
+    }
     if (!outcome) {
       const aside = resolved?.setAside.find((f) => f.path === file.path);
-      const reason = result.failure?.reason ?? "the run ended before this file was coded";
-      if (aside) loss(`set-aside-${aside.kind}`, aside.description);
-      else if (/\boracle \(/.test(reason)) loss("oracle-unanswered", reason, "instrument");
-      else loss("no-patch", reason);
+      loss(aside ? `set-aside-${aside.kind}` : "no-patch", aside ? aside.description : (result.failure?.reason ?? "the run ended before this file was coded"));
       continue;
     }
     if (!outcome.kept) {

@@ -66,6 +66,17 @@ describe("explainLosses", () => {
     expect(await causes(runWith({ diff: makeDiff("m.py", BEFORE, AFTER), after: AFTER }, { applies: false }))).toEqual([["pipeline", "not-applied"]]);
   });
 
+  it("charges a run stopped by a failed call to the oracle to the instrument, not to the stage it stopped", async () => {
+    const reason = 'The custodian call with prompt "custodian-judge-relevance" (model oracle) failed: could not reach http://127.0.0.1:1/x/v1 (1 try)';
+    const stopped = { ...(await runWith({})), resolved: null };
+    stopped.result = { ...stopped.result, kept: [], patch: false, applies: null, failure: { stage: "locate", reason } };
+    expect(explainLosses(instance, stopped).losses).toEqual([{ cause: "oracle-unanswered", by: "instrument", file: "m.py", detail: reason }]);
+    stopped.result.failure = { stage: "locate", reason: "the Custodian judged none of the 10 best-matching files relevant" };
+    expect(explainLosses(instance, stopped).losses).toEqual([
+      { cause: "not-kept", by: "pipeline", file: "m.py", detail: "the relevance check dropped it although the oracle judged it relevant" },
+    ]);
+  });
+
   it("tells a file over the size cap from one BM25 did not rank", async () => {
     fs.writeFileSync(path.join(work, "m.py"), "x".repeat(600 * 1024));
     expect(explainLosses(instance, await runWith({}, { located: ["n.py"], kept: ["n.py"] })).losses[0]).toMatchObject({ cause: "size-cap", by: "pipeline" });
