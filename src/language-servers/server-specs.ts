@@ -31,8 +31,12 @@ export interface ServerSpec {
   initializationOptions: Record<string, unknown>;
   /** What the server is told when it asks for a configuration section (`workspace/configuration`). */
   settings: Record<string, unknown>;
-  /** Whether its diagnostics name the document version they are of (Pyright does; the TypeScript server does not). */
-  versionedDiagnostics: boolean;
+  /**
+   * How a text's diagnostics are had: `published`, as the server sends them for each version of the document (Pyright);
+   * `asked`, from tsserver's synchronous requests through the server's `typescript.tsserverRequest` command (the
+   * TypeScript server sends them in parts, without a version, and not at all when none changed).
+   */
+  diagnostics: "published" | "asked";
 }
 
 /**
@@ -56,7 +60,7 @@ export function serverSpec(language: ServerLanguage, memoryMb: number): ServerSp
       settings: {
         python: { pythonPath: NO_INTERPRETER, analysis: { diagnosticMode: "openFilesOnly", autoSearchPaths: true, useLibraryCodeForTypes: true } },
       },
-      versionedDiagnostics: true,
+      diagnostics: "published",
     };
   }
   // Our own tsserver, named by path: the TypeScript server would otherwise prefer the repository's node_modules/typescript.
@@ -68,6 +72,6 @@ export function serverSpec(language: ServerLanguage, memoryMb: number): ServerSp
     args: ["--stdio"],
     initializationOptions: { tsserver: { path: tsserver, useSyntaxServer: "never" }, disableAutomaticTypingAcquisition: true, maxTsServerMemory: memoryMb },
     settings: {},
-    versionedDiagnostics: false,
+    diagnostics: "asked",
   };
 }

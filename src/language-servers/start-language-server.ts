@@ -7,6 +7,7 @@ import {
   DidChangeTextDocumentNotification,
   DidCloseTextDocumentNotification,
   DidOpenTextDocumentNotification,
+  ExecuteCommandRequest,
   ExitNotification,
   InitializedNotification,
   InitializeRequest,
@@ -49,9 +50,6 @@ export interface LanguageServer {
 /** The server of a language failed to start, stopped, or did not answer in time; the message says which. */
 export class LanguageServerError extends Error {}
 
-// A server that sends no document version with its diagnostics (the TypeScript server) sends them in parts, one per kind
-// (syntax, semantics, suggestions): they are complete once no new part came for this long.
-const SETTLE_MS = 400;
 // How long `shutdown` may take before the group is killed anyway.
 const SHUTDOWN_MS = 1_000;
 
@@ -149,26 +147,27 @@ export async function startLanguageServer(root: string, language: ServerLanguage
       textDocument: { uri: uriOf(file), languageId: languageOf(file)?.id ?? language, version, text },
     });
   const close = (file: string) => connection.sendNotification(DidCloseTextDocumentNotification.type, { textDocument: { uri: uriOf(file) } }).catch(() => {});
-  /** The diagnostics published for `key` once `send` has been called: of `version`, or once they settle. */
+  /** The diagnostics the server publishes for `key` and `version` once `send` has been called. */
   const published = async (key: string, version: number, send: () => Promise<void>, what: string): Promise<Diagnostic[]> => {
-    let settle: NodeJS.Timeout | undefined;
-    const arrived = new Promise<Diagnostic[]>((resolve) => {
-      waiting.set(key, (params) => {
-        if (spec.versionedDiagnostics) {
-          if (params.version === version) resolve(params.diagnostics);
-          return;
-        }
-        clearTimeout(settle);
-        settle = setTimeout(() => resolve(params.diagnostics), SETTLE_MS);
-      });
-    });
+    const arrived = new Promise<Diagnostic[]>((resolve) => waiting.set(key, (params) => params.version === version && resolve(params.diagnostics)));
     try {
       await send();
       return await bounded(arrived, what);
     } finally {
-      clearTimeout(settle);
       waiting.delete(key);
     }
+  };
+  /** tsserver's syntactic and semantic diagnostics of the open `file`, as LSP diagnostics. */
+  const asked = async (file: string, what: string): Promise<Diagnostic[]> => {
+    const diagnostics: Diagnostic[] = [];
+    for (const kind of ["syntacticDiagnosticsSync", "semanticDiagnosticsSync"]) {
+      const answer = (await bounded(
+        connection.sendRequest(ExecuteCommandRequest.type, { command: "typescript.tsserverRequest", arguments: [kind, { file: uriOf(file) }] }),
+        what,
+      )) as { body?: TsDiagnostic[] } | null;
+      for (const d of answer?.body ?? []) diagnostics.push(fromTsserver(d));
+    }
+    return diagnostics;
   };
 
   return {
@@ -179,43 +178,39 @@ export async function startLanguageServer(root: string, language: ServerLanguage
         const key = path.join(root, file);
         const what = `checking ${file}`;
         const results: Diagnostic[][] = [];
-        if (spec.versionedDiagnostics) {
+        try {
           // Each text is a new version of the one open document.
-          try {
-            for (const [index, text] of texts.entries()) {
-              const version = index + 1;
-              const send =
-                index === 0
-                  ? () => open(file, version, text)
-                  : () =>
-                      connection.sendNotification(DidChangeTextDocumentNotification.type, {
-                        textDocument: { uri: uriOf(file), version },
-                        contentChanges: [{ text }],
-                      });
-              results.push(await published(key, version, send, what));
+          for (const [index, text] of texts.entries()) {
+            const version = index + 1;
+            const send =
+              index === 0
+                ? () => open(file, version, text)
+                : () =>
+                    connection.sendNotification(DidChangeTextDocumentNotification.type, {
+                      textDocument: { uri: uriOf(file), version },
+                      contentChanges: [{ text }],
+                    });
+            if (spec.diagnostics === "published") results.push(await published(key, version, send, what));
+            else {
+              await send();
+              results.push(await asked(file, what));
             }
-          } finally {
-            await close(file);
           }
-          return results;
-        }
-        // A server without versions is shown each text as a new opening: every kind of its diagnostics is sent again.
-        for (const text of texts) {
-          try {
-            results.push(await published(key, 1, () => open(file, 1, text), what));
-          } finally {
-            await close(file);
-          }
+        } finally {
+          await close(file);
         }
         return results;
       }),
     references: (file, text, position) =>
       inTurn(async () => {
-        await open(file, 1, text);
+        const what = `finding references in ${file}`;
+        // Pyright answers references before it has read the workspace: it is asked once it has checked the file.
+        if (spec.diagnostics === "published") await published(path.join(root, file), 1, () => open(file, 1, text), what);
+        else await open(file, 1, text);
         try {
           const found = await bounded(
             connection.sendRequest(ReferencesRequest.type, { textDocument: { uri: uriOf(file) }, position, context: { includeDeclaration: false } }),
-            `finding references in ${file}`,
+            what,
           );
           return found ?? [];
         } finally {
@@ -251,4 +246,25 @@ function lookUp(settings: Record<string, unknown>, section: string): unknown {
   let value: unknown = settings;
   for (const part of section.split(".")) value = value && typeof value === "object" ? (value as Record<string, unknown>)[part] : undefined;
   return value ?? null;
+}
+
+/** A diagnostic as tsserver answers it: 1-based lines and offsets, its text and category. */
+interface TsDiagnostic {
+  start: { line: number; offset: number };
+  end: { line: number; offset: number };
+  text: string;
+  code?: number;
+  category: string;
+}
+
+const SEVERITY: Record<string, 1 | 2 | 3 | 4> = { error: 1, warning: 2, suggestion: 4, message: 3 };
+
+function fromTsserver(d: TsDiagnostic): Diagnostic {
+  return {
+    range: { start: { line: d.start.line - 1, character: d.start.offset - 1 }, end: { line: d.end.line - 1, character: d.end.offset - 1 } },
+    message: d.text,
+    severity: SEVERITY[d.category] ?? 1,
+    ...(d.code === undefined ? {} : { code: d.code }),
+    source: "typescript",
+  };
 }

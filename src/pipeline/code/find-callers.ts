@@ -11,6 +11,8 @@ import type { StageContext } from "../types.js";
 const MAX_DEFINITIONS = 4;
 const MAX_USES = 12;
 const MAX_LINE_CHARS = 160;
+// An import names a definition without calling it: a new signature does not change it.
+const IMPORT = /^(?:from\s+\S+\s+import\b|import\b|export\s+(?:\*|\{[^}]*\})\s+from\b)/;
 
 /** One place that uses a definition: the file, the 1-based line, and that line's code. */
 interface Use {
@@ -42,6 +44,7 @@ async function usesOf(ctx: StageContext, file: string, text: string, definition:
     if (relative.startsWith("..") || path.isAbsolute(relative)) continue;
     if (!texts.has(relative)) texts.set(relative, readLines(ctx, relative));
     const code = texts.get(relative)?.[location.range.start.line]?.trim() ?? "";
+    if (IMPORT.test(code)) continue;
     uses.push({ path: relative, line: location.range.start.line + 1, code: code.length > MAX_LINE_CHARS ? `${code.slice(0, MAX_LINE_CHARS)}…` : code });
   }
   return uses;
