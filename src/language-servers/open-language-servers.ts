@@ -39,11 +39,15 @@ export function openLanguageServers(root: string, limits: ServerLimits): Languag
     try {
       return await work(await server);
     } catch (error) {
-      if (!(error instanceof LanguageServerError)) throw error;
-      down.set(language, error.message);
+      // Whatever went wrong (no answer in time, an exit, an error answer), the job goes on without this server.
+      const why =
+        error instanceof LanguageServerError
+          ? error.message
+          : `the ${language} language server failed: ${error instanceof Error ? error.message : String(error)}`;
+      down.set(language, why);
       started.delete(language);
       await server.then((s) => s.stop()).catch(() => {});
-      return { why: error.message };
+      return { why };
     }
   };
 

@@ -59,7 +59,12 @@ const SHUTDOWN_MS = 1_000;
  * serverSpec. Rejects with a LanguageServerError when it does not start in time (the group is killed then).
  */
 export async function startLanguageServer(root: string, language: ServerLanguage, limits: ServerLimits): Promise<LanguageServer> {
-  const spec = serverSpec(language, limits.memoryMb);
+  let spec;
+  try {
+    spec = serverSpec(language, limits.memoryMb);
+  } catch (error) {
+    throw new LanguageServerError(`the ${language} language server is not installed (${String(error)}); reinstall dependencies with \`npm ci\``);
+  }
   const child = spawn(process.execPath, [`--max-old-space-size=${limits.memoryMb}`, spec.script, ...spec.args], {
     cwd: root,
     env: { PATH: "" },
