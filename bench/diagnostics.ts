@@ -13,9 +13,10 @@
  * 4. Every error-level rule the changes add, with how often on real changes and on mistakes: the data the default
  *    rules are chosen from.
  * 5. Time and memory on sympy (about 2,000 files, 1,600 of them Python): a cold start with the first check of one file,
- *    then warm checks; the server's resident memory (its whole process group) after them.
+ *    then warm checks, and the references of a class the repository uses everywhere (the first search reads the whole
+ *    workspace); the server's resident memory (its whole process group) after them.
  *
- *   npm run bench:diagnostics [-- --commits 6] [--mirrors /work/.mirror] [--data FILE]
+ *   npm run bench:diagnostics [-- --commits 6] [--mirrors /work/.mirror] [--data FILE] [--speed-only]
  */
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
@@ -35,6 +36,7 @@ const { values } = parseArgs({
     commits: { type: "string", default: "6" },
     mirrors: { type: "string", default: "/work/.mirror" },
     data: { type: "string", default: "/work/shared/bench/swe-bench-lite-dev.jsonl" },
+    "speed-only": { type: "boolean", default: false },
   },
 });
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -174,6 +176,13 @@ async function measureSpeed(): Promise<Record<string, number | string>> {
     started = performance.now();
     await server.diagnose(other, [otherText, renamed(otherText)]);
     const otherMs = performance.now() - started;
+    const header = text.split("\n").findIndex((line) => line.startsWith("class Expr("));
+    started = performance.now();
+    const uses = await server.references(target, text, { line: header, character: 6 });
+    const referencesColdMs = performance.now() - started;
+    started = performance.now();
+    await server.references(target, text, { line: header, character: 6 });
+    const referencesWarmMs = performance.now() - started;
     const rssMb = groupRssMb(server.pid);
     return {
       repository: `sympy@${commit.slice(0, 8)}`,
@@ -184,6 +193,9 @@ async function measureSpeed(): Promise<Record<string, number | string>> {
       coldCheckMs: Math.round(coldMs),
       warmCheckMs: Math.round(warm.sort((a, b) => a - b)[1]!),
       otherFileCheckMs: Math.round(otherMs),
+      referencesOf: `Expr (${uses.length} uses)`,
+      referencesColdMs: Math.round(referencesColdMs),
+      referencesWarmMs: Math.round(referencesWarmMs),
       rssMb,
     };
   } finally {
@@ -192,6 +204,10 @@ async function measureSpeed(): Promise<Record<string, number | string>> {
   }
 }
 
+if (values["speed-only"]) {
+  for (const [key, value] of Object.entries(await measureSpeed())) console.log(`  ${key}: ${value}`);
+  process.exit(0);
+}
 const changes = [...goldChanges(), ...HISTORY_REPOS.flatMap((repo) => historyChanges(repo, Number(values.commits)))];
 console.log(
   `${changes.length} changes (${changes.filter((c) => c.source === "gold").length} gold patches), ${changes.reduce((n, c) => n + c.files.length, 0)} files`,

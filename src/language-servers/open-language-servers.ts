@@ -1,7 +1,7 @@
 import type { Location, Position } from "vscode-languageserver-protocol";
 import { addedDiagnostics, type AddedProblem } from "./added-diagnostics.js";
 import { languageOf, type ServerLanguage } from "./server-specs.js";
-import { LanguageServerError, startLanguageServer, type LanguageServer, type ServerLimits } from "./start-language-server.js";
+import { LanguageServerError, LateReferencesError, startLanguageServer, type LanguageServer, type ServerLimits } from "./start-language-server.js";
 
 /** What a language server said of a change to one file: the errors it adds, or why it was not checked. */
 export type ChangeCheck = { checked: true; language: ServerLanguage; added: AddedProblem[] } | { checked: false; why: string };
@@ -39,6 +39,7 @@ export function openLanguageServers(root: string, limits: ServerLimits): Languag
     try {
       return await work(await server);
     } catch (error) {
+      if (error instanceof LateReferencesError) return { why: error.message };
       // Whatever went wrong (no answer in time, an exit, an error answer), the job goes on without this server.
       const why =
         error instanceof LanguageServerError

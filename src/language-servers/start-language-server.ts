@@ -2,6 +2,7 @@ import { spawn } from "node:child_process";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import {
+  CancellationTokenSource,
   ConfigurationRequest,
   createProtocolConnection,
   DidChangeTextDocumentNotification,
@@ -49,6 +50,9 @@ export interface LanguageServer {
 
 /** The server of a language failed to start, stopped, or did not answer in time; the message says which. */
 export class LanguageServerError extends Error {}
+
+/** A search for references did not end in time; it was cancelled, and the server still serves. */
+export class LateReferencesError extends LanguageServerError {}
 
 // How long `shutdown` may take before the group is killed anyway.
 const SHUTDOWN_MS = 1_000;
@@ -212,13 +216,18 @@ export async function startLanguageServer(root: string, language: ServerLanguage
         // Pyright answers references before it has read the workspace: it is asked once it has checked the file.
         if (spec.diagnostics === "published") await published(path.join(root, file), 1, () => open(file, 1, text), what);
         else await open(file, 1, text);
+        // A search of a large workspace may outlast its bound: it is then cancelled, and the server stays of use.
+        const cancel = new CancellationTokenSource();
         try {
-          const found = await bounded(
-            connection.sendRequest(ReferencesRequest.type, { textDocument: { uri: uriOf(file) }, position, context: { includeDeclaration: false } }),
-            what,
-          );
+          const params = { textDocument: { uri: uriOf(file) }, position, context: { includeDeclaration: false } };
+          const found = await bounded(connection.sendRequest(ReferencesRequest.type, params, cancel.token), what);
           return found ?? [];
+        } catch (error) {
+          if (!exited && error instanceof LanguageServerError) throw new LateReferencesError(error.message);
+          throw error;
         } finally {
+          cancel.cancel();
+          cancel.dispose();
           await close(file);
         }
       }),
