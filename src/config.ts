@@ -98,7 +98,7 @@ const permission = z.enum(["read", "triage", "write", "maintain", "admin"]);
  * checker's opinions on untyped code.
  */
 export const DEFAULT_REFUSE_RULES = {
-  python: ["reportUndefinedVariable", "reportCallIssue"],
+  python: ["reportUndefinedVariable", "reportCallIssue", "syntax"],
   typescript: ["2304", "2552", "2554", "2555", "2305", "2724"],
 } as const;
 

@@ -106,14 +106,20 @@ export async function injectMistakes(path: string, before: string, after: string
       const callee = call.childForFieldName("function");
       return callee?.type === "attribute" ? callee.childForFieldName("attribute")?.text : callee?.text;
     };
-    const call = calls.find((c) => fixed.has(calleeName(c) ?? "")) ?? calls[0];
+    // A call whose callee cannot take one more argument: a function the file defines with a fixed signature, else a
+    // plain function name (a builtin, an import) rather than a class or an exception, whose constructors often take *args.
+    const plain = (c: Node) => c.childForFieldName("function")?.type === "identifier" && /^[a-z_]/.test(calleeName(c) ?? "");
+    const call = calls.find((c) => fixed.has(calleeName(c) ?? "")) ?? calls.find(plain);
     if (call) {
       const args = call.childForFieldName("arguments")!;
-      const hasArgs = args.namedChildren.length > 0;
-      const closing = args.endIndex - 1;
+      // The extra argument goes after the last positional one: after a keyword argument it would be a syntax error.
+      const positional = args.namedChildren.filter((a): a is Node => !!a && a.type !== "keyword_argument" && a.type !== "comment");
+      const last = positional.at(-1);
+      const at = last ? last.endIndex : args.startIndex + 1;
+      const rest = args.namedChildren.some((a) => a?.type === "keyword_argument");
       mistakes.push({
         kind: "extra-argument",
-        text: replaceAt(after, closing, closing, hasArgs ? ", None" : "None"),
+        text: replaceAt(after, at, at, last ? ", None" : rest ? "None, " : "None"),
         where: `line ${call.startPosition.row + 1}: ${calleeName(call)}(…)${fixed.has(calleeName(call) ?? "") ? " (defined in the file)" : ""}`,
       });
     }
