@@ -1,4 +1,4 @@
-// The layers of src/, lowest first: lib; config; edit, llm, git, sandbox and store (the store's interfaces); pipeline; github
+// The layers of src/, lowest first: lib; config; edit, llm, git, sandbox, language-servers and store (the store's interfaces); pipeline; github
 // (the GitHub adapter); jobs; triggers; backends; server; app; and the doors, cli and eval. A layer imports only
 // those below it. docs/architecture.md draws them.
 const above = (...layers) => `^src/(${layers.join("|")})/`;
@@ -30,8 +30,8 @@ module.exports = {
     {
       name: "parts-below-the-pipeline",
       severity: "error",
-      comment: "Edits, the model client, git and the sandbox know nothing of the pipeline or of the app around it.",
-      from: { path: "^src/(edit|llm|git|sandbox)/" },
+      comment: "Edits, the model client, git, the sandbox and the language servers know nothing of the pipeline or of the app around it.",
+      from: { path: "^src/(edit|llm|git|sandbox|language-servers)/" },
       to: { path: above("pipeline", "github", "jobs", "triggers", "backends", "server", "app", "cli", "eval") },
     },
     {

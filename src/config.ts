@@ -93,6 +93,16 @@ const globPattern = z
 const permission = z.enum(["read", "triage", "write", "maintain", "admin"]);
 
 /**
+ * The language-server rules whose new errors refuse an attempt by default: those that mean broken code (a name defined
+ * nowhere, a call the callee cannot take), chosen by `npm run bench:diagnostics` (docs/benchmarks.md), not the type
+ * checker's opinions on untyped code.
+ */
+export const DEFAULT_REFUSE_RULES = {
+  python: ["reportUndefinedVariable", "reportCallIssue", "syntax"],
+  typescript: ["2304", "2552", "2554", "2555", "2305", "2724"],
+} as const;
+
+/**
  * The schema of `.github/magis.yml`. Every field has a default, so an empty file is a valid config. Each field's
  * description is its documentation: docs/configuration.md and the editors' JSON Schema are generated from it.
  */
@@ -229,6 +239,51 @@ export const configSchema = z
       .describe(
         "Variables the setup and test commands get beside PATH, HOME, LANG, TMPDIR and CI=true (e.g. `DJANGO_SETTINGS_MODULE: tests.settings`). They run in a sandbox whose environment holds nothing else: no token or key of the bot's. The file is public: put no secret here.",
       ),
+    diagnostics: z
+      .object({
+        enabled: z
+          .boolean()
+          .default(true)
+          .describe(
+            "Check each Developer attempt with a language server (Pyright for Python, the TypeScript server for JavaScript and TypeScript) and refuse one that adds an error of `refuse_rules`, as a new syntax error is refused.",
+          ),
+        refuse_rules: z
+          .object({
+            python: z
+              .array(z.string().min(1))
+              .max(100)
+              .default([...DEFAULT_REFUSE_RULES.python])
+              .describe("Pyright rules (`reportUndefinedVariable`, …; `syntax` for errors without a rule) whose new errors refuse an attempt."),
+            typescript: z
+              .array(z.string().min(1))
+              .max(100)
+              .default([...DEFAULT_REFUSE_RULES.typescript])
+              .describe("TypeScript error codes (`2304`, …; `syntax` for errors without a code) whose new errors refuse an attempt."),
+          })
+          .strict()
+          .default({ python: [...DEFAULT_REFUSE_RULES.python], typescript: [...DEFAULT_REFUSE_RULES.typescript] })
+          .describe(
+            "The rules whose new errors mean broken code, per language; an empty list turns refusals off for that language, while its callers are still shown. Setting a list replaces the default.",
+          ),
+        timeout_seconds: z
+          .number()
+          .int()
+          .min(1)
+          .max(600)
+          .default(60)
+          .describe(
+            "Longest a language server may take to start, or to check one file; past it, that server's checks are skipped for the job (the report says so).",
+          ),
+        memory_mb: z.number().int().min(128).max(8192).default(1536).describe("Heap limit, in megabytes, of each language server process."),
+      })
+      .strict()
+      .default({
+        enabled: true,
+        refuse_rules: { python: [...DEFAULT_REFUSE_RULES.python], typescript: [...DEFAULT_REFUSE_RULES.typescript] },
+        timeout_seconds: 60,
+        memory_mb: 1536,
+      })
+      .describe("The semantic check of each attempt by a language server, and the callers shown with a changed definition."),
     ci_fix_attempts: z
       .number()
       .int()

@@ -19,6 +19,7 @@ import { createLlm } from "../llm/client.js";
 import { checkRepositoryModels } from "../llm/llm-settings.js";
 import { resolveIssue } from "../pipeline/resolve-issue.js";
 import { revisePullRequest } from "../pipeline/revise/revise-pull-request.js";
+import { withLanguageServers } from "../pipeline/with-language-servers.js";
 import type { MagisMetrics } from "../server/metrics.js";
 import type { JobStore, Store, TriggerStore } from "../store/store.js";
 import { forgetUninstalled, forgetWhenCancelled, type UninstallEvent } from "../triggers/rules/on-uninstalled.js";
@@ -61,6 +62,11 @@ export interface MagisAppOptions {
   repositoryModels?: "allowed" | "any";
   resolve?: ResolveJobServices["resolve"];
   revise?: ReviseJobServices["revise"];
+  /**
+   * Whether jobs check attempts with language servers (Pyright, the TypeScript server) installed beside the app (default
+   * true; the repository's `diagnostics.enabled` may still turn them off). The Action's bundle carries none.
+   */
+  languageServers?: boolean;
   onTimings?: ResolveJobServices["onTimings"];
   /**
    * What the repository's `setup_command` and `test_command` run in, or why they do not run here (default: as
@@ -195,14 +201,21 @@ export function createServices(host: GitHubHost, options: MagisAppOptions = {}):
       fs.appendFileSync(path.join(traceDir, `job-${job.id}.jsonl`), `${JSON.stringify(record)}\n`);
     },
   };
+  // Each job's language servers start on its checkout when first asked, and stop when its pipeline ends.
+  const servers = options.languageServers ?? true;
   const resolve = resolveKind({
     ...shared,
-    resolve: options.resolve ?? resolveIssue,
+    resolve: options.resolve ?? (servers ? (ctx, issue, memory) => withLanguageServers(ctx, (ctx) => resolveIssue(ctx, issue, memory)) : resolveIssue),
     memory: store.memory,
     // One memo of the store's index cache for the process: each job finds what earlier ones tokenized or read.
     terms: { cache: store.memory.index, memo: new TermMemo() },
   });
-  const revise = reviseKind({ ...shared, revise: options.revise ?? revisePullRequest, jobs: store.jobs });
+  const revise = reviseKind({
+    ...shared,
+    revise:
+      options.revise ?? (servers ? (ctx, input, prepare) => withLanguageServers(ctx, (ctx) => revisePullRequest(ctx, input, prepare)) : revisePullRequest),
+    jobs: store.jobs,
+  });
   const runners = { [resolve.name]: jobRunner(shared, resolve), [revise.name]: jobRunner(shared, revise) };
   // Checkouts (and test runs) of processes killed mid-job go at start and every few minutes, whichever worker of the
   // machine finds them; kept objects age out even on a worker that clones nothing more, checked every hour.

@@ -8,6 +8,7 @@ import { renderReport } from "../pipeline/report/render-report.js";
 import { resolveIssue } from "../pipeline/resolve-issue.js";
 import { describeAttemptTests, describeExit, describeTestsReport } from "../pipeline/tests/describe-test-verdict.js";
 import { describeReproduction } from "../pipeline/reproduce/describe-reproduction.js";
+import { withLanguageServers } from "../pipeline/with-language-servers.js";
 import type { ProgressEvent, ResolveResult } from "../pipeline/types.js";
 import { resolveInside } from "../lib/safe-path.js";
 import { checkoutIndex, localHistory, makeModel, MEMORY_HELP, openCheckout, openMemoryStore } from "./open-checkout.js";
@@ -73,7 +74,7 @@ export const resolveCommand: Command = {
     fs.mkdirSync(out, { recursive: true });
     let result: ResolveResult;
     try {
-      result = await resolveIssue(
+      result = await withLanguageServers(
         {
           root: repo,
           repoId: repo,
@@ -87,8 +88,7 @@ export const resolveCommand: Command = {
           index: checkoutIndex(store.memory, config),
           ...(history ? { history } : {}),
         },
-        issue,
-        store.memory,
+        (ctx) => resolveIssue(ctx, issue, store.memory),
       );
     } catch (error) {
       await writeTraceJsonl(llm.trace, path.join(out, "trace.jsonl"));

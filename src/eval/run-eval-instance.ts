@@ -5,6 +5,7 @@ import { loadRepoConfig } from "../cli/load-repo-config.js";
 import type { LlmClient } from "../llm/client.js";
 import type { TraceRecord } from "../llm/types.js";
 import { StageError } from "../pipeline/errors.js";
+import { withLanguageServers } from "../pipeline/with-language-servers.js";
 import { resolveIssue } from "../pipeline/resolve-issue.js";
 import { locateFiles } from "../pipeline/locate/locate-files.js";
 import { openJobIndex } from "../pipeline/locate/open-job-index.js";
@@ -91,10 +92,9 @@ export async function runEvalInstance(instance: BenchInstance, setup: InstanceSe
       };
       // The pipeline keeps its own time (its usage report); `setup.now` times the instance.
       const index = openJobIndex({ terms: setup.terms, list: { exclude: config.exclude, maxFileBytes: config.max_file_bytes } });
-      resolved = await resolveIssue(
+      resolved = await withLanguageServers(
         { root: copy, repoId: instance.repo, config, llm, now: Date.now, onProgress, commands: setup.commands, history, index },
-        issue,
-        setup.memory,
+        (ctx) => resolveIssue(ctx, issue, setup.memory),
       );
     }
   } catch (error) {

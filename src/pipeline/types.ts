@@ -5,6 +5,7 @@ import type { Llm, Usage } from "../llm/types.js";
 import type { TestCounts } from "../lib/read-test-output.js";
 import type { CommitRecord } from "../git/commit-history.js";
 import type { JobIndex } from "./locate/open-job-index.js";
+import type { LanguageServers } from "../language-servers/open-language-servers.js";
 
 /** The issue as the agents read it: already cleaned of hidden characters and HTML comments. */
 export interface IssueText {
@@ -90,6 +91,8 @@ export interface Attempt {
   tests?: TestVerdict;
   /** The reproduction's run with this change (and the earlier steps' kept changes), on the dynamic way. */
   reproduction?: TestRun;
+  /** Why the language server's check of this change did not run (the server failed or was too slow); absent when it ran or none applies. */
+  checkSkipped?: string;
   review?: Review;
 }
 
@@ -290,4 +293,9 @@ export interface StageContext {
    * Absent: the Custodian walks `root`, and indexes through the memory's cache alone (a library caller).
    */
   index?: JobIndex;
+  /**
+   * The job's language servers on `root` (see withLanguageServers): each attempt is checked with them and the callers
+   * of what a task changes are shown. Absent: no semantic check and no callers (a library caller).
+   */
+  languageServers?: LanguageServers;
 }

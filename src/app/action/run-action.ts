@@ -68,6 +68,8 @@ export async function runAction(
       workDir: settings.git.workDir ?? settings.runner.temp,
       // A runner is new for each run: objects kept for a next clone would never be used.
       keepObjects: false,
+      // The committed bundle carries no language server (Pyright alone is 38 MB of scripts and stubs): see docs/action.md.
+      languageServers: false,
     });
     await services.start();
 

@@ -13,6 +13,8 @@ import {
 import { formatIssue } from "../format-issue.js";
 import type { DeveloperRole, FileTask, IssueText, StageContext } from "../types.js";
 import { checkRanges } from "./check-ranges.js";
+import { checkSemantics } from "./check-semantics.js";
+import { describeCallersOfChange } from "./find-callers.js";
 import { openEditableFile } from "../open-editable-file.js";
 
 /** The line ranges developer-locate-lines asks for. */
@@ -47,14 +49,20 @@ export interface AttemptInput {
   outline: string;
   /** The reproduction of the issue as the Developer reads it, or a note that there is none. */
   reproduction: string;
+  /** Where the definitions the task names are used (see describeCallersForTask), made once per task. */
+  callers: string;
 }
 
-/** A change ready for review, or why there is none (fed back to the Developer as is). */
-export type AttemptResult = { ok: true; after: string; diff: string } | { ok: false; error: string };
+/**
+ * A change ready for review, with the uses of the definitions it alters for QA and why the language server did not
+ * check it (when it did not); or why there is none (fed back to the Developer as is).
+ */
+export type AttemptResult = { ok: true; after: string; diff: string; callers: string; checkSkipped?: string } | { ok: false; error: string };
 
 /**
  * One Developer attempt (MAGIS Algorithm 3, lines 10–14): choose line ranges from the numbered
- * view, write new code per range anchored by the old text, apply, diff, and check syntax.
+ * view, write new code per range anchored by the old text, apply, diff, check syntax, then check with the language
+ * server (MarsCode §3.3) and find the callers of what it alters.
  */
 export async function makeAttempt(ctx: StageContext, input: AttemptInput): Promise<AttemptResult> {
   const { task, developer, before } = input;
@@ -72,7 +80,7 @@ export async function makeAttempt(ctx: StageContext, input: AttemptInput): Promi
   const located = await ctx.llm.ask({
     agent: "developer",
     prompt: "developer-locate-lines",
-    vars: { ...shared, outline: input.outline, numbered },
+    vars: { ...shared, outline: input.outline, callers: input.callers, numbered },
     schema: rangesSchema,
   });
   const pathProblem = checkOwnPath(ctx, located.value.path, task.path);
@@ -88,7 +96,7 @@ export async function makeAttempt(ctx: StageContext, input: AttemptInput): Promi
     const { value } = await ctx.llm.ask({
       agent: "developer",
       prompt: "developer-write-code",
-      vars: { ...shared, start, end, old: lines.slice(start - 1, end).join("\n"), context },
+      vars: { ...shared, start, end, old: lines.slice(start - 1, end).join("\n"), context, callers: input.callers },
       schema: codeSchema,
     });
     edits.push({ kind: "range", start, end, old: value.old, new: value.new });
@@ -114,7 +122,10 @@ export async function makeAttempt(ctx: StageContext, input: AttemptInput): Promi
     const list = errors.map((e) => `line ${e.line}, column ${e.column}: ${e.message}`).join("; ");
     return { ok: false, error: `your change adds syntax errors that \`${task.path}\` did not have (${list}); fix them` };
   }
-  return { ok: true, after: applied.text, diff };
+  const semantic = await checkSemantics(ctx, task.path, before, applied.text);
+  if (semantic.refusal) return { ok: false, error: semantic.refusal };
+  const callers = await describeCallersOfChange(ctx, task.path, before, applied.text);
+  return { ok: true, after: applied.text, diff, callers, ...(semantic.skipped ? { checkSkipped: semantic.skipped } : {}) };
 }
 
 /** Why the path the Developer named is not its task's file, or null when it is. */

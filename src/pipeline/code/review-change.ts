@@ -27,6 +27,8 @@ export async function reviewChange(
     developer: DeveloperRole;
     qaRole: string;
     diff: string;
+    /** The uses of the definitions the change alters, and which it did not update (see describeCallersOfChange). */
+    callers: string;
     tests?: { command: string; before: TestRun; verdict: TestVerdict };
     /** The reproduction's run with the change; `decisive` when the change must make it pass to be approved. */
     reproduction?: { description: string; run: TestRun; decisive: boolean };
@@ -43,6 +45,7 @@ export async function reviewChange(
       task: input.task.description,
       developer: input.developer.name,
       diff: input.diff,
+      callers: input.callers,
       tests: tests ? describeVerdictForModel(tests.command, tests.before, tests.verdict) : NO_TESTS,
       reproduction: reproduction ? describeReproductionVerdict(reproduction) : NO_REPRODUCTION,
     },

@@ -3,6 +3,7 @@ import type { ChangedFile, TestBench } from "../tests/open-test-bench.js";
 import type { Attempt, DeveloperRole, FileTask, IssueText, StageContext, TaskOutcome } from "../types.js";
 import { namesIn, outlineFile } from "../../edit/syntax/outline-file.js";
 import { designQaRole } from "./design-qa-role.js";
+import { describeCallersForTask } from "./find-callers.js";
 import { makeAttempt } from "./make-attempt.js";
 import { openEditableFile } from "../open-editable-file.js";
 import { reviewChange } from "./review-change.js";
@@ -45,6 +46,7 @@ export async function runCodingTask(ctx: StageContext, input: CodingTaskInput): 
   const qaRole = await designQaRole(ctx, input.issue, task, developer);
   // A long file's outline keeps what the issue and the task name.
   const outline = await outlineFile(before, task.path, { names: namesIn(input.issue.title, input.issue.body, ...input.issue.hints, task.description) });
+  const callers = await describeCallersForTask(ctx, task.path, before, [input.issue.title, input.issue.body, task.description]);
   const attempts: Attempt[] = [];
   let feedback = input.humanFeedback ? `A human reviewer commented on this file:\n${input.humanFeedback}` : "(none: this is your first attempt)";
   let last: { after: string; diff: string } | null = null;
@@ -63,6 +65,7 @@ export async function runCodingTask(ctx: StageContext, input: CodingTaskInput): 
       feedback,
       outline,
       reproduction: reproductionText,
+      callers,
     });
     let attempt: Attempt;
     if (!result.ok) {
@@ -80,10 +83,18 @@ export async function runCodingTask(ctx: StageContext, input: CodingTaskInput): 
         developer,
         qaRole,
         diff: result.diff,
+        callers: result.callers,
         tests: judged,
         ...(reproduced ? { reproduction: { description: reproductionText, run: reproduced, decisive: reproduction!.decisive } } : {}),
       });
-      attempt = { number, diff: result.diff, ...(tests ? { tests } : {}), ...(reproduced ? { reproduction: reproduced } : {}), review };
+      attempt = {
+        number,
+        diff: result.diff,
+        ...(tests ? { tests } : {}),
+        ...(reproduced ? { reproduction: reproduced } : {}),
+        ...(result.checkSkipped ? { checkSkipped: result.checkSkipped } : {}),
+        review,
+      };
       last = result;
       approved = review.approved;
       feedback = [

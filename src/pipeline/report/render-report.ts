@@ -119,7 +119,8 @@ function renderReviews(result: ResolveResult): string {
         const diff = a.diff ? `\n\n${indent(details(`Diff of attempt ${a.number}`, fence(a.diff, "diff")))}` : "";
         const tests =
           (a.tests ? ` Tests with it: ${describeAttemptTests(a.tests)}.` : "") +
-          (a.reproduction ? ` The reproduction with it: ${describeExit(a.reproduction)}.` : "");
+          (a.reproduction ? ` The reproduction with it: ${describeExit(a.reproduction)}.` : "") +
+          (a.checkSkipped ? ` The language server did not check it: ${a.checkSkipped}.` : "");
         return `- **Attempt ${a.number}** — ${head}: ${neutralize(a.review?.comment ?? "")}${neutralize(tests)}${diff}`;
       });
       const qa = o.qaRole ? `QA Engineer: ${neutralize(o.qaRole)}` : "No QA Engineer was needed.";

@@ -1,0 +1,70 @@
+import type { Location, Position } from "vscode-languageserver-protocol";
+import { addedDiagnostics, type AddedProblem } from "./added-diagnostics.js";
+import { languageOf, type ServerLanguage } from "./server-specs.js";
+import { LanguageServerError, LateReferencesError, startLanguageServer, type LanguageServer, type ServerLimits } from "./start-language-server.js";
+
+/** What a language server said of a change to one file: the errors it adds, or why it was not checked. */
+export type ChangeCheck = { checked: true; language: ServerLanguage; added: AddedProblem[] } | { checked: false; why: string };
+
+/** A job's language servers: one per language, started on first use, on the job's checkout. */
+export interface LanguageServers {
+  /** The error-level diagnostics `after` adds to `before` in `file` (relative to the checkout). */
+  check(file: string, before: string, after: string): Promise<ChangeCheck>;
+  /** Where the name at `position` of `file` (whose text is `text`) is used, or why that could not be found. */
+  references(file: string, text: string, position: Position): Promise<Location[] | { why: string }>;
+  /** Stops every server started (kills their process groups); never rejects. */
+  stop(): Promise<void>;
+}
+
+/**
+ * The language servers of a job on `root`, a checkout nothing writes to while they run: the texts they check are handed to
+ * them. A server that fails to start, dies, or does not answer within the limits is stopped and not asked again in this
+ * job: its checks come back unchecked, with why, and never fail the job.
+ */
+export function openLanguageServers(root: string, limits: ServerLimits): LanguageServers {
+  const started = new Map<ServerLanguage, Promise<LanguageServer>>();
+  const down = new Map<ServerLanguage, string>();
+
+  /** Runs `work` on the server of `file`'s language, starting it if need be; a failure puts that server down for the job. */
+  const withServer = async <T>(file: string, work: (server: LanguageServer) => Promise<T>): Promise<T | { why: string }> => {
+    const language = languageOf(file)?.language;
+    if (!language) return { why: `no language server checks files like ${file}` };
+    const known = down.get(language);
+    if (known) return { why: known };
+    let server = started.get(language);
+    if (!server) {
+      server = startLanguageServer(root, language, limits);
+      started.set(language, server);
+    }
+    try {
+      return await work(await server);
+    } catch (error) {
+      if (error instanceof LateReferencesError) return { why: error.message };
+      // Whatever went wrong (no answer in time, an exit, an error answer), the job goes on without this server.
+      const why =
+        error instanceof LanguageServerError
+          ? error.message
+          : `the ${language} language server failed: ${error instanceof Error ? error.message : String(error)}`;
+      down.set(language, why);
+      started.delete(language);
+      await server.then((s) => s.stop()).catch(() => {});
+      return { why };
+    }
+  };
+
+  return {
+    check: async (file, before, after) => {
+      const result = await withServer(file, async (server) => {
+        const [was = [], is = []] = await server.diagnose(file, [before, after]);
+        return { checked: true as const, language: server.language, added: addedDiagnostics(was, is) };
+      });
+      return "why" in result ? { checked: false, why: result.why } : result;
+    },
+    references: (file, text, position) => withServer(file, (server) => server.references(file, text, position)),
+    stop: async () => {
+      const servers = [...started.values()];
+      started.clear();
+      await Promise.all(servers.map((s) => s.then((server) => server.stop()).catch(() => {})));
+    },
+  };
+}

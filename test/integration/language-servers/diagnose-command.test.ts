@@ -1,0 +1,59 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { main } from "../../../src/cli.js";
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const dir of dirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
+});
+
+const PRICES = "def total(items, discount=0):\n    return sum(items) - discount\n";
+
+function patchOf(line: string): string {
+  return ["--- a/prices.py", "+++ b/prices.py", "@@ -1,2 +1,2 @@", " def total(items, discount=0):", "-    return sum(items) - discount", `+${line}`, ""].join(
+    "\n",
+  );
+}
+
+async function diagnose(patch: string, ...flags: string[]) {
+  const work = fs.mkdtempSync(path.join(os.tmpdir(), "magis-diagnose-"));
+  dirs.push(work);
+  fs.mkdirSync(path.join(work, "repo"));
+  fs.writeFileSync(path.join(work, "repo/prices.py"), PRICES);
+  fs.writeFileSync(path.join(work, "change.diff"), patch);
+  const stdout: string[] = [];
+  const stderr: string[] = [];
+  const code = await main(["diagnose", "--repo", "repo", "--patch", "change.diff", ...flags], {
+    stdout: (t) => stdout.push(t),
+    stderr: (t) => stderr.push(t),
+    env: { PATH: process.env.PATH },
+    cwd: work,
+  });
+  expect(fs.readFileSync(path.join(work, "repo/prices.py"), "utf8")).toBe(PRICES);
+  return { code, stdout: stdout.join(""), stderr: stderr.join("") };
+}
+
+describe("magis diagnose", () => {
+  it("prints the errors a patch adds and exits 1 when one refuses it", async () => {
+    const run = await diagnose(patchOf("    return summ(items) - discount"));
+    expect(run).toEqual({
+      code: 1,
+      stdout: 'prices.py: 1 error added, 1 refusing\n  line 2, column 12: "summ" is not defined (reportUndefinedVariable) — refuses\n',
+      stderr: "",
+    });
+  });
+
+  it("exits 0 when the patch adds no refusing error, and says so as JSON with --json", async () => {
+    const run = await diagnose(patchOf("    return sum(items) - 2 * discount"), "--json");
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.stdout)).toEqual({ files: [{ path: "prices.py", checked: true, added: [] }], refused: false });
+  });
+
+  it("says what is wrong with a patch that does not apply", async () => {
+    const run = await diagnose(patchOf("x").replace(" def total(", " def totals("));
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain("magis diagnose: --patch change.diff does not apply to prices.py in --repo (its context lines differ)");
+  });
+});
