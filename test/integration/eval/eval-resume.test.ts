@@ -38,7 +38,7 @@ describe("magis eval --resume after a kill", () => {
       const results = path.join(rig.out, "results.jsonl");
       await waitFor(
         () => fs.existsSync(results) && readLines(results).length === 1 && rig.model.requests.some((r) => userText(r).includes("legacy() should")),
-        20_000,
+        60_000,
         "the first instance to finish and the second to start",
       );
       process.kill(-child.pid!, "SIGKILL");
@@ -67,5 +67,6 @@ describe("magis eval --resume after a kill", () => {
     expect(readLines(path.join(rig.out, "predictions.jsonl")).map((p) => p.instance_id)).toEqual(["acme__greet-1", "acme__greet-2", "acme__greet-3"]);
     expect(fs.readFileSync(path.join(rig.out, "summary.md"), "utf8")).toContain("3 of 3 instances done");
     expect(fs.readdirSync(path.join(rig.out, "scratch"))).toEqual([]);
-  });
+    // Two runs of the whole pipeline, the language servers' checks of each attempt included.
+  }, 120_000);
 });

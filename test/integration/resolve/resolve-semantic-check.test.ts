@@ -2,6 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { custodianAnswers } from "../../../examples/script-custodian.js";
+import { staticWay } from "../../../examples/script-way.js";
 import { startResolveRig, type ResolveRig } from "./run-resolve.js";
 
 const PRICES = ["def total(items, discount=0):", "    return sum(items) - discount", ""].join("\n");
@@ -14,7 +15,7 @@ beforeEach(async () => {
     issue: "total() ignores taxes\n\n`total()` must add a tax rate to the sum of the items.\n",
     files: { "shop/__init__.py": "", "shop/prices.py": PRICES, "shop/cart.py": CART, ".github/magis.yml": "qa_iterations: 3\n" },
   });
-  for (const [prompt, answer] of Object.entries(custodianAnswers((file) => file === "shop/prices.py"))) rig.model.script(prompt, answer);
+  for (const [prompt, answer] of Object.entries({ ...custodianAnswers((file) => file === "shop/prices.py"), ...staticWay })) rig.model.script(prompt, answer);
   rig.model
     .script("manager-define-task", () => ({ needs_change: true, description: "Give `total` a `rate` parameter and add the tax." }))
     .script("manager-design-developer", () => ({ name: "Price Keeper", role: "You own shop/prices.py." }))
@@ -37,7 +38,7 @@ describe("magis resolve checks each attempt with Pyright", () => {
         { old: PRICES.trimEnd(), new: "def total(items, rate, discount=0):\n    return sum(items) * (1 + rate) - discount" },
       )
       .script("qa-review", { approved: true, comment: "Adds the tax." });
-    const run = await rig.resolve(["--no-sandbox"]);
+    const run = await rig.resolve();
     expect(rig.model.problems).toEqual([]);
     expect(run.code, run.stderr).toBe(0);
 
@@ -63,7 +64,7 @@ describe("magis resolve checks each attempt with Pyright", () => {
       .script("developer-locate-lines", { path: file, ranges })
       .script("developer-write-code", { old: "    return sum(items) - discount", new: "    return summ(items) - discount" })
       .script("qa-review", { approved: false, comment: "summ is not a function." });
-    const run = await rig.resolve(["--no-sandbox"]);
+    const run = await rig.resolve();
     expect(run.code).toBe(1);
     const review = rig.model.requests.find((r) => r.prompt === "qa-review")!.messages.at(-1)!.content;
     expect(review).toContain("(not looked up: no language server runs here)");
