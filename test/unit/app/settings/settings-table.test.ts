@@ -28,6 +28,7 @@ const PASS_THROUGH = {
   "git/read-local-history.ts": "git gets the process's environment (HOME, PATH, GIT_*), with a ceiling added",
   "eval/check-patch-applies.ts": "git gets the process's environment (HOME, PATH, GIT_*), with a ceiling added",
   "eval/read-checkout-commit.ts": "git gets the process's environment (HOME, PATH, GIT_*), with a ceiling added",
+  "eval/compare-to-gold.ts": "git gets the process's environment (HOME, PATH, GIT_*), with a ceiling added",
 };
 
 function sourceFiles(dir: string): string[] {
