@@ -47,6 +47,8 @@ export interface AttemptInput {
   outline: string;
   /** The reproduction of the issue as the Developer reads it, or a note that there is none. */
   reproduction: string;
+  /** On the first of several candidates: how many will be sampled, which the token budget must hold before the first call. */
+  alike?: number;
 }
 
 /** A change ready for review, or why there is none (fed back to the Developer as is). */
@@ -74,6 +76,7 @@ export async function makeAttempt(ctx: StageContext, input: AttemptInput): Promi
     prompt: "developer-locate-lines",
     vars: { ...shared, outline: input.outline, numbered },
     schema: rangesSchema,
+    ...(input.alike ? { alike: input.alike } : {}),
   });
   const pathProblem = checkOwnPath(ctx, located.value.path, task.path);
   if (pathProblem) return { ok: false, error: pathProblem };
