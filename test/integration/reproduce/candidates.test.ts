@@ -36,6 +36,7 @@ describe("several candidates per attempt: normalized, grouped, filtered by behav
     expect(r.model.problems).toEqual([]);
     expect(run.code, run.stderr).toBe(0);
     expect(asked(r.model, "developer-locate-lines")).toHaveLength(3);
+    expect(run.stderr).toContain("src/stats.js: attempt 1 (3 candidates, 2 groups, the chosen one had 2 votes; tests: ");
     // One survivor: no selection is asked for; it goes to today's review.
     expect(asked(r.model, "qa-select-candidate")).toEqual([]);
     expect(asked(r.model, "qa-review")).toHaveLength(1);
@@ -50,10 +51,11 @@ describe("several candidates per attempt: normalized, grouped, filtered by behav
   });
 
   it("breaks a tie of votes with the QA Engineer's selection, which sees each group's diff, votes and reproduction run", async () => {
-    const r = await meanRig("candidates: 2\n");
+    const r = await meanRig("candidates: 1\n");
     scriptMean(r.model, { fixes: [FIX, OTHER_FIX] });
     r.model.script("qa-select-candidate", { change: 2, reason: "It reads the guard first." });
-    const run = await r.resolve();
+    // The flag wins over the file.
+    const run = await r.resolve(["--candidates", "2"]);
     expect(r.model.problems).toEqual([]);
     expect(run.code, run.stderr).toBe(0);
     const selection = asked(r.model, "qa-select-candidate");
@@ -99,5 +101,13 @@ describe("several candidates per attempt: normalized, grouped, filtered by behav
     }
     expect(reports[1]).toBe(reports[0]);
     expect(reports[0]).not.toContain("Candidates of attempt");
+  });
+
+  it("refuses a --candidates flag out of its bounds, naming it", async () => {
+    const r = await meanRig("");
+    const run = await r.resolve(["--candidates", "9"]);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain("--candidates");
+    expect(r.model.requests).toEqual([]);
   });
 });
