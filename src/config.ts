@@ -123,6 +123,15 @@ export const configSchema = z
     draft: z.boolean().default(false).describe("Open pull requests as drafts."),
     top_k: z.number().int().min(1).max(100).default(10).describe("How many files BM25 hands to the Custodian's relevance check (MAGIS top-k)."),
     qa_iterations: z.number().int().min(1).max(10).default(3).describe("Most Developer attempts per file-level task before giving up (MAGIS n_max)."),
+    candidates: z
+      .number()
+      .int()
+      .min(1)
+      .max(8)
+      .default(1)
+      .describe(
+        "Candidate changes each Developer attempt samples; with more than 1 they are grouped by their tree-sitter-normalized text (votes), groups that break passing tests are dropped, those that make the reproduction pass come first, and the QA Engineer selects one for review. Each candidate costs an attempt's tokens.",
+      ),
     keep_unapproved: z.boolean().default(false).describe("Keep the last change of a task the QA Engineer never approved (marked as such in the report)."),
     reproduce_attempts: z
       .number()

@@ -21,7 +21,7 @@ const ORACLE_MODEL = { MAGIS_MODEL: "oracle", MAGIS_LLM_MAX_RETRIES: "0" };
 
 const usage = `Usage: magis eval --data FILE --repos DIR --out DIR [--prepare-from MIRRORS] [--limit N]
                   [--concurrency N] [--instances ID,…] [--resume] [--price-in USD --price-out USD]
-                  [--allow-commands] [--oracle]
+                  [--allow-commands] [--oracle] [--candidates N]
 
 Runs the resolve pipeline (as \`magis resolve\` and the App run it) on SWE-bench-style issues with known
 answers, and measures each patch against the human one. Writes into --out as it goes, so a crash or
@@ -48,6 +48,7 @@ Options:
                       <owner>+<name>, <owner>/<name>.git or <name>.git)
   --limit N           run only the first N selected instances
   --concurrency N     instances at a time (default 2)
+  --candidates N      candidate changes per Developer attempt (1–8), over each checkout's \`candidates\`
   --instances IDS     only these instance ids, comma-separated (an id --data does not hold is refused)
   --resume            continue the run in --out, skipping the instances it finished
   --price-in USD      price per million prompt tokens, for the cost column
@@ -77,6 +78,7 @@ export const evalCommand: Command = {
       "prepare-from": { type: "string" },
       limit: { type: "string" },
       concurrency: { type: "string" },
+      candidates: { type: "string" },
       instances: { type: "string" },
       resume: { type: "boolean", default: false },
       "price-in": { type: "string" },
@@ -107,6 +109,7 @@ export const evalCommand: Command = {
         limit: values.limit === undefined ? undefined : wholeNumberFlag("--limit", values.limit, 1, 1_000_000),
         concurrency: values.concurrency === undefined ? 2 : wholeNumberFlag("--concurrency", values.concurrency, 1, 64),
         resume: values.resume!,
+        ...(values.candidates === undefined ? {} : { candidates: wholeNumberFlag("--candidates", values.candidates, 1, 8) }),
         prices,
         makeLlm: oracle
           ? (config, instance, checkout) => {

@@ -7,6 +7,7 @@ import { StageError } from "../pipeline/errors.js";
 import { renderReport } from "../pipeline/report/render-report.js";
 import { resolveIssue } from "../pipeline/resolve-issue.js";
 import { describeAttemptTests, describeExit, describeTestsReport } from "../pipeline/tests/describe-test-verdict.js";
+import { summarizeCandidates } from "../pipeline/report/summarize-candidates.js";
 import { describeReproduction } from "../pipeline/reproduce/describe-reproduction.js";
 import { withLanguageServers } from "../pipeline/with-language-servers.js";
 import type { ProgressEvent, ResolveResult } from "../pipeline/types.js";
@@ -14,7 +15,7 @@ import { resolveInside } from "../lib/safe-path.js";
 import { checkoutIndex, localHistory, makeModel, MEMORY_HELP, openCheckout, openMemoryStore } from "./open-checkout.js";
 import { readIssueFiles } from "./read-issue-file.js";
 import { localCommandPolicy } from "./command-policy.js";
-import { parseFlags, type Command } from "./io.js";
+import { parseFlags, wholeNumberFlag, type Command } from "./io.js";
 import { readSettings } from "../app/settings/read-settings.js";
 import { renderSettingsHelp } from "../app/settings/render-settings-help.js";
 
@@ -37,6 +38,7 @@ Options:
                       the root of a copy of the checkout before the change and after every attempt;
                       QA may not approve an attempt that breaks a passing test. It is test_command of
                       .github/magis.yml, and wins over the file's (whose setup_command still runs first)
+  --candidates N      candidate changes per Developer attempt (1–8), over the config's \`candidates\`
   --apply             also write the change into the checkout
   --no-sandbox        run the repository's setup and test commands as you, outside bubblewrap
 
@@ -56,6 +58,7 @@ export const resolveCommand: Command = {
       "hints-file": { type: "string" },
       out: { type: "string" },
       "test-command": { type: "string" },
+      candidates: { type: "string" },
       apply: { type: "boolean", default: false },
       "no-sandbox": { type: "boolean", default: false },
     });
@@ -63,7 +66,10 @@ export const resolveCommand: Command = {
     const testCommand = values["test-command"];
     if (testCommand !== undefined && testCommand.trim() === "")
       throw new UsageError(`--test-command is empty; give the command that runs the checkout's tests, such as --test-command "npm test"`);
-    const { repo, config } = openCheckout(io, values.repo!, testCommand === undefined ? {} : { test_command: testCommand });
+    const { repo, config } = openCheckout(io, values.repo!, {
+      ...(testCommand === undefined ? {} : { test_command: testCommand }),
+      ...(values.candidates === undefined ? {} : { candidates: wholeNumberFlag("--candidates", values.candidates, 1, 8) }),
+    });
     const history = localHistory(io, { repo, config });
     const out = path.resolve(io.cwd, values.out!);
     if (isInside(out, repo)) throw new UsageError(`--out ${values.out} is inside --repo; choose a folder outside the checkout so it stays untouched`);
@@ -165,6 +171,7 @@ export function describeProgress(event: ProgressEvent): string {
           ? "approved by QA"
           : `QA asked for changes: ${(a.review?.comment ?? "").replace(/\s*\n\s*/g, " ")}`;
       const runs = [
+        ...(a.candidates ? [summarizeCandidates(a.candidates)] : []),
         ...(a.tests ? [`tests: ${describeAttemptTests(a.tests)}`] : []),
         ...(a.reproduction ? [`reproduction: ${describeExit(a.reproduction)}`] : []),
       ];

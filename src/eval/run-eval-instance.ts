@@ -19,6 +19,7 @@ import { findMirror, prepareCheckout } from "./prepare-checkouts.js";
 import { historyWindow, type CommitRecord } from "../git/commit-history.js";
 import { readLocalHistory } from "../git/read-local-history.js";
 import { readCheckoutCommit } from "./read-checkout-commit.js";
+import { countCandidates } from "./count-candidates.js";
 import { instanceDir, type BenchInstance } from "./read-instances.js";
 import type { AgentTokens, EvalFailure, EvalResult } from "./types.js";
 
@@ -36,6 +37,8 @@ export interface InstanceSetup {
   /** A model client for this instance alone, so that its calls, tokens and trace are the instance's; `checkout` is the untouched base. */
   makeLlm: (config: MagisConfig, instance: BenchInstance, checkout: string) => LlmClient;
   commands: CommandPolicy;
+  /** Candidate changes per Developer attempt, over the checkout's config (`--candidates`). */
+  candidates?: number;
   now: () => number;
   /** US dollars per million prompt and completion tokens. */
   prices?: { in: number; out: number };
@@ -81,7 +84,7 @@ export async function runEvalInstance(instance: BenchInstance, setup: InstanceSe
       // Without the checkout's .git (hundreds of MB in a real repository): nothing in the pipeline runs git on the copy.
       const topGit = path.join(checkout, ".git");
       await fs.promises.cp(checkout, copy, { recursive: true, verbatimSymlinks: true, filter: (source) => source !== topGit });
-      config = loadRepoConfig(copy);
+      config = loadRepoConfig(copy, setup.candidates ? { candidates: setup.candidates } : {});
       history = instanceHistory(instance, setup, checkout, config);
       llm = setup.makeLlm(config, instance, checkout);
       // 2. The pipeline of `magis resolve` and the App, with the repository's memory shared by its instances.
@@ -133,6 +136,7 @@ export async function runEvalInstance(instance: BenchInstance, setup: InstanceSe
     recall_kept: fileRecall(kept, instance.gold_files),
     failure,
     ...(reproduction ? describeWay(reproduction) : {}),
+    ...(resolved ? countCandidates(resolved) : {}),
     ...usageOf(llm, setup.prices),
     wall_ms: setup.now() - started,
   };

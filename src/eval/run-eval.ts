@@ -29,6 +29,8 @@ export interface EvalOptions {
   /** `model_name_or_path` of the predictions, and the model the summary names. */
   modelName: string;
   commands: CommandPolicy;
+  /** Candidate changes per Developer attempt, over each checkout's config (`--candidates`). */
+  candidates?: number;
   /** Set for an oracle run: every output says so, and each instance's losses are accounted for. */
   oracle?: { explainLosses: (instance: BenchInstance, run: InstanceRun) => OracleAccount };
   now: () => number;
@@ -91,6 +93,7 @@ export async function runEval(options: EvalOptions): Promise<EvalRunResult> {
             terms,
             makeLlm: options.makeLlm,
             commands: options.commands,
+            ...(options.candidates ? { candidates: options.candidates } : {}),
             now: options.now,
             prices: options.prices,
             log: (line) => options.stderr(`${clearBar(options)}${line}\n`),

@@ -77,6 +77,11 @@ export interface EvalResult {
   /** On the dynamic way: whether the Reproducer showed the issue, and whether the reproduction passed with the final change (null: not run). */
   reproduced?: boolean;
   reproduction_passed?: boolean | null;
+  /**
+   * With `candidates` over 1: the candidates the attempts sampled, the distinct groups they made, and per attempt that
+   * chose one, the chosen group's rank by votes (1: most votes; groups with as many votes share a rank).
+   */
+  candidates?: { sampled: number; groups: number; chosen_ranks: number[] };
   /** Oracle runs: where the gold patch was lost, one entry per cause and file; empty when nothing was. */
   losses?: OracleLoss[];
   /** Oracle runs: the gold hunks placed away from their headers' lines, as `git apply` places them; empty when none. */

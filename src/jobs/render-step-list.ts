@@ -1,6 +1,7 @@
 import { statusMarker } from "../github/status-comment.js";
 import { neutralize } from "../lib/markdown.js";
 import { describeAttemptTests, describeExit, describeTestsReport } from "../pipeline/tests/describe-test-verdict.js";
+import { summarizeCandidates } from "../pipeline/report/summarize-candidates.js";
 import { describeReproduction, reproductionSettled } from "../pipeline/reproduce/describe-reproduction.js";
 import type { Attempt, TestsReport } from "../pipeline/types.js";
 import type { FailureNote, StatusState } from "./track-status.js";
@@ -68,9 +69,10 @@ export function taskLine(task: StatusState["attempts"][number]): string {
 }
 
 function attemptText(attempt: Attempt): string {
-  if (attempt.error) return `attempt ${attempt.number} refused`;
+  if (attempt.error) return `attempt ${attempt.number} refused${attempt.candidates ? ` (${summarizeCandidates(attempt.candidates)})` : ""}`;
   if (!attempt.review) return `attempt ${attempt.number} in review`;
   const runs = [
+    ...(attempt.candidates ? [summarizeCandidates(attempt.candidates)] : []),
     ...(attempt.tests ? [`tests: ${neutralize(describeAttemptTests(attempt.tests))}`] : []),
     ...(attempt.reproduction ? [`reproduction: ${describeExit(attempt.reproduction)}`] : []),
   ];

@@ -21,6 +21,8 @@ interface CompletionRequest {
   schema: z.ZodType;
   /** The prompt's largest variable, named when the request would overrun the budget. */
   largest: BudgetShortfall["largest"];
+  /** Calls like this one the caller is about to make (AskRequest.alike). */
+  alike?: number;
   /** How the server is asked for structured output (default: the dialect that last got through). */
   dialect?: ServerDialect;
 }
@@ -86,7 +88,8 @@ export class LlmClient implements Llm {
     let problem = "";
     // One corrective retry: the second try sees its first answer and why it was refused.
     for (let attempt = 1; attempt <= 2; attempt++) {
-      const completion = await this.complete(site, { messages: conversation, schema: request.schema, largest });
+      const alike = attempt === 1 ? request.alike : undefined;
+      const completion = await this.complete(site, { messages: conversation, schema: request.schema, largest, ...(alike ? { alike } : {}) });
       const checked = checkAnswer(completion.raw, request.schema);
       usage = addUsage(usage, completion.usage);
       problem = checked.ok ? "" : checked.error + completion.note;
@@ -130,9 +133,11 @@ export class LlmClient implements Llm {
     const promptText = sent.map((m) => m.content).join("\n") + (format ? JSON.stringify(format) : "");
     const promptTokens = estimateTokens(promptText) + 4 * sent.length;
     const estimate = promptTokens + this.settings.maxTokens;
-    if (!this.ledger.hold(estimate)) {
+    const alike = request.alike ?? 1;
+    if (!this.ledger.fits(estimate * alike) || !this.ledger.hold(estimate)) {
       const { spent, reserved: held, budget } = this.ledger;
-      const error = new BudgetExceededError(site, { spent, held, budget, estimate, promptTokens, answerTokens: this.settings.maxTokens, largest });
+      const shortfall = { spent, held, budget, estimate: estimate * alike, promptTokens, answerTokens: this.settings.maxTokens, largest, alike };
+      const error = new BudgetExceededError(site, shortfall);
       this.traceFailure(site, sent, 0, error.message);
       throw error;
     }

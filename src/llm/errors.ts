@@ -45,6 +45,8 @@ export interface BudgetShortfall {
   answerTokens: number;
   /** The prompt variable holding the most text, which is what to look at when a prompt is too large. */
   largest?: { name: string; chars: number };
+  /** Calls like this one that were about to be made together (candidate samples); the estimate is for all of them. */
+  alike?: number;
 }
 
 /** The call that would pass the job's token budget; thrown before any request is sent. Says what the call was made of. */
@@ -53,16 +55,19 @@ export class BudgetExceededError extends LlmError {
     site: LlmCallSite,
     readonly shortfall: BudgetShortfall,
   ) {
-    const { spent, held, budget, estimate, promptTokens, answerTokens, largest } = shortfall;
+    const { spent, held, budget, estimate, promptTokens, answerTokens, largest, alike = 1 } = shortfall;
+    const what = alike > 1 ? `the ${alike} requests for ${site.prompt} (one per candidate, \`candidates: ${alike}\`)` : `the request for ${site.prompt}`;
+    const each = alike > 1 ? " each" : "";
     const biggest = largest ? `, whose largest part is \`${largest.name}\` with ${fmt(largest.chars)} characters` : "";
     const running = held > 0 ? `, ${fmt(held)} held by calls still running` : "";
     super(
       site,
       "budget",
-      `the request for ${site.prompt} would take about ${fmt(estimate)} tokens (a prompt of about ${fmt(promptTokens)} tokens${biggest}; ` +
-        `an answer of up to ${fmt(answerTokens)}), and the job has ${fmt(Math.max(0, budget - spent - held))} left of its token budget of ${fmt(budget)} ` +
-        `(${fmt(spent)} spent${running}), so it was not made`,
-      "Raise token_budget in .github/magis.yml, or set the MAGIS_TOKEN_BUDGET environment variable (it wins over the file).",
+      `${what} would take about ${fmt(estimate)} tokens (a prompt of about ${fmt(promptTokens)} tokens${biggest}; ` +
+        `an answer of up to ${fmt(answerTokens)}${each}), and the job has ${fmt(Math.max(0, budget - spent - held))} left of its token budget of ${fmt(budget)} ` +
+        `(${fmt(spent)} spent${running}), so ${alike > 1 ? "none was made" : "it was not made"}`,
+      (alike > 1 ? "Lower candidates, or raise" : "Raise") +
+        " token_budget in .github/magis.yml, or set the MAGIS_TOKEN_BUDGET environment variable (it wins over the file).",
     );
     this.name = "BudgetExceededError";
   }

@@ -15,6 +15,11 @@ export interface AskRequest<T> {
   prompt: string;
   vars: Record<string, string | number>;
   schema: z.ZodType<T>;
+  /**
+   * How many calls like this one the caller is about to make (candidate samples, this one first): the budget must hold
+   * them all, or this one is refused before it is sent.
+   */
+  alike?: number;
 }
 
 /** A validated answer and what it cost. */

@@ -44,9 +44,14 @@ export class UsageLedger {
     return this.held;
   }
 
+  /** Whether `estimate` more tokens fit in what is left of the budget (nothing is held). */
+  fits(estimate: number): boolean {
+    return this.spent + this.held + estimate <= this.budget;
+  }
+
   /** Holds `estimate` tokens for a call about to start; false (nothing held) when that could pass the budget. */
   hold(estimate: number): boolean {
-    if (this.spent + this.held + estimate > this.budget) return false;
+    if (!this.fits(estimate)) return false;
     this.held += estimate;
     return true;
   }

@@ -94,6 +94,32 @@ export interface Attempt {
   /** Why the language server's check of this change did not run (the server failed or was too slow); absent when it ran or none applies. */
   checkSkipped?: string;
   review?: Review;
+  /** With `candidates` over 1: the candidates this attempt sampled, their groups, and why the reviewed one was chosen. */
+  candidates?: CandidateReport;
+}
+
+/** Candidates whose changes are the same once normalized (comments, whitespace, formatting dropped): one change, its votes. */
+export interface CandidateGroup {
+  /** The numbers of the candidates in the group (1-based, in the order they were sampled); its votes are their count. */
+  members: number[];
+  diff: string;
+  tests?: TestVerdict;
+  reproduction?: TestRun;
+  /** Why the group was filtered out (it breaks passing tests); absent when it survived. */
+  out?: string;
+}
+
+/** What an attempt with several candidates did: how many it sampled, which failed and why, the groups, the choice. */
+export interface CandidateReport {
+  sampled: number;
+  /** Candidates that gave no change (an edit that does not apply, a syntax error), with the reason fed back today. */
+  dropped: { number: number; reason: string }[];
+  /** Most votes first (ties in sampling order). */
+  groups: CandidateGroup[];
+  /** The index in `groups` of the change that went to review, absent when no group survived. */
+  chosen?: number;
+  /** Why it was chosen: the selector's reason, or that the votes decided. */
+  why: string;
 }
 
 /**

@@ -4,6 +4,7 @@ import { listPrompts, loadPrompt } from "../../src/llm/prompts.js";
 import { codeSchema, rangesSchema } from "../../src/pipeline/code/make-attempt.js";
 import { answerSchema as qaRoleAnswer } from "../../src/pipeline/code/design-qa-role.js";
 import { answerSchema as reviewAnswer } from "../../src/pipeline/code/review-change.js";
+import { selectionSchema } from "../../src/pipeline/code/select-candidate.js";
 import { relevanceSchema } from "../../src/pipeline/locate/judge-relevance.js";
 import { diffMessageSchema, fileSummarySchema } from "../../src/pipeline/locate/summarize-candidate.js";
 import { answerSchema as taskAnswer } from "../../src/pipeline/plan/define-tasks.js";
@@ -33,6 +34,7 @@ const SCHEMAS: Record<string, z.ZodType> = {
   "manager-triage-feedback": triageAnswer,
   "manager-choose-way": waySchema,
   "qa-review": reviewAnswer,
+  "qa-select-candidate": selectionSchema,
   "developer-check-reproduction": checkSchema,
   "developer-write-reproduction": scriptSchema,
 };

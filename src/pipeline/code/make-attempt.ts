@@ -51,6 +51,8 @@ export interface AttemptInput {
   reproduction: string;
   /** Where the definitions the task names are used (see describeCallersForTask), made once per task. */
   callers: string;
+  /** On the first of several candidates: how many will be sampled, which the token budget must hold before the first call. */
+  alike?: number;
 }
 
 /**
@@ -82,6 +84,7 @@ export async function makeAttempt(ctx: StageContext, input: AttemptInput): Promi
     prompt: "developer-locate-lines",
     vars: { ...shared, outline: input.outline, callers: input.callers, numbered },
     schema: rangesSchema,
+    ...(input.alike ? { alike: input.alike } : {}),
   });
   const pathProblem = checkOwnPath(ctx, located.value.path, task.path);
   if (pathProblem) return { ok: false, error: pathProblem };

@@ -4,10 +4,10 @@ import type { Attempt, DeveloperRole, FileTask, IssueText, StageContext, TaskOut
 import { namesIn, outlineFile } from "../../edit/syntax/outline-file.js";
 import { designQaRole } from "./design-qa-role.js";
 import { describeCallersForTask } from "./find-callers.js";
-import { makeAttempt } from "./make-attempt.js";
+import { proposeChange } from "./propose-change.js";
 import { openEditableFile } from "../open-editable-file.js";
 import { reviewChange } from "./review-change.js";
-import { describeReproductionForModel, describeRun, runReproduction, type ReproductionBench } from "../reproduce/reproduce-issue.js";
+import { describeReproductionForModel, describeRun, type ReproductionBench } from "../reproduce/reproduce-issue.js";
 
 /** One file-level task as the coding stage runs it. */
 export interface CodingTaskInput {
@@ -55,28 +55,30 @@ export async function runCodingTask(ctx: StageContext, input: CodingTaskInput): 
   const reproductionText = reproduction ? describeReproductionForModel(reproduction.bench) : NO_REPRODUCTION;
 
   for (let number = 1; number <= ctx.config.qa_iterations && !approved; number++) {
-    const result = await makeAttempt(ctx, {
-      issue: input.issue,
-      task,
-      developer,
-      before,
-      encoding,
-      earlierChanges: input.earlierChanges,
-      feedback,
-      outline,
-      reproduction: reproductionText,
-      callers,
-    });
+    const result = await proposeChange(
+      ctx,
+      {
+        issue: input.issue,
+        task,
+        developer,
+        before,
+        encoding,
+        earlierChanges: input.earlierChanges,
+        feedback,
+        outline,
+        reproduction: reproductionText,
+        callers,
+      },
+      { path: task.path, encoding, earlierKept: input.earlierKept, tests: input.tests, reproduction: reproduction?.bench ?? null },
+    );
+    const candidates = result.candidates ? { candidates: result.candidates } : {};
     let attempt: Attempt;
     if (!result.ok) {
-      attempt = { number, error: result.error };
+      attempt = { number, error: result.error, ...candidates };
       feedback = `Your attempt ${number} was refused: ${result.error}. Start again from the file as shown; nothing of that attempt was applied.`;
     } else {
-      const changes = [...input.earlierKept, { path: task.path, after: result.after, encoding }];
-      const tests = input.tests ? await input.tests.check(changes) : undefined;
+      const { tests, reproduced } = result;
       const judged = tests ? { command: input.tests!.command, before: input.tests!.before, verdict: tests } : undefined;
-      // The Tester runs the reproduction with the change (MarsCode Agent's dynamic way): the QA Engineer reads what it printed.
-      const reproduced = reproduction ? await runReproduction(reproduction.bench.workbench, reproduction.bench.script, changes) : undefined;
       const review = await reviewChange(ctx, {
         issue: input.issue,
         task,
@@ -94,6 +96,7 @@ export async function runCodingTask(ctx: StageContext, input: CodingTaskInput): 
         ...(reproduced ? { reproduction: reproduced } : {}),
         ...(result.checkSkipped ? { checkSkipped: result.checkSkipped } : {}),
         review,
+        ...candidates,
       };
       last = result;
       approved = review.approved;

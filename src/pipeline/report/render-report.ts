@@ -5,6 +5,7 @@ import { cell, codeCell, details, fence, neutralize, table } from "../../lib/mar
 import { describeAttemptTests, describeExit } from "../tests/describe-test-verdict.js";
 import { renderTests } from "./render-tests.js";
 import { renderReproduction } from "./render-reproduction.js";
+import { renderCandidates } from "./render-candidates.js";
 import { selectNeedsHuman } from "./select-needs-human.js";
 
 /** What the report needs besides the result: the issue it resolves and how the run was made. */
@@ -114,14 +115,15 @@ function renderReviews(result: ResolveResult): string {
   return result.outcomes
     .map((o) => {
       const attempts = o.attempts.map((a) => {
-        if (a.error) return `- **Attempt ${a.number}** — refused before review: ${neutralize(a.error)}`;
+        const candidates = a.candidates ? `\n\n${indent(renderCandidates(a.candidates, a.number))}` : "";
+        if (a.error) return `- **Attempt ${a.number}** — refused before review: ${neutralize(a.error)}${candidates}`;
         const head = a.review?.approved ? "approved" : "changes requested";
         const diff = a.diff ? `\n\n${indent(details(`Diff of attempt ${a.number}`, fence(a.diff, "diff")))}` : "";
         const tests =
           (a.tests ? ` Tests with it: ${describeAttemptTests(a.tests)}.` : "") +
           (a.reproduction ? ` The reproduction with it: ${describeExit(a.reproduction)}.` : "") +
           (a.checkSkipped ? ` The language server did not check it: ${a.checkSkipped}.` : "");
-        return `- **Attempt ${a.number}** — ${head}: ${neutralize(a.review?.comment ?? "")}${neutralize(tests)}${diff}`;
+        return `- **Attempt ${a.number}** — ${head}: ${neutralize(a.review?.comment ?? "")}${neutralize(tests)}${diff}${candidates}`;
       });
       const qa = o.qaRole ? `QA Engineer: ${neutralize(o.qaRole)}` : "No QA Engineer was needed.";
       return [`#### \`${o.path}\` (${neutralize(o.developer.name)})`, "", qa, "", ...attempts].join("\n");

@@ -45,8 +45,8 @@ export interface MeanScript {
   scripts?: unknown[];
   /** The Reproducer's verdicts on the runs it is asked about, in order (the last repeats); default: reproduced. */
   checks?: unknown[];
-  /** The Developer's new line 5, attempt by attempt (the last repeats). */
-  fixes?: string[];
+  /** The Developer's new line 5, attempt (or candidate) by attempt (the last repeats); an edit to answer as is. */
+  fixes?: (string | { old: string; new: string })[];
 }
 
 /** Scripts a run on the mean repository: one task on src/stats.js, QA approving every change, the way as `script` says. */
@@ -73,7 +73,10 @@ export function scriptMean(model: ScriptedModel, script: MeanScript = {}): void 
     .script("developer-design-qa", () => ({ role: "You check the mean." }))
     .script("manager-make-plan", () => ({ steps: [["src/stats.js"]], rationale: "One file." }))
     .script("developer-locate-lines", () => ({ path: "src/stats.js", ranges: [{ start: 5, end: 5, why: "the division" }] }))
-    .script("developer-write-code", () => ({ old: "  return sum / values.length;", new: nth(script.fixes ?? [FIX], fixes) }))
+    .script("developer-write-code", () => {
+      const fix = nth(script.fixes ?? [FIX], fixes);
+      return typeof fix === "string" ? { old: "  return sum / values.length;", new: fix } : fix;
+    })
     .script("qa-review", () => ({ approved: true, comment: "Looks right." }));
 }
 

@@ -1,0 +1,107 @@
+import { normalizeCode, type FileEncoding } from "../../edit/index.js";
+import { runReproduction, type ReproductionBench } from "../reproduce/reproduce-issue.js";
+import type { ChangedFile, TestBench } from "../tests/open-test-bench.js";
+import type { CandidateGroup, CandidateReport, StageContext, TestRun, TestVerdict } from "../types.js";
+import { makeAttempt, type AttemptInput } from "./make-attempt.js";
+import { selectCandidate } from "./select-candidate.js";
+
+/** Where a change is tested: the task's file, the earlier steps' kept changes, the bench and the reproduction, when there are. */
+export interface ChangeChecks {
+  path: string;
+  encoding: FileEncoding;
+  earlierKept: ChangedFile[];
+  tests: TestBench | null;
+  reproduction: ReproductionBench | null;
+}
+
+/** A change that went through the tests and the reproduction, ready for review, or why there is none. */
+export type Proposal =
+  | { ok: true; after: string; diff: string; callers: string; checkSkipped?: string; tests?: TestVerdict; reproduced?: TestRun; candidates?: CandidateReport }
+  | { ok: false; error: string; candidates?: CandidateReport };
+
+/**
+ * One attempt's change, tested. With `candidates` over 1 (Agentless, Trae: generate, prune, select): sample that
+ * many, drop those that fail, group the rest by normalized text (votes), test each group once, drop those that break
+ * passing tests, put those that make the reproduction pass first, and let the QA Engineer select; votes decide otherwise.
+ */
+export async function proposeChange(ctx: StageContext, attempt: AttemptInput, checks: ChangeChecks): Promise<Proposal> {
+  const count = ctx.config.candidates;
+  if (count === 1) {
+    const result = await makeAttempt(ctx, attempt);
+    return result.ok ? { ...result, ...(await checkChange(checks, result.after)) } : result;
+  }
+  const dropped: CandidateReport["dropped"] = [];
+  const byText = new Map<string, CandidateGroup>();
+  const afterOf = new Map<CandidateGroup, string>();
+  // What the language server said of the group's first candidate: the uses it alters, or why it did not check.
+  const checkedOf = new Map<CandidateGroup, { callers: string; checkSkipped?: string }>();
+  for (let number = 1; number <= count; number++) {
+    const result = await makeAttempt(ctx, { ...attempt, ...(number === 1 ? { alike: count } : {}) });
+    if (!result.ok) {
+      dropped.push({ number, reason: result.error });
+      continue;
+    }
+    const key = await normalizeCode(checks.path, result.after);
+    const group = byText.get(key);
+    if (group) group.members.push(number);
+    else {
+      const created: CandidateGroup = { members: [number], diff: result.diff };
+      byText.set(key, created);
+      afterOf.set(created, result.after);
+      checkedOf.set(created, { callers: result.callers, ...(result.checkSkipped ? { checkSkipped: result.checkSkipped } : {}) });
+    }
+  }
+  const groups = [...byText.values()].sort((a, b) => b.members.length - a.members.length);
+  if (groups.length === 0) {
+    const reasons = dropped.map((d) => `candidate ${d.number}: ${d.reason}`).join("; ");
+    return { ok: false, error: `none of the ${count} candidates gave a change (${reasons})`, candidates: { sampled: count, dropped, groups: [], why: "" } };
+  }
+  for (const group of groups) {
+    const checked = await checkChange(checks, afterOf.get(group)!);
+    if (checked.tests) group.tests = checked.tests;
+    if (checked.reproduced) group.reproduction = checked.reproduced;
+    if (checked.tests?.breaks) group.out = checked.tests.breaks;
+  }
+  const { index, why } = await chooseGroup(ctx, attempt, groups);
+  const chosen = groups[index]!;
+  const report: CandidateReport = { sampled: count, dropped, groups, chosen: index, why };
+  return {
+    ok: true,
+    after: afterOf.get(chosen)!,
+    diff: chosen.diff,
+    ...checkedOf.get(chosen)!,
+    ...(chosen.tests ? { tests: chosen.tests } : {}),
+    ...(chosen.reproduction ? { reproduced: chosen.reproduction } : {}),
+    candidates: report,
+  };
+}
+
+/** The change's run of the tests and of the reproduction, each when there is one (the bench runs a change set once). */
+async function checkChange(checks: ChangeChecks, after: string): Promise<{ tests?: TestVerdict; reproduced?: TestRun }> {
+  const changes = [...checks.earlierKept, { path: checks.path, after, encoding: checks.encoding }];
+  const tests = checks.tests ? await checks.tests.check(changes) : undefined;
+  const reproduced = checks.reproduction ? await runReproduction(checks.reproduction.workbench, checks.reproduction.script, changes) : undefined;
+  return { ...(tests ? { tests } : {}), ...(reproduced ? { reproduced } : {}) };
+}
+
+/**
+ * The group that goes to review, in one written order: groups that break passing tests are out (unless all do: then
+ * the one with most votes goes, and review refuses it with the tests' reason); of the survivors, those that make the
+ * reproduction pass come first, then most votes; one survivor is taken as is; among several the QA Engineer selects.
+ */
+async function chooseGroup(ctx: StageContext, attempt: AttemptInput, groups: CandidateGroup[]): Promise<{ index: number; why: string }> {
+  const passes = (g: CandidateGroup) => (g.reproduction?.outcome === "passed" ? 1 : 0);
+  const survivors = groups
+    .map((group, index) => ({ group, index }))
+    .filter(({ group }) => !group.out)
+    .sort((a, b) => passes(b.group) - passes(a.group) || b.group.members.length - a.group.members.length);
+  if (survivors.length === 0) return { index: 0, why: "every group breaks passing tests; the one with most votes went to review" };
+  if (survivors.length === 1) return { index: survivors[0]!.index, why: "the only group that breaks no passing test" };
+  const selected = await selectCandidate(
+    ctx,
+    attempt,
+    survivors.map((s) => s.group),
+  );
+  if (selected) return { index: survivors[selected.choice]!.index, why: `the QA Engineer selected it: ${selected.reason}` };
+  return { index: survivors[0]!.index, why: "the votes decided (the QA Engineer named no group)" };
+}

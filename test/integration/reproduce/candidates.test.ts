@@ -1,0 +1,113 @@
+import fs from "node:fs";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { startResolveRig, type ResolveRig } from "../resolve/run-resolve.js";
+import { asked, FIX, MEAN_FILES, MEAN_ISSUE, scriptMean } from "./script-mean.js";
+
+let rig: ResolveRig | undefined;
+afterEach(async () => {
+  await rig?.close();
+  rig = undefined;
+});
+
+// A regression test the mean repository keeps: the mean of [2, 4] is 3.
+const TESTED_FILES = {
+  ...MEAN_FILES,
+  "test.mjs": 'import { mean } from "./src/stats.js";\nif (mean([2, 4]) !== 3) {\n  console.error("mean([2, 4]) is not 3");\n  process.exit(1);\n}\n',
+};
+// FIX with other spacing and a comment: the same change once normalized.
+const FIX_REFORMATTED = "  return values.length===0 ? 0 : sum/values.length; // the empty list's mean is 0";
+// Passes the reproduction, breaks the regression test.
+const BREAKS_TEST = "  return 0;";
+const OTHER_FIX = "  return values.length > 0 ? sum / values.length : 0;";
+
+async function meanRig(config: string, files: Record<string, string> = MEAN_FILES): Promise<ResolveRig> {
+  rig = await startResolveRig({ issue: MEAN_ISSUE, files: { ...files, ".github/magis.yml": config } });
+  return rig;
+}
+
+const read = (r: ResolveRig, file: string) => fs.readFileSync(path.join(r.out, file), "utf8");
+
+describe("several candidates per attempt: normalized, grouped, filtered by behaviour, selected", () => {
+  it("groups two candidates that differ only in formatting (two votes) and filters out the one that breaks a test", async () => {
+    const r = await meanRig("candidates: 3\ntest_command: node test.mjs\n", TESTED_FILES);
+    scriptMean(r.model, { fixes: [FIX, FIX_REFORMATTED, BREAKS_TEST] });
+    const run = await r.resolve();
+    expect(r.model.problems).toEqual([]);
+    expect(run.code, run.stderr).toBe(0);
+    expect(asked(r.model, "developer-locate-lines")).toHaveLength(3);
+    expect(run.stderr).toContain("src/stats.js: attempt 1 (3 candidates, 2 groups, the chosen one had 2 votes; tests: ");
+    // One survivor: no selection is asked for; it goes to today's review.
+    expect(asked(r.model, "qa-select-candidate")).toEqual([]);
+    expect(asked(r.model, "qa-review")).toHaveLength(1);
+    expect(read(r, "patch.diff")).toContain(`+${FIX}`);
+    const text = read(r, "report.md");
+    expect(text).toContain("<summary>Candidates of attempt 1</summary>");
+    expect(text).toContain("3 candidates: 3 gave a change, in 2 groups once normalized.");
+    expect(text).toContain("- Group 1 (candidates 1, 2; 2 votes) — **chosen**.");
+    expect(text).toContain("- Group 2 (candidates 3; 1 vote) — out: ");
+    expect(text).toContain(`+${BREAKS_TEST}`);
+    expect(text).toContain("Why the chosen group: the only group that breaks no passing test.");
+  });
+
+  it("breaks a tie of votes with the QA Engineer's selection, which sees each group's diff, votes and reproduction run", async () => {
+    const r = await meanRig("candidates: 1\n");
+    scriptMean(r.model, { fixes: [FIX, OTHER_FIX] });
+    r.model.script("qa-select-candidate", { change: 2, reason: "It reads the guard first." });
+    // The flag wins over the file.
+    const run = await r.resolve(["--candidates", "2"]);
+    expect(r.model.problems).toEqual([]);
+    expect(run.code, run.stderr).toBe(0);
+    const selection = asked(r.model, "qa-select-candidate");
+    expect(selection).toHaveLength(1);
+    expect(selection[0]).toContain("### Change 1: 1 vote; the tests did not run; the reproduction passed (exit 0)");
+    expect(selection[0]).toContain(`+${OTHER_FIX}`);
+    expect(read(r, "patch.diff")).toContain(`+${OTHER_FIX}`);
+    expect(read(r, "report.md")).toContain("Why the chosen group: the QA Engineer selected it: It reads the guard first..");
+  });
+
+  it("drops a candidate whose edit does not apply, with its reason, and reviews the other", async () => {
+    const r = await meanRig("candidates: 2\n");
+    scriptMean(r.model, { fixes: [{ old: "  return total / count;", new: FIX }, FIX] });
+    const run = await r.resolve();
+    expect(run.code, run.stderr).toBe(0);
+    const text = read(r, "report.md");
+    expect(text).toContain("2 candidates: 1 gave a change, in 1 group once normalized; 1 dropped.");
+    expect(text).toMatch(/- Candidate 1 dropped: your edits could not be applied: /);
+    expect(read(r, "patch.diff")).toContain(`+${FIX}`);
+  });
+
+  it("refuses candidates the token budget cannot hold before any of their calls is sent, with the budget message", async () => {
+    const r = await meanRig("candidates: 8\ntoken_budget: 20000\n");
+    scriptMean(r.model);
+    const run = await r.resolve();
+    expect(run.code).not.toBe(0);
+    expect(run.stderr).toContain("the 8 requests for developer-locate-lines (one per candidate, `candidates: 8`) would take about");
+    expect(run.stderr).toContain("Lower candidates, or raise token_budget");
+    expect(asked(r.model, "developer-locate-lines")).toEqual([]);
+  });
+
+  it("with candidates: 1 asks for one change and writes the report of a run without the setting, byte for byte (wall times aside)", async () => {
+    const reports: string[] = [];
+    for (const config of ["# candidates: 1 (a comment: the default)\n", "candidates: 1 # (a comment: the default)\n"]) {
+      const r = await meanRig(config);
+      scriptMean(r.model);
+      const run = await r.resolve();
+      expect(run.code, run.stderr).toBe(0);
+      expect(asked(r.model, "developer-locate-lines")).toHaveLength(1);
+      reports.push(read(r, "report.md").replace(/\d+(\.\d+)? ?(ms|s)\b/g, "<time>"));
+      await r.close();
+      rig = undefined;
+    }
+    expect(reports[1]).toBe(reports[0]);
+    expect(reports[0]).not.toContain("Candidates of attempt");
+  });
+
+  it("refuses a --candidates flag out of its bounds, naming it", async () => {
+    const r = await meanRig("");
+    const run = await r.resolve(["--candidates", "9"]);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain("--candidates");
+    expect(r.model.requests).toEqual([]);
+  });
+});
