@@ -173,6 +173,13 @@ async function measureSpeed(): Promise<Record<string, number | string>> {
       await server.diagnose(target, [text, renamed(text)]);
       warm.push(performance.now() - started);
     }
+    // A later attempt at the same file: its untouched text's diagnostics are remembered, the new text alone is checked.
+    const later: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      started = performance.now();
+      await server.diagnose(target, [renamed(text)]);
+      later.push(performance.now() - started);
+    }
     started = performance.now();
     await server.diagnose(other, [otherText, renamed(otherText)]);
     const otherMs = performance.now() - started;
@@ -192,6 +199,7 @@ async function measureSpeed(): Promise<Record<string, number | string>> {
       startMs: Math.round(startMs),
       coldCheckMs: Math.round(coldMs),
       warmCheckMs: Math.round(warm.sort((a, b) => a - b)[1]!),
+      laterAttemptMs: Math.round(later.sort((a, b) => a - b)[1]!),
       otherFileCheckMs: Math.round(otherMs),
       referencesOf: `Expr (${uses.length} uses)`,
       referencesColdMs: Math.round(referencesColdMs),

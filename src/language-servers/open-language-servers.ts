@@ -1,4 +1,5 @@
-import type { Location, Position } from "vscode-languageserver-protocol";
+import { createHash } from "node:crypto";
+import type { Diagnostic, Location, Position } from "vscode-languageserver-protocol";
 import { addedDiagnostics, type AddedProblem } from "./added-diagnostics.js";
 import { languageOf, type ServerLanguage } from "./server-specs.js";
 import { LanguageServerError, LateReferencesError, startLanguageServer, type LanguageServer, type ServerLimits } from "./start-language-server.js";
@@ -24,6 +25,7 @@ export interface LanguageServers {
 export function openLanguageServers(root: string, limits: ServerLimits): LanguageServers {
   const started = new Map<ServerLanguage, Promise<LanguageServer>>();
   const down = new Map<ServerLanguage, string>();
+  const untouched = new Map<string, Diagnostic[]>();
 
   /** Runs `work` on the server of `file`'s language, starting it if need be; a failure puts that server down for the job. */
   const withServer = async <T>(file: string, work: (server: LanguageServer) => Promise<T>): Promise<T | { why: string }> => {
@@ -55,8 +57,16 @@ export function openLanguageServers(root: string, limits: ServerLimits): Languag
   return {
     check: async (file, before, after) => {
       const result = await withServer(file, async (server) => {
-        const [was = [], is = []] = await server.diagnose(file, [before, after]);
-        return { checked: true as const, language: server.language, added: addedDiagnostics(was, is) };
+        // The untouched text is the same for every attempt at a file: its diagnostics are had once.
+        const key = `${file}\u0000${createHash("sha256").update(before).digest("hex")}`;
+        let was = untouched.get(key);
+        let is: Diagnostic[] | undefined;
+        if (was) [is] = await server.diagnose(file, [after]);
+        else {
+          [was = [], is] = await server.diagnose(file, [before, after]);
+          untouched.set(key, was);
+        }
+        return { checked: true as const, language: server.language, added: addedDiagnostics(was, is ?? []) };
       });
       return "why" in result ? { checked: false, why: result.why } : result;
     },

@@ -48,13 +48,17 @@ describe("the language servers of a job", () => {
     const root = checkout({ "shop/__init__.py": "", "shop/prices.py": `${PRICES}\nprint(undefined_before)\n`, "shop/cart.py": CART });
     const before = fs.readFileSync(path.join(root, "shop/prices.py"), "utf8");
     const after = before.replace("math.fsum(items)", "fsum(items) + cheapest(items, 1)").replace("import math\n", "");
-    const check = await servers(root).check("shop/prices.py", before, after);
+    const s = servers(root);
+    const check = await s.check("shop/prices.py", before, after);
     expect(check).toMatchObject({ checked: true, language: "python" });
     if (!check.checked) return;
     expect(check.added.map((p) => `${p.line} ${p.rule} ${p.message}`)).toEqual([
       '4 reportUndefinedVariable "fsum" is not defined',
       "4 reportCallIssue Expected 1 positional argument",
     ]);
+    // A later attempt at the file is judged against the same untouched text (whose diagnostics are remembered).
+    const later = await s.check("shop/prices.py", before, before.replace("min(items)", "min(items) + cheapest()"));
+    expect(later.checked && later.added.map((p) => `${p.line} ${p.rule} ${p.message}`)).toEqual(['9 reportCallIssue Argument missing for parameter "items"']);
     // The checkout is only read.
     expect(fs.readFileSync(path.join(root, "shop/prices.py"), "utf8")).toBe(before);
   });
