@@ -1,4 +1,6 @@
 import { spawn } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import {
@@ -59,7 +61,7 @@ const SHUTDOWN_MS = 1_000;
 
 /**
  * Starts the language server of `language` on the checkout `root`, in a process group of its own with an empty
- * environment (no PATH, no credentials), under `limits`. It never runs a program the repository chooses: see
+ * environment (no PATH, no credentials; TMPDIR a folder of its own), under `limits`. It never runs a program the repository chooses: see
  * serverSpec. Rejects with a LanguageServerError when it does not start in time (the group is killed then).
  */
 export async function startLanguageServer(root: string, language: ServerLanguage, limits: ServerLimits): Promise<LanguageServer> {
@@ -69,19 +71,23 @@ export async function startLanguageServer(root: string, language: ServerLanguage
   } catch (error) {
     throw new LanguageServerError(`the ${language} language server is not installed (${String(error)}); reinstall dependencies with \`npm ci\``);
   }
+  // A temp folder of its own, removed with it: tsserver leaves its cancellation pipes' folders in the temp folder.
+  const temp = fs.mkdtempSync(path.join(os.tmpdir(), "magis-language-server-"));
   const child = spawn(process.execPath, [`--max-old-space-size=${limits.memoryMb}`, spec.script, ...spec.args], {
     cwd: root,
-    env: { PATH: "" },
+    env: { PATH: "", TMPDIR: temp },
     detached: true,
     stdio: ["pipe", "pipe", "ignore"],
   });
   const pid = child.pid;
+  /** Kills the process group and removes its temp folder. */
   const killGroup = () => {
     try {
       if (pid !== undefined) process.kill(-pid, "SIGKILL");
     } catch {
       // The group is gone already.
     }
+    fs.rmSync(temp, { recursive: true, force: true });
   };
   let exited: string | null = null;
   const failures = new Set<(why: string) => void>();

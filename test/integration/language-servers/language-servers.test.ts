@@ -99,8 +99,10 @@ describe("the language servers of a job", () => {
     expect(await s.check("README.md", "a", "b")).toEqual({ checked: false, why: "no language server checks files like README.md" });
   });
 
-  it("stopping a server kills its whole process group", async () => {
+  it("stopping a server kills its whole process group and removes what it left in the temp folder", async () => {
     const root = checkout({ "a.ts": "export const a = 1;\n" });
+    const temp = () => new Set(fs.readdirSync(os.tmpdir()));
+    const before = temp();
     const server = await startLanguageServer(root, "typescript", LIMITS);
     opened.push(server);
     // The TypeScript server runs tsserver as a child: both are in the group.
@@ -108,6 +110,8 @@ describe("the language servers of a job", () => {
     expect(groupAlive(server.pid)).toBe(true);
     await server.stop();
     await expect.poll(() => groupAlive(server.pid), { timeout: 5_000 }).toBe(false);
+    // tsserver's cancellation folders (`<32 hex digits>/tscancellation…`) and the server's own folder are gone.
+    expect([...temp()].filter((entry) => !before.has(entry) && (/^[0-9a-f]{32}$/.test(entry) || entry.startsWith("magis-language-server-")))).toEqual([]);
   });
 });
 
