@@ -1,14 +1,12 @@
 import { spawn } from "node:child_process";
-import path from "node:path";
+import { gitEnvBelow } from "./git-env-below.js";
 
 /** Whether `git apply --check` accepts the patch in `checkout` (which it never writes), and git's complaint when not. */
 export function checkPatchApplies(checkout: string, patch: Buffer): Promise<{ applies: boolean; error: string }> {
   return new Promise((resolve, reject) => {
-    // The ceiling keeps git from taking a repository above the checkout (a plain tree under a work folder) for its own.
-    // git gets this process's environment, passed through on purpose (its own settings: HOME, PATH, GIT_*).
     const child = spawn("git", ["apply", "--check", "-"], {
       cwd: checkout,
-      env: { ...process.env, GIT_CEILING_DIRECTORIES: path.dirname(checkout) },
+      env: gitEnvBelow(checkout),
       stdio: ["pipe", "ignore", "pipe"],
     });
     let stderr = "";

@@ -3,6 +3,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
+import { gitEnvBelow } from "./git-env-below.js";
 import { coveredLines, lineCoverage } from "./line-coverage.js";
 import { readPatchHunks, type PatchFile } from "./read-patch-hunks.js";
 
@@ -85,7 +86,7 @@ function existing(file: string): string | null {
 /** Whether `git apply` took the patch in `dir`, a plain folder outside any repository. */
 async function gitApply(dir: string, patch: Buffer): Promise<boolean> {
   return new Promise((resolve) => {
-    const child = execFile("git", ["apply", "--whitespace=nowarn", "-"], { cwd: dir, env: gitEnvIn(dir) }, (error) => resolve(!error));
+    const child = execFile("git", ["apply", "--whitespace=nowarn", "-"], { cwd: dir, env: gitEnvBelow(dir) }, (error) => resolve(!error));
     child.stdin?.on("error", () => undefined);
     child.stdin?.end(patch);
   });
@@ -96,7 +97,7 @@ async function diffByGit(from: string | null, to: string | null, file: string): 
   const args = [...GIT_DIFF, from ?? "/dev/null", to ?? "/dev/null"];
   let stdout: string;
   try {
-    ({ stdout } = await run("git", args, { env: gitEnvIn(os.tmpdir()), maxBuffer: 256 * 1024 * 1024 }));
+    ({ stdout } = await run("git", args, { env: gitEnvBelow(os.tmpdir()), maxBuffer: 256 * 1024 * 1024 }));
   } catch (error) {
     // Exit 1 means the files differ; anything else is git failing.
     const failed = error as { code?: number; stdout?: string; stderr?: string; message: string };
@@ -105,9 +106,4 @@ async function diffByGit(from: string | null, to: string | null, file: string): 
     stdout = failed.stdout;
   }
   return readPatchHunks(stdout).map((f) => ({ ...f, path: file }));
-}
-
-/** git's environment, kept from finding a repository above `dir` (the measure runs on plain files). */
-function gitEnvIn(dir: string): NodeJS.ProcessEnv {
-  return { ...process.env, GIT_CEILING_DIRECTORIES: path.dirname(dir) };
 }

@@ -1,6 +1,7 @@
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
+import { gitEnvBelow } from "./git-env-below.js";
 import { commitStampOf } from "./prepare-checkouts.js";
 
 /**
@@ -12,8 +13,7 @@ export function readCheckoutCommit(checkout: string): string | null {
     try {
       return execFileSync("git", ["rev-parse", "HEAD"], {
         cwd: checkout,
-        // git gets this process's environment, passed through on purpose (its own settings: HOME, PATH, GIT_*).
-        env: { ...process.env, GIT_CEILING_DIRECTORIES: path.dirname(checkout) },
+        env: gitEnvBelow(checkout),
         stdio: ["ignore", "pipe", "ignore"],
       })
         .toString()

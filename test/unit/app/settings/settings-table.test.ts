@@ -26,9 +26,7 @@ const PASS_THROUGH = {
   "cli/io.ts": "the local commands' door: the process's environment, handed to readSettings and to the repository's commands",
   "app/create-services.ts": "Probot's default export (`probot run`) gives no options: the process's environment is read there",
   "git/read-local-history.ts": "git gets the process's environment (HOME, PATH, GIT_*), with a ceiling added",
-  "eval/check-patch-applies.ts": "git gets the process's environment (HOME, PATH, GIT_*), with a ceiling added",
-  "eval/read-checkout-commit.ts": "git gets the process's environment (HOME, PATH, GIT_*), with a ceiling added",
-  "eval/compare-to-gold.ts": "git gets the process's environment (HOME, PATH, GIT_*), with a ceiling added",
+  "eval/git-env-below.ts": "eval's git commands get the process's environment (HOME, PATH, GIT_*), with a ceiling added",
 };
 
 function sourceFiles(dir: string): string[] {
