@@ -48,7 +48,9 @@ export const diagnoseCommand: Command = {
     const verdicts: FileVerdict[] = [];
     try {
       for (const change of changes) {
-        const check = await servers.check(change.path, change.before, change.after);
+        // The patch's other files are read as it leaves them, as a job's earlier changes are.
+        const alongside = changes.map((other) => ({ path: other.path, text: other.after }));
+        const check = await servers.check(change.path, change.before, change.after, alongside);
         if (!check.checked) {
           verdicts.push({ path: change.path, checked: false, why: check.why, added: [] });
           continue;

@@ -2,15 +2,25 @@ import { createHash } from "node:crypto";
 import type { Diagnostic, Location, Position } from "vscode-languageserver-protocol";
 import { addedDiagnostics, type AddedProblem } from "./added-diagnostics.js";
 import { languageOf, type ServerLanguage } from "./server-specs.js";
-import { LanguageServerError, LateReferencesError, startLanguageServer, type LanguageServer, type ServerLimits } from "./start-language-server.js";
+import {
+  LanguageServerError,
+  LateReferencesError,
+  startLanguageServer,
+  type FileText,
+  type LanguageServer,
+  type ServerLimits,
+} from "./start-language-server.js";
 
 /** What a language server said of a change to one file: the errors it adds, or why it was not checked. */
 export type ChangeCheck = { checked: true; language: ServerLanguage; added: AddedProblem[] } | { checked: false; why: string };
 
 /** A job's language servers: one per language, started on first use, on the job's checkout. */
 export interface LanguageServers {
-  /** The error-level diagnostics `after` adds to `before` in `file` (relative to the checkout). */
-  check(file: string, before: string, after: string): Promise<ChangeCheck>;
+  /**
+   * The error-level diagnostics `after` adds to `before` in `file` (relative to the checkout), both read with the files
+   * of `alongside` as given there (the job's other changes): a use of what another change adds is not an error.
+   */
+  check(file: string, before: string, after: string, alongside?: readonly FileText[]): Promise<ChangeCheck>;
   /** Where the name at `position` of `file` (whose text is `text`) is used, or why that could not be found. */
   references(file: string, text: string, position: Position): Promise<Location[] | { why: string }>;
   /** Stops every server started (kills their process groups); never rejects. */
@@ -55,15 +65,19 @@ export function openLanguageServers(root: string, limits: ServerLimits): Languag
   };
 
   return {
-    check: async (file, before, after) => {
+    check: async (file, before, after, alongside = []) => {
       const result = await withServer(file, async (server) => {
-        // The untouched text is the same for every attempt at a file: its diagnostics are had once.
-        const key = `${file}\u0000${createHash("sha256").update(before).digest("hex")}`;
+        // Only the files the server reads count; a file the other languages' servers check does not change its verdict.
+        const others = alongside.filter((other) => other.path !== file && languageOf(other.path)?.language === server.language);
+        // The untouched text is the same for every attempt at a file (with the same other changes): its diagnostics are had once.
+        const hash = createHash("sha256").update(before);
+        for (const other of others) hash.update(`\u0000${other.path}\u0000${other.text}`);
+        const key = `${file}\u0000${hash.digest("hex")}`;
         let was = untouched.get(key);
         let is: Diagnostic[] | undefined;
-        if (was) [is] = await server.diagnose(file, [after]);
+        if (was) [is] = await server.diagnose(file, [after], others);
         else {
-          [was = [], is] = await server.diagnose(file, [before, after]);
+          [was = [], is] = await server.diagnose(file, [before, after], others);
           untouched.set(key, was);
         }
         return { checked: true as const, language: server.language, added: addedDiagnostics(was, is ?? []) };

@@ -37,13 +37,22 @@ export interface ServerLimits {
   memoryMb: number;
 }
 
+/** A file of the checkout (its path from the root) with the text a job gives it. */
+export interface FileText {
+  path: string;
+  text: string;
+}
+
 /** One language server on one checkout: it reads the checkout, and the texts it checks are handed to it in memory. */
 export interface LanguageServer {
   readonly language: ServerLanguage;
   /** The process group's id: stopping the server kills the group. */
   readonly pid: number;
-  /** The diagnostics of `file` (relative to the checkout) if its text were each of `texts` in turn, one list per text. */
-  diagnose(file: string, texts: readonly string[]): Promise<Diagnostic[][]>;
+  /**
+   * The diagnostics of `file` (relative to the checkout) if its text were each of `texts` in turn, one list per text;
+   * the files of `alongside` read as the texts given there rather than as the checkout has them.
+   */
+  diagnose(file: string, texts: readonly string[], alongside?: readonly FileText[]): Promise<Diagnostic[][]>;
   /** Where the name at `position` of `file`, whose text is `text`, is used (its definition left out). */
   references(file: string, text: string, position: Position): Promise<Location[]>;
   /** Asks the server to exit, then kills its process group; never rejects. */
@@ -188,12 +197,14 @@ export async function startLanguageServer(root: string, language: ServerLanguage
   return {
     language,
     pid,
-    diagnose: (file, texts) =>
+    diagnose: (file, texts, alongside = []) =>
       inTurn(async () => {
         const key = path.join(root, file);
         const what = `checking ${file}`;
         const results: Diagnostic[][] = [];
+        const others = alongside.filter((other) => other.path !== file);
         try {
+          for (const other of others) await open(other.path, 1, other.text);
           // Each text is a new version of the one open document.
           for (const [index, text] of texts.entries()) {
             const version = index + 1;
@@ -213,6 +224,7 @@ export async function startLanguageServer(root: string, language: ServerLanguage
           }
         } finally {
           await close(file);
+          for (const other of others) await close(other.path);
         }
         return results;
       }),

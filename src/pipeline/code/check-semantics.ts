@@ -1,4 +1,5 @@
 import type { AddedProblem } from "../../language-servers/added-diagnostics.js";
+import type { ChangedFile } from "../tests/open-workbench.js";
 import type { StageContext } from "../types.js";
 
 /** What the language server says of one attempt: why it is refused, or why it was not checked; neither when it passes. */
@@ -13,15 +14,29 @@ export function refusedProblems(ctx: Pick<StageContext, "config">, language: "py
   return added.filter((p) => rules.has(p.rule));
 }
 
+/** One attempt's change to a file, and the job's earlier changes to other files, which the check reads as changed. */
+export interface SemanticChange {
+  path: string;
+  before: string;
+  after: string;
+  alongside: readonly ChangedFile[];
+}
+
 /**
- * The semantic check of one attempt (MarsCode §3.3): the file's diagnostics on the untouched text and on the new one;
- * an error the change adds from a rule that means broken code refuses it, with a message for the model, as a new syntax
- * error does. Without language servers, or for a file none checks, it passes unchecked; a server that fails or is too
- * slow makes it pass with a note, never fail the job.
+ * The semantic check of one attempt (MarsCode §3.3): the file's diagnostics on the untouched text and on the new one,
+ * with the earlier steps' changes in place; an error the change adds from a rule that means broken code refuses it,
+ * with a message for the model, as a new syntax error does. Without language servers, or for a file none checks, it
+ * passes unchecked; a server that fails or is too slow makes it pass with a note, never fail the job.
  */
-export async function checkSemantics(ctx: StageContext, path: string, before: string, after: string): Promise<SemanticVerdict> {
+export async function checkSemantics(ctx: StageContext, change: SemanticChange): Promise<SemanticVerdict> {
   if (!ctx.languageServers || !ctx.config.diagnostics.enabled) return {};
-  const check = await ctx.languageServers.check(path, before, after);
+  const { path, before, after } = change;
+  const check = await ctx.languageServers.check(
+    path,
+    before,
+    after,
+    change.alongside.map((file) => ({ path: file.path, text: file.after })),
+  );
   if (!check.checked) return check.why.startsWith("no language server checks") ? {} : { skipped: check.why };
   const refused = refusedProblems(ctx, check.language, check.added);
   if (refused.length === 0) return {};

@@ -12,6 +12,7 @@ import {
 } from "../../edit/index.js";
 import { formatIssue } from "../format-issue.js";
 import type { DeveloperRole, FileTask, IssueText, StageContext } from "../types.js";
+import type { ChangedFile } from "../tests/open-workbench.js";
 import { checkRanges } from "./check-ranges.js";
 import { checkSemantics } from "./check-semantics.js";
 import { describeCallersOfChange } from "./find-callers.js";
@@ -43,6 +44,8 @@ export interface AttemptInput {
   encoding: FileEncoding;
   /** Diffs teammates' earlier tasks produced, or a note that there are none. */
   earlierChanges: string;
+  /** The same changes as files: the language server reads them so (a use of what they add is not an error). */
+  earlierKept: readonly ChangedFile[];
   /** Feedback on the previous attempt (QA comment, refusal, human review), or a note that there is none. */
   feedback: string;
   /** The file's outline (its definitions and signatures), made once per task: the file does not change between attempts. */
@@ -125,7 +128,7 @@ export async function makeAttempt(ctx: StageContext, input: AttemptInput): Promi
     const list = errors.map((e) => `line ${e.line}, column ${e.column}: ${e.message}`).join("; ");
     return { ok: false, error: `your change adds syntax errors that \`${task.path}\` did not have (${list}); fix them` };
   }
-  const semantic = await checkSemantics(ctx, task.path, before, applied.text);
+  const semantic = await checkSemantics(ctx, { path: task.path, before, after: applied.text, alongside: input.earlierKept });
   if (semantic.refusal) return { ok: false, error: semantic.refusal };
   const callers = await describeCallersOfChange(ctx, task.path, before, applied.text);
   return { ok: true, after: applied.text, diff, callers, ...(semantic.skipped ? { checkSkipped: semantic.skipped } : {}) };

@@ -64,6 +64,7 @@ export async function runCodingTask(ctx: StageContext, input: CodingTaskInput): 
         before,
         encoding,
         earlierChanges: input.earlierChanges,
+        earlierKept: input.earlierKept,
         feedback,
         outline,
         reproduction: reproductionText,

@@ -10,6 +10,7 @@ afterEach(() => {
 });
 
 const PRICES = "def total(items, discount=0):\n    return sum(items) - discount\n";
+const CART = "from prices import total\n\n\ndef checkout(items):\n    return total(items)\n";
 
 function patchOf(line: string): string {
   return ["--- a/prices.py", "+++ b/prices.py", "@@ -1,2 +1,2 @@", " def total(items, discount=0):", "-    return sum(items) - discount", `+${line}`, ""].join(
@@ -22,6 +23,7 @@ async function diagnose(patch: string, ...flags: string[]) {
   dirs.push(work);
   fs.mkdirSync(path.join(work, "repo"));
   fs.writeFileSync(path.join(work, "repo/prices.py"), PRICES);
+  fs.writeFileSync(path.join(work, "repo/cart.py"), CART);
   fs.writeFileSync(path.join(work, "change.diff"), patch);
   const stdout: string[] = [];
   const stderr: string[] = [];
@@ -49,6 +51,28 @@ describe("magis diagnose", () => {
     const run = await diagnose(patchOf("    return sum(items) - 2 * discount"), "--json");
     expect(run.code).toBe(0);
     expect(JSON.parse(run.stdout)).toEqual({ files: [{ path: "prices.py", checked: true, added: [] }], refused: false });
+  });
+
+  it("reads each file of the patch with the others changed: a caller fitting a changed signature passes", async () => {
+    const signature = [
+      "--- a/prices.py",
+      "+++ b/prices.py",
+      "@@ -1,2 +1,2 @@",
+      "-def total(items, discount=0):",
+      "-    return sum(items) - discount",
+      "+def total(items, rate, discount=0):",
+      "+    return sum(items) * (1 + rate) - discount",
+    ];
+    const caller = ["--- a/cart.py", "+++ b/cart.py", "@@ -5 +5 @@", "-    return total(items)", "+    return total(items, 0.2, 5)", ""];
+    expect(await diagnose([...signature, ...caller].join("\n"))).toEqual({
+      code: 0,
+      stdout: "prices.py: no errors added\ncart.py: no errors added\n",
+      stderr: "",
+    });
+    // Alone, the caller has one argument too many for the untouched total().
+    const alone = await diagnose(caller.join("\n"));
+    expect(alone.code).toBe(1);
+    expect(alone.stdout).toContain("Expected 2 positional arguments (reportCallIssue) — refuses");
   });
 
   it("says what is wrong with a patch that does not apply", async () => {

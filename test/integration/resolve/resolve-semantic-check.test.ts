@@ -10,12 +10,15 @@ const CART = ["from shop.prices import total", "", "", "def checkout(items):", "
 const line2 = () => ({ path: "shop/prices.py", ranges: [{ start: 2, end: 2, why: "the sum" }] });
 
 let rig: ResolveRig;
+/** The files the scripted Custodian finds relevant. */
+let relevant: Set<string>;
 beforeEach(async () => {
+  relevant = new Set(["shop/prices.py"]);
   rig = await startResolveRig({
     issue: "total() ignores taxes\n\n`total()` must add a tax rate to the sum of the items.\n",
     files: { "shop/__init__.py": "", "shop/prices.py": PRICES, "shop/cart.py": CART, ".github/magis.yml": "qa_iterations: 3\n" },
   });
-  for (const [prompt, answer] of Object.entries({ ...custodianAnswers((file) => file === "shop/prices.py"), ...staticWay })) rig.model.script(prompt, answer);
+  for (const [prompt, answer] of Object.entries({ ...custodianAnswers((file) => relevant.has(file)), ...staticWay })) rig.model.script(prompt, answer);
   rig.model
     .script("manager-define-task", () => ({ needs_change: true, description: "Give `total` a `rate` parameter and add the tax." }))
     .script("manager-design-developer", () => ({ name: "Price Keeper", role: "You own shop/prices.py." }))
@@ -55,6 +58,33 @@ describe("magis resolve checks each attempt with Pyright", () => {
     expect(review).toContain("- shop/cart.py:5: return total(items) — NOT UPDATED (this task does not change that file)");
     const report = fs.readFileSync(path.join(rig.out, "report.md"), "utf8");
     expect(report).toContain("- **Attempt 1** — refused before review: your change adds errors that Pyright reports");
+  });
+
+  it("checks a later step's file against the earlier steps' changes: a caller fitting the new signature passes", async () => {
+    const files = ["shop/prices.py", "shop/cart.py"];
+    relevant.add("shop/cart.py");
+    const fileOf = (content: string) => files.find((file) => content.includes(`\`${file}\``))!;
+    rig.model
+      .script("manager-make-plan", () => ({ steps: [["shop/prices.py"], ["shop/cart.py"]], rationale: "cart.py calls total()." }))
+      .script("developer-locate-lines", (r) =>
+        fileOf(r.messages.at(-1)!.content) === "shop/prices.py"
+          ? { path: "shop/prices.py", ranges: [{ start: 1, end: 2, why: "the signature and the sum" }] }
+          : { path: "shop/cart.py", ranges: [{ start: 5, end: 5, why: "the call" }] },
+      )
+      .script("developer-write-code", (r) =>
+        fileOf(r.messages.at(-1)!.content) === "shop/prices.py"
+          ? { old: PRICES.trimEnd(), new: "def total(items, rate, discount=0):\n    return sum(items) * (1 + rate) - discount" }
+          : { old: "    return total(items)", new: "    return total(items, 0.2, 5)" },
+      )
+      .script("qa-review", () => ({ approved: true, comment: "Fits." }));
+    const run = await rig.resolve();
+    expect(rig.model.problems).toEqual([]);
+    expect(run.code, run.stderr).toBe(0);
+    // Against the untouched prices.py, `total(items, 0.2, 5)` has one argument too many; after the first step it fits.
+    const located = rig.model.requests.filter((r) => r.prompt === "developer-locate-lines").map((r) => fileOf(r.messages.at(-1)!.content));
+    expect(located, fs.readFileSync(path.join(rig.out, "report.md"), "utf8")).toEqual(["shop/prices.py", "shop/cart.py"]);
+    const report = fs.readFileSync(path.join(rig.out, "report.md"), "utf8");
+    expect(report).not.toContain("refused before review");
   });
 
   it("with diagnostics.enabled false, the same attempt goes to review", async () => {
