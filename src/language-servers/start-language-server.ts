@@ -204,7 +204,12 @@ export async function startLanguageServer(root: string, language: ServerLanguage
         const results: Diagnostic[][] = [];
         const others = alongside.filter((other) => other.path !== file);
         try {
-          for (const other of others) await open(other.path, 1, other.text);
+          // Pyright is given the other files' diagnostics' time first: with them still being checked, what it publishes of
+          // `file` may come before its own check is whole.
+          for (const other of others) {
+            if (spec.diagnostics === "published") await published(path.join(root, other.path), 1, () => open(other.path, 1, other.text), what);
+            else await open(other.path, 1, other.text);
+          }
           // Each text is a new version of the one open document.
           for (const [index, text] of texts.entries()) {
             const version = index + 1;
