@@ -8,13 +8,14 @@
  *    `git archive` into a scratch folder, and Pyright checks each changed file before and after, as an attempt is.
  * 2. False refusals: the share of changes the check would refuse with the default `diagnostics.refuse_rules`.
  * 3. Caught mistakes: each change again with one injected mistake (bench/lib/inject-mistakes.ts: an added line's name
- *    renamed to an undefined one, a call given one argument too many, an import removed while still used); the share
- *    refused, per kind.
+ *    renamed to an undefined one, a call of a function the checkout defines given one argument more than it takes, an
+ *    import removed while still used); the share refused, per kind.
  * 4. Every error-level rule the changes add, with how often on real changes and on mistakes: the data the default
  *    rules are chosen from.
  * 5. Time and memory on sympy (about 2,000 files, 1,600 of them Python): a cold start with the first check of one file,
- *    then warm checks, and the references of a class the repository uses everywhere (the first search reads the whole
- *    workspace); the server's resident memory (its whole process group) after them.
+ *    then warm checks (the untouched and the new text), later attempts at it (the new text alone, as a job checks
+ *    them), and the references of a class the repository uses everywhere (the first search reads the whole workspace);
+ *    the server's resident memory (its whole process group) after them.
  *
  *   npm run bench:diagnostics [-- --commits 6] [--mirrors /work/.mirror] [--data FILE] [--speed-only]
  */
@@ -224,15 +225,24 @@ const outcomes: Outcome[] = [];
 for (const change of changes) {
   const dir = unpack(change.gitDir, change.commit);
   const servers = openLanguageServers(dir, limits);
+  // A module the changed file imports from, as the change leaves it.
+  const readModule = (file: string) => {
+    const changed = change.files.find((f) => f.path === file);
+    if (changed) return changed.after;
+    const at = path.join(dir, file);
+    return fs.existsSync(at) ? fs.readFileSync(at, "utf8") : null;
+  };
   try {
     for (const file of change.files) {
       const variants = [
         { variant: "real" as const, text: file.after },
-        ...(await injectMistakes(file.path, file.before, file.after)).map((m) => ({ variant: m.kind, text: m.text, where: m.where })),
+        ...(await injectMistakes(file.path, file.before, file.after, readModule)).map((m) => ({ variant: m.kind, text: m.text, where: m.where })),
       ];
       for (const v of variants) {
         const started = performance.now();
-        const check = await servers.check(file.path, file.before, v.text);
+        // The change's other files are read as it leaves them, as a job's earlier steps' changes are.
+        const alongside = change.files.map((other) => ({ path: other.path, text: other.after }));
+        const check = await servers.check(file.path, file.before, v.text, alongside);
         outcomes.push({
           label: change.label,
           source: change.source,

@@ -5,7 +5,6 @@
 import type { Node } from "web-tree-sitter";
 import { structuredPatch } from "diff";
 import { parseText } from "../../src/edit/syntax/load-parser.js";
-import { parseDefinitions } from "../../src/edit/syntax/parse-definitions.js";
 
 export type MistakeKind = "undefined-name" | "extra-argument" | "removed-import";
 
@@ -70,8 +69,14 @@ function replaceAt(text: string, start: number, end: number, by: string): string
   return text.slice(0, start) + by + text.slice(end);
 }
 
-/** The three mistakes of one change to a Python file, those that have a place in it. */
-export async function injectMistakes(path: string, before: string, after: string): Promise<Mistake[]> {
+/** The text of a file of the checkout the change is made in (its path from the root), or null when there is none. */
+export type ReadFile = (file: string) => string | null;
+
+/**
+ * The three mistakes of one change to a Python file, those that have a place in it. `readModule` gives the files the
+ * changed one imports from, where the callees of its calls may be defined.
+ */
+export async function injectMistakes(path: string, before: string, after: string, readModule: ReadFile = () => null): Promise<Mistake[]> {
   const tree = await parseText("python", after);
   if (!tree) return [];
   const added = addedLines(before, after);
@@ -92,35 +97,18 @@ export async function injectMistakes(path: string, before: string, after: string
       });
     }
 
-    const fixed = new Set(
-      ((await parseDefinitions(after, path)) ?? [])
-        .filter((d) => (d.kind === "function" || d.kind === "method") && !d.signature.includes("*"))
-        .map((d) => d.name),
-    );
-    const calls = nodes.filter((node) => {
-      if (node.type !== "call" || !onAdded(node)) return false;
-      const args = node.childForFieldName("arguments");
-      return args?.type === "argument_list" && !args.namedChildren.some((a) => a && /splat/.test(a.type));
-    });
-    const calleeName = (call: Node) => {
-      const callee = call.childForFieldName("function");
-      return callee?.type === "attribute" ? callee.childForFieldName("attribute")?.text : callee?.text;
-    };
-    // A call whose callee cannot take one more argument: a function the file defines with a fixed signature, else a
-    // plain function name (a builtin, an import) rather than a class or an exception, whose constructors often take *args.
-    const plain = (c: Node) => c.childForFieldName("function")?.type === "identifier" && /^[a-z_]/.test(calleeName(c) ?? "");
-    const call = calls.find((c) => fixed.has(calleeName(c) ?? "")) ?? calls.find(plain);
+    const call = await overfullCall(nodes.filter(onAdded), tree.rootNode, path, readModule);
     if (call) {
-      const args = call.childForFieldName("arguments")!;
+      const args = call.node.childForFieldName("arguments")!;
       // The extra argument goes after the last positional one: after a keyword argument it would be a syntax error.
-      const positional = args.namedChildren.filter((a): a is Node => !!a && a.type !== "keyword_argument" && a.type !== "comment");
+      const positional = positionalArguments(args);
       const last = positional.at(-1);
       const at = last ? last.endIndex : args.startIndex + 1;
       const rest = args.namedChildren.some((a) => a?.type === "keyword_argument");
       mistakes.push({
         kind: "extra-argument",
         text: replaceAt(after, at, at, last ? ", None" : rest ? "None, " : "None"),
-        where: `line ${call.startPosition.row + 1}: ${calleeName(call)}(…)${fixed.has(calleeName(call) ?? "") ? " (defined in the file)" : ""}`,
+        where: `line ${call.node.startPosition.row + 1}: ${call.node.childForFieldName("function")!.text}(…) takes ${call.takes} (${call.from})`,
       });
     }
 
@@ -153,4 +141,125 @@ export async function injectMistakes(path: string, before: string, after: string
     tree.delete();
   }
   return mistakes;
+}
+
+const positionalArguments = (args: Node) => args.namedChildren.filter((a): a is Node => !!a && a.type !== "keyword_argument" && a.type !== "comment");
+
+/**
+ * How many positional arguments each function of a module takes at most, by name: methods (bound ones without their
+ * self or cls) apart from plain functions. A function whose arity the text does not fix is left out: one taking *args,
+ * one wrapped by a decorator (which may change its signature; staticmethod and classmethod do not), one defined twice
+ * with different arities.
+ */
+function aritiesOf(root: Node): { functions: Map<string, number>; methods: Map<string, number> } {
+  const found = { functions: new Map<string, number | null>(), methods: new Map<string, number | null>() };
+  walk(root, (node) => {
+    if (node.type !== "function_definition") return;
+    const name = node.childForFieldName("name")?.text;
+    const decorated = node.parent?.type === "decorated_definition" ? node.parent : null;
+    const decorators = (decorated?.namedChildren ?? []).filter((n): n is Node => n?.type === "decorator").map((d) => d.text.slice(1).trim());
+    const container = (decorated ?? node).parent;
+    const isMethod = container?.type === "block" && container.parent?.type === "class_definition";
+    if (!name || decorators.some((d) => d !== "staticmethod" && d !== "classmethod")) return;
+    let count = 0;
+    let fixed = true;
+    for (const parameter of node.childForFieldName("parameters")?.namedChildren ?? []) {
+      if (!parameter) continue;
+      if (parameter.type === "keyword_separator") break;
+      if (parameter.type === "list_splat_pattern" || parameter.namedChildren.some((c) => c?.type === "list_splat_pattern")) fixed = false;
+      else if (["identifier", "typed_parameter", "default_parameter", "typed_default_parameter"].includes(parameter.type)) count++;
+    }
+    const bound = isMethod && !decorators.includes("staticmethod");
+    const arity = fixed ? count - (bound ? 1 : 0) : null;
+    const table = isMethod ? found.methods : found.functions;
+    table.set(name, table.has(name) && table.get(name) !== arity ? null : arity);
+  });
+  const known = (table: Map<string, number | null>) => new Map([...table].filter((e): e is [string, number] => e[1] !== null && e[1] >= 0));
+  return { functions: known(found.functions), methods: known(found.methods) };
+}
+
+/** The file a `from … import` statement in `file` reads: `a.b` → a/b.py or a/b/__init__.py; `.b` beside `file`. */
+function moduleFiles(file: string, module: string): string[] {
+  const dots = /^\.*/.exec(module)![0].length;
+  let base = module.slice(dots).replaceAll(".", "/");
+  if (dots > 0) {
+    const dir = file.split("/").slice(0, -dots).join("/");
+    base = [dir, base].filter(Boolean).join("/");
+  }
+  return base ? [`${base}.py`, `${base}/__init__.py`] : [];
+}
+
+/** The module-level functions a file imports by name from the checkout's modules, with their arities. */
+async function importedArities(root: Node, file: string, readModule: ReadFile): Promise<Map<string, { arity: number; from: string }>> {
+  const imported = new Map<string, { arity: number; from: string }>();
+  for (const statement of root.namedChildren) {
+    if (statement?.type !== "import_from_statement") continue;
+    const module = statement.childForFieldName("module_name")?.text ?? "";
+    const source = moduleFiles(file, module)
+      .map((candidate) => ({ candidate, text: readModule(candidate) }))
+      .find((m) => m.text !== null);
+    if (!source) continue;
+    const tree = await parseText("python", source.text!);
+    if (!tree) continue;
+    try {
+      const { functions } = aritiesOf(tree.rootNode);
+      for (const name of statement.childrenForFieldName("name")) {
+        if (!name) continue;
+        const original = name.type === "aliased_import" ? name.childForFieldName("name")?.text : name.text;
+        const local = name.type === "aliased_import" ? name.childForFieldName("alias")?.text : name.text;
+        const arity = functions.get(original ?? "");
+        if (local && arity !== undefined) imported.set(local, { arity, from: `imported from ${source.candidate}` });
+      }
+    } finally {
+      tree.delete();
+    }
+  }
+  return imported;
+}
+
+/**
+ * The most positional arguments builtins take whose signature is fixed (Python 3's, as typeshed gives them to Pyright):
+ * one more is a TypeError. Builtins that take any number (print, min, max, zip) are not here.
+ */
+const BUILTIN_ARITIES: Record<string, number> = Object.fromEntries(
+  [
+    "abs all any ascii bin callable chr hash hex id len oct ord repr reversed sorted vars",
+    "delattr divmod enumerate hasattr isinstance issubclass next round sum",
+    "getattr setattr",
+  ].flatMap((names, i) => names.split(" ").map((name) => [name, i + 1])),
+);
+
+/**
+ * The first call among `nodes` that one more positional argument makes wrong: its callee is a function whose arity the
+ * file (or a module it imports from) fixes — a plain name for a function, `self.` or `cls.` for a method of the file's
+ * classes — and the call already fills every positional parameter. Calls of builtins and of what the checkout does not
+ * define are left out: many take any number of arguments, and one more is not a mistake there.
+ */
+async function overfullCall(nodes: Node[], root: Node, file: string, readModule: ReadFile): Promise<{ node: Node; takes: string; from: string } | null> {
+  const own = aritiesOf(root);
+  // A builtin's name the file binds itself (a parameter, an assignment, an import) is not the builtin there.
+  const shadowed = new Set<string>();
+  walk(root, (node) => {
+    if (node.type === "identifier" && !isUse(node) && node.parent?.type !== "attribute" && node.parent?.type !== "keyword_argument") shadowed.add(node.text);
+  });
+  const imported = await importedArities(root, file, readModule);
+  for (const node of nodes) {
+    const args = node.type === "call" ? node.childForFieldName("arguments") : null;
+    if (args?.type !== "argument_list" || args.namedChildren.some((a) => a && /splat/.test(a.type))) continue;
+    const callee = node.childForFieldName("function")!;
+    let found: { arity: number; from: string } | undefined;
+    if (callee.type === "identifier") {
+      const arity = own.functions.get(callee.text);
+      found = arity !== undefined ? { arity, from: "defined in the file" } : imported.get(callee.text);
+      const builtin = BUILTIN_ARITIES[callee.text];
+      if (!found && builtin !== undefined && !shadowed.has(callee.text)) found = { arity: builtin, from: "a builtin" };
+    } else if (callee.type === "attribute" && ["self", "cls"].includes(callee.childForFieldName("object")?.text ?? "")) {
+      const arity = own.methods.get(callee.childForFieldName("attribute")?.text ?? "");
+      if (arity !== undefined) found = { arity, from: "a method of the file" };
+    }
+    if (found && positionalArguments(args).length === found.arity) {
+      return { node, takes: `${found.arity} positional argument${found.arity === 1 ? "" : "s"}`, from: found.from };
+    }
+  }
+  return null;
 }
