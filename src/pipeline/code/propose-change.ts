@@ -62,7 +62,18 @@ export async function proposeChange(ctx: StageContext, attempt: AttemptInput, ch
     if (checked.reproduced) group.reproduction = checked.reproduced;
     if (checked.tests?.breaks) group.out = checked.tests.breaks;
   }
-  const { index, why } = await chooseGroup(ctx, attempt, groups);
+  const choice = await chooseGroup(ctx, attempt, groups);
+  if (choice === null) {
+    // No change that breaks passing tests goes to review: the attempt fails, as one whose edit does not apply.
+    const reasons = groups.map((g, i) => `group ${i + 1} (candidate${g.members.length === 1 ? "" : "s"} ${g.members.join(", ")}): ${g.out}`).join("; ");
+    const why = "every group breaks tests that passed before";
+    return {
+      ok: false,
+      error: `each of the ${count} candidates breaks tests that passed before (${reasons})`,
+      candidates: { sampled: count, dropped, groups, why },
+    };
+  }
+  const { index, why } = choice;
   const chosen = groups[index]!;
   const report: CandidateReport = { sampled: count, dropped, groups, chosen: index, why };
   return {
@@ -85,23 +96,24 @@ async function checkChange(checks: ChangeChecks, after: string): Promise<{ tests
 }
 
 /**
- * The group that goes to review, in one written order: groups that break passing tests are out (unless all do: then
- * the one with most votes goes, and review refuses it with the tests' reason); of the survivors, those that make the
- * reproduction pass come first, then most votes; one survivor is taken as is; among several the QA Engineer selects.
+ * The group that goes to review, in one written order: groups that break passing tests are out (when all are, none
+ * goes: null); of the survivors, those that make the reproduction pass come first, then most votes; one survivor is
+ * taken as is; among several the QA Engineer selects, and the votes decide when it names none that exists.
  */
-async function chooseGroup(ctx: StageContext, attempt: AttemptInput, groups: CandidateGroup[]): Promise<{ index: number; why: string }> {
+async function chooseGroup(ctx: StageContext, attempt: AttemptInput, groups: CandidateGroup[]): Promise<{ index: number; why: string } | null> {
   const passes = (g: CandidateGroup) => (g.reproduction?.outcome === "passed" ? 1 : 0);
   const survivors = groups
     .map((group, index) => ({ group, index }))
     .filter(({ group }) => !group.out)
     .sort((a, b) => passes(b.group) - passes(a.group) || b.group.members.length - a.group.members.length);
-  if (survivors.length === 0) return { index: 0, why: "every group breaks passing tests; the one with most votes went to review" };
+  if (survivors.length === 0) return null;
   if (survivors.length === 1) return { index: survivors[0]!.index, why: "the only group that breaks no passing test" };
   const selected = await selectCandidate(
     ctx,
     attempt,
     survivors.map((s) => s.group),
   );
-  if (selected) return { index: survivors[selected.choice]!.index, why: `the QA Engineer selected it: ${selected.reason}` };
-  return { index: survivors[0]!.index, why: "the votes decided (the QA Engineer named no group)" };
+  if ("choice" in selected) return { index: survivors[selected.choice]!.index, why: `the QA Engineer selected it: ${selected.reason}` };
+  const named = selected.named === null ? "named no change" : `named change ${selected.named}, which is not among the ${survivors.length} shown`;
+  return { index: survivors[0]!.index, why: `the votes decided (the QA Engineer ${named})` };
 }
