@@ -1,4 +1,4 @@
-import { normalizeCode, type FileEncoding } from "../../edit/index.js";
+import { normalizedDigest, type FileEncoding } from "../../edit/index.js";
 import { runReproduction, type ReproductionBench } from "../reproduce/reproduce-issue.js";
 import type { ChangedFile, TestBench } from "../tests/open-test-bench.js";
 import type { CandidateGroup, CandidateReport, StageContext, TestRun, TestVerdict } from "../types.js";
@@ -41,11 +41,11 @@ export async function proposeChange(ctx: StageContext, attempt: AttemptInput, ch
       dropped.push({ number, reason: result.error });
       continue;
     }
-    const key = await normalizeCode(checks.path, result.after);
+    const key = await normalizedDigest(checks.path, result.after);
     const group = byText.get(key);
     if (group) group.members.push(number);
     else {
-      const created: CandidateGroup = { members: [number], diff: result.diff };
+      const created: CandidateGroup = { members: [number], diff: result.diff, normalized: key };
       byText.set(key, created);
       afterOf.set(created, result.after);
       checkedOf.set(created, { callers: result.callers, ...(result.checkSkipped ? { checkSkipped: result.checkSkipped } : {}) });
