@@ -2,7 +2,7 @@ import { normalizedDigest, type FileEncoding } from "../../edit/index.js";
 import { runReproduction, type ReproductionBench } from "../reproduce/reproduce-issue.js";
 import type { ChangedFile, TestBench } from "../tests/open-test-bench.js";
 import type { CandidateGroup, CandidateReport, StageContext, TestRun, TestVerdict } from "../types.js";
-import { makeAttempt, type AttemptInput } from "./make-attempt.js";
+import { makeAttempts, type AttemptInput } from "./make-attempt.js";
 import { selectCandidate } from "./select-candidate.js";
 
 /** Where a change is tested: the task's file, the earlier steps' kept changes, the bench and the reproduction, when there are. */
@@ -26,8 +26,9 @@ export type Proposal =
  */
 export async function proposeChange(ctx: StageContext, attempt: AttemptInput, checks: ChangeChecks): Promise<Proposal> {
   const count = ctx.config.candidates;
+  const results = await makeAttempts(ctx, attempt, count);
   if (count === 1) {
-    const result = await makeAttempt(ctx, attempt);
+    const result = results[0]!;
     return result.ok ? { ...result, ...(await checkChange(checks, result.after)) } : result;
   }
   const dropped: CandidateReport["dropped"] = [];
@@ -35,8 +36,8 @@ export async function proposeChange(ctx: StageContext, attempt: AttemptInput, ch
   const afterOf = new Map<CandidateGroup, string>();
   // What the language server said of the group's first candidate: the uses it alters, or why it did not check.
   const checkedOf = new Map<CandidateGroup, { callers: string; checkSkipped?: string }>();
-  for (let number = 1; number <= count; number++) {
-    const result = await makeAttempt(ctx, { ...attempt, ...(number === 1 ? { alike: count } : {}) });
+  for (const [index, result] of results.entries()) {
+    const number = index + 1;
     if (!result.ok) {
       dropped.push({ number, reason: result.error });
       continue;
