@@ -54,8 +54,11 @@ export async function proposeChange(ctx: StageContext, attempt: AttemptInput, ch
   }
   const groups = [...byText.values()].sort((a, b) => b.members.length - a.members.length);
   if (groups.length === 0) {
-    const reasons = dropped.map((d) => `candidate ${d.number}: ${d.reason}`).join("; ");
-    return { ok: false, error: `none of the ${count} candidates gave a change (${reasons})`, candidates: { sampled: count, dropped, groups: [], why: "" } };
+    return {
+      ok: false,
+      error: `none of the ${count} candidates gave a change (${describeDropped(dropped)})`,
+      candidates: { sampled: count, dropped, groups: [], why: "" },
+    };
   }
   for (const group of groups) {
     const checked = await checkChange(checks, afterOf.get(group)!);
@@ -67,12 +70,10 @@ export async function proposeChange(ctx: StageContext, attempt: AttemptInput, ch
   if (choice === null) {
     // No change that breaks passing tests goes to review: the attempt fails, as one whose edit does not apply.
     const reasons = groups.map((g, i) => `group ${i + 1} (candidate${g.members.length === 1 ? "" : "s"} ${g.members.join(", ")}): ${g.out}`).join("; ");
-    const why = "every group breaks tests that passed before";
-    return {
-      ok: false,
-      error: `each of the ${count} candidates breaks tests that passed before (${reasons})`,
-      candidates: { sampled: count, dropped, groups, why },
-    };
+    const gave = count - dropped.length;
+    const others = dropped.length ? `; the other ${dropped.length} gave none (${describeDropped(dropped)})` : "";
+    const error = `each of the ${gave} candidates${dropped.length ? " that gave a change" : ""} breaks tests that passed before (${reasons})${others}`;
+    return { ok: false, error, candidates: { sampled: count, dropped, groups, why: "every group breaks tests that passed before" } };
   }
   const { index, why } = choice;
   const chosen = groups[index]!;
@@ -86,6 +87,11 @@ export async function proposeChange(ctx: StageContext, attempt: AttemptInput, ch
     ...(chosen.reproduction ? { reproduced: chosen.reproduction } : {}),
     candidates: report,
   };
+}
+
+/** Why each dropped candidate gave no change, as the Developer reads it. */
+function describeDropped(dropped: CandidateReport["dropped"]): string {
+  return dropped.map((d) => `candidate ${d.number}: ${d.reason}`).join("; ");
 }
 
 /** The change's run of the tests and of the reproduction, each when there is one (the bench runs a change set once). */

@@ -128,8 +128,9 @@ describe("several candidates per attempt: normalized, grouped, filtered by behav
   });
 
   it("sends no group to review when every group breaks passing tests: the attempt fails with each group's breakage", async () => {
-    const r = await meanRig("candidates: 2\ntest_command: node test.mjs\n", TESTED_FILES);
-    scriptMean(r.model, { fixes: [BREAKS_TEST, "  return sum;", FIX, FIX_REFORMATTED] });
+    const r = await meanRig("candidates: 3\ntest_command: node test.mjs\n", TESTED_FILES);
+    const wrongAnchor = { old: "  return total / count;", new: FIX };
+    scriptMean(r.model, { fixes: [BREAKS_TEST, "  return sum;", wrongAnchor, FIX, FIX_REFORMATTED, FIX] });
     const run = await r.resolve();
     expect(r.model.problems).toEqual([]);
     expect(run.code, run.stderr).toBe(0);
@@ -137,13 +138,16 @@ describe("several candidates per attempt: normalized, grouped, filtered by behav
     expect(asked(r.model, "qa-review")).toHaveLength(1);
     expect(asked(r.model, "qa-select-candidate")).toEqual([]);
     const locate = asked(r.model, "developer-locate-lines");
-    expect(nOf(r, "developer-locate-lines")).toEqual([2, 2]);
-    expect(locate[1]).toContain("Your attempt 1 was refused: each of the 2 candidates breaks tests that passed before (group 1 (candidate 1): ");
+    expect(nOf(r, "developer-locate-lines")).toEqual([3, 3]);
+    expect(locate[1]).toContain(
+      "Your attempt 1 was refused: each of the 2 candidates that gave a change breaks tests that passed before (group 1 (candidate 1): ",
+    );
     expect(locate[1]).toContain("; group 2 (candidate 2): ");
+    expect(locate[1]).toContain("; the other 1 gave none (candidate 3: your edits could not be applied: ");
     expect(read(r, "patch.diff")).toContain(`+${FIX}`);
     expect(read(r, "patch.diff")).not.toContain(BREAKS_TEST);
     const text = read(r, "report.md");
-    expect(text).toContain("- **Attempt 1** — refused before review: each of the 2 candidates breaks tests that passed before");
+    expect(text).toContain("- **Attempt 1** — refused before review: each of the 2 candidates that gave a change breaks tests that passed before");
     expect(text).toMatch(/- Group 1 \(candidates 1; 1 vote\) — out: .+\n/);
     expect(text).toMatch(/- Group 2 \(candidates 2; 1 vote\) — out: .+\n/);
     expect(text).toContain("No group chosen: every group breaks tests that passed before.");
