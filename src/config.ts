@@ -130,7 +130,7 @@ export const configSchema = z
       .max(8)
       .default(1)
       .describe(
-        "Candidate changes each Developer attempt samples; with more than 1 they are grouped by their tree-sitter-normalized text (votes), groups that break passing tests are dropped, those that make the reproduction pass come first, and the QA Engineer selects one for review. Each candidate costs an attempt's tokens.",
+        "Candidate changes each Developer attempt samples; with more than 1 they are grouped by their tree-sitter-normalized text (votes), groups that break passing tests are dropped, those that make the reproduction pass come first, and the QA Engineer selects one for review. They are asked in one request (the API's `n`, the prompt paid once) where the server supports it, else one by one, each then costing an attempt's tokens.",
       ),
     keep_unapproved: z.boolean().default(false).describe("Keep the last change of a task the QA Engineer never approved (marked as such in the report)."),
     reproduce_attempts: z

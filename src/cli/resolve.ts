@@ -1,4 +1,5 @@
 import { UsageError } from "../lib/usage-error.js";
+import { endSentence } from "../lib/end-sentence.js";
 import fs from "node:fs";
 import path from "node:path";
 import { encodeFile } from "../edit/file-encoding.js";
@@ -100,7 +101,7 @@ export const resolveCommand: Command = {
       await writeTraceJsonl(llm.trace, path.join(out, "trace.jsonl"));
       if (!(error instanceof StageError)) throw error;
       io.stderr(
-        `magis resolve: no patch. The ${error.stage} stage failed: ${sentence(error.message)} Next: ${sentence(error.nextStep)} Model calls are in ${path.join(out, "trace.jsonl")}.\n`,
+        `magis resolve: no patch. The ${error.stage} stage failed: ${endSentence(error.message)} Next: ${endSentence(error.nextStep)} Model calls are in ${path.join(out, "trace.jsonl")}.\n`,
       );
       return 1;
     } finally {
@@ -125,11 +126,6 @@ export const resolveCommand: Command = {
     return 0;
   },
 };
-
-/** Stage messages come with or without a final period; the paragraph needs one. */
-function sentence(text: string): string {
-  return /[.!?]$/.test(text.trim()) ? text.trim() : `${text.trim()}.`;
-}
 
 function isInside(child: string, parent: string): boolean {
   // `parent` is a real path; so must `child` be, or a link (`--out link-to-repo/out`) would hide where it writes.

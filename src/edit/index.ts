@@ -6,4 +6,4 @@ export type { ApplyResult, Edit, EditPlacement, MatchLevel, RangeEdit, SearchRep
 export { encodePatch } from "./encode-patch.js";
 export { makeDiff } from "./make-diff.js";
 export { newSyntaxErrors, type SyntaxErrorReport } from "./new-syntax-errors.js";
-export { normalizeCode } from "./normalize-code.js";
+export { normalizeCode, normalizedDigest } from "./normalize-code.js";

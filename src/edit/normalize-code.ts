@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import type { Node } from "web-tree-sitter";
 import { grammarForPath } from "./syntax/grammar-for-path.js";
 import { parseText } from "./syntax/load-parser.js";
@@ -18,6 +19,13 @@ export async function normalizeCode(path: string, text: string): Promise<string>
   } finally {
     tree.delete();
   }
+}
+
+/** The SHA-256 (hex) of the file's normalized text: one short key for "the same change" wherever two are compared. */
+export async function normalizedDigest(path: string, text: string): Promise<string> {
+  return createHash("sha256")
+    .update(await normalizeCode(path, text))
+    .digest("hex");
 }
 
 function collectLeaves(node: Node, leaves: string[]): void {

@@ -3,6 +3,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
+import { applyPatchInCopy } from "./apply-patch-in-copy.js";
 import { gitEnvBelow } from "./git-env-below.js";
 import { coveredLines, lineCoverage } from "./line-coverage.js";
 import { readPatchHunks, type PatchFile } from "./read-patch-hunks.js";
@@ -43,10 +44,9 @@ export async function compareToGold(checkout: string | null, gold: string, patch
     const touched = [...new Set([...goldFiles, ...readPatchHunks(text)].map((f) => f.path))];
     const goldDir = path.join(work, "gold");
     const mineDir = path.join(work, "mine");
-    for (const dir of [goldDir, mineDir]) await copyFiles(checkout, touched, dir);
-    if (!(await gitApply(goldDir, Buffer.from(gold, "utf8")))) return asGiven("git apply refused the gold patch");
+    if (!(await applyPatchInCopy(checkout, touched, goldDir, Buffer.from(gold, "utf8")))) return asGiven("git apply refused the gold patch");
     // The patch's own bytes, as the pipeline wrote them: the measure is of the change, not of how it travels.
-    if (!(await gitApply(mineDir, patch))) return asGiven("git apply refused the patch");
+    if (!(await applyPatchInCopy(checkout, touched, mineDir, patch))) return asGiven("git apply refused the patch");
     const files: NonNullable<GoldComparison["files"]> = [];
     let covered = 0;
     let total = 0;
@@ -67,29 +67,9 @@ export async function compareToGold(checkout: string | null, gold: string, patch
   }
 }
 
-/** Copies the files of `checkout` named in `paths` (those that exist) into `dir`, at the same paths. */
-async function copyFiles(checkout: string, paths: string[], dir: string): Promise<void> {
-  await fs.promises.mkdir(dir, { recursive: true });
-  for (const file of paths) {
-    const from = path.join(checkout, file);
-    if (!fs.statSync(from, { throwIfNoEntry: false })?.isFile()) continue;
-    await fs.promises.mkdir(path.dirname(path.join(dir, file)), { recursive: true });
-    await fs.promises.copyFile(from, path.join(dir, file));
-  }
-}
-
 /** The path when the file is there, else null (the patch deleted it, or never created it). */
 function existing(file: string): string | null {
   return fs.existsSync(file) ? file : null;
-}
-
-/** Whether `git apply` took the patch in `dir`, a plain folder outside any repository. */
-async function gitApply(dir: string, patch: Buffer): Promise<boolean> {
-  return new Promise((resolve) => {
-    const child = execFile("git", ["apply", "--whitespace=nowarn", "-"], { cwd: dir, env: gitEnvBelow(dir) }, (error) => resolve(!error));
-    child.stdin?.on("error", () => undefined);
-    child.stdin?.end(patch);
-  });
 }
 
 /** git's diff of `from` to `to` (null: no file), read as the changes to `file`. */

@@ -112,7 +112,22 @@ function totalRows(results: EvalResult[]): string[] {
     `| model calls | ${sum(results, (r) => r.calls)} |`,
     `| tokens | ${formatTokens(sum(results, (r) => AGENTS.reduce((t, a) => t + r.tokens[a].total, 0)))} (${tokens}) |`,
     ...cost,
+    ...candidateRows(results),
     `| wall time of the instances, summed | ${formatDuration(sum(results, (r) => r.wall_ms))} |`,
+  ];
+}
+
+/** With candidates over 1: how many were sampled and grouped, and in how many instances the gold change was among them. */
+function candidateRows(results: EvalResult[]): string[] {
+  const sampled = results.filter((r) => r.candidates);
+  if (sampled.length === 0) return [];
+  const judged = sampled.filter((r) => r.candidates!.gold_equivalent !== undefined);
+  return [
+    `| candidates sampled, distinct groups | ${sum(sampled, (r) => r.candidates!.sampled)}, ${sum(sampled, (r) => r.candidates!.groups)} (${sampled.length} instances) |`,
+    `| a gold-equivalent candidate among them | ${percent(
+      count(judged, (r) => r.candidates!.gold_equivalent === true),
+      judged.length,
+    )} |`,
   ];
 }
 

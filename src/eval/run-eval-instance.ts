@@ -20,6 +20,7 @@ import { historyWindow, type CommitRecord } from "../git/commit-history.js";
 import { readLocalHistory } from "../git/read-local-history.js";
 import { readCheckoutCommit } from "./read-checkout-commit.js";
 import { countCandidates } from "./count-candidates.js";
+import { findGoldCandidate } from "./find-gold-candidate.js";
 import { instanceDir, type BenchInstance } from "./read-instances.js";
 import type { AgentTokens, EvalFailure, EvalResult } from "./types.js";
 
@@ -118,6 +119,7 @@ export async function runEvalInstance(instance: BenchInstance, setup: InstanceSe
   const comparison = instance.patch
     ? await compareToGold(failure?.stage === "input" ? null : checkout, instance.patch, resolved?.patch ?? Buffer.alloc(0))
     : null;
+  const candidates = resolved ? await recordCandidates(resolved, instance, failure?.stage === "input" ? null : checkout) : {};
   const kept = located.filter((f) => f.kept).map((f) => f.path);
   const result: EvalResult = {
     instance_id: instance.instance_id,
@@ -136,11 +138,19 @@ export async function runEvalInstance(instance: BenchInstance, setup: InstanceSe
     recall_kept: fileRecall(kept, instance.gold_files),
     failure,
     ...(reproduction ? describeWay(reproduction) : {}),
-    ...(resolved ? countCandidates(resolved) : {}),
+    ...candidates,
     ...usageOf(llm, setup.prices),
     wall_ms: setup.now() - started,
   };
   return { result, patch, trace: llm?.trace ?? [], resolved, config, checkout: failure?.stage === "input" ? null : checkout, comparison };
+}
+
+/** The instance's candidates as results.jsonl records them, with whether the gold change was among them (given a gold patch and the checkout). */
+async function recordCandidates(resolved: ResolveResult, instance: BenchInstance, checkout: string | null): Promise<Pick<EvalResult, "candidates">> {
+  const { candidates } = countCandidates(resolved);
+  if (!candidates || !instance.patch || !checkout) return candidates ? { candidates } : {};
+  const held = await findGoldCandidate(resolved, checkout, instance.patch);
+  return { candidates: { ...candidates, ...(held === null ? {} : { gold_equivalent: held }) } };
 }
 
 /** The way a run took and how its reproduction went, as results.jsonl records them. */

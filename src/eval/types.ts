@@ -79,9 +79,11 @@ export interface EvalResult {
   reproduction_passed?: boolean | null;
   /**
    * With `candidates` over 1: the candidates the attempts sampled, the distinct groups they made, and per attempt that
-   * chose one, the chosen group's rank by votes (1: most votes; groups with as many votes share a rank).
+   * chose one, the chosen group's rank by votes (1: most votes; groups with as many votes share a rank), and whether a
+   * candidate left every gold file as the gold patch does once normalized (see findGoldCandidate; absent when the gold
+   * patch could not be applied to the checkout).
    */
-  candidates?: { sampled: number; groups: number; chosen_ranks: number[] };
+  candidates?: { sampled: number; groups: number; chosen_ranks: number[]; gold_equivalent?: boolean };
   /** Oracle runs: where the gold patch was lost, one entry per cause and file; empty when nothing was. */
   losses?: OracleLoss[];
   /** Oracle runs: the gold hunks placed away from their headers' lines, as `git apply` places them; empty when none. */

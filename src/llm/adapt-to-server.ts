@@ -7,6 +7,8 @@ export interface ServerDialect {
   mode: StructuredOutputMode;
   /** OpenAI's reasoning models refuse max_tokens and want max_completion_tokens; most local servers know only max_tokens. */
   tokenLimit: "max_tokens" | "max_completion_tokens";
+  /** Whether several answers are asked in one request (`n`); false once a server refused the parameter. */
+  samples: boolean;
 }
 
 /**
@@ -17,6 +19,10 @@ export function adaptToRefusal(error: unknown, dialect: ServerDialect): { dialec
   if (!(error instanceof APIError) || (error.status !== 400 && error.status !== 422)) return null;
   if (dialect.tokenLimit === "max_tokens" && /max_completion_tokens/.test(error.message)) {
     return { dialect: { ...dialect, tokenLimit: "max_completion_tokens" }, change: "sending max_completion_tokens instead of max_tokens" };
+  }
+  // Servers that refuse `n` name it (vLLM with greedy sampling, some gateways): ask for one answer a request instead.
+  if (dialect.samples && /(["'`]n["'`]|\bn\b (is|must|should|>|not)|parameter:? n\b)/i.test(error.message)) {
+    return { dialect: { ...dialect, samples: false }, change: "asking for one answer a request (no n)" };
   }
   // Servers that do not know response_format answer with a 400 of varying wording, so any 400 counts.
   if (dialect.mode === "json_schema") {

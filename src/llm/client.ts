@@ -13,7 +13,10 @@ import type { AskRequest, AskResult, Llm, TraceRecord, Usage } from "./types.js"
 import { estimateTokens, UsageLedger, type LlmStats } from "./usage-ledger.js";
 
 type Message = { role: "system" | "user" | "assistant"; content: string };
-type Completion = { raw: string; usage: Usage; ms: number; sent: Message[]; note: string };
+/** One answer of a request: its text, and what the server said of it (a refusal, a cut-off), to show with a problem. */
+type Choice = { raw: string; note: string };
+/** A request's answers (one unless it asked for `n`), what it used, and what was sent. */
+type Completion = { choices: Choice[]; usage: Usage; ms: number; sent: Message[]; asked: number };
 
 /** One request to the server: the conversation, the answer's schema, and the dialect to speak. */
 interface CompletionRequest {
@@ -23,6 +26,8 @@ interface CompletionRequest {
   largest: BudgetShortfall["largest"];
   /** Calls like this one the caller is about to make (AskRequest.alike). */
   alike?: number;
+  /** Answers asked for in this one request (the API's `n`); 1 when absent. */
+  n?: number;
   /** How the server is asked for structured output (default: the dialect that last got through). */
   dialect?: ServerDialect;
 }
@@ -64,7 +69,7 @@ export class LlmClient implements Llm {
     });
     this.models = this.settings.models;
     this.ledger = new UsageLedger(this.settings.tokenBudget, this.models);
-    this.dialect = { mode: this.settings.structuredOutput, tokenLimit: "max_tokens" };
+    this.dialect = { mode: this.settings.structuredOutput, tokenLimit: "max_tokens", samples: true };
   }
 
   /** The structured-output mode in use now (json_schema until a server refuses it). */
@@ -77,30 +82,58 @@ export class LlmClient implements Llm {
     return this.ledger.stats();
   }
 
-  /** Asks one agent step: renders the prompt, calls the model, returns the validated answer or throws an LlmError. */
+  /**
+   * Asks one agent step: renders the prompt, calls the model, returns the validated answer or throws an LlmError. With
+   * `samples` over 1, one request asks for them all (`n`) and those the server did not return are asked one by one.
+   */
   async ask<T>(request: AskRequest<T>): Promise<AskResult<T>> {
     const called: LlmCallSite = { agent: request.agent, prompt: request.prompt, model: this.models[request.agent] };
     const { messages, promptHash } = this.render(called, request.vars);
     const site: TracedSite = { ...called, promptHash };
     const largest = largestVariable(request.vars);
-    let conversation = messages;
-    let usage = NO_USAGE;
-    let problem = "";
-    // One corrective retry: the second try sees its first answer and why it was refused.
-    for (let attempt = 1; attempt <= 2; attempt++) {
-      const alike = attempt === 1 ? request.alike : undefined;
-      const completion = await this.complete(site, { messages: conversation, schema: request.schema, largest, ...(alike ? { alike } : {}) });
-      const checked = checkAnswer(completion.raw, request.schema);
-      usage = addUsage(usage, completion.usage);
-      problem = checked.ok ? "" : checked.error + completion.note;
-      this.record(site, completion, checked.ok ? checked.value : checked.parsed, problem);
-      if (checked.ok) return { value: checked.value, usage };
-      conversation = [...messages, { role: "assistant", content: completion.raw }, { role: "user", content: correctionMessage(problem) }];
+    const samples = Math.max(1, request.samples ?? 1);
+    const completion = await this.complete(site, {
+      messages,
+      schema: request.schema,
+      largest,
+      ...(request.alike ? { alike: request.alike } : {}),
+      ...(samples > 1 ? { n: samples } : {}),
+    });
+    let usage = completion.usage;
+    const values: T[] = [];
+    for (const [index, choice] of completion.choices.entries()) {
+      const checked = this.check(site, completion, index, request.schema);
+      if (checked.ok) {
+        values.push(checked.value);
+        continue;
+      }
+      // One corrective retry: the second try sees its first answer and why it was refused.
+      const conversation: Message[] = [...messages, { role: "assistant", content: choice.raw }, { role: "user", content: correctionMessage(checked.problem) }];
+      const corrected = await this.askAgain(site, request.schema, conversation, largest);
+      usage = addUsage(usage, corrected.usage);
+      values.push(corrected.value);
     }
+    if (samples === 1) return { value: values[0]!, usage };
+    let requests = 1;
+    // A server that ignores `n` returned fewer: the rest one by one, as samples of the same prompt.
+    while (values.length < samples) {
+      const { value, usage: used } = await this.ask({ ...request, samples: 1, alike: undefined });
+      values.push(value);
+      usage = addUsage(usage, used);
+      requests += 1;
+    }
+    return { value: values[0]!, usage, sampled: { values, requests } };
+  }
+
+  /** The corrective retry of one answer: the conversation shows it and why it was refused; a second failure is the step's. */
+  private async askAgain<T>(site: TracedSite, schema: z.ZodType<T>, conversation: Message[], largest: BudgetShortfall["largest"]): Promise<AskResult<T>> {
+    const completion = await this.complete(site, { messages: conversation, schema, largest });
+    const checked = this.check(site, completion, 0, schema);
+    if (checked.ok) return { value: checked.value, usage: completion.usage };
     throw new LlmError(
       site,
       "invalid-answer",
-      this.redact(`the answer did not fit the expected format, twice (the second time the model was shown why); last problem: ${problem}`),
+      this.redact(`the answer did not fit the expected format, twice (the second time the model was shown why); last problem: ${checked.problem}`),
       `Try a stronger model for the ${site.agent} (models.${site.agent} in .github/magis.yml, or MAGIS_MODEL_${site.agent.toUpperCase()}).`,
     );
   }
@@ -126,17 +159,22 @@ export class LlmClient implements Llm {
   /** One request to the server (the SDK retries HTTP faults inside it), within the budget. */
   private async complete(site: TracedSite, request: CompletionRequest): Promise<Completion> {
     const { messages, schema, largest, dialect = this.dialect } = request;
+    const n = dialect.samples ? (request.n ?? 1) : 1;
     const format = dialect.mode === "json_schema" ? responseFormatFor(schema, site.prompt) : undefined;
     const sent: Message[] = dialect.mode === "json" ? withInstruction(messages, jsonModeInstruction(schema)) : messages;
     // Worst case of this call: its prompt (chars/4, the schema included when sent, a few tokens of
     // framing per message) and its whole completion cap, since the model may use all of it.
     const promptText = sent.map((m) => m.content).join("\n") + (format ? JSON.stringify(format) : "");
     const promptTokens = estimateTokens(promptText) + 4 * sent.length;
-    const estimate = promptTokens + this.settings.maxTokens;
+    const single = promptTokens + this.settings.maxTokens;
+    // With `n` the prompt is paid once and each answer may use the whole cap. The budget must still hold `alike` whole
+    // requests: whether the server honours `n` is known only from its answer.
+    const estimate = promptTokens + n * this.settings.maxTokens;
     const alike = request.alike ?? 1;
-    if (!this.ledger.fits(estimate * alike) || !this.ledger.hold(estimate)) {
+    const needed = Math.max(single * alike, estimate);
+    if (!this.ledger.fits(needed) || !this.ledger.hold(estimate)) {
       const { spent, reserved: held, budget } = this.ledger;
-      const shortfall = { spent, held, budget, estimate: estimate * alike, promptTokens, answerTokens: this.settings.maxTokens, largest, alike };
+      const shortfall = { spent, held, budget, estimate: needed, promptTokens, answerTokens: this.settings.maxTokens, largest, alike };
       const error = new BudgetExceededError(site, shortfall);
       this.traceFailure(site, sent, 0, error.message);
       throw error;
@@ -144,20 +182,27 @@ export class LlmClient implements Llm {
     const started = Date.now();
     try {
       const response = await this.sdk.chat.completions.create(
-        { model: site.model, messages: sent, [dialect.tokenLimit]: this.settings.maxTokens, ...(format ? { response_format: format } : {}) },
+        {
+          model: site.model,
+          messages: sent,
+          [dialect.tokenLimit]: this.settings.maxTokens,
+          ...(format ? { response_format: format } : {}),
+          ...(n > 1 ? { n } : {}),
+        },
         { headers: { "X-Magis-Prompt": site.prompt, "X-Magis-Agent": site.agent }, signal: this.options.signal },
       );
       this.dialect = dialect;
-      const choice = response.choices[0];
-      const raw = choice?.message?.content ?? "";
+      // No choice at all reads as an empty answer, which the corrective retry then asks again for.
+      const given = [...response.choices].sort((a, b) => a.index - b.index).slice(0, n);
+      const choices = (given.length > 0 ? given : [undefined]).map((choice) => ({
+        raw: choice?.message?.content ?? "",
+        note: describeChoice(choice, dialect, this.settings.maxTokens),
+      }));
       const usage = response.usage
         ? { promptTokens: response.usage.prompt_tokens, completionTokens: response.usage.completion_tokens, totalTokens: response.usage.total_tokens }
-        : estimatedUsage(sent, raw);
+        : estimatedUsage(sent, choices.map((c) => c.raw).join("\n"));
       this.ledger.settle(site.agent, estimate, usage);
-      const refusal = choice?.message?.refusal ? ` (the model refused: ${choice.message.refusal})` : "";
-      const cut =
-        choice?.finish_reason === "length" ? ` (the answer was cut off at ${dialect.tokenLimit} = ${this.settings.maxTokens}; raise MAGIS_LLM_MAX_TOKENS)` : "";
-      return { raw, usage, ms: Date.now() - started, sent, note: refusal + cut };
+      return { choices, usage, ms: Date.now() - started, sent, asked: n };
     } catch (error) {
       this.ledger.settle(site.agent, estimate, NO_USAGE);
       const ms = Date.now() - started;
@@ -170,7 +215,7 @@ export class LlmClient implements Llm {
           ms,
           `the server refused the request (${error instanceof Error ? error.message : String(error)}); trying again ${adapted.change}`,
         );
-        return this.complete(site, { messages, schema, largest, dialect: adapted.dialect });
+        return this.complete(site, { ...request, dialect: adapted.dialect });
       }
       const failure = describeFailure(error, { baseURL: this.sdk.baseURL, maxRetries: this.settings.maxRetries, timeoutMs: this.settings.timeoutMs });
       // The advice may name OPENAI_BASE_URL, which can carry a credential as much as the error itself.
@@ -180,16 +225,23 @@ export class LlmClient implements Llm {
     }
   }
 
-  private record(site: TracedSite, completion: Completion, parsed: unknown, problem: string): void {
+  /** One answer of a request checked against the schema, and its trace record; a request of several answers books its usage on the first. */
+  private check<T>(site: TracedSite, completion: Completion, index: number, schema: z.ZodType<T>): { ok: true; value: T } | { ok: false; problem: string } {
+    const choice = completion.choices[index]!;
+    const checked = checkAnswer(choice.raw, schema);
+    const problem = checked.ok ? "" : checked.error + choice.note;
+    const parsed = checked.ok ? checked.value : checked.parsed;
     this.pushTrace({
       ...site,
       messages: completion.sent,
-      raw: completion.raw,
+      raw: choice.raw,
       parsed,
-      usage: completion.usage,
+      usage: index === 0 ? completion.usage : NO_USAGE,
       ms: completion.ms,
+      ...(completion.asked > 1 ? { choice: index } : {}),
       ...(problem ? { error: problem } : {}),
     });
+    return checked.ok ? { ok: true, value: checked.value } : { ok: false, problem };
   }
 
   private traceFailure(site: TracedSite, sent: Message[], ms: number, error: string): void {
@@ -228,6 +280,13 @@ function largestVariable(vars: Record<string, string | number>): BudgetShortfall
     if (!largest || chars > largest.chars) largest = { name, chars };
   }
   return largest;
+}
+
+/** What the server said of an answer besides its text: that the model refused, or that the answer was cut off. */
+function describeChoice(choice: OpenAI.ChatCompletion.Choice | undefined, dialect: ServerDialect, maxTokens: number): string {
+  const refusal = choice?.message?.refusal ? ` (the model refused: ${choice.message.refusal})` : "";
+  const cut = choice?.finish_reason === "length" ? ` (the answer was cut off at ${dialect.tokenLimit} = ${maxTokens}; raise MAGIS_LLM_MAX_TOKENS)` : "";
+  return refusal + cut;
 }
 
 function withInstruction(messages: Message[], instruction: string): Message[] {

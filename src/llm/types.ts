@@ -20,12 +20,19 @@ export interface AskRequest<T> {
    * them all, or this one is refused before it is sent.
    */
   alike?: number;
+  /**
+   * How many answers to sample (candidate changes): asked in one request with the OpenAI API's `n`, the prompt paid
+   * once; those the server does not return (many OpenAI-compatible servers ignore `n`) are asked one by one. Default 1.
+   */
+  samples?: number;
 }
 
 /** A validated answer and what it cost. */
 export interface AskResult<T> {
   value: T;
   usage: Usage;
+  /** With `samples` over 1: every answer, `value` first, and the requests they took (one when the server returned them all). */
+  sampled?: { values: T[]; requests: number };
 }
 
 /** The model as every stage sees it: one call shape for every agent step. */
@@ -45,6 +52,8 @@ export interface TraceRecord {
   parsed: unknown;
   usage: Usage;
   ms: number;
+  /** Which of the request's answers this is, when it asked for several (`n`); the request's usage is on answer 0. */
+  choice?: number;
   /** Set when the call failed; never contains a credential. */
   error?: string;
 }

@@ -103,6 +103,8 @@ export interface CandidateGroup {
   /** The numbers of the candidates in the group (1-based, in the order they were sampled); its votes are their count. */
   members: number[];
   diff: string;
+  /** The SHA-256 (hex) of the file's normalized text after the change (normalizeCode): what the group is, as eval compares it to the gold. */
+  normalized: string;
   tests?: TestVerdict;
   reproduction?: TestRun;
   /** Why the group was filtered out (it breaks passing tests); absent when it survived. */

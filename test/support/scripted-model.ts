@@ -82,6 +82,8 @@ export interface ScriptedModelOptions {
   latencyMs?: number;
   /** Answers prompts that have no scripted answer left; without it such a request is a loud error. */
   fallback?: AnswerFunction;
+  /** Answer one choice whatever `n` asks for, as many OpenAI-compatible servers do; by default `n` answers come in one response. */
+  ignoreN?: boolean;
 }
 
 /** A running scripted model. */
@@ -123,18 +125,22 @@ export async function startScriptedModel(options: ScriptedModelOptions = {}): Pr
     return tag({ kind: "status", status: 500, body: { error: { message: problem } }, headers: { "x-should-retry": "false" } });
   };
 
-  const send = async (res: ServerResponse, request: ScriptedRequest, answer: ScriptedAnswer): Promise<void> => {
-    const r = toReply(answer);
-    if (r.kind === "delay") {
-      await sleep(r.ms);
-      return send(res, request, r.then);
+  /** Sends the answers as one response's choices (as `n` asks); a reply that is not content (an error, a hang) is the whole response. */
+  const send = async (res: ServerResponse, request: ScriptedRequest, answers: ScriptedAnswer[]): Promise<void> => {
+    const contents: Content[] = [];
+    for (const answer of answers) {
+      let r = toReply(answer);
+      while (r.kind === "delay") {
+        await sleep(r.ms);
+        r = toReply(r.then);
+      }
+      if (r.kind === "hang") return;
+      if (r.kind === "malformed") return end(res, 200, r.body, { "content-type": "application/json" });
+      if (r.kind === "status") return end(res, r.status, JSON.stringify(r.body), { "content-type": "application/json", ...r.headers });
+      contents.push({ content: r.kind === "text" ? r.text : renderJson(r.value, options.honourJsonSchema ?? true), options: r.options });
     }
-    if (r.kind === "hang") return;
-    if (r.kind === "malformed") return end(res, 200, r.body, { "content-type": "application/json" });
-    if (r.kind === "status") return end(res, r.status, JSON.stringify(r.body), { "content-type": "application/json", ...r.headers });
-    const content = r.kind === "text" ? r.text : renderJson(r.value, options.honourJsonSchema ?? true);
     completionCount += 1;
-    end(res, 200, JSON.stringify(completion(request, content, r.options, completionCount)), { "content-type": "application/json" });
+    end(res, 200, JSON.stringify(completion(request, contents, completionCount)), { "content-type": "application/json" });
   };
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
@@ -151,14 +157,18 @@ export async function startScriptedModel(options: ScriptedModelOptions = {}): Pr
     requests.push(request);
     if (options.latencyMs) await sleep(options.latencyMs);
     if (options.rejectResponseFormat && request.hasResponseFormat) {
-      return send(
-        res,
-        request,
+      return send(res, request, [
         reply.status(400, { error: { message: "Unsupported parameter: 'response_format'", type: "invalid_request_error", param: "response_format" } }),
-      );
+      ]);
     }
     try {
-      await send(res, request, await nextAnswer(request));
+      // A real server's `n`: that many answers from the script (each taken as a call of its own would take it), in one response.
+      const asked = typeof request.body.n === "number" && !options.ignoreN ? Math.max(1, request.body.n) : 1;
+      // An error or a hang refuses the whole request, as it would on a real server: only it is taken from the script.
+      const answers: ScriptedAnswer[] = [await nextAnswer(request)];
+      const refused = ["status", "hang", "malformed"].includes(toReply(answers[0]).kind);
+      while (!refused && answers.length < asked) answers.push(await nextAnswer(request));
+      await send(res, request, answers);
     } catch (error) {
       const problem = `scripted model: answer for "${request.prompt}" threw: ${error instanceof Error ? error.message : String(error)}`;
       problems.push(problem);
@@ -202,16 +212,25 @@ function renderJson(value: unknown, honourJsonSchema: boolean): string {
   return `Sure! Here is the answer you asked for:\n\n\`\`\`json\n${JSON.stringify(value, null, 2)}\n\`\`\`\n\nLet me know if you need anything else.`;
 }
 
-function completion(request: ScriptedRequest, content: string, options: ContentOptions, n: number) {
+/** One choice's text and its options. */
+type Content = { content: string; options: ContentOptions };
+
+/** The response of a request: one choice per content, the prompt counted once (as OpenAI counts `n`), the completions summed. */
+function completion(request: ScriptedRequest, contents: Content[], n: number) {
   const promptChars = request.messages.reduce((sum, m) => sum + m.content.length, 0);
-  const promptTokens = options.usage?.promptTokens ?? Math.ceil(promptChars / 4);
-  const completionTokens = options.usage?.completionTokens ?? Math.ceil(content.length / 4);
+  const promptTokens = contents[0]?.options.usage?.promptTokens ?? Math.ceil(promptChars / 4);
+  const completionTokens = contents.reduce((sum, c) => sum + (c.options.usage?.completionTokens ?? Math.ceil(c.content.length / 4)), 0);
   return {
     id: `chatcmpl-scripted-${n}`,
     object: "chat.completion",
     created: Math.floor(Date.now() / 1000),
     model: request.model,
-    choices: [{ index: 0, message: { role: "assistant", content, refusal: null }, logprobs: null, finish_reason: options.finishReason ?? "stop" }],
+    choices: contents.map(({ content, options }, index) => ({
+      index,
+      message: { role: "assistant", content, refusal: null },
+      logprobs: null,
+      finish_reason: options.finishReason ?? "stop",
+    })),
     usage: { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens },
   };
 }

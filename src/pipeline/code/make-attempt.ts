@@ -13,7 +13,7 @@ import {
 import { formatIssue } from "../format-issue.js";
 import type { DeveloperRole, FileTask, IssueText, StageContext } from "../types.js";
 import type { ChangedFile } from "../tests/open-workbench.js";
-import { checkRanges } from "./check-ranges.js";
+import { checkRanges, type LineRange } from "./check-ranges.js";
 import { checkSemantics } from "./check-semantics.js";
 import { describeCallersOfChange } from "./find-callers.js";
 import { openEditableFile } from "../open-editable-file.js";
@@ -54,8 +54,6 @@ export interface AttemptInput {
   reproduction: string;
   /** Where the definitions the task names are used (see describeCallersForTask), made once per task. */
   callers: string;
-  /** On the first of several candidates: how many will be sampled, which the token budget must hold before the first call. */
-  alike?: number;
 }
 
 /**
@@ -65,11 +63,13 @@ export interface AttemptInput {
 export type AttemptResult = { ok: true; after: string; diff: string; callers: string; checkSkipped?: string } | { ok: false; error: string };
 
 /**
- * One Developer attempt (MAGIS Algorithm 3, lines 10–14): choose line ranges from the numbered
- * view, write new code per range anchored by the old text, apply, diff, check syntax, then check with the language
- * server (MarsCode §3.3) and find the callers of what it alters.
+ * `count` Developer attempts at one task, as candidates (MAGIS Algorithm 3, lines 10–14): choose line ranges from the
+ * numbered view, write new code per range anchored by the old text, apply, diff, check syntax, then check with the
+ * language server (MarsCode §3.3) and find the callers of what it alters. The ranges are asked once for all the
+ * candidates (`samples`: one request where the server honours `n`), and each range's code once for the candidates that
+ * chose the same ranges; with a count of 1 the requests are those of a single attempt.
  */
-export async function makeAttempt(ctx: StageContext, input: AttemptInput): Promise<AttemptResult> {
+export async function makeAttempts(ctx: StageContext, input: AttemptInput, count: number): Promise<AttemptResult[]> {
   const { task, developer, before } = input;
   const numbered = numberLines(before);
   const shared = {
@@ -87,27 +87,48 @@ export async function makeAttempt(ctx: StageContext, input: AttemptInput): Promi
     prompt: "developer-locate-lines",
     vars: { ...shared, outline: input.outline, callers: input.callers, numbered },
     schema: rangesSchema,
-    ...(input.alike ? { alike: input.alike } : {}),
+    // The budget must hold every candidate's request before the first is sent.
+    ...(count > 1 ? { samples: count, alike: count } : {}),
   });
-  const pathProblem = checkOwnPath(ctx, located.value.path, task.path);
-  if (pathProblem) return { ok: false, error: pathProblem };
   const { lines } = splitFile(before);
-  const checked = checkRanges(located.value.ranges, lines.length);
-  if (!checked.ok) return { ok: false, error: checked.error };
+  const chosen = (located.sampled?.values ?? [located.value]).map((answer) => {
+    const pathProblem = checkOwnPath(ctx, answer.path, task.path);
+    return pathProblem ? ({ ok: false, error: pathProblem } as const) : checkRanges(answer.ranges, lines.length);
+  });
 
+  // Candidates that chose the same ranges share each range's request, one answer each.
   const numberedLines = numbered.split("\n");
-  const edits: Edit[] = [];
-  for (const { start, end } of checked.ranges) {
-    const context = numberedLines.slice(Math.max(0, start - 1 - CONTEXT_LINES), end + CONTEXT_LINES).join("\n");
-    const { value } = await ctx.llm.ask({
-      agent: "developer",
-      prompt: "developer-write-code",
-      vars: { ...shared, start, end, old: lines.slice(start - 1, end).join("\n"), context, callers: input.callers },
-      schema: codeSchema,
-    });
-    edits.push({ kind: "range", start, end, old: value.old, new: value.new });
+  const edits = chosen.map((): Edit[] => []);
+  const byRanges = new Map<string, { ranges: LineRange[]; members: number[] }>();
+  for (const [i, c] of chosen.entries()) {
+    if (!c.ok) continue;
+    const key = c.ranges.map((r) => `${r.start}-${r.end}`).join(",");
+    const same = byRanges.get(key);
+    if (same) same.members.push(i);
+    else byRanges.set(key, { ranges: c.ranges, members: [i] });
   }
+  for (const { ranges, members } of byRanges.values()) {
+    for (const { start, end } of ranges) {
+      const context = numberedLines.slice(Math.max(0, start - 1 - CONTEXT_LINES), end + CONTEXT_LINES).join("\n");
+      const written = await ctx.llm.ask({
+        agent: "developer",
+        prompt: "developer-write-code",
+        vars: { ...shared, start, end, old: lines.slice(start - 1, end).join("\n"), context, callers: input.callers },
+        schema: codeSchema,
+        ...(members.length > 1 ? { samples: members.length, alike: members.length } : {}),
+      });
+      const answers = written.sampled?.values ?? [written.value];
+      for (const [j, member] of members.entries()) edits[member]!.push({ kind: "range", start, end, old: answers[j]!.old, new: answers[j]!.new });
+    }
+  }
+  const results: AttemptResult[] = [];
+  for (const [i, c] of chosen.entries()) results.push(c.ok ? await finishAttempt(ctx, input, edits[i]!) : { ok: false, error: c.error });
+  return results;
+}
 
+/** One candidate's edits applied to the file, diffed and checked (encoding, syntax, the language server), with the callers of what it alters. */
+async function finishAttempt(ctx: StageContext, input: AttemptInput, edits: Edit[]): Promise<AttemptResult> {
+  const { task, before } = input;
   const applied = applyEdits(before, edits);
   if (!applied.ok) return { ok: false, error: `your edits could not be applied: ${applied.error}` };
   const unencodable = findUnencodable(applied.text, input.encoding);

@@ -1,8 +1,8 @@
-import { normalizeCode, type FileEncoding } from "../../edit/index.js";
+import { normalizedDigest, type FileEncoding } from "../../edit/index.js";
 import { runReproduction, type ReproductionBench } from "../reproduce/reproduce-issue.js";
 import type { ChangedFile, TestBench } from "../tests/open-test-bench.js";
 import type { CandidateGroup, CandidateReport, StageContext, TestRun, TestVerdict } from "../types.js";
-import { makeAttempt, type AttemptInput } from "./make-attempt.js";
+import { makeAttempts, type AttemptInput } from "./make-attempt.js";
 import { selectCandidate } from "./select-candidate.js";
 
 /** Where a change is tested: the task's file, the earlier steps' kept changes, the bench and the reproduction, when there are. */
@@ -26,8 +26,9 @@ export type Proposal =
  */
 export async function proposeChange(ctx: StageContext, attempt: AttemptInput, checks: ChangeChecks): Promise<Proposal> {
   const count = ctx.config.candidates;
+  const results = await makeAttempts(ctx, attempt, count);
   if (count === 1) {
-    const result = await makeAttempt(ctx, attempt);
+    const result = results[0]!;
     return result.ok ? { ...result, ...(await checkChange(checks, result.after)) } : result;
   }
   const dropped: CandidateReport["dropped"] = [];
@@ -35,17 +36,17 @@ export async function proposeChange(ctx: StageContext, attempt: AttemptInput, ch
   const afterOf = new Map<CandidateGroup, string>();
   // What the language server said of the group's first candidate: the uses it alters, or why it did not check.
   const checkedOf = new Map<CandidateGroup, { callers: string; checkSkipped?: string }>();
-  for (let number = 1; number <= count; number++) {
-    const result = await makeAttempt(ctx, { ...attempt, ...(number === 1 ? { alike: count } : {}) });
+  for (const [index, result] of results.entries()) {
+    const number = index + 1;
     if (!result.ok) {
       dropped.push({ number, reason: result.error });
       continue;
     }
-    const key = await normalizeCode(checks.path, result.after);
+    const key = await normalizedDigest(checks.path, result.after);
     const group = byText.get(key);
     if (group) group.members.push(number);
     else {
-      const created: CandidateGroup = { members: [number], diff: result.diff };
+      const created: CandidateGroup = { members: [number], diff: result.diff, normalized: key };
       byText.set(key, created);
       afterOf.set(created, result.after);
       checkedOf.set(created, { callers: result.callers, ...(result.checkSkipped ? { checkSkipped: result.checkSkipped } : {}) });
@@ -53,8 +54,11 @@ export async function proposeChange(ctx: StageContext, attempt: AttemptInput, ch
   }
   const groups = [...byText.values()].sort((a, b) => b.members.length - a.members.length);
   if (groups.length === 0) {
-    const reasons = dropped.map((d) => `candidate ${d.number}: ${d.reason}`).join("; ");
-    return { ok: false, error: `none of the ${count} candidates gave a change (${reasons})`, candidates: { sampled: count, dropped, groups: [], why: "" } };
+    return {
+      ok: false,
+      error: `none of the ${count} candidates gave a change (${describeDropped(dropped)})`,
+      candidates: { sampled: count, dropped, groups: [], why: "" },
+    };
   }
   for (const group of groups) {
     const checked = await checkChange(checks, afterOf.get(group)!);
@@ -62,7 +66,16 @@ export async function proposeChange(ctx: StageContext, attempt: AttemptInput, ch
     if (checked.reproduced) group.reproduction = checked.reproduced;
     if (checked.tests?.breaks) group.out = checked.tests.breaks;
   }
-  const { index, why } = await chooseGroup(ctx, attempt, groups);
+  const choice = await chooseGroup(ctx, attempt, groups);
+  if (choice === null) {
+    // No change that breaks passing tests goes to review: the attempt fails, as one whose edit does not apply.
+    const reasons = groups.map((g, i) => `group ${i + 1} (candidate${g.members.length === 1 ? "" : "s"} ${g.members.join(", ")}): ${g.out}`).join("; ");
+    const gave = count - dropped.length;
+    const others = dropped.length ? `; the other ${dropped.length} gave none (${describeDropped(dropped)})` : "";
+    const error = `each of the ${gave} candidates${dropped.length ? " that gave a change" : ""} breaks tests that passed before (${reasons})${others}`;
+    return { ok: false, error, candidates: { sampled: count, dropped, groups, why: "every group breaks tests that passed before" } };
+  }
+  const { index, why } = choice;
   const chosen = groups[index]!;
   const report: CandidateReport = { sampled: count, dropped, groups, chosen: index, why };
   return {
@@ -76,6 +89,11 @@ export async function proposeChange(ctx: StageContext, attempt: AttemptInput, ch
   };
 }
 
+/** Why each dropped candidate gave no change, as the Developer reads it. */
+function describeDropped(dropped: CandidateReport["dropped"]): string {
+  return dropped.map((d) => `candidate ${d.number}: ${d.reason}`).join("; ");
+}
+
 /** The change's run of the tests and of the reproduction, each when there is one (the bench runs a change set once). */
 async function checkChange(checks: ChangeChecks, after: string): Promise<{ tests?: TestVerdict; reproduced?: TestRun }> {
   const changes = [...checks.earlierKept, { path: checks.path, after, encoding: checks.encoding }];
@@ -85,23 +103,24 @@ async function checkChange(checks: ChangeChecks, after: string): Promise<{ tests
 }
 
 /**
- * The group that goes to review, in one written order: groups that break passing tests are out (unless all do: then
- * the one with most votes goes, and review refuses it with the tests' reason); of the survivors, those that make the
- * reproduction pass come first, then most votes; one survivor is taken as is; among several the QA Engineer selects.
+ * The group that goes to review, in one written order: groups that break passing tests are out (when all are, none
+ * goes: null); of the survivors, those that make the reproduction pass come first, then most votes; one survivor is
+ * taken as is; among several the QA Engineer selects, and the votes decide when it names none that exists.
  */
-async function chooseGroup(ctx: StageContext, attempt: AttemptInput, groups: CandidateGroup[]): Promise<{ index: number; why: string }> {
+async function chooseGroup(ctx: StageContext, attempt: AttemptInput, groups: CandidateGroup[]): Promise<{ index: number; why: string } | null> {
   const passes = (g: CandidateGroup) => (g.reproduction?.outcome === "passed" ? 1 : 0);
   const survivors = groups
     .map((group, index) => ({ group, index }))
     .filter(({ group }) => !group.out)
     .sort((a, b) => passes(b.group) - passes(a.group) || b.group.members.length - a.group.members.length);
-  if (survivors.length === 0) return { index: 0, why: "every group breaks passing tests; the one with most votes went to review" };
+  if (survivors.length === 0) return null;
   if (survivors.length === 1) return { index: survivors[0]!.index, why: "the only group that breaks no passing test" };
   const selected = await selectCandidate(
     ctx,
     attempt,
     survivors.map((s) => s.group),
   );
-  if (selected) return { index: survivors[selected.choice]!.index, why: `the QA Engineer selected it: ${selected.reason}` };
-  return { index: survivors[0]!.index, why: "the votes decided (the QA Engineer named no group)" };
+  if ("choice" in selected) return { index: survivors[selected.choice]!.index, why: `the QA Engineer selected it: ${selected.reason}` };
+  const named = selected.named === null ? "named no change" : `named change ${selected.named}, which is not among the ${survivors.length} shown`;
+  return { index: survivors[0]!.index, why: `the votes decided (the QA Engineer ${named})` };
 }

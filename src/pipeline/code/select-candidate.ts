@@ -12,9 +12,14 @@ export const selectionSchema = z.object({
 
 /**
  * The QA Engineer's choice among the surviving candidate groups (Trae Agent's selector), seeing each group's diff,
- * votes and test results. Returns the group's index in `groups`, or null when the model names none (or none that exists).
+ * votes and test results. Returns the group's index in `groups`, or the number the model named when it names none (null)
+ * or none that exists.
  */
-export async function selectCandidate(ctx: StageContext, attempt: AttemptInput, groups: CandidateGroup[]): Promise<{ choice: number; reason: string } | null> {
+export async function selectCandidate(
+  ctx: StageContext,
+  attempt: AttemptInput,
+  groups: CandidateGroup[],
+): Promise<{ choice: number; reason: string } | { named: number | null }> {
   const { value } = await ctx.llm.ask({
     agent: "qa",
     prompt: "qa-select-candidate",
@@ -28,7 +33,7 @@ export async function selectCandidate(ctx: StageContext, attempt: AttemptInput, 
     schema: selectionSchema,
   });
   const choice = value.change === null ? -1 : value.change - 1;
-  return choice >= 0 && choice < groups.length ? { choice, reason: value.reason.trim() || "(no reason given)" } : null;
+  return choice >= 0 && choice < groups.length ? { choice, reason: value.reason.trim() || "(no reason given)" } : { named: value.change };
 }
 
 /** One group as the selector reads it: its number, votes, what the tests and the reproduction did, and its diff. */

@@ -23,7 +23,8 @@ export function countUsage(llm: Llm, config: MagisConfig): { llm: Llm; report: (
     async ask(request) {
       const result = await llm.ask(request);
       const entry = byAgent[request.agent as Agent];
-      entry.calls += 1;
+      // An ask for several samples is one request, or more where the server ignores `n`.
+      entry.calls += result.sampled?.requests ?? 1;
       entry.promptTokens += result.usage.promptTokens;
       entry.completionTokens += result.usage.completionTokens;
       entry.totalTokens += result.usage.totalTokens;

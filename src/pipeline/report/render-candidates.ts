@@ -1,4 +1,5 @@
 import { details, fence, neutralize } from "../../lib/markdown.js";
+import { endSentence } from "../../lib/end-sentence.js";
 import { describeAttemptTests, describeExit } from "../tests/describe-test-verdict.js";
 import type { CandidateReport } from "../types.js";
 
@@ -15,7 +16,7 @@ export function renderCandidates(report: CandidateReport, attempt: number): stri
       const head = `- Group ${i + 1} (candidates ${g.members.join(", ")}; ${g.members.length} vote${g.members.length === 1 ? "" : "s"}) — ${mark}.${neutralize(tests)}`;
       return `${head}\n\n${details(`Diff of group ${i + 1}`, fence(g.diff, "diff")).replace(/^/gm, "  ")}`;
     }),
-    ...(report.why ? [`Why the chosen group: ${neutralize(report.why)}.`] : []),
+    ...(report.why ? [`${report.chosen === undefined ? "No group chosen" : "Why the chosen group"}: ${endSentence(neutralize(report.why))}`] : []),
   ];
   return details(`Candidates of attempt ${attempt}`, lines.join("\n"));
 }

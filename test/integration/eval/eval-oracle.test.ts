@@ -183,6 +183,33 @@ describe("magis eval --oracle on generated instances", () => {
     );
   });
 
+  it("with candidates, records whether a gold-equivalent candidate was among them and shows it in the summary", async () => {
+    const out = path.join(path.dirname(rig.out), "out-candidates");
+    const sampled = await rig.eval([
+      "--oracle",
+      "--prepare-from",
+      rig.mirrors,
+      "--candidates",
+      "2",
+      "--instances",
+      "acme__greet-1,acme__greet-4,acme__greet-5",
+      "--out",
+      out,
+    ]);
+    expect(sampled.code, sampled.stderr).toBe(0);
+    const results = readLines(path.join(out, "results.jsonl"));
+    // The oracle answers each candidate alike: one group of two votes per task, the gold's change. The fourth creates
+    // a file the pipeline never located: no task, no candidates.
+    expect(results.map((r) => [r.instance_id, r.candidates ?? null])).toEqual([
+      ["acme__greet-1", { sampled: 2, groups: 1, chosen_ranks: [1], gold_equivalent: true }],
+      ["acme__greet-4", null],
+      ["acme__greet-5", { sampled: 2, groups: 1, chosen_ranks: [1], gold_equivalent: true }],
+    ]);
+    const summary = fs.readFileSync(path.join(out, "summary.md"), "utf8");
+    expect(summary).toContain("| candidates sampled, distinct groups | 4, 2 (2 instances) |");
+    expect(summary).toContain("| a gold-equivalent candidate among them | 2 of 2 (100.0 %) |");
+  });
+
   it("gives no harness command to score its predictions, which are the gold patches, and says why", () => {
     const summary = fs.readFileSync(path.join(rig.out, "summary.md"), "utf8");
     expect(summary).not.toContain("swebench.harness");

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { countCandidates } from "../../../src/eval/count-candidates.js";
 import type { Attempt, CandidateReport, ResolveResult } from "../../../src/pipeline/types.js";
 
-const group = (members: number[]) => ({ members, diff: "" });
+const group = (members: number[]) => ({ members, diff: "", normalized: "" });
 const withAttempts = (attempts: Attempt[]) => ({ outcomes: [{ attempts }] }) as unknown as ResolveResult;
 
 describe("countCandidates: what eval records of an instance's candidates", () => {

@@ -1,5 +1,6 @@
 import { capBody, GITHUB_BODY_LIMIT } from "../../../github/fit-body.js";
 import { details, fence, neutralize } from "../../../lib/markdown.js";
+import { endSentence } from "../../../lib/end-sentence.js";
 import type { RevisionResult } from "../../../pipeline/revise/types.js";
 import { verdict } from "./render-status.js";
 
@@ -17,7 +18,7 @@ const NOTE_CHARS = 500;
  */
 export function renderReply(path: string, result: RevisionResult, commit: string | null): string {
   const declined = result.declined.find((d) => d.path === path);
-  if (declined) return `ℹ️ I did not change \`${path}\`: ${sentence(neutralize(declined.reason))}`;
+  if (declined) return `ℹ️ I did not change \`${path}\`: ${endSentence(neutralize(declined.reason))}`;
   const outcome = result.outcomes.find((o) => o.path === path);
   if (!outcome) return `ℹ️ I did not change \`${path}\`: no task of this revision concerned it.`;
   const attempts = `${outcome.attempts.length} attempt${outcome.attempts.length === 1 ? "" : "s"}`;
@@ -120,11 +121,6 @@ function clip(text: string, max: number): string {
   if (text.length <= max) return text;
   const cut = text.slice(0, max);
   return `${cut.slice(0, Math.max(cut.lastIndexOf(" "), max / 2)).trimEnd()}…`;
-}
-
-function sentence(text: string): string {
-  const trimmed = text.trim();
-  return /[.!?]$/.test(trimmed) ? trimmed : `${trimmed}.`;
 }
 
 function historySection(body: string): { text: string; start: number; end: number; closed: boolean } | null {
