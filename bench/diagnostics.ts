@@ -232,6 +232,8 @@ for (const change of changes) {
     const at = path.join(dir, file);
     return fs.existsSync(at) ? fs.readFileSync(at, "utf8") : null;
   };
+  // The change's other files are read as it leaves them, as a job's earlier steps' changes are.
+  const alongside = change.files.map((other) => ({ path: other.path, text: other.after }));
   try {
     for (const file of change.files) {
       const variants = [
@@ -240,8 +242,6 @@ for (const change of changes) {
       ];
       for (const v of variants) {
         const started = performance.now();
-        // The change's other files are read as it leaves them, as a job's earlier steps' changes are.
-        const alongside = change.files.map((other) => ({ path: other.path, text: other.after }));
         const check = await servers.check(file.path, file.before, v.text, alongside);
         outcomes.push({
           label: change.label,

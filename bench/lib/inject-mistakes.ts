@@ -3,7 +3,7 @@
 // while the file still uses its name. Each is found with tree-sitter on the changed text, deterministically (the first
 // place that fits), or is absent when the change has no such place.
 import type { Node } from "web-tree-sitter";
-import { structuredPatch } from "diff";
+import { changedLines } from "../../src/edit/changed-lines.js";
 import { parseText } from "../../src/edit/syntax/load-parser.js";
 
 export type MistakeKind = "undefined-name" | "extra-argument" | "removed-import";
@@ -13,19 +13,6 @@ export interface Mistake {
   kind: MistakeKind;
   text: string;
   where: string;
-}
-
-/** The 1-based lines of `after` that the change from `before` added or rewrote. */
-export function addedLines(before: string, after: string): Set<number> {
-  const added = new Set<number>();
-  for (const hunk of structuredPatch("a", "b", before, after, "", "", { context: 0 }).hunks) {
-    let line = hunk.newStart;
-    for (const text of hunk.lines) {
-      if (text.startsWith("+")) added.add(line++);
-      else if (!text.startsWith("-")) line++;
-    }
-  }
-  return added;
 }
 
 // Where an identifier is read (a use of a name), not bound or named as an attribute or keyword.
@@ -79,7 +66,7 @@ export type ReadFile = (file: string) => string | null;
 export async function injectMistakes(path: string, before: string, after: string, readModule: ReadFile = () => null): Promise<Mistake[]> {
   const tree = await parseText("python", after);
   if (!tree) return [];
-  const added = addedLines(before, after);
+  const added = changedLines(before, after, "new");
   const onAdded = (node: Node) => added.has(node.startPosition.row + 1);
   const mistakes: Mistake[] = [];
   try {
@@ -97,7 +84,7 @@ export async function injectMistakes(path: string, before: string, after: string
       });
     }
 
-    const call = await overfullCall(nodes.filter(onAdded), tree.rootNode, path, readModule);
+    const call = await overfullCall(nodes, onAdded, tree.rootNode, { file: path, readModule });
     if (call) {
       const args = call.node.childForFieldName("arguments")!;
       // The extra argument goes after the last positional one: after a keyword argument it would be a syntax error.
@@ -151,16 +138,16 @@ const positionalArguments = (args: Node) => args.namedChildren.filter((a): a is 
  * one wrapped by a decorator (which may change its signature; staticmethod and classmethod do not), one defined twice
  * with different arities.
  */
-function aritiesOf(root: Node): { functions: Map<string, number>; methods: Map<string, number> } {
+function aritiesOf(nodes: readonly Node[]): { functions: Map<string, number>; methods: Map<string, number> } {
   const found = { functions: new Map<string, number | null>(), methods: new Map<string, number | null>() };
-  walk(root, (node) => {
-    if (node.type !== "function_definition") return;
+  for (const node of nodes) {
+    if (node.type !== "function_definition") continue;
     const name = node.childForFieldName("name")?.text;
     const decorated = node.parent?.type === "decorated_definition" ? node.parent : null;
     const decorators = (decorated?.namedChildren ?? []).filter((n): n is Node => n?.type === "decorator").map((d) => d.text.slice(1).trim());
     const container = (decorated ?? node).parent;
     const isMethod = container?.type === "block" && container.parent?.type === "class_definition";
-    if (!name || decorators.some((d) => d !== "staticmethod" && d !== "classmethod")) return;
+    if (!name || decorators.some((d) => d !== "staticmethod" && d !== "classmethod")) continue;
     let count = 0;
     let fixed = true;
     for (const parameter of node.childForFieldName("parameters")?.namedChildren ?? []) {
@@ -173,7 +160,7 @@ function aritiesOf(root: Node): { functions: Map<string, number>; methods: Map<s
     const arity = fixed ? count - (bound ? 1 : 0) : null;
     const table = isMethod ? found.methods : found.functions;
     table.set(name, table.has(name) && table.get(name) !== arity ? null : arity);
-  });
+  }
   const known = (table: Map<string, number | null>) => new Map([...table].filter((e): e is [string, number] => e[1] !== null && e[1] >= 0));
   return { functions: known(found.functions), methods: known(found.methods) };
 }
@@ -195,14 +182,21 @@ async function importedArities(root: Node, file: string, readModule: ReadFile): 
   for (const statement of root.namedChildren) {
     if (statement?.type !== "import_from_statement") continue;
     const module = statement.childForFieldName("module_name")?.text ?? "";
-    const source = moduleFiles(file, module)
-      .map((candidate) => ({ candidate, text: readModule(candidate) }))
-      .find((m) => m.text !== null);
+    let source: { candidate: string; text: string } | undefined;
+    for (const candidate of moduleFiles(file, module)) {
+      const text = readModule(candidate);
+      if (text !== null) {
+        source = { candidate, text };
+        break;
+      }
+    }
     if (!source) continue;
-    const tree = await parseText("python", source.text!);
+    const tree = await parseText("python", source.text);
     if (!tree) continue;
     try {
-      const { functions } = aritiesOf(tree.rootNode);
+      const nodes: Node[] = [];
+      walk(tree.rootNode, (node) => nodes.push(node));
+      const { functions } = aritiesOf(nodes);
       for (const name of statement.childrenForFieldName("name")) {
         if (!name) continue;
         const original = name.type === "aliased_import" ? name.childForFieldName("name")?.text : name.text;
@@ -230,21 +224,27 @@ const BUILTIN_ARITIES: Record<string, number> = Object.fromEntries(
 );
 
 /**
- * The first call among `nodes` that one more positional argument makes wrong: its callee is a function whose arity the
+ * The first call on an added line (of `nodes`, the whole file's) that one more positional argument makes wrong: its callee is a function whose arity the
  * file (or a module it imports from) fixes — a plain name for a function, `self.` or `cls.` for a method of the file's
  * classes — and the call already fills every positional parameter. Calls of builtins and of what the checkout does not
  * define are left out: many take any number of arguments, and one more is not a mistake there.
  */
-async function overfullCall(nodes: Node[], root: Node, file: string, readModule: ReadFile): Promise<{ node: Node; takes: string; from: string } | null> {
-  const own = aritiesOf(root);
+async function overfullCall(
+  nodes: readonly Node[],
+  onAdded: (node: Node) => boolean,
+  root: Node,
+  from: { file: string; readModule: ReadFile },
+): Promise<{ node: Node; takes: string; from: string } | null> {
+  const own = aritiesOf(nodes);
   // A builtin's name the file binds itself (a parameter, an assignment, an import) is not the builtin there.
-  const shadowed = new Set<string>();
-  walk(root, (node) => {
-    if (node.type === "identifier" && !isUse(node) && node.parent?.type !== "attribute" && node.parent?.type !== "keyword_argument") shadowed.add(node.text);
-  });
-  const imported = await importedArities(root, file, readModule);
+  const shadowed = new Set(
+    nodes
+      .filter((node) => node.type === "identifier" && !isUse(node) && node.parent?.type !== "attribute" && node.parent?.type !== "keyword_argument")
+      .map((node) => node.text),
+  );
+  const imported = await importedArities(root, from.file, from.readModule);
   for (const node of nodes) {
-    const args = node.type === "call" ? node.childForFieldName("arguments") : null;
+    const args = node.type === "call" && onAdded(node) ? node.childForFieldName("arguments") : null;
     if (args?.type !== "argument_list" || args.namedChildren.some((a) => a && /splat/.test(a.type))) continue;
     const callee = node.childForFieldName("function")!;
     let found: { arity: number; from: string } | undefined;

@@ -1,7 +1,7 @@
-import { structuredPatch } from "diff";
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { changedLines } from "../../edit/changed-lines.js";
 import { parseDefinitions, type Definition } from "../../edit/syntax/parse-definitions.js";
 import { namesIn } from "../../edit/syntax/outline-file.js";
 import { resolveInside } from "../../lib/safe-path.js";
@@ -106,8 +106,8 @@ export async function describeCallersOfChange(ctx: StageContext, file: string, b
     if (!Array.isArray(uses)) parts.push(`${head}; its uses are not known (${uses.why}).`);
     else if (uses.length === 0) parts.push(`${head}; no uses found.`);
     else {
-      const changedLines = linesChanged(before, after);
-      const stale = (u: Use) => u.path !== file || !changedLines.has(u.line);
+      const changed = changedLines(before, after, "old");
+      const stale = (u: Use) => u.path !== file || !changed.has(u.line);
       const note = (u: Use) =>
         u.path !== file ? " — NOT UPDATED (this task does not change that file)" : stale(u) ? " — NOT UPDATED by this change" : " — changed by this change";
       const count = uses.filter(stale).length;
@@ -115,17 +115,4 @@ export async function describeCallersOfChange(ctx: StageContext, file: string, b
     }
   }
   return parts.join("\n\n");
-}
-
-/** The 1-based lines of `before` that the change to `after` removes or rewrites. */
-function linesChanged(before: string, after: string): Set<number> {
-  const lines = new Set<number>();
-  for (const hunk of structuredPatch("a", "b", before, after, "", "", { context: 0 }).hunks) {
-    let line = hunk.oldStart;
-    for (const text of hunk.lines) {
-      if (text.startsWith("-")) lines.add(line++);
-      else if (!text.startsWith("+")) line++;
-    }
-  }
-  return lines;
 }
