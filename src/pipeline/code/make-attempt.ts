@@ -121,8 +121,19 @@ export async function makeAttempts(ctx: StageContext, input: AttemptInput, count
       for (const [j, member] of members.entries()) edits[member]!.push({ kind: "range", start, end, old: answers[j]!.old, new: answers[j]!.new });
     }
   }
+  // Candidates that wrote the same edits are applied and checked once: the language server's check may take seconds.
+  const finished = new Map<string, AttemptResult>();
   const results: AttemptResult[] = [];
-  for (const [i, c] of chosen.entries()) results.push(c.ok ? await finishAttempt(ctx, input, edits[i]!) : { ok: false, error: c.error });
+  for (const [i, c] of chosen.entries()) {
+    if (!c.ok) {
+      results.push({ ok: false, error: c.error });
+      continue;
+    }
+    const key = JSON.stringify(edits[i]);
+    const result = finished.get(key) ?? (await finishAttempt(ctx, input, edits[i]!));
+    finished.set(key, result);
+    results.push(result);
+  }
   return results;
 }
 
