@@ -181,6 +181,11 @@ export async function startLanguageServer(root: string, language: ServerLanguage
       waiting.delete(key);
     }
   };
+  /** Opens `file` with `text`; with Pyright, once it has published the file's diagnostics, when its check is whole. */
+  const openChecked = async (file: string, text: string, what: string): Promise<void> => {
+    if (spec.diagnostics === "published") await published(path.join(root, file), 1, () => open(file, 1, text), what);
+    else await open(file, 1, text);
+  };
   /** tsserver's syntactic and semantic diagnostics of the open `file`, as LSP diagnostics. */
   const asked = async (file: string, what: string): Promise<Diagnostic[]> => {
     const diagnostics: Diagnostic[] = [];
@@ -206,10 +211,7 @@ export async function startLanguageServer(root: string, language: ServerLanguage
         try {
           // Pyright is given the other files' diagnostics' time first: with them still being checked, what it publishes of
           // `file` may come before its own check is whole.
-          for (const other of others) {
-            if (spec.diagnostics === "published") await published(path.join(root, other.path), 1, () => open(other.path, 1, other.text), what);
-            else await open(other.path, 1, other.text);
-          }
+          for (const other of others) await openChecked(other.path, other.text, what);
           // Each text is a new version of the one open document.
           for (const [index, text] of texts.entries()) {
             const version = index + 1;
@@ -237,8 +239,7 @@ export async function startLanguageServer(root: string, language: ServerLanguage
       inTurn(async () => {
         const what = `finding references in ${file}`;
         // Pyright answers references before it has read the workspace: it is asked once it has checked the file.
-        if (spec.diagnostics === "published") await published(path.join(root, file), 1, () => open(file, 1, text), what);
-        else await open(file, 1, text);
+        await openChecked(file, text, what);
         // A search of a large workspace may outlast its bound: it is then cancelled, and the server stays of use.
         const cancel = new CancellationTokenSource();
         try {
