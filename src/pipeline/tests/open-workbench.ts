@@ -6,11 +6,12 @@ import { cleanOutput } from "../../lib/clean-text.js";
 import { encodeFile, type FileEncoding } from "../../edit/file-encoding.js";
 import { redactSecrets } from "../../lib/redact-secrets.js";
 import { fromLineStart } from "../../lib/tail-buffer.js";
-import { resolveInside } from "../../lib/safe-path.js";
+import { writeInside } from "../../lib/write-inside.js";
 import { readTestOutput } from "../../lib/read-test-output.js";
 import type { CommandRun } from "../../sandbox/run-command.js";
 import type { StageContext, TestRun } from "../types.js";
 import { describeExit } from "./describe-test-verdict.js";
+import { keepSetUpState, type SetUpState } from "./keep-set-up-state.js";
 
 /** A changed file as the commands see it: its full new text, written in its own encoding. */
 export interface ChangedFile {
@@ -21,7 +22,8 @@ export interface ChangedFile {
 
 /**
  * A copy of the checkout, set up once, in which the repository's commands run inside the door's sandbox: the tests, and
- * the reproduction of the issue. Each run writes its files into the copy and puts the checkout's back afterwards.
+ * the reproduction of the issue. Each run writes its files into the copy, and afterwards the whole copy is put back as
+ * the setup left it, so that no run can change what a later one sees.
  */
 export interface Workbench {
   /** What holds the commands: a short label and the sandbox's description. */
@@ -78,7 +80,15 @@ export async function openWorkbench(ctx: StageContext): Promise<OpenedWorkbench>
         };
       }
     }
-    const workbench = makeWorkbench({ root: ctx.root, dir, run, dispose, sandbox: { label: sandbox.label, description: sandbox.description } });
+    let state: SetUpState;
+    try {
+      state = keepSetUpState(dir, path.join(own, "set-up"));
+    } catch (error) {
+      dispose();
+      const why = `the copy's set-up state could not be kept (${error instanceof Error ? error.message : String(error)})`;
+      return { ok: false, why, ...(setupRun ? { setupRun } : {}), sandbox: { label: sandbox.label, description: sandbox.description } };
+    }
+    const workbench = makeWorkbench({ state, dir, run, dispose, sandbox: { label: sandbox.label, description: sandbox.description } });
     return { ok: true, workbench, ...(setupRun ? { setupRun } : {}) };
   } catch (error) {
     dispose();
@@ -86,10 +96,10 @@ export async function openWorkbench(ctx: StageContext): Promise<OpenedWorkbench>
   }
 }
 
-/** What a workbench is made of: the checkout, the copy the commands run in, and how one runs there. */
+/** What a workbench is made of: the copy the commands run in, its set-up state, and how one runs there. */
 interface WorkbenchParts {
-  /** The checkout, whose files restore the copy after each run. */
-  root: string;
+  /** What puts the copy back after each run. */
+  state: SetUpState;
   /** The copy the commands run in. */
   dir: string;
   run: (command: string) => Promise<TestRun>;
@@ -97,7 +107,7 @@ interface WorkbenchParts {
   sandbox: { label: string; description: string };
 }
 
-function makeWorkbench({ root, dir, run, dispose, sandbox }: WorkbenchParts): Workbench {
+function makeWorkbench({ state, dir, run, dispose, sandbox }: WorkbenchParts): Workbench {
   const seen = new Map<string, Promise<TestRun>>();
   let broken: string | null = null;
   let queue: Promise<unknown> = Promise.resolve();
@@ -112,15 +122,16 @@ function makeWorkbench({ root, dir, run, dispose, sandbox }: WorkbenchParts): Wo
         result = queue.then(async () => {
           if (broken) return brokenRun(broken);
           try {
+            await state.settled();
             writeFiles(dir, files);
             try {
               return await run(command);
             } finally {
-              restoreOriginals(root, dir, files);
+              state.restore();
             }
           } catch (error) {
-            // The copy no longer matches the checkout (a run removed a folder, the disk is full): no later run can be
-            // trusted, so every run from here on says it could not run, and nothing is refused for it.
+            // The copy could not be put back as the setup left it (the disk is full, a file it cannot remove): no later
+            // run can be trusted, so every run from here on says it could not run, and nothing is refused for it.
             broken = `the copy the commands run in could not be prepared (${error instanceof Error ? error.message : String(error)})`;
             return brokenRun(broken);
           }
@@ -153,21 +164,9 @@ function keyOf(command: string, files: readonly ChangedFile[]): string {
   return hash.digest("hex");
 }
 
+/** Writes a run's files into the copy: no link the repository's commands planted there is followed (the bot may be root). */
 function writeFiles(dir: string, files: readonly ChangedFile[]): void {
-  for (const file of files) {
-    const target = resolveInside(dir, file.path).absolute;
-    fs.mkdirSync(path.dirname(target), { recursive: true });
-    fs.writeFileSync(target, encodeFile(file.after, file.encoding));
-  }
-}
-
-function restoreOriginals(root: string, dir: string, files: readonly ChangedFile[]): void {
-  for (const file of files) {
-    const original = resolveInside(root, file.path).absolute;
-    const copy = resolveInside(dir, file.path).absolute;
-    if (fs.existsSync(original)) fs.copyFileSync(original, copy);
-    else fs.rmSync(copy, { force: true });
-  }
+  for (const file of files) writeInside(dir, file.path, encodeFile(file.after, file.encoding));
 }
 
 /** A command's run as the report keeps it: counts and failing tests read from the whole kept output, a short clean tail. */

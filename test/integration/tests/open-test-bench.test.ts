@@ -111,7 +111,10 @@ describe("openTestBench", () => {
   it("a copy that a test run broke makes every later check say the tests could not run, refusing nothing", async () => {
     fs.mkdirSync(path.join(root, "sub"));
     fs.writeFileSync(path.join(root, "sub", "x.txt"), "x\n");
-    const bench = (await openTestBench(context({ test_command: "rm -rf sub" }, allowed())))!.bench!;
+    // Uncontained, a run can reach past its copy: here, given the change, it removes the set-up state the copy is put
+    // back from.
+    const command = "if grep -q y sub/x.txt; then rm -rf sub ../set-up; fi";
+    const bench = (await openTestBench(context({ test_command: command }, allowed())))!.bench!;
     const verdict = await bench.check([{ path: "sub/x.txt", after: "y\n", encoding: "utf-8" }]);
     expect(verdict.run.outcome).toBe("error");
     expect(verdict.run.error).toMatch(/^the copy the commands run in could not be prepared \(ENOENT/);
