@@ -1,17 +1,20 @@
 // What the sandbox costs per command: the same command run bare (MAGIS_SANDBOX=none) and in bubblewrap, in a copy
 // of a checkout, as the tests of a job run.
 //
-//   npm run bench:sandbox [-- --runs 10] [--python-mirror GIT_DIR] [--python-rev REV]
+//   npm run bench:sandbox [-- --runs 10] [--python-mirror GIT_DIR] [--python-rev REV] [--restore-mirror GIT_DIR]
 //
 // Cases: `true` (the sandbox's own start-up and teardown), the example shop's `node --test`, and, given a mirror of
 // psf/requests, `python3 -m pytest -q tests/test_structures.py` at --python-rev (needs Debian's python3-pytest, as the
-// sandbox sees /usr alone). Prints the median and 90th percentile of each, and the sandbox's share.
+// sandbox sees /usr alone). Prints the median and 90th percentile of each, and the sandbox's share. Given a mirror of a
+// large repository (--restore-mirror, sympy say), it also measures what putting the copy back as the setup left it costs
+// after each run: once for keeping the set-up state, then per run that changed nothing, one file, or added a folder.
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { bwrapSandbox, checkBwrap, DEFAULT_LIMITS } from "../src/sandbox/bwrap-sandbox.js";
+import { keepSetUpState } from "../src/pipeline/tests/keep-set-up-state.js";
 import { hostSandbox } from "../src/sandbox/host-sandbox.js";
 import type { Sandbox } from "../src/sandbox/sandbox.js";
 import { printTable } from "./lib/print-table.js";
@@ -21,6 +24,7 @@ const { values } = parseArgs({
     runs: { type: "string", default: "10" },
     "python-mirror": { type: "string" },
     "python-rev": { type: "string", default: "v2.31.0" },
+    "restore-mirror": { type: "string" },
   },
 });
 const runs = Number(values.runs);
@@ -91,8 +95,48 @@ try {
   }
   console.log(`\nbench:sandbox on ${os.cpus().length} cores, Node ${process.version}, load ${os.loadavg()[0]!.toFixed(1)}, bwrap at ${checked.program}\n`);
   printTable(rows);
+  if (values["restore-mirror"]) await measureRestore(path.resolve(values["restore-mirror"]));
 } finally {
   fs.rmSync(work, { recursive: true, force: true });
+}
+
+/** What keeping the set-up state costs once, and putting the copy back after each run, on a checkout of the mirror. */
+async function measureRestore(mirror: string): Promise<void> {
+  const copy = path.join(work, "restore");
+  execFileSync("git", ["clone", "-q", "--depth=1", `file://${mirror}`, copy]);
+  fs.rmSync(path.join(copy, ".git"), { recursive: true, force: true });
+  const sandbox = sandboxes.bwrap!;
+  sandbox.prepare(copy);
+  const files = fs.readdirSync(copy, { recursive: true, withFileTypes: true }).filter((entry) => entry.isFile()).length;
+  const keptAt = performance.now();
+  const state = keepSetUpState(copy, path.join(work, "set-up"));
+  const keepMs = Math.round(performance.now() - keptAt);
+  // What each run does to the copy before the restore: the command runs in the sandbox, unmeasured.
+  const shapes = [
+    { name: "a run that changed nothing", command: "true" },
+    { name: "a run that rewrote one file", command: "echo '# changed' >> setup.py" },
+    { name: "a run that added 1,000 files", command: "mkdir -p build && for i in $(seq 1000); do echo $i > build/f$i; done" },
+    { name: "a run that removed a folder", command: "rm -rf sympy/core" },
+  ];
+  const rows = [["after", "runs", "restore median ms", "restore p90 ms", "entries put back", "entries removed"]];
+  for (const shape of shapes) {
+    const times: number[] = [];
+    let count = { restored: 0, removed: 0 };
+    for (let i = 0; i < runs; i++) {
+      await state.settled();
+      const run = await sandbox.run(shape.command, { dir: copy, env: {}, timeoutMs: 600_000, network: false });
+      if (run.outcome !== "passed") throw new Error(`${shape.name}: ${run.outcome} ${run.output.slice(-500)}`);
+      const at = performance.now();
+      count = state.restore();
+      times.push(performance.now() - at);
+    }
+    const { median, p90 } = quantiles(times.map(Math.round));
+    rows.push([shape.name, String(runs), String(median), String(p90), String(count.restored), String(count.removed)]);
+  }
+  console.log(
+    `\nPutting the copy back as the setup left it, on ${path.basename(path.dirname(mirror))} (${files} files): keeping the set-up state took ${keepMs} ms\n`,
+  );
+  printTable(rows);
 }
 
 function quantiles(values: number[]): { median: number; p90: number } {
