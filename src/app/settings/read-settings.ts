@@ -14,24 +14,34 @@ export const DOOR_READERS: Readonly<Record<Door, readonly Reader[]>> = {
 
 /**
  * Reads every setting of the table from `env` once, in the table's order, into one frozen object by part
- * (`settings.git.objectCacheMb`). A number or a choice that `door` reads and that holds what it cannot take throws,
- * naming the variable and saying what to set: a mistyped setting stops the door when it starts. One that `door` does
- * not read is not checked and holds its default, so a mistake in a setting one door ignores never stops another; nor
- * is a row whose `onlyWhen` does not hold (MAGIS_OBJECT_CACHE_DAYS with MAGIS_OBJECT_CACHE_MB=0). Text is read for
- * every door: reading it cannot fail.
+ * (`settings.git.objectCacheMb`). Numbers and choices that `door` reads and that hold what they cannot take throw one
+ * error naming each (its variable, what it holds, what to set), in the table's order: a mistyped setting stops the door
+ * when it starts, and a second one is not found only at the next start. One that `door` does not read is not checked
+ * and holds its default, so a mistake in a setting one door ignores never stops another; nor is a row whose `onlyWhen`
+ * does not hold (MAGIS_OBJECT_CACHE_DAYS with MAGIS_OBJECT_CACHE_MB=0). Text is read for every door: reading it cannot fail.
  */
 export function readSettings(env: Env, { door }: { door: Door }): Settings {
   const readers = DOOR_READERS[door];
   const given = door === "action" ? withActionInputs(env) : env;
   const read: Record<string, unknown> = {};
   const parts: Record<string, Record<string, unknown>> = {};
+  const problems: string[] = [];
   for (const row of SETTINGS_TABLE) {
     const checkedHere = !row.checked || row.readers.some((reader) => readers.includes(reader));
     const wanted = checkedHere && (row.onlyWhen?.holds(read) ?? true);
-    const value = wanted ? readRow(row, given, given !== env && given[row.name] !== env[row.name]) : row.unsetValue;
+    let value: unknown = row.unsetValue;
+    try {
+      if (wanted) value = readRow(row, given, given !== env && given[row.name] !== env[row.name]);
+    } catch (error) {
+      // The rows after it are still checked, those that depend on it against its default.
+      problems.push(error instanceof Error ? error.message : String(error));
+    }
     read[row.name] = value;
     (parts[row.part] ??= {})[row.key] = value;
   }
+  if (problems.length === 1) throw new Error(problems[0]);
+  if (problems.length > 1)
+    throw new Error([`${problems.length} settings hold what they cannot take:`, ...problems.map((problem) => `- ${problem}`)].join("\n"));
   for (const part of Object.values(parts)) {
     for (const value of Object.values(part)) if (typeof value === "object" && value !== null) Object.freeze(value);
     Object.freeze(part);

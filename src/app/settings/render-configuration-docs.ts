@@ -50,7 +50,7 @@ export function renderConfigurationDocs(): string {
     "",
     "## Environment variables",
     "",
-    "Each command reads its variables once, when it starts. A number or a choice that holds what it cannot take stops the command before it does anything, with a message that names the variable and says what to set; a variable a command does not read is not checked there. Blank is unset, except where a row says otherwise.",
+    "Each command reads its variables once, when it starts. A number or a choice that holds what it cannot take stops the command before it does anything, with a message that names each such variable, what it holds and what to set (all of them at once); a variable a command does not read is not checked there. Blank is unset, except where a row says otherwise.",
     "",
     ...DOORS.flatMap(({ door, title, intro }) => [`### ${title}`, "", intro, "", ...settingsTable(door), ""]),
     "## Repository config: `.github/magis.yml`",

@@ -5,8 +5,8 @@ import { SERVE_ROWS } from "./serve-rows.js";
 import { STORE_ROWS } from "./store-rows.js";
 
 /**
- * Every environment variable MAGIS reads, in the order `magis serve` checks them: a mistyped one stops it before its
- * store is opened, and of two mistakes the first here is the one named. readSettings reads them into one typed object;
+ * Every environment variable MAGIS reads, in the order `magis serve` checks them: mistyped ones stop it before its
+ * store is opened, all named at once in this order. readSettings reads them into one typed object;
  * docs/configuration.md and each command's --help are generated from them (`npm run docs:config`); a test fails on a
  * variable read anywhere else.
  */
