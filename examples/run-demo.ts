@@ -7,7 +7,8 @@
 // Steps: copy the example to a temporary checkout, show its failing test, run `magis resolve
 // --test-command "node --test"` (the Manager takes the dynamic way: a Reproducer's script shows the
 // issue in the sandbox; it and the tests run before the change and after every Developer attempt),
-// show the reproduction and the patch, `git apply` it to a fresh copy and run the example's test there.
+// show the reproduction and the patch, `git apply` it to a fresh copy and run the example's test there. The work
+// folder goes when the demo ends, however it ends; `-- --keep` keeps it (report.md, trace.jsonl) to read afterwards.
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
@@ -19,7 +20,10 @@ import { SCRIPTED_MODEL_NAME, scriptShopDemo } from "./shop-script.js";
 
 const here = import.meta.dirname;
 const real = process.argv.includes("--real");
+const keep = process.argv.includes("--keep");
 const work = fs.mkdtempSync(path.join(os.tmpdir(), "magis-demo-"));
+// Every way out (the end, a failed step's process.exit) removes the work folder, unless it is to be kept.
+if (!keep) process.on("exit", () => fs.rmSync(work, { recursive: true, force: true }));
 const checkout = path.join(work, "checkout");
 const out = path.join(work, "out");
 const say = (text: string) => process.stdout.write(`${text}\n`);
@@ -110,7 +114,9 @@ if (applied.status !== 0) process.exit(1);
 const passed = runTests(fresh);
 
 rule(passed ? "The example's tests pass with the produced patch" : "The example's tests still fail");
-say(`report (the pull request description): ${path.join(out, "report.md")}`);
-say(`trace of every model call:               ${path.join(out, "trace.jsonl")}`);
+if (keep) {
+  say(`report (the pull request description): ${path.join(out, "report.md")}`);
+  say(`trace of every model call:               ${path.join(out, "trace.jsonl")}`);
+} else say("The work folder, with report.md (the pull request description) and trace.jsonl, is removed; `npm run demo -- --keep` keeps it.");
 if (!real) say(`Every model answer above was SCRIPTED (examples/shop-script.ts); run \`npm run demo -- --real\` with OPENAI_API_KEY set to use a real model.`);
 process.exit(passed ? 0 : 1);

@@ -7,8 +7,9 @@ import { writeTraceJsonl } from "../llm/trace.js";
 import { StageError } from "../pipeline/errors.js";
 import { renderReport } from "../pipeline/report/render-report.js";
 import { resolveIssue } from "../pipeline/resolve-issue.js";
-import { describeAttemptTests, describeExit, describeTestsReport } from "../pipeline/tests/describe-test-verdict.js";
+import { describeAttemptTests, describeTestsReport } from "../pipeline/tests/describe-test-verdict.js";
 import { summarizeCandidates } from "../pipeline/report/summarize-candidates.js";
+import { describeAttemptReproduction } from "../pipeline/report/describe-attempt-reproduction.js";
 import { describeReproduction } from "../pipeline/reproduce/describe-reproduction.js";
 import { withLanguageServers } from "../pipeline/with-language-servers.js";
 import type { ProgressEvent, ResolveResult } from "../pipeline/types.js";
@@ -141,6 +142,9 @@ function realPathOfNearest(target: string): string {
 }
 
 /** One stderr line per finished stage or attempt. */
+/** How many lines of a failed setup's or test run's output the progress shows. */
+const CLI_TAIL_LINES = 15;
+
 export function describeProgress(event: ProgressEvent): string {
   switch (event.stage) {
     case "located": {
@@ -155,8 +159,13 @@ export function describeProgress(event: ProgressEvent): string {
       return `kick-off meeting held: ${event.transcript.length} turns\n`;
     case "plan":
       return `plan: ${event.plan.steps.map((s, i) => `step ${i + 1}: ${s.join(" + ")}`).join("; ")}${event.plan.note ? ` (${event.plan.note})` : ""}\n`;
-    case "tests":
-      return `${describeTestsReport(event.tests).replace(/\*\*/g, "")}\n`;
+    case "tests": {
+      const line = `${describeTestsReport(event.tests).replace(/\*\*/g, "")}\n`;
+      const shown = runToShow(event.tests);
+      if (!shown) return line;
+      const tail = shown.run.tail.trimEnd().split("\n").slice(-CLI_TAIL_LINES);
+      return `${line}  The end of ${shown.label.replace(/`/g, "")}:\n${tail.map((text) => `    ${text}`).join("\n")}\n`;
+    }
     case "reproduction":
       return `${describeReproduction(event.reproduction).replace(/\*\*/g, "")}\n`;
     case "attempt": {
@@ -169,7 +178,7 @@ export function describeProgress(event: ProgressEvent): string {
       const runs = [
         ...(a.candidates ? [summarizeCandidates(a.candidates)] : []),
         ...(a.tests ? [`tests: ${describeAttemptTests(a.tests)}`] : []),
-        ...(a.reproduction ? [`reproduction: ${describeExit(a.reproduction)}`] : []),
+        ...(a.reproduction ? [`reproduction: ${describeAttemptReproduction(a)}`] : []),
       ];
       const tests = runs.length > 0 ? ` (${runs.join("; ")})` : "";
       return `${event.path}: attempt ${a.number}${tests} ${verdict}\n`;

@@ -91,6 +91,11 @@ export interface Attempt {
   tests?: TestVerdict;
   /** The reproduction's run with this change (and the earlier steps' kept changes), on the dynamic way. */
   reproduction?: TestRun;
+  /**
+   * Set when that run was only advice to QA, not a condition of approval: the task ran beside others in its plan step,
+   * so the reproduction may pass only with all their changes.
+   */
+  reproductionAdvisory?: true;
   /** Why the language server's check of this change did not run (the server failed or was too slow); absent when it ran or none applies. */
   checkSkipped?: string;
   review?: Review;

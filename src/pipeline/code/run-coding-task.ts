@@ -94,7 +94,7 @@ export async function runCodingTask(ctx: StageContext, input: CodingTaskInput): 
         number,
         diff: result.diff,
         ...(tests ? { tests } : {}),
-        ...(reproduced ? { reproduction: reproduced } : {}),
+        ...(reproduced ? { reproduction: reproduced, ...(reproduction!.decisive ? {} : { reproductionAdvisory: true as const }) } : {}),
         ...(result.checkSkipped ? { checkSkipped: result.checkSkipped } : {}),
         review,
         ...candidates,

@@ -2,10 +2,11 @@ import { AGENTS } from "../../config.js";
 import type { LocatedFile, ResolveResult, TaskOutcome } from "../types.js";
 import { describeSetAside } from "./describe-set-aside.js";
 import { cell, codeCell, details, fence, neutralize, table } from "../../lib/markdown.js";
-import { describeAttemptTests, describeExit } from "../tests/describe-test-verdict.js";
+import { describeAttemptTests } from "../tests/describe-test-verdict.js";
 import { renderTests } from "./render-tests.js";
 import { renderReproduction } from "./render-reproduction.js";
 import { renderCandidates } from "./render-candidates.js";
+import { describeAttemptReproduction } from "./describe-attempt-reproduction.js";
 import { selectNeedsHuman } from "./select-needs-human.js";
 
 /** What the report needs besides the result: the issue it resolves and how the run was made. */
@@ -121,7 +122,7 @@ function renderReviews(result: ResolveResult): string {
         const diff = a.diff ? `\n\n${indent(details(`Diff of attempt ${a.number}`, fence(a.diff, "diff")))}` : "";
         const tests =
           (a.tests ? ` Tests with it: ${describeAttemptTests(a.tests)}.` : "") +
-          (a.reproduction ? ` The reproduction with it: ${describeExit(a.reproduction)}.` : "") +
+          (a.reproduction ? ` The reproduction with it: ${describeAttemptReproduction(a)}.` : "") +
           (a.checkSkipped ? ` The language server did not check it: ${a.checkSkipped}.` : "");
         return `- **Attempt ${a.number}** — ${head}: ${neutralize(a.review?.comment ?? "")}${neutralize(tests)}${diff}${candidates}`;
       });

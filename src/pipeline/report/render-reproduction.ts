@@ -1,4 +1,5 @@
 import { codeCell, details, fence, neutralize } from "../../lib/markdown.js";
+import { endSentence } from "../../lib/end-sentence.js";
 import { describeExit } from "../tests/describe-test-verdict.js";
 import type { ReproductionReport, TestRun } from "../types.js";
 
@@ -27,7 +28,7 @@ export function renderReproduction(report: ReproductionReport): string {
       ? `With the change it ${describeExit(report.after)}: **the issue is gone**.`
       : `> **Warning:** with the change it still ${describeExit(report.after)}: the issue still shows. Review the change closely.`;
   lines.push(
-    `${who}, wrote \`${codeCell(script.path)}\` (run with \`${codeCell(script.command)}\`), which ${describeExit(before)} on the untouched code as the issue says: ${neutralize(script.expected)}.`,
+    `${who}, wrote \`${codeCell(script.path)}\` (run with \`${codeCell(script.command)}\`), which ${describeExit(before)} on the untouched code as the issue says: ${endSentence(neutralize(script.expected))}`,
     "",
     verdict,
   );

@@ -31,9 +31,16 @@ it("npm run demo prints the kick-off meeting, the QA verdicts and the patch, and
   expect(out).toContain("  Cart Arithmetic Specialist: My task is right");
   expect(out).toContain("  Manager: Summary:");
   expect(out).toMatch(/src\/cart\.js: attempt 1 .*QA asked for changes/);
+  // The tasks run side by side: a reproduction that still fails with one of them alone is advice, and says so.
+  expect(out).toContain(
+    "src/format-price.js: attempt 1 (tests: 1 failed, 3 passed; reproduction: failed (exit 1), only advice: this task runs beside others, and the reproduction may pass only with all their changes) approved by QA",
+  );
+  expect(out).toContain("trailing zero lost.\n");
+  expect(out).not.toContain("lost..");
   expect(out).toContain("+    total += item.price * (item.quantity ?? 1);");
   expect(out).toContain("=== The example's tests pass with the produced patch");
   expect(out).toContain("Every model answer above was SCRIPTED");
-  // Nothing written in the project's folder.
+  // Nothing written in the project's folder, and nothing left in the temp folder.
   expect(fs.existsSync(path.join(ROOT, "examples/shop/.magis"))).toBe(false);
+  expect(fs.readdirSync(tmp).filter((name) => name.startsWith("magis-"))).toEqual([]);
 }, 150_000);

@@ -6,6 +6,8 @@ import { scriptShopDemo } from "../../../examples/shop-script.js";
 import { startResolveRig, type ResolveRig } from "./run-resolve.js";
 
 const examples = path.resolve(import.meta.dirname, "../../../examples");
+// What an attempt's progress line adds when its task runs beside others: the reproduction's run is advice to QA.
+const ADVICE = ", only advice: this task runs beside others, and the reproduction may pass only with all their changes";
 let rig: ResolveRig;
 
 beforeEach(async () => {
@@ -100,8 +102,8 @@ describe("magis resolve on the example shop, over HTTP against the scripted mode
       "kick-off meeting held: 4 turns",
       "plan: step 1: ",
       // The two tasks run side by side: the reproduction passes only with both changes, so each attempt's run is advice.
-      "src/cart.js: attempt 1 (reproduction: failed (exit 1)) QA asked for changes",
-      "src/cart.js: attempt 2 (reproduction: failed (exit 1)) approved by QA",
+      `src/cart.js: attempt 1 (reproduction: failed (exit 1)${ADVICE}) QA asked for changes`,
+      `src/cart.js: attempt 2 (reproduction: failed (exit 1)${ADVICE}) approved by QA`,
       "with the change it passed (exit 0): the issue is gone",
       "done: 2 file(s) changed",
     ];
@@ -195,15 +197,16 @@ describe("magis resolve on the example shop with its tests in the loop (test_com
     const run = await rig.resolve();
     expect(run.code, run.stderr).toBe(0);
     expect(run.stderr).toMatch(
-      /src\/cart\.js: attempt 1 \(tests: 2 failed, 2 passed; newly failing: `cartTotal counts an item saved without a quantity once`; reproduction: failed \(exit 1\)\) QA asked for changes: Not approved because the tests say no: tests that did not fail before this change fail with it: `cartTotal counts an item saved without a quantity once`/,
+      /src\/cart\.js: attempt 1 \(tests: 2 failed, 2 passed; newly failing: `cartTotal counts an item saved without a quantity once`; reproduction: failed \(exit 1\), only advice: [^)]*\) QA asked for changes: Not approved because the tests say no: tests that did not fail before this change fail with it: `cartTotal counts an item saved without a quantity once`/,
     );
-    expect(run.stderr).toContain("src/cart.js: attempt 2 (tests: 1 failed, 3 passed; reproduction: failed (exit 1)) approved by QA");
+    expect(run.stderr).toContain(`src/cart.js: attempt 2 (tests: 1 failed, 3 passed; reproduction: failed (exit 1)${ADVICE}) approved by QA`);
     // The Developer's second attempt was told which test it broke.
     const writes = rig.model.requests.filter((r) => r.prompt === "developer-write-code" && userOf(r).includes("`src/cart.js`"));
     expect(userOf(writes[1]!)).toContain(`- Newly failing: \`${noQuantity}\`.`);
     expect(fs.readFileSync(path.join(rig.out, "patch.diff"), "utf8")).toContain("item.price * (item.quantity ?? 1)");
     const report = fs.readFileSync(path.join(rig.out, "report.md"), "utf8");
     expect(report).toContain("- **Attempt 1** — changes requested: Not approved because the tests say no:");
+    expect(report).toContain(`The reproduction with it: failed (exit 1)${ADVICE}.`);
     expect(report).toContain("| With the change | 0 | 4 | 0 | passed (exit 0) |");
   });
 
@@ -222,7 +225,7 @@ describe("magis resolve on the example shop with its tests in the loop (test_com
     expect(fs.existsSync(path.join(rig.checkout, ".github"))).toBe(false);
     expect(run.stderr).toContain("Tests (`node --test`, in bubblewrap) before the change: 2 failed, 2 passed");
     expect(run.stderr).toContain(
-      "src/cart.js: attempt 1 (tests: 2 failed, 2 passed; newly failing: `cartTotal counts an item saved without a quantity once`; reproduction: failed (exit 1))",
+      `src/cart.js: attempt 1 (tests: 2 failed, 2 passed; newly failing: \`cartTotal counts an item saved without a quantity once\`; reproduction: failed (exit 1)${ADVICE})`,
     );
     expect(run.stderr).toContain("Tests (`node --test`, in bubblewrap) with the change: 0 failed, 4 passed, before it: 2 failed, 2 passed");
     const report = fs.readFileSync(path.join(rig.out, "report.md"), "utf8");
