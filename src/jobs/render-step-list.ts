@@ -1,6 +1,7 @@
 import { statusMarker } from "../github/status-comment.js";
-import { neutralize } from "../lib/markdown.js";
-import { describeAttemptTests, describeExit, describeTestsReport } from "../pipeline/tests/describe-test-verdict.js";
+import { details, fence, neutralize } from "../lib/markdown.js";
+import { fromLineStart } from "../lib/tail-buffer.js";
+import { describeAttemptTests, describeExit, describeTestsReport, runToShow } from "../pipeline/tests/describe-test-verdict.js";
 import { summarizeCandidates } from "../pipeline/report/summarize-candidates.js";
 import { describeReproduction, reproductionSettled } from "../pipeline/reproduce/describe-reproduction.js";
 import type { Attempt, TestsReport } from "../pipeline/types.js";
@@ -44,9 +45,21 @@ export function reproductionSteps(state: StatusState): string[] {
   return state.reproduction ? [check(reproductionSettled(state.reproduction), neutralize(describeReproduction(state.reproduction)))] : [];
 }
 
-/** The checklist item of the repository's tests: done once they were judged with the change, or set aside. */
+/** The end of a run's output a status comment shows: enough to see what went wrong, short enough to read there. */
+const STATUS_TAIL_CHARS = 1_500;
+
+/**
+ * The checklist item of the repository's tests: done once they were judged with the change, or set aside. When they
+ * were set aside or could not be read, the end of the output that says why follows, folded, inside the item.
+ */
 export function testsLine(tests: TestsReport): string {
-  return check(tests.skipped !== undefined || tests.after !== undefined, neutralize(describeTestsReport(tests)));
+  const line = check(tests.skipped !== undefined || tests.after !== undefined, neutralize(describeTestsReport(tests)));
+  const shown = runToShow(tests);
+  if (!shown) return line;
+  const { tail } = shown.run;
+  const end = tail.length > STATUS_TAIL_CHARS ? `…\n${fromLineStart(tail.slice(-STATUS_TAIL_CHARS))}` : tail;
+  const block = details(`The end of ${neutralize(shown.label)}`, fence(end, "text"));
+  return [line, ...block.split("\n").map((text) => (text === "" ? "" : `  ${text}`))].join("\n");
 }
 
 /** One checklist item. */

@@ -1,4 +1,4 @@
-import { describeExit, listNames } from "../tests/describe-test-verdict.js";
+import { describeExit, listNames, runToShow } from "../tests/describe-test-verdict.js";
 import type { TestRun, TestsReport } from "../types.js";
 import { cell, codeCell, details, fence, neutralize, table } from "../../lib/markdown.js";
 
@@ -8,12 +8,8 @@ export function renderTests(report: TestsReport): string {
   const lines = ["### Tests", ""];
   if (report.skipped) {
     lines.push(`${command} was not used: ${neutralize(report.skipped)}. The change was judged by the QA Engineers' reading alone.`);
-    const failed = report.setupRun ?? report.before;
-    if (failed?.tail)
-      lines.push(
-        "",
-        details(report.setupRun ? `Output of \`${codeCell(report.setup ?? "")}\` (end)` : "Output of the tests (end)", fence(failed.tail, "text")),
-      );
+    const shown = runToShow(report);
+    if (shown?.run.tail) lines.push("", details(`The end of ${neutralize(shown.label)}`, fence(shown.run.tail, "text")));
     return lines.join("\n");
   }
   const before = report.before!;
@@ -24,6 +20,8 @@ export function renderTests(report: TestsReport): string {
   );
   lines.push(table(["", "Failed", "Passed", "Skipped", "Result"], [row("Before the change", before), ...(after ? [row("With the change", after.run)] : [])]));
   if (report.sandbox) lines.push("", `They ran ${neutralize(report.sandbox.description)}.`);
+  const shown = runToShow(report);
+  if (shown) lines.push("", details(`The end of ${neutralize(shown.label)}`, fence(shown.run.tail, "text")));
   if (!after) return lines.join("\n");
   const stillFailing = after.run.failures.filter((name) => before.failures.includes(name));
   if (after.fixed.length > 0) lines.push("", `Now passing: ${neutralize(listNames(after.fixed, 20))}.`);

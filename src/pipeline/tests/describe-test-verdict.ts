@@ -60,3 +60,15 @@ export function describeTestsReport(report: TestsReport): string {
   ];
   return `${tests} with the change: ${describeCounts(after.run)}, before it: ${describeCounts(report.before!)}${notes.length > 0 ? ` (${notes.join("; ")})` : ""}`;
 }
+
+/**
+ * The run whose output tells why the tests were set aside or could not be read, for the status comment and the CLI to
+ * show the end of: the failed setup, else the run before the change when the tests were set aside or failed with no
+ * counts to read. Null when the report's line says enough.
+ */
+export function runToShow(report: TestsReport): { label: string; run: TestRun } | null {
+  if (report.setupRun && report.setupRun.outcome !== "passed") return { label: `the output of \`${report.setup ?? ""}\``, run: report.setupRun };
+  const { before } = report;
+  if (!before || before.outcome === "passed" || !before.tail) return null;
+  return report.skipped || !before.counts ? { label: "the output of the tests before the change", run: before } : null;
+}

@@ -2,6 +2,7 @@ import type { StageContext, TestRun, TestsReport, TestVerdict } from "../types.j
 import { compareTestRuns } from "./compare-test-runs.js";
 import { describeExit } from "./describe-test-verdict.js";
 import { isBrokenRun, type ChangedFile, type OpenedWorkbench, type Workbench } from "./open-workbench.js";
+import { describeEnvironmentGap, readEnvironmentFailure } from "./read-environment-failure.js";
 
 export type { ChangedFile } from "./open-workbench.js";
 
@@ -18,8 +19,8 @@ export interface TestBench {
 /**
  * Runs `test_command` on the untouched copy of the workbench. Returns the report so far and, when the tests ran to an
  * end, the bench that judges changes. When the workbench could not be opened (code may not run here, the setup failed)
- * or the first run did not finish, the report says why and there is no bench: the run goes on without tests. Null when
- * no `test_command` is set.
+ * or the first run did not finish or could not start for the environment's reasons (the test runner not installed), the
+ * report says why and there is no bench: the run goes on without tests. Null when no `test_command` is set.
  */
 export async function openTestBench(ctx: StageContext, opened: OpenedWorkbench): Promise<{ report: TestsReport; bench: TestBench | null } | null> {
   const { test_command: command, setup_command: setup } = ctx.config;
@@ -35,6 +36,9 @@ export async function openTestBench(ctx: StageContext, opened: OpenedWorkbench):
       bench: null,
     };
   }
+  // A run on the untouched checkout that failed for want of its tools says nothing a change could improve on.
+  const gap = before.outcome === "failed" ? readEnvironmentFailure(before.tail) : null;
+  if (gap) return { report: { ...report, before, skipped: `the tests could not start: ${describeEnvironmentGap(gap)}` }, bench: null };
   return { report: { ...report, before }, bench: makeBench(workbench, command, before) };
 }
 

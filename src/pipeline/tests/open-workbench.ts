@@ -12,6 +12,7 @@ import type { CommandRun } from "../../sandbox/run-command.js";
 import type { StageContext, TestRun } from "../types.js";
 import { describeExit } from "./describe-test-verdict.js";
 import { keepSetUpState, type SetUpState } from "./keep-set-up-state.js";
+import { readEnvironmentFailure } from "./read-environment-failure.js";
 
 /** A changed file as the commands see it: its full new text, written in its own encoding. */
 export interface ChangedFile {
@@ -74,7 +75,7 @@ export async function openWorkbench(ctx: StageContext): Promise<OpenedWorkbench>
         dispose();
         return {
           ok: false,
-          why: `the setup command ${describeExit(setupRun, seconds)}`,
+          why: `the setup command ${describeExit(setupRun, seconds)}${describeSetupGap(setupRun)}`,
           setupRun,
           sandbox: { label: sandbox.label, description: sandbox.description },
         };
@@ -94,6 +95,12 @@ export async function openWorkbench(ctx: StageContext): Promise<OpenedWorkbench>
     dispose();
     throw error;
   }
+}
+
+/** What a failed setup lacked, when its output says (a command not found): "; it lacks the command `pip` (…)". */
+function describeSetupGap(run: TestRun): string {
+  const gap = run.outcome === "failed" ? readEnvironmentFailure(run.tail) : null;
+  return gap ? `; the sandbox lacks ${gap.missing} (\`${gap.line}\`)` : "";
 }
 
 /** What a workbench is made of: the copy the commands run in, its set-up state, and how one runs there. */
