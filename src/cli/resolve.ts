@@ -7,7 +7,7 @@ import { writeTraceJsonl } from "../llm/trace.js";
 import { StageError } from "../pipeline/errors.js";
 import { renderReport } from "../pipeline/report/render-report.js";
 import { resolveIssue } from "../pipeline/resolve-issue.js";
-import { describeAttemptTests, describeTestsReport } from "../pipeline/tests/describe-test-verdict.js";
+import { describeAttemptTests, describeTestsReport, runToShow } from "../pipeline/tests/describe-test-verdict.js";
 import { summarizeCandidates } from "../pipeline/report/summarize-candidates.js";
 import { describeAttemptReproduction } from "../pipeline/report/describe-attempt-reproduction.js";
 import { describeReproduction } from "../pipeline/reproduce/describe-reproduction.js";
@@ -141,10 +141,10 @@ function realPathOfNearest(target: string): string {
   return path.join(fs.realpathSync(probe), path.relative(probe, target));
 }
 
-/** One stderr line per finished stage or attempt. */
 /** How many lines of a failed setup's or test run's output the progress shows. */
 const CLI_TAIL_LINES = 15;
 
+/** One stderr line per finished stage or attempt (with the end of the output that says why tests were set aside). */
 export function describeProgress(event: ProgressEvent): string {
   switch (event.stage) {
     case "located": {
