@@ -1,9 +1,9 @@
-import { setMaxListeners } from "node:events";
 import type { z } from "zod";
 import type { MagisConfig } from "../config.js";
 import { react, StatusComment, type ReactionTarget } from "../github/status-comment.js";
 import type { IssueRef, Octokit } from "../github/types.js";
 import { redactSecrets } from "../lib/redact-secrets.js";
+import { startTimeLimit, TimeLimitError } from "../lib/time-limit.js";
 import type { Llm, TraceRecord } from "../llm/types.js";
 import type { JobRecord } from "../store/jobs.js";
 import { explainFailure, type Rerun } from "./explain-failure.js";
@@ -122,12 +122,8 @@ async function runJob<P extends { config: MagisConfig }, S extends { failure?: F
   const { token } = (await octokit.auth({ type: "installation", installationId: job.installationId })) as { token: string };
   const secrets = [token];
   const logError = (error: unknown) => services.log.warn({ job: job.id, error: redactSecrets(String(error), secrets) }, "a GitHub update of a job failed");
-  const limit = config.job_timeout_minutes;
-  const timer = new AbortController();
-  const timeout = setTimeout(() => timer.abort(new TimeLimitError(limit)), limit * 60_000);
-  const signal = AbortSignal.any([progress.signal, timer.signal]);
-  // Every model request of the job listens on this one signal (the SDK adds a listener per request).
-  setMaxListeners(0, signal);
+  const limit = startTimeLimit(config.job_timeout_minutes, progress.signal);
+  const signal = limit.signal;
   let target = kind.target(payload);
   let stage = kind.firstStage;
   let phase = "setup";
@@ -167,11 +163,11 @@ async function runJob<P extends { config: MagisConfig }, S extends { failure?: F
     progress.stage(stage);
     if (target) await react(octokit, where, { target, content: "eyes", onError: logError });
     const result = await kind.steps(run, job, payload);
-    clearTimeout(timeout);
+    limit.clear();
     await finish(result.succeeded ? "rocket" : null);
     return { status: "succeeded", detail: result.detail };
   } catch (error) {
-    clearTimeout(timeout);
+    limit.clear();
     const stopped = signal.aborted ? signal.reason : error instanceof JobCancelledError ? error : null;
     const failure = stopped
       ? stopNote(stopped, stage, kind.rerun)
@@ -184,19 +180,12 @@ async function runJob<P extends { config: MagisConfig }, S extends { failure?: F
   }
 }
 
-/** The job ran past `job_timeout_minutes`. */
-class TimeLimitError extends Error {
-  constructor(readonly minutes: number) {
-    super(`The run took longer than job_timeout_minutes (${minutes} minutes) and was stopped; nothing was pushed by it.`);
-  }
-}
-
 // A stop is either the time limit (a failure with advice) or a cancellation (someone closed the issue or removed the label).
 function stopNote(reason: unknown, stage: string, rerun: Rerun): FailureNote {
   if (reason instanceof TimeLimitError) {
     return {
       stage,
-      reason: reason.message,
+      reason: `${reason.message}; nothing was pushed by it.`,
       nextStep: `Raise \`job_timeout_minutes\` in \`.github/magis.yml\`, or narrow the issue with guidance, then comment \`${rerun.command}\`.`,
     };
   }
