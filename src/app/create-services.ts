@@ -29,6 +29,7 @@ import { TriggerSpool } from "../triggers/trigger-spool.js";
 import { triggerRules } from "../triggers/trigger-rules.js";
 import { chooseSandbox, type SandboxChoice, type SandboxMode, type SandboxWanted } from "../sandbox/choose-sandbox.js";
 import { hostSandbox } from "../sandbox/host-sandbox.js";
+import { listBotPaths } from "./list-bot-paths.js";
 import { readSettings } from "./settings/read-settings.js";
 import { sweepCheckouts, sweepObjects } from "./sweep-work-folder.js";
 import type { Settings } from "./settings/settings-table.js";
@@ -73,6 +74,8 @@ export interface MagisAppOptions {
    * MAGIS_SANDBOX says, chosen once by chooseSandbox).
    */
   sandbox?: SandboxChoice;
+  /** The `.env` file the door read its settings from (default: .env in the working directory): hidden from the sandbox. */
+  envFile?: string;
   /** Called once the app's parts exist (tests wait on the queue through it). */
   onReady?: (services: MagisServices) => void;
   /**
@@ -167,7 +170,7 @@ export function createServices(host: GitHubHost, options: MagisAppOptions = {}):
   const { auth, bot, log } = host;
   const traceDir = options.traceDir ?? settings.jobs.traceDir ?? (options.backend ? "" : path.join(path.dirname(dbFile), "traces"));
   const secrets = appSecrets(settings);
-  const sandbox = options.sandbox ?? sandboxFor(settings, { env, log });
+  const sandbox = options.sandbox ?? sandboxFor(settings, { env, log, envFile: options.envFile });
   const shared: Omit<ReviseJobServices, "revise"> = {
     auth,
     bot,
@@ -325,12 +328,12 @@ export function botIdentity(login: () => Promise<string>): () => Promise<BotIden
  * logged once: what holds the repository's commands, or why they do not run. In the Action, where the runner is the
  * repository's own machine, `auto` without a working bubblewrap runs them uncontained, saying what that exposes.
  */
-export function sandboxFor(settings: Settings, door: { env: NodeJS.ProcessEnv; log: JobServices["log"]; action?: boolean }): SandboxChoice {
+export function sandboxFor(settings: Settings, door: { env: NodeJS.ProcessEnv; log: JobServices["log"]; action?: boolean; envFile?: string }): SandboxChoice {
   const { env, log } = door;
   const legacy = settings.jobs.allowExec && settings.jobs.sandbox === "auto";
   if (legacy) log.warn({}, "MAGIS_ALLOW_EXEC=1 is deprecated: it stands for MAGIS_SANDBOX=none (no sandbox); set MAGIS_SANDBOX instead");
   const secrets = appSecrets(settings);
-  let choice = chooseSandbox(sandboxWanted(settings, { env, secrets, mode: legacy ? "none" : settings.jobs.sandbox }));
+  let choice = chooseSandbox(sandboxWanted(settings, { env, secrets, mode: legacy ? "none" : settings.jobs.sandbox, envFile: door.envFile }));
   if (!choice.sandbox && door.action) {
     log.warn(
       { sandbox: "none" },
@@ -343,10 +346,13 @@ export function sandboxFor(settings: Settings, door: { env: NodeJS.ProcessEnv; l
   return choice;
 }
 
-/** What a door asks of its sandbox, from the settings: MAGIS_SANDBOX unless `mode` says otherwise, its setup network and image. */
+/**
+ * What a door asks of its sandbox, from the settings: MAGIS_SANDBOX unless `mode` says otherwise, its setup network and
+ * image, and the bot's own paths to hide, from its working directory (default: this process's) and env file.
+ */
 export function sandboxWanted(
   settings: Settings,
-  door: { env: NodeJS.ProcessEnv; secrets: readonly (string | undefined)[]; mode?: SandboxMode },
+  door: { env: NodeJS.ProcessEnv; secrets: readonly (string | undefined)[]; mode?: SandboxMode; cwd?: string; envFile?: string },
 ): SandboxWanted {
   const { jobs } = settings;
   return {
@@ -354,6 +360,7 @@ export function sandboxWanted(
     setupNetwork: jobs.sandboxSetupNetwork,
     env: door.env,
     secrets: door.secrets,
+    botPaths: listBotPaths(settings, { cwd: door.cwd ?? process.cwd(), envFile: door.envFile }),
     container: { image: jobs.sandboxImage, engine: jobs.sandboxEngine },
   };
 }

@@ -1,7 +1,7 @@
 import type { Settings } from "../app/settings/settings-table.js";
 import type { CommandPolicy } from "../pipeline/types.js";
 import { sandboxWanted } from "../app/create-services.js";
-import { chooseSandbox, type SandboxChoice } from "../sandbox/choose-sandbox.js";
+import { chooseSandbox, type SandboxWanted } from "../sandbox/choose-sandbox.js";
 
 /**
  * What a local command (`magis resolve`, `magis eval --allow-commands`) runs the repository's commands in: bubblewrap
@@ -9,12 +9,20 @@ import { chooseSandbox, type SandboxChoice } from "../sandbox/choose-sandbox.js"
  * working bubblewrap the commands do not run, and the reason says how to have them run.
  */
 export function localCommandPolicy(settings: Settings, env: NodeJS.ProcessEnv, noSandbox: boolean): CommandPolicy {
-  const choice = chooseLocalSandbox(settings, env, noSandbox);
+  const choice = chooseSandbox(localSandboxWanted(settings, env, noSandbox));
   if (choice.sandbox) return { allowed: true, sandbox: choice.sandbox, secrets: [settings.model.apiKey] };
   return { allowed: false, why: `no sandbox works on this machine (${choice.cause}); install bubblewrap, or pass --no-sandbox to run them as you` };
 }
 
-/** The sandbox of a local command: MAGIS_SANDBOX's, or none with `--no-sandbox`; the model's key is kept out of it. */
-export function chooseLocalSandbox(settings: Settings, env: NodeJS.ProcessEnv, noSandbox: boolean): SandboxChoice {
-  return chooseSandbox(sandboxWanted(settings, { env, secrets: [settings.model.apiKey], ...(noSandbox ? { mode: "none" } : {}) }));
+/**
+ * What a local command asks of its sandbox: MAGIS_SANDBOX's, or none with `--no-sandbox`; the model's key is kept out
+ * of it, and the bot's paths of `door` (default: this process's working directory and its .env) are hidden.
+ */
+export function localSandboxWanted(
+  settings: Settings,
+  env: NodeJS.ProcessEnv,
+  noSandbox: boolean,
+  door: { cwd?: string; envFile?: string } = {},
+): SandboxWanted {
+  return sandboxWanted(settings, { env, secrets: [settings.model.apiKey], ...door, ...(noSandbox ? { mode: "none" } : {}) });
 }

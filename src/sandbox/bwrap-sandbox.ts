@@ -2,6 +2,8 @@ import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { hideBotPaths } from "./hide-bot-paths.js";
+import { maskInherited } from "./mask-inherited-fds.js";
 import { runProgram } from "./run-command.js";
 import type { Sandbox, SandboxRun } from "./sandbox.js";
 
@@ -17,12 +19,21 @@ export interface SandboxLimits {
   memoryBytes: number;
   /** The size of its private /tmp, which holds its HOME too (a tmpfs: memory, given back when it ends). */
   tmpBytes: number;
+  /** The size of its private /dev/shm (a tmpfs too), where Python's multiprocessing keeps its locks and queues. */
+  shmBytes: number;
 }
 
 const MIB = 1024 * 1024;
 
 /** Limits that let a real test suite run (jest and pytest-xdist workers, a build's compilers) and stop a runaway one. */
-export const DEFAULT_LIMITS: SandboxLimits = { processes: 1024, cpuSeconds: 3600, fileBytes: 1024 * MIB, memoryBytes: 4096 * MIB, tmpBytes: 1024 * MIB };
+export const DEFAULT_LIMITS: SandboxLimits = {
+  processes: 1024,
+  cpuSeconds: 3600,
+  fileBytes: 1024 * MIB,
+  memoryBytes: 4096 * MIB,
+  tmpBytes: 1024 * MIB,
+  shmBytes: 256 * MIB,
+};
 
 /** The user a command runs as when the bot runs as root: `nobody`, who owns nothing on the host. */
 export const SANDBOX_UID = 65534;
@@ -42,6 +53,8 @@ export interface BwrapOptions {
   limits: SandboxLimits;
   /** Whether a `setup_command` may reach the network. */
   setupNetwork: boolean;
+  /** The bot's own files and folders (see listBotPaths): those the system folders would show are hidden. */
+  hide?: readonly string[];
   /** Whether this process runs as root: the command then runs as SANDBOX_UID (default: as the process's uid says). */
   asRoot?: boolean;
   /** The locale the commands get (the door's LANG; default C.UTF-8). */
@@ -55,11 +68,12 @@ export interface BwrapOptions {
 
 /**
  * A bubblewrap sandbox. Each command gets new PID, network, IPC and UTS namespaces (its own /proc, no network unless a
- * setup is allowed it), the host's system folders read-only, its copy of the checkout read-write at /workspace, a
- * private /tmp of bounded size as HOME, an environment of PATH, HOME, LANG, TMPDIR, CI and the repository's test_env
- * alone, and rlimits on processes, CPU, file size and data. bwrap is PID 1 inside: when the command exits or is killed,
- * everything it started dies with it, daemons that called setsid too. Run as root, the command is `nobody` with no
- * capabilities, so the host's root-only files stay closed even where they are mounted.
+ * setup is allowed it), the host's system folders read-only less the bot's own files in them, its copy of the checkout
+ * read-write at /workspace, a private /tmp of bounded size as HOME and a private /dev/shm, none of the bot's
+ * descriptors, an environment of PATH, HOME, LANG, TMPDIR, CI and the repository's test_env alone, and rlimits on
+ * processes, CPU, file size and data. bwrap is PID 1 inside: when the command exits or is killed, everything it started
+ * dies with it, daemons that called setsid too. Run as root, the command is `nobody` with no capabilities, so the
+ * host's root-only files stay closed even where they are mounted.
  */
 export function bwrapSandbox(options: BwrapOptions): Sandbox {
   const asRoot = options.asRoot ?? process.getuid?.() === 0;
@@ -86,11 +100,21 @@ export function bwrapArgv(command: string, run: SandboxRun, options: BwrapOption
     ...(run.network ? (options.asRoot ? [] : ["--share-net"]) : options.asRoot ? ["--unshare-net"] : []),
     "--die-with-parent",
     "--new-session",
-    ...systemMounts(),
+    ...systemView().mounts,
+    // Computed for each command: a folder of the bot's (its traces, say) may have appeared since the last.
+    ...hideBotPaths(options.hide ?? [], { roots: systemView().roots, needed: sandboxPath(options.hostPath).split(":") }),
     "--proc",
     "/proc",
     "--dev",
     "/dev",
+    // bwrap's /dev/shm is root's, 0755: shared memory of the command's own, bounded, that any of its users may use.
+    "--size",
+    String(limits.shmBytes),
+    "--tmpfs",
+    "/dev/shm",
+    "--chmod",
+    "1777",
+    "/dev/shm",
     "--size",
     String(limits.tmpBytes),
     "--tmpfs",
@@ -138,21 +162,32 @@ export function sandboxPath(hostPath: string | undefined): string {
   return [...new Set(folders)].join(":");
 }
 
-let mounts: string[] | undefined;
+let view: { mounts: string[]; roots: string[] } | undefined;
 
-/** Read-only binds of the system folders this machine has (a merged /usr makes /bin and /lib links, kept as links). */
-function systemMounts(): string[] {
-  mounts ??= SYSTEM_DIRS.flatMap((dir) => {
-    let stat: fs.Stats;
-    try {
-      stat = fs.lstatSync(dir);
-    } catch {
-      return [];
+/**
+ * Read-only binds of the system folders this machine has (a merged /usr makes /bin and /lib links, kept as links), and
+ * the folders so bound.
+ */
+function systemView(): { mounts: string[]; roots: string[] } {
+  view ??= (() => {
+    const mounts: string[] = [];
+    const roots: string[] = [];
+    for (const dir of SYSTEM_DIRS) {
+      let stat: fs.Stats;
+      try {
+        stat = fs.lstatSync(dir);
+      } catch {
+        continue;
+      }
+      if (stat.isSymbolicLink()) mounts.push("--symlink", fs.readlinkSync(dir), dir);
+      else if (stat.isDirectory()) {
+        mounts.push("--ro-bind", dir, dir);
+        roots.push(dir);
+      }
     }
-    if (stat.isSymbolicLink()) return ["--symlink", fs.readlinkSync(dir), dir];
-    return stat.isDirectory() ? ["--ro-bind", dir, dir] : [];
-  });
-  return mounts;
+    return { mounts, roots };
+  })();
+  return view;
 }
 
 export function chownTree(dir: string, uid: number): void {
@@ -192,7 +227,9 @@ export function checkBwrap(options: Omit<BwrapOptions, "program"> & { program?: 
       { dir, env: {}, timeoutMs: 10_000, network: false },
       { ...options, program, asRoot: options.asRoot ?? process.getuid?.() === 0 },
     );
-    const result = spawnSync(argv[0], argv.slice(1), { encoding: "utf8", timeout: 10_000, env: {} });
+    const result = maskInherited(["ignore", "pipe", "pipe"], (stdio) =>
+      spawnSync(argv[0], argv.slice(1), { encoding: "utf8", timeout: 10_000, env: {}, stdio }),
+    );
     if (result.error) return { ok: false, why: `bwrap did not start: ${result.error.message}` };
     if (result.status !== 0)
       return { ok: false, why: `bwrap does not work here: ${(result.stdout + result.stderr).trim().split("\n").at(-1) || `exit ${result.status}`}` };

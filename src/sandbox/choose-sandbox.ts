@@ -1,7 +1,7 @@
 import { bwrapSandbox, checkBwrap, DEFAULT_LIMITS, findProgram } from "./bwrap-sandbox.js";
 import { checkContainer, containerSandbox } from "./container-sandbox.js";
 import { hostSandbox } from "./host-sandbox.js";
-import type { Sandbox } from "./sandbox.js";
+import type { BotPath, Sandbox } from "./sandbox.js";
 
 /** Which sandbox the operator asks for: the best that works (`auto`), bubblewrap, a container, or nothing. */
 export type SandboxMode = "auto" | "bwrap" | "container" | "none";
@@ -15,6 +15,8 @@ export interface SandboxWanted {
   env: NodeJS.ProcessEnv;
   /** Values kept out of a `none` sandbox's environment, whatever their names. */
   secrets: readonly (string | undefined)[];
+  /** The bot's own files and folders, which bubblewrap hides where the system folders would show them. */
+  botPaths: readonly BotPath[];
   /** For `container`: the image, and the engine's command line before `run` (default: podman, else docker, on PATH). */
   container?: { image: string | undefined; engine: string | undefined };
 }
@@ -31,7 +33,13 @@ export function chooseSandbox(wanted: SandboxWanted): SandboxChoice {
   if (wanted.mode === "none") return { sandbox: hostSandbox(wanted.env, wanted.secrets) };
   if (wanted.mode === "container") return { sandbox: chooseContainer(wanted) };
   // bwrap is looked for where the door's own PATH says, as a shell there would find it; the commands get its locale.
-  const made = { limits: DEFAULT_LIMITS, setupNetwork: wanted.setupNetwork, lang: wanted.env.LANG, hostPath: wanted.env.PATH };
+  const made = {
+    limits: DEFAULT_LIMITS,
+    setupNetwork: wanted.setupNetwork,
+    lang: wanted.env.LANG,
+    hostPath: wanted.env.PATH,
+    hide: wanted.botPaths.map((bot) => bot.path),
+  };
   const checked = checkBwrap({ ...made, searchPath: wanted.env.PATH ?? "" });
   if (checked.ok) return { sandbox: bwrapSandbox({ ...made, program: checked.program }) };
   if (wanted.mode === "bwrap") throw new SandboxUnavailableError(`MAGIS_SANDBOX=bwrap, but ${checked.why}.`);

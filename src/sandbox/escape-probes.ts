@@ -2,7 +2,8 @@ import fs from "node:fs";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
-import type { Sandbox } from "./sandbox.js";
+import type { CommandRun } from "./run-command.js";
+import type { BotPath, Sandbox } from "./sandbox.js";
 
 /** One attempt to get out, and whether the sandbox held. */
 export interface ProbeResult {
@@ -16,12 +17,19 @@ export interface ProbeResult {
 /** The variables a sandboxed command may see: the sandbox's own, and what the shell sets. */
 const ALLOWED_NAMES = new Set(["PATH", "HOME", "LANG", "TMPDIR", "CI", "PWD", "SHLVL", "_", "OLDPWD"]);
 
+/** What the escape suite found, and the bot's paths it could not try because they are not on this machine. */
+export interface ProbeReport {
+  results: ProbeResult[];
+  absent: BotPath[];
+}
+
 /**
  * A short escape suite for `magis sandbox check`: each probe is a hostile command run through the sandbox, and the
- * host checks afterwards whether it got what it tried for. It uses a folder of its own in the temp directory and a
- * listener on 127.0.0.1, both gone when it returns.
+ * host checks afterwards whether it got what it tried for; among them, a read of each of `botPaths`, the bot's own
+ * files and folders as its settings place them. It uses a folder of its own in the temp directory and a listener on
+ * 127.0.0.1, both gone when it returns.
  */
-export async function runEscapeProbes(sandbox: Sandbox): Promise<ProbeResult[]> {
+export async function runEscapeProbes(sandbox: Sandbox, botPaths: readonly BotPath[] = []): Promise<ProbeReport> {
   const host = fs.mkdtempSync(path.join(os.tmpdir(), "magis-sandbox-probe-"));
   const listener = net.createServer((socket) => {
     connections++;
@@ -39,6 +47,8 @@ export async function runEscapeProbes(sandbox: Sandbox): Promise<ProbeResult[]> 
     sandbox.prepare(copy);
     const run = (command: string) => sandbox.run(command, { dir: copy, env: {}, timeoutMs: 20_000, network: false });
     const results: ProbeResult[] = [];
+    const { probed, absent } = await probeBotPaths(run, botPaths);
+    results.push(...probed);
 
     const env = await run("env");
     const extra = env.output
@@ -63,6 +73,15 @@ export async function runEscapeProbes(sandbox: Sandbox): Promise<ProbeResult[]> 
       tried: "read a file of the host (a private key beside the checkout)",
       verdict: file.output.includes(canary) ? "escaped" : "contained",
       note: file.output.includes(canary) ? "it was read" : "not mounted",
+    });
+
+    // Listed by another process, so that the shell holds nothing of its own (a pipe) while they are looked at.
+    const held = await run("ls -l /proc/$$/fd");
+    const open = [...held.output.matchAll(/ (\d+) -> (.*)$/gm)].filter(([, fd, target]) => Number(fd) > 2 && target !== "/dev/null").map(([, fd]) => fd);
+    results.push({
+      tried: "use a descriptor the bot holds open",
+      verdict: open.length > 0 ? "escaped" : "contained",
+      note: open.length > 0 ? `descriptors ${open.join(", ")} are open to the host's files` : "none open above 2 but to /dev/null",
     });
 
     const planted = path.join(host, "planted");
@@ -102,11 +121,57 @@ export async function runEscapeProbes(sandbox: Sandbox): Promise<ProbeResult[]> 
       verdict: unlimited.length > 0 ? "escaped" : "contained",
       note: unlimited.length > 0 ? `unlimited: ${unlimited.map((line) => line.replace(/\s{2,}.*/, "")).join(", ")}` : "rlimits set",
     });
-    return results;
+    return { results, absent };
   } finally {
     await new Promise((resolve) => listener.close(resolve));
     fs.rmSync(host, { recursive: true, force: true });
   }
+}
+
+/**
+ * One probe for each of the bot's paths that is on this machine, all in one command: it escaped when the command can
+ * read the very file or folder (the same device and inode as the host's); hidden (another one in its place), not
+ * there, or there but closed to the command's user, it was contained.
+ */
+async function probeBotPaths(
+  run: (command: string) => Promise<CommandRun>,
+  botPaths: readonly BotPath[],
+): Promise<{ probed: ProbeResult[]; absent: BotPath[] }> {
+  const absent: BotPath[] = [];
+  const present: { bot: BotPath; id: string; folder: boolean }[] = [];
+  for (const bot of botPaths) {
+    if (present.some((seen) => seen.bot.path === bot.path)) continue;
+    try {
+      const stat = fs.statSync(bot.path);
+      present.push({ bot, id: `${stat.dev}:${stat.ino}`, folder: stat.isDirectory() });
+    } catch {
+      absent.push(bot);
+    }
+  }
+  if (present.length === 0) return { probed: [], absent };
+  const script = present.map(({ bot }, i) => {
+    const at = quote(bot.path);
+    const read = `{ if [ -d ${at} ]; then ls -A ${at}; else head -c 1 ${at}; fi; } >/dev/null 2>&1 && echo read || echo closed`;
+    return `if [ -e ${at} ]; then echo "${i} $(stat -L -c %d:%i ${at} 2>/dev/null) $(${read})"; else echo "${i} absent"; fi`;
+  });
+  const { output } = await run(`${script.join("\n")}\nexit 0`);
+  const seen = new Map(output.split("\n").flatMap((line) => (/^\d+ /.test(line) ? [[Number(line.split(" ")[0]), line.split(" ").slice(1)] as const] : [])));
+  const probed = present.map(({ bot, id, folder }, i): ProbeResult => {
+    const tried = `read ${bot.what} (${bot.path})`;
+    const [inside, access] = seen.get(i) ?? [];
+    if (inside === undefined) return { tried, verdict: "untested", note: `the probe printed nothing: ${output.trim().split("\n").at(-1) ?? ""}` };
+    if (inside === "absent") return { tried, verdict: "contained", note: "not there: not mounted" };
+    if (!inside) return { tried, verdict: "untested", note: "there, but stat could not tell which file it is" };
+    if (inside !== id) return { tried, verdict: "contained", note: folder ? "hidden: another folder in its place" : "hidden: /dev/null in its place" };
+    if (access === "read") return { tried, verdict: "escaped", note: "it was read" };
+    return { tried, verdict: "contained", note: "mounted, but closed to the command's user" };
+  });
+  return { probed, absent };
+}
+
+/** A path as one word of a shell command. */
+function quote(text: string): string {
+  return `'${text.replace(/'/g, "'\\''")}'`;
 }
 
 /** Pids of this machine's processes whose command line holds `marker` (a probe's daemon, a test's). */

@@ -1,5 +1,6 @@
 import { spawn } from "node:child_process";
 import { TailBuffer } from "../lib/tail-buffer.js";
+import { maskInherited } from "./mask-inherited-fds.js";
 
 /** How one run of a repository's command ended, with the end of what it printed. */
 export interface CommandRun {
@@ -33,7 +34,8 @@ const DRAIN_MS = 2_000;
 /**
  * Runs a repository's shell command (a `test_command`) in a process group of its own, with stdin closed, so that a
  * command that waits for input reads end-of-file, one that hangs is killed with everything it started at the timeout,
- * and one that floods its output keeps only its tail in memory. Never rejects: a failure to start is an `error` run.
+ * and one that floods its output keeps only its tail in memory. No descriptor of the bot's above 2 reaches it (see
+ * maskInherited). Never rejects: a failure to start is an `error` run.
  */
 export function runCommand(command: string, options: CommandOptions): Promise<CommandRun> {
   return runProgram(["/bin/sh", "-c", command], options);
@@ -49,7 +51,11 @@ export function runProgram(argv: readonly [string, ...string[]], options: Comman
     let error: string | undefined;
     let exitCode: number | null = null;
     let finished = false;
-    const child = spawn(argv[0], argv.slice(1), { cwd: options.cwd, env: options.env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+    // None of the descriptors the bot holds reaches the command: only its output pipes.
+    const child = maskInherited(["ignore", "pipe", "pipe"], (stdio) =>
+      spawn(argv[0], argv.slice(1), { cwd: options.cwd, env: options.env, detached: true, stdio }),
+    );
+    const [stdout, stderr] = [child.stdout!, child.stderr!];
     const killGroup = () => {
       try {
         if (child.pid !== undefined) process.kill(-child.pid, "SIGKILL");
@@ -58,8 +64,8 @@ export function runProgram(argv: readonly [string, ...string[]], options: Comman
       }
     };
     const take = (chunk: Buffer) => output.push(chunk);
-    child.stdout.on("data", take);
-    child.stderr.on("data", take);
+    stdout.on("data", take);
+    stderr.on("data", take);
     const timer = setTimeout(() => {
       ending ??= "timed-out";
       killGroup();
@@ -81,8 +87,8 @@ export function runProgram(argv: readonly [string, ...string[]], options: Comman
       // Whatever the command started in the background goes with it; one that left the group (setsid) keeps running,
       // but its pipes are closed here, so it holds nothing of this process.
       killGroup();
-      child.stdout.destroy();
-      child.stderr.destroy();
+      stdout.destroy();
+      stderr.destroy();
       const outcome = ending ?? (exitCode === 0 ? "passed" : exitCode === null ? "error" : "failed");
       const text = output.text(false);
       resolve({ outcome, exitCode, output: text, outputBytes: output.total, durationMs: Math.round(performance.now() - started), ...(error ? { error } : {}) });

@@ -3,6 +3,14 @@ import type { CommandRun } from "./run-command.js";
 /** What holds a repository's commands: bubblewrap namespaces, a container, or nothing (the operator said so). */
 export type SandboxKind = "bwrap" | "container" | "none";
 
+/** A file or folder of the bot itself (its key, its .env, its database, its working directory…), which no command may see. */
+export interface BotPath {
+  /** What it is, after "read" in a probe's line: "the bot's private key". */
+  what: string;
+  /** Where it is on the host: absolute, and perhaps not there (yet). */
+  path: string;
+}
+
 /** One command's run in a sandbox. */
 export interface SandboxRun {
   /** The folder the command runs in and may change: a copy of the checkout, made for it. */

@@ -65,6 +65,7 @@ beforeAll(() => {
     setupNetwork: false,
     env: { PATH: process.env.PATH },
     secrets: [],
+    botPaths: [],
     container: { image: IMAGE, engine: ENGINE.join(" ") },
   });
   expect(chosen.sandbox?.kind).toBe("container");

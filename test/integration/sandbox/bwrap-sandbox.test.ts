@@ -9,7 +9,7 @@ import type { Sandbox } from "../../../src/sandbox/sandbox.js";
 
 // A hostile test_command, case by case, through the real bubblewrap: each is contained or bounded, and leaves nothing.
 const SECRET = "sk-canary-of-the-sandbox-tests-0123456789";
-const LIMITS: SandboxLimits = { ...DEFAULT_LIMITS, processes: 200, tmpBytes: 8 * 1024 * 1024, fileBytes: 16 * 1024 * 1024 };
+const LIMITS: SandboxLimits = { ...DEFAULT_LIMITS, processes: 200, tmpBytes: 8 * 1024 * 1024, fileBytes: 16 * 1024 * 1024, shmBytes: 4 * 1024 * 1024 };
 
 let host: string;
 let copy: string;
@@ -134,6 +134,14 @@ describe("the bubblewrap sandbox bounds a runaway command and leaves nothing beh
     const result = await run("dd if=/dev/zero of=/tmp/fill bs=1M count=64; ls -l /tmp/fill; dd if=/dev/zero of=big bs=1M count=64; exit 0");
     expect(result.output).toContain("No space left on device");
     expect(fs.statSync(path.join(copy, "big")).size).toBeLessThanOrEqual(LIMITS.fileBytes);
+  });
+
+  it("its /dev/shm is its own, for every user, and full at its size", async () => {
+    const result = await run("stat -c %a /dev/shm; dd if=/dev/zero of=/dev/shm/fill bs=1M count=16; ls /dev/shm; exit 0");
+    expect(result.output.split("\n")[0]).toBe("1777");
+    expect(result.output).toContain("No space left on device");
+    // What it wrote there is gone with it: the next command's /dev/shm is empty.
+    expect((await run("ls -A /dev/shm")).output).toBe("");
   });
 
   it("a daemon started with setsid dies when the command exits", async () => {

@@ -32,11 +32,13 @@ describe("bwrapArgv", () => {
     expect(bwrapArgv("true", { ...run, network: true }, { ...options, asRoot: true })).not.toContain("--unshare-net");
   });
 
-  it("mounts the copy at /workspace read-write and a bounded /tmp; the environment is the allowlist, which test_env cannot override", () => {
+  it("mounts the copy at /workspace read-write, a bounded /tmp and /dev/shm; the environment is the allowlist, which test_env cannot override", () => {
     const argv = bwrapArgv("true", run, { ...options, asRoot: true, hostPath: "/opt/hostedtoolcache/Python/3.12/x64/bin:/root/.pyenv/shims:/usr/bin" });
     expect(after(argv, "--bind")).toEqual([run.dir]);
     expect(argv[argv.indexOf("--bind") + 2]).toBe("/workspace");
-    expect(after(argv, "--size")).toEqual([String(DEFAULT_LIMITS.tmpBytes)]);
+    expect(after(argv, "--size")).toEqual([String(DEFAULT_LIMITS.shmBytes), String(DEFAULT_LIMITS.tmpBytes)]);
+    expect(after(argv, "--tmpfs")).toEqual(["/dev/shm", "/tmp"]);
+    expect(argv.slice(argv.indexOf("/dev/shm") + 1, argv.indexOf("/dev/shm") + 4)).toEqual(["--chmod", "1777", "/dev/shm"]);
     expect(envOf(argv)).toEqual({
       DJANGO_SETTINGS_MODULE: "tests.settings",
       PATH: "/opt/hostedtoolcache/Python/3.12/x64/bin:/usr/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/sbin:/bin",

@@ -1,0 +1,44 @@
+import os from "node:os";
+import { describe, expect, it } from "vitest";
+import { listBotPaths } from "../../../src/app/list-bot-paths.js";
+import { readSettings } from "../../../src/app/settings/read-settings.js";
+
+const listed = (env: NodeJS.ProcessEnv, door: { cwd: string; envFile?: string }) =>
+  Object.fromEntries(listBotPaths(readSettings(env, { door: "serve" }), door).map((bot) => [bot.what.replace("the bot's ", ""), bot.path]));
+
+describe("listBotPaths", () => {
+  it("names the key, .env, database, working directory, traces, spool and work folder where the settings put them", () => {
+    const env = {
+      PRIVATE_KEY_PATH: "/etc/magis/private-key.pem",
+      MAGIS_DB: "state/magis.db",
+      MAGIS_TRACE_DIR: "/var/log/magis",
+      MAGIS_SPOOL_DIR: "/opt/magis/spool",
+      MAGIS_WORKDIR: "/srv/magis",
+    };
+    expect(listed(env, { cwd: "/opt/magis", envFile: "/etc/magis/magis.env" })).toEqual({
+      "private key": "/etc/magis/private-key.pem",
+      "private key's folder": "/etc/magis",
+      ".env file": "/etc/magis/magis.env",
+      database: "/opt/magis/state/magis.db",
+      "database's write-ahead log": "/opt/magis/state/magis.db-wal",
+      "database's shared-memory file": "/opt/magis/state/magis.db-shm",
+      "database's folder": "/opt/magis/state",
+      "working directory": "/opt/magis",
+      "trace folder": "/var/log/magis",
+      "spool folder": "/opt/magis/spool",
+      "work folder": "/srv/magis",
+    });
+  });
+
+  it("without them: .env and .magis/magis.db in the working directory, checkouts in the temp folder, no key", () => {
+    expect(listed({}, { cwd: "/opt/magis" })).toEqual({
+      ".env file": "/opt/magis/.env",
+      database: "/opt/magis/.magis/magis.db",
+      "database's write-ahead log": "/opt/magis/.magis/magis.db-wal",
+      "database's shared-memory file": "/opt/magis/.magis/magis.db-shm",
+      "database's folder": "/opt/magis/.magis",
+      "working directory": "/opt/magis",
+      "work folder": os.tmpdir(),
+    });
+  });
+});
