@@ -60,7 +60,9 @@ export const sandboxCommand: Command = {
     const { results, absent } = await runEscapeProbes(choice.sandbox, wanted.botPaths);
     const width = Math.max(...results.map((r) => r.tried.length));
     for (const result of results) io.stdout(`  ${MARK[result.verdict].padEnd(9)}  ${result.tried.padEnd(width)}  ${result.note}\n`);
-    if (absent.length > 0) io.stdout(`\nNot on this machine, so not tried: ${absent.map((bot) => `${bot.what} (${bot.path})`).join(", ")}.\n`);
+    // A file in a folder that is not there either goes without saying.
+    const untried = absent.filter((bot) => !absent.some((folder) => bot.path.startsWith(`${folder.path}/`)));
+    if (untried.length > 0) io.stdout(`\nNot on this machine, so not tried: ${untried.map((bot) => `${bot.what} (${bot.path})`).join(", ")}.\n`);
     const escaped = results.filter((r) => r.verdict === "escaped").length;
     io.stdout(`\n${escaped === 0 ? "All contained" : `${escaped} of ${results.length} got out`}.\n`);
     return escaped === 0 ? 0 : 1;
