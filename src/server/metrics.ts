@@ -1,6 +1,7 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
 import { withinTime } from "../lib/within-time.js";
 import type { ServeRole } from "../jobs/job-queue.js";
+import type { DeskEvent } from "../triggers/trigger-desk.js";
 
 /** How a job ended, as counted: `handed_back` after SIGTERM's grace period, `lost` when its worker went silent. */
 export type JobOutcome = "succeeded" | "failed" | "cancelled" | "handed_back" | "lost";
@@ -44,9 +45,10 @@ export interface MagisMetrics {
   webhookAnswered(outcome: WebhookOutcome, seconds: number): void;
   /**
    * What became of a delivery on its way to a decision: spooled (the store was down), replayed from the spool,
-   * refused with the spool full (an alert), a decision GitHub failed tried again, or given up on.
+   * refused with the spool full (an alert), a file in the spool set aside as holding no delivery (an alert), a decision
+   * GitHub failed tried again, or given up on.
    */
-  triggerEvent(event: "spooled" | "replayed" | "spool_full" | "retried" | "gave_up"): void;
+  triggerEvent(event: DeskEvent): void;
   /** The Content-Type of `text()`. */
   readonly contentType: string;
   /** Samples the queue (when there is a `queueDepth`) and renders every metric in Prometheus' text format. */
@@ -97,7 +99,7 @@ export function createMetrics(options: MetricsOptions): MagisMetrics {
   });
   const triggerEvents = new Counter({
     name: "magis_trigger_events_total",
-    help: "Deliveries spooled while the store was down, replayed into it, refused with the spool full, decisions GitHub failed tried again, and given up on.",
+    help: "Deliveries spooled while the store was down, replayed into it, refused with the spool full, files in the spool set aside as holding no delivery, decisions GitHub failed tried again, and given up on.",
     labelNames: ["event"],
     registers,
   });
