@@ -121,6 +121,8 @@ export interface MagisServices {
   bot: () => Promise<BotIdentity>;
   /** Probot's handler of UNINSTALL_EVENTS: forgets what the memory holds of the repositories the app lost (see forgetUninstalled). */
   forgetUninstalled: (context: Context<UninstallEvent>) => Promise<void>;
+  /** What runs the repositories' commands (chosen once, when the services are made), or why they do not run. */
+  sandbox: SandboxChoice;
 }
 
 /** Where the app meets GitHub: installation clients, its bot identity, and its log (Probot's app, or a token in an Action). */
@@ -278,7 +280,7 @@ export function createServices(host: GitHubHost, options: MagisAppOptions = {}):
     await queue.stop(graceMs);
   };
   const forget = forgetUninstalled({ memory: store.memory, jobs: store.jobs, queue, log });
-  return { queue, store, jobs: store.jobs, triggers: store.triggers, desk, start, settled, ready, stop, bot, forgetUninstalled: forget };
+  return { queue, store, jobs: store.jobs, triggers: store.triggers, desk, start, settled, ready, stop, bot, forgetUninstalled: forget, sandbox };
 }
 
 /** The runner, with each job's start, end, outcome and duration counted in `metrics`. */

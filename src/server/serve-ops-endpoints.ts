@@ -3,6 +3,7 @@ import type { Logger } from "pino";
 import { redactSecrets } from "../lib/redact-secrets.js";
 import { withinTime } from "../lib/within-time.js";
 import type { MagisMetrics } from "./metrics.js";
+import { renderFrontPage, type FrontPage } from "./render-front-page.js";
 
 /** What the operations endpoints serve. */
 export interface OpsEndpointsOptions {
@@ -10,6 +11,8 @@ export interface OpsEndpointsOptions {
   metrics?: MagisMetrics;
   /** Resolves when the process can do its work (the store answers, the queue started), else rejects saying what is not; without it /readyz is left to the caller. */
   ready?: () => Promise<string | void>;
+  /** Served at GET /: what the process is, with links to the endpoints; without it / is left to the caller. */
+  front?: FrontPage;
   /** Where changes of readiness are logged. */
   log: Logger;
 }
@@ -21,12 +24,12 @@ export type OpsHandler = (request: IncomingMessage, response: ServerResponse) =>
 const READY_TIMEOUT_MS = 3_000;
 
 /**
- * The unauthenticated GET endpoints both roles serve: /ping ("PONG"), /healthz ("ok" while the event loop runs),
- * /metrics (Prometheus text) and /readyz (200, or 503 with `{ error }` saying what is not ready). Nothing they answer
- * holds a secret: errors pass through redactSecrets.
+ * The unauthenticated GET endpoints both roles serve: / (what this is, with links), /ping ("PONG"), /healthz ("ok"
+ * while the event loop runs), /metrics (Prometheus text) and /readyz (200, or 503 with `{ error }` saying what is not
+ * ready). Nothing they answer holds a secret: errors pass through redactSecrets.
  */
 export function opsEndpoints(options: OpsEndpointsOptions): OpsHandler {
-  const { metrics, ready, log } = options;
+  const { metrics, ready, front, log } = options;
   let wasReady: boolean | undefined;
   const checkReadiness = async (response: ServerResponse, check: () => Promise<string | void>) => {
     const late = () => new Error(`the readiness check did not finish within ${READY_TIMEOUT_MS} ms`);
@@ -56,6 +59,12 @@ export function opsEndpoints(options: OpsEndpointsOptions): OpsHandler {
   return (request, response) => {
     if (request.method !== "GET") return false;
     switch (request.url?.split("?")[0]) {
+      case "/": {
+        if (!front) return false;
+        const page = renderFrontPage(front, request.headers.accept);
+        answer(response, 200, page.contentType, page.body);
+        return true;
+      }
       case "/ping":
         answer(response, 200, "text/plain", "PONG");
         return true;
@@ -77,7 +86,7 @@ export function opsEndpoints(options: OpsEndpointsOptions): OpsHandler {
 }
 
 /** Sends a whole answer that no cache keeps: a probe must see the state of now. */
-function answer(response: ServerResponse, status: number, contentType: string, body: string): void {
+export function answer(response: ServerResponse, status: number, contentType: string, body: string): void {
   response.writeHead(status, { "content-type": contentType, "cache-control": "no-store" }).end(body);
 }
 

@@ -18,12 +18,12 @@ export interface OpsServerOptions {
 }
 
 /**
- * The worker role's HTTP server: GET /ping, /healthz, /readyz and /metrics, 404 elsewhere (a worker takes no
+ * The worker role's HTTP server: GET /, /ping, /healthz, /readyz and /metrics, 404 elsewhere (a worker takes no
  * webhooks). Each request is logged at debug level: probes and scrapes come every few seconds.
  */
 export async function startOpsServer(options: OpsServerOptions): Promise<RunningServer> {
   const log = options.log.child({ name: "http" });
-  const ops = opsEndpoints({ metrics: options.metrics, ready: options.ready, log });
+  const ops = opsEndpoints({ metrics: options.metrics, ready: options.ready, front: { role: "worker" }, log });
   const server = http.createServer((request, response) => {
     const started = performance.now();
     response.once("close", () =>

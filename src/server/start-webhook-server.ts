@@ -6,7 +6,11 @@ import { listenOn, type RunningServer } from "./listen-on.js";
 import type { MagisMetrics, WebhookOutcome } from "./metrics.js";
 import { BodyBudget, type BodyLimits } from "./body-budget.js";
 import { readBodyWithin } from "./read-body-within.js";
+import type { FrontPage } from "./render-front-page.js";
 import { opsEndpoints } from "./serve-ops-endpoints.js";
+
+/** Where GitHub POSTs the app's webhooks: the URL registered with the app is the server's address and this path. */
+export const WEBHOOK_PATH = "/api/github/webhooks";
 
 /** GitHub caps webhook payloads at 25 MB; it never sends more, so a larger body is not from GitHub. */
 export const MAX_WEBHOOK_BYTES = 25 * 1024 * 1024;
@@ -18,6 +22,8 @@ export interface WebhookServerOptions {
   host: string;
   /** 0 picks a free port. */
   port: number;
+  /** The role of the process (`all`, the default, or `web`), named on GET /. */
+  role?: FrontPage["role"];
   /** A smee.io channel forwarding GitHub's webhooks to this server (local development). */
   webhookProxy?: string;
   /** Served at GET /metrics, and told how each webhook delivery was answered and how fast. */
@@ -52,7 +58,7 @@ interface Refusal {
 }
 
 /**
- * Serves Probot's webhook middleware behind a guard, with the operations endpoints (GET /ping, /healthz, and /metrics
+ * Serves Probot's webhook middleware behind a guard, with the operations endpoints (GET /, /ping, /healthz, and /metrics
  * and /readyz when given what they need) and 404 elsewhere. The guard reads each POST body itself, refusing one over
  * GitHub's 25 MB cap before buffering it (413), and a body whose signature does not match WEBHOOK_SECRET (400); Probot
  * gets the body already read. Each request is logged once, with the refusal's reason and never the body (a probe of
@@ -63,7 +69,8 @@ export async function startWebhookServer(options: WebhookServerOptions): Promise
   await probot.load(options.app);
   const webhooks = await probot.getNodeMiddleware();
   const log = probot.log.child({ name: "http" });
-  const ops = opsEndpoints({ metrics: options.metrics, ready: options.ready, log });
+  const front: FrontPage = { role: options.role ?? "all", webhookPath: probot.webhookPath };
+  const ops = opsEndpoints({ metrics: options.metrics, ready: options.ready, front, log });
   const budget = new BodyBudget(options.bodyLimits ?? DEFAULT_BODY_LIMITS);
   const timeouts = options.timeouts ?? DEFAULT_REQUEST_TIMEOUTS;
   const server = http.createServer(

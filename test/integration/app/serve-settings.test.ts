@@ -9,9 +9,11 @@ import { sign } from "../../e2e/start-app.js";
 import { appPrivateKey } from "../../support/app-private-key.js";
 import { buildDist } from "../../support/build-dist.js";
 import { freePort } from "../../support/free-port.js";
+import { startScriptedModel } from "../../support/scripted-model.js";
 import { startServeProcess, type ServeProcess } from "../../support/serve-process.js";
 
 const dirs: string[] = [];
+const cleanups: (() => Promise<void>)[] = [];
 let child: ServeProcess | undefined;
 let server: RunningServer | undefined;
 afterEach(async () => {
@@ -19,6 +21,7 @@ afterEach(async () => {
   child = undefined;
   await server?.stop();
   server = undefined;
+  for (const cleanup of cleanups.splice(0)) await cleanup();
   for (const dir of dirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
 });
 
@@ -28,8 +31,8 @@ function tempDir(): string {
   return dir;
 }
 
-/** A .env as Probot's setup page writes it once GitHub has converted the manifest (the key's newlines written \n). */
-function setupPageEnvFile(values: { pem: string; port: number; secret: string; dir: string }): string {
+/** A .env with the key's text in it (its newlines written \n), as Probot's setup page wrote it, and the model at `modelUrl`. */
+function setupPageEnvFile(values: { pem: string; port: number; secret: string; dir: string; modelUrl: string }): string {
   return [
     "APP_ID=1046375",
     `PRIVATE_KEY="${values.pem.replace(/\n/g, "\\n")}"`,
@@ -38,7 +41,7 @@ function setupPageEnvFile(values: { pem: string; port: number; secret: string; d
     "GITHUB_CLIENT_SECRET=0f1e2d3c4b5a69788796a5b4c3d2e1f0a9b8c7d6",
     "# added by the maintainer",
     `PORT=${values.port}`,
-    "OPENAI_BASE_URL=http://127.0.0.1:9/v1",
+    `OPENAI_BASE_URL=${values.modelUrl}`,
     `MAGIS_DB=${path.join(values.dir, "magis.db")}`,
     `MAGIS_WORKDIR=${values.dir}`,
   ].join("\n");
@@ -53,7 +56,10 @@ describe("magis serve reads .env", () => {
     const dir = tempDir();
     const port = await freePort();
     const secret = "a3f1c9e07b2d4e6f8a0b1c2d3e4f5a6b";
-    fs.writeFileSync(path.join(dir, ".env"), setupPageEnvFile({ pem: appPrivateKey(), port, secret, dir }));
+    // Ready once the model endpoint has answered.
+    const model = await startScriptedModel();
+    cleanups.push(() => model.close());
+    fs.writeFileSync(path.join(dir, ".env"), setupPageEnvFile({ pem: appPrivateKey(), port, secret, dir, modelUrl: model.url }));
     child = await startServeProcess("all", { PATH: process.env.PATH, HOME: dir, LOG_LEVEL: "info" }, { cwd: dir, portFromEnvFile: port });
     expect(await (await fetch(`${child.url}/healthz`)).text()).toBe("ok");
     // A delivery signed with the .env's secret is taken: the app, not the setup page, answers.

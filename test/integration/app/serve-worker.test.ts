@@ -11,17 +11,22 @@ import { checkoutPrefix, THIS_PROCESS } from "../../../src/git/checkout-name.js"
 import { folderOf, objectCacheFrom, type ObjectCache } from "../../../src/git/object-cache.js";
 import { freePort } from "../../support/free-port.js";
 import { startTestPostgres, type TestPostgres } from "../../support/postgres.js";
+import { startScriptedModel, type ScriptedModel } from "../../support/scripted-model.js";
 import { appPrivateKey } from "../../support/app-private-key.js";
 import { readSettings } from "../../../src/app/settings/read-settings.js";
 
 let postgres: TestPostgres;
+// A worker is ready once its model endpoint has answered; no job is run here.
+let model: ScriptedModel;
 let server: RunningServer | undefined;
 const dirs: string[] = [];
 beforeAll(async () => {
   postgres = await startTestPostgres();
+  model = await startScriptedModel();
 });
 afterAll(async () => {
   await postgres?.stop();
+  await model?.close();
 });
 afterEach(async () => {
   await server?.stop();
@@ -83,6 +88,25 @@ describe("magis serve --role worker", () => {
     expect(fs.existsSync(stale)).toBe(false);
   });
 
+  it("logs one start line naming the PostgreSQL host and database, never DATABASE_URL's user or password", async () => {
+    const database = await postgres.newDatabase();
+    const lines: { msg: string }[] = [];
+    const log = pino({ level: "info" }, { write: (line: string) => void lines.push(JSON.parse(line)) });
+    const port = await freePort();
+    server = await startServer({ ...workerSettings(port, database).env, PATH: process.env.PATH }, { role: "worker", log });
+    const url = new URL(database);
+    const started = lines.filter((line) => line.msg.startsWith("magis serve: ")).map((line) => line.msg);
+    expect(started).toHaveLength(1);
+    expect(started[0]).toMatch(
+      new RegExp(
+        `^magis serve: role worker; App ID 1; no webhooks \\(a worker\\); store PostgreSQL ${url.hostname}:${url.port}${url.pathname}; sandbox: repository commands run in a bubblewrap sandbox \\(.*; model endpoint ${model.url}$`,
+      ),
+    );
+    expect(url.password).not.toBe("");
+    expect(started[0]).not.toContain(url.password);
+    expect(started[0]).not.toContain(`${url.username}:`);
+  });
+
   it("warns when its PostgreSQL pool is not above its concurrency + 1, and not at the defaults", async () => {
     const database = await postgres.newDatabase();
     const warnings = async (settings: NodeJS.ProcessEnv): Promise<string[]> => {
@@ -115,8 +139,7 @@ function workerSettings(port: number, database: string): { workDir: string; env:
       PRIVATE_KEY: appPrivateKey(),
       DATABASE_URL: database,
       MAGIS_WORKDIR: workDir,
-      // A worker without a model is not ready (its jobs would fail); no job is run here.
-      OPENAI_BASE_URL: "http://127.0.0.1:9/v1",
+      OPENAI_BASE_URL: model.url,
     },
   };
 }

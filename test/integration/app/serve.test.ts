@@ -124,21 +124,6 @@ function report(label: string, post: LargePost) {
 }
 
 describe("magis serve", () => {
-  it("without APP_ID and PRIVATE_KEY serves Probot's setup page with the app.yml manifest", async () => {
-    // The setup app reads these from process.env itself; without them it would ask smee.io for a channel.
-    process.env.NO_SMEE_SETUP = "true";
-    const port = await freePort();
-    server = await startServer({ HOST: "127.0.0.1", PORT: String(port), LOG_LEVEL: "silent", NODE_ENV: "test" });
-    const response = await fetch(`http://127.0.0.1:${port}/probot`);
-    expect(response.status).toBe(200);
-    const html = (await response.text()).replace(/&quot;/g, '"');
-    expect(html).toContain('"name":"MAGIS"');
-    for (const event of ["issues", "issue_comment", "pull_request_review", "check_suite"]) expect(html).toContain(`"${event}"`);
-    expect(html).not.toContain("pull_request_review_comment");
-    expect(html).toContain('"contents":"write"');
-    expect(html).toContain('"metadata":"read"');
-  });
-
   it("refuses a mistyped setting before it serves: the message names it, no database is made, nothing listens, and the settings corrected start", async () => {
     const settings: Array<[string, string, string]> = [
       [

@@ -211,6 +211,13 @@ describe("the worker role's ops server", () => {
     expect(Date.now() - started).toBeGreaterThanOrEqual(2_900);
   });
 
+  it("answers GET / with what it is: a worker, which takes no webhook", async () => {
+    const { base } = await serveOps();
+    const response = await fetch(`${base}/`);
+    expect(response.status).toBe(200);
+    expect(await response.json()).toMatchObject({ name: "MAGIS", role: "worker", webhooks: "none: a worker runs jobs and takes no webhook" });
+  });
+
   it("answers /healthz and /ping, and 404 to anything else, webhooks included", async () => {
     const { base } = await serveOps();
     const healthz = await fetch(`${base}/healthz`);
@@ -218,7 +225,7 @@ describe("the worker role's ops server", () => {
     const ping = await fetch(`${base}/ping`);
     expect([ping.status, await ping.text()]).toEqual([200, "PONG"]);
     for (const [method, path] of [
-      ["GET", "/"],
+      ["POST", "/"],
       ["POST", "/api/github/webhooks"],
       ["POST", "/metrics"],
       ["GET", "/metricsx"],
