@@ -7,11 +7,12 @@ import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
 import { sign } from "../e2e/start-app.js";
 import { appPrivateKey } from "../support/app-private-key.js";
 import { freePort } from "../support/free-port.js";
 import { answersOk, startProcessGroup, waitFor, type ProcessGroup } from "../support/process-group.js";
+import { startScriptedModel } from "../support/scripted-model.js";
 import { makeNodeBaseImage } from "./make-node-base-image.js";
 
 const ROOT = path.resolve(import.meta.dirname, "../..");
@@ -173,13 +174,16 @@ describe(`the image the Dockerfile builds (${IMAGE})`, () => {
     const port = await freePort();
     const secret = "image-test-secret";
     const command = [...inspected.Config.Entrypoint, ...inspected.Config.Cmd];
+    // Ready once its model endpoint has answered GET /models (bwrap shares this machine's 127.0.0.1); no job calls it.
+    const model = await startScriptedModel();
+    onTestFinished(() => model.close());
     const serve = inImage(command, {
       HOST: "127.0.0.1",
       PORT: String(port),
       APP_ID: "1",
       PRIVATE_KEY: appPrivateKey(),
       WEBHOOK_SECRET: secret,
-      // Ready only with a model set up; none is called.
+      OPENAI_BASE_URL: model.url,
       OPENAI_API_KEY: "sk-image-test",
       MAGIS_MODEL: "gpt-4o-mini",
     });
