@@ -221,7 +221,7 @@ export const configSchema = z
       .min(1)
       .optional()
       .describe(
-        "The command that runs the repository's tests (e.g. `npm test`, `pytest -q tests/test_x.py`), in a shell at the repository's root. Where code may run (the CLI, the Action; an App server only with MAGIS_ALLOW_EXEC=1) it runs on the untouched checkout and after every Developer attempt; the QA Engineer may not approve an attempt that makes a passing test fail.",
+        "The command that runs the repository's tests (e.g. `npm test`, `pytest -q tests/test_x.py`), in a shell at the repository's root. It runs in the sandbox MAGIS_SANDBOX chooses (bubblewrap by default; on an App server where none works it does not run) on the untouched checkout and after every Developer attempt; the QA Engineer may not approve an attempt that makes a passing test fail.",
       ),
     setup_command: z
       .string()

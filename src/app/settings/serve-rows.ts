@@ -126,7 +126,7 @@ export const SERVE_ROWS = [
     readers: SERVE,
     min: 1,
     unit: "ID",
-    unset: "Probot's setup page, which registers the app",
+    unset: "the setup page, which registers the app",
     meaning: "the App ID shown on the GitHub App's settings page",
     about:
       "The GitHub App's ID; without it and a private key, magis serve (role all) serves the setup page that registers the app; one without the other stops the start.",
