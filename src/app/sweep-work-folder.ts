@@ -1,3 +1,4 @@
+import os from "node:os";
 import { DAY_MS, evict, type ObjectCache } from "../git/object-cache.js";
 import { removeLeftoverCheckouts } from "../git/remove-leftover-checkouts.js";
 import type { QueueLog } from "../jobs/job-queue.js";
@@ -36,13 +37,16 @@ export function sweepObjects(cache: ObjectCache, log: Pick<QueueLog, "info" | "w
 /**
  * Removes the checkouts of processes that are gone (killed mid-job, so their own clean-up never ran), and stops what
  * their test runs left running there (see removeLeftoverCheckouts), now and every `everyMs`: any worker of the machine
- * finds a killed worker's, not only the next to start.
+ * finds a killed worker's, not only the next to start. The system's temp folder is swept too, wherever `workDir` is:
+ * the language servers' temp folders are made there.
  */
 export function sweepCheckouts(workDir: string, log: Pick<QueueLog, "info" | "warn">, everyMs = CHECKOUT_SWEEP_MS): Sweep {
   return every(everyMs, () => {
-    const { removed, failed } = removeLeftoverCheckouts(workDir);
-    if (removed.length > 0) log.info({ workDir, removed }, `removed ${removed.length} checkouts left behind by processes that are gone`);
-    for (const { path: folder, error } of failed) log.warn({ folder, error }, "could not remove a checkout left behind by a process that is gone");
+    for (const dir of new Set([workDir, os.tmpdir()])) {
+      const { removed, failed } = removeLeftoverCheckouts(dir);
+      if (removed.length > 0) log.info({ workDir: dir, removed }, `removed ${removed.length} checkouts left behind by processes that are gone`);
+      for (const { path: folder, error } of failed) log.warn({ folder, error }, "could not remove a checkout left behind by a process that is gone");
+    }
   });
 }
 

@@ -1,7 +1,10 @@
 import crypto from "node:crypto";
 import os from "node:os";
 
-const PREFIX = "magis-clone-";
+/** What a folder named for its owner holds: a checkout (`magis-clone-`), or a language server's temp folder. */
+export type OwnedFolder = "clone" | "language-server";
+
+const KINDS: readonly OwnedFolder[] = ["clone", "language-server"];
 
 /** The process that made a checkout: its pid, a tag of its machine, and a tag of that run of the process. */
 export interface CheckoutOwner {
@@ -21,18 +24,21 @@ export const THIS_PROCESS: CheckoutOwner = {
   run: crypto.randomBytes(4).toString("hex"),
 };
 
-/** The folder-name prefix of the checkouts `owner` makes (mkdtemp appends six random characters). */
-export function checkoutPrefix(owner: CheckoutOwner = THIS_PROCESS): string {
-  return `${PREFIX}${owner.pid}-${owner.host}-${owner.run}-`;
+/** The folder-name prefix of the checkouts (or other folders of `kind`) `owner` makes (mkdtemp appends six random characters). */
+export function checkoutPrefix(owner: CheckoutOwner = THIS_PROCESS, kind: OwnedFolder = "clone"): string {
+  return `magis-${kind}-${owner.pid}-${owner.host}-${owner.run}-`;
 }
 
-/** Whether a folder name is a MAGIS checkout, of this version (named by its owner) or of an earlier one (`magis-clone-XXXXXX`). */
+/**
+ * Whether a folder name is a MAGIS checkout or language server's temp folder, of this version (named by its owner) or
+ * of an earlier one (`magis-clone-XXXXXX`).
+ */
 export function isCheckoutName(name: string): boolean {
-  return name.startsWith(PREFIX);
+  return KINDS.some((kind) => name.startsWith(`magis-${kind}-`));
 }
 
-/** The owner a checkout's folder name records, or null for a name of an earlier version, which recorded none. */
+/** The owner a checkout's (or language server's) folder name records, or null for a name of an earlier version, which recorded none. */
 export function checkoutOwner(name: string): CheckoutOwner | null {
-  const match = /^magis-clone-(\d+)-([0-9a-f]{8})-([0-9a-f]{8})-[^-]+$/.exec(name);
+  const match = /^magis-(?:clone|language-server)-(\d+)-([0-9a-f]{8})-([0-9a-f]{8})-[^-]+$/.exec(name);
   return match ? { pid: Number(match[1]), host: match[2]!, run: match[3]! } : null;
 }

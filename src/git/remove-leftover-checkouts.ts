@@ -15,8 +15,8 @@ export interface LeftoverCleanup {
 }
 
 /**
- * Removes from `dir` the checkouts that processes which are gone left behind (killed mid-job, so withShallowClone's
- * own clean-up never ran). The folder is shared with other processes (a `magis resolve` run, another app), so a
+ * Removes from `dir` the checkouts, and the language servers' temp folders, that processes which are gone left behind
+ * (killed mid-job, so withShallowClone's or the server's own clean-up never ran). The folder is shared with other processes (a `magis resolve` run, another app), so a
  * checkout is removed only when its owner is known to be gone: made on this machine by a pid that no longer runs,
  * or by an earlier run of this very pid; others only once older than UNCHECKED_CHECKOUT_AGE_MS. Owners are read
  * from folder names rather than lock files because Node has no file lock that the system releases when its

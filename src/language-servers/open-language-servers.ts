@@ -8,6 +8,7 @@ import {
   startLanguageServer,
   type FileText,
   type LanguageServer,
+  type ServerContainment,
   type ServerLimits,
 } from "./start-language-server.js";
 
@@ -29,10 +30,10 @@ export interface LanguageServers {
 
 /**
  * The language servers of a job on `root`, a checkout nothing writes to while they run: the texts they check are handed to
- * them. A server that fails to start, dies, or does not answer within the limits is stopped and not asked again in this
+ * them. Each runs in a bubblewrap jail of its own (see startLanguageServer and `containment`). A server that fails to start, dies, or does not answer within the limits is stopped and not asked again in this
  * job: its checks come back unchecked, with why, and never fail the job.
  */
-export function openLanguageServers(root: string, limits: ServerLimits): LanguageServers {
+export function openLanguageServers(root: string, limits: ServerLimits, containment?: ServerContainment): LanguageServers {
   const started = new Map<ServerLanguage, Promise<LanguageServer>>();
   const down = new Map<ServerLanguage, string>();
   const untouched = new Map<string, Diagnostic[]>();
@@ -45,7 +46,7 @@ export function openLanguageServers(root: string, limits: ServerLimits): Languag
     if (known) return { why: known };
     let server = started.get(language);
     if (!server) {
-      server = startLanguageServer(root, language, limits);
+      server = startLanguageServer(root, language, limits, containment);
       started.set(language, server);
     }
     try {

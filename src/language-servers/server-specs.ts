@@ -28,6 +28,8 @@ export interface ServerSpec {
   /** The Node script and its arguments (run with this process's Node, under a memory cap). */
   script: string;
   args: string[];
+  /** The folders of the packages it runs from (its script's, the tsserver it runs): all of ours it may read. */
+  packages: string[];
   initializationOptions: Record<string, unknown>;
   /** What the server is told when it asks for a configuration section (`workspace/configuration`). */
   settings: Record<string, unknown>;
@@ -49,6 +51,11 @@ export const NO_INTERPRETER = "/nonexistent/magis-language-server-has-no-python"
 
 const require = createRequire(import.meta.url);
 
+/** The folder of one of our packages. */
+function packageOf(name: string): string {
+  return path.dirname(require.resolve(`${name}/package.json`));
+}
+
 /** The spec of the server of `language`, whose memory is capped at `memoryMb`. */
 export function serverSpec(language: ServerLanguage, memoryMb: number): ServerSpec {
   if (language === "python") {
@@ -56,6 +63,7 @@ export function serverSpec(language: ServerLanguage, memoryMb: number): ServerSp
       language,
       script: require.resolve("pyright/langserver.index.js"),
       args: ["--stdio"],
+      packages: [packageOf("pyright")],
       initializationOptions: {},
       settings: {
         python: { pythonPath: NO_INTERPRETER, analysis: { diagnosticMode: "openFilesOnly", autoSearchPaths: true, useLibraryCodeForTypes: true } },
@@ -70,6 +78,7 @@ export function serverSpec(language: ServerLanguage, memoryMb: number): ServerSp
     language,
     script: require.resolve("typescript-language-server/lib/cli.mjs"),
     args: ["--stdio"],
+    packages: [packageOf("typescript-language-server"), packageOf("typescript")],
     initializationOptions: { tsserver: { path: tsserver, useSyntaxServer: "never" }, disableAutomaticTypingAcquisition: true, maxTsServerMemory: memoryMb },
     settings: {},
     diagnostics: "asked",

@@ -24,7 +24,9 @@ import {
   type Position,
   type PublishDiagnosticsParams,
 } from "vscode-languageserver-protocol/node.js";
+import { checkoutPrefix, THIS_PROCESS } from "../git/checkout-name.js";
 import { withinTime } from "../lib/within-time.js";
+import { confinedArgv, findConfinement } from "./confine-server.js";
 import { languageOf, serverSpec, type ServerLanguage } from "./server-specs.js";
 
 /** How long a server may take and how much memory it may hold. */
@@ -48,6 +50,8 @@ export interface LanguageServer {
   readonly language: ServerLanguage;
   /** The process group's id: stopping the server kills the group. */
   readonly pid: number;
+  /** The one folder it may write, its TMPDIR and HOME (named for this process): removed when it stops. */
+  readonly temp: string;
   /**
    * The diagnostics of `file` (relative to the checkout) if its text were each of `texts` in turn, one list per text;
    * the files of `alongside` read as the texts given there rather than as the checkout has them.
@@ -68,26 +72,55 @@ export class LateReferencesError extends LanguageServerError {}
 // How long `shutdown` may take before the group is killed anyway.
 const SHUTDOWN_MS = 1_000;
 
+/** How a server may be run where bubblewrap does not work. */
+export interface ServerContainment {
+  /**
+   * Whether it may then run uncontained, reading whatever the bot's user can: only where the repository's own commands
+   * run uncontained too (the operator trusts its repositories: MAGIS_SANDBOX=none, `--no-sandbox`). Otherwise it does
+   * not run.
+   */
+  allowUncontained: boolean;
+}
+
 /**
  * Starts the language server of `language` on the checkout `root`, in a process group of its own with an empty
- * environment (no PATH, no credentials; TMPDIR a folder of its own), under `limits`. It never runs a program the repository chooses: see
- * serverSpec. Rejects with a LanguageServerError when it does not start in time (the group is killed then).
+ * environment (no PATH, no credentials; TMPDIR and HOME a folder of its own), under `limits`, in a bubblewrap jail that
+ * shows it the checkout and our own packages alone (see confinedArgv): a repository's config (`extraPaths`, `paths`),
+ * imports (`from ....x`, `/abs/path`) and links cannot make it read a host file into what it reports. It never runs a
+ * program the repository chooses: see serverSpec. Rejects with a LanguageServerError when it cannot be started or does
+ * not start in time (the group is killed then).
  */
-export async function startLanguageServer(root: string, language: ServerLanguage, limits: ServerLimits): Promise<LanguageServer> {
+export async function startLanguageServer(
+  root: string,
+  language: ServerLanguage,
+  limits: ServerLimits,
+  containment: ServerContainment = { allowUncontained: false },
+): Promise<LanguageServer> {
   let spec;
   try {
     spec = serverSpec(language, limits.memoryMb);
   } catch (error) {
     throw new LanguageServerError(`the ${language} language server is not installed (${String(error)}); reinstall dependencies with \`npm ci\``);
   }
-  // A temp folder of its own, removed with it: tsserver leaves its cancellation pipes' folders in the temp folder.
-  const temp = fs.mkdtempSync(path.join(os.tmpdir(), "magis-language-server-"));
-  const child = spawn(process.execPath, [`--max-old-space-size=${limits.memoryMb}`, spec.script, ...spec.args], {
-    cwd: root,
-    env: { PATH: "", TMPDIR: temp },
-    detached: true,
-    stdio: ["pipe", "pipe", "ignore"],
-  });
+  const confinement = await findConfinement();
+  if ("why" in confinement && !containment.allowUncontained)
+    throw new LanguageServerError(
+      `the ${language} language server runs only in bubblewrap, and ${confinement.why}; allow it there, or run the repositories' commands uncontained (MAGIS_SANDBOX=none, for repositories you trust) to run the servers uncontained too`,
+    );
+  // A temp folder of its own, named for this process (the leftover sweep removes it once the process is gone), and removed
+  // with the server: tsserver leaves its cancellation pipes' folders in the temp folder.
+  const temp = fs.mkdtempSync(path.join(os.tmpdir(), checkoutPrefix(THIS_PROCESS, "language-server")));
+  const env = { PATH: "", TMPDIR: temp, HOME: temp };
+  const command = [process.execPath, `--max-old-space-size=${limits.memoryMb}`, spec.script, ...spec.args];
+  const jailed = "program" in confinement;
+  let argv: string[];
+  try {
+    argv = jailed ? confinedArgv(confinement.program, command, { reads: [root, ...spec.packages], temp }, env) : command;
+  } catch (error) {
+    fs.rmSync(temp, { recursive: true, force: true });
+    throw new LanguageServerError(`the ${language} language server could not be started: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  const child = spawn(argv[0]!, argv.slice(1), { cwd: temp, env: jailed ? {} : env, detached: true, stdio: ["pipe", "pipe", "ignore"] });
   const pid = child.pid;
   /** Kills the process group and removes its temp folder. */
   const killGroup = () => {
@@ -141,7 +174,9 @@ export async function startLanguageServer(root: string, language: ServerLanguage
   try {
     await bounded(
       connection.sendRequest(InitializeRequest.type, {
-        processId: process.pid,
+        // A server exits once the process named here is gone. In the jail our pid names no process (it has a PID
+        // namespace of its own), and the jail dies with us anyway; outside it, this is what stops a killed bot's servers.
+        processId: jailed ? null : process.pid,
         rootUri,
         workspaceFolders: [{ uri: rootUri, name: path.basename(root) }],
         capabilities: { workspace: { configuration: true }, textDocument: { publishDiagnostics: { versionSupport: true } } },
@@ -202,6 +237,7 @@ export async function startLanguageServer(root: string, language: ServerLanguage
   return {
     language,
     pid,
+    temp,
     diagnose: (file, texts, alongside = []) =>
       inTurn(async () => {
         const key = path.join(root, file);

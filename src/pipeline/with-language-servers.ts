@@ -9,7 +9,11 @@ export async function withLanguageServers<T>(ctx: StageContext, work: (ctx: Stag
   const { diagnostics } = ctx.config;
   if (!diagnostics.enabled || ctx.languageServers) return await work(ctx);
   const seconds = diagnostics.timeout_seconds;
-  const languageServers = openLanguageServers(ctx.root, { startMs: seconds * 1000, requestMs: seconds * 1000, memoryMb: diagnostics.memory_mb });
+  const limits = { startMs: seconds * 1000, requestMs: seconds * 1000, memoryMb: diagnostics.memory_mb };
+  // Where the repository's own commands run uncontained, by the operator's choice, the servers may too when bubblewrap
+  // does not work; anywhere else they run in it or not at all.
+  const allowUncontained = ctx.commands?.allowed === true && ctx.commands.sandbox.kind === "none";
+  const languageServers = openLanguageServers(ctx.root, limits, { allowUncontained });
   try {
     return await work({ ...ctx, languageServers });
   } finally {

@@ -1,0 +1,89 @@
+import { execFile } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { checkoutPrefix, THIS_PROCESS } from "../git/checkout-name.js";
+import { findProgram } from "../sandbox/bwrap-sandbox.js";
+
+/**
+ * The system folders a server's Node needs (its libraries and their loader), read-only. Not /etc, /opt or any home or
+ * work folder: the bot's own files (its key, its `.env`, its database) live there.
+ */
+const SYSTEM_DIRS = ["/usr", "/bin", "/lib", "/lib32", "/lib64", "/libx32"];
+
+/** What a server sees in its jail besides the system folders: folders it may read, and one it may write. */
+export interface JailFolders {
+  /** Folders mounted read-only at their own paths: the checkout, the server's own package folders. */
+  reads: string[];
+  /** The server's temp folder, mounted writable at its own path; the server runs in it. */
+  temp: string;
+}
+
+/** Whether the servers can be confined here: the bubblewrap program that does it, or why not. */
+export type Confinement = { program: string } | { why: string };
+
+let found: Promise<Confinement> | undefined;
+
+/**
+ * Whether bubblewrap confines a server on this machine, checked once per process by running this Node in an empty
+ * jail: bwrap must be on the bot's PATH and user namespaces allowed (unprivileged containers often refuse them).
+ */
+export function findConfinement(): Promise<Confinement> {
+  found ??= new Promise((resolve) => {
+    const program = findProgram("bwrap", process.env.PATH ?? "");
+    if (!program) return resolve({ why: "bubblewrap is not installed (apt-get install bubblewrap)" });
+    const temp = fs.mkdtempSync(path.join(os.tmpdir(), checkoutPrefix(THIS_PROCESS, "language-server")));
+    const argv = confinedArgv(program, [process.execPath, "-e", ""], { reads: [], temp }, {});
+    execFile(argv[0], argv.slice(1), { env: {}, timeout: 10_000 }, (error, _stdout, stderr) => {
+      fs.rmSync(temp, { recursive: true, force: true });
+      resolve(error ? { why: `bubblewrap does not work here: ${String(stderr).trim().split("\n").at(-1) || error.message}` } : { program });
+    });
+  });
+  return found;
+}
+
+/**
+ * The command line that runs `command` (this process's Node and a server script) in a bubblewrap jail that shows only
+ * the system's program folders, this Node, `folders` and an empty /dev: whatever a repository's config, imports or
+ * links name outside them does not exist there. No network, no other process, no capability, and the jail dies with
+ * the bot, killed or not.
+ */
+export function confinedArgv(program: string, command: string[], folders: JailFolders, env: Record<string, string>): [string, ...string[]] {
+  const node = fs.realpathSync(process.execPath);
+  const binds = (option: string, dirs: string[]) => dirs.flatMap((dir) => [option, fs.realpathSync(dir), dir]);
+  return [
+    program,
+    "--unshare-all",
+    "--die-with-parent",
+    "--new-session",
+    "--cap-drop",
+    "ALL",
+    ...systemMounts(),
+    // Where a Node was installed by hand (nvm, a tarball), its folder may hold more than Node: the program alone.
+    ...(SYSTEM_DIRS.some((dir) => node.startsWith(`${dir}/`)) ? [] : ["--ro-bind", node, node]),
+    "--dev",
+    "/dev",
+    ...binds("--ro-bind", folders.reads),
+    ...binds("--bind", [folders.temp]),
+    "--chdir",
+    folders.temp,
+    "--clearenv",
+    ...Object.entries(env).flatMap(([name, value]) => ["--setenv", name, value]),
+    "--",
+    ...command,
+  ];
+}
+
+/** Read-only binds of the system folders this machine has; a merged /usr makes /bin and /lib links, kept as links. */
+function systemMounts(): string[] {
+  return SYSTEM_DIRS.flatMap((dir) => {
+    let stat: fs.Stats;
+    try {
+      stat = fs.lstatSync(dir);
+    } catch {
+      return [];
+    }
+    if (stat.isSymbolicLink()) return ["--symlink", fs.readlinkSync(dir), dir];
+    return stat.isDirectory() ? ["--ro-bind", dir, dir] : [];
+  });
+}
