@@ -26,6 +26,8 @@ function hostFolder(): string {
   fs.writeFileSync(path.join(dir, "x.py"), `SECRET = "${MARKER}"\n`);
   fs.writeFileSync(path.join(dir, "y.pyi"), `from typing import Literal\nSECRET: Literal["${MARKER}"]\n`);
   fs.writeFileSync(path.join(dir, "x.ts"), `export const SECRET = "${MARKER}";\n`);
+  fs.mkdirSync(path.join(dir, "env/lib/python3.11/site-packages"), { recursive: true });
+  fs.writeFileSync(path.join(dir, "env/lib/python3.11/site-packages/z.py"), `SECRET = "${MARKER}"\n`);
   fs.writeFileSync(path.join(dir, "uses.py"), `from shop.prices import total\n\ntotal(["${MARKER}"])\n`);
   return dir;
 }
@@ -53,6 +55,7 @@ const PYTHON: [string, (host: string) => { files: Record<string, string>; links?
   ["pyrightconfig.json's extraPaths", (host) => ({ files: { "pyrightconfig.json": JSON.stringify({ extraPaths: [host] }) }, from: "x" })],
   ["pyproject.toml's [tool.pyright] extraPaths", (host) => ({ files: { "pyproject.toml": `[tool.pyright]\nextraPaths = ["${host}"]\n` }, from: "x" })],
   ["pyrightconfig.json's stubPath", (host) => ({ files: { "pyrightconfig.json": JSON.stringify({ stubPath: host }) }, from: "y" })],
+  ["pyrightconfig.json's venvPath and venv", (host) => ({ files: { "pyrightconfig.json": JSON.stringify({ venvPath: host, venv: "env" }) }, from: "z" })],
   ["a link to the file", (host) => ({ files: {}, links: { "linked.py": path.join(host, "x.py") }, from: "linked" })],
   ["a link to its folder", (host) => ({ files: {}, links: { vendor: host }, from: "vendor.x" })],
   ["a relative import that climbs out of the checkout", (host) => ({ files: {}, from: `..${path.basename(host)}.x` })],
