@@ -3,7 +3,7 @@ import type { Logger } from "pino";
 import { createProbot } from "probot";
 import { openBackend } from "../backends/open-backend.js";
 import { defaultDatabasePath } from "../backends/sqlite/database.js";
-import { createOctokitClass } from "../github/create-octokit-class.js";
+import { createOctokitClass } from "../github/client/create-octokit-class.js";
 import type { ServeRole } from "../jobs/job-queue.js";
 import { UsageError } from "../lib/usage-error.js";
 import type { RunningServer } from "../server/listen-on.js";

@@ -1,4 +1,4 @@
-import { statusMarker } from "../github/status-comment.js";
+import { statusMarker } from "../github/status/status-comment.js";
 import { details, fence, neutralize } from "../lib/markdown.js";
 import { fromLineStart } from "../lib/tail-buffer.js";
 import { describeAttemptTests, describeExit, describeTestsReport, runToShow } from "../pipeline/tests/describe-test-verdict.js";

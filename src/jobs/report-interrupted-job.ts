@@ -1,7 +1,7 @@
 import type { JobRecord } from "../store/jobs.js";
 import { RETRY_ISSUE, REVISE_PULL_REQUEST } from "./explain-failure.js";
-import { capBody } from "../github/fit-body.js";
-import { findStatusComment, statusMarker } from "../github/status-comment.js";
+import { capBody } from "../github/publish/fit-body.js";
+import { findStatusComment, statusMarker } from "../github/status/status-comment.js";
 import { failureLines } from "./render-step-list.js";
 import type { Octokit } from "../github/types.js";
 

@@ -1,6 +1,6 @@
 import type { z } from "zod";
 import type { MagisConfig } from "../config.js";
-import { react, StatusComment, type ReactionTarget } from "../github/status-comment.js";
+import { react, StatusComment, type ReactionTarget } from "../github/status/status-comment.js";
 import type { IssueRef, Octokit } from "../github/types.js";
 import { redactSecrets } from "../lib/redact-secrets.js";
 import { startTimeLimit, TimeLimitError } from "../lib/time-limit.js";

@@ -1,6 +1,6 @@
 import type { Context } from "probot";
 import type { MagisConfig } from "../config.js";
-import { hasPermission } from "../github/check-permission.js";
+import { hasPermission } from "../github/read/check-permission.js";
 import type { Decision } from "../store/triggers.js";
 import { configForTrigger } from "./config-for-trigger.js";
 import type { RecentRefusals } from "./recent-refusals.js";

@@ -1,8 +1,8 @@
 import type { Context } from "probot";
 import { parseConfig, type MagisConfig } from "../config.js";
-import { hasPermission } from "../github/check-permission.js";
-import { capBody } from "../github/fit-body.js";
-import { loadConfig, renderConfigProblems } from "../github/load-config.js";
+import { hasPermission } from "../github/read/check-permission.js";
+import { capBody } from "../github/publish/fit-body.js";
+import { loadConfig, renderConfigProblems } from "../github/client/load-config.js";
 import type { Decision } from "../store/triggers.js";
 import type { RuleEvent } from "./trigger-rule.js";
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { ConfigError, DEFAULT_PROTECTED_PATHS, modelFor, parseConfig } from "../../src/config.js";
 import { modelSettings } from "../support/model-settings.js";
-import { renderConfigProblems } from "../../src/github/load-config.js";
+import { renderConfigProblems } from "../../src/github/client/load-config.js";
 
 describe("config", () => {
   it("fills every default from an empty file", () => {

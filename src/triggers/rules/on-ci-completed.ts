@@ -1,8 +1,8 @@
 import type { Context } from "probot";
 import { configForTrigger } from "../config-for-trigger.js";
-import { capBody } from "../../github/fit-body.js";
-import { listFailedChecks } from "../../github/read-ci-failures.js";
-import { checkNames } from "../../github/render-ci-failures.js";
+import { capBody } from "../../github/publish/fit-body.js";
+import { listFailedChecks } from "../../github/read/read-ci-failures.js";
+import { checkNames } from "../../github/read/render-ci-failures.js";
 import { CI_FIX_TRAILER } from "../../jobs/kinds/revise/ci-fix-trailer.js";
 import { submitReviseJob } from "../../jobs/kinds/revise/submit.js";
 import type { Decision } from "../../store/triggers.js";

@@ -3,7 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { ProbotOctokit } from "probot";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createOctokitClass } from "../../../src/github/create-octokit-class.js";
+import { createOctokitClass } from "../../../src/github/client/create-octokit-class.js";
 import { examplePayload } from "../../e2e/payloads.js";
 import { createBareRepository } from "../../support/git-server.js";
 import { serveFakeGitHub, servedOperations, type FakeGitHubOptions } from "../../support/github-api.js";

@@ -4,7 +4,7 @@ import { BudgetExceededError, LlmError } from "../../../src/llm/errors.js";
 import { inStage, StageError } from "../../../src/pipeline/errors.js";
 import type { TaskOutcome } from "../../../src/pipeline/types.js";
 import { explainFailure } from "../../../src/jobs/explain-failure.js";
-import { readStatusMarker } from "../../../src/github/status-comment.js";
+import { readStatusMarker } from "../../../src/github/status/status-comment.js";
 import { renderStatus } from "../../../src/jobs/kinds/resolve/render-status.js";
 import { failureLines } from "../../../src/jobs/render-step-list.js";
 import { startStatus, trackProgress } from "../../../src/jobs/track-status.js";

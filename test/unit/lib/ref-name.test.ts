@@ -2,7 +2,7 @@ import { spawnSync } from "node:child_process";
 import { expect, it } from "vitest";
 import { refNameProblem } from "../../../src/lib/ref-name.js";
 import { ConfigError, parseConfig } from "../../../src/config.js";
-import { renderConfigProblems } from "../../../src/github/load-config.js";
+import { renderConfigProblems } from "../../../src/github/client/load-config.js";
 
 /** What git itself says of a branch name: the reference the rule is held to. */
 function gitTakes(name: string): boolean {

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { toReviewComment } from "../../../src/github/read-review-feedback.js";
+import { toReviewComment } from "../../../src/github/read/read-review-feedback.js";
 import { parseReviseCommand } from "../../../src/triggers/rules/on-revise-comment.js";
-import { linkedIssue } from "../../../src/github/read-revision-issue.js";
-import { issueOfBranch } from "../../../src/github/choose-branch.js";
+import { linkedIssue } from "../../../src/github/read/read-revision-issue.js";
+import { issueOfBranch } from "../../../src/github/branches/choose-branch.js";
 
 const SHA = "6dcb09b5b57875f334f61aebed695e2e4193db5e";
 

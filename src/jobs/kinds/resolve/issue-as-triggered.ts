@@ -1,4 +1,4 @@
-import type { IssueSnapshot } from "../../../github/read-issue-text.js";
+import type { IssueSnapshot } from "../../../github/read/read-issue-text.js";
 import { jobKey } from "../../../store/jobs.js";
 import type { JobStore } from "../../../store/store.js";
 import { resolvePayload } from "./payload.js";

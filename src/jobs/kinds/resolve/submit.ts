@@ -3,7 +3,7 @@ import type { MagisConfig } from "../../../config.js";
 import type { JobQueue } from "../../job-queue.js";
 import { jobKey } from "../../../store/jobs.js";
 import type { ResolveJobPayload } from "./payload.js";
-import { postNote } from "../../../github/post-note.js";
+import { postNote } from "../../../github/status/post-note.js";
 import type { Decision } from "../../../store/triggers.js";
 
 /** What a trigger hands over: the issue, the validated config and how the run was asked for. */

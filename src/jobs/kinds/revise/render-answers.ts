@@ -1,4 +1,4 @@
-import { capBody, GITHUB_BODY_LIMIT } from "../../../github/fit-body.js";
+import { capBody, GITHUB_BODY_LIMIT } from "../../../github/publish/fit-body.js";
 import { details, fence, neutralize } from "../../../lib/markdown.js";
 import { endSentence } from "../../../lib/end-sentence.js";
 import type { RevisionResult } from "../../../pipeline/revise/types.js";

@@ -2,11 +2,11 @@ import { AGENTS } from "../../../config.js";
 import type { DeclinedFile, RevisionResult } from "../../../pipeline/revise/types.js";
 import { cell, codeCell, details, neutralize } from "../../../lib/markdown.js";
 import type { FileTask, TaskOutcome } from "../../../pipeline/types.js";
-import { statusMarker } from "../../../github/status-comment.js";
+import { statusMarker } from "../../../github/status/status-comment.js";
 import { check, codingSteps, plural, renderStepList, reproductionSteps } from "../../render-step-list.js";
 import { describeReproduction } from "../../../pipeline/reproduce/describe-reproduction.js";
 import { describeTestsReport } from "../../../pipeline/tests/describe-test-verdict.js";
-import type { CiFixStatus } from "../../../github/read-ci-feedback.js";
+import type { CiFixStatus } from "../../../github/read/read-ci-feedback.js";
 import type { StatusState } from "../../track-status.js";
 
 /** What the status comment of a revision shows: the run's progress, then its summary (or its failure). */

@@ -1,8 +1,8 @@
 import type { Context } from "probot";
 import type { JobQueue } from "../../job-queue.js";
 import { jobKey } from "../../../store/jobs.js";
-import { issueOfBranch } from "../../../github/choose-branch.js";
-import { postNote } from "../../../github/post-note.js";
+import { issueOfBranch } from "../../../github/branches/choose-branch.js";
+import { postNote } from "../../../github/status/post-note.js";
 import type { Decision } from "../../../store/triggers.js";
 import type { ReviseJobPayload } from "./payload.js";
 

@@ -1,0 +1,161 @@
+import type { MagisConfig } from "../../config.js";
+import { StageError } from "../../pipeline/errors.js";
+import { neutralizeClosingReferences } from "../../lib/markdown.js";
+import type { ResolveResult } from "../../pipeline/types.js";
+import type { Checkout } from "../../git/checkout.js";
+import { protectedPathMatcher } from "../../lib/protected-paths.js";
+import { chooseBranch } from "../branches/choose-branch.js";
+import { CommitRefusedError, WORKFLOW_NEXT_STEP, workflowRefusal } from "./commit-refused-error.js";
+import { commitThroughApi } from "./commit-through-api.js";
+import { postReportParts } from "./post-report-parts.js";
+import { renderDescription, splitReport } from "./split-report.js";
+import type { BotIdentity, Octokit } from "../types.js";
+
+/** What publishing needs: where, the change, and the pull request description. */
+export interface PublishInput {
+  octokit: Octokit;
+  repo: { owner: string; repo: string };
+  issue: { number: number; title: string };
+  checkout: Checkout;
+  /** The repository's GraphQL node id (see openRepository). */
+  repositoryId: string;
+  defaultBranch: string;
+  config: MagisConfig;
+  bot: BotIdentity;
+  changes: ResolveResult["changes"];
+  /** The pull request description (the run report). */
+  body: string;
+  /** Aborted when the job was cancelled or ran out of time: checked right before the commit and before the pull request. */
+  signal?: AbortSignal;
+  /**
+   * Whether merging the change resolves the issue: `Fixes #N` then closes it; otherwise (protected files still need a
+   * person) the pull request and commit say `Part of #N` and the issue stays open.
+   */
+  closesIssue: boolean;
+  /**
+   * Told when the follow-up comments of a report too long for the description could not all be posted, once the
+   * pull request exists (the run has published by then); absent: thrown.
+   */
+  onError?: (error: unknown) => void;
+}
+
+/** The pull request that now carries the change. */
+export interface Published {
+  url: string;
+  number: number;
+  branch: string;
+  commit: string;
+  /** True when an existing bot pull request was updated rather than a new one opened. */
+  updated: boolean;
+}
+
+/**
+ * Commits the change as one commit by the app (through the API, so GitHub signs it) on a bot branch cut from the
+ * default branch head, then opens the pull request (`Fixes #N`, or `Part of #N`, in its body), or updates the bot's
+ * open pull request for that branch. A report longer than the description takes goes on in comments it links to.
+ */
+export async function publishPullRequest(input: PublishInput): Promise<Published> {
+  const { octokit, repo, issue, config } = input;
+  const changes = input.changes.filter((c) => c.after !== c.before);
+  if (changes.length === 0) {
+    throw new StageError("publish", "The run produced no change to any file, so nothing was pushed.", "Add guidance with `/magis retry <what to change>`.");
+  }
+  const isProtected = protectedPathMatcher(config.protected_paths);
+  const forbidden = changes.filter((c) => isProtected(c.path)).map((c) => c.path);
+  if (forbidden.length > 0) {
+    throw new StageError(
+      "publish",
+      `The change touches protected paths (${forbidden.join(", ")}), so nothing was pushed.`,
+      "Protected files are changed by people only; edit `protected_paths` in `.github/magis.yml` if this is wrong.",
+    );
+  }
+  const { branch, head } = await chooseBranch(octokit, repo, {
+    defaultBranch: input.defaultBranch,
+    prefix: config.branch_prefix,
+    issueNumber: issue.number,
+    bot: input.bot,
+  });
+  // The last moment a cancelled or timed-out job can still leave nothing behind.
+  input.signal?.throwIfAborted();
+  const reference = `${input.closesIssue ? "Fixes" : "Part of"} #${issue.number}`;
+  const commit = await commitOnBranch({
+    octokit,
+    repo,
+    repositoryId: input.repositoryId,
+    checkout: input.checkout,
+    branch,
+    changes,
+    // The issue's title is anyone's text: a "fixes #3" in it must not close issue 3 when this commit is merged.
+    message: `${neutralizeClosingReferences(issue.title.trim())} (#${issue.number})\n\nChanged by MAGIS: ${changes.map((c) => c.path).join(", ")}.\n\n${reference}`,
+    // A new branch must still not exist; the bot's own branch is replaced whole only while it is where it was checked.
+    lease: { head, force: head !== null },
+    guard: { prefix: config.branch_prefix, defaultBranch: input.defaultBranch, protectedPaths: config.protected_paths },
+  });
+  const report = splitReport(input.body.includes(reference) ? input.body : `${reference}\n\n${input.body}`);
+  const body = renderDescription(report.head, report.parts.length);
+  const title = issue.title.trim();
+  const { data: open } = await octokit.rest.pulls.list({ ...repo, head: `${repo.owner}:${branch}`, state: "open", per_page: 1 });
+  const existing = open[0];
+  let pull: { html_url: string; number: number };
+  if (existing) {
+    pull = (await octokit.rest.pulls.update({ ...repo, pull_number: existing.number, title, body })).data;
+  } else {
+    input.signal?.throwIfAborted();
+    pull = (await createPull(octokit, { ...repo, head: branch, base: input.defaultBranch, title, body, draft: config.draft })).data;
+  }
+  // An updated pull request may hold an earlier report's comments, which are reused or marked unused.
+  if (report.parts.length > 0 || existing) {
+    try {
+      const where = { ...repo, number: pull.number, url: pull.html_url, bot: input.bot.login, earlier: existing !== undefined };
+      const links = await postReportParts(octokit, where, report.parts);
+      if (links.length > 0) await octokit.rest.pulls.update({ ...repo, pull_number: pull.number, body: renderDescription(report.head, links.length, links) });
+    } catch (error) {
+      if (!input.onError) throw error;
+      input.onError(error);
+    }
+  }
+  return { url: pull.html_url, number: pull.number, branch, commit, updated: existing !== undefined };
+}
+
+/**
+ * Opens the pull request. A workflow token may not, until the repository (or organization) allows GitHub Actions
+ * to create pull requests, which it does not by default: that refusal says which setting to change.
+ */
+async function createPull(octokit: Octokit, request: Parameters<Octokit["rest"]["pulls"]["create"]>[0] & { head: string }) {
+  try {
+    return await octokit.rest.pulls.create(request);
+  } catch (error) {
+    const { status, message } = error as { status?: number; message?: string };
+    if (status !== 403 || !/not permitted to create or approve pull requests/i.test(message ?? "")) throw error;
+    throw new StageError(
+      "publish",
+      `The commit is on the branch \`${request.head}\`, but GitHub refused to let the workflow's token open the pull request (GitHub Actions is not permitted to create pull requests in this repository).`,
+      'Turn on Settings → Actions → General → "Allow GitHub Actions to create and approve pull requests" (for an organization, its own Actions settings first), or pass an app token as `github_token`; then run again (the branch is reused).',
+      { cause: error },
+    );
+  }
+}
+
+/**
+ * Commits through the API; a refusal by GitHub (a branch rule, a ruleset, a workflow file without the `workflows`
+ * permission) becomes a publish failure saying what to do.
+ */
+async function commitOnBranch(request: Parameters<typeof commitThroughApi>[0]): Promise<string> {
+  try {
+    return await commitThroughApi(request);
+  } catch (error) {
+    const workflows = workflowRefusal(
+      error,
+      request.branch,
+      request.changes.map((c) => c.path),
+    );
+    if (workflows) throw new StageError("publish", workflows, WORKFLOW_NEXT_STEP, { cause: error });
+    if (!(error instanceof CommitRefusedError)) throw error;
+    throw new StageError(
+      "publish",
+      `${error.message.replace(/\.$/, "")}.`,
+      `Let the app create and update branches named \`${request.guard.prefix}…\` (branch protection rules, rulesets), or change \`branch_prefix\` in .github/magis.yml, then run again.`,
+      { cause: error },
+    );
+  }
+}

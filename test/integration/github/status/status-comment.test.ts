@@ -1,0 +1,43 @@
+import nock from "nock";
+import { ProbotOctokit } from "probot";
+import { afterEach, describe, expect, it } from "vitest";
+import { CUT_NOTE } from "../../../../src/github/publish/fit-body.js";
+import { findStatusComment, statusMarker, StatusComment } from "../../../../src/github/status/status-comment.js";
+import type { Octokit } from "../../../../src/github/types.js";
+import { fakeGitHub } from "../../../support/github-api.js";
+
+const TOKEN = "ghs_statusTestToken0123456789abcdefghij";
+
+afterEach(() => void nock.cleanAll());
+
+describe("the status comment", () => {
+  it("stays within GitHub's limit when its text grows past it, marker first and fences closed, and is found again", async () => {
+    // No git behind it: the comment routes never reach the repository.
+    const github = fakeGitHub({
+      owner: "octo",
+      repo: "demo",
+      installationId: 1,
+      token: TOKEN,
+      gitRoot: "/nonexistent",
+      cloneUrl: "",
+      issue: { number: 5, title: "t", body: "" },
+    });
+    const octokit = new ProbotOctokit({ auth: { token: TOKEN }, retry: { enabled: false }, throttle: { enabled: false } }) as Octokit;
+    const errors: unknown[] = [];
+    const render = (lines: number) => `${statusMarker(7)}\n### 😕 MAGIS failed\n\n\`\`\`\n${"a test failed\n".repeat(lines)}\`\`\`\n\nRun again.`;
+    const status = await StatusComment.post(
+      octokit,
+      { owner: "octo", repo: "demo", number: 5 },
+      { state: 1, render: (state) => render(state === 1 ? 10 : 10_000), onError: (e) => errors.push(e) },
+    );
+    status.update(() => 2);
+    await status.flush();
+    expect(errors).toEqual([]);
+    const [comment] = github.comments;
+    expect(comment!.history).toHaveLength(2);
+    expect(comment!.body.length).toBeLessThanOrEqual(65_536);
+    expect(comment!.body.startsWith(`${statusMarker(7)}\n### 😕 MAGIS failed\n\n\`\`\`\na test failed\n`)).toBe(true);
+    expect(comment!.body.endsWith(`a test failed\n\`\`\`\n\n${CUT_NOTE}`)).toBe(true);
+    expect(await findStatusComment(octokit, { owner: "octo", repo: "demo", number: 5 }, 7)).toMatchObject({ id: comment!.id });
+  });
+});
