@@ -1,5 +1,5 @@
 import { normalizedDigest, type FileEncoding } from "../../edit/index.js";
-import { runReproduction, type ReproductionBench } from "../reproduce/reproduce-issue.js";
+import { runReproduction, type ReproductionBench } from "../tests/run-reproduction.js";
 import type { ChangedFile, TestBench } from "../tests/open-test-bench.js";
 import type { CandidateGroup, CandidateReport, StageContext, TestRun, TestVerdict } from "../types.js";
 import { makeAttempts, type AttemptInput } from "./make-attempt.js";

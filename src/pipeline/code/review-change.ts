@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { formatIssue } from "../format-issue.js";
-import { describeRun } from "../reproduce/reproduce-issue.js";
+import { describeRun } from "../tests/run-reproduction.js";
 import { describeExit, describeVerdictForModel } from "../tests/describe-test-verdict.js";
 import type { DeveloperRole, FileTask, IssueText, Review, StageContext, TestRun, TestVerdict } from "../types.js";
 

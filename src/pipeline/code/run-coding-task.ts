@@ -7,7 +7,7 @@ import { describeCallersForTask } from "./find-callers.js";
 import { proposeChange } from "./propose-change.js";
 import { openEditableFile } from "../open-editable-file.js";
 import { reviewChange } from "./review-change.js";
-import { describeReproductionForModel, describeRun, type ReproductionBench } from "../reproduce/reproduce-issue.js";
+import { describeReproductionForModel, describeRun, type ReproductionBench } from "../tests/run-reproduction.js";
 
 /** One file-level task as the coding stage runs it. */
 export interface CodingTaskInput {

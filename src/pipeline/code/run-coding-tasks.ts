@@ -4,7 +4,7 @@ import { validatePlan } from "../validate-plan.js";
 import type { TestBench } from "../tests/open-test-bench.js";
 import type { DeveloperRole, FileFeedback, FileTask, IssueText, Plan, StageContext, TaskOutcome } from "../types.js";
 import { runCodingTask } from "./run-coding-task.js";
-import type { ReproductionBench } from "../reproduce/reproduce-issue.js";
+import type { ReproductionBench } from "../tests/run-reproduction.js";
 
 /** The coding stage's work besides the issue: the tasks and their Developers, the plan's order, and what judges each attempt. */
 export interface CodingWork {

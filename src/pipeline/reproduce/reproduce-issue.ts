@@ -1,11 +1,11 @@
 import fs from "node:fs";
 import { z } from "zod";
-import { fence } from "../../lib/markdown.js";
 import { protectingPattern } from "../../lib/protected-paths.js";
 import { resolveInside, UnsafePathError } from "../../lib/safe-path.js";
 import { formatIssue } from "../format-issue.js";
 import { describeExit } from "../tests/describe-test-verdict.js";
-import type { ChangedFile, OpenedWorkbench, Workbench } from "../tests/open-workbench.js";
+import type { OpenedWorkbench } from "../tests/open-workbench.js";
+import { describeRun, describeScript, runReproduction } from "../tests/run-reproduction.js";
 import type { IssueText, LocatedFile, ReproductionAttempt, ReproductionScript, StageContext, TestRun } from "../types.js";
 import { describeLocated } from "./choose-way.js";
 
@@ -22,11 +22,6 @@ export const checkSchema = z.object({
   reproduced: z.boolean(),
   reason: z.string(),
 });
-
-/** The most characters of a script the Developers and QA read (the script runs whole). */
-const SCRIPT_CHARS = 6_000;
-/** The most characters of a run's output the agents read: its end, where the error is. */
-const OUTPUT_CHARS = 2_500;
 
 /** What reproducing needs besides the issue: the located files, the Reproducer, and the workbench it runs in. */
 export interface ReproduceInput {
@@ -75,7 +70,7 @@ export async function reproduceIssue(ctx: StageContext, input: ReproduceInput): 
       continue;
     }
     script.path = placed.path;
-    const run = await workbench.run(script.command, [scriptFile(script)]);
+    const run = await runReproduction(workbench, script, []);
     const problem = runProblem(ctx, input.issue, script, run);
     const verdict = problem
       ? { reproduced: false, reason: problem }
@@ -101,7 +96,7 @@ export async function reproduceIssue(ctx: StageContext, input: ReproduceInput): 
     if (attempt.reproduced) return { attempts, reproduced: { script, before: run }, sandbox };
     feedback = [
       `Your script ${number}, \`${script.path}\` run with \`${script.command}\`:`,
-      fence(bound(script.content, SCRIPT_CHARS)),
+      describeScript(script),
       "",
       describeRun(run),
       "",
@@ -111,42 +106,6 @@ export async function reproduceIssue(ctx: StageContext, input: ReproduceInput): 
   const last = attempts.at(-1);
   const tried = `${ctx.config.reproduce_attempts} script${ctx.config.reproduce_attempts === 1 ? "" : "s"}`;
   return { attempts, sandbox, fallback: `none of the Reproducer's ${tried} showed the issue${last ? ` (the last: ${last.reason})` : ""}` };
-}
-
-/** The reproduction the Developers work against: the workbench it runs in, the script and its failing run. */
-export interface ReproductionBench {
-  workbench: Workbench;
-  script: ReproductionScript;
-  before: TestRun;
-}
-
-/** The reproduction's run with these changes (and the script itself), in the workbench. */
-export function runReproduction(workbench: Workbench, script: ReproductionScript, changes: readonly ChangedFile[]): Promise<TestRun> {
-  // The script is written last: it wins over a change to the same file.
-  return workbench.run(script.command, [...changes.filter((c) => c.path !== script.path), scriptFile(script)]);
-}
-
-/** The reproduction as a Developer and the QA Engineer read it: the script, and what it printed on the untouched code. */
-export function describeReproductionForModel(reproduced: { script: ReproductionScript; before: TestRun }): string {
-  const { script, before } = reproduced;
-  return [
-    `The Reproducer's script \`${script.path}\`, run with \`${script.command}\` from the repository's root, shows the issue:`,
-    fence(bound(script.content, SCRIPT_CHARS)),
-    "",
-    `On the untouched code it ${describeRun(before)}`,
-    "",
-    "It runs after every attempt, with the change: the issue is fixed when it passes (exit 0).",
-  ].join("\n");
-}
-
-/** A run of the reproduction in a few lines for a model: how it ended, and the end of what it printed. */
-export function describeRun(run: TestRun): string {
-  const tail = run.tail.trim() === "" ? "(it printed nothing)" : fence(run.tail.length > OUTPUT_CHARS ? `…${run.tail.slice(-OUTPUT_CHARS)}` : run.tail, "text");
-  return `${describeExit(run)} after ${(run.durationMs / 1000).toFixed(1)} s, printing:\n${tail}`;
-}
-
-function scriptFile(script: ReproductionScript): ChangedFile {
-  return { path: script.path, after: script.content, encoding: "utf-8" };
 }
 
 function describeTests(ctx: StageContext): string {
@@ -193,8 +152,4 @@ function runProblem(ctx: StageContext, issue: IssueText, script: ReproductionScr
   if (missing && !issueText.includes(missing[1]!))
     return `the script failed to import what it needs (${missing[1]}), which is not the failure the issue reports`;
   return null;
-}
-
-function bound(text: string, max: number): string {
-  return text.length <= max ? text : `${text.slice(0, max)}\n… (${text.length - max} more characters)`;
 }

@@ -5,7 +5,8 @@ import { resolveInside } from "../../lib/safe-path.js";
 import type { OpenedWorkbench } from "../tests/open-workbench.js";
 import type { IssueText, LocatedFile, ReproductionReport, ReproductionScript, ResolveResult, StageContext } from "../types.js";
 import { chooseWay } from "./choose-way.js";
-import { reproduceIssue, runReproduction, type ReproductionBench } from "./reproduce-issue.js";
+import { runReproduction, type ReproductionBench } from "../tests/run-reproduction.js";
+import { reproduceIssue } from "./reproduce-issue.js";
 
 /** The way taken: its report so far, the reproduction the Developers work against (or null), and the final check. */
 export interface TakenWay {
