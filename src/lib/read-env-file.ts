@@ -1,5 +1,6 @@
 import fs from "node:fs";
 import { parseEnv } from "node:util";
+import { fileKind } from "./file-kind.js";
 import { UsageError } from "./usage-error.js";
 
 /**
@@ -33,18 +34,10 @@ function readRegularFile(file: string, options: { required: boolean }): string |
   try {
     const stat = fs.fstatSync(fd);
     if (!stat.isFile()) {
-      throw new UsageError(`${file} is ${kindOf(stat)}, not a regular file: name the .env file itself, or set the variables in the environment instead`);
+      throw new UsageError(`${file} is ${fileKind(stat)}, not a regular file: name the .env file itself, or set the variables in the environment instead`);
     }
     return fs.readFileSync(fd, "utf8");
   } finally {
     fs.closeSync(fd);
   }
-}
-
-/** What a file that is not a regular one is, for the message. */
-function kindOf(stat: fs.Stats): string {
-  if (stat.isDirectory()) return "a folder";
-  if (stat.isFIFO()) return "a FIFO";
-  if (stat.isSocket()) return "a socket";
-  return "a device";
 }

@@ -1,7 +1,6 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
 import { withinTime } from "../lib/within-time.js";
 import type { ServeRole } from "../jobs/job-queue.js";
-import type { DeskEvent } from "../triggers/trigger-desk.js";
 
 /** How a job ended, as counted: `handed_back` after SIGTERM's grace period, `lost` when its worker went silent. */
 export type JobOutcome = "succeeded" | "failed" | "cancelled" | "handed_back" | "lost";
@@ -48,7 +47,7 @@ export interface MagisMetrics {
    * refused with the spool full (an alert), a file in the spool set aside as holding no delivery (an alert), a decision
    * GitHub failed tried again, or given up on.
    */
-  triggerEvent(event: DeskEvent): void;
+  triggerEvent(event: "spooled" | "replayed" | "spool_full" | "set_aside" | "retried" | "gave_up"): void;
   /** The Content-Type of `text()`. */
   readonly contentType: string;
   /** Samples the queue (when there is a `queueDepth`) and renders every metric in Prometheus' text format. */

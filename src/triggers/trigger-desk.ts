@@ -1,11 +1,12 @@
 import { Context, type Logger } from "probot";
-import { isGitHubOutage } from "../github/is-github-outage.js";
+import { isGitHubOutage } from "../github/client/is-github-outage.js";
 import type { Octokit } from "../github/types.js";
 import { redactSecrets } from "../lib/redact-secrets.js";
 import { JobStoreBusyError, type TriggerStore } from "../store/store.js";
 import type { Decision, NewTrigger, TriggerRecord } from "../store/triggers.js";
 import { DecisionRetries } from "./decision-retries.js";
 import { FairSlots } from "./fair-slots.js";
+import { SpoolReplayer, type ReplayEvent } from "./replay-spool.js";
 import type { TriggerSpool } from "./trigger-spool.js";
 import type { RuleEvent, TriggerRule } from "./trigger-rule.js";
 
@@ -22,10 +23,11 @@ export interface TriggerDeskOptions {
   leaseMs?: number;
   /**
    * Where a delivery goes when the store cannot take it (PostgreSQL down for a moment): answered, kept, and recorded
-   * when the store answers again. Without one, or when it is full, the delivery is answered 503.
+   * when the store answers again. Without one, or when it is full or its folder may not be used, the delivery is
+   * answered 503. A spool folder another user may write to stops `start`.
    */
   spool?: TriggerSpool;
-  /** Told what happened to deliveries on the way: spooled, replayed from the spool, refused with the spool full, a decision tried again. */
+  /** Told what happened to deliveries on the way (see DeskEvent). */
   onEvent?: (event: DeskEvent) => void;
   /**
    * How often spooled deliveries are offered to the store again, the first pause before a failed decision is tried
@@ -34,8 +36,11 @@ export interface TriggerDeskOptions {
   timing?: Partial<typeof DEFAULT_TIMING>;
 }
 
-/** What the desk reports for the metrics. */
-export type DeskEvent = "spooled" | "replayed" | "spool_full" | "retried" | "gave_up";
+/**
+ * What the desk reports for the metrics: a delivery spooled, replayed from the spool, refused with no room to keep it, a
+ * file in the spool set aside as holding no delivery of its own, a decision tried again, or given up on.
+ */
+export type DeskEvent = "spooled" | ReplayEvent | "spool_full" | "retried" | "gave_up";
 
 // GitHub gives up on a webhook after 10 s: a store silent for half of that (a database that drops packets) has it spooled.
 const DEFAULT_TIMING = { replayMs: 2_000, retryFirstMs: 30_000, recordWaitMs: 5_000 };
@@ -61,8 +66,7 @@ export class TriggerDesk {
   private readonly chains = new Map<string, Promise<void>>();
   // A burst of webhooks must not become a burst of API calls: a few decisions at a time, the installations in turn.
   private readonly slots = new FairSlots(4);
-  private replayer: NodeJS.Timeout | null = null;
-  private replaying = false;
+  private readonly replayer: SpoolReplayer | undefined;
   /** Decisions GitHub failed, to be made again once it may be back. */
   private readonly retries: DecisionRetries;
 
@@ -72,6 +76,16 @@ export class TriggerDesk {
     private readonly options: TriggerDeskOptions,
   ) {
     this.retries = new DecisionRetries(this.timing.retryFirstMs, (delivery) => this.decideAgain(delivery));
+    const { spool, log, onEvent } = options;
+    this.replayer =
+      spool &&
+      new SpoolReplayer(spool, {
+        everyMs: this.timing.replayMs,
+        record: (trigger) => this.store.record(trigger, this.leaseMs),
+        decide: (trigger) => this.schedule(trigger, () => this.rebuild({ ...trigger, outcome: null, detail: null, decidedAt: null })),
+        log,
+        onEvent,
+      });
   }
 
   /** The webhook events the rules listen to, for `app.on`. */
@@ -129,10 +143,11 @@ export class TriggerDesk {
       if (error instanceof JobStoreBusyError) throw error;
       const why = redactSecrets(error instanceof Error ? error.message : String(error), []);
       const { spool, onEvent } = this.options;
-      if (!spool?.add(trigger)) {
+      const notKept = spool ? spool.add(trigger) : "no spool is set up";
+      if (!spool || notKept !== undefined) {
         onEvent?.("spool_full");
         this.options.log.warn(
-          { delivery: trigger.delivery, event: trigger.event, error: why },
+          { delivery: trigger.delivery, event: trigger.event, error: why, spool: notKept },
           "ALERT: the store could not record a delivery and the spool could not keep it; answered 503, redeliver it from the app's settings once the store is back",
         );
         throw new StoreUnavailableError(`the store could not record this delivery (${why}), and it could not be kept to record later; redeliver it`);
@@ -142,39 +157,8 @@ export class TriggerDesk {
         { delivery: trigger.delivery, event: trigger.event, error: why, spooled: spool.depth },
         `ALERT: the store could not record a delivery; it is kept in ${spool.dir} and recorded once the store answers`,
       );
-      this.replaySoon();
+      this.replayer?.soon();
       return "spooled";
-    }
-  }
-
-  /** Offers the spooled deliveries to the store every replay interval while any is left. */
-  private replaySoon(): void {
-    if (this.replayer) return;
-    this.replayer = setInterval(() => void this.replay(), this.timing.replayMs);
-    this.replayer.unref();
-  }
-
-  /** Records the spooled deliveries, oldest first, and decides each; stops at the first the store still refuses. */
-  private async replay(): Promise<void> {
-    const spool = this.options.spool;
-    if (!spool || this.replaying) return;
-    this.replaying = true;
-    try {
-      for (const { trigger, file } of spool.list()) {
-        const fresh = await this.store.record(trigger, this.leaseMs);
-        spool.remove(file);
-        this.options.onEvent?.("replayed");
-        if (fresh) this.schedule(trigger, () => this.rebuild({ ...trigger, outcome: null, detail: null, decidedAt: null }));
-      }
-      if (spool.depth === 0 && this.replayer) {
-        clearInterval(this.replayer);
-        this.replayer = null;
-        this.options.log.info({ dir: spool.dir }, "the spooled deliveries are recorded; the store answers again");
-      }
-    } catch {
-      // The store still does not answer: the next interval tries again.
-    } finally {
-      this.replaying = false;
     }
   }
 
@@ -192,8 +176,12 @@ export class TriggerDesk {
    * it goes on looking for such triggers every half lease, while it runs: another web process may die at any time.
    */
   async start(): Promise<void> {
+    // A spool folder another user may write to would have their files replayed as GitHub's deliveries.
+    const spool = this.options.spool;
+    const problem = spool?.folderProblem();
+    if (problem) throw new Error(problem);
     // Deliveries an earlier process spooled and never recorded (it stopped while the store was down).
-    if (this.options.spool && this.options.spool.depth > 0) this.replaySoon();
+    if (spool && spool.depth > 0) this.replayer?.soon();
     await this.takeUndecided();
     if (this.leaseMs <= 0) return;
     this.sweeper = setInterval(() => {
@@ -207,8 +195,7 @@ export class TriggerDesk {
   stop(): void {
     if (this.sweeper) clearInterval(this.sweeper);
     this.sweeper = null;
-    if (this.replayer) clearInterval(this.replayer);
-    this.replayer = null;
+    this.replayer?.stop();
     this.retries.stop();
   }
 
