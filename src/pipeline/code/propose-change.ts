@@ -19,6 +19,14 @@ export type Proposal =
   | { ok: true; after: string; diff: string; callers: string; checkSkipped?: string; tests?: TestVerdict; reproduced?: TestRun; candidates?: CandidateReport }
   | { ok: false; error: string; candidates?: CandidateReport };
 
+/** One group of candidates as it is sampled: the group, its file's text after the change, and its first candidate's check. */
+interface SampledGroup {
+  group: CandidateGroup;
+  after: string;
+  /** What the language server said of the group's first candidate: the uses it alters, or why it did not check. */
+  checked: { callers: string; checkSkipped?: string };
+}
+
 /**
  * One attempt's change, tested. With `candidates` over 1 (Agentless, Trae: generate, prune, select): sample that
  * many, drop those that fail, group the rest by normalized text (votes), test each group once, drop those that break
@@ -32,10 +40,7 @@ export async function proposeChange(ctx: StageContext, attempt: AttemptInput, ch
     return result.ok ? { ...result, ...(await checkChange(checks, result.after)) } : result;
   }
   const dropped: CandidateReport["dropped"] = [];
-  const byText = new Map<string, CandidateGroup>();
-  const afterOf = new Map<CandidateGroup, string>();
-  // What the language server said of the group's first candidate: the uses it alters, or why it did not check.
-  const checkedOf = new Map<CandidateGroup, { callers: string; checkSkipped?: string }>();
+  const byText = new Map<string, SampledGroup>();
   for (const [index, result] of results.entries()) {
     const number = index + 1;
     if (!result.ok) {
@@ -43,16 +48,15 @@ export async function proposeChange(ctx: StageContext, attempt: AttemptInput, ch
       continue;
     }
     const key = await normalizedDigest(checks.path, result.after);
-    const group = byText.get(key);
-    if (group) group.members.push(number);
+    const known = byText.get(key);
+    if (known) known.group.members.push(number);
     else {
-      const created: CandidateGroup = { members: [number], diff: result.diff, normalized: key };
-      byText.set(key, created);
-      afterOf.set(created, result.after);
-      checkedOf.set(created, { callers: result.callers, ...(result.checkSkipped ? { checkSkipped: result.checkSkipped } : {}) });
+      const checked = { callers: result.callers, ...(result.checkSkipped ? { checkSkipped: result.checkSkipped } : {}) };
+      byText.set(key, { group: { members: [number], diff: result.diff, normalized: key }, after: result.after, checked });
     }
   }
-  const groups = [...byText.values()].sort((a, b) => b.members.length - a.members.length);
+  const ranked = [...byText.values()].sort((a, b) => b.group.members.length - a.group.members.length);
+  const groups = ranked.map((r) => r.group);
   if (groups.length === 0) {
     return {
       ok: false,
@@ -60,8 +64,8 @@ export async function proposeChange(ctx: StageContext, attempt: AttemptInput, ch
       candidates: { sampled: count, dropped, groups: [], why: "" },
     };
   }
-  for (const group of groups) {
-    const checked = await checkChange(checks, afterOf.get(group)!);
+  for (const { group, after } of ranked) {
+    const checked = await checkChange(checks, after);
     if (checked.tests) group.tests = checked.tests;
     if (checked.reproduced) group.reproduction = checked.reproduced;
     if (checked.tests?.breaks) group.out = checked.tests.breaks;
@@ -76,13 +80,13 @@ export async function proposeChange(ctx: StageContext, attempt: AttemptInput, ch
     return { ok: false, error, candidates: { sampled: count, dropped, groups, why: "every group breaks tests that passed before" } };
   }
   const { index, why } = choice;
-  const chosen = groups[index]!;
+  const { group: chosen, after, checked } = ranked[index]!;
   const report: CandidateReport = { sampled: count, dropped, groups, chosen: index, why };
   return {
     ok: true,
-    after: afterOf.get(chosen)!,
+    after,
     diff: chosen.diff,
-    ...checkedOf.get(chosen)!,
+    ...checked,
     ...(chosen.tests ? { tests: chosen.tests } : {}),
     ...(chosen.reproduction ? { reproduced: chosen.reproduction } : {}),
     candidates: report,
