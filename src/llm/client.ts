@@ -162,7 +162,7 @@ export class LlmClient implements Llm {
     const n = dialect.samples ? (request.n ?? 1) : 1;
     const format = dialect.mode === "json_schema" ? responseFormatFor(schema, site.prompt) : undefined;
     const sent: Message[] = dialect.mode === "json" ? withInstruction(messages, jsonModeInstruction(schema)) : messages;
-    // Worst case of this call: its prompt (chars/4, the schema included when sent, a few tokens of
+    // Worst case of this call: its prompt (estimateTokens, the schema included when sent, a few tokens of
     // framing per message) and its whole completion cap, since the model may use all of it.
     const promptText = sent.map((m) => m.content).join("\n") + (format ? JSON.stringify(format) : "");
     const promptTokens = estimateTokens(promptText) + 4 * sent.length;

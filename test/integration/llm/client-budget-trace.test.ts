@@ -7,11 +7,27 @@ import { parseConfig } from "../../../src/config.js";
 import { BudgetExceededError } from "../../../src/llm/errors.js";
 import { writeTraceJsonl } from "../../../src/llm/trace.js";
 import type { TraceRecord } from "../../../src/llm/types.js";
-import { reply, startScriptedModel, type ScriptedModel } from "../../support/scripted-model.js";
+import { reply, startScriptedModel, type ScriptedModel, type ScriptedRequest } from "../../support/scripted-model.js";
 import { clientFor, fixturePrompts, judgeRequest, SECRET_KEY } from "./client-setup.js";
 import { modelSettings } from "../../support/model-settings.js";
 
 const answer = (usage: { promptTokens: number; completionTokens: number }) => reply.json({ relevant: true, reason: "r" }, { usage });
+
+/**
+ * The prompt tokens a server with OpenAI's cl100k tokenizer reports for these prompts: a quarter a character of ASCII,
+ * 1.012 a common CJK character (60,720 for 60,000, as an audit saw), 3.93 a CJK Extension B character (measured).
+ */
+function cl100kTokens(request: ScriptedRequest): number {
+  let tokens = 0;
+  for (const { content } of request.messages) {
+    for (const char of content) {
+      const code = char.codePointAt(0)!;
+      tokens += code < 0x80 ? 0.25 : code > 0xffff ? 3.93 : 1.012;
+    }
+  }
+  return Math.ceil(tokens);
+}
+const counted = (request: ScriptedRequest) => answer({ promptTokens: cl100kTokens(request), completionTokens: 10 });
 
 describe("token budget", () => {
   let model: ScriptedModel;
@@ -69,6 +85,40 @@ describe("token budget", () => {
     expect(refused.shortfall.estimate * 2).toBeLessThanOrEqual(1200);
     expect(model.requests).toHaveLength(2);
     expect(llm.stats().totalTokens).toBe(40);
+  });
+
+  it("refuses before the call a prompt of 60,000 CJK characters against a budget of 20,000", async () => {
+    model = await startScriptedModel();
+    model.script("judge-file", counted);
+    const llm = clientFor(model, { maxTokens: 1000, tokenBudget: 20_000 });
+    const request = { ...judgeRequest, vars: { path: "src/date.ts", summary: "日期解析失败".repeat(10_000) } };
+    const failure = (await llm.ask(request).then(
+      () => null,
+      (error: unknown) => error,
+    )) as BudgetExceededError;
+    expect(failure).toBeInstanceOf(BudgetExceededError);
+    // Counted at their 3 UTF-8 bytes each: more than a byte-level tokenizer can make of them.
+    expect(failure.shortfall.promptTokens).toBeGreaterThan(180_000);
+    expect(failure.shortfall.largest).toEqual({ name: "summary", chars: 60_000 });
+    expect(model.requests).toEqual([]);
+    expect(llm.stats().totalTokens).toBe(0);
+  });
+
+  it("holds the budget for concurrent calls over text that is not ASCII: of two that fit alone but not together, one is refused", async () => {
+    model = await startScriptedModel({ latencyMs: 50 });
+    model.script("judge-file", counted);
+    const llm = clientFor(model, { maxTokens: 1000, tokenBudget: 20_000 });
+    // 4,000 CJK Extension B characters: each call may take about 17,000 tokens, and really takes 15,800.
+    const request = { ...judgeRequest, vars: { path: "src/date.ts", summary: "𠀀".repeat(4000) } };
+    const results = await Promise.allSettled([llm.ask(request), llm.ask(request)]);
+    expect(results.map((r) => r.status)).toEqual(["fulfilled", "rejected"]);
+    const refused = (results[1] as PromiseRejectedResult).reason as BudgetExceededError;
+    expect(refused).toBeInstanceOf(BudgetExceededError);
+    expect(refused.shortfall).toMatchObject({ spent: 0, held: refused.shortfall.estimate, budget: 20_000 });
+    expect(refused.shortfall.estimate).toBeLessThanOrEqual(20_000);
+    expect(model.requests).toHaveLength(1);
+    expect(llm.stats().totalTokens).toBeGreaterThan(15_000);
+    expect(llm.stats().totalTokens).toBeLessThanOrEqual(20_000);
   });
 });
 

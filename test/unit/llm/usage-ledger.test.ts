@@ -29,8 +29,13 @@ describe("UsageLedger", () => {
     expect(stats.byAgent.manager.calls).toBe(0);
   });
 
-  it("estimates four characters per token, rounding up", () => {
+  it("estimates ASCII at four characters a token, rounding up, and other characters at their UTF-8 bytes", () => {
     expect(estimateTokens("")).toBe(0);
     expect(estimateTokens("abcde")).toBe(2);
+    // Cyrillic: 2 bytes; CJK: 3; an emoji or a CJK Extension B character: 4 (two UTF-16 code units).
+    expect(estimateTokens("Ошибка")).toBe(12);
+    expect(estimateTokens("日期解析失败")).toBe(18);
+    expect(estimateTokens("🐛𠀀")).toBe(8);
+    expect(estimateTokens("parse 日期 fails")).toBe(Math.ceil(12 / 4) + 6);
   });
 });
