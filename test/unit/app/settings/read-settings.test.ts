@@ -146,7 +146,7 @@ describe("readSettings", () => {
     expect(refusal({ ...KEY, APP_ID: "abc", MAGIS_JOBS_CONCURRENCY: "zero" })).toBe(
       [
         "2 settings hold what they cannot take:",
-        "- APP_ID is 'abc': set it to the App ID shown on the GitHub App's settings page (a whole number, 1 or more), or leave it unset for Probot's setup page, which registers the app",
+        "- APP_ID is 'abc': set it to the App ID shown on the GitHub App's settings page (a whole number, 1 or more), or leave it unset for the setup page, which registers the app",
         "- MAGIS_JOBS_CONCURRENCY is 'zero': set it to the jobs one process runs at once (a whole number, 1 or more), or leave it unset for 2",
       ].join("\n"),
     );
