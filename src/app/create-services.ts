@@ -3,10 +3,11 @@ import os from "node:os";
 import path from "node:path";
 import type { Context, Probot } from "probot";
 import type { Backend } from "../backends/backend.js";
-import { defaultDatabasePath, openDatabase } from "../backends/sqlite/database.js";
+import { openDatabase } from "../backends/sqlite/database.js";
 import { SqliteBackend } from "../backends/sqlite/sqlite-backend.js";
 import { TermMemo } from "../pipeline/locate/remember-terms.js";
 import { objectCacheFrom, type ObjectCache } from "../git/object-cache.js";
+import { readBotLogin } from "../github/read/read-bot-login.js";
 import type { BotIdentity, Octokit } from "../github/types.js";
 import { dispatchByKind } from "../jobs/dispatch-by-kind.js";
 import type { JobQueue, JobRunner, ServeRole } from "../jobs/job-queue.js";
@@ -27,9 +28,9 @@ import { RecentRefusals } from "../triggers/recent-refusals.js";
 import { TriggerDesk, type TriggerDeskOptions } from "../triggers/trigger-desk.js";
 import { TriggerSpool } from "../triggers/trigger-spool.js";
 import { triggerRules } from "../triggers/trigger-rules.js";
-import { chooseSandbox, type SandboxChoice, type SandboxMode, type SandboxWanted } from "../sandbox/choose-sandbox.js";
-import { hostSandbox } from "../sandbox/host-sandbox.js";
+import { chooseSandbox, hostSandbox, type SandboxChoice, type SandboxMode, type SandboxWanted } from "../sandbox/index.js";
 import { listBotPaths } from "./list-bot-paths.js";
+import { serveDatabaseFile, spoolFolder } from "./settings/find-state-paths.js";
 import { readSettings } from "./settings/read-settings.js";
 import { sweepCheckouts, sweepObjects } from "./sweep-work-folder.js";
 import type { Settings } from "./settings/settings-table.js";
@@ -41,8 +42,8 @@ export interface MagisAppOptions {
   /** The settings the door read (`magis serve`, the Action); default: read from `env` for `magis serve`. */
   settings?: Settings;
   /**
-   * The database of job records, triggers and the evolution memory, with its queue (default: the SQLite file MAGIS_DB
-   * or .magis/magis.db, see openBackend). Given one, traces are off unless `traceDir` says where.
+   * The database of job records, triggers and the evolution memory, with its queue (default: the SQLite file of
+   * serveDatabaseFile). Given one, traces are off unless `traceDir` says where.
    */
   backend?: Backend;
   /** Origin the repositories are cloned from instead of the API's clone_url (MAGIS_GIT_BASE_URL). */
@@ -164,13 +165,19 @@ export function createServices(host: GitHubHost, options: MagisAppOptions = {}):
   // Read before anything runs (the sweeps below remove files), so that a mistyped value stops the app untouched.
   const settings = options.settings ?? readSettings(env, { door: "serve" });
   const { concurrency, lostAfterMs, objects, gitIdleTimeoutMs } = serviceSettingsFrom(settings, options);
-  const dbFile = defaultDatabasePath(settings.store.sqliteFile);
-  const backend = options.backend ?? new SqliteBackend(openDatabase(dbFile));
+  // Without a backend given (Probot's `probot run`, tests), the SQLite file magis serve opens, with the traces beside it.
+  let backend = options.backend;
+  let tracesBeside = "";
+  if (!backend) {
+    const dbFile = serveDatabaseFile(settings.store, process.cwd()).file;
+    backend = new SqliteBackend(openDatabase(dbFile));
+    tracesBeside = path.join(path.dirname(dbFile), "traces");
+  }
   const { store } = backend;
   const role = options.role ?? "all";
   backend.checkRole(role);
   const { auth, bot, log } = host;
-  const traceDir = options.traceDir ?? settings.jobs.traceDir ?? (options.backend ? "" : path.join(path.dirname(dbFile), "traces"));
+  const traceDir = options.traceDir ?? settings.jobs.traceDir ?? tracesBeside;
   const secrets = appSecrets(settings);
   const sandbox = options.sandbox ?? sandboxFor(settings, { env, log, envFile: options.envFile });
   const shared: Omit<ReviseJobServices, "revise"> = {
@@ -246,7 +253,11 @@ export function createServices(host: GitHubHost, options: MagisAppOptions = {}):
     onFailed: (job, reason) => log.warn({ job: job.id, error: reason }, "job failed"),
   });
   // With a shared store, the web process that records a trigger holds it a while to decide it; then any may take it.
-  const spool = new TriggerSpool(settings.jobs.spoolDir ?? path.join(shared.workDir ?? os.tmpdir(), "magis-spool"));
+  const spoolDir = spoolFolder(settings, shared.workDir);
+  if (!spoolDir && role !== "worker") {
+    log.warn({}, "no spool folder (none of MAGIS_SPOOL_DIR, MAGIS_WORKDIR, HOME, XDG_CACHE_HOME is set): a delivery the store cannot take is answered 503");
+  }
+  const spool = spoolDir ? new TriggerSpool(spoolDir) : undefined;
   const desk = new TriggerDesk(store.triggers, triggerRules({ queue, bot, refusals: new RecentRefusals() }), {
     auth,
     log,
@@ -303,11 +314,7 @@ function measured(run: JobRunner, metrics: MagisMetrics | undefined): JobRunner 
 
 /** The App's door: installation clients and the log from Probot, the bot login from the app's slug. */
 export function probotHost(app: Probot): GitHubHost {
-  const slugLogin = async () => {
-    const asApp = (await app.auth()) as Octokit;
-    const { data: self } = await asApp.rest.apps.getAuthenticated();
-    return `${self!.slug}[bot]`;
-  };
+  const slugLogin = async () => readBotLogin((await app.auth()) as Octokit);
   return { auth: (installationId) => app.auth(installationId) as Promise<Octokit>, bot: botIdentity(slugLogin), log: app.log };
 }
 

@@ -2,6 +2,8 @@ import type { JobRecord } from "../store/jobs.js";
 import { RETRY_ISSUE, REVISE_PULL_REQUEST } from "./explain-failure.js";
 import { capBody } from "../github/publish/fit-body.js";
 import { findStatusComment, statusMarker } from "../github/status/status-comment.js";
+import { editIssueComment } from "../github/publish/edit-issue-comment.js";
+import { postIssueComment } from "../github/publish/post-issue-comment.js";
 import { failureLines } from "./render-step-list.js";
 import type { Octokit } from "../github/types.js";
 
@@ -19,9 +21,9 @@ export async function reportInterruptedJob(octokit: Octokit, job: JobRecord, how
   const found = await findStatusComment(octokit, issue, job.id);
   const body = capBody(renderInterrupted(found?.body ?? "", job.id, failure));
   if (found) {
-    await octokit.rest.issues.updateComment({ owner: job.owner, repo: job.repo, comment_id: found.id, body });
+    await editIssueComment(octokit, issue, found.id, body);
   } else {
-    await octokit.rest.issues.createComment({ owner: job.owner, repo: job.repo, issue_number: job.number, body });
+    await postIssueComment(octokit, issue, body);
   }
 }
 

@@ -1,5 +1,6 @@
 import type { Context } from "probot";
 import type { MagisConfig } from "../config.js";
+import { postIssueComment } from "../github/publish/post-issue-comment.js";
 import { hasPermission } from "../github/read/check-permission.js";
 import type { Decision } from "../store/triggers.js";
 import { configForTrigger } from "./config-for-trigger.js";
@@ -55,8 +56,10 @@ export async function admitTrigger<E extends AskingEvent>(
   const who = config.allowed_permissions.join(", ");
   const { refusal } = admission;
   if ("ignore" in refusal) return { ok: false, decision: { outcome: "ignored", detail: `@${sender} ${refusal.ignore} without ${who} permission` } };
-  await context.octokit.rest.issues.createComment(
-    context.repo({ issue_number: admission.number, body: `@${sender} only people with ${who} permission on this repository may run \`${refusal.answer}\`.` }),
+  await postIssueComment(
+    context.octokit,
+    { owner, repo, number: admission.number },
+    `@${sender} only people with ${who} permission on this repository may run \`${refusal.answer}\`.`,
   );
   return { ok: false, decision: { outcome: "declined", detail: `@${sender} has none of ${who} permission` } };
 }

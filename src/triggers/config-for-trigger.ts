@@ -2,6 +2,7 @@ import type { Context } from "probot";
 import { parseConfig, type MagisConfig } from "../config.js";
 import { hasPermission } from "../github/read/check-permission.js";
 import { capBody } from "../github/publish/fit-body.js";
+import { postIssueComment } from "../github/publish/post-issue-comment.js";
 import { loadConfig, renderConfigProblems } from "../github/client/load-config.js";
 import type { Decision } from "../store/triggers.js";
 import type { RuleEvent } from "./trigger-rule.js";
@@ -26,6 +27,6 @@ export async function configForTrigger(
   if (!(await hasPermission(context.octokit, context.repo(), sender, DEFAULT_PERMISSIONS))) {
     return { ok: false, decision: { outcome: "ignored", detail: `the config is invalid; @${sender} may not trigger runs, so the problems were not posted` } };
   }
-  await context.octokit.rest.issues.createComment(context.repo({ issue_number: number, body: capBody(renderConfigProblems(loaded.error)) }));
+  await postIssueComment(context.octokit, { ...context.repo(), number }, capBody(renderConfigProblems(loaded.error)));
   return { ok: false, decision: { outcome: "declined", detail: `the config is invalid: ${loaded.error.problems.length} problem(s), answered on #${number}` } };
 }

@@ -1,4 +1,7 @@
 import { readReportPartMarker, renderReportPart, renderUnusedPart } from "./split-report.js";
+import { readIssueComments } from "../read/read-issue-comments.js";
+import { editIssueComment } from "./edit-issue-comment.js";
+import { postIssueComment } from "./post-issue-comment.js";
 import type { Octokit } from "../types.js";
 
 /** The pull request whose report continues in comments, and the bot whose earlier comments may be reused. */
@@ -18,28 +21,24 @@ export interface ReportPull {
  * report does not need say so, so a retry leaves no stale part behind.
  */
 export async function postReportParts(octokit: Octokit, pull: ReportPull, parts: string[]): Promise<string[]> {
-  const where = { owner: pull.owner, repo: pull.repo };
   const found = new Map<number, { id: number; body: string }>();
   if (pull.earlier) {
-    const comments = await octokit.paginate(octokit.rest.issues.listComments, { ...where, issue_number: pull.number, per_page: 100 });
-    for (const comment of comments) {
+    for (const comment of await readIssueComments(octokit, pull)) {
       const part = readReportPartMarker(comment.body);
       // Only the bot's own: anyone can paste a marker into a comment, which the bot must never rewrite.
-      if (part !== null && comment.user?.login === pull.bot && !found.has(part)) found.set(part, { id: comment.id, body: comment.body ?? "" });
+      if (part !== null && comment.author === pull.bot && !found.has(part)) found.set(part, { id: comment.id, body: comment.body });
     }
   }
   const urls: string[] = [];
   for (const [i, text] of parts.entries()) {
     const body = renderReportPart(text, i + 2, parts.length + 1, pull.url);
     const earlier = found.get(i + 2);
-    const { data } = earlier
-      ? await octokit.rest.issues.updateComment({ ...where, comment_id: earlier.id, body })
-      : await octokit.rest.issues.createComment({ ...where, issue_number: pull.number, body });
-    urls.push(data.html_url);
+    const posted = earlier ? await editIssueComment(octokit, pull, earlier.id, body) : await postIssueComment(octokit, pull, body);
+    urls.push(posted.url);
   }
   for (const [part, earlier] of found) {
     const body = renderUnusedPart(part);
-    if (part > parts.length + 1 && earlier.body !== body) await octokit.rest.issues.updateComment({ ...where, comment_id: earlier.id, body });
+    if (part > parts.length + 1 && earlier.body !== body) await editIssueComment(octokit, pull, earlier.id, body);
   }
   return urls;
 }

@@ -1,4 +1,7 @@
 import { capBody } from "../publish/fit-body.js";
+import { readIssueComments } from "../read/read-issue-comments.js";
+import { editIssueComment } from "../publish/edit-issue-comment.js";
+import { postIssueComment } from "../publish/post-issue-comment.js";
 import type { IssueRef, Octokit } from "../types.js";
 
 /** The hidden marker that finds the status comment of job `jobId` again. */
@@ -82,15 +85,13 @@ export class StatusComment<S> {
   private async pushEdits(): Promise<void> {
     while (this.dirty) {
       this.dirty = false;
-      const where = { owner: this.issue.owner, repo: this.issue.repo };
       try {
         // The marker opens the body, so a cut one is still found again.
         const body = capBody(this.render(this.state));
         if (this.commentId === null) {
-          const { data } = await this.octokit.rest.issues.createComment({ ...where, issue_number: this.issue.number, body });
-          this.commentId = data.id;
+          this.commentId = (await postIssueComment(this.octokit, this.issue, body)).id;
         } else {
-          await this.octokit.rest.issues.updateComment({ ...where, comment_id: this.commentId, body });
+          await editIssueComment(this.octokit, this.issue, this.commentId, body);
         }
       } catch (error) {
         // A status edit that fails must not fail the run; the next edit carries the whole state again.
@@ -130,12 +131,7 @@ export async function react(octokit: Octokit, issue: IssueRef, reaction: Reactio
  * paste the marker into a comment of their own, which the bot must never take over and rewrite.
  */
 export async function findStatusComment(octokit: Octokit, issue: IssueRef, jobId: number): Promise<{ id: number; body: string } | null> {
-  const comments = await octokit.paginate(octokit.rest.issues.listComments, {
-    owner: issue.owner,
-    repo: issue.repo,
-    issue_number: issue.number,
-    per_page: 100,
-  });
-  const found = comments.find((c) => c.user?.type === "Bot" && readStatusMarker(c.body) === jobId);
-  return found ? { id: found.id, body: found.body ?? "" } : null;
+  const comments = await readIssueComments(octokit, issue);
+  const found = comments.find((c) => c.byBot && readStatusMarker(c.body) === jobId);
+  return found ? { id: found.id, body: found.body } : null;
 }

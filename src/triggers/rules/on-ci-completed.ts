@@ -1,6 +1,10 @@
 import type { Context } from "probot";
 import { configForTrigger } from "../config-for-trigger.js";
 import { capBody } from "../../github/publish/fit-body.js";
+import { postIssueComment } from "../../github/publish/post-issue-comment.js";
+import { readCommit } from "../../github/read/read-commit.js";
+import { readIssueComments } from "../../github/read/read-issue-comments.js";
+import { readPullRequest } from "../../github/read/read-pull-request.js";
 import { listFailedChecks } from "../../github/read/read-ci-failures.js";
 import { checkNames } from "../../github/read/render-ci-failures.js";
 import { CI_FIX_TRAILER } from "../../jobs/kinds/revise/ci-fix-trailer.js";
@@ -84,8 +88,8 @@ async function decide(context: Context<CiEvent>, run: CiRun, { queue, bot }: Pic
     return { outcome: "ignored", detail: `the branch is not one of the app's \`${config.branch_prefix}…\` branches` };
   if (config.ci_fix_attempts === 0) return { outcome: "ignored", detail: "ci_fix_attempts is 0 in .github/magis.yml" };
   const me = await bot();
-  const { data: pull } = await context.octokit.rest.pulls.get(context.repo({ pull_number: pr.number }));
-  if (pull.user?.login !== me.login) return { outcome: "ignored", detail: `pull request #${pr.number} was not opened by the app` };
+  const pull = await readPullRequest(context.octokit, { ...context.repo(), number: pr.number });
+  if (pull.author !== me.login) return { outcome: "ignored", detail: `pull request #${pr.number} was not opened by the app` };
   if (pull.state !== "open") return { outcome: "ignored", detail: `pull request #${pr.number} is ${pull.state}` };
   if (pull.head.sha !== run.headSha) {
     return {
@@ -93,14 +97,14 @@ async function decide(context: Context<CiEvent>, run: CiRun, { queue, bot }: Pic
       detail: `CI ran on ${run.headSha.slice(0, 7)}, but the branch has moved to ${pull.head.sha.slice(0, 7)}; only its latest commit's CI counts`,
     };
   }
-  const { data: commit } = await context.octokit.rest.repos.getCommit(context.repo({ ref: run.headSha }));
-  if (commit.author?.login !== me.login) {
+  const commit = await readCommit(context.octokit, context.repo(), run.headSha);
+  if (commit.authorLogin !== me.login) {
     return {
       outcome: "ignored",
-      detail: `the head commit ${run.headSha.slice(0, 7)} is @${commit.author?.login ?? commit.commit.author?.name ?? "someone"}'s, not the app's: a person's push is theirs to fix`,
+      detail: `the head commit ${run.headSha.slice(0, 7)} is @${commit.authorLogin ?? commit.authorName ?? "someone"}'s, not the app's: a person's push is theirs to fix`,
     };
   }
-  const previous = new RegExp(`^${CI_FIX_TRAILER}: (\\d+)$`, "m").exec(commit.commit.message);
+  const previous = new RegExp(`^${CI_FIX_TRAILER}: (\\d+)$`, "m").exec(commit.message);
   const attempt = previous ? Number(previous[1]) + 1 : 1;
   if (attempt > config.ci_fix_attempts) return giveUp(context, pr.number, run.headSha, config.ci_fix_attempts);
   return submitReviseJob(context, queue, {
@@ -124,8 +128,8 @@ async function decide(context: Context<CiEvent>, run: CiRun, { queue, bot }: Pic
 /** After the last attempt: one comment (per commit) that says what still fails, and nothing more. */
 async function giveUp(context: Context<CiEvent>, number: number, sha: string, attempts: number): Promise<Decision> {
   const marker = `<!-- magis:ci-gave-up sha=${sha} -->`;
-  const comments = await context.octokit.paginate(context.octokit.rest.issues.listComments, context.repo({ issue_number: number, per_page: 100 }));
-  if (comments.some((c) => c.body?.includes(marker))) return { outcome: "ignored", detail: `CI still fails on ${sha.slice(0, 7)}; that was said already` };
+  const comments = await readIssueComments(context.octokit, { ...context.repo(), number });
+  if (comments.some((c) => c.body.includes(marker))) return { outcome: "ignored", detail: `CI still fails on ${sha.slice(0, 7)}; that was said already` };
   const failed = await listFailedChecks(context.octokit, context.repo(), sha);
   const body = [
     marker,
@@ -135,6 +139,6 @@ async function giveUp(context: Context<CiEvent>, number: number, sha: string, at
     "",
     "MAGIS stops trying here. Push a fix yourself, or say what to change with `/magis revise <what to change>` (or a review).",
   ].join("\n");
-  await context.octokit.rest.issues.createComment(context.repo({ issue_number: number, body: capBody(body) }));
+  await postIssueComment(context.octokit, { ...context.repo(), number }, capBody(body));
   return { outcome: "declined", detail: `CI still fails after ${attempts} fix attempts; said so on #${number}` };
 }

@@ -1,4 +1,4 @@
-import type { Context } from "probot";
+import { hasReviewComments } from "../../github/read/check-review-comments.js";
 import { submitReviseJob } from "../../jobs/kinds/revise/submit.js";
 import { cleanText } from "../../lib/clean-text.js";
 import { admitTrigger } from "../admit-trigger.js";
@@ -37,7 +37,8 @@ export function onPullRequestReview({ queue, bot, refusals }: RuleServices): Tri
       if (!admitted.ok) return admitted.decision;
       const state = review.state.toLowerCase();
       const reviewBody = cleanText(review.body ?? "");
-      if (state === "commented" && reviewBody === "" && !(await hasInlineComments(context, pull.number, review.id))) {
+      // A "commented" review with no text is only feedback if it carries inline comments (a lone thread reply is one too).
+      if (state === "commented" && reviewBody === "" && !(await hasReviewComments(context.octokit, { ...context.repo(), number: pull.number }, review.id))) {
         return { outcome: "ignored", detail: "the review has no text and no inline comments" };
       }
       return submitReviseJob(context, queue, {
@@ -55,10 +56,4 @@ export function onPullRequestReview({ queue, bot, refusals }: RuleServices): Tri
       });
     },
   };
-}
-
-// A "commented" review with no text is only feedback if it carries inline comments (a lone thread reply is one too).
-async function hasInlineComments(context: Context<"pull_request_review.submitted">, pullNumber: number, reviewId: number): Promise<boolean> {
-  const { data } = await context.octokit.rest.pulls.listCommentsForReview(context.repo({ pull_number: pullNumber, review_id: reviewId, per_page: 1 }));
-  return data.length > 0;
 }

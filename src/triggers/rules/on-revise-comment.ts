@@ -1,3 +1,5 @@
+import { postIssueComment } from "../../github/publish/post-issue-comment.js";
+import { readPullRequest } from "../../github/read/read-pull-request.js";
 import { submitReviseJob } from "../../jobs/kinds/revise/submit.js";
 import { cleanText } from "../../lib/clean-text.js";
 import { admitTrigger } from "../admit-trigger.js";
@@ -24,14 +26,14 @@ export function onReviseComment({ queue, bot, refusals }: RuleServices): Trigger
       const admitted = await admitTrigger(context, { number: issue.number, refusal: { answer: "/magis revise" }, refusals });
       if (!admitted.ok) return admitted.decision;
       const { config } = admitted;
-      const { data: pull } = await context.octokit.rest.pulls.get(context.repo({ pull_number: issue.number }));
-      const ownPull =
-        pull.user?.login === (await bot()).login && pull.head.ref.startsWith(config.branch_prefix) && pull.head.repo?.full_name === pull.base.repo.full_name;
+      const where = { ...context.repo(), number: issue.number };
+      const pull = await readPullRequest(context.octokit, where);
+      const ownPull = pull.author === (await bot()).login && pull.head.ref.startsWith(config.branch_prefix) && pull.head.repo === pull.baseRepo;
       if (!ownPull) {
-        await context.octokit.rest.issues.createComment(
-          context.issue({
-            body: `@${sender.login} \`/magis revise\` works on pull requests MAGIS opened from its \`${config.branch_prefix}…\` branches only.`,
-          }),
+        await postIssueComment(
+          context.octokit,
+          where,
+          `@${sender.login} \`/magis revise\` works on pull requests MAGIS opened from its \`${config.branch_prefix}…\` branches only.`,
         );
         return { outcome: "declined", detail: "the pull request is not one the app opened from its branches" };
       }

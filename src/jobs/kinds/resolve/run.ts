@@ -5,6 +5,7 @@ import type { FetchedHistory } from "../../../git/fetch-recent-history.js";
 import type { ObjectCache } from "../../../git/object-cache.js";
 import { openRepository, packLimit } from "../../../github/client/open-repository.js";
 import { publishPullRequest } from "../../../github/publish/publish-pull-request.js";
+import { readIssueState } from "../../../github/read/read-issue-state.js";
 import { readIssueText } from "../../../github/read/read-issue-text.js";
 import type { BotIdentity, IssueRef, Octokit } from "../../../github/types.js";
 import { openJobIndex } from "../../../pipeline/locate/open-job-index.js";
@@ -143,9 +144,8 @@ async function fetchedCommits(history: Promise<FetchedHistory>, onSkipped: (reas
 
 /** Ends a run whose issue is closed, or whose label was removed: checked when it starts and again before it publishes. */
 async function ensureStillWanted(octokit: Octokit, issue: IssueRef, label: string | undefined): Promise<void> {
-  const { data } = await octokit.rest.issues.get({ owner: issue.owner, repo: issue.repo, issue_number: issue.number });
-  if (data.state !== "open") throw new JobCancelledError("the issue is closed");
-  const labels = (data.labels ?? []).map((l) => (typeof l === "string" ? l : l.name));
+  const { state, labels } = await readIssueState(octokit, issue);
+  if (state !== "open") throw new JobCancelledError("the issue is closed");
   if (label !== undefined && !labels.includes(label)) throw new JobCancelledError(`the label \`${label}\` is no longer on the issue`);
 }
 

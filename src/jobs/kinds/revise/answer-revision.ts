@@ -1,3 +1,6 @@
+import { editPullRequestBody } from "../../../github/publish/edit-pull-request-body.js";
+import { replyToReviewComment } from "../../../github/publish/reply-to-review-comment.js";
+import { readPullRequest } from "../../../github/read/read-pull-request.js";
 import type { Octokit } from "../../../github/types.js";
 import type { ReviewComment, RevisionResult } from "../../../pipeline/revise/types.js";
 import { appendRevisionHistory, lastRevision, renderHistoryEntry, renderReply } from "./render-answers.js";
@@ -27,27 +30,16 @@ export async function answerRevision(octokit: Octokit, answer: RevisionAnswer, o
   for (const c of answer.comments) if (!threads.has(c.threadId)) threads.set(c.threadId, c);
   for (const [threadId, { path, commitId }] of threads) {
     try {
-      // A reply is a review comment `in_reply_to` the thread's first: the route GitHub lists for apps. The
-      // …/comments/{id}/replies route is marked unavailable to GitHub Apps in every one of GitHub's descriptions.
-      await octokit.rest.pulls.createReviewComment({
-        owner: pull.owner,
-        repo: pull.repo,
-        pull_number: pull.number,
-        in_reply_to: threadId,
-        commit_id: commitId,
-        path,
-        body: renderReply(path, result, commit),
-      });
+      await replyToReviewComment(octokit, pull, { threadId, commitId, path, body: renderReply(path, result, commit) });
     } catch (error) {
       onError(error);
     }
   }
   try {
     // Read the description afresh: a person, or an earlier revision, may have changed it since the webhook.
-    const { data } = await octokit.rest.pulls.get({ owner: pull.owner, repo: pull.repo, pull_number: pull.number });
-    const body = data.body ?? "";
+    const { body } = await readPullRequest(octokit, pull);
     const entry = renderHistoryEntry({ number: lastRevision(body) + 1, jobId: answer.jobId, askedBy: answer.askedBy, commit, result, note: answer.note });
-    await octokit.rest.pulls.update({ owner: pull.owner, repo: pull.repo, pull_number: pull.number, body: appendRevisionHistory(body, entry) });
+    await editPullRequestBody(octokit, pull, appendRevisionHistory(body, entry));
   } catch (error) {
     onError(error);
   }

@@ -16,6 +16,7 @@ import { BranchMovedError } from "../../../github/branches/move-branch.js";
 import { openRepository, packLimit } from "../../../github/client/open-repository.js";
 import { readBranchHead } from "../../../github/branches/read-branch-head.js";
 import { readChangedFiles, readLatestReview, readReviewComments } from "../../../github/read/read-review-feedback.js";
+import { readPullRequest } from "../../../github/read/read-pull-request.js";
 import { readRevisionIssue } from "../../../github/read/read-revision-issue.js";
 import { renderRevisionStatus, startRevisionStatus, type RevisionStatus } from "./render-status.js";
 import { stageContext } from "../../stage-context.js";
@@ -60,7 +61,7 @@ export function reviseKind(services: ReviseJobServices): JobKind<ReviseJobPayloa
       const headRef = pull.head.ref;
       const finish = (done: NonNullable<RevisionStatus["done"]>, succeeded = done.commit !== null) => {
         status.update((s) => ({ ...s, declined: done.result?.declined, done }));
-        return { detail: done.commit ? `${pull.html_url} revised in ${done.commit}` : `${pull.html_url}: no change`, succeeded };
+        return { detail: done.commit ? `${pull.url} revised in ${done.commit}` : `${pull.url}: no change`, succeeded };
       };
       // Nothing to do is a success when there was nothing to fix (a moot CI failure), not when feedback was missing.
       const nothing = (note: string, succeeded = false) => finish({ commit: null, parent: pull.head.sha, branch: headRef, result: null, note }, succeeded);
@@ -83,7 +84,7 @@ export function reviseKind(services: ReviseJobServices): JobKind<ReviseJobPayloa
       const changedFiles = await readChangedFiles(octokit, pullRef);
       const hints = { authors: config.hint_authors, allowed: config.allowed_permissions, until: payload.triggeredAt };
       const issue = await readRevisionIssue(octokit, repo, {
-        pull: { number: pull.number, title: pull.title, body: pull.body ?? "", headRef },
+        pull: { number: pull.number, title: pull.title, body: pull.body, headRef },
         prefix: config.branch_prefix,
         hints,
         ...(services.jobs && { asTriggered: issueAsTriggered(services.jobs, repo) }),
@@ -159,7 +160,7 @@ export function reviseKind(services: ReviseJobServices): JobKind<ReviseJobPayloa
 /** The pull request to revise; refused when it was closed, or when a person deleted its branch (MAGIS does not create it again). */
 async function readOpenPullRequest(octokit: Octokit, pullRef: IssueRef) {
   const repo = { owner: pullRef.owner, repo: pullRef.repo };
-  const { data: pull } = await octokit.rest.pulls.get({ ...repo, pull_number: pullRef.number });
+  const pull = await readPullRequest(octokit, pullRef);
   if (pull.state !== "open") {
     throw new StageError("read", `Pull request #${pull.number} is ${pull.state}, so it was not revised.`, "Reopen it, then comment `/magis revise`.");
   }
