@@ -1,5 +1,8 @@
 import type { ProbotOctokit } from "probot";
 
+/** The class GitHub clients are made from (see createOctokitClass). */
+export type OctokitClass = typeof ProbotOctokit;
+
 /** An authenticated GitHub client (an installation's, inside jobs). */
 export type Octokit = InstanceType<typeof ProbotOctokit>;
 

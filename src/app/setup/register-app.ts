@@ -1,6 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
-import type { ProbotOctokit } from "probot";
+import { convertAppManifest } from "../../github/client/convert-app-manifest.js";
+import type { OctokitClass } from "../../github/types.js";
 import { writeEnvValues } from "./write-env-values.js";
 
 /** An app GitHub made from the manifest, and where its credentials were written. */
@@ -13,28 +14,14 @@ export interface RegisteredApp {
   keyFile: string;
 }
 
-/** What GitHub answers to the manifest's code (POST /app-manifests/{code}/conversions), as far as the app keeps it. */
-interface Conversion {
-  id: number;
-  slug?: string;
-  name: string;
-  html_url: string;
-  pem: string;
-  webhook_secret: string | null;
-  client_id: string;
-  client_secret: string;
-}
-
 /**
  * Turns the code GitHub sent back after registering the app from the manifest into the app's credentials, once
  * (GitHub accepts a code an hour, one time): the private key goes to a file beside `envFile`, readable by its owner
  * only and never overwritten, and `APP_ID`, `PRIVATE_KEY_PATH`, `WEBHOOK_SECRET`, `GITHUB_CLIENT_ID` and
  * `GITHUB_CLIENT_SECRET` into `envFile`, which `magis serve` reads when it starts again.
  */
-export async function registerApp(code: string, options: { Octokit: typeof ProbotOctokit; apiBaseUrl: string; envFile: string }): Promise<RegisteredApp> {
-  const octokit = new options.Octokit({ baseUrl: options.apiBaseUrl });
-  const { data } = await octokit.request("POST /app-manifests/{code}/conversions", { code });
-  const app = data as Conversion;
+export async function registerApp(code: string, options: { Octokit: OctokitClass; apiBaseUrl: string; envFile: string }): Promise<RegisteredApp> {
+  const app = await convertAppManifest(options.Octokit, options.apiBaseUrl, code);
   if (!app.webhook_secret)
     throw new Error(`GitHub registered the app ${app.name} without a webhook secret: set one on ${app.html_url} and set WEBHOOK_SECRET to it`);
   const day = new Date().toISOString().slice(0, 10);

@@ -1,7 +1,7 @@
 import crypto from "node:crypto";
 import http, { type IncomingMessage, type ServerResponse } from "node:http";
 import type { Logger } from "pino";
-import type { ProbotOctokit } from "probot";
+import type { OctokitClass } from "../../github/types.js";
 import { projectDocs } from "../../lib/project-docs.js";
 import { listenOn, type RunningServer } from "../../server/listen-on.js";
 import { answer, opsEndpoints } from "../../server/serve-ops-endpoints.js";
@@ -18,7 +18,7 @@ export interface SetupServerOptions {
   /** The .env file `magis serve` reads; the registered app's settings are written there. */
   envFile: string;
   /** The GitHub client class (bounded by MAGIS_GITHUB_TIMEOUT_MS) the manifest's code is exchanged with. */
-  Octokit: typeof ProbotOctokit;
+  Octokit: OctokitClass;
   log: Logger;
 }
 
