@@ -35,6 +35,20 @@ module.exports = {
       to: { path: above("pipeline", "github", "jobs", "triggers", "backends", "server", "app", "cli", "eval") },
     },
     {
+      name: "sandbox-has-one-face",
+      severity: "error",
+      comment: "Outside src/sandbox, only its entry (index.ts) and its types (sandbox.ts) are imported: a backend's insides stay its own.",
+      from: { path: "^src/", pathNot: "^src/sandbox/" },
+      to: { path: "^src/sandbox/", pathNot: "^src/sandbox/(index|sandbox)\\.ts$" },
+    },
+    {
+      name: "sandbox-below-language-servers",
+      severity: "error",
+      comment: "The language servers' jail is made with the sandbox's bubblewrap helpers (bindSystemDirs, findProgram); the sandbox knows nothing of them.",
+      from: { path: "^src/sandbox/" },
+      to: { path: "^src/language-servers/" },
+    },
+    {
       name: "pipeline-knows-no-door",
       severity: "error",
       comment: "The pipeline runs the same in every door: it never imports GitHub, jobs, triggers, backends, the app or a door.",

@@ -13,10 +13,8 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { bwrapSandbox, checkBwrap, DEFAULT_LIMITS } from "../src/sandbox/bwrap-sandbox.js";
+import { bwrapSandbox, checkBwrap, DEFAULT_LIMITS, hostSandbox, type Sandbox } from "../src/sandbox/index.js";
 import { keepSetUpState } from "../src/pipeline/tests/keep-set-up-state.js";
-import { hostSandbox } from "../src/sandbox/host-sandbox.js";
-import type { Sandbox } from "../src/sandbox/sandbox.js";
 import { printTable } from "./lib/print-table.js";
 
 const { values } = parseArgs({

@@ -14,7 +14,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { main } from "../src/cli.js";
-import { checkBwrap, DEFAULT_LIMITS } from "../src/sandbox/bwrap-sandbox.js";
+import { checkBwrap, DEFAULT_LIMITS } from "../src/sandbox/index.js";
 import { startScriptedModel } from "../test/support/scripted-model.js";
 import { SCRIPTED_MODEL_NAME, scriptShopDemo } from "./shop-script.js";
 

@@ -1,5 +1,5 @@
 import type { ServeRole } from "../jobs/job-queue.js";
-import type { SandboxChoice } from "../sandbox/choose-sandbox.js";
+import type { SandboxChoice } from "../sandbox/index.js";
 
 /** What a started `magis serve` tells of itself. */
 export interface StartFacts {

@@ -1,7 +1,7 @@
 import type { Settings } from "../app/settings/settings-table.js";
 import type { CommandPolicy } from "../pipeline/types.js";
 import { sandboxWanted } from "../app/create-services.js";
-import { chooseSandbox, type SandboxWanted } from "../sandbox/choose-sandbox.js";
+import { chooseSandbox, type SandboxWanted } from "../sandbox/index.js";
 
 /**
  * What a local command (`magis resolve`, `magis eval --allow-commands`) runs the repository's commands in: bubblewrap

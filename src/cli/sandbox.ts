@@ -2,9 +2,8 @@ import path from "node:path";
 import { UsageError } from "../lib/usage-error.js";
 import { withEnvFile } from "../lib/read-env-file.js";
 import { readSettings } from "../app/settings/read-settings.js";
-import { chooseSandbox, SandboxUnavailableError } from "../sandbox/choose-sandbox.js";
+import { chooseSandbox, runEscapeProbes, SandboxUnavailableError } from "../sandbox/index.js";
 import { localSandboxWanted } from "./command-policy.js";
-import { runEscapeProbes } from "../sandbox/escape-probes.js";
 import { parseFlags, type Command } from "./io.js";
 
 const usage = `Usage: magis sandbox check [--no-sandbox] [--env-file FILE]

@@ -3,7 +3,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { checkoutPrefix, THIS_PROCESS } from "../git/checkout-name.js";
-import { findProgram } from "../sandbox/bwrap-sandbox.js";
+import { bindSystemDirs, findProgram } from "../sandbox/index.js";
 
 /**
  * The system folders a server's Node needs (its libraries and their loader), read-only. Not /etc, /opt or any home or
@@ -58,7 +58,7 @@ export function confinedArgv(program: string, command: string[], folders: JailFo
     "--new-session",
     "--cap-drop",
     "ALL",
-    ...systemMounts(),
+    ...bindSystemDirs(SYSTEM_DIRS).mounts,
     // Where a Node was installed by hand (nvm, a tarball), its folder may hold more than Node: the program alone.
     ...(SYSTEM_DIRS.some((dir) => node.startsWith(`${dir}/`)) ? [] : ["--ro-bind", node, node]),
     "--dev",
@@ -72,18 +72,4 @@ export function confinedArgv(program: string, command: string[], folders: JailFo
     "--",
     ...command,
   ];
-}
-
-/** Read-only binds of the system folders this machine has; a merged /usr makes /bin and /lib links, kept as links. */
-function systemMounts(): string[] {
-  return SYSTEM_DIRS.flatMap((dir) => {
-    let stat: fs.Stats;
-    try {
-      stat = fs.lstatSync(dir);
-    } catch {
-      return [];
-    }
-    if (stat.isSymbolicLink()) return ["--symlink", fs.readlinkSync(dir), dir];
-    return stat.isDirectory() ? ["--ro-bind", dir, dir] : [];
-  });
 }

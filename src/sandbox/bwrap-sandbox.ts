@@ -2,44 +2,14 @@ import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { bindSystemDirs } from "./bind-system-dirs.js";
+import { findProgram } from "./find-program.js";
 import { hideBotPaths } from "./hide-bot-paths.js";
 import { maskInherited } from "./mask-inherited-fds.js";
 import { runProgram } from "./run-command.js";
 import type { Sandbox, SandboxRun } from "./sandbox.js";
-
-/** What one command may use inside the sandbox, beyond its timeout. */
-export interface SandboxLimits {
-  /** Processes and threads its user may have at once (RLIMIT_NPROC): a fork bomb stops here. */
-  processes: number;
-  /** CPU seconds of each process (RLIMIT_CPU). */
-  cpuSeconds: number;
-  /** The largest file it may write (RLIMIT_FSIZE), in its copy of the checkout as in /tmp. */
-  fileBytes: number;
-  /** Each process's data: heap and private writable mappings (RLIMIT_DATA; address space reserved by V8 or a JVM is not counted). */
-  memoryBytes: number;
-  /** The size of its private /tmp, which holds its HOME too (a tmpfs: memory, given back when it ends). */
-  tmpBytes: number;
-  /** The size of its private /dev/shm (a tmpfs too), where Python's multiprocessing keeps its locks and queues. */
-  shmBytes: number;
-}
-
-const MIB = 1024 * 1024;
-
-/** Limits that let a real test suite run (jest and pytest-xdist workers, a build's compilers) and stop a runaway one. */
-export const DEFAULT_LIMITS: SandboxLimits = {
-  processes: 1024,
-  cpuSeconds: 3600,
-  fileBytes: 1024 * MIB,
-  memoryBytes: 4096 * MIB,
-  tmpBytes: 1024 * MIB,
-  shmBytes: 256 * MIB,
-};
-
-/** The user a command runs as when the bot runs as root: `nobody`, who owns nothing on the host. */
-export const SANDBOX_UID = 65534;
-
-/** Where the copy of the checkout appears inside: one path for every job, which says nothing of the host's folders. */
-export const WORKSPACE = "/workspace";
+import { chownTree, SANDBOX_UID, WORKSPACE } from "./sandbox-layout.js";
+import type { SandboxLimits } from "./sandbox-limits.js";
 
 /** The host's system folders a command may read: programs, libraries, their configuration. Nothing else is mounted. */
 const SYSTEM_DIRS = ["/usr", "/etc", "/opt", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"];
@@ -164,35 +134,10 @@ export function sandboxPath(hostPath: string | undefined): string {
 
 let view: { mounts: string[]; roots: string[] } | undefined;
 
-/**
- * Read-only binds of the system folders this machine has (a merged /usr makes /bin and /lib links, kept as links), and
- * the folders so bound.
- */
+/** The system folders' binds and the folders bound, read once. */
 function systemView(): { mounts: string[]; roots: string[] } {
-  view ??= (() => {
-    const mounts: string[] = [];
-    const roots: string[] = [];
-    for (const dir of SYSTEM_DIRS) {
-      let stat: fs.Stats;
-      try {
-        stat = fs.lstatSync(dir);
-      } catch {
-        continue;
-      }
-      if (stat.isSymbolicLink()) mounts.push("--symlink", fs.readlinkSync(dir), dir);
-      else if (stat.isDirectory()) {
-        mounts.push("--ro-bind", dir, dir);
-        roots.push(dir);
-      }
-    }
-    return { mounts, roots };
-  })();
+  view ??= bindSystemDirs(SYSTEM_DIRS);
   return view;
-}
-
-export function chownTree(dir: string, uid: number): void {
-  fs.lchownSync(dir, uid, uid);
-  for (const entry of fs.readdirSync(dir, { withFileTypes: true, recursive: true })) fs.lchownSync(path.join(entry.parentPath, entry.name), uid, uid);
 }
 
 /** What the self-check found: a working sandbox, or why none works here. */
@@ -237,18 +182,4 @@ export function checkBwrap(options: Omit<BwrapOptions, "program"> & { program?: 
   } finally {
     fs.rmSync(probe, { recursive: true, force: true });
   }
-}
-
-/** The first executable of that name in the folders of a PATH, or undefined. */
-export function findProgram(name: string, searchPath: string): string | undefined {
-  for (const dir of searchPath.split(":").filter(Boolean)) {
-    const candidate = path.join(dir, name);
-    try {
-      fs.accessSync(candidate, fs.constants.X_OK);
-      return candidate;
-    } catch {
-      // Not here.
-    }
-  }
-  return undefined;
 }

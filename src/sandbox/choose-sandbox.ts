@@ -1,7 +1,9 @@
-import { bwrapSandbox, checkBwrap, DEFAULT_LIMITS, findProgram } from "./bwrap-sandbox.js";
+import { bwrapSandbox, checkBwrap } from "./bwrap-sandbox.js";
 import { checkContainer, containerSandbox } from "./container-sandbox.js";
+import { findProgram } from "./find-program.js";
 import { hostSandbox } from "./host-sandbox.js";
 import type { BotPath, Sandbox } from "./sandbox.js";
+import { DEFAULT_LIMITS } from "./sandbox-limits.js";
 
 /** Which sandbox the operator asks for: the best that works (`auto`), bubblewrap, a container, or nothing. */
 export type SandboxMode = "auto" | "bwrap" | "container" | "none";

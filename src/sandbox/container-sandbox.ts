@@ -1,9 +1,10 @@
 import { spawnSync } from "node:child_process";
 import crypto from "node:crypto";
 import path from "node:path";
-import { SANDBOX_UID, WORKSPACE, chownTree, type SandboxLimits } from "./bwrap-sandbox.js";
 import { runProgram } from "./run-command.js";
 import type { Sandbox, SandboxRun } from "./sandbox.js";
+import { chownTree, SANDBOX_UID, WORKSPACE } from "./sandbox-layout.js";
+import type { SandboxLimits } from "./sandbox-limits.js";
 
 /** How a container sandbox is made: the engine's command line, the image, the limits. */
 export interface ContainerOptions {

@@ -3,7 +3,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { DEFAULT_LIMITS, type SandboxLimits } from "../../src/sandbox/bwrap-sandbox.js";
+import { DEFAULT_LIMITS, type SandboxLimits } from "../../src/sandbox/sandbox-limits.js";
 import { chooseSandbox } from "../../src/sandbox/choose-sandbox.js";
 import type { Sandbox } from "../../src/sandbox/sandbox.js";
 import { containerSandbox } from "../../src/sandbox/container-sandbox.js";

@@ -8,7 +8,7 @@ import { redactSecrets } from "../../lib/redact-secrets.js";
 import { fromLineStart } from "../../lib/tail-buffer.js";
 import { writeInside } from "../../lib/write-inside.js";
 import { readTestOutput } from "../../lib/read-test-output.js";
-import type { CommandRun } from "../../sandbox/run-command.js";
+import type { CommandRun } from "../../sandbox/index.js";
 import type { StageContext, TestRun } from "../types.js";
 import { describeExit } from "./describe-test-verdict.js";
 import { keepSetUpState, type SetUpState } from "./keep-set-up-state.js";

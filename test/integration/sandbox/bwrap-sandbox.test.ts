@@ -3,9 +3,11 @@ import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { bwrapSandbox, checkBwrap, DEFAULT_LIMITS, SANDBOX_UID, type SandboxLimits } from "../../../src/sandbox/bwrap-sandbox.js";
+import { bwrapSandbox, checkBwrap } from "../../../src/sandbox/bwrap-sandbox.js";
 import { processesWith } from "../../../src/sandbox/escape-probes.js";
 import type { Sandbox } from "../../../src/sandbox/sandbox.js";
+import { SANDBOX_UID } from "../../../src/sandbox/sandbox-layout.js";
+import { DEFAULT_LIMITS, type SandboxLimits } from "../../../src/sandbox/sandbox-limits.js";
 
 // A hostile test_command, case by case, through the real bubblewrap: each is contained or bounded, and leaves nothing.
 const SECRET = "sk-canary-of-the-sandbox-tests-0123456789";

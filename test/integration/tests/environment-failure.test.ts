@@ -9,8 +9,9 @@ import { renderTests } from "../../../src/pipeline/report/render-tests.js";
 import { openTestBench } from "../../../src/pipeline/tests/open-test-bench.js";
 import { openWorkbench, type Workbench } from "../../../src/pipeline/tests/open-workbench.js";
 import type { StageContext } from "../../../src/pipeline/types.js";
-import { bwrapSandbox, checkBwrap, DEFAULT_LIMITS } from "../../../src/sandbox/bwrap-sandbox.js";
+import { bwrapSandbox, checkBwrap } from "../../../src/sandbox/bwrap-sandbox.js";
 import type { Sandbox } from "../../../src/sandbox/sandbox.js";
+import { DEFAULT_LIMITS } from "../../../src/sandbox/sandbox-limits.js";
 
 // A test command that cannot start in the sandbox for want of its tools, through the real bubblewrap: the report says
 // what is missing and where to declare it, and the CLI, the status comment and the pull request show the output's end.

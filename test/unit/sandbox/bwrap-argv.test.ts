@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { bwrapArgv, DEFAULT_LIMITS, sandboxPath, SANDBOX_UID } from "../../../src/sandbox/bwrap-sandbox.js";
+import { bwrapArgv, sandboxPath } from "../../../src/sandbox/bwrap-sandbox.js";
+import { SANDBOX_UID } from "../../../src/sandbox/sandbox-layout.js";
+import { DEFAULT_LIMITS } from "../../../src/sandbox/sandbox-limits.js";
 
 const run = { dir: "/work/job-1.tests/repo", env: { DJANGO_SETTINGS_MODULE: "tests.settings", PATH: "/evil" }, timeoutMs: 1000, network: false };
 const options = { program: "/usr/bin/bwrap", limits: DEFAULT_LIMITS, setupNetwork: false };

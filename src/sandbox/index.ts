@@ -1,0 +1,12 @@
+// The sandbox's face: what the rest of src/ (and the benches and examples) use. Outside src/sandbox/, import from here or
+// from sandbox.ts (its types) alone; .dependency-cruiser.cjs holds that rule.
+export { chooseSandbox, SandboxUnavailableError, type SandboxChoice, type SandboxMode, type SandboxWanted } from "./choose-sandbox.js";
+export { bwrapSandbox, checkBwrap } from "./bwrap-sandbox.js";
+export { hostSandbox } from "./host-sandbox.js";
+export { runEscapeProbes } from "./escape-probes.js";
+export { DEFAULT_LIMITS, type SandboxLimits } from "./sandbox-limits.js";
+export type { CommandRun } from "./run-command.js";
+export type { BotPath, Sandbox, SandboxKind, SandboxRun } from "./sandbox.js";
+// For the language servers' bubblewrap jail (language-servers/confine-server.ts).
+export { bindSystemDirs } from "./bind-system-dirs.js";
+export { findProgram } from "./find-program.js";

@@ -1,0 +1,14 @@
+import fs from "node:fs";
+import path from "node:path";
+
+/** The user a command runs as when the bot runs as root: `nobody`, who owns nothing on the host. */
+export const SANDBOX_UID = 65534;
+
+/** Where the copy of the checkout appears inside: one path for every job, which says nothing of the host's folders. */
+export const WORKSPACE = "/workspace";
+
+/** Gives `dir` and everything in it to `uid` (links themselves, not what they point at). */
+export function chownTree(dir: string, uid: number): void {
+  fs.lchownSync(dir, uid, uid);
+  for (const entry of fs.readdirSync(dir, { withFileTypes: true, recursive: true })) fs.lchownSync(path.join(entry.parentPath, entry.name), uid, uid);
+}
