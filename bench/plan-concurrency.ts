@@ -7,6 +7,7 @@ import path from "node:path";
 import { parseConfig } from "../src/config.js";
 import { createLlm } from "../src/llm/client.js";
 import { runCodingTasks } from "../src/pipeline/code/index.js";
+import { showIssue } from "../src/pipeline/format-issue.js";
 import type { DeveloperRole, FileTask, Plan } from "../src/pipeline/types.js";
 import { startScriptedModel, type ScriptedRequest } from "../test/support/scripted-model.js";
 import { modelSettings } from "../test/support/model-settings.js";
@@ -28,7 +29,7 @@ model
   .script("qa-review", () => ({ approved: true, comment: "Right value." }));
 
 const config = parseConfig({ concurrency: 3 });
-const issue = { title: "value() must return 2", body: "", hints: [] };
+const issue = showIssue({ title: "value() must return 2", body: "", hints: [] });
 const tasks: FileTask[] = FILES.map((p) => ({ path: p, description: "return 2" }));
 const developers: DeveloperRole[] = FILES.map((p, i) => ({ name: `Developer ${i + 1}`, path: p, role: "You change one value." }));
 

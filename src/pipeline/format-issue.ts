@@ -1,4 +1,4 @@
-import type { IssueText } from "./types.js";
+import type { IssueText, ShownIssue } from "./types.js";
 
 /** Most characters of body and hints together in a prompt (~3,000 tokens): each agent call shows the issue again. */
 export const MAX_ISSUE_CHARS = 12_000;
@@ -30,6 +30,11 @@ export function formatIssue(issue: IssueText): string {
     parts.push("### Hints", ...hints.map((hint, i) => `- ${clipMiddle(hint, hintShares[i]!, "this hint").replace(/\n/g, "\n  ")}`));
   }
   return parts.join("\n\n");
+}
+
+/** The issue with its prompt text, formatted once: what a flow entering the pipeline hands its stages. */
+export function showIssue(issue: IssueText): ShownIssue {
+  return { ...issue, shown: formatIssue(issue) };
 }
 
 /** Splits `budget` among texts of these lengths: each gets an equal share, and a short one leaves what it does not need to the others. */

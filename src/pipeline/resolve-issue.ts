@@ -2,6 +2,7 @@ import type { MemoryStore } from "../store/store.js";
 import { runCodingTasks } from "./code/index.js";
 import { mergeChanges } from "./code/merge-changes.js";
 import { inStage, StageError, type StageName } from "./errors.js";
+import { showIssue } from "./format-issue.js";
 import { locateFiles } from "./locate/locate-files.js";
 import { defineTasks } from "./plan/define-tasks.js";
 import { designDevelopers } from "./plan/design-developers.js";
@@ -20,10 +21,12 @@ import type { IssueText, ResolveResult, SetAsideFile, StageContext, TaskOutcome 
  * change with the material of its report. Throws a StageError when there is no patch. The checkout
  * is only read; the model, the clock and progress reporting come in through `ctx`.
  */
-export async function resolveIssue(ctx: StageContext, issue: IssueText, memory: MemoryStore | null): Promise<ResolveResult> {
+export async function resolveIssue(ctx: StageContext, text: IssueText, memory: MemoryStore | null): Promise<ResolveResult> {
   const started = ctx.now();
   const usage = countUsage(ctx.llm, ctx.config);
   ctx = { ...ctx, llm: usage.llm };
+  // The issue as every prompt shows it, formatted once for all the stages.
+  const issue = showIssue(text);
 
   // 0. Where code may run and a test_command is set: the tests set up and run on the untouched checkout meanwhile.
   const testing = startTestBench(ctx);

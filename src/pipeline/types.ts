@@ -15,6 +15,12 @@ export interface IssueText {
   hints: string[];
 }
 
+/** The issue as the stages take it: its text, and that text as every prompt shows it, formatted once where the pipeline is entered (see showIssue). */
+export interface ShownIssue extends IssueText {
+  /** formatIssue of the title, body and hints above. */
+  shown: string;
+}
+
 /** A past commit, as a ranked file names the one most like the issue that changed it. */
 export interface PastChange {
   oid: string;

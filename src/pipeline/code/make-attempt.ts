@@ -10,8 +10,7 @@ import {
   type Edit,
   type FileEncoding,
 } from "../../edit/index.js";
-import { formatIssue } from "../format-issue.js";
-import type { DeveloperRole, FileTask, IssueText, StageContext } from "../types.js";
+import type { DeveloperRole, FileTask, ShownIssue, StageContext } from "../types.js";
 import type { ChangedFile } from "../tests/open-workbench.js";
 import { checkRanges, type LineRange } from "./check-ranges.js";
 import { checkSemantics } from "./check-semantics.js";
@@ -36,7 +35,7 @@ const CONTEXT_LINES = 30;
 
 /** What one Developer attempt needs: the task, the file text it starts from, and what it was told. */
 export interface AttemptInput {
-  issue: IssueText;
+  issue: ShownIssue;
   task: FileTask;
   developer: DeveloperRole;
   before: string;
@@ -75,7 +74,7 @@ export async function makeAttempts(ctx: StageContext, input: AttemptInput, count
   const shared = {
     name: developer.name,
     role: developer.role,
-    issue: formatIssue(input.issue),
+    issue: input.issue.shown,
     path: task.path,
     task: task.description,
     earlier_changes: input.earlierChanges,

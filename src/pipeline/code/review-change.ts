@@ -1,8 +1,7 @@
 import { z } from "zod";
-import { formatIssue } from "../format-issue.js";
 import { describeRun } from "../tests/run-reproduction.js";
 import { describeExit, describeVerdictForModel } from "../tests/describe-test-verdict.js";
-import type { DeveloperRole, FileTask, IssueText, Review, StageContext, TestRun, TestVerdict } from "../types.js";
+import type { DeveloperRole, FileTask, Review, ShownIssue, StageContext, TestRun, TestVerdict } from "../types.js";
 
 /** The answer its prompt asks for (the prompt's example is checked against it). */
 export const answerSchema = z.object({
@@ -22,7 +21,7 @@ const NO_TESTS = "The repository's tests were not run for this change (no `test_
 export async function reviewChange(
   ctx: StageContext,
   input: {
-    issue: IssueText;
+    issue: ShownIssue;
     task: FileTask;
     developer: DeveloperRole;
     qaRole: string;
@@ -40,7 +39,7 @@ export async function reviewChange(
     prompt: "qa-review",
     vars: {
       qa_role: input.qaRole,
-      issue: formatIssue(input.issue),
+      issue: input.issue.shown,
       path: input.task.path,
       task: input.task.description,
       developer: input.developer.name,

@@ -1,6 +1,6 @@
 import { describeVerdictForModel } from "../tests/describe-test-verdict.js";
 import type { ChangedFile, TestBench } from "../tests/open-test-bench.js";
-import type { Attempt, DeveloperRole, FileTask, IssueText, StageContext, TaskOutcome } from "../types.js";
+import type { Attempt, DeveloperRole, FileTask, ShownIssue, StageContext, TaskOutcome } from "../types.js";
 import { namesIn, outlineFile } from "../../edit/syntax/outline-file.js";
 import { designQaRole } from "./design-qa-role.js";
 import { describeCallersForTask } from "./find-callers.js";
@@ -11,7 +11,7 @@ import { describeReproductionForModel, describeRun, type ReproductionBench } fro
 
 /** One file-level task as the coding stage runs it. */
 export interface CodingTaskInput {
-  issue: IssueText;
+  issue: ShownIssue;
   task: FileTask;
   developer: DeveloperRole;
   /** Diffs of the tasks of earlier plan steps, or a note that there are none. */

@@ -2,7 +2,7 @@ import { StageError } from "../errors.js";
 import { mapBounded } from "../../lib/map-bounded.js";
 import { validatePlan } from "../validate-plan.js";
 import type { TestBench } from "../tests/open-test-bench.js";
-import type { DeveloperRole, FileFeedback, FileTask, IssueText, Plan, StageContext, TaskOutcome } from "../types.js";
+import type { DeveloperRole, FileFeedback, FileTask, Plan, ShownIssue, StageContext, TaskOutcome } from "../types.js";
 import { runCodingTask } from "./run-coding-task.js";
 import type { ReproductionBench } from "../tests/run-reproduction.js";
 
@@ -28,7 +28,7 @@ export interface CodingWork {
  * comment of its file's task. With `tests`, every attempt is tested together with the earlier steps'
  * kept changes. Returns the outcomes in the order the tasks finished.
  */
-export async function runCodingTasks(ctx: StageContext, issue: IssueText, work: CodingWork): Promise<TaskOutcome[]> {
+export async function runCodingTasks(ctx: StageContext, issue: ShownIssue, work: CodingWork): Promise<TaskOutcome[]> {
   const { tasks, developers, plan, feedback = [], tests = null, reproduction = null } = work;
   const check = validatePlan(
     plan.steps,

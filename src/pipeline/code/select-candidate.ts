@@ -1,5 +1,4 @@
 import { z } from "zod";
-import { formatIssue } from "../format-issue.js";
 import { describeExit } from "../tests/describe-test-verdict.js";
 import type { CandidateGroup, StageContext } from "../types.js";
 import type { AttemptInput } from "./make-attempt.js";
@@ -24,7 +23,7 @@ export async function selectCandidate(
     agent: "qa",
     prompt: "qa-select-candidate",
     vars: {
-      issue: formatIssue(attempt.issue),
+      issue: attempt.issue.shown,
       path: attempt.task.path,
       task: attempt.task.description,
       developer: attempt.developer.name,

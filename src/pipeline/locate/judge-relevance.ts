@@ -1,16 +1,15 @@
 import { z } from "zod";
-import { formatIssue } from "../format-issue.js";
-import type { IssueText, StageContext } from "../types.js";
+import type { ShownIssue, StageContext } from "../types.js";
 
 /** The verdict custodian-judge-relevance asks for. */
 export const relevanceSchema = z.object({ relevant: z.boolean(), reason: z.string() });
 
 /** Asks the Custodian whether a file, as summarized, is relevant to the issue (MAGIS Algorithm 1, line 20), with a one-line reason. */
-export async function judgeRelevance(ctx: StageContext, issue: IssueText, path: string, summary: string): Promise<{ relevant: boolean; reason: string }> {
+export async function judgeRelevance(ctx: StageContext, issue: ShownIssue, path: string, summary: string): Promise<{ relevant: boolean; reason: string }> {
   const { value } = await ctx.llm.ask({
     agent: "custodian",
     prompt: "custodian-judge-relevance",
-    vars: { issue: formatIssue(issue), path, summary },
+    vars: { issue: issue.shown, path, summary },
     schema: relevanceSchema,
   });
   const reason = value.reason.replace(/\s+/g, " ").trim() || (value.relevant ? "judged relevant" : "judged not relevant");

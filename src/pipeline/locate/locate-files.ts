@@ -2,7 +2,8 @@ import type { MemoryStore } from "../../store/store.js";
 import type { CommitRecord } from "../../git/commit-history.js";
 import { StageError } from "../errors.js";
 import { mapBounded } from "../../lib/map-bounded.js";
-import type { IssueText, LocatedFile, StageContext } from "../types.js";
+import { showIssue } from "../format-issue.js";
+import type { IssueText, LocatedFile, ShownIssue, StageContext } from "../types.js";
 import { buildQuery } from "./build-query.js";
 import { judgeRelevance } from "./judge-relevance.js";
 import { indexRepository, type RepositoryIndex } from "./index-repository.js";
@@ -31,9 +32,15 @@ function describeSkipped(candidates: CandidateSet): string {
 /**
  * The Repository Custodian (MAGIS Algorithm 1): ranks the repository's files against the issue with
  * BM25 (and what its recent commits like the issue changed), keeps the top k, summarizes each through the evolution memory, and keeps those the model
- * judges relevant, in BM25 order. Throws a StageError when nothing can be ranked or everything is dropped.
+ * judges relevant, in BM25 order. Throws a StageError when nothing can be ranked or everything is dropped. The issue comes
+ * formatted from a flow that formatted it for all its stages (resolveIssue), or as text from a door that only locates.
  */
-export async function locateFiles(ctx: StageContext, issue: IssueText, memory: MemoryStore | null, options: LocateOptions = {}): Promise<LocatedFile[]> {
+export async function locateFiles(
+  ctx: StageContext,
+  issue: IssueText | ShownIssue,
+  memory: MemoryStore | null,
+  options: LocateOptions = {},
+): Promise<LocatedFile[]> {
   // The index cache lives in the memory's store: a job tokenizes only the files no earlier job saw.
   // The history only sharpens the ranking: a source that fails costs that signal, never the stage.
   const history = ctx.history && ctx.config.history_months > 0 ? await ctx.history().catch((): CommitRecord[] => []) : [];
@@ -74,7 +81,7 @@ interface RankAndJudgeInput {
 }
 
 /** The rest of {@link locateFiles}, on the repository's index: the ranking, then the summaries and the model's judgement. */
-async function rankAndJudge(ctx: StageContext, issue: IssueText, { index, memory, options }: RankAndJudgeInput): Promise<LocatedFile[]> {
+async function rankAndJudge(ctx: StageContext, issue: IssueText | ShownIssue, { index, memory, options }: RankAndJudgeInput): Promise<LocatedFile[]> {
   const { candidates } = index;
   if (candidates.files.length === 0) {
     throw new StageError(
@@ -104,10 +111,11 @@ async function rankAndJudge(ctx: StageContext, issue: IssueText, { index, memory
     return ranked;
   }
 
+  const shown = "shown" in issue ? issue : showIssue(issue);
   const byPath = new Map(candidates.files.map((file) => [file.path, file]));
   const judging = mapBounded(ranked, options.concurrency ?? 4, async (file): Promise<LocatedFile> => {
     const { summary } = await summarizeCandidate(ctx, memory, byPath.get(file.path)!);
-    const { relevant, reason } = await judgeRelevance(ctx, issue, file.path, summary);
+    const { relevant, reason } = await judgeRelevance(ctx, shown, file.path, summary);
     return { ...file, summary, kept: relevant, reason };
   });
   // Started once the first requests are on their way; a failure to store surfaces from locateFiles, after the judging.

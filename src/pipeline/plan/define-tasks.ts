@@ -2,8 +2,7 @@ import { z } from "zod";
 import { openEditableFile } from "../open-editable-file.js";
 import { mapBounded } from "../../lib/map-bounded.js";
 import { protectedPathMatcher } from "../../lib/protected-paths.js";
-import type { FileTask, IssueText, LocatedFile, SetAsideFile, StageContext } from "../types.js";
-import { formatIssue } from "../format-issue.js";
+import type { FileTask, LocatedFile, SetAsideFile, ShownIssue, StageContext } from "../types.js";
 import { namesIn, outlineFile } from "../../edit/syntax/outline-file.js";
 
 /** The answer its prompt asks for (the prompt's example is checked against it). */
@@ -20,7 +19,7 @@ const MAX_VIEW_CHARS = 40_000;
  * The Manager's file-level tasks (MAGIS Algorithm 2, line 5): one per kept located file that needs a change, and the
  * kept files it made no task of with why. A protected file is judged too: a change it needs is set aside for a person.
  */
-export async function defineTasks(ctx: StageContext, issue: IssueText, located: LocatedFile[]): Promise<{ tasks: FileTask[]; setAside: SetAsideFile[] }> {
+export async function defineTasks(ctx: StageContext, issue: ShownIssue, located: LocatedFile[]): Promise<{ tasks: FileTask[]; setAside: SetAsideFile[] }> {
   const isProtected = protectedPathMatcher(ctx.config.protected_paths);
   const judged = await mapBounded(
     located.filter((file) => file.kept !== false),
@@ -35,7 +34,7 @@ export async function defineTasks(ctx: StageContext, issue: IssueText, located: 
 
 async function judgeFile(
   ctx: StageContext,
-  issue: IssueText,
+  issue: ShownIssue,
   file: LocatedFile,
   isProtected: (path: string) => boolean,
 ): Promise<{ task: FileTask } | { setAside: SetAsideFile }> {
@@ -50,7 +49,7 @@ async function judgeFile(
     agent: "manager",
     prompt: "manager-define-task",
     vars: {
-      issue: formatIssue(issue),
+      issue: issue.shown,
       path: opened.path,
       summary: file.summary ?? "(no summary)",
       outline: await outlineFile(opened.text, opened.path, { names: namesIn(issue.title, issue.body, ...issue.hints) }),

@@ -1,7 +1,6 @@
 import { z } from "zod";
-import type { DeveloperRole, FileTask, IssueText, StageContext } from "../types.js";
+import type { DeveloperRole, FileTask, ShownIssue, StageContext } from "../types.js";
 import { mapBounded } from "../../lib/map-bounded.js";
-import { formatIssue } from "../format-issue.js";
 
 /** The answer its prompt asks for (the prompt's example is checked against it). */
 export const answerSchema = z.object({
@@ -10,12 +9,12 @@ export const answerSchema = z.object({
 });
 
 /** The Manager recruits one Developer per task (MAGIS Algorithm 2, line 7); names are made unique so the transcript can tell speakers apart. */
-export async function designDevelopers(ctx: StageContext, issue: IssueText, tasks: FileTask[]): Promise<DeveloperRole[]> {
+export async function designDevelopers(ctx: StageContext, issue: ShownIssue, tasks: FileTask[]): Promise<DeveloperRole[]> {
   const designed = await mapBounded(tasks, ctx.config.concurrency, async (task) => {
     const { value } = await ctx.llm.ask({
       agent: "manager",
       prompt: "manager-design-developer",
-      vars: { issue: formatIssue(issue), path: task.path, task: task.description },
+      vars: { issue: issue.shown, path: task.path, task: task.description },
       schema: answerSchema,
     });
     return { name: value.name.trim(), path: task.path, role: value.role.trim() };

@@ -1,6 +1,5 @@
 import { z } from "zod";
-import type { DeveloperRole, FileTask, IssueText, MeetingTurn, StageContext } from "../types.js";
-import { formatIssue } from "../format-issue.js";
+import type { DeveloperRole, FileTask, MeetingTurn, ShownIssue, StageContext } from "../types.js";
 import { developerVars, formatTeam, formatTranscript } from "./format-team.js";
 
 /** A speech at the kick-off meeting, as the three meeting prompts ask for it. */
@@ -13,8 +12,8 @@ export const MANAGER = "Manager";
  * The kick-off meeting as circular speech (MAGIS §3.2.1): the Manager opens, each Developer speaks
  * once in team order having heard every earlier turn, the Manager sums up. Returns the transcript.
  */
-export async function holdKickoffMeeting(ctx: StageContext, issue: IssueText, tasks: FileTask[], developers: DeveloperRole[]): Promise<MeetingTurn[]> {
-  const shared = { issue: formatIssue(issue), team: formatTeam(tasks, developers) };
+export async function holdKickoffMeeting(ctx: StageContext, issue: ShownIssue, tasks: FileTask[], developers: DeveloperRole[]): Promise<MeetingTurn[]> {
+  const shared = { issue: issue.shown, team: formatTeam(tasks, developers) };
   const transcript: MeetingTurn[] = [];
   const opening = await ctx.llm.ask({ agent: "manager", prompt: "manager-open-meeting", vars: shared, schema: speechSchema });
   transcript.push({ speaker: MANAGER, text: opening.value.speech });

@@ -1,6 +1,5 @@
 import { z } from "zod";
-import type { FileTask, IssueText, MeetingTurn, Plan, StageContext } from "../types.js";
-import { formatIssue } from "../format-issue.js";
+import type { FileTask, MeetingTurn, Plan, ShownIssue, StageContext } from "../types.js";
 import { formatTranscript } from "./format-team.js";
 import { validatePlan } from "../validate-plan.js";
 
@@ -15,11 +14,11 @@ export const answerSchema = z.object({
  * invalid plan goes back to the Manager once with every problem named; a second invalid plan gives
  * way to running the tasks one after another, which the plan's note says.
  */
-export async function makePlan(ctx: StageContext, issue: IssueText, tasks: FileTask[], transcript: MeetingTurn[]): Promise<Plan> {
+export async function makePlan(ctx: StageContext, issue: ShownIssue, tasks: FileTask[], transcript: MeetingTurn[]): Promise<Plan> {
   const paths = tasks.map((t) => t.path);
   if (tasks.length === 1) return { steps: [paths], rationale: "A single task: nothing to order." };
   const vars = {
-    issue: formatIssue(issue),
+    issue: issue.shown,
     tasks: tasks.map((t) => `- \`${t.path}\`: ${t.description}`).join("\n"),
     transcript: formatTranscript(transcript),
   };

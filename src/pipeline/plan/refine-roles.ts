@@ -1,7 +1,6 @@
 import { z } from "zod";
-import type { DeveloperRole, FileTask, IssueText, MeetingTurn, StageContext } from "../types.js";
+import type { DeveloperRole, FileTask, MeetingTurn, ShownIssue, StageContext } from "../types.js";
 import { mapBounded } from "../../lib/map-bounded.js";
-import { formatIssue } from "../format-issue.js";
 import { developerVars, formatTranscript } from "./format-team.js";
 
 /** The answer its prompt asks for (the prompt's example is checked against it). */
@@ -16,8 +15,8 @@ export interface RolesToRefine {
 }
 
 /** Each Developer rewrites its own role from the meeting transcript (MAGIS Algorithm 2, line 11). */
-export async function refineRoles(ctx: StageContext, issue: IssueText, { tasks, developers, transcript }: RolesToRefine): Promise<DeveloperRole[]> {
-  const shared = { issue: formatIssue(issue), transcript: formatTranscript(transcript) };
+export async function refineRoles(ctx: StageContext, issue: ShownIssue, { tasks, developers, transcript }: RolesToRefine): Promise<DeveloperRole[]> {
+  const shared = { issue: issue.shown, transcript: formatTranscript(transcript) };
   return mapBounded(developers, ctx.config.concurrency, async (dev) => {
     const { value } = await ctx.llm.ask({
       agent: "developer",

@@ -1,6 +1,5 @@
 import { z } from "zod";
-import { formatIssue } from "../format-issue.js";
-import type { IssueText, LocatedFile, StageContext, WayChoice } from "../types.js";
+import type { LocatedFile, ShownIssue, StageContext, WayChoice } from "../types.js";
 
 /** The answer manager-choose-way asks for (the prompt's example is checked against it). */
 export const waySchema = z.object({
@@ -20,7 +19,7 @@ export interface ChosenWay {
  * script can show the issue and the repository's commands may run here, static otherwise. Where commands may not run or
  * `reproduce_attempts` is 0 the way is static without asking, and the reason says so.
  */
-export async function chooseWay(ctx: StageContext, issue: IssueText, located: LocatedFile[]): Promise<ChosenWay> {
+export async function chooseWay(ctx: StageContext, issue: ShownIssue, located: LocatedFile[]): Promise<ChosenWay> {
   const policy = ctx.commands;
   if (!policy?.allowed) {
     return {
@@ -34,7 +33,7 @@ export async function chooseWay(ctx: StageContext, issue: IssueText, located: Lo
   const { value } = await ctx.llm.ask({
     agent: "manager",
     prompt: "manager-choose-way",
-    vars: { issue: formatIssue(issue), files: describeLocated(located), commands: describeCommands(ctx, policy.sandbox.description) },
+    vars: { issue: issue.shown, files: describeLocated(located), commands: describeCommands(ctx, policy.sandbox.description) },
     schema: waySchema,
   });
   const reason = value.reason.trim() || `The Manager chose the ${value.way} way without a reason.`;

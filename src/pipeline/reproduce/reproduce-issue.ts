@@ -2,11 +2,10 @@ import fs from "node:fs";
 import { z } from "zod";
 import { protectingPattern } from "../../lib/protected-paths.js";
 import { resolveInside, UnsafePathError } from "../../lib/safe-path.js";
-import { formatIssue } from "../format-issue.js";
 import { describeExit } from "../tests/describe-test-verdict.js";
 import type { OpenedWorkbench } from "../tests/open-workbench.js";
 import { describeRun, describeScript, runReproduction } from "../tests/run-reproduction.js";
-import type { IssueText, LocatedFile, ReproductionAttempt, ReproductionScript, StageContext, TestRun } from "../types.js";
+import type { IssueText, LocatedFile, ReproductionAttempt, ReproductionScript, ShownIssue, StageContext, TestRun } from "../types.js";
 import { describeLocated } from "./choose-way.js";
 
 /** The answer developer-write-reproduction asks for (the prompt's example is checked against it). */
@@ -25,7 +24,7 @@ export const checkSchema = z.object({
 
 /** What reproducing needs besides the issue: the located files, the Reproducer, and the workbench it runs in. */
 export interface ReproduceInput {
-  issue: IssueText;
+  issue: ShownIssue;
   located: LocatedFile[];
   reproducer: { name: string; role: string };
   /** Opens (or returns) the set-up copy in the sandbox. */
@@ -53,7 +52,7 @@ export async function reproduceIssue(ctx: StageContext, input: ReproduceInput): 
   const { workbench } = opened;
   const { sandbox } = workbench;
   const { name, role } = input.reproducer;
-  const issue = formatIssue(input.issue);
+  const issue = input.issue.shown;
   const attempts: ReproductionAttempt[] = [];
   let feedback = "(none: this is your first script)";
   for (let number = 1; number <= ctx.config.reproduce_attempts; number++) {

@@ -3,7 +3,7 @@ import { encodePatch, makeDiff } from "../../edit/index.js";
 import { decodeFile } from "../../edit/file-encoding.js";
 import { resolveInside } from "../../lib/safe-path.js";
 import type { OpenedWorkbench } from "../tests/open-workbench.js";
-import type { IssueText, LocatedFile, ReproductionReport, ReproductionScript, ResolveResult, StageContext } from "../types.js";
+import type { LocatedFile, ReproductionReport, ReproductionScript, ResolveResult, ShownIssue, StageContext } from "../types.js";
 import { chooseWay } from "./choose-way.js";
 import { runReproduction, type ReproductionBench } from "../tests/run-reproduction.js";
 import { reproduceIssue } from "./reproduce-issue.js";
@@ -22,7 +22,7 @@ export interface TakenWay {
  */
 export async function takeWay(
   ctx: StageContext,
-  input: { issue: IssueText; located: LocatedFile[]; workbench: () => Promise<OpenedWorkbench> },
+  input: { issue: ShownIssue; located: LocatedFile[]; workbench: () => Promise<OpenedWorkbench> },
 ): Promise<TakenWay> {
   const chosen = await chooseWay(ctx, input.issue, input.located);
   let report: ReproductionReport = { choice: chosen.choice, attempts: [], ...(chosen.reproducer ? { reproducer: chosen.reproducer } : {}) };

@@ -2,6 +2,7 @@ import { runCodingTasks } from "../code/index.js";
 import { mergeChanges } from "../code/merge-changes.js";
 import { inStage, type StageName } from "../errors.js";
 import { designDevelopers } from "../plan/design-developers.js";
+import { showIssue } from "../format-issue.js";
 import { countUsage } from "../report/count-usage.js";
 import type { IssueText, Plan, StageContext } from "../types.js";
 import { startTestBench } from "../tests/start-test-bench.js";
@@ -20,15 +21,18 @@ export async function revisePullRequest(ctx: StageContext, input: RevisionInput,
   const started = ctx.now();
   const usage = countUsage(ctx.llm, ctx.config);
   ctx = { ...ctx, llm: usage.llm };
+  // The issue as the prompts show it, formatted once: as the pull request links it for the Manager's triage and the
+  // team; with the review as one more hint for the way and the coding (see step 4).
+  const linked = showIssue(input.issue);
 
   // 0. The tests set up and run on the pull request's head meanwhile, where they may.
   const testing = startTestBench(ctx);
   try {
     // 1. The Manager maps the review to file-level tasks; the reviewer's words go to the files they concern.
-    const triage = await step("plan", () => triageFeedback(ctx, input, prepare));
+    const triage = await step("plan", () => triageFeedback(ctx, { ...input, issue: linked }, prepare));
     ctx.onProgress({ stage: "tasks", tasks: triage.tasks });
     // 2. One Developer per task. No kick-off meeting: the review already says what each file needs.
-    const developers = triage.tasks.length > 0 ? await step("plan", () => designDevelopers(ctx, input.issue, triage.tasks)) : [];
+    const developers = triage.tasks.length > 0 ? await step("plan", () => designDevelopers(ctx, linked, triage.tasks)) : [];
     ctx.onProgress({ stage: "team", developers });
     // 3. The tasks run one after another, so each Developer sees what the earlier ones changed.
     const plan: Plan = {
@@ -37,7 +41,7 @@ export async function revisePullRequest(ctx: StageContext, input: RevisionInput,
     };
     // 4. Developers and QA Engineers, with the reviewer's words as the first QA comment of each file. The whole review
     //    also rides along as a hint, so later attempts and the QA Engineers still see what the reviewer asked.
-    const issue = withReviewHint(input.issue, input.comments, input.general, input.source);
+    const issue = showIssue(withReviewHint(input.issue, input.comments, input.general, input.source));
     // 5. With tasks to do, the Manager chooses the way: a review that says "still fails with …" is reproduced on the
     //    pull request's head, and the Developers work against that reproduction.
     const way =

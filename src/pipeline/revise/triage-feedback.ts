@@ -1,8 +1,7 @@
 import { z } from "zod";
 import { openEditableFile } from "../open-editable-file.js";
-import { formatIssue } from "../format-issue.js";
 import { fence } from "../../lib/markdown.js";
-import type { StageContext } from "../types.js";
+import type { ShownIssue, StageContext } from "../types.js";
 import { placeOf } from "./place-of.js";
 import { settleTriage } from "./settle-triage.js";
 import type { PrepareFiles, ReviewComment, RevisionInput, Triage } from "./types.js";
@@ -22,13 +21,13 @@ const MAX_TOTAL_PATCH_CHARS = 40_000;
  * The Manager reads the review and decides the file-level tasks of the revision (which files, what to change, whose
  * words go where). The Manager reads patches, not files; the files its tasks name are prepared once it has answered.
  */
-export async function triageFeedback(ctx: StageContext, input: RevisionInput, prepare?: PrepareFiles): Promise<Triage> {
+export async function triageFeedback(ctx: StageContext, input: RevisionInput & { issue: ShownIssue }, prepare?: PrepareFiles): Promise<Triage> {
   const changed = new Set(input.changedFiles.map((f) => f.path));
   const { value } = await ctx.llm.ask({
     agent: "manager",
     prompt: "manager-triage-feedback",
     vars: {
-      issue: formatIssue(input.issue),
+      issue: input.issue.shown,
       changed_files: formatChangedFiles(input.changedFiles),
       comments: formatComments(input.comments, changed),
       general: input.general.length > 0 ? input.general.map((g) => `- ${g.replace(/\n/g, "\n  ")}`).join("\n") : "(none)",

@@ -2,13 +2,14 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { showIssue } from "../../../src/pipeline/format-issue.js";
 import { defineTasks } from "../../../src/pipeline/plan/define-tasks.js";
 import { designDevelopers, uniqueNames } from "../../../src/pipeline/plan/design-developers.js";
 import { testContext } from "./context.js";
 import { fakeLlm } from "./fake-llm.js";
 
 let root: string;
-const issue = { title: "Sum is wrong", body: "sum([1,2]) gives 12", hints: ["see math.js"] };
+const issue = showIssue({ title: "Sum is wrong", body: "sum([1,2]) gives 12", hints: ["see math.js"] });
 
 beforeEach(() => {
   root = fs.mkdtempSync(path.join(os.tmpdir(), "magis-define-"));
@@ -90,7 +91,7 @@ describe("defineTasks on a large file", () => {
     const methods = Array.from({ length: 400 }, (_, i) => `    def column_width_${i}(self, rows):\n        return rows\n`).join("");
     fs.writeFileSync(path.join(root, "table.py"), `class Table:\n${methods}    def merge_header_rows(self, rows):\n        return rows\n`);
     const llm = fakeLlm({ "manager-define-task": () => ({ needs_change: true, description: "fix merge_header_rows" }) });
-    const named = { title: "Table.merge_header_rows drops the last row", body: "", hints: [] };
+    const named = showIssue({ title: "Table.merge_header_rows drops the last row", body: "", hints: [] });
     await defineTasks(testContext(llm, root), named, [{ path: "table.py", score: 1, kept: true }]);
     const outline = String(llm.calls[0]!.vars.outline).split("\n");
     expect(outline[0]).toBe("class Table  (lines 1-803)");

@@ -1,10 +1,11 @@
 import { describe, expect, it } from "vitest";
+import { showIssue } from "../../../src/pipeline/format-issue.js";
 import { holdKickoffMeeting, MANAGER } from "../../../src/pipeline/plan/hold-kickoff-meeting.js";
 import type { DeveloperRole, FileTask } from "../../../src/pipeline/types.js";
 import { testContext } from "./context.js";
 import { fakeLlm } from "./fake-llm.js";
 
-const issue = { title: "Dates lose their offset", body: "parseDate drops +02:00", hints: [] };
+const issue = showIssue({ title: "Dates lose their offset", body: "parseDate drops +02:00", hints: [] });
 const tasks: FileTask[] = ["a.js", "b.js", "c.js"].map((path) => ({ path, description: `fix ${path}` }));
 const developers: DeveloperRole[] = [
   { name: "Ada", path: "a.js", role: "You fix a." },

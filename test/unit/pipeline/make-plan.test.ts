@@ -1,10 +1,11 @@
 import { describe, expect, it } from "vitest";
+import { showIssue } from "../../../src/pipeline/format-issue.js";
 import { makePlan } from "../../../src/pipeline/plan/make-plan.js";
 import type { FileTask } from "../../../src/pipeline/types.js";
 import { testContext } from "./context.js";
 import { fakeLlm } from "./fake-llm.js";
 
-const issue = { title: "t", body: "b", hints: [] };
+const issue = showIssue({ title: "t", body: "b", hints: [] });
 const tasks: FileTask[] = ["a.js", "b.js", "c.js"].map((path) => ({ path, description: `fix ${path}` }));
 const transcript = [{ speaker: "Manager", text: "go" }];
 

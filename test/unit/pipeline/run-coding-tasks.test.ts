@@ -2,12 +2,13 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { showIssue } from "../../../src/pipeline/format-issue.js";
 import { runCodingTasks } from "../../../src/pipeline/code/index.js";
 import type { DeveloperRole, FileTask } from "../../../src/pipeline/types.js";
 import { testContext } from "./context.js";
 import { fakeLlm } from "./fake-llm.js";
 
-const issue = { title: "Totals ignore quantity", body: "cartTotal is wrong", hints: [] };
+const issue = showIssue({ title: "Totals ignore quantity", body: "cartTotal is wrong", hints: [] });
 const CART = [
   "export function cartTotal(items) {",
   "  let total = 0;",
