@@ -42,6 +42,14 @@ module.exports = {
       to: { path: "^src/sandbox/", pathNot: "^src/sandbox/(index|sandbox)\\.ts$" },
     },
     {
+      name: "language-servers-have-one-face",
+      severity: "error",
+      comment:
+        "Outside src/language-servers, only its entry (index.ts) and its types (types.ts) are imported: a server's spec, process and session stay inside.",
+      from: { path: "^src/", pathNot: "^src/language-servers/" },
+      to: { path: "^src/language-servers/", pathNot: "^src/language-servers/(index|types)\\.ts$" },
+    },
+    {
       name: "sandbox-below-language-servers",
       severity: "error",
       comment: "The language servers' jail is made with the sandbox's bubblewrap helpers (bindSystemDirs, findProgram); the sandbox knows nothing of them.",

@@ -27,8 +27,7 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { applyPatch, parsePatch } from "diff";
 import { configSchema } from "../src/config.js";
-import { openLanguageServers, type ChangeCheck } from "../src/language-servers/open-language-servers.js";
-import { startLanguageServer } from "../src/language-servers/start-language-server.js";
+import { openLanguageServers, startLanguageServer, type ChangeCheck } from "../src/language-servers/index.js";
 import { injectMistakes, type MistakeKind } from "./lib/inject-mistakes.js";
 import { printTable } from "./lib/print-table.js";
 

@@ -1,8 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { applyPatch, parsePatch } from "diff";
-import type { AddedProblem } from "../language-servers/added-diagnostics.js";
-import { openLanguageServers } from "../language-servers/open-language-servers.js";
+import { openLanguageServers, type AddedProblem } from "../language-servers/index.js";
 import { resolveInside } from "../lib/safe-path.js";
 import { UsageError } from "../lib/usage-error.js";
 import { refusedProblems } from "../pipeline/code/check-semantics.js";

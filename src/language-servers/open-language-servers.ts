@@ -1,19 +1,21 @@
 import { createHash } from "node:crypto";
 import type { Diagnostic, Location, Position } from "vscode-languageserver-protocol";
 import { addedDiagnostics, type AddedProblem } from "./added-diagnostics.js";
-import { languageOf, type ServerLanguage } from "./server-specs.js";
-import {
-  LanguageServerError,
-  LateReferencesError,
-  startLanguageServer,
-  type FileText,
-  type LanguageServer,
-  type ServerContainment,
-  type ServerLimits,
-} from "./start-language-server.js";
+import { LanguageServerError, LateReferencesError } from "./errors.js";
+import { languageOf } from "./server-specs.js";
+import { startLanguageServer } from "./start-language-server.js";
+import type { FileText, LanguageServer, ServerContainment, ServerLanguage, ServerLimits } from "./types.js";
 
 /** What a language server said of a change to one file: the errors it adds, or why it was not checked. */
-export type ChangeCheck = { checked: true; language: ServerLanguage; added: AddedProblem[] } | { checked: false; why: string };
+export type ChangeCheck =
+  | {
+      checked: true;
+      language: ServerLanguage;
+      /** The server's name in a sentence, from its spec: "Pyright". */
+      server: string;
+      added: AddedProblem[];
+    }
+  | { checked: false; why: string };
 
 /** A job's language servers: one per language, started on first use, on the job's checkout. */
 export interface LanguageServers {
@@ -81,7 +83,7 @@ export function openLanguageServers(root: string, limits: ServerLimits, containm
           [was = [], is] = await server.diagnose(file, [before, after], others);
           untouched.set(key, was);
         }
-        return { checked: true as const, language: server.language, added: addedDiagnostics(was, is ?? []) };
+        return { checked: true as const, language: server.language, server: server.name, added: addedDiagnostics(was, is ?? []) };
       });
       return "why" in result ? { checked: false, why: result.why } : result;
     },

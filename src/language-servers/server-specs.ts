@@ -1,30 +1,11 @@
 import { createRequire } from "node:module";
 import path from "node:path";
+import { askTsserver } from "./ask-tsserver.js";
+import type { DiagnosticsStrategy, ServerLanguage } from "./types.js";
+import { waitForPublished } from "./wait-for-published.js";
 
-/** The languages a server checks: Python with Pyright, JavaScript and TypeScript with the TypeScript server. */
-export type ServerLanguage = "python" | "typescript";
-
-const EXTENSIONS: Record<string, { language: ServerLanguage; id: string }> = {
-  ".py": { language: "python", id: "python" },
-  ".pyi": { language: "python", id: "python" },
-  ".ts": { language: "typescript", id: "typescript" },
-  ".mts": { language: "typescript", id: "typescript" },
-  ".cts": { language: "typescript", id: "typescript" },
-  ".tsx": { language: "typescript", id: "typescriptreact" },
-  ".js": { language: "typescript", id: "javascript" },
-  ".mjs": { language: "typescript", id: "javascript" },
-  ".cjs": { language: "typescript", id: "javascript" },
-  ".jsx": { language: "typescript", id: "javascriptreact" },
-};
-
-/** The server language of a file and its LSP language id, or null for a file no server checks. */
-export function languageOf(file: string): { language: ServerLanguage; id: string } | null {
-  return EXTENSIONS[path.extname(file).toLowerCase()] ?? null;
-}
-
-/** How one server is started and configured: a Node script of our dependencies, never a program the repository names. */
-export interface ServerSpec {
-  language: ServerLanguage;
+/** How one server is run: a Node script of our dependencies, never a program the repository names. */
+export interface ServerLaunch {
   /** The Node script and its arguments (run with this process's Node, under a memory cap). */
   script: string;
   args: string[];
@@ -33,19 +14,29 @@ export interface ServerSpec {
   initializationOptions: Record<string, unknown>;
   /** What the server is told when it asks for a configuration section (`workspace/configuration`). */
   settings: Record<string, unknown>;
+}
+
+/** All that differs from one language server to another: a new server is one more spec in SERVERS. */
+export interface ServerSpec {
+  /** Its name in a sentence: "your change adds errors that Pyright reports". */
+  name: string;
+  /** The file extensions it checks, each with the LSP language id of such a document. */
+  extensions: Record<string, string>;
   /**
-   * How a text's diagnostics are had: `published`, as the server sends them for each version of the document (Pyright);
-   * `asked`, from tsserver's synchronous requests through the server's `typescript.tsserverRequest` command (the
-   * TypeScript server sends them in parts, without a version, and not at all when none changed).
+   * How a text's diagnostics are had: waitForPublished, as the server sends them for each version of the document
+   * (Pyright); askTsserver, from tsserver's synchronous requests (the TypeScript server sends them in parts, without a
+   * version, and not at all when none changed).
    */
-  diagnostics: "published" | "asked";
+  diagnostics: DiagnosticsStrategy;
+  /** How it is run, its memory capped at `memoryMb`; throws when its package is not installed. */
+  launch(memoryMb: number): ServerLaunch;
 }
 
 /**
  * Where Pyright looks for an interpreter to ask for its search paths: nowhere that exists. Pyright runs the interpreter
  * it is given (or `python3` from PATH) to read site-packages, and with a repository's `.pth` files or modules named like
  * the standard library's, that interpreter would run the repository's code. Given a path that does not exist (and an
- * empty PATH, see startLanguageServer), it runs nothing and resolves the standard library from its own bundled stubs.
+ * empty PATH, see spawnServer), it runs nothing and resolves the standard library from its own bundled stubs.
  */
 export const NO_INTERPRETER = "/nonexistent/magis-language-server-has-no-python";
 
@@ -56,11 +47,12 @@ function packageOf(name: string): string {
   return path.dirname(require.resolve(`${name}/package.json`));
 }
 
-/** The spec of the server of `language`, whose memory is capped at `memoryMb`. */
-export function serverSpec(language: ServerLanguage, memoryMb: number): ServerSpec {
-  if (language === "python") {
-    return {
-      language,
+const SERVERS: Record<ServerLanguage, ServerSpec> = {
+  python: {
+    name: "Pyright",
+    extensions: { ".py": "python", ".pyi": "python" },
+    diagnostics: waitForPublished,
+    launch: () => ({
       script: require.resolve("pyright/langserver.index.js"),
       args: ["--stdio"],
       packages: [packageOf("pyright")],
@@ -68,19 +60,48 @@ export function serverSpec(language: ServerLanguage, memoryMb: number): ServerSp
       settings: {
         python: { pythonPath: NO_INTERPRETER, analysis: { diagnosticMode: "openFilesOnly", autoSearchPaths: true, useLibraryCodeForTypes: true } },
       },
-      diagnostics: "published",
-    };
-  }
-  // Our own tsserver, named by path: the TypeScript server would otherwise prefer the repository's node_modules/typescript.
-  // Automatic type acquisition is off: it runs npm.
-  const tsserver = path.join(path.dirname(require.resolve("typescript")), "tsserver.js");
-  return {
-    language,
-    script: require.resolve("typescript-language-server/lib/cli.mjs"),
-    args: ["--stdio"],
-    packages: [packageOf("typescript-language-server"), packageOf("typescript")],
-    initializationOptions: { tsserver: { path: tsserver, useSyntaxServer: "never" }, disableAutomaticTypingAcquisition: true, maxTsServerMemory: memoryMb },
-    settings: {},
-    diagnostics: "asked",
-  };
+    }),
+  },
+  typescript: {
+    name: "the TypeScript server",
+    extensions: {
+      ".ts": "typescript",
+      ".mts": "typescript",
+      ".cts": "typescript",
+      ".tsx": "typescriptreact",
+      ".js": "javascript",
+      ".mjs": "javascript",
+      ".cjs": "javascript",
+      ".jsx": "javascriptreact",
+    },
+    diagnostics: askTsserver,
+    launch: (memoryMb) => {
+      // Our own tsserver, named by path: the TypeScript server would otherwise prefer the repository's
+      // node_modules/typescript. Automatic type acquisition is off: it runs npm.
+      const tsserver = path.join(path.dirname(require.resolve("typescript")), "tsserver.js");
+      return {
+        script: require.resolve("typescript-language-server/lib/cli.mjs"),
+        args: ["--stdio"],
+        packages: [packageOf("typescript-language-server"), packageOf("typescript")],
+        initializationOptions: { tsserver: { path: tsserver, useSyntaxServer: "never" }, disableAutomaticTypingAcquisition: true, maxTsServerMemory: memoryMb },
+        settings: {},
+      };
+    },
+  },
+};
+
+const EXTENSIONS = new Map(
+  Object.entries(SERVERS).flatMap(([language, spec]) =>
+    Object.entries(spec.extensions).map(([extension, id]) => [extension, { language: language as ServerLanguage, id }]),
+  ),
+);
+
+/** The server language of a file and its LSP language id, or null for a file no server checks. */
+export function languageOf(file: string): { language: ServerLanguage; id: string } | null {
+  return EXTENSIONS.get(path.extname(file).toLowerCase()) ?? null;
+}
+
+/** The spec of the server of `language`. */
+export function serverSpec(language: ServerLanguage): ServerSpec {
+  return SERVERS[language];
 }

@@ -5,7 +5,7 @@ import type { Llm, Usage } from "../llm/types.js";
 import type { TestCounts } from "../lib/read-test-output.js";
 import type { CommitRecord } from "../git/commit-history.js";
 import type { JobIndex } from "./locate/open-job-index.js";
-import type { LanguageServers } from "../language-servers/open-language-servers.js";
+import type { LanguageServers } from "../language-servers/index.js";
 
 /** The issue as the agents read it: already cleaned of hidden characters and HTML comments. */
 export interface IssueText {

@@ -1,4 +1,4 @@
-import { openLanguageServers } from "../language-servers/open-language-servers.js";
+import { openLanguageServers } from "../language-servers/index.js";
 import type { StageContext } from "./types.js";
 
 /**

@@ -1,7 +1,8 @@
 // A process that starts a real Python language server on a checkout and holds it until killed, as a bot killed mid-job
 // does. Run with `node --import tsx test/support/hold-language-server.ts <checkout> contained|uncontained`; it prints
 // `{"temp": …}`, the server's temp folder, once the server has checked a file, or `{"why": …}` when it could not start.
-import { LanguageServerError, startLanguageServer } from "../../src/language-servers/start-language-server.js";
+import { LanguageServerError } from "../../src/language-servers/errors.js";
+import { startLanguageServer } from "../../src/language-servers/start-language-server.js";
 
 const [root, mode] = process.argv.slice(2);
 try {

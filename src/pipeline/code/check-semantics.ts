@@ -1,4 +1,4 @@
-import type { AddedProblem } from "../../language-servers/added-diagnostics.js";
+import type { AddedProblem } from "../../language-servers/index.js";
 import type { ChangedFile } from "../tests/open-workbench.js";
 import type { StageContext } from "../types.js";
 
@@ -41,6 +41,5 @@ export async function checkSemantics(ctx: StageContext, change: SemanticChange):
   const refused = refusedProblems(ctx, check.language, check.added);
   if (refused.length === 0) return {};
   const list = refused.map((p) => `line ${p.line}, column ${p.column}: ${p.message} (${p.rule})`).join("; ");
-  const server = check.language === "python" ? "Pyright" : "the TypeScript server";
-  return { refusal: `your change adds errors that ${server} reports and \`${path}\` did not have (${list}); fix them` };
+  return { refusal: `your change adds errors that ${check.server} reports and \`${path}\` did not have (${list}); fix them` };
 }

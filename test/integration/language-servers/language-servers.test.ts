@@ -5,7 +5,8 @@ import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { openLanguageServers, type LanguageServers } from "../../../src/language-servers/open-language-servers.js";
-import { startLanguageServer, type LanguageServer } from "../../../src/language-servers/start-language-server.js";
+import { startLanguageServer } from "../../../src/language-servers/start-language-server.js";
+import type { LanguageServer } from "../../../src/language-servers/types.js";
 import { serverProcesses } from "../../support/server-processes.js";
 
 const LIMITS = { startMs: 60_000, requestMs: 60_000, memoryMb: 512 };

@@ -1,0 +1,7 @@
+// The language servers' face: what the rest of src/ (and the benches) use. Outside src/language-servers/, import from
+// here or from types.ts alone; .dependency-cruiser.cjs holds that rule.
+export { openLanguageServers, type ChangeCheck, type LanguageServers } from "./open-language-servers.js";
+export { startLanguageServer } from "./start-language-server.js";
+export { LanguageServerError, LateReferencesError } from "./errors.js";
+export type { AddedProblem } from "./added-diagnostics.js";
+export type { FileText, LanguageServer, ServerContainment, ServerLanguage, ServerLimits } from "./types.js";
