@@ -1,6 +1,8 @@
 import os from "node:os";
 import path from "node:path";
 import type { BotPath } from "../sandbox/sandbox.js";
+import { UsageError } from "../lib/usage-error.js";
+import { serveDatabaseFile, spoolFolder } from "./settings/find-state-paths.js";
 import type { Settings } from "./settings/settings-table.js";
 
 /**
@@ -20,16 +22,28 @@ export function listBotPaths(settings: Settings, door: { cwd: string; envFile?: 
   add("private key", key);
   add("private key's folder", key && path.dirname(at(key)));
   add(".env file", door.envFile ?? ".env");
-  // magis serve's default; the CLI's memory is in the user's cache folder, under a home no sandbox mounts.
-  const database = at(settings.store.sqliteFile ?? path.join(".magis", "magis.db"));
-  add("database", database);
-  add("database's write-ahead log", `${database}-wal`);
-  add("database's shared-memory file", `${database}-shm`);
-  add("database's folder", path.dirname(database));
+  // Where no setting names a file and no home names a folder, there is no default database to hide.
+  const database = settings.store.databaseUrl ? undefined : defaultOrNone(() => at(serveDatabaseFile(settings.store, door.cwd).file));
+  if (database) {
+    add("database", database);
+    add("database's write-ahead log", `${database}-wal`);
+    add("database's shared-memory file", `${database}-shm`);
+    add("database's folder", path.dirname(database));
+  }
   add("working directory", door.cwd);
-  // Without MAGIS_TRACE_DIR the traces are beside the database; without MAGIS_SPOOL_DIR the spool is in the work folder.
+  // Without MAGIS_TRACE_DIR the traces are beside the database.
   add("trace folder", settings.jobs.traceDir || undefined);
-  add("spool folder", settings.jobs.spoolDir);
+  add("spool folder", spoolFolder(settings));
   add("work folder", settings.git.workDir ?? settings.runner.temp ?? os.tmpdir());
   return paths;
+}
+
+/** A default path, or undefined when nothing names a place for it (defaultDatabasePath's UsageError). */
+function defaultOrNone(place: () => string): string | undefined {
+  try {
+    return place();
+  } catch (error) {
+    if (error instanceof UsageError) return undefined;
+    throw error;
+  }
 }

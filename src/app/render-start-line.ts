@@ -12,7 +12,7 @@ export interface StartFacts {
   /** DATABASE_URL, of which only the host, port and database are told. */
   databaseUrl?: string;
   /** The SQLite file, where DATABASE_URL is not set. */
-  sqliteFile: string;
+  sqliteFile?: string;
   /** What runs the repositories' commands; absent in a web process, which runs no job. */
   sandbox?: SandboxChoice;
   /** OPENAI_BASE_URL, of which the credentials are not told; absent for OpenAI's API. */

@@ -2,7 +2,6 @@ import path from "node:path";
 import type { Logger } from "pino";
 import { createProbot } from "probot";
 import { openBackend } from "../backends/open-backend.js";
-import { defaultDatabasePath } from "../backends/sqlite/database.js";
 import { createOctokitClass } from "../github/client/create-octokit-class.js";
 import type { ServeRole } from "../jobs/job-queue.js";
 import { UsageError } from "../lib/usage-error.js";
@@ -15,6 +14,7 @@ import { checkModelEndpoint } from "./check-model-endpoint.js";
 import { createServices, probotHost, type MagisAppOptions, type MagisServices } from "./create-services.js";
 import { magisApp } from "./magis-app.js";
 import { renderStartLine } from "./render-start-line.js";
+import { serveDatabaseFile } from "./settings/find-state-paths.js";
 import { readSettings } from "./settings/read-settings.js";
 import type { Settings } from "./settings/settings-table.js";
 import { startSetupServer } from "./setup/start-setup-server.js";
@@ -57,9 +57,9 @@ export async function startServer(env: NodeJS.ProcessEnv, options: StartOptions 
   }
   // Probot is built before the store is opened too: what it refuses leaves no database file behind and no pool open.
   const probot = createProbotFor(env, settings, { Octokit, log: options.log });
-  // The file openBackend opens, told in the start line.
-  const sqliteFile = defaultDatabasePath(settings.store.sqliteFile);
-  const backend = await openBackend(settings.store, { sqliteFile });
+  // The SQLite file openBackend opens, told in the start line (with a note when it is where earlier versions kept it).
+  const database = settings.store.databaseUrl ? undefined : serveDatabaseFile(settings.store, process.cwd());
+  const backend = await openBackend(settings.store, database ? { sqliteFile: database.file } : {});
   const metrics = createMetrics({ role, queueDepth: () => backend.store.jobs.depth() });
   let services: MagisServices | undefined;
   const app: MagisAppOptions = { env, settings, backend, role, metrics, envFile, onReady: (made) => (services = made) };
@@ -108,11 +108,12 @@ export async function startServer(env: NodeJS.ProcessEnv, options: StartOptions 
       appId: settings.app.appId!,
       ...(role !== "worker" && { webhookPath: probot.webhookPath, webhookProxyUrl }),
       databaseUrl: settings.store.databaseUrl,
-      sqliteFile,
+      ...(database && { sqliteFile: database.file }),
       ...(role !== "web" && services && { sandbox: services.sandbox }),
       modelBaseUrl: settings.model.baseUrl,
     }),
   );
+  if (database?.note) log.warn(database.note);
   if (modelProblem) log.error(`ALERT: ${modelProblem}; /readyz answers 503 until it is set`);
   const firstCheck = modelReady?.().then(
     () => undefined,

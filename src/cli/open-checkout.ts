@@ -37,25 +37,12 @@ PostgreSQL database DATABASE_URL names, else in the SQLite file MAGIS_DB, by def
 user's cache folder: $XDG_CACHE_HOME/magis/magis.db, else ~/.cache/magis/magis.db. Never in the working folder.`;
 
 /**
- * The SQLite file of the evolution memory: MAGIS_DB, else `magis/magis.db` in the user's cache folder (XDG_CACHE_HOME,
- * else ~/.cache), never the working folder, which may be any checkout the command is run from.
+ * The store of the evolution memory, migrated: the PostgreSQL database DATABASE_URL names, else the SQLite file MAGIS_DB,
+ * else magis.db in the bot's state folder (see defaultDatabasePath), never the working folder, which may be any
+ * checkout the command is run from.
  */
-function memoryFile(settings: Settings): string {
-  const { sqliteFile, cacheHome, home } = settings.store;
-  if (sqliteFile) return sqliteFile;
-  // The XDG spec: a relative XDG_CACHE_HOME is ignored.
-  const cache = cacheHome && path.isAbsolute(cacheHome) ? cacheHome : home && path.isAbsolute(home) ? path.join(home, ".cache") : undefined;
-  if (!cache)
-    throw new UsageError(
-      "neither XDG_CACHE_HOME nor HOME names a folder (an absolute path), so the evolution memory has no place; set MAGIS_DB to the SQLite file to keep it in",
-    );
-  return path.join(cache, "magis", "magis.db");
-}
-
-/** The store of the evolution memory, migrated: the PostgreSQL database DATABASE_URL names, else the SQLite file memoryFile says. */
 export async function openMemoryStore(settings: Settings): Promise<Store> {
-  const sqliteFile = settings.store.databaseUrl ? undefined : memoryFile(settings);
-  const { store } = await openBackend(settings.store, { ...(sqliteFile ? { sqliteFile } : {}), answersWebhooks: false });
+  const { store } = await openBackend(settings.store, { answersWebhooks: false });
   try {
     await store.migrate();
   } catch (error) {

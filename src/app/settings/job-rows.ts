@@ -248,8 +248,9 @@ export const JOB_ROWS = [
     name: "MAGIS_SPOOL_DIR",
     readers: ["web"],
     kind: "path",
-    fallbackText: "magis-spool under MAGIS_WORKDIR, else the system's temp folder",
-    about: "Where a web process keeps the deliveries the store could not record (a database down for a moment) until it can.",
+    fallbackText: "magis-spool under MAGIS_WORKDIR, else $XDG_CACHE_HOME/magis/spool",
+    about:
+      "Where a web process keeps the deliveries the store could not record (a database down for a moment) until it can: a folder of the bot's user that no one else may write to (made mode 700, any other refused at the start), whose files that are not the bot's own deliveries are moved to its rejected/ folder.",
   }),
   text({
     part: "git",

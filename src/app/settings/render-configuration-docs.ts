@@ -8,7 +8,8 @@ const DOORS: Array<{ door: Door; title: string; intro: string }> = [
   {
     door: "serve",
     title: "`magis serve`: the GitHub App",
-    intro: "Roles: `web` takes webhooks, `worker` runs jobs, `all` (the default) does both and reads every variable below.",
+    intro:
+      "Roles: `web` takes webhooks, `worker` runs jobs, `all` (the default) does both and reads every variable below. Without `DATABASE_URL` and `MAGIS_DB` the store is the SQLite file `magis.db` in the bot's state folder, `$XDG_CACHE_HOME/magis/` (else `~/.cache/magis/`), the same file `magis locate` and `resolve` use; the start line names it.",
   },
   {
     door: "action",

@@ -1,5 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
+import { UsageError } from "../../lib/usage-error.js";
 import { defaultEngine, type EngineConnection, type SqliteEngine, type SqliteEngineName } from "./sqlite-engines.js";
 
 /**
@@ -82,16 +83,39 @@ export class Db {
   }
 }
 
-/** Where the SQLite file lives: `file` (MAGIS_DB) when given, else `.magis/magis.db` under the working directory. */
-export function defaultDatabasePath(file?: string): string {
-  return file || path.resolve(".magis", "magis.db");
+/** Where the user's cache folder is said to be: XDG_CACHE_HOME and HOME, as the settings read them. */
+export interface CacheHome {
+  cacheHome?: string;
+  home?: string;
+}
+
+/**
+ * The bot's own folder when no setting names one: `magis` in the user's cache folder (XDG_CACHE_HOME, else ~/.cache;
+ * a relative XDG_CACHE_HOME is ignored, as the XDG spec says), or undefined when neither names a folder. Every door's
+ * default SQLite file is there, never in the working folder, which may be any checkout a command runs from.
+ */
+export function stateFolder({ cacheHome, home }: CacheHome): string | undefined {
+  const cache = cacheHome && path.isAbsolute(cacheHome) ? cacheHome : home && path.isAbsolute(home) ? path.join(home, ".cache") : undefined;
+  return cache && path.join(cache, "magis");
+}
+
+/** The SQLite file when DATABASE_URL is unset, for every door: `sqliteFile` (MAGIS_DB), else magis.db in the state folder. */
+export function defaultDatabasePath(store: CacheHome & { sqliteFile?: string }): string {
+  if (store.sqliteFile) return store.sqliteFile;
+  const folder = stateFolder(store);
+  if (!folder) {
+    throw new UsageError(
+      "neither XDG_CACHE_HOME nor HOME names a folder (an absolute path), so the evolution memory has no place; set MAGIS_DB to the SQLite file to keep it in",
+    );
+  }
+  return path.join(folder, "magis.db");
 }
 
 /**
  * Opens (creating if needed) the one SQLite file that holds the evolution memory and the job records, with the
  * process's engine unless one is given. Its tables are made by the migrations (sqlite-migrations.ts).
  */
-export function openDatabase(file: string = defaultDatabasePath(), engine: SqliteEngine = defaultEngine()): Db {
+export function openDatabase(file: string, engine: SqliteEngine = defaultEngine()): Db {
   if (file !== ":memory:") fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
   const db = new Db(file, engine.name, engine.open(file));
   // WAL lets a CLI run read while the app writes; busy_timeout waits out the other writer instead of failing.

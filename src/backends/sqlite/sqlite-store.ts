@@ -40,7 +40,7 @@ export class SqliteStore implements Store {
 }
 
 /** Opens (creating if needed) the SQLite file `file` as a store; `migrate()` makes its tables. */
-export function openSqliteStore(file?: string, options: SqliteStoreOptions = {}): SqliteStore {
+export function openSqliteStore(file: string, options: SqliteStoreOptions = {}): SqliteStore {
   return new SqliteStore(openDatabase(file), options);
 }
 

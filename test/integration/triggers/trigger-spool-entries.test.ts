@@ -11,6 +11,7 @@ import type { NewTrigger } from "../../../src/store/triggers.js";
 import { TriggerDesk, type DeskEvent } from "../../../src/triggers/trigger-desk.js";
 import type { TriggerRule } from "../../../src/triggers/trigger-rule.js";
 import { REJECTED, TriggerSpool } from "../../../src/triggers/trigger-spool.js";
+import { labeledDelivery } from "../../support/labeled-delivery.js";
 
 const cleanups: Array<() => unknown> = [];
 afterEach(async () => {
@@ -26,18 +27,6 @@ function tempDir(): string {
 const octokit = new ProbotOctokit() as unknown as Octokit;
 // The uid of `nobody`: another local user.
 const OTHER_UID = 65534;
-
-/** A delivery of `issues.labeled` as the desk records it, `at` ms after the epoch (the spool's files sort by it). */
-function delivery(id: string, at: number, issue = 1): NewTrigger {
-  const payload = {
-    action: "labeled",
-    installation: { id: 7 },
-    repository: { name: "demo", owner: { login: "octo" } },
-    issue: { number: issue, title: `forged? ${id}`, body: "" },
-    sender: { login: "alice", type: "User" },
-  };
-  return { delivery: id, event: "issues.labeled", installationId: 7, owner: "octo", repo: "demo", number: issue, payload, receivedAt: at };
-}
 
 /** Spools `trigger` in `dir` as the desk would, and gives the file it wrote. */
 function spooled(dir: string, trigger: NewTrigger): string {
@@ -90,9 +79,9 @@ describe("the spool replays only what the bot itself spooled", () => {
   // Seen: a trigger file another local user wrote into the spool folder was queued as job #1 and ran on its issue text.
   it("sets aside a file of another user instead of replaying it, and replays the bot's own", async () => {
     const dir = path.join(tempDir(), "spool");
-    const theirs = spooled(dir, delivery("d-theirs", 1));
+    const theirs = spooled(dir, labeledDelivery("d-theirs", 1));
     fs.chownSync(theirs, OTHER_UID, OTHER_UID);
-    spooled(dir, delivery("d-mine", 2));
+    spooled(dir, labeledDelivery("d-mine", 2));
     const { desk, spool, decided, events, warnings, triggers } = await deskOn(dir);
     await desk.start();
     await until(() => spool.depth === 0, "the spool to be replayed");
@@ -110,8 +99,8 @@ describe("the spool replays only what the bot itself spooled", () => {
     fs.mkdirSync(dir, { mode: 0o700 });
     const bad = { "000000000000001-null.json": "null", "000000000000002-torn.json": '{"delivery":"d-', "000000000000003-shape.json": '{"delivery":5}' };
     for (const [name, text] of Object.entries(bad)) fs.writeFileSync(path.join(dir, name), text, { mode: 0o600 });
-    spooled(dir, delivery("d-after-1", 10));
-    spooled(dir, delivery("d-after-2", 11, 2));
+    spooled(dir, labeledDelivery("d-after-1", 10));
+    spooled(dir, labeledDelivery("d-after-2", 11, 2));
     const { desk, spool, decided, events, warnings, triggers } = await deskOn(dir);
     await desk.start();
     await until(() => spool.depth === 0, "the spool to be replayed");
@@ -129,11 +118,11 @@ describe("the spool replays only what the bot itself spooled", () => {
 
   it("does not follow a link in the spool, nor move what it points at", async () => {
     const root = tempDir();
-    const outside = spooled(path.join(root, "elsewhere"), delivery("d-linked", 1));
+    const outside = spooled(path.join(root, "elsewhere"), labeledDelivery("d-linked", 1));
     const dir = path.join(root, "spool");
     fs.mkdirSync(dir, { mode: 0o700 });
     fs.symlinkSync(outside, path.join(dir, "000000000000001-link.json"));
-    spooled(dir, delivery("d-mine", 2));
+    spooled(dir, labeledDelivery("d-mine", 2));
     const { desk, spool, decided, warnings, triggers } = await deskOn(dir);
     await desk.start();
     await until(() => spool.depth === 0, "the spool to be replayed");
@@ -151,7 +140,7 @@ describe("the spool replays only what the bot itself spooled", () => {
     execFileSync("mkfifo", [path.join(dir, "000000000000001-fifo.json")]);
     fs.mkdirSync(path.join(dir, "000000000000002-folder.json"));
     const spool = new TriggerSpool(dir, { maxFileBytes: 100 });
-    fs.writeFileSync(path.join(dir, "000000000000003-large.json"), JSON.stringify(delivery("d-large", 3)), { mode: 0o600 });
+    fs.writeFileSync(path.join(dir, "000000000000003-large.json"), JSON.stringify(labeledDelivery("d-large", 3)), { mode: 0o600 });
     expect(spool.files().map((file) => spool.read(file))).toEqual([
       { file: path.join(dir, "000000000000001-fifo.json"), setAside: "it is not a regular file (a FIFO)" },
       { file: path.join(dir, "000000000000002-folder.json"), setAside: "it is not a regular file (a folder)" },
@@ -165,7 +154,7 @@ describe("the spool folder", () => {
   // Seen: a 0777 spool folder, where any local user could plant a trigger.
   it("refuses to start on a folder others may write to, or that another user owns, saying what to do", async () => {
     const dir = path.join(tempDir(), "spool");
-    spooled(dir, delivery("d-1", 1));
+    spooled(dir, labeledDelivery("d-1", 1));
     fs.chmodSync(dir, 0o777);
     const open = await deskOn(dir);
     await expect(open.desk.start()).rejects.toThrow(
@@ -185,10 +174,10 @@ describe("the spool folder", () => {
     fs.mkdirSync(dir, { mode: 0o700 });
     fs.chmodSync(dir, 0o770);
     const spool = new TriggerSpool(dir);
-    expect(spool.add(delivery("d-1", 1))).toMatch(/may be written by its group \(mode 0770\)/);
+    expect(spool.add(labeledDelivery("d-1", 1))).toMatch(/may be written by its group \(mode 0770\)/);
     expect(fs.readdirSync(dir)).toEqual([]);
     const link = path.join(path.dirname(dir), "link");
     fs.symlinkSync(dir, link);
-    expect(new TriggerSpool(link).add(delivery("d-1", 1))).toMatch(/^the spool folder .*link is a link/);
+    expect(new TriggerSpool(link).add(labeledDelivery("d-1", 1))).toMatch(/^the spool folder .*link is a link/);
   });
 });

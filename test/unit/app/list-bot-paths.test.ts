@@ -30,15 +30,18 @@ describe("listBotPaths", () => {
     });
   });
 
-  it("without them: .env and .magis/magis.db in the working directory, checkouts in the temp folder, no key", () => {
-    expect(listed({}, { cwd: "/opt/magis" })).toEqual({
+  it("without them: .env in the working directory, the database and spool in the home's cache folder, checkouts in the temp folder, no key", () => {
+    expect(listed({ HOME: "/home/magis" }, { cwd: "/opt/magis" })).toEqual({
       ".env file": "/opt/magis/.env",
-      database: "/opt/magis/.magis/magis.db",
-      "database's write-ahead log": "/opt/magis/.magis/magis.db-wal",
-      "database's shared-memory file": "/opt/magis/.magis/magis.db-shm",
-      "database's folder": "/opt/magis/.magis",
+      database: "/home/magis/.cache/magis/magis.db",
+      "database's write-ahead log": "/home/magis/.cache/magis/magis.db-wal",
+      "database's shared-memory file": "/home/magis/.cache/magis/magis.db-shm",
+      "database's folder": "/home/magis/.cache/magis",
       "working directory": "/opt/magis",
+      "spool folder": "/home/magis/.cache/magis/spool",
       "work folder": os.tmpdir(),
     });
+    // No home either: no default database nor spool to hide.
+    expect(Object.keys(listed({}, { cwd: "/opt/magis" }))).toEqual([".env file", "working directory", "work folder"]);
   });
 });
