@@ -87,6 +87,9 @@ describe("the deployment sketches in deploy/", () => {
     expect(Number(worker.get("TimeoutStopSec")![0])).toBeGreaterThan(Number(environment.get("MAGIS_SHUTDOWN_GRACE_SECONDS")![0]));
     expect(Number(environment.get("MAGIS_SHUTDOWN_GRACE_SECONDS")![0])).toBe(grace);
     for (const unit of [web, worker]) expect(unit.get("KillMode")).toEqual(["mixed"]);
+    // The web role's spool outlives a restart in the state directory systemd makes for the unit.
+    expect(web.get("StateDirectory")).toEqual(["magis"]);
+    expect(environment.get("MAGIS_SPOOL_DIR")).toEqual(["/var/lib/magis/spool"]);
   });
 
   it("the image: built from node:20-bookworm-slim, runs `magis serve` as the user the Kubernetes pods name, on the port it EXPOSEs", () => {
