@@ -117,9 +117,14 @@ export class TriggerSpool {
       if (uid !== undefined && stat.uid !== uid) return { why: `it belongs to uid ${stat.uid}, not to the bot's user (uid ${uid})` };
       if (stat.nlink !== 1) return { why: `it has ${stat.nlink} links` };
       if (stat.size > this.limits.maxFileBytes) return { why: `it holds ${stat.size} bytes, more than the ${this.limits.maxFileBytes} a delivery may` };
+      // One byte more than fstat said, to see it grow: then it is not a file the spool wrote whole.
       const bytes = Buffer.alloc(stat.size + 1);
-      const length = fs.readSync(fd, bytes, 0, bytes.length, 0);
-      // It grew after fstat: not a file the spool wrote whole.
+      let length = 0;
+      while (length < bytes.length) {
+        const read = fs.readSync(fd, bytes, length, bytes.length - length, length);
+        if (read === 0) break;
+        length += read;
+      }
       if (length > stat.size) return { why: "it was still being written" };
       return readSpoolRecord(bytes.subarray(0, length).toString("utf8"));
     } finally {
@@ -137,6 +142,8 @@ export class TriggerSpool {
       // There already, or it cannot be made: the rename says which.
     }
     try {
+      // Not into a rejected/ that is itself a link or another user's.
+      if (spoolFolderProblem(rejected)) throw new Error("rejected/ may not be used");
       fs.renameSync(file, path.join(rejected, `${Date.now()}-${path.basename(file)}`));
       return "";
     } catch {

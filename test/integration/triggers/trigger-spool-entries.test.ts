@@ -148,6 +148,22 @@ describe("the spool replays only what the bot itself spooled", () => {
     ]);
     expect(spool.depth).toBe(0);
   });
+
+  it("does not move a file set aside through a rejected/ that is a link: it is renamed where it is", () => {
+    const root = tempDir();
+    const dir = path.join(root, "spool");
+    fs.mkdirSync(dir, { mode: 0o700 });
+    fs.mkdirSync(path.join(root, "elsewhere"));
+    fs.symlinkSync(path.join(root, "elsewhere"), path.join(dir, REJECTED));
+    fs.writeFileSync(path.join(dir, "000000000000001-null.json"), "null", { mode: 0o600 });
+    const spool = new TriggerSpool(dir);
+    expect(spool.read(path.join(dir, "000000000000001-null.json"))).toMatchObject({
+      setAside: expect.stringMatching(/; renamed 000000000000001-null\.json\.rejected$/),
+    });
+    expect(fs.readdirSync(path.join(root, "elsewhere"))).toEqual([]);
+    expect(fs.existsSync(path.join(dir, "000000000000001-null.json.rejected"))).toBe(true);
+    expect(spool.depth).toBe(0);
+  });
 });
 
 describe("the spool folder", () => {
