@@ -1,5 +1,5 @@
 #!/usr/bin/env node
 import { main } from "../dist/cli.js";
-import { runAsProcess } from "../dist/cli/io.js";
+import { processIo, runAsProcess } from "../dist/cli/io.js";
 
-void runAsProcess("magis", () => main(process.argv.slice(2)));
+void runAsProcess("magis", (signal) => main(process.argv.slice(2), { ...processIo, signal }));

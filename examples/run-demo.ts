@@ -14,6 +14,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { main } from "../src/cli.js";
+import { runAsProcess } from "../src/cli/io.js";
 import { checkBwrap, DEFAULT_LIMITS } from "../src/sandbox/index.js";
 import { startScriptedModel } from "../test/support/scripted-model.js";
 import { SCRIPTED_MODEL_NAME, scriptShopDemo } from "./shop-script.js";
@@ -22,8 +23,6 @@ const here = import.meta.dirname;
 const real = process.argv.includes("--real");
 const keep = process.argv.includes("--keep");
 const work = fs.mkdtempSync(path.join(os.tmpdir(), "magis-demo-"));
-// Every way out (the end, a failed step's process.exit) removes the work folder, unless it is to be kept.
-if (!keep) process.on("exit", () => fs.rmSync(work, { recursive: true, force: true }));
 const checkout = path.join(work, "checkout");
 const out = path.join(work, "out");
 const say = (text: string) => process.stdout.write(`${text}\n`);
@@ -65,58 +64,76 @@ function indent(text: string): string {
   return text.trimEnd().replace(/^/gm, "    ");
 }
 
-fs.cpSync(path.join(here, "shop"), checkout, { recursive: true });
-rule("1. The example repository and its failing test");
-say(`checkout: ${checkout}`);
-say(`issue:    ${fs.readFileSync(path.join(here, "shop-issue.md"), "utf8").split("\n")[0]}`);
-runTests(checkout);
+/** The demo's steps; returns the exit code. `signal` (Ctrl-C) stops the resolve where it is. */
+async function runDemo(signal: AbortSignal): Promise<number> {
+  fs.cpSync(path.join(here, "shop"), checkout, { recursive: true });
+  rule("1. The example repository and its failing test");
+  say(`checkout: ${checkout}`);
+  say(`issue:    ${fs.readFileSync(path.join(here, "shop-issue.md"), "utf8").split("\n")[0]}`);
+  runTests(checkout);
 
-const model = real ? null : scriptShopDemo(await startScriptedModel());
-const env: NodeJS.ProcessEnv = real
-  ? { ...process.env, MAGIS_DB: path.join(work, "magis.db") }
-  : { PATH: process.env.PATH, OPENAI_BASE_URL: model!.url, MAGIS_MODEL: SCRIPTED_MODEL_NAME, MAGIS_DB: path.join(work, "magis.db") };
-rule(real ? "2. magis resolve (real model from OPENAI_* settings)" : "2. magis resolve (SCRIPTED model: canned answers, no LLM is called)");
-// The tests in the loop: the QA Engineers see what they say about every attempt. They run in bubblewrap where it is
-// installed; the example's own tests may run without it (they are this project's code, not a stranger's).
-const sandbox = checkBwrap({ limits: DEFAULT_LIMITS, setupNetwork: false, searchPath: process.env.PATH ?? "" });
-if (!sandbox.ok) say(`no sandbox here (${sandbox.why}): the example's tests run without one (--no-sandbox)`);
-const resolveArgs = ["resolve", "--repo", checkout, "--issue-file", path.join(here, "shop-issue.md"), "--out", out, "--test-command", "node --test"];
-const code = await main(sandbox.ok ? resolveArgs : [...resolveArgs, "--no-sandbox"], {
-  stdout: (text) => process.stdout.write(text),
-  stderr: (text) => process.stderr.write(`  ${text}`),
-  env,
-  cwd: work,
-});
-await model?.close();
-if (model && model.problems.length > 0) say(`scripted model problems:\n${model.problems.join("\n")}`);
-if (code !== 0) {
-  say(`\nmagis resolve exited with ${code}; see above.`);
-  process.exit(code);
+  const model = real ? null : scriptShopDemo(await startScriptedModel());
+  const env: NodeJS.ProcessEnv = real
+    ? { ...process.env, MAGIS_DB: path.join(work, "magis.db") }
+    : { PATH: process.env.PATH, OPENAI_BASE_URL: model!.url, MAGIS_MODEL: SCRIPTED_MODEL_NAME, MAGIS_DB: path.join(work, "magis.db") };
+  rule(real ? "2. magis resolve (real model from OPENAI_* settings)" : "2. magis resolve (SCRIPTED model: canned answers, no LLM is called)");
+  // The tests in the loop: the QA Engineers see what they say about every attempt. They run in bubblewrap where it is
+  // installed; the example's own tests may run without it (they are this project's code, not a stranger's).
+  const sandbox = checkBwrap({ limits: DEFAULT_LIMITS, setupNetwork: false, searchPath: process.env.PATH ?? "" });
+  if (!sandbox.ok) say(`no sandbox here (${sandbox.why}): the example's tests run without one (--no-sandbox)`);
+  const resolveArgs = ["resolve", "--repo", checkout, "--issue-file", path.join(here, "shop-issue.md"), "--out", out, "--test-command", "node --test"];
+  let code: number;
+  try {
+    code = await main(sandbox.ok ? resolveArgs : [...resolveArgs, "--no-sandbox"], {
+      stdout: (text) => process.stdout.write(text),
+      stderr: (text) => process.stderr.write(`  ${text}`),
+      env,
+      cwd: work,
+      signal,
+    });
+  } finally {
+    await model?.close();
+  }
+  if (model && model.problems.length > 0) say(`scripted model problems:\n${model.problems.join("\n")}`);
+  if (code !== 0) {
+    say(`\nmagis resolve exited with ${code}; see above.`);
+    return code;
+  }
+
+  const report = fs.readFileSync(path.join(out, "report.md"), "utf8");
+  rule("3. The reproduction: the dynamic way (from report.md)");
+  say(reproductionOf(report));
+
+  rule("4. The kick-off meeting (from report.md)");
+  say(kickOffTranscript(report));
+
+  rule("5. The patch (patch.diff)");
+  const patch = path.join(out, "patch.diff");
+  say(fs.readFileSync(patch, "utf8").trimEnd());
+
+  rule("6. git apply to a fresh copy, then the example's test");
+  const fresh = path.join(work, "fresh");
+  fs.cpSync(path.join(here, "shop"), fresh, { recursive: true });
+  const applied = spawnSync("git", ["apply", "--verbose", patch], { cwd: fresh, encoding: "utf8" });
+  say((applied.stdout + applied.stderr).trim().replace(/^/gm, "  "));
+  if (applied.status !== 0) return 1;
+  const passed = runTests(fresh);
+
+  rule(passed ? "The example's tests pass with the produced patch" : "The example's tests still fail");
+  if (keep) {
+    say(`report (the pull request description): ${path.join(out, "report.md")}`);
+    say(`trace of every model call:               ${path.join(out, "trace.jsonl")}`);
+  } else say("The work folder, with report.md (the pull request description) and trace.jsonl, is removed; `npm run demo -- --keep` keeps it.");
+  if (!real)
+    say(`Every model answer above was SCRIPTED (examples/shop-script.ts); run \`npm run demo -- --real\` with OPENAI_API_KEY set to use a real model.`);
+  return passed ? 0 : 1;
 }
 
-const report = fs.readFileSync(path.join(out, "report.md"), "utf8");
-rule("3. The reproduction: the dynamic way (from report.md)");
-say(reproductionOf(report));
-
-rule("4. The kick-off meeting (from report.md)");
-say(kickOffTranscript(report));
-
-rule("5. The patch (patch.diff)");
-const patch = path.join(out, "patch.diff");
-say(fs.readFileSync(patch, "utf8").trimEnd());
-
-rule("6. git apply to a fresh copy, then the example's test");
-const fresh = path.join(work, "fresh");
-fs.cpSync(path.join(here, "shop"), fresh, { recursive: true });
-const applied = spawnSync("git", ["apply", "--verbose", patch], { cwd: fresh, encoding: "utf8" });
-say((applied.stdout + applied.stderr).trim().replace(/^/gm, "  "));
-if (applied.status !== 0) process.exit(1);
-const passed = runTests(fresh);
-
-rule(passed ? "The example's tests pass with the produced patch" : "The example's tests still fail");
-if (keep) {
-  say(`report (the pull request description): ${path.join(out, "report.md")}`);
-  say(`trace of every model call:               ${path.join(out, "trace.jsonl")}`);
-} else say("The work folder, with report.md (the pull request description) and trace.jsonl, is removed; `npm run demo -- --keep` keeps it.");
-if (!real) say(`Every model answer above was SCRIPTED (examples/shop-script.ts); run \`npm run demo -- --real\` with OPENAI_API_KEY set to use a real model.`);
-process.exit(passed ? 0 : 1);
+// However the demo ends (done, a step failing, Ctrl-C), its work folder goes, unless it is to be kept.
+void runAsProcess("npm run demo", async (signal) => {
+  try {
+    return await runDemo(signal);
+  } finally {
+    if (!keep) fs.rmSync(work, { recursive: true, force: true });
+  }
+});

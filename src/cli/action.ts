@@ -20,7 +20,7 @@ export const actionCommand: Command = {
   run: async (args, io) => {
     parseFlags(args, {});
     try {
-      return await runAction(io.env, io);
+      return await runAction(io.env, io, io.signal ? { signal: io.signal } : {});
     } catch (error) {
       if (!(error instanceof RunnerEnvError)) throw error;
       io.stderr(`magis action: ${error.message}\n`);

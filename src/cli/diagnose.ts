@@ -47,6 +47,8 @@ export const diagnoseCommand: Command = {
     const verdicts: FileVerdict[] = [];
     try {
       for (const change of changes) {
+        // Stopped (SIGTERM, Ctrl-C): no further check starts, and the servers stop below.
+        io.signal?.throwIfAborted();
         // The patch's other files are read as it leaves them, as a job's earlier changes are.
         const alongside = changes.map((other) => ({ path: other.path, text: other.after }));
         const check = await servers.check(change.path, change.before, change.after, alongside);

@@ -10,7 +10,7 @@ import { startOracleModel } from "../eval/oracle/start-oracle-model.js";
 import { EvalInputError, failToPassOf } from "../eval/read-instances.js";
 import { runEval } from "../eval/run-eval.js";
 import type { EvalResult } from "../eval/types.js";
-import { parseFlags, wholeNumberFlag, type CliIo, type Command } from "./io.js";
+import { parseFlags, StopRequestedError, wholeNumberFlag, type CliIo, type Command } from "./io.js";
 import { makeModel } from "./open-checkout.js";
 import { readSettings } from "../app/settings/read-settings.js";
 import type { Settings } from "../app/settings/settings-table.js";
@@ -96,8 +96,9 @@ export const evalCommand: Command = {
     // Fails here, once, when no model is configured, rather than once per instance.
     if (!oracle) makeModel(parseConfig({}), settings);
     let results: EvalResult[];
+    let total: number;
     try {
-      ({ results } = await runEval({
+      ({ results, total } = await runEval({
         data,
         repos,
         out: path.resolve(io.cwd, values.out!),
@@ -112,20 +113,21 @@ export const evalCommand: Command = {
         ...(values.candidates === undefined ? {} : { candidates: wholeNumberFlag("--candidates", values.candidates, 1, 8) }),
         prices,
         makeLlm: oracle
-          ? (config, instance, checkout) => {
+          ? (config, instance, checkout, signal) => {
               const failToPass = failToPassOf(instance);
               // With SWE-bench's tests of the fix, the oracle also answers the Reproducer (when --allow-commands lets it run).
               const reproduction = instance.test_patch && failToPass.length > 0 ? { testPatch: instance.test_patch, failToPass, checkout } : undefined;
               const environment = { ...ORACLE_MODEL, OPENAI_BASE_URL: oracle.add(instance.instance_id, instance.patch ?? "", checkout, reproduction) };
-              return createLlm({ config, settings: readSettings(environment, { door: "eval" }).model });
+              return createLlm({ config, settings: readSettings(environment, { door: "eval" }).model, signal });
             }
-          : (config) => createLlm({ config, settings: settings.model }),
+          : (config, _instance, _checkout, signal) => createLlm({ config, settings: settings.model, signal }),
         modelName: oracle ? "magis-oracle" : `magis-${modelFor("developer", parseConfig({}), settings.model)}`,
         commands: commandPolicy(values["allow-commands"]!, io, settings),
         ...(oracle ? { oracle: { explainLosses } } : {}),
         now: io.now ?? Date.now,
         stderr: io.stderr,
         isTTY: io.isTTY === true,
+        ...(io.signal ? { signal: io.signal } : {}),
       }));
     } catch (error) {
       if (error instanceof EvalInputError) throw new UsageError(error.message);
@@ -135,6 +137,12 @@ export const evalCommand: Command = {
     }
     if (oracle && oracle.problems.length > 0) io.stderr(`the oracle could not answer ${oracle.problems.length} call(s); the first: ${oracle.problems[0]}\n`);
     io.stdout(`${path.join(path.resolve(io.cwd, values.out!), "summary.md")}\n`);
+    const reason: unknown = io.signal?.aborted ? io.signal.reason : null;
+    if (reason) {
+      const by = reason instanceof StopRequestedError ? `by ${reason.signal}` : `(${String(reason)})`;
+      io.stderr(`magis eval: stopped ${by} with ${results.length} of ${total} instance(s) done; run it again with --resume to continue\n`);
+      return 1;
+    }
     const loaded = results.filter((result) => result.failure?.stage !== "input");
     if (results.length > 0 && loaded.length === 0) {
       io.stderr(

@@ -1,3 +1,4 @@
+import os from "node:os";
 import { UsageError } from "../lib/usage-error.js";
 /** Where a command writes; tests pass their own to read what was printed. */
 export interface CliIo {
@@ -9,6 +10,18 @@ export interface CliIo {
   isTTY?: boolean;
   /** The clock; absent: Date.now. Tests pass their own to get outputs that do not depend on time. */
   now?: () => number;
+  /**
+   * Aborted (with a StopRequestedError) when the process is asked to stop: a command then stops its job where it is,
+   * removes what it made (copies, language servers, sandboxed commands) and returns. Absent: nothing stops it.
+   */
+  signal?: AbortSignal;
+}
+
+/** The process was asked to stop (SIGTERM from `timeout`, a CI runner or a deployment; SIGINT from Ctrl-C). */
+export class StopRequestedError extends Error {
+  constructor(readonly signal: NodeJS.Signals) {
+    super(`The run was stopped by ${signal}`);
+  }
 }
 
 /** The process's own streams and environment. */
@@ -23,14 +36,46 @@ export const processIo: CliIo = {
 /**
  * Runs a door as this whole process: the exit code it returns becomes the process's; an error nothing caught is printed
  * as one line, `<name>: <message>`, with exit code 1 (bin/magis.js for the command line, src/action.ts for the Action).
+ * SIGTERM or SIGINT aborts the signal `run` is given, so that the door stops its job and removes what it made, and the
+ * process then exits as that signal's code (128 + its number: 143, 130) whatever `run` returned; another one, a second
+ * or more later, exits at once.
  */
-export async function runAsProcess(name: string, run: () => Promise<number>): Promise<void> {
+export async function runAsProcess(name: string, run: (signal: AbortSignal) => Promise<number>): Promise<void> {
+  const stop = new AbortController();
+  let stoppedAt = 0;
+  const onSignal = (signal: NodeJS.Signals) => {
+    // Ctrl-C reaches every process of the terminal's group, and wrappers (npm, tsx) pass it on too: a repeat within a
+    // second is the same keystroke.
+    if (stop.signal.aborted && Date.now() - stoppedAt < REPEAT_MS) return;
+    if (stop.signal.aborted) {
+      process.stderr.write(`${name}: ${signal} again; exiting without waiting for the run to clean up\n`);
+      process.exit(signalExitCode(signal));
+    }
+    process.stderr.write(`${name}: ${signal} received; stopping the run and removing what it made (${signal} again exits at once)\n`);
+    stoppedAt = Date.now();
+    stop.abort(new StopRequestedError(signal));
+  };
+  process.on("SIGTERM", onSignal);
+  process.on("SIGINT", onSignal);
   try {
-    process.exitCode = await run();
+    process.exitCode = await run(stop.signal);
   } catch (error) {
     process.stderr.write(`${name}: ${error instanceof Error ? error.message : String(error)}\n`);
     process.exitCode = 1;
+  } finally {
+    process.off("SIGTERM", onSignal);
+    process.off("SIGINT", onSignal);
   }
+  // Stopped: the run has cleaned up; whatever a command that does not listen left running (a server) ends with it.
+  if (stop.signal.aborted) process.exit(signalExitCode((stop.signal.reason as StopRequestedError).signal));
+}
+
+/** How soon after a stop signal the same signal counts as the same request. */
+const REPEAT_MS = 1_000;
+
+/** The exit code of a process ended by `signal`, as a shell reports it. */
+function signalExitCode(signal: NodeJS.Signals): number {
+  return 128 + os.constants.signals[signal];
 }
 
 /** One subcommand of `magis`. */

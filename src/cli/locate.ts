@@ -80,7 +80,7 @@ export const locateCommand: Command = {
     const issue = readIssueFiles({ cwd: io.cwd, issueFile: values["issue-file"], hintsFile: values["hints-file"] });
     const bm25Only = values["bm25-only"]!;
     const settings = readSettings(io.env, { door: "cli" });
-    const llm = bm25Only ? null : makeModel(config, settings);
+    const llm = bm25Only ? null : makeModel(config, settings, io.signal);
     let store: Store | null = null;
     // Shown even when every file is dropped, so the maintainer sees each reason.
     let judged: LocatedFile[] = [];

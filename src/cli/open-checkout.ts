@@ -63,10 +63,13 @@ Or work without one:
   magis eval --oracle        runs the pipeline on SWE-bench instances, every answer taken from their gold patches
   npm run demo               (in a clone of MAGIS) the whole pipeline on an example repository, with scripted answers`;
 
-/** The model client the settings describe; a missing setup is a usage mistake, answered with the ways to set one up or do without. */
-export function makeModel(config: MagisConfig, settings: Settings): LlmClient {
+/**
+ * The model client the settings describe, its calls stopped by `signal` when given; a missing setup is a usage mistake,
+ * answered with the ways to set one up or do without.
+ */
+export function makeModel(config: MagisConfig, settings: Settings, signal?: AbortSignal): LlmClient {
   try {
-    return createLlm({ config, settings: settings.model });
+    return createLlm({ config, settings: settings.model, ...(signal ? { signal } : {}) });
   } catch (error) {
     throw new UsageError(`no model is configured: ${error instanceof Error ? error.message : String(error)}`, NO_MODEL_HELP);
   }

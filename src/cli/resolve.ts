@@ -14,6 +14,7 @@ import { describeReproduction } from "../pipeline/reproduce/describe-reproductio
 import { withLanguageServers } from "../pipeline/with-language-servers.js";
 import type { ProgressEvent, ResolveResult } from "../pipeline/types.js";
 import { resolveInside } from "../lib/safe-path.js";
+import { startTimeLimit, TimeLimitError } from "../lib/time-limit.js";
 import { checkoutIndex, localHistory, makeModel, MEMORY_HELP, openCheckout, openMemoryStore } from "./open-checkout.js";
 import { readIssueFiles } from "./read-issue-file.js";
 import { localCommandPolicy } from "./command-policy.js";
@@ -29,7 +30,10 @@ Engineers) and writes into --out:
   report.md    the pull request description: plan, tasks, kick-off transcript, QA reviews, usage
   trace.jsonl  one JSON record per model call
 The checkout is only read, unless --apply writes the change into it. Progress goes to stderr.
-Exit 0 with a patch, 1 when there is none (the reason is printed), 2 for a usage mistake.
+The run stops at job_timeout_minutes of .github/magis.yml (30 by default), as a job of the App does, and
+on SIGTERM or Ctrl-C, having removed its copies of the checkout and stopped what it started.
+Exit 0 with a patch, 1 when there is none (the reason is printed), 2 for a usage mistake, 143 or 130
+when SIGTERM or SIGINT stopped it.
 
 Options:
   --repo DIR          the checkout (its .github/magis.yml, if any, is the config)
@@ -77,11 +81,17 @@ export const resolveCommand: Command = {
     if (isInside(out, repo)) throw new UsageError(`--out ${values.out} is inside --repo; choose a folder outside the checkout so it stays untouched`);
     const issue = readIssueFiles({ cwd: io.cwd, issueFile: values["issue-file"]!, hintsFile: values["hints-file"] });
     const settings = readSettings(io.env, { door: "cli" });
-    const llm = makeModel(config, settings);
+    // As in the App: the run stops where it is at job_timeout_minutes, or when the process is asked to stop.
+    const limit = startTimeLimit(config.job_timeout_minutes, io.signal);
+    const llm = makeModel(config, settings, limit.signal);
+    // On the user's own machine, at their command: the repository's tests run in a copy of the checkout, in bubblewrap
+    // unless --no-sandbox says to run them in the user's own environment (less its credentials).
+    const commands = localCommandPolicy(settings, io.env, values["no-sandbox"]!);
     const store = await openMemoryStore(settings);
     fs.mkdirSync(out, { recursive: true });
     let result: ResolveResult;
     try {
+      // Every step ends in the pipeline's own cleanup (copies, language servers, sandboxed commands) before this returns.
       result = await withLanguageServers(
         {
           root: repo,
@@ -90,22 +100,26 @@ export const resolveCommand: Command = {
           llm,
           now: () => Date.now(),
           onProgress: (event) => io.stderr(describeProgress(event)),
-          // On the user's own machine, at their command: the repository's tests run in a copy of the checkout, in
-          // bubblewrap unless --no-sandbox says to run them in the user's own environment (less its credentials).
-          commands: localCommandPolicy(settings, io.env, values["no-sandbox"]!),
+          commands: commands.allowed ? { ...commands, signal: limit.signal } : commands,
           index: checkoutIndex(store.memory, config),
           ...(history ? { history } : {}),
         },
         (ctx) => resolveIssue(ctx, issue, store.memory),
       );
+      // A stop that came as the run ended: the result may lack what the aborted calls would have given.
+      limit.signal.throwIfAborted();
     } catch (error) {
       await writeTraceJsonl(llm.trace, path.join(out, "trace.jsonl"));
+      const trace = `Model calls are in ${path.join(out, "trace.jsonl")}.`;
+      if (limit.signal.aborted) {
+        io.stderr(`magis resolve: no patch. ${describeStop(limit.signal.reason)} ${trace}\n`);
+        return 1;
+      }
       if (!(error instanceof StageError)) throw error;
-      io.stderr(
-        `magis resolve: no patch. The ${error.stage} stage failed: ${endSentence(error.message)} Next: ${endSentence(error.nextStep)} Model calls are in ${path.join(out, "trace.jsonl")}.\n`,
-      );
+      io.stderr(`magis resolve: no patch. The ${error.stage} stage failed: ${endSentence(error.message)} Next: ${endSentence(error.nextStep)} ${trace}\n`);
       return 1;
     } finally {
+      limit.clear();
       await store.close();
     }
 
@@ -127,6 +141,13 @@ export const resolveCommand: Command = {
     return 0;
   },
 };
+
+/** Why the run stopped before its end, and what to do: the time limit, or a signal to the process. */
+function describeStop(reason: unknown): string {
+  if (reason instanceof TimeLimitError)
+    return `${reason.message}. Next: raise job_timeout_minutes (at most 240) in the checkout's .github/magis.yml, or narrow the issue with --hints-file.`;
+  return `${endSentence(reason instanceof Error ? reason.message : String(reason))} What it started (its copy of the checkout, language servers, sandboxed commands) was stopped and removed.`;
+}
 
 function isInside(child: string, parent: string): boolean {
   // `parent` is a real path; so must `child` be, or a link (`--out link-to-repo/out`) would hide where it writes.

@@ -5,6 +5,7 @@ import { loadRepoConfig } from "../cli/load-repo-config.js";
 import type { LlmClient } from "../llm/client.js";
 import type { TraceRecord } from "../llm/types.js";
 import { StageError } from "../pipeline/errors.js";
+import { startTimeLimit, type TimeLimit } from "../lib/time-limit.js";
 import { withLanguageServers } from "../pipeline/with-language-servers.js";
 import { resolveIssue } from "../pipeline/resolve-issue.js";
 import { locateFiles } from "../pipeline/locate/locate-files.js";
@@ -35,8 +36,11 @@ export interface InstanceSetup {
   memory: MemoryStore;
   /** The memory's index cache with the run's memo in front of it (see TermMemory), shared by the instances. */
   terms: TermMemory;
-  /** A model client for this instance alone, so that its calls, tokens and trace are the instance's; `checkout` is the untouched base. */
-  makeLlm: (config: MagisConfig, instance: BenchInstance, checkout: string) => LlmClient;
+  /**
+   * A model client for this instance alone, so that its calls, tokens and trace are the instance's; `checkout` is the
+   * untouched base; `signal` stops its calls (the instance's time limit, or the run's stop).
+   */
+  makeLlm: (config: MagisConfig, instance: BenchInstance, checkout: string, signal: AbortSignal) => LlmClient;
   commands: CommandPolicy;
   /** Candidate changes per Developer attempt, over the checkout's config (`--candidates`). */
   candidates?: number;
@@ -45,6 +49,8 @@ export interface InstanceSetup {
   prices?: { in: number; out: number };
   /** A line of what was done besides the run (a checkout made from a mirror). */
   log: (line: string) => void;
+  /** Aborted when the whole run is to stop: the instance stops where it is, having removed what it made. */
+  signal?: AbortSignal;
 }
 
 /** An instance's run: its results line, its patch, its model calls, and what the pipeline handed on (for the oracle's accounting). */
@@ -62,9 +68,9 @@ export interface InstanceRun {
 }
 
 /**
- * Runs one instance as the CLI and the App run an issue, on a scratch copy of its checkout, and measures the patch
- * against the gold one. Every failure (no checkout, another commit, a stage that fails, a crash) ends in the
- * result's `failure`; nothing is thrown for the instance.
+ * Runs one instance as the CLI and the App run an issue, on a scratch copy of its checkout, within the checkout's
+ * job_timeout_minutes, and measures the patch against the gold one. Every failure (no checkout, another commit, a stage
+ * that fails, the time limit, a crash) ends in the result's `failure`; nothing is thrown for the instance.
  */
 export async function runEvalInstance(instance: BenchInstance, setup: InstanceSetup): Promise<InstanceRun> {
   const started = setup.now();
@@ -77,6 +83,7 @@ export async function runEvalInstance(instance: BenchInstance, setup: InstanceSe
   let reproduction: ReproductionReport | undefined;
   const checkout = instanceDir(setup.repos, instance.instance_id);
   const copy = instanceDir(setup.scratch, instance.instance_id);
+  let limit: TimeLimit | null = null;
   try {
     // 1. The checkout, at the instance's base commit (made from a mirror when asked), copied so it is never changed.
     failure = (await prepare(instance, setup)) ?? checkCheckout(checkout, instance);
@@ -87,7 +94,9 @@ export async function runEvalInstance(instance: BenchInstance, setup: InstanceSe
       await fs.promises.cp(checkout, copy, { recursive: true, verbatimSymlinks: true, filter: (source) => source !== topGit });
       config = loadRepoConfig(copy, setup.candidates ? { candidates: setup.candidates } : {});
       history = instanceHistory(instance, setup, checkout, config);
-      llm = setup.makeLlm(config, instance, checkout);
+      limit = startTimeLimit(config.job_timeout_minutes, setup.signal);
+      llm = setup.makeLlm(config, instance, checkout, limit.signal);
+      const { commands } = setup;
       // 2. The pipeline of `magis resolve` and the App, with the repository's memory shared by its instances.
       const issue = issueOf(instance);
       const onProgress = (event: ProgressEvent) => {
@@ -97,18 +106,31 @@ export async function runEvalInstance(instance: BenchInstance, setup: InstanceSe
       // The pipeline keeps its own time (its usage report); `setup.now` times the instance.
       const index = openJobIndex({ terms: setup.terms, list: { exclude: config.exclude, maxFileBytes: config.max_file_bytes } });
       resolved = await withLanguageServers(
-        { root: copy, repoId: instance.repo, config, llm, now: Date.now, onProgress, commands: setup.commands, history, index },
+        {
+          root: copy,
+          repoId: instance.repo,
+          config,
+          llm,
+          now: Date.now,
+          onProgress,
+          commands: commands.allowed ? { ...commands, signal: limit.signal } : commands,
+          history,
+          index,
+        },
         (ctx) => resolveIssue(ctx, issue, setup.memory),
       );
+      limit.signal.throwIfAborted();
     }
   } catch (error) {
-    failure =
-      error instanceof StageError
-        ? { stage: error.stage, reason: error.message }
-        : { stage: "crash", reason: error instanceof Error ? error.message : String(error) };
+    const stage = error instanceof StageError ? error.stage : "crash";
+    // Stopped, the reason is the stop's (the time limit), not the error of the call it cut short.
+    const stopped = limit?.signal.aborted ? (limit.signal.reason as unknown) : null;
+    const why = stopped ?? error;
+    failure = { stage, reason: why instanceof Error ? why.message : String(why) };
     // A model that failed before the relevance check leaves no located files: BM25's own ranking still says whether the gold files were found.
-    if (failure.stage === "locate" && located.length === 0 && config) located = await rankOnly(copy, instance, config, history);
+    if (failure.stage === "locate" && located.length === 0 && config && !stopped) located = await rankOnly(copy, instance, config, history);
   } finally {
+    limit?.clear();
     fs.rmSync(copy, { recursive: true, force: true });
   }
 

@@ -37,11 +37,14 @@ export interface EvalOptions {
   /** Progress lines; on a terminal, a bar below them. */
   stderr: (text: string) => void;
   isTTY: boolean;
+  /** Aborted when the run is to stop (SIGTERM, Ctrl-C): the running instances stop and are not recorded, so that a --resume runs them again. */
+  signal?: AbortSignal;
 }
 
-/** What a run left: every result in the output folder (earlier runs' included), in the order they finished. */
+/** What a run left: every result in the output folder (earlier runs' included), in the order they finished, of `total` selected. */
 export interface EvalRunResult {
   results: EvalResult[];
+  total: number;
 }
 
 /**
@@ -50,7 +53,8 @@ export interface EvalRunResult {
  *     file that holds no instances, an unknown id, or a selection of broken records alone is refused (EvalInputError).
  *  2. Open the output folder; with --resume, skip what is done there.
  *  3. Run the rest, `concurrency` at a time, with one evolution memory shared per repository.
- *  4. After each instance: its prediction and result lines, its trace, the summary, a progress line.
+ *  4. After each instance: its prediction and result lines, its trace, the summary, a progress line; an instance
+ *     stopped by `signal` leaves none, and no instance starts after it.
  */
 export async function runEval(options: EvalOptions): Promise<EvalRunResult> {
   const started = options.now();
@@ -82,6 +86,7 @@ export async function runEval(options: EvalOptions): Promise<EvalRunResult> {
   let finishedHere = 0;
   try {
     await mapBounded(pending, options.concurrency, async (entry) => {
+      if (options.signal?.aborted) return;
       let crash: string | null = null;
       const run = isBadRecord(entry)
         ? null
@@ -97,11 +102,14 @@ export async function runEval(options: EvalOptions): Promise<EvalRunResult> {
             now: options.now,
             prices: options.prices,
             log: (line) => options.stderr(`${clearBar(options)}${line}\n`),
+            ...(options.signal ? { signal: options.signal } : {}),
           }).catch((error: unknown) => {
             // Whatever fails outside the pipeline (a measure, a copy) is this instance's failure; the run goes on.
             crash = error instanceof Error ? error.message : String(error);
             return null;
           });
+      // Stopped before its end: what it measured is not the instance's, and a --resume runs it again.
+      if (options.signal?.aborted) return;
       const result = run
         ? withLosses(run, entry as BenchInstance, options)
         : crash !== null
@@ -119,7 +127,7 @@ export async function runEval(options: EvalOptions): Promise<EvalRunResult> {
   }
   if (options.isTTY) options.stderr("\n");
   outputs.writeSummary(summarize());
-  return { results };
+  return { results, total: selected.length };
 }
 
 function withLosses(run: InstanceRun, instance: BenchInstance, options: EvalOptions): EvalResult {

@@ -2,8 +2,8 @@ import crypto from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { createOctokitClass } from "../../github/create-octokit-class.js";
-import { capBody, STEP_SUMMARY_LIMIT } from "../../github/fit-body.js";
+import { createOctokitClass } from "../../github/client/create-octokit-class.js";
+import { capBody, STEP_SUMMARY_LIMIT } from "../../github/publish/fit-body.js";
 import { botIdentity, createServices, sandboxFor, type GitHubHost, type MagisAppOptions } from "../create-services.js";
 import { triggerContext } from "../../triggers/trigger-desk.js";
 import type { Octokit } from "../../github/types.js";
@@ -30,7 +30,7 @@ export interface ActionIo {
 export async function runAction(
   env: NodeJS.ProcessEnv,
   io: ActionIo,
-  options: Pick<MagisAppOptions, "createLlm" | "onTimings" | "sandbox"> = {},
+  { signal, ...options }: Pick<MagisAppOptions, "createLlm" | "onTimings" | "sandbox"> & { signal?: AbortSignal } = {},
 ): Promise<number> {
   // 1. The settings and the event.
   const settings = readSettings(env, { door: "action" });
@@ -72,6 +72,10 @@ export async function runAction(
       languageServers: false,
     });
     await services.start();
+    // Stopped (SIGTERM, SIGINT): the job is cancelled where it is, its clone and sandboxed commands going with it.
+    const stop = () => void services.stop(0);
+    if (signal?.aborted) stop();
+    else signal?.addEventListener("abort", stop, { once: true });
 
     // 3. The trigger and its job. Events of a workflow carry no installation; the token stands for one.
     const payload = { ...event.payload, installation: event.payload.installation ?? { id: 0 } };
