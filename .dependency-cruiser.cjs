@@ -78,6 +78,14 @@ module.exports = {
       to: { path: "^src/pipeline/", pathNot: "^src/pipeline/(types|errors|revise/types)\\.ts$" },
     },
     {
+      name: "octokit-only-in-github",
+      severity: "error",
+      comment:
+        "GitHub is called only through the readers and writers of src/github: nothing else imports an @octokit package. eslint.config.js catches what this cannot see (octokit.rest calls, probot's ProbotOctokit).",
+      from: { path: "^src/", pathNot: "^src/github/" },
+      to: { path: "(^|/)@octokit/" },
+    },
+    {
       name: "jobs-below-triggers-and-backends",
       severity: "error",
       comment: "A job kind runs on any backend and from any trigger.",
