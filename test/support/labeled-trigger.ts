@@ -1,5 +1,5 @@
 import type { Octokit } from "../../src/github/types.js";
-import { triggerContext } from "../../src/triggers/trigger-desk.js";
+import { triggerContext } from "../../src/triggers/trigger-context.js";
 
 /** Where a bare `issues.labeled` delivery comes from: its installation, repository and sender. */
 export interface LabeledFrom {

@@ -5,7 +5,7 @@ import path from "node:path";
 import { createOctokitClass } from "../../github/client/create-octokit-class.js";
 import { capBody, STEP_SUMMARY_LIMIT } from "../../github/publish/fit-body.js";
 import { botIdentity, createServices, sandboxFor, type GitHubHost, type MagisAppOptions } from "../create-services.js";
-import { triggerContext } from "../../triggers/trigger-desk.js";
+import { triggerContext } from "../../triggers/trigger-context.js";
 import type { Octokit } from "../../github/types.js";
 import { redactSecrets } from "../../lib/redact-secrets.js";
 import { openDatabase } from "../../backends/sqlite/database.js";

@@ -1,6 +1,7 @@
 import { ProbotOctokit } from "probot";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { TriggerDesk, triggerContext } from "../../../src/triggers/trigger-desk.js";
+import { triggerContext } from "../../../src/triggers/trigger-context.js";
+import { TriggerDesk } from "../../../src/triggers/trigger-desk.js";
 import type { TriggerRule } from "../../../src/triggers/trigger-rule.js";
 import type { Octokit } from "../../../src/github/types.js";
 import { PostgresQueue } from "../../../src/backends/postgres/postgres-queue.js";

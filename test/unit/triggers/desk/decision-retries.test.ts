@@ -1,5 +1,5 @@
 import { afterEach, expect, it, vi } from "vitest";
-import { DecisionRetries, RETRY_FOR_MS } from "../../../src/triggers/decision-retries.js";
+import { DecisionRetries, RETRY_FOR_MS } from "../../../../src/triggers/desk/decision-retries.js";
 
 afterEach(() => {
   vi.useRealTimers();

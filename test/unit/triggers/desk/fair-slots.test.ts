@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { FairSlots } from "../../../src/triggers/fair-slots.js";
+import { FairSlots } from "../../../../src/triggers/desk/fair-slots.js";
 
 describe("FairSlots", () => {
   it("runs at most its size at once, and gives each freed slot to the next owner in turn", async () => {
