@@ -50,6 +50,14 @@ module.exports = {
       to: { path: "^src/language-servers/", pathNot: "^src/language-servers/(index|types)\\.ts$" },
     },
     {
+      name: "pipeline-has-one-face",
+      severity: "error",
+      comment:
+        "Outside src/pipeline, only its entry (index.ts), what its stages hand back (types.ts, revise/types.ts) and its errors (errors.ts) are imported: a stage's insides stay inside.",
+      from: { path: "^src/", pathNot: "^src/pipeline/" },
+      to: { path: "^src/pipeline/", pathNot: "^src/pipeline/(index|types|errors|revise/types)\\.ts$" },
+    },
+    {
       name: "sandbox-below-language-servers",
       severity: "error",
       comment: "The language servers' jail is made with the sandbox's bubblewrap helpers (bindSystemDirs, findProgram); the sandbox knows nothing of them.",
@@ -73,7 +81,7 @@ module.exports = {
     {
       name: "github-uses-the-pipeline-types-only",
       severity: "error",
-      comment: "src/github may name the pipeline's results (types.ts, errors.ts, revise/types.ts), never its internals.",
+      comment: "src/github may name the pipeline's results (types.ts, errors.ts, revise/types.ts), not its entry: the adapter runs no stage.",
       from: { path: "^src/github/" },
       to: { path: "^src/pipeline/", pathNot: "^src/pipeline/(types|errors|revise/types)\\.ts$" },
     },

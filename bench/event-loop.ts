@@ -11,7 +11,7 @@ import path from "node:path";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { parseArgs } from "node:util";
 import { parseConfig } from "../src/config.js";
-import { locateFiles } from "../src/pipeline/locate/locate-files.js";
+import { locateFiles } from "../src/pipeline/index.js";
 import type { StageContext } from "../src/pipeline/types.js";
 import { base64Attachment } from "./lib/adversarial-issues.js";
 

@@ -12,7 +12,7 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import { parseConfig } from "../src/config.js";
 import { createLlm } from "../src/llm/client.js";
-import { locateFiles } from "../src/pipeline/locate/locate-files.js";
+import { locateFiles } from "../src/pipeline/index.js";
 import type { IssueText } from "../src/pipeline/types.js";
 import { openSqliteStore } from "../src/backends/sqlite/sqlite-store.js";
 import { startScriptedModel } from "../test/support/scripted-model.js";

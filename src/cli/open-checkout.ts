@@ -8,8 +8,7 @@ import { type CliIo } from "./io.js";
 import { loadRepoConfig, type ConfigOverrides } from "./load-repo-config.js";
 import { historyWindow, type CommitRecord } from "../git/commit-history.js";
 import { readLocalHistory } from "../git/read-local-history.js";
-import { openJobIndex, type JobIndex } from "../pipeline/locate/open-job-index.js";
-import { TermMemo } from "../pipeline/locate/remember-terms.js";
+import { openJobIndex, TermMemo, type JobIndex } from "../pipeline/index.js";
 import type { MemoryStore, Store } from "../store/store.js";
 import { openBackend } from "../backends/open-backend.js";
 

@@ -8,7 +8,7 @@ import { openEvalOutputs } from "./open-eval-outputs.js";
 import { EvalInputError, isBadRecord, readInstanceRecords, type BadInstanceRecord, type BenchInstance } from "./read-instances.js";
 import { selectInstances } from "./select-instances.js";
 import { renderSummary } from "./render-summary.js";
-import { TermMemo } from "../pipeline/locate/remember-terms.js";
+import { TermMemo } from "../pipeline/index.js";
 import { inputFailureResult, runEvalInstance, type InstanceRun, type InstanceSetup } from "./run-eval-instance.js";
 import type { EvalResult, OracleAccount } from "./types.js";
 

@@ -1,9 +1,15 @@
 import { statusMarker } from "../github/status/status-comment.js";
 import { details, fence, neutralize } from "../lib/markdown.js";
 import { fromLineStart } from "../lib/tail-buffer.js";
-import { describeAttemptTests, describeExit, describeTestsReport, runToShow } from "../pipeline/tests/describe-test-verdict.js";
-import { summarizeCandidates } from "../pipeline/report/summarize-candidates.js";
-import { describeReproduction, reproductionSettled } from "../pipeline/reproduce/describe-reproduction.js";
+import {
+  describeAttemptTests,
+  describeExit,
+  describeReproduction,
+  describeTestsReport,
+  reproductionSettled,
+  runToShow,
+  summarizeCandidates,
+} from "../pipeline/index.js";
 import type { Attempt, TestsReport } from "../pipeline/types.js";
 import type { FailureNote, StatusState } from "./track-status.js";
 

@@ -1,4 +1,4 @@
-import { selectNeedsHuman } from "../pipeline/report/select-needs-human.js";
+import { selectNeedsHuman } from "../pipeline/index.js";
 import type { Attempt, LocatedFile, ProgressEvent, ReproductionReport, TaskOutcome, TestsReport } from "../pipeline/types.js";
 
 /** A failure as the status comment shows it: the stage, the reason in plain words, and the next step. */

@@ -8,11 +8,7 @@ import { publishPullRequest } from "../../../github/publish/publish-pull-request
 import { readIssueState } from "../../../github/read/read-issue-state.js";
 import { readIssueText } from "../../../github/read/read-issue-text.js";
 import type { BotIdentity, IssueRef, Octokit } from "../../../github/types.js";
-import { openJobIndex } from "../../../pipeline/locate/open-job-index.js";
-import type { TermMemory } from "../../../pipeline/locate/remember-terms.js";
-import { renderReport } from "../../../pipeline/report/render-report.js";
-import { selectNeedsHuman } from "../../../pipeline/report/select-needs-human.js";
-import type { resolveIssue } from "../../../pipeline/resolve-issue.js";
+import { openJobIndex, renderReport, selectNeedsHuman, type resolveIssue, type TermMemory } from "../../../pipeline/index.js";
 import type { ProgressEvent } from "../../../pipeline/types.js";
 import { stageContext, type CommandServices } from "../../stage-context.js";
 import { RETRY_ISSUE } from "../../explain-failure.js";

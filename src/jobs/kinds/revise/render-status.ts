@@ -4,8 +4,7 @@ import { cell, codeCell, details, neutralize } from "../../../lib/markdown.js";
 import type { FileTask, TaskOutcome } from "../../../pipeline/types.js";
 import { statusMarker } from "../../../github/status/status-comment.js";
 import { check, codingSteps, plural, renderStepList, reproductionSteps } from "../../render-step-list.js";
-import { describeReproduction } from "../../../pipeline/reproduce/describe-reproduction.js";
-import { describeTestsReport } from "../../../pipeline/tests/describe-test-verdict.js";
+import { describeReproduction, describeTestsReport } from "../../../pipeline/index.js";
 import type { CiFixStatus } from "../../../github/read/read-ci-feedback.js";
 import type { StatusState } from "../../track-status.js";
 

@@ -1,6 +1,6 @@
 import type { MagisConfig } from "../../../config.js";
 import { StageError } from "../../../pipeline/errors.js";
-import type { revisePullRequest } from "../../../pipeline/revise/revise-pull-request.js";
+import type { revisePullRequest } from "../../../pipeline/index.js";
 import type { RevisionResult } from "../../../pipeline/revise/types.js";
 import type { ProgressEvent } from "../../../pipeline/types.js";
 import type { Checkout } from "../../../git/checkout.js";
