@@ -68,11 +68,8 @@ try {
   compileEveryCheck();
   const timings: PhaseTiming[][] = [];
   const app = await startApp("bench-secret", {
-    backend: new SqliteBackend(openDatabase(path.join(root, "magis.db"))),
-    traceDir: "",
-    workDir: values.workdir,
-    env: { OPENAI_BASE_URL: model.url, OPENAI_API_KEY: "sk-bench-not-secret", MAGIS_LLM_MAX_RETRIES: "0" },
-    onTimings: (_job, phases) => timings.push(phases),
+    env: { OPENAI_BASE_URL: model.url, OPENAI_API_KEY: "sk-bench-not-secret", MAGIS_LLM_MAX_RETRIES: "0", MAGIS_TRACE_DIR: "", MAGIS_WORKDIR: values.workdir },
+    seams: { backend: new SqliteBackend(openDatabase(path.join(root, "magis.db"))), onTimings: (_job, phases) => timings.push(phases) },
   });
 
   const rows: string[][] = [];

@@ -80,11 +80,8 @@ try {
     .reply(200, () => log);
   const timings: PhaseTiming[][] = [];
   const app = await startApp("bench", {
-    backend: new SqliteBackend(openDatabase(path.join(root, "magis.db"))),
-    traceDir: "",
-    workDir,
-    env: { OPENAI_BASE_URL: model.url, OPENAI_API_KEY: "sk-bench", MAGIS_LLM_MAX_RETRIES: "0" },
-    onTimings: (_j, p) => timings.push(p),
+    env: { OPENAI_BASE_URL: model.url, OPENAI_API_KEY: "sk-bench", MAGIS_LLM_MAX_RETRIES: "0", MAGIS_TRACE_DIR: "", MAGIS_WORKDIR: workDir },
+    seams: { backend: new SqliteBackend(openDatabase(path.join(root, "magis.db"))), onTimings: (_j, p) => timings.push(p) },
   });
   console.log(
     `repository: ${Object.keys(files).length} files; checkouts in ${workDir ?? os.tmpdir()}${values.ci ? `; CI fixes, job log ${values["log-mb"]} MB sent whole` : ""}`,

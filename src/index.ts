@@ -2,6 +2,6 @@
 import { magisApp } from "./app/magis-app.js";
 
 export { magisApp } from "./app/magis-app.js";
-export type { MagisAppOptions, MagisServices } from "./app/create-services.js";
+export type { MagisAppOptions, MagisServices } from "./app/service-types.js";
 
 export default magisApp();

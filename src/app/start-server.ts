@@ -11,9 +11,10 @@ import { startOpsServer } from "../server/start-ops-server.js";
 import { startWebhookServer, WEBHOOK_PATH } from "../server/start-webhook-server.js";
 import { checkAppCredentials, checkWebhookSecret, isRegistered, missingModelSettings } from "./check-app-credentials.js";
 import { checkModelEndpoint } from "./check-model-endpoint.js";
-import { createServices, probotHost, type MagisAppOptions, type MagisServices } from "./create-services.js";
+import { createServices, probotHost } from "./create-services.js";
 import { magisApp } from "./magis-app.js";
 import { renderStartLine } from "./render-start-line.js";
+import type { MagisAppOptions, MagisServices } from "./service-types.js";
 import { serveDatabaseFile } from "./settings/find-state-paths.js";
 import { readSettings } from "./settings/read-settings.js";
 import type { Settings } from "./settings/settings-table.js";
@@ -62,7 +63,7 @@ export async function startServer(env: NodeJS.ProcessEnv, options: StartOptions 
   const backend = await openBackend(settings.store, database ? { sqliteFile: database.file } : {});
   const metrics = createMetrics({ role, queueDepth: () => backend.store.jobs.depth() });
   let services: MagisServices | undefined;
-  const app: MagisAppOptions = { env, settings, backend, role, metrics, envFile, onReady: (made) => (services = made) };
+  const app: MagisAppOptions = { settings: { env, values: settings, role, envFile }, seams: { backend, metrics, onReady: (made) => (services = made) } };
   // A process that runs jobs is not ready until its model endpoint has answered once: a wrong OPENAI_BASE_URL shows
   // before the first job, and a rollout with it stops there.
   const modelReady = role === "web" || modelProblem ? undefined : checkModelEndpoint(settings.model);

@@ -5,7 +5,7 @@ import nock from "nock";
 import { afterEach, beforeEach } from "vitest";
 import { openDatabase } from "../../src/backends/sqlite/database.js";
 import { SqliteBackend } from "../../src/backends/sqlite/sqlite-backend.js";
-import type { MagisAppOptions } from "../../src/app/create-services.js";
+import type { ServiceSeams } from "../../src/app/service-types.js";
 import type { JobRecord } from "../../src/store/jobs.js";
 import { createBareRepository, startGitServer, type GitServer } from "../support/git-server.js";
 import { fakeGitHub, type FakeGitHub, type FakeGitHubOptions } from "../support/github-api.js";
@@ -43,9 +43,9 @@ export interface RigOptions {
   /** Lets the app keep its clones' objects, under `<root>/work` (the test app keeps none otherwise). */
   keepObjects?: boolean;
   /** Where the app counts what it does (the serve command's /metrics). */
-  metrics?: MagisAppOptions["metrics"];
+  metrics?: ServiceSeams["metrics"];
   /** Shortens the pauses of the trigger desk (a failed decision tried again, the spool replayed). */
-  deskTiming?: MagisAppOptions["deskTiming"];
+  deskTiming?: ServiceSeams["deskTiming"];
   /** Scripts the model instead of the issue-to-PR run (ignored with brokenModel). */
   script?: (model: ScriptedModel) => void;
 }
@@ -98,13 +98,20 @@ export function useRig(): Rig {
         },
       });
       rig.app = await startApp(SECRET, {
-        backend: new SqliteBackend(openDatabase(path.join(rig.root, "magis.db"))),
-        traceDir: path.join(rig.root, "traces"),
-        gitBaseUrl: options.gitBaseUrl,
-        deskTiming: options.deskTiming,
-        metrics: options.metrics,
-        ...(options.keepObjects && { keepObjects: true, workDir: path.join(rig.root, "work") }),
-        env: { OPENAI_BASE_URL: rig.model.url, OPENAI_API_KEY: "sk-test-key-not-secret-123456", MAGIS_LLM_MAX_RETRIES: "0", ...options.env },
+        env: {
+          OPENAI_BASE_URL: rig.model.url,
+          OPENAI_API_KEY: "sk-test-key-not-secret-123456",
+          MAGIS_LLM_MAX_RETRIES: "0",
+          ...options.env,
+          MAGIS_TRACE_DIR: path.join(rig.root, "traces"),
+          ...(options.gitBaseUrl && { MAGIS_GIT_BASE_URL: options.gitBaseUrl }),
+          ...(options.keepObjects && { MAGIS_OBJECT_CACHE_MB: undefined, MAGIS_WORKDIR: path.join(rig.root, "work") }),
+        },
+        seams: {
+          backend: new SqliteBackend(openDatabase(path.join(rig.root, "magis.db"))),
+          deskTiming: options.deskTiming,
+          metrics: options.metrics,
+        },
       });
     },
     jobs: async () => {

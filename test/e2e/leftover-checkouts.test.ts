@@ -70,7 +70,10 @@ describe("checkouts left behind by processes that are gone", () => {
     const unrelated = folder(workDir, "someone-elses-folder", 2 * day);
     expect(fs.existsSync(killed.dir)).toBe(true);
 
-    app = await startApp("secret", { backend: new SqliteBackend(openDatabase(path.join(root, "magis.db"))), traceDir: "", workDir, env: {} });
+    app = await startApp("secret", {
+      env: { MAGIS_TRACE_DIR: "", MAGIS_WORKDIR: workDir },
+      seams: { backend: new SqliteBackend(openDatabase(path.join(root, "magis.db"))) },
+    });
 
     expect(fs.existsSync(killed.dir)).toBe(false);
     expect(fs.existsSync(earlierRun)).toBe(false);
@@ -82,11 +85,8 @@ describe("checkouts left behind by processes that are gone", () => {
   it("are found by a running app within its sweep, and what their test runs left running is stopped first", async () => {
     const workDir = path.join(root, "work");
     app = await startApp("secret", {
-      backend: new SqliteBackend(openDatabase(path.join(root, "magis.db"))),
-      traceDir: "",
-      workDir,
-      env: {},
-      checkoutSweepMs: 200,
+      env: { MAGIS_TRACE_DIR: "", MAGIS_WORKDIR: workDir },
+      seams: { backend: new SqliteBackend(openDatabase(path.join(root, "magis.db"))), checkoutSweepMs: 200 },
     });
     // A worker killed mid-job after its test run started a daemon in the test copy (its own session, as setsid makes).
     const killed = await holdCheckout(workDir);

@@ -259,9 +259,8 @@ describe("what starts a revision and what does not, end to end", () => {
       ],
     });
     rig.app = await startApp(SECRET, {
-      backend: new SqliteBackend(openDatabase(path.join(rig.root, "magis.db"))),
-      traceDir: "",
-      env: { OPENAI_BASE_URL: rig.model.url },
+      env: { OPENAI_BASE_URL: rig.model.url, MAGIS_TRACE_DIR: "" },
+      seams: { backend: new SqliteBackend(openDatabase(path.join(rig.root, "magis.db"))) },
     });
     expect(await rig.app.services.jobs.get(job.id)).toMatchObject({ status: "failed", stage: "code" });
     const [status] = rig.github.comments;

@@ -3,7 +3,9 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { pino } from "pino";
 import { createNodeMiddleware, Probot, ProbotOctokit } from "probot";
-import { magisApp, type MagisAppOptions, type MagisServices } from "../../src/index.js";
+import { readSettings } from "../../src/app/settings/read-settings.js";
+import type { ServiceSeams } from "../../src/app/service-types.js";
+import { magisApp, type MagisServices } from "../../src/index.js";
 import { appPrivateKey } from "../support/app-private-key.js";
 import { assertWebhookPayload } from "../support/github-spec/webhook-spec.js";
 
@@ -26,8 +28,14 @@ export function sign(secret: string, body: string): string {
   return `sha256=${crypto.createHmac("sha256", secret).update(body).digest("hex")}`;
 }
 
+/** What a test's app runs with: its environment, read as `magis serve` reads it, and the parts the test puts in. */
+export interface AppOptions {
+  env: NodeJS.ProcessEnv;
+  seams?: Omit<ServiceSeams, "onReady">;
+}
+
 /** Starts Probot's node middleware with the MAGIS app on a node:http server. */
-export async function startApp(secret: string, options: Omit<MagisAppOptions, "onReady">): Promise<RunningApp> {
+export async function startApp(secret: string, options: AppOptions): Promise<RunningApp> {
   const privateKey = appPrivateKey();
   const logs: string[] = [];
   const log = pino({ level: "trace" }, { write: (line: string) => void logs.push(line) });
@@ -46,7 +54,9 @@ export async function startApp(secret: string, options: Omit<MagisAppOptions, "o
   });
   let services: MagisServices | undefined;
   // Kept objects would outlive the test in the temp folder; test/integration/workspace/object-cache.test.ts covers them.
-  const middleware = await createNodeMiddleware(magisApp({ keepObjects: false, ...options, onReady: (s) => (services = s) }), { probot });
+  const env = { MAGIS_OBJECT_CACHE_MB: "0", ...options.env };
+  const settings = { env, values: readSettings(env, { door: "serve" }) };
+  const middleware = await createNodeMiddleware(magisApp({ settings, seams: { ...options.seams, onReady: (s) => (services = s) } }), { probot });
   const server = http.createServer((req, res) => {
     void middleware(req, res, () => res.writeHead(404).end());
   });

@@ -4,7 +4,8 @@ import os from "node:os";
 import path from "node:path";
 import { createOctokitClass } from "../../github/client/create-octokit-class.js";
 import { capBody, STEP_SUMMARY_LIMIT } from "../../github/publish/fit-body.js";
-import { botIdentity, createServices, sandboxFor, type GitHubHost, type MagisAppOptions } from "../create-services.js";
+import { botIdentity, createServices, sandboxFor } from "../create-services.js";
+import type { GitHubHost, ServiceSeams } from "../service-types.js";
 import { triggerContext } from "../../triggers/trigger-context.js";
 import type { Octokit } from "../../github/types.js";
 import { redactSecrets } from "../../lib/redact-secrets.js";
@@ -30,7 +31,7 @@ export interface ActionIo {
 export async function runAction(
   env: NodeJS.ProcessEnv,
   io: ActionIo,
-  { signal, ...options }: Pick<MagisAppOptions, "createLlm" | "onTimings" | "sandbox"> & { signal?: AbortSignal } = {},
+  { signal, ...options }: Pick<ServiceSeams, "createLlm" | "onTimings" | "sandbox"> & { signal?: AbortSignal } = {},
 ): Promise<number> {
   // 1. The settings and the event.
   const settings = readSettings(env, { door: "action" });
@@ -53,23 +54,27 @@ export async function runAction(
     // The workflow's token acts as one installation; its bot is github-actions[bot] unless an app token is passed.
     const host: GitHubHost = { auth: async () => octokit, bot: botIdentity(async () => settings.runner.botLogin), log };
     const services = createServices(host, {
-      ...options,
-      // The environment the repository's tests run in, passed through on purpose (less its secrets, see commandEnv).
-      env,
-      settings,
-      backend,
-      concurrency: 1,
-      // The workflow is the repository's own: its config may choose its models.
-      repositoryModels: "any",
-      // The runner is the repository's own machine: its tests run there, in bubblewrap where the runner has it.
-      sandbox: options.sandbox ?? sandboxFor(settings, { env, log, action: true }),
-      traceDir: settings.jobs.traceDir ?? "",
-      gitBaseUrl: settings.git.baseUrl,
-      workDir: settings.git.workDir ?? settings.runner.temp,
-      // A runner is new for each run: objects kept for a next clone would never be used.
-      keepObjects: false,
-      // The committed bundle carries no language server (Pyright alone is 38 MB of scripts and stubs): see docs/action.md.
-      languageServers: false,
+      settings: {
+        // The environment the repository's tests run in, passed through on purpose (less its secrets, see commandEnv).
+        env,
+        // One job, checked out in the runner's temp folder unless MAGIS_WORKDIR says otherwise; a runner is new for each
+        // run: objects kept for a next clone would never be used. Traces only where MAGIS_TRACE_DIR says (a store is given).
+        values: {
+          ...settings,
+          jobs: { ...settings.jobs, concurrency: 1 },
+          git: { ...settings.git, workDir: settings.git.workDir ?? settings.runner.temp, objectCacheMb: 0 },
+        },
+        // The workflow is the repository's own: its config may choose its models.
+        repositoryModels: "any",
+        // The committed bundle carries no language server (Pyright alone is 38 MB of scripts and stubs): see docs/action.md.
+        languageServers: false,
+      },
+      seams: {
+        ...options,
+        backend,
+        // The runner is the repository's own machine: its tests run there, in bubblewrap where the runner has it.
+        sandbox: options.sandbox ?? sandboxFor(settings, { env, log, action: true }),
+      },
     });
     await services.start();
     // Stopped (SIGTERM, SIGINT): the job is cancelled where it is, its clone and sandboxed commands going with it.
