@@ -16,6 +16,11 @@ const WRITES_TO_A_CHILD_ENVIRONMENT = [
   { file: "sandbox/command-env.ts", name: "CI", why: "sets CI=true in the environment of the repository's commands" },
   { file: "sandbox/choose-sandbox.ts", name: "PATH", why: "bwrap is looked for where the door's PATH says, as a shell there would find it" },
   { file: "sandbox/choose-sandbox.ts", name: "LANG", why: "the door's locale is passed on to the sandboxed commands" },
+  {
+    file: "language-servers/confine-server.ts",
+    name: "PATH",
+    why: "the language servers' jail is checked once a process: bwrap is looked for where the bot's own PATH says",
+  },
 ];
 
 /**
@@ -27,6 +32,7 @@ const PASS_THROUGH = {
   "app/create-services.ts": "Probot's default export (`probot run`) gives no options: the process's environment is read there",
   "git/read-local-history.ts": "git gets the process's environment (HOME, PATH, GIT_*), with a ceiling added",
   "eval/git-env-below.ts": "eval's git commands get the process's environment (HOME, PATH, GIT_*), with a ceiling added",
+  "language-servers/confine-server.ts": "the language servers' jail is checked once a process, with bwrap found on the process's own PATH",
 };
 
 function sourceFiles(dir: string): string[] {
