@@ -2,4 +2,4 @@
 import { main } from "../dist/cli.js";
 import { processIo, runAsProcess } from "../dist/cli/io.js";
 
-void runAsProcess("magis", (signal) => main(process.argv.slice(2), { ...processIo, signal }));
+void runAsProcess("magis", (stopSignal) => main(process.argv.slice(2), { ...processIo, stopSignal }));

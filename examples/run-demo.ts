@@ -64,7 +64,7 @@ function indent(text: string): string {
   return text.trimEnd().replace(/^/gm, "    ");
 }
 
-/** The demo's steps; returns the exit code. `signal` (Ctrl-C) stops the resolve where it is. */
+/** The demo's steps; returns the exit code. Ctrl-C (`signal`) stops the resolve where it is. */
 async function runDemo(signal: AbortSignal): Promise<number> {
   fs.cpSync(path.join(here, "shop"), checkout, { recursive: true });
   rule("1. The example repository and its failing test");
@@ -89,7 +89,7 @@ async function runDemo(signal: AbortSignal): Promise<number> {
       stderr: (text) => process.stderr.write(`  ${text}`),
       env,
       cwd: work,
-      signal,
+      stopSignal: () => signal,
     });
   } finally {
     await model?.close();
@@ -130,9 +130,10 @@ async function runDemo(signal: AbortSignal): Promise<number> {
 }
 
 // However the demo ends (done, a step failing, Ctrl-C), its work folder goes, unless it is to be kept.
-void runAsProcess("npm run demo", async (signal) => {
+void runAsProcess("npm run demo", async (stopSignal) => {
   try {
-    return await runDemo(signal);
+    // Taken at once: a Ctrl-C at any step ends here, and the work folder goes.
+    return await runDemo(stopSignal());
   } finally {
     if (!keep) fs.rmSync(work, { recursive: true, force: true });
   }

@@ -3,4 +3,4 @@
 import { actionCommand } from "./cli/action.js";
 import { processIo, runAsProcess } from "./cli/io.js";
 
-void runAsProcess("magis action", (signal) => actionCommand.run([], { ...processIo, signal }));
+void runAsProcess("magis action", (stopSignal) => actionCommand.run([], { ...processIo, stopSignal }));

@@ -20,7 +20,8 @@ export const actionCommand: Command = {
   run: async (args, io) => {
     parseFlags(args, {});
     try {
-      return await runAction(io.env, io, io.signal ? { signal: io.signal } : {});
+      const signal = io.stopSignal?.();
+      return await runAction(io.env, io, signal ? { signal } : {});
     } catch (error) {
       if (!(error instanceof RunnerEnvError)) throw error;
       io.stderr(`magis action: ${error.message}\n`);

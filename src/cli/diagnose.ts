@@ -4,7 +4,7 @@ import { applyPatch, parsePatch } from "diff";
 import { openLanguageServers, type AddedProblem } from "../language-servers/index.js";
 import { resolveInside } from "../lib/safe-path.js";
 import { UsageError } from "../lib/usage-error.js";
-import { refusedProblems } from "../pipeline/code/check-semantics.js";
+import { refusedProblems } from "../pipeline/index.js";
 import { openCheckout } from "./open-checkout.js";
 import { parseFlags, type Command } from "./io.js";
 
@@ -43,12 +43,13 @@ export const diagnoseCommand: Command = {
     if (!fs.existsSync(patchFile)) throw new UsageError(`--patch ${values.patch} does not exist`);
     const changes = readChanges(repo, fs.readFileSync(patchFile, "utf8"), values.patch!);
     const seconds = config.diagnostics.timeout_seconds;
+    const stop = io.stopSignal?.();
     const servers = openLanguageServers(repo, { startMs: seconds * 1000, requestMs: seconds * 1000, memoryMb: config.diagnostics.memory_mb });
     const verdicts: FileVerdict[] = [];
     try {
       for (const change of changes) {
         // Stopped (SIGTERM, Ctrl-C): no further check starts, and the servers stop below.
-        io.signal?.throwIfAborted();
+        stop?.throwIfAborted();
         // The patch's other files are read as it leaves them, as a job's earlier changes are.
         const alongside = changes.map((other) => ({ path: other.path, text: other.after }));
         const check = await servers.check(change.path, change.before, change.after, alongside);

@@ -93,6 +93,7 @@ export const evalCommand: Command = {
     const prices = readPrices(values["price-in"], values["price-out"]);
     const settings = readSettings(io.env, { door: "eval" });
     const oracle = values.oracle ? await startOracleModel() : null;
+    const stop = io.stopSignal?.();
     // Fails here, once, when no model is configured, rather than once per instance.
     if (!oracle) makeModel(parseConfig({}), settings);
     let results: EvalResult[];
@@ -127,7 +128,7 @@ export const evalCommand: Command = {
         now: io.now ?? Date.now,
         stderr: io.stderr,
         isTTY: io.isTTY === true,
-        ...(io.signal ? { signal: io.signal } : {}),
+        ...(stop ? { signal: stop } : {}),
       }));
     } catch (error) {
       if (error instanceof EvalInputError) throw new UsageError(error.message);
@@ -137,7 +138,7 @@ export const evalCommand: Command = {
     }
     if (oracle && oracle.problems.length > 0) io.stderr(`the oracle could not answer ${oracle.problems.length} call(s); the first: ${oracle.problems[0]}\n`);
     io.stdout(`${path.join(path.resolve(io.cwd, values.out!), "summary.md")}\n`);
-    const reason: unknown = io.signal?.aborted ? io.signal.reason : null;
+    const reason: unknown = stop?.aborted ? stop.reason : null;
     if (reason) {
       const by = reason instanceof StopRequestedError ? `by ${reason.signal}` : `(${String(reason)})`;
       io.stderr(`magis eval: stopped ${by} with ${results.length} of ${total} instance(s) done; run it again with --resume to continue\n`);

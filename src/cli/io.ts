@@ -11,10 +11,11 @@ export interface CliIo {
   /** The clock; absent: Date.now. Tests pass their own to get outputs that do not depend on time. */
   now?: () => number;
   /**
-   * Aborted (with a StopRequestedError) when the process is asked to stop: a command then stops its job where it is,
-   * removes what it made (copies, language servers, sandboxed commands) and returns. Absent: nothing stops it.
+   * Takes SIGTERM and SIGINT over for the command and returns the signal they abort (with a StopRequestedError): the
+   * command then stops its job where it is, removes what it made (copies, language servers, sandboxed commands) and
+   * returns. A command that never calls it (serve) keeps the process's own handling. Absent: nothing stops it.
    */
-  signal?: AbortSignal;
+  stopSignal?: () => AbortSignal;
 }
 
 /** The process was asked to stop (SIGTERM from `timeout`, a CI runner or a deployment; SIGINT from Ctrl-C). */
@@ -36,13 +37,14 @@ export const processIo: CliIo = {
 /**
  * Runs a door as this whole process: the exit code it returns becomes the process's; an error nothing caught is printed
  * as one line, `<name>: <message>`, with exit code 1 (bin/magis.js for the command line, src/action.ts for the Action).
- * SIGTERM or SIGINT aborts the signal `run` is given, so that the door stops its job and removes what it made, and the
- * process then exits as that signal's code (128 + its number: 143, 130) whatever `run` returned; another one, a second
- * or more later, exits at once.
+ * Once the door has taken its stop signal (CliIo.stopSignal), SIGTERM or SIGINT aborts it, so that the door stops its
+ * job and removes what it made, and the process then exits as that signal's code (128 + its number: 143, 130) whatever
+ * `run` returned; another one, a second or more later, exits at once.
  */
-export async function runAsProcess(name: string, run: (signal: AbortSignal) => Promise<number>): Promise<void> {
+export async function runAsProcess(name: string, run: (stopSignal: () => AbortSignal) => Promise<number>): Promise<void> {
   const stop = new AbortController();
   let stoppedAt = 0;
+  let listening = false;
   const onSignal = (signal: NodeJS.Signals) => {
     // Ctrl-C reaches every process of the terminal's group, and wrappers (npm, tsx) pass it on too: a repeat within a
     // second is the same keystroke.
@@ -55,10 +57,16 @@ export async function runAsProcess(name: string, run: (signal: AbortSignal) => P
     stoppedAt = Date.now();
     stop.abort(new StopRequestedError(signal));
   };
-  process.on("SIGTERM", onSignal);
-  process.on("SIGINT", onSignal);
+  const stopSignal = () => {
+    if (!listening) {
+      process.on("SIGTERM", onSignal);
+      process.on("SIGINT", onSignal);
+      listening = true;
+    }
+    return stop.signal;
+  };
   try {
-    process.exitCode = await run(stop.signal);
+    process.exitCode = await run(stopSignal);
   } catch (error) {
     process.stderr.write(`${name}: ${error instanceof Error ? error.message : String(error)}\n`);
     process.exitCode = 1;

@@ -2,7 +2,7 @@ import { UsageError } from "../lib/usage-error.js";
 import { LlmError } from "../llm/errors.js";
 import type { Llm } from "../llm/types.js";
 import { StageError } from "../pipeline/errors.js";
-import { locateFiles } from "../pipeline/locate/locate-files.js";
+import { locateFiles } from "../pipeline/index.js";
 import type { LocatedFile, ProgressEvent } from "../pipeline/types.js";
 import type { Store } from "../store/store.js";
 import { parseFlags, wholeNumberFlag, type Command } from "./io.js";
@@ -80,7 +80,7 @@ export const locateCommand: Command = {
     const issue = readIssueFiles({ cwd: io.cwd, issueFile: values["issue-file"], hintsFile: values["hints-file"] });
     const bm25Only = values["bm25-only"]!;
     const settings = readSettings(io.env, { door: "cli" });
-    const llm = bm25Only ? null : makeModel(config, settings, io.signal);
+    const llm = bm25Only ? null : makeModel(config, settings, io.stopSignal?.());
     let store: Store | null = null;
     // Shown even when every file is dropped, so the maintainer sees each reason.
     let judged: LocatedFile[] = [];

@@ -5,13 +5,17 @@ import path from "node:path";
 import { encodeFile } from "../edit/file-encoding.js";
 import { writeTraceJsonl } from "../llm/trace.js";
 import { StageError } from "../pipeline/errors.js";
-import { renderReport } from "../pipeline/report/render-report.js";
-import { resolveIssue } from "../pipeline/resolve-issue.js";
-import { describeAttemptTests, describeTestsReport, runToShow } from "../pipeline/tests/describe-test-verdict.js";
-import { summarizeCandidates } from "../pipeline/report/summarize-candidates.js";
-import { describeAttemptReproduction } from "../pipeline/report/describe-attempt-reproduction.js";
-import { describeReproduction } from "../pipeline/reproduce/describe-reproduction.js";
-import { withLanguageServers } from "../pipeline/with-language-servers.js";
+import {
+  describeAttemptReproduction,
+  describeAttemptTests,
+  describeReproduction,
+  describeTestsReport,
+  renderReport,
+  resolveIssue,
+  runToShow,
+  summarizeCandidates,
+  withLanguageServers,
+} from "../pipeline/index.js";
 import type { ProgressEvent, ResolveResult } from "../pipeline/types.js";
 import { resolveInside } from "../lib/safe-path.js";
 import { startTimeLimit, TimeLimitError } from "../lib/time-limit.js";
@@ -82,7 +86,7 @@ export const resolveCommand: Command = {
     const issue = readIssueFiles({ cwd: io.cwd, issueFile: values["issue-file"]!, hintsFile: values["hints-file"] });
     const settings = readSettings(io.env, { door: "cli" });
     // As in the App: the run stops where it is at job_timeout_minutes, or when the process is asked to stop.
-    const limit = startTimeLimit(config.job_timeout_minutes, io.signal);
+    const limit = startTimeLimit(config.job_timeout_minutes, io.stopSignal?.());
     const llm = makeModel(config, settings, limit.signal);
     // On the user's own machine, at their command: the repository's tests run in a copy of the checkout, in bubblewrap
     // unless --no-sandbox says to run them in the user's own environment (less its credentials).

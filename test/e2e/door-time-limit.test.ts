@@ -11,7 +11,8 @@ import { reply, startScriptedModel, type ScriptedModel } from "../support/script
 
 const ROOT = path.resolve(import.meta.dirname, "../..");
 // The tests of the checkout hang too: the time limit stops them with the model's call.
-const MARKER = "sleep 3608";
+// Its length is this test process's own, so that another run of this file on the machine is never taken for this one.
+const MARKER = `sleep ${3600 + (process.pid % 100_000)}s`;
 // 3 seconds.
 const CONFIG = `job_timeout_minutes: 0.05\ntest_command: ${MARKER}\n`;
 const ISSUE = "# The total is wrong\n\n`total()` ignores quantities.\n";
