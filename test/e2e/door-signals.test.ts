@@ -6,7 +6,7 @@ import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { scriptShopDemo } from "../../examples/shop-script.js";
 import { inputVariables, readActionYml } from "../support/action-copy.js";
 import { buildDist } from "../support/build-dist.js";
-import { findLeftovers, killLeftovers } from "../support/find-leftovers.js";
+import { findLeftovers, killLeftovers, leftoversOnceSettled } from "../support/find-leftovers.js";
 import { createBareRepository, gitEnv, startGitServer, type GitServer } from "../support/git-server.js";
 import { appPrivateKey } from "../support/app-private-key.js";
 import { freePort } from "../support/free-port.js";
@@ -159,7 +159,7 @@ describe.each(["SIGTERM", "SIGINT"] as const)("each door, sent %s mid-job, stops
     });
     await waitForHangingTests(door, true);
     const { code } = await stopDoor(door, signal);
-    expect(findLeftovers(tmp, MARKER), door.output()).toEqual({ folders: [], processes: [] });
+    expect(await leftoversOnceSettled(tmp, MARKER), door.output()).toEqual({ folders: [], processes: [] });
     expect(code, door.output()).toBe(signal === "SIGTERM" ? 143 : 130);
     expect(door.output()).toContain(`magis resolve: no patch. The run was stopped by ${signal}`);
   }, 150_000);
@@ -177,7 +177,7 @@ describe.each(["SIGTERM", "SIGINT"] as const)("each door, sent %s mid-job, stops
     );
     await waitForHangingTests(door, true);
     const { code } = await stopDoor(door, signal);
-    expect(findLeftovers(tmp, MARKER), door.output()).toEqual({ folders: [], processes: [] });
+    expect(await leftoversOnceSettled(tmp, MARKER), door.output()).toEqual({ folders: [], processes: [] });
     expect(code, door.output()).toBe(signal === "SIGTERM" ? 143 : 130);
     expect(door.output()).toContain(`magis eval: stopped by ${signal} with 0 of 1 instance(s) done; run it again with --resume to continue`);
     expect(fs.readFileSync(path.join(work, "out/results.jsonl"), "utf8")).toBe("");
@@ -210,7 +210,7 @@ describe.each(["SIGTERM", "SIGINT"] as const)("each door, sent %s mid-job, stops
     });
     await waitForHangingTests(door, false);
     const { code } = await stopDoor(door, signal);
-    expect(findLeftovers(tmp, MARKER), door.output()).toEqual({ folders: [], processes: [] });
+    expect(await leftoversOnceSettled(tmp, MARKER), door.output()).toEqual({ folders: [], processes: [] });
     expect(code, door.output()).toBe(signal === "SIGTERM" ? 143 : 130);
     expect(door.output()).toContain(`magis action: ${signal} received`);
     expectCancelled(github);
@@ -245,7 +245,7 @@ describe.each(["SIGTERM", "SIGINT"] as const)("each door, sent %s mid-job, stops
     expect(posted.status).toBe(200);
     await waitForHangingTests(door, true);
     const { code } = await stopDoor(door, signal);
-    expect(findLeftovers(tmp, MARKER), door.output()).toEqual({ folders: [], processes: [] });
+    expect(await leftoversOnceSettled(tmp, MARKER), door.output()).toEqual({ folders: [], processes: [] });
     // A graceful stop: the work in hand was handed back or cancelled, as `magis serve --help` says.
     expect(code, door.output()).toBe(0);
     expectCancelled(github);

@@ -4,7 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeAll, expect, it } from "vitest";
 import { buildDist } from "../support/build-dist.js";
-import { findLeftovers, killLeftovers } from "../support/find-leftovers.js";
+import { killLeftovers, leftoversOnceSettled } from "../support/find-leftovers.js";
 import { gitEnv } from "../support/git-server.js";
 import { runInProcessGroup } from "../support/run-in-process-group.js";
 import { reply, startScriptedModel, type ScriptedModel } from "../support/scripted-model.js";
@@ -78,7 +78,7 @@ it("magis resolve stops at the checkout's job_timeout_minutes, says which settin
     `magis resolve: no patch. ${LIMIT_MESSAGE}. Next: raise job_timeout_minutes (at most 240) in the checkout's .github/magis.yml, or narrow the issue with --hints-file.`,
   );
   expect(fs.existsSync(path.join(work, "out/patch.diff"))).toBe(false);
-  expect(findLeftovers(tmp, MARKER)).toEqual({ folders: [], processes: [] });
+  expect(await leftoversOnceSettled(tmp, MARKER)).toEqual({ folders: [], processes: [] });
 }, 90_000);
 
 it("magis eval stops each instance at its checkout's job_timeout_minutes and records why", async () => {
@@ -89,5 +89,5 @@ it("magis eval stops each instance at its checkout's job_timeout_minutes and rec
   expect(run.code, run.out).toBe(0);
   const result = JSON.parse(fs.readFileSync(path.join(work, "out/results.jsonl"), "utf8")) as { failure: { stage: string; reason: string } };
   expect(result.failure).toEqual({ stage: "locate", reason: LIMIT_MESSAGE });
-  expect(findLeftovers(tmp, MARKER)).toEqual({ folders: [], processes: [] });
+  expect(await leftoversOnceSettled(tmp, MARKER)).toEqual({ folders: [], processes: [] });
 }, 90_000);

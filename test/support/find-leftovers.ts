@@ -28,6 +28,22 @@ export function findLeftovers(tmp: string, marker: string): Leftovers {
   return { folders, processes };
 }
 
+/**
+ * findLeftovers once the kernel is done: a sandboxed command's processes live in a PID namespace of their own, which the
+ * kernel empties when its first process dies (the door kills the sandbox's group, bwrap's inner process follows through
+ * its parent-death signal), a few milliseconds after the door itself may have exited. Asks again until no process is
+ * left, for `withinMs` at the most; folders are as they are.
+ */
+export async function leftoversOnceSettled(tmp: string, marker: string, withinMs = 5_000): Promise<Leftovers> {
+  const deadline = Date.now() + withinMs;
+  let found = findLeftovers(tmp, marker);
+  while (found.processes.length > 0 && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    found = findLeftovers(tmp, marker);
+  }
+  return found;
+}
+
 /** Kills (SIGKILL, by pid) every process findLeftovers finds for `tmp` and `marker`: what a failed test must not leave running. */
 export function killLeftovers(tmp: string, marker: string): void {
   for (const line of findLeftovers(tmp, marker).processes) {
