@@ -14,6 +14,7 @@ import {
   StreamMessageWriter,
 } from "vscode-languageserver-protocol/node.js";
 import { checkoutPrefix, THIS_PROCESS } from "../git/checkout-name.js";
+import { maskInherited } from "../sandbox/index.js";
 import { withinTime } from "../lib/within-time.js";
 import { confinedArgv, findConfinement } from "./confine-server.js";
 import { LanguageServerError } from "./errors.js";
@@ -54,7 +55,10 @@ export async function spawnServer(
     fs.rmSync(temp, { recursive: true, force: true });
     throw new LanguageServerError(`the ${language} language server could not be started: ${error instanceof Error ? error.message : String(error)}`);
   }
-  const child = spawn(argv[0]!, argv.slice(1), { cwd: temp, env: jailed ? {} : env, detached: true, stdio: ["pipe", "pipe", "ignore"] });
+  // No descriptor the bot holds without close-on-exec reaches the server (bwrap would pass it into the jail).
+  const child = maskInherited(["pipe", "pipe", "ignore"], (stdio) =>
+    spawn(argv[0]!, argv.slice(1), { cwd: temp, env: jailed ? {} : env, detached: true, stdio }),
+  );
   const pid = child.pid;
   /** Kills the process group and removes its temp folder. */
   const killGroup = () => {

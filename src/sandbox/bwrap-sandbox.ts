@@ -56,7 +56,14 @@ export function bwrapSandbox(options: BwrapOptions): Sandbox {
     prepare: (dir) => {
       if (asRoot) chownTree(dir, SANDBOX_UID);
     },
-    run: (command, run) => runProgram(bwrapArgv(command, run, { ...options, asRoot }), { cwd: run.dir, env: {}, timeoutMs: run.timeoutMs, signal: run.signal }),
+    run: (command, run) =>
+      runProgram(bwrapArgv(command, run, { ...options, asRoot }), {
+        cwd: run.dir,
+        env: {},
+        timeoutMs: run.timeoutMs,
+        signal: run.signal,
+        stopFirst: stopInside,
+      }),
   };
 }
 
@@ -72,7 +79,7 @@ export function bwrapArgv(command: string, run: SandboxRun, options: BwrapOption
     "--new-session",
     ...systemView().mounts,
     // Computed for each command: a folder of the bot's (its traces, say) may have appeared since the last.
-    ...hideBotPaths(options.hide ?? [], { roots: systemView().roots, needed: sandboxPath(options.hostPath).split(":") }),
+    ...hideBotPaths(options.hide ?? [], { roots: systemView().roots, needed: sandboxPath(options.hostPath, options.hide).split(":") }),
     "--proc",
     "/proc",
     "--dev",
@@ -121,15 +128,30 @@ export function bwrapArgv(command: string, run: SandboxRun, options: BwrapOption
 }
 
 /** The variables every command gets, whatever the repository's test_env says. */
-function ownEnv(options: Pick<BwrapOptions, "lang" | "hostPath">): Record<string, string> {
-  return { PATH: sandboxPath(options.hostPath), HOME: "/tmp/home", TMPDIR: "/tmp", LANG: options.lang || "C.UTF-8", CI: "true" };
+function ownEnv(options: Pick<BwrapOptions, "lang" | "hostPath" | "hide">): Record<string, string> {
+  return { PATH: sandboxPath(options.hostPath, options.hide), HOME: "/tmp/home", TMPDIR: "/tmp", LANG: options.lang || "C.UTF-8", CI: "true" };
 }
 
-/** The host PATH's folders that the sandbox mounts, in their order, then the system's own. */
-export function sandboxPath(hostPath: string | undefined): string {
+/**
+ * The host PATH's folders that the sandbox mounts, in their order, then the system's own. A folder inside one of the
+ * bot's own paths is left out (`npm start` puts the bot's node_modules/.bin first): the commands need nothing of the
+ * bot's, and a needed folder there would keep the whole working directory from being hidden.
+ */
+export function sandboxPath(hostPath: string | undefined, hidden: readonly string[] = []): string {
   const shown = (dir: string) => SYSTEM_DIRS.some((root) => dir === root || dir.startsWith(`${root}/`));
-  const folders = [...(hostPath ?? "").split(":").filter((dir) => path.isAbsolute(dir) && shown(dir)), ...PATH.split(":")];
+  const bots = hidden.map(realOrResolved);
+  const ours = (dir: string) => bots.some((bot) => realOrResolved(dir) === bot || realOrResolved(dir).startsWith(`${bot}/`));
+  const folders = [...(hostPath ?? "").split(":").filter((dir) => path.isAbsolute(dir) && shown(dir) && !ours(dir)), ...PATH.split(":")];
   return [...new Set(folders)].join(":");
+}
+
+/** A path with its links resolved where it exists, else as given. */
+function realOrResolved(given: string): string {
+  try {
+    return fs.realpathSync(given);
+  } catch {
+    return path.resolve(given);
+  }
 }
 
 let view: { mounts: string[]; roots: string[] } | undefined;
@@ -181,5 +203,30 @@ export function checkBwrap(options: Omit<BwrapOptions, "program"> & { program?: 
     return { ok: true, program };
   } finally {
     fs.rmSync(probe, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Stops a bwrap run from inside: kills the first process of its PID namespace (bwrap's child), whose exit the kernel
+ * completes only once every other process of the namespace has died, and after which bwrap itself exits. Killing bwrap
+ * first would end the run while the namespace's processes were still dying (its child follows through its parent-death
+ * signal), and the copy is put back right after a run: a process still alive then could race that.
+ */
+function stopInside(pid: number): void {
+  for (const child of childrenOf(pid)) {
+    try {
+      process.kill(child, "SIGKILL");
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+}
+
+/** The processes whose parent is `pid`, from /proc. */
+function childrenOf(pid: number): number[] {
+  try {
+    return fs.readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").split(" ").filter(Boolean).map(Number);
+  } catch {
+    return [];
   }
 }

@@ -10,3 +10,4 @@ export type { BotPath, Sandbox, SandboxKind, SandboxRun } from "./sandbox.js";
 // For the language servers' bubblewrap jail (language-servers/confine-server.ts).
 export { bindSystemDirs } from "./bind-system-dirs.js";
 export { findProgram } from "./find-program.js";
+export { maskInherited } from "./mask-inherited-fds.js";

@@ -25,11 +25,21 @@ export interface CommandOptions {
   signal?: AbortSignal;
   /** How much of the output is kept, from its end (default 512 KiB): a command that floods its output costs no more. */
   keepBytes?: number;
+  /**
+   * How the program is stopped at the timeout or a cancel, before its group is killed: for a program whose processes
+   * would outlive it for a moment if it were killed first (a sandbox's), a way to end them through it, so that it
+   * exits only once they are gone. Its process group is killed STOP_GRACE_MS later if it has not exited by then.
+   * Absent: the group is killed at once.
+   */
+  stopFirst?: (pid: number) => void;
 }
 
 // After the command exits, how long its output pipes may stay open (a daemon it left behind holds them) before the
 // group is killed and the run ends anyway.
 const DRAIN_MS = 2_000;
+
+// How long a program stopped through stopFirst may take to exit before its group is killed anyway.
+const STOP_GRACE_MS = 5_000;
 
 /**
  * Runs a repository's shell command (a `test_command`) in a process group of its own, with stdin closed, so that a
@@ -63,17 +73,24 @@ export function runProgram(argv: readonly [string, ...string[]], options: Comman
         // The group is gone already.
       }
     };
+    let grace: NodeJS.Timeout | undefined;
+    const stop = () => {
+      if (!options.stopFirst || child.pid === undefined) return killGroup();
+      if (grace) return;
+      options.stopFirst(child.pid);
+      grace = setTimeout(killGroup, STOP_GRACE_MS);
+    };
     const take = (chunk: Buffer) => output.push(chunk);
     stdout.on("data", take);
     stderr.on("data", take);
     const timer = setTimeout(() => {
       ending ??= "timed-out";
-      killGroup();
+      stop();
     }, options.timeoutMs);
     const onAbort = () => {
       ending ??= "error";
       error ??= "stopped: the job was cancelled or ran out of time";
-      killGroup();
+      stop();
     };
     options.signal?.addEventListener("abort", onAbort, { once: true });
     if (options.signal?.aborted) onAbort();
@@ -83,6 +100,7 @@ export function runProgram(argv: readonly [string, ...string[]], options: Comman
       finished = true;
       clearTimeout(timer);
       clearTimeout(drain);
+      clearTimeout(grace);
       options.signal?.removeEventListener("abort", onAbort);
       // Whatever the command started in the background goes with it; one that left the group (setsid) keeps running,
       // but its pipes are closed here, so it holds nothing of this process.

@@ -56,6 +56,7 @@ export class SpoolReplayer {
       }
       for (const file of spool.files()) {
         const entry = spool.read(file);
+        if ("gone" in entry) continue;
         if ("setAside" in entry) {
           options.onEvent?.("set_aside");
           options.log.warn({ file, why: entry.setAside }, "ALERT: a file in the spool holds no delivery it wrote; set aside in rejected/, not replayed");

@@ -17,8 +17,11 @@ export interface SpoolLimits {
 /** About an hour of a busy installation's deliveries, and four of GitHub's largest. */
 export const DEFAULT_SPOOL_LIMITS: SpoolLimits = { maxFiles: 2000, maxBytes: 100 * 1024 * 1024, maxFileBytes: 26 * 1024 * 1024 };
 
-/** A spooled file read back: the delivery it holds, or why it was set aside in `rejected/` instead. */
-export type SpoolEntry = { file: string; trigger: NewTrigger } | { file: string; setAside: string };
+/**
+ * A spooled file read back: the delivery it holds, why it was set aside in `rejected/` instead, or that it is gone (a
+ * process sharing the folder replayed it since the listing).
+ */
+export type SpoolEntry = { file: string; trigger: NewTrigger } | { file: string; setAside: string } | { file: string; gone: true };
 
 /** Where files that hold no delivery of this spool's go, inside the spool folder: kept for a look, never replayed. */
 export const REJECTED = "rejected";
@@ -88,6 +91,7 @@ export class TriggerSpool {
   read(file: string): SpoolEntry {
     const read = this.readFile(file);
     if ("trigger" in read) return { file, trigger: read.trigger };
+    if ("gone" in read) return { file, gone: true };
     return { file, setAside: `${read.why}${this.setAside(file)}` };
   }
 
@@ -101,13 +105,14 @@ export class TriggerSpool {
     return this.size().files;
   }
 
-  private readFile(file: string): { trigger: NewTrigger } | { why: string } {
+  private readFile(file: string): { trigger: NewTrigger } | { why: string } | { gone: true } {
     let fd: number;
     try {
       // O_NOFOLLOW: a link is not followed; O_NONBLOCK: a FIFO does not wait for a writer (fstat then refuses it).
       fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK);
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
+      if (code === "ENOENT") return { gone: true };
       return { why: code === "ELOOP" ? "it is a link" : `it cannot be opened (${code ?? String(error)})` };
     }
     try {

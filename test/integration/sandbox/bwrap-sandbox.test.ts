@@ -188,6 +188,21 @@ describe("the bubblewrap sandbox bounds a runaway command and leaves nothing beh
     await expect.poll(() => processesWith(marker), { timeout: 10_000 }).toEqual([]);
   });
 
+  it("a run stopped at the timeout or a cancel ends only once every process it started is gone", async () => {
+    // The copy is put back right after a run: a process of the sandbox still alive then could race the restore. Many
+    // processes make the kernel's emptying of the sandbox's PID namespace slow enough to be seen.
+    const marker = "3456.7891";
+    const many = `for i in $(seq 120); do sleep ${marker} > /dev/null 2>&1 & done; exec > /dev/null 2>&1; wait`;
+    const timedOut = await run(many, { timeoutMs: 1_500 });
+    expect(timedOut.outcome).toBe("timed-out");
+    expect(processesWith(marker)).toEqual([]);
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 1_500);
+    const cancelled = await sandbox.run(many, { dir: copy, env: {}, timeoutMs: 20_000, network: false, signal: controller.signal });
+    expect(cancelled.outcome).toBe("error");
+    expect(processesWith(marker)).toEqual([]);
+  });
+
   it("100 MB of output costs only the kept tail", async () => {
     const result = await run("head -c 100000000 /dev/zero | tr '\\0' x");
     expect(result.outputBytes).toBe(100_000_000);

@@ -150,6 +150,17 @@ describe("the spool replays only what the bot itself spooled", () => {
     expect(spool.depth).toBe(0);
   });
 
+  it("takes a file another process replayed since the listing for gone: nothing set aside, nothing logged", () => {
+    const dir = path.join(tempDir(), "spool");
+    const file = spooled(dir, labeledDelivery("d-shared", 1));
+    const spool = new TriggerSpool(dir);
+    const listed = spool.files();
+    // A process sharing the folder replays and removes it meanwhile.
+    fs.rmSync(file);
+    expect(listed.map((entry) => spool.read(entry))).toEqual([{ file, gone: true }]);
+    expect(fs.existsSync(path.join(dir, REJECTED))).toBe(false);
+  });
+
   it("does not move a file set aside through a rejected/ that is a link: it is renamed where it is", () => {
     const root = tempDir();
     const dir = path.join(root, "spool");

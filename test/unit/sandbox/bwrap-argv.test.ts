@@ -59,4 +59,10 @@ describe("sandboxPath", () => {
     );
     expect(sandboxPath(undefined)).toBe("/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin");
   });
+
+  it("leaves out the bot's own folders (npm start puts its node_modules/.bin first), so its working directory stays hidden whole", () => {
+    expect(sandboxPath("/opt/magis/node_modules/.bin:/opt/magis-tools/bin:/usr/local/go/bin", ["/opt/magis", "/etc/magis/key.pem"])).toBe(
+      "/opt/magis-tools/bin:/usr/local/go/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+    );
+  });
 });
