@@ -1,12 +1,18 @@
 import fs from "node:fs";
+import path from "node:path";
 import { z } from "zod";
 import { protectingPattern } from "../../lib/protected-paths.js";
 import { resolveInside, UnsafePathError } from "../../lib/safe-path.js";
 import { describeExit } from "../tests/describe-test-verdict.js";
 import type { OpenedWorkbench } from "../tests/open-workbench.js";
-import { describeRun, describeScript, runReproduction } from "../tests/run-reproduction.js";
+import { describeEnvironmentGap, readEnvironmentFailure, type EnvironmentGap } from "../tests/read-environment-failure.js";
+import { cutText, describeRun, describeScript, runReproduction } from "../tests/run-reproduction.js";
 import type { IssueText, LocatedFile, ReproductionAttempt, ReproductionScript, ShownIssue, StageContext, TestRun } from "../types.js";
 import { describeLocated } from "./choose-way.js";
+
+// What of the Reproducer's own answer goes back into a prompt: its command and what it expected, each within bounds.
+const COMMAND_CHARS = 500;
+const EXPECTED_CHARS = 2_000;
 
 /** The answer developer-write-reproduction asks for (the prompt's example is checked against it). */
 export const scriptSchema = z.object({
@@ -70,6 +76,12 @@ export async function reproduceIssue(ctx: StageContext, input: ReproduceInput): 
     }
     script.path = placed.path;
     const run = await runReproduction(workbench, script, []);
+    // A script that cannot start for want of what the environment lacks says so at once; another script would too.
+    const gap = environmentGap(ctx, input.issue, run);
+    if (gap) {
+      attempts.push({ number, script, run, reproduced: false, reason: `the script could not start: ${describeEnvironmentGap(gap)}` });
+      return { attempts, sandbox, fallback: `the scripts cannot run where they run: ${describeEnvironmentGap(gap)}` };
+    }
     const problem = runProblem(ctx, input.issue, script, run);
     const verdict = problem
       ? { reproduced: false, reason: problem }
@@ -82,9 +94,9 @@ export async function reproduceIssue(ctx: StageContext, input: ReproduceInput): 
               role,
               issue,
               path: script.path,
-              command: script.command,
-              content: script.content,
-              expected: script.expected,
+              command: cutText(script.command, COMMAND_CHARS),
+              content: cutText(script.content),
+              expected: cutText(script.expected, EXPECTED_CHARS),
               output: describeRun(run),
             },
             schema: checkSchema,
@@ -105,6 +117,26 @@ export async function reproduceIssue(ctx: StageContext, input: ReproduceInput): 
   const last = attempts.at(-1);
   const tried = `${ctx.config.reproduce_attempts} script${ctx.config.reproduce_attempts === 1 ? "" : "s"}`;
   return { attempts, sandbox, fallback: `none of the Reproducer's ${tried} showed the issue${last ? ` (the last: ${last.reason})` : ""}` };
+}
+
+/**
+ * What the environment lacks, when the script failed for that reason: a command or interpreter not found, or a module it
+ * imports not installed. A Python module of the repository's own (its top folder or file at the root) that is missing
+ * is the script's mistake, not the environment's; so is a missing module the issue itself reports.
+ */
+function environmentGap(ctx: StageContext, issue: IssueText, run: TestRun): EnvironmentGap | null {
+  if (run.outcome !== "failed") return null;
+  const gap = readEnvironmentFailure(run.tail);
+  if (!gap) return null;
+  // The issue reports that very failure when a line of it names the missing thing beside the same mark.
+  const marks = /No module named|Cannot find (?:module|package)|not found|No such file or directory|bad interpreter/;
+  const lines = `${issue.title}\n${issue.body}\n${issue.hints.join("\n")}`.split("\n");
+  if (lines.some((line) => line.includes(gap.name) && marks.test(line))) return null;
+  if (gap.kind === "python-module") {
+    const top = gap.name.split(".")[0]!;
+    if (fs.existsSync(path.join(ctx.root, top, "__init__.py")) || fs.existsSync(path.join(ctx.root, `${top}.py`))) return null;
+  }
+  return gap;
 }
 
 function describeTests(ctx: StageContext): string {

@@ -1,5 +1,9 @@
 /** What a run's output says is missing from the environment the commands ran in, when it says so. */
 export interface EnvironmentGap {
+  /** What kind of thing is missing. */
+  kind: "python-module" | "node-package" | "command" | "interpreter";
+  /** Its name as the output gives it: `pytest`, `left-pad`, `tox`, `/root/.local/bin/pytest`. */
+  name: string;
   /** What is missing, as a phrase: "the Python module `pytest`", "the command `tox`". */
   missing: string;
   /** The line of the output that says so. */
@@ -23,21 +27,24 @@ export function readEnvironmentFailure(output: string): EnvironmentGap | null {
   for (const line of output.split("\n")) {
     const text = line.trim();
     const python = /\bNo module named ['"]?([\w.]+)['"]?/.exec(text);
-    if (python) return { missing: `the Python module \`${python[1]}\``, line: text };
+    if (python) return { kind: "python-module", name: python[1]!, missing: `the Python module \`${python[1]}\``, line: text };
     const node = /\b(?:Cannot find module|Cannot find package) '([^']+)'/.exec(text);
-    if (node && !node[1]!.startsWith(".") && !node[1]!.startsWith("/")) return { missing: `the Node package \`${node[1]}\``, line: text };
+    if (node && !node[1]!.startsWith(".") && !node[1]!.startsWith("/"))
+      return { kind: "node-package", name: node[1]!, missing: `the Node package \`${node[1]}\``, line: text };
     // dash: "sh: 1: tox: not found"; bash: "bash: line 1: tox: command not found"; env: "env: 'tox': No such file or directory".
     const command =
       /^(?:\/bin\/)?(?:sh|bash)(?:: line \d+| \d+)?: (?:\d+: )?([^\s:]+): (?:command )?not found$/.exec(text) ??
       /^(?:\/usr\/bin\/)?env: ['‘]([^'’]+)['’]: No such file or directory$/.exec(text);
     if (command) {
       const name = command[1]!;
-      if (name.startsWith("/") && !SHOWN.test(name)) return { missing: `\`${name}\`, which lies outside the system folders the sandbox shows`, line: text };
-      return { missing: `the command \`${name}\``, line: text };
+      if (name.startsWith("/") && !SHOWN.test(name))
+        return { kind: "command", name, missing: `\`${name}\`, which lies outside the system folders the sandbox shows`, line: text };
+      return { kind: "command", name, missing: `the command \`${name}\``, line: text };
     }
     // A script whose first line names an interpreter that is not there.
     const interpreter = /: ([^\s:]+): (?:bad interpreter: No such file or directory|cannot execute: required file not found)/.exec(text);
-    if (interpreter) return { missing: `the interpreter that \`${interpreter[1]}\` names on its first line`, line: text };
+    if (interpreter)
+      return { kind: "interpreter", name: interpreter[1]!, missing: `the interpreter that \`${interpreter[1]}\` names on its first line`, line: text };
   }
   return null;
 }

@@ -37,8 +37,12 @@ export function describeReproductionForModel(reproduced: { script: ReproductionS
 
 /** A script's text as a model reads it: fenced, and cut after SCRIPT_CHARS characters. */
 export function describeScript(script: ReproductionScript): string {
-  const { content } = script;
-  return fence(content.length <= SCRIPT_CHARS ? content : `${content.slice(0, SCRIPT_CHARS)}\n… (${content.length - SCRIPT_CHARS} more characters)`);
+  return fence(cutText(script.content));
+}
+
+/** A text of the Reproducer's as a prompt holds it: whole up to `max` characters, then cut, saying how much more there was. */
+export function cutText(text: string, max = SCRIPT_CHARS): string {
+  return text.length <= max ? text : `${text.slice(0, max)}\n… (${text.length - max} more characters)`;
 }
 
 /** A run of the reproduction in a few lines for a model: how it ended, and the end of what it printed. */

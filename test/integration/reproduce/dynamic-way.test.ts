@@ -91,6 +91,32 @@ describe("the dynamic way: reproduce the issue in the sandbox, fix it against th
     expect(text).toContain("<summary>Scripts tried</summary>");
   });
 
+  it("goes the static way after the first script that cannot start for want of a package, saying what is missing and where to declare it", async () => {
+    const r = await meanRig("reproduce_attempts: 3\n");
+    const needsPackage = { ...REPRODUCTION, content: 'import { mean } from "magis-absent-stats";\nconsole.log(mean([]));\nprocess.exit(1);\n' };
+    scriptMean(r.model, { scripts: [needsPackage] });
+    const run = await r.resolve();
+    expect(run.code, run.stderr).toBe(0);
+    // One script, not three: another would meet the same environment. None is judged by a model.
+    expect(asked(r.model, "developer-write-reproduction")).toHaveLength(1);
+    expect(asked(r.model, "developer-check-reproduction")).toEqual([]);
+    expect(run.stderr).toContain(
+      "Way: static after all: the issue was not reproduced: the scripts cannot run where they run: the environment lacks the Node package `magis-absent-stats`",
+    );
+    expect(run.stderr).toContain("declare it with a `setup_command` in `.github/magis.yml` that installs it");
+  });
+
+  it("hands the Reproducer's check a bounded script and expectation, however long it wrote them", async () => {
+    const r = await meanRig();
+    const long = { ...REPRODUCTION, content: `${REPRODUCTION.content}// ${"a".repeat(225_000)}\n`, expected: "NaN ".repeat(10_000) };
+    scriptMean(r.model, { scripts: [long] });
+    const run = await r.resolve();
+    expect(run.code, run.stderr).toBe(0);
+    const check = asked(r.model, "developer-check-reproduction")[0]!;
+    expect(check.length).toBeLessThan(20_000);
+    expect(check).toContain("… (219");
+  });
+
   it("is not a reproduction when the script passes on the untouched code, nor when its own syntax is broken", async () => {
     const r = await meanRig("reproduce_attempts: 2\n");
     const passes = { ...REPRODUCTION, content: 'import { mean } from "./src/stats.js";\nconsole.log(mean([1, 2]));\n' };
