@@ -70,6 +70,8 @@ export function bwrapSandbox(options: BwrapOptions): Sandbox {
 /** The whole command line of one sandboxed command: bwrap's arguments, then who runs it and its limits, then the shell. */
 export function bwrapArgv(command: string, run: SandboxRun, options: BwrapOptions & { asRoot: boolean }): [string, ...string[]] {
   const { limits } = options;
+  // The commands' PATH, and the folders of it the hiding must leave visible.
+  const commandPath = sandboxPath(options.hostPath, options.hide);
   const args: string[] = [
     // As root bwrap needs no user namespace; the command drops to nobody below. Otherwise the user namespace is what
     // lets an unprivileged bwrap make the others.
@@ -79,7 +81,7 @@ export function bwrapArgv(command: string, run: SandboxRun, options: BwrapOption
     "--new-session",
     ...systemView().mounts,
     // Computed for each command: a folder of the bot's (its traces, say) may have appeared since the last.
-    ...hideBotPaths(options.hide ?? [], { roots: systemView().roots, needed: sandboxPath(options.hostPath, options.hide).split(":") }),
+    ...hideBotPaths(options.hide ?? [], { roots: systemView().roots, needed: commandPath.split(":") }),
     "--proc",
     "/proc",
     "--dev",
@@ -109,7 +111,7 @@ export function bwrapArgv(command: string, run: SandboxRun, options: BwrapOption
     "--chdir",
     WORKSPACE,
     "--clearenv",
-    ...Object.entries({ ...run.env, ...ownEnv(options) }).flatMap(([name, value]) => ["--setenv", name, value]),
+    ...Object.entries({ ...run.env, ...ownEnv(options, commandPath) }).flatMap(([name, value]) => ["--setenv", name, value]),
     "--",
   ];
   const user = options.asRoot
@@ -128,8 +130,8 @@ export function bwrapArgv(command: string, run: SandboxRun, options: BwrapOption
 }
 
 /** The variables every command gets, whatever the repository's test_env says. */
-function ownEnv(options: Pick<BwrapOptions, "lang" | "hostPath" | "hide">): Record<string, string> {
-  return { PATH: sandboxPath(options.hostPath, options.hide), HOME: "/tmp/home", TMPDIR: "/tmp", LANG: options.lang || "C.UTF-8", CI: "true" };
+function ownEnv(options: Pick<BwrapOptions, "lang">, commandPath: string): Record<string, string> {
+  return { PATH: commandPath, HOME: "/tmp/home", TMPDIR: "/tmp", LANG: options.lang || "C.UTF-8", CI: "true" };
 }
 
 /**
