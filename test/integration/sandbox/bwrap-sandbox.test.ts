@@ -3,11 +3,11 @@ import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { bwrapSandbox, checkBwrap } from "../../../src/sandbox/bwrap-sandbox.js";
 import { processesWith } from "../../../src/sandbox/escape-probes.js";
 import type { Sandbox } from "../../../src/sandbox/sandbox.js";
 import { SANDBOX_UID } from "../../../src/sandbox/sandbox-layout.js";
 import { DEFAULT_LIMITS, type SandboxLimits } from "../../../src/sandbox/sandbox-limits.js";
+import { bubblewrapForTests } from "../../support/bubblewrap-for-tests.js";
 
 // A hostile test_command, case by case, through the real bubblewrap: each is contained or bounded, and leaves nothing.
 const SECRET = "sk-canary-of-the-sandbox-tests-0123456789";
@@ -21,10 +21,7 @@ let port: number;
 let connections = 0;
 
 beforeAll(async () => {
-  const checked = checkBwrap({ limits: LIMITS, setupNetwork: false, searchPath: process.env.PATH ?? "" });
-  // .ci/run installs bubblewrap: a machine without it fails here, saying so, rather than passing untested.
-  if (!checked.ok) throw new Error(`these tests need a working bubblewrap: ${checked.why}`);
-  sandbox = bwrapSandbox({ program: checked.program, limits: LIMITS, setupNetwork: false });
+  sandbox = bubblewrapForTests(LIMITS);
   // The bot's own secrets are in this process's environment, as an App server's are.
   process.env.MAGIS_SANDBOX_CANARY = SECRET;
   listener = net.createServer((socket) => {

@@ -9,17 +9,14 @@ import { renderTests } from "../../../src/pipeline/report/render-tests.js";
 import { openTestBench } from "../../../src/pipeline/tests/open-test-bench.js";
 import { openWorkbench, type Workbench } from "../../../src/pipeline/tests/open-workbench.js";
 import type { StageContext } from "../../../src/pipeline/types.js";
-import { bwrapSandbox, checkBwrap } from "../../../src/sandbox/bwrap-sandbox.js";
 import type { Sandbox } from "../../../src/sandbox/sandbox.js";
-import { DEFAULT_LIMITS } from "../../../src/sandbox/sandbox-limits.js";
+import { bubblewrapForTests } from "../../support/bubblewrap-for-tests.js";
 
 // A test command that cannot start in the sandbox for want of its tools, through the real bubblewrap: the report says
 // what is missing and where to declare it, and the CLI, the status comment and the pull request show the output's end.
 let sandbox: Sandbox;
 beforeAll(() => {
-  const checked = checkBwrap({ limits: DEFAULT_LIMITS, setupNetwork: false, searchPath: process.env.PATH ?? "" });
-  if (!checked.ok) throw new Error(`these tests need a working bubblewrap: ${checked.why}`);
-  sandbox = bwrapSandbox({ program: checked.program, limits: DEFAULT_LIMITS, setupNetwork: false });
+  sandbox = bubblewrapForTests();
 });
 let work: string;
 let root: string;

@@ -5,17 +5,14 @@ import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { parseConfig } from "../../../src/config.js";
 import { openWorkbench, type Workbench } from "../../../src/pipeline/tests/open-workbench.js";
 import type { CommandPolicy, StageContext } from "../../../src/pipeline/types.js";
-import { bwrapSandbox, checkBwrap } from "../../../src/sandbox/bwrap-sandbox.js";
 import type { Sandbox } from "../../../src/sandbox/sandbox.js";
-import { DEFAULT_LIMITS } from "../../../src/sandbox/sandbox-limits.js";
+import { bubblewrapForTests } from "../../support/bubblewrap-for-tests.js";
 
 // What the repository's commands leave in the copy, through the real bubblewrap and with the bot as it runs here (root in
 // CI): links they plant are never written through, and no run sees what an earlier one changed.
 let sandbox: Sandbox;
 beforeAll(() => {
-  const checked = checkBwrap({ limits: DEFAULT_LIMITS, setupNetwork: false, searchPath: process.env.PATH ?? "" });
-  if (!checked.ok) throw new Error(`these tests need a working bubblewrap: ${checked.why}`);
-  sandbox = bwrapSandbox({ program: checked.program, limits: DEFAULT_LIMITS, setupNetwork: false });
+  sandbox = bubblewrapForTests();
 });
 
 let work: string;
