@@ -1,6 +1,6 @@
 import { statusMarker } from "../github/status/status-comment.js";
 import { details, fence, neutralize } from "../lib/markdown.js";
-import { fromLineStart } from "../lib/tail-buffer.js";
+import { endOfText } from "../lib/tail-buffer.js";
 import {
   describeAttemptTests,
   describeExit,
@@ -62,9 +62,7 @@ export function testsLine(tests: TestsReport): string {
   const line = check(tests.skipped !== undefined || tests.after !== undefined, neutralize(describeTestsReport(tests)));
   const shown = runToShow(tests);
   if (!shown) return line;
-  const { tail } = shown.run;
-  const end = tail.length > STATUS_TAIL_CHARS ? `…\n${fromLineStart(tail.slice(-STATUS_TAIL_CHARS))}` : tail;
-  const block = details(`The end of ${neutralize(shown.label)}`, fence(end, "text"));
+  const block = details(`The end of ${neutralize(shown.label)}`, fence(endOfText(shown.run.tail, STATUS_TAIL_CHARS), "text"));
   return [line, ...block.split("\n").map((text) => (text === "" ? "" : `  ${text}`))].join("\n");
 }
 

@@ -37,3 +37,8 @@ export function fromLineStart(text: string): string {
   const newline = text.indexOf("\n");
   return newline >= 0 && newline < text.length - 1 ? text.slice(newline + 1) : text;
 }
+
+/** The last `max` characters of a text, from a line's start when one is in reach, marked "…" when something was cut. */
+export function endOfText(text: string, max: number): string {
+  return text.length <= max ? text : `…\n${fromLineStart(text.slice(-max))}`;
+}

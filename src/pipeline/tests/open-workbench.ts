@@ -5,7 +5,7 @@ import path from "node:path";
 import { cleanOutput } from "../../lib/clean-text.js";
 import { encodeFile, type FileEncoding } from "../../edit/file-encoding.js";
 import { redactSecrets } from "../../lib/redact-secrets.js";
-import { fromLineStart } from "../../lib/tail-buffer.js";
+import { endOfText } from "../../lib/tail-buffer.js";
 import { writeInside } from "../../lib/write-inside.js";
 import { readTestOutput } from "../../lib/read-test-output.js";
 import type { CommandRun } from "../../sandbox/index.js";
@@ -53,6 +53,7 @@ export async function openWorkbench(ctx: StageContext): Promise<OpenedWorkbench>
   const policy = ctx.commands ?? { allowed: false, why: "the caller did not allow running the repository's commands" };
   if (!policy.allowed) return { ok: false, why: policy.why };
   const { sandbox } = policy;
+  const held = { label: sandbox.label, description: sandbox.description };
   const { setup_command: setup, test_timeout_seconds: seconds, test_env: env } = ctx.config;
 
   // A folder of our own, made afresh (mkdtemp), which the copy goes into: no other user can take its name meanwhile.
@@ -77,7 +78,7 @@ export async function openWorkbench(ctx: StageContext): Promise<OpenedWorkbench>
           ok: false,
           why: `the setup command ${describeExit(setupRun, seconds)}${describeSetupGap(setupRun)}`,
           setupRun,
-          sandbox: { label: sandbox.label, description: sandbox.description },
+          sandbox: held,
         };
       }
     }
@@ -87,9 +88,9 @@ export async function openWorkbench(ctx: StageContext): Promise<OpenedWorkbench>
     } catch (error) {
       dispose();
       const why = `the copy's set-up state could not be kept (${error instanceof Error ? error.message : String(error)})`;
-      return { ok: false, why, ...(setupRun ? { setupRun } : {}), sandbox: { label: sandbox.label, description: sandbox.description } };
+      return { ok: false, why, ...(setupRun ? { setupRun } : {}), sandbox: held };
     }
-    const workbench = makeWorkbench({ state, dir, run, dispose, sandbox: { label: sandbox.label, description: sandbox.description } });
+    const workbench = makeWorkbench({ state, dir, run, dispose, sandbox: held });
     return { ok: true, workbench, ...(setupRun ? { setupRun } : {}) };
   } catch (error) {
     dispose();
@@ -97,7 +98,7 @@ export async function openWorkbench(ctx: StageContext): Promise<OpenedWorkbench>
   }
 }
 
-/** What a failed setup lacked, when its output says (a command not found): "; it lacks the command `pip` (…)". */
+/** What a failed setup lacked, when its output says (a command not found): "; the sandbox lacks the command `pip` (…)". */
 function describeSetupGap(run: TestRun): string {
   const gap = run.outcome === "failed" ? readEnvironmentFailure(run.tail) : null;
   return gap ? `; the sandbox lacks ${gap.missing} (\`${gap.line}\`)` : "";
@@ -186,13 +187,8 @@ async function describeRun(run: CommandRun, secrets: readonly (string | undefine
     exitCode,
     counts,
     failures: failures.map((name) => redactSecrets(name, secrets)),
-    tail: tailOf(clean),
+    tail: endOfText(clean, TAIL_CHARS),
     durationMs,
     ...(error ? { error } : {}),
   };
-}
-
-/** The last TAIL_CHARS of the text, from a line's start when there is one in reach. */
-function tailOf(text: string): string {
-  return text.length <= TAIL_CHARS ? text : `…\n${fromLineStart(text.slice(-TAIL_CHARS))}`;
 }
