@@ -1,4 +1,5 @@
-// The layers of src/, lowest first: lib; config; edit, llm, git, sandbox, language-servers and store (the store's interfaces); pipeline; github
+// The layers of src/, lowest first: lib; config; edit, llm, git, sandbox, language-servers and store (the store's interfaces);
+// environment (a repository's declared environment, built in the sandbox and kept); pipeline; github
 // (the GitHub adapter); jobs; triggers; backends; server; app; and the doors, cli and eval. A layer imports only
 // those below it. docs/architecture.md draws them.
 const above = (...layers) => `^src/(${layers.join("|")})/`;
@@ -33,6 +34,20 @@ module.exports = {
       comment: "Edits, the model client, git, the sandbox and the language servers know nothing of the pipeline or of the app around it.",
       from: { path: "^src/(edit|llm|git|sandbox|language-servers)/" },
       to: { path: above("pipeline", "github", "jobs", "triggers", "backends", "server", "app", "cli", "eval") },
+    },
+    {
+      name: "environment-below-the-pipeline",
+      severity: "error",
+      comment: "A repository's environment is read, built in the sandbox and kept without knowing the pipeline or the app around it.",
+      from: { path: "^src/environment/" },
+      to: { path: above("pipeline", "github", "jobs", "triggers", "backends", "server", "app", "cli", "eval", "edit", "llm", "language-servers") },
+    },
+    {
+      name: "environment-has-one-face",
+      severity: "error",
+      comment: "Outside src/environment, only its entry (index.ts) and its types (types.ts) are imported.",
+      from: { path: "^src/", pathNot: "^src/environment/" },
+      to: { path: "^src/environment/", pathNot: "^src/environment/(index|types)\\.ts$" },
     },
     {
       name: "sandbox-has-one-face",

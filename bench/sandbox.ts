@@ -70,7 +70,7 @@ try {
       sandbox.prepare(copy);
       copies[kind] = copy;
       // One run first, unmeasured: file caches warm for both alike.
-      const first = await sandbox.run(command, { dir: copy, env: {}, timeoutMs: 600_000, network: false });
+      const first = await sandbox.run(command, { dir: copy, env: {}, timeoutMs: 600_000 });
       if (first.outcome === "error" || first.outcome === "timed-out")
         throw new Error(`${name} (${kind}) did not run: ${first.error ?? first.outcome}\n${first.output.slice(-2000)}`);
       console.log(`${name} (${kind}): ${first.outcome}, exit ${first.exitCode}`);
@@ -78,7 +78,7 @@ try {
     // Bare and sandboxed runs take turns, so a change of the machine's load weighs on both alike.
     for (let i = 0; i < runs; i++)
       for (const [kind, sandbox] of Object.entries(sandboxes))
-        times[kind]!.push((await sandbox.run(command, { dir: copies[kind]!, env: {}, timeoutMs: 600_000, network: false })).durationMs);
+        times[kind]!.push((await sandbox.run(command, { dir: copies[kind]!, env: {}, timeoutMs: 600_000 })).durationMs);
     const bare = quantiles(times.bare!);
     const bwrap = quantiles(times.bwrap!);
     rows.push([
@@ -122,7 +122,7 @@ async function measureRestore(mirror: string): Promise<void> {
     let count = { restored: 0, removed: 0 };
     for (let i = 0; i < runs; i++) {
       await state.settled();
-      const run = await sandbox.run(shape.command, { dir: copy, env: {}, timeoutMs: 600_000, network: false });
+      const run = await sandbox.run(shape.command, { dir: copy, env: {}, timeoutMs: 600_000 });
       if (run.outcome !== "passed") throw new Error(`${shape.name}: ${run.outcome} ${run.output.slice(-500)}`);
       const at = performance.now();
       count = state.restore();

@@ -193,7 +193,7 @@ export function checkBwrap(options: Omit<BwrapOptions, "program"> & { program?: 
     ].join("\n");
     const argv = bwrapArgv(
       script,
-      { dir, env: {}, timeoutMs: 10_000, network: false },
+      { dir, env: {}, timeoutMs: 10_000 },
       { ...options, program, asRoot: options.asRoot ?? process.getuid?.() === 0 },
     );
     const result = maskInherited(["ignore", "pipe", "pipe"], (stdio) =>

@@ -93,7 +93,7 @@ export type ContainerCheck = { ok: true } | { ok: false; why: string };
 export function checkContainer(options: Omit<ContainerOptions, "limits"> & { limits: SandboxLimits }): ContainerCheck {
   const argv = containerArgv(
     "true",
-    { dir: "/nonexistent-magis-check", env: {}, timeoutMs: 60_000, network: false },
+    { dir: "/nonexistent-magis-check", env: {}, timeoutMs: 60_000 },
     { ...options, asRoot: false, name: `magis-check-${crypto.randomBytes(6).toString("hex")}` },
   );
   // No copy to mount for the check: drop the volume and the working directory.

@@ -45,7 +45,7 @@ export async function runEscapeProbes(sandbox: Sandbox, botPaths: readonly BotPa
     const secretFile = path.join(host, "private-key.pem");
     fs.writeFileSync(secretFile, canary);
     sandbox.prepare(copy);
-    const run = (command: string) => sandbox.run(command, { dir: copy, env: {}, timeoutMs: 20_000, network: false });
+    const run = (command: string) => sandbox.run(command, { dir: copy, env: {}, timeoutMs: 20_000 });
     const results: ProbeResult[] = [];
     const { probed, absent } = await probeBotPaths(run, botPaths);
     results.push(...probed);

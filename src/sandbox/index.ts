@@ -6,7 +6,7 @@ export { hostSandbox } from "./host-sandbox.js";
 export { runEscapeProbes } from "./escape-probes.js";
 export { DEFAULT_LIMITS, type SandboxLimits } from "./sandbox-limits.js";
 export type { CommandRun } from "./run-command.js";
-export type { BotPath, Sandbox, SandboxKind, SandboxRun } from "./sandbox.js";
+export type { BotPath, HostTally, NetworkTally, Sandbox, SandboxKind, SandboxRun, SetupNetwork } from "./sandbox.js";
 // For the language servers' bubblewrap jail (language-servers/confine-server.ts).
 export { bindSystemDirs } from "./bind-system-dirs.js";
 export { findProgram } from "./find-program.js";

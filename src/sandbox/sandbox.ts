@@ -20,8 +20,23 @@ export interface SandboxRun {
   timeoutMs: number;
   /** Aborting kills the command with everything it started (the job was cancelled or ran out of time). */
   signal?: AbortSignal;
-  /** Whether it may reach the network: a `setup_command` where the operator allows it, never the tests. */
-  network: boolean;
+  /**
+   * The setup's way out, where the operator allows it: the bot's allowlisting proxy, whose Unix socket is the only
+   * thing of the host's network the command may reach. Absent for everything else (tests, reproductions, candidates):
+   * no network at all.
+   */
+  network?: SetupNetwork;
+  /**
+   * A folder of the host's shown to the command, read-write, as its HOME (an environment's per-repository home and
+   * caches: pip's, npm's); absent: HOME is an empty folder in the private /tmp.
+   */
+  home?: string;
+}
+
+/** How a setup reaches the network: only through the bot's proxy (see startSetupProxy). */
+export interface SetupNetwork {
+  /** The proxy's Unix socket on the host. */
+  socket: string;
 }
 
 /** Where every command of a repository runs: setup, tests, and what later stages run. */
@@ -37,4 +52,21 @@ export interface Sandbox {
   prepare(dir: string): void;
   /** Runs a shell command; never rejects (a failure to start is an `error` run). */
   run(command: string, options: SandboxRun): Promise<CommandRun>;
+}
+
+/** Hosts a setup reached or was refused through the proxy. */
+export interface HostTally {
+  host: string;
+  /** Connections or requests. */
+  count: number;
+  /** Bytes both ways (reached only). */
+  bytes: number;
+  /** Why it was refused: "not in MAGIS_SETUP_ALLOW_HOSTS", "a loopback address", … (refused only). */
+  why?: string;
+}
+
+/** What the setup's proxy saw. */
+export interface NetworkTally {
+  reached: HostTally[];
+  refused: HostTally[];
 }

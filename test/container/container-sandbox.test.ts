@@ -88,7 +88,7 @@ beforeEach(() => {
 afterEach(() => fs.rmSync(host, { recursive: true, force: true }));
 
 const run = (command: string, extra: { timeoutMs?: number } = {}) =>
-  sandbox.run(command, { dir: copy, env: { APP_ENV: "test" }, timeoutMs: extra.timeoutMs ?? 60_000, network: false });
+  sandbox.run(command, { dir: copy, env: { APP_ENV: "test" }, timeoutMs: extra.timeoutMs ?? 60_000 });
 const containersLeft = () =>
   engine("ps", "-a", "--format", "{{.Names}}")
     .split("\n")

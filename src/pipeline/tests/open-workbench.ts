@@ -8,7 +8,7 @@ import { redactSecrets } from "../../lib/redact-secrets.js";
 import { endOfText } from "../../lib/tail-buffer.js";
 import { writeInside } from "../../lib/write-inside.js";
 import { readTestOutput } from "../../lib/read-test-output.js";
-import type { CommandRun } from "../../sandbox/index.js";
+import type { CommandRun, SetupNetwork } from "../../sandbox/index.js";
 import type { StageContext, TestRun } from "../types.js";
 import { describeExit } from "./describe-test-verdict.js";
 import { keepSetUpState, type SetUpState } from "./keep-set-up-state.js";
@@ -67,11 +67,11 @@ export async function openWorkbench(ctx: StageContext): Promise<OpenedWorkbench>
   try {
     fs.cpSync(ctx.root, dir, { recursive: true, verbatimSymlinks: true });
     sandbox.prepare(dir);
-    const run = async (text: string, network = false): Promise<TestRun> =>
+    const run = async (text: string, network?: SetupNetwork): Promise<TestRun> =>
       await describeRun(await sandbox.run(text, { dir, env, timeoutMs: seconds * 1000, signal: policy.signal, network }), policy.secrets ?? []);
     let setupRun: TestRun | undefined;
     if (setup) {
-      setupRun = await run(setup, sandbox.setupNetwork);
+      setupRun = await run(setup, sandbox.setupNetwork ? { socket: "" } : undefined);
       if (setupRun.outcome !== "passed") {
         dispose();
         return {

@@ -92,7 +92,7 @@ describe("the sandbox hides the bot's own files wherever its settings put them",
     const copy = fs.mkdtempSync(path.join(os.tmpdir(), "magis-bot-files-copy-"));
     try {
       choice.sandbox!.prepare(copy);
-      const result = await choice.sandbox!.run(snoop(), { dir: copy, env: {}, timeoutMs: 20_000, network: false });
+      const result = await choice.sandbox!.run(snoop(), { dir: copy, env: {}, timeoutMs: 20_000 });
       expect(result.output).not.toContain(SECRET);
       for (const name of NAMES) expect(result.output).not.toContain(name);
     } finally {

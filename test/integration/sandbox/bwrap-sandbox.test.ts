@@ -52,7 +52,7 @@ beforeEach(() => {
 afterEach(() => fs.rmSync(host, { recursive: true, force: true }));
 
 const run = (command: string, extra: { timeoutMs?: number; env?: Record<string, string> } = {}) =>
-  sandbox.run(command, { dir: copy, env: extra.env ?? {}, timeoutMs: extra.timeoutMs ?? 20_000, network: false });
+  sandbox.run(command, { dir: copy, env: extra.env ?? {}, timeoutMs: extra.timeoutMs ?? 20_000 });
 
 describe("the bubblewrap sandbox keeps a hostile command from the bot's secrets", () => {
   it("its environment is the allowlist and test_env alone", async () => {
@@ -135,7 +135,7 @@ describe("a setup given the network (MAGIS_SANDBOX_SETUP_NETWORK=1) shares the h
         `require("node:net").connect(${address}).on("connect", function () { console.log("reached " + ${JSON.stringify(address)}); this.end(); }).on("error", (e) => console.log("refused: " + e.code))`;
       const both = `node -e '${probe(`${port}, "127.0.0.1"`)}; ${probe(`"\\0${name}"`)}'`;
       const before = connections;
-      const setup = await sandbox.run(both, { dir: copy, env: {}, timeoutMs: 20_000, network: true });
+      const setup = await sandbox.run(both, { dir: copy, env: {}, timeoutMs: 20_000, network: { socket: "" } });
       expect(setup.output).toContain(`reached ${port}, "127.0.0.1"`);
       expect(connections - before).toBe(1);
       expect(abstract).toBe(1);
@@ -195,7 +195,7 @@ describe("the bubblewrap sandbox bounds a runaway command and leaves nothing beh
     expect(processesWith(marker)).toEqual([]);
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 1_500);
-    const cancelled = await sandbox.run(many, { dir: copy, env: {}, timeoutMs: 20_000, network: false, signal: controller.signal });
+    const cancelled = await sandbox.run(many, { dir: copy, env: {}, timeoutMs: 20_000, signal: controller.signal });
     expect(cancelled.outcome).toBe("error");
     expect(processesWith(marker)).toEqual([]);
   });

@@ -13,7 +13,7 @@ if (!choice.sandbox) throw new Error(`no sandbox: ${choice.why}`);
 const copy = fs.mkdtempSync(path.join(os.tmpdir(), "magis-door-copy-"));
 try {
   choice.sandbox.prepare(copy);
-  const run = await choice.sandbox.run(process.argv[2]!, { dir: copy, env: {}, timeoutMs: 30_000, network: false });
+  const run = await choice.sandbox.run(process.argv[2]!, { dir: copy, env: {}, timeoutMs: 30_000 });
   process.stdout.write(run.output);
 } finally {
   fs.rmSync(copy, { recursive: true, force: true });

@@ -3,7 +3,7 @@ import { bwrapArgv, sandboxPath } from "../../../src/sandbox/bwrap-sandbox.js";
 import { SANDBOX_UID } from "../../../src/sandbox/sandbox-layout.js";
 import { DEFAULT_LIMITS } from "../../../src/sandbox/sandbox-limits.js";
 
-const run = { dir: "/work/job-1.tests/repo", env: { DJANGO_SETTINGS_MODULE: "tests.settings", PATH: "/evil" }, timeoutMs: 1000, network: false };
+const run = { dir: "/work/job-1.tests/repo", env: { DJANGO_SETTINGS_MODULE: "tests.settings", PATH: "/evil" }, timeoutMs: 1000 };
 const options = { program: "/usr/bin/bwrap", limits: DEFAULT_LIMITS, setupNetwork: false };
 const after = (argv: string[], flag: string) => argv.flatMap((arg, i) => (arg === flag ? [argv[i + 1]!] : []));
 const envOf = (argv: string[]) => Object.fromEntries(argv.flatMap((arg, i) => (arg === "--setenv" ? [[argv[i + 1]!, argv[i + 2]!]] : [])));
@@ -30,8 +30,8 @@ describe("bwrapArgv", () => {
   it("unprivileged: a user namespace makes the others; a setup allowed the network shares it", () => {
     expect(bwrapArgv("true", run, { ...options, asRoot: false })[1]).toBe("--unshare-all");
     expect(bwrapArgv("true", run, { ...options, asRoot: false })).not.toContain("--share-net");
-    expect(bwrapArgv("true", { ...run, network: true }, { ...options, asRoot: false })).toContain("--share-net");
-    expect(bwrapArgv("true", { ...run, network: true }, { ...options, asRoot: true })).not.toContain("--unshare-net");
+    expect(bwrapArgv("true", { ...run, network: { socket: "" } }, { ...options, asRoot: false })).toContain("--share-net");
+    expect(bwrapArgv("true", { ...run, network: { socket: "" } }, { ...options, asRoot: true })).not.toContain("--unshare-net");
   });
 
   it("mounts the copy at /workspace read-write, a bounded /tmp and /dev/shm; the environment is the allowlist, which test_env cannot override", () => {

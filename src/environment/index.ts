@@ -1,0 +1,3 @@
+// The environment's face: what the rest of src/ uses. Outside src/environment/, import from here or from types.ts alone;
+// .dependency-cruiser.cjs holds that rule.
+export type { EnvironmentDeclaration, EnvironmentSource, EnvironmentStep } from "./types.js";
