@@ -1,3 +1,11 @@
 // The environment's face: what the rest of src/ uses. Outside src/environment/, import from here or from types.ts alone;
 // .dependency-cruiser.cjs holds that rule.
-export type { EnvironmentDeclaration, EnvironmentSource, EnvironmentStep } from "./types.js";
+export type {
+  EnvironmentDeclaration,
+  EnvironmentScope,
+  EnvironmentShelf,
+  EnvironmentSource,
+  EnvironmentStep,
+  KeptEnvironment,
+  KeptEnvironmentRecord,
+} from "./types.js";

@@ -1,3 +1,5 @@
+import type { NetworkTally } from "../sandbox/sandbox.js";
+
 /**
  * A repository's environment: how its code is set up (declared in `.github/magis.yml`, or read from what the repository
  * already has), and the kept environments built from such declarations.
@@ -44,4 +46,73 @@ export interface EnvironmentDeclaration {
   unsupported: string[];
   /** Other declarations found and not used (first found wins): ".devcontainer/devcontainer.json (not used: …)". */
   shadowed: string[];
+}
+
+/**
+ * Which repository a kept environment belongs to: its GitHub name and installation (the App, the Action), or a local
+ * checkout's folder (the CLI, eval).
+ */
+export interface EnvironmentScope {
+  /** `owner/name`, or the checkout's absolute folder for a local run. */
+  repo: string;
+  /** The App installation it was built for; removing the installation removes its environments. */
+  installationId?: number;
+}
+
+/** What is recorded of a kept environment beside its files. */
+export interface KeptEnvironmentRecord {
+  scope: EnvironmentScope;
+  /** The key it was kept under (hex). */
+  key: string;
+  /** What the key was made of, for `magis env show`: the declaration's source, steps, env names, key files' blob ids, sandbox base. */
+  keyParts: Record<string, unknown>;
+  source: EnvironmentSource;
+  /** When it was built, and last used (ISO 8601). */
+  builtAt: string;
+  usedAt: string;
+  /** How long its setup took. */
+  buildSeconds: number;
+  /** Bytes on disk: the set-up copy and the home. */
+  bytes: number;
+  /** The checkout's own files when it was built (paths relative to the root): what a later checkout's files replace. */
+  checkoutFiles: string[];
+  /** The hosts its setup reached and was refused. */
+  network?: NetworkTally;
+}
+
+/** A kept environment, found under its key: read-only folders to copy from, never to run in. */
+export interface KeptEnvironment {
+  record: KeptEnvironmentRecord;
+  /** The set-up copy of the checkout (what setup wrote: a virtualenv, node_modules, built extensions). */
+  repoDir: string;
+  /** The per-repository home folder the setup wrote (caches, user installs). */
+  homeDir: string;
+}
+
+/**
+ * The kept environments of this process (each worker keeps its own), bounded in total size with least-recently-used
+ * eviction. Counted for /metrics.
+ */
+export interface EnvironmentShelf {
+  /** The environment kept under `key` for this scope, marked used (a hit), or null (a miss). Held until `release`. */
+  find(scope: EnvironmentScope, key: string): KeptEnvironment | null;
+  /** Lets eviction remove an environment `find` handed out. */
+  release(found: KeptEnvironment): void;
+  /**
+   * Keeps a copy of these folders (right after setup) under the key, replacing what was there, then evicts the least
+   * recently used beyond the bound. Copies; the caller's folders stay its own. Resolves once kept (or refused: too big).
+   */
+  keep(entry: {
+    scope: EnvironmentScope;
+    key: string;
+    repoDir: string;
+    homeDir: string;
+    record: Omit<KeptEnvironmentRecord, "scope" | "key" | "bytes" | "usedAt">;
+  }): Promise<KeptEnvironment | null>;
+  /** Every kept environment, most recently used first (optionally one scope's). */
+  list(scope?: Partial<EnvironmentScope>): KeptEnvironmentRecord[];
+  /** Removes the kept environments of a scope (a repository's, or an installation's), returning how many. */
+  remove(scope: Partial<EnvironmentScope>): number;
+  /** Counts for /metrics. */
+  stats(): { hits: number; misses: number; builds: number; buildSeconds: number; bytes: number; kept: number; evicted: number };
 }
