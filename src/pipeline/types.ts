@@ -1,5 +1,6 @@
 import type { Agent, MagisConfig } from "../config.js";
-import type { Sandbox } from "../sandbox/sandbox.js";
+import type { NetworkTally, Sandbox } from "../sandbox/sandbox.js";
+import type { EnvironmentScope, EnvironmentShelf, EnvironmentSource } from "../environment/types.js";
 import type { FileEncoding } from "../edit/file-encoding.js";
 import type { Llm, Usage } from "../llm/types.js";
 import type { TestCounts } from "../lib/read-test-output.js";
@@ -179,6 +180,42 @@ export interface ReproductionReport {
   kept?: boolean;
   /** What held the scripts, when they ran: a short label and the sandbox's description. */
   sandbox?: { label: string; description: string };
+  /** The environment the scripts ran in, when the repository declares one. */
+  environment?: EnvironmentReport;
+}
+
+/**
+ * The environment the repository's commands ran in, as built or reused for this run: where it was declared, which steps
+ * ran, how long it took to be ready, what its setup reached, and whether it was kept for later jobs.
+ */
+export interface EnvironmentReport {
+  /** Where the declaration was read from. */
+  source: EnvironmentSource;
+  /** `built`: the setup steps ran on a fresh copy; `reused`: a kept environment, with only the maintenance steps. */
+  how: "built" | "reused";
+  /** The names of the steps that ran, in order (the setup's, or the maintenance's when reused). */
+  steps: string[];
+  /** Seconds the steps took (setup when built, maintenance when reused). */
+  stepSeconds: number;
+  /** Seconds from opening the workbench until the commands could run in it (copying, the steps, keeping its state). */
+  readySeconds: number;
+  /** The start of the key it is kept under (12 hex digits). */
+  key: string;
+  /** What of the declaration MAGIS does not do, each as a sentence. */
+  unsupported: string[];
+  /** Other declarations found and not used. */
+  shadowed: string[];
+  /** The hosts the steps reached and were refused through the setup's proxy; absent when they had no network. */
+  network?: NetworkTally;
+  /**
+   * Whether the environment was kept for later jobs: `kept`, or why not ("keeping is off", "it is bigger than
+   * MAGIS_ENV_CACHE_MB", an error); absent while it is being kept, or when it was reused or failed.
+   */
+  kept?: { kept: true } | { kept: false; why: string };
+  /** Why the environment could not be made ready: the step that failed and how, or what of it could not be done. */
+  failed?: string;
+  /** The step that failed, by name, and its run. */
+  failedStep?: { name: string; run: TestRun };
 }
 
 /** One run of the repository's tests (or its setup command). */
@@ -222,6 +259,8 @@ export interface TestsReport {
   before?: TestRun;
   /** The run with the whole change, against `before`. */
   after?: TestVerdict;
+  /** The environment the tests ran in, when the repository declares one. */
+  environment?: EnvironmentReport;
 }
 
 /**
@@ -239,6 +278,12 @@ export type CommandPolicy =
       signal?: AbortSignal;
       /** Where the copy the tests run in is made (default: a new folder in the system's temp directory). */
       scratchDir?: string;
+      /** Where built environments are kept for later jobs and found again (absent: each job builds its own, keeps none). */
+      environments?: EnvironmentShelf;
+      /** Whose kept environments this run's are (default: `repoId`, with no installation). */
+      scope?: EnvironmentScope;
+      /** The hosts the operator lets a setup reach through the proxy (MAGIS_SETUP_ALLOW_HOSTS); absent or empty: none. */
+      setupHosts?: string[];
     }
   | { allowed: false; why: string };
 
@@ -306,6 +351,8 @@ export interface ResolveResult {
   tests?: TestsReport;
   /** The way the run took and, on the dynamic way, the reproduction; absent for callers that skip the choice (revisions of old runs). */
   reproduction?: ReproductionReport;
+  /** The environment the repository's commands ran in, when it declares one and they ran. */
+  environment?: EnvironmentReport;
   usage: UsageReport;
 }
 

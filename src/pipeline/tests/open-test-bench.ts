@@ -1,7 +1,8 @@
 import type { StageContext, TestRun, TestsReport, TestVerdict } from "../types.js";
 import { compareTestRuns } from "./compare-test-runs.js";
 import { describeExit } from "./describe-test-verdict.js";
-import { isBrokenRun, type ChangedFile, type OpenedWorkbench, type Workbench } from "./open-workbench.js";
+import { isBrokenRun } from "./make-workbench.js";
+import type { ChangedFile, OpenedWorkbench, Workbench } from "./open-workbench.js";
 import { describeEnvironmentGap, readEnvironmentFailure } from "./read-environment-failure.js";
 
 export type { ChangedFile } from "./open-workbench.js";
@@ -25,10 +26,17 @@ export interface TestBench {
 export async function openTestBench(ctx: StageContext, opened: OpenedWorkbench): Promise<{ report: TestsReport; bench: TestBench | null } | null> {
   const { test_command: command, setup_command: setup } = ctx.config;
   if (!command) return null;
-  const report: TestsReport = { command, ...(setup ? { setup } : {}), ...(opened.setupRun ? { setupRun: opened.setupRun } : {}) };
-  if (!opened.ok) return { report: { ...report, ...(opened.sandbox ? { sandbox: opened.sandbox } : {}), skipped: opened.why }, bench: null };
+  const report: TestsReport = { command, ...(setup ? { setup } : {}) };
+  if (!opened.ok) {
+    const { why, setupRun, sandbox, environment } = opened;
+    return {
+      report: { ...report, ...(sandbox ? { sandbox } : {}), ...(setupRun ? { setupRun } : {}), ...(environment ? { environment } : {}), skipped: why },
+      bench: null,
+    };
+  }
   const { workbench } = opened;
   report.sandbox = workbench.sandbox;
+  if (workbench.environment) report.environment = workbench.environment;
   const before = await workbench.run(command, []);
   if (before.outcome === "timed-out" || before.outcome === "error") {
     return {

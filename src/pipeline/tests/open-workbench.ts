@@ -1,60 +1,47 @@
-import crypto from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import type { EnvironmentScope, KeptEnvironment, KeptEnvironmentRecord } from "../../environment/types.js";
 import { cleanOutput } from "../../lib/clean-text.js";
-import { encodeFile, type FileEncoding } from "../../edit/file-encoding.js";
 import { redactSecrets } from "../../lib/redact-secrets.js";
 import { endOfText } from "../../lib/tail-buffer.js";
-import { writeInside } from "../../lib/write-inside.js";
 import { readTestOutput } from "../../lib/read-test-output.js";
 import type { CommandRun, SetupNetwork } from "../../sandbox/index.js";
-import type { StageContext, TestRun } from "../types.js";
-import { describeExit } from "./describe-test-verdict.js";
+import type { CommandPolicy, EnvironmentReport, StageContext, TestRun } from "../types.js";
+import { declaredEnvironment, environmentKeyOf } from "./declared-environment.js";
 import { keepSetUpState, type SetUpState } from "./keep-set-up-state.js";
-import { readEnvironmentFailure } from "./read-environment-failure.js";
+import { layCheckoutOver, listCheckoutFiles } from "./lay-checkout-over.js";
+import { makeWorkbench, type Workbench } from "./make-workbench.js";
+import { runEnvironmentSteps, secondsSince } from "./run-environment-steps.js";
 
-/** A changed file as the commands see it: its full new text, written in its own encoding. */
-export interface ChangedFile {
-  path: string;
-  after: string;
-  encoding: FileEncoding;
-}
+export type { ChangedFile, Workbench } from "./make-workbench.js";
 
-/**
- * A copy of the checkout, set up once, in which the repository's commands run inside the door's sandbox: the tests, and
- * the reproduction of the issue. Each run writes its files into the copy, and afterwards the whole copy is put back as
- * the setup left it, so that no run can change what a later one sees.
- */
-export interface Workbench {
-  /** What holds the commands: a short label and the sandbox's description. */
-  readonly sandbox: { label: string; description: string };
-  /**
-   * Runs `command` with these files written (changed source files, a reproduction script), one run at a time; the same
-   * command with the same files runs only once. Never rejects: a copy that can no longer be trusted gives `error` runs.
-   */
-  run(command: string, files: readonly ChangedFile[]): Promise<TestRun>;
-  /** Removes the copy. */
-  dispose(): void;
-}
-
-/** A workbench, or why there is none (with the setup command's run when that is what failed). */
+/** A workbench, or why there is none (with the setup's failed run and the environment when that is what failed). */
 export type OpenedWorkbench =
-  { ok: true; workbench: Workbench; setupRun?: TestRun } | { ok: false; why: string; setupRun?: TestRun; sandbox?: { label: string; description: string } };
+  | { ok: true; workbench: Workbench }
+  | { ok: false; why: string; setupRun?: TestRun; sandbox?: { label: string; description: string }; environment?: EnvironmentReport };
 
 /** The end of a run's output kept for the report and the agents. */
 const TAIL_CHARS = 4_000;
 
+type Allowed = Extract<CommandPolicy, { allowed: true }>;
+
 /**
- * Copies the checkout to a scratch folder and runs `setup_command` there, inside the sandbox the door chose. Returns
- * why not when the repository's commands may not run here or the setup failed; throws only when the copy cannot be made.
+ * Makes the copy the repository's commands run in, inside the sandbox the door chose, in its declared environment: a
+ * kept environment with the checkout laid over it and its maintenance steps run, or a fresh copy with the setup steps
+ * run (then handed to the shelf, in the background, for later jobs). Returns why not when the commands may not run
+ * here or a step failed; throws only when the copy cannot be made.
  */
 export async function openWorkbench(ctx: StageContext): Promise<OpenedWorkbench> {
   const policy = ctx.commands ?? { allowed: false, why: "the caller did not allow running the repository's commands" };
   if (!policy.allowed) return { ok: false, why: policy.why };
+  const started = performance.now();
   const { sandbox } = policy;
   const held = { label: sandbox.label, description: sandbox.description };
-  const { setup_command: setup, test_timeout_seconds: seconds, test_env: env } = ctx.config;
+  const seconds = ctx.config.test_timeout_seconds;
+  const declaration = declaredEnvironment(ctx);
+  // The declaration's variables, with the repository's test_env over them.
+  const env = { ...declaration?.env, ...ctx.config.test_env };
 
   // A folder of our own, made afresh (mkdtemp), which the copy goes into: no other user can take its name meanwhile.
   const own = policy.scratchDir ?? fs.mkdtempSync(path.join(os.tmpdir(), "magis-tests-"));
@@ -63,118 +50,109 @@ export async function openWorkbench(ctx: StageContext): Promise<OpenedWorkbench>
     fs.mkdirSync(own, { mode: 0o700 });
   }
   const dir = path.join(own, "repo");
-  const dispose = () => fs.rmSync(own, { recursive: true, force: true });
+  const home = path.join(own, "home");
+  const kept = { dir: path.join(own, "set-up"), home: path.join(own, "set-up-home") };
+  let keeping: Promise<unknown> | null = null;
+  const remove = () => fs.rmSync(own, { recursive: true, force: true });
+  // The set-up state is what the shelf copies from: removed only once it is done.
+  const dispose = () => (keeping ? void keeping.finally(remove) : remove());
+  const scope: EnvironmentScope = policy.scope ?? { repo: ctx.repoId };
+  const key = declaration ? environmentKeyOf(declaration, ctx.root, sandbox) : null;
+  let found: KeptEnvironment | null = null;
   try {
-    fs.cpSync(ctx.root, dir, { recursive: true, verbatimSymlinks: true });
-    sandbox.prepare(dir);
-    const run = async (text: string, network?: SetupNetwork): Promise<TestRun> =>
-      await describeRun(await sandbox.run(text, { dir, env, timeoutMs: seconds * 1000, signal: policy.signal, network }), policy.secrets ?? []);
-    let setupRun: TestRun | undefined;
-    if (setup) {
-      setupRun = await run(setup, sandbox.setupNetwork ? { socket: "" } : undefined);
-      if (setupRun.outcome !== "passed") {
-        dispose();
-        return {
-          ok: false,
-          why: `the setup command ${describeExit(setupRun, seconds)}${describeSetupGap(setupRun)}`,
-          setupRun,
-          sandbox: held,
-        };
-      }
-    }
-    let state: SetUpState;
+    found = declaration && key && policy.environments ? policy.environments.find(scope, key.key) : null;
+    let checkoutFiles: string[] | null = null;
     try {
-      state = keepSetUpState(dir, path.join(own, "set-up"));
-    } catch (error) {
-      dispose();
-      const why = `the copy's set-up state could not be kept (${error instanceof Error ? error.message : String(error)})`;
-      return { ok: false, why, ...(setupRun ? { setupRun } : {}), sandbox: held };
+      if (found) checkoutFiles = layCheckoutOver(found, ctx.root, dir, home);
+      else {
+        fs.cpSync(ctx.root, dir, { recursive: true, verbatimSymlinks: true });
+        fs.mkdirSync(home, { mode: 0o700 });
+      }
+    } finally {
+      if (found) policy.environments!.release(found);
     }
-    const workbench = makeWorkbench({ state, dir, run, dispose, sandbox: held });
-    return { ok: true, workbench, ...(setupRun ? { setupRun } : {}) };
+    sandbox.prepare(dir);
+    sandbox.prepare(home);
+    const run = async (text: string, network?: SetupNetwork): Promise<TestRun> =>
+      await describeRun(
+        await sandbox.run(text, { dir, env, home, timeoutMs: seconds * 1000, signal: policy.signal, ...(network ? { network } : {}) }),
+        policy.secrets ?? [],
+      );
+    const kind = found ? "maintenance" : "setup";
+    const steps = declaration ? await runEnvironmentSteps(declaration[kind], { kind, declaration, policy, run, timeoutSeconds: seconds }) : null;
+    const report = (extra: Partial<EnvironmentReport>): EnvironmentReport | undefined =>
+      declaration && key && steps
+        ? {
+            source: declaration.source,
+            how: found ? "reused" : "built",
+            steps: steps.ran,
+            stepSeconds: steps.seconds,
+            readySeconds: secondsSince(started),
+            key: key.key.slice(0, 12),
+            unsupported: declaration.unsupported,
+            shadowed: declaration.shadowed,
+            ...(steps.network ? { network: steps.network } : {}),
+            ...extra,
+          }
+        : undefined;
+    if (steps?.failed) {
+      remove();
+      const { why, name, run: failedRun } = steps.failed;
+      return { ok: false, why, setupRun: failedRun, sandbox: held, environment: report({ failed: why, failedStep: { name, run: failedRun } })! };
+    }
+    let states: SetUpState[];
+    try {
+      states = [keepSetUpState(dir, kept.dir), keepSetUpState(home, kept.home)];
+    } catch (error) {
+      remove();
+      const why = `the copy's set-up state could not be kept (${error instanceof Error ? error.message : String(error)})`;
+      return { ok: false, why, sandbox: held, ...(declaration ? { environment: report({ failed: why }) } : {}) };
+    }
+    const environment = report({});
+    let settled: Promise<EnvironmentReport | undefined> = Promise.resolve(environment);
+    if (environment && declaration && key && !found) {
+      const record = { keyParts: key.parts, source: declaration.source, builtAt: new Date().toISOString(), buildSeconds: steps!.seconds };
+      settled = keepEnvironment(policy, { scope, key: key.key, kept, record, checkoutFiles: checkoutFiles ?? listCheckoutFiles(ctx.root), steps: steps! }).then(
+        (outcome) => ({ ...environment, kept: outcome }),
+      );
+      keeping = settled;
+    }
+    const workbench = makeWorkbench({ states, dir, kept, run, dispose, sandbox: held, ...(environment ? { environment } : {}), settled: () => settled });
+    return { ok: true, workbench };
   } catch (error) {
-    dispose();
+    remove();
     throw error;
   }
 }
 
-/** What a failed setup lacked, when its output says (a command not found): "; the sandbox lacks the command `pip` (…)". */
-function describeSetupGap(run: TestRun): string {
-  const gap = run.outcome === "failed" ? readEnvironmentFailure(run.tail) : null;
-  return gap ? `; the sandbox lacks ${gap.missing} (\`${gap.line}\`)` : "";
-}
-
-/** What a workbench is made of: the copy the commands run in, its set-up state, and how one runs there. */
-interface WorkbenchParts {
-  /** What puts the copy back after each run. */
-  state: SetUpState;
-  /** The copy the commands run in. */
-  dir: string;
-  run: (command: string) => Promise<TestRun>;
-  dispose: () => void;
-  sandbox: { label: string; description: string };
-}
-
-function makeWorkbench({ state, dir, run, dispose, sandbox }: WorkbenchParts): Workbench {
-  const seen = new Map<string, Promise<TestRun>>();
-  let broken: string | null = null;
-  let queue: Promise<unknown> = Promise.resolve();
-  return {
-    sandbox,
-    dispose,
-    run(command, files) {
-      const key = keyOf(command, files);
-      let result = seen.get(key);
-      if (!result) {
-        // One run at a time: the copy holds one set of files, and two test suites at once would fight for the machine.
-        result = queue.then(async () => {
-          if (broken) return brokenRun(broken);
-          try {
-            await state.settled();
-            writeFiles(dir, files);
-            try {
-              return await run(command);
-            } finally {
-              state.restore();
-            }
-          } catch (error) {
-            // The copy could not be put back as the setup left it (the disk is full, a file it cannot remove): no later
-            // run can be trusted, so every run from here on says it could not run, and nothing is refused for it.
-            broken = `the copy the commands run in could not be prepared (${error instanceof Error ? error.message : String(error)})`;
-            return brokenRun(broken);
-          }
-        });
-        queue = result.catch(() => undefined);
-        seen.set(key, result);
-      }
-      return result;
-    },
-  };
-}
-
-// The runs a broken copy gave: they say nothing of the files they were given.
-const brokenRuns = new WeakSet<TestRun>();
-
-function brokenRun(reason: string): TestRun {
-  const run: TestRun = { outcome: "error", exitCode: null, counts: null, failures: [], tail: "", durationMs: 0, error: reason };
-  brokenRuns.add(run);
-  return run;
-}
-
-/** Whether the run could not happen because the copy could no longer be trusted (not because of the files it was given). */
-export function isBrokenRun(run: TestRun): boolean {
-  return brokenRuns.has(run);
-}
-
-function keyOf(command: string, files: readonly ChangedFile[]): string {
-  const hash = crypto.createHash("sha256").update(`${command}\0`);
-  for (const file of [...files].sort((a, b) => a.path.localeCompare(b.path))) hash.update(`${file.path}\0${file.encoding}\0${file.after}\0`);
-  return hash.digest("hex");
-}
-
-/** Writes a run's files into the copy: no link the repository's commands planted there is followed (the bot may be root). */
-function writeFiles(dir: string, files: readonly ChangedFile[]): void {
-  for (const file of files) writeInside(dir, file.path, encodeFile(file.after, file.encoding));
+/**
+ * Hands the set-up state to the shelf for later jobs: the copies are the shelf's own, so the runs meanwhile (in the
+ * copy, restored from the set-up state, which only the shelf reads) cannot reach it. A failure to keep is reported.
+ */
+async function keepEnvironment(
+  policy: Allowed,
+  input: {
+    scope: EnvironmentScope;
+    key: string;
+    kept: { dir: string; home: string };
+    record: Omit<KeptEnvironmentRecord, "scope" | "key" | "bytes" | "usedAt" | "checkoutFiles" | "network">;
+    checkoutFiles: string[];
+    steps: { network?: KeptEnvironmentRecord["network"] };
+  },
+): Promise<EnvironmentReport["kept"]> {
+  if (!policy.environments) return { kept: false, why: "keeping is off here: each job builds its own" };
+  try {
+    const done = await policy.environments.keep({
+      scope: input.scope,
+      key: input.key,
+      repoDir: input.kept.dir,
+      homeDir: input.kept.home,
+      record: { ...input.record, checkoutFiles: input.checkoutFiles, ...(input.steps.network ? { network: input.steps.network } : {}) },
+    });
+    return done ? { kept: true } : { kept: false, why: "it is bigger than the kept environments may be in all (MAGIS_ENV_CACHE_MB)" };
+  } catch (error) {
+    return { kept: false, why: `it could not be kept (${error instanceof Error ? error.message : String(error)})` };
+  }
 }
 
 /** A command's run as the report keeps it: counts and failing tests read from the whole kept output, a short clean tail. */

@@ -1,4 +1,4 @@
-import type { StageContext, TestsReport } from "../types.js";
+import type { EnvironmentReport, StageContext, TestsReport } from "../types.js";
 import { openTestBench, type TestBench } from "./open-test-bench.js";
 import { openWorkbench, type ChangedFile, type OpenedWorkbench } from "./open-workbench.js";
 
@@ -11,6 +11,11 @@ export interface StartedTests {
   ready: Promise<{ report: TestsReport; bench: TestBench | null } | null>;
   /** The workbench (the set-up copy in the sandbox), opened on the first call when the tests did not open it. Never rejects. */
   workbench(): Promise<OpenedWorkbench>;
+  /**
+   * The environment the commands ran in, once keeping it for later jobs has ended; undefined when the repository declares
+   * none or the workbench was never opened. Never rejects.
+   */
+  environment(): Promise<EnvironmentReport | undefined>;
   /** The tests' report with the whole change judged (when they are used and there is a change); reported as a `tests` event. */
   judge(changes: readonly ChangedFile[]): Promise<TestsReport | undefined>;
   /** Stops a setup or a command still going, waits for it, and removes the copy the commands ran in. */
@@ -36,7 +41,14 @@ export function startTestBench(ctx: StageContext): StartedTests {
   const ready = !ctx.config.test_command
     ? Promise.resolve(null)
     : workbench()
-        .then((opened) => openTestBench(ctx, opened))
+        .then((opened) => {
+          // The environment is ready (or failed): said at once, before the first run of the tests.
+          if (opened.ok && opened.workbench.environment && !stop.signal.aborted) {
+            const { sandbox, environment } = opened.workbench;
+            ctx.onProgress({ stage: "tests", tests: { command: ctx.config.test_command!, sandbox, environment } });
+          }
+          return openTestBench(ctx, opened);
+        })
         .catch((error: unknown) => ({
           report: { command: ctx.config.test_command!, skipped: `they could not be prepared: ${error instanceof Error ? error.message : String(error)}` },
           bench: null,
@@ -55,11 +67,19 @@ export function startTestBench(ctx: StageContext): StartedTests {
       ctx.onProgress({ stage: "tests", tests: report });
       return report;
     },
+    environment: async () => {
+      const opened = await opening;
+      if (!opened) return undefined;
+      return opened.ok ? await opened.workbench.settled() : opened.environment;
+    },
     close: async () => {
       stop.abort();
       await ready;
       const opened = await opening;
-      if (opened?.ok) opened.workbench.dispose();
+      if (opened?.ok) {
+        await opened.workbench.settled();
+        opened.workbench.dispose();
+      }
     },
   };
 }
