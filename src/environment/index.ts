@@ -9,3 +9,6 @@ export type {
   KeptEnvironment,
   KeptEnvironmentRecord,
 } from "./types.js";
+export { environmentKey, sandboxBase, type EnvironmentKeyParts } from "./environment-key.js";
+export { hashKeyFiles } from "./hash-key-files.js";
+export { openEnvironmentShelf, scopeFolder, type ShelfOptions } from "./shelf/open-environment-shelf.js";

@@ -94,13 +94,16 @@ export interface KeptEnvironment {
  * eviction. Counted for /metrics.
  */
 export interface EnvironmentShelf {
+  /** The bound on the bytes kept in all (MAGIS_ENV_CACHE_MB); 0: keeping is off, and `keep` keeps nothing. */
+  readonly maxBytes: number;
   /** The environment kept under `key` for this scope, marked used (a hit), or null (a miss). Held until `release`. */
   find(scope: EnvironmentScope, key: string): KeptEnvironment | null;
   /** Lets eviction remove an environment `find` handed out. */
   release(found: KeptEnvironment): void;
   /**
    * Keeps a copy of these folders (right after setup) under the key, replacing what was there, then evicts the least
-   * recently used beyond the bound. Copies; the caller's folders stay its own. Resolves once kept (or refused: too big).
+   * recently used beyond the bound. Copies; the caller's folders stay its own. Resolves once kept, or with null when
+   * it is not kept: keeping is off (`maxBytes` 0), or the environment alone is bigger than `maxBytes`.
    */
   keep(entry: {
     scope: EnvironmentScope;
@@ -113,6 +116,8 @@ export interface EnvironmentShelf {
   list(scope?: Partial<EnvironmentScope>): KeptEnvironmentRecord[];
   /** Removes the kept environments of a scope (a repository's, or an installation's), returning how many. */
   remove(scope: Partial<EnvironmentScope>): number;
+  /** Resolves once the folders removed so far (replaced, evicted, removed) are gone from the disk. */
+  settled(): Promise<void>;
   /** Counts for /metrics. */
   stats(): { hits: number; misses: number; builds: number; buildSeconds: number; bytes: number; kept: number; evicted: number };
 }

@@ -1,0 +1,261 @@
+import { createHash, randomBytes } from "node:crypto";
+import fs from "node:fs";
+import path from "node:path";
+import type { EnvironmentScope, EnvironmentShelf, KeptEnvironment, KeptEnvironmentRecord } from "../types.js";
+import { copyTree } from "./copy-tree.js";
+import { measureTree } from "./measure-tree.js";
+import { readKeptRecord } from "./read-kept-record.js";
+import { removeTree } from "./remove-tree.js";
+
+/** What a shelf is opened with. */
+export interface ShelfOptions {
+  /** Where the kept environments live (MAGIS_ENV_DIR); made 0700 if it is not there. */
+  folder: string;
+  /** The bound on the bytes kept in all (MAGIS_ENV_CACHE_MB); 0 keeps nothing. */
+  maxBytes: number;
+  /** Where a record dropped, an environment refused or evicted, and a failed removal are said. */
+  log?: { info: (obj: object, msg: string) => void; warn: (obj: object, msg: string) => void };
+  /** The clock of `usedAt` and `builtAt` (tests give their own). */
+  now?: () => Date;
+}
+
+/** A key is hex: it names a folder. */
+const KEY = /^[0-9a-f]{16,128}$/;
+/** Names of what is on its way in or out, beside the kept environments; swept when a shelf opens. */
+const KEEPING = ".keeping-";
+const REMOVING = ".removing-";
+/** A GitHub `owner/name`, as its scope folder is named: `owner+name`. */
+const SAFE_SCOPE = /^[a-z0-9][a-z0-9._-]*\+[a-z0-9._-]+$/;
+
+/**
+ * The kept environments under `folder`: `<scope>/<key>/{repo,home,record.json}`, the scope `owner+name` for a GitHub
+ * repository and `local-<hash>` for a checkout's folder. Everything is read from the disk at each call (a handful of
+ * small records), so that another process on the machine that removes or keeps one (the web role's uninstall, `magis
+ * env clear`) is seen at once; what this process has handed out (`find`, not yet `release`d) is never evicted. An
+ * environment is kept by copying into a `.keeping-` folder beside its place and renaming it there, so that a crash
+ * leaves no half-kept environment, only a leftover this opening sweeps; one goes by being renamed out of sight first.
+ * A handed-out environment is for copying from: the workbench copies its folders into a run's own, and the sandbox
+ * hides this folder from every command (listBotPaths).
+ */
+export function openEnvironmentShelf(options: ShelfOptions): EnvironmentShelf {
+  const { folder, maxBytes, log, now = () => new Date() } = options;
+  ownFolder(folder);
+  const held = new Map<string, number>();
+  const doomed = new Set<string>();
+  const removals = new Set<Promise<void>>();
+  const counts = { hits: 0, misses: 0, builds: 0, buildSeconds: 0, evicted: 0 };
+
+  const placeOf = (scope: EnvironmentScope, key: string) => path.join(folder, scopeFolder(scope.repo), checkedKey(key));
+  const opened = (dir: string, record: KeptEnvironmentRecord): KeptEnvironment => ({
+    record,
+    repoDir: path.join(dir, "repo"),
+    homeDir: path.join(dir, "home"),
+  });
+  /** Removes a folder in the background, waited for by `settled`. */
+  const removeLater = (dir: string) => {
+    const removal = removeTree(dir)
+      .catch((error: unknown) => log?.warn({ folder: dir, error: String(error) }, "could not remove a kept environment's folder; remove it by hand"))
+      .finally(() => removals.delete(removal));
+    removals.add(removal);
+  };
+  /** Takes a folder away at once (renamed out of sight beside it) and removes it in the background. */
+  const discard = (dir: string) => {
+    const away = path.join(path.dirname(dir), `${REMOVING}${path.basename(dir)}-${randomBytes(4).toString("hex")}`);
+    try {
+      fs.renameSync(dir, away);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === "ENOENT") return;
+      throw error;
+    }
+    removeLater(away);
+  };
+  /** Every kept environment's record with its folder, a record that does not parse dropped with a log line. */
+  const scan = (): { dir: string; record: KeptEnvironmentRecord }[] => {
+    const found: { dir: string; record: KeptEnvironmentRecord }[] = [];
+    for (const scope of listNames(folder)) {
+      if (scope.startsWith(".")) continue;
+      for (const key of listNames(path.join(folder, scope))) {
+        if (key.startsWith(".")) continue;
+        const dir = path.join(folder, scope, key);
+        const record = readRecord(dir, key);
+        if (record) found.push({ dir, record });
+      }
+    }
+    return found;
+  };
+  const readRecord = (dir: string, key: string): KeptEnvironmentRecord | null => {
+    const read = readKeptRecord(path.join(dir, "record.json"), key);
+    if ("record" in read) return read.record;
+    if (held.has(dir)) return null;
+    const why = "wrong" in read ? read.wrong : "it is missing";
+    log?.warn({ folder: dir }, `dropped a kept environment whose record.json is not one (${why}): it is built again when next needed`);
+    discard(dir);
+    return null;
+  };
+  const writeRecord = (dir: string, record: KeptEnvironmentRecord) => {
+    const temp = path.join(dir, `.record-${randomBytes(4).toString("hex")}.json`);
+    fs.writeFileSync(temp, `${JSON.stringify(record, null, 2)}\n`, { mode: 0o600 });
+    fs.renameSync(temp, path.join(dir, "record.json"));
+  };
+  const matches = (record: KeptEnvironmentRecord, scope: Partial<EnvironmentScope>) =>
+    (scope.repo === undefined || sameRepo(record.scope.repo, scope.repo)) &&
+    (scope.installationId === undefined || record.scope.installationId === scope.installationId);
+  /** Removes the least recently used environments nobody holds until the bytes kept are within the bound. */
+  const evict = () => {
+    const kept = scan().sort((a, b) => Date.parse(a.record.usedAt) - Date.parse(b.record.usedAt));
+    let total = kept.reduce((sum, { record }) => sum + record.bytes, 0);
+    for (const { dir, record } of kept) {
+      if (total <= maxBytes) break;
+      if (held.has(dir)) continue;
+      discard(dir);
+      total -= record.bytes;
+      counts.evicted++;
+      log?.info({ repo: record.scope.repo, key: record.key, bytes: record.bytes }, "evicted the least recently used kept environment");
+    }
+  };
+
+  sweep(folder, removeLater);
+  return {
+    maxBytes,
+    find(scope, key) {
+      const dir = placeOf(scope, key);
+      const record = fs.existsSync(dir) ? readRecord(dir, key) : null;
+      if (!record || !matches(record, { repo: scope.repo, installationId: scope.installationId })) {
+        counts.misses++;
+        return null;
+      }
+      const used = { ...record, usedAt: now().toISOString() };
+      writeRecord(dir, used);
+      held.set(dir, (held.get(dir) ?? 0) + 1);
+      counts.hits++;
+      return opened(dir, used);
+    },
+    release(found) {
+      const dir = path.dirname(found.repoDir);
+      const left = (held.get(dir) ?? 0) - 1;
+      if (left > 0) return void held.set(dir, left);
+      held.delete(dir);
+      if (doomed.delete(dir)) discard(dir);
+    },
+    async keep({ scope, key, repoDir, homeDir, record }) {
+      counts.builds++;
+      counts.buildSeconds += record.buildSeconds;
+      if (maxBytes <= 0) return null;
+      const dir = placeOf(scope, key);
+      fs.mkdirSync(path.dirname(dir), { recursive: true, mode: 0o700 });
+      const temp = path.join(path.dirname(dir), `${KEEPING}${process.pid}-${randomBytes(4).toString("hex")}`);
+      try {
+        fs.mkdirSync(temp, { mode: 0o700 });
+        await copyTree(repoDir, path.join(temp, "repo"));
+        await copyTree(homeDir, path.join(temp, "home"));
+        const bytes = (await measureTree(path.join(temp, "repo"))) + (await measureTree(path.join(temp, "home")));
+        if (bytes > maxBytes) {
+          log?.warn({ repo: scope.repo, key, bytes, maxBytes }, "not kept: the environment alone is bigger than MAGIS_ENV_CACHE_MB");
+          return null;
+        }
+        const kept: KeptEnvironmentRecord = { ...record, scope, key, bytes, usedAt: now().toISOString() };
+        writeRecord(temp, kept);
+        // One handed out stays where its holder copies from; this build is of the same key, so the kept one serves.
+        const holding = held.has(dir) ? readRecord(dir, key) : null;
+        if (holding) return opened(dir, holding);
+        discard(dir);
+        fs.renameSync(temp, dir);
+        evict();
+        return opened(dir, kept);
+      } finally {
+        await removeTree(temp);
+      }
+    },
+    list(scope = {}) {
+      const records = scan().map(({ record }) => record);
+      return records.filter((record) => matches(record, scope)).sort((a, b) => Date.parse(b.usedAt) - Date.parse(a.usedAt));
+    },
+    remove(scope) {
+      let removed = 0;
+      for (const { dir, record } of scan()) {
+        if (!matches(record, scope)) continue;
+        removed++;
+        if (!held.has(dir)) {
+          discard(dir);
+          continue;
+        }
+        // Its holder may be copying from it: no more finds, and it goes when released.
+        fs.rmSync(path.join(dir, "record.json"), { force: true });
+        doomed.add(dir);
+      }
+      return removed;
+    },
+    async settled() {
+      while (removals.size > 0) await Promise.all(removals);
+    },
+    stats() {
+      const records = scan();
+      return { ...counts, bytes: records.reduce((sum, { record }) => sum + record.bytes, 0), kept: records.length };
+    },
+  };
+}
+
+/** The folder a scope's environments are in: `owner+name` for a GitHub repository, `local-<hash>` for a folder. */
+export function scopeFolder(repo: string): string {
+  const hash = () => createHash("sha256").update(repo).digest("hex").slice(0, 16);
+  if (path.isAbsolute(repo)) return `local-${hash()}`;
+  const name = repo.toLowerCase().replace("/", "+");
+  return SAFE_SCOPE.test(name) ? name : `repo-${hash()}`;
+}
+
+/** GitHub's names are the same in any case; a local folder's are not. */
+function sameRepo(a: string, b: string): boolean {
+  return path.isAbsolute(a) || path.isAbsolute(b) ? a === b : a.toLowerCase() === b.toLowerCase();
+}
+
+function checkedKey(key: string): string {
+  if (!KEY.test(key)) throw new Error(`'${key.slice(0, 80)}' is not an environment key (hex, from environmentKey): nothing is kept under it`);
+  return key;
+}
+
+/** Makes the folder (0700) or checks it is the bot's own: a folder another user made first, or a link, is refused. */
+function ownFolder(folder: string): void {
+  fs.mkdirSync(folder, { recursive: true, mode: 0o700 });
+  const stat = fs.lstatSync(folder);
+  const uid = process.getuid?.();
+  if (!stat.isDirectory()) throw new Error(`the kept environments' folder ${folder} is not a folder (a link?): set MAGIS_ENV_DIR to a folder of the bot's own`);
+  if (uid !== undefined && stat.uid !== uid) {
+    throw new Error(
+      `the kept environments' folder ${folder} belongs to user ${stat.uid}, not to the bot (${uid}): set MAGIS_ENV_DIR to a folder of the bot's own`,
+    );
+  }
+  if ((stat.mode & 0o077) !== 0) fs.chmodSync(folder, 0o700);
+}
+
+/**
+ * Removes what a process that stopped mid-keep or mid-removal left: `.removing-` folders, and `.keeping-` folders of a
+ * process that is no longer running (another process of the machine may be keeping one right now).
+ */
+function sweep(folder: string, removeLater: (dir: string) => void): void {
+  for (const scope of listNames(folder)) {
+    if (scope.startsWith(".")) continue;
+    for (const name of listNames(path.join(folder, scope))) {
+      const keeper = name.startsWith(KEEPING) ? Number.parseInt(name.slice(KEEPING.length), 10) : undefined;
+      if (name.startsWith(REMOVING) || (keeper !== undefined && !isRunning(keeper))) removeLater(path.join(folder, scope, name));
+    }
+  }
+}
+
+/** Whether a process of this id runs (signal 0 tests without sending: EPERM is someone else's running process). */
+function isRunning(pid: number): boolean {
+  if (!Number.isSafeInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+function listNames(dir: string): string[] {
+  try {
+    return fs.readdirSync(dir);
+  } catch {
+    return [];
+  }
+}

@@ -1,0 +1,207 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { openEnvironmentShelf, scopeFolder, type EnvironmentScope, type EnvironmentShelf, type ShelfOptions } from "../../../src/environment/index.js";
+
+const SCOPE = { repo: "Octo/Demo", installationId: 7 };
+const KEY_A = "a".repeat(64);
+const KEY_B = "b".repeat(64);
+const KEY_C = "c".repeat(64);
+const KEY_D = "d".repeat(64);
+
+let work: string;
+let folder: string;
+let lines: string[];
+let clock: number;
+
+beforeEach(() => {
+  work = fs.mkdtempSync(path.join(os.tmpdir(), "magis-shelf-"));
+  folder = path.join(work, "environments");
+  lines = [];
+  clock = Date.parse("2025-01-01T00:00:00Z");
+});
+afterEach(() => fs.rmSync(work, { recursive: true, force: true }));
+
+/** A shelf on `folder` with a clock that moves a minute at each reading, and its log lines kept. */
+function open(maxBytes: number, more: Partial<ShelfOptions> = {}): EnvironmentShelf {
+  const log = { info: (_: object, msg: string) => lines.push(msg), warn: (_: object, msg: string) => lines.push(msg) };
+  return openEnvironmentShelf({ folder, maxBytes, log, now: () => new Date((clock += 60_000)), ...more });
+}
+
+/** A set-up copy and a home, `bytes` bytes in all, as a workbench hands them to `keep`. */
+function setUp(name: string, bytes = 1000): { repoDir: string; homeDir: string } {
+  const repoDir = path.join(work, name, "repo");
+  const homeDir = path.join(work, name, "home");
+  fs.mkdirSync(path.join(repoDir, ".venv", "lib"), { recursive: true });
+  fs.mkdirSync(path.join(homeDir, ".cache"), { recursive: true });
+  fs.writeFileSync(path.join(repoDir, ".venv", "lib", "module.py"), "x".repeat(bytes - 100));
+  fs.writeFileSync(path.join(homeDir, ".cache", "wheel"), "y".repeat(100));
+  return { repoDir, homeDir };
+}
+
+function record(buildSeconds = 12) {
+  return {
+    keyParts: { setup: ["pip install -e ."] },
+    source: ".github/magis.yml environment" as const,
+    builtAt: new Date(clock).toISOString(),
+    buildSeconds,
+    checkoutFiles: ["setup.py"],
+  };
+}
+
+async function keep(shelf: EnvironmentShelf, key: string, name: string, bytes = 1000, scope: EnvironmentScope = SCOPE) {
+  return shelf.keep({ scope, key, ...setUp(name, bytes), record: record() });
+}
+
+describe("openEnvironmentShelf", () => {
+  it("keeps a copy under its key, finds it again (a hit) and misses another key, counting both", async () => {
+    const shelf = open(10_000);
+    const { repoDir, homeDir } = setUp("first");
+    const kept = await shelf.keep({ scope: SCOPE, key: KEY_A, repoDir, homeDir, record: record(30) });
+    expect(kept?.record).toMatchObject({ scope: SCOPE, key: KEY_A, bytes: 1000, buildSeconds: 30 });
+    // The caller's folders stay its own: what it changes after keeping changes nothing kept.
+    fs.writeFileSync(path.join(repoDir, ".venv", "lib", "module.py"), "changed");
+    fs.rmSync(homeDir, { recursive: true });
+    expect(shelf.find({ repo: "octo/demo", installationId: 7 }, KEY_B)).toBeNull();
+    const found = shelf.find(SCOPE, KEY_A)!;
+    expect(fs.readFileSync(path.join(found.repoDir, ".venv", "lib", "module.py"), "utf8")).toBe("x".repeat(900));
+    expect(fs.readFileSync(path.join(found.homeDir, ".cache", "wheel"), "utf8")).toBe("y".repeat(100));
+    expect(found.repoDir).toBe(path.join(folder, "octo+demo", KEY_A, "repo"));
+    expect(shelf.find({ repo: "octo/demo", installationId: 8 }, KEY_A)).toBeNull();
+    expect(shelf.stats()).toEqual({ hits: 1, misses: 2, builds: 1, buildSeconds: 30, bytes: 1000, kept: 1, evicted: 0 });
+    expect(fs.statSync(folder).mode & 0o777).toBe(0o700);
+    expect(fs.statSync(path.join(folder, "octo+demo")).mode & 0o777).toBe(0o700);
+  });
+
+  it("hands out folders to copy from: a run's copy of them changes nothing kept", async () => {
+    const shelf = open(10_000);
+    await keep(shelf, KEY_A, "first");
+    const found = shelf.find(SCOPE, KEY_A)!;
+    const own = path.join(work, "run", "repo");
+    fs.cpSync(found.repoDir, own, { recursive: true, verbatimSymlinks: true });
+    fs.writeFileSync(path.join(own, ".venv", "lib", "module.py"), "altered by a test");
+    fs.rmSync(path.join(own, ".venv", "lib"), { recursive: true });
+    shelf.release(found);
+    const again = shelf.find(SCOPE, KEY_A)!;
+    expect(fs.readFileSync(path.join(again.repoDir, ".venv", "lib", "module.py"), "utf8")).toBe("x".repeat(900));
+  });
+
+  it("evicts the least recently used beyond the bound, never one handed out and not released", async () => {
+    const shelf = open(2500);
+    await keep(shelf, KEY_A, "a");
+    await keep(shelf, KEY_B, "b");
+    const a = shelf.find(SCOPE, KEY_A)!;
+    shelf.release(shelf.find(SCOPE, KEY_B)!);
+    // A is now the least recently used, but handed out: B goes.
+    await keep(shelf, KEY_C, "c");
+    await shelf.settled();
+    expect(shelf.list().map((r) => r.key)).toEqual([KEY_C, KEY_A]);
+    expect(fs.existsSync(a.repoDir)).toBe(true);
+    expect(fs.readdirSync(path.join(folder, "octo+demo")).sort()).toEqual([KEY_A, KEY_C]);
+    shelf.release(a);
+    await keep(shelf, KEY_D, "d");
+    await shelf.settled();
+    expect(shelf.list().map((r) => r.key)).toEqual([KEY_D, KEY_C]);
+    expect(shelf.stats()).toMatchObject({ evicted: 2, kept: 2, bytes: 2000 });
+    expect(lines.filter((line) => line.startsWith("evicted"))).toHaveLength(2);
+  });
+
+  it("does not keep an environment bigger than the bound alone, nor any when keeping is off, and says so", async () => {
+    const shelf = open(500);
+    expect(await keep(shelf, KEY_A, "big", 1000)).toBeNull();
+    expect(lines).toEqual(["not kept: the environment alone is bigger than MAGIS_ENV_CACHE_MB"]);
+    expect(fs.readdirSync(path.join(folder, "octo+demo"))).toEqual([]);
+    const off = open(0);
+    expect(off.maxBytes).toBe(0);
+    expect(await keep(off, KEY_B, "small", 200)).toBeNull();
+    expect(off.list()).toEqual([]);
+    expect(off.stats()).toMatchObject({ builds: 1, kept: 0 });
+  });
+
+  it("sweeps what a process that stopped mid-keep or mid-removal left, not what a running one is keeping", async () => {
+    const scope = path.join(folder, "octo+demo");
+    const dead = path.join(scope, ".keeping-999999999-dead");
+    const running = path.join(scope, `.keeping-${process.pid}-live`);
+    const removing = path.join(scope, `.removing-${KEY_A}-1234`);
+    for (const dir of [dead, running, removing]) fs.mkdirSync(path.join(dir, "repo"), { recursive: true });
+    fs.writeFileSync(path.join(dead, "repo", "half"), "half a copy");
+    const shelf = open(10_000);
+    await shelf.settled();
+    expect(fs.readdirSync(scope)).toEqual([path.basename(running)]);
+    expect(shelf.list()).toEqual([]);
+  });
+
+  it("drops a record that is not one with a log line, and reads records back after a restart", async () => {
+    const first = open(10_000);
+    await keep(first, KEY_A, "a");
+    await keep(first, KEY_B, "b");
+    const usedAt = first.find(SCOPE, KEY_A)!.record.usedAt;
+    fs.writeFileSync(path.join(folder, "octo+demo", KEY_B, "record.json"), '{"scope": {"repo": "octo/demo"}, "key": "not its folder"');
+    const second = open(10_000);
+    expect(second.list().map((r) => [r.key, r.usedAt])).toEqual([[KEY_A, usedAt]]);
+    expect(lines).toContain("dropped a kept environment whose record.json is not one (it is not JSON): it is built again when next needed");
+    expect(second.find(SCOPE, KEY_B)).toBeNull();
+    await second.settled();
+    expect(fs.readdirSync(path.join(folder, "octo+demo"))).toEqual([KEY_A]);
+  });
+
+  it("removes a repository's environments, and an installation's, even one handed out once it is released", async () => {
+    const shelf = open(100_000);
+    await keep(shelf, KEY_A, "a", 1000, { repo: "octo/demo", installationId: 7 });
+    await keep(shelf, KEY_B, "b", 1000, { repo: "octo/other", installationId: 7 });
+    await keep(shelf, KEY_C, "c", 1000, { repo: "else/where", installationId: 9 });
+    const local = path.join(work, "checkout");
+    await keep(shelf, KEY_D, "d", 1000, { repo: local });
+    expect(fs.existsSync(path.join(folder, scopeFolder(local), KEY_D))).toBe(true);
+    expect(scopeFolder(local)).toMatch(/^local-[0-9a-f]{16}$/);
+    expect(shelf.remove({ repo: "ELSE/where" })).toBe(1);
+    const held = shelf.find({ repo: "octo/demo", installationId: 7 }, KEY_A)!;
+    expect(shelf.remove({ installationId: 7 })).toBe(2);
+    expect(shelf.list().map((r) => r.scope.repo)).toEqual([local]);
+    expect(shelf.find({ repo: "octo/demo" }, KEY_A)).toBeNull();
+    expect(fs.existsSync(held.repoDir)).toBe(true);
+    shelf.release(held);
+    expect(shelf.remove({ repo: local })).toBe(1);
+    await shelf.settled();
+    expect(fs.readdirSync(path.join(folder, "octo+demo"))).toEqual([]);
+    expect(shelf.stats()).toMatchObject({ kept: 0, bytes: 0 });
+  });
+
+  it("keeps links the commands planted as links: not followed when copying nor counted when sizing", async () => {
+    const big = path.join(work, "big-outside");
+    fs.writeFileSync(big, Buffer.alloc(1_000_000));
+    const { repoDir, homeDir } = setUp("links");
+    fs.symlinkSync("/etc/shadow", path.join(repoDir, "shadow"));
+    fs.symlinkSync(big, path.join(repoDir, ".venv", "big"));
+    fs.symlinkSync("/etc", path.join(homeDir, "etc"));
+    fs.symlinkSync("../repo-relative", path.join(repoDir, "relative"));
+    const shelf = open(10_000);
+    const kept = (await shelf.keep({ scope: SCOPE, key: KEY_A, repoDir, homeDir, record: record() }))!;
+    const linkBytes = ["/etc/shadow", big, "/etc", "../repo-relative"].reduce((sum, text) => sum + Buffer.byteLength(text), 0);
+    expect(kept.record.bytes).toBe(1000 + linkBytes);
+    expect(fs.readlinkSync(path.join(kept.repoDir, "shadow"))).toBe("/etc/shadow");
+    expect(fs.readlinkSync(path.join(kept.repoDir, ".venv", "big"))).toBe(big);
+    expect(fs.readlinkSync(path.join(kept.homeDir, "etc"))).toBe("/etc");
+    expect(fs.readlinkSync(path.join(kept.repoDir, "relative"))).toBe("../repo-relative");
+    expect(fs.lstatSync(path.join(kept.homeDir, "etc")).isSymbolicLink()).toBe(true);
+  });
+
+  it("refuses a folder that is not the bot's own", () => {
+    if (process.getuid?.() !== 0) {
+      // As another user no folder of someone else's can be made here: a link stands in for it.
+      fs.symlinkSync(work, folder);
+      expect(() => open(10)).toThrow(/is not a folder \(a link\?\)/);
+      return;
+    }
+    fs.mkdirSync(folder, { mode: 0o700 });
+    fs.chownSync(folder, 65534, 65534);
+    expect(() => open(10)).toThrow(
+      `the kept environments' folder ${folder} belongs to user 65534, not to the bot (0): set MAGIS_ENV_DIR to a folder of the bot's own`,
+    );
+  });
+
+  it("refuses a key that is not one", () => {
+    expect(() => open(10).find(SCOPE, "../../etc")).toThrow("'../../etc' is not an environment key (hex, from environmentKey): nothing is kept under it");
+  });
+});
