@@ -4,6 +4,8 @@ import os from "node:os";
 import path from "node:path";
 import { checkoutPrefix, THIS_PROCESS } from "../git/checkout-name.js";
 import { bindSystemDirs, findProgram } from "../sandbox/index.js";
+import { placeInCheckout } from "./show-environment.js";
+import type { Placement } from "./types.js";
 
 /**
  * The system folders a server's Node needs (its libraries and their loader), read-only. Not /etc, /opt or any home or
@@ -13,8 +15,10 @@ const SYSTEM_DIRS = ["/usr", "/bin", "/lib", "/lib32", "/lib64", "/libx32"];
 
 /** What a server sees in its jail besides the system folders: folders it may read, and one it may write. */
 export interface JailFolders {
-  /** Folders mounted read-only at their own paths: the checkout, the server's own package folders. */
+  /** Folders mounted read-only at their own paths: the server's own package folders, the environment's search paths. */
   reads: string[];
+  /** The checkout, mounted read-only at its own path, with the environment's folders `placed` inside it. */
+  checkout?: { root: string; placed: readonly Placement[] };
   /** The server's temp folder, mounted writable at its own path; the server runs in it. */
   temp: string;
 }
@@ -45,7 +49,7 @@ export function findConfinement(): Promise<Confinement> {
 /**
  * The command line that runs `command` (this process's Node and a server script) in a bubblewrap jail that shows only
  * the system's program folders, this Node, `folders` and an empty /dev: whatever a repository's config, imports or
- * links name outside them does not exist there. No network, no other process, no capability, and the jail dies with
+ * links name outside them does not exist there, links inside the environment's folders included. No network, no other process, no capability, and the jail dies with
  * the bot, killed or not.
  */
 export function confinedArgv(program: string, command: string[], folders: JailFolders, env: Record<string, string>): [string, ...string[]] {
@@ -64,6 +68,7 @@ export function confinedArgv(program: string, command: string[], folders: JailFo
     "--dev",
     "/dev",
     ...binds("--ro-bind", folders.reads),
+    ...(folders.checkout ? placeInCheckout(folders.checkout.root, fs.realpathSync(folders.checkout.root), folders.checkout.placed) : []),
     ...binds("--bind", [folders.temp]),
     "--chdir",
     folders.temp,

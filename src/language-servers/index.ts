@@ -4,4 +4,4 @@ export { openLanguageServers, type ChangeCheck, type LanguageServers } from "./o
 export { startLanguageServer } from "./start-language-server.js";
 export { LanguageServerError, LateReferencesError } from "./errors.js";
 export type { AddedProblem } from "./added-diagnostics.js";
-export type { FileText, LanguageServer, ServerContainment, ServerLanguage, ServerLimits } from "./types.js";
+export type { FileText, LanguageServer, Placement, ServerContainment, ServerEnvironment, ServerLanguage, ServerLimits } from "./types.js";

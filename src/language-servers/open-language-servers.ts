@@ -3,8 +3,9 @@ import type { Diagnostic, Location, Position } from "vscode-languageserver-proto
 import { addedDiagnostics, type AddedProblem } from "./added-diagnostics.js";
 import { LanguageServerError, LateReferencesError } from "./errors.js";
 import { languageOf } from "./server-specs.js";
+import { NO_ENVIRONMENT } from "./show-environment.js";
 import { startLanguageServer } from "./start-language-server.js";
-import type { FileText, LanguageServer, ServerContainment, ServerLanguage, ServerLimits } from "./types.js";
+import type { FileText, LanguageServer, ServerContainment, ServerEnvironment, ServerLanguage, ServerLimits } from "./types.js";
 
 /** What a language server said of a change to one file: the errors it adds, or why it was not checked. */
 export type ChangeCheck =
@@ -26,6 +27,12 @@ export interface LanguageServers {
   check(file: string, before: string, after: string, alongside?: readonly FileText[]): Promise<ChangeCheck>;
   /** Where the name at `position` of `file` (whose text is `text`) is used, or why that could not be found. */
   references(file: string, text: string, position: Position): Promise<Location[] | { why: string }>;
+  /**
+   * Shows the servers the job's environment (its installed packages) once `environment` resolves; null or a rejection
+   * leaves them as they are. A server never waits for it: one started before is restarted at its next use that finds
+   * it idle, and what it said of untouched texts is asked again.
+   */
+  useEnvironment(environment: Promise<ServerEnvironment | null>): void;
   /** Stops every server started (kills their process groups); never rejects. */
   stop(): Promise<void>;
 }
@@ -36,23 +43,38 @@ export interface LanguageServers {
  * job: its checks come back unchecked, with why, and never fail the job.
  */
 export function openLanguageServers(root: string, limits: ServerLimits, containment?: ServerContainment): LanguageServers {
-  const started = new Map<ServerLanguage, Promise<LanguageServer>>();
+  const started = new Map<ServerLanguage, { server: Promise<LanguageServer>; seen: number; busy: number }>();
   const down = new Map<ServerLanguage, string>();
   const untouched = new Map<string, Diagnostic[]>();
+  // The environment the servers are shown, and how many times it was given: a server started on an earlier one is
+  // restarted once idle.
+  let environment = NO_ENVIRONMENT;
+  let given = 0;
 
   /** Runs `work` on the server of `file`'s language, starting it if need be; a failure puts that server down for the job. */
-  const withServer = async <T>(file: string, work: (server: LanguageServer) => Promise<T>): Promise<T | { why: string }> => {
+  const withServer = async <T>(file: string, work: (server: LanguageServer, seen: number) => Promise<T>): Promise<T | { why: string }> => {
     const language = languageOf(file)?.language;
     if (!language) return { why: `no language server checks files like ${file}` };
     const known = down.get(language);
     if (known) return { why: known };
-    let server = started.get(language);
-    if (!server) {
-      server = startLanguageServer(root, language, limits, containment);
-      started.set(language, server);
+    let entry = started.get(language);
+    if (entry && entry.seen !== given && entry.busy === 0) {
+      started.delete(language);
+      await entry.server.then((s) => s.stop()).catch(() => {});
+      entry = started.get(language);
     }
+    if (!entry) {
+      entry = {
+        server: startLanguageServer(root, language, limits, { allowUncontained: containment?.allowUncontained ?? false, environment }),
+        seen: given,
+        busy: 0,
+      };
+      started.set(language, entry);
+    }
+    const { server } = entry;
+    entry.busy++;
     try {
-      return await work(await server);
+      return await work(await server, entry.seen);
     } catch (error) {
       if (error instanceof LateReferencesError) return { why: error.message };
       // Whatever went wrong (no answer in time, an exit, an error answer), the job goes on without this server.
@@ -61,19 +83,22 @@ export function openLanguageServers(root: string, limits: ServerLimits, containm
           ? error.message
           : `the ${language} language server failed: ${error instanceof Error ? error.message : String(error)}`;
       down.set(language, why);
-      started.delete(language);
+      if (started.get(language)?.server === server) started.delete(language);
       await server.then((s) => s.stop()).catch(() => {});
       return { why };
+    } finally {
+      entry.busy--;
     }
   };
 
   return {
     check: async (file, before, after, alongside = []) => {
-      const result = await withServer(file, async (server) => {
+      const result = await withServer(file, async (server, seen) => {
         // Only the files the server reads count; a file the other languages' servers check does not change its verdict.
         const others = alongside.filter((other) => other.path !== file && languageOf(other.path)?.language === server.language);
-        // The untouched text is the same for every attempt at a file (with the same other changes): its diagnostics are had once.
-        const hash = createHash("sha256").update(before);
+        // The untouched text is the same for every attempt at a file (with the same other changes and environment): its
+        // diagnostics are had once.
+        const hash = createHash("sha256").update(`${seen}\u0000${before}`);
         for (const other of others) hash.update(`\u0000${other.path}\u0000${other.text}`);
         const key = `${file}\u0000${hash.digest("hex")}`;
         let was = untouched.get(key);
@@ -88,10 +113,20 @@ export function openLanguageServers(root: string, limits: ServerLimits, containm
       return "why" in result ? { checked: false, why: result.why } : result;
     },
     references: (file, text, position) => withServer(file, (server) => server.references(file, text, position)),
+    useEnvironment: (shown) => {
+      shown.then(
+        (found) => {
+          if (!found) return;
+          environment = found;
+          given++;
+        },
+        () => {},
+      );
+    },
     stop: async () => {
       const servers = [...started.values()];
       started.clear();
-      await Promise.all(servers.map((s) => s.then((server) => server.stop()).catch(() => {})));
+      await Promise.all(servers.map((s) => s.server.then((server) => server.stop()).catch(() => {})));
     },
   };
 }

@@ -1,7 +1,8 @@
 import { createRequire } from "node:module";
 import path from "node:path";
 import { askTsserver } from "./ask-tsserver.js";
-import type { DiagnosticsStrategy, ServerLanguage } from "./types.js";
+import type { ShownEnvironment } from "./show-environment.js";
+import type { DiagnosticsStrategy, Placement, ServerLanguage } from "./types.js";
 import { waitForPublished } from "./wait-for-published.js";
 
 /** How one server is run: a Node script of our dependencies, never a program the repository names. */
@@ -11,6 +12,8 @@ export interface ServerLaunch {
   args: string[];
   /** The folders of the packages it runs from (its script's, the tsserver it runs): all of ours it may read. */
   packages: string[];
+  /** The environment's folders it reads: mounted at their own paths (`reads`), or inside the checkout (`placed`). */
+  environment: { reads: string[]; placed: Placement[] };
   initializationOptions: Record<string, unknown>;
   /** What the server is told when it asks for a configuration section (`workspace/configuration`). */
   settings: Record<string, unknown>;
@@ -28,8 +31,11 @@ export interface ServerSpec {
    * version, and not at all when none changed).
    */
   diagnostics: DiagnosticsStrategy;
-  /** How it is run, its memory capped at `memoryMb`; throws when its package is not installed. */
-  launch(memoryMb: number): ServerLaunch;
+  /**
+   * How it is run on the checkout `root`, its memory capped at `memoryMb`, seeing the environment's folders `shown`;
+   * throws when its package is not installed.
+   */
+  launch(root: string, memoryMb: number, shown: ShownEnvironment): ServerLaunch;
 }
 
 /**
@@ -52,13 +58,20 @@ const SERVERS: Record<ServerLanguage, ServerSpec> = {
     name: "Pyright",
     extensions: { ".py": "python", ".pyi": "python" },
     diagnostics: waitForPublished,
-    launch: () => ({
+    // The environment's search paths are `extraPaths`, read as the interpreter would read its site-packages: Pyright
+    // is never given the environment's interpreter (see NO_INTERPRETER). The checkout's own folders among them are
+    // mounted with the checkout already.
+    launch: (root, _memoryMb, shown) => ({
       script: require.resolve("pyright/langserver.index.js"),
       args: ["--stdio"],
       packages: [packageOf("pyright")],
+      environment: { reads: shown.python.filter((dir) => dir !== root && !dir.startsWith(`${root}/`)), placed: [] },
       initializationOptions: {},
       settings: {
-        python: { pythonPath: NO_INTERPRETER, analysis: { diagnosticMode: "openFilesOnly", autoSearchPaths: true, useLibraryCodeForTypes: true } },
+        python: {
+          pythonPath: NO_INTERPRETER,
+          analysis: { diagnosticMode: "openFilesOnly", autoSearchPaths: true, useLibraryCodeForTypes: true, extraPaths: shown.python },
+        },
       },
     }),
   },
@@ -75,7 +88,9 @@ const SERVERS: Record<ServerLanguage, ServerSpec> = {
       ".jsx": "javascriptreact",
     },
     diagnostics: askTsserver,
-    launch: (memoryMb) => {
+    // The environment's node_modules are shown where the copy had them: tsserver resolves a package as Node does, from
+    // the importing file's folder up, and honours no search path given from outside the repository's tsconfig.
+    launch: (_root, memoryMb, shown) => {
       // Our own tsserver, named by path: the TypeScript server would otherwise prefer the repository's
       // node_modules/typescript. Automatic type acquisition is off: it runs npm.
       const tsserver = path.join(path.dirname(require.resolve("typescript")), "tsserver.js");
@@ -83,6 +98,7 @@ const SERVERS: Record<ServerLanguage, ServerSpec> = {
         script: require.resolve("typescript-language-server/lib/cli.mjs"),
         args: ["--stdio"],
         packages: [packageOf("typescript-language-server"), packageOf("typescript")],
+        environment: { reads: [], placed: shown.nodeModules },
         initializationOptions: { tsserver: { path: tsserver, useSyntaxServer: "never" }, disableAutomaticTypingAcquisition: true, maxTsServerMemory: memoryMb },
         settings: {},
       };

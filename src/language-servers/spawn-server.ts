@@ -50,7 +50,14 @@ export async function spawnServer(
   const jailed = "program" in confinement;
   let argv: string[];
   try {
-    argv = jailed ? confinedArgv(confinement.program, command, { reads: [root, ...launch.packages], temp }, env) : command;
+    argv = jailed
+      ? confinedArgv(
+          confinement.program,
+          command,
+          { reads: [...launch.packages, ...launch.environment.reads], checkout: { root, placed: launch.environment.placed }, temp },
+          env,
+        )
+      : command;
   } catch (error) {
     fs.rmSync(temp, { recursive: true, force: true });
     throw new LanguageServerError(`the ${language} language server could not be started: ${error instanceof Error ? error.message : String(error)}`);

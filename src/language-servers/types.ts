@@ -87,3 +87,27 @@ export interface DocumentDiagnostics {
 
 /** A server spec's way to its diagnostics, made once for each server started, on its running process. */
 export type DiagnosticsStrategy = (server: ServerProcess) => DocumentDiagnostics;
+
+/**
+ * What a job's environment shows the servers: the package folders its setup made, as host folders inside the kept
+ * environment (asked of the environment inside the sandbox, never by running its programs here). Each is mounted
+ * read-only in the servers' jails, and nothing of the host beyond them: a link inside one that leads out of the
+ * environment does not resolve there.
+ */
+export interface ServerEnvironment {
+  /** The folders everything below must lie in once links are resolved: the set-up copy and its home, on the host. */
+  roots: string[];
+  /** Python's search paths, in the interpreter's order: Pyright's `extraPaths`, mounted at their own paths. */
+  python: string[];
+  /**
+   * The `node_modules` folders the setup made, each shown to the TypeScript server where the copy had it (`at`, relative
+   * to the checkout), so that the checkout's files resolve their imports as Node would.
+   */
+  nodeModules: Placement[];
+}
+
+/** A host folder shown read-only inside the checkout, at `at` (relative to it), in a server's jail. */
+export interface Placement {
+  from: string;
+  at: string;
+}

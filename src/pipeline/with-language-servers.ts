@@ -1,4 +1,5 @@
 import { openLanguageServers } from "../language-servers/index.js";
+import { askSearchPaths, type SetUpCopy } from "./tests/ask-search-paths.js";
 import type { StageContext } from "./types.js";
 
 /**
@@ -19,4 +20,15 @@ export async function withLanguageServers<T>(ctx: StageContext, work: (ctx: Stag
   } finally {
     await languageServers.stop();
   }
+}
+
+/**
+ * Shows the job's language servers the packages of the environment a workbench set up: its search paths, asked once
+ * inside the sandbox as soon as the workbench opened (call it then, before the tests are queued behind it). The servers
+ * never wait for them: one already started is restarted with them at its next idle use. Nothing without servers or
+ * without a declared environment (the copy is then the checkout, which they read already).
+ */
+export function showServersTheEnvironment(ctx: StageContext, workbench: SetUpCopy & { readonly environment?: unknown }): void {
+  if (!ctx.languageServers || !workbench.environment) return;
+  ctx.languageServers.useEnvironment(askSearchPaths(workbench, ctx.root).catch(() => null));
 }

@@ -20,7 +20,7 @@ export interface SetUpCopy {
 export const ASK_SEARCH_PATHS = [
   `find "$PWD" -name .git -prune -o -name node_modules -type d -prune -print 2>/dev/null | head -n 50 | sed 's/^/magis-node-modules /'`,
   "py=python3",
-  "for c in .venv/bin/python venv/bin/python; do if [ -x \"$c\" ]; then py=$c; break; fi; done",
+  'for c in .venv/bin/python venv/bin/python; do if [ -x "$c" ]; then py=$c; break; fi; done',
   `"$py" -c 'import sys, json; print("magis-python-path " + json.dumps(sys.path))' 2>/dev/null`,
   `printf 'magis-where %s\\nmagis-home %s\\n' "$PWD" "$HOME"`,
 ].join("\n");
@@ -39,7 +39,11 @@ export async function askSearchPaths(workbench: SetUpCopy, root: string): Promis
 /** The environment the printed `output` of ASK_SEARCH_PATHS names, mapped to the host by `hostPath` (see askSearchPaths). */
 export function readSearchPaths(output: string, hostPath: (inside: string) => string | null, root: string): ServerEnvironment | null {
   const lines = output.split("\n");
-  const last = (marker: string) => lines.findLast((line) => line.startsWith(`${marker} `))?.slice(marker.length + 1);
+  const last = (marker: string) =>
+    [...lines]
+      .reverse()
+      .find((line) => line.startsWith(`${marker} `))
+      ?.slice(marker.length + 1);
   const where = last("magis-where");
   if (!where || !path.posix.isAbsolute(where)) return null;
   const home = last("magis-home");
