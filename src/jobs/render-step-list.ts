@@ -3,14 +3,16 @@ import { details, fence, neutralize } from "../lib/markdown.js";
 import { endOfText } from "../lib/tail-buffer.js";
 import {
   describeAttemptTests,
+  describeEnvironment,
   describeExit,
+  describeSetupNetwork,
   describeReproduction,
   describeTestsReport,
   reproductionSettled,
   runToShow,
   summarizeCandidates,
 } from "../pipeline/index.js";
-import type { Attempt, TestsReport } from "../pipeline/types.js";
+import type { Attempt, EnvironmentReport, TestsReport } from "../pipeline/types.js";
 import type { FailureNote, StatusState } from "./track-status.js";
 
 /** A status comment as every job kind shows it while it runs: headings by outcome, a checklist, notes, the failure and a footer. */
@@ -44,6 +46,17 @@ export function codingSteps(state: StatusState): string[] {
   const lines = [check(coded, "Developers and QA Engineers at work"), ...state.attempts.map((task) => `  - ${taskLine(task)}`)];
   if (state.tests) lines.push(testsLine(state.tests));
   return lines;
+}
+
+/**
+ * The checklist item of the repository's environment, once it is ready or failed (from the tests' report, else the
+ * reproduction's): where it was declared, built or reused, and the hosts its setup reached and was refused, nested.
+ */
+export function environmentSteps(state: StatusState): string[] {
+  const environment: EnvironmentReport | undefined = state.tests?.environment ?? state.reproduction?.environment;
+  if (!environment) return [];
+  const network = describeSetupNetwork(environment.network);
+  return [check(true, neutralize(describeEnvironment(environment))), ...(network ? [`  - ${neutralize(network)}`] : [])];
 }
 
 /** The checklist item of the way the run takes and its reproduction, when the Manager has chosen. */

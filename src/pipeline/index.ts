@@ -11,6 +11,7 @@ export { openJobIndex, type JobIndex } from "./locate/open-job-index.js";
 export { TermMemo, type TermMemory } from "./locate/remember-terms.js";
 // A result in words: the report, and the lines the status comments and the CLI show.
 export { renderReport } from "./report/render-report.js";
+export { describeEnvironment, describeSetupNetwork } from "./report/render-environment.js";
 export { selectNeedsHuman } from "./report/select-needs-human.js";
 export { summarizeCandidates } from "./report/summarize-candidates.js";
 export { describeAttemptReproduction } from "./report/describe-attempt-reproduction.js";

@@ -3,6 +3,7 @@ import type { LocatedFile, ResolveResult, TaskOutcome } from "../types.js";
 import { describeSetAside } from "./describe-set-aside.js";
 import { cell, codeCell, details, fence, neutralize, table } from "../../lib/markdown.js";
 import { describeAttemptTests } from "../tests/describe-test-verdict.js";
+import { renderEnvironment } from "./render-environment.js";
 import { renderTests } from "./render-tests.js";
 import { renderReproduction } from "./render-reproduction.js";
 import { renderCandidates } from "./render-candidates.js";
@@ -24,6 +25,7 @@ export function renderReport(result: ResolveResult, meta: ReportMeta): string {
     [
       renderSummary(result, meta),
       ...renderNeedsHuman(result),
+      ...(result.environment ? [renderEnvironment(result.environment)] : []),
       ...(result.tests ? [renderTests(result.tests)] : []),
       ...(result.reproduction ? [renderReproduction(result.reproduction)] : []),
       renderPlan(result),

@@ -1,5 +1,5 @@
 import { neutralize } from "../../../lib/markdown.js";
-import { check, codingSteps, plural, renderStepList, reproductionSteps } from "../../render-step-list.js";
+import { check, codingSteps, environmentSteps, plural, renderStepList, reproductionSteps } from "../../render-step-list.js";
 import type { StatusState } from "../../track-status.js";
 
 /** The status comment of a run as Markdown: a checklist of stages, each task's attempts and verdict, then the PR or the failure. */
@@ -20,6 +20,7 @@ export function renderStatus(state: StatusState): string {
     },
     steps: [
       check(state.located !== undefined, locatedLine(state)),
+      ...environmentSteps(state),
       ...reproductionSteps(state),
       check(state.developers !== undefined, teamLine(state)),
       check(state.kickoffTurns !== undefined, kickoff),

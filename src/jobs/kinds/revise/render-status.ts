@@ -3,7 +3,7 @@ import type { DeclinedFile, RevisionResult } from "../../../pipeline/revise/type
 import { cell, codeCell, details, neutralize } from "../../../lib/markdown.js";
 import type { FileTask, TaskOutcome } from "../../../pipeline/types.js";
 import { statusMarker } from "../../../github/status/status-comment.js";
-import { check, codingSteps, plural, renderStepList, reproductionSteps } from "../../render-step-list.js";
+import { check, codingSteps, environmentSteps, plural, renderStepList, reproductionSteps } from "../../render-step-list.js";
 import { describeReproduction, describeTestsReport } from "../../../pipeline/index.js";
 import type { CiFixStatus } from "../../../github/read/read-ci-feedback.js";
 import type { StatusState } from "../../track-status.js";
@@ -38,6 +38,7 @@ export function renderRevisionStatus(state: RevisionStatus): string {
     steps: [
       check(state.feedback !== undefined, feedbackLine(state)),
       check(state.tasks !== undefined, tasksLine(state)),
+      ...environmentSteps(state),
       ...reproductionSteps(state),
       ...codingSteps(state),
       check(false, "Push one commit and answer the comments"),

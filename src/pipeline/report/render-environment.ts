@@ -1,0 +1,74 @@
+import type { HostTally, NetworkTally } from "../../sandbox/sandbox.js";
+import { cell, codeCell, details, fence, neutralize, table } from "../../lib/markdown.js";
+import type { EnvironmentReport } from "../types.js";
+
+/** Hosts named in a sentence before "and N more". */
+const HOSTS_NAMED = 5;
+
+/**
+ * The environment in one sentence, for the status comment's checklist and the pull request: where it was declared,
+ * whether it was built or reused and how long it took to be ready, and whether it was kept. "Environment from
+ * .devcontainer/devcontainer.json: built in 42 s (onCreateCommand, postCreateCommand), kept for later jobs".
+ */
+export function describeEnvironment(report: EnvironmentReport): string {
+  const from = `Environment from ${report.source}`;
+  if (report.failed) return `${from}: not ready: ${report.failed}`;
+  const steps = report.steps.length > 0 ? ` (${report.steps.join(", ")})` : "";
+  const how =
+    report.how === "reused"
+      ? `reused (kept under ${report.key}), ready in ${seconds(report.readySeconds)}${report.steps.length > 0 ? ` after its maintenance${steps}` : ""}`
+      : `built in ${seconds(report.readySeconds)}${steps}`;
+  const kept = !report.kept ? "" : report.kept.kept ? ", kept for later jobs" : `, not kept: ${report.kept.why}`;
+  return `${from}: ${how}${kept}`;
+}
+
+/**
+ * What the setup reached and was refused through the proxy, as Copilot's firewall lists it: "setup reached 3 hosts
+ * (registry.npmjs.org, …); refused 1: evil.example (not in MAGIS_SETUP_ALLOW_HOSTS)". Null when it had no network.
+ */
+export function describeSetupNetwork(network: NetworkTally | undefined): string | null {
+  if (!network) return null;
+  const { reached, refused } = network;
+  const named = (hosts: HostTally[], why: boolean) => {
+    const shown = hosts.slice(0, HOSTS_NAMED).map((host) => (why && host.why ? `${host.host} (${host.why})` : host.host));
+    return hosts.length > HOSTS_NAMED ? `${shown.join(", ")} and ${hosts.length - HOSTS_NAMED} more` : shown.join(", ");
+  };
+  const reachedPart = reached.length === 0 ? "setup reached no host" : `setup reached ${plural(reached.length, "host")} (${named(reached, false)})`;
+  return refused.length === 0 ? reachedPart : `${reachedPart}; refused ${refused.length}: ${named(refused, true)}`;
+}
+
+/**
+ * The pull request's "Environment" section: the sentence, the hosts the setup reached and was refused (every one, in a
+ * table), what of the declaration was not done or not used, and the end of a failed step's output.
+ */
+export function renderEnvironment(report: EnvironmentReport): string {
+  const lines = ["### Environment", "", `${neutralize(describeEnvironment(report))}.`];
+  const network = describeSetupNetwork(report.network);
+  if (network && report.network) {
+    lines.push("", `The ${neutralize(network)}.`);
+    const rows = [
+      ...report.network.reached.map((host) => [cell(host.host), "reached", String(host.count), describeBytes(host.bytes)]),
+      ...report.network.refused.map((host) => [cell(host.host), cell(`refused: ${host.why ?? "not allowed"}`), String(host.count), "—"]),
+    ];
+    if (rows.length > 0) lines.push("", details("Hosts the setup asked for", table(["Host", "", "Requests", "Bytes"], rows)));
+  }
+  if (report.unsupported.length > 0) lines.push("", "Not done from the declaration:", "", ...report.unsupported.map((why) => `- ${neutralize(why)}`));
+  if (report.shadowed.length > 0) lines.push("", "Also found, not used:", "", ...report.shadowed.map((why) => `- ${neutralize(why)}`));
+  if (report.failedStep?.run.tail) lines.push("", details(`The end of \`${codeCell(report.failedStep.name)}\``, fence(report.failedStep.run.tail, "text")));
+  return lines.join("\n");
+}
+
+function seconds(value: number): string {
+  return value < 10 ? `${value.toFixed(1)} s` : `${Math.round(value)} s`;
+}
+
+function plural(count: number, noun: string): string {
+  return `${count} ${noun}${count === 1 ? "" : "s"}`;
+}
+
+/** A number of bytes as a person reads it: MB with one decimal from a megabyte up, kB below, bytes under a kilobyte. */
+function describeBytes(bytes: number): string {
+  if (bytes >= 1_000_000) return `${(bytes / 1_000_000).toFixed(1)} MB`;
+  if (bytes >= 1_000) return `${(bytes / 1_000).toFixed(1)} kB`;
+  return `${bytes} B`;
+}
