@@ -1,9 +1,19 @@
-import crypto from "node:crypto";
-import fs from "node:fs";
-import path from "node:path";
-import type { EnvironmentDeclaration } from "../../environment/types.js";
+import { environmentKey, hashKeyFiles, sandboxBase, type EnvironmentDeclaration, type EnvironmentKeyParts } from "../../environment/index.js";
 import type { Sandbox } from "../../sandbox/index.js";
 import type { StageContext } from "../types.js";
+
+/** The manifests and lockfiles whose change makes an environment built from `setup_command` stale. */
+const SETUP_COMMAND_KEY_FILES = [
+  "pyproject.toml",
+  "setup.py",
+  "setup.cfg",
+  "requirements*.txt",
+  "package.json",
+  "package-lock.json",
+  "npm-shrinkwrap.json",
+  "yarn.lock",
+  "pnpm-lock.yaml",
+];
 
 /** The repository's declared environment: its `setup_command` as one setup step; null when it declares none. */
 export function declaredEnvironment(ctx: StageContext): EnvironmentDeclaration | null {
@@ -14,22 +24,26 @@ export function declaredEnvironment(ctx: StageContext): EnvironmentDeclaration |
     setup: [{ name: "setup_command", command: setup }],
     maintenance: [],
     env: {},
-    keyFiles: ["pyproject.toml", "setup.py", "setup.cfg", "requirements.txt", "package.json", "package-lock.json"],
+    keyFiles: SETUP_COMMAND_KEY_FILES,
     network: null,
     unsupported: [],
     shadowed: [],
   };
 }
 
-/** The key a declaration's environment is kept under, and what it was made of. */
-export function environmentKeyOf(declaration: EnvironmentDeclaration, root: string, sandbox: Sandbox): { key: string; parts: Record<string, unknown> } {
-  const files = Object.fromEntries(
-    declaration.keyFiles.map((name) => {
-      const at = path.join(root, name);
-      const text = fs.existsSync(at) ? fs.readFileSync(at) : null;
-      return [name, text ? crypto.createHash("sha1").update(text).digest("hex") : null];
-    }),
-  );
-  const parts = { setup: declaration.setup, maintenance: declaration.maintenance, env: declaration.env, files, sandbox: sandbox.kind };
-  return { key: crypto.createHash("sha256").update(JSON.stringify(parts)).digest("hex"), parts };
+/**
+ * The key an environment is kept under, and what it was made of: the setup's commands, the variables the commands get,
+ * the key files' blob ids in this checkout, and what the sandbox runs on.
+ */
+export function keyOfEnvironment(
+  declaration: EnvironmentDeclaration,
+  input: { root: string; env: Record<string, string>; sandbox: Sandbox },
+): { key: string; parts: EnvironmentKeyParts } {
+  const parts: EnvironmentKeyParts = {
+    setup: declaration.setup.map((step) => step.command),
+    env: input.env,
+    keyFiles: hashKeyFiles(input.root, declaration.keyFiles),
+    sandbox: { kind: input.sandbox.kind, base: sandboxBase(input.sandbox) },
+  };
+  return { key: environmentKey(parts), parts };
 }

@@ -8,7 +8,7 @@ import { endOfText } from "../../lib/tail-buffer.js";
 import { readTestOutput } from "../../lib/read-test-output.js";
 import type { CommandRun, SetupNetwork } from "../../sandbox/index.js";
 import type { CommandPolicy, EnvironmentReport, StageContext, TestRun } from "../types.js";
-import { declaredEnvironment, environmentKeyOf } from "./declared-environment.js";
+import { declaredEnvironment, keyOfEnvironment } from "./declared-environment.js";
 import { keepSetUpState, type SetUpState } from "./keep-set-up-state.js";
 import { layCheckoutOver, listCheckoutFiles } from "./lay-checkout-over.js";
 import { makeWorkbench, type Workbench } from "./make-workbench.js";
@@ -57,7 +57,7 @@ export async function openWorkbench(ctx: StageContext): Promise<OpenedWorkbench>
   // The set-up state is what the shelf copies from: removed only once it is done.
   const dispose = () => (keeping ? void keeping.finally(remove) : remove());
   const scope: EnvironmentScope = policy.scope ?? { repo: ctx.repoId };
-  const key = declaration ? environmentKeyOf(declaration, ctx.root, sandbox) : null;
+  const key = declaration ? keyOfEnvironment(declaration, { root: ctx.root, env, sandbox }) : null;
   let found: KeptEnvironment | null = null;
   try {
     found = declaration && key && policy.environments ? policy.environments.find(scope, key.key) : null;
@@ -111,7 +111,7 @@ export async function openWorkbench(ctx: StageContext): Promise<OpenedWorkbench>
     const environment = report({});
     let settled: Promise<EnvironmentReport | undefined> = Promise.resolve(environment);
     if (environment && declaration && key && !found) {
-      const record = { keyParts: key.parts, source: declaration.source, builtAt: new Date().toISOString(), buildSeconds: steps!.seconds };
+      const record = { keyParts: { ...key.parts }, source: declaration.source, builtAt: new Date().toISOString(), buildSeconds: steps!.seconds };
       settled = keepEnvironment(policy, { scope, key: key.key, kept, record, checkoutFiles: checkoutFiles ?? listCheckoutFiles(ctx.root), steps: steps! }).then(
         (outcome) => ({ ...environment, kept: outcome }),
       );
@@ -149,7 +149,12 @@ async function keepEnvironment(
       homeDir: input.kept.home,
       record: { ...input.record, checkoutFiles: input.checkoutFiles, ...(input.steps.network ? { network: input.steps.network } : {}) },
     });
-    return done ? { kept: true } : { kept: false, why: "it is bigger than the kept environments may be in all (MAGIS_ENV_CACHE_MB)" };
+    if (done) return { kept: true };
+    const off = policy.environments.maxBytes <= 0;
+    return {
+      kept: false,
+      why: off ? "keeping is off (MAGIS_ENV_CACHE_MB is 0)" : "it alone is bigger than the kept environments may be in all (MAGIS_ENV_CACHE_MB)",
+    };
   } catch (error) {
     return { kept: false, why: `it could not be kept (${error instanceof Error ? error.message : String(error)})` };
   }

@@ -1,0 +1,74 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { openEnvironmentShelf, type EnvironmentShelf } from "../../../src/environment/index.js";
+import type { Sandbox } from "../../../src/sandbox/sandbox.js";
+import { bubblewrapForTests } from "../../support/bubblewrap-for-tests.js";
+import { runJobTests } from "./run-job-tests.js";
+
+// A kept environment meets a newer checkout: the checkout's files are laid over what the setup left, never through it.
+let sandbox: Sandbox;
+beforeAll(() => {
+  sandbox = bubblewrapForTests();
+});
+
+let work: string;
+let root: string;
+/** A host folder the setup's links point at: nothing may be written there. */
+let outside: string;
+let shelf: EnvironmentShelf;
+let jobs = 0;
+beforeEach(() => {
+  work = fs.mkdtempSync(path.join(os.tmpdir(), "magis-reuse-"));
+  root = path.join(work, "checkout");
+  outside = path.join(work, "host");
+  fs.mkdirSync(outside);
+  fs.mkdirSync(path.join(root, "src"), { recursive: true });
+  fs.writeFileSync(path.join(root, "src", "app.txt"), "one\n");
+  fs.writeFileSync(path.join(root, "old.txt"), "old\n");
+  shelf = openEnvironmentShelf({ folder: path.join(work, "shelf"), maxBytes: 10 * 1024 * 1024 });
+});
+afterEach(async () => {
+  await shelf.settled();
+  fs.rmSync(work, { recursive: true, force: true });
+});
+
+const job = (config: Record<string, unknown>) => runJobTests({ root, config, sandbox, shelf, scratchDir: path.join(work, `job-${++jobs}`) });
+
+describe("reusing a kept environment", () => {
+  it("replaces the setup's links and folders at the checkout's paths, drops files the checkout no longer has, keeps the rest", async () => {
+    // The setup leaves its own file, a link out where the next checkout has a folder, and a folder where it has a file.
+    const setup = `echo made > built.txt && ln -s ${outside} notes && mkdir -p readme.md/inner && ln -s ${outside}/x src/new.txt`;
+    const show = "for f in built.txt notes/a.txt readme.md src/app.txt src/new.txt old.txt; do echo \"$f: $(cat $f 2>&1)\"; done; echo '# pass 1'";
+    const first = await job({ setup_command: setup, test_command: show });
+    expect(first.environment).toMatchObject({ how: "built", kept: { kept: true } });
+    expect(first.report?.before?.tail).toContain("old.txt: old");
+
+    fs.mkdirSync(path.join(root, "notes"));
+    fs.writeFileSync(path.join(root, "notes", "a.txt"), "note\n");
+    fs.writeFileSync(path.join(root, "readme.md"), "read me\n");
+    fs.writeFileSync(path.join(root, "src", "app.txt"), "two\n");
+    fs.writeFileSync(path.join(root, "src", "new.txt"), "new\n");
+    fs.rmSync(path.join(root, "old.txt"));
+    const second = await job({ setup_command: setup, test_command: show });
+    expect(second.environment).toMatchObject({ how: "reused", steps: [] });
+    const tail = second.report!.before!.tail;
+    expect(tail).toContain("built.txt: made");
+    expect(tail).toContain("notes/a.txt: note");
+    expect(tail).toContain("readme.md: read me");
+    expect(tail).toContain("src/app.txt: two");
+    expect(tail).toContain("src/new.txt: new");
+    expect(tail).toMatch(/old\.txt: .*No such file/);
+    expect(fs.readdirSync(outside)).toEqual([]);
+  }, 60_000);
+
+  it("says why it was not kept when keeping is off, and builds again in the next job", async () => {
+    const off = openEnvironmentShelf({ folder: path.join(work, "off"), maxBytes: 0 });
+    const config = { setup_command: "echo made > built.txt", test_command: "echo '# pass 1'" };
+    const first = await runJobTests({ root, config, sandbox, shelf: off, scratchDir: path.join(work, "off-1") });
+    expect(first.environment).toMatchObject({ how: "built", kept: { kept: false, why: "keeping is off (MAGIS_ENV_CACHE_MB is 0)" } });
+    const second = await runJobTests({ root, config, sandbox, shelf: off, scratchDir: path.join(work, "off-2") });
+    expect(second.environment).toMatchObject({ how: "built", steps: ["setup_command"] });
+  }, 60_000);
+});
