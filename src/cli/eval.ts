@@ -8,6 +8,7 @@ import { localCommandPolicy } from "./command-policy.js";
 import { explainLosses } from "../eval/oracle/explain-losses.js";
 import { startOracleModel } from "../eval/oracle/start-oracle-model.js";
 import { EvalInputError, failToPassOf } from "../eval/read-instances.js";
+import { readEnvironmentsFile } from "../eval/read-environments.js";
 import { runEval } from "../eval/run-eval.js";
 import type { EvalResult } from "../eval/types.js";
 import { parseFlags, StopRequestedError, wholeNumberFlag, type CliIo, type Command } from "./io.js";
@@ -21,7 +22,7 @@ const ORACLE_MODEL = { MAGIS_MODEL: "oracle", MAGIS_LLM_MAX_RETRIES: "0" };
 
 const usage = `Usage: magis eval --data FILE --repos DIR --out DIR [--prepare-from MIRRORS] [--limit N]
                   [--concurrency N] [--instances ID,…] [--resume] [--price-in USD --price-out USD]
-                  [--allow-commands] [--oracle] [--candidates N]
+                  [--allow-commands [--environments FILE]] [--oracle] [--candidates N]
 
 Runs the resolve pipeline (as \`magis resolve\` and the App run it) on SWE-bench-style issues with known
 answers, and measures each patch against the human one. Writes into --out as it goes, so a crash or
@@ -55,6 +56,12 @@ Options:
   --price-out USD     price per million completion tokens
   --allow-commands    let the repository's test_command run; off by default, since SWE-bench
                       environments (their Python versions and packages) are not set up here
+  --environments FILE how each repository's instances are set up, as SWE-bench's harness specifies it:
+                      JSON or YAML, owner/name → version (SWE-bench's \`version\`, or "*") → the keys
+                      of .github/magis.yml that declare it (environment, setup_command, test_command,
+                      test_env, test_timeout_seconds), over the checkout's own; results.jsonl records
+                      per instance whether the environment became ready and in how long. Needs
+                      --allow-commands
   --oracle            answer every model call from the instance's gold patch (a server on 127.0.0.1
                       reading the project's own prompts; no model needed): measures what the pipeline
                       itself loses with a perfect model, and where. Never a resolve rate.
@@ -84,6 +91,7 @@ export const evalCommand: Command = {
       "price-in": { type: "string" },
       "price-out": { type: "string" },
       "allow-commands": { type: "boolean", default: false },
+      environments: { type: "string" },
       oracle: { type: "boolean", default: false },
     });
     for (const flag of ["data", "repos", "out"] as const) if (!values[flag]) throw new UsageError(`--${flag} is required`);
@@ -91,6 +99,9 @@ export const evalCommand: Command = {
     if (!fs.statSync(data, { throwIfNoEntry: false })?.isFile()) throw new UsageError(`--data ${values.data} is not a file`);
     const repos = path.resolve(io.cwd, values.repos!);
     const prices = readPrices(values["price-in"], values["price-out"]);
+    if (values.environments && !values["allow-commands"])
+      throw new UsageError("--environments sets up the repositories' commands, which run only with --allow-commands: add it, or leave --environments out");
+    const environments = values.environments ? readEnvironments(path.resolve(io.cwd, values.environments)) : undefined;
     const settings = readSettings(io.env, { door: "eval" });
     const oracle = values.oracle ? await startOracleModel() : null;
     const stop = io.stopSignal?.();
@@ -112,6 +123,7 @@ export const evalCommand: Command = {
         concurrency: values.concurrency === undefined ? 2 : wholeNumberFlag("--concurrency", values.concurrency, 1, 64),
         resume: values.resume!,
         ...(values.candidates === undefined ? {} : { candidates: wholeNumberFlag("--candidates", values.candidates, 1, 8) }),
+        ...(environments ? { environments } : {}),
         prices,
         makeLlm: oracle
           ? (config, instance, checkout, signal) => {
@@ -159,6 +171,17 @@ function commandPolicy(allowed: boolean, io: CliIo, settings: Settings): Command
   // The repository's commands run in bubblewrap (MAGIS_SANDBOX=none runs them in the user's environment, less its credentials).
   if (allowed) return localCommandPolicy(settings, io.env, false);
   return { allowed: false, why: "magis eval runs no repository command unless --allow-commands is given: SWE-bench environments are not set up here" };
+}
+
+/** The --environments file, or a usage error that says what is wrong with it. */
+function readEnvironments(file: string): ReturnType<typeof readEnvironmentsFile> {
+  if (!fs.statSync(file, { throwIfNoEntry: false })?.isFile()) throw new UsageError(`--environments ${file} is not a file`);
+  try {
+    return readEnvironmentsFile(file);
+  } catch (error) {
+    if (error instanceof EvalInputError) throw new UsageError(error.message);
+    throw error;
+  }
 }
 
 function readPrices(priceIn: string | undefined, priceOut: string | undefined): { in: number; out: number } | undefined {

@@ -4,7 +4,7 @@ import { parse as parseYaml } from "yaml";
 import { ConfigError, parseConfig, type MagisConfig } from "../config.js";
 
 /** Keys a command's flags set over the file's (`magis resolve --test-command` is test_command), checked by the same schema. */
-export type ConfigOverrides = Partial<Record<keyof MagisConfig, string | number>>;
+export type ConfigOverrides = Partial<Record<keyof MagisConfig, unknown>>;
 
 /**
  * A checkout's `.github/magis.yml` with `overrides` over its keys and defaults applied (the defaults when it has none):

@@ -31,6 +31,8 @@ export interface BenchInstance {
   test_patch?: string;
   /** The tests that fail before the fix and pass after it (SWE-bench keeps them as a JSON text of a list). */
   FAIL_TO_PASS?: string | string[];
+  /** The repository's version SWE-bench sets the instance up as ("2.0"): what `--environments` picks an entry by. */
+  version?: string;
 }
 
 /** The FAIL_TO_PASS tests of an instance as a list (empty when it names none or they cannot be read). */
@@ -168,7 +170,12 @@ function checkRecord(record: unknown): BenchInstance | string {
   }
   const gold = Array.isArray(record.gold_files) ? (record.gold_files as string[]) : typeof record.patch === "string" ? filesOfPatch(record.patch) : [];
   if (gold.length === 0) return "has neither 'gold_files' nor a 'patch' to take them from";
-  return { ...(record as unknown as BenchInstance), gold_files: gold };
+  // A version written as a number (3.0 from a table's float column) is the same version as text.
+  const version = typeof record.version === "number" || typeof record.version === "string" ? String(record.version) : undefined;
+  const instance: BenchInstance = { ...(record as unknown as BenchInstance), gold_files: gold };
+  if (version === undefined) delete instance.version;
+  else instance.version = version;
+  return instance;
 }
 
 /** The instance_id of a line that is not JSON, when one can be read from it. */

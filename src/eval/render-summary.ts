@@ -113,7 +113,22 @@ function totalRows(results: EvalResult[]): string[] {
     `| tokens | ${formatTokens(sum(results, (r) => AGENTS.reduce((t, a) => t + r.tokens[a].total, 0)))} (${tokens}) |`,
     ...cost,
     ...candidateRows(results),
+    ...environmentRows(results),
     `| wall time of the instances, summed | ${formatDuration(sum(results, (r) => r.wall_ms))} |`,
+  ];
+}
+
+/** With environments: how many became ready (built or reused), the median seconds to ready, and how many failed. */
+function environmentRows(results: EvalResult[]): string[] {
+  const made = results.filter((r) => r.environment);
+  if (made.length === 0) return [];
+  const ready = made.filter((r) => r.environment!.ready);
+  const reused = ready.filter((r) => r.environment!.how === "reused").length;
+  const times = ready.map((r) => r.environment!.seconds).sort((a, b) => a - b);
+  const median = times.length === 0 ? "—" : `${times[Math.floor((times.length - 1) / 2)]!} s`;
+  return [
+    `| environment ready | ${ready.length} of ${made.length} (${reused} reused); median ${median} to ready |`,
+    ...(ready.length < made.length ? [`| environment not ready | ${made.length - ready.length} (results.jsonl \`environment.failed\` says why) |`] : []),
   ];
 }
 

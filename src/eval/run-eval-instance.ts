@@ -7,7 +7,7 @@ import type { TraceRecord } from "../llm/types.js";
 import { StageError } from "../pipeline/errors.js";
 import { startTimeLimit, type TimeLimit } from "../lib/time-limit.js";
 import { locateFiles, openJobIndex, resolveIssue, withLanguageServers, type TermMemory } from "../pipeline/index.js";
-import type { CommandPolicy, IssueText, LocatedFile, ProgressEvent, ReproductionReport, ResolveResult } from "../pipeline/types.js";
+import type { CommandPolicy, EnvironmentReport, IssueText, LocatedFile, ProgressEvent, ReproductionReport, ResolveResult } from "../pipeline/types.js";
 import type { MemoryStore } from "../store/store.js";
 import { checkPatchApplies } from "./check-patch-applies.js";
 import { fileRecall } from "./file-recall.js";
@@ -19,6 +19,7 @@ import { readCheckoutCommit } from "./read-checkout-commit.js";
 import { countCandidates } from "./count-candidates.js";
 import { findGoldCandidate } from "./find-gold-candidate.js";
 import { instanceDir, type BenchInstance } from "./read-instances.js";
+import { environmentOf, type EnvironmentTable } from "./read-environments.js";
 import type { AgentTokens, EvalFailure, EvalResult } from "./types.js";
 
 /** What one instance's run needs: where checkouts are and come from, the shared memory, the model, and the clock. */
@@ -40,6 +41,8 @@ export interface InstanceSetup {
   commands: CommandPolicy;
   /** Candidate changes per Developer attempt, over the checkout's config (`--candidates`). */
   candidates?: number;
+  /** How each repository's instances are set up (`--environments`), over the checkout's config. */
+  environments?: EnvironmentTable;
   now: () => number;
   /** US dollars per million prompt and completion tokens. */
   prices?: { in: number; out: number };
@@ -77,6 +80,7 @@ export async function runEvalInstance(instance: BenchInstance, setup: InstanceSe
   let config: MagisConfig | null = null;
   let history: () => Promise<CommitRecord[]> = async () => [];
   let reproduction: ReproductionReport | undefined;
+  let environment: EnvironmentReport | undefined;
   const checkout = instanceDir(setup.repos, instance.instance_id);
   const copy = instanceDir(setup.scratch, instance.instance_id);
   let limit: TimeLimit | null = null;
@@ -88,7 +92,8 @@ export async function runEvalInstance(instance: BenchInstance, setup: InstanceSe
       // Without the checkout's .git (hundreds of MB in a real repository): nothing in the pipeline runs git on the copy.
       const topGit = path.join(checkout, ".git");
       await fs.promises.cp(checkout, copy, { recursive: true, verbatimSymlinks: true, filter: (source) => source !== topGit });
-      config = loadRepoConfig(copy, setup.candidates ? { candidates: setup.candidates } : {});
+      const declared = setup.environments ? environmentOf(setup.environments, instance) : null;
+      config = loadRepoConfig(copy, { ...declared, ...(setup.candidates ? { candidates: setup.candidates } : {}) });
       history = instanceHistory(instance, setup, checkout, config);
       limit = startTimeLimit(config.job_timeout_minutes, setup.signal);
       llm = setup.makeLlm(config, instance, checkout, limit.signal);
@@ -98,6 +103,8 @@ export async function runEvalInstance(instance: BenchInstance, setup: InstanceSe
       const onProgress = (event: ProgressEvent) => {
         if (event.stage === "located") located = event.files;
         if (event.stage === "reproduction") reproduction = event.reproduction;
+        // The environment is made ready once, for the tests or the reproduction, whichever comes first.
+        environment ??= event.stage === "tests" ? event.tests.environment : event.stage === "reproduction" ? event.reproduction.environment : undefined;
       };
       // The pipeline keeps its own time (its usage report); `setup.now` times the instance.
       const index = openJobIndex({ terms: setup.terms, list: { exclude: config.exclude, maxFileBytes: config.max_file_bytes } });
@@ -156,6 +163,7 @@ export async function runEvalInstance(instance: BenchInstance, setup: InstanceSe
     recall_kept: fileRecall(kept, instance.gold_files),
     failure,
     ...(reproduction ? describeWay(reproduction) : {}),
+    ...((resolved?.environment ?? environment) ? { environment: describeEnvironmentRun((resolved?.environment ?? environment)!) } : {}),
     ...candidates,
     ...usageOf(llm, setup.prices),
     wall_ms: setup.now() - started,
@@ -169,6 +177,17 @@ async function recordCandidates(resolved: ResolveResult, instance: BenchInstance
   if (!candidates || !instance.patch || !checkout) return candidates ? { candidates } : {};
   const held = await findGoldCandidate(resolved, checkout, instance.patch);
   return { candidates: { ...candidates, ...(held === null ? {} : { gold_equivalent: held }) } };
+}
+
+/** Whether the instance's environment was made ready, how, and in how long, as results.jsonl records it. */
+function describeEnvironmentRun(report: EnvironmentReport): NonNullable<EvalResult["environment"]> {
+  return {
+    source: report.source,
+    how: report.how,
+    ready: report.failed === undefined,
+    seconds: Math.round(report.readySeconds * 10) / 10,
+    ...(report.failed ? { failed: report.failed } : {}),
+  };
 }
 
 /** The way a run took and how its reproduction went, as results.jsonl records them. */

@@ -31,6 +31,8 @@ export interface EvalOptions {
   commands: CommandPolicy;
   /** Candidate changes per Developer attempt, over each checkout's config (`--candidates`). */
   candidates?: number;
+  /** How each repository's instances are set up (`--environments`), over each checkout's config. */
+  environments?: InstanceSetup["environments"];
   /** Set for an oracle run: every output says so, and each instance's losses are accounted for. */
   oracle?: { explainLosses: (instance: BenchInstance, run: InstanceRun) => OracleAccount };
   now: () => number;
@@ -99,6 +101,7 @@ export async function runEval(options: EvalOptions): Promise<EvalRunResult> {
             makeLlm: options.makeLlm,
             commands: options.commands,
             ...(options.candidates ? { candidates: options.candidates } : {}),
+            ...(options.environments ? { environments: options.environments } : {}),
             now: options.now,
             prices: options.prices,
             log: (line) => options.stderr(`${clearBar(options)}${line}\n`),

@@ -78,6 +78,11 @@ export interface EvalResult {
   reproduced?: boolean;
   reproduction_passed?: boolean | null;
   /**
+   * With `--environments` (or a checkout that declares one) and `--allow-commands`: where the environment was declared,
+   * whether it was built or a kept one reused, whether it became ready, in how many seconds, and why not.
+   */
+  environment?: { source: string; how: "built" | "reused"; ready: boolean; seconds: number; failed?: string };
+  /**
    * With `candidates` over 1: the candidates the attempts sampled, the distinct groups they made, and per attempt that
    * chose one, the chosen group's rank by votes (1: most votes; groups with as many votes share a rank), and whether a
    * candidate left every gold file as the gold patch does once normalized (see findGoldCandidate; absent when the gold
