@@ -10,6 +10,7 @@ import { runProgram } from "./run-command.js";
 import type { Sandbox, SandboxRun } from "./sandbox.js";
 import { chownTree, SANDBOX_UID, WORKSPACE } from "./sandbox-layout.js";
 import type { SandboxLimits } from "./sandbox-limits.js";
+import { setupAllowList } from "./setup-allow-list.js";
 
 /** The host's system folders a command may read: programs, libraries, their configuration. Nothing else is mounted. */
 const SYSTEM_DIRS = ["/usr", "/etc", "/opt", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"];
@@ -21,8 +22,10 @@ export interface BwrapOptions {
   /** The bwrap program (default: found on PATH by name). */
   program: string;
   limits: SandboxLimits;
-  /** Whether a `setup_command` may reach the network. */
+  /** Whether a setup may reach the network, through the bot's proxy. */
   setupNetwork: boolean;
+  /** The hosts the proxy may let a setup reach (default: setupAllowList's for setupNetwork). */
+  setupAllowHosts?: readonly string[];
   /** The bot's own files and folders (see listBotPaths): those the system folders would show are hidden. */
   hide?: readonly string[];
   /** Whether this process runs as root: the command then runs as SANDBOX_UID (default: as the process's uid says). */
@@ -47,12 +50,15 @@ export interface BwrapOptions {
  */
 export function bwrapSandbox(options: BwrapOptions): Sandbox {
   const asRoot = options.asRoot ?? process.getuid?.() === 0;
-  const network = options.setupNetwork ? "the setup may reach the network, the tests may not" : "no network";
+  const setupAllowHosts = setupAllowList(options.setupNetwork, options.setupAllowHosts);
+  const network =
+    setupAllowHosts.length > 0 ? `the setup may reach ${setupAllowHosts.length} allowed hosts through the bot's proxy, the tests no network` : "no network";
   return {
     kind: "bwrap",
     label: "in bubblewrap",
     description: `in a bubblewrap sandbox (${network}; the checkout's copy and a private /tmp are all it may write; no secrets in its environment)`,
-    setupNetwork: options.setupNetwork,
+    setupNetwork: setupAllowHosts.length > 0,
+    setupAllowHosts,
     prepare: (dir) => {
       if (asRoot) chownTree(dir, SANDBOX_UID);
     },
@@ -191,11 +197,7 @@ export function checkBwrap(options: Omit<BwrapOptions, "program"> & { program?: 
       `test "$(grep -c : /proc/net/dev)" = 1 || { echo "a network device besides loopback"; exit 1; }`,
       "touch written || { echo 'its copy is not writable'; exit 1; }",
     ].join("\n");
-    const argv = bwrapArgv(
-      script,
-      { dir, env: {}, timeoutMs: 10_000 },
-      { ...options, program, asRoot: options.asRoot ?? process.getuid?.() === 0 },
-    );
+    const argv = bwrapArgv(script, { dir, env: {}, timeoutMs: 10_000 }, { ...options, program, asRoot: options.asRoot ?? process.getuid?.() === 0 });
     const result = maskInherited(["ignore", "pipe", "pipe"], (stdio) =>
       spawnSync(argv[0], argv.slice(1), { encoding: "utf8", timeout: 10_000, env: {}, stdio }),
     );

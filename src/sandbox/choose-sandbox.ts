@@ -11,8 +11,10 @@ export type SandboxMode = "auto" | "bwrap" | "container" | "none";
 /** What a door asks of its sandbox. */
 export interface SandboxWanted {
   mode: SandboxMode;
-  /** Whether a `setup_command` may reach the network. */
+  /** Whether a setup may reach the network, through the bot's proxy (MAGIS_SANDBOX_SETUP_NETWORK). */
   setupNetwork: boolean;
+  /** The operator's MAGIS_SETUP_ALLOW_HOSTS: a list given turns the setup's network on (see setupAllowList). */
+  setupAllowHosts?: readonly string[];
   /** The environment a `none` sandbox passes on, less what may be a credential. */
   env: NodeJS.ProcessEnv;
   /** Values kept out of a `none` sandbox's environment, whatever their names. */
@@ -38,6 +40,7 @@ export function chooseSandbox(wanted: SandboxWanted): SandboxChoice {
   const made = {
     limits: DEFAULT_LIMITS,
     setupNetwork: wanted.setupNetwork,
+    setupAllowHosts: wanted.setupAllowHosts,
     lang: wanted.env.LANG,
     hostPath: wanted.env.PATH,
     hide: wanted.botPaths.map((bot) => bot.path),

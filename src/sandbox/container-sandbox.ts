@@ -3,7 +3,7 @@ import crypto from "node:crypto";
 import path from "node:path";
 import { runProgram } from "./run-command.js";
 import type { Sandbox, SandboxRun } from "./sandbox.js";
-import { chownTree, SANDBOX_UID, WORKSPACE } from "./sandbox-layout.js";
+import { chownTree, HOME_DIR, SANDBOX_UID, WORKSPACE } from "./sandbox-layout.js";
 import type { SandboxLimits } from "./sandbox-limits.js";
 
 /** How a container sandbox is made: the engine's command line, the image, the limits. */
@@ -13,6 +13,7 @@ export interface ContainerOptions {
   /** The image the commands run in: it holds the repository's toolchain (MAGIS_SANDBOX_IMAGE). */
   image: string;
   limits: SandboxLimits;
+  /** The operator's MAGIS_SANDBOX_SETUP_NETWORK: here only for the description to say it does nothing. */
   setupNetwork: boolean;
   /** Whether this process runs as root: the command then runs as SANDBOX_UID (default: as the process's uid says). */
   asRoot?: boolean;
@@ -21,20 +22,24 @@ export interface ContainerOptions {
 
 /**
  * A container sandbox (Podman or Docker): each command in a new container of the operator's image, removed when it
- * ends, with no network (a setup may be given the engine's default one), its copy of the checkout at /workspace, a
- * private /tmp of bounded size, the same allowlisted environment as bubblewrap, no capabilities, no new privileges,
+ * ends, with no network at all (`--network=none`: an arbitrary image has no program to bridge a setup to the bot's
+ * proxy, and the engine's default network would be the host's way out, so a setup gets none either), its copy of the
+ * checkout at /workspace, `run.home` (made and owned by the caller) at HOME when given, a private /tmp of bounded size, the same allowlisted environment as bubblewrap, no capabilities, no new privileges,
  * and rlimits. The container is named, and removed by name once the command ends, at the timeout or a cancel too:
  * killing the engine's client alone would leave it running.
  */
 export function containerSandbox(options: ContainerOptions): Sandbox {
   const asRoot = options.asRoot ?? process.getuid?.() === 0;
   const engineName = path.basename(options.engine[0]);
-  const network = options.setupNetwork ? "the setup may reach the network, the tests may not" : "no network";
+  const network = options.setupNetwork
+    ? "no network, the setup's neither: this backend has no way to the bot's proxy, so MAGIS_SANDBOX_SETUP_NETWORK does nothing here"
+    : "no network";
   return {
     kind: "container",
     label: `in ${engineName}`,
     description: `in a ${engineName} container of ${options.image} (${network}; the checkout's copy and a private /tmp are all it may keep; no secrets in its environment)`,
-    setupNetwork: options.setupNetwork,
+    setupNetwork: false,
+    setupAllowHosts: [],
     prepare: (dir) => {
       if (asRoot) chownTree(dir, SANDBOX_UID);
     },
@@ -60,19 +65,20 @@ export function containerSandbox(options: ContainerOptions): Sandbox {
 export function containerArgv(command: string, run: SandboxRun, options: ContainerOptions & { asRoot: boolean; name: string }): [string, ...string[]] {
   const { limits } = options;
   // PATH is the image's own (its ENV), where its toolchain is.
-  const env = { ...run.env, HOME: "/tmp", TMPDIR: "/tmp", LANG: options.lang || "C.UTF-8", CI: "true" };
+  const env = { ...run.env, HOME: run.home ? HOME_DIR : "/tmp", TMPDIR: "/tmp", LANG: options.lang || "C.UTF-8", CI: "true" };
   return [
     ...options.engine,
     "run",
     "--rm",
     "--name",
     options.name,
-    ...(run.network ? [] : ["--network=none"]),
+    "--network=none",
     ...(options.asRoot ? [`--user=${SANDBOX_UID}:${SANDBOX_UID}`] : []),
     "--cap-drop=ALL",
     "--security-opt=no-new-privileges",
     `--tmpfs=/tmp:rw,exec,size=${limits.tmpBytes},mode=1777`,
     `--volume=${run.dir}:${WORKSPACE}`,
+    ...(run.home ? [`--volume=${run.home}:${HOME_DIR}`] : []),
     `--workdir=${WORKSPACE}`,
     `--ulimit=nproc=${limits.processes}:${limits.processes}`,
     `--ulimit=cpu=${limits.cpuSeconds}:${limits.cpuSeconds}`,

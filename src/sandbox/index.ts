@@ -4,6 +4,9 @@ export { chooseSandbox, SandboxUnavailableError, type SandboxChoice, type Sandbo
 export { bwrapSandbox, checkBwrap } from "./bwrap-sandbox.js";
 export { hostSandbox } from "./host-sandbox.js";
 export { runEscapeProbes } from "./escape-probes.js";
+export { startSetupProxy, type SetupProxy, type SetupProxyOptions } from "./setup-proxy.js";
+export { DEFAULT_SETUP_HOSTS, setupAllowList } from "./setup-allow-list.js";
+export { parseHostPattern } from "./host-patterns.js";
 export { DEFAULT_LIMITS, type SandboxLimits } from "./sandbox-limits.js";
 export type { CommandRun } from "./run-command.js";
 export type { BotPath, HostTally, NetworkTally, Sandbox, SandboxKind, SandboxRun, SetupNetwork } from "./sandbox.js";

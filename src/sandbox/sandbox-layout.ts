@@ -7,6 +7,12 @@ export const SANDBOX_UID = 65534;
 /** Where the copy of the checkout appears inside: one path for every job, which says nothing of the host's folders. */
 export const WORKSPACE = "/workspace";
 
+/**
+ * The commands' HOME inside: an empty folder in the private /tmp, or a run's `home` bound there (an environment's
+ * home keeps one path for every run, so what its setup wrote there — a virtualenv's paths, say — stays right).
+ */
+export const HOME_DIR = "/tmp/home";
+
 /** Gives `dir` and everything in it to `uid` (links themselves, not what they point at). */
 export function chownTree(dir: string, uid: number): void {
   fs.lchownSync(dir, uid, uid);

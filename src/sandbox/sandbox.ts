@@ -27,15 +27,20 @@ export interface SandboxRun {
    */
   network?: SetupNetwork;
   /**
-   * A folder of the host's shown to the command, read-write, as its HOME (an environment's per-repository home and
-   * caches: pip's, npm's); absent: HOME is an empty folder in the private /tmp.
+   * A folder of the host's shown to the command, read-write, as its HOME, at one path for every run (/tmp/home): an
+   * environment's per-repository home and caches (pip's, npm's). The caller makes it and hands it to `prepare` as it
+   * does the copy (run as root, that gives it to the sandbox's user); absent: HOME is an empty folder in the private
+   * /tmp.
    */
   home?: string;
 }
 
 /** How a setup reaches the network: only through the bot's proxy (see startSetupProxy). */
 export interface SetupNetwork {
-  /** The proxy's Unix socket on the host. */
+  /**
+   * The proxy's Unix socket on the host, in a folder of the proxy's own that the sandbox shows the setup read-only,
+   * with the bridge script startSetupProxy writes beside it.
+   */
   socket: string;
 }
 
@@ -46,8 +51,17 @@ export interface Sandbox {
   readonly description: string;
   /** The same in two words, for a status line: "in bubblewrap", "uncontained". */
   readonly label: string;
-  /** Whether a `setup_command` may reach the network (the operator's MAGIS_SANDBOX_SETUP_NETWORK). */
+  /**
+   * Whether a setup may reach the network, through the bot's proxy: the operator allows it (MAGIS_SANDBOX_SETUP_NETWORK
+   * or MAGIS_SETUP_ALLOW_HOSTS) and this backend can give it (the container backend cannot).
+   */
   readonly setupNetwork: boolean;
+  /**
+   * The hosts the setup's proxy may let through (MAGIS_SETUP_ALLOW_HOSTS, else the default registries): what a door
+   * hands startSetupProxy as `allow`. Empty when setupNetwork is false, and where a setup reaches the network without
+   * a proxy (MAGIS_SANDBOX=none): a door starts a proxy for a setup only when this lists hosts.
+   */
+  readonly setupAllowHosts: readonly string[];
   /** Makes a fresh copy of the checkout usable by the commands (its owner, when they run as another user). */
   prepare(dir: string): void;
   /** Runs a shell command; never rejects (a failure to start is an `error` run). */
