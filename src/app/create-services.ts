@@ -14,6 +14,7 @@ import { chooseSandbox, hostSandbox, type SandboxChoice, type SandboxMode, type 
 import { createJobRunner } from "./create-job-runner.js";
 import { createTriggerDesk } from "./create-trigger-desk.js";
 import { listBotPaths } from "./list-bot-paths.js";
+import { environmentShelfFor } from "./open-environments.js";
 import type { GitHubHost, MagisAppOptions, MagisServices, ServiceSettings } from "./service-types.js";
 import { serveDatabaseFile } from "./settings/find-state-paths.js";
 import { readSettings } from "./settings/read-settings.js";
@@ -42,12 +43,15 @@ export function createServices(host: GitHubHost, { settings = serveSettings(proc
   const workDir = values.git.workDir ?? os.tmpdir();
   const objects = objectCacheFrom(values.git, workDir);
   const sandbox = seams.sandbox ?? sandboxFor(values, { env, log, envFile: settings.envFile });
+  // The environments this machine's jobs built, kept for the next job of their repository; the web role removes an
+  // uninstalled installation's from the same folder.
+  const environments = "environments" in seams ? seams.environments : environmentShelfFor(values, { cwd: process.cwd(), log });
   const runner = createJobRunner({
     host,
     settings,
     seams,
     store,
-    commands: sandbox.sandbox ? { sandbox: sandbox.sandbox, secrets: appSecrets(values) } : { why: sandbox.why },
+    commands: sandbox.sandbox ? { sandbox: sandbox.sandbox, secrets: appSecrets(values), ...(environments && { environments }) } : { why: sandbox.why },
     traceDir: values.jobs.traceDir ?? tracesBeside,
     objects,
   });
@@ -96,7 +100,7 @@ export function createServices(host: GitHubHost, { settings = serveSettings(proc
     await desk.settled();
     await queue.stop(graceMs);
   };
-  const forget = forgetUninstalled({ memory: store.memory, jobs: store.jobs, queue, log });
+  const forget = forgetUninstalled({ memory: store.memory, jobs: store.jobs, queue, log, environments });
   return { queue, store, jobs: store.jobs, triggers: store.triggers, desk, start, settled, ready, stop, bot: host.bot, forgetUninstalled: forget, sandbox };
 }
 

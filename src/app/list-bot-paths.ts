@@ -2,13 +2,13 @@ import os from "node:os";
 import path from "node:path";
 import type { BotPath } from "../sandbox/sandbox.js";
 import { UsageError } from "../lib/usage-error.js";
-import { serveDatabaseFile, spoolFolder } from "./settings/find-state-paths.js";
+import { environmentFolder, serveDatabaseFile, spoolFolder } from "./settings/find-state-paths.js";
 import type { Settings } from "./settings/settings-table.js";
 
 /**
  * The bot's own files and folders, as a door's settings place them: the private key and its folder, the `.env` file,
  * the SQLite database (its folder, and the file with its WAL beside it for a folder the sandbox cannot hide whole), the
- * working directory, the trace and spool folders, the work folder of the checkouts. The sandbox hides each of them
+ * working directory, the trace and spool folders, the work folder of the checkouts, the kept environments' folder. The sandbox hides each of them
  * where its system folders would show it (a systemd unit's key under /etc, its working directory under /opt), and
  * `magis sandbox check` probes each. Relative settings are taken from `door.cwd`, as the door takes them.
  */
@@ -35,6 +35,7 @@ export function listBotPaths(settings: Settings, door: { cwd: string; envFile?: 
   add("trace folder", settings.jobs.traceDir || undefined);
   add("spool folder", spoolFolder(settings));
   add("work folder", settings.git.workDir ?? settings.runner.temp ?? os.tmpdir());
+  add("kept environments' folder", environmentFolder(settings));
   return paths;
 }
 

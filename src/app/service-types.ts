@@ -1,5 +1,6 @@
 import type { Context } from "probot";
 import type { Backend } from "../backends/backend.js";
+import type { EnvironmentShelf } from "../environment/index.js";
 import type { BotIdentity, Octokit } from "../github/types.js";
 import type { JobQueue, ServeRole } from "../jobs/job-queue.js";
 import type { ResolveJobServices } from "../jobs/kinds/resolve/run.js";
@@ -66,6 +67,11 @@ export interface ServiceSeams {
   sandbox?: SandboxChoice;
   /** Where job outcomes and model usage are counted (the serve command's /metrics). */
   metrics?: MagisMetrics;
+  /**
+   * Where the environments jobs built are kept (default: as MAGIS_ENV_DIR and MAGIS_ENV_CACHE_MB say, see
+   * environmentShelfFor); given as undefined, none are kept.
+   */
+  environments?: EnvironmentShelf;
   /** The model client of a job (default: OpenAI's SDK with the operator's model settings). */
   createLlm?: ResolveJobServices["createLlm"];
   /** Told each job's phase timings, besides the log. */

@@ -13,6 +13,7 @@ import { checkAppCredentials, checkWebhookSecret, isRegistered, missingModelSett
 import { checkModelEndpoint } from "./check-model-endpoint.js";
 import { createServices, probotHost } from "./create-services.js";
 import { magisApp } from "./magis-app.js";
+import { environmentShelfFor } from "./open-environments.js";
 import { renderStartLine } from "./render-start-line.js";
 import type { MagisAppOptions, MagisServices } from "./service-types.js";
 import { serveDatabaseFile } from "./settings/find-state-paths.js";
@@ -58,12 +59,21 @@ export async function startServer(env: NodeJS.ProcessEnv, options: StartOptions 
   }
   // Probot is built before the store is opened too: what it refuses leaves no database file behind and no pool open.
   const probot = createProbotFor(env, settings, { Octokit, log: options.log });
+  // The kept environments' folder is checked (the bot's own) before the store opens, as settings are.
+  const environments = environmentShelfFor(settings, { cwd: process.cwd(), log: options.log ?? probot.log });
   // The SQLite file openBackend opens, told in the start line (with a note when it is where earlier versions kept it).
   const database = settings.store.databaseUrl ? undefined : serveDatabaseFile(settings.store, process.cwd());
   const backend = await openBackend(settings.store, database ? { sqliteFile: database.file } : {});
-  const metrics = createMetrics({ role, queueDepth: () => backend.store.jobs.depth() });
+  const metrics = createMetrics({
+    role,
+    queueDepth: () => backend.store.jobs.depth(),
+    ...(environments && role !== "web" && { environments: () => environments.stats() }),
+  });
   let services: MagisServices | undefined;
-  const app: MagisAppOptions = { settings: { env, values: settings, role, envFile }, seams: { backend, metrics, onReady: (made) => (services = made) } };
+  const app: MagisAppOptions = {
+    settings: { env, values: settings, role, envFile },
+    seams: { backend, metrics, environments, onReady: (made) => (services = made) },
+  };
   // A process that runs jobs is not ready until its model endpoint has answered once: a wrong OPENAI_BASE_URL shows
   // before the first job, and a rollout with it stops there.
   const modelReady = role === "web" || modelProblem ? undefined : checkModelEndpoint(settings.model);

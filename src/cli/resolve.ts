@@ -90,7 +90,7 @@ export const resolveCommand: Command = {
     const llm = makeModel(config, settings, limit.signal);
     // On the user's own machine, at their command: the repository's tests run in a copy of the checkout, in bubblewrap
     // unless --no-sandbox says to run them in the user's own environment (less its credentials).
-    const commands = localCommandPolicy(settings, io.env, values["no-sandbox"]!);
+    const commands = localCommandPolicy(settings, io.env, values["no-sandbox"]!, { root: repo, cwd: io.cwd, stderr: io.stderr });
     const store = await openMemoryStore(settings);
     fs.mkdirSync(out, { recursive: true });
     let result: ResolveResult;

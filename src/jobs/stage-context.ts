@@ -1,3 +1,4 @@
+import type { EnvironmentScope, EnvironmentShelf } from "../environment/index.js";
 import type { Checkout } from "../git/checkout.js";
 import type { Sandbox } from "../sandbox/sandbox.js";
 import type { CommandPolicy, ProgressEvent, StageContext } from "../pipeline/types.js";
@@ -8,13 +9,20 @@ import type { JobRun } from "./run-job.js";
 export interface CommandServices {
   /**
    * What the repository's commands run in (the sandbox the door chose when it started) and the values to redact from
-   * their output; or why they do not run here (no sandbox works on this App server).
+   * their output, and where the environments their setups built are kept (absent: none kept, each job builds its own);
+   * or why they do not run here (no sandbox works on this App server).
    */
-  commands: { sandbox: Sandbox; secrets: (string | undefined)[] } | { why: string };
+  commands: { sandbox: Sandbox; secrets: (string | undefined)[]; environments?: EnvironmentShelf } | { why: string };
 }
 
-/** Whether and how a job may run the repository's tests: in a copy beside the checkout (removed with leftover checkouts). */
-export function commandPolicy(services: CommandServices, job: { secrets: string[]; signal: AbortSignal; checkoutDir: string }): CommandPolicy {
+/**
+ * Whether and how a job may run the repository's tests: in a copy beside the checkout (removed with leftover checkouts),
+ * from an environment kept for the repository and its installation (`scope`) where the services keep them.
+ */
+export function commandPolicy(
+  services: CommandServices,
+  job: { secrets: string[]; signal: AbortSignal; checkoutDir: string; scope: EnvironmentScope },
+): CommandPolicy {
   const { commands } = services;
   if ("why" in commands) return { allowed: false, why: commands.why };
   return {
@@ -23,6 +31,7 @@ export function commandPolicy(services: CommandServices, job: { secrets: string[
     secrets: [...commands.secrets, ...job.secrets],
     signal: job.signal,
     scratchDir: `${job.checkoutDir}.tests`,
+    ...(commands.environments && { environments: commands.environments, scope: job.scope }),
   };
 }
 
@@ -35,13 +44,15 @@ export function stageContext(
   job: JobRecord,
   parts: { checkout: Pick<Checkout, "dir">; now: () => number; commands: CommandServices; onProgress: (event: ProgressEvent) => void },
 ): StageContext {
+  const repoId = repositoryKey(job.owner, job.repo);
+  const scope = { repo: repoId, installationId: job.installationId };
   return {
     root: parts.checkout.dir,
-    repoId: repositoryKey(job.owner, job.repo),
+    repoId,
     config: run.config,
     llm: run.llm,
     now: parts.now,
     onProgress: parts.onProgress,
-    commands: commandPolicy(parts.commands, { secrets: [run.token], signal: run.signal, checkoutDir: parts.checkout.dir }),
+    commands: commandPolicy(parts.commands, { secrets: [run.token], signal: run.signal, checkoutDir: parts.checkout.dir, scope }),
   };
 }

@@ -30,6 +30,19 @@ export interface MetricsOptions {
   queueDepth?: () => Promise<QueueDepth[]>;
   /** How long `queueDepth` may take before the scrape goes on without it (default 5 s: Prometheus gives a scrape 10 s). */
   queueDepthTimeoutMs?: number;
+  /** The kept environments' counts, read at each scrape; without it there is no `magis_environment_*` metric. */
+  environments?: () => EnvironmentCounts;
+}
+
+/** What a process's kept environments count: found and not, built, evicted, and what is kept now (see EnvironmentShelf.stats). */
+export interface EnvironmentCounts {
+  hits: number;
+  misses: number;
+  builds: number;
+  buildSeconds: number;
+  bytes: number;
+  kept: number;
+  evicted: number;
 }
 
 /** The process's Prometheus metrics: what it records, and its exposition text. */
@@ -109,6 +122,7 @@ export function createMetrics(options: MetricsOptions): MagisMetrics {
     registers,
   });
   const sampleQueue = options.queueDepth && queueSampler(options.queueDepth, options.queueDepthTimeoutMs ?? DEFAULT_QUEUE_DEPTH_TIMEOUT_MS, registers);
+  const sampleEnvironments = options.environments && environmentSampler(options.environments, registers);
   return {
     jobStarted: (kind) => runningHere.inc({ kind }),
     jobFinished: (kind, outcome, seconds) => {
@@ -129,6 +143,7 @@ export function createMetrics(options: MetricsOptions): MagisMetrics {
     contentType: registry.contentType,
     text: async () => {
       await sampleQueue?.();
+      sampleEnvironments?.();
       return registry.metrics();
     },
   };
@@ -156,5 +171,43 @@ function queueSampler(queueDepth: () => Promise<QueueDepth[]>, timeoutMs: number
     jobs.reset();
     storeUp.set(rows ? 1 : 0);
     for (const row of rows ?? []) jobs.set({ kind: row.kind, status: row.status }, row.count);
+  };
+}
+
+/**
+ * The `magis_environment_*` metrics and the function that sets them from the shelf's counts before a scrape: the
+ * counters are the process's since it started, the gauges what its folder holds now.
+ */
+function environmentSampler(counts: () => EnvironmentCounts, registers: Registry[]): () => void {
+  const lookups = new Counter({
+    name: "magis_environment_lookups_total",
+    help: "Kept environments looked for by jobs of this process, by result (hit: found under its key, miss: built afresh).",
+    labelNames: ["result"],
+    registers,
+  });
+  const builds = new Counter({ name: "magis_environment_builds_total", help: "Environments this process built (setup run), kept or not.", registers });
+  const buildSeconds = new Counter({ name: "magis_environment_build_seconds_total", help: "Seconds the setups of those builds took.", registers });
+  const evictions = new Counter({
+    name: "magis_environment_evictions_total",
+    help: "Kept environments this process removed, least recently used first, to stay within MAGIS_ENV_CACHE_MB.",
+    registers,
+  });
+  const bytes = new Gauge({ name: "magis_environment_bytes", help: "Bytes of the environments kept in MAGIS_ENV_DIR now.", registers });
+  const kept = new Gauge({ name: "magis_environments_kept", help: "Environments kept in MAGIS_ENV_DIR now.", registers });
+  // A counter cannot be set: it is reset and raised to the shelf's count.
+  const setCounter = (counter: Counter, value: number, labels?: { result: string }) => {
+    counter.reset();
+    if (labels) counter.inc(labels, value);
+    else counter.inc(value);
+  };
+  return () => {
+    const now = counts();
+    setCounter(lookups, now.hits, { result: "hit" });
+    lookups.inc({ result: "miss" }, now.misses);
+    setCounter(builds, now.builds);
+    setCounter(buildSeconds, now.buildSeconds);
+    setCounter(evictions, now.evicted);
+    bytes.set(now.bytes);
+    kept.set(now.kept);
   };
 }

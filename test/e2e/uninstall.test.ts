@@ -1,5 +1,7 @@
+import fs from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { openEnvironmentShelf } from "../../src/environment/index.js";
 import { UNINSTALLED_REASON } from "../../src/triggers/rules/on-uninstalled.js";
 import { holdSqliteLock, type HeldLock } from "../support/hold-sqlite-lock.js";
 import { FULL, INSTALLATION, REPO, useRig } from "./e2e-rig.js";
@@ -20,14 +22,40 @@ async function rememberFiles(repos: string[]): Promise<void> {
   for (const repo of repos) for (const name of ["hello.py", "world.py"]) await rig.app.services.store.memory.remember(repo, name, file);
 }
 
+/** Keeps an environment for each repository in the app's folder (MAGIS_ENV_DIR), as a worker of the machine would. */
+async function keepEnvironments(folder: string, scopes: { repo: string; installationId: number }[]): Promise<void> {
+  const shelf = openEnvironmentShelf({ folder, maxBytes: 1_000_000 });
+  for (const scope of scopes) {
+    const built = path.join(folder, "..", "built", scope.repo);
+    for (const part of ["repo", "home"]) fs.mkdirSync(path.join(built, part), { recursive: true });
+    fs.writeFileSync(path.join(built, "repo", "setup-was-here"), "yes");
+    const record = { keyParts: {}, source: ".github/magis.yml setup_command" as const, builtAt: new Date().toISOString(), buildSeconds: 1, checkoutFiles: [] };
+    await shelf.keep({ scope, key: "e".repeat(64), repoDir: path.join(built, "repo"), homeDir: path.join(built, "home"), record });
+  }
+}
+
+/** The repositories whose environments are kept in `folder`, read by a shelf of its own. */
+const keptFor = (folder: string) =>
+  openEnvironmentShelf({ folder, maxBytes: 1 })
+    .list()
+    .map((record) => record.scope.repo)
+    .sort();
+
 async function remembers(repo: string): Promise<boolean> {
   return (await rig.app.services.store.memory.recall(repo, "hello.py")) !== null;
 }
 
 describe("the app uninstalled", () => {
   it("forgets what the memory holds of a repository taken from the installation, and of every repository of an account that removes the app", async () => {
-    await rig.setUp({ brokenModel: true });
+    const environments = path.join(rig.root, "environments");
+    await rig.setUp({ brokenModel: true, env: { MAGIS_ENV_DIR: environments } });
     await rememberFiles(["octocat/hello-world", "octocat/spoon-knife", "hubot/hello-world"]);
+    const octocat = examplePayload("installation", "deleted").installation.id;
+    await keepEnvironments(environments, [
+      { repo: "octocat/Hello-World", installationId: octocat },
+      { repo: "octocat/Spoon-Knife", installationId: octocat },
+      { repo: "hubot/hello-world", installationId: octocat + 1 },
+    ]);
 
     // Real payloads: octocat takes Hello-World from the installation, then removes the app.
     expect(await rig.app.deliver("installation_repositories", examplePayload("installation_repositories", "removed"), "d-repo-removed")).toBe(200);
@@ -35,9 +63,12 @@ describe("the app uninstalled", () => {
     expect(await remembers("octocat/spoon-knife")).toBe(true);
     expect(
       rig.app.logs.some((line) =>
-        line.includes("octocat/hello-world taken from the installation: cancelled 0 of their jobs and forgot the 2 files the memory held of them"),
+        line.includes(
+          "octocat/hello-world taken from the installation: cancelled 0 of their jobs and forgot the 2 files the memory held of them, and removed 1 environment kept for them",
+        ),
       ),
     ).toBe(true);
+    expect(keptFor(environments)).toEqual(["hubot/hello-world", "octocat/Spoon-Knife"]);
 
     expect(await rig.app.deliver("installation", examplePayload("installation", "deleted"), "d-app-removed")).toBe(200);
     expect(await remembers("octocat/spoon-knife")).toBe(false);
@@ -45,6 +76,7 @@ describe("the app uninstalled", () => {
     expect(
       rig.app.logs.some((line) => line.includes("the app was removed by octocat, from all its repositories: cancelled 0 of their jobs and forgot the 2 files")),
     ).toBe(true);
+    expect(keptFor(environments)).toEqual(["hubot/hello-world"]);
     // Neither is a trigger: nothing recorded, no job.
     expect(await rig.jobs()).toEqual([]);
   });

@@ -63,6 +63,8 @@ export async function runAction(
           ...settings,
           jobs: { ...settings.jobs, concurrency: 1 },
           git: { ...settings.git, workDir: settings.git.workDir ?? settings.runner.temp, objectCacheMb: 0 },
+          // Nor environments: the declared setup runs once in the run, and its environment goes with the runner.
+          environments: { ...settings.environments, cacheMb: 0 },
         },
         // The workflow is the repository's own: its config may choose its models.
         repositoryModels: "any",

@@ -7,7 +7,7 @@ export type Env = Readonly<Record<string, string | undefined>>;
 export type Reader = "web" | "worker" | "action" | "cli" | "eval";
 
 /** The group of the typed settings a row lands in (`settings.model.timeoutMs`): what one part of the code is handed. */
-export type Part = "server" | "app" | "github" | "model" | "store" | "jobs" | "git" | "runner";
+export type Part = "server" | "app" | "github" | "model" | "store" | "jobs" | "git" | "runner" | "environments";
 
 /** The values read so far, by variable name: what a row's `onlyWhen` looks at. */
 export type ReadSoFar = Readonly<Record<string, unknown>>;

@@ -34,3 +34,13 @@ export function spoolFolder(settings: Pick<Settings, "jobs" | "git" | "store">, 
   const folder = stateFolder(settings.store);
   return folder && path.join(folder, "spool");
 }
+
+/**
+ * Where the kept environments live: MAGIS_ENV_DIR, else `environments` in the bot's state folder; undefined when
+ * nothing names a place (no HOME nor XDG_CACHE_HOME), and then none is kept.
+ */
+export function environmentFolder(settings: Pick<Settings, "environments" | "store">): string | undefined {
+  if (settings.environments.dir) return settings.environments.dir;
+  const folder = stateFolder(settings.store);
+  return folder && path.join(folder, "environments");
+}

@@ -9,7 +9,7 @@ import { removeTree } from "./remove-tree.js";
 
 /** What a shelf is opened with. */
 export interface ShelfOptions {
-  /** Where the kept environments live (MAGIS_ENV_DIR); made 0700 if it is not there. */
+  /** Where the kept environments live (MAGIS_ENV_DIR); made 0700 when the first is kept. */
   folder: string;
   /** The bound on the bytes kept in all (MAGIS_ENV_CACHE_MB); 0 keeps nothing. */
   maxBytes: number;
@@ -39,7 +39,7 @@ const SAFE_SCOPE = /^[a-z0-9][a-z0-9._-]*\+[a-z0-9._-]+$/;
  */
 export function openEnvironmentShelf(options: ShelfOptions): EnvironmentShelf {
   const { folder, maxBytes, log, now = () => new Date() } = options;
-  ownFolder(folder);
+  if (fs.existsSync(folder)) ownFolder(folder);
   const held = new Map<string, number>();
   const doomed = new Set<string>();
   const removals = new Set<Promise<void>>();
@@ -142,6 +142,7 @@ export function openEnvironmentShelf(options: ShelfOptions): EnvironmentShelf {
       counts.buildSeconds += record.buildSeconds;
       if (maxBytes <= 0) return null;
       const dir = placeOf(scope, key);
+      ownFolder(folder);
       fs.mkdirSync(path.dirname(dir), { recursive: true, mode: 0o700 });
       const temp = path.join(path.dirname(dir), `${KEEPING}${process.pid}-${randomBytes(4).toString("hex")}`);
       try {
@@ -215,7 +216,7 @@ function checkedKey(key: string): string {
 
 /** Makes the folder (0700) or checks it is the bot's own: a folder another user made first, or a link, is refused. */
 function ownFolder(folder: string): void {
-  fs.mkdirSync(folder, { recursive: true, mode: 0o700 });
+  if (!fs.existsSync(folder)) fs.mkdirSync(folder, { recursive: true, mode: 0o700 });
   const stat = fs.lstatSync(folder);
   const uid = process.getuid?.();
   if (!stat.isDirectory()) throw new Error(`the kept environments' folder ${folder} is not a folder (a link?): set MAGIS_ENV_DIR to a folder of the bot's own`);

@@ -1,4 +1,5 @@
 import type { Context } from "probot";
+import type { EnvironmentShelf } from "../../environment/index.js";
 import type { JobQueue, JobRunner } from "../../jobs/job-queue.js";
 import { redactSecrets } from "../../lib/redact-secrets.js";
 import { repositoryKey } from "../../store/jobs.js";
@@ -40,18 +41,20 @@ export interface UninstallServices {
   memory: MemoryStore;
   jobs: JobStore;
   queue: JobQueue;
+  /** The environments kept on this machine (absent: none kept here). */
+  environments?: Pick<EnvironmentShelf, "remove">;
   log: { info: (obj: object, msg: string) => void; warn: (obj: object, msg: string) => void };
 }
 
 /**
  * Forgets what the app holds of repositories it was uninstalled from, as soon as GitHub says so: their queued and
- * running jobs are cancelled, and the evolution memory's files (the text and summary of each file the Custodian read)
- * forgotten. An account that removes the app has one installation, so all its repositories go. A running job may
+ * running jobs are cancelled, the evolution memory's files (the text and summary of each file the Custodian read)
+ * forgotten, and the environments kept for them on this machine removed (the installation's, or the repositories'). An account that removes the app has one installation, so all its repositories go. A running job may
  * still finish a summary it had begun; it forgets its repository again when it ends (see forgetWhenCancelled). Kept
  * objects on the workers' disks age out instead (MAGIS_OBJECT_CACHE_DAYS). A store that fails fails the webhook,
  * which GitHub's delivery log then shows and can send again.
  */
-export function forgetUninstalled({ memory, jobs, queue, log }: UninstallServices) {
+export function forgetUninstalled({ memory, jobs, queue, environments, log }: UninstallServices) {
   return async (context: Context<UninstallEvent>): Promise<void> => {
     const event = `${context.name}.${context.payload.action}`;
     const which = uninstalledBy(event, context.payload);
@@ -65,9 +68,14 @@ export function forgetUninstalled({ memory, jobs, queue, log }: UninstallService
       for (const key of new Set(active.map((job) => job.key))) cancelled += await queue.cancel(key, UNINSTALLED_REASON);
       const forgotten = await memory.forget(which);
       const files = forgotten === 1 ? "1 file" : `${forgotten} files`;
+      const removed = !environments
+        ? 0
+        : "owners" in which
+          ? environments.remove({ installationId: installation })
+          : which.repos.reduce((sum, repo) => sum + environments.remove({ repo, installationId: installation }), 0);
       log.info(
-        { delivery: context.id, event, installation, ...which, cancelled, forgotten },
-        `${describe(which)}: cancelled ${cancelled} of their jobs and forgot the ${files} the memory held of them`,
+        { delivery: context.id, event, installation, ...which, cancelled, forgotten, environments: removed },
+        `${describe(which)}: cancelled ${cancelled} of their jobs and forgot the ${files} the memory held of them, and removed ${removed === 1 ? "1 environment" : `${removed} environments`} kept for them`,
       );
     } catch (error) {
       log.warn(

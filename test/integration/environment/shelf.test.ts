@@ -201,7 +201,11 @@ describe("openEnvironmentShelf", () => {
     );
   });
 
-  it("refuses a key that is not one", () => {
-    expect(() => open(10).find(SCOPE, "../../etc")).toThrow("'../../etc' is not an environment key (hex, from environmentKey): nothing is kept under it");
+  it("makes no folder until it keeps one, and refuses a key that is not one", () => {
+    const shelf = open(10);
+    expect(shelf.list()).toEqual([]);
+    expect(shelf.find(SCOPE, KEY_A)).toBeNull();
+    expect(fs.existsSync(folder)).toBe(false);
+    expect(() => shelf.find(SCOPE, "../../etc")).toThrow("'../../etc' is not an environment key (hex, from environmentKey): nothing is kept under it");
   });
 });

@@ -7,13 +7,14 @@ const listed = (env: NodeJS.ProcessEnv, door: { cwd: string; envFile?: string })
   Object.fromEntries(listBotPaths(readSettings(env, { door: "serve" }), door).map((bot) => [bot.what.replace("the bot's ", ""), bot.path]));
 
 describe("listBotPaths", () => {
-  it("names the key, .env, database, working directory, traces, spool and work folder where the settings put them", () => {
+  it("names the key, .env, database, working directory, traces, spool, work folder and kept environments where the settings put them", () => {
     const env = {
       PRIVATE_KEY_PATH: "/etc/magis/private-key.pem",
       MAGIS_DB: "state/magis.db",
       MAGIS_TRACE_DIR: "/var/log/magis",
       MAGIS_SPOOL_DIR: "/opt/magis/spool",
       MAGIS_WORKDIR: "/srv/magis",
+      MAGIS_ENV_DIR: "/var/lib/magis/environments",
     };
     expect(listed(env, { cwd: "/opt/magis", envFile: "/etc/magis/magis.env" })).toEqual({
       "private key": "/etc/magis/private-key.pem",
@@ -27,6 +28,7 @@ describe("listBotPaths", () => {
       "trace folder": "/var/log/magis",
       "spool folder": "/opt/magis/spool",
       "work folder": "/srv/magis",
+      "kept environments' folder": "/var/lib/magis/environments",
     });
   });
 
@@ -40,6 +42,7 @@ describe("listBotPaths", () => {
       "working directory": "/opt/magis",
       "spool folder": "/home/magis/.cache/magis/spool",
       "work folder": os.tmpdir(),
+      "kept environments' folder": "/home/magis/.cache/magis/environments",
     });
     // No home either: no default database nor spool to hide.
     expect(Object.keys(listed({}, { cwd: "/opt/magis" }))).toEqual([".env file", "working directory", "work folder"]);
