@@ -1,8 +1,12 @@
-# MAGIS as a container image: `magis serve` (the GitHub App) as a non-root user. docs/deploy.md says how to build,
-# run and deploy it.
+# MAGIS as a container image: `magis serve` (the GitHub App) as a non-root user, with bubblewrap for the repositories'
+# commands. docs/deploy.md says how to build, run and deploy it, and which privileges the container needs.
 #
-#   docker build -t magis:0.1.0 .        (or podman build; `npm run test:image` builds and checks it)
-#   docker run --init -p 3000:3000 --env-file .env -v magis-data:/data magis:0.1.0
+#   docker build -t magis:0.1.0 .                              (the App; `npm run test:image` builds and checks it)
+#   docker build --target universal -t magis:0.1.0-universal .  (the App and Debian's common toolchains)
+#   docker run --init -p 3000:3000 --env-file .env -v magis-data:/data \
+#     --cap-drop=ALL --security-opt no-new-privileges \
+#     --security-opt seccomp=deploy/docker/seccomp-bubblewrap.json --security-opt systempaths=unconfined \
+#     --security-opt apparmor=unconfined magis:0.1.0
 #
 # NODE_IMAGE: any Debian-based image with Node 20 and npm on its PATH (the image test builds on a local one).
 ARG NODE_IMAGE=node:20-bookworm-slim
@@ -38,7 +42,15 @@ RUN npm run build \
   && mkdir -p build/Release \
   && mv better_sqlite3.node build/Release/
 
-FROM ${NODE_IMAGE}
+FROM ${NODE_IMAGE} AS app
+# bubblewrap makes the sandbox each repository command runs in (MAGIS_SANDBOX=auto finds it); util-linux brings the
+# prlimit that sets the commands' limits (and setpriv, used when the bot runs as root). As the user below, bwrap needs
+# unprivileged user namespaces and a /proc it may mount again: docs/deploy.md gives the container's flags. apt-get
+# clean: a base without Docker's apt configuration would keep apt's 80 MB package caches.
+RUN apt-get update \
+  && apt-get install -y --no-install-recommends bubblewrap util-linux \
+  && apt-get clean \
+  && rm -rf /var/lib/apt/lists/*
 # A user of its own with a fixed id (deploy/kubernetes/magis.yaml's runAsUser), owning only the two folders it writes:
 # /work (checkouts, kept objects, the web role's spool) and /data (the SQLite file and the traces).
 RUN groupadd --system --gid 10001 magis \
@@ -63,3 +75,18 @@ HEALTHCHECK --interval=30s --timeout=5s --start-period=30s --retries=3 \
   CMD ["node", "-e", "fetch(`http://127.0.0.1:${process.env.PORT}/healthz`).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 ENTRYPOINT ["node", "/app/bin/magis.js"]
 CMD ["serve"]
+
+# `--target universal`: the App with Debian's common toolchains, for repositories that bring no image of their own.
+# Their setup and test commands see them through the sandbox's read-only /usr: Python 3 with venv, pip and its
+# headers, a C and C++ toolchain (build-essential), Go, a Java 17 JDK with Maven, and git; Node and npm are the App's.
+FROM app AS universal
+USER root
+RUN apt-get update \
+  && apt-get install -y --no-install-recommends \
+    python3 python3-venv python3-pip python3-dev build-essential golang-go default-jdk-headless maven git ca-certificates \
+  && apt-get clean \
+  && rm -rf /var/lib/apt/lists/*
+USER 10001:10001
+
+# The default target (a plain `docker build`) is the App alone.
+FROM app

@@ -7,10 +7,25 @@ const readRoot = (file: string) => fs.readFileSync(new URL(`../../../${file}`, i
 const read = (file: string) => readRoot(`deploy/${file}`);
 const { version } = JSON.parse(readRoot("package.json")) as { version: string };
 
-/** The Dockerfile's runtime stage (after the last FROM): its ENV pairs, its USER, its EXPOSEd ports, its entry point and command. */
+/** The Dockerfile's stages by name (`FROM … AS name`; the last, unnamed, as ""), each its text after its FROM line. */
+function stages(text: string): Map<string, string> {
+  const parts = text.split(/^(?=FROM )/m).slice(1);
+  return new Map(parts.map((part) => [/^FROM \S+(?: AS (\S+))?/.exec(part)![1] ?? "", part.slice(part.indexOf("\n") + 1)]));
+}
+
+/** The instructions `name` of a stage, their continuation lines joined. */
+const instructions = (stage: string, name: string) => [...stage.replace(/\\\n/g, " ").matchAll(new RegExp(`^${name} (.*)$`, "gm"))].map((m) => m[1]!.trim());
+
+/** The packages a stage's RUN lines install with apt-get. */
+const aptPackages = (stage: string) =>
+  instructions(stage, "RUN").flatMap((line) =>
+    [...line.matchAll(/apt-get install -y --no-install-recommends\s+((?:[\w.+-]+\s*)+)/g)].flatMap((m) => m[1]!.trim().split(/\s+/)),
+  );
+
+/** The Dockerfile's App stage (`app`): its ENV pairs, its USER, its EXPOSEd ports, its entry point and command. */
 function runtimeStage(text: string) {
-  const stage = text.slice(text.lastIndexOf("\nFROM "));
-  const instruction = (name: string) => [...stage.replace(/\\\n/g, " ").matchAll(new RegExp(`^${name} (.*)$`, "gm"))].map((m) => m[1]!.trim());
+  const stage = stages(text).get("app")!;
+  const instruction = (name: string) => instructions(stage, name);
   const env = Object.fromEntries(instruction("ENV").flatMap((line) => [...line.matchAll(/(\w+)=(\S+)/g)].map((m) => [m[1]!, m[2]!])));
   return {
     env,
@@ -95,7 +110,19 @@ describe("the deployment sketches in deploy/", () => {
   it("the image: built from node:20-bookworm-slim, runs `magis serve` as the user the Kubernetes pods name, on the port it EXPOSEs", () => {
     const dockerfile = readRoot("Dockerfile");
     expect(dockerfile).toMatch(/^ARG NODE_IMAGE=node:20-bookworm-slim$/m);
-    expect([...dockerfile.matchAll(/^FROM (\S+)/gm)].map((m) => m[1])).toEqual(["${NODE_IMAGE}", "${NODE_IMAGE}"]);
+    // build, the App, `universal` on the App, and the App again last: a plain `docker build` builds the App alone.
+    expect([...dockerfile.matchAll(/^FROM (\S+)(?: AS (\S+))?$/gm)].map((m) => [m[1], m[2]])).toEqual([
+      ["${NODE_IMAGE}", "build"],
+      ["${NODE_IMAGE}", "app"],
+      ["app", "universal"],
+      ["app", undefined],
+    ]);
+    expect(
+      stages(dockerfile)
+        .get("")!
+        .replace(/^#.*\n/gm, "")
+        .trim(),
+    ).toBe("");
     const image = runtimeStage(dockerfile);
     expect(image.user).toBe("10001:10001");
     expect([...image.entrypoint, ...image.cmd]).toEqual(["node", "/app/bin/magis.js", "serve"]);
@@ -112,6 +139,64 @@ describe("the deployment sketches in deploy/", () => {
         .split("\n")
         .filter((line) => line && !line.startsWith("#"))[0],
     ).toBe("*");
+  });
+
+  it("the image: the App carries bubblewrap and util-linux; `universal` adds Debian's toolchains and runs as 10001 again", () => {
+    const all = stages(readRoot("Dockerfile"));
+    expect(aptPackages(all.get("app")!)).toEqual(["bubblewrap", "util-linux"]);
+    const universal = all.get("universal")!;
+    expect(aptPackages(universal)).toEqual(
+      expect.arrayContaining(["python3", "python3-venv", "python3-pip", "python3-dev", "build-essential", "golang-go", "default-jdk-headless", "maven"]),
+    );
+    expect(instructions(universal, "USER")).toEqual(["root", "10001:10001"]);
+  });
+
+  it("the seccomp profile: refuses what it does not list, allows bubblewrap's namespace calls, refuses the machine-wide ones", () => {
+    const profile = JSON.parse(read("docker/seccomp-bubblewrap.json")) as {
+      defaultAction: string;
+      defaultErrnoRet: number;
+      syscalls: { names: string[]; action: string; args?: unknown[] }[];
+    };
+    // ENOSYS for a call newer than the list: programs take their older way, as for a kernel without it.
+    expect(profile).toMatchObject({ defaultAction: "SCMP_ACT_ERRNO", defaultErrnoRet: 38 });
+    const allowed = new Set(profile.syscalls.filter((rule) => rule.action === "SCMP_ACT_ALLOW").flatMap((rule) => rule.names));
+    const refused = profile.syscalls.filter((rule) => rule.action === "SCMP_ACT_ERRNO").flatMap((rule) => rule.names);
+    expect(profile.syscalls.every((rule) => rule.args === undefined)).toBe(true);
+    for (const call of ["unshare", "clone", "clone3", "mount", "umount2", "pivot_root", "prlimit64", "execve", "openat", "io_getevents"])
+      expect(allowed, call).toContain(call);
+    const machineWide = ["kexec_load", "init_module", "finit_module", "delete_module", "reboot", "swapon", "settimeofday", "clock_settime", "iopl", "acct"];
+    const surface = ["bpf", "perf_event_open", "userfaultfd", "keyctl", "add_key", "io_uring_setup", "open_by_handle_at", "setns", "fsopen", "move_mount"];
+    expect(refused).toEqual(expect.arrayContaining([...machineWide, ...surface]));
+    expect(refused.filter((call) => allowed.has(call))).toEqual([]);
+    expect(allowed.size).toBeGreaterThan(300);
+  });
+
+  it("the workers' privileges: Kubernetes and compose give bubblewrap what it needs and nothing else; web keeps the defaults", () => {
+    const manifest = parseAllDocuments(read("kubernetes/magis.yaml")).map((doc) => doc.toJS());
+    const pod = (name: string) => manifest.find((doc) => doc.kind === "Deployment" && doc.metadata.name === name).spec.template.spec;
+    const worker = pod("magis-worker");
+    expect(worker.hostUsers).toBe(false);
+    expect(worker.containers[0].securityContext).toEqual({
+      allowPrivilegeEscalation: false,
+      capabilities: { drop: ["ALL"] },
+      seccompProfile: { type: "Localhost", localhostProfile: "magis/seccomp-bubblewrap.json" },
+      procMount: "Unmasked",
+      appArmorProfile: { type: "Unconfined" },
+    });
+    expect(pod("magis-web").hostUsers).toBeUndefined();
+    expect(pod("magis-web").containers[0].securityContext).toEqual({ allowPrivilegeEscalation: false });
+    expect(JSON.stringify(manifest)).not.toMatch(/privileged|SYS_ADMIN/);
+    const compose = parse(readRoot("compose.yaml"), { merge: true });
+    expect(compose.services.worker.cap_drop).toEqual(["ALL"]);
+    expect(compose.services.worker.security_opt).toEqual([
+      "no-new-privileges:true",
+      "seccomp=deploy/docker/seccomp-bubblewrap.json",
+      "systempaths=unconfined",
+      "apparmor=unconfined",
+    ]);
+    expect(fs.existsSync(new URL("../../../deploy/docker/seccomp-bubblewrap.json", import.meta.url))).toBe(true);
+    expect(compose.services.web.security_opt).toBeUndefined();
+    expect(compose.services.web.privileged).toBeUndefined();
   });
 
   it("compose: PostgreSQL, then a web and a worker from the image, on one DATABASE_URL, each checked on /readyz", () => {
