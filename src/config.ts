@@ -1,5 +1,6 @@
 import { globProblem } from "./lib/glob.js";
 import { refNameProblem } from "./lib/ref-name.js";
+import { isIP } from "node:net";
 import { z } from "zod";
 
 /** The agents of MAGIS; each may run on its own model. */
@@ -101,6 +102,95 @@ export const DEFAULT_REFUSE_RULES = {
   python: ["reportUndefinedVariable", "reportCallIssue", "syntax"],
   typescript: ["2304", "2552", "2554", "2555", "2305", "2724"],
 } as const;
+
+/** How a variable a repository sets must be named: letters, digits and `_`, not starting with a digit, at most 64. */
+export const VARIABLE_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
+/** The most variables one list (`test_env`, `environment.env`) may hold, and the longest value. */
+export const MAX_VARIABLES = 50;
+export const MAX_VARIABLE_LENGTH = 4096;
+
+/** Non-secret variables a repository's commands get: bounded in number and length, named as a shell takes them. */
+const variables = z
+  .record(z.string().regex(VARIABLE_NAME, "must be a variable name: letters, digits and _, not starting with a digit"), z.string().max(MAX_VARIABLE_LENGTH))
+  .refine((env) => Object.keys(env).length <= MAX_VARIABLES, `may hold at most ${MAX_VARIABLES} variables`);
+
+const HOST_LABEL = /^(?!-)[A-Za-z0-9-]{1,63}(?<!-)$/;
+
+/**
+ * Why a host pattern of `environment.network` is refused, or null when it is taken: a host name (`example.com`), a
+ * wildcard of its subdomains (`*.example.com`) or an IP address (`[…]` around an IPv6 one that has a port), optionally
+ * with `:port`. Only the shape is checked; the setup's proxy does the matching.
+ */
+export function hostPatternProblem(pattern: string): string | null {
+  const shape = "must be a host (example.com), a wildcard of its subdomains (*.example.com) or an IP address, optionally with :port";
+  let host = pattern;
+  let port: string | undefined;
+  const bracketed = /^\[([^\]]*)\](?::([^:]*))?$/.exec(pattern);
+  if (bracketed) {
+    if (isIP(bracketed[1]!) !== 6) return `${shape}; inside [ ] goes an IPv6 address`;
+    port = bracketed[2];
+  } else if (isIP(pattern) === 6) {
+    return null;
+  } else if (pattern.includes(":")) {
+    const at = pattern.lastIndexOf(":");
+    host = pattern.slice(0, at);
+    port = pattern.slice(at + 1);
+  }
+  if (port !== undefined && !(/^[0-9]{1,5}$/.test(port) && Number(port) >= 1 && Number(port) <= 65535)) {
+    return `${shape}; the port must be a number from 1 to 65535`;
+  }
+  if (bracketed || isIP(host) === 4) return null;
+  if (host.length > 253) return `${shape}; a host name has at most 253 characters`;
+  const labels = host.split(".");
+  const named = labels[0] === "*" ? labels.slice(1) : labels;
+  if (named.length === 0 || !named.every((label) => HOST_LABEL.test(label))) return shape;
+  if (/^[0-9]+$/.test(named.at(-1)!)) return `${shape}; this is neither an IPv4 address nor a host name`;
+  if (labels[0] === "*" && named.length < 2) return `${shape}; a wildcard needs a domain of at least two labels (*.example.com)`;
+  return null;
+}
+
+/** One command or several, each a shell line run at the repository's root. */
+const command = z.string().trim().min(1, "is blank: give a shell command, or remove it");
+const commands = z.union([command, z.array(command).min(1, "is an empty list: give a command, or remove the key").max(50)], {
+  error: (issue) => (issue.code === "invalid_union" ? "must be a shell command, or a list of them run in order" : undefined),
+});
+
+/** The `environment:` key: how the repository's code is set up, first among the places an environment is read from. */
+const environmentSchema = z
+  .object({
+    setup: commands
+      .optional()
+      .describe(
+        "The commands that set the environment up (e.g. `pip install -e .`, `npm ci`), in order, in the sandbox at the repository's root, with the network `network` allows; run once, and the environment they make is kept for later jobs.",
+      ),
+    maintenance: commands
+      .optional()
+      .describe("The commands run, in order, when a kept environment is reused on newer code (e.g. `npm ci` again), with the same network as the setup."),
+    env: variables.optional().describe("Non-secret variables the setup, the tests and the reproductions get. The file is public: put no secret here."),
+    key_files: z
+      .array(globPattern)
+      .max(MAX_PATTERNS)
+      .optional()
+      .describe(
+        "The files (paths or globs) whose change makes a kept environment stale, so it is built afresh. Default: the manifests and lockfiles of the ecosystems found in the tree (package.json, package-lock.json, pyproject.toml, requirements*.txt, go.mod, Cargo.lock, …).",
+      ),
+    network: z
+      .array(
+        z
+          .string()
+          .min(1)
+          .superRefine((pattern, ctx) => {
+            const problem = hostPatternProblem(pattern);
+            if (problem) ctx.addIssue({ code: "custom", message: problem });
+          }),
+      )
+      .max(100)
+      .optional()
+      .describe(
+        "The hosts the setup may reach (`pypi.org`, `*.npmjs.org`, `example.com:8443`), within those the operator allows (MAGIS_SETUP_ALLOW_HOSTS): it can only narrow them. Default: whatever the operator allows.",
+      ),
+  })
+  .strict();
 
 /**
  * The schema of `.github/magis.yml`. Every field has a default, so an empty file is a valid config. Each field's
@@ -229,7 +319,12 @@ export const configSchema = z
       .min(1)
       .optional()
       .describe(
-        "A command run once before the tests (e.g. `npm ci`, `pip install -e .`); if it fails, the run goes on without tests. Needs `test_command`: the setup only serves the tests.",
+        "The environment's setup as one command (e.g. `npm ci`, `pip install -e .`), when nothing else declares it (`environment:`, `.devcontainer/devcontainer.json`, `.github/workflows/copilot-setup-steps.yml` come first): run in the sandbox before the tests and the reproductions; if it fails, the run goes on without them.",
+      ),
+    environment: environmentSchema
+      .optional()
+      .describe(
+        "How the repository's code is set up: read first, before `.devcontainer/devcontainer.json`, `.devcontainer.json`, `.github/workflows/copilot-setup-steps.yml` and `setup_command`. The environment is built once in the sandbox, kept, and every job's tests and reproductions run in it.",
       ),
     test_timeout_seconds: z
       .number()
@@ -238,12 +333,7 @@ export const configSchema = z
       .max(3600)
       .default(300)
       .describe("Longest the setup command, or one run of the tests, may take; past it the command is stopped with everything it started."),
-    test_env: z
-      .record(
-        z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,63}$/, "must be a variable name: letters, digits and _, not starting with a digit"),
-        z.string().max(4096),
-      )
-      .refine((env) => Object.keys(env).length <= 50, "may hold at most 50 variables")
+    test_env: variables
       .default({})
       .describe(
         "Variables the setup and test commands get beside PATH, HOME, LANG, TMPDIR and CI=true (e.g. `DJANGO_SETTINGS_MODULE: tests.settings`). They run in a sandbox whose environment holds nothing else: no token or key of the bot's. The file is public: put no secret here.",
@@ -304,10 +394,6 @@ export const configSchema = z
       ),
   })
   .strict()
-  .refine((config) => !config.setup_command || config.test_command, {
-    path: ["setup_command"],
-    message: "is set without test_command: the setup only serves the tests; set test_command too, or remove setup_command",
-  })
   .meta({ title: "MAGIS repository config (.github/magis.yml)", description: "How MAGIS works on this repository. Every key is optional." });
 
 export type MagisConfig = z.infer<typeof configSchema>;
@@ -338,7 +424,11 @@ export function parseConfig(raw: unknown, source?: string): MagisConfig {
   const result = configSchema.safeParse(raw ?? {});
   if (result.success) return result.data;
   throw new ConfigError(
-    result.error.issues.map((issue) => ({ path: issue.path.join("."), message: issue.message })),
+    // A record's bad key is reported by zod as "Invalid key in record"; the key's own rule says what is wrong.
+    result.error.issues.map((issue) => ({
+      path: issue.path.join("."),
+      message: issue.code === "invalid_key" ? (issue.issues[0]?.message ?? issue.message) : issue.message,
+    })),
     source,
   );
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { ConfigError, DEFAULT_PROTECTED_PATHS, modelFor, parseConfig } from "../../src/config.js";
+import { ConfigError, DEFAULT_PROTECTED_PATHS, hostPatternProblem, modelFor, parseConfig } from "../../src/config.js";
+import { parseHostPattern } from "../../src/sandbox/index.js";
 import { modelSettings } from "../support/model-settings.js";
 import { renderConfigProblems } from "../../src/github/client/load-config.js";
 
@@ -40,16 +41,14 @@ describe("config", () => {
     expect(modelFor("qa", config, modelSettings({ MAGIS_MODEL_QA: "env-qa", MAGIS_MODEL: "env" }))).toBe("env-qa");
   });
 
-  it("takes a test command, its setup and timeout; a setup alone, a blank command or a timeout past an hour is refused", () => {
+  it("takes a test command, its setup and timeout; a setup alone too (the dynamic way needs it); a blank command or a timeout past an hour is refused", () => {
     expect(parseConfig({ test_command: " npm test ", setup_command: "npm ci" })).toMatchObject({
       test_command: "npm test",
       setup_command: "npm ci",
       test_timeout_seconds: 300,
     });
     expect(parseConfig({}).test_command).toBeUndefined();
-    expect(() => parseConfig({ setup_command: "npm ci" })).toThrow(
-      "- setup_command: is set without test_command: the setup only serves the tests; set test_command too, or remove setup_command",
-    );
+    expect(parseConfig({ setup_command: " pip install -e . " }).setup_command).toBe("pip install -e .");
     expect(() => parseConfig({ test_command: "  " })).toThrow(/- test_command:/);
     expect(() => parseConfig({ test_command: "npm test", test_timeout_seconds: 7200 })).toThrow(/- test_timeout_seconds:/);
   });
@@ -77,5 +76,102 @@ describe("the config's bounds and its problems as posted", () => {
     const posted = renderConfigProblems(error as ConfigError);
     expect(posted).toContain("octocat");
     expect(posted).not.toMatch(/(^|[^\w`])@octocat/);
+  });
+});
+
+describe("the environment: key", () => {
+  it("takes setup and maintenance as one command or a list, env, key files and network hosts", () => {
+    const config = parseConfig({
+      environment: {
+        setup: ["python3 -m venv .venv", " .venv/bin/pip install -e . "],
+        maintenance: "npm ci",
+        env: { DJANGO_SETTINGS_MODULE: "tests.settings" },
+        key_files: ["pyproject.toml", "requirements/*.txt"],
+        network: ["pypi.org", "*.pythonhosted.org", "registry.npmjs.org:443", "10.0.0.7", "[::1]:8080", "::1"],
+      },
+    });
+    expect(config.environment).toEqual({
+      setup: ["python3 -m venv .venv", ".venv/bin/pip install -e ."],
+      maintenance: "npm ci",
+      env: { DJANGO_SETTINGS_MODULE: "tests.settings" },
+      key_files: ["pyproject.toml", "requirements/*.txt"],
+      network: ["pypi.org", "*.pythonhosted.org", "registry.npmjs.org:443", "10.0.0.7", "[::1]:8080", "::1"],
+    });
+    expect(parseConfig({}).environment).toBeUndefined();
+    expect(parseConfig({ environment: {} }).environment).toEqual({});
+    expect(() => parseConfig({ environment: { setup: { a: 1 } } })).toThrow("- environment.setup: must be a shell command, or a list of them run in order");
+  });
+
+  it("refuses a bad variable name, a bad host, a blank command and an unknown key, each with its path and what is wrong", () => {
+    let error: unknown;
+    try {
+      parseConfig({
+        environment: {
+          setup: ["make", " "],
+          env: { "1BAD": "x", GOOD: "y" },
+          network: ["pypi.org", "http://example.com", "*.com", "example.com:99999", "999.1.2.3", "bad_host.org", "[1.2.3.4]", "*"],
+          key_files: ["[unclosed"],
+          colour: "blue",
+        },
+      });
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    const problems = (error as ConfigError).problems;
+    const at = (path: string) => problems.filter((p) => p.path === path).map((p) => p.message);
+    expect(at("environment.setup.1")).toEqual(["is blank: give a shell command, or remove it"]);
+    expect(problems.find((p) => p.path === "environment.env.1BAD")?.message).toBe("must be a variable name: letters, digits and _, not starting with a digit");
+    for (const index of [1, 2, 3, 4, 5, 6, 7]) expect(at(`environment.network.${index}`)[0]).toMatch(/^must be a host \(example\.com\), a wildcard/);
+    expect(at("environment.network.0")).toEqual([]);
+    expect(at("environment.network.2")[0]).toContain("a wildcard needs a domain of at least two labels");
+    expect(at("environment.network.3")[0]).toContain("the port must be a number from 1 to 65535");
+    expect(at("environment.network.6")[0]).toContain("inside [ ] goes an IPv6 address");
+    expect(at("environment.key_files.0")).toHaveLength(1);
+    expect((error as ConfigError).message).toContain("colour");
+  });
+
+  it("holds environment.env to test_env's limits", () => {
+    const many = Object.fromEntries(Array.from({ length: 51 }, (_, i) => [`V${i}`, "x"]));
+    expect(() => parseConfig({ environment: { env: many } })).toThrow("- environment.env: may hold at most 50 variables");
+    expect(() => parseConfig({ environment: { env: { A: "x".repeat(4097) } } })).toThrow(/- environment\.env\.A:/);
+  });
+});
+
+describe("hostPatternProblem", () => {
+  it("takes no host pattern that the setup's proxy would refuse", () => {
+    const samples = [
+      "pypi.org",
+      "PyPI.org",
+      "*.pythonhosted.org",
+      "registry.npmjs.org:443",
+      "localhost",
+      "10.0.0.7",
+      "10.0.0.7:8080",
+      "::1",
+      "[::1]",
+      "[::1]:8080",
+    ];
+    const refused = [
+      "*",
+      "*.com",
+      "http://x.org",
+      "x.org:0",
+      "x.org:65536",
+      "x.org:",
+      ":443",
+      "a..b",
+      "-a.org",
+      "a-.org",
+      "bad host.org",
+      "[1.2.3.4]",
+      "999.1.2.3",
+      "x.org:ab",
+    ];
+    for (const pattern of samples) {
+      expect(hostPatternProblem(pattern), pattern).toBeNull();
+      expect(() => parseHostPattern(pattern), pattern).not.toThrow();
+    }
+    for (const pattern of refused) expect(hostPatternProblem(pattern), pattern).not.toBeNull();
   });
 });
