@@ -17,5 +17,7 @@ export { summarizeCandidates } from "./report/summarize-candidates.js";
 export { describeAttemptReproduction } from "./report/describe-attempt-reproduction.js";
 export { describeReproduction, reproductionSettled } from "./reproduce/describe-reproduction.js";
 export { describeAttemptTests, describeExit, describeTestsReport, runToShow } from "./tests/describe-test-verdict.js";
+// For `magis env build`: a checkout's declared environment built (or reused) and kept, without a job.
+export { prepareEnvironment, type PreparedEnvironment } from "./tests/prepare-environment.js";
 // For `magis diagnose`: which of the problems a change adds the repository's config refuses.
 export { refusedProblems } from "./code/check-semantics.js";

@@ -1,5 +1,9 @@
 import { z } from "zod";
+import { COMMAND_CHARS, cutText } from "../tests/run-reproduction.js";
 import type { LocatedFile, ShownIssue, StageContext, WayChoice } from "../types.js";
+
+/** The most characters of a located file's summary the Manager and the Reproducer read. */
+const SUMMARY_CHARS = 1_000;
 
 /** The answer manager-choose-way asks for (the prompt's example is checked against it). */
 export const waySchema = z.object({
@@ -47,10 +51,10 @@ export async function chooseWay(ctx: StageContext, issue: ShownIssue, located: L
 export function describeLocated(located: LocatedFile[]): string {
   const kept = located.filter((f) => f.kept !== false);
   if (kept.length === 0) return "(none)";
-  return kept.map((f) => `- \`${f.path}\`${f.summary ? `: ${f.summary.trim()}` : ""}`).join("\n");
+  return kept.map((f) => `- \`${f.path}\`${f.summary ? `: ${cutText(f.summary.trim(), SUMMARY_CHARS)}` : ""}`).join("\n");
 }
 
 function describeCommands(ctx: StageContext, sandbox: string): string {
-  const tests = ctx.config.test_command ? `The repository's tests run with \`${ctx.config.test_command}\`.` : "No test command is set.";
+  const tests = ctx.config.test_command ? `The repository's tests run with \`${cutText(ctx.config.test_command, COMMAND_CHARS)}\`.` : "No test command is set.";
   return `Scripts run ${sandbox}. ${tests}`;
 }

@@ -6,13 +6,9 @@ import { resolveInside, UnsafePathError } from "../../lib/safe-path.js";
 import { describeExit } from "../tests/describe-test-verdict.js";
 import type { OpenedWorkbench } from "../tests/open-workbench.js";
 import { describeEnvironmentGap, readEnvironmentFailure, type EnvironmentGap } from "../tests/read-environment-failure.js";
-import { cutText, describeRun, describeScript, runReproduction } from "../tests/run-reproduction.js";
-import type { IssueText, LocatedFile, ReproductionAttempt, ReproductionScript, ShownIssue, StageContext, TestRun } from "../types.js";
+import { COMMAND_CHARS, cutText, describeRun, describeScript, REASON_CHARS, runReproduction } from "../tests/run-reproduction.js";
+import type { EnvironmentReport, IssueText, LocatedFile, ReproductionAttempt, ReproductionScript, ShownIssue, StageContext, TestRun } from "../types.js";
 import { describeLocated } from "./choose-way.js";
-
-// What of the Reproducer's own answer goes back into a prompt: its command and what it expected, each within bounds.
-const COMMAND_CHARS = 500;
-const EXPECTED_CHARS = 2_000;
 
 /** The answer developer-write-reproduction asks for (the prompt's example is checked against it). */
 export const scriptSchema = z.object({
@@ -44,6 +40,8 @@ export interface Reproduced {
   fallback?: string;
   /** What held the scripts, when the workbench opened. */
   sandbox?: { label: string; description: string };
+  /** The environment the scripts ran in (or that failed), when the repository declares one. */
+  environment?: EnvironmentReport;
 }
 
 /**
@@ -54,9 +52,13 @@ export interface Reproduced {
  */
 export async function reproduceIssue(ctx: StageContext, input: ReproduceInput): Promise<Reproduced> {
   const opened = await input.workbench();
-  if (!opened.ok) return { attempts: [], fallback: `the repository's commands could not run (${opened.why})` };
+  if (!opened.ok) {
+    const fallback = `the repository's commands could not run (${opened.why})`;
+    return { attempts: [], fallback, ...(opened.environment ? { environment: opened.environment } : {}) };
+  }
   const { workbench } = opened;
-  const { sandbox } = workbench;
+  // What held the scripts, for the report.
+  const held = { sandbox: workbench.sandbox, ...(workbench.environment ? { environment: workbench.environment } : {}) };
   const { name, role } = input.reproducer;
   const issue = input.issue.shown;
   const attempts: ReproductionAttempt[] = [];
@@ -71,7 +73,7 @@ export async function reproduceIssue(ctx: StageContext, input: ReproduceInput): 
     const script: ReproductionScript = { path: value.path.trim(), command: value.command.trim(), content: value.content, expected: value.expected.trim() };
     const placed = placeScript(ctx, script);
     if (typeof placed === "string") {
-      feedback = `Your script ${number} was not run: ${placed}.`;
+      feedback = `Your script ${number} was not run: ${cutText(placed, REASON_CHARS)}.`;
       continue;
     }
     script.path = placed.path;
@@ -80,7 +82,7 @@ export async function reproduceIssue(ctx: StageContext, input: ReproduceInput): 
     const gap = environmentGap(ctx, input.issue, run);
     if (gap) {
       attempts.push({ number, script, run, reproduced: false, reason: `the script could not start: ${describeEnvironmentGap(gap)}` });
-      return { attempts, sandbox, fallback: `the scripts cannot run where they run: ${describeEnvironmentGap(gap)}` };
+      return { attempts, ...held, fallback: `the scripts cannot run where they run: ${describeEnvironmentGap(gap)}` };
     }
     const problem = runProblem(ctx, input.issue, script, run);
     const verdict = problem
@@ -93,10 +95,10 @@ export async function reproduceIssue(ctx: StageContext, input: ReproduceInput): 
               name,
               role,
               issue,
-              path: script.path,
+              path: cutText(script.path, COMMAND_CHARS),
               command: cutText(script.command, COMMAND_CHARS),
               content: cutText(script.content),
-              expected: cutText(script.expected, EXPECTED_CHARS),
+              expected: cutText(script.expected, REASON_CHARS),
               output: describeRun(run),
             },
             schema: checkSchema,
@@ -104,19 +106,19 @@ export async function reproduceIssue(ctx: StageContext, input: ReproduceInput): 
         ).value;
     const attempt: ReproductionAttempt = { number, script, run, reproduced: verdict.reproduced, reason: verdict.reason.trim() || "no reason given" };
     attempts.push(attempt);
-    if (attempt.reproduced) return { attempts, reproduced: { script, before: run }, sandbox };
+    if (attempt.reproduced) return { attempts, reproduced: { script, before: run }, ...held };
     feedback = [
-      `Your script ${number}, \`${script.path}\` run with \`${script.command}\`:`,
+      `Your script ${number}, \`${cutText(script.path, COMMAND_CHARS)}\` run with \`${cutText(script.command, COMMAND_CHARS)}\`:`,
       describeScript(script),
       "",
       describeRun(run),
       "",
-      `It does not show the issue: ${attempt.reason}`,
+      `It does not show the issue: ${cutText(attempt.reason, REASON_CHARS)}`,
     ].join("\n");
   }
   const last = attempts.at(-1);
   const tried = `${ctx.config.reproduce_attempts} script${ctx.config.reproduce_attempts === 1 ? "" : "s"}`;
-  return { attempts, sandbox, fallback: `none of the Reproducer's ${tried} showed the issue${last ? ` (the last: ${last.reason})` : ""}` };
+  return { attempts, ...held, fallback: `none of the Reproducer's ${tried} showed the issue${last ? ` (the last: ${last.reason})` : ""}` };
 }
 
 /**
@@ -140,7 +142,7 @@ function environmentGap(ctx: StageContext, issue: IssueText, run: TestRun): Envi
 }
 
 function describeTests(ctx: StageContext): string {
-  return ctx.config.test_command ? `They run with \`${ctx.config.test_command}\`.` : "No test command is set: write a plain script.";
+  return ctx.config.test_command ? `They run with \`${cutText(ctx.config.test_command, COMMAND_CHARS)}\`.` : "No test command is set: write a plain script.";
 }
 
 /** Where the script may go (a path inside the repository, not protected, not a folder or a link), or why it may not. */

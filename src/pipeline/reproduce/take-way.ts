@@ -35,6 +35,7 @@ export async function takeWay(
     attempts: done.attempts,
     ...(done.reproduced ? { reproduced: done.reproduced } : { fallback: done.fallback! }),
     ...(done.sandbox ? { sandbox: done.sandbox } : {}),
+    ...(done.environment ? { environment: done.environment } : {}),
   };
   ctx.onProgress({ stage: "reproduction", reproduction: report });
   const opened = done.reproduced ? await input.workbench() : null;

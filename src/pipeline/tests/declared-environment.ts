@@ -16,7 +16,7 @@ const SETUP_COMMAND_KEY_FILES = [
 ];
 
 /** The repository's declared environment: its `setup_command` as one setup step; null when it declares none. */
-export function declaredEnvironment(ctx: StageContext): EnvironmentDeclaration | null {
+export function declaredEnvironment(ctx: Pick<StageContext, "config">): EnvironmentDeclaration | null {
   const setup = ctx.config.setup_command;
   if (!setup) return null;
   return {

@@ -32,7 +32,7 @@ type Allowed = Extract<CommandPolicy, { allowed: true }>;
  * run (then handed to the shelf, in the background, for later jobs). Returns why not when the commands may not run
  * here or a step failed; throws only when the copy cannot be made.
  */
-export async function openWorkbench(ctx: StageContext): Promise<OpenedWorkbench> {
+export async function openWorkbench(ctx: Pick<StageContext, "root" | "repoId" | "config" | "commands">): Promise<OpenedWorkbench> {
   const policy = ctx.commands ?? { allowed: false, why: "the caller did not allow running the repository's commands" };
   if (!policy.allowed) return { ok: false, why: policy.why };
   const started = performance.now();

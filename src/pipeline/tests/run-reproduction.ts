@@ -7,6 +7,10 @@ import type { ChangedFile, Workbench } from "./open-workbench.js";
 const SCRIPT_CHARS = 6_000;
 /** The most characters of a run's output the agents read: its end, where the error is. */
 const OUTPUT_CHARS = 2_500;
+/** The most characters of a script's path and command the agents read (a path or a command line is short). */
+export const COMMAND_CHARS = 500;
+/** The most characters of a verdict's reason, or of what the Reproducer expected, that go back into a prompt. */
+export const REASON_CHARS = 2_000;
 
 /** The reproduction the Developers work against: the workbench it runs in, the script and its failing run. */
 export interface ReproductionBench {
@@ -26,7 +30,7 @@ export function runReproduction(workbench: Workbench, script: ReproductionScript
 export function describeReproductionForModel(reproduced: { script: ReproductionScript; before: TestRun }): string {
   const { script, before } = reproduced;
   return [
-    `The Reproducer's script \`${script.path}\`, run with \`${script.command}\` from the repository's root, shows the issue:`,
+    `The Reproducer's script \`${cutText(script.path, COMMAND_CHARS)}\`, run with \`${cutText(script.command, COMMAND_CHARS)}\` from the repository's root, shows the issue:`,
     describeScript(script),
     "",
     `On the untouched code it ${describeRun(before)}`,
