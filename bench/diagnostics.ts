@@ -12,12 +12,16 @@
  *    import removed while still used); the share refused, per kind.
  * 4. Every error-level rule the changes add, with how often on real changes and on mistakes: the data the default
  *    rules are chosen from.
- * 5. Time and memory on sympy (about 2,000 files, 1,600 of them Python): a cold start with the first check of one file,
+ * 5. Third-party packages: a wrong call into a package the environment installed (the bench's own Python package in
+ *    a virtualenv, its own typed Node package in node_modules, bench/fixtures/third-party) and the xarray change that
+ *    imports pyarrow (installed from the machine's local wheel index), each checked without the environment (as a job
+ *    without one is) and with it (as the job's servers see it once the workbench asked its search paths).
+ * 6. Time and memory on sympy (about 2,000 files, 1,600 of them Python): a cold start with the first check of one file,
  *    then warm checks (the untouched and the new text), later attempts at it (the new text alone, as a job checks
  *    them), and the references of a class the repository uses everywhere (the first search reads the whole workspace);
  *    the server's resident memory (its whole process group) after them.
  *
- *   npm run bench:diagnostics [-- --commits 6] [--mirrors /work/.mirror] [--data FILE] [--speed-only]
+ *   npm run bench:diagnostics [-- --commits 6] [--mirrors /work/.mirror] [--data FILE] [--speed-only] [--third-party-only]
  */
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
@@ -27,7 +31,7 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { applyPatch, parsePatch } from "diff";
 import { configSchema } from "../src/config.js";
-import { openLanguageServers, startLanguageServer, type ChangeCheck } from "../src/language-servers/index.js";
+import { openLanguageServers, startLanguageServer, type ChangeCheck, type ServerEnvironment } from "../src/language-servers/index.js";
 import { injectMistakes, type MistakeKind } from "./lib/inject-mistakes.js";
 import { printTable } from "./lib/print-table.js";
 
@@ -37,12 +41,14 @@ const { values } = parseArgs({
     mirrors: { type: "string", default: "/work/.mirror" },
     data: { type: "string", default: "/work/shared/bench/swe-bench-lite-dev.jsonl" },
     "speed-only": { type: "boolean", default: false },
+    "third-party-only": { type: "boolean", default: false },
   },
 });
 const here = path.dirname(fileURLToPath(import.meta.url));
 const resultFile = path.join(here, "results", "diagnostics.json");
 const defaults = configSchema.parse({}).diagnostics;
 const refusing = new Set(defaults.refuse_rules.python);
+const refusingTs = new Set(defaults.refuse_rules.typescript);
 const limits = { startMs: 60_000, requestMs: 120_000, memoryMb: defaults.memory_mb };
 const HISTORY_REPOS = [
   "astropy/astropy",
@@ -212,6 +218,128 @@ async function measureSpeed(): Promise<Record<string, number | string>> {
   }
 }
 
+/** A checkout of `files` in a scratch folder. */
+function scratch(files: Record<string, string>): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "magis-bench-diagnostics-"));
+  for (const [file, text] of Object.entries(files)) {
+    fs.mkdirSync(path.dirname(path.join(dir, file)), { recursive: true });
+    fs.writeFileSync(path.join(dir, file), text);
+  }
+  return dir;
+}
+
+/**
+ * The environment a setup would make: Debian's python3 with a virtualenv, the bench's own package installed into it
+ * from its folder and pyarrow from the machine's local wheel index (no registry), and a node_modules with the bench's
+ * own typed package. `pyarrow` says how its install went.
+ */
+function makeEnvironment(): { dir: string; environment: ServerEnvironment; pyarrow: string } {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "magis-bench-environment-"));
+  const fixtures = path.join(here, "fixtures", "third-party");
+  const python = (...args: string[]) => execFileSync(path.join(dir, ".venv/bin/python"), args, { cwd: dir, stdio: ["ignore", "pipe", "pipe"] });
+  execFileSync("/usr/bin/python3", ["-m", "venv", "--system-site-packages", "--without-pip", ".venv"], { cwd: dir });
+  python("-m", "pip", "install", "-q", "--no-deps", "--no-build-isolation", path.join(fixtures, "calc"));
+  let pyarrow: string;
+  try {
+    python("-m", "pip", "install", "-q", "--no-deps", "--index-url", "file:///opt/pypi/simple", "pyarrow");
+    pyarrow = `installed: ${String(python("-c", "import pyarrow; print(pyarrow.__version__)")).trim()}`;
+  } catch (error) {
+    pyarrow = `not installed: ${String((error as { stderr?: Buffer }).stderr ?? error)
+      .trim()
+      .split("\n")
+      .at(-1)}`;
+  }
+  fs.cpSync(path.join(fixtures, "sum"), path.join(dir, "node_modules", "sum"), { recursive: true });
+  const lib = path.join(dir, ".venv", "lib");
+  const sitePackages = fs.readdirSync(lib).map((version) => path.join(lib, version, "site-packages"));
+  return { dir, environment: { roots: [dir], python: sitePackages, nodeModules: [{ from: path.join(dir, "node_modules"), at: "node_modules" }] }, pyarrow };
+}
+
+/** One third-party case: a change to one file of a checkout, and whether the check should refuse it. */
+interface ThirdPartyCase {
+  label: string;
+  root: string;
+  files: { path: string; before: string; after: string }[];
+  wanted: "refused" | "passed";
+}
+
+/** The third-party cases, each checked without and with the environment (see the header's step 5). */
+async function measureThirdParty(): Promise<{ pyarrow: string; rows: { label: string; wanted: string; without: string; with: string }[] }> {
+  const { dir, environment, pyarrow } = makeEnvironment();
+  const app = "def main():\n    return 1\n";
+  const use = "export const one = 1;\n";
+  const ts = { "tsconfig.json": '{"compilerOptions": {"strict": true}}\n', "src/use.ts": use };
+  const cases: ThirdPartyCase[] = [
+    ["Python, a wrong call into the venv's package", "return add(1, 2, 3)", "refused"],
+    ["Python, a right call into it", "return add(1, 2)", "passed"],
+  ].map(([label, call, wanted]) => ({
+    label: label!,
+    root: scratch({ "app.py": app }),
+    files: [{ path: "app.py", before: app, after: `from calc import add\n\n\ndef main():\n    ${call}\n` }],
+    wanted: wanted as ThirdPartyCase["wanted"],
+  }));
+  for (const [label, call, wanted] of [
+    ["TypeScript, one argument too many into node_modules' package", "sum(1, 2, 3)", "refused"],
+    ["TypeScript, an argument of the wrong type (TS2345)", 'sum("1", 2)', "passed"],
+    ["TypeScript, a right call", "sum(1, 2)", "passed"],
+  ] as const)
+    cases.push({
+      label,
+      root: scratch(ts),
+      files: [{ path: "src/use.ts", before: use, after: `import { sum } from "sum";\nexport const one = ${call};\n` }],
+      wanted,
+    });
+  const xarray = gitDirOf("pydata/xarray");
+  if (fs.existsSync(xarray)) {
+    const commit = git(xarray, "rev-parse", "21918194").trim();
+    const files = git(xarray, "diff-tree", "--no-commit-id", "-r", "--name-only", `${commit}^`, commit)
+      .split("\n")
+      .filter((f) => f.endsWith(".py"))
+      .map((f) => ({ path: f, before: git(xarray, "show", `${commit}^:${f}`), after: git(xarray, "show", `${commit}:${f}`) }));
+    cases.push({ label: `xarray@${commit.slice(0, 8)} (imports pyarrow), real`, root: unpack(xarray, `${commit}^`), files, wanted: "passed" });
+  }
+  const rows = [];
+  try {
+    for (const c of cases) {
+      const verdict: Record<"without" | "with", string> = { without: "", with: "" };
+      for (const seen of ["without", "with"] as const) {
+        const servers = openLanguageServers(c.root, limits);
+        if (seen === "with") servers.useEnvironment(Promise.resolve(environment));
+        await Promise.resolve();
+        const alongside = c.files.map((f) => ({ path: f.path, text: f.after }));
+        try {
+          const found: string[] = [];
+          for (const f of c.files) {
+            const check = await servers.check(f.path, f.before, f.after, alongside);
+            const rules = f.path.endsWith(".py") ? refusing : refusingTs;
+            if (!check.checked) found.push(`skipped: ${check.why}`);
+            else found.push(...check.added.map((p) => `${rules.has(p.rule) ? "*" : ""}${p.rule}`));
+          }
+          const refused = found.some((rule) => rule.startsWith("*"));
+          verdict[seen] = `${refused ? "refused" : "passed"}${found.length ? ` (${[...new Set(found)].join(", ")})` : ""}`;
+        } finally {
+          await servers.stop();
+        }
+      }
+      rows.push({ label: c.label, wanted: c.wanted, ...verdict });
+      fs.rmSync(c.root, { recursive: true, force: true });
+    }
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+  return { pyarrow, rows };
+}
+
+/** Prints the third-party cases' table (`*` marks a default refusing rule). */
+function printThirdParty(thirdParty: Awaited<ReturnType<typeof measureThirdParty>>): void {
+  console.log(`\nThird-party packages (pyarrow ${thirdParty.pyarrow}; \`*\` marks the default refusing rules):`);
+  printTable([["case", "wanted", "without the environment", "with it"], ...thirdParty.rows.map((r) => [r.label, r.wanted, r.without, r.with])]);
+}
+
+if (values["third-party-only"]) {
+  printThirdParty(await measureThirdParty());
+  process.exit(0);
+}
 if (values["speed-only"]) {
   for (const [key, value] of Object.entries(await measureSpeed())) console.log(`  ${key}: ${value}`);
   process.exit(0);
@@ -333,10 +461,13 @@ console.log(
   `\nCheck time per file (before and after, server started on first use): median ${Math.round(times[Math.floor(times.length / 2)] ?? 0)} ms, max ${Math.round(times.at(-1) ?? 0)} ms`,
 );
 
+const thirdParty = await measureThirdParty();
+printThirdParty(thirdParty);
+
 console.log("\nSpeed and memory on sympy:");
 const speed = await measureSpeed();
 for (const [key, value] of Object.entries(speed)) console.log(`  ${key}: ${value}`);
 
 fs.mkdirSync(path.dirname(resultFile), { recursive: true });
-fs.writeFileSync(resultFile, JSON.stringify({ refusing: [...refusing], outcomes, speed }, null, 2));
+fs.writeFileSync(resultFile, JSON.stringify({ refusing: [...refusing], outcomes, thirdParty, speed }, null, 2));
 console.log(`\nwrote ${path.relative(process.cwd(), resultFile)}`);
