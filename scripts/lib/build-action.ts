@@ -88,6 +88,8 @@ export async function bundleForNode(entry: string, outfile: string): Promise<Met
     minify: true,
     legalComments: "none",
     external: ["better-sqlite3"],
+    // jsonc-parser's main entry is a UMD build whose require() calls an ES module bundle cannot make: take its ES build.
+    alias: { "jsonc-parser": "jsonc-parser/lib/esm/main.js" },
     banner: { js: BANNER },
     metafile: true,
     logLevel: "warning",

@@ -12,3 +12,5 @@ export type {
 export { environmentKey, sandboxBase, type EnvironmentKeyParts } from "./environment-key.js";
 export { hashKeyFiles } from "./hash-key-files.js";
 export { openEnvironmentShelf, scopeFolder, type ShelfOptions } from "./shelf/open-environment-shelf.js";
+export { describeDeclaration, readEnvironmentDeclaration } from "./read-declaration.js";
+export { DeclarationError } from "./declare/declaration-error.js";
