@@ -3,7 +3,8 @@
 //
 //   npm run bench:sandbox [-- --runs 10] [--python-mirror GIT_DIR] [--python-rev REV] [--restore-mirror GIT_DIR]
 //
-// Cases: `true` (the sandbox's own start-up and teardown), the example shop's `node --test`, and, given a mirror of
+// Each case runs bare, in bubblewrap, and in bubblewrap as a setup given the network (the bot's proxy, and the bridge
+// that starts before the command: what a setup's run costs more). Cases: `true` (the sandbox's own start-up and teardown), the example shop's `node --test`, and, given a mirror of
 // psf/requests, `python3 -m pytest -q tests/test_structures.py` at --python-rev (needs Debian's python3-pytest, as the
 // sandbox sees /usr alone). Prints the median and 90th percentile of each, and the sandbox's share. Given a mirror of a
 // large repository (--restore-mirror, sympy say), it also measures what putting the copy back as the setup left it costs
@@ -13,7 +14,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { bwrapSandbox, checkBwrap, DEFAULT_LIMITS, hostSandbox, type Sandbox } from "../src/sandbox/index.js";
+import { bwrapSandbox, checkBwrap, DEFAULT_LIMITS, hostSandbox, type Sandbox, type SetupNetwork, startSetupProxy } from "../src/sandbox/index.js";
 import { keepSetUpState } from "../src/pipeline/tests/keep-set-up-state.js";
 import { printTable } from "./lib/print-table.js";
 
@@ -39,7 +40,10 @@ const sandboxes: Record<string, Sandbox> = {
   // The PATH the sandbox gives: both run the same programs (a pyenv shim first on the host's PATH would not be).
   bare: hostSandbox({ PATH: "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin" }, []),
   bwrap: bwrapSandbox({ program: checked.program, limits: DEFAULT_LIMITS, setupNetwork: false }),
+  "bwrap setup": bwrapSandbox({ program: checked.program, limits: DEFAULT_LIMITS, setupNetwork: true }),
 };
+const proxy = await startSetupProxy({ allow: [] });
+const networks: Record<string, SetupNetwork | undefined> = { "bwrap setup": proxy.network };
 
 const work = fs.mkdtempSync(path.join(os.tmpdir(), "magis-bench-sandbox-"));
 const cases: { name: string; source: string | null; command: string }[] = [
@@ -58,9 +62,11 @@ try {
       command: "python3 -m pytest -q -p no:cacheprovider tests/test_structures.py",
     });
   }
-  const rows = [["case", "runs", "bare median ms", "bare p90 ms", "bwrap median ms", "bwrap p90 ms", "sandbox adds (median)"]];
+  const rows = [
+    ["case", "runs", "bare median ms", "bare p90 ms", "bwrap median ms", "bwrap p90 ms", "sandbox adds (median)", "setup median ms", "proxy adds (median)"],
+  ];
   for (const { name, source, command } of cases) {
-    const times: Record<string, number[]> = { bare: [], bwrap: [] };
+    const times: Record<string, number[]> = { bare: [], bwrap: [], "bwrap setup": [] };
     const copies: Record<string, string> = {};
     for (const [kind, sandbox] of Object.entries(sandboxes)) {
       const copy = path.join(work, `copy-${kind}`);
@@ -70,7 +76,7 @@ try {
       sandbox.prepare(copy);
       copies[kind] = copy;
       // One run first, unmeasured: file caches warm for both alike.
-      const first = await sandbox.run(command, { dir: copy, env: {}, timeoutMs: 600_000 });
+      const first = await sandbox.run(command, { dir: copy, env: {}, timeoutMs: 600_000, network: networks[kind] });
       if (first.outcome === "error" || first.outcome === "timed-out")
         throw new Error(`${name} (${kind}) did not run: ${first.error ?? first.outcome}\n${first.output.slice(-2000)}`);
       console.log(`${name} (${kind}): ${first.outcome}, exit ${first.exitCode}`);
@@ -78,9 +84,10 @@ try {
     // Bare and sandboxed runs take turns, so a change of the machine's load weighs on both alike.
     for (let i = 0; i < runs; i++)
       for (const [kind, sandbox] of Object.entries(sandboxes))
-        times[kind]!.push((await sandbox.run(command, { dir: copies[kind]!, env: {}, timeoutMs: 600_000 })).durationMs);
+        times[kind]!.push((await sandbox.run(command, { dir: copies[kind]!, env: {}, timeoutMs: 600_000, network: networks[kind] })).durationMs);
     const bare = quantiles(times.bare!);
     const bwrap = quantiles(times.bwrap!);
+    const setup = quantiles(times["bwrap setup"]!);
     rows.push([
       name,
       String(runs),
@@ -89,12 +96,15 @@ try {
       String(bwrap.median),
       String(bwrap.p90),
       `${bwrap.median - bare.median} ms (${bare.median > 0 ? Math.round(((bwrap.median - bare.median) / bare.median) * 100) : "—"} %)`,
+      String(setup.median),
+      `${setup.median - bwrap.median} ms`,
     ]);
   }
   console.log(`\nbench:sandbox on ${os.cpus().length} cores, Node ${process.version}, load ${os.loadavg()[0]!.toFixed(1)}, bwrap at ${checked.program}\n`);
   printTable(rows);
   if (values["restore-mirror"]) await measureRestore(path.resolve(values["restore-mirror"]));
 } finally {
+  await proxy.close();
   fs.rmSync(work, { recursive: true, force: true });
 }
 

@@ -7,8 +7,9 @@ import { findProgram } from "./find-program.js";
 import { hideBotPaths } from "./hide-bot-paths.js";
 import { maskInherited } from "./mask-inherited-fds.js";
 import { runProgram } from "./run-command.js";
-import type { Sandbox, SandboxRun } from "./sandbox.js";
-import { chownTree, SANDBOX_UID, WORKSPACE } from "./sandbox-layout.js";
+import { bridgedCommand, PROXY_MOUNT, proxyVariables } from "./proxy-bridge.js";
+import type { Sandbox, SandboxRun, SetupNetwork } from "./sandbox.js";
+import { chownTree, HOME_DIR, SANDBOX_UID, WORKSPACE } from "./sandbox-layout.js";
 import type { SandboxLimits } from "./sandbox-limits.js";
 import { setupAllowList } from "./setup-allow-list.js";
 
@@ -40,13 +41,17 @@ export interface BwrapOptions {
 }
 
 /**
- * A bubblewrap sandbox. Each command gets new PID, network, IPC and UTS namespaces (its own /proc, no network unless a
- * setup is allowed it), the host's system folders read-only less the bot's own files in them, its copy of the checkout
- * read-write at /workspace, a private /tmp of bounded size as HOME and a private /dev/shm, none of the bot's
+ * A bubblewrap sandbox. Each command gets new PID, network, IPC and UTS namespaces (its own /proc; a network with
+ * loopback alone), the host's system folders read-only less the bot's own files in them, its copy of the checkout
+ * read-write at /workspace, a private /tmp of bounded size, HOME in it (empty, or `run.home` bound there) and a private
+ * /dev/shm, none of the bot's
  * descriptors, an environment of PATH, HOME, LANG, TMPDIR, CI and the repository's test_env alone, and rlimits on
  * processes, CPU, file size and data. bwrap is PID 1 inside: when the command exits or is killed, everything it started
  * dies with it, daemons that called setsid too. Run as root, the command is `nobody` with no capabilities, so the
- * host's root-only files stay closed even where they are mounted.
+ * host's root-only files stay closed even where they are mounted. A setup given `run.network` sees the proxy's folder
+ * read-only, and runs under the bridge (see proxy-bridge.ts), which listens on 127.0.0.1 of its namespace, hands each
+ * connection to the proxy's socket, and is pointed at by HTTP_PROXY and the package managers' own variables: nothing
+ * else of the host's network is there to reach.
  */
 export function bwrapSandbox(options: BwrapOptions): Sandbox {
   const asRoot = options.asRoot ?? process.getuid?.() === 0;
@@ -81,8 +86,8 @@ export function bwrapArgv(command: string, run: SandboxRun, options: BwrapOption
   const args: string[] = [
     // As root bwrap needs no user namespace; the command drops to nobody below. Otherwise the user namespace is what
     // lets an unprivileged bwrap make the others.
-    ...(options.asRoot ? ["--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try"] : ["--unshare-all"]),
-    ...(run.network ? (options.asRoot ? [] : ["--share-net"]) : options.asRoot ? ["--unshare-net"] : []),
+    // Every run has a network namespace of its own, with loopback alone; a setup's way out is the proxy's socket.
+    ...(options.asRoot ? ["--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try", "--unshare-net"] : ["--unshare-all"]),
     "--die-with-parent",
     "--new-session",
     ...systemView().mounts,
@@ -107,17 +112,19 @@ export function bwrapArgv(command: string, run: SandboxRun, options: BwrapOption
     "--chmod",
     "1777",
     "/tmp",
-    "--perms",
-    "0777",
-    "--dir",
-    "/tmp/home",
+    ...(run.home ? ["--bind", run.home, HOME_DIR] : ["--perms", "0777", "--dir", HOME_DIR]),
+    ...(run.network ? proxyMounts(run.network) : []),
     "--bind",
     run.dir,
     WORKSPACE,
     "--chdir",
     WORKSPACE,
     "--clearenv",
-    ...Object.entries({ ...run.env, ...ownEnv(options, commandPath) }).flatMap(([name, value]) => ["--setenv", name, value]),
+    ...Object.entries({ ...run.env, ...ownEnv(options, commandPath), ...(run.network ? proxyVariables() : {}) }).flatMap(([name, value]) => [
+      "--setenv",
+      name,
+      value,
+    ]),
     "--",
   ];
   const user = options.asRoot
@@ -132,12 +139,25 @@ export function bwrapArgv(command: string, run: SandboxRun, options: BwrapOption
     "--core=0",
     "--",
   ];
-  return [options.program, ...args, ...user, ...rlimits, "/bin/sh", "-c", command];
+  const shell = ["/bin/sh", "-c", command];
+  return [options.program, ...args, ...user, ...rlimits, ...(run.network ? bridgedCommand(process.execPath, shell, run.env) : shell)];
+}
+
+/**
+ * What a setup run is shown of its proxy: the proxy's folder (its socket, the bridge) read-only at PROXY_MOUNT, and
+ * the node that runs the bridge where the system folders do not show it already.
+ */
+function proxyMounts(network: SetupNetwork): string[] {
+  const node = process.execPath;
+  const shown = SYSTEM_DIRS.some((root) => node.startsWith(`${root}/`));
+  // bwrap makes a missing parent root's own, 0700: the sandbox's user must pass through it.
+  const parent = ["--perms", "0755", "--dir", path.dirname(PROXY_MOUNT)];
+  return [...parent, "--ro-bind", path.dirname(network.socket), PROXY_MOUNT, ...(shown ? [] : ["--ro-bind", node, node])];
 }
 
 /** The variables every command gets, whatever the repository's test_env says. */
 function ownEnv(options: Pick<BwrapOptions, "lang">, commandPath: string): Record<string, string> {
-  return { PATH: commandPath, HOME: "/tmp/home", TMPDIR: "/tmp", LANG: options.lang || "C.UTF-8", CI: "true" };
+  return { PATH: commandPath, HOME: HOME_DIR, TMPDIR: "/tmp", LANG: options.lang || "C.UTF-8", CI: "true" };
 }
 
 /**
