@@ -3,6 +3,7 @@ import { createRequire } from "node:module";
 import { ConfigError } from "./config.js";
 import { actionCommand } from "./cli/action.js";
 import { diagnoseCommand } from "./cli/diagnose.js";
+import { envCommand } from "./cli/env.js";
 import { evalCommand } from "./cli/eval.js";
 import { processIo, type CliIo, type Command } from "./cli/io.js";
 import { locateCommand } from "./cli/locate.js";
@@ -10,7 +11,7 @@ import { resolveCommand } from "./cli/resolve.js";
 import { sandboxCommand } from "./cli/sandbox.js";
 import { serveCommand } from "./cli/serve.js";
 
-const commands: Command[] = [locateCommand, resolveCommand, diagnoseCommand, evalCommand, serveCommand, actionCommand, sandboxCommand];
+const commands: Command[] = [locateCommand, resolveCommand, diagnoseCommand, evalCommand, serveCommand, actionCommand, sandboxCommand, envCommand];
 
 function version(): string {
   const require = createRequire(import.meta.url);
