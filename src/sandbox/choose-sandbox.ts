@@ -1,6 +1,7 @@
 import { bwrapSandbox, checkBwrap } from "./bwrap-sandbox.js";
 import { checkContainer, containerSandbox } from "./container-sandbox.js";
 import { findProgram } from "./find-program.js";
+import { parseHostPattern } from "./host-patterns.js";
 import { hostSandbox } from "./host-sandbox.js";
 import type { BotPath, Sandbox } from "./sandbox.js";
 import { DEFAULT_LIMITS } from "./sandbox-limits.js";
@@ -34,6 +35,7 @@ export type SandboxChoice = { sandbox: Sandbox } | { sandbox: null; why: string;
  * not run, and `why` says what to install or set.
  */
 export function chooseSandbox(wanted: SandboxWanted): SandboxChoice {
+  checkAllowHosts(wanted.setupAllowHosts ?? []);
   if (wanted.mode === "none") return { sandbox: hostSandbox(wanted.env, wanted.secrets) };
   if (wanted.mode === "container") return { sandbox: chooseContainer(wanted) };
   // bwrap is looked for where the door's own PATH says, as a shell there would find it; the commands get its locale.
@@ -53,6 +55,17 @@ export function chooseSandbox(wanted: SandboxWanted): SandboxChoice {
     why: `no sandbox works on this machine (${checked.why}); its operator can install bubblewrap, or set MAGIS_SANDBOX=none to run them uncontained`,
     cause: checked.why,
   };
+}
+
+/** A wrong pattern in MAGIS_SETUP_ALLOW_HOSTS stops the door at its start, quoted, rather than every setup later. */
+function checkAllowHosts(hosts: readonly string[]): void {
+  for (const host of hosts) {
+    try {
+      parseHostPattern(host);
+    } catch (error) {
+      throw new SandboxUnavailableError(`MAGIS_SETUP_ALLOW_HOSTS: ${(error as Error).message}.`);
+    }
+  }
 }
 
 /** The sandbox the operator asked for does not work here: the door does not start. */

@@ -1,9 +1,11 @@
+import dgram from "node:dgram";
 import fs from "node:fs";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import type { CommandRun } from "./run-command.js";
 import type { BotPath, Sandbox } from "./sandbox.js";
+import { startSetupProxy } from "./setup-proxy.js";
 
 /** One attempt to get out, and whether the sandbox held. */
 export interface ProbeResult {
@@ -103,6 +105,8 @@ export async function runEscapeProbes(sandbox: Sandbox, botPaths: readonly BotPa
         : { tried: "connect to 127.0.0.1", verdict: connections > 0 ? "escaped" : "contained", note: connections > 0 ? "it connected" : "no network" },
     );
 
+    if (sandbox.setupAllowHosts.length > 0) results.push(...(await probeSetupNetwork(sandbox, copy, port, () => connections)));
+
     const marker = `${process.pid}.${Date.now() % 100_000}`;
     await run(`setsid sleep ${marker} > /dev/null 2>&1 < /dev/null & sleep 0.2; exit 0`);
     await new Promise((resolve) => setTimeout(resolve, 300));
@@ -125,6 +129,57 @@ export async function runEscapeProbes(sandbox: Sandbox, botPaths: readonly BotPa
   } finally {
     await new Promise((resolve) => listener.close(resolve));
     fs.rmSync(host, { recursive: true, force: true });
+  }
+}
+
+/**
+ * A setup given the network, through a proxy of its own that allows nothing: it tries the host's listener on 127.0.0.1
+ * around the proxy, a UDP datagram to the host, a DNS lookup and one of the host's abstract unix sockets.
+ */
+async function probeSetupNetwork(sandbox: Sandbox, copy: string, port: number, tcp: () => number): Promise<ProbeResult[]> {
+  const proxy = await startSetupProxy({ allow: [] });
+  const udp = dgram.createSocket("udp4");
+  let datagrams = 0;
+  udp.on("message", () => datagrams++);
+  const name = `magis-probe-abstract-${process.pid}-${Date.now()}`;
+  let abstract = 0;
+  const unix = net.createServer((socket) => {
+    abstract++;
+    socket.end();
+  });
+  try {
+    await new Promise<void>((resolve) => udp.bind(0, "127.0.0.1", resolve));
+    await new Promise<void>((resolve) => unix.listen(`\0${name}`, resolve));
+    const before = tcp();
+    const script = [
+      `const net = require("node:net");`,
+      `net.connect(${port}, "127.0.0.1").on("error", () => {}).on("connect", function () { this.end(); });`,
+      `net.connect("\\0${name}").on("error", () => {}).on("connect", function () { this.end(); });`,
+      `const udp = require("node:dgram").createSocket("udp4"); udp.send("x", ${(udp.address() as net.AddressInfo).port}, "127.0.0.1", () => udp.close());`,
+      `require("node:dns").lookup("registry.npmjs.org", (e) => console.log(e ? "dns-failed" : "dns-resolved"));`,
+    ].join(" ");
+    const run = await sandbox.run(`command -v node >/dev/null || { echo no-node; exit 0; }; node -e '${script}'; sleep 0.3`, {
+      dir: copy,
+      env: {},
+      timeoutMs: 20_000,
+      network: proxy.network,
+    });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const tried = (what: string) => `a setup given the network: ${what} around the proxy`;
+    if (run.output.includes("no-node"))
+      return [{ tried: tried("reach the host's network"), verdict: "untested", note: "no node inside the sandbox to try with" }];
+    const verdict = (escaped: boolean, note: string): Pick<ProbeResult, "verdict" | "note"> =>
+      escaped ? { verdict: "escaped", note } : { verdict: "contained", note: "a network namespace of its own" };
+    return [
+      { tried: tried("connect to the host's 127.0.0.1"), ...verdict(tcp() > before, "it connected") },
+      { tried: tried("send UDP to the host's 127.0.0.1"), ...verdict(datagrams > 0, "the datagram arrived") },
+      { tried: tried("resolve a name (DNS)"), ...verdict(run.output.includes("dns-resolved"), "the name resolved") },
+      { tried: tried("connect to the host's abstract unix socket"), ...verdict(abstract > 0, "it connected") },
+    ];
+  } finally {
+    await new Promise((resolve) => unix.close(resolve));
+    udp.close();
+    await proxy.close();
   }
 }
 

@@ -79,7 +79,17 @@ export const JOB_ROWS = [
     name: "MAGIS_SANDBOX_SETUP_NETWORK",
     readers: ["worker", "action", "cli", "eval"],
     on: "1",
-    about: "Lets a sandboxed setup_command reach the network (to install dependencies); the tests never may.",
+    about:
+      "Lets a sandboxed setup reach the network through the bot's allowlisting proxy (its only way out), to the hosts of MAGIS_SETUP_ALLOW_HOSTS, else the common package registries; the tests never may.",
+  }),
+  list({
+    part: "jobs",
+    key: "setupAllowHosts",
+    name: "MAGIS_SETUP_ALLOW_HOSTS",
+    readers: ["worker", "action", "cli", "eval"],
+    fallbackText: "with MAGIS_SANDBOX_SETUP_NETWORK=1, the common package registries (npm, PyPI, Go, Maven Central, crates.io, RubyGems, GitHub)",
+    about:
+      "The hosts a setup may reach through the proxy: names (registry.npmjs.org), subdomains (*.example.com), addresses or ranges (10.0.0.0/8), each with an optional :port (else 80 and 443); a list turns the setup's network on. Loopback, link-local, private and the bot's own addresses stay refused unless an address or range here covers them; a repository's network list only narrows this.",
   }),
   flag({
     part: "jobs",

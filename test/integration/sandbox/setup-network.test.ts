@@ -6,7 +6,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { processesWith } from "../../../src/sandbox/escape-probes.js";
-import { type Sandbox, type SetupProxy, startSetupProxy } from "../../../src/sandbox/index.js";
+import { bwrapSandbox, checkBwrap, DEFAULT_LIMITS, runEscapeProbes, type Sandbox, type SetupProxy, startSetupProxy } from "../../../src/sandbox/index.js";
 import { SANDBOX_UID } from "../../../src/sandbox/sandbox-layout.js";
 import { bubblewrapForTests } from "../../support/bubblewrap-for-tests.js";
 
@@ -163,5 +163,21 @@ describe("a setup given the network reaches nothing of the host's but the proxy"
       udp.close();
       if (outside) await new Promise((resolve) => outside.close(resolve));
     }
+  });
+});
+
+describe("magis sandbox check, where the operator gives setups the network", () => {
+  it("probes a setup's way around the proxy, TCP, UDP, DNS and an abstract socket, and finds each contained", async () => {
+    const checked = checkBwrap({ limits: DEFAULT_LIMITS, setupNetwork: true, searchPath: process.env.PATH ?? "" });
+    if (!checked.ok) throw new Error(`these tests need a working bubblewrap: ${checked.why}`);
+    const { results } = await runEscapeProbes(bwrapSandbox({ program: checked.program, limits: DEFAULT_LIMITS, setupNetwork: true }));
+    const setups = results.filter((result) => result.tried.startsWith("a setup given the network"));
+    expect(setups.map((result) => `${result.tried}: ${result.verdict}`)).toEqual([
+      "a setup given the network: connect to the host's 127.0.0.1 around the proxy: contained",
+      "a setup given the network: send UDP to the host's 127.0.0.1 around the proxy: contained",
+      "a setup given the network: resolve a name (DNS) around the proxy: contained",
+      "a setup given the network: connect to the host's abstract unix socket around the proxy: contained",
+    ]);
+    expect(results.filter((result) => result.verdict !== "contained")).toEqual([]);
   });
 });
