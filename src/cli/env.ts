@@ -6,14 +6,19 @@ import type { Settings } from "../app/settings/settings-table.js";
 import { openEnvironmentShelf, type EnvironmentShelf, type KeptEnvironmentRecord } from "../environment/index.js";
 import { withEnvFile } from "../lib/read-env-file.js";
 import { UsageError } from "../lib/usage-error.js";
-import { lineLog } from "./command-policy.js";
+import { describeEnvironment, prepareEnvironment } from "../pipeline/index.js";
+import { lineLog, localCommandPolicy } from "./command-policy.js";
 import { parseFlags, type CliIo, type Command } from "./io.js";
+import { openCheckout } from "./open-checkout.js";
 
-const usage = `Usage: magis env show|clear --repo DIR [--env-file FILE]
+const usage = `Usage: magis env build|show|clear --repo DIR [--env-file FILE] [--no-sandbox]
 
 The environments kept for a local checkout: what its setup built (the checkout's copy after setup, and
 its home), kept so that the next \`magis resolve\` on it with the same key runs only the maintenance steps.
 
+  build   builds the environment the checkout declares (.github/magis.yml, devcontainer.json,
+          copilot-setup-steps.yml) in the sandbox, or reuses and maintains the one kept, and keeps it;
+          --no-sandbox runs the setup as you
   show    lists each: its key, where it was declared, its size, when it was built and last used, how
           long its setup took, and the hosts the setup reached and was refused
   clear   removes them
@@ -28,11 +33,11 @@ export const envCommand: Command = {
   usage,
   run: async (args, io) => {
     const [action, ...rest] = args;
-    if (action !== "show" && action !== "clear")
+    if (action !== "build" && action !== "show" && action !== "clear")
       throw new UsageError(
-        action ? `unknown env action '${action}': the ones there are are show and clear` : "say what to do: `magis env show` or `magis env clear`",
+        action ? `unknown env action '${action}': the ones there are are build, show and clear` : "say what to do: `magis env build`, `show` or `clear`",
       );
-    const { values } = parseFlags(rest, { repo: { type: "string" }, "env-file": { type: "string" } });
+    const { values } = parseFlags(rest, { repo: { type: "string" }, "env-file": { type: "string" }, "no-sandbox": { type: "boolean", default: false } });
     if (!values.repo) throw new UsageError("--repo is required");
     const resolved = path.resolve(io.cwd, values.repo);
     if (!fs.statSync(resolved, { throwIfNoEntry: false })?.isDirectory()) throw new UsageError(`--repo ${values.repo} is not a directory`);
@@ -41,6 +46,7 @@ export const envCommand: Command = {
     const envFile = path.resolve(io.cwd, values["env-file"] ?? ".env");
     const { env } = withEnvFile(io.env, envFile, { required: values["env-file"] !== undefined });
     const settings = readSettings(env, { door: "cli" });
+    if (action === "build") return build(io, { repo: values.repo, settings, env, noSandbox: values["no-sandbox"]! });
     const opened = openShelf(settings, io);
     if (!opened) {
       io.stdout(`No environment is kept for ${repo}: neither MAGIS_ENV_DIR, XDG_CACHE_HOME nor HOME names a folder for them.\n`);
@@ -64,6 +70,17 @@ export const envCommand: Command = {
     return 0;
   },
 };
+
+/** `build`: the checkout's environment made ready and kept, as `magis resolve` would before its first test run. */
+async function build(io: CliIo, run: { repo: string; settings: Settings; env: NodeJS.ProcessEnv; noSandbox: boolean }): Promise<number> {
+  const { repo, config } = openCheckout(io, run.repo);
+  const commands = localCommandPolicy(run.settings, run.env, run.noSandbox, { root: repo, cwd: io.cwd, stderr: io.stderr });
+  const prepared = await prepareEnvironment({ root: repo, repoId: repo, config, commands });
+  if (prepared.environment) io.stdout(`${describeEnvironment(prepared.environment)}.\n`);
+  if (prepared.ok) return 0;
+  io.stderr(`magis env: ${prepared.why}\n`);
+  return 1;
+}
 
 /** The shelf of the settings' folder (MAGIS_ENV_CACHE_MB 0 still shows and clears what was kept), or null without one. */
 function openShelf(settings: Settings, io: CliIo): { shelf: EnvironmentShelf; folder: string } | null {

@@ -78,6 +78,22 @@ describe("magis env", () => {
     expect(fs.readdirSync(path.join(folder, scopeFolder(repo)))).toEqual([]);
   });
 
+  it("builds the checkout's declared environment and keeps it; a second build reuses it", async () => {
+    fs.mkdirSync(path.join(repo, ".github"));
+    fs.writeFileSync(path.join(repo, ".github", "magis.yml"), 'setup_command: "mkdir -p .venv && echo built >> .venv/marker"\n');
+    fs.writeFileSync(path.join(repo, "setup.py"), "print('a package')\n");
+    const first = await magisEnv("build", "--repo", repo, "--no-sandbox");
+    expect(first).toMatchObject({ code: 0, out: expect.stringMatching(/^Environment from \.github\/magis\.yml setup_command: built in /) });
+    const [kept] = openEnvironmentShelf({ folder, maxBytes: 1 }).list({ repo });
+    expect(kept).toMatchObject({ source: ".github/magis.yml setup_command", scope: { repo } });
+    expect(fs.readFileSync(path.join(folder, scopeFolder(repo), kept!.key, "repo", ".venv", "marker"), "utf8")).toBe("built\n");
+    // The checkout itself is untouched: the setup ran in a copy.
+    expect(fs.existsSync(path.join(repo, ".venv"))).toBe(false);
+    const second = await magisEnv("build", "--repo", repo, "--no-sandbox");
+    expect(second).toMatchObject({ code: 0, out: expect.stringContaining("reused") });
+    expect((await magisEnv("show", "--repo", repo)).out).toContain("1 environment kept for");
+  });
+
   it("says what is wrong with its arguments", async () => {
     expect(await magisEnv("show")).toMatchObject({ code: 2, out: expect.stringContaining("magis env: --repo is required") });
     expect(await magisEnv("shelve", "--repo", repo)).toMatchObject({ code: 2, out: expect.stringContaining("unknown env action 'shelve'") });
