@@ -282,8 +282,6 @@ export type CommandPolicy =
       environments?: EnvironmentShelf;
       /** Whose kept environments this run's are (default: `repoId`, with no installation). */
       scope?: EnvironmentScope;
-      /** The hosts the operator lets a setup reach through the proxy (MAGIS_SETUP_ALLOW_HOSTS); absent or empty: none. */
-      setupHosts?: string[];
     }
   | { allowed: false; why: string };
 

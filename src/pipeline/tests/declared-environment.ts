@@ -1,34 +1,26 @@
-import { environmentKey, hashKeyFiles, sandboxBase, type EnvironmentDeclaration, type EnvironmentKeyParts } from "../../environment/index.js";
+import {
+  DeclarationError,
+  environmentKey,
+  hashKeyFiles,
+  readEnvironmentDeclaration,
+  sandboxBase,
+  type EnvironmentDeclaration,
+  type EnvironmentKeyParts,
+} from "../../environment/index.js";
 import type { Sandbox } from "../../sandbox/index.js";
 import type { StageContext } from "../types.js";
 
-/** The manifests and lockfiles whose change makes an environment built from `setup_command` stale. */
-const SETUP_COMMAND_KEY_FILES = [
-  "pyproject.toml",
-  "setup.py",
-  "setup.cfg",
-  "requirements*.txt",
-  "package.json",
-  "package-lock.json",
-  "npm-shrinkwrap.json",
-  "yarn.lock",
-  "pnpm-lock.yaml",
-];
-
-/** The repository's declared environment: its `setup_command` as one setup step; null when it declares none. */
-export function declaredEnvironment(ctx: Pick<StageContext, "config">): EnvironmentDeclaration | null {
-  const setup = ctx.config.setup_command;
-  if (!setup) return null;
-  return {
-    source: ".github/magis.yml setup_command",
-    setup: [{ name: "setup_command", command: setup }],
-    maintenance: [],
-    env: {},
-    keyFiles: SETUP_COMMAND_KEY_FILES,
-    network: null,
-    unsupported: [],
-    shadowed: [],
-  };
+/**
+ * The repository's declared environment (first found wins: `environment:`, devcontainer.json, copilot-setup-steps.yml,
+ * `setup_command`), null when it declares none, or why its declaration cannot be used.
+ */
+export function declaredEnvironment(ctx: Pick<StageContext, "root" | "config">): EnvironmentDeclaration | null | { unusable: string } {
+  try {
+    return readEnvironmentDeclaration(ctx.root, ctx.config);
+  } catch (error) {
+    if (error instanceof DeclarationError) return { unusable: error.message };
+    throw error;
+  }
 }
 
 /**

@@ -39,7 +39,9 @@ export async function openWorkbench(ctx: Pick<StageContext, "root" | "repoId" | 
   const { sandbox } = policy;
   const held = { label: sandbox.label, description: sandbox.description };
   const seconds = ctx.config.test_timeout_seconds;
-  const declaration = declaredEnvironment(ctx);
+  const declared = declaredEnvironment(ctx);
+  if (declared && "unusable" in declared) return { ok: false, why: `the repository's environment cannot be set up: ${declared.unusable}`, sandbox: held };
+  const declaration = declared;
   // The declaration's variables, with the repository's test_env over them.
   const env = { ...declaration?.env, ...ctx.config.test_env };
 

@@ -1,5 +1,5 @@
 import type { EnvironmentDeclaration, EnvironmentStep } from "../../environment/types.js";
-import type { NetworkTally, SetupNetwork } from "../../sandbox/index.js";
+import { startSetupProxy, type NetworkTally, type Sandbox, type SetupNetwork, type SetupProxy } from "../../sandbox/index.js";
 import type { CommandPolicy, TestRun } from "../types.js";
 import { describeExit } from "./describe-test-verdict.js";
 import { readEnvironmentFailure } from "./read-environment-failure.js";
@@ -31,17 +31,30 @@ export async function runEnvironmentSteps(
   const started = performance.now();
   const ran: string[] = [];
   if (steps.length === 0) return { ran, seconds: 0 };
-  const network = input.policy.sandbox.setupNetwork ? { socket: "" } : undefined;
-  for (const step of steps) {
-    ran.push(step.name);
-    const run = await input.run(step.command, network);
-    if (run.outcome !== "passed") {
-      const what = isSetupCommand(input.declaration) ? "the setup command" : `the ${input.kind} step \`${step.name}\``;
-      const why = `${what} ${describeExit(run, input.timeoutSeconds)}${describeGap(run)}`;
-      return { ran, seconds: secondsSince(started), failed: { name: step.name, run, why } };
+  const proxy = await openProxy(input.policy.sandbox, input.declaration);
+  try {
+    for (const step of steps) {
+      ran.push(step.name);
+      const run = await input.run(step.command, proxy?.network);
+      if (run.outcome !== "passed") {
+        const what = isSetupCommand(input.declaration) ? "the setup command" : `the ${input.kind} step \`${step.name}\``;
+        const why = `${what} ${describeExit(run, input.timeoutSeconds)}${describeGap(run)}`;
+        return { ran, seconds: secondsSince(started), ...(proxy ? { network: proxy.tally() } : {}), failed: { name: step.name, run, why } };
+      }
     }
+    return { ran, seconds: secondsSince(started), ...(proxy ? { network: proxy.tally() } : {}) };
+  } finally {
+    await proxy?.close();
   }
-  return { ran, seconds: secondsSince(started) };
+}
+
+/**
+ * The setup's proxy, where the sandbox gives a setup the network and lists the hosts it may reach (the repository's
+ * `network` narrows them); null where the setup has no network, or reaches it without one (no sandbox).
+ */
+async function openProxy(sandbox: Sandbox, declaration: EnvironmentDeclaration): Promise<SetupProxy | null> {
+  if (!sandbox.setupNetwork || sandbox.setupAllowHosts.length === 0) return null;
+  return await startSetupProxy({ allow: sandbox.setupAllowHosts, narrow: declaration.network });
 }
 
 /** Whether the declaration is `setup_command` alone, whose failure the report names as it always has. */
