@@ -168,6 +168,7 @@ export function sandboxWanted(
   return {
     mode: door.mode ?? jobs.sandbox,
     setupNetwork: jobs.sandboxSetupNetwork,
+    setupAllowHosts: jobs.setupAllowHosts,
     env: door.env,
     secrets: door.secrets,
     botPaths: listBotPaths(settings, { cwd: door.cwd ?? process.cwd(), envFile: door.envFile }),
