@@ -89,7 +89,7 @@ export const JOB_ROWS = [
     readers: ["worker", "action", "cli", "eval"],
     fallbackText: "with MAGIS_SANDBOX_SETUP_NETWORK=1, the common package registries (npm, PyPI, Go, Maven Central, crates.io, RubyGems, GitHub)",
     about:
-      "The hosts a setup may reach through the proxy: names (registry.npmjs.org), subdomains (*.example.com), addresses or ranges (10.0.0.0/8), each with an optional :port (else 80 and 443); a list turns the setup's network on. Loopback, link-local, private and the bot's own addresses stay refused unless an address or range here covers them; a repository's network list only narrows this.",
+      "The hosts a setup may reach through the proxy (a list turns its network on): names (registry.npmjs.org), subdomains (*.example.com), addresses or ranges (10.0.0.0/8), each with an optional :port (else 80 and 443), with loopback, link-local, private and the bot's own addresses refused unless an address or range here covers them, and a repository's network list only narrowing it.",
   }),
   flag({
     part: "jobs",

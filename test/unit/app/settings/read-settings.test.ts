@@ -26,6 +26,7 @@ describe("readSettings", () => {
       traceDir: undefined,
       sandbox: "auto",
       sandboxSetupNetwork: false,
+      setupAllowHosts: [],
       allowExec: false,
     });
     expect(settings.model).toMatchObject({ structuredOutput: "json_schema", maxRetries: 2, timeoutMs: 120_000, tokenBudget: undefined, maxTokens: 4096 });

@@ -17,6 +17,11 @@ const WRITES_TO_A_CHILD_ENVIRONMENT = [
   { file: "sandbox/choose-sandbox.ts", name: "PATH", why: "bwrap is looked for where the door's PATH says, as a shell there would find it" },
   { file: "sandbox/choose-sandbox.ts", name: "LANG", why: "the door's locale is passed on to the sandboxed commands" },
   {
+    file: "sandbox/proxy-bridge.ts",
+    name: "NODE_OPTIONS",
+    why: "a repository's NODE_OPTIONS (in the commands' own variables) is kept from the bridge's node and handed back to the command",
+  },
+  {
     file: "language-servers/confine-server.ts",
     name: "PATH",
     why: "the language servers' jail is checked once a process: bwrap is looked for where the bot's own PATH says",
@@ -33,6 +38,7 @@ const PASS_THROUGH = {
   "git/read-local-history.ts": "git gets the process's environment (HOME, PATH, GIT_*), with a ceiling added",
   "eval/git-env-below.ts": "eval's git commands get the process's environment (HOME, PATH, GIT_*), with a ceiling added",
   "language-servers/confine-server.ts": "the language servers' jail is checked once a process, with bwrap found on the process's own PATH",
+  "sandbox/proxy-bridge.ts": "the text of the bridge script the sandbox runs: its process.env is the sandboxed command's, not the bot's",
 };
 
 function sourceFiles(dir: string): string[] {
