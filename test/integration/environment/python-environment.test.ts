@@ -6,6 +6,7 @@ import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { openEnvironmentShelf, type EnvironmentShelf } from "../../../src/environment/index.js";
 import type { Sandbox } from "../../../src/sandbox/sandbox.js";
 import { bubblewrapForTests } from "../../support/bubblewrap-for-tests.js";
+import { pyproject, PYTHON_CONFIG, writePythonDemo } from "./demo-repositories.js";
 import { commitAll, runJobTests } from "./run-job-tests.js";
 
 // A Python repository with a src/ layout: its tests import the package only once the setup made a virtualenv and
@@ -22,10 +23,7 @@ let jobs = 0;
 beforeEach(() => {
   work = fs.mkdtempSync(path.join(os.tmpdir(), "magis-python-env-"));
   root = path.join(work, "checkout");
-  write("pyproject.toml", PYPROJECT);
-  write("src/magis_demo/__init__.py", "def double(x):\n    return 2 * x\n");
-  write("tests/test_demo.py", "from magis_demo import double\n\n\ndef test_double():\n    assert double(2) == 4\n");
-  commitAll(root, "demo");
+  writePythonDemo(root);
   shelf = openEnvironmentShelf({ folder: path.join(work, "shelf"), maxBytes: 200 * 1024 * 1024 });
 });
 afterEach(async () => {
@@ -33,30 +31,13 @@ afterEach(async () => {
   fs.rmSync(work, { recursive: true, force: true });
 });
 
-const PYPROJECT = `[build-system]
-requires = ["setuptools"]
-build-backend = "setuptools.build_meta"
-
-[project]
-name = "magis-demo"
-version = "0.1.0"
-
-[tool.setuptools.packages.find]
-where = ["src"]
-`;
 function write(relative: string, text: string) {
   fs.mkdirSync(path.dirname(path.join(root, relative)), { recursive: true });
   fs.writeFileSync(path.join(root, relative), text);
 }
 
-// The setup counts its runs in the copy (what it leaves there is the environment): a reused one shows a count of 1.
-const config = {
-  setup_command: "echo setup >> .setup-runs && python3 -m venv --system-site-packages .venv && .venv/bin/pip install -q --no-deps --no-build-isolation -e .",
-  test_command: 'echo "setup ran $(wc -l < .setup-runs) time(s)" && .venv/bin/python -m pytest -q -p no:cacheprovider',
-  test_timeout_seconds: 120,
-};
 const job = (extra: Record<string, unknown> = {}) =>
-  runJobTests({ root, config: { ...config, ...extra }, sandbox, shelf, scratchDir: path.join(work, `job-${++jobs}`) });
+  runJobTests({ root, config: { ...PYTHON_CONFIG, ...extra }, sandbox, shelf, scratchDir: path.join(work, `job-${++jobs}`) });
 
 describe("a Python repository's environment", () => {
   it("is built in the first job, reused by the second (setup not run), and built afresh when pyproject.toml changes", async () => {
@@ -79,7 +60,7 @@ describe("a Python repository's environment", () => {
     expect(shelf.stats()).toMatchObject({ hits: 1, misses: 1 });
 
     // A changed key file: a new key, built afresh.
-    write("pyproject.toml", PYPROJECT.replace("0.1.0", "0.2.0"));
+    write("pyproject.toml", pyproject("0.2.0"));
     commitAll(root, "bump");
     const third = await job();
     expect(third.report?.before).toMatchObject({ outcome: "passed", counts: { passed: 2, failed: 0 } });

@@ -1,0 +1,98 @@
+// Time to "tests can run" for a first job (the environment built) and a second job (the kept one reused), on a Python
+// and a Node repository, through the real pipeline pieces (startTestBench, the real bubblewrap, the shelf, the proxy).
+//
+//   npm run bench:environments [-- --runs 5]
+//
+// Each run starts from an empty shelf: the first job builds the environment (Python: a virtualenv with the package
+// installed editable, no registry; Node: npm ci through the setup's proxy from a registry served on 127.0.0.1), the
+// second job of the same key reuses it and runs only its maintenance. Prints the median of each: the seconds until the
+// workbench was open and the first test run started, the steps' seconds, and the second's time to ready as a share of
+// the first's setup (the goal: at most 10 %).
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { parseArgs } from "node:util";
+import { openEnvironmentShelf } from "../src/environment/index.js";
+import { bwrapSandbox, checkBwrap, DEFAULT_LIMITS, type Sandbox } from "../src/sandbox/index.js";
+import { nodeConfig, PYTHON_CONFIG, startNpmRegistry, writeNodeDemo, writePythonDemo } from "../test/integration/environment/demo-repositories.js";
+import { runJobTests, type JobTests } from "../test/integration/environment/run-job-tests.js";
+import { printTable } from "./lib/print-table.js";
+
+const { values } = parseArgs({ options: { runs: { type: "string", default: "5" } } });
+const runs = Number(values.runs);
+if (!Number.isInteger(runs) || runs < 1) {
+  console.error("--runs: expected a whole number of runs, at least 1");
+  process.exit(2);
+}
+const checked = checkBwrap({ limits: DEFAULT_LIMITS, setupNetwork: true, searchPath: process.env.PATH ?? "" });
+if (!checked.ok) {
+  console.error(`bench:environments needs a working bubblewrap: ${checked.why}`);
+  process.exit(1);
+}
+
+const work = fs.mkdtempSync(path.join(os.tmpdir(), "magis-bench-environments-"));
+const registry = await startNpmRegistry(work);
+const sandbox: Sandbox = bwrapSandbox({
+  program: checked.program,
+  limits: DEFAULT_LIMITS,
+  setupNetwork: true,
+  setupAllowHosts: [`127.0.0.1:${registry.port}`],
+});
+const repositories = [
+  { name: "Python (venv, pip install -e .)", write: writePythonDemo, config: PYTHON_CONFIG },
+  { name: "Node (npm ci through the proxy)", write: (root: string) => writeNodeDemo(root, registry, "1.0.0"), config: nodeConfig(registry) },
+];
+
+const median = (xs: number[]) => {
+  const sorted = [...xs].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+};
+const seconds = (x: number) => x.toFixed(2);
+
+/** One job's figures, or a failure that stops the bench (a figure of a job whose tests did not run means nothing). */
+function figures(job: JobTests, what: string): { ready: number; steps: number; how: string } {
+  const { environment, report } = job;
+  if (!environment || environment.failed || !report?.before || report.before.outcome !== "passed")
+    throw new Error(`${what}: the environment or the tests failed: ${environment?.failed ?? report?.skipped ?? report?.before?.tail ?? "no report"}`);
+  return { ready: job.readyMs / 1000, steps: environment.stepSeconds, how: environment.how };
+}
+
+const rows = [["repository", "first: ready s", "first: setup s", "second: ready s", "second: maintenance s", "second / first setup"]];
+try {
+  for (const repository of repositories) {
+    const first: ReturnType<typeof figures>[] = [];
+    const second: ReturnType<typeof figures>[] = [];
+    for (let run = 1; run <= runs; run++) {
+      const dir = path.join(work, `run-${run}`);
+      const root = path.join(dir, "checkout");
+      repository.write(root);
+      const shelf = openEnvironmentShelf({ folder: path.join(dir, "shelf"), maxBytes: 1024 * 1024 * 1024 });
+      const job = (n: number) => runJobTests({ root, config: repository.config, sandbox, shelf, scratchDir: path.join(dir, `job-${n}`) });
+      const built = figures(await job(1), `${repository.name}, run ${run}, the first job`);
+      const reused = figures(await job(2), `${repository.name}, run ${run}, the second job`);
+      if (built.how !== "built" || reused.how !== "reused")
+        throw new Error(`${repository.name}, run ${run}: expected built then reused, got ${built.how}, ${reused.how}`);
+      first.push(built);
+      second.push(reused);
+      await shelf.settled();
+      fs.rmSync(dir, { recursive: true, force: true });
+      console.error(`${repository.name}, run ${run}: first ready in ${seconds(built.ready)} s, second in ${seconds(reused.ready)} s`);
+    }
+    const firstSetup = median(first.map((f) => f.steps));
+    const secondReady = median(second.map((f) => f.ready));
+    rows.push([
+      repository.name,
+      seconds(median(first.map((f) => f.ready))),
+      seconds(firstSetup),
+      seconds(secondReady),
+      seconds(median(second.map((f) => f.steps))),
+      `${((secondReady / firstSetup) * 100).toFixed(0)} %`,
+    ]);
+  }
+  console.log(`bench:environments: ${runs} run(s) each, medians, on ${os.cpus().length} cores (load ${os.loadavg()[0]!.toFixed(1)})`);
+  printTable(rows);
+} finally {
+  await registry.close();
+  fs.rmSync(work, { recursive: true, force: true });
+}
