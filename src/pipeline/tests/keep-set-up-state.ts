@@ -46,12 +46,22 @@ interface Entry {
  */
 const TICK_NS = 20_000_000n;
 
+/** How the set-up state is kept. */
+export interface KeepOptions {
+  /**
+   * A file elsewhere, never written by anyone, known to hold the same bytes as the copy's file at `relative` (a kept
+   * environment's file the copy was made from and no command changed since): the kept copy links to it rather than
+   * copying it again. Null: copy.
+   */
+  sameAs?: (relative: string, stat: fs.BigIntStats) => string | null;
+}
+
 /**
  * Records the copy at `dir` as its setup left it and keeps a copy of its files in `keep` (a new folder no command sees).
  * Folders, regular files and links are kept; anything else the setup left (a FIFO, a socket) is removed, so the first
  * run sees what every later run sees.
  */
-export function keepSetUpState(dir: string, keep: string): SetUpState {
+export function keepSetUpState(dir: string, keep: string, options: KeepOptions = {}): SetUpState {
   const entries = new Map<string, Entry>();
   let settledAt = 0n;
   const record = (relative: string, stat: fs.BigIntStats, kind: Kind, names?: string[]) => {
@@ -79,7 +89,8 @@ export function keepSetUpState(dir: string, keep: string): SetUpState {
       const kept = names.filter((name) => take(path.join(relative, name)));
       record(relative, fs.lstatSync(from, { bigint: true }), "folder", kept);
     } else if (stat.isFile()) {
-      fs.copyFileSync(from, to, fs.constants.COPYFILE_EXCL);
+      const same = options.sameAs?.(relative, stat);
+      if (!same || !linked(same, to)) fs.copyFileSync(from, to, fs.constants.COPYFILE_EXCL);
       record(relative, stat, "file");
     } else if (stat.isSymbolicLink()) {
       fs.symlinkSync(fs.readlinkSync(from), to);
@@ -154,6 +165,16 @@ export function keepSetUpState(dir: string, keep: string): SetUpState {
       return count;
     },
   };
+}
+
+/** Links `to` to `same`; false where it cannot (another file system, a link the kernel refuses to this user). */
+function linked(same: string, to: string): boolean {
+  try {
+    fs.linkSync(same, to);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 function sameOwnerAndMode(stat: fs.BigIntStats, entry: Entry): boolean {

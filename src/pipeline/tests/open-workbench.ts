@@ -1,6 +1,7 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
 import type { EnvironmentScope, KeptEnvironment, KeptEnvironmentRecord } from "../../environment/types.js";
 import { cleanOutput } from "../../lib/clean-text.js";
 import { redactSecrets } from "../../lib/redact-secrets.js";
@@ -20,6 +21,9 @@ export type { ChangedFile, Workbench } from "./make-workbench.js";
 export type OpenedWorkbench =
   | { ok: true; workbench: Workbench }
   | { ok: false; why: string; setupRun?: TestRun; sandbox?: { label: string; description: string }; environment?: EnvironmentReport };
+
+/** Longer than a tick of the kernel's coarse clock, which file times come from (see keepSetUpState). */
+const COARSE_TICK_MS = 20;
 
 /** The end of a run's output kept for the report and the agents. */
 const TAIL_CHARS = 4_000;
@@ -75,6 +79,10 @@ export async function openWorkbench(ctx: Pick<StageContext, "root" | "repoId" | 
     }
     sandbox.prepare(dir);
     sandbox.prepare(home);
+    // The files of the kept environment as they were copied: those no step changes need not be copied again.
+    const copied = found && checkoutFiles ? [recordCopied(dir, found.repoDir, checkoutFiles), recordCopied(home, found.homeDir, [])] : null;
+    // A step's write in the same tick of the kernel's coarse clock as the look above would keep the file's times.
+    if (copied && declaration?.maintenance.length) await sleep(COARSE_TICK_MS);
     const run = async (text: string, network?: SetupNetwork): Promise<TestRun> =>
       await describeRun(
         await sandbox.run(text, { dir, env, home, timeoutMs: seconds * 1000, signal: policy.signal, ...(network ? { network } : {}) }),
@@ -104,7 +112,7 @@ export async function openWorkbench(ctx: Pick<StageContext, "root" | "repoId" | 
     }
     let states: SetUpState[];
     try {
-      states = [keepSetUpState(dir, kept.dir), keepSetUpState(home, kept.home)];
+      states = [keepSetUpState(dir, kept.dir, copied ? { sameAs: copied[0] } : {}), keepSetUpState(home, kept.home, copied ? { sameAs: copied[1] } : {})];
     } catch (error) {
       remove();
       const why = `the copy's set-up state could not be kept (${error instanceof Error ? error.message : String(error)})`;
@@ -160,6 +168,33 @@ async function keepEnvironment(
   } catch (error) {
     return { kept: false, why: `it could not be kept (${error instanceof Error ? error.message : String(error)})` };
   }
+}
+
+/**
+ * The files of `dir` copied from a kept environment's folder `from` (all but the checkout's own), by inode and change
+ * time right after the copy: a file that still has both is unchanged, and the kept one holds its bytes. The kept
+ * folders are never written (the shelf replaces an environment by a new folder), so the set-up state may link to them.
+ */
+function recordCopied(dir: string, from: string, checkoutFiles: readonly string[]): (relative: string, stat: fs.BigIntStats) => string | null {
+  const own = new Set(checkoutFiles);
+  const copied = new Map<string, Pick<fs.BigIntStats, "ino" | "ctimeNs" | "mtimeNs" | "size">>();
+  const walk = (relative: string) => {
+    for (const entry of fs.readdirSync(path.join(dir, relative), { withFileTypes: true })) {
+      const at = relative ? `${relative}/${entry.name}` : entry.name;
+      if (entry.isDirectory()) walk(at);
+      else if (entry.isFile() && !own.has(at)) {
+        const { ino, ctimeNs, mtimeNs, size } = fs.lstatSync(path.join(dir, at), { bigint: true });
+        copied.set(at, { ino, ctimeNs, mtimeNs, size });
+      }
+    }
+  };
+  walk("");
+  return (relative, stat) => {
+    const was = copied.get(relative.split(path.sep).join("/"));
+    if (!was || was.ino !== stat.ino || was.ctimeNs !== stat.ctimeNs || was.mtimeNs !== stat.mtimeNs || was.size !== stat.size) return null;
+    const source = path.join(from, relative);
+    return fs.lstatSync(source, { bigint: true, throwIfNoEntry: false })?.isFile() ? source : null;
+  };
 }
 
 /** A command's run as the report keeps it: counts and failing tests read from the whole kept output, a short clean tail. */

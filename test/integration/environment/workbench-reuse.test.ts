@@ -2,7 +2,10 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { parseConfig } from "../../../src/config.js";
 import { openEnvironmentShelf, type EnvironmentShelf } from "../../../src/environment/index.js";
+import { openWorkbench } from "../../../src/pipeline/tests/open-workbench.js";
+import type { StageContext } from "../../../src/pipeline/types.js";
 import type { Sandbox } from "../../../src/sandbox/sandbox.js";
 import { bubblewrapForTests } from "../../support/bubblewrap-for-tests.js";
 import { runJobTests } from "./run-job-tests.js";
@@ -34,6 +37,16 @@ afterEach(async () => {
   fs.rmSync(work, { recursive: true, force: true });
 });
 
+const context = (config: Record<string, unknown>): StageContext =>
+  ({
+    root,
+    repoId: "octo/demo",
+    config: parseConfig(config),
+    llm: null as never,
+    now: Date.now,
+    onProgress: () => {},
+    commands: { allowed: true, sandbox, scratchDir: path.join(work, `job-${++jobs}`), environments: shelf, scope: { repo: "octo/demo", installationId: 7 } },
+  }) as StageContext;
 const job = (config: Record<string, unknown>) => runJobTests({ root, config, sandbox, shelf, scratchDir: path.join(work, `job-${++jobs}`) });
 
 describe("reusing a kept environment", () => {
@@ -70,5 +83,33 @@ describe("reusing a kept environment", () => {
     expect(first.environment).toMatchObject({ how: "built", kept: { kept: false, why: "keeping is off (MAGIS_ENV_CACHE_MB is 0)" } });
     const second = await runJobTests({ root, config, sandbox, shelf: off, scratchDir: path.join(work, "off-2") });
     expect(second.environment).toMatchObject({ how: "built", steps: ["setup_command"] });
+  }, 60_000);
+
+  it("puts back what maintenance left, not the kept file, and never writes the kept environment, run after run", async () => {
+    const config = {
+      environment: { setup: ["echo made > built.txt && echo made > other.txt"], maintenance: ["echo maintained > built.txt"] },
+      test_command: "cat built.txt other.txt",
+    };
+    await job(config);
+    const [record] = shelf.list();
+    const kept = path.join(work, "shelf", "octo+demo", record!.key, "repo");
+    const opened = await openWorkbench(context(config));
+    if (!opened.ok) throw new Error(opened.why);
+    try {
+      expect(opened.workbench.environment).toMatchObject({ how: "reused", steps: ["maintenance[1]"] });
+      // The set-up state shares the kept file no step changed (one copy fewer), and holds its own of the maintained one.
+      const setUp = path.join(work, `job-${jobs}`, "set-up");
+      expect(fs.statSync(path.join(setUp, "other.txt")).ino).toBe(fs.statSync(path.join(kept, "other.txt")).ino);
+      expect(fs.statSync(path.join(setUp, "built.txt")).ino).not.toBe(fs.statSync(path.join(kept, "built.txt")).ino);
+      const vandal = "echo changed > built.txt; echo changed > other.txt; cat built.txt other.txt";
+      expect((await opened.workbench.run(vandal, [])).tail).toBe("changed\nchanged");
+      expect((await opened.workbench.run("cat built.txt other.txt", [])).tail).toBe("maintained\nmade");
+      expect((await opened.workbench.run("rm built.txt other.txt; true", [])).outcome).toBe("passed");
+      expect((await opened.workbench.run("cat built.txt other.txt; echo again", [])).tail).toBe("maintained\nmade\nagain");
+      expect(fs.readFileSync(path.join(kept, "built.txt"), "utf8")).toBe("made\n");
+      expect(fs.readFileSync(path.join(kept, "other.txt"), "utf8")).toBe("made\n");
+    } finally {
+      opened.workbench.dispose();
+    }
   }, 60_000);
 });
