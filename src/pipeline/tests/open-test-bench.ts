@@ -28,11 +28,15 @@ export async function openTestBench(ctx: StageContext, opened: OpenedWorkbench):
   if (!command) return null;
   const report: TestsReport = { command, ...(setup ? { setup } : {}) };
   if (!opened.ok) {
-    const { why, setupRun, sandbox, environment } = opened;
-    return {
-      report: { ...report, ...(sandbox ? { sandbox } : {}), ...(setupRun ? { setupRun } : {}), ...(environment ? { environment } : {}), skipped: why },
-      bench: null,
+    // The step that failed is the setup the report shows the end of.
+    const { why, setup: failed, setupRun, sandbox, environment } = opened;
+    const shown = {
+      ...(failed ? { setup: failed } : {}),
+      ...(sandbox ? { sandbox } : {}),
+      ...(setupRun ? { setupRun } : {}),
+      ...(environment ? { environment } : {}),
     };
+    return { report: { ...report, ...shown, skipped: why }, bench: null };
   }
   const { workbench } = opened;
   report.sandbox = workbench.sandbox;

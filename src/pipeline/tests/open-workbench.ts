@@ -20,7 +20,15 @@ export type { ChangedFile, Workbench } from "./make-workbench.js";
 /** A workbench, or why there is none (with the setup's failed run and the environment when that is what failed). */
 export type OpenedWorkbench =
   | { ok: true; workbench: Workbench }
-  | { ok: false; why: string; setupRun?: TestRun; sandbox?: { label: string; description: string }; environment?: EnvironmentReport };
+  | {
+      ok: false;
+      why: string;
+      /** The step that failed: its command and its run. */
+      setup?: string;
+      setupRun?: TestRun;
+      sandbox?: { label: string; description: string };
+      environment?: EnvironmentReport;
+    };
 
 /** Longer than a tick of the kernel's coarse clock, which file times come from (see keepSetUpState). */
 const COARSE_TICK_MS = 20;
@@ -107,8 +115,15 @@ export async function openWorkbench(ctx: Pick<StageContext, "root" | "repoId" | 
         : undefined;
     if (steps?.failed) {
       remove();
-      const { why, name, run: failedRun } = steps.failed;
-      return { ok: false, why, setupRun: failedRun, sandbox: held, environment: report({ failed: why, failedStep: { name, run: failedRun } })! };
+      const { why, name, command, run: failedRun } = steps.failed;
+      return {
+        ok: false,
+        why,
+        setup: command,
+        setupRun: failedRun,
+        sandbox: held,
+        environment: report({ failed: why, failedStep: { name, run: failedRun } })!,
+      };
     }
     let states: SetUpState[];
     try {

@@ -11,7 +11,7 @@ export interface StepsRun {
   seconds: number;
   /** What the steps' proxy saw; absent when they had no network. */
   network?: NetworkTally;
-  failed?: { name: string; run: TestRun; why: string };
+  failed?: { name: string; command: string; run: TestRun; why: string };
 }
 
 /**
@@ -39,7 +39,12 @@ export async function runEnvironmentSteps(
       if (run.outcome !== "passed") {
         const what = isSetupCommand(input.declaration) ? "the setup command" : `the ${input.kind} step \`${step.name}\``;
         const why = `${what} ${describeExit(run, input.timeoutSeconds)}${describeGap(run)}`;
-        return { ran, seconds: secondsSince(started), ...(proxy ? { network: proxy.tally() } : {}), failed: { name: step.name, run, why } };
+        return {
+          ran,
+          seconds: secondsSince(started),
+          ...(proxy ? { network: proxy.tally() } : {}),
+          failed: { name: step.name, command: step.command, run, why },
+        };
       }
     }
     return { ran, seconds: secondsSince(started), ...(proxy ? { network: proxy.tally() } : {}) };

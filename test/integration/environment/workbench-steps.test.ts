@@ -47,6 +47,7 @@ describe("the environment's steps", () => {
       "the setup step `setup[2]` failed (exit 127); the sandbox lacks the command `magis-absent-installer` (`/bin/sh: 1: magis-absent-installer: not found`)",
     );
     expect(failed.report?.setupRun?.exitCode).toBe(127);
+    expect(failed.report?.setup).toBe("magis-absent-installer --all");
     expect(failed.environment).toMatchObject({ how: "built", steps: ["setup[1]", "setup[2]"], failedStep: { name: "setup[2]" } });
     expect(failed.environment!.failed).toBe(failed.report!.skipped);
     expect(failed.environment!.kept).toBeUndefined();
