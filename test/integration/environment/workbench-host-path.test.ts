@@ -57,4 +57,14 @@ describe("Workbench.hostPath", () => {
     expect(workbench.hostPath("/usr/lib/python3/dist-packages")).toBeNull();
     expect(workbench.hostPath("src/app.py")).toBeNull();
   });
+
+  it("gives the commands a home the setup fills, put back after each run like the copy", async () => {
+    const opened = await openWorkbench(context({ setup_command: 'mkdir -p "$HOME/.cache" && echo cached > "$HOME/.cache/mark"', test_command: "true" }));
+    if (!opened.ok) throw new Error(opened.why);
+    workbench = opened.workbench;
+    expect(fs.readFileSync(workbench.hostPath("/tmp/home/.cache/mark")!, "utf8")).toBe("cached\n");
+    const spoil = 'rm -rf "$HOME/.cache" && echo planted > "$HOME/.bashrc" && ls -A "$HOME"';
+    expect((await workbench.run(spoil, [])).tail).toBe(".bashrc");
+    expect((await workbench.run('ls -A "$HOME"; cat "$HOME/.cache/mark"', [])).tail).toBe(".cache\ncached");
+  });
 });
