@@ -86,8 +86,9 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const teardown = async () => {
     for (const group of started.splice(0)) await group.stop(0);
     spawnSync("podman", ["rmi", "--force", "--ignore", ...Object.values(images)], { stdio: "ignore" });
-    // Layers another image still stands on (the base, or an image of the same cache) stay: rmi refuses them.
-    for (const id of made) spawnSync("podman", ["rmi", "--ignore", id], { stdio: "ignore" });
+    // Last made first, since rmi refuses a layer while a later one stands on it; layers another image still stands
+    // on (the base, an image of the same cache) stay.
+    for (const id of [...made].reverse()) spawnSync("podman", ["rmi", "--ignore", id], { stdio: "ignore" });
   };
   try {
     need("podman", "npm run test:image builds the Dockerfile with it", "podman");
