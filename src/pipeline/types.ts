@@ -209,7 +209,7 @@ export interface EnvironmentReport {
   network?: NetworkTally;
   /**
    * Whether the environment was kept for later jobs: `kept`, or why not ("keeping is off", "it is bigger than
-   * MAGIS_ENV_CACHE_MB", an error); absent while it is being kept, or when it was reused or failed.
+   * MAGIS_ENV_CACHE_MB", an error); absent while it is being kept, or when it was reused, failed or had no setup steps.
    */
   kept?: { kept: true } | { kept: false; why: string };
   /** Why the environment could not be made ready: the step that failed and how, or what of it could not be done. */

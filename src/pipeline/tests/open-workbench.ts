@@ -74,7 +74,9 @@ export async function openWorkbench(ctx: Pick<StageContext, "root" | "repoId" | 
   const key = declaration ? keyOfEnvironment(declaration, { root: ctx.root, env, sandbox }) : null;
   let found: KeptEnvironment | null = null;
   try {
-    found = declaration && key && policy.environments ? policy.environments.find(scope, key.key) : null;
+    // An environment without setup steps is the checkout itself: nothing to keep or find.
+    const shelf = declaration && declaration.setup.length > 0 ? policy.environments : undefined;
+    found = key && shelf ? shelf.find(scope, key.key) : null;
     let checkoutFiles: string[] | null = null;
     try {
       if (found) checkoutFiles = layCheckoutOver(found, ctx.root, dir, home);
@@ -83,7 +85,7 @@ export async function openWorkbench(ctx: Pick<StageContext, "root" | "repoId" | 
         fs.mkdirSync(home, { mode: 0o700 });
       }
     } finally {
-      if (found) policy.environments!.release(found);
+      if (found) shelf!.release(found);
     }
     sandbox.prepare(dir);
     sandbox.prepare(home);
@@ -135,7 +137,7 @@ export async function openWorkbench(ctx: Pick<StageContext, "root" | "repoId" | 
     }
     const environment = report({});
     let settled: Promise<EnvironmentReport | undefined> = Promise.resolve(environment);
-    if (environment && declaration && key && !found) {
+    if (environment && declaration && key && !found && declaration.setup.length > 0) {
       const record = { keyParts: { ...key.parts }, source: declaration.source, builtAt: new Date().toISOString(), buildSeconds: steps!.seconds };
       settled = keepEnvironment(policy, { scope, key: key.key, kept, record, checkoutFiles: checkoutFiles ?? listCheckoutFiles(ctx.root), steps: steps! }).then(
         (outcome) => ({ ...environment, kept: outcome }),

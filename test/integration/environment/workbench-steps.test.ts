@@ -65,4 +65,13 @@ describe("the environment's steps", () => {
     expect(opened.report?.skipped).toMatch(/^the repository's environment cannot be set up: \.devcontainer\/devcontainer\.json: /);
     expect(opened.report?.before).toBeUndefined();
   }, 60_000);
+
+  it("keep nothing when there are none: only the declaration's variables", async () => {
+    const config = { environment: { env: { GREETING: "hello" } }, test_command: 'echo "$GREETING"' };
+    const first = await job(config);
+    expect(first.report?.before?.tail).toBe("hello");
+    expect(first.environment).toMatchObject({ how: "built", steps: [] });
+    expect(first.environment!.kept).toBeUndefined();
+    expect(shelf.list()).toEqual([]);
+  }, 60_000);
 });
