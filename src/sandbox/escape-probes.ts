@@ -64,10 +64,14 @@ export async function runEscapeProbes(sandbox: Sandbox, botPaths: readonly BotPa
     });
 
     const proc = await run(`cat /proc/${process.pid}/cmdline /proc/${process.pid}/environ`);
+    // In a PID namespace of its own the bot's number may still name a process (in a container the bot is pid 1 or 2,
+    // and so is a process of the sandbox's): only the bot's own command line coming back is an escape.
+    const ownCommandLine = fs.readFileSync(`/proc/${process.pid}/cmdline`, "utf8");
+    const sawBot = proc.outcome === "passed" && proc.output.includes(ownCommandLine);
     results.push({
       tried: "read the bot's process through /proc",
-      verdict: proc.outcome === "passed" ? "escaped" : "contained",
-      note: proc.outcome === "passed" ? "its command line and environment were readable" : "not visible: a PID namespace of its own",
+      verdict: sawBot ? "escaped" : "contained",
+      note: sawBot ? "its command line and environment were readable" : "not visible: a PID namespace of its own",
     });
 
     const file = await run(`cat '${secretFile}'`);
