@@ -1,6 +1,7 @@
 import type { EnvironmentReport, StageContext, TestsReport } from "../types.js";
 import { openTestBench, type TestBench } from "./open-test-bench.js";
 import { openWorkbench, type ChangedFile, type OpenedWorkbench } from "./open-workbench.js";
+import { showServersTheEnvironment } from "../with-language-servers.js";
 
 /**
  * The workbench being prepared in the background, and the tests on it: `ready` when they ran on the untouched checkout,
@@ -34,10 +35,16 @@ export function startTestBench(ctx: StageContext): StartedTests {
   const commands = policy?.allowed ? { ...policy, signal: policy.signal ? AbortSignal.any([policy.signal, stop.signal]) : stop.signal } : policy;
   let opening: Promise<OpenedWorkbench> | null = null;
   const workbench = () =>
-    (opening ??= openWorkbench({ ...ctx, commands }).catch((error: unknown): OpenedWorkbench => ({
-      ok: false,
-      why: `they could not be prepared: ${error instanceof Error ? error.message : String(error)}`,
-    })));
+    (opening ??= openWorkbench({ ...ctx, commands })
+      .then((opened) => {
+        // The language servers learn the environment's packages before the tests are queued on the copy.
+        if (opened.ok) showServersTheEnvironment(ctx, opened.workbench);
+        return opened;
+      })
+      .catch((error: unknown): OpenedWorkbench => ({
+        ok: false,
+        why: `they could not be prepared: ${error instanceof Error ? error.message : String(error)}`,
+      })));
   const ready = !ctx.config.test_command
     ? Promise.resolve(null)
     : workbench()

@@ -8,6 +8,7 @@ import { askSearchPaths } from "../../../src/pipeline/tests/ask-search-paths.js"
 import { openWorkbench, type Workbench } from "../../../src/pipeline/tests/open-workbench.js";
 import type { StageContext } from "../../../src/pipeline/types.js";
 import { showServersTheEnvironment } from "../../../src/pipeline/with-language-servers.js";
+import { startTestBench } from "../../../src/pipeline/tests/start-test-bench.js";
 import type { Sandbox } from "../../../src/sandbox/sandbox.js";
 import { bubblewrapForTests } from "../../support/bubblewrap-for-tests.js";
 
@@ -102,5 +103,17 @@ describe("askSearchPaths", () => {
     expect(py.checked && py.added.map((p) => `${p.line} ${p.rule}`)).toEqual(["5 reportCallIssue"]);
     const ts = await servers.check("src/use.ts", "export const one = 1;\n", 'import { sum } from "sum";\nexport const one = sum("1", 2);\n');
     expect(ts.checked && ts.added.map((p) => `${p.line} ${p.rule}`)).toEqual(["2 2345"]);
+  });
+
+  it("a job's test bench shows its servers the environment as soon as the workbench opened", async () => {
+    servers = openLanguageServers(root, LIMITS);
+    const started = startTestBench({ ...context(), languageServers: servers });
+    try {
+      await started.ready;
+      const py = await servers.check("app.py", "def main():\n    return 1\n", "from calc import add\n\n\ndef main():\n    return add(1, 2, 3)\n");
+      expect(py.checked && py.added.map((p) => `${p.line} ${p.rule}`)).toEqual(["5 reportCallIssue"]);
+    } finally {
+      await started.close();
+    }
   });
 });
