@@ -216,6 +216,8 @@ export interface EnvironmentReport {
   failed?: string;
   /** The step that failed, by name, and its run. */
   failedStep?: { name: string; run: TestRun };
+  /** Why the kept environment found was not used: its maintenance failed, so this one was built afresh. */
+  maintenanceFailed?: string;
 }
 
 /** One run of the repository's tests (or its setup command). */

@@ -44,7 +44,7 @@ type Allowed = Extract<CommandPolicy, { allowed: true }>;
  * run (then handed to the shelf, in the background, for later jobs). Returns why not when the commands may not run
  * here or a step failed; throws only when the copy cannot be made.
  */
-export async function openWorkbench(ctx: Pick<StageContext, "root" | "repoId" | "config" | "commands">): Promise<OpenedWorkbench> {
+export async function openWorkbench(ctx: Pick<StageContext, "root" | "repoId" | "config" | "commands">, reuse = true): Promise<OpenedWorkbench> {
   const policy = ctx.commands ?? { allowed: false, why: "the caller did not allow running the repository's commands" };
   if (!policy.allowed) return { ok: false, why: policy.why };
   const started = performance.now();
@@ -76,7 +76,7 @@ export async function openWorkbench(ctx: Pick<StageContext, "root" | "repoId" | 
   try {
     // An environment without setup steps is the checkout itself: nothing to keep or find.
     const shelf = declaration && declaration.setup.length > 0 ? policy.environments : undefined;
-    found = key && shelf ? shelf.find(scope, key.key) : null;
+    found = key && shelf && reuse ? shelf.find(scope, key.key) : null;
     let checkoutFiles: string[] | null = null;
     try {
       if (found) checkoutFiles = layCheckoutOver(found, ctx.root, dir, home);
@@ -115,6 +115,11 @@ export async function openWorkbench(ctx: Pick<StageContext, "root" | "repoId" | 
             ...extra,
           }
         : undefined;
+    if (steps?.failed && found) {
+      // A kept environment its maintenance cannot bring up to date is built afresh (and kept in its place).
+      remove();
+      return saying(await openWorkbench(ctx, false), { maintenanceFailed: steps.failed.why });
+    }
     if (steps?.failed) {
       remove();
       const { why, name, command, run: failedRun } = steps.failed;
@@ -150,6 +155,15 @@ export async function openWorkbench(ctx: Pick<StageContext, "root" | "repoId" | 
     remove();
     throw error;
   }
+}
+
+/** The opened workbench with this added to its environment's report, as ready and as settled. */
+function saying(opened: OpenedWorkbench, extra: Partial<EnvironmentReport>): OpenedWorkbench {
+  const add = (report: EnvironmentReport | undefined) => report && { ...report, ...extra };
+  if (!opened.ok) return opened.environment ? { ...opened, environment: add(opened.environment)! } : opened;
+  const { workbench } = opened;
+  const environment = add(workbench.environment);
+  return { ok: true, workbench: { ...workbench, ...(environment ? { environment } : {}), settled: async () => add(await workbench.settled()) } };
 }
 
 /**

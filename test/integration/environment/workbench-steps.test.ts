@@ -74,4 +74,30 @@ describe("the environment's steps", () => {
     expect(first.environment!.kept).toBeUndefined();
     expect(shelf.list()).toEqual([]);
   }, 60_000);
+
+  it("build afresh when a kept environment's maintenance fails, and keep that one in its place", async () => {
+    // Maintenance fails while the setup's mark is the first job's: the kept environment cannot be brought up to date.
+    const config = {
+      environment: {
+        setup: ["od -An -N8 -tx1 /dev/urandom | tr -d ' \\n' > built.txt"],
+        maintenance: ['test "$(cat built.txt)" != "$(cat first.txt 2>/dev/null)"'],
+      },
+      test_command: "cat built.txt",
+    };
+    const first = await job(config);
+    fs.writeFileSync(path.join(root, "first.txt"), `${first.report!.before!.tail}\n`);
+    const second = await job(config);
+    expect(second.environment).toMatchObject({
+      how: "built",
+      steps: ["setup[1]"],
+      kept: { kept: true },
+      maintenanceFailed: "the maintenance step `maintenance[1]` failed (exit 1)",
+    });
+    expect(second.report?.before?.tail).not.toBe(first.report!.before!.tail);
+    expect(shelf.list()).toHaveLength(1);
+    const third = await job(config);
+    expect(third.environment).toMatchObject({ how: "reused", steps: ["maintenance[1]"] });
+    expect(third.environment!.maintenanceFailed).toBeUndefined();
+    expect(third.report?.before?.tail).toBe(second.report!.before!.tail);
+  }, 60_000);
 });
