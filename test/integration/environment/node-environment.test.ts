@@ -90,4 +90,12 @@ describe("a Node repository's environment", () => {
     expect(next.environment).toMatchObject({ how: "reused", steps: ["maintenance[1]"] });
     expect(next.report?.before).toMatchObject({ outcome: "passed", counts: { passed: 2, failed: 0 } });
   }, 180_000);
+
+  it("gives the network to the setup alone: the tests reach neither the registry nor the proxy", async () => {
+    const reach = `node -e "require('http').get('http://127.0.0.1:${registry.port}/magis-pad', () => process.exit(0)).on('error', (e) => { console.log(e.code); process.exit(3); })"`;
+    const tests = await job({ ...nodeConfig(registry), test_command: `echo "proxy: \${HTTP_PROXY:-none}"; ${reach}` });
+    expect(tests.environment).toMatchObject({ how: "built", network: { reached: [expect.objectContaining({ host: `127.0.0.1:${registry.port}` })] } });
+    expect(tests.report?.before).toMatchObject({ outcome: "failed", exitCode: 3 });
+    expect(tests.report?.before?.tail).toMatch(/^proxy: none\nECONNREFUSED$/);
+  }, 120_000);
 });
