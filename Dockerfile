@@ -27,13 +27,14 @@ RUN npm ci --ignore-scripts --no-audit --no-fund \
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 RUN npm run build \
-  # Optional packages go too: typescript (which graphile-worker's config loader would need only for a TypeScript
-  # config file) and pg-cloudflare (for Cloudflare Workers); the scope folders that pruning empties go with them.
+  # Optional packages go too, pg-cloudflare (for Cloudflare Workers) among them; the scope folders that pruning
+  # empties go with them. typescript stays: the TypeScript language server runs on it.
   && npm prune --omit=dev --omit=optional --no-audit --no-fund \
   && find node_modules -mindepth 1 -maxdepth 1 -type d -empty -delete \
-  # Type declarations and source maps, which nothing loads at run time (dist/ keeps its maps for stack traces), and
-  # tree-sitter-bash's C sources and prebuilt modules.
-  && find node_modules -type f \( -name '*.d.ts' -o -name '*.d.mts' -o -name '*.d.cts' -o -name '*.map' \) -delete \
+  # Type declarations and source maps, which nothing loads at run time (dist/ keeps its maps for stack traces), but
+  # typescript's own lib.*.d.ts, which the TypeScript language server reads; and tree-sitter-bash's C sources and
+  # prebuilt modules.
+  && find node_modules -type f -not -path 'node_modules/typescript/lib/*' \( -name '*.d.ts' -o -name '*.d.mts' -o -name '*.d.cts' -o -name '*.map' \) -delete \
   && rm -rf node_modules/tree-sitter-bash/src node_modules/tree-sitter-bash/prebuilds \
   # Of better-sqlite3's build, only the module it loads: SQLite's sources and object files are most of its size.
   && cd node_modules/better-sqlite3 \

@@ -58,6 +58,8 @@ export async function resolveIssue(ctx: StageContext, text: IssueText, memory: M
     if (merged.changes.length === 0) throw nothingKept(merged.outcomes, setAside);
     const report = await testing.judge(merged.changes);
     const reproduction = await way.verify(merged);
+    // The environment the commands ran in, once it has been kept for later jobs (or why not).
+    const environment = await testing.environment();
 
     const result: ResolveResult = {
       ...(reproduction.kept ? keepReproduction(ctx, merged, way.bench!.script) : merged),
@@ -69,6 +71,7 @@ export async function resolveIssue(ctx: StageContext, text: IssueText, memory: M
       plan,
       ...(report ? { tests: report } : {}),
       reproduction,
+      ...(environment ? { environment } : {}),
       usage: usage.report(ctx.now() - started),
     };
     ctx.onProgress({ stage: "done", result });

@@ -113,6 +113,8 @@ describe(`the image the Dockerfile builds (${IMAGE})`, () => {
     const grammars = fs.readdirSync(path.join(mounted, "app/node_modules/tree-sitter-wasms/out")).filter((name) => name.endsWith(".wasm"));
     expect(grammars).toEqual(expect.arrayContaining(["tree-sitter-typescript.wasm", "tree-sitter-python.wasm"]));
     expect(present(["app/node_modules/tree-sitter-bash/tree-sitter-bash.wasm", "app/dist/cli.js", "app/prompts", "app/app.yml"])).toHaveLength(4);
+    // The TypeScript language server reads typescript's own declarations of the standard library.
+    expect(present(["app/node_modules/typescript/lib/lib.es5.d.ts", "app/node_modules/typescript/lib/tsserver.js"])).toHaveLength(2);
     // The sandbox's programs: bubblewrap, and util-linux's prlimit and setpriv.
     expect(present(["usr/bin/bwrap", "usr/bin/prlimit", "usr/bin/setpriv"])).toHaveLength(3);
     expect(present(["app/src", "app/test", "app/.env", "app/.git", "app/tsconfig.json", "app/node_modules/.bin/vitest"])).toEqual([]);

@@ -19,7 +19,8 @@ export function describeEnvironment(report: EnvironmentReport): string {
       ? `reused (kept under ${report.key}), ready in ${seconds(report.readySeconds)}${report.steps.length > 0 ? ` after its maintenance${steps}` : ""}`
       : `built in ${seconds(report.readySeconds)}${steps}`;
   const kept = !report.kept ? "" : report.kept.kept ? ", kept for later jobs" : `, not kept: ${report.kept.why}`;
-  return `${from}: ${how}${kept}`;
+  const afresh = report.maintenanceFailed ? ` (the kept one was not used: ${report.maintenanceFailed})` : "";
+  return `${from}: ${how}${afresh}${kept}`;
 }
 
 /**

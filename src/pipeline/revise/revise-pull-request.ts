@@ -69,6 +69,7 @@ export async function revisePullRequest(ctx: StageContext, input: RevisionInput,
     const merged = mergeChanges(plan, outcomes);
     const report = await testing.judge(merged.changes);
     const reproduction = way && merged.changes.length > 0 ? await way.verify(merged) : way?.report;
+    const environment = await testing.environment();
     return {
       ...merged,
       ...triage,
@@ -76,6 +77,7 @@ export async function revisePullRequest(ctx: StageContext, input: RevisionInput,
       plan,
       ...(report ? { tests: report } : {}),
       ...(reproduction ? { reproduction } : {}),
+      ...(environment ? { environment } : {}),
       usage: usage.report(ctx.now() - started),
     };
   } finally {

@@ -53,7 +53,7 @@ export interface Triage {
 }
 
 /** Everything a revision produced: the change (possibly none) and the material of its summary. */
-export interface RevisionResult extends Pick<ResolveResult, "patch" | "changes" | "outcomes" | "tests" | "reproduction"> {
+export interface RevisionResult extends Pick<ResolveResult, "patch" | "changes" | "outcomes" | "tests" | "reproduction" | "environment"> {
   tasks: FileTask[];
   feedback: FileFeedback[];
   declined: DeclinedFile[];

@@ -11,7 +11,8 @@ export interface EnvironmentGap {
 }
 
 /** Where a repository declares what its commands need, for the sentence that points there. */
-export const DECLARE_ENVIRONMENT = "a `setup_command` in `.github/magis.yml` that installs it (it runs in the sandbox before the tests)";
+export const DECLARE_ENVIRONMENT =
+  "a setup step that installs it: `environment: setup:` in `.github/magis.yml` (or `setup_command`, `.devcontainer/devcontainer.json`, `copilot-setup-steps.yml`), run in the sandbox before the tests and the reproductions";
 
 // The folders the sandbox shows of the host, besides the copy at /workspace and its own /tmp: a program elsewhere (a
 // user's ~/.local, a pyenv shim, a runner's tool cache) is not there.

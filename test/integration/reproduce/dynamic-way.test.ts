@@ -103,7 +103,7 @@ describe("the dynamic way: reproduce the issue in the sandbox, fix it against th
     expect(run.stderr).toContain(
       "Way: static after all: the issue was not reproduced: the scripts cannot run where they run: the environment lacks the Node package `magis-absent-stats`",
     );
-    expect(run.stderr).toContain("declare it with a `setup_command` in `.github/magis.yml` that installs it");
+    expect(run.stderr).toContain("declare it with a setup step that installs it: `environment: setup:` in `.github/magis.yml`");
   });
 
   it("hands the Reproducer's check a bounded script and expectation, however long it wrote them", async () => {

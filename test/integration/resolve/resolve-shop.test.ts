@@ -242,6 +242,9 @@ describe("magis resolve on the example shop with its tests in the loop (test_com
     expect(run.stderr).toContain("Tests (`test -f setup-ran && node --test`, in bubblewrap) before the change: 2 failed, 2 passed");
     expect(run.stderr).not.toContain("exit 7");
     expect(fs.existsSync(path.join(rig.checkout, "setup-ran")), "the setup ran in a copy, not in the checkout").toBe(false);
+    // The report says where the environment was declared and how it was made ready.
+    const report = fs.readFileSync(path.join(rig.out, "report.md"), "utf8");
+    expect(report).toMatch(/### Environment\n\nEnvironment from \.github\/magis\.yml setup_command: built in \d+(\.\d)? s \(setup_command\)/);
   });
 
   it("goes on without tests, and says so, when the setup command fails", async () => {

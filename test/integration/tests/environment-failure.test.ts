@@ -53,7 +53,7 @@ describe("a test run that cannot start for the environment's reasons", () => {
     const { report, bench } = await open({ test_command: "python3 -m magis_absent_runner -q" });
     expect(bench).toBeNull();
     expect(report.skipped).toBe(
-      "the tests could not start: the environment lacks the Python module `magis_absent_runner` (`/usr/bin/python3: No module named magis_absent_runner`); declare it with a `setup_command` in `.github/magis.yml` that installs it (it runs in the sandbox before the tests)",
+      "the tests could not start: the environment lacks the Python module `magis_absent_runner` (`/usr/bin/python3: No module named magis_absent_runner`); declare it with a setup step that installs it: `environment: setup:` in `.github/magis.yml` (or `setup_command`, `.devcontainer/devcontainer.json`, `copilot-setup-steps.yml`), run in the sandbox before the tests and the reproductions",
     );
     const status = testsLine(report);
     expect(status).toMatch(/^- \[x\] Tests \(`python3 -m magis_absent_runner -q`, in bubblewrap\) not used: the tests could not start/);

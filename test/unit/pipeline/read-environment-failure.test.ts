@@ -28,7 +28,7 @@ describe("readEnvironmentFailure", () => {
   it("says what is missing and where to declare it, quoting the line", () => {
     const gap = readEnvironmentFailure("/usr/bin/python3: No module named pytest\n")!;
     expect(describeEnvironmentGap(gap)).toBe(
-      "the environment lacks the Python module `pytest` (`/usr/bin/python3: No module named pytest`); declare it with a `setup_command` in `.github/magis.yml` that installs it (it runs in the sandbox before the tests)",
+      "the environment lacks the Python module `pytest` (`/usr/bin/python3: No module named pytest`); declare it with a setup step that installs it: `environment: setup:` in `.github/magis.yml` (or `setup_command`, `.devcontainer/devcontainer.json`, `copilot-setup-steps.yml`), run in the sandbox before the tests and the reproductions",
     );
   });
 });

@@ -37,6 +37,9 @@ describe("the environment in the report", () => {
     expect(describeEnvironment({ ...built, kept: { kept: false, why: "it is bigger than MAGIS_ENV_CACHE_MB" } })).toMatch(
       /, not kept: it is bigger than MAGIS_ENV_CACHE_MB$/,
     );
+    expect(describeEnvironment({ ...built, maintenanceFailed: "its maintenance step `maintenance[1]` failed (exit 1)" })).toBe(
+      "Environment from .devcontainer/devcontainer.json: built in 42 s (onCreateCommand, postCreateCommand) (the kept one was not used: its maintenance step `maintenance[1]` failed (exit 1)), kept for later jobs",
+    );
     expect(describeEnvironment({ ...built, failed: "the step `postCreateCommand` failed (exit 1)" })).toBe(
       "Environment from .devcontainer/devcontainer.json: not ready: the step `postCreateCommand` failed (exit 1)",
     );
