@@ -15,7 +15,8 @@ import { parseArgs } from "node:util";
 import { openEnvironmentShelf } from "../src/environment/index.js";
 import { bwrapSandbox, checkBwrap, DEFAULT_LIMITS, type Sandbox } from "../src/sandbox/index.js";
 import { nodeConfig, PYTHON_CONFIG, startNpmRegistry, writeNodeDemo, writePythonDemo } from "../test/integration/environment/demo-repositories.js";
-import { runJobTests, type JobTests } from "../test/integration/environment/run-job-tests.js";
+import { commitAll, runJobTests, type JobTests } from "../test/integration/environment/run-job-tests.js";
+import { startManyPackageRegistry, writeManyPackageDemo } from "./lib/many-package-registry.js";
 import { printTable } from "./lib/print-table.js";
 
 const { values } = parseArgs({ options: { runs: { type: "string", default: "5" } } });
@@ -32,15 +33,27 @@ if (!checked.ok) {
 
 const work = fs.mkdtempSync(path.join(os.tmpdir(), "magis-bench-environments-"));
 const registry = await startNpmRegistry(work);
+// A repository with as many dependencies as real ones have: its setup is bound by installing them, not by one package.
+const MANY = 300;
+const many = await startManyPackageRegistry(path.join(work, "many-registry"), MANY);
 const sandbox: Sandbox = bwrapSandbox({
   program: checked.program,
   limits: DEFAULT_LIMITS,
   setupNetwork: true,
-  setupAllowHosts: [`127.0.0.1:${registry.port}`],
+  setupAllowHosts: [`127.0.0.1:${registry.port}`, `127.0.0.1:${many.port}`],
 });
 const repositories = [
   { name: "Python (venv, pip install -e .)", write: writePythonDemo, config: PYTHON_CONFIG },
   { name: "Node (npm ci through the proxy)", write: (root: string) => writeNodeDemo(root, registry, "1.0.0"), config: nodeConfig(registry) },
+  {
+    name: `Node, ${MANY} dependencies (npm ci through the proxy; no maintenance)`,
+    write: (root: string) => writeManyPackageDemo(root, many, commitAll),
+    config: {
+      environment: { setup: [`npm ci --registry http://127.0.0.1:${many.port}/ --no-audit --no-fund`] },
+      test_command: "node --test",
+      test_timeout_seconds: 300,
+    },
+  },
 ];
 
 const median = (xs: number[]) => {
@@ -94,5 +107,6 @@ try {
   printTable(rows);
 } finally {
   await registry.close();
+  await many.close();
   fs.rmSync(work, { recursive: true, force: true });
 }
