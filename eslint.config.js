@@ -13,6 +13,8 @@ export default tseslint.config(
       "coverage/",
       "bench/.cache/",
       "bench/results/",
+      // Packages the diagnostics bench installs into a repository's environment: their code, as a package ships it.
+      "bench/fixtures/",
       "bin/",
       "eslint.config.js",
       ".dependency-cruiser.cjs",
