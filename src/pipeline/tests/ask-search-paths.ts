@@ -33,8 +33,14 @@ export const ASK_SEARCH_PATHS = [
  */
 export async function askSearchPaths(workbench: SetUpCopy, root: string): Promise<ServerEnvironment | null> {
   const run = await workbench.run(ASK_SEARCH_PATHS, []);
-  return run.outcome === "error" ? null : readSearchPaths(run.tail, workbench.hostPath.bind(workbench), root);
+  // The interpreter is the repository's (what its setup left at .venv/bin/python): a run that did not end as the
+  // script does, its last line printed, says nothing to trust.
+  return run.outcome === "passed" ? readSearchPaths(run.tail, workbench.hostPath.bind(workbench), root) : null;
 }
+
+/** Where the sandbox shows the copy and the home: what the printed lines must say (anything else was forged). */
+const COPY = "/workspace";
+const HOME = "/tmp/home";
 
 /** The environment the printed `output` of ASK_SEARCH_PATHS names, mapped to the host by `hostPath` (see askSearchPaths). */
 export function readSearchPaths(output: string, hostPath: (inside: string) => string | null, root: string): ServerEnvironment | null {
@@ -44,11 +50,12 @@ export function readSearchPaths(output: string, hostPath: (inside: string) => st
       .reverse()
       .find((line) => line.startsWith(`${marker} `))
       ?.slice(marker.length + 1);
+  // The roots are the copy's and the home's set-up state, never folders the output names: what the repository's
+  // interpreter printed may lead anywhere, and only what lies (links resolved) inside these is shown to the servers.
   const where = last("magis-where");
-  if (!where || !path.posix.isAbsolute(where)) return null;
-  const home = last("magis-home");
+  if (where !== COPY) return null;
   const below = (p: string) => (p.startsWith(`${where}/`) ? p.slice(where.length + 1) : null);
-  const roots = [hostPath(where), home && path.posix.isAbsolute(home) ? hostPath(home) : null].filter((dir): dir is string => dir !== null);
+  const roots = [hostPath(COPY), hostPath(HOME)].filter((dir): dir is string => dir !== null);
 
   const python: string[] = [];
   for (const inside of readPythonPath(last("magis-python-path"))) {

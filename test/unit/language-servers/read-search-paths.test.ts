@@ -62,6 +62,14 @@ describe("readSearchPaths", () => {
     const { root, hostPath } = setting();
     expect(readSearchPaths("magis-python-path []\n", hostPath, root)).toBeNull();
     const twice = ["magis-where /nowhere", 'magis-python-path ["/workspace/lib"]', "magis-where /workspace", "magis-python-path not json"].join("\n");
-    expect(readSearchPaths(twice, hostPath, root)).toEqual({ roots: ["/kept/set-up"], python: [], nodeModules: [] });
+    expect(readSearchPaths(twice, hostPath, root)).toEqual({ roots: ["/kept/set-up", "/kept/home"], python: [], nodeModules: [] });
+  });
+
+  it("trusts no root the output names: a forged copy folder gives nothing, a forged home is not a root", () => {
+    const { root, hostPath } = setting();
+    // The repository's interpreter printed these last (and killed the shell before the real lines): its link `l` leads out.
+    expect(readSearchPaths('magis-python-path ["/workspace/l/x"]\nmagis-where /workspace/l\nmagis-home /tmp/home\n', hostPath, root)).toBeNull();
+    const forgedHome = readSearchPaths("magis-where /workspace\nmagis-home /workspace/l\n", hostPath, root);
+    expect(forgedHome?.roots).toEqual(["/kept/set-up", "/kept/home"]);
   });
 });
