@@ -13,6 +13,11 @@ export interface EnvironmentKeyParts {
   keyFiles: Readonly<Record<string, string>>;
   /** What the commands ran in: the sandbox's kind and its base (see sandboxBase). */
   sandbox: { kind: string; base: string };
+  /**
+   * The hosts the setup could reach (the operator's allowed ones, sorted, and the repository's narrowing list), none
+   * when it had no network: a setup that passed offline (a fallback, `|| true`) is not the one made with the network.
+   */
+  network?: { allowed: readonly string[]; narrowed: readonly string[] | null };
 }
 
 /** The key (sha256, hex) of an environment built from these parts: the same parts, in any key order, give the same key. */

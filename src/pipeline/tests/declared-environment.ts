@@ -36,6 +36,9 @@ export function keyOfEnvironment(
     env: input.env,
     keyFiles: hashKeyFiles(input.root, declaration.keyFiles),
     sandbox: { kind: input.sandbox.kind, base: sandboxBase(input.sandbox) },
+    network: input.sandbox.setupNetwork
+      ? { allowed: [...input.sandbox.setupAllowHosts].sort(), narrowed: declaration.network ? [...declaration.network].sort() : null }
+      : { allowed: [], narrowed: null },
   };
   return { key: environmentKey(parts), parts };
 }

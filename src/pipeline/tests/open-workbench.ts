@@ -73,19 +73,32 @@ export async function openWorkbench(ctx: Pick<StageContext, "root" | "repoId" | 
   const scope: EnvironmentScope = policy.scope ?? { repo: ctx.repoId };
   const key = declaration ? keyOfEnvironment(declaration, { root: ctx.root, env, sandbox }) : null;
   let found: KeptEnvironment | null = null;
+  // An environment without setup steps is the checkout itself: nothing to keep or find. Without a sandbox the setup
+  // runs at this copy's own host path, which a virtualenv's scripts and an editable install write into their files:
+  // kept, they would name a folder gone with this job.
+  const shelf = declaration && declaration.setup.length > 0 && sandbox.kind !== "none" ? policy.environments : undefined;
+  // The kept environment is held (not evicted) until the set-up state that may link to its files is made.
+  const release = () => {
+    if (found) shelf!.release(found);
+  };
   try {
-    // An environment without setup steps is the checkout itself: nothing to keep or find.
-    const shelf = declaration && declaration.setup.length > 0 ? policy.environments : undefined;
     found = key && shelf && reuse ? shelf.find(scope, key.key) : null;
     let checkoutFiles: string[] | null = null;
-    try {
-      if (found) checkoutFiles = layCheckoutOver(found, ctx.root, dir, home);
-      else {
-        fs.cpSync(ctx.root, dir, { recursive: true, verbatimSymlinks: true });
-        fs.mkdirSync(home, { mode: 0o700 });
+    if (found) {
+      try {
+        checkoutFiles = layCheckoutOver(found, ctx.root, dir, home);
+      } catch {
+        // Gone or changed meanwhile (another worker evicted or replaced it, `magis env clear`): built afresh instead.
+        release();
+        found = null;
+        checkoutFiles = null;
+        fs.rmSync(dir, { recursive: true, force: true });
+        fs.rmSync(home, { recursive: true, force: true });
       }
-    } finally {
-      if (found) shelf!.release(found);
+    }
+    if (!found) {
+      fs.cpSync(ctx.root, dir, { recursive: true, verbatimSymlinks: true });
+      fs.mkdirSync(home, { mode: 0o700 });
     }
     sandbox.prepare(dir);
     sandbox.prepare(home);
@@ -117,10 +130,13 @@ export async function openWorkbench(ctx: Pick<StageContext, "root" | "repoId" | 
         : undefined;
     if (steps?.failed && found) {
       // A kept environment its maintenance cannot bring up to date is built afresh (and kept in its place).
+      release();
+      found = null;
       remove();
       return saying(await openWorkbench(ctx, false), { maintenanceFailed: steps.failed.why });
     }
     if (steps?.failed) {
+      release();
       remove();
       const { why, name, command, run: failedRun } = steps.failed;
       return {
@@ -136,13 +152,17 @@ export async function openWorkbench(ctx: Pick<StageContext, "root" | "repoId" | 
     try {
       states = [keepSetUpState(dir, kept.dir, copied ? { sameAs: copied[0] } : {}), keepSetUpState(home, kept.home, copied ? { sameAs: copied[1] } : {})];
     } catch (error) {
+      release();
       remove();
       const why = `the copy's set-up state could not be kept (${error instanceof Error ? error.message : String(error)})`;
       return { ok: false, why, sandbox: held, ...(declaration ? { environment: report({ failed: why }) } : {}) };
     }
+    release();
     const environment = report({});
     let settled: Promise<EnvironmentReport | undefined> = Promise.resolve(environment);
-    if (environment && declaration && key && !found && declaration.setup.length > 0) {
+    if (environment && declaration && key && !found && declaration.setup.length > 0 && sandbox.kind === "none" && policy.environments) {
+      settled = Promise.resolve({ ...environment, kept: { kept: false, why: "not kept without a sandbox: what its setup made names this job's own folders" } });
+    } else if (environment && declaration && key && !found && declaration.setup.length > 0) {
       const record = { keyParts: { ...key.parts }, source: declaration.source, builtAt: new Date().toISOString(), buildSeconds: steps!.seconds };
       settled = keepEnvironment(policy, { scope, key: key.key, kept, record, checkoutFiles: checkoutFiles ?? listCheckoutFiles(ctx.root), steps: steps! }).then(
         (outcome) => ({ ...environment, kept: outcome }),
@@ -152,6 +172,7 @@ export async function openWorkbench(ctx: Pick<StageContext, "root" | "repoId" | 
     const workbench = makeWorkbench({ states, dir, kept, run, dispose, sandbox: held, ...(environment ? { environment } : {}), settled: () => settled });
     return { ok: true, workbench };
   } catch (error) {
+    release();
     remove();
     throw error;
   }
@@ -208,23 +229,29 @@ async function keepEnvironment(
  */
 function recordCopied(dir: string, from: string, checkoutFiles: readonly string[]): (relative: string, stat: fs.BigIntStats) => string | null {
   const own = new Set(checkoutFiles);
-  const copied = new Map<string, Pick<fs.BigIntStats, "ino" | "ctimeNs" | "mtimeNs" | "size">>();
+  type Identity = Pick<fs.BigIntStats, "dev" | "ino" | "mtimeNs" | "size">;
+  const copied = new Map<string, { copy: Identity & Pick<fs.BigIntStats, "ctimeNs">; source: Identity }>();
+  const same = (a: Identity, b: Identity) => a.dev === b.dev && a.ino === b.ino && a.mtimeNs === b.mtimeNs && a.size === b.size;
   const walk = (relative: string) => {
     for (const entry of fs.readdirSync(path.join(dir, relative), { withFileTypes: true })) {
       const at = relative ? `${relative}/${entry.name}` : entry.name;
       if (entry.isDirectory()) walk(at);
       else if (entry.isFile() && !own.has(at)) {
-        const { ino, ctimeNs, mtimeNs, size } = fs.lstatSync(path.join(dir, at), { bigint: true });
-        copied.set(at, { ino, ctimeNs, mtimeNs, size });
+        const source = fs.lstatSync(path.join(from, at), { bigint: true, throwIfNoEntry: false });
+        if (!source?.isFile()) continue;
+        copied.set(at, { copy: fs.lstatSync(path.join(dir, at), { bigint: true }), source });
       }
     }
   };
   walk("");
+  // A file unchanged since the copy, whose kept source is still the very file it was copied from (not a newer build's
+  // kept under the same key meanwhile), may be linked to.
   return (relative, stat) => {
     const was = copied.get(relative.split(path.sep).join("/"));
-    if (!was || was.ino !== stat.ino || was.ctimeNs !== stat.ctimeNs || was.mtimeNs !== stat.mtimeNs || was.size !== stat.size) return null;
+    if (!was || !same(was.copy, stat) || was.copy.ctimeNs !== stat.ctimeNs) return null;
     const source = path.join(from, relative);
-    return fs.lstatSync(source, { bigint: true, throwIfNoEntry: false })?.isFile() ? source : null;
+    const now = fs.lstatSync(source, { bigint: true, throwIfNoEntry: false });
+    return now?.isFile() && same(was.source, now) ? source : null;
   };
 }
 

@@ -6,6 +6,7 @@ import { parseConfig } from "../../../src/config.js";
 import { openEnvironmentShelf, type EnvironmentShelf } from "../../../src/environment/index.js";
 import { openWorkbench } from "../../../src/pipeline/tests/open-workbench.js";
 import type { StageContext } from "../../../src/pipeline/types.js";
+import { hostSandbox } from "../../../src/sandbox/index.js";
 import type { Sandbox } from "../../../src/sandbox/sandbox.js";
 import { bubblewrapForTests } from "../../support/bubblewrap-for-tests.js";
 import { runJobTests } from "./run-job-tests.js";
@@ -74,6 +75,47 @@ describe("reusing a kept environment", () => {
     expect(tail).toContain("src/new.txt: new");
     expect(tail).toMatch(/old\.txt: .*No such file/);
     expect(fs.readdirSync(outside)).toEqual([]);
+  }, 60_000);
+
+  it("builds afresh when the kept environment is taken away while it is copied (evicted by another worker)", async () => {
+    const config = { setup_command: "echo made > built.txt", test_command: "cat built.txt; echo '# pass 1'" };
+    expect((await job(config)).environment).toMatchObject({ how: "built", kept: { kept: true } });
+    await shelf.settled();
+    // Another worker's eviction: the folder goes right after this job found it.
+    const find = shelf.find.bind(shelf);
+    const vanishing = Object.assign(Object.create(shelf) as EnvironmentShelf, {
+      find: (...args: Parameters<EnvironmentShelf["find"]>) => {
+        const found = find(...args);
+        if (found) fs.rmSync(found.repoDir, { recursive: true, force: true });
+        return found;
+      },
+      release: shelf.release.bind(shelf),
+      keep: shelf.keep.bind(shelf),
+    });
+    const second = await runJobTests({ root, config, sandbox, shelf: vanishing, scratchDir: path.join(work, "vanished") });
+    expect(second.environment).toMatchObject({ how: "built", steps: ["setup_command"] });
+    expect(second.report?.before?.outcome).toBe("passed");
+  }, 60_000);
+
+  it("keeps nothing without a sandbox: what the setup made names the job's own folder", async () => {
+    const config = { setup_command: "pwd > where.txt", test_command: 'test "$(cat where.txt)" = "$PWD" && echo \'# pass 1\'' };
+    const bare = hostSandbox(process.env, []);
+    const first = await runJobTests({ root, config, sandbox: bare, shelf, scratchDir: path.join(work, "bare-1") });
+    expect(first.environment).toMatchObject({ how: "built", kept: { kept: false, why: expect.stringContaining("not kept without a sandbox") } });
+    const second = await runJobTests({ root, config, sandbox: bare, shelf, scratchDir: path.join(work, "bare-2") });
+    expect(second.environment).toMatchObject({ how: "built" });
+    expect(second.report?.before?.outcome).toBe("passed");
+    expect(shelf.list()).toEqual([]);
+  }, 60_000);
+
+  it("keys the environment by the hosts its setup could reach", async () => {
+    const config = { setup_command: "echo made > built.txt", test_command: "echo '# pass 1'" };
+    expect((await job(config)).environment).toMatchObject({ how: "built" });
+    await shelf.settled();
+    const online: Sandbox = { ...sandbox, setupNetwork: true, setupAllowHosts: ["registry.npmjs.org"] };
+    const withNetwork = await runJobTests({ root, config, sandbox: online, shelf, scratchDir: path.join(work, "online") });
+    expect(withNetwork.environment).toMatchObject({ how: "built" });
+    expect((await job(config)).environment).toMatchObject({ how: "reused" });
   }, 60_000);
 
   it("says why it was not kept when keeping is off, and builds again in the next job", async () => {
