@@ -4,8 +4,10 @@ import path from "node:path";
 import type { EnvironmentScope, EnvironmentShelf, KeptEnvironment, KeptEnvironmentRecord } from "../types.js";
 import { copyTree } from "./copy-tree.js";
 import { measureTree } from "./measure-tree.js";
+import { HEARTBEAT_MS, openKeepingFolder } from "./open-keeping-folder.js";
 import { readKeptRecord } from "./read-kept-record.js";
 import { removeTree } from "./remove-tree.js";
+import { REMOVING, sweepLeftovers } from "./sweep-leftovers.js";
 
 /** What a shelf is opened with. */
 export interface ShelfOptions {
@@ -17,13 +19,12 @@ export interface ShelfOptions {
   log?: { info: (obj: object, msg: string) => void; warn: (obj: object, msg: string) => void };
   /** The clock of `usedAt` and `builtAt` (tests give their own). */
   now?: () => Date;
+  /** How often a keeper touches its `.keeping-` folder while it copies (HEARTBEAT_MS; tests give a short one). */
+  heartbeatMs?: number;
 }
 
 /** A key is hex: it names a folder. */
 const KEY = /^[0-9a-f]{16,128}$/;
-/** Names of what is on its way in or out, beside the kept environments; swept when a shelf opens. */
-const KEEPING = ".keeping-";
-const REMOVING = ".removing-";
 /** A GitHub `owner/name`, as its scope folder is named: `owner+name`. */
 const SAFE_SCOPE = /^[a-z0-9][a-z0-9._-]*\+[a-z0-9._-]+$/;
 
@@ -33,13 +34,16 @@ const SAFE_SCOPE = /^[a-z0-9][a-z0-9._-]*\+[a-z0-9._-]+$/;
  * small records), so that another process on the machine that removes or keeps one (the web role's uninstall, `magis
  * env clear`) is seen at once; what this process has handed out (`find`, not yet `release`d) is never evicted. An
  * environment is kept by copying into a `.keeping-` folder beside its place and renaming it there, so that a crash
- * leaves no half-kept environment, only a leftover this opening sweeps; one goes by being renamed out of sight first.
+ * leaves no half-kept environment, only a leftover that a sweep takes once it has gone untouched for an hour (a live
+ * keeper touches its folder every few seconds); one goes by being renamed out of sight first.
  * A handed-out environment is for copying from: the workbench copies its folders into a run's own, and the sandbox
  * hides this folder from every command (listBotPaths).
  */
 export function openEnvironmentShelf(options: ShelfOptions): EnvironmentShelf {
-  const { folder, maxBytes, log, now = () => new Date() } = options;
+  const { folder, maxBytes, log, now = () => new Date(), heartbeatMs = HEARTBEAT_MS } = options;
   if (fs.existsSync(folder)) ownFolder(folder);
+  /** Names this shelf's `.keeping-` folders apart from those of other workers on the same volume. */
+  const instance = randomBytes(6).toString("hex");
   const held = new Map<string, number>();
   const doomed = new Set<string>();
   const removals = new Set<Promise<void>>();
@@ -100,10 +104,10 @@ export function openEnvironmentShelf(options: ShelfOptions): EnvironmentShelf {
   const matches = (record: KeptEnvironmentRecord, scope: Partial<EnvironmentScope>) =>
     (scope.repo === undefined || sameRepo(record.scope.repo, scope.repo)) &&
     (scope.installationId === undefined || record.scope.installationId === scope.installationId);
-  /** Removes the least recently used environments nobody holds until the bytes kept are within the bound. */
-  const evict = () => {
+  /** Removes the least recently used environments nobody holds until the bytes kept and `incoming` are within the bound. */
+  const evict = (incoming: number) => {
     const kept = scan().sort((a, b) => Date.parse(a.record.usedAt) - Date.parse(b.record.usedAt));
-    let total = kept.reduce((sum, { record }) => sum + record.bytes, 0);
+    let total = kept.reduce((sum, { record }) => sum + record.bytes, incoming);
     for (const { dir, record } of kept) {
       if (total <= maxBytes) break;
       if (held.has(dir)) continue;
@@ -114,7 +118,7 @@ export function openEnvironmentShelf(options: ShelfOptions): EnvironmentShelf {
     }
   };
 
-  sweep(folder, removeLater);
+  sweepLeftovers(folder, { claim: discard, remove: removeLater, removing: true });
   return {
     maxBytes,
     find(scope, key) {
@@ -142,29 +146,37 @@ export function openEnvironmentShelf(options: ShelfOptions): EnvironmentShelf {
       counts.buildSeconds += record.buildSeconds;
       if (maxBytes <= 0) return null;
       const dir = placeOf(scope, key);
+      // The caller's folders are its set-up state and stay still: measured first, one too big is refused uncopied.
+      const bytes = (await measureTree(repoDir)) + (await measureTree(homeDir));
+      if (bytes > maxBytes) {
+        log?.warn({ repo: scope.repo, key, bytes, maxBytes }, "not kept: the environment alone is bigger than MAGIS_ENV_CACHE_MB");
+        return null;
+      }
       ownFolder(folder);
       fs.mkdirSync(path.dirname(dir), { recursive: true, mode: 0o700 });
-      const temp = path.join(path.dirname(dir), `${KEEPING}${process.pid}-${randomBytes(4).toString("hex")}`);
+      sweepLeftovers(folder, { claim: discard, remove: removeLater, removing: false });
+      const keeping = openKeepingFolder(path.dirname(dir), instance, heartbeatMs);
       try {
-        fs.mkdirSync(temp, { mode: 0o700 });
-        await copyTree(repoDir, path.join(temp, "repo"));
-        await copyTree(homeDir, path.join(temp, "home"));
-        const bytes = (await measureTree(path.join(temp, "repo"))) + (await measureTree(path.join(temp, "home")));
-        if (bytes > maxBytes) {
-          log?.warn({ repo: scope.repo, key, bytes, maxBytes }, "not kept: the environment alone is bigger than MAGIS_ENV_CACHE_MB");
-          return null;
-        }
+        await copyTree(repoDir, path.join(keeping.dir, "repo"));
+        await copyTree(homeDir, path.join(keeping.dir, "home"));
         const kept: KeptEnvironmentRecord = { ...record, scope, key, bytes, usedAt: now().toISOString() };
-        writeRecord(temp, kept);
+        writeRecord(keeping.dir, kept);
         // One handed out stays where its holder copies from; this build is of the same key, so the kept one serves.
         const holding = held.has(dir) ? readRecord(dir, key) : null;
         if (holding) return opened(dir, holding);
+        // A sweep claims a folder by renaming it away, so the folder made here, still here, is whole: nothing else
+        // writes into it, and renaming it is atomic against a sweep's rename (the later of the two finds nothing).
+        if (!keeping.isOurs()) throw new SweptAway(keeping.dir);
         discard(dir);
-        fs.renameSync(temp, dir);
-        evict();
+        evict(bytes);
+        fs.renameSync(keeping.dir, dir);
         return opened(dir, kept);
+      } catch (error) {
+        if (error instanceof SweptAway || keeping.isOurs()) throw error;
+        throw new SweptAway(keeping.dir, error);
       } finally {
-        await removeTree(temp);
+        keeping.close();
+        await removeTree(keeping.dir);
       }
     },
     list(scope = {}) {
@@ -228,28 +240,13 @@ function ownFolder(folder: string): void {
   if ((stat.mode & 0o077) !== 0) fs.chmodSync(folder, 0o700);
 }
 
-/**
- * Removes what a process that stopped mid-keep or mid-removal left: `.removing-` folders, and `.keeping-` folders of a
- * process that is no longer running (another process of the machine may be keeping one right now).
- */
-function sweep(folder: string, removeLater: (dir: string) => void): void {
-  for (const scope of listNames(folder)) {
-    if (scope.startsWith(".")) continue;
-    for (const name of listNames(path.join(folder, scope))) {
-      const keeper = name.startsWith(KEEPING) ? Number.parseInt(name.slice(KEEPING.length), 10) : undefined;
-      if (name.startsWith(REMOVING) || (keeper !== undefined && !isRunning(keeper))) removeLater(path.join(folder, scope, name));
-    }
-  }
-}
-
-/** Whether a process of this id runs (signal 0 tests without sending: EPERM is someone else's running process). */
-function isRunning(pid: number): boolean {
-  if (!Number.isSafeInteger(pid) || pid <= 0) return false;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
+/** The error of a keep whose half-kept folder a sweep took (it had gone untouched for an hour: its keeper stalled). */
+class SweptAway extends Error {
+  constructor(dir: string, cause?: unknown) {
+    super(
+      `the half-kept copy ${dir} was taken by a sweep while it was being copied (untouched for over an hour: was this worker stalled?); it is kept at the next build`,
+      cause === undefined ? undefined : { cause },
+    );
   }
 }
 

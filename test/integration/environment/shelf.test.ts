@@ -50,6 +50,34 @@ function record(buildSeconds = 12) {
   };
 }
 
+/** A set-up copy of `files` small files, slow enough to copy (about half a second) that a test can act meanwhile. */
+function setUpMany(name: string, files = 2000): { repoDir: string; homeDir: string } {
+  const { repoDir, homeDir } = setUp(name);
+  for (let i = 0; i < files; i++) {
+    const dir = path.join(repoDir, ".venv", "lib", `package-${i % 40}`);
+    fs.mkdirSync(dir, { recursive: true });
+    fs.writeFileSync(path.join(dir, `module-${i}.py`), "x");
+  }
+  return { repoDir, homeDir };
+}
+
+/** The `.keeping-` folder of the keep under way in the scope's folder, once its copy of the repo has begun. */
+async function keepingFolder(scopeDir: string): Promise<string> {
+  for (let tries = 0; tries < 5000; tries++) {
+    const name = (fs.existsSync(scopeDir) ? fs.readdirSync(scopeDir) : []).find((entry) => entry.startsWith(".keeping-"));
+    // Making `repo` in it touches it too: it is aged only after.
+    if (name && fs.existsSync(path.join(scopeDir, name, "repo"))) return path.join(scopeDir, name);
+    await new Promise((resolve) => setTimeout(resolve, 1));
+  }
+  throw new Error(`no .keeping- folder appeared in ${scopeDir}`);
+}
+
+/** Sets a folder's modification time two hours back, as a keeper that stopped leaves it. */
+function ageTwoHours(dir: string): void {
+  const then = new Date(Date.now() - 2 * 60 * 60 * 1000);
+  fs.utimesSync(dir, then, then);
+}
+
 async function keep(shelf: EnvironmentShelf, key: string, name: string, bytes = 1000, scope: EnvironmentScope = SCOPE) {
   return shelf.keep({ scope, key, ...setUp(name, bytes), record: record() });
 }
@@ -111,7 +139,7 @@ describe("openEnvironmentShelf", () => {
     const shelf = open(500);
     expect(await keep(shelf, KEY_A, "big", 1000)).toBeNull();
     expect(lines).toEqual(["not kept: the environment alone is bigger than MAGIS_ENV_CACHE_MB"]);
-    expect(fs.readdirSync(path.join(folder, "octo+demo"))).toEqual([]);
+    expect(fs.existsSync(folder)).toBe(false);
     const off = open(0);
     expect(off.maxBytes).toBe(0);
     expect(await keep(off, KEY_B, "small", 200)).toBeNull();
@@ -119,17 +147,88 @@ describe("openEnvironmentShelf", () => {
     expect(off.stats()).toMatchObject({ builds: 1, kept: 0 });
   });
 
-  it("sweeps what a process that stopped mid-keep or mid-removal left, not what a running one is keeping", async () => {
+  it("refuses one too big by measuring the caller's folders, before copying anything", async () => {
+    const { repoDir, homeDir } = setUp("sparse");
+    // 64 MB that take no room (a hole): measured at once, while a copy would write them all.
+    fs.truncateSync(path.join(repoDir, ".venv", "lib", "module.py"), 64 * 1024 * 1024);
+    const shelf = open(10_000_000);
+    expect(await shelf.keep({ scope: SCOPE, key: KEY_A, repoDir, homeDir, record: record() })).toBeNull();
+    expect(lines).toEqual(["not kept: the environment alone is bigger than MAGIS_ENV_CACHE_MB"]);
+    expect(fs.existsSync(folder)).toBe(false);
+  });
+
+  it("evicts for the incoming bytes before it renames the new one into place, so the bound holds throughout", async () => {
+    const shelf = open(2500);
+    await keep(shelf, KEY_A, "a");
+    await keep(shelf, KEY_B, "b");
+    const scopeDir = path.join(folder, "octo+demo");
+    const events: string[] = [];
+    const watcher = fs.watch(scopeDir, (_, name) => events.push(String(name)));
+    try {
+      await keep(shelf, KEY_C, "c");
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    } finally {
+      watcher.close();
+    }
+    const order = events.filter((name) => name === KEY_A || name === KEY_C);
+    expect(order[0]).toBe(KEY_A);
+    expect(order).toContain(KEY_C);
+    await shelf.settled();
+    expect(shelf.list().map((r) => r.key)).toEqual([KEY_C, KEY_B]);
+  });
+
+  it("sweeps half-kept folders by their age, never by a pid: another container's live pid or one of its own dead one", async () => {
     const scope = path.join(folder, "octo+demo");
-    const dead = path.join(scope, ".keeping-999999999-dead");
-    const running = path.join(scope, `.keeping-${process.pid}-live`);
+    // A worker in another container that stopped an hour ago, with the same small pid as this one.
+    const stopped = path.join(scope, `.keeping-${process.pid}-stopped`);
+    // A worker in another container copying right now, whose pid is no process here.
+    const copying = path.join(scope, ".keeping-999999999-copying");
     const removing = path.join(scope, `.removing-${KEY_A}-1234`);
-    for (const dir of [dead, running, removing]) fs.mkdirSync(path.join(dir, "repo"), { recursive: true });
-    fs.writeFileSync(path.join(dead, "repo", "half"), "half a copy");
+    for (const dir of [stopped, copying, removing]) fs.mkdirSync(path.join(dir, "repo"), { recursive: true });
+    fs.writeFileSync(path.join(stopped, "repo", "half"), "half a copy");
+    ageTwoHours(stopped);
     const shelf = open(10_000);
     await shelf.settled();
-    expect(fs.readdirSync(scope)).toEqual([path.basename(running)]);
+    expect(fs.readdirSync(scope)).toEqual([path.basename(copying)]);
     expect(shelf.list()).toEqual([]);
+    // One that stops while this shelf is open is swept by its next keep.
+    ageTwoHours(copying);
+    await keep(shelf, KEY_B, "b");
+    await shelf.settled();
+    expect(fs.readdirSync(scope)).toEqual([KEY_B]);
+  });
+
+  it("touches its half-kept folder while copying, so that another worker's sweep leaves a live keeper alone", async () => {
+    const shelf = open(10_000_000, { heartbeatMs: 20 });
+    const keeping = shelf.keep({ scope: SCOPE, key: KEY_A, ...setUpMany("many"), record: record() });
+    let done = false;
+    void keeping.finally(() => (done = true)).catch(() => undefined);
+    const temp = await keepingFolder(path.join(folder, "octo+demo"));
+    expect(path.basename(temp)).not.toContain(String(process.pid));
+    ageTwoHours(temp);
+    // The copy of the repo lasts about a second; the heartbeat (20 ms here) touches the folder well within it.
+    const aged = Date.now();
+    while (Date.now() - aged < 300 && Date.now() - fs.statSync(temp).mtimeMs > 60_000) await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(Date.now() - fs.statSync(temp).mtimeMs).toBeLessThan(60_000);
+    expect(done).toBe(false);
+    const other = open(10_000_000);
+    const kept = await keeping;
+    await other.settled();
+    expect(kept?.record.key).toBe(KEY_A);
+    expect(fs.readdirSync(path.join(kept!.repoDir, ".venv", "lib", "package-39"))).toHaveLength(50);
+    expect(fs.readdirSync(path.join(folder, "octo+demo"))).toEqual([KEY_A]);
+  });
+
+  it("lands nothing when a sweep takes its half-kept folder mid-copy (a keeper stalled for an hour), and says so", async () => {
+    const shelf = open(10_000_000);
+    const keeping = shelf.keep({ scope: SCOPE, key: KEY_A, ...setUpMany("many"), record: record() });
+    const failed = keeping.catch((error: unknown) => error as Error);
+    ageTwoHours(await keepingFolder(path.join(folder, "octo+demo")));
+    const other = open(10_000_000);
+    expect(String(await failed)).toMatch(/was taken by a sweep while it was being copied .*it is kept at the next build/);
+    await Promise.all([shelf.settled(), other.settled()]);
+    expect(fs.readdirSync(path.join(folder, "octo+demo"))).toEqual([]);
+    expect(shelf.find(SCOPE, KEY_A)).toBeNull();
   });
 
   it("drops a record that is not one with a log line, and reads records back after a restart", async () => {
