@@ -73,6 +73,14 @@ function readPort(digits: string, wrong: (why: string) => Error): number {
   return port;
 }
 
+/** A DNS name as a request may give it: labels of letters, digits and hyphens, each 1–63 long, 253 in all. */
+const DNS_NAME = /^(?=.{1,253}$)[a-z0-9-]{1,63}(\.[a-z0-9-]{1,63})*$/;
+
+/** Whether `host` (normalized) is a DNS name or an IP address, the only hosts a setup's request may name. */
+export function isRequestHost(host: string): boolean {
+  return net.isIP(host) !== 0 || DNS_NAME.test(host);
+}
+
 /** A host as a request names it: lower case, without brackets or a final dot. */
 export function normalHost(host: string): string {
   return host
@@ -108,9 +116,12 @@ const SPECIAL: readonly { kind: string; v4: readonly string[]; v6: readonly stri
   { kind: "an unspecified address", v4: ["0.0.0.0/8"], v6: ["::/128"] },
   { kind: "a loopback address", v4: ["127.0.0.0/8"], v6: ["::1/128"] },
   { kind: "a link-local address", v4: ["169.254.0.0/16"], v6: ["fe80::/10"] },
-  { kind: "a private address", v4: ["10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "100.64.0.0/10"], v6: ["fc00::/7"] },
+  { kind: "a private address", v4: ["10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "100.64.0.0/10"], v6: ["fc00::/7", "fec0::/10"] },
   { kind: "a multicast address", v4: ["224.0.0.0/4"], v6: ["ff00::/8"] },
-  { kind: "a reserved address", v4: ["240.0.0.0/4"], v6: [] },
+  { kind: "a reserved address", v4: ["240.0.0.0/4", "192.0.0.0/24", "198.18.0.0/15"], v6: [] },
+  // Prefixes that carry an IPv4 address inside (RFC 6052, 8215, 3056): a gateway would take it to that address, private or not.
+  { kind: "a NAT64 address", v4: [], v6: ["64:ff9b::/96", "64:ff9b:1::/48"] },
+  { kind: "a 6to4 address", v4: [], v6: ["2002::/16"] },
 ];
 
 const SPECIAL_BLOCKS = SPECIAL.map(({ kind, v4, v6 }) => {

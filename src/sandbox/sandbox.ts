@@ -81,6 +81,12 @@ export interface HostTally {
 
 /** What the setup's proxy saw. */
 export interface NetworkTally {
+  /** The first hosts reached, at most 50. */
   reached: HostTally[];
+  /** The first hosts refused, at most 50. */
   refused: HostTally[];
+  /** Requests and connections to hosts reached past the first 50, not named (absent: none). */
+  otherReached?: number;
+  /** Requests and connections refused for hosts past the first 50, not named (absent: none). */
+  otherRefused?: number;
 }

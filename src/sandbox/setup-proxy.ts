@@ -4,7 +4,7 @@ import http from "node:http";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
-import { coversAddress, matchesPattern, normalHost, ownAddresses, parseHostPattern, specialAddress } from "./host-patterns.js";
+import { coversAddress, isRequestHost, matchesPattern, normalHost, ownAddresses, parseHostPattern, specialAddress } from "./host-patterns.js";
 import { PROXY_SOCKET, writeBridge } from "./proxy-bridge.js";
 import type { HostTally, NetworkTally, SetupNetwork } from "./sandbox.js";
 import { SANDBOX_UID } from "./sandbox-layout.js";
@@ -28,13 +28,26 @@ export interface SetupProxyOptions {
 /** A running proxy: the network to hand a setup's runs, what it saw, and its end. */
 export interface SetupProxy {
   network: SetupNetwork;
-  /** Every host reached and refused so far, in the order first seen. */
+  /** The hosts reached and refused so far, in the order first seen: the first TALLY_HOSTS of each, the rest counted alone. */
   tally(): NetworkTally;
   /** Stops listening, ends every connection and tunnel, and removes its folder. */
   close(): Promise<void>;
 }
 
 const MAX_HEADER_BYTES = 16 * 1024;
+
+/** The longest path a Unix socket is bound to on Linux; a longer one is cut short, elsewhere, without an error. */
+const MAX_SOCKET_PATH_BYTES = 107;
+
+/** Hosts the tally names in each of its lists; requests for hosts past them are counted, not named. */
+const TALLY_HOSTS = 50;
+
+/** What a client may send after its CONNECT before the tunnel is open; more closes it. */
+const MAX_EARLY_BYTES = 64 * 1024;
+
+/** How the tally names a request whose host is neither a DNS name nor an IP address. */
+const MALFORMED = "a malformed host";
+const MALFORMED_WHY = "not a DNS name or an IP address";
 
 /** What the proxy decided for one request: the address to connect to, or why not (and the status to answer). */
 type Verdict = { ok: true; address: string } | { ok: false; status: number; why: string };
@@ -44,7 +57,9 @@ type Verdict = { ok: true; address: string } | { ok: false; status: number; why:
  * forwarded, `CONNECT host:port` is tunnelled (HTTPS). Each target must match a pattern of `allow`, and of `narrow`
  * when given; the proxy resolves the name itself and connects to an address it checked, so a name cannot be rebound
  * to a loopback, link-local (cloud metadata), private, multicast or the bot's own address — which only an address
- * pattern of `allow` (`127.0.0.1:8080`, `10.0.0.0/8`) lets through. A refusal answers 403 with its reason on one line.
+ * pattern of `allow` (`127.0.0.1:8080`, `10.0.0.0/8`) lets through. A refusal answers 403 with its reason on one line;
+ * a host that is neither a DNS name nor an IP address, 400. The tally names the first 50 hosts of each kind and counts
+ * the rest, so a setup that asks for thousands of names cannot swell the record or the pull request.
  * It listens on a Unix socket in a fresh folder of its own that only the sandbox's user (and root) may use; the
  * setup's runs reach it through the bridge in their network namespace (bwrapSandbox).
  */
@@ -58,20 +73,29 @@ export async function startSetupProxy(options: SetupProxyOptions): Promise<Setup
   const reached = new Map<string, HostTally>();
   const refused = new Map<string, HostTally>();
   const held = new Set<net.Socket>();
+  let otherReached = 0;
+  let otherRefused = 0;
+  let closed = false;
 
   const refuse = (host: string, why: string) => {
     const key = `${host}\0${why}`;
-    const entry = refused.get(key) ?? { host, count: 0, bytes: 0, why };
+    const entry = refused.get(key) ?? (refused.size < TALLY_HOSTS ? { host, count: 0, bytes: 0, why } : null);
+    if (!entry) return void otherRefused++;
     entry.count++;
     refused.set(key, entry);
   };
   const reach = (host: string) => {
-    const entry = reached.get(host) ?? { host, count: 0, bytes: 0 };
+    const entry = reached.get(host) ?? (reached.size < TALLY_HOSTS ? { host, count: 0, bytes: 0 } : null);
+    if (!entry) {
+      otherReached++;
+      return () => undefined;
+    }
     entry.count++;
     reached.set(host, entry);
     return (bytes: number) => (entry.bytes += bytes);
   };
   const hold = (socket: net.Socket) => {
+    if (closed) return void socket.destroy();
     held.add(socket);
     socket.setTimeout(idleMs, () => socket.destroy());
     socket.once("close", () => held.delete(socket));
@@ -98,7 +122,16 @@ export async function startSetupProxy(options: SetupProxyOptions): Promise<Setup
     return { ok: false, status: first ? 403 : 502, why: first ?? "its name has no address" };
   };
 
-  const folder = fs.mkdtempSync(path.join(os.tmpdir(), "magis-proxy-"));
+  /** Whether what asked is gone, or the proxy closed, while its host was being decided: then nothing is connected. */
+  const gone = (client: net.Socket) => closed || client.destroyed;
+
+  const prefix = path.join(os.tmpdir(), "magis-proxy-");
+  const socketBytes = Buffer.byteLength(path.join(`${prefix}XXXXXX`, PROXY_SOCKET));
+  if (socketBytes > MAX_SOCKET_PATH_BYTES)
+    throw new Error(
+      `the setup's proxy cannot listen under ${os.tmpdir()}: its socket's path would be ${socketBytes} bytes, past the ${MAX_SOCKET_PATH_BYTES} a Unix socket takes; set TMPDIR to a shorter folder`,
+    );
+  const folder = fs.mkdtempSync(prefix);
   const socketPath = path.join(folder, PROXY_SOCKET);
   const server = http.createServer({ maxHeaderSize: MAX_HEADER_BYTES });
   server.maxConnections = options.maxConnections ?? 64;
@@ -112,8 +145,13 @@ export async function startSetupProxy(options: SetupProxyOptions): Promise<Setup
     if (!target) return answer(response, 400, "this is a forward proxy: ask for an absolute http:// URL, or CONNECT host:port for HTTPS");
     const host = normalHost(target.hostname);
     const port = Number(target.port || 80);
+    if (!isRequestHost(host)) {
+      refuse(MALFORMED, MALFORMED_WHY);
+      return answer(response, 400, `the host is ${MALFORMED}: ask for a DNS name (letters, digits, hyphens) or an IP address`);
+    }
     const name = tallyName(host, port);
     const verdict = await decide(host, port);
+    if (gone(request.socket)) return void response.destroy();
     if (!verdict.ok) {
       refuse(name, verdict.why);
       return answer(response, verdict.status, `${name} refused: ${verdict.why}`);
@@ -147,8 +185,27 @@ export async function startSetupProxy(options: SetupProxyOptions): Promise<Setup
   async function tunnel(request: http.IncomingMessage, client: net.Socket, head: Buffer): Promise<void> {
     const target = readAuthority(request.url ?? "");
     if (!target) return answerRaw(client, 400, "CONNECT takes host:port");
+    if (!isRequestHost(target.host)) {
+      refuse(MALFORMED, MALFORMED_WHY);
+      return answerRaw(client, 400, `the host is ${MALFORMED}: CONNECT to a DNS name (letters, digits, hyphens) or an IP address`);
+    }
     const name = tallyName(target.host, target.port);
+    // While the name resolves, what the client sends early is kept for the tunnel, and its leaving is seen.
+    const early = [head];
+    let earlyBytes = head.length;
+    let left = false;
+    const keep = (chunk: Buffer) => {
+      early.push(chunk);
+      earlyBytes += chunk.length;
+      if (earlyBytes > MAX_EARLY_BYTES) client.destroy();
+    };
+    client.on("data", keep);
+    client.once("end", () => (left = true));
+    client.on("error", () => client.destroy());
     const verdict = await decide(target.host, target.port);
+    client.off("data", keep);
+    client.pause();
+    if (left || gone(client)) return void client.destroy();
     if (!verdict.ok) {
       refuse(name, verdict.why);
       return answerRaw(client, verdict.status, `${name} refused: ${verdict.why}`);
@@ -161,7 +218,8 @@ export async function startSetupProxy(options: SetupProxyOptions): Promise<Setup
       const count = reach(name);
       upstream.once("close", () => count(upstream.bytesRead + upstream.bytesWritten));
       client.write("HTTP/1.1 200 Connection Established\r\n\r\n");
-      if (head.length > 0) upstream.write(head);
+      const sent = Buffer.concat(early);
+      if (sent.length > 0) upstream.write(sent);
       client.pipe(upstream);
       upstream.pipe(client);
     });
@@ -174,30 +232,43 @@ export async function startSetupProxy(options: SetupProxyOptions): Promise<Setup
     upstream.on("close", () => client.destroy());
   }
 
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(socketPath, () => {
-      server.off("error", reject);
-      resolve();
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once("error", reject);
+      server.listen(socketPath, () => {
+        server.off("error", reject);
+        resolve();
+      });
     });
-  });
-  // The sandbox's user may connect and read the bridge; no one else may list or change the folder.
-  writeBridge(folder);
-  if (asRoot) {
-    fs.chownSync(socketPath, SANDBOX_UID, SANDBOX_UID);
-    fs.chmodSync(socketPath, 0o600);
-    fs.chmodSync(folder, 0o711);
-  } else {
-    fs.chmodSync(socketPath, 0o600);
-    fs.chmodSync(folder, 0o700);
+    // The sandbox's user may connect and read the bridge; no one else may list or change the folder.
+    writeBridge(folder);
+    if (asRoot) {
+      fs.chownSync(socketPath, SANDBOX_UID, SANDBOX_UID);
+      fs.chmodSync(socketPath, 0o600);
+      fs.chmodSync(folder, 0o711);
+    } else {
+      fs.chmodSync(socketPath, 0o600);
+      fs.chmodSync(folder, 0o700);
+    }
+  } catch (error) {
+    closed = true;
+    if (server.listening) await new Promise<void>((resolve) => server.close(() => resolve()));
+    fs.rmSync(folder, { recursive: true, force: true });
+    throw error;
   }
 
   let closing: Promise<void> | undefined;
   return {
     network: { socket: socketPath },
-    tally: () => ({ reached: [...reached.values()].map((entry) => ({ ...entry })), refused: [...refused.values()].map((entry) => ({ ...entry })) }),
+    tally: () => ({
+      reached: [...reached.values()].map((entry) => ({ ...entry })),
+      refused: [...refused.values()].map((entry) => ({ ...entry })),
+      ...(otherReached > 0 ? { otherReached } : {}),
+      ...(otherRefused > 0 ? { otherRefused } : {}),
+    }),
     close: () =>
       (closing ??= new Promise<void>((resolve) => {
+        closed = true;
         server.close(() => resolve());
         for (const socket of held) socket.destroy();
       }).finally(() => fs.rmSync(folder, { recursive: true, force: true }))),

@@ -5,6 +5,9 @@ import type { EnvironmentReport } from "../types.js";
 /** Hosts named in a sentence before "and N more". */
 const HOSTS_NAMED = 5;
 
+/** Rows of the hosts' table before "and N more": a pull request's body holds 65,536 characters at most. */
+const TABLE_ROWS = 50;
+
 /**
  * The environment in one sentence, for the status comment's checklist and the pull request: where it was declared,
  * whether it was built or reused and how long it took to be ready, and whether it was kept. "Environment from
@@ -39,8 +42,8 @@ export function describeSetupNetwork(network: NetworkTally | undefined): string 
 }
 
 /**
- * The pull request's "Environment" section: the sentence, the hosts the setup reached and was refused (every one, in a
- * table), what of the declaration was not done or not used, and the end of a failed step's output.
+ * The pull request's "Environment" section: the sentence, the hosts the setup reached and was refused (the first 50 in a
+ * table, and how many more), what of the declaration was not done or not used, and the end of a failed step's output.
  */
 export function renderEnvironment(report: EnvironmentReport): string {
   const lines = ["### Environment", "", `${neutralize(describeEnvironment(report))}.`];
@@ -51,12 +54,31 @@ export function renderEnvironment(report: EnvironmentReport): string {
       ...report.network.reached.map((host) => [cell(host.host), "reached", String(host.count), describeBytes(host.bytes)]),
       ...report.network.refused.map((host) => [cell(host.host), cell(`refused: ${host.why ?? "not allowed"}`), String(host.count), "—"]),
     ];
-    if (rows.length > 0) lines.push("", details("Hosts the setup asked for", table(["Host", "", "Requests", "Bytes"], rows)));
+    const more = moreHosts(rows.length - TABLE_ROWS, report.network);
+    if (rows.length > 0 || more)
+      lines.push(
+        "",
+        details("Hosts the setup asked for", [table(["Host", "", "Requests", "Bytes"], rows.slice(0, TABLE_ROWS)), more].filter(Boolean).join("\n\n")),
+      );
   }
   if (report.unsupported.length > 0) lines.push("", "Not done from the declaration:", "", ...report.unsupported.map((why) => `- ${neutralize(why)}`));
   if (report.shadowed.length > 0) lines.push("", "Also found, not used:", "", ...report.shadowed.map((why) => `- ${neutralize(why)}`));
   if (report.failedStep?.run.tail) lines.push("", details(`The end of \`${codeCell(report.failedStep.name)}\``, fence(report.failedStep.run.tail, "text")));
   return lines.join("\n");
+}
+
+/**
+ * What the hosts' table leaves out: "And 12 more hosts not shown; and 340 requests to hosts the proxy did not name (120
+ * reached, 220 refused)." Empty when it leaves nothing out.
+ */
+function moreHosts(unshown: number, network: NetworkTally): string {
+  const reached = network.otherReached ?? 0;
+  const refused = network.otherRefused ?? 0;
+  const parts = [
+    ...(unshown > 0 ? [`${plural(unshown, "more host")} not shown`] : []),
+    ...(reached + refused > 0 ? [`${plural(reached + refused, "request")} to hosts the proxy did not name (${reached} reached, ${refused} refused)`] : []),
+  ];
+  return parts.length === 0 ? "" : `And ${parts.join("; and ")}.`;
 }
 
 function seconds(value: number): string {

@@ -1,6 +1,7 @@
 import fs from "node:fs";
 import http from "node:http";
 import net from "node:net";
+import os from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { type SetupProxy, startSetupProxy } from "../../../src/sandbox/index.js";
@@ -36,16 +37,15 @@ const NAMES: Record<string, string[]> = {
   "rebound.example.test": ["127.0.0.1"],
 };
 
-async function start(allow: string[], narrow?: string[]): Promise<SetupProxy> {
-  const proxy = await startSetupProxy({
-    allow,
-    narrow,
-    lookup: async (host) => {
-      const found = NAMES[host];
-      if (!found) throw Object.assign(new Error(`no such name ${host}`), { code: "ENOTFOUND" });
-      return found;
-    },
-  });
+/** The test's resolver: NAMES, and every hN.loop.test at 127.0.0.1. */
+async function lookupName(host: string): Promise<string[]> {
+  const found = NAMES[host] ?? (/^h\d+\.loop\.test$/.test(host) ? ["127.0.0.1"] : undefined);
+  if (!found) throw Object.assign(new Error(`no such name ${host}`), { code: "ENOTFOUND" });
+  return found;
+}
+
+async function start(allow: string[], narrow?: string[], lookup = lookupName): Promise<SetupProxy> {
+  const proxy = await startSetupProxy({ allow, narrow, lookup });
   proxies.push(proxy);
   return proxy;
 }
@@ -190,6 +190,107 @@ describe("the setup's proxy", () => {
     expect(fs.existsSync(folder)).toBe(false);
   });
 
+  it("names the first 50 hosts reached and refused and counts the rest, so thousands of names cannot swell the tally", async () => {
+    const proxy = await start([`*.loop.test:${webPort}`, `127.0.0.0/8:${webPort}`]);
+    for (let i = 0; i < 53; i++) expect((await get(proxy, `http://h${i}.loop.test:${webPort}/`)).status).toBe(200);
+    for (let i = 0; i < 55; i++) expect((await connect(proxy, `h${i}.elsewhere.test:443`)).status).toBe(403);
+    expect((await get(proxy, `http://h0.loop.test:${webPort}/again`)).status).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const tally = proxy.tally();
+    expect(tally.reached).toHaveLength(50);
+    expect(tally.reached[0]).toMatchObject({ host: `h0.loop.test:${webPort}`, count: 2 });
+    expect(tally.reached[49]!.host).toBe(`h49.loop.test:${webPort}`);
+    expect(tally.refused).toHaveLength(50);
+    expect(tally.refused[49]).toEqual({ host: "h49.elsewhere.test", count: 1, bytes: 0, why: "not in MAGIS_SETUP_ALLOW_HOSTS" });
+    expect(tally.otherReached).toBe(3);
+    expect(tally.otherRefused).toBe(5);
+  });
+
+  it("answers 400 for a host that is neither a DNS name nor an IP address, tallied under one entry", async () => {
+    const proxy = await start(["*.example.test"]);
+    const tunnelled = await connect(proxy, "bad_name.example.test:443");
+    expect(tunnelled.status).toBe(400);
+    expect(tunnelled.body).toBe("the host is a malformed host: CONNECT to a DNS name (letters, digits, hyphens) or an IP address\n");
+    const forwarded = await get(proxy, "http://another_bad.example.test/");
+    expect(forwarded.status).toBe(400);
+    expect((await connect(proxy, "a..b.example.test:443")).status).toBe(400);
+    expect(proxy.tally()).toEqual({ reached: [], refused: [{ host: "a malformed host", count: 3, bytes: 0, why: "not a DNS name or an IP address" }] });
+  });
+
+  it("connects nowhere when the client left, or the proxy closed, while its name was being resolved", async () => {
+    const upstream = await countingServer();
+    try {
+      const pending: ((addresses: string[]) => void)[] = [];
+      const slow = (host: string) => (host === "slow.example.test" ? new Promise<string[]>((resolve) => pending.push(resolve)) : lookupName(host));
+      const proxy = await start([`slow.example.test:${upstream.port}`, `127.0.0.0/8:${upstream.port}`], undefined, slow);
+      for (const ask of [`CONNECT slow.example.test:${upstream.port}`, `GET http://slow.example.test:${upstream.port}/`]) {
+        const client = net.connect(proxy.network.socket);
+        await new Promise((resolve) => client.once("connect", resolve));
+        client.write(`${ask} HTTP/1.1\r\nHost: slow.example.test:${upstream.port}\r\n\r\n`);
+        await until(() => pending.length > 0);
+        client.destroy();
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        pending.shift()!(["127.0.0.1"]);
+      }
+      const client = net.connect(proxy.network.socket);
+      client.on("error", () => undefined);
+      await new Promise((resolve) => client.once("connect", resolve));
+      client.write(`CONNECT slow.example.test:${upstream.port} HTTP/1.1\r\nHost: slow.example.test\r\n\r\n`);
+      await until(() => pending.length > 0);
+      await proxy.close();
+      pending.shift()!(["127.0.0.1"]);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(upstream.connections()).toBe(0);
+      expect(proxy.tally().reached).toEqual([]);
+    } finally {
+      await upstream.close();
+    }
+  });
+
+  it("checks its socket's path fits before it makes its folder, and leaves nothing behind", async () => {
+    const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "magis-proxy-test-"));
+    const deep = path.join(tmp, "d".repeat(200 - tmp.length));
+    fs.mkdirSync(deep);
+    const saved = process.env.TMPDIR;
+    process.env.TMPDIR = deep;
+    try {
+      await expect(startSetupProxy({ allow: [] })).rejects.toThrow(
+        /its socket's path would be \d+ bytes, past the 107 a Unix socket takes; set TMPDIR to a shorter folder/,
+      );
+      expect(fs.readdirSync(deep)).toEqual([]);
+      expect(fs.readdirSync(tmp)).toEqual([path.basename(deep)]);
+    } finally {
+      restoreTmpdir(saved);
+      fs.rmSync(tmp, { recursive: true, force: true });
+    }
+  });
+
+  it("stops listening and removes its folder when giving the socket to the sandbox's user fails", async () => {
+    const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "mp-"));
+    fs.chmodSync(tmp, 0o777);
+    const saved = process.env.TMPDIR;
+    const pipes = () => process.getActiveResourcesInfo().filter((name) => name === "PipeWrap" || name === "PipeServerWrap").length;
+    const before = pipes();
+    process.env.TMPDIR = tmp;
+    // As root, the chown fails once the effective user is another; as any other user it fails anyway.
+    const root = process.getuid?.() === 0;
+    if (root) process.seteuid!(SANDBOX_UID + 1);
+    try {
+      await expect(startSetupProxy({ allow: [], asRoot: true })).rejects.toThrow(/EPERM/);
+    } finally {
+      if (root) process.seteuid!(0);
+      restoreTmpdir(saved);
+    }
+    try {
+      expect(fs.readdirSync(tmp)).toEqual([]);
+      // A closed server's handle leaves the list a moment after its close; a listening one never does.
+      await until(() => pipes() === before).catch(() => undefined);
+      expect(pipes()).toBe(before);
+    } finally {
+      fs.rmSync(tmp, { recursive: true, force: true });
+    }
+  });
+
   it("refuses a wrong pattern at its start, quoting it", async () => {
     await expect(startSetupProxy({ allow: ["registry.*.org"] })).rejects.toThrow(
       /'registry\.\*\.org' is not a host pattern \(a \* only as a whole first label/,
@@ -197,3 +298,36 @@ describe("the setup's proxy", () => {
     await expect(startSetupProxy({ allow: ["example.com:99999"] })).rejects.toThrow(/port '99999' is not 1–65535/);
   });
 });
+
+/** Puts TMPDIR back as it was, absent if it was. */
+function restoreTmpdir(saved: string | undefined): void {
+  if (saved === undefined) delete process.env.TMPDIR;
+  else process.env.TMPDIR = saved;
+}
+
+/** Waits for `ready`, checking every 10 ms (a second at most). */
+async function until(ready: () => boolean): Promise<void> {
+  for (let waited = 0; !ready(); waited += 10) {
+    if (waited > 1000) throw new Error("waited a second in vain");
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+/** A TCP server on 127.0.0.1 that counts the connections it is given and holds them until closed. */
+async function countingServer(): Promise<{ port: number; connections: () => number; close: () => Promise<void> }> {
+  const sockets = new Set<net.Socket>();
+  let count = 0;
+  const server = net.createServer((socket) => {
+    count++;
+    sockets.add(socket);
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return {
+    port: (server.address() as net.AddressInfo).port,
+    connections: () => count,
+    close: async () => {
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
+}

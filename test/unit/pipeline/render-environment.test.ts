@@ -68,6 +68,20 @@ describe("the environment in the report", () => {
     expect(report.indexOf("### Environment")).toBeGreaterThan(0);
   });
 
+  it("caps the hosts' table at 50 rows and says how many more, and what the proxy counted without naming", () => {
+    const reached = Array.from({ length: 40 }, (_, i) => ({ host: `h${i}.example:443`, count: 1, bytes: 10 }));
+    const refused = Array.from({ length: 30 }, (_, i) => ({ host: `r${i}.example:443`, count: 1, bytes: 0, why: "not in MAGIS_SETUP_ALLOW_HOSTS" }));
+    const section = renderEnvironment({ ...built, network: { reached, refused, otherReached: 3, otherRefused: 1200 } });
+    expect(section.split("\n").filter((line) => /^\| [hr]\d+\.example/.test(line))).toHaveLength(50);
+    expect(section).toContain("| h39.example:443 | reached |");
+    expect(section).toContain("| r9.example:443 | refused: not in MAGIS_SETUP_ALLOW_HOSTS |");
+    expect(section).not.toContain("r10.example:443");
+    expect(section).toContain("And 20 more hosts not shown; and 1203 requests to hosts the proxy did not name (3 reached, 1200 refused).");
+    const few = renderEnvironment(built);
+    expect(few).not.toContain("not shown");
+    expect(few).not.toContain("did not name");
+  });
+
   it("shows the failed step's output folded", () => {
     const run = { outcome: "failed" as const, exitCode: 1, counts: null, failures: [], tail: "pip: command not found", durationMs: 5 };
     const section = renderEnvironment({ ...built, failed: "the step `setup[1]` failed", failedStep: { name: "setup[1]", run } });

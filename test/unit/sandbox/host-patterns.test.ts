@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { matchesPattern, parseHostPattern, specialAddress } from "../../../src/sandbox/host-patterns.js";
+import { isRequestHost, matchesPattern, parseHostPattern, specialAddress } from "../../../src/sandbox/host-patterns.js";
 
 const allows = (pattern: string, host: string, port: number) => matchesPattern(parseHostPattern(pattern), host, port);
 
@@ -52,6 +52,27 @@ describe("host patterns", () => {
     ]);
     expect(specialAddress("93.184.215.14", [])).toBeNull();
     expect(specialAddress("93.184.215.14", ["93.184.215.14"])).toBe("the bot's own address (93.184.215.14)");
+  });
+
+  it("refuses the ranges that lead to an IPv4 address inside, and the reserved and site-local ones", () => {
+    const cases = ["64:ff9b::a01:203", "64:ff9b:1::1", "2002:7f00:1::1", "198.18.0.1", "198.19.255.254", "192.0.0.8", "fec0::1"];
+    expect(cases.map((address) => specialAddress(address, []))).toEqual([
+      "a NAT64 address (64:ff9b::a01:203)",
+      "a NAT64 address (64:ff9b:1::1)",
+      "a 6to4 address (2002:7f00:1::1)",
+      "a reserved address (198.18.0.1)",
+      "a reserved address (198.19.255.254)",
+      "a reserved address (192.0.0.8)",
+      "a private address (fec0::1)",
+    ]);
+    expect(["198.20.0.1", "192.0.1.1", "2001:db9::1", "64:ff9b:2::1"].map((address) => specialAddress(address, []))).toEqual([null, null, null, null]);
+  });
+
+  it("takes a DNS name or an IP address as a request's host, and nothing else", () => {
+    const good = ["registry.npmjs.org", "xn--bcher-kva.example", "a-b.c", "10.0.0.1", "::1", "localhost", `${"a".repeat(63)}.example`];
+    const bad = ["", "a_b.example", "a..b", "a.b.", "ex ample.com", "exa%mple.com", "a\nb", `${"a".repeat(64)}.example`, `${"a.".repeat(127)}ab`, "*.example"];
+    expect(good.filter((host) => !isRequestHost(host))).toEqual([]);
+    expect(bad.filter((host) => isRequestHost(host))).toEqual([]);
   });
 
   it.each(["registry.*.org", "*", "exa mple.com", "example.com:0", "10.0.0.0/33", "[example.com]:80", "http://example.com"])(
