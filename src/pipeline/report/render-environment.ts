@@ -37,8 +37,14 @@ export function describeSetupNetwork(network: NetworkTally | undefined): string 
     const shown = hosts.slice(0, HOSTS_NAMED).map((host) => (why && host.why ? `${host.host} (${host.why})` : host.host));
     return hosts.length > HOSTS_NAMED ? `${shown.join(", ")} and ${hosts.length - HOSTS_NAMED} more` : shown.join(", ");
   };
-  const reachedPart = reached.length === 0 ? "setup reached no host" : `setup reached ${plural(reached.length, "host")} (${named(reached, false)})`;
-  return refused.length === 0 ? reachedPart : `${reachedPart}; refused ${refused.length}: ${named(refused, true)}`;
+  // Past the hosts the proxy names, it counts requests alone.
+  const part = (hosts: HostTally[], other: number | undefined, why: boolean) =>
+    [hosts.length > 0 ? `${plural(hosts.length, "host")} (${named(hosts, why)})` : "", other ? `${plural(other, "request")} to hosts not named` : ""]
+      .filter(Boolean)
+      .join(" and ");
+  const reachedPart = reached.length === 0 && !network.otherReached ? "setup reached no host" : `setup reached ${part(reached, network.otherReached, false)}`;
+  if (refused.length === 0 && !network.otherRefused) return reachedPart;
+  return `${reachedPart}; refused ${part(refused, network.otherRefused, true)}`;
 }
 
 /**

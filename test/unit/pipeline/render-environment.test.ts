@@ -47,10 +47,12 @@ describe("the environment in the report", () => {
 
   it("lists the hosts the setup reached and those refused, with why", () => {
     expect(describeSetupNetwork(built.network)).toBe(
-      "setup reached 2 hosts (registry.npmjs.org:443, pypi.org:443); refused 1: evil.example:443 (not in MAGIS_SETUP_ALLOW_HOSTS)",
+      "setup reached 2 hosts (registry.npmjs.org:443, pypi.org:443); refused 1 host (evil.example:443 (not in MAGIS_SETUP_ALLOW_HOSTS))",
     );
     expect(describeSetupNetwork({ reached: [], refused: [] })).toBe("setup reached no host");
     expect(describeSetupNetwork(undefined)).toBeNull();
+    const capped = describeSetupNetwork({ reached: [{ host: "a.example:443", count: 1, bytes: 1 }], refused: [], otherRefused: 1200 });
+    expect(capped).toBe("setup reached 1 host (a.example:443); refused 1200 requests to hosts not named");
     const many = Array.from({ length: 7 }, (_, i) => ({ host: `h${i}.example`, count: 1, bytes: 1 }));
     expect(describeSetupNetwork({ reached: many, refused: [] })).toBe(
       "setup reached 7 hosts (h0.example, h1.example, h2.example, h3.example, h4.example and 2 more)",
@@ -94,6 +96,6 @@ describe("the environment in the report", () => {
     state = trackProgress(state, { stage: "tests", tests: { command: "npm test", environment: built } });
     const text = renderStatus(state);
     expect(text).toContain("- [x] Environment from .devcontainer/devcontainer.json: built in 42 s");
-    expect(text).toContain("  - setup reached 2 hosts (registry.npmjs.org:443, pypi.org:443); refused 1: evil.example:443");
+    expect(text).toContain("  - setup reached 2 hosts (registry.npmjs.org:443, pypi.org:443); refused 1 host (evil.example:443");
   });
 });
