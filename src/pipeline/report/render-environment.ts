@@ -28,7 +28,7 @@ export function describeEnvironment(report: EnvironmentReport): string {
 
 /**
  * What the setup reached and was refused through the proxy, as Copilot's firewall lists it: "setup reached 3 hosts
- * (registry.npmjs.org, …); refused 1: evil.example (not in MAGIS_SETUP_ALLOW_HOSTS)". Null when it had no network.
+ * (registry.npmjs.org, …); refused 1 host (evil.example (not in MAGIS_SETUP_ALLOW_HOSTS))". Null when it had no network.
  */
 export function describeSetupNetwork(network: NetworkTally | undefined): string | null {
   if (!network) return null;
