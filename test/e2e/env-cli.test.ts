@@ -82,14 +82,14 @@ describe("magis env", () => {
     fs.mkdirSync(path.join(repo, ".github"));
     fs.writeFileSync(path.join(repo, ".github", "magis.yml"), 'setup_command: "mkdir -p .venv && echo built >> .venv/marker"\n');
     fs.writeFileSync(path.join(repo, "setup.py"), "print('a package')\n");
-    const first = await magisEnv("build", "--repo", repo, "--no-sandbox");
+    const first = await magisEnv("build", "--repo", repo);
     expect(first).toMatchObject({ code: 0, out: expect.stringMatching(/^Environment from \.github\/magis\.yml setup_command: built in /) });
     const [kept] = openEnvironmentShelf({ folder, maxBytes: 1 }).list({ repo });
     expect(kept).toMatchObject({ source: ".github/magis.yml setup_command", scope: { repo } });
     expect(fs.readFileSync(path.join(folder, scopeFolder(repo), kept!.key, "repo", ".venv", "marker"), "utf8")).toBe("built\n");
     // The checkout itself is untouched: the setup ran in a copy.
     expect(fs.existsSync(path.join(repo, ".venv"))).toBe(false);
-    const second = await magisEnv("build", "--repo", repo, "--no-sandbox");
+    const second = await magisEnv("build", "--repo", repo);
     expect(second).toMatchObject({ code: 0, out: expect.stringContaining("reused") });
     expect((await magisEnv("show", "--repo", repo)).out).toContain("1 environment kept for");
   });
