@@ -1,5 +1,5 @@
 // The layers of src/, lowest first: lib; config; edit, llm, git, sandbox, language-servers and store (the store's interfaces);
-// environment (a repository's declared environment, built in the sandbox and kept); pipeline; github
+// environment (a repository's declared environment, built in the sandbox and kept); pipeline; session (a job's record and its page); github
 // (the GitHub adapter); jobs; triggers; backends; server; app; and the doors, cli and eval. A layer imports only
 // those below it. docs/architecture.md draws them.
 const above = (...layers) => `^src/(${layers.join("|")})/`;
@@ -85,6 +85,21 @@ module.exports = {
       comment: "The pipeline runs the same in every door: it never imports GitHub, jobs, triggers, backends, the app or a door.",
       from: { path: "^src/pipeline/" },
       to: { path: above("github", "jobs", "triggers", "backends", "server", "app", "cli", "eval") },
+    },
+    {
+      name: "session-below-the-adapter",
+      severity: "error",
+      comment:
+        "A job's session (its entries, their bounds, the page that shows them) is recorded and rendered without GitHub, the jobs, the store's backends or a door: every door shows the same page.",
+      from: { path: "^src/session/" },
+      to: { path: above("github", "jobs", "triggers", "backends", "server", "app", "cli", "eval") },
+    },
+    {
+      name: "pipeline-records-no-session",
+      severity: "error",
+      comment: "The pipeline reports progress through its context; the jobs and the doors turn that into a session.",
+      from: { path: "^src/pipeline/" },
+      to: { path: "^src/session/" },
     },
     {
       name: "github-is-an-adapter",
