@@ -27,6 +27,8 @@ export interface StepList {
   failure?: FailureNote;
   /** The small print: the run's number and its trigger. */
   footer: string;
+  /** The run's session page, linked in the small print when the page is on. */
+  sessionUrl?: string;
 }
 
 /** A status comment as Markdown: the marker, the heading its outcome calls for, the checklist, the notes, the failure and the footer. */
@@ -36,8 +38,13 @@ export function renderStepList(list: StepList): string {
   const lines = [statusMarker(list.jobId), heading, "", ...list.steps];
   for (const note of list.notes ?? []) lines.push("", note);
   if (failure) lines.push("", ...failureLines(failure));
-  lines.push("", `<sub>${list.footer}</sub>`);
+  lines.push("", smallPrint(list.footer, list.sessionUrl));
   return lines.join("\n");
+}
+
+/** A status comment's last line: the run's number and trigger, and the link to its session page when there is one. */
+export function smallPrint(footer: string, sessionUrl?: string): string {
+  return `<sub>${footer}${sessionUrl ? ` · [Session](${sessionUrl})` : ""}</sub>`;
 }
 
 /** The checklist items both kinds share: the Developers and QA Engineers at work, each task's line, and the tests. */

@@ -25,6 +25,8 @@ export interface JobServices {
   onTrace?: (job: JobRecord, record: TraceRecord) => void;
   /** Folders of this machine (where checkouts go) that a public failure note names `<work folder>` instead. */
   hostPaths?: readonly string[];
+  /** Where a job's session page is ({MAGIS_PUBLIC_URL}/jobs/<id>); absent when the page is off, and nothing links it. */
+  sessionUrl?: (jobId: number) => string;
 }
 
 /**

@@ -33,6 +33,8 @@ export interface StatusState {
   issueAsOf?: string;
   /** What the repository's config allows that its maintainers should know (see configWarnings). */
   warnings?: string[];
+  /** The run's session page on the web role ({MAGIS_PUBLIC_URL}/jobs/<id>), when the page is on. */
+  sessionUrl?: string;
 }
 
 /** The state of a run that has just started. */

@@ -17,6 +17,8 @@ export interface ReportMeta {
   issueNumber?: number;
   /** A line shown under the title, e.g. that the model was scripted. */
   note?: string;
+  /** The run's session page (every model call, command and diff), linked under the summary; absent when the page is off. */
+  sessionUrl?: string;
 }
 
 /** The run as Markdown: the future pull request description, with the long parts collapsible. */
@@ -46,6 +48,7 @@ function renderSummary(result: ResolveResult, meta: ReportMeta): string {
   const lines = [`## MAGIS: ${neutralize(meta.title.trim())}`, ""];
   if (meta.issueNumber !== undefined) lines.push(`${forHuman.length > 0 ? "Part of" : "Fixes"} #${meta.issueNumber}`, "");
   if (meta.note) lines.push(`> ${neutralize(meta.note)}`, "");
+  if (meta.sessionUrl) lines.push(`[Session](${meta.sessionUrl}): what each agent did in this run, model call by model call.`, "");
   lines.push(
     `Changes ${kept.length} file${kept.length === 1 ? "" : "s"} (${kept.map((o) => `\`${o.path}\``).join(", ")}). ` +
       `The QA Engineers approved ${approved} of ${result.outcomes.length} task${result.outcomes.length === 1 ? "" : "s"}.`,

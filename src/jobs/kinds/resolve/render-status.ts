@@ -30,6 +30,7 @@ export function renderStatus(state: StatusState): string {
     notes: [...needsHuman, ...(state.warnings ?? []).map((warning) => `⚠️ ${warning}`)],
     failure: state.failure,
     footer: `Run #${state.jobId} · ${state.trigger}${asOf}`,
+    sessionUrl: state.sessionUrl,
   });
 }
 

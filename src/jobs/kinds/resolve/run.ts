@@ -50,7 +50,12 @@ export function resolveKind(services: ResolveJobServices): JobKind<ResolveJobPay
     payload: resolvePayload,
     rerun: RETRY_ISSUE,
     firstStage: "clone",
-    start: (job, payload) => ({ ...startStatus(job.id, payload.trigger), issueAsOf: payload.triggeredAt, warnings: configWarnings(payload.config) }),
+    start: (job, payload) => ({
+      ...startStatus(job.id, payload.trigger),
+      issueAsOf: payload.triggeredAt,
+      warnings: configWarnings(payload.config),
+      sessionUrl: services.sessionUrl?.(job.id),
+    }),
     render: renderStatus,
     target: (payload) => (payload.commentId ? { kind: "comment", id: payload.commentId } : { kind: "issue" }),
     steps: async (run, job, payload) => {
@@ -102,7 +107,7 @@ export function resolveKind(services: ResolveJobServices): JobKind<ResolveJobPay
           // 4. Publish, unless the issue was closed or its label removed meanwhile (a missed webhook included).
           run.enter("publish");
           await ensureStillWanted(octokit, issueRef, payload.label);
-          const body = renderReport(result, { title: issue.title, issueNumber: job.number });
+          const body = renderReport(result, { title: issue.title, issueNumber: job.number, sessionUrl: services.sessionUrl?.(job.id) });
           const pull = await publishPullRequest({
             octokit,
             repo,

@@ -3,7 +3,7 @@ import type { DeclinedFile, RevisionResult } from "../../../pipeline/revise/type
 import { cell, codeCell, details, neutralize } from "../../../lib/markdown.js";
 import type { FileTask, TaskOutcome } from "../../../pipeline/types.js";
 import { statusMarker } from "../../../github/status/status-comment.js";
-import { check, codingSteps, environmentSteps, plural, renderStepList, reproductionSteps } from "../../render-step-list.js";
+import { check, codingSteps, environmentSteps, plural, renderStepList, reproductionSteps, smallPrint } from "../../render-step-list.js";
 import { describeReproduction, describeTestsReport } from "../../../pipeline/index.js";
 import type { CiFixStatus } from "../../../github/read/read-ci-feedback.js";
 import type { StatusState } from "../../track-status.js";
@@ -45,6 +45,7 @@ export function renderRevisionStatus(state: RevisionStatus): string {
     ],
     failure: state.failure,
     footer: `Run #${state.jobId} · ${state.trigger}`,
+    sessionUrl: state.sessionUrl,
   });
 }
 
@@ -97,7 +98,7 @@ function renderSummary(state: RevisionStatus, done: NonNullable<RevisionStatus["
   if (ci && ci.unrelated.length > 0)
     lines.push("", `These failures looked unrelated to the change: ${neutralize(ci.unrelated.join(", "))}; re-run them if they fail again.`);
   if (result) lines.push("", renderUsageLine(result));
-  lines.push("", `<sub>Run #${state.jobId} · ${state.trigger}</sub>`);
+  lines.push("", smallPrint(`Run #${state.jobId} · ${state.trigger}`, state.sessionUrl));
   return lines.join("\n");
 }
 

@@ -48,7 +48,7 @@ export function reviseKind(services: ReviseJobServices): JobKind<ReviseJobPayloa
     payload: revisePayload,
     rerun: REVISE_PULL_REQUEST,
     firstStage: "read",
-    start: (job, payload) => startRevisionStatus(job.id, payload.trigger),
+    start: (job, payload) => ({ ...startRevisionStatus(job.id, payload.trigger), sessionUrl: services.sessionUrl?.(job.id) }),
     render: renderRevisionStatus,
     target: (payload) => (payload.commentId ? { kind: "comment", id: payload.commentId } : null),
     steps: async (run, job, payload) => {
