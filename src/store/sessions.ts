@@ -21,14 +21,20 @@ export type NewSessionRow = Omit<SessionRow, "jobId" | "seq">;
 
 /** The sessions of jobs, in the same database as their records. */
 export interface SessionStore {
-  /** Appends entries to a job's session, numbered after those it holds, in the order given (one transaction). */
+  /**
+   * Appends entries to a job's session, numbered after those it holds, in the order given (one transaction); appenders
+   * of one job in several processes at once number theirs one after the other, never the same number twice.
+   */
   append(jobId: number, rows: readonly NewSessionRow[]): Promise<void>;
   /** A job's entries with `seq` above `afterSeq` (default 0), in order, at most `limit` (default all). */
   read(jobId: number, options?: { afterSeq?: number; limit?: number }): Promise<SessionRow[]>;
-  /** Characters of JSON a job's session holds (for the per-job bound and the benchmark of the store's size). */
+  /** Characters of JSON a job's session holds, as the database counts them (code points), for the per-job bound and the benchmark of the store's size. */
   bytes(jobId: number): Promise<number>;
   /** Removes the sessions of jobs that ended (succeeded, failed, cancelled, declined) before `before`; says how many jobs' sessions went. */
   prune(before: number): Promise<number>;
-  /** Removes the sessions of jobs of the repositories `repos` names (`owner/name`) and of the accounts `owners` names (an installation removed). */
+  /**
+   * Removes the sessions of jobs of the repositories `repos` names (`owner/name`) and of the accounts `owners` names (an
+   * installation removed), compared in lowercase as repositoryKey names them; says how many jobs' sessions went.
+   */
   forget(which: { repos?: string[]; owners?: string[] }): Promise<number>;
 }

@@ -1,8 +1,9 @@
 import type { JobRecord, JobStatus, NewJob } from "./jobs.js";
+import type { SessionStore } from "./sessions.js";
 import type { NewTrigger, TriggerOutcome, TriggerRecord } from "./triggers.js";
 
 /**
- * The store behind the app: job records, webhook triggers, the evolution memory and the index cache. Two
+ * The store behind the app: job records and their sessions, webhook triggers, the evolution memory and the index cache. Two
  * implementations keep the same contract (test/contract): SQLite in one file (the embedded default, nothing to set
  * up) and PostgreSQL (`DATABASE_URL`), which several processes on several machines share.
  */
@@ -14,6 +15,8 @@ export interface Store {
   readonly jobs: JobStore;
   readonly triggers: TriggerStore;
   readonly memory: MemoryStore;
+  /** What each job did, entry by entry (the session page, `magis session export`); kept MAGIS_SESSION_DAYS after the job ends. */
+  readonly sessions: SessionStore;
   /** Applies the migrations this version knows and the database lacks; safe when several processes start at once. Returns the versions applied. */
   migrate(): Promise<number[]>;
   /** Whether the database answers now (readiness). */

@@ -11,4 +11,6 @@ export interface ContractContext {
   store(): Store;
   /** Moves the store's clock forward. */
   advance(ms: number): void;
+  /** A second store on the same database, as another process would open it (closed after the test). */
+  twin(): Promise<Store>;
 }

@@ -18,16 +18,20 @@ afterAll(async () => {
 
 // One database for the contract, emptied for each test: creating a database takes 0.1 to 0.5 s here, emptying it 10 ms.
 let contractDatabase: string | undefined;
-describeStoreContract("PostgreSQL", async (options) => {
-  contractDatabase ??= await server.newDatabase();
-  const store = await openPostgresStore(contractDatabase, options);
-  await store.migrate();
-  const { rows } = await store.pool.query<{ name: string }>(
-    "SELECT quote_ident(tablename) AS name FROM pg_tables WHERE schemaname = current_schema() AND tablename <> 'magis_schema_migrations'",
-  );
-  await store.pool.query(`TRUNCATE ${rows.map((row) => row.name).join(", ")} RESTART IDENTITY`);
-  return store;
-});
+describeStoreContract(
+  "PostgreSQL",
+  async (options) => {
+    contractDatabase ??= await server.newDatabase();
+    const store = await openPostgresStore(contractDatabase, options);
+    await store.migrate();
+    const { rows } = await store.pool.query<{ name: string }>(
+      "SELECT quote_ident(tablename) AS name FROM pg_tables WHERE schemaname = current_schema() AND tablename <> 'magis_schema_migrations'",
+    );
+    await store.pool.query(`TRUNCATE ${rows.map((row) => row.name).join(", ")} RESTART IDENTITY`);
+    return store;
+  },
+  (options) => openPostgresStore(contractDatabase!, options),
+);
 
 describe("the PostgreSQL store, across processes", () => {
   const opened: PostgresStore[] = [];

@@ -16,11 +16,22 @@ afterAll(async () => {
 });
 
 // The same contract over each engine that loads here: the App's better-sqlite3 and the Action's node:sqlite.
+let files = 0;
+let file = "";
 forEachSqliteEngine((engine) =>
-  describeStoreContract(`SQLite (${engine.name})`, async (options) => {
-    const store = new SqliteStore(openDatabase(path.join(dir, `store-${opened.length}.db`), engine), options);
-    opened.push(store);
-    await store.migrate();
-    return store;
-  }),
+  describeStoreContract(
+    `SQLite (${engine.name})`,
+    async (options) => {
+      file = path.join(dir, `store-${++files}.db`);
+      const store = new SqliteStore(openDatabase(file, engine), options);
+      opened.push(store);
+      await store.migrate();
+      return store;
+    },
+    async (options) => {
+      const store = new SqliteStore(openDatabase(file, engine), options);
+      opened.push(store);
+      return store;
+    },
+  ),
 );

@@ -3,6 +3,7 @@ import type { Store } from "../../src/store/store.js";
 import { CONTRACT_INDEX_CACHE_BYTES, START, type ContractContext } from "./contract-context.js";
 import { describeJobContract } from "./job-store-contract.js";
 import { describeMemoryContract } from "./memory-store-contract.js";
+import { describeSessionContract } from "./session-store-contract.js";
 import { describeTriggerContract } from "./trigger-store-contract.js";
 
 /** What the contract asks of the store it opens: the clock its records are stamped with, and the index cache's bound. */
@@ -13,12 +14,19 @@ export interface ContractStoreOptions {
 
 /**
  * The behaviour every Store keeps (src/store/store.ts), run against one implementation. `open` gives a fresh (empty),
- * migrated store for each test, with the clock and the index-cache bound it is given.
+ * migrated store for each test, with the clock and the index-cache bound it is given; `openTwin` a second store on
+ * the database `open` gave last, as another process would open it.
  */
-export function describeStoreContract(label: string, open: (options: ContractStoreOptions) => Promise<Store>): void {
+export function describeStoreContract(
+  label: string,
+  open: (options: ContractStoreOptions) => Promise<Store>,
+  openTwin: (options: ContractStoreOptions) => Promise<Store>,
+): void {
   describe(`the ${label} store`, () => {
     let opened: Store | undefined;
+    const twins: Store[] = [];
     let time = START;
+    const options = (): ContractStoreOptions => ({ now: () => time, indexCacheBytes: CONTRACT_INDEX_CACHE_BYTES });
     const context: ContractContext = {
       store: () => {
         if (!opened) throw new Error("The contract's store is opened in beforeEach: use it inside a test.");
@@ -27,12 +35,18 @@ export function describeStoreContract(label: string, open: (options: ContractSto
       advance: (ms) => {
         time += ms;
       },
+      twin: async () => {
+        const twin = await openTwin(options());
+        twins.push(twin);
+        return twin;
+      },
     };
     beforeEach(async () => {
       time = START;
-      opened = await open({ now: () => time, indexCacheBytes: CONTRACT_INDEX_CACHE_BYTES });
+      opened = await open(options());
     });
     afterEach(async () => {
+      for (const twin of twins.splice(0)) await twin.close();
       await opened?.close();
       opened = undefined;
     });
@@ -40,6 +54,7 @@ export function describeStoreContract(label: string, open: (options: ContractSto
     describeJobContract(context);
     describeTriggerContract(context);
     describeMemoryContract(context);
+    describeSessionContract(context);
 
     const store = context.store;
 

@@ -17,3 +17,9 @@ export const ADVISORY_LOCKS = {
  * `hashtext(key)`): "MAGK", apart from the fixed locks above, so a key's hash can never take one of theirs.
  */
 export const JOB_KEY_LOCKS = 0x4d41474b;
+
+/**
+ * The namespace of the per-job locks a session append takes while it numbers its entries (the lock within it is the
+ * job's id): "MAGS", apart from the others.
+ */
+export const SESSION_LOCKS = 0x4d414753;

@@ -105,6 +105,21 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 3,
+    name: "jobs' sessions",
+    sql: `
+      -- A job's session, entry by entry; seq numbers the entries within the job (1, 2, 3 …), in the order written.
+      CREATE TABLE session_entries (
+        job_id BIGINT NOT NULL,
+        seq INTEGER NOT NULL,
+        at BIGINT NOT NULL,
+        kind TEXT NOT NULL,
+        data TEXT NOT NULL,
+        PRIMARY KEY (job_id, seq)
+      );
+    `,
+  },
 ];
 
 const CREATE_HISTORY = `CREATE TABLE IF NOT EXISTS magis_schema_migrations (

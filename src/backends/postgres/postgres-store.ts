@@ -5,6 +5,7 @@ import { migratePostgres } from "./migrations.js";
 import { PostgresIndexCache } from "./postgres-index-cache.js";
 import { PostgresJobStore } from "./postgres-jobs.js";
 import { PostgresMemoryStore } from "./postgres-memory.js";
+import { PostgresSessionStore } from "./postgres-sessions.js";
 import { PostgresTriggerStore } from "./postgres-triggers.js";
 
 /** How to open the PostgreSQL store. */
@@ -31,12 +32,13 @@ const BIGINT_AS_NUMBER: pg.CustomTypesConfig = {
     oid === pg.types.builtins.INT8 ? Number : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
 };
 
-/** Job records, triggers, the evolution memory and the index cache in one PostgreSQL database, shared by every process of the app. */
+/** Job records and their sessions, triggers, the evolution memory and the index cache in one PostgreSQL database, shared by every process of the app. */
 export class PostgresStore implements Store {
   readonly kind = "postgres";
   readonly jobs: PostgresJobStore;
   readonly triggers: PostgresTriggerStore;
   readonly memory: PostgresMemoryStore;
+  readonly sessions: PostgresSessionStore;
 
   constructor(
     /** The connections, which the job queue shares. */
@@ -51,6 +53,7 @@ export class PostgresStore implements Store {
     this.jobs = new PostgresJobStore(pool, where, now);
     this.triggers = new PostgresTriggerStore(pool, where, now);
     this.memory = new PostgresMemoryStore(pool, new PostgresIndexCache(pool, options.indexCacheBytes, now), now);
+    this.sessions = new PostgresSessionStore(pool);
   }
 
   migrate(): Promise<number[]> {

@@ -71,6 +71,20 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
     name: "the worker that runs a job, and when it started; trigger leases",
     sql: "ALTER TABLE jobs ADD COLUMN worker TEXT; ALTER TABLE jobs ADD COLUMN started_at INTEGER; ALTER TABLE triggers ADD COLUMN claimed_until INTEGER;",
   },
+  {
+    version: 3,
+    name: "jobs' sessions",
+    // WITHOUT ROWID: the entries are stored in (job_id, seq) order, which is how they are read, appended and removed.
+    sql: `
+      CREATE TABLE session_entries (
+        job_id INTEGER NOT NULL,
+        seq INTEGER NOT NULL,
+        at INTEGER NOT NULL,
+        kind TEXT NOT NULL,
+        data TEXT NOT NULL,
+        PRIMARY KEY (job_id, seq)
+      ) WITHOUT ROWID;`,
+  },
 ];
 
 /**

@@ -4,14 +4,16 @@ import { migrateSqlite } from "./sqlite-migrations.js";
 import { SqliteJobStore } from "./sqlite-jobs.js";
 import { SqliteIndexCache } from "./sqlite-index-cache.js";
 import { SqliteMemory } from "./sqlite-memory.js";
+import { SqliteSessionStore } from "./sqlite-sessions.js";
 import { SqliteTriggerStore } from "./sqlite-triggers.js";
 
-/** The embedded store: one SQLite file holds the job records, the triggers, the evolution memory and the index cache. */
+/** The embedded store: one SQLite file holds the job records and their sessions, the triggers, the evolution memory and the index cache. */
 export class SqliteStore implements Store {
   readonly kind = "sqlite";
   readonly jobs: SqliteJobStore;
   readonly triggers: SqliteTriggerStore;
   readonly memory: SqliteMemory;
+  readonly sessions: SqliteSessionStore;
 
   constructor(
     readonly db: Db,
@@ -20,6 +22,7 @@ export class SqliteStore implements Store {
     this.jobs = new SqliteJobStore(db, options.now);
     this.triggers = new SqliteTriggerStore(db, options.now);
     this.memory = new SqliteMemory(db, new SqliteIndexCache(db, options.indexCacheBytes, options.now));
+    this.sessions = new SqliteSessionStore(db);
   }
 
   get where(): string {
