@@ -18,6 +18,7 @@ import { environmentShelfFor } from "./open-environments.js";
 import type { GitHubHost, MagisAppOptions, MagisServices, ServiceSettings } from "./service-types.js";
 import { serveDatabaseFile } from "./settings/find-state-paths.js";
 import { readSettings } from "./settings/read-settings.js";
+import { sweepSessions } from "./sweep-sessions.js";
 import { sweepCheckouts, sweepObjects } from "./sweep-work-folder.js";
 import type { Settings } from "./settings/settings-table.js";
 
@@ -84,6 +85,8 @@ export function createServices(host: GitHubHost, { settings = serveSettings(proc
   };
   const start = async () => {
     await backend.migrate(log);
+    // Sessions past MAGIS_SESSION_DAYS go at start and every hour, in every role: once migrated, their table exists.
+    sweeping.push(sweepSessions(store.sessions, values.store.sessionDays, log));
     await queue.start();
     if (role !== "worker") await desk.start();
     started = true;

@@ -9,7 +9,7 @@ const OBJECT_SWEEP_MS = 3600 * 1000;
 const CHECKOUT_SWEEP_MS = 5 * 60 * 1000;
 
 /** A sweep that runs now and then every so often, until stopped; its timer keeps no process alive. */
-interface Sweep {
+export interface Sweep {
   stop: () => void;
 }
 
@@ -50,7 +50,8 @@ export function sweepCheckouts(workDir: string, log: Pick<QueueLog, "info" | "wa
   });
 }
 
-function every(everyMs: number, sweep: () => void): Sweep {
+/** Runs `sweep` now and every `everyMs` until stopped (an async sweep catches its own failures). */
+export function every(everyMs: number, sweep: () => void): Sweep {
   sweep();
   const timer = setInterval(sweep, everyMs);
   timer.unref();

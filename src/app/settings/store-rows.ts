@@ -25,6 +25,19 @@ export const STORE_ROWS = [
     onlyWhen: { says: "DATABASE_URL is set", holds: (read) => Boolean(read.DATABASE_URL) },
     about: "PostgreSQL connections one process may hold (a worker's heartbeat has one more); keep it above MAGIS_JOBS_CONCURRENCY + 1.",
   }),
+  wholeNumber({
+    part: "store",
+    key: "sessionDays",
+    name: "MAGIS_SESSION_DAYS",
+    readers: SERVE,
+    fallback: 30,
+    min: 0,
+    max: 3650,
+    unit: "days",
+    meaning: "the days a job's session is kept after the job ends, 0 for none",
+    about:
+      "A job's session (what its session page and magis session export show) is removed this long after the job ended, checked at start and every hour; 0 removes it at the first check after the job ends, and a queued or running job's session always stays.",
+  }),
   text({
     part: "store",
     key: "sqliteFile",

@@ -33,7 +33,7 @@ describe("readSettings", () => {
     expect(settings.model.agentModels).toEqual({});
     expect(settings.git).toMatchObject({ objectCacheMb: 1024, objectCacheDays: 14, timeoutMs: 60_000 });
     expect(settings.github.timeoutMs).toBe(20_000);
-    expect(settings.store).toEqual({ databaseUrl: undefined, poolSize: 10, sqliteFile: undefined });
+    expect(settings.store).toEqual({ databaseUrl: undefined, poolSize: 10, sessionDays: 30, sqliteFile: undefined });
     expect(settings.runner).toMatchObject({ apiUrl: "https://api.github.com", runId: "local", runAttempt: "1", botLogin: "github-actions[bot]" });
     expect(settings.app.appId).toBeUndefined();
   });
