@@ -22,7 +22,7 @@ export interface JobRunnerParts {
   host: GitHubHost;
   settings: ServiceSettings;
   seams: Pick<ServiceSeams, "createLlm" | "onTimings" | "metrics">;
-  store: Pick<Store, "memory" | "jobs">;
+  store: Pick<Store, "memory" | "jobs" | "sessions">;
   commands: CommandServices["commands"];
   /** The folder of per-job model traces; "" writes none. */
   traceDir: string;
@@ -79,7 +79,7 @@ export function createJobRunner(parts: JobRunnerParts): JobRunner {
   });
   const revise = reviseKind({ ...shared, revise: withServers(servers, revisePullRequest), jobs: store.jobs });
   const runners = { [resolve.name]: jobRunner(shared, resolve), [revise.name]: jobRunner(shared, revise) };
-  return measured(forgetWhenCancelled(dispatchByKind(runners), store.memory, log), seams.metrics);
+  return measured(forgetWhenCancelled(dispatchByKind(runners), store, log), seams.metrics);
 }
 
 /**

@@ -103,7 +103,7 @@ export function createServices(host: GitHubHost, { settings = serveSettings(proc
     await desk.settled();
     await queue.stop(graceMs);
   };
-  const forget = forgetUninstalled({ memory: store.memory, jobs: store.jobs, queue, log, environments });
+  const forget = forgetUninstalled({ memory: store.memory, sessions: store.sessions, jobs: store.jobs, queue, log, environments });
   return { queue, store, jobs: store.jobs, triggers: store.triggers, desk, start, settled, ready, stop, bot: host.bot, forgetUninstalled: forget, sandbox };
 }
 

@@ -41,6 +41,34 @@ const keptFor = (folder: string) =>
     .map((record) => record.scope.repo)
     .sort();
 
+/** Records a finished job of each repository (`owner/name` as GitHub spells it) with an entry in its session; gives their ids. */
+async function recordSessions(repos: string[]): Promise<number[]> {
+  const { store } = rig.app.services;
+  const ids: number[] = [];
+  for (const [i, full] of repos.entries()) {
+    const [owner, repo] = full.split("/") as [string, string];
+    const job = (await store.jobs.add({
+      delivery: `d-session-${i}`,
+      key: `${full.toLowerCase()}#1`,
+      kind: "resolve-issue",
+      installationId: 1,
+      owner,
+      repo,
+      number: 1,
+      payload: {},
+    }))!;
+    await store.sessions.append(job.id, [{ at: Date.now(), kind: "note", data: JSON.stringify({ text: full }) }]);
+    await store.jobs.fail(job.id, "the model refused");
+    ids.push(job.id);
+  }
+  return ids;
+}
+
+/** Whether the session of job `id` holds anything. */
+async function hasSession(id: number): Promise<boolean> {
+  return (await rig.app.services.store.sessions.read(id)).length > 0;
+}
+
 async function remembers(repo: string): Promise<boolean> {
   return (await rig.app.services.store.memory.recall(repo, "hello.py")) !== null;
 }
@@ -50,6 +78,7 @@ describe("the app uninstalled", () => {
     const environments = path.join(rig.root, "environments");
     await rig.setUp({ brokenModel: true, env: { MAGIS_ENV_DIR: environments } });
     await rememberFiles(["octocat/hello-world", "octocat/spoon-knife", "hubot/hello-world"]);
+    const [helloWorld, spoonKnife, hubot] = await recordSessions(["octocat/Hello-World", "octocat/Spoon-Knife", "hubot/hello-world"]);
     const octocat = examplePayload("installation", "deleted").installation.id;
     await keepEnvironments(environments, [
       { repo: "octocat/Hello-World", installationId: octocat },
@@ -61,10 +90,11 @@ describe("the app uninstalled", () => {
     expect(await rig.app.deliver("installation_repositories", examplePayload("installation_repositories", "removed"), "d-repo-removed")).toBe(200);
     expect(await remembers("octocat/hello-world")).toBe(false);
     expect(await remembers("octocat/spoon-knife")).toBe(true);
+    expect([await hasSession(helloWorld!), await hasSession(spoonKnife!)]).toEqual([false, true]);
     expect(
       rig.app.logs.some((line) =>
         line.includes(
-          "octocat/hello-world taken from the installation: cancelled 0 of their jobs and forgot the 2 files the memory held of them, and removed 1 environment kept for them",
+          "octocat/hello-world taken from the installation: cancelled 0 of their jobs and forgot the 2 files the memory held of them and the sessions of 1 job, and removed 1 environment kept for them",
         ),
       ),
     ).toBe(true);
@@ -73,12 +103,17 @@ describe("the app uninstalled", () => {
     expect(await rig.app.deliver("installation", examplePayload("installation", "deleted"), "d-app-removed")).toBe(200);
     expect(await remembers("octocat/spoon-knife")).toBe(false);
     expect(await remembers("hubot/hello-world")).toBe(true);
+    expect([await hasSession(spoonKnife!), await hasSession(hubot!)]).toEqual([false, true]);
     expect(
-      rig.app.logs.some((line) => line.includes("the app was removed by octocat, from all its repositories: cancelled 0 of their jobs and forgot the 2 files")),
+      rig.app.logs.some((line) =>
+        line.includes(
+          "the app was removed by octocat, from all its repositories: cancelled 0 of their jobs and forgot the 2 files the memory held of them and the sessions of 1 job",
+        ),
+      ),
     ).toBe(true);
     expect(keptFor(environments)).toEqual(["hubot/hello-world"]);
-    // Neither is a trigger: nothing recorded, no job.
-    expect(await rig.jobs()).toEqual([]);
+    // Neither is a trigger: nothing recorded, no job but those recorded above.
+    expect((await rig.jobs()).map((job) => job.delivery)).toEqual(["d-session-0", "d-session-1", "d-session-2"]);
   });
 
   it("answers 500 when the store cannot forget, saying to redeliver the webhook, and forgets when it is redelivered", async () => {
@@ -121,7 +156,9 @@ describe("the app uninstalled", () => {
     });
     await rig.app.deliver("issues", labeledPayload({ installationId: INSTALLATION }), "d-run");
     await rig.app.services.settled();
-    expect((await rig.jobs())[0]).toMatchObject({ status: "cancelled", detail: UNINSTALLED_REASON });
+    const [job] = await rig.jobs();
+    expect(job).toMatchObject({ status: "cancelled", detail: UNINSTALLED_REASON });
+    expect(await rig.app.services.store.sessions.read(job!.id)).toEqual([]);
     for (const file of Object.keys(REPO_FILES)) expect(await rig.app.services.store.memory.recall(FULL.toLowerCase(), file)).toBeNull();
     expect(rig.app.logs.some((line) => line.includes(`${FULL.toLowerCase()} taken from the installation: cancelled 1 of their jobs`))).toBe(true);
     expect(rig.botBranches()).toBe("");
