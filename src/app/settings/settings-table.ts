@@ -3,6 +3,7 @@ import { ENVIRONMENT_ROWS } from "./environment-rows.js";
 import { JOB_ROWS } from "./job-rows.js";
 import { RUNNER_ROWS } from "./runner-rows.js";
 import { SERVE_ROWS } from "./serve-rows.js";
+import { SESSION_ROWS } from "./session-rows.js";
 import { STORE_ROWS } from "./store-rows.js";
 
 /**
@@ -11,7 +12,14 @@ import { STORE_ROWS } from "./store-rows.js";
  * docs/configuration.md and each command's --help are generated from them (`npm run docs:config`); a test fails on a
  * variable read anywhere else.
  */
-export const SETTINGS_TABLE = [...SERVE_ROWS, ...JOB_ROWS, ...ENVIRONMENT_ROWS, ...STORE_ROWS, ...RUNNER_ROWS] as const satisfies readonly SettingRow[];
+export const SETTINGS_TABLE = [
+  ...SERVE_ROWS,
+  ...SESSION_ROWS,
+  ...JOB_ROWS,
+  ...ENVIRONMENT_ROWS,
+  ...STORE_ROWS,
+  ...RUNNER_ROWS,
+] as const satisfies readonly SettingRow[];
 
 type Row = (typeof SETTINGS_TABLE)[number];
 type ValueOf<R> = R extends { unsetValue: infer T } ? T : never;

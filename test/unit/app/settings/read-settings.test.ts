@@ -18,7 +18,17 @@ const KEY = { PRIVATE_KEY: "-----BEGIN PRIVATE KEY-----" };
 describe("readSettings", () => {
   it("holds every default when nothing is set", () => {
     const settings = readSettings({}, { door: "serve" });
-    expect(settings.server).toEqual({ port: 3000, logLevel: "info", host: "localhost", logFormat: undefined, nodeEnv: undefined, webhookProxyUrl: undefined });
+    expect(settings.server).toEqual({
+      port: 3000,
+      logLevel: "info",
+      host: "localhost",
+      logFormat: undefined,
+      nodeEnv: undefined,
+      webhookProxyUrl: undefined,
+      publicUrl: undefined,
+      sessionSecret: undefined,
+      sessionsPublic: false,
+    });
     expect(settings.jobs).toEqual({
       shutdownGraceSeconds: 300,
       concurrency: 2,
