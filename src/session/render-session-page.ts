@@ -40,7 +40,7 @@ export function renderSessionPage(entries: readonly StoredSessionEntry[], option
   const script = options.live ? `<script src="${escapeHtml(options.live.scriptUrl)}" defer></script>` : "";
   return `<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="${escapeHtml(pagePolicy(options))}">
+<meta http-equiv="Content-Security-Policy" content="${pagePolicy(options)}">
 <meta name="referrer" content="no-referrer">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escapeHtml(pageTitle(session))}</title>

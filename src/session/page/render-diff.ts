@@ -9,6 +9,8 @@ export function renderDiff(diff: string): string {
   if (diff === "") return `<p class="meta">No change.</p>`;
   const head = diff.length > DIFF_LIMITS.maxChars ? diff.slice(0, DIFF_LIMITS.maxChars) : diff;
   const lines = head.replace(/\n$/, "").split("\n");
+  // A line the character bound cut in two is left out, unless it is the only one.
+  if (head.length < diff.length && !head.endsWith("\n") && lines.length > 1) lines.pop();
   const shown = lines.slice(0, DIFF_LIMITS.maxLines);
   const rows = shown.map((line) => `<span class="${lineKind(line)}">${showText(line) || " "}</span>`).join("");
   const total = diff.split("\n").length - (diff.endsWith("\n") ? 1 : 0);
