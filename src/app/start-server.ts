@@ -6,6 +6,7 @@ import { createOctokitClass } from "../github/client/create-octokit-class.js";
 import type { ServeRole } from "../jobs/job-queue.js";
 import { UsageError } from "../lib/usage-error.js";
 import type { RunningServer } from "../server/listen-on.js";
+import type { SessionPages } from "../server/serve-session-pages.js";
 import { createMetrics } from "../server/metrics.js";
 import { startOpsServer } from "../server/start-ops-server.js";
 import { startWebhookServer, WEBHOOK_PATH } from "../server/start-webhook-server.js";
@@ -14,6 +15,7 @@ import { checkModelEndpoint } from "./check-model-endpoint.js";
 import { createServices, probotHost } from "./create-services.js";
 import { magisApp } from "./magis-app.js";
 import { environmentShelfFor } from "./open-environments.js";
+import { openSessionPages } from "./open-session-pages.js";
 import { renderStartLine } from "./render-start-line.js";
 import type { MagisAppOptions, MagisServices } from "./service-types.js";
 import { serveDatabaseFile } from "./settings/find-state-paths.js";
@@ -70,9 +72,19 @@ export async function startServer(env: NodeJS.ProcessEnv, options: StartOptions 
     ...(environments && role !== "web" && { environments: () => environments.stats() }),
   });
   let services: MagisServices | undefined;
+  // The session pages (/jobs/<id>) of a web process, once its services exist; off, saying why, without an OAuth client.
+  let pages: SessionPages | undefined;
+  const log = options.log ?? probot.log;
+  const onReady = (made: MagisServices) => {
+    services = made;
+    if (role === "worker") return;
+    const opened = openSessionPages(settings, { store: made.store, queue: made.queue, auth: probotHost(probot).auth, log, prices: settings.model.prices });
+    if ("off" in opened) log.info(opened.off);
+    else pages = opened;
+  };
   const app: MagisAppOptions = {
     settings: { env, values: settings, role, envFile },
-    seams: { backend, metrics, environments, onReady: (made) => (services = made) },
+    seams: { backend, metrics, environments, onReady },
   };
   // A process that runs jobs is not ready until its model endpoint has answered once: a wrong OPENAI_BASE_URL shows
   // before the first job, and a rollout with it stops there.
@@ -104,13 +116,13 @@ export async function startServer(env: NodeJS.ProcessEnv, options: StartOptions 
         metrics,
         ready,
         redelivered: (delivery) => services?.desk.wasRedelivery(delivery) ?? false,
+        pages: () => pages,
       });
     }
   } catch (error) {
     await backend.close();
     throw error;
   }
-  const log = options.log ?? probot.log;
   const { webhookProxyUrl } = settings.server;
   log.info(
     { role, appId: settings.app.appId },

@@ -8,6 +8,7 @@ import { BodyBudget, type BodyLimits } from "./body-budget.js";
 import { readBodyWithin } from "./read-body-within.js";
 import type { FrontPage } from "./render-front-page.js";
 import { opsEndpoints } from "./serve-ops-endpoints.js";
+import type { SessionPages } from "./serve-session-pages.js";
 
 /** Where GitHub POSTs the app's webhooks: the URL registered with the app is the server's address and this path. */
 export const WEBHOOK_PATH = "/api/github/webhooks";
@@ -36,6 +37,8 @@ export interface WebhookServerOptions {
   bodyLimits?: BodyLimits;
   /** How long a client may take to send a request's headers, and the whole request (default DEFAULT_REQUEST_TIMEOUTS). */
   timeouts?: { headersMs: number; requestMs: number };
+  /** The session pages (/jobs/<id> and the sign-in), when they are on; asked per request, since they exist once the app has loaded. */
+  pages?: () => SessionPages | undefined;
 }
 
 /**
@@ -91,6 +94,7 @@ export async function startWebhookServer(options: WebhookServerOptions): Promise
         }
       });
       if (probe) return;
+      if (!isDelivery && options.pages?.()?.handle(request, response)) return;
       void (async () => {
         if (request.method === "POST") {
           refusal = await screenWebhook(request, probot, budget);
@@ -113,6 +117,8 @@ export async function startWebhookServer(options: WebhookServerOptions): Promise
     ...listening,
     stop: async () => {
       proxy?.close();
+      // The server's close waits for open responses: a live page's event stream would hold it until its job ends.
+      options.pages?.()?.close();
       await listening.stop();
     },
   };
