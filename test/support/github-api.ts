@@ -7,6 +7,7 @@ import path from "node:path";
 import nock from "nock";
 import { gitEnv } from "./git-server.js";
 import { duplicatePull, missingHead, nonCollaboratorPermission } from "./github-spec/github-rules.js";
+import { oauthWebFlow, type FakeOAuthClient, type OAuthWebFlow } from "./github-spec/oauth-web-flow.js";
 import { compileRoute, findRoute, type RouteMatcher } from "./github-spec/route-template.js";
 import { fakeFailed, finishAnswer, screenRequest, unrouted, type Reply, type Spec } from "./github-spec/screen-exchange.js";
 
@@ -83,6 +84,8 @@ export interface FakeGitHubOptions {
    * the app, as the author (default), or GitHub itself (`GitHub <noreply@github.com>`, the `web-flow` account).
    */
   apiCommitter?: "app" | "web-flow";
+  /** The App's OAuth client, for the sign-in's web flow (GET /login/oauth/authorize, POST /login/oauth/access_token); without it the fake knows no client. */
+  oauth?: FakeOAuthClient;
 }
 
 /** An inline review comment as the API shows it (the fields the app reads, plus whatever else a test sets). */
@@ -152,6 +155,8 @@ export interface FakeGitHub {
   repositoryId: string;
   /** The branch rules updateRefs enforces (see FakeGitHubOptions.rules); tests may add some between runs. */
   rules: NonNullable<FakeGitHubOptions["rules"]>;
+  /** The OAuth web flow's side: `signIn(login)` chooses who is signed in at the fake when a sign-in reaches it. */
+  oauth: Pick<OAuthWebFlow, "signIn" | "idOf" | "expireCodes">;
   /** Requests whose method and path match. */
   find(method: string, pathPattern: RegExp): FakeGitHub["requests"];
   /** Holds every answer (each request is recorded, then waits) until the returned function is called: GitHub hanging. */
@@ -161,13 +166,15 @@ export interface FakeGitHub {
 }
 
 const API = "https://api.github.com";
+/** GitHub's web side, where the OAuth web flow's endpoints are (on a GitHub Enterprise Server: the same host as its API). */
+const WEB = "https://github.com";
 /** Whom github.com records as the committer of the commits it signs. */
 const WEB_FLOW = { name: "GitHub", email: "noreply@github.com" };
 
 interface Route extends RouteMatcher {
   /** What requests and answers are held to: GitHub's REST description, its GraphQL schema, or nothing (a log download host). */
   spec: Spec;
-  reply: (uri: string, body: any) => Reply;
+  reply: (uri: string, body: any, headers: Record<string, string | string[] | undefined>) => Reply;
 }
 /** Answers one request: its method, its path as sent (encoded, with its query), its body and headers. */
 type Answer = (method: string, rawUri: string, body: unknown, headers: Record<string, string | string[] | undefined>) => Promise<Reply>;
@@ -180,6 +187,14 @@ export function fakeGitHub(options: FakeGitHubOptions): FakeGitHub {
   for (const method of ["GET", "POST", "PATCH", "PUT", "DELETE"])
     scope
       .intercept(() => true, method)
+      .reply(function (uri, body) {
+        return answer(method, uri, body === "" ? undefined : body, this.req.headers) as Promise<[number, nock.Body]>;
+      });
+  // The OAuth web flow is on github.com itself, not on the API's host.
+  const web = nock(WEB).persist();
+  for (const method of ["GET", "POST"])
+    web
+      .intercept((uri) => uri.startsWith("/login/oauth/"), method)
       .reply(function (uri, body) {
         return answer(method, uri, body === "" ? undefined : body, this.req.headers) as Promise<[number, nock.Body]>;
       });
@@ -229,7 +244,11 @@ function asDotCom(uri: string): string {
   return uri.replace(/^\/api\/graphql(?=$|\?)/, "/graphql");
 }
 
-/** The operations of GitHub's REST API the fake serves (`METHOD /path/{param}`), as openapi-extract.json must list them. */
+/**
+ * The operations of GitHub's REST API the fake serves (`METHOD /path/{param}`), as openapi-extract.json must list them.
+ * The OAuth web flow's routes (spec `oauth`) are left out on purpose: they are GitHub's web side, not its REST API,
+ * and GitHub's OpenAPI description has none of them; oauth-web-flow.ts holds them to GitHub's documentation instead.
+ */
 export function servedOperations(): string[] {
   const { routes } = buildFake({ owner: "o", repo: "r", installationId: 1, token: "", gitRoot: "", cloneUrl: "", issue: { number: 1, title: "", body: "" } });
   return routes.filter((route) => route.spec === "rest").map((route) => route.key);
@@ -255,6 +274,7 @@ function buildFake(options: FakeGitHubOptions): { state: FakeGitHub; routes: Rou
     }
   };
   const nodeId = `R_fake_${Buffer.from(`${owner}/${repo}`).toString("base64url")}`;
+  const oauth = oauthWebFlow(options.oauth);
   let nextId = 1000;
   let gate = Promise.resolve();
   const faults = (options.faults ?? []).map((f) => ({ ...f }));
@@ -283,6 +303,7 @@ function buildFake(options: FakeGitHubOptions): { state: FakeGitHub; routes: Rou
     botEmail,
     repositoryId: nodeId,
     rules: [...(options.rules ?? [])],
+    oauth,
     find: (method, pattern) => state.requests.filter((r) => r.method === method && pattern.test(r.path)),
     hold: () => {
       let release!: () => void;
@@ -349,7 +370,7 @@ function buildFake(options: FakeGitHubOptions): { state: FakeGitHub; routes: Rou
     // Another repository than the fake's (the owner's `.github` one, say) is one the installation cannot see.
     if (params.owner !== undefined && `${params.owner}/${params.repo}`.toLowerCase() !== `${owner}/${repo}`.toLowerCase())
       return finishAnswer(route.spec, request, [404, { message: "Not Found" }]);
-    return finishAnswer(route.spec, request, route.reply(decoded, body));
+    return finishAnswer(route.spec, request, route.reply(decoded, body, headers));
   };
 
   on("POST /app/installations/{installation_id}/access_tokens", () => [
@@ -362,6 +383,15 @@ function buildFake(options: FakeGitHubOptions): { state: FakeGitHub; routes: Rou
     },
   ]);
   on("GET /app", () => [200, { id: 1, slug: bot.slug, name: "MAGIS", owner: user(owner) }]);
+  // The OAuth web flow (oauth-web-flow.ts), and the signed-in user as their user access token shows them.
+  on("GET /login/oauth/authorize", (uri) => oauth.authorize(uri), "oauth");
+  on("POST /login/oauth/access_token", (uri, body, headers) => oauth.accessToken(uri, body, headers), "oauth");
+  on("GET /user", (_uri, _body, headers) => {
+    const login = oauth.userOf(headers);
+    if (login) return [200, { login, id: oauth.idOf(login), type: "User", site_admin: false }];
+    // An installation's token is not a user's: GitHub refuses it here; no token at all needs authentication.
+    return headers.authorization ? [403, { message: "Resource not accessible by integration" }] : [401, { message: "Requires authentication" }];
+  });
   on("GET /repos/{owner}/{repo}/contents/{path}", (uri) =>
     options.config !== undefined && uri.split("?")[0] === `${base}/contents/.github/magis.yml` ? [200, options.config] : [404, { message: "Not Found" }],
   );

@@ -75,3 +75,15 @@ export function secondaryRateLimit(method: string, path: RegExp, options: { time
     headers: { "retry-after": String(options.retryAfter) },
   };
 }
+
+/**
+ * The operations the fake serves to a user's access token (`ghu_…`, from the OAuth web flow) though GitHub's
+ * description marks them not enabled for GitHub Apps, a flag that speaks of installation tokens. Source: GitHub's
+ * "Generating a user access token for a GitHub App", which reads the signed-in user with GET /user and that token.
+ */
+export const USER_TOKEN_OPERATIONS = ["GET /user"] as const;
+
+/** Whether a request carries a user access token (GitHub's `ghu_` prefix), not an installation's (`ghs_`). */
+export function carriesUserToken(headers: Record<string, string | string[] | undefined>): boolean {
+  return /^(?:bearer|token) ghu_/i.test(String(headers.authorization ?? ""));
+}

@@ -1,12 +1,15 @@
-import { bodyTooLong, type Reply } from "./github-rules.js";
+import { bodyTooLong, carriesUserToken, USER_TOKEN_OPERATIONS, type Reply } from "./github-rules.js";
 import { checkGraphqlRequest, schema as graphqlSchema } from "./graphql-spec.js";
 import { checkAnswerBody, checkParameters, checkRequestBody, compileAll, completeAnswer, operations } from "./rest-spec.js";
 import { reportViolation } from "./violations.js";
 
 export type { Reply } from "./github-rules.js";
 
-/** What a route is held to: GitHub's REST description (openapi-extract.json), its GraphQL schema, or nothing. */
-export type Spec = "rest" | "graphql" | "none";
+/**
+ * What a route is held to: GitHub's REST description (openapi-extract.json), its GraphQL schema, GitHub's documented
+ * OAuth web flow (oauth-web-flow.ts checks those requests itself: no published schema describes them), or nothing.
+ */
+export type Spec = "rest" | "graphql" | "oauth" | "none";
 
 /** One request as the fake routed it: its operation (`METHOD /path/{param}`), path parameters, path as sent, body, headers. */
 export interface RoutedRequest {
@@ -37,7 +40,7 @@ function refuse(request: RoutedRequest, status: number, problems: string[], body
  * refuse gets GitHub's refusal (and fails the test, through violations.ts); undefined lets the fake answer.
  */
 export function screenRequest(spec: Spec, request: RoutedRequest): Reply | undefined {
-  if (spec === "none") return undefined;
+  if (spec === "none" || spec === "oauth") return undefined;
   const { body } = request;
   if (typeof body === "string") return refuse(request, 400, ["the body is not JSON"], { message: "Problems parsing JSON" });
   if (spec === "graphql") {
@@ -49,7 +52,8 @@ export function screenRequest(spec: Spec, request: RoutedRequest): Reply | undef
   }
   const operation = operations()[request.key];
   if (!operation) return refuse(request, 404, ["the fake serves a route missing from openapi-extract.json: run scripts/extract-github-openapi.ts"]);
-  if (!operation.enabledForGitHubApps)
+  const asUser = (USER_TOKEN_OPERATIONS as readonly string[]).includes(request.key) && carriesUserToken(request.headers);
+  if (!operation.enabledForGitHubApps && !asUser)
     return refuse(request, 403, ["GitHub Apps may not call this operation"], { message: "Resource not accessible by integration" });
   const pathProblems = checkParameters(request.key, "path", request.params);
   if (pathProblems.length > 0) return refuse(request, 404, pathProblems, { message: "Not Found" });
