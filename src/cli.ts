@@ -10,8 +10,19 @@ import { locateCommand } from "./cli/locate.js";
 import { resolveCommand } from "./cli/resolve.js";
 import { sandboxCommand } from "./cli/sandbox.js";
 import { serveCommand } from "./cli/serve.js";
+import { sessionCommand } from "./cli/session.js";
 
-const commands: Command[] = [locateCommand, resolveCommand, diagnoseCommand, evalCommand, serveCommand, actionCommand, sandboxCommand, envCommand];
+const commands: Command[] = [
+  locateCommand,
+  resolveCommand,
+  diagnoseCommand,
+  evalCommand,
+  serveCommand,
+  actionCommand,
+  sandboxCommand,
+  envCommand,
+  sessionCommand,
+];
 
 function version(): string {
   const require = createRequire(import.meta.url);
