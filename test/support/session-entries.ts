@@ -16,6 +16,20 @@ export interface SyntheticSession {
   patch?: string;
   /** The issue's URL as the job entry names it. */
   url?: string;
+  /** Characters of code each call's user message carries beyond the issue (a located file, the task's context). */
+  promptChars?: number;
+}
+
+/** Code-like text of about `chars` characters, to stand for the file contents a prompt shows. */
+function codeText(chars: number): string {
+  const lines: string[] = [];
+  let length = 0;
+  for (let i = 0; length < chars; i += 1) {
+    const line = `    value_${i} = compute(tokens[${i % 7}], depth=${i % 5})  # step ${i}`;
+    lines.push(line);
+    length += line.length + 1;
+  }
+  return lines.join("\n").slice(0, chars);
 }
 
 export const SAMPLE_PATCH = [
@@ -69,6 +83,7 @@ export function syntheticSession(options: SyntheticSession = {}): StoredSessionE
   const push = (entry: SessionEntry) => entries.push(entry);
   const stage = (name: string, state: "started" | "ended") => push({ kind: "stage", data: { name, state } });
   const calls = options.modelCalls ?? 8;
+  const code = codeText(options.promptChars ?? 0);
   const commands = options.commands ?? 3;
   let callsMade = 0;
   const call = (agent: (typeof AGENTS)[number], prompt: string) => {
@@ -85,7 +100,7 @@ export function syntheticSession(options: SyntheticSession = {}): StoredSessionE
         ms: 1200,
         messages: [
           { role: "system", content: `You are the ${agent}. Answer in the format shown.` },
-          { role: "user", content: `The issue:\n<issue>\n${options.title ?? "parse() fails on an empty string"}\n</issue>\n${options.answer ?? ""}` },
+          { role: "user", content: `The issue:\n<issue>\n${options.title ?? "parse() fails on an empty string"}\n</issue>\n${options.answer ?? ""}${code}` },
         ],
         raw: answer,
         parsed: { reason: "The parser assumes a token." },
