@@ -267,6 +267,20 @@ export const configSchema = z
       .max(4 * 60)
       .default(30)
       .describe("Longest a job may run, in minutes (fractions allowed); past it the job stops where it is, says in which stage, and pushes nothing."),
+    plan_approval: z
+      .boolean()
+      .default(false)
+      .describe(
+        "Whether a job waits, after the kick-off and the plan, for `/magis go [guidance]` (or the session page's button) from someone allowed to trigger before any Developer writes code.",
+      ),
+    plan_approval_minutes: z
+      .number()
+      .positive()
+      .max(24 * 60)
+      .default(60)
+      .describe(
+        "With `plan_approval`, how long a job waits for the approval, in minutes (fractions allowed); the wait does not count against `job_timeout_minutes`. Past it the job ends without writing code.",
+      ),
     protected_paths: z
       .array(globPattern)
       .max(MAX_PATTERNS)
