@@ -261,6 +261,14 @@ export const configSchema = z
       .max(50_000_000)
       .default(400_000)
       .describe("Most tokens (prompt + completion) one job may spend; the call that would pass it is not made. MAGIS_TOKEN_BUDGET wins over it."),
+    cost_budget_usd: z
+      .number()
+      .positive()
+      .max(100_000)
+      .optional()
+      .describe(
+        "Most US dollars one job may spend, at the prices the app's operator set (MAGIS_MODEL_PRICES); the call that would pass it is not made, and a job whose models have no price does not start. Within the operator's MAGIS_MAX_COST_USD: a higher value leaves that bound.",
+      ),
     job_timeout_minutes: z
       .number()
       .positive()

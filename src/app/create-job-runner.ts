@@ -15,6 +15,8 @@ import type { StageContext } from "../pipeline/types.js";
 import type { MagisMetrics } from "../server/metrics.js";
 import type { Store } from "../store/store.js";
 import { forgetWhenCancelled } from "../triggers/rules/on-uninstalled.js";
+import { sessionUrlFrom } from "./open-session-pages.js";
+import { githubUrls } from "../github/client/github-urls.js";
 import type { GitHubHost, ServiceSeams, ServiceSettings } from "./service-types.js";
 
 /** What the job runners are made of besides the settings and the seams: the door's GitHub, the store, the sandbox's commands. */
@@ -58,6 +60,13 @@ export function createJobRunner(parts: JobRunnerParts): JobRunner {
     now: Date.now,
     // Checkouts go here; a failure note names the folder, never its path.
     hostPaths: [values.git.workDir ?? os.tmpdir(), os.tmpdir()],
+    // The status comment and the pull request link the job's session page when the web role serves it.
+    sessionUrl: sessionUrlFrom(values),
+    // Each job's session is recorded in the store beside its record, without the app's secrets.
+    sessions: store.sessions,
+    prices: values.model.prices,
+    secrets: "secrets" in parts.commands ? parts.commands.secrets : [],
+    webUrl: githubUrls(values.github).web,
     onTimings: (job, timings) => {
       log.info({ job: job.id, timings }, "job timings");
       seams.onTimings?.(job, timings);
@@ -74,6 +83,7 @@ export function createJobRunner(parts: JobRunnerParts): JobRunner {
     ...shared,
     resolve: withServers(servers, resolveIssue),
     memory: store.memory,
+    prices: values.model.prices,
     // One memo of the store's index cache for the process: each job finds what earlier ones tokenized or read.
     terms: { cache: store.memory.index, memo: new TermMemo() },
   });

@@ -3,6 +3,7 @@ import fs from "node:fs";
 import path from "node:path";
 import type { MagisConfig } from "../config.js";
 import { createLlm, type LlmClient } from "../llm/client.js";
+import { UnpricedModelError } from "../llm/cost-errors.js";
 import type { Settings } from "../app/settings/settings-table.js";
 import { type CliIo } from "./io.js";
 import { loadRepoConfig, type ConfigOverrides } from "./load-repo-config.js";
@@ -70,6 +71,8 @@ export function makeModel(config: MagisConfig, settings: Settings, signal?: Abor
   try {
     return createLlm({ config, settings: settings.model, ...(signal ? { signal } : {}) });
   } catch (error) {
+    // A dollar budget over a model without a price is set up wrongly, not missing: its message says what to set.
+    if (error instanceof UnpricedModelError) throw new UsageError(error.message);
     throw new UsageError(`no model is configured: ${error instanceof Error ? error.message : String(error)}`, NO_MODEL_HELP);
   }
 }

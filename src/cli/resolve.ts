@@ -16,7 +16,7 @@ import {
   summarizeCandidates,
   withLanguageServers,
 } from "../pipeline/index.js";
-import type { ProgressEvent, ResolveResult } from "../pipeline/types.js";
+import type { ProgressEvent, QuestionResult, ResolveResult } from "../pipeline/types.js";
 import { resolveInside } from "../lib/safe-path.js";
 import { startTimeLimit, TimeLimitError } from "../lib/time-limit.js";
 import { checkoutIndex, localHistory, makeModel, MEMORY_HELP, openCheckout, openMemoryStore } from "./open-checkout.js";
@@ -24,6 +24,8 @@ import { readIssueFiles } from "./read-issue-file.js";
 import { localCommandPolicy } from "./command-policy.js";
 import { parseFlags, wholeNumberFlag, type Command } from "./io.js";
 import { readSettings } from "../app/settings/read-settings.js";
+import { startLocalSession } from "../session/record-local-run.js";
+import type { SessionOutcome } from "../session/types.js";
 import { renderSettingsHelp } from "../app/settings/render-settings-help.js";
 
 const usage = `Usage: magis resolve --repo DIR --issue-file FILE [--hints-file FILE] --out DIR [--test-command CMD] [--apply]
@@ -33,6 +35,7 @@ Engineers) and writes into --out:
   patch.diff   the change; \`git apply\` it in the untouched checkout
   report.md    the pull request description: plan, tasks, kick-off transcript, QA reviews, usage
   trace.jsonl  one JSON record per model call
+  session.html the run's session as one page: stages, model calls, commands, diffs, tokens
 The checkout is only read, unless --apply writes the change into it. Progress goes to stderr.
 The run stops at job_timeout_minutes of .github/magis.yml (30 by default), as a job of the App does, and
 on SIGTERM or Ctrl-C, having removed its copies of the checkout and stopped what it started.
@@ -59,7 +62,7 @@ ${renderSettingsHelp("cli")}`;
 /** `magis resolve`: an issue in, a reviewed patch, report and trace out. */
 export const resolveCommand: Command = {
   name: "resolve",
-  summary: "resolve an issue on a local checkout: patch.diff, report.md, trace.jsonl",
+  summary: "resolve an issue on a local checkout: patch.diff, report.md, trace.jsonl, session.html",
   usage,
   run: async (args, io) => {
     const { values } = parseFlags(args, {
@@ -93,7 +96,16 @@ export const resolveCommand: Command = {
     const commands = localCommandPolicy(settings, io.env, values["no-sandbox"]!, { root: repo, cwd: io.cwd, stderr: io.stderr });
     const store = await openMemoryStore(settings);
     fs.mkdirSync(out, { recursive: true });
-    let result: ResolveResult;
+    // The session the App would show on its page, written as one file whichever way the run ends.
+    const session = startLocalSession({
+      job: { id: 0, jobKind: "cli", repository: repo, number: null, title: issue.title },
+      trace: llm.trace,
+      secrets: [settings.model.apiKey],
+      prices: settings.model.prices,
+      now: Date.now,
+    });
+    const writeSession = async (outcome: SessionOutcome) => fs.writeFileSync(path.join(out, "session.html"), await session.end(outcome));
+    let result: ResolveResult | QuestionResult;
     try {
       // Every step ends in the pipeline's own cleanup (copies, language servers, sandboxed commands) before this returns.
       result = await withLanguageServers(
@@ -103,8 +115,11 @@ export const resolveCommand: Command = {
           config,
           llm,
           now: () => Date.now(),
-          onProgress: (event) => io.stderr(describeProgress(event)),
-          commands: commands.allowed ? { ...commands, signal: limit.signal } : commands,
+          onProgress: (event) => {
+            session.onProgress(event);
+            io.stderr(describeProgress(event));
+          },
+          commands: session.commands(commands.allowed ? { ...commands, signal: limit.signal } : commands),
           index: checkoutIndex(store.memory, config),
           ...(history ? { history } : {}),
         },
@@ -114,11 +129,14 @@ export const resolveCommand: Command = {
       limit.signal.throwIfAborted();
     } catch (error) {
       await writeTraceJsonl(llm.trace, path.join(out, "trace.jsonl"));
-      const trace = `Model calls are in ${path.join(out, "trace.jsonl")}.`;
+      const trace = `Model calls are in ${path.join(out, "trace.jsonl")}, the session in ${path.join(out, "session.html")}.`;
       if (limit.signal.aborted) {
+        await writeSession({ status: "cancelled", detail: describeStop(limit.signal.reason) });
         io.stderr(`magis resolve: no patch. ${describeStop(limit.signal.reason)} ${trace}\n`);
         return 1;
       }
+      const stage = error instanceof StageError ? error.stage : "crash";
+      await writeSession({ status: "failed", detail: error instanceof StageError ? `${error.message} ${error.nextStep}` : String(error), stage });
       if (!(error instanceof StageError)) throw error;
       io.stderr(`magis resolve: no patch. The ${error.stage} stage failed: ${endSentence(error.message)} Next: ${endSentence(error.nextStep)} ${trace}\n`);
       return 1;
@@ -127,18 +145,29 @@ export const resolveCommand: Command = {
       await store.close();
     }
 
+    if ("question" in result) {
+      await writeTraceJsonl(llm.trace, path.join(out, "trace.jsonl"));
+      await writeSession({ status: "asked", detail: result.question.trim() });
+      io.stderr(
+        `magis resolve: no patch. The Manager cannot act on the issue as written and asks: ${result.question.trim()} Next: answer it in --hints-file and run again.\n`,
+      );
+      return 1;
+    }
     fs.writeFileSync(path.join(out, "patch.diff"), result.patch);
-    fs.writeFileSync(path.join(out, "report.md"), renderReport(result, { title: issue.title }));
+    fs.writeFileSync(path.join(out, "report.md"), renderReport(result, { title: issue.title, prices: settings.model.prices }));
     await writeTraceJsonl(llm.trace, path.join(out, "trace.jsonl"));
+    const changed = `${result.changes.length} file${result.changes.length === 1 ? "" : "s"} changed: ${result.changes.map((c) => c.path).join(", ")}`;
+    await writeSession({ status: "succeeded", detail: changed });
     // Each file is written in the encoding it was read in: untouched bytes stay as they were.
     if (values.apply)
       for (const change of result.changes) fs.writeFileSync(resolveInside(repo, change.path).absolute, encodeFile(change.after, change.encoding));
     io.stdout(
       [
-        `${result.changes.length} file${result.changes.length === 1 ? "" : "s"} changed: ${result.changes.map((c) => c.path).join(", ")}`,
+        changed,
         `patch:  ${path.join(out, "patch.diff")}${values.apply ? " (applied to the checkout)" : ` (apply with: git -C ${repo} apply ${path.join(out, "patch.diff")})`}`,
         `report: ${path.join(out, "report.md")}`,
         `trace:  ${path.join(out, "trace.jsonl")}`,
+        `session: ${path.join(out, "session.html")}`,
         "",
       ].join("\n"),
     );

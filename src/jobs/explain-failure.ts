@@ -1,5 +1,6 @@
 import fs from "node:fs";
 import { ConfigError } from "../config.js";
+import { UnpricedModelError } from "../llm/cost-errors.js";
 import { BudgetExceededError, LlmError } from "../llm/errors.js";
 import { StageError } from "../pipeline/errors.js";
 import { redactSecrets } from "../lib/redact-secrets.js";
@@ -72,6 +73,11 @@ function describe(error: unknown, stage: string, rerun: Rerun): FailureNote {
       nextStep: `Raise \`token_budget\` in \`.github/magis.yml\` (or MAGIS_TOKEN_BUDGET where the app runs), then comment ${again}.`,
     };
   }
+  if (llm?.kind === "cost") {
+    return { stage: named, reason: `The ${llm.agent} ran out of cost budget: ${llm.what}.`, nextStep: `${llm.todo} Then comment ${again}.` };
+  }
+  const unpriced = findInChain(error, UnpricedModelError);
+  if (unpriced) return { stage: named, reason: `${unpriced.what}.`, nextStep: `${unpriced.todo} Then comment ${again}.` };
   if (llm) {
     return {
       stage: named,

@@ -5,12 +5,13 @@ import { adaptToRefusal, type ServerDialect } from "./adapt-to-server.js";
 import { checkAnswer, correctionMessage } from "./check-answer.js";
 import { describeFailure } from "./describe-failure.js";
 import { redactSecrets } from "../lib/redact-secrets.js";
+import { CostBudgetExceededError, UnpricedModelError } from "./cost-errors.js";
 import { BudgetExceededError, LlmError, type BudgetShortfall, type LlmCallSite } from "./errors.js";
 import { resolveLlmSettings, type LlmOptions, type LlmSettings, type StructuredOutputMode } from "./llm-settings.js";
 import { loadPrompt, PromptError, renderPrompt } from "./prompts.js";
 import { jsonModeInstruction, responseFormatFor } from "./response-format.js";
 import type { AskRequest, AskResult, Llm, TraceRecord, Usage } from "./types.js";
-import { estimateTokens, UsageLedger, type LlmStats } from "./usage-ledger.js";
+import { estimateTokens, UsageLedger, type CostLimit, type LlmStats } from "./usage-ledger.js";
 
 type Message = { role: "system" | "user" | "assistant"; content: string };
 /** One answer of a request: its text, and what the server said of it (a refusal, a cut-off), to show with a problem. */
@@ -68,7 +69,7 @@ export class LlmClient implements Llm {
       timeout: this.settings.timeoutMs,
     });
     this.models = this.settings.models;
-    this.ledger = new UsageLedger(this.settings.tokenBudget, this.models);
+    this.ledger = new UsageLedger(this.settings.tokenBudget, this.models, costLimitOf(this.settings));
     this.dialect = { mode: this.settings.structuredOutput, tokenLimit: "max_tokens", samples: true };
   }
 
@@ -172,7 +173,17 @@ export class LlmClient implements Llm {
     const estimate = promptTokens + n * this.settings.maxTokens;
     const alike = request.alike ?? 1;
     const needed = Math.max(single * alike, estimate);
-    if (!this.ledger.fits(needed) || !this.ledger.hold(estimate)) {
+    // The same worst cases in dollars, at the agent's model's price.
+    const estimateUsd = this.ledger.dollars(site.agent, { promptTokens, completionTokens: n * this.settings.maxTokens });
+    const neededUsd = Math.max(alike * this.ledger.dollars(site.agent, { promptTokens, completionTokens: this.settings.maxTokens }), estimateUsd);
+    const { cost } = this.ledger;
+    if (cost && this.ledger.fits(needed) && !this.ledger.fitsUsd(neededUsd)) {
+      const shortfall = { budget: cost, spentUsd: this.ledger.spentUsd, heldUsd: this.ledger.reservedUsd, neededUsd, promptTokens, alike };
+      const error = new CostBudgetExceededError(site, { ...shortfall, answerTokens: this.settings.maxTokens, price: cost.prices.get(site.model)! });
+      this.traceFailure(site, sent, 0, error.message);
+      throw error;
+    }
+    if (!this.ledger.fits(needed) || !this.ledger.hold(estimate, estimateUsd)) {
       const { spent, reserved: held, budget } = this.ledger;
       const shortfall = { spent, held, budget, estimate: needed, promptTokens, answerTokens: this.settings.maxTokens, largest, alike };
       const error = new BudgetExceededError(site, shortfall);
@@ -201,10 +212,10 @@ export class LlmClient implements Llm {
       const usage = response.usage
         ? { promptTokens: response.usage.prompt_tokens, completionTokens: response.usage.completion_tokens, totalTokens: response.usage.total_tokens }
         : estimatedUsage(sent, choices.map((c) => c.raw).join("\n"));
-      this.ledger.settle(site.agent, estimate, usage);
+      this.ledger.settle(site.agent, estimate, usage, estimateUsd);
       return { choices, usage, ms: Date.now() - started, sent, asked: n };
     } catch (error) {
-      this.ledger.settle(site.agent, estimate, NO_USAGE);
+      this.ledger.settle(site.agent, estimate, NO_USAGE, estimateUsd);
       const ms = Date.now() - started;
       const adapted = adaptToRefusal(error, dialect);
       if (adapted) {
@@ -257,6 +268,19 @@ export class LlmClient implements Llm {
   private redact(text: string): string {
     return redactSecrets(text, [this.settings.apiKey]);
   }
+}
+
+/**
+ * The job's dollar budget with its prices, or none; a budget that cannot be kept, since an agent's model has no price,
+ * refuses the job before any call (UnpricedModelError names the agent and the model).
+ */
+function costLimitOf(settings: LlmSettings): CostLimit | undefined {
+  const { costBudget, prices, models } = settings;
+  if (!costBudget) return undefined;
+  for (const [agent, model] of Object.entries(models) as [Agent, string][]) {
+    if (!prices.has(model)) throw new UnpricedModelError(agent, model, costBudget);
+  }
+  return { ...costBudget, prices };
 }
 
 /** A call's site with the version of its prompt, as its trace records name them. */

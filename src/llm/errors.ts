@@ -1,7 +1,7 @@
 import type { Agent } from "../config.js";
 
 /** What kind of failure an LlmError reports, for callers that map failures to instructions. */
-export type LlmFailureKind = "http" | "timeout" | "connection" | "invalid-answer" | "budget" | "prompt";
+export type LlmFailureKind = "http" | "timeout" | "connection" | "invalid-answer" | "budget" | "cost" | "prompt";
 
 /** Which call failed: the agent, its prompt file and the model it ran on. */
 export interface LlmCallSite {

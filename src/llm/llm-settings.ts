@@ -1,4 +1,6 @@
 import { AGENTS, ConfigError, modelFor, parseConfig, type Agent, type ConfigProblem, type MagisConfig, type ModelNames } from "../config.js";
+import type { CostBudget } from "./cost-errors.js";
+import type { ModelPrices } from "./prices.js";
 import type { TraceRecord } from "./types.js";
 
 /** How the client asks for JSON: `json_schema` sends `response_format`; `json` only instructs in the prompt. */
@@ -14,6 +16,10 @@ export interface ModelSettings extends ModelNames {
   /** Unset: the config's token_budget. */
   tokenBudget?: number;
   maxTokens: number;
+  /** MAGIS_MODEL_PRICES: dollars per million tokens by model; unset, no dollars are counted. */
+  prices?: ModelPrices;
+  /** MAGIS_MAX_COST_USD: the operator's bound on a job's dollars, which a repository's cost_budget_usd may only lower. */
+  maxCostUsd?: number;
 }
 
 /** Options of createLlm; each falls back to its setting, then to the config or a default. */
@@ -56,6 +62,9 @@ export interface LlmSettings {
   timeoutMs: number;
   tokenBudget: number;
   maxTokens: number;
+  prices: ModelPrices;
+  /** The job's dollar budget, when the repository or the operator set one. */
+  costBudget: CostBudget | undefined;
 }
 
 /** Applies the settings and defaults to createLlm's options: an option wins over its setting. */
@@ -72,7 +81,16 @@ export function resolveLlmSettings(options: LlmOptions): LlmSettings {
     timeoutMs: options.timeoutMs ?? settings.timeoutMs,
     tokenBudget: options.tokenBudget ?? settings.tokenBudget ?? config.token_budget,
     maxTokens: options.maxTokens ?? settings.maxTokens,
+    prices: settings.prices ?? new Map(),
+    costBudget: costBudgetOf(config.cost_budget_usd, settings.maxCostUsd),
   };
+}
+
+/** The repository's cost_budget_usd where it is below the operator's bound, else the bound; neither set, none. */
+export function costBudgetOf(repositoryUsd: number | undefined, boundUsd: number | undefined): CostBudget | undefined {
+  const bound = boundUsd === undefined ? {} : { boundUsd };
+  if (repositoryUsd !== undefined && (boundUsd === undefined || repositoryUsd <= boundUsd)) return { usd: repositoryUsd, from: "config", ...bound };
+  return boundUsd === undefined ? undefined : { usd: boundUsd, from: "operator", ...bound };
 }
 
 /**

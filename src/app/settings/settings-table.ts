@@ -1,4 +1,5 @@
 import type { SettingRow } from "./define-setting.js";
+import { COST_ROWS } from "./cost-rows.js";
 import { ENVIRONMENT_ROWS } from "./environment-rows.js";
 import { JOB_ROWS } from "./job-rows.js";
 import { RUNNER_ROWS } from "./runner-rows.js";
@@ -16,6 +17,7 @@ export const SETTINGS_TABLE = [
   ...SERVE_ROWS,
   ...SESSION_ROWS,
   ...JOB_ROWS,
+  ...COST_ROWS,
   ...ENVIRONMENT_ROWS,
   ...STORE_ROWS,
   ...RUNNER_ROWS,

@@ -1,4 +1,3 @@
-import { AGENTS } from "../../config.js";
 import type { LocatedFile, ResolveResult, TaskOutcome } from "../types.js";
 import { describeSetAside } from "./describe-set-aside.js";
 import { cell, codeCell, details, fence, neutralize, table } from "../../lib/markdown.js";
@@ -7,6 +6,8 @@ import { renderEnvironment } from "./render-environment.js";
 import { renderTests } from "./render-tests.js";
 import { renderReproduction } from "./render-reproduction.js";
 import { renderCandidates } from "./render-candidates.js";
+import { renderUsage } from "./render-usage.js";
+import type { ModelPrices } from "../../llm/prices.js";
 import { describeAttemptReproduction } from "./describe-attempt-reproduction.js";
 import { selectNeedsHuman } from "./select-needs-human.js";
 
@@ -19,6 +20,8 @@ export interface ReportMeta {
   note?: string;
   /** The run's session page (every model call, command and diff), linked under the summary; absent when the page is off. */
   sessionUrl?: string;
+  /** The operator's price table (MAGIS_MODEL_PRICES): the usage table shows dollars for the models it prices. */
+  prices?: ModelPrices;
 }
 
 /** The run as Markdown: the future pull request description, with the long parts collapsible. */
@@ -35,7 +38,7 @@ export function renderReport(result: ResolveResult, meta: ReportMeta): string {
       details("Kick-off meeting transcript", renderTranscript(result)),
       details("QA reviews, attempt by attempt", renderReviews(result)),
       details("Located files", renderLocated(result)),
-      details("Usage", renderUsage(result)),
+      details("Usage", renderUsage(result.usage, meta.prices)),
     ].join("\n\n") + "\n"
   );
 }
@@ -159,19 +162,4 @@ function renderLocated(result: ResolveResult): string {
     ];
   });
   return table(["File", "BM25 score", "Kept", "Why"], rows);
-}
-
-function renderUsage(result: ResolveResult): string {
-  const { byAgent, calls, wallMs } = result.usage;
-  const rows = AGENTS.map((agent) => {
-    const a = byAgent[agent];
-    return [agent, `\`${codeCell(a.model)}\``, String(a.calls), String(a.promptTokens), String(a.completionTokens), String(a.totalTokens)];
-  });
-  const total = AGENTS.reduce((sum, agent) => sum + byAgent[agent].totalTokens, 0);
-  rows.push(["**total**", "", String(calls), "", "", String(total)]);
-  return [
-    table(["Agent", "Model", "Calls", "Prompt tokens", "Completion tokens", "Total tokens"], rows),
-    "",
-    `Wall time: ${(wallMs / 1000).toFixed(1)} s`,
-  ].join("\n");
 }

@@ -39,3 +39,33 @@ describe("UsageLedger", () => {
     expect(estimateTokens("parse 日期 fails")).toBe(Math.ceil(12 / 4) + 6);
   });
 });
+
+describe("UsageLedger with a cost limit", () => {
+  const prices = new Map([
+    ["c", { prompt: 1, completion: 2 }],
+    ["d", { prompt: 10, completion: 20 }],
+  ]);
+
+  it("counts each agent's tokens at its model's price and admits a call only while its dollars fit", () => {
+    const ledger = new UsageLedger(10_000_000, models, { usd: 0.05, from: "config", prices });
+    expect(ledger.dollars("developer", { promptTokens: 1000, completionTokens: 1000 })).toBeCloseTo(0.03);
+    expect(ledger.hold(2000, 0.03)).toBe(true);
+    expect(ledger.fitsUsd(0.021)).toBe(false);
+    expect(ledger.hold(10, 0.021)).toBe(false);
+    expect(ledger.reservedUsd).toBeCloseTo(0.03);
+    // It used less than it held: only what it used is spent.
+    ledger.settle("developer", 2000, usage(500, 500), 0.03);
+    expect(ledger.spentUsd).toBeCloseTo(0.015);
+    ledger.hold(10, 0);
+    ledger.settle("custodian", 10, usage(1000, 0));
+    expect(ledger.spentUsd).toBeCloseTo(0.016);
+    expect(ledger.fitsUsd(0.034)).toBe(true);
+    expect(ledger.fitsUsd(0.035)).toBe(false);
+  });
+
+  it("keeps no dollars without a limit", () => {
+    const ledger = new UsageLedger(1000, models);
+    expect(ledger.dollars("developer", { promptTokens: 1000, completionTokens: 1000 })).toBe(0);
+    expect(ledger.fitsUsd(1e9)).toBe(true);
+  });
+});

@@ -7,6 +7,14 @@ const meta = { title: "sum is wrong", issueNumber: 7 };
 describe("renderReport", () => {
   const report = renderReport(sampleResult(), meta);
 
+  it("shows the usage table's dollars from the price table its options carry, and none without one", () => {
+    const priced = renderReport(sampleResult(), { ...meta, prices: new Map([["gpt-4o", { prompt: 1000, completion: 1000 }]]) });
+    // The custodian's gpt-4o-mini has no price, and made calls: its cell and the total stay empty.
+    expect(priced).toContain("| manager | `gpt-4o` | 5 | 500 | 50 | 550 | $0.55 |");
+    expect(priced).toContain("| custodian | `gpt-4o-mini` | 4 | 400 | 40 | 440 |  |");
+    expect(report).not.toContain("| Cost |");
+  });
+
   it("opens with the title, Fixes #N and a summary of what changed", () => {
     expect(report.startsWith("## MAGIS: sum is wrong\n\nFixes #7\n")).toBe(true);
     expect(report).toContain("Changes 1 file (`src/a.js`). The QA Engineers approved 1 of 2 tasks.");

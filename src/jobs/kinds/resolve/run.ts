@@ -9,13 +9,19 @@ import { readIssueState } from "../../../github/read/read-issue-state.js";
 import { readIssueText } from "../../../github/read/read-issue-text.js";
 import type { BotIdentity, IssueRef, Octokit } from "../../../github/types.js";
 import { openJobIndex, renderReport, selectNeedsHuman, type resolveIssue, type TermMemory } from "../../../pipeline/index.js";
-import type { ProgressEvent } from "../../../pipeline/types.js";
+import type { PlanProposal, ProgressEvent } from "../../../pipeline/types.js";
+import { progressEntry } from "../../../session/record/progress-entry.js";
+import type { ModelPrices } from "../../../llm/prices.js";
 import { stageContext, type CommandServices } from "../../stage-context.js";
 import { RETRY_ISSUE } from "../../explain-failure.js";
-import { JobCancelledError, type JobKind, type JobServices } from "../../run-job.js";
-import { startStatus, trackProgress, type StatusState } from "../../track-status.js";
+import { JobCancelledError, type JobKind, type JobRun, type JobServices, type StepsResult } from "../../run-job.js";
+import { ASKED_PREFIX } from "../../job-outcome.js";
+import { postIssueComment } from "../../../github/publish/post-issue-comment.js";
+import { neutralize } from "../../../lib/markdown.js";
+import { waitForApproval } from "./wait-for-approval.js";
+import { startStatus, trackProgress } from "../../track-status.js";
 import { resolvePayload, type ResolveJobPayload } from "./payload.js";
-import { renderStatus } from "./render-status.js";
+import { renderStatus, type ResolveStatus } from "./render-status.js";
 
 /** What a resolve job uses besides the parts every job uses. */
 export interface ResolveJobServices extends JobServices, CommandServices {
@@ -33,6 +39,10 @@ export interface ResolveJobServices extends JobServices, CommandServices {
   objects?: ObjectCache;
   /** How long the git server may stay silent during a clone (MAGIS_GIT_TIMEOUT_MS; default 60 s). */
   gitIdleTimeoutMs?: number;
+  /** How often a job waiting for its plan's approval reads its session (default APPROVAL_POLL_MS). */
+  approvalPollMs?: number;
+  /** The operator's price table (MAGIS_MODEL_PRICES), for the dollars of the pull request's usage table. */
+  prices?: ModelPrices;
 }
 
 /**
@@ -40,11 +50,13 @@ export interface ResolveJobServices extends JobServices, CommandServices {
  *  1. check the issue still wants it and the repository's size; take the issue as it was at the trigger, with its
  *     comments until then as hints;
  *  2. shallow-clone the default branch, with its recent commits alongside (history_months);
- *  3. resolve the issue (MAGIS), editing the status as stages finish;
- *  4. check the issue still wants it (open, label still on), then publish the pull request;
+ *  3. resolve the issue (MAGIS), editing the status as stages finish; with plan_approval, wait for `/magis go` before
+ *     any code is written;
+ *  4. check the issue still wants it (open, label still on), then publish the pull request; or, when the Manager could
+ *     not act on the issue as written, ask its author the Manager's question and push nothing;
  *  5. link it in the status and react 🚀.
  */
-export function resolveKind(services: ResolveJobServices): JobKind<ResolveJobPayload, StatusState> {
+export function resolveKind(services: ResolveJobServices): JobKind<ResolveJobPayload, ResolveStatus> {
   return {
     name: "resolve-issue",
     payload: resolvePayload,
@@ -58,6 +70,7 @@ export function resolveKind(services: ResolveJobServices): JobKind<ResolveJobPay
     }),
     render: renderStatus,
     target: (payload) => (payload.commentId ? { kind: "comment", id: payload.commentId } : { kind: "issue" }),
+    title: (payload) => payload.issue?.title ?? "",
     steps: async (run, job, payload) => {
       const { config } = run;
       const issueRef: IssueRef = { owner: job.owner, repo: job.repo, number: job.number };
@@ -88,9 +101,10 @@ export function resolveKind(services: ResolveJobServices): JobKind<ResolveJobPay
       const published = await withShallowClone(
         remote,
         defaultBranch,
-        async (checkout) => {
+        async (checkout): Promise<{ pull: Awaited<ReturnType<typeof publishPullRequest>> } | { question: string }> => {
           run.enter("locate");
           const onProgress = (event: ProgressEvent) => {
+            run.session.record(progressEntry(event));
             const next = phaseAfter(event);
             if (next) run.enter(next);
             run.status.update((s) => trackProgress(s, event));
@@ -101,13 +115,30 @@ export function resolveKind(services: ResolveJobServices): JobKind<ResolveJobPay
               history: () => fetchedCommits(checkout.history!, (skipped) => services.log.info({ job: job.id, skipped }, "ranking without the commit history")),
             }),
             index,
+            ...(config.plan_approval && {
+              approvePlan: async (proposal: PlanProposal) => {
+                run.enter("approval");
+                const approval = await waitForApproval(
+                  { run, jobId: job.id, sessions: services.sessions, now: services.now, pollMs: services.approvalPollMs },
+                  proposal,
+                );
+                run.enter("code");
+                return approval;
+              },
+            }),
           };
           const result = await services.resolve(ctx, issue, services.memory);
+          if ("question" in result) return { question: result.question };
 
           // 4. Publish, unless the issue was closed or its label removed meanwhile (a missed webhook included).
           run.enter("publish");
           await ensureStillWanted(octokit, issueRef, payload.label);
-          const body = renderReport(result, { title: issue.title, issueNumber: job.number, sessionUrl: services.sessionUrl?.(job.id) });
+          const body = renderReport(result, {
+            title: issue.title,
+            issueNumber: job.number,
+            sessionUrl: services.sessionUrl?.(job.id),
+            prices: services.prices,
+          });
           const pull = await publishPullRequest({
             octokit,
             repo,
@@ -124,16 +155,39 @@ export function resolveKind(services: ResolveJobServices): JobKind<ResolveJobPay
             closesIssue: selectNeedsHuman(result.setAside).length === 0,
           });
           run.enter("cleanup", { stoppable: false });
-          return pull;
+          return { pull };
         },
         { parentDir: services.workDir, sink: index, ...(history && { history }), objects: services.objects },
       );
 
+      if ("question" in published) return askAuthor(run, issueRef, { question: published.question, author: payload.issue?.author ?? "" });
       // 5. The pull request in the status.
-      run.status.update((s) => ({ ...s, pullRequest: { url: published.url, number: published.number, updated: published.updated } }));
-      return { detail: published.url, succeeded: true };
+      const { pull } = published;
+      run.status.update((s) => ({ ...s, pullRequest: { url: pull.url, number: pull.number, updated: pull.updated } }));
+      return { detail: pull.url, succeeded: true, pullRequest: pull.url };
     },
   };
+}
+
+/**
+ * Posts the Manager's question to the issue, addressed to its author, and ends the run as `asked`: nothing is pushed,
+ * and the answer (a comment) is among the hints of the next run (`/magis retry`).
+ */
+async function askAuthor(run: JobRun<ResolveStatus>, issue: IssueRef, asked: { question: string; author: string }): Promise<StepsResult> {
+  const { question, author } = asked;
+  const whom = author ? `@${author}` : "The issue's author";
+  const quoted = neutralize(question.trim())
+    .split("\n")
+    .map((line) => `> ${line}`)
+    .join("\n");
+  await postIssueComment(
+    run.octokit,
+    issue,
+    `${whom}, before MAGIS works on this issue it needs to know:\n\n${quoted}\n\nPlease answer in a comment here; then \`/magis retry\` runs again with your answer as a hint.`,
+  );
+  run.session.record({ kind: "question", data: { question, author } });
+  run.status.update((s) => ({ ...s, question: { text: question, author: author || "the issue's author" } }));
+  return { detail: `${ASKED_PREFIX}${author ? `@${author}` : "the issue's author"}: ${question.trim().slice(0, 500)}`, succeeded: true, asked: true };
 }
 
 /** The fetched commits for the Custodian; a history the server could not send is logged with why, and ranks without it. */

@@ -31,7 +31,7 @@ describe("the generated configuration docs", () => {
     const page = renderConfigurationDocs();
     for (const row of SETTINGS_TABLE) expect(page, row.name).toContain(`| \`${row.name}\` |`);
     const schema = configJsonSchema();
-    const keys = Object.keys(parseConfig({})).concat(["model", "test_command", "setup_command", "environment"]);
+    const keys = Object.keys(parseConfig({})).concat(["model", "test_command", "setup_command", "environment", "cost_budget_usd"]);
     expect(Object.keys(schema.properties ?? {}).sort()).toEqual([...new Set(keys)].sort());
     for (const [key, field] of Object.entries(schema.properties ?? {})) {
       expect(field.description, `${key} has no description: add .describe() in src/config.ts`).toBeTruthy();
