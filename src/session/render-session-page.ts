@@ -41,7 +41,7 @@ export function renderSessionPage(entries: readonly StoredSessionEntry[], option
   return `<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="${pagePolicy(options)}">
-<meta name="referrer" content="no-referrer">
+<meta name="referrer" content="same-origin">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escapeHtml(pageTitle(session))}</title>
 <style>${PAGE_STYLE}</style>
