@@ -4,8 +4,13 @@ import { react, StatusComment, type ReactionTarget } from "../github/status/stat
 import type { IssueRef, Octokit } from "../github/types.js";
 import { redactSecrets } from "../lib/redact-secrets.js";
 import { startTimeLimit, TimeLimitError } from "../lib/time-limit.js";
+import type { ModelPrices } from "../llm/prices.js";
 import type { Llm, TraceRecord } from "../llm/types.js";
+import { discardingRecorder, SessionRecorder } from "../session/record-session.js";
+import { modelCallEntry } from "../session/record/model-call-entry.js";
+import type { SessionOutcome } from "../session/types.js";
 import type { JobRecord } from "../store/jobs.js";
+import type { SessionStore } from "../store/sessions.js";
 import { explainFailure, type Rerun } from "./explain-failure.js";
 import type { JobOutcome } from "./job-outcome.js";
 import { stoppedOutcome } from "./job-outcome.js";
@@ -27,6 +32,14 @@ export interface JobServices {
   hostPaths?: readonly string[];
   /** Where a job's session page is ({MAGIS_PUBLIC_URL}/jobs/<id>); absent when the page is off, and nothing links it. */
   sessionUrl?: (jobId: number) => string;
+  /** Where each job's session is recorded as it runs (absent: none is kept). */
+  sessions?: SessionStore;
+  /** The operator's price table: the session's model calls and result carry dollars where it knows the model. */
+  prices?: ModelPrices;
+  /** Values removed from every session entry besides the installation token (the model's key, the app's own secrets). */
+  secrets?: readonly (string | undefined)[];
+  /** GitHub's web address (https://github.com, or a GitHub Enterprise Server's): the session links the job's issue. */
+  webUrl?: string;
 }
 
 /**
@@ -45,6 +58,8 @@ export interface JobKind<P extends { config: MagisConfig }, S extends { failure?
   render: (state: S) => string;
   /** What gets the 👀, 🚀 and 😕 reactions at the start (the trigger comment, the issue), if anything yet. */
   target: (payload: P) => ReactionTarget | null;
+  /** The title of what the job is about, when the payload carries it (the session's heading). */
+  title?: (payload: P) => string;
   /** The job's work; says what the record keeps and whether it ends in 🚀. */
   steps: (run: JobRun<S>, job: JobRecord, payload: P) => Promise<StepsResult>;
 }
@@ -53,6 +68,10 @@ export interface JobKind<P extends { config: MagisConfig }, S extends { failure?
 export interface StepsResult {
   detail: string;
   succeeded: boolean;
+  /** The pull request opened or updated, for the session's outcome. */
+  pullRequest?: string;
+  /** The job asked the issue's author a question instead of acting: it ends `asked`, neither succeeded nor failed. */
+  asked?: boolean;
 }
 
 /** One running job as its steps see it. */
@@ -67,6 +86,13 @@ export interface JobRun<S> {
   signal: AbortSignal;
   /** The job's model: traced, timed per phase, and stopped by `signal`. */
   llm: Llm;
+  /**
+   * The job's session (see SessionRecorder): the job, its stages, model calls and outcome are recorded by runJob; the
+   * steps add what only they see (progress, commands, the result, waiting and steering).
+   */
+  session: SessionRecorder;
+  /** Stops the job's time limit while it waits on a person (plan approval); the returned call starts it again. */
+  pauseTimeLimit(): () => void;
   /**
    * Moves the job into a stage (its record and phase timings; the first phase is "setup"); throws once the job was
    * stopped, unless `stoppable` is false: the stages after publishing, since what was pushed cannot be taken back.
@@ -123,6 +149,20 @@ async function runJob<P extends { config: MagisConfig }, S extends { failure?: F
   const octokit = await services.auth(job.installationId);
   const { token } = (await octokit.auth({ type: "installation", installationId: job.installationId })) as { token: string };
   const secrets = [token];
+  const session = openSession(services, job, secrets);
+  session.record({
+    kind: "job",
+    data: {
+      id: job.id,
+      jobKind: kind.name,
+      repository: `${job.owner}/${job.repo}`,
+      number: job.number,
+      title: kind.title?.(payload) ?? "",
+      // GitHub sends /issues/N of a pull request on to its page: one address for both kinds.
+      ...(services.webUrl && { url: `${services.webUrl}/${job.owner}/${job.repo}/issues/${job.number}` }),
+    },
+  });
+  session.record({ kind: "stage", data: { name: "setup", state: "started" } });
   const logError = (error: unknown) => services.log.warn({ job: job.id, error: redactSecrets(String(error), secrets) }, "a GitHub update of a job failed");
   const limit = startTimeLimit(config.job_timeout_minutes, progress.signal);
   const signal = limit.signal;
@@ -138,11 +178,19 @@ async function runJob<P extends { config: MagisConfig }, S extends { failure?: F
     status: await StatusComment.post(octokit, where, { state: kind.start(job, payload), render: kind.render, onError: logError }),
     // Made when a step first asks, inside the steps: a model that cannot be set up (no key) fails the job visibly.
     get llm() {
-      return (model ??= clock.timed(services.createLlm(config, (record) => services.onTrace?.(job, record), signal)));
+      const onTrace = (record: TraceRecord) => {
+        session.record(modelCallEntry(record));
+        services.onTrace?.(job, record);
+      };
+      return (model ??= clock.timed(services.createLlm(config, onTrace, signal)));
     },
     enter(name, options = {}) {
       if (options.stoppable !== false) signal.throwIfAborted();
-      if (name !== phase) clock.mark((phase = name));
+      if (name !== phase) {
+        session.record({ kind: "stage", data: { name: phase, state: "ended" } });
+        clock.mark((phase = name));
+        session.record({ kind: "stage", data: { name, state: "started" } });
+      }
       if (name === stage) return;
       stage = name;
       progress.stage(name);
@@ -152,6 +200,8 @@ async function runJob<P extends { config: MagisConfig }, S extends { failure?: F
       await react(octokit, where, { target: next, content: "eyes", onError: logError });
     },
     logError,
+    session,
+    pauseTimeLimit: () => limit.pause(),
   };
   const finish = async (reaction: "rocket" | "confused" | null) => {
     await run.status.flush();
@@ -159,6 +209,7 @@ async function runJob<P extends { config: MagisConfig }, S extends { failure?: F
       services.log.warn({ job: job.id }, "the job's status comment could not be posted on GitHub; its reactions and record still show the outcome");
     if (target && reaction) await react(octokit, where, { target, content: reaction, onError: logError });
     services.onTimings?.(job, clock.finish());
+    session.record({ kind: "stage", data: { name: phase, state: "ended" } });
   };
 
   try {
@@ -167,7 +218,7 @@ async function runJob<P extends { config: MagisConfig }, S extends { failure?: F
     const result = await kind.steps(run, job, payload);
     limit.clear();
     await finish(result.succeeded ? "rocket" : null);
-    return { status: "succeeded", detail: result.detail };
+    return await ended(session, { status: result.asked ? "asked" : "succeeded", detail: result.detail }, result.pullRequest);
   } catch (error) {
     limit.clear();
     const stopped = signal.aborted ? signal.reason : error instanceof JobCancelledError ? error : null;
@@ -177,9 +228,34 @@ async function runJob<P extends { config: MagisConfig }, S extends { failure?: F
     run.status.update((s) => ({ ...s, failure }));
     await finish(failure.cancelled ? null : "confused");
     // Stopped by its queue: the record says why the queue stopped it (a closed issue, a worker shutting down).
-    if (progress.signal.aborted) return stoppedOutcome(progress.signal.reason, failure.stage);
-    return { status: failure.cancelled ? "cancelled" : "failed", detail: `${failure.reason} ${failure.nextStep}`, stage: failure.stage };
+    if (progress.signal.aborted) return await ended(session, stoppedOutcome(progress.signal.reason, failure.stage));
+    return await ended(session, { status: failure.cancelled ? "cancelled" : "failed", detail: `${failure.reason} ${failure.nextStep}`, stage: failure.stage });
   }
+}
+
+/** The job's session: recorded in the store where the services keep sessions, redacted of the job's secrets. */
+function openSession(services: JobServices, job: JobRecord, secrets: readonly string[]): SessionRecorder {
+  const { sessions } = services;
+  if (!sessions) return discardingRecorder(services.now);
+  return new SessionRecorder({
+    sink: (rows) => sessions.append(job.id, rows),
+    secrets: [...secrets, ...(services.secrets ?? [])],
+    now: services.now,
+    prices: services.prices,
+    onSinkError: (error) => services.log.warn({ job: job.id, error: String(error) }, "the job's session could not be recorded; the job goes on without it"),
+  });
+}
+
+/** Records how the job ended as its session's last entry, and hands the outcome on once the session is written. */
+async function ended(session: SessionRecorder, outcome: JobOutcome, pullRequest?: string): Promise<JobOutcome> {
+  const data: SessionOutcome = {
+    status: outcome.status,
+    detail: outcome.detail,
+    ...("stage" in outcome && outcome.stage !== undefined && { stage: outcome.stage }),
+  };
+  session.record({ kind: "outcome", data: { ...data, ...(pullRequest !== undefined && { pullRequest }) } });
+  await session.close();
+  return outcome;
 }
 
 // A stop is either the time limit (a failure with advice) or a cancellation (someone closed the issue or removed the label).

@@ -1,6 +1,8 @@
 import type { EnvironmentScope, EnvironmentShelf } from "../environment/index.js";
 import type { Checkout } from "../git/checkout.js";
 import type { Sandbox } from "../sandbox/sandbox.js";
+import { recordingSandbox } from "../session/record/record-commands.js";
+import type { SessionEntry } from "../session/types.js";
 import type { CommandPolicy, ProgressEvent, StageContext } from "../pipeline/types.js";
 import { repositoryKey, type JobRecord } from "../store/jobs.js";
 import type { JobRun } from "./run-job.js";
@@ -17,17 +19,18 @@ export interface CommandServices {
 
 /**
  * Whether and how a job may run the repository's tests: in a copy beside the checkout (removed with leftover checkouts),
- * from an environment kept for the repository and its installation (`scope`) where the services keep them.
+ * from an environment kept for the repository and its installation (`scope`) where the services keep them, each
+ * command recorded in the job's session (`record`) as it ends.
  */
 export function commandPolicy(
   services: CommandServices,
-  job: { secrets: string[]; signal: AbortSignal; checkoutDir: string; scope: EnvironmentScope },
+  job: { secrets: string[]; signal: AbortSignal; checkoutDir: string; scope: EnvironmentScope; record?: (entry: SessionEntry) => void },
 ): CommandPolicy {
   const { commands } = services;
   if ("why" in commands) return { allowed: false, why: commands.why };
   return {
     allowed: true,
-    sandbox: commands.sandbox,
+    sandbox: job.record ? recordingSandbox(commands.sandbox, job.record) : commands.sandbox,
     secrets: [...commands.secrets, ...job.secrets],
     signal: job.signal,
     scratchDir: `${job.checkoutDir}.tests`,
@@ -40,7 +43,7 @@ export function commandPolicy(
  * and progress, and whether the repository's commands may run (`commands`: the job's services, or none).
  */
 export function stageContext(
-  run: Pick<JobRun<unknown>, "config" | "llm" | "token" | "signal">,
+  run: Pick<JobRun<unknown>, "config" | "llm" | "token" | "signal" | "session">,
   job: JobRecord,
   parts: { checkout: Pick<Checkout, "dir">; now: () => number; commands: CommandServices; onProgress: (event: ProgressEvent) => void },
 ): StageContext {
@@ -53,6 +56,12 @@ export function stageContext(
     llm: run.llm,
     now: parts.now,
     onProgress: parts.onProgress,
-    commands: commandPolicy(parts.commands, { secrets: [run.token], signal: run.signal, checkoutDir: parts.checkout.dir, scope }),
+    commands: commandPolicy(parts.commands, {
+      secrets: [run.token],
+      signal: run.signal,
+      checkoutDir: parts.checkout.dir,
+      scope,
+      record: (entry) => run.session.record(entry),
+    }),
   };
 }

@@ -3,6 +3,7 @@ import { StageError } from "../../../pipeline/errors.js";
 import type { revisePullRequest } from "../../../pipeline/index.js";
 import type { RevisionResult } from "../../../pipeline/revise/types.js";
 import type { ProgressEvent } from "../../../pipeline/types.js";
+import { progressEntry, resultEntry } from "../../../session/record/progress-entry.js";
 import type { Checkout } from "../../../git/checkout.js";
 import { withShallowClone } from "../../../git/clone-repository.js";
 import { answerRevision } from "./answer-revision.js";
@@ -61,7 +62,7 @@ export function reviseKind(services: ReviseJobServices): JobKind<ReviseJobPayloa
       const headRef = pull.head.ref;
       const finish = (done: NonNullable<RevisionStatus["done"]>, succeeded = done.commit !== null) => {
         status.update((s) => ({ ...s, declined: done.result?.declined, done }));
-        return { detail: done.commit ? `${pull.url} revised in ${done.commit}` : `${pull.url}: no change`, succeeded };
+        return { detail: done.commit ? `${pull.url} revised in ${done.commit}` : `${pull.url}: no change`, succeeded, pullRequest: pull.url };
       };
       // Nothing to do is a success when there was nothing to fix (a moot CI failure), not when feedback was missing.
       const nothing = (note: string, succeeded = false) => finish({ commit: null, parent: pull.head.sha, branch: headRef, result: null, note }, succeeded);
@@ -109,6 +110,7 @@ export function reviseKind(services: ReviseJobServices): JobKind<ReviseJobPayloa
           // 3. The revision.
           run.enter("plan");
           const onProgress = (event: ProgressEvent) => {
+            run.session.record(progressEntry(event));
             if (event.stage === "team" && event.developers.length > 0) run.enter("code");
             status.update((s) => (event.stage === "tasks" ? { ...s, tasks: event.tasks } : trackProgress(s, event)));
           };
@@ -116,6 +118,7 @@ export function reviseKind(services: ReviseJobServices): JobKind<ReviseJobPayloa
           // Unless the tests need every file, the checkout has none yet: only those the revision reads are written.
           const prepare = async (paths: string[]) => void (await checkout.writeFiles(paths));
           const result = await services.revise(ctx, { issue, changedFiles, comments, general, source: ci ? "ci" : "review" }, prepare);
+          run.session.record(resultEntry(result));
           if (result.changes.length === 0) return { result, commit: null, parent: checkout.head };
           // 4. One commit on top of the head.
           run.enter("publish");
