@@ -28,7 +28,7 @@ export interface SessionStore {
   append(jobId: number, rows: readonly NewSessionRow[]): Promise<void>;
   /** A job's entries with `seq` above `afterSeq` (default 0), in order, at most `limit` (default all). */
   read(jobId: number, options?: { afterSeq?: number; limit?: number }): Promise<SessionRow[]>;
-  /** Characters of JSON a job's session holds, as the database counts them (code points), for the per-job bound and the benchmark of the store's size. */
+  /** Characters of JSON a job's session holds (UTF-16 code units, as a string's length), for the per-job bound and the benchmark of the store's size. */
   bytes(jobId: number): Promise<number>;
   /** Removes the sessions of jobs that ended (succeeded, failed, cancelled, declined) before `before`; says how many jobs' sessions went. */
   prune(before: number): Promise<number>;

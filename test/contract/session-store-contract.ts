@@ -63,11 +63,11 @@ export function describeSessionContract(context: ContractContext): void {
       expect(new Set(texts).size).toBe(100);
     });
 
-    it("counts the characters of JSON a session holds", async () => {
+    it("counts the characters of JSON a session holds, in UTF-16 code units as the writer counts them", async () => {
       expect(await sessions().bytes(9)).toBe(0);
-      await sessions().append(9, [note("x".repeat(100)), note("Ünïcödé — 世界")]);
+      await sessions().append(9, [note("x".repeat(100)), note("Ünïcödé — 世界 🚀")]);
       await sessions().append(10, [note("not this one")]);
-      expect(await sessions().bytes(9)).toBe(JSON.stringify({ text: "x".repeat(100) }).length + JSON.stringify({ text: "Ünïcödé — 世界" }).length);
+      expect(await sessions().bytes(9)).toBe(JSON.stringify({ text: "x".repeat(100) }).length + JSON.stringify({ text: "Ünïcödé — 世界 🚀" }).length);
     });
 
     it("gives any JSON text back exactly: escapes, CJK, emoji, 100 kB", async () => {

@@ -110,12 +110,15 @@ export const MIGRATIONS: readonly Migration[] = [
     name: "jobs' sessions",
     sql: `
       -- A job's session, entry by entry; seq numbers the entries within the job (1, 2, 3 …), in the order written.
+      -- data is the entry's JSON (compressed by PostgreSQL past 2 kB); chars its length in UTF-16 code units, as the
+      -- writer's per-job bound counts it (and SQLite's store records it).
       CREATE TABLE session_entries (
         job_id BIGINT NOT NULL,
         seq INTEGER NOT NULL,
         at BIGINT NOT NULL,
         kind TEXT NOT NULL,
         data TEXT NOT NULL,
+        chars INTEGER NOT NULL,
         PRIMARY KEY (job_id, seq)
       );
     `,

@@ -1,6 +1,6 @@
 import type pg from "pg";
 import type { NewSessionRow, SessionRow, SessionStore } from "../../store/sessions.js";
-import { ENDED_STATUSES, sessionFromRow, type SessionEntryRow } from "../session-row.js";
+import { ENDED_STATUSES } from "../ended-statuses.js";
 import { SESSION_LOCKS } from "./advisory-locks.js";
 import { inTransaction } from "./in-transaction.js";
 
@@ -19,25 +19,25 @@ export class PostgresSessionStore implements SessionStore {
       // Job ids are BIGINT; the lock's second key is an int: ids past 2^31 share locks, which only makes them wait.
       await client.query("SELECT pg_advisory_xact_lock($1, ($2::bigint % 2147483648)::int)", [SESSION_LOCKS, jobId]);
       await client.query(
-        `INSERT INTO session_entries (job_id, seq, at, kind, data)
-         SELECT $1, (SELECT coalesce(max(seq), 0) FROM session_entries WHERE job_id = $1) + n, at, kind, data
-         FROM unnest($2::bigint[], $3::text[], $4::text[]) WITH ORDINALITY AS entry (at, kind, data, n)`,
-        [jobId, rows.map((row) => row.at), rows.map((row) => row.kind), rows.map((row) => row.data)],
+        `INSERT INTO session_entries (job_id, seq, at, kind, data, chars)
+         SELECT $1, (SELECT coalesce(max(seq), 0) FROM session_entries WHERE job_id = $1) + n, at, kind, data, chars
+         FROM unnest($2::bigint[], $3::text[], $4::text[], $5::int[]) WITH ORDINALITY AS entry (at, kind, data, chars, n)`,
+        [jobId, rows.map((row) => row.at), rows.map((row) => row.kind), rows.map((row) => row.data), rows.map((row) => row.data.length)],
       );
     });
   }
 
   async read(jobId: number, { afterSeq = 0, limit }: { afterSeq?: number; limit?: number } = {}): Promise<SessionRow[]> {
     // LIMIT NULL is PostgreSQL's "no limit".
-    const { rows } = await this.pool.query<SessionEntryRow>(
-      "SELECT job_id, seq, at, kind, data FROM session_entries WHERE job_id = $1 AND seq > $2 ORDER BY seq LIMIT $3",
+    const { rows } = await this.pool.query<{ seq: number; at: number; kind: string; data: string }>(
+      "SELECT seq, at, kind, data FROM session_entries WHERE job_id = $1 AND seq > $2 ORDER BY seq LIMIT $3",
       [jobId, afterSeq, limit ?? null],
     );
-    return rows.map(sessionFromRow);
+    return rows.map((row) => ({ jobId, seq: row.seq, at: row.at, kind: row.kind, data: row.data }));
   }
 
   async bytes(jobId: number): Promise<number> {
-    const { rows } = await this.pool.query<{ bytes: number }>("SELECT coalesce(sum(length(data)), 0)::bigint AS bytes FROM session_entries WHERE job_id = $1", [
+    const { rows } = await this.pool.query<{ bytes: number }>("SELECT coalesce(sum(chars), 0)::bigint AS bytes FROM session_entries WHERE job_id = $1", [
       jobId,
     ]);
     return rows[0]!.bytes;

@@ -74,16 +74,18 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
   {
     version: 3,
     name: "jobs' sessions",
-    // WITHOUT ROWID: the entries are stored in (job_id, seq) order, which is how they are read, appended and removed.
+    // data: the entry's JSON, raw-deflated (prompts and outputs shrink to about a third); chars: its length in UTF-16
+    // code units, as the writer's per-job bound counts it.
     sql: `
       CREATE TABLE session_entries (
         job_id INTEGER NOT NULL,
         seq INTEGER NOT NULL,
         at INTEGER NOT NULL,
         kind TEXT NOT NULL,
-        data TEXT NOT NULL,
+        data BLOB NOT NULL,
+        chars INTEGER NOT NULL,
         PRIMARY KEY (job_id, seq)
-      ) WITHOUT ROWID;`,
+      );`,
   },
 ];
 

@@ -1,8 +1,9 @@
+import { deflateRawSync, inflateRawSync } from "node:zlib";
 import { prepareLater, type Db, type Transaction } from "./database.js";
 import { retryWhileLocked, type LockWait } from "./retry-while-locked.js";
 import { DECISION_WAIT } from "./store-waits.js";
 import type { NewSessionRow, SessionRow, SessionStore } from "../../store/sessions.js";
-import { ENDED_STATUSES, sessionFromRow, type SessionEntryRow } from "../session-row.js";
+import { ENDED_STATUSES } from "../ended-statuses.js";
 
 /** The jobs whose sessions `prune` removes: ended (ENDED_STATUSES) before the time given. */
 const ENDED_BEFORE = `SELECT id FROM jobs WHERE status IN (${ENDED_STATUSES.map((status) => `'${status}'`).join(", ")}) AND updated_at < ?`;
@@ -20,13 +21,19 @@ const OF_REPOSITORIES = `SELECT id FROM jobs WHERE lower(owner || '/' || repo) I
  * inside one IMMEDIATE transaction, which holds the file's write lock from its first read: two appenders of one job,
  * in this process or another, never take the same number. Another process's lock is waited out on timers for up to a
  * minute (a session entry is worth less than the job that writes it, which must not stall on it for long).
+ *
+ * Each entry's JSON is stored raw-deflated, as the evolution memory's texts are: prompts, answers and outputs take about
+ * a third of their size in the file, which holds every session of the last MAGIS_SESSION_DAYS (PostgreSQL compresses
+ * them itself). Its length as text is stored beside it, for `bytes`.
  */
 export class SqliteSessionStore implements SessionStore {
   private readonly highest = prepareLater(() =>
     this.db.prepare<[number], { seq: number }>("SELECT coalesce(max(seq), 0) AS seq FROM session_entries WHERE job_id = ?"),
   );
   private readonly insert = prepareLater(() =>
-    this.db.prepare<[number, number, number, string, string]>("INSERT INTO session_entries (job_id, seq, at, kind, data) VALUES (?, ?, ?, ?, ?)"),
+    this.db.prepare<[number, number, number, string, Uint8Array, number]>(
+      "INSERT INTO session_entries (job_id, seq, at, kind, data, chars) VALUES (?, ?, ?, ?, ?, ?)",
+    ),
   );
   private readonly appendAll: Transaction<[number, readonly NewSessionRow[]], void>;
 
@@ -36,7 +43,7 @@ export class SqliteSessionStore implements SessionStore {
   ) {
     this.appendAll = db.transaction((jobId: number, rows: readonly NewSessionRow[]) => {
       let seq = this.highest().get(jobId)!.seq;
-      for (const row of rows) this.insert().run(jobId, ++seq, row.at, row.kind, row.data);
+      for (const row of rows) this.insert().run(jobId, ++seq, row.at, row.kind, deflateRawSync(Buffer.from(row.data, "utf8")), row.data.length);
     });
   }
 
@@ -48,16 +55,15 @@ export class SqliteSessionStore implements SessionStore {
   async read(jobId: number, { afterSeq = 0, limit }: { afterSeq?: number; limit?: number } = {}): Promise<SessionRow[]> {
     // LIMIT -1 is SQLite's "no limit".
     const rows = this.db
-      .prepare<[number, number, number], SessionEntryRow>(
-        "SELECT job_id, seq, at, kind, data FROM session_entries WHERE job_id = ? AND seq > ? ORDER BY seq LIMIT ?",
+      .prepare<[number, number, number], { seq: number; at: number; kind: string; data: Uint8Array }>(
+        "SELECT seq, at, kind, data FROM session_entries WHERE job_id = ? AND seq > ? ORDER BY seq LIMIT ?",
       )
       .all(jobId, afterSeq, limit ?? -1);
-    return rows.map(sessionFromRow);
+    return rows.map((row) => ({ jobId, seq: row.seq, at: row.at, kind: row.kind, data: inflateRawSync(row.data).toString("utf8") }));
   }
 
   async bytes(jobId: number): Promise<number> {
-    return this.db.prepare<[number], { bytes: number }>("SELECT coalesce(sum(length(data)), 0) AS bytes FROM session_entries WHERE job_id = ?").get(jobId)!
-      .bytes;
+    return this.db.prepare<[number], { bytes: number }>("SELECT coalesce(sum(chars), 0) AS bytes FROM session_entries WHERE job_id = ?").get(jobId)!.bytes;
   }
 
   prune(before: number): Promise<number> {
