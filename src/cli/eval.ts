@@ -3,6 +3,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { modelFor, parseConfig } from "../config.js";
 import { createLlm } from "../llm/client.js";
+import { parseModelPrices, readDollars, type ModelPrices } from "../llm/prices.js";
 import type { CommandPolicy } from "../pipeline/types.js";
 import { localCommandPolicy } from "./command-policy.js";
 import { explainLosses } from "../eval/oracle/explain-losses.js";
@@ -21,7 +22,7 @@ import { renderSettingsHelp } from "../app/settings/render-settings-help.js";
 const ORACLE_MODEL = { MAGIS_MODEL: "oracle", MAGIS_LLM_MAX_RETRIES: "0" };
 
 const usage = `Usage: magis eval --data FILE --repos DIR --out DIR [--prepare-from MIRRORS] [--limit N]
-                  [--concurrency N] [--instances ID,…] [--resume] [--price-in USD --price-out USD]
+                  [--concurrency N] [--instances ID,…] [--resume] [--prices TABLE | --price-in USD --price-out USD]
                   [--allow-commands [--environments FILE]] [--oracle] [--candidates N]
 
 Runs the resolve pipeline (as \`magis resolve\` and the App run it) on SWE-bench-style issues with known
@@ -30,8 +31,8 @@ Ctrl-C loses only the instances running at that moment:
   predictions.jsonl  SWE-bench's format (instance_id, model_name_or_path, model_patch; empty when none)
   results.jsonl      per instance: located and kept files, file recall, whether the patch applies
                      (git apply --check), MAGIS Eq. 1 line coverage, the failing stage and why, tokens
-                     per agent, model calls, wall time, cost
-  summary.md         totals, per repository, beside the MAGIS paper, and the SWE-bench harness command
+                     per agent, model calls, wall time, cost in US dollars (cost_usd) where priced
+  summary.md         totals (the cost in all), the cost per instance where priced, per repository, beside the MAGIS paper, and the SWE-bench harness command
                      (not for --oracle: its predictions are the gold patches)
   traces/ID.jsonl    every model call of an instance; memory.db, the evolution memory per repository
 A progress line per instance goes to stderr. A missing checkout, another commit, a broken record or
@@ -52,8 +53,13 @@ Options:
   --candidates N      candidate changes per Developer attempt (1–8), over each checkout's \`candidates\`
   --instances IDS     only these instance ids, comma-separated (an id --data does not hold is refused)
   --resume            continue the run in --out, skipping the instances it finished
-  --price-in USD      price per million prompt tokens, for the cost column
-  --price-out USD     price per million completion tokens
+  --prices TABLE      what each model costs, as MAGIS_MODEL_PRICES is written (over it, model by model):
+                      MODEL=PROMPT/COMPLETION in US dollars per million tokens, separated by commas,
+                      e.g. gpt-4o=2.50/10.00,gpt-4o-mini=0.15/0.60. An instance's cost is shown when
+                      every agent that made a call has a price
+  --price-in USD      the price per million prompt tokens of the run's model (the one summary.md
+                      names), one entry of the same table: --prices MODEL=IN/OUT for that model
+  --price-out USD     the price per million completion tokens of that model
   --allow-commands    let the repository's test_command run; off by default, since SWE-bench
                       environments (their Python versions and packages) are not set up here
   --environments FILE how each repository's instances are set up, as SWE-bench's harness specifies it:
@@ -88,6 +94,7 @@ export const evalCommand: Command = {
       candidates: { type: "string" },
       instances: { type: "string" },
       resume: { type: "boolean", default: false },
+      prices: { type: "string" },
       "price-in": { type: "string" },
       "price-out": { type: "string" },
       "allow-commands": { type: "boolean", default: false },
@@ -98,15 +105,17 @@ export const evalCommand: Command = {
     const data = path.resolve(io.cwd, values.data!);
     if (!fs.statSync(data, { throwIfNoEntry: false })?.isFile()) throw new UsageError(`--data ${values.data} is not a file`);
     const repos = path.resolve(io.cwd, values.repos!);
-    const prices = readPrices(values["price-in"], values["price-out"]);
     if (values.environments && !values["allow-commands"])
       throw new UsageError("--environments sets up the repositories' commands, which run only with --allow-commands: add it, or leave --environments out");
     const environments = values.environments ? readEnvironments(path.resolve(io.cwd, values.environments)) : undefined;
     const settings = readSettings(io.env, { door: "eval" });
+    const runModel = modelFor("developer", parseConfig({}), settings.model);
+    const prices = readPrices(settings.model.prices, runModel, values);
+    const model = { ...settings.model, prices };
     const oracle = values.oracle ? await startOracleModel() : null;
     const stop = io.stopSignal?.();
     // Fails here, once, when no model is configured, rather than once per instance.
-    if (!oracle) makeModel(parseConfig({}), settings);
+    if (!oracle) makeModel(parseConfig({}), { ...settings, model });
     let results: EvalResult[];
     let total: number;
     try {
@@ -133,8 +142,8 @@ export const evalCommand: Command = {
               const environment = { ...ORACLE_MODEL, OPENAI_BASE_URL: oracle.add(instance.instance_id, instance.patch ?? "", checkout, reproduction) };
               return createLlm({ config, settings: readSettings(environment, { door: "eval" }).model, signal });
             }
-          : (config, _instance, _checkout, signal) => createLlm({ config, settings: settings.model, signal }),
-        modelName: oracle ? "magis-oracle" : `magis-${modelFor("developer", parseConfig({}), settings.model)}`,
+          : (config, _instance, _checkout, signal) => createLlm({ config, settings: model, signal }),
+        modelName: oracle ? "magis-oracle" : `magis-${runModel}`,
         commands: commandPolicy(values["allow-commands"]!, io, settings),
         ...(oracle ? { oracle: { explainLosses } } : {}),
         now: io.now ?? Date.now,
@@ -184,14 +193,32 @@ function readEnvironments(file: string): ReturnType<typeof readEnvironmentsFile>
   }
 }
 
-function readPrices(priceIn: string | undefined, priceOut: string | undefined): { in: number; out: number } | undefined {
-  if (priceIn === undefined && priceOut === undefined) return undefined;
+/**
+ * The run's price table: MAGIS_MODEL_PRICES, with --prices over it model by model, or with --price-in/--price-out as
+ * the entry of the run's model. Both ways at once would say the run's price twice: refused.
+ */
+function readPrices(
+  operator: ModelPrices,
+  runModel: string,
+  flags: { prices?: string | undefined; "price-in"?: string | undefined; "price-out"?: string | undefined },
+): ModelPrices {
+  const { prices: table, "price-in": priceIn, "price-out": priceOut } = flags;
+  if (table !== undefined && (priceIn !== undefined || priceOut !== undefined)) {
+    throw new UsageError(`give --prices or --price-in/--price-out, not both: --price-in/--price-out is --prices ${runModel}=IN/OUT`);
+  }
+  if (table !== undefined) {
+    try {
+      return new Map([...operator, ...parseModelPrices(table, "--prices")]);
+    } catch (error) {
+      throw new UsageError(error instanceof Error ? error.message : String(error));
+    }
+  }
+  if (priceIn === undefined && priceOut === undefined) return operator;
   if (priceIn === undefined || priceOut === undefined) throw new UsageError("give both --price-in and --price-out (US dollars per million tokens), or neither");
   const read = (flag: string, raw: string) => {
-    // Written as a price is (3, 0.15, .15, 2.50): Number alone would also take '', 0x10 and 1e3.
-    const value = /^\s*(?:\d+(?:\.\d*)?|\.\d+)\s*$/.test(raw) ? Number(raw) : Number.NaN;
-    if (!Number.isFinite(value)) throw new UsageError(`${flag} must be a price in US dollars per million tokens, such as 3 or 0.15, not '${raw}'`);
+    const value = readDollars(raw);
+    if (value === undefined) throw new UsageError(`${flag} must be a price in US dollars per million tokens, such as 3 or 0.15, not '${raw}'`);
     return value;
   };
-  return { in: read("--price-in", priceIn), out: read("--price-out", priceOut) };
+  return new Map([...operator, [runModel, { prompt: read("--price-in", priceIn), completion: read("--price-out", priceOut) }]]);
 }

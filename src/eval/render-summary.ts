@@ -1,4 +1,5 @@
 import { AGENTS } from "../config.js";
+import { formatDollars } from "../llm/prices.js";
 import type { EvalResult, OracleLoss } from "./types.js";
 
 /** What the summary says besides the results: the run's model and data, how many instances it has, and its own wall time. */
@@ -54,6 +55,7 @@ export function renderSummary(results: EvalResult[], context: SummaryContext): s
     `| resolved ratio | ${context.oracle ? "not measured (oracle)" : "score predictions.jsonl (below)"} | ${PAPER.resolved} % |`,
     `| Eq. 1 line coverage | mean ${meanPercent(results.map((r) => (r.patch ? (r.coverage ?? 0) : 0)))} | a distribution (Fig. 5), most instances near 1; no mean given |`,
     "",
+    ...costSection(results),
     ...failureSection(results),
     ...(context.oracle ? lossSection(results) : []),
     ...(context.oracle ? oracleScoringSection() : harnessSection(context.predictions)),
@@ -96,7 +98,10 @@ function totalRows(results: EvalResult[]): string[] {
   const n = results.length;
   const patched = results.filter((r) => r.patch);
   const tokens = AGENTS.map((agent) => `${agent} ${formatTokens(sum(results, (r) => r.tokens[agent].total))}`).join(", ");
-  const cost = results.some((r) => r.cost_usd !== undefined) ? [`| cost | $${sum(results, (r) => r.cost_usd ?? 0).toFixed(2)} |`] : [];
+  const priced = results.filter((r) => r.cost_usd !== undefined);
+  // A sum that leaves instances out says so: it is not the run's whole cost.
+  const partly = priced.length < n ? ` (the ${priced.length} of ${n} instances whose models all have a price)` : "";
+  const cost = priced.length > 0 ? [`| cost | ${formatDollars(sum(priced, (r) => r.cost_usd!))}${partly} |`] : [];
   return [
     `| instances | ${n} |`,
     `| with a patch | ${percent(patched.length, n)} |`,
@@ -109,6 +114,7 @@ function totalRows(results: EvalResult[]): string[] {
     `| file recall of the located files (BM25 top k) | ${meanPercent(results.map((r) => r.recall_located))} |`,
     `| file recall of the kept files (after the relevance check) | ${meanPercent(results.map((r) => r.recall_kept))} |`,
     `| failed, by stage | ${describeStages(results) || "none"} |`,
+    `| asked a clarifying question instead (results.jsonl \`question\`) | ${count(results, (r) => r.question !== undefined)} |`,
     `| model calls | ${sum(results, (r) => r.calls)} |`,
     `| tokens | ${formatTokens(sum(results, (r) => AGENTS.reduce((t, a) => t + r.tokens[a].total, 0)))} (${tokens}) |`,
     ...cost,
@@ -156,6 +162,22 @@ function repositoryRows(results: EvalResult[]): string[] {
       n,
     )} | ${meanPercent(mine.map((r) => (r.patch ? (r.coverage ?? 0) : 0)))} | ${meanPercent(mine.map((r) => r.recall_kept))} | ${formatTokens(sum(mine, (r) => AGENTS.reduce((t, a) => t + r.tokens[a].total, 0)))} | ${formatDuration(sum(mine, (r) => r.wall_ms))} |`;
   });
+}
+
+/** Each instance's dollars, where its models have prices (MAGIS_MODEL_PRICES, --prices); nothing when none has. */
+function costSection(results: EvalResult[]): string[] {
+  if (!results.some((r) => r.cost_usd !== undefined)) return [];
+  return [
+    "## Cost per instance",
+    "",
+    "| instance | model calls | tokens | cost |",
+    "| --- | ---: | ---: | ---: |",
+    ...results.map(
+      (r) =>
+        `| ${r.instance_id} | ${r.calls} | ${formatTokens(AGENTS.reduce((t, a) => t + r.tokens[a].total, 0))} | ${r.cost_usd === undefined ? "no price" : formatDollars(r.cost_usd)} |`,
+    ),
+    "",
+  ];
 }
 
 function failureSection(results: EvalResult[]): string[] {

@@ -3,12 +3,15 @@ import path from "node:path";
 import { AGENTS, type MagisConfig } from "../config.js";
 import { loadRepoConfig } from "../cli/load-repo-config.js";
 import type { LlmClient } from "../llm/client.js";
+import { dollarsOf, type ModelPrices } from "../llm/prices.js";
 import type { TraceRecord } from "../llm/types.js";
 import { StageError } from "../pipeline/errors.js";
 import { startTimeLimit, type TimeLimit } from "../lib/time-limit.js";
 import { locateFiles, openJobIndex, resolveIssue, withLanguageServers, type TermMemory } from "../pipeline/index.js";
 import type { CommandPolicy, EnvironmentReport, IssueText, LocatedFile, ProgressEvent, ReproductionReport, ResolveResult } from "../pipeline/types.js";
 import type { MemoryStore } from "../store/store.js";
+import { startLocalSession } from "../session/record-local-run.js";
+import type { SessionOutcome } from "../session/types.js";
 import { checkPatchApplies } from "./check-patch-applies.js";
 import { fileRecall } from "./file-recall.js";
 import { compareToGold, type GoldComparison } from "./compare-to-gold.js";
@@ -44,8 +47,8 @@ export interface InstanceSetup {
   /** How each repository's instances are set up (`--environments`), over the checkout's config. */
   environments?: EnvironmentTable;
   now: () => number;
-  /** US dollars per million prompt and completion tokens. */
-  prices?: { in: number; out: number };
+  /** US dollars per million prompt and completion tokens, by model (MAGIS_MODEL_PRICES, --prices, --price-in/--price-out). */
+  prices?: ModelPrices;
   /** A line of what was done besides the run (a checkout made from a mirror). */
   log: (line: string) => void;
   /** Aborted when the whole run is to stop: the instance stops where it is, having removed what it made. */
@@ -64,6 +67,8 @@ export interface InstanceRun {
   checkout: string | null;
   /** The patch measured against the gold patch; null without a gold patch. */
   comparison: GoldComparison | null;
+  /** The instance's session as one self-contained page, as `magis resolve` writes it (session.html). */
+  sessionPage: string;
 }
 
 /**
@@ -76,6 +81,7 @@ export async function runEvalInstance(instance: BenchInstance, setup: InstanceSe
   let located: LocatedFile[] = [];
   let llm: LlmClient | null = null;
   let resolved: ResolveResult | null = null;
+  let question: string | undefined;
   let failure: EvalFailure | null;
   let config: MagisConfig | null = null;
   let history: () => Promise<CommitRecord[]> = async () => [];
@@ -84,6 +90,13 @@ export async function runEvalInstance(instance: BenchInstance, setup: InstanceSe
   const checkout = instanceDir(setup.repos, instance.instance_id);
   const copy = instanceDir(setup.scratch, instance.instance_id);
   let limit: TimeLimit | null = null;
+  const session = startLocalSession({
+    job: { id: 0, jobKind: "eval", repository: instance.repo, number: null, title: `${instance.instance_id}: ${issueOf(instance).title}` },
+    trace: () => llm?.trace ?? [],
+    secrets: setup.commands.allowed ? (setup.commands.secrets ?? []) : [],
+    prices: setup.prices,
+    now: setup.now,
+  });
   try {
     // 1. The checkout, at the instance's base commit (made from a mirror when asked), copied so it is never changed.
     failure = (await prepare(instance, setup)) ?? checkCheckout(checkout, instance);
@@ -101,6 +114,7 @@ export async function runEvalInstance(instance: BenchInstance, setup: InstanceSe
       // 2. The pipeline of `magis resolve` and the App, with the repository's memory shared by its instances.
       const issue = issueOf(instance);
       const onProgress = (event: ProgressEvent) => {
+        session.onProgress(event);
         if (event.stage === "located") located = event.files;
         if (event.stage === "reproduction") reproduction = event.reproduction;
         // The environment is made ready once, for the tests or the reproduction, whichever comes first.
@@ -108,7 +122,7 @@ export async function runEvalInstance(instance: BenchInstance, setup: InstanceSe
       };
       // The pipeline keeps its own time (its usage report); `setup.now` times the instance.
       const index = openJobIndex({ terms: setup.terms, list: { exclude: config.exclude, maxFileBytes: config.max_file_bytes } });
-      resolved = await withLanguageServers(
+      const outcome = await withLanguageServers(
         {
           root: copy,
           repoId: instance.repo,
@@ -116,13 +130,16 @@ export async function runEvalInstance(instance: BenchInstance, setup: InstanceSe
           llm,
           now: Date.now,
           onProgress,
-          commands: commands.allowed ? { ...commands, signal: limit.signal } : commands,
+          commands: session.commands(commands.allowed ? { ...commands, signal: limit.signal } : commands),
           history,
           index,
         },
         (ctx) => resolveIssue(ctx, issue, setup.memory),
       );
       limit.signal.throwIfAborted();
+      // A question is no patch and no failure: counted apart (the summary's row), as the App posts it to the author.
+      if ("question" in outcome) question = outcome.question;
+      else resolved = outcome;
     }
   } catch (error) {
     const stage = error instanceof StageError ? error.stage : "crash";
@@ -162,13 +179,23 @@ export async function runEvalInstance(instance: BenchInstance, setup: InstanceSe
     ),
     recall_kept: fileRecall(kept, instance.gold_files),
     failure,
+    ...(question === undefined ? {} : { question }),
     ...(reproduction ? describeWay(reproduction) : {}),
     ...((resolved?.environment ?? environment) ? { environment: describeEnvironmentRun((resolved?.environment ?? environment)!) } : {}),
     ...candidates,
     ...usageOf(llm, setup.prices),
     wall_ms: setup.now() - started,
   };
-  return { result, patch, trace: llm?.trace ?? [], resolved, config, checkout: failure?.stage === "input" ? null : checkout, comparison };
+  const sessionPage = await session.end(sessionOutcome(failure, question, result));
+  return { result, patch, trace: llm?.trace ?? [], resolved, config, checkout: failure?.stage === "input" ? null : checkout, comparison, sessionPage };
+}
+
+/** How the instance ended, as its session's page says it. */
+function sessionOutcome(failure: EvalFailure | null, question: string | undefined, result: EvalResult): SessionOutcome {
+  if (failure) return { status: "failed", detail: failure.reason, stage: failure.stage };
+  if (question !== undefined) return { status: "asked", detail: question.trim() };
+  const changed = result.changed.length === 0 ? "no file changed" : `${result.changed.length} file(s) changed: ${result.changed.join(", ")}`;
+  return { status: "succeeded", detail: result.applies === false ? `${changed}; the patch does not apply to the checkout` : changed };
 }
 
 /** The instance's candidates as results.jsonl records them, with whether the gold change was among them (given a gold patch and the checkout). */
@@ -276,7 +303,10 @@ function checkCheckout(checkout: string, instance: BenchInstance): EvalFailure |
   return null;
 }
 
-/** Calls and tokens per agent from the instance's client (failed calls included), and their cost at the given prices. */
+/**
+ * Calls and tokens per agent from the instance's client (failed calls included), and their cost at the given prices:
+ * each agent's tokens at its model's price, known only when every agent that made a call has one.
+ */
 function usageOf(llm: LlmClient | null, prices: InstanceSetup["prices"]): Pick<EvalResult, "tokens" | "calls" | "cost_usd"> {
   const stats = llm?.stats();
   const tokens = Object.fromEntries(
@@ -285,7 +315,9 @@ function usageOf(llm: LlmClient | null, prices: InstanceSetup["prices"]): Pick<E
       return [agent, { prompt: used?.promptTokens ?? 0, completion: used?.completionTokens ?? 0, total: used?.totalTokens ?? 0, calls: used?.calls ?? 0 }];
     }),
   ) as EvalResult["tokens"];
-  const cost = prices ? ((stats?.promptTokens ?? 0) * prices.in + (stats?.completionTokens ?? 0) * prices.out) / 1_000_000 : undefined;
+  const dollars = AGENTS.map((agent) => (stats ? dollarsOf(stats.byAgent[agent], stats.byAgent[agent].model, prices) : undefined));
+  const known = dollars.some((usd) => usd !== undefined) && AGENTS.every((agent, i) => !stats?.byAgent[agent].calls || dollars[i] !== undefined);
+  const cost = known ? dollars.reduce<number>((sum, usd) => sum + (usd ?? 0), 0) : undefined;
   return { tokens, calls: stats?.calls ?? 0, ...(cost === undefined ? {} : { cost_usd: Math.round(cost * 1e6) / 1e6 }) };
 }
 

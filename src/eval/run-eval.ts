@@ -1,6 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { mapBounded } from "../lib/map-bounded.js";
+import type { ModelPrices } from "../llm/prices.js";
 import type { CommandPolicy } from "../pipeline/types.js";
 import { openSqliteStore } from "../backends/sqlite/sqlite-store.js";
 import { describeEvalProgress, renderProgressBar } from "./describe-eval-progress.js";
@@ -23,7 +24,8 @@ export interface EvalOptions {
   limit?: number;
   concurrency: number;
   resume: boolean;
-  prices?: { in: number; out: number };
+  /** Dollars per million tokens by model, for results.jsonl's and summary.md's cost. */
+  prices?: ModelPrices;
   /** The model client of one instance. */
   makeLlm: InstanceSetup["makeLlm"];
   /** `model_name_or_path` of the predictions, and the model the summary names. */
@@ -118,7 +120,7 @@ export async function runEval(options: EvalOptions): Promise<EvalRunResult> {
         : crash !== null
           ? { ...inputFailureResult(entry.instance_id, (entry as BenchInstance).repo, crash), failure: { stage: "crash", reason: crash } }
           : inputFailureResult(entry.instance_id, "(unreadable record)", (entry as BadInstanceRecord).reason);
-      await outputs.add({ instance_id: result.instance_id, model_name_or_path: options.modelName, model_patch: run?.patch ?? "" }, result, run?.trace ?? []);
+      await outputs.add({ instance_id: result.instance_id, model_name_or_path: options.modelName, model_patch: run?.patch ?? "" }, result, run?.trace ?? [], run?.sessionPage);
       results.push(result);
       finishedHere++;
       outputs.writeSummary(summarize());

@@ -67,10 +67,12 @@ export interface EvalResult {
   recall_located: number;
   recall_kept: number;
   failure: EvalFailure | null;
+  /** The Manager's question, when it judged the issue did not say enough to act on and asked instead of patching (the oracle never does). */
+  question?: string;
   tokens: Record<Agent, AgentTokens>;
   calls: number;
   wall_ms: number;
-  /** In US dollars, from --price-in/--price-out; absent when no price was given. */
+  /** In US dollars, at MAGIS_MODEL_PRICES, --prices or --price-in/--price-out; absent unless every agent that made a call has a price. */
   cost_usd?: number;
   /** The way the run took (MarsCode Agent §3.1), when the Manager chose one. */
   way?: "dynamic" | "static";

@@ -165,6 +165,14 @@ Model: \`magis-scripted\` · data: \`dev.jsonl\` · 3 of 3 instances done · thi
 | resolved ratio | score predictions.jsonl (below) | 13.94 % |
 | Eq. 1 line coverage | mean 66.7 % | a distribution (Fig. 5), most instances near 1; no mean given |
 
+## Cost per instance
+
+| instance | model calls | tokens | cost |
+| --- | ---: | ---: | ---: |
+| acme__greet-1 | 18 | 2.0k | $0.0063 |
+| acme__greet-2 | 12 | 1.3k | $0.0042 |
+| acme__greet-3 | 1 | 110 | $0.0003 |
+
 ## Failures
 
 | instance | stage | reason |

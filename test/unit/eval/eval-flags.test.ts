@@ -17,9 +17,9 @@ beforeAll(() => {
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
 /** Runs `magis eval` with a model configured (never called: the flags are refused first); its exit code and stderr. */
-async function evalWith(flags: string[]): Promise<{ code: number; err: string }> {
+async function evalWith(flags: string[], env: Record<string, string> = {}): Promise<{ code: number; err: string }> {
   const err: string[] = [];
-  const io: CliIo = { stdout: () => {}, stderr: (t) => err.push(t), env: { OPENAI_API_KEY: "sk-test-not-used" }, cwd: dir };
+  const io: CliIo = { stdout: () => {}, stderr: (t) => err.push(t), env: { OPENAI_API_KEY: "sk-test-not-used", ...env }, cwd: dir };
   const code = await main(["eval", "--data", "data.jsonl", "--repos", "repos", "--out", "out", ...flags], io);
   return { code, err: err.join("") };
 }
@@ -52,5 +52,36 @@ describe("magis eval's numeric flags", () => {
       const { err } = await evalWith(["--price-in", value, "--price-out", "10", "--concurrency", "0"]);
       expect(err).toContain("--concurrency must be a whole number from 1 to 64, not '0'");
     }
+  });
+
+  it("reads --prices as MAGIS_MODEL_PRICES is written, refusing a bad entry, a model twice, and --price-in beside it", async () => {
+    const bad = await evalWith(["--prices", "gpt-4o-mini=0.15"]);
+    expect(bad.code).toBe(2);
+    expect(bad.err).toContain("--prices holds 'gpt-4o-mini=0.15', which is not a price: write MODEL=PROMPT/COMPLETION entries separated by commas");
+    expect((await evalWith(["--prices", "a=1/1,a=2/2"])).err).toContain("--prices prices a twice");
+    const both = await evalWith(["--prices", "a=1/1", "--price-in", "1", "--price-out", "2"]);
+    expect(both.code).toBe(2);
+    expect(both.err).toContain("give --prices or --price-in/--price-out, not both: --price-in/--price-out is --prices gpt-4o-mini=IN/OUT");
+    expect(fs.existsSync(path.join(dir, "out"))).toBe(false);
+  });
+
+  it("refuses a dollar budget over a model without a price before any instance, and takes --prices or --price-in as its price", async () => {
+    const budget = { MAGIS_MAX_COST_USD: "1" };
+    const unpriced = await evalWith(["--prices", "gpt-4o=2.5/10"], budget);
+    expect(unpriced.code).toBe(2);
+    expect(unpriced.err).toContain("This job has a budget of $1.00 (the operator's MAGIS_MAX_COST_USD), but the custodian's model gpt-4o-mini has no price");
+    expect(unpriced.err).toContain("Add gpt-4o-mini=PROMPT/COMPLETION (US dollars per million tokens) to MAGIS_MODEL_PRICES");
+    // Priced (by the flags, or over the environment's table), the run gets as far as the next check.
+    for (const flags of [
+      ["--prices", "gpt-4o-mini=0.15/0.60"],
+      ["--price-in", "0.15", "--price-out", "0.60"],
+    ]) {
+      const { err } = await evalWith([...flags, "--concurrency", "0"], budget);
+      expect(err).toContain("--concurrency must be a whole number from 1 to 64, not '0'");
+    }
+    // A broken table in the environment stops the door as any mistyped setting does, --prices or not.
+    await expect(evalWith(["--prices", "gpt-4o-mini=0.15/0.60"], { MAGIS_MODEL_PRICES: "gpt-4o-mini=x" })).rejects.toThrow(
+      "MAGIS_MODEL_PRICES holds 'gpt-4o-mini=x', which is not a price",
+    );
   });
 });
