@@ -1,6 +1,7 @@
 import { AGENTS } from "../config.js";
 import { escapeHtml } from "../lib/escape-html.js";
-import { LIST, type SessionPageOptions } from "./page/page-options.js";
+import { guardPart } from "./page/guard-part.js";
+import { LIST, PART, type SessionPageOptions } from "./page/page-options.js";
 import { PAGE_STYLE, SESSION_PAGE_STYLE_HASH } from "./page/page-style.js";
 import { renderSessionEntry } from "./page/render-entry.js";
 import { renderHeader } from "./page/render-header.js";
@@ -8,7 +9,7 @@ import { renderResult } from "./page/render-result.js";
 import { renderSteering } from "./page/render-steering.js";
 import { renderTimeline } from "./page/render-timeline.js";
 import { renderTotals } from "./page/render-totals.js";
-import type { StoredSessionEntry } from "./types.js";
+import type { SessionJob, StoredSessionEntry } from "./types.js";
 
 export type { SessionPageOptions } from "./page/page-options.js";
 export { SESSION_PAGE_STYLE_HASH } from "./page/page-style.js";
@@ -48,11 +49,11 @@ export function renderSessionPage(entries: readonly StoredSessionEntry[], option
 ${script}
 </head>
 <body><main id="session"${live}>
-${renderHeader(session, options)}
-${renderSteering(session, options)}
-${renderTimeline(session)}
-${renderTotals(session, options)}
-${renderResult(session)}
+${guardPart(PART.header, () => renderHeader(session, options))}
+${guardPart(PART.steering, () => renderSteering(session, options))}
+${guardPart(PART.timeline, () => renderTimeline(session))}
+${guardPart(PART.totals, () => renderTotals(session, options))}
+${guardPart(PART.result, () => renderResult(session))}
 <section><h2>Work</h2>${list(LIST.work)}</section>
 <section><h2>Commands</h2>${list(LIST.commands)}</section>
 <section><h2>Conversations</h2>
@@ -73,9 +74,9 @@ function pagePolicy(options: SessionPageOptions): string {
 }
 
 function pageTitle(session: readonly StoredSessionEntry[]): string {
-  const job = session.find((entry) => entry.kind === "job");
-  if (!job) return "MAGIS session";
-  return `MAGIS session: ${job.data.repository}${job.data.number === null ? "" : `#${job.data.number}`}`.replace(/\s+/g, " ");
+  const job = session.find((entry) => entry.kind === "job")?.data as Partial<SessionJob> | null | undefined;
+  if (typeof job?.repository !== "string") return "MAGIS session";
+  return `MAGIS session: ${job.repository}${typeof job.number === "number" ? `#${job.number}` : ""}`.replace(/\s+/g, " ");
 }
 
 /** A list's rows, at most ROWS_PER_LIST and within the page's budget, with how many were left out. */

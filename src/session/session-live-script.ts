@@ -1,4 +1,5 @@
 import { hasEnded } from "./page/entries-of.js";
+import { guardPart } from "./page/guard-part.js";
 import { PART, type SessionPageOptions } from "./page/page-options.js";
 import { renderSessionEntry } from "./page/render-entry.js";
 import { renderHeader } from "./page/render-header.js";
@@ -35,11 +36,12 @@ export function sessionEventMessage(entry: StoredSessionEntry, session: readonly
   upTo.sort((a, b) => a.seq - b.seq);
   const parts: Record<string, string> = {};
   const kind = entry.kind;
-  if (kind === "job" || kind === "outcome") parts[PART.header] = renderHeader(upTo, options);
-  if (kind === "stage" || kind === "outcome") parts[PART.timeline] = renderTimeline(upTo);
-  if (kind === "model-call" || kind === "result") parts[PART.totals] = renderTotals(upTo, options);
-  if (kind === "plan-wait" || kind === "steer" || kind === "question" || kind === "outcome") parts[PART.steering] = renderSteering(upTo, options);
-  if (kind === "result") parts[PART.result] = renderResult(upTo);
+  if (kind === "job" || kind === "outcome") parts[PART.header] = guardPart(PART.header, () => renderHeader(upTo, options));
+  if (kind === "stage" || kind === "outcome") parts[PART.timeline] = guardPart(PART.timeline, () => renderTimeline(upTo));
+  if (kind === "model-call" || kind === "result") parts[PART.totals] = guardPart(PART.totals, () => renderTotals(upTo, options));
+  if (kind === "plan-wait" || kind === "steer" || kind === "question" || kind === "outcome")
+    parts[PART.steering] = guardPart(PART.steering, () => renderSteering(upTo, options));
+  if (kind === "result") parts[PART.result] = guardPart(PART.result, () => renderResult(upTo));
   const row = renderSessionEntry(entry, options);
   const data: SessionEventData = { seq: entry.seq, ...(row ? { row } : {}), parts, ended: hasEnded(upTo) };
   // JSON.stringify writes no raw newline, so the data is one `data:` line; U+2028/2029 are escaped for old parsers.

@@ -18,7 +18,7 @@ export function renderDiff(diff: string): string {
   const cut =
     shownChars < diff.length
       ? `<p class="cut">The diff has ${formatCount(total)} lines (${formatCount(diff.length)} characters); ` +
-        `the first ${formatCount(shown.length)} lines (${formatCount(Math.min(shownChars, diff.length))} characters) are shown.</p>`
+        `the first ${formatCount(shown.length)} lines (${formatCount(Math.min(shownChars, head.length))} characters) are shown.</p>`
       : "";
   return `<pre class="diff">${rows}</pre>${cut}`;
 }

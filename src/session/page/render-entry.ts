@@ -22,6 +22,16 @@ export function renderSessionEntry(entry: StoredSessionEntry, options: SessionPa
     list,
     html: `<li id="entry-${entry.seq}" data-seq="${entry.seq}"><span class="meta">${formatTime(entry.at)}</span> ${body}</li>`,
   });
+  try {
+    return entryRow(entry, options, row);
+  } catch (error) {
+    // An entry of another version's shape, or a damaged one, costs its own row and not the page.
+    const why = error instanceof Error ? error.message : String(error);
+    return row(LIST.work, `<p class="error">Entry ${entry.seq} (${showText(String(entry.kind), 40)}) could not be shown: ${showText(why, 500)}</p>`);
+  }
+}
+
+function entryRow(entry: StoredSessionEntry, options: SessionPageOptions, row: (list: string, body: string) => EntryRow): EntryRow | null {
   switch (entry.kind) {
     case "model-call":
       return row(LIST.calls(entry.data.agent), renderModelCall(entry.data, options.prices));

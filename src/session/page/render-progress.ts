@@ -38,6 +38,9 @@ export function renderProgress(event: SessionProgress): string {
       return renderAttempt(event.path, event.attempt);
     case "task-done":
       return renderTaskDone(event.outcome);
+    default:
+      // A stage this version does not know (a newer recorder's): named, not guessed at.
+      return `<p class="meta">Progress of stage ${showText(String((event as { stage: unknown }).stage), 100)}.</p>`;
   }
 }
 
