@@ -76,7 +76,16 @@ export function createServices(host: GitHubHost, { settings = serveSettings(proc
     },
     onFailed: (job, reason) => log.warn({ job: job.id, error: reason }, "job failed"),
   });
-  const desk = createTriggerDesk({ host, values, role, triggers: store.triggers, leaseMs: backend.triggerLeaseMs, queue, seams });
+  const desk = createTriggerDesk({
+    host,
+    values,
+    role,
+    triggers: store.triggers,
+    leaseMs: backend.triggerLeaseMs,
+    queue,
+    seams,
+    steering: { jobs: store.jobs, sessions: store.sessions },
+  });
   let started = false;
   const settled = async () => {
     // A decision may queue a job, and nothing queues a decision, so one pass of each in this order suffices.

@@ -2,6 +2,7 @@ import type { JobQueue, ServeRole } from "../jobs/job-queue.js";
 import type { TriggerStore } from "../store/store.js";
 import { RecentRefusals } from "../triggers/recent-refusals.js";
 import { TriggerDesk } from "../triggers/trigger-desk.js";
+import type { RuleServices } from "../triggers/trigger-rule.js";
 import { triggerRules } from "../triggers/trigger-rules.js";
 import { TriggerSpool } from "../triggers/trigger-spool.js";
 import type { GitHubHost, ServiceSeams } from "./service-types.js";
@@ -18,6 +19,8 @@ export interface TriggerDeskParts {
   leaseMs: number;
   queue: JobQueue;
   seams: Pick<ServiceSeams, "metrics" | "deskTiming">;
+  /** The store's job records and sessions, where `/magis go` finds a job waiting for its plan's approval. */
+  steering?: RuleServices["steering"];
 }
 
 /**
@@ -32,7 +35,7 @@ export function createTriggerDesk(parts: TriggerDeskParts): TriggerDesk {
     log.warn({}, "no spool folder (none of MAGIS_SPOOL_DIR, MAGIS_WORKDIR, HOME, XDG_CACHE_HOME is set): a delivery the store cannot take is answered 503");
   }
   const spool = spoolDir ? new TriggerSpool(spoolDir) : undefined;
-  return new TriggerDesk(parts.triggers, triggerRules({ queue: parts.queue, bot, refusals: new RecentRefusals() }), {
+  return new TriggerDesk(parts.triggers, triggerRules({ queue: parts.queue, bot, refusals: new RecentRefusals(), steering: parts.steering }), {
     auth,
     log,
     // With a shared store, the web process that records a trigger holds it a while to decide it; then any may take it.

@@ -75,7 +75,8 @@ export class JobLifecycle {
     if (outcome.status === "handed-back") return;
     try {
       await this.recording(job, outcome.status, () => {
-        if (outcome.status === "succeeded") return this.store.succeed(job.id, outcome.detail);
+        // A question asked is a run that did its work: kept succeeded, its detail saying what was asked.
+        if (outcome.status === "succeeded" || outcome.status === "asked") return this.store.succeed(job.id, outcome.detail);
         if (outcome.status === "cancelled") return this.store.cancel([job.id], outcome.detail);
         return this.store.fail(job.id, outcome.detail, outcome.stage);
       });

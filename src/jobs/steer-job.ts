@@ -1,4 +1,5 @@
 import type { PlanWait, SteerEntry } from "../session/types.js";
+import type { JobRecord } from "../store/jobs.js";
 import type { SessionRow, SessionStore } from "../store/sessions.js";
 import type { JobStore } from "../store/store.js";
 
@@ -30,6 +31,13 @@ export function findApproval(rows: readonly SessionRow[], afterSeq: number): Ste
     if (steer.action === "go") return steer;
   }
   return null;
+}
+
+/** The issue's running `resolve-issue` job (by its key) when it waits for its plan's approval, else null. */
+export async function findWaitingJob(sessions: SessionStore, jobs: JobStore, key: string): Promise<JobRecord | null> {
+  const running = await jobs.newest({ key, kind: "resolve-issue", status: "running" });
+  if (!running) return null;
+  return openPlanWait(await sessions.read(running.id), Date.now()) ? running : null;
 }
 
 /**

@@ -14,14 +14,15 @@ import { describeSetAside } from "./report/describe-set-aside.js";
 import { selectNeedsHuman } from "./report/select-needs-human.js";
 import { startTestBench } from "./tests/start-test-bench.js";
 import { keepReproduction, takeWay } from "./reproduce/take-way.js";
-import type { IssueText, ResolveResult, SetAsideFile, StageContext, TaskOutcome } from "./types.js";
+import type { IssueText, QuestionResult, ResolveResult, SetAsideFile, StageContext, TaskOutcome } from "./types.js";
 
 /**
  * Resolves one issue on a local checkout as MAGIS does (§3.2, Algorithms 1–3) and returns the
- * change with the material of its report. Throws a StageError when there is no patch. The checkout
- * is only read; the model, the clock and progress reporting come in through `ctx`.
+ * change with the material of its report, or the Manager's question when the issue does not say enough
+ * to act on. Throws a StageError when there is no patch. The checkout is only read; the model, the
+ * clock, progress reporting and the plan's approval come in through `ctx`.
  */
-export async function resolveIssue(ctx: StageContext, text: IssueText, memory: MemoryStore | null): Promise<ResolveResult> {
+export async function resolveIssue(ctx: StageContext, text: IssueText, memory: MemoryStore | null): Promise<ResolveResult | QuestionResult> {
   const started = ctx.now();
   const usage = countUsage(ctx.llm, ctx.config);
   ctx = { ...ctx, llm: usage.llm };
@@ -36,7 +37,9 @@ export async function resolveIssue(ctx: StageContext, text: IssueText, memory: M
     // 1b. The Manager chooses the way (MarsCode Agent §3.1); on the dynamic way the Reproducer shows the issue in the sandbox.
     const way = await step("reproduce", () => takeWay(ctx, { issue, located, workbench: testing.workbench }));
     // 2. The Manager defines a file-level task per located file; a file may need none, or need a person (protected).
-    const { tasks, setAside } = await step("plan", () => defineTasks(ctx, issue, located));
+    const { tasks, setAside, questions } = await step("plan", () => defineTasks(ctx, issue, located));
+    // 2b. With no task to act on and a question instead, the Manager asks the issue's author rather than guess.
+    if (tasks.length === 0 && questions[0]) return { kind: "question", question: questions[0], located, setAside, usage: usage.report(ctx.now() - started) };
     if (tasks.length === 0) throw noTasks(setAside);
     ctx.onProgress({ stage: "tasks", tasks });
     // 3. The Manager builds the team: one Developer per task.
@@ -50,9 +53,12 @@ export async function resolveIssue(ctx: StageContext, text: IssueText, memory: M
     // 6. The Manager makes the main plan (Algorithm 2).
     const plan = await step("plan", () => makePlan(ctx, issue, tasks, transcript));
     ctx.onProgress({ stage: "plan", plan });
+    // 6b. With plan_approval, a person approves the plan before any code is written; their guidance is one more hint.
+    const approval = ctx.approvePlan ? await ctx.approvePlan({ tasks, developers, transcript, plan }) : {};
+    const coding = approval.guidance ? showIssue({ ...text, hints: [...text.hints, approval.guidance] }) : issue;
     // 7. Developers and QA Engineers run the coding tasks per the plan (Algorithm 3), each attempt tested when it can be.
     const tests = await testing.ready;
-    const outcomes = await step("code", () => runCodingTasks(ctx, issue, { tasks, developers, plan, tests: tests?.bench ?? null, reproduction: way.bench }));
+    const outcomes = await step("code", () => runCodingTasks(ctx, coding, { tasks, developers, plan, tests: tests?.bench ?? null, reproduction: way.bench }));
     // 8. The kept file diffs merge into the repository-level change, which the tests and the reproduction judge as a whole.
     const merged = mergeChanges(plan, outcomes);
     if (merged.changes.length === 0) throw nothingKept(merged.outcomes, setAside);

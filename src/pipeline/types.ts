@@ -356,6 +356,28 @@ export interface ResolveResult {
   usage: UsageReport;
 }
 
+/** What the Manager proposes before any code is written: the tasks, the team, the meeting and the main plan. */
+export interface PlanProposal {
+  tasks: FileTask[];
+  developers: DeveloperRole[];
+  transcript: MeetingTurn[];
+  plan: Plan;
+}
+
+/**
+ * A run that ended with a question instead of a change: the Manager judged that the issue does not say enough to act on
+ * (what any reasonable reading needs is missing), so it asks the issue's author rather than guess. Not a failure.
+ */
+export interface QuestionResult {
+  kind: "question";
+  /** The question, in the Manager's words (Markdown the caller neutralizes). */
+  question: string;
+  located: LocatedFile[];
+  /** The located files the Manager made no task of, with why (the ones it could not act on among them). */
+  setAside: SetAsideFile[];
+  usage: UsageReport;
+}
+
 /** The parts every stage may use, passed in so tests and the CLI run without GitHub. */
 export interface StageContext {
   /** Absolute path of the checkout being worked on; never written to by the pipeline. */
@@ -384,4 +406,9 @@ export interface StageContext {
    * of what a task changes are shown. Absent: no semantic check and no callers (a library caller).
    */
   languageServers?: LanguageServers;
+  /**
+   * Where a person approves the plan before any Developer writes code (`plan_approval`): resolves with their guidance,
+   * which the Developers get as a hint, or rejects (a StageError) when nobody approved in time. Absent: no wait.
+   */
+  approvePlan?: (proposal: PlanProposal) => Promise<{ guidance?: string }>;
 }

@@ -3,7 +3,7 @@ import { withinTime } from "../lib/within-time.js";
 import type { ServeRole } from "../jobs/job-queue.js";
 
 /** How a job ended, as counted: `handed_back` after SIGTERM's grace period, `lost` when its worker went silent. */
-export type JobOutcome = "succeeded" | "failed" | "cancelled" | "handed_back" | "lost";
+export type JobOutcome = "succeeded" | "asked" | "failed" | "cancelled" | "handed_back" | "lost";
 
 /** How a webhook delivery was answered: recorded (2xx), a redelivery of a recorded one, refused (4xx), failed (5xx or no answer). */
 export type WebhookOutcome = "recorded" | "redelivery" | "refused" | "failed";
@@ -92,7 +92,7 @@ export function createMetrics(options: MetricsOptions): MagisMetrics {
   });
   const finished = new Counter({
     name: "magis_jobs_finished_total",
-    help: "Jobs ended, by kind and outcome (succeeded, failed, cancelled, handed_back after SIGTERM's grace, lost with a silent worker).",
+    help: "Jobs ended, by kind and outcome (succeeded, asked a question, failed, cancelled, handed_back after SIGTERM's grace, lost with a silent worker).",
     labelNames: ["kind", "outcome"],
     registers,
   });

@@ -1,6 +1,8 @@
 import type { Context } from "probot";
 import type { BotIdentity } from "../github/types.js";
 import type { JobQueue } from "../jobs/job-queue.js";
+import type { SessionStore } from "../store/sessions.js";
+import type { JobStore } from "../store/store.js";
 import type { Decision } from "../store/triggers.js";
 import type { RecentRefusals } from "./recent-refusals.js";
 
@@ -35,4 +37,6 @@ export interface RuleServices {
   queue: JobQueue;
   bot: () => Promise<BotIdentity>;
   refusals: RecentRefusals;
+  /** Where running jobs are steered (`/magis go`): their records and sessions; absent, a go is answered that nothing waits. */
+  steering?: { jobs: JobStore; sessions: SessionStore };
 }

@@ -9,7 +9,16 @@ import { namesIn, outlineFile } from "../../edit/syntax/outline-file.js";
 export const answerSchema = z.object({
   needs_change: z.boolean(),
   description: z.string().min(1),
+  /** Only when the issue lacks what any reasonable reading needs to act on: what to ask its author, instead of a task. */
+  question: z.string().trim().min(1).max(2000).optional(),
 });
+
+/** The Manager's tasks, the files it set aside, and the questions it would ask instead of guessing (one per file at most). */
+export interface DefinedTasks {
+  tasks: FileTask[];
+  setAside: SetAsideFile[];
+  questions: string[];
+}
 
 // The Manager judges the file, it does not edit it: a long file's head is enough, and it keeps the
 // prompt within reach of small context windows.
@@ -19,7 +28,7 @@ const MAX_VIEW_CHARS = 40_000;
  * The Manager's file-level tasks (MAGIS Algorithm 2, line 5): one per kept located file that needs a change, and the
  * kept files it made no task of with why. A protected file is judged too: a change it needs is set aside for a person.
  */
-export async function defineTasks(ctx: StageContext, issue: ShownIssue, located: LocatedFile[]): Promise<{ tasks: FileTask[]; setAside: SetAsideFile[] }> {
+export async function defineTasks(ctx: StageContext, issue: ShownIssue, located: LocatedFile[]): Promise<DefinedTasks> {
   const isProtected = protectedPathMatcher(ctx.config.protected_paths);
   const judged = await mapBounded(
     located.filter((file) => file.kept !== false),
@@ -29,6 +38,7 @@ export async function defineTasks(ctx: StageContext, issue: ShownIssue, located:
   return {
     tasks: judged.flatMap((j) => ("task" in j ? [j.task] : [])),
     setAside: judged.flatMap((j) => ("setAside" in j ? [j.setAside] : [])),
+    questions: judged.flatMap((j) => (j.question ? [j.question] : [])),
   };
 }
 
@@ -37,7 +47,7 @@ async function judgeFile(
   issue: ShownIssue,
   file: LocatedFile,
   isProtected: (path: string) => boolean,
-): Promise<{ task: FileTask } | { setAside: SetAsideFile }> {
+): Promise<({ task: FileTask } | { setAside: SetAsideFile }) & { question?: string }> {
   // The Manager may read a protected file to say what a person must change there; only the team may not edit it.
   const opened = openEditableFile({ root: ctx.root, config: { ...ctx.config, protected_paths: [] } }, file.path);
   if (!opened.ok) return { setAside: { path: file.path, kind: "unopenable", description: opened.error } };
@@ -57,6 +67,8 @@ async function judgeFile(
     },
     schema: answerSchema,
   });
+  // A question stands instead of a task: the Manager could not tell what to change, so nothing is asked of the team here.
+  if (value.question) return { setAside: { path: opened.path, kind: "no-change", description: value.description }, question: value.question };
   if (!value.needs_change) return { setAside: { path: opened.path, kind: "no-change", description: value.description } };
   if (isProtected(opened.path)) return { setAside: { path: opened.path, kind: "needs-human", description: value.description } };
   return { task: { path: opened.path, description: value.description } };

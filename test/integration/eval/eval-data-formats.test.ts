@@ -97,6 +97,9 @@ describe("magis eval's --data", () => {
     expect(run.code, run.stderr).toBe(0);
     const results = readLines(path.join(out, "results.jsonl"));
     expect(results.map((r) => [r.instance_id, r.applies, r.coverage, r.losses, r.failure])).toEqual(rows.map((row) => [row.instance_id, true, 1, [], null]));
+    // The oracle never asks a clarifying question: none took that path, and the summary counts them.
+    expect(results.filter((r) => "question" in r)).toEqual([]);
+    expect(fs.readFileSync(path.join(out, "summary.md"), "utf8")).toContain("| asked a clarifying question instead (results.jsonl `question`) | 0 |");
     // Each prediction is the gold patch, as the pipeline carried it through.
     const predictions = new Map(readLines(path.join(out, "predictions.jsonl")).map((p) => [p.instance_id, p.model_patch as string]));
     for (const row of rows) expect(predictions.get(row.instance_id), row.instance_id).toContain(row.patch.split("\n").find((line) => line.startsWith("+ "))!);

@@ -2,8 +2,18 @@ import { neutralize } from "../../../lib/markdown.js";
 import { check, codingSteps, environmentSteps, plural, renderStepList, reproductionSteps } from "../../render-step-list.js";
 import type { StatusState } from "../../track-status.js";
 
+/** What an issue run's status shows besides every run's: the wait for the plan's approval, and a question asked. */
+export interface ResolveStatus extends StatusState {
+  /** While the job waits for `/magis go`: until when (ms since the epoch), the minutes it waits, and the plan (Markdown). */
+  planWait?: { until: number; minutes: number; summary: string };
+  /** Who approved the plan, once someone did. */
+  approvedBy?: string;
+  /** The question the Manager asked the issue's author instead of acting, and who that is. */
+  question?: { text: string; author: string };
+}
+
 /** The status comment of a run as Markdown: a checklist of stages, each task's attempts and verdict, then the PR or the failure. */
-export function renderStatus(state: StatusState): string {
+export function renderStatus(state: ResolveStatus): string {
   const kickoff = state.kickoffTurns === undefined ? "Kick-off meeting" : `Kick-off meeting held (${plural(state.kickoffTurns, "speech", "speeches")})`;
   const asOf = state.issueAsOf ? ` · works from the issue as it was at ${state.issueAsOf}; later edits are not read` : "";
   const needsHuman = state.needsHuman?.length
@@ -14,7 +24,7 @@ export function renderStatus(state: StatusState): string {
   return renderStepList({
     jobId: state.jobId,
     headings: {
-      running: state.pullRequest ? "### 🚀 MAGIS opened a pull request" : "### 👀 MAGIS is working on this",
+      running: runningHeading(state),
       failed: "### 😕 MAGIS could not finish this run",
       stopped: "### ⏹️ MAGIS stopped this run",
     },
@@ -24,14 +34,38 @@ export function renderStatus(state: StatusState): string {
       ...reproductionSteps(state),
       check(state.developers !== undefined, teamLine(state)),
       check(state.kickoffTurns !== undefined, kickoff),
+      ...(state.approvedBy ? [check(true, `Plan approved by @${state.approvedBy}`)] : []),
       ...codingSteps(state),
       check(state.pullRequest !== undefined, pullRequestLine(state)),
     ],
-    notes: [...needsHuman, ...(state.warnings ?? []).map((warning) => `⚠️ ${warning}`)],
+    notes: [...planNotes(state), ...needsHuman, ...(state.warnings ?? []).map((warning) => `⚠️ ${warning}`)],
     failure: state.failure,
     footer: `Run #${state.jobId} · ${state.trigger}${asOf}`,
     sessionUrl: state.sessionUrl,
   });
+}
+
+function runningHeading(state: ResolveStatus): string {
+  if (state.pullRequest) return "### 🚀 MAGIS opened a pull request";
+  if (state.question) return "### ❓ MAGIS asked a question before working on this";
+  if (state.planWait && !state.failure) return "### ✋ MAGIS waits for its plan to be approved";
+  return "### 👀 MAGIS is working on this";
+}
+
+/** The plan and how to approve it while the job waits; the question and how to go on once it was asked. */
+function planNotes(state: ResolveStatus): string[] {
+  if (state.question) {
+    return [
+      `The Manager could not tell from the issue what to change, so it asked @${state.question.author} (comment below) and wrote no code.`,
+      "Once the question is answered in a comment, `/magis retry` runs again with the answer as a hint.",
+    ];
+  }
+  if (!state.planWait || state.failure) return [];
+  const until = new Date(state.planWait.until).toISOString().slice(0, 16).replace("T", " ");
+  return [
+    state.planWait.summary,
+    `No code is written until someone who may trigger MAGIS approves this plan: comment \`/magis go\` (anything after it on the line goes to the Developers as guidance), or use the Go button on the session page. The job waits until ${until} UTC (${plural(state.planWait.minutes, "minute", "minutes")}); \`/magis retry [guidance]\` plans again.`,
+  ];
 }
 
 function locatedLine(state: StatusState): string {

@@ -1,6 +1,6 @@
 import type { Context } from "probot";
 import type { MagisConfig } from "../../../config.js";
-import type { JobQueue } from "../../job-queue.js";
+import type { JobQueue, WhenBusy } from "../../job-queue.js";
 import { jobKey } from "../../../store/jobs.js";
 import type { ResolveJobPayload } from "./payload.js";
 import { postNote } from "../../../github/status/post-note.js";
@@ -17,6 +17,8 @@ export interface ResolveTrigger {
   label?: string;
   /** When the trigger happened (ISO 8601): the comment's time, or when the label's webhook arrived. */
   triggeredAt: string;
+  /** With a run for the issue under way: answer that it is (`decline`, the default), or run after it (a retry that replaced it). */
+  whenBusy?: WhenBusy;
 }
 
 /**
@@ -51,7 +53,7 @@ export async function submitResolveJob(
       number: trigger.issueNumber,
       payload,
     },
-    "decline",
+    trigger.whenBusy ?? "decline",
   );
   if (outcome.status === "busy") {
     await postNote(

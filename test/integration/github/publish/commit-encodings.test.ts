@@ -80,6 +80,7 @@ describe("the bot's commit keeps each file's encoding", () => {
         { title: "The greeting is wrong", body: "notes.py and src/app.js say hello; they must say bye.", hints: [] },
         null,
       );
+      if ("question" in result) throw new Error(`the Manager asked instead: ${result.question}`);
       const octokit = new ProbotOctokit({ auth: { token }, retry: { enabled: false }, throttle: { enabled: false } }) as Octokit;
       await commitThroughApi({
         octokit,
