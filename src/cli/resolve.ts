@@ -99,7 +99,7 @@ export const resolveCommand: Command = {
     // The session the App would show on its page, written as one file whichever way the run ends.
     const session = startLocalSession({
       job: { id: 0, jobKind: "cli", repository: repo, number: null, title: issue.title },
-      trace: llm.trace,
+      trace: () => llm.trace,
       secrets: [settings.model.apiKey],
       prices: settings.model.prices,
       now: Date.now,

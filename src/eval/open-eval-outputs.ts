@@ -8,8 +8,8 @@ import type { EvalResult, Prediction } from "./types.js";
 export interface EvalOutputs {
   /** Results of instances finished by earlier runs (`--resume`), in the order they finished. */
   done: EvalResult[];
-  /** Records one finished instance: its trace, its prediction, then its result (the line that marks it done). */
-  add(prediction: Prediction, result: EvalResult, trace: readonly TraceRecord[]): Promise<void>;
+  /** Records one finished instance: its trace and its session's page, its prediction, then its result (the line that marks it done). */
+  add(prediction: Prediction, result: EvalResult, trace: readonly TraceRecord[], sessionPage?: string): Promise<void>;
   writeSummary(markdown: string): void;
 }
 
@@ -23,6 +23,7 @@ const OUTPUTS = ["results.jsonl", "predictions.jsonl"];
  */
 export function openEvalOutputs(out: string, resume: boolean): EvalOutputs | { taken: string } {
   fs.mkdirSync(path.join(out, "traces"), { recursive: true });
+  fs.mkdirSync(path.join(out, "sessions"), { recursive: true });
   const results = path.join(out, "results.jsonl");
   const predictions = path.join(out, "predictions.jsonl");
   if (!resume) {
@@ -43,8 +44,9 @@ export function openEvalOutputs(out: string, resume: boolean): EvalOutputs | { t
   );
   return {
     done,
-    async add(prediction, result, trace) {
+    async add(prediction, result, trace, sessionPage) {
       await writeTraceJsonl(trace, path.join(out, "traces", `${result.instance_id}.jsonl`));
+      if (sessionPage !== undefined) fs.writeFileSync(path.join(out, "sessions", `${result.instance_id}.html`), sessionPage);
       fs.appendFileSync(predictions, JSON.stringify(prediction) + "\n");
       fs.appendFileSync(results, JSON.stringify(result) + "\n");
     },

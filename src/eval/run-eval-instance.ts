@@ -67,8 +67,8 @@ export interface InstanceRun {
   checkout: string | null;
   /** The patch measured against the gold patch; null without a gold patch. */
   comparison: GoldComparison | null;
-  /** The instance's session as one self-contained page, as `magis resolve` writes it (session.html). */
-  sessionPage: string;
+  /** The instance's session as one self-contained page, as `magis resolve` writes it (session.html); absent only from runs a test makes by hand. */
+  sessionPage?: string;
 }
 
 /**
@@ -95,7 +95,8 @@ export async function runEvalInstance(instance: BenchInstance, setup: InstanceSe
     trace: () => llm?.trace ?? [],
     secrets: setup.commands.allowed ? (setup.commands.secrets ?? []) : [],
     prices: setup.prices,
-    now: setup.now,
+    // The wall clock, as the pipeline's own: `setup.now` times the instance alone.
+    now: Date.now,
   });
   try {
     // 1. The checkout, at the instance's base commit (made from a mirror when asked), copied so it is never changed.

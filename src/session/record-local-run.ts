@@ -13,8 +13,8 @@ import type { SessionEntry, SessionJob, SessionOutcome } from "./types.js";
 /** What a run outside the App (`magis resolve`, one instance of `magis eval`) records its session from. */
 export interface LocalRun {
   job: SessionJob;
-  /** The run's model client's trace, which grows as calls end: each call is recorded before what follows it. */
-  trace: readonly TraceRecord[];
+  /** The run's model client's trace (none before there is a client), which grows as calls end: each call is recorded before what follows it. */
+  trace: () => readonly TraceRecord[];
   /** Values removed from every entry (the model's key), beside the shapes of credentials. */
   secrets: readonly (string | undefined)[];
   prices?: ModelPrices;
@@ -42,7 +42,8 @@ export function startLocalSession(run: LocalRun): LocalSession {
   let seen = 0;
   const record = (entry: SessionEntry) => {
     // The calls that ended before this entry come first, as the App records each call when it ends.
-    for (; seen < run.trace.length; seen += 1) recorder.record(modelCallEntry(run.trace[seen]!));
+    const trace = run.trace();
+    for (; seen < trace.length; seen += 1) recorder.record(modelCallEntry(trace[seen]!));
     recorder.record(entry);
   };
   let stage = "locate";

@@ -213,6 +213,18 @@ patch have an empty \`model_patch\`, so the harness counts them as unresolved.
     expect(readLines(path.join(rig.out, "traces", "acme__greet-1.jsonl"))).toHaveLength(18);
   });
 
+  it("writes each instance's session as a page beside its trace: its stages, its diff, how it ended", () => {
+    expect(fs.readdirSync(path.join(rig.out, "sessions")).sort()).toEqual(["acme__greet-1.html", "acme__greet-2.html", "acme__greet-3.html"]);
+    const page = (id: string) => fs.readFileSync(path.join(rig.out, "sessions", `${id}.html`), "utf8");
+    const first = page("acme__greet-1");
+    for (const stage of ["locate", "plan", "kickoff", "code"]) expect(first).toContain(`data-stage="${stage}"`);
+    expect(first).toContain("acme__greet-1: hello() should greet politely");
+    expect(first).toContain("return &quot;Hello, &quot; + name + &quot;!&quot;");
+    expect(first).toContain(`<span class="outcome succeeded">succeeded</span>`);
+    expect(first).not.toMatch(/<script/i);
+    expect(page("acme__greet-3")).toMatch(/<span class="outcome failed">failed<\/span> in locate/);
+  });
+
   it("refuses an output folder holding results unless --resume, and resumes a finished run without a model call", async () => {
     const before = rig.model.requests.length;
     const again = await rig.eval();
