@@ -1,5 +1,6 @@
 import { AGENTS } from "../config.js";
 import { escapeHtml } from "../lib/escape-html.js";
+import { hasEnded } from "./page/entries-of.js";
 import { guardPart } from "./page/guard-part.js";
 import { LIST, PART, type SessionPageOptions } from "./page/page-options.js";
 import { PAGE_STYLE, SESSION_PAGE_STYLE_HASH } from "./page/page-style.js";
@@ -37,7 +38,8 @@ export function renderSessionPage(entries: readonly StoredSessionEntry[], option
   const others = rows.has(LIST.calls("other")) ? [`<h3>Other</h3>${list(LIST.calls("other"))}`] : [];
   const conversations = [...AGENTS.map((agent) => `<h3>${agent}</h3>${list(LIST.calls(agent))}`), ...others].join("\n");
   const lastSeq = session.at(-1)?.seq ?? 0;
-  const live = options.live ? ` data-events="${escapeHtml(options.live.eventsUrl)}" data-last-seq="${lastSeq}"` : "";
+  // A page rendered after the outcome has nothing to follow (its script then opens no stream).
+  const live = options.live && !hasEnded(session) ? ` data-events="${escapeHtml(options.live.eventsUrl)}" data-last-seq="${lastSeq}"` : "";
   const script = options.live ? `<script src="${escapeHtml(options.live.scriptUrl)}" defer></script>` : "";
   return `<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">

@@ -87,6 +87,8 @@ describe("renderSessionPage", () => {
     expect(live).toContain('<main id="session" data-events="/jobs/42/events" data-last-seq="10">');
     expect(live).toContain("script-src 'self'; connect-src 'self'");
     expect(count(live, "<script")).toBe(1);
+    // Rendered once the job has ended, the page names no stream to follow.
+    expect(renderSessionPage(session, { live: { eventsUrl: "/jobs/42/events", scriptUrl: "/jobs/live.js" } })).toContain('<main id="session">');
   });
 });
 
