@@ -62,7 +62,7 @@ interface Refusal {
 
 /**
  * Serves Probot's webhook middleware behind a guard, with the operations endpoints (GET /, /ping, /healthz, and /metrics
- * and /readyz when given what they need) and 404 elsewhere. The guard reads each POST body itself, refusing one over
+ * and /readyz when given what they need), the session pages when they are on, and 404 elsewhere. The guard reads each POST body itself, refusing one over
  * GitHub's 25 MB cap before buffering it (413), and a body whose signature does not match WEBHOOK_SECRET (400); Probot
  * gets the body already read. Each request is logged once, with the refusal's reason and never the body (a probe of
  * the operations endpoints at debug level only); each delivery's outcome and answer time go to `metrics`.
