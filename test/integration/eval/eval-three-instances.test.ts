@@ -146,6 +146,7 @@ Model: \`magis-scripted\` · data: \`dev.jsonl\` · 3 of 3 instances done · thi
 | file recall of the located files (BM25 top k) | 100.0 % |
 | file recall of the kept files (after the relevance check) | 66.7 % |
 | failed, by stage | locate 1 |
+| asked a clarifying question instead (results.jsonl \`question\`) | 0 |
 | model calls | 31 |
 | tokens | 3.4k (custodian 1.2k, manager 880, developer 1.1k, qa 220) |
 | cost | $0.01 |
