@@ -83,7 +83,6 @@ export function createJobRunner(parts: JobRunnerParts): JobRunner {
     ...shared,
     resolve: withServers(servers, resolveIssue),
     memory: store.memory,
-    prices: values.model.prices,
     // One memo of the store's index cache for the process: each job finds what earlier ones tokenized or read.
     terms: { cache: store.memory.index, memo: new TermMemo() },
   });

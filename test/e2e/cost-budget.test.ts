@@ -26,6 +26,17 @@ describe("a run kept under its dollar budget, end to end", () => {
     expect(await rig.everythingWritten()).not.toContain(TOKEN);
   });
 
+  it("prices the pull request's usage table with MAGIS_MODEL_PRICES, per agent and in all, within a budget it keeps", async () => {
+    await rig.setUp({ config: "cost_budget_usd: 5\n", env: { MAGIS_MODEL_PRICES: "gpt-4o-mini=2.50/10.00" } });
+    await runLabeled("d-cost-priced");
+    expect((await rig.jobs())[0]).toMatchObject({ status: "succeeded" });
+    const [pull] = rig.github.find("POST", /\/pulls$/);
+    const report = (pull!.body as { body: string }).body;
+    expect(report).toContain("| Agent | Model | Calls | Prompt tokens | Completion tokens | Total tokens | Cost |");
+    expect(report).toMatch(/\| custodian \| `gpt-4o-mini` \| \d+ \| \d+ \| \d+ \| \d+ \| \$0\.\d{2,4} \|/);
+    expect(report).toMatch(/\| \*\*total\*\* \| {2}\| \d+ \| {2}\| {2}\| \d+ \| \*\*\$0\.\d+\*\* \|/);
+  });
+
   it("holds the operator's MAGIS_MAX_COST_USD over a higher cost_budget_usd, and says whose bound it is", async () => {
     await rig.setUp({ config: "cost_budget_usd: 100\n", env: { MAGIS_MODEL_PRICES: "gpt-4o-mini=100/100", MAGIS_MAX_COST_USD: "0.01" } });
     const body = await runLabeled("d-cost-bound");

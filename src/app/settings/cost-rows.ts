@@ -2,6 +2,8 @@ import { parseModelPrices, PRICES_FORMAT, readDollars, type ModelPrices } from "
 import type { Reader, SettingRow } from "./define-setting.js";
 
 const MODEL_READERS: readonly Reader[] = ["worker", "action", "cli", "eval"];
+// The web role shows the session pages, with their dollars.
+const PRICE_READERS: readonly Reader[] = ["web", ...MODEL_READERS];
 const NO_PRICES: ModelPrices = new Map();
 // The row kinds of define-setting read words and whole numbers; these two read a table and dollars, so they are written out.
 const modelRow = <const K extends string, T>(row: SettingRow<"model", K, T>): SettingRow<"model", K, T> => row;
@@ -12,7 +14,7 @@ export const COST_ROWS = [
     part: "model",
     key: "prices",
     name: "MAGIS_MODEL_PRICES",
-    readers: MODEL_READERS,
+    readers: PRICE_READERS,
     shape: PRICES_FORMAT,
     fallbackText: "no prices: tokens are shown without dollars",
     about:

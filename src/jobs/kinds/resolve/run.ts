@@ -11,7 +11,7 @@ import type { BotIdentity, IssueRef, Octokit } from "../../../github/types.js";
 import { openJobIndex, renderReport, selectNeedsHuman, type resolveIssue, type TermMemory } from "../../../pipeline/index.js";
 import type { PlanProposal, ProgressEvent } from "../../../pipeline/types.js";
 import { progressEntry } from "../../../session/record/progress-entry.js";
-import type { ModelPrices } from "../../../llm/prices.js";
+import { stageAfter } from "../../../session/record/stage-after.js";
 import { stageContext, type CommandServices } from "../../stage-context.js";
 import { RETRY_ISSUE } from "../../explain-failure.js";
 import { JobCancelledError, type JobKind, type JobRun, type JobServices, type StepsResult } from "../../run-job.js";
@@ -41,8 +41,6 @@ export interface ResolveJobServices extends JobServices, CommandServices {
   gitIdleTimeoutMs?: number;
   /** How often a job waiting for its plan's approval reads its session (default APPROVAL_POLL_MS). */
   approvalPollMs?: number;
-  /** The operator's price table (MAGIS_MODEL_PRICES), for the dollars of the pull request's usage table. */
-  prices?: ModelPrices;
 }
 
 /**
@@ -105,7 +103,7 @@ export function resolveKind(services: ResolveJobServices): JobKind<ResolveJobPay
           run.enter("locate");
           const onProgress = (event: ProgressEvent) => {
             run.session.record(progressEntry(event));
-            const next = phaseAfter(event);
+            const next = stageAfter(event);
             if (next) run.enter(next);
             run.status.update((s) => trackProgress(s, event));
           };
@@ -202,12 +200,4 @@ async function ensureStillWanted(octokit: Octokit, issue: IssueRef, label: strin
   const { state, labels } = await readIssueState(octokit, issue);
   if (state !== "open") throw new JobCancelledError("the issue is closed");
   if (label !== undefined && !labels.includes(label)) throw new JobCancelledError(`the label \`${label}\` is no longer on the issue`);
-}
-
-/** The job stage that begins after a pipeline event, if one does. */
-function phaseAfter(event: ProgressEvent): string | null {
-  if (event.stage === "located") return "plan";
-  if (event.stage === "team") return "kickoff";
-  if (event.stage === "plan") return "code";
-  return null;
 }
