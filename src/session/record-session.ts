@@ -8,7 +8,7 @@ import type { SessionEntry, SessionEntryKind } from "./types.js";
 /**
  * The bounds of a session, in characters of JSON (about bytes: the text is mostly ASCII). A prompt's message or any one
  * string keeps 16,000, an entry 64,000 (the result's patch may take all of that), a whole session 8,000,000: a job of
- * 200 model calls with their prompts fits, and a flood (a 5 MB diff, a looping test's output) costs no more than that.
+ * 200 model calls of 40,000 characters each fits, and a flood (a 5 MB diff, a looping test's output) costs no more.
  */
 export const SESSION_BOUNDS = { stringChars: 16_000, entryChars: 64_000, sessionChars: 8_000_000 } as const;
 
