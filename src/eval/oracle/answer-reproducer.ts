@@ -55,8 +55,22 @@ function writeScript(reproduction: OracleReproduction): unknown {
   };
 }
 
-/** Whether pytest's output reports failed tests: the issue shown, rather than an environment that cannot run them. */
+// A host name that could not be looked up: the sandbox gives tests and reproductions no network, so a test that reaches
+// a server (requests' tests call httpbin.org) fails there with or without the fix.
+const NO_NETWORK = /Temporary failure in name resolution|Name or service not known|\bgaierror\b|\bNameResolutionError\b|\bFailed to resolve\b/;
+
+/**
+ * Whether pytest's output reports failed tests: the issue shown, rather than an environment that cannot run them. Tests
+ * that failed looking a host up are not the issue shown, as the Reproducer's prompt says of a failure for another
+ * reason: the fix could never make them pass in the sandbox, and a reproduction that cannot pass refuses the gold patch.
+ */
 function checkOutput(output: string): { reproduced: boolean; reason: string } {
+  const offline = NO_NETWORK.exec(output);
+  if (offline)
+    return {
+      reproduced: false,
+      reason: `the tests fail for want of a network (${offline[0]}), which the sandbox never gives: they cannot pass here, fixed or not.`,
+    };
   if (/^FAILED |\b\d+ failed\b/m.test(output)) return { reproduced: true, reason: "The gold FAIL_TO_PASS tests fail on the untouched code." };
   return { reproduced: false, reason: "pytest reports no failed test: the tests did not run to their assertions here." };
 }

@@ -54,4 +54,15 @@ describe("the oracle's Reproducer", () => {
     expect(checkSchema.parse(answerAsReproducer("developer-check-reproduction", { output: failed }, instance())).reproduced).toBe(true);
     expect(checkSchema.parse(answerAsReproducer("developer-check-reproduction", { output: broken }, instance())).reproduced).toBe(false);
   });
+
+  it("says the issue is not shown when the failed tests could not look a host up, which no fix makes pass in the sandbox", () => {
+    const offline = [
+      "E               requests.exceptions.ConnectionError: [Errno -3] Temporary failure in name resolution",
+      "FAILED tests/test_requests.py::test_post - requests.exceptions.ConnectionError: [Errno -3] Temporary failure in name resolution",
+      "1 failed in 2.14s",
+    ].join("\n");
+    const answer = checkSchema.parse(answerAsReproducer("developer-check-reproduction", { output: offline }, instance()));
+    expect(answer.reproduced).toBe(false);
+    expect(answer.reason).toContain("Temporary failure in name resolution");
+  });
 });
