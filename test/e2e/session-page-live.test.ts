@@ -132,4 +132,47 @@ describe("the session page of a running job, in chromium", () => {
     );
     expect(errors).toEqual([]);
   }, 120_000);
+
+  it("shows Go only to who may trigger, and the approver's guidance reaches the Developer", async () => {
+    world = await startSessionWorld({
+      gated: [],
+      permissions: { boss: "admin", writer: "write" },
+      config: "plan_approval: true\nallowed_permissions: [admin]\n",
+    });
+    const w = world;
+    expect(await w.label("boss")).toBe(200);
+    const jobId = await until("the job to wait for its plan's approval", () => {
+      if (!fs.existsSync(w.dbFile)) return undefined;
+      const db = new Database(w.dbFile, { readonly: true, fileMustExist: true });
+      try {
+        const row = db.prepare("SELECT job_id FROM session_entries WHERE kind = 'plan-wait'").get() as { job_id: number } | undefined;
+        return row?.job_id;
+      } finally {
+        db.close();
+      }
+    });
+    const url = `${w.url}/jobs/${jobId}`;
+    browser = await openBrowser();
+
+    // A writer may stop the job but not approve its plan: the repository lets admins alone trigger.
+    w.github.oauth.signIn("writer");
+    const writer = await (await browser.browser.newContext()).newPage();
+    await writer.goto(url);
+    await writer.waitForSelector(".waiting");
+    expect(await writer.getByRole("button", { name: "Stop the job" }).count()).toBe(1);
+    expect(await writer.getByRole("button", { name: "Go" }).count()).toBe(0);
+
+    w.github.oauth.signIn("boss");
+    const boss = await (await browser.browser.newContext()).newPage();
+    await boss.goto(url);
+    fs.mkdirSync(SCREENSHOTS, { recursive: true });
+    await boss.screenshot({ path: path.join(SCREENSHOTS, "session-live-plan-waiting.png"), fullPage: true });
+    await boss.getByLabel("Guidance (optional)").fill("Keep the first sentence exactly as it is");
+    await boss.getByRole("button", { name: "Go" }).click();
+    await boss.waitForURL(url);
+    await boss.waitForSelector(".outcome.succeeded", { timeout: 60_000 });
+    expect(await boss.locator("#session-steering").innerText()).toContain("Approved by @boss from the page");
+    const developerAsked = w.model.requests.filter((r) => r.agent === "developer" && r.prompt !== "developer-speak");
+    expect(developerAsked.some((r) => r.messages.some((m) => m.content.includes("Keep the first sentence exactly as it is")))).toBe(true);
+  }, 120_000);
 });

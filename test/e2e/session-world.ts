@@ -48,7 +48,12 @@ export interface SessionWorld {
 }
 
 /** Starts the world; `gated` prompts (each answered once per run) wait for their gate. */
-export async function startSessionWorld(options: { gated: string[]; permissions: Record<string, "write" | "read" | "admin"> }): Promise<SessionWorld> {
+export async function startSessionWorld(options: {
+  gated: string[];
+  permissions: Record<string, "write" | "read" | "admin">;
+  /** The repository's `.github/magis.yml` (default: none). */
+  config?: string;
+}): Promise<SessionWorld> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "magis-session-world-"));
   const stops: (() => Promise<unknown> | void)[] = [() => fs.rmSync(dir, { recursive: true, force: true })];
   const close = async () => {
@@ -88,6 +93,7 @@ export async function startSessionWorld(options: { gated: string[]; permissions:
       cloneUrl: `${git.url}/${OWNER}/${REPO}.git`,
       private: true,
       permissions: options.permissions,
+      config: options.config,
       issue: { number: 1, title: "Spelling error in the README file", body: "It looks like you accidently spelled 'commit' with two 't's." },
       oauth: { ...OAUTH, callbackUrls: [`${url}/auth/github/callback`] },
     });
