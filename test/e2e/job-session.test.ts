@@ -2,7 +2,8 @@ import { describe, expect, it } from "vitest";
 import { storedEntry } from "../../src/session/record/memory-sink.js";
 import type { StoredSessionEntry } from "../../src/session/types.js";
 import { FULL, INSTALLATION, SECRET, TOKEN, useRig } from "./e2e-rig.js";
-import { labeledPayload } from "./payloads.js";
+import { labeledPayload, reviewComment, reviewPayload } from "./payloads.js";
+import { README_HUNK, REVISE_LINE_4, scriptRevisions, seedBotPullRequest } from "./script-revise.js";
 
 const rig = useRig();
 const KEY = "sk-test-key-not-secret-123456";
@@ -98,5 +99,26 @@ describe("a job's session in the store", () => {
     for (const secret of [TOKEN, KEY, SECRET]) expect(text).not.toContain(secret);
     expect(rig.model.requests.some((r) => r.messages.some((m) => m.content.includes("Maybe this helps")))).toBe(true);
     expect(text).toContain("the token is [redacted]");
+  });
+
+  it("of a revision: its progress, its result and its outcome with the pull request", async () => {
+    const seeded = seedBotPullRequest(rig.root);
+    await rig.setUp({
+      pulls: seeded.pulls,
+      reviewComments: [reviewComment({ id: 603, reviewId: 97, path: "README.md", line: 4, body: "Say where to push.", diffHunk: README_HUNK })],
+      script: (model) => scriptRevisions(model, REVISE_LINE_4),
+    });
+    await rig.app.deliver("pull_request_review", reviewPayload({ installationId: INSTALLATION, reviewId: 97, state: "changes_requested" }), "d-rev-session");
+    await rig.app.services.settled();
+    const [job] = await rig.jobs();
+    expect(job).toMatchObject({ kind: "revise-pull-request", status: "succeeded" });
+    const entries = (await rig.app.services.store.sessions.read(job!.id)).map(storedEntry);
+    expect(entries[0]).toMatchObject({ kind: "job", data: { jobKind: "revise-pull-request", number: 2 } });
+    expect(entries.some((e) => e.kind === "progress" && e.data.stage === "tasks")).toBe(true);
+    expect(entries.some((e) => e.kind === "model-call")).toBe(true);
+    const result = entries.find((e) => e.kind === "result");
+    expect((result!.data as { patch: string }).patch).toContain("README.md");
+    expect(entries.at(-1)).toMatchObject({ kind: "outcome", data: { status: "succeeded", pullRequest: expect.stringContaining("/pull/2") } });
+    expect(JSON.stringify(entries)).not.toContain(TOKEN);
   });
 });
