@@ -62,6 +62,7 @@ export function createJobRunner(parts: JobRunnerParts): JobRunner {
     hostPaths: [values.git.workDir ?? os.tmpdir(), os.tmpdir()],
     // The status comment and the pull request link the job's session page when the web role serves it.
     sessionUrl: sessionUrlFrom(values),
+    ...(settings.noPlanApproval && { noPlanApproval: settings.noPlanApproval }),
     // Each job's session is recorded in the store beside its record, without the app's secrets.
     sessions: store.sessions,
     prices: values.model.prices,

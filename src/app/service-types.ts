@@ -48,6 +48,11 @@ export interface ServiceSettings {
    * true; the repository's `diagnostics.enabled` may still turn them off). The Action's bundle carries none.
    */
   languageServers?: boolean;
+  /**
+   * Why a job of this door cannot wait for `/magis go` (`plan_approval`), when it cannot: the Action's run ends with
+   * its job, and a comment starts another run that cannot reach it. Absent: jobs wait (the App).
+   */
+  noPlanApproval?: string;
 }
 
 /**

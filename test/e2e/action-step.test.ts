@@ -285,6 +285,20 @@ describe("magis action, run as the Actions runner runs the node24 action: its bu
     expect(out + summary + JSON.stringify(github.requests)).not.toContain(TOKEN);
   });
 
+  it("plan_approval in a workflow: refused before any model call, since a /magis go could never reach the run", async () => {
+    await startGitHub({ config: "plan_approval: true\n" });
+    const { code, out, summary } = await runAction("issues", labeledPayload({ installationId: null }));
+    expect(code, out).toBe(1);
+    expect(github.unmatched).toEqual([]);
+    expect(model.requests).toEqual([]);
+    const status = statusComment()!;
+    expect(status.body).toMatch(/\*\*Why:\*\* `plan_approval` is set, but the Action's run ends with its job/);
+    expect(status.body).toMatch(/\*\*Next step:\*\* Set `plan_approval: false`/);
+    expect(summary).toContain("plan_approval");
+    expect(branches()).toBe("");
+    expect(github.pulls).toEqual([]);
+  });
+
   it("/magis retry from someone without permission: answered, no job, exit 0", async () => {
     await startGitHub();
     const { code, out, summary } = await runAction("issue_comment", commentPayload({ body: "/magis retry", sender: "stranger", installationId: null }));

@@ -70,6 +70,7 @@ export async function runAction(
         repositoryModels: "any",
         // The committed bundle carries no language server (Pyright alone is 38 MB of scripts and stubs): see docs/action.md.
         languageServers: false,
+        noPlanApproval: "the Action's run ends with its job, and a `/magis go` comment starts another run that cannot reach this one",
       },
       seams: {
         ...options,

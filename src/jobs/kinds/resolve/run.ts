@@ -9,6 +9,7 @@ import { readIssueState } from "../../../github/read/read-issue-state.js";
 import { readIssueText } from "../../../github/read/read-issue-text.js";
 import type { BotIdentity, IssueRef, Octokit } from "../../../github/types.js";
 import { openJobIndex, renderReport, selectNeedsHuman, type resolveIssue, type TermMemory } from "../../../pipeline/index.js";
+import { StageError } from "../../../pipeline/errors.js";
 import type { PlanProposal, ProgressEvent } from "../../../pipeline/types.js";
 import { progressEntry } from "../../../session/record/progress-entry.js";
 import { stageAfter } from "../../../session/record/stage-after.js";
@@ -41,6 +42,8 @@ export interface ResolveJobServices extends JobServices, CommandServices {
   gitIdleTimeoutMs?: number;
   /** How often a job waiting for its plan's approval reads its session (default APPROVAL_POLL_MS). */
   approvalPollMs?: number;
+  /** Why jobs here cannot wait for `/magis go` (the Action); absent: a job with `plan_approval` waits. */
+  noPlanApproval?: string;
 }
 
 /**
@@ -73,6 +76,14 @@ export function resolveKind(services: ResolveJobServices): JobKind<ResolveJobPay
       const { config } = run;
       const issueRef: IssueRef = { owner: job.owner, repo: job.repo, number: job.number };
       const repo = { owner: job.owner, repo: job.repo };
+      // A plan nobody can approve here is refused before anything is spent on it.
+      if (config.plan_approval && services.noPlanApproval) {
+        throw new StageError(
+          "config",
+          `\`plan_approval\` is set, but ${services.noPlanApproval}, so the plan could never be approved; nothing was done.`,
+          "Set `plan_approval: false` in .github/magis.yml for this door (the App's jobs wait for `/magis go`), then run again.",
+        );
+      }
       // 1. The repository and the issue as it was at the trigger.
       const { octokit, token } = run;
       // A run queued before a restart, or a redelivered trigger, may be for an issue closed meanwhile: checked first too.
