@@ -74,10 +74,12 @@ export async function startServer(env: NodeJS.ProcessEnv, options: StartOptions 
   let services: MagisServices | undefined;
   // The session pages (/jobs/<id>) of a web process, once its services exist; off, saying why, without an OAuth client.
   let pages: SessionPages | undefined;
-  const log = options.log ?? probot.log;
+  // Probot builds its logger as it loads (on the web path, inside startWebhookServer): asked for when used, not before.
+  const logger = () => options.log ?? probot.log;
   const onReady = (made: MagisServices) => {
     services = made;
     if (role === "worker") return;
+    const log = logger();
     const opened = openSessionPages(settings, { store: made.store, queue: made.queue, auth: probotHost(probot).auth, log, prices: settings.model.prices });
     if ("off" in opened) log.info(opened.off);
     else pages = opened;
@@ -123,6 +125,7 @@ export async function startServer(env: NodeJS.ProcessEnv, options: StartOptions 
     await backend.close();
     throw error;
   }
+  const log = logger();
   const { webhookProxyUrl } = settings.server;
   log.info(
     { role, appId: settings.app.appId },

@@ -9,6 +9,8 @@ export const APP_MANIFEST_FILE = fileURLToPath(new URL("../../../app.yml", impor
 export interface ManifestUrls {
   webhook: string;
   redirect: string;
+  /** Where GitHub sends a person back after "Sign in with GitHub" (the session pages), when the app's public address is known. */
+  callback?: string;
 }
 
 /**
@@ -26,5 +28,10 @@ export function readAppManifest(file = APP_MANIFEST_FILE): (urls: ManifestUrls) 
     });
   }
   if (typeof manifest !== "object" || manifest === null) throw new Error(`the app's manifest ${file} holds no YAML mapping: reinstall the package`);
-  return (urls) => ({ ...manifest, hook_attributes: { url: urls.webhook, active: true }, redirect_url: urls.redirect });
+  return (urls) => ({
+    ...manifest,
+    hook_attributes: { url: urls.webhook, active: true },
+    redirect_url: urls.redirect,
+    ...(urls.callback ? { callback_urls: [urls.callback] } : {}),
+  });
 }

@@ -18,9 +18,13 @@ export interface RegisteredApp {
  * Turns the code GitHub sent back after registering the app from the manifest into the app's credentials, once
  * (GitHub accepts a code an hour, one time): the private key goes to a file beside `envFile`, readable by its owner
  * only and never overwritten, and `APP_ID`, `PRIVATE_KEY_PATH`, `WEBHOOK_SECRET`, `GITHUB_CLIENT_ID` and
- * `GITHUB_CLIENT_SECRET` into `envFile`, which `magis serve` reads when it starts again.
+ * `GITHUB_CLIENT_SECRET` into `envFile`, which `magis serve` reads when it starts again; with the app's public address,
+ * `MAGIS_PUBLIC_URL` too, which with the client's id and secret turns the session pages on.
  */
-export async function registerApp(code: string, options: { Octokit: OctokitClass; apiBaseUrl: string; envFile: string }): Promise<RegisteredApp> {
+export async function registerApp(
+  code: string,
+  options: { Octokit: OctokitClass; apiBaseUrl: string; envFile: string; publicUrl?: string },
+): Promise<RegisteredApp> {
   const app = await convertAppManifest(options.Octokit, options.apiBaseUrl, code);
   if (!app.webhook_secret)
     throw new Error(`GitHub registered the app ${app.name} without a webhook secret: set one on ${app.html_url} and set WEBHOOK_SECRET to it`);
@@ -41,6 +45,7 @@ export async function registerApp(code: string, options: { Octokit: OctokitClass
     WEBHOOK_SECRET: app.webhook_secret,
     GITHUB_CLIENT_ID: app.client_id,
     GITHUB_CLIENT_SECRET: app.client_secret,
+    ...(options.publicUrl ? { MAGIS_PUBLIC_URL: options.publicUrl } : {}),
   });
   return { id: app.id, name: app.name, htmlUrl: app.html_url, envFile: options.envFile, keyFile };
 }

@@ -5,6 +5,7 @@ import type { OctokitClass } from "../../github/types.js";
 import { projectDocs } from "../../lib/project-docs.js";
 import { listenOn, type RunningServer } from "../../server/listen-on.js";
 import { answer, opsEndpoints } from "../../server/serve-ops-endpoints.js";
+import { CALLBACK_PATH as SIGN_IN_CALLBACK_PATH } from "../../server/session-auth.js";
 import { WEBHOOK_PATH } from "../../server/start-webhook-server.js";
 import type { Settings } from "../settings/settings-table.js";
 import { looksUnreachable } from "./looks-unreachable.js";
@@ -44,12 +45,25 @@ export async function startSetupServer(options: SetupServerOptions): Promise<Run
     const webhookUrl = proxy ?? `${base}${WEBHOOK_PATH}`;
     return { webhookUrl, envFile, ...(!proxy && looksUnreachable(base) ? { unreachable: unreachableAdvice(base, envFile) } : {}) };
   };
+  // The address people reach this server at, where GitHub can reach it too (not behind a webhook proxy, not loopback):
+  // the session pages' sign-in comes back there, and MAGIS_PUBLIC_URL is written with it.
+  const publicAddress = (request: IncomingMessage): string | null => {
+    const base = baseUrl(request);
+    return proxy || looksUnreachable(base) ? null : base;
+  };
   const serve = async (request: IncomingMessage, response: ServerResponse) => {
     const url = new URL(request.url ?? "/", "http://setup");
     if (request.method !== "GET") return answer(response, 404, "text/plain", "not found");
     if (url.pathname === "/") {
       const seen = facts(request);
-      const manifest = JSON.stringify(manifestFor({ webhook: seen.webhookUrl, redirect: `${baseUrl(request)}/setup/registered` }));
+      const publicUrl = publicAddress(request);
+      const manifest = JSON.stringify(
+        manifestFor({
+          webhook: seen.webhookUrl,
+          redirect: `${baseUrl(request)}/setup/registered`,
+          ...(publicUrl ? { callback: `${publicUrl}${SIGN_IN_CALLBACK_PATH}` } : {}),
+        }),
+      );
       const form = {
         createAppUrl: `${github}/settings/apps/new?state=${state}`,
         orgCreateAppUrl: `${github}/organizations/ORG/settings/apps/new?state=${state}`,
@@ -74,7 +88,8 @@ export async function startSetupServer(options: SetupServerOptions): Promise<Run
       );
     }
     try {
-      registered = await registerApp(code, { Octokit: options.Octokit, apiBaseUrl, envFile });
+      const publicUrl = publicAddress(request);
+      registered = await registerApp(code, { Octokit: options.Octokit, apiBaseUrl, envFile, ...(publicUrl ? { publicUrl } : {}) });
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);
       log.error({ reason }, `registering the app failed: ${reason}`);

@@ -76,6 +76,8 @@ describe("magis serve without the app's credentials", () => {
     const { html, manifest, action } = await registerForm(base);
     expect(manifest.hook_attributes).toEqual({ url: `http://127.0.0.1:${port}/api/github/webhooks`, active: true });
     expect(manifest.redirect_url).toBe(`http://127.0.0.1:${port}/setup/registered`);
+    // A sign-in could not come back to 127.0.0.1 for anyone else: no callback is registered for the session pages.
+    expect(manifest).not.toHaveProperty("callback_urls");
     // The rest is app.yml's, as GitHub is to register it.
     const appYml = parse(fs.readFileSync("app.yml", "utf8"));
     expect(manifest).toMatchObject({ name: "MAGIS", default_events: appYml.default_events, default_permissions: appYml.default_permissions });
@@ -124,6 +126,9 @@ describe("magis serve without the app's credentials", () => {
     const viaAddress = await registerForm(direct.base, { "x-forwarded-proto": "https", "x-forwarded-host": "magis.example.com" });
     expect(viaAddress.manifest.hook_attributes.url).toBe("https://magis.example.com/api/github/webhooks");
     expect(viaAddress.manifest.redirect_url).toBe("https://magis.example.com/setup/registered");
+    // The session pages' "Sign in with GitHub" comes back to the public address; behind a webhook proxy it is unknown.
+    expect(viaAddress.manifest.callback_urls).toEqual(["https://magis.example.com/auth/github/callback"]);
+    expect(viaProxy.manifest).not.toHaveProperty("callback_urls");
     expect(viaAddress.html).not.toContain("GitHub cannot deliver webhooks here yet.");
     expect(leftLoopback).toEqual([]);
   });
@@ -147,7 +152,10 @@ describe("magis serve without the app's credentials", () => {
     }
     expect(github.codes).toEqual([]);
 
-    const done = await fetch(`${base}/setup/registered?code=the-code&state=${state}`);
+    // GitHub sends the browser back to the address the page was opened at: the public one, behind a reverse proxy.
+    const done = await fetch(`${base}/setup/registered?code=the-code&state=${state}`, {
+      headers: { "x-forwarded-proto": "https", "x-forwarded-host": "magis.example.com" },
+    });
     expect(done.status).toBe(200);
     const page = await done.text();
     expect(github.codes).toEqual(["the-code"]);
@@ -161,6 +169,9 @@ describe("magis serve without the app's credentials", () => {
     const written = fs.readFileSync(envFile, "utf8");
     expect(written).toMatch(/^# the maintainer's\nMAGIS_DB=/);
     expect(written).toContain(`\nAPP_ID=4242\nPRIVATE_KEY_PATH=${path.join(dir, keyFile)}\nWEBHOOK_SECRET=whs-0123456789abcdef\n`);
+    // With the client's id and secret, the public address turns the session pages on (their sign-in comes back there).
+    expect(written).toContain("\nGITHUB_CLIENT_ID=");
+    expect(written).toContain("\nMAGIS_PUBLIC_URL=https://magis.example.com\n");
     expect(logs.join("")).toContain(`registered the GitHub App MAGIS test (App ID 4242): wrote its settings to ${envFile}`);
     expect(logs.join("")).not.toContain("whs-0123456789abcdef");
     // GitHub takes a code once; the page does not write the settings twice.
