@@ -1,3 +1,4 @@
+import { escapeHtml } from "../../lib/escape-html.js";
 import type { StoredSessionEntry } from "../types.js";
 import { entriesOf, hasEnded, lastOf } from "./entries-of.js";
 import { formatDuration } from "./format.js";
@@ -38,7 +39,8 @@ export function renderTimeline(session: readonly StoredSessionEntry[]): string {
     // A stage left open when the job ended did not finish: it stopped with the job.
     const duration = running ? (ended ? "stopped with the job" : "running") : formatDuration(span.durationMs!);
     const length = running ? total - span.startMs : span.durationMs!;
-    return `<tr data-stage="${showText(span.name, 100)}"><td class="stage">${showText(span.name, 100)}</td><td class="n">+${formatDuration(span.startMs)}</td><td class="n">${duration}</td><td><meter min="0" max="${total}" value="${Math.max(0, length)}"></meter></td></tr>`;
+    // An attribute takes escaped text only: showText's marks are elements, which would end the attribute.
+    return `<tr data-stage="${escapeHtml(span.name.slice(0, 100))}"><td class="stage">${showText(span.name, 100)}</td><td class="n">+${formatDuration(span.startMs)}</td><td class="n">${duration}</td><td><meter min="0" max="${total}" value="${Math.max(0, length)}"></meter></td></tr>`;
   });
   const outcome = lastOf(session, "outcome");
   const whole = ended && outcome ? `<p>The job took ${formatDuration(total)}.</p>` : "";

@@ -77,6 +77,12 @@ describe("the timeline", () => {
     expect(renderTimeline(ended)).toContain('<td class="n">stopped with the job</td>');
     expect(renderTimeline(ended)).toContain("The job took 1.0 s.");
   });
+
+  it("puts a stage's name into its row's attribute escaped, never with showText's marks (which would end the attribute)", () => {
+    const html = renderTimeline(stored([stage('odd\u202e"name', "started")]));
+    expect(html).toContain('<tr data-stage="odd\u202e&quot;name">');
+    expect(html).toContain('<td class="stage">odd<span class="ctl">U+202E</span>&quot;name</td>');
+  });
 });
 
 describe("entries the page cannot read", () => {
