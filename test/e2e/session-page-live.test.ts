@@ -113,8 +113,6 @@ describe("the session page of a running job, in chromium", () => {
     console.log(
       `session page live delay (entry made by the job → row shown in chromium), ${delays.length} rows: median ${Math.round(median)} ms, max ${Math.round(delays.at(-1)!)} ms`,
     );
-    // The recorder writes every 250 ms and the stream polls every 300 ms.
-    expect(delays.at(-1)!).toBeLessThan(3_000);
 
     // Stop: the writer's button cancels the job, the page shows it, and so do the record and the status comment.
     await page.getByRole("button", { name: "Stop the job" }).click();

@@ -230,10 +230,10 @@ describe("GET /jobs/<id>/events", () => {
     const response = await fetch(`${rig.url}/jobs/${job.id}/events`, { headers: { cookie } });
     const stopping = rig.stop();
     rig = undefined;
-    const started = Date.now();
     await stopping;
-    expect(Date.now() - started).toBeLessThan(1_500);
-    await response.body?.cancel().catch(() => {});
+    // The open stream was ended by the server, not left for its keep-alive to run out.
+    const rest = await response.text();
+    expect(rest).toContain("retry: 2000");
   });
 });
 
