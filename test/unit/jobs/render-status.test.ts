@@ -91,6 +91,26 @@ describe("status comment", () => {
   });
 });
 
+describe("the plan's wait in the status comment", () => {
+  const waiting = (sessionUrl?: string) =>
+    renderStatus({
+      ...startStatus(5, "t"),
+      ...(sessionUrl && { sessionUrl }),
+      planWait: { until: Date.UTC(2026, 0, 2, 3, 4), minutes: 30, summary: "1. fix it" },
+    });
+
+  it("points to the session page's Go button when the pages are on", () => {
+    expect(waiting("https://magis.example.com/jobs/5")).toContain("or use the Go button on the session page");
+  });
+
+  it("says nothing of a Go button when the pages are off", () => {
+    const text = waiting();
+    expect(text).toContain("comment `/magis go`");
+    expect(text).not.toContain("Go button");
+    expect(text).not.toContain("session page");
+  });
+});
+
 describe("explainFailure", () => {
   const site = { agent: "developer" as const, prompt: "developer-write-code", model: "m" };
 

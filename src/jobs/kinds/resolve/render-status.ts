@@ -62,9 +62,11 @@ function planNotes(state: ResolveStatus): string[] {
   }
   if (!state.planWait || state.failure) return [];
   const until = new Date(state.planWait.until).toISOString().slice(0, 16).replace("T", " ");
+  // The Go button is only there when the session pages are on (the comment then links the page).
+  const onPage = state.sessionUrl ? ", or use the Go button on the session page" : "";
   return [
     state.planWait.summary,
-    `No code is written until someone who may trigger MAGIS approves this plan: comment \`/magis go\` (anything after it on the line goes to the Developers as guidance), or use the Go button on the session page. The job waits until ${until} UTC (${plural(state.planWait.minutes, "minute", "minutes")}); \`/magis retry [guidance]\` plans again.`,
+    `No code is written until someone who may trigger MAGIS approves this plan: comment \`/magis go\` (anything after it on the line goes to the Developers as guidance)${onPage}. The job waits until ${until} UTC (${plural(state.planWait.minutes, "minute", "minutes")}); \`/magis retry [guidance]\` plans again.`,
   ];
 }
 
