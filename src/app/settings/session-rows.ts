@@ -67,7 +67,7 @@ export const SESSION_ROWS = [
   }),
 ] as const;
 
-/** MAGIS_PUBLIC_URL as an http(s) address without a trailing slash, query or fragment; unset is undefined. */
+/** MAGIS_PUBLIC_URL as an http(s) origin (no path, query or fragment), without a trailing slash; unset is undefined. */
 function readPublicUrl(raw: string | undefined): string | undefined {
   if (raw === undefined || raw.trim() === "") return undefined;
   const refuse = (why: string) =>
@@ -79,8 +79,11 @@ function readPublicUrl(raw: string | undefined): string | undefined {
     throw refuse("which is not an address");
   }
   if (url.protocol !== "https:" && url.protocol !== "http:") throw refuse("which is not an http or https address");
-  if (url.search || url.hash || url.username || url.password) throw refuse("which holds more than a scheme, a host and a path");
-  return `${url.origin}${url.pathname}`.replace(/\/+$/, "");
+  if (url.search || url.hash || url.username || url.password) throw refuse("which holds more than a scheme, a host and a port");
+  // Every page, link and redirect of the web role is under / (the sign-in's callback, /jobs/…): a path would be dropped.
+  if (url.pathname !== "/")
+    throw refuse(`which has a path (${url.pathname}); the web role serves its pages at the root of its address, so serve it on a host of its own`);
+  return url.origin;
 }
 
 /** MAGIS_SESSION_SECRET, refused when too short to sign with; unset is undefined (the key is then derived). */

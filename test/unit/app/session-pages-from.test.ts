@@ -46,8 +46,12 @@ describe("the session settings", () => {
       "MAGIS_PUBLIC_URL is 'magis.example.com', which is not an address: set it to where people reach the web role, such as https://magis.example.com",
     );
     expect(() => readSettings({ MAGIS_PUBLIC_URL: "ftp://magis.example.com" }, { door: "serve" })).toThrow(/not an http or https address/);
-    expect(() => readSettings({ MAGIS_PUBLIC_URL: "https://magis.example.com/?x=1" }, { door: "serve" })).toThrow(/more than a scheme, a host and a path/);
-    expect(readSettings({ MAGIS_PUBLIC_URL: "https://example.com/magis/" }, { door: "serve" }).server.publicUrl).toBe("https://example.com/magis");
+    expect(() => readSettings({ MAGIS_PUBLIC_URL: "https://magis.example.com/?x=1" }, { door: "serve" })).toThrow(/more than a scheme, a host and a port/);
+    // The pages' links are root-relative (/jobs/…, /auth/github/callback): an address under a path would break each one.
+    expect(() => readSettings({ MAGIS_PUBLIC_URL: "https://example.com/magis/" }, { door: "serve" })).toThrow(
+      "which has a path (/magis/); the web role serves its pages at the root of its address, so serve it on a host of its own: set it to where people reach the web role, such as https://magis.example.com",
+    );
+    expect(readSettings({ MAGIS_PUBLIC_URL: "https://example.com:8443/" }, { door: "serve" }).server.publicUrl).toBe("https://example.com:8443");
   });
 
   it("refuse a signing key shorter than 32 characters, without showing it", () => {
