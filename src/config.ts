@@ -193,6 +193,14 @@ const environmentSchema = z
   .strict();
 
 /**
+ * Longest a job with `plan_approval` may last, its run and its wait for approval together, in minutes. Under PostgreSQL
+ * graphile-worker takes a job it locked more than 4 hours ago for stuck: it unlocks the job and the issue's line, runs
+ * the job again beside the one still waiting, and the issue's next job starts beside them. The 10 minutes short of 4
+ * hours are for what a job does outside its time limit (the status comment, the record, stopping its commands).
+ */
+export const MAX_JOB_LIFE_MINUTES = 230;
+
+/**
  * The schema of `.github/magis.yml`. Every field has a default, so an empty file is a valid config. Each field's
  * description is its documentation: docs/configuration.md and the editors' JSON Schema are generated from it.
  */
@@ -284,10 +292,10 @@ export const configSchema = z
     plan_approval_minutes: z
       .number()
       .positive()
-      .max(24 * 60)
+      .max(200)
       .default(60)
       .describe(
-        "With `plan_approval`, how long a job waits for the approval, in minutes (fractions allowed); the wait does not count against `job_timeout_minutes`. Past it the job ends without writing code.",
+        `With \`plan_approval\`, how long a job waits for the approval, in minutes (fractions allowed); the wait does not count against \`job_timeout_minutes\`. Past it the job ends without writing code. With \`job_timeout_minutes\` it may add up to ${MAX_JOB_LIFE_MINUTES} at most: under PostgreSQL a job that runs past 4 hours is taken for stuck and run again beside itself.`,
       ),
     protected_paths: z
       .array(globPattern)
@@ -416,6 +424,15 @@ export const configSchema = z
       ),
   })
   .strict()
+  .superRefine((config, ctx) => {
+    const life = config.job_timeout_minutes + config.plan_approval_minutes;
+    if (!config.plan_approval || life <= MAX_JOB_LIFE_MINUTES) return;
+    ctx.addIssue({
+      code: "custom",
+      path: ["plan_approval_minutes"],
+      message: `with plan_approval, job_timeout_minutes (${config.job_timeout_minutes}) and plan_approval_minutes (${config.plan_approval_minutes}) add up to ${life} minutes, more than the ${MAX_JOB_LIFE_MINUTES} a job may last in all (under PostgreSQL a job past 4 hours is taken for stuck and run again beside itself): lower one of them so they add up to ${MAX_JOB_LIFE_MINUTES} at most`,
+    });
+  })
   .meta({ title: "MAGIS repository config (.github/magis.yml)", description: "How MAGIS works on this repository. Every key is optional." });
 
 export type MagisConfig = z.infer<typeof configSchema>;

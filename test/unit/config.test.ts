@@ -66,6 +66,26 @@ describe("the config's bounds and its problems as posted", () => {
     }
   });
 
+  it("refuses a plan approval that, with the job's time limit, would outlast the 230 minutes a job may last (graphile-worker's 4 hours)", () => {
+    expect(() => parseConfig({ plan_approval_minutes: 1440 })).toThrow(/- plan_approval_minutes: Too big/);
+    expect(parseConfig({ plan_approval: true, job_timeout_minutes: 30, plan_approval_minutes: 200 })).toMatchObject({ plan_approval_minutes: 200 });
+    let error: unknown;
+    try {
+      parseConfig({ plan_approval: true, job_timeout_minutes: 60, plan_approval_minutes: 180 });
+    } catch (caught) {
+      error = caught;
+    }
+    expect((error as ConfigError).problems).toEqual([
+      {
+        path: "plan_approval_minutes",
+        message: expect.stringContaining("job_timeout_minutes (60) and plan_approval_minutes (180) add up to 240 minutes, more than the 230"),
+      },
+    ]);
+    expect((error as ConfigError).message).toContain("lower one of them so they add up to 230 at most");
+    // Without plan_approval no job waits: the pair is not bounded together.
+    expect(parseConfig({ job_timeout_minutes: 240, plan_approval_minutes: 60 }).job_timeout_minutes).toBe(240);
+  });
+
   it("posts an unknown key, or any text of the file, without a mention GitHub would notify", () => {
     let error: unknown;
     try {
