@@ -2,14 +2,14 @@ import { escapeHtml } from "../../lib/escape-html.js";
 import type { StoredSessionEntry } from "../types.js";
 import { formatTime } from "./format.js";
 import { PART, type SessionPageOptions } from "./page-options.js";
-import { lastOf } from "./entries-of.js";
+import { currentOutcome, lastOf } from "./entries-of.js";
 import { safeLink } from "./safe-link.js";
 import { showText } from "./show-text.js";
 
 /** What the session is of and how it stands: the repository, the issue (linked), the outcome, the pull request, the viewer. */
 export function renderHeader(session: readonly StoredSessionEntry[], options: SessionPageOptions): string {
   const job = lastOf(session, "job")?.data;
-  const outcome = lastOf(session, "outcome")?.data;
+  const outcome = currentOutcome(session)?.data;
   const what = job ? `${job.repository}${job.number === null ? "" : `#${job.number}`}` : "A job";
   const title = job?.title ? `: ${showText(job.title, 500)}` : "";
   const kind = job ? ` <span class="meta">(${showText(job.jobKind, 100)}${job.id ? `, job ${job.id}` : ""})</span>` : "";

@@ -119,6 +119,22 @@ describe("steering on the page", () => {
     expect(renderSessionPage(ended, { actions })).not.toContain("<form");
   });
 
+  it("follows a job handed back and run again as running: live, with Stop and Go", () => {
+    const job = base.find((entry) => entry.kind === "job")!;
+    const stage = base.find((entry) => entry.kind === "stage")!;
+    const entries = [job, stage, { kind: "outcome", data: { status: "handed-back", detail: "the worker stopped" } }, job, stage].map(
+      (entry, index) => ({ ...entry, seq: index + 1, at: Date.UTC(2026, 11, 2, 12, index) }) as StoredSessionEntry,
+    );
+    const again = at(entries, { kind: "plan-wait", data: { until: Date.UTC(2026, 11, 2, 14), summary: "1. Fix parse()" } });
+    const live = { eventsUrl: "/jobs/42/events?after=6", scriptUrl: "/jobs/live.js" };
+    const page = renderSessionPage(again, { actions, live });
+    expect(page).toContain('data-events="/jobs/42/events?after=6"');
+    expect(page).toContain('action="/jobs/42/go"');
+    expect(page).toContain('action="/jobs/42/stop"');
+    expect(page).toContain('<span class="outcome">running</span>');
+    expect(JSON.parse(sessionEventMessage(again.at(-1)!, again, { actions, live }).split("data: ")[1]!).ended).toBe(false);
+  });
+
   it("shows the question the Manager asked the author", () => {
     const asked = at(base, { kind: "question", data: { question: "Which version?", author: "alice" } });
     expect(renderSessionPage(asked)).toContain("<h3>A question for @alice</h3><pre>Which version?</pre>");
