@@ -1,4 +1,6 @@
+import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { openDatabase } from "../../src/backends/sqlite/database.js";
 import { INSTALLATION, useRig, type Rig } from "./e2e-rig.js";
 import { commentPayload, labeledPayload } from "./payloads.js";
 import { scriptResolve } from "./script-resolve.js";
@@ -85,6 +87,26 @@ describe("plan approval (plan_approval: true), end to end", () => {
     expect(rig.github.comments.some((c) => c.body.includes("@Codertocat no run of MAGIS on this issue is waiting for its plan to be approved"))).toBe(true);
     expect(await rig.jobs()).toEqual([]);
   });
+
+  it("fails the plan stage without announcing a wait when the store does not keep the plan-wait", async () => {
+    // Long enough that a wait announced anyway would still be open when the job is looked at.
+    await rig.setUp({ config: "plan_approval: true\nplan_approval_minutes: 0.5\n" });
+    // The app's own database file refuses the plan-wait (as a full disk would): the session's recorder goes on past it.
+    const db = openDatabase(path.join(rig.root, "magis.db"));
+    db.exec("CREATE TRIGGER refuse_plan_wait BEFORE INSERT ON session_entries WHEN NEW.kind = 'plan-wait' BEGIN SELECT RAISE(ABORT, 'disk is full'); END");
+    db.close();
+    await rig.app.deliver("issues", labeledPayload({ installationId: INSTALLATION }), "delivery-unstored");
+    await rig.app.services.settled();
+    const [job] = await rig.jobs();
+    expect(job).toMatchObject({ status: "failed", stage: "plan" });
+    expect(status()).toContain("The wait for the plan's approval could not be stored in the job's session");
+    expect(status()).not.toContain("MAGIS waits for its plan to be approved");
+    expect(status()).not.toContain("Nobody approved the plan");
+    expect(developerAsked()).toEqual([]);
+    expect(rig.botBranches()).toBe("");
+    // The session still says how the job ended, after the entries the store refused.
+    expect((await rig.app.services.store.sessions.read(job!.id)).at(-1)?.kind).toBe("outcome");
+  }, 60_000);
 
   it("ends without writing code when nobody approves in time, and the wait does not eat job_timeout_minutes", async () => {
     // Were the wait counted against the job's 6 seconds, the time limit would stop it before the 9 seconds of the wait ran out.

@@ -1,7 +1,8 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { StageError } from "../../../pipeline/errors.js";
 import type { PlanProposal } from "../../../pipeline/types.js";
-import type { SessionStore } from "../../../store/sessions.js";
+import type { PlanWait } from "../../../session/types.js";
+import type { SessionRow, SessionStore } from "../../../store/sessions.js";
 import type { JobRun } from "../../run-job.js";
 import { findApproval } from "../../steer-job.js";
 import { describePlan } from "./describe-plan.js";
@@ -20,11 +21,11 @@ export interface ApprovalParts {
 }
 
 /**
- * Waits for someone allowed to trigger to approve the plan (`plan_approval: true`): the status comment shows the plan
- * and how to approve, a `plan-wait` entry goes to the session, and the session is read every poll for a `go` (written
- * by approvePlan, from `/magis go` or the page's button). The job's time limit stops meanwhile; a cancellation still
- * ends the wait. Resolves with the approver's guidance; past `plan_approval_minutes` it throws a StageError, so the
- * job ends saying nobody approved and writes no code.
+ * Waits for someone allowed to trigger to approve the plan (`plan_approval: true`): a `plan-wait` entry goes to the
+ * session, the status comment shows the plan and how to approve, and the session is read every poll for a `go`
+ * (written by approvePlan, from `/magis go` or the page's button). The job's time limit stops meanwhile; a cancellation
+ * still ends the wait. Resolves with the approver's guidance; past `plan_approval_minutes`, or when the store did not
+ * keep the plan-wait, it throws a StageError, so the job ends saying why and writes no code.
  */
 export async function waitForApproval(parts: ApprovalParts, proposal: PlanProposal): Promise<{ guidance?: string }> {
   const { run, jobId, sessions, now } = parts;
@@ -33,17 +34,16 @@ export async function waitForApproval(parts: ApprovalParts, proposal: PlanPropos
   const until = now() + minutes * 60_000;
   const summary = describePlan(proposal);
   run.session.record({ kind: "plan-wait", data: { until, summary } });
-  // Recorded before it is announced: a `/magis go` that follows the status comment finds the wait open.
+  // Stored before it is announced, so a `/magis go` that follows the status comment finds the wait open; read back,
+  // because the recorder goes on past a store that fails, and a wait nobody can find would refuse every go.
   await run.session.flush();
+  let { rows, seq: seen } = await storedWait(sessions, jobId, until);
   run.status.update((s) => ({ ...s, planWait: { until, minutes, summary } }));
   const resume = run.pauseTimeLimit();
   try {
-    let seen = 0;
-    let waitSeq: number | null = null;
     for (;;) {
-      const rows = await sessions.read(jobId, { afterSeq: seen });
-      for (const row of rows) if (row.kind === "plan-wait") waitSeq = row.seq;
-      const go = waitSeq === null ? null : findApproval(rows, waitSeq);
+      // `seen` is the plan-wait's number at first, then the last entry read: a go after it answers the wait.
+      const go = findApproval(rows, seen);
       if (go) {
         run.status.update((s) => ({ ...s, planWait: undefined, approvedBy: go.by }));
         return go.guidance ? { guidance: go.guidance } : {};
@@ -51,10 +51,33 @@ export async function waitForApproval(parts: ApprovalParts, proposal: PlanPropos
       seen = rows.at(-1)?.seq ?? seen;
       if (now() >= until) throw notApproved(minutes);
       await sleep(Math.min(parts.pollMs ?? APPROVAL_POLL_MS, Math.max(0, until - now())), undefined, { signal: run.signal });
+      rows = await sessions.read(jobId, { afterSeq: seen });
     }
   } finally {
     resume();
   }
+}
+
+/** The job's plan-wait (the one ending at `until`) as the store kept it, and the session's rows up to now; throws when it is not there. */
+async function storedWait(sessions: SessionStore, jobId: number, until: number): Promise<{ rows: SessionRow[]; seq: number }> {
+  let rows: SessionRow[];
+  try {
+    rows = await sessions.read(jobId);
+  } catch (error) {
+    throw notStored({ cause: error });
+  }
+  const wait = rows.find((row) => row.kind === "plan-wait" && (JSON.parse(row.data) as PlanWait).until === until);
+  if (!wait) throw notStored();
+  return { rows, seq: wait.seq };
+}
+
+function notStored(options?: ErrorOptions): StageError {
+  return new StageError(
+    "plan",
+    "The wait for the plan's approval could not be stored in the job's session (the app's database failed the write), so no `/magis go` could reach this run; no code was written and nothing was pushed.",
+    "Comment `/magis retry` once the app's database takes writes again (its log says what failed), or set `plan_approval: false` in .github/magis.yml to run without waiting.",
+    options,
+  );
 }
 
 function notApproved(minutes: number): StageError {
