@@ -26,6 +26,8 @@ export interface JobRunnerParts {
   seams: Pick<ServiceSeams, "createLlm" | "onTimings" | "metrics">;
   store: Pick<Store, "memory" | "jobs" | "sessions">;
   commands: CommandServices["commands"];
+  /** The app's own credentials (the model's key, the App's secrets), redacted from every job's session. */
+  secrets: readonly (string | undefined)[];
   /** The folder of per-job model traces; "" writes none. */
   traceDir: string;
   /** Where clones keep their objects for the next clone of a repository (absent: none kept). */
@@ -63,10 +65,11 @@ export function createJobRunner(parts: JobRunnerParts): JobRunner {
     // The status comment and the pull request link the job's session page when the web role serves it.
     sessionUrl: sessionUrlFrom(values),
     ...(settings.noPlanApproval && { noPlanApproval: settings.noPlanApproval }),
-    // Each job's session is recorded in the store beside its record, without the app's secrets.
+    // Each job's session is recorded in the store beside its record, without the app's secrets: a model's answer or a
+    // hint may quote them whether commands run or not.
     sessions: store.sessions,
     prices: values.model.prices,
-    secrets: "secrets" in parts.commands ? parts.commands.secrets : [],
+    secrets: parts.secrets,
     webUrl: githubUrls(values.github).web,
     onTimings: (job, timings) => {
       log.info({ job: job.id, timings }, "job timings");

@@ -47,12 +47,14 @@ export function createServices(host: GitHubHost, { settings = serveSettings(proc
   // The environments this machine's jobs built, kept for the next job of their repository; the web role removes an
   // uninstalled installation's from the same folder.
   const environments = "environments" in seams ? seams.environments : environmentShelfFor(values, { cwd: process.cwd(), log });
+  const secrets = appSecrets(values);
   const runner = createJobRunner({
     host,
     settings,
     seams,
     store,
-    commands: sandbox.sandbox ? { sandbox: sandbox.sandbox, secrets: appSecrets(values), ...(environments && { environments }) } : { why: sandbox.why },
+    secrets,
+    commands: sandbox.sandbox ? { sandbox: sandbox.sandbox, secrets, ...(environments && { environments }) } : { why: sandbox.why },
     traceDir: values.jobs.traceDir ?? tracesBeside,
     objects,
   });
@@ -188,7 +190,12 @@ export function sandboxWanted(
   };
 }
 
-/** The app's own credentials: kept out of the repository's commands and redacted from what they print. */
+/**
+ * The app's own credentials: kept out of the repository's commands, redacted from what they print and from every
+ * session, whether commands run or not. The sign-in's client secret and cookie key are among them: either would let
+ * whoever read it forge a signed-in visitor's cookie.
+ */
 function appSecrets(settings: Settings): (string | undefined)[] {
-  return [settings.model.apiKey, settings.app.webhookSecret, settings.app.privateKey, settings.runner.token];
+  const { model, app, runner, server } = settings;
+  return [model.apiKey, app.webhookSecret, app.privateKey, runner.token, app.clientSecret, server.sessionSecret];
 }

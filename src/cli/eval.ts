@@ -145,6 +145,8 @@ export const evalCommand: Command = {
           : (config, _instance, _checkout, signal) => createLlm({ config, settings: model, signal }),
         modelName: oracle ? "magis-oracle" : `magis-${runModel}`,
         commands: commandPolicy(values["allow-commands"]!, io, settings),
+        // A model's answer may quote the key: each instance's session page holds "[redacted]" instead, commands or not.
+        secrets: [settings.model.apiKey],
         ...(oracle ? { oracle: { explainLosses } } : {}),
         now: io.now ?? Date.now,
         stderr: io.stderr,

@@ -42,6 +42,8 @@ export interface InstanceSetup {
    */
   makeLlm: (config: MagisConfig, instance: BenchInstance, checkout: string, signal: AbortSignal) => LlmClient;
   commands: CommandPolicy;
+  /** The run's own credentials (the model's key): redacted from each instance's session, whether commands run or not. */
+  secrets?: readonly (string | undefined)[];
   /** Candidate changes per Developer attempt, over the checkout's config (`--candidates`). */
   candidates?: number;
   /** How each repository's instances are set up (`--environments`), over the checkout's config. */
@@ -93,7 +95,7 @@ export async function runEvalInstance(instance: BenchInstance, setup: InstanceSe
   const session = startLocalSession({
     job: { id: 0, jobKind: "eval", repository: instance.repo, number: null, title: `${instance.instance_id}: ${issueOf(instance).title}` },
     trace: () => llm?.trace ?? [],
-    secrets: setup.commands.allowed ? (setup.commands.secrets ?? []) : [],
+    secrets: [...(setup.secrets ?? []), ...(setup.commands.allowed ? (setup.commands.secrets ?? []) : [])],
     prices: setup.prices,
     // The wall clock, as the pipeline's own: `setup.now` times the instance alone.
     now: Date.now,

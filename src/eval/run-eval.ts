@@ -31,6 +31,8 @@ export interface EvalOptions {
   /** `model_name_or_path` of the predictions, and the model the summary names. */
   modelName: string;
   commands: CommandPolicy;
+  /** The run's own credentials (the model's key), redacted from every instance's session. */
+  secrets?: InstanceSetup["secrets"];
   /** Candidate changes per Developer attempt, over each checkout's config (`--candidates`). */
   candidates?: number;
   /** How each repository's instances are set up (`--environments`), over each checkout's config. */
@@ -102,6 +104,7 @@ export async function runEval(options: EvalOptions): Promise<EvalRunResult> {
             terms,
             makeLlm: options.makeLlm,
             commands: options.commands,
+            ...(options.secrets ? { secrets: options.secrets } : {}),
             ...(options.candidates ? { candidates: options.candidates } : {}),
             ...(options.environments ? { environments: options.environments } : {}),
             now: options.now,
@@ -120,7 +123,12 @@ export async function runEval(options: EvalOptions): Promise<EvalRunResult> {
         : crash !== null
           ? { ...inputFailureResult(entry.instance_id, (entry as BenchInstance).repo, crash), failure: { stage: "crash", reason: crash } }
           : inputFailureResult(entry.instance_id, "(unreadable record)", (entry as BadInstanceRecord).reason);
-      await outputs.add({ instance_id: result.instance_id, model_name_or_path: options.modelName, model_patch: run?.patch ?? "" }, result, run?.trace ?? [], run?.sessionPage);
+      await outputs.add(
+        { instance_id: result.instance_id, model_name_or_path: options.modelName, model_patch: run?.patch ?? "" },
+        result,
+        run?.trace ?? [],
+        run?.sessionPage,
+      );
       results.push(result);
       finishedHere++;
       outputs.writeSummary(summarize());

@@ -46,6 +46,8 @@ export interface RigOptions {
   metrics?: ServiceSeams["metrics"];
   /** Shortens the pauses of the trigger desk (a failed decision tried again, the spool replayed). */
   deskTiming?: ServiceSeams["deskTiming"];
+  /** The sandbox the app's door chose (default: the one MAGIS_SANDBOX picks here); `{ sandbox: null, … }` turns commands off. */
+  sandbox?: ServiceSeams["sandbox"];
   /** Scripts the model instead of the issue-to-PR run (ignored with brokenModel). */
   script?: (model: ScriptedModel) => void;
 }
@@ -111,6 +113,7 @@ export function useRig(): Rig {
           backend: new SqliteBackend(openDatabase(path.join(rig.root, "magis.db"))),
           deskTiming: options.deskTiming,
           metrics: options.metrics,
+          ...(options.sandbox && { sandbox: options.sandbox }),
         },
       });
     },
