@@ -6,8 +6,10 @@ import { sessionPages, type SessionPages, type SessionPagesOptions } from "../se
 import { createSessionAuth, type Viewer } from "../server/session-auth.js";
 import type { JobRecord } from "../store/jobs.js";
 import type { Store } from "../store/store.js";
+import { rememberAnswers } from "./remember-answers.js";
 import { createSessionAccess } from "./session-access.js";
 import { sessionPagesFrom } from "./session-pages-from.js";
+import { steerFromPage } from "./steer-from-page.js";
 import type { GitHubHost } from "./service-types.js";
 import type { Settings } from "./settings/settings-table.js";
 
@@ -32,14 +34,20 @@ export function openSessionPages(settings: Settings, parts: SessionPagesParts): 
   const on = sessionPagesFrom(settings);
   if ("off" in on) return on;
   const { auth, log } = parts;
+  // Kept a minute, as the access decision is: the page and its events ask once, not a GitHub call per connection.
+  const remembered = rememberAnswers({ cacheMs: 60_000, now: Date.now });
+  const mayApprove = (viewer: Viewer, job: JobRecord) => {
+    const allowed = allowedToTrigger(job);
+    const key = `approve ${viewer.id} ${job.installationId}:${job.owner}/${job.repo} ${allowed.join(",")}`.toLowerCase();
+    return remembered(key, async () => hasPermission(await auth(job.installationId), { owner: job.owner, repo: job.repo }, viewer.login, allowed));
+  };
   return sessionPages({
     auth: createSessionAuth({ ...on.auth, log }),
     jobs: parts.store.jobs,
     sessions: parts.store.sessions,
-    queue: parts.queue,
+    ...steerFromPage({ store: parts.store, queue: parts.queue }),
     access: createSessionAccess({ auth, sessionsPublic: on.sessionsPublic }),
-    mayApprove: async (viewer: Viewer, job: JobRecord) =>
-      hasPermission(await auth(job.installationId), { owner: job.owner, repo: job.repo }, viewer.login, allowedToTrigger(job)),
+    mayApprove,
     prices: parts.prices,
     log,
   });

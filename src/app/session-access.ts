@@ -3,6 +3,7 @@ import { isRepositoryPublic } from "../github/read/read-repository-visibility.js
 import type { Octokit } from "../github/types.js";
 import type { Viewer } from "../server/session-auth.js";
 import type { JobRecord } from "../store/jobs.js";
+import { rememberAnswers } from "./remember-answers.js";
 
 /** What a viewer may do with a job's session: nothing (the page is a 404), read it, or also steer the job (Stop, Go). */
 export type SessionAccess = "none" | "read" | "write";
@@ -24,9 +25,6 @@ export interface SessionAccessOptions {
   cacheMs?: number;
 }
 
-/** Most answers kept at once; past it the oldest goes. */
-const MAX_KEPT = 10_000;
-
 /**
  * The access decision of the session pages: the viewer's permission on the job's repository, asked through the job's
  * installation (read and triage: `read`; write, maintain and admin: `write`). A signed-out visitor, or a user GitHub
@@ -38,17 +36,7 @@ export function createSessionAccess(options: SessionAccessOptions): DecideSessio
   const { auth, sessionsPublic } = options;
   const now = options.now ?? Date.now;
   const cacheMs = options.cacheMs ?? 60_000;
-  const kept = new Map<string, { until: number; answer: Promise<unknown> }>();
-  const remembered = <T>(key: string, ask: () => Promise<T>): Promise<T> => {
-    const hit = kept.get(key);
-    if (hit && hit.until > now()) return hit.answer as Promise<T>;
-    kept.delete(key);
-    if (kept.size >= MAX_KEPT) kept.delete(kept.keys().next().value!);
-    const answer = ask();
-    kept.set(key, { until: now() + cacheMs, answer });
-    answer.catch(() => kept.get(key)?.answer === answer && kept.delete(key));
-    return answer;
-  };
+  const remembered = rememberAnswers({ cacheMs, now });
   const where = (job: SessionJob) => `${job.installationId}:${job.owner}/${job.repo}`.toLowerCase();
   const isPublic = (job: SessionJob) =>
     remembered(`public ${where(job)}`, async () => isRepositoryPublic(await auth(job.installationId), { owner: job.owner, repo: job.repo }));

@@ -1,40 +1,50 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Logger } from "pino";
-import type { JobQueue } from "../jobs/job-queue.js";
-import { approvePlan, openPlanWait } from "../jobs/steer-job.js";
 import { redactSecrets } from "../lib/redact-secrets.js";
 import { renderSessionPage, type SessionPageOptions } from "../session/render-session-page.js";
-import { SESSION_LIVE_SCRIPT, sessionEventMessage } from "../session/session-live-script.js";
+import { endedWith, SESSION_LIVE_SCRIPT, sessionEndMessage, sessionEventMessage } from "../session/session-live-script.js";
 import type { JobRecord } from "../store/jobs.js";
 import type { SessionStore } from "../store/sessions.js";
 import type { JobStore } from "../store/store.js";
 import { SIGN_OUT_PATH, type SessionAuth, type Viewer } from "./session-auth.js";
 import { SESSION_HEADERS, sendHtml, sendMessage, sendNotFound, sendRedirect } from "./session/page-headers.js";
 import { readForm } from "./session/read-form.js";
-import { stopFromPage } from "./session/stop-from-page.js";
+import { recordOutcome } from "./session/record-outcome.js";
 import { storedEntry } from "./session/stored-entry.js";
 import { DEFAULT_STREAM_TIMING, hasEnded, streamEntries, type StreamTiming } from "./session/stream-entries.js";
 
 /** What a viewer may do with a job's session: nothing (the page is a 404), read it, or also stop the job. */
 export type SessionAccess = "none" | "read" | "write";
 
-/** What the session pages are served from: the sign-in, the store, the queue, and who may see and steer what. */
+/**
+ * What the session pages are served from: the sign-in, the store they read, who may see and steer what, and what
+ * steering does (src/app/steer-from-page.ts): the pages answer HTTP and leave the jobs to the app.
+ */
 export interface SessionPagesOptions {
   auth: SessionAuth;
   jobs: JobStore;
   sessions: SessionStore;
-  /** Stop cancels through it, as removing the label does. */
-  queue: Pick<JobQueue, "cancel">;
-  /** The viewer's access to a job's session (src/app/session-access.ts): `none` for a signed-out visitor unless the repository's sessions are public. */
+  /**
+   * The viewer's access to a job's session (src/app/session-access.ts): `none` for a signed-out visitor unless the
+   * repository's sessions are public. An error (the installation removed, the repository deleted) is answered as `none`.
+   */
   access: (viewer: Viewer | null, job: JobRecord) => Promise<SessionAccess>;
   /** Whether the viewer may approve the job's plan: the same people who may trigger it (its config's `allowed_permissions`). */
   mayApprove: (viewer: Viewer, job: JobRecord) => Promise<boolean>;
+  /** Stops a queued or running job, as removing its label does, naming who; false when there was nothing to stop. */
+  stop: (job: JobRecord, by: string) => Promise<boolean>;
+  /** Approves the job's waiting plan, with the guidance given; false when no plan waits. */
+  approve: (job: JobRecord, by: string, guidance?: string) => Promise<boolean>;
+  /** Whether the job waits for its plan's approval now (Go is shown, and who may approve is asked, only then). */
+  planWaitOpen: (job: JobRecord) => Promise<boolean>;
   /** Prices for model calls the recorder did not price. */
   prices?: SessionPageOptions["prices"];
   log: Logger;
   timing?: StreamTiming;
   /** Event streams this process keeps open at once (default 200); past it, a page loads without following the job live. */
   maxStreams?: number;
+  /** Event streams one viewer keeps open at once (default 8), by signed-in user, else (a public session) by client address. */
+  maxStreamsPerViewer?: number;
   now?: () => number;
 }
 
@@ -49,6 +59,7 @@ export interface SessionPages {
 export const LIVE_SCRIPT_PATH = "/jobs/live.js";
 const JOB_PATH = /^\/jobs\/(\d{1,15})(?:\/(events|stop|go))?$/;
 const DEFAULT_MAX_STREAMS = 200;
+const DEFAULT_MAX_STREAMS_PER_VIEWER = 8;
 /** The longest guidance the Go form sends on (the page's field allows 2,000 characters). */
 const MAX_GUIDANCE_CHARS = 2_000;
 
@@ -64,19 +75,32 @@ export function sessionPages(options: SessionPagesOptions): SessionPages {
   const now = options.now ?? Date.now;
   const timing = options.timing ?? DEFAULT_STREAM_TIMING;
   const maxStreams = options.maxStreams ?? DEFAULT_MAX_STREAMS;
+  const maxPerViewer = options.maxStreamsPerViewer ?? DEFAULT_MAX_STREAMS_PER_VIEWER;
   const streams = new Set<AbortController>();
+  const perViewer = new Map<string, number>();
   let closing = false;
 
   /** The job of a request's path and the viewer's access to it; null (answered) when the viewer may not see it. */
   const admit = async (request: IncomingMessage, response: ServerResponse, id: number, page: boolean): Promise<Admitted | null> => {
     const viewer = auth.viewer(request);
     const job = await options.jobs.get(id);
-    const access = job ? await options.access(viewer, job) : "none";
+    const access = job ? await accessOf(viewer, job) : "none";
     if (job && access !== "none") return { viewer, job, access };
     // A signed-out visitor learns nothing either: sent to sign in, whether the job exists or not.
     if (!viewer && page) sendRedirect(response, 302, auth.signInUrl(`/jobs/${id}`));
     else sendNotFound(response);
     return null;
+  };
+
+  /** The viewer's access; a decision that failed (the installation removed, the repository deleted) is `none`, logged. */
+  const accessOf = async (viewer: Viewer | null, job: JobRecord): Promise<SessionAccess> => {
+    try {
+      return await options.access(viewer, job);
+    } catch (failure) {
+      const reason = redactSecrets(failure instanceof Error ? failure.message : String(failure));
+      log.warn({ job: job.id, reason }, `could not tell who may see job ${job.id} of ${job.owner}/${job.repo}, so nobody does: ${reason}`);
+      return "none";
+    }
   };
 
   /**
@@ -101,12 +125,14 @@ export function sessionPages(options: SessionPagesOptions): SessionPages {
     const admitted = await admit(request, response, id, true);
     if (!admitted) return;
     const rows = await options.sessions.read(id);
-    const entries = rows.map(storedEntry);
-    const running = !hasEnded(admitted.job.status);
+    const { job } = admitted;
+    const running = !hasEnded(job.status);
     const lastSeq = rows.at(-1)?.seq ?? 0;
-    const page = renderSessionPage(entries, {
-      ...(running && { live: { eventsUrl: `/jobs/${id}/events?after=${lastSeq}`, scriptUrl: LIVE_SCRIPT_PATH } }),
-      ...(await viewerOptions(request, admitted, running && openPlanWait(rows, now()) !== null)),
+    const entries = rows.map(storedEntry);
+    // A job whose record ended with no outcome in its session (failed as lost) says what the record says, not "running".
+    const page = renderSessionPage(running ? entries : endedWith(entries, recordOutcome(job)), {
+      ...(running && { live: liveOf(id, lastSeq) }),
+      ...(await viewerOptions(request, admitted, running && (await options.planWaitOpen(job)))),
     });
     sendHtml(response, 200, page);
   };
@@ -115,21 +141,29 @@ export function sessionPages(options: SessionPagesOptions): SessionPages {
     const admitted = await admit(request, response, id, false);
     if (!admitted) return;
     const afterSeq = lastSeen(request);
-    const { job } = admitted;
-    // The buttons as the page showed them; a plan that starts waiting while the stream runs gets Go only for who may trigger.
-    const pageOptions = await viewerOptions(request, admitted, true);
-    // An EventSource reconnecting to a job that has ended, with every entry sent, is told to stop (204 ends its retries).
-    if (hasEnded(job.status) && (await options.sessions.read(id, { afterSeq, limit: 1 })).length === 0) {
-      response.writeHead(204, SESSION_HEADERS).end();
-      return;
-    }
+    const { viewer, job } = admitted;
     if (streams.size >= maxStreams) {
       response.writeHead(503, { ...SESSION_HEADERS, "retry-after": "30", "content-type": "text/plain; charset=utf-8" });
       response.end(`this server follows ${maxStreams} jobs live at once already; reload the page in a minute\n`);
       return;
     }
+    // One viewer (a user, or an address for a public session) may not hold the whole process's streams.
+    const who = viewer ? `user ${viewer.id}` : `address ${request.socket.remoteAddress ?? "unknown"}`;
+    const held = perViewer.get(who) ?? 0;
+    if (held >= maxPerViewer) {
+      response.writeHead(429, { ...SESSION_HEADERS, "retry-after": "30", "content-type": "text/plain; charset=utf-8" });
+      response.end(`you follow ${maxPerViewer} jobs live at once already; close some of their pages, then reload this one\n`);
+      return;
+    }
+    // The buttons as the page showed them, and the live mark in the header the events render anew. Who may approve is
+    // asked only while a plan waits: at the start, or when a plan starts waiting while the stream runs.
+    const live = { live: liveOf(id, afterSeq) };
+    const running = !hasEnded(job.status);
+    let asked = running && (await options.planWaitOpen(job));
+    let pageOptions: SessionPageOptions = { ...live, ...(await viewerOptions(request, admitted, asked)) };
     const controller = new AbortController();
     streams.add(controller);
+    perViewer.set(who, held + 1);
     request.socket.once("close", () => controller.abort());
     try {
       await streamEntries(response, {
@@ -137,13 +171,24 @@ export function sessionPages(options: SessionPagesOptions): SessionPages {
         sessions: options.sessions,
         jobId: id,
         afterSeq,
-        message: (entry, session) => sessionEventMessage(entry, session, pageOptions),
+        message: async (entry, session) => {
+          if (entry.kind === "plan-wait" && !asked) {
+            asked = true;
+            pageOptions = { ...live, ...(await viewerOptions(request, admitted, true)) };
+          }
+          return sessionEventMessage(entry, session, pageOptions);
+        },
+        ending: (session, record) => sessionEndMessage(session, recordOutcome(record), pageOptions),
+        stillAllowed: async () => (await accessOf(viewer, (await options.jobs.get(id)) ?? job)) !== "none",
         timing,
         signal: controller.signal,
         now,
       });
     } finally {
       streams.delete(controller);
+      const left = (perViewer.get(who) ?? 1) - 1;
+      if (left > 0) perViewer.set(who, left);
+      else perViewer.delete(who);
       // The server is stopping: the connection goes too, or it would stay open, idle, until its keep-alive ran out.
       if (closing) request.socket.end();
     }
@@ -167,7 +212,7 @@ export function sessionPages(options: SessionPagesOptions): SessionPages {
     const back = `/jobs/${id}`;
     if (action === "stop") {
       if (access !== "write") return sendMessage(response, 403, "Not allowed", `Stopping a job needs write permission on ${job.owner}/${job.repo}.`);
-      if (!(await stopFromPage({ queue: options.queue, sessions: options.sessions, now }, job, viewer.login))) {
+      if (!(await options.stop(job, viewer.login))) {
         return sendMessage(response, 409, "Nothing to stop", "This job has ended already.");
       }
       log.info({ job: id, by: viewer.login }, `job ${id} stopped from its session page by @${viewer.login}`);
@@ -177,7 +222,7 @@ export function sessionPages(options: SessionPagesOptions): SessionPages {
       return sendMessage(response, 403, "Not allowed", `Approving the plan needs the permission that may trigger MAGIS on ${job.owner}/${job.repo}.`);
     }
     const guidance = (form.fields.get("guidance") ?? "").trim().slice(0, MAX_GUIDANCE_CHARS);
-    if (!(await approvePlan(options.sessions, options.jobs, id, { by: viewer.login, via: "page", ...(guidance && { guidance }) }))) {
+    if (!(await options.approve(job, viewer.login, guidance || undefined))) {
       return sendMessage(
         response,
         409,
@@ -232,6 +277,11 @@ interface Admitted {
   viewer: Viewer | null;
   job: JobRecord;
   access: Exclude<SessionAccess, "none">;
+}
+
+/** The served page's live part: its stream (from the entry after `afterSeq`) and its script. */
+function liveOf(id: number, afterSeq: number): NonNullable<SessionPageOptions["live"]> {
+  return { eventsUrl: `/jobs/${id}/events?after=${afterSeq}`, scriptUrl: LIVE_SCRIPT_PATH };
 }
 
 /** The last entry the viewer has: the Last-Event-ID an EventSource sends when it reconnects, else the page's `after`. */

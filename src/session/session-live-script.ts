@@ -7,7 +7,9 @@ import { renderResult } from "./page/render-result.js";
 import { renderSteering } from "./page/render-steering.js";
 import { renderTimeline } from "./page/render-timeline.js";
 import { renderTotals } from "./page/render-totals.js";
-import type { StoredSessionEntry } from "./types.js";
+import type { SessionOutcome, StoredSessionEntry } from "./types.js";
+
+export { hasEnded as sessionHasEnded } from "./page/entries-of.js";
 
 /**
  * What one server-sent event of a job's stream carries (its `data`, as JSON): the entry's row for one of the page's
@@ -43,12 +45,57 @@ export function sessionEventMessage(entry: StoredSessionEntry, session: readonly
     parts[PART.steering] = guardPart(PART.steering, () => renderSteering(upTo, options));
   if (kind === "result") parts[PART.result] = guardPart(PART.result, () => renderResult(upTo));
   const row = renderSessionEntry(entry, options);
-  const data: SessionEventData = { seq: entry.seq, ...(row ? { row } : {}), parts, ended: hasEnded(upTo) };
+  return eventMessage({ seq: entry.seq, ...(row ? { row } : {}), parts, ended: hasEnded(upTo) });
+}
+
+/**
+ * The last event of a job whose record has ended though its session holds no final outcome (a job failed as lost, its
+ * worker dead, has none), or of a stream reopened after the end: the header, the steering and the timeline rendered with
+ * `outcome` (what the record says) when the session has no final one of its own, and `ended`, which stops the script.
+ * Its id is the session's last entry's, which the script has shown already: it applies an ended event all the same.
+ */
+export function sessionEndMessage(session: readonly StoredSessionEntry[], outcome: SessionOutcome, options: SessionPageOptions = {}): string {
+  const ended = endedWith(session, outcome);
+  const seq = session.reduce((most, entry) => Math.max(most, entry.seq), 0);
+  const parts: Record<string, string> = {
+    [PART.header]: guardPart(PART.header, () => renderHeader(ended, options)),
+    [PART.steering]: guardPart(PART.steering, () => renderSteering(ended, options)),
+    [PART.timeline]: guardPart(PART.timeline, () => renderTimeline(ended)),
+  };
+  return eventMessage({ seq, parts, ended: true });
+}
+
+/**
+ * The session in order, ended by `outcome` (what the job's record says) unless it recorded a final outcome of its own:
+ * what the page and the last event render for a job whose record ended without one (a job failed as lost). The added
+ * entry takes the last entry's number and time, so that nothing the viewer has is counted twice.
+ */
+export function endedWith(session: readonly StoredSessionEntry[], outcome: SessionOutcome): StoredSessionEntry[] {
+  const sorted = [...session].sort((a, b) => a.seq - b.seq);
+  if (hasEnded(sorted)) return sorted;
+  const last = sorted.at(-1);
+  return [...sorted, { kind: "outcome", data: outcome, seq: last?.seq ?? 0, at: last?.at ?? 0 }];
+}
+
+/**
+ * What an earlier entry must still hold for the parts sessionEventMessage renders anew (header, steering, timeline,
+ * totals; the result part is rendered from the result entry itself), or null when they need none of it. A model
+ * call keeps its figures, not its messages and answer; the first entry stays, for the time the job began. A stream
+ * keeps these instead of every entry it read.
+ */
+export function keptForParts(entry: StoredSessionEntry, first: boolean): StoredSessionEntry | null {
+  if (entry.kind === "model-call") return { ...entry, data: { ...entry.data, messages: [], raw: null, parsed: null } };
+  return first || PART_KINDS.has(entry.kind) ? entry : null;
+}
+
+const PART_KINDS: ReadonlySet<StoredSessionEntry["kind"]> = new Set(["job", "stage", "outcome", "plan-wait", "steer", "question"]);
+
+function eventMessage(data: SessionEventData): string {
   // JSON.stringify writes no raw newline, so the data is one `data:` line; U+2028/2029 are escaped for old parsers.
   const json = JSON.stringify(data)
     .replace(/\u2028/g, "\\u2028")
     .replace(/\u2029/g, "\\u2029");
-  return `id: ${entry.seq}\ndata: ${json}\n\n`;
+  return `id: ${data.seq}\ndata: ${json}\n\n`;
 }
 
 /**
@@ -69,14 +116,16 @@ export const SESSION_LIVE_SCRIPT = `(() => {
   const say = (text) => { const node = document.getElementById("session-live"); if (node) node.textContent = text; };
   const fragment = (html) => { const template = document.createElement("template"); template.innerHTML = html; return template.content; };
   const apply = (data) => {
-    if (typeof data.seq !== "number" || data.seq <= last) return;
-    last = data.seq;
-    root.dataset.lastSeq = String(last);
+    if (typeof data.seq !== "number") return;
+    // A shown entry again (a repeat after a reconnect) is skipped, but the end is applied whatever its number.
+    const fresh = data.seq > last;
+    if (!fresh && !data.ended) return;
+    if (fresh) { last = data.seq; root.dataset.lastSeq = String(last); }
     for (const id of Object.keys(data.parts || {})) {
       const old = document.getElementById(id);
       if (old) old.replaceWith(fragment(data.parts[id]));
     }
-    if (data.row) {
+    if (fresh && data.row) {
       const list = document.getElementById(data.row.list);
       if (list) {
         list.append(fragment(data.row.html));

@@ -110,6 +110,25 @@ describe("GET /jobs/<id>", () => {
     }
   });
 
+  it("answers the same 404 when the access decision fails (the installation removed), and logs why without secrets", async () => {
+    rig = await startSessionPagesRig({
+      access: async () => {
+        throw new Error("installation 7 is gone (token ghs_abcdefghijklmnopqrstuvwxyz0123456789)");
+      },
+    });
+    const job = await rig.addJob();
+    const cookie = await rig.signIn("reader");
+    const failed = await fetch(`${rig.url}/jobs/${job.id}`, { headers: { cookie } });
+    const missing = await fetch(`${rig.url}/jobs/999999`, { headers: { cookie } });
+    expect(failed.status).toBe(404);
+    expect(await failed.text()).toBe(await missing.text());
+    expect((await fetch(`${rig.url}/jobs/${job.id}/events`, { headers: { cookie } })).status).toBe(404);
+    const logs = rig.logs.join("\n");
+    expect(logs).toContain(`could not tell who may see job ${job.id} of octo/demo`);
+    expect(logs).toContain("installation 7 is gone");
+    expect(logs).not.toContain("ghs_abcdefghijklmnopqrstuvwxyz0123456789");
+  });
+
   it("sends a signed-out visitor to sign in and back, whether the job exists or not", async () => {
     rig = await startSessionPagesRig();
     const job = await rig.addJob();
@@ -169,9 +188,112 @@ describe("GET /jobs/<id>/events", () => {
     expect(stream.events.map((e) => e.id)).toEqual(["2", "3", "4"]);
     const last = JSON.parse(stream.events.at(-1)!.data) as { ended: boolean; seq: number };
     expect(last).toMatchObject({ seq: 4, ended: true });
-    // Reconnecting after the end: 204, which stops an EventSource.
-    const again = await fetch(`${rig.url}/jobs/${job.id}/events`, { headers: { cookie, "last-event-id": "4" } });
-    expect(again.status).toBe(204);
+    // Reconnecting after the end: one event that says so (which stops the script), then the stream closes.
+    const again = await readEvents(`${rig.url}/jobs/${job.id}/events`, cookie, () => false, { "last-event-id": "4" });
+    expect(again.response.status).toBe(200);
+    expect(again.closed).toBe(true);
+    expect(again.events.map((e) => [e.id, (JSON.parse(e.data) as { ended: boolean }).ended])).toEqual([["4", true]]);
+  });
+
+  it("ends the page of a job that failed with no outcome entry (its worker lost): one last event from the record, then the close", async () => {
+    rig = await startSessionPagesRig({ timing: { settleMs: 300 } });
+    const job = await rig.addJob({ running: false });
+    await rig.record(job.id, [JOB_ENTRY(job.id), STAGE("locate", "started")]);
+    const cookie = await rig.signIn("reader");
+    const later = (async () => {
+      await new Promise((r) => setTimeout(r, 300));
+      await rig!.backend.store.jobs.fail(job.id, "its worker stopped answering");
+    })();
+    const stream = await readEvents(`${rig.url}/jobs/${job.id}/events`, cookie, () => false, { "last-event-id": "1" });
+    await later;
+    expect(stream.closed).toBe(true);
+    expect(stream.events.map((e) => e.id)).toEqual(["2", "2"]);
+    const last = JSON.parse(stream.events.at(-1)!.data) as { ended: boolean; parts: Record<string, string> };
+    expect(last.ended).toBe(true);
+    expect(last.parts["session-header"]).toContain('<span class="outcome failed">failed</span>');
+    expect(last.parts["session-header"]).toContain("its worker stopped answering");
+    expect(last.parts["session-timeline"]).toContain("stopped with the job");
+    // A reconnect gets the same end at once, and so does the page: not "running", and not live.
+    const again = await readEvents(`${rig.url}/jobs/${job.id}/events`, cookie, () => false, { "last-event-id": "2" });
+    expect(again.closed).toBe(true);
+    expect(again.events.map((e) => (JSON.parse(e.data) as { ended: boolean }).ended)).toEqual([true]);
+    const page = await (await fetch(`${rig.url}/jobs/${job.id}`, { headers: { cookie } })).text();
+    expect(page).toContain('<span class="outcome failed">failed</span>');
+    expect(page).not.toContain("data-events=");
+  });
+
+  it("keeps the live mark in the header it renders anew", async () => {
+    rig = await startSessionPagesRig();
+    const job = await rig.addJob();
+    const cookie = await rig.signIn("reader");
+    const later = rig.record(job.id, [JOB_ENTRY(job.id)]);
+    const stream = await readEvents(`${rig.url}/jobs/${job.id}/events`, cookie, (events) => events.length >= 1);
+    await later;
+    const first = JSON.parse(stream.events[0]!.data) as { parts: Record<string, string> };
+    expect(first.parts["session-header"]).toContain('<span id="session-live">live</span>');
+  });
+
+  it("asks who may approve only once a plan waits, and then offers Go in the stream", async () => {
+    const asked: string[] = [];
+    rig = await startSessionPagesRig({ approvers: ["writer"], onMayApprove: (login) => asked.push(login) });
+    const job = await rig.addJob();
+    await rig.record(job.id, [JOB_ENTRY(job.id)]);
+    const cookie = await rig.signIn("writer");
+    await fetch(`${rig.url}/jobs/${job.id}`, { headers: { cookie } });
+    const later = (async () => {
+      await new Promise((r) => setTimeout(r, 300));
+      expect(asked).toEqual([]);
+      await rig!.record(job.id, [{ kind: "plan-wait", data: { until: Date.now() + 60_000, summary: "1. fix README.md" } }]);
+    })();
+    const stream = await readEvents(`${rig.url}/jobs/${job.id}/events?after=1`, cookie, (events) => events.length >= 1);
+    await later;
+    expect(asked).toEqual(["writer"]);
+    const wait = JSON.parse(stream.events[0]!.data) as { parts: Record<string, string> };
+    expect(wait.parts["session-steering"]).toContain(`action="/jobs/${job.id}/go"`);
+  });
+
+  it("bounds the streams one viewer keeps open, apart from the others'", async () => {
+    rig = await startSessionPagesRig({ maxStreamsPerViewer: 2 });
+    const job = await rig.addJob();
+    const reader = await rig.signIn("reader");
+    const writer = await rig.signIn("writer");
+    const open = [
+      await fetch(`${rig.url}/jobs/${job.id}/events`, { headers: { cookie: reader } }),
+      await fetch(`${rig.url}/jobs/${job.id}/events`, { headers: { cookie: reader } }),
+    ];
+    expect(open.map((r) => r.status)).toEqual([200, 200]);
+    const third = await fetch(`${rig.url}/jobs/${job.id}/events`, { headers: { cookie: reader } });
+    expect(third.status).toBe(429);
+    expect(await third.text()).toContain("you follow 2 jobs live at once already");
+    const other = await fetch(`${rig.url}/jobs/${job.id}/events`, { headers: { cookie: writer } });
+    expect(other.status).toBe(200);
+    // A stream closed gives its place back.
+    await open[0]!.body!.cancel();
+    await expect
+      .poll(async () => {
+        const next = await fetch(`${rig!.url}/jobs/${job.id}/events`, { headers: { cookie: reader } });
+        if (next.status === 200) open.push(next);
+        else await next.body?.cancel();
+        return next.status;
+      })
+      .toBe(200);
+    for (const response of [...open, other]) await response.body?.cancel().catch(() => {});
+  });
+
+  it("asks again who may read while a stream is open, and closes it once the viewer may not", async () => {
+    const permissions: Record<string, "none" | "read" | "write"> = { reader: "read" };
+    rig = await startSessionPagesRig({ permissions, timing: { recheckMs: 200 } });
+    const job = await rig.addJob();
+    const cookie = await rig.signIn("reader");
+    const later = (async () => {
+      await new Promise((r) => setTimeout(r, 400));
+      permissions.reader = "none";
+    })();
+    const stream = await readEvents(`${rig.url}/jobs/${job.id}/events`, cookie, () => false);
+    await later;
+    expect(stream.response.status).toBe(200);
+    expect(stream.closed).toBe(true);
+    expect((await fetch(`${rig.url}/jobs/${job.id}/events`, { headers: { cookie } })).status).toBe(404);
   });
 
   it("starts after the page's `after` when there is no Last-Event-ID", async () => {

@@ -8,12 +8,13 @@ import { SqliteBackend } from "../../../src/backends/sqlite/sqlite-backend.js";
 import type { JobQueue } from "../../../src/jobs/job-queue.js";
 import type { RunningServer } from "../../../src/server/listen-on.js";
 import { createSessionAuth, type Viewer } from "../../../src/server/session-auth.js";
-import { sessionPages, type SessionAccess, type SessionPages } from "../../../src/server/serve-session-pages.js";
+import { sessionPages, type SessionAccess, type SessionPages, type SessionPagesOptions } from "../../../src/server/serve-session-pages.js";
 import type { StreamTiming } from "../../../src/server/session/stream-entries.js";
 import { startWebhookServer } from "../../../src/server/start-webhook-server.js";
 import type { SessionEntry } from "../../../src/session/types.js";
 import type { JobRecord } from "../../../src/store/jobs.js";
 import { jobKey } from "../../../src/store/jobs.js";
+import { steerFromPage } from "../../../src/app/steer-from-page.js";
 import { appPrivateKey } from "../../support/app-private-key.js";
 
 /** The session pages served by the real web server over a real SQLite store and queue, with the real sign-in. */
@@ -45,7 +46,18 @@ const USERS: Record<string, Viewer> = { writer: { login: "writer", id: 1 }, read
  * send back names the user (the whole flow through the fake GitHub's OAuth endpoints is the browser test's).
  */
 export async function startSessionPagesRig(
-  options: { permissions?: Permissions; approvers?: string[]; timing?: StreamTiming; maxStreams?: number } = {},
+  options: {
+    /** Who may do what; the rig reads it on every request, so a test may change it while a stream is open. */
+    permissions?: Permissions;
+    approvers?: string[];
+    timing?: Partial<StreamTiming>;
+    maxStreams?: number;
+    maxStreamsPerViewer?: number;
+    /** Replaces the permissions table's decision (one that fails, say). */
+    access?: SessionPagesOptions["access"];
+    /** Sees each question of who may approve. */
+    onMayApprove?: (login: string) => void;
+  } = {},
 ): Promise<SessionPagesRig> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "magis-session-pages-"));
   const logs: string[] = [];
@@ -91,12 +103,17 @@ export async function startSessionPagesRig(
     auth,
     jobs: backend.store.jobs,
     sessions: backend.store.sessions,
-    queue,
-    access: async (viewer: Viewer | null, job: JobRecord) => (viewer && job.owner === OWNER ? (permissions[viewer.login] ?? "none") : "none"),
-    mayApprove: async (viewer) => (options.approvers ?? ["writer"]).includes(viewer.login),
+    ...steerFromPage({ store: backend.store, queue }),
+    access:
+      options.access ?? (async (viewer: Viewer | null, job: JobRecord) => (viewer && job.owner === OWNER ? (permissions[viewer.login] ?? "none") : "none")),
+    mayApprove: async (viewer) => {
+      options.onMayApprove?.(viewer.login);
+      return (options.approvers ?? ["writer"]).includes(viewer.login);
+    },
     log,
-    timing: options.timing ?? { pollMs: 100, keepaliveMs: 15_000, settleMs: 1_000 },
+    timing: { pollMs: 100, keepaliveMs: 15_000, settleMs: 1_000, recheckMs: 180_000, ...options.timing },
     maxStreams: options.maxStreams,
+    maxStreamsPerViewer: options.maxStreamsPerViewer,
   });
   let deliveries = 0;
   const rig: SessionPagesRig = {
