@@ -23,7 +23,7 @@ import type { GitHubHost, ServiceSeams, ServiceSettings } from "./service-types.
 export interface JobRunnerParts {
   host: GitHubHost;
   settings: ServiceSettings;
-  seams: Pick<ServiceSeams, "createLlm" | "onTimings" | "metrics">;
+  seams: Pick<ServiceSeams, "createLlm" | "onTimings" | "metrics" | "limitClock">;
   store: Pick<Store, "memory" | "jobs" | "sessions">;
   commands: CommandServices["commands"];
   /** The app's own credentials (the model's key, the App's secrets), redacted from every job's session. */
@@ -60,6 +60,7 @@ export function createJobRunner(parts: JobRunnerParts): JobRunner {
     gitIdleTimeoutMs: values.git.timeoutMs,
     log,
     now: Date.now,
+    ...(seams.limitClock && { limitClock: seams.limitClock }),
     // Checkouts go here; a failure note names the folder, never its path.
     hostPaths: [values.git.workDir ?? os.tmpdir(), os.tmpdir()],
     // The status comment and the pull request link the job's session page when the web role serves it.

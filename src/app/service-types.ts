@@ -87,6 +87,8 @@ export interface ServiceSeams {
   checkoutSweepMs?: number;
   /** How often the desk replays spooled deliveries and first tries a failed decision again (tests shorten them). */
   deskTiming?: TriggerDeskOptions["timing"];
+  /** What jobs' time limits count on (default the machine's clock; a test moves one by hand). */
+  limitClock?: ResolveJobServices["limitClock"];
 }
 
 /** The parts of a running app that outlive one webhook. */

@@ -3,7 +3,7 @@ import type { MagisConfig } from "../config.js";
 import { react, StatusComment, type ReactionTarget } from "../github/status/status-comment.js";
 import type { IssueRef, Octokit } from "../github/types.js";
 import { redactSecrets } from "../lib/redact-secrets.js";
-import { startTimeLimit, TimeLimitError } from "../lib/time-limit.js";
+import { startTimeLimit, TimeLimitError, type LimitClock } from "../lib/time-limit.js";
 import type { ModelPrices } from "../llm/prices.js";
 import type { Llm, TraceRecord } from "../llm/types.js";
 import { discardingRecorder, SessionRecorder } from "../session/record-session.js";
@@ -24,6 +24,8 @@ export interface JobServices {
   createLlm: (config: MagisConfig, onTrace: (record: TraceRecord) => void, signal: AbortSignal) => Llm;
   log: QueueLog;
   now: () => number;
+  /** What the job's time limit counts on (default the machine's clock); a test moves one by hand. */
+  limitClock?: LimitClock;
   /** Told each job's phase timings (for logs and the overhead benchmark). */
   onTimings?: (job: JobRecord, timings: ReturnType<PhaseClock["finish"]>) => void;
   /** Told each model call's trace record. */
@@ -164,7 +166,7 @@ async function runJob<P extends { config: MagisConfig }, S extends { failure?: F
   });
   session.record({ kind: "stage", data: { name: "setup", state: "started" } });
   const logError = (error: unknown) => services.log.warn({ job: job.id, error: redactSecrets(String(error), secrets) }, "a GitHub update of a job failed");
-  const limit = startTimeLimit(config.job_timeout_minutes, progress.signal);
+  const limit = startTimeLimit(config.job_timeout_minutes, progress.signal, services.limitClock);
   const signal = limit.signal;
   let target = kind.target(payload);
   let stage = kind.firstStage;

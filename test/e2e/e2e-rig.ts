@@ -46,6 +46,8 @@ export interface RigOptions {
   metrics?: ServiceSeams["metrics"];
   /** Shortens the pauses of the trigger desk (a failed decision tried again, the spool replayed). */
   deskTiming?: ServiceSeams["deskTiming"];
+  /** What jobs' time limits count on (default the machine's clock): a test's ManualClock moves only when it says. */
+  limitClock?: ServiceSeams["limitClock"];
   /** The sandbox the app's door chose (default: the one MAGIS_SANDBOX picks here); `{ sandbox: null, … }` turns commands off. */
   sandbox?: ServiceSeams["sandbox"];
   /** Scripts the model instead of the issue-to-PR run (ignored with brokenModel). */
@@ -113,6 +115,7 @@ export function useRig(): Rig {
           backend: new SqliteBackend(openDatabase(path.join(rig.root, "magis.db"))),
           deskTiming: options.deskTiming,
           metrics: options.metrics,
+          ...(options.limitClock && { limitClock: options.limitClock }),
           ...(options.sandbox && { sandbox: options.sandbox }),
         },
       });

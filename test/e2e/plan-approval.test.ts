@@ -4,6 +4,7 @@ import { openDatabase } from "../../src/backends/sqlite/database.js";
 import { INSTALLATION, useRig, type Rig } from "./e2e-rig.js";
 import { commentPayload, labeledPayload } from "./payloads.js";
 import { scriptResolve } from "./script-resolve.js";
+import { manualClock } from "../support/manual-clock.js";
 
 const rig = useRig();
 const GUIDANCE = "keep the rest of the sentence exactly as it is";
@@ -109,12 +110,16 @@ describe("plan approval (plan_approval: true), end to end", () => {
   }, 60_000);
 
   it("ends without writing code when nobody approves in time, and the wait does not eat job_timeout_minutes", async () => {
-    // Were the wait counted against the job's 6 seconds, the time limit would stop it before the 9 seconds of the wait ran out.
-    await rig.setUp({ config: "plan_approval: true\nplan_approval_minutes: 0.15\njob_timeout_minutes: 0.1\n" });
+    // The job's limit counts on a clock only the test moves: clone, locate and plan take what the machine needs, and the
+    // limit runs out exactly when the test says, while the job waits.
+    const clock = manualClock();
+    await rig.setUp({ config: "plan_approval: true\nplan_approval_minutes: 0.15\njob_timeout_minutes: 1\n", limitClock: clock });
     await rig.app.deliver("issues", labeledPayload({ installationId: INSTALLATION }), "delivery-timeout");
+    const jobId = await untilWaiting(rig);
+    // Twice the job's minute passes during the wait: counted against the job, it would stop it at once.
+    clock.advance(2 * 60_000);
     await rig.app.services.settled();
-    const [job] = await rig.jobs();
-    expect(job).toMatchObject({ status: "failed", stage: "plan" });
+    expect(await rig.app.services.jobs.get(jobId)).toMatchObject({ status: "failed", stage: "plan" });
     expect(status()).toContain("Nobody approved the plan within 0.15 minutes, so no code was written and nothing was pushed.");
     expect(status()).toContain("Comment `/magis retry` to plan again");
     expect(status()).not.toContain("job_timeout_minutes (");

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { startTimeLimit, TimeLimitError } from "../../../src/lib/time-limit.js";
+import { manualClock } from "../../support/manual-clock.js";
 
 describe("startTimeLimit", () => {
   afterEach(() => void vi.useRealTimers());
@@ -35,5 +36,19 @@ describe("startTimeLimit", () => {
     resume();
     vi.advanceTimersByTime(2 * 60_000);
     expect(limit.signal.aborted).toBe(false);
+  });
+
+  it("counts on the clock it is given, paused and resumed there too", () => {
+    const clock = manualClock(1_000);
+    const limit = startTimeLimit(1, undefined, clock);
+    clock.advance(30_000);
+    const resume = limit.pause();
+    clock.advance(5 * 60_000);
+    expect(limit.signal.aborted).toBe(false);
+    resume();
+    clock.advance(29_999);
+    expect(limit.signal.aborted).toBe(false);
+    clock.advance(1);
+    expect(limit.signal.reason).toBeInstanceOf(TimeLimitError);
   });
 });
