@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { renderSessionEntry, renderSessionPage, SESSION_PAGE_STYLE_HASH } from "../../../src/session/render-session-page.js";
-import { sessionEventMessage, type SessionEventData } from "../../../src/session/session-live-script.js";
+import { keptForParts, sessionEventMessage, type SessionEventData } from "../../../src/session/session-live-script.js";
 import type { StoredSessionEntry } from "../../../src/session/types.js";
 import { SAMPLE_PATCH, syntheticSession } from "../../support/session-entries.js";
 
@@ -204,6 +204,20 @@ describe("sessionEventMessage", () => {
     const last = parse(sessionEventMessage(outcome, session)).data;
     expect(last.ended).toBe(true);
     expect(Object.keys(last.parts).sort()).toEqual(["session-header", "session-steering", "session-timeline"]);
+  });
+
+  it("renders the same events from what a stream keeps of the earlier entries as from all of them", () => {
+    const full = syntheticSession({ modelCalls: 6, commands: 3 });
+    const kept: StoredSessionEntry[] = [];
+    for (const entry of full) {
+      const all = full.filter((one) => one.seq <= entry.seq);
+      expect(sessionEventMessage(entry, [...kept, entry])).toBe(sessionEventMessage(entry, all));
+      const keep = keptForParts(entry, kept.length === 0);
+      if (keep) kept.push(keep);
+    }
+    // Fewer entries kept, and no model call's messages or answer.
+    expect(kept.length).toBeLessThan(full.length);
+    expect(JSON.stringify(kept)).not.toContain("The issue:");
   });
 
   it("carries no raw entry text: the hostile answer reaches the script escaped", () => {
