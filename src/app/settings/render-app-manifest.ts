@@ -3,7 +3,7 @@ import { parse } from "yaml";
 /** Why the app asks for each webhook event of app.yml: a row of the docs each. */
 const EVENTS: Record<string, string> = {
   issues: "a label added (a run starts) or removed, an issue closed (its run is cancelled)",
-  issue_comment: "`/magis retry` on an issue, `/magis revise` on the bot's pull request",
+  issue_comment: "`/magis retry` and `/magis go` on an issue, `/magis revise` on the bot's pull request",
   pull_request_review: "a review of the bot's pull request (a reply in one of its threads arrives as a review too): a revision, answered in each thread",
   check_suite: "CI finishing on the bot's pull requests (every CI that reports checks, GitHub Actions included): a failure is fixed",
 };
