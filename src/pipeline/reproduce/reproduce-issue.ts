@@ -5,7 +5,7 @@ import { protectingPattern } from "../../lib/protected-paths.js";
 import { resolveInside, UnsafePathError } from "../../lib/safe-path.js";
 import { describeExit } from "../tests/describe-test-verdict.js";
 import type { OpenedWorkbench } from "../tests/open-workbench.js";
-import { describeEnvironmentGap, readEnvironmentFailure, type EnvironmentGap } from "../tests/read-environment-failure.js";
+import { describeEnvironmentGap, readEnvironmentFailure, readUnreachedHost, type EnvironmentGap } from "../tests/read-environment-failure.js";
 import { COMMAND_CHARS, cutText, describeRun, describeScript, REASON_CHARS, runReproduction } from "../tests/run-reproduction.js";
 import type { EnvironmentReport, IssueText, LocatedFile, ReproductionAttempt, ReproductionScript, ShownIssue, StageContext, TestRun } from "../types.js";
 import { describeLocated } from "./choose-way.js";
@@ -78,10 +78,12 @@ export async function reproduceIssue(ctx: StageContext, input: ReproduceInput): 
     }
     script.path = placed.path;
     const run = await runReproduction(workbench, script, []);
-    // A script that cannot start for want of what the environment lacks says so at once; another script would too.
+    // A script that cannot start for want of what the environment lacks, or that needs the network the sandbox does not
+    // give, says so at once; another script would meet the same sandbox.
     const gap = environmentGap(ctx, input.issue, run);
     if (gap) {
-      attempts.push({ number, script, run, reproduced: false, reason: `the script could not start: ${describeEnvironmentGap(gap)}` });
+      const how = gap.kind === "network" ? "needs the network" : "could not start";
+      attempts.push({ number, script, run, reproduced: false, reason: `the script ${how}: ${describeEnvironmentGap(gap)}` });
       return { attempts, ...held, fallback: `the scripts cannot run where they run: ${describeEnvironmentGap(gap)}` };
     }
     const problem = runProblem(ctx, input.issue, script, run);
@@ -122,18 +124,20 @@ export async function reproduceIssue(ctx: StageContext, input: ReproduceInput): 
 }
 
 /**
- * What the environment lacks, when the script failed for that reason: a command or interpreter not found, or a module it
- * imports not installed. A Python module of the repository's own (its top folder or file at the root) that is missing
- * is the script's mistake, not the environment's; so is a missing module the issue itself reports.
+ * What the environment lacks, when the script failed for that reason: a command or interpreter not found, a module it
+ * imports not installed, or a host it could not reach. A Python module of the repository's own (its top folder or file
+ * at the root) that is missing is the script's mistake, not the environment's; so is a missing module the issue itself
+ * reports, and a host not reached in an issue that reports such a failure (a client's error handling, say).
  */
 function environmentGap(ctx: StageContext, issue: IssueText, run: TestRun): EnvironmentGap | null {
   if (run.outcome !== "failed") return null;
-  const gap = readEnvironmentFailure(run.tail);
+  const gap = readEnvironmentFailure(run.tail, { network: true });
   if (!gap) return null;
+  const issueText = `${issue.title}\n${issue.body}\n${issue.hints.join("\n")}`;
+  if (gap.kind === "network") return issueText.split("\n").some((line) => readUnreachedHost(line.trim())) ? null : gap;
   // The issue reports that very failure when a line of it names the missing thing beside the same mark.
   const marks = /No module named|Cannot find (?:module|package)|not found|No such file or directory|bad interpreter/;
-  const lines = `${issue.title}\n${issue.body}\n${issue.hints.join("\n")}`.split("\n");
-  if (lines.some((line) => line.includes(gap.name) && marks.test(line))) return null;
+  if (issueText.split("\n").some((line) => line.includes(gap.name) && marks.test(line))) return null;
   if (gap.kind === "python-module") {
     const top = gap.name.split(".")[0]!;
     if (fs.existsSync(path.join(ctx.root, top, "__init__.py")) || fs.existsSync(path.join(ctx.root, `${top}.py`))) return null;

@@ -106,6 +106,43 @@ describe("the dynamic way: reproduce the issue in the sandbox, fix it against th
     expect(run.stderr).toContain("declare it with a setup step that installs it: `environment: setup:` in `.github/magis.yml`");
   });
 
+  it("goes the static way after the first script that needs the network, saying the sandbox has none by design", async () => {
+    const r = await meanRig("reproduce_attempts: 3\n");
+    // A name that resolves nowhere: in the sandbox's empty network no lookup leaves the machine anyway.
+    const needsNetwork = {
+      ...REPRODUCTION,
+      content: [
+        'import { mean } from "./src/stats.js";',
+        'const expected = await (await fetch("http://stats.example.invalid/expected-mean")).json();',
+        "if (mean([]) !== expected) process.exit(1);",
+        "",
+      ].join("\n"),
+    };
+    scriptMean(r.model, { scripts: [needsNetwork] });
+    const run = await r.resolve();
+    expect(run.code, run.stderr).toBe(0);
+    // One script, not three, and none judged by a model: every script meets the same sandbox.
+    expect(asked(r.model, "developer-write-reproduction")).toHaveLength(1);
+    expect(asked(r.model, "developer-check-reproduction")).toEqual([]);
+    expect(run.stderr).toContain(
+      "Way: static after all: the issue was not reproduced: the scripts cannot run where they run: the sandbox has no network for the tests and the reproductions, by design, so `stats.example.invalid` could not be reached (`",
+    );
+    expect(run.stderr).toContain("getaddrinfo");
+    expect(run.stderr).toContain("a reproduction must not need one");
+    expect(report(r)).toContain("The issue was not reproduced, so the run went the static way");
+  });
+
+  it("judges a script that meets no network when the issue itself reports such a failure", async () => {
+    const issue = `${MEAN_ISSUE}\nFetching the expected value first fails with:\n\n    Error: getaddrinfo EAI_AGAIN stats.example.invalid\n`;
+    rig = await startResolveRig({ issue, files: { ...MEAN_FILES, ".github/magis.yml": "reproduce_attempts: 1\n" } });
+    const needsNetwork = { ...REPRODUCTION, content: 'await fetch("http://stats.example.invalid/expected-mean");\n' };
+    scriptMean(rig.model, { scripts: [needsNetwork], checks: [{ reproduced: false, reason: "It fails on the fetch, not on mean." }] });
+    const run = await rig.resolve();
+    expect(run.code, run.stderr).toBe(0);
+    expect(asked(rig.model, "developer-check-reproduction")).toHaveLength(1);
+    expect(run.stderr).toContain("none of the Reproducer's 1 script showed the issue (the last: It fails on the fetch, not on mean.)");
+  });
+
   it("hands the Reproducer's check a bounded script and expectation, however long it wrote them", async () => {
     const r = await meanRig();
     const long = { ...REPRODUCTION, content: `${REPRODUCTION.content}// ${"a".repeat(225_000)}\n`, expected: "NaN ".repeat(10_000) };
