@@ -24,8 +24,12 @@ const entryShape = z.record(z.string(), z.record(z.string(), z.record(z.string()
  *     pallets/flask:
  *       "2.0":
  *         environment:
- *           setup: [python3 -m venv --system-site-packages .venv, .venv/bin/pip install --no-deps -e .]
- *         test_command: .venv/bin/python -m pytest -q
+ *           env: { PIP_BREAK_SYSTEM_PACKAGES: "1" }
+ *           setup: [python3 -m pip install --user --no-deps --no-build-isolation --no-index -e .]
+ *         test_command: python3 -m pytest -q
+ *
+ * (into the user site, where the `python3` of the tests and the reproductions finds it: the sandbox's PATH is its own,
+ * so a virtual environment's python is not the one they start; see docs/evaluation.md).
  *
  * Each entry is checked by the config's own schema, so a mistake is refused before anything runs, with the file and the
  * entry it is in. An entry wins over the checkout's own `.github/magis.yml` for the keys it sets.
