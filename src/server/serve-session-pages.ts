@@ -10,7 +10,7 @@ import { SIGN_OUT_PATH, type SessionAuth, type Viewer } from "./session-auth.js"
 import { SESSION_HEADERS, sendHtml, sendMessage, sendNotFound, sendRedirect } from "./session/page-headers.js";
 import { readForm } from "./session/read-form.js";
 import { recordOutcome } from "./session/record-outcome.js";
-import { storedEntry } from "./session/stored-entry.js";
+import { storedEntry } from "../session/stored-entry.js";
 import { DEFAULT_STREAM_TIMING, hasEnded, streamEntries, type StreamTiming } from "./session/stream-entries.js";
 
 /** What a viewer may do with a job's session: nothing (the page is a 404), read it, or also stop the job. */

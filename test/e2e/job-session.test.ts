@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { storedEntry } from "../../src/session/record/memory-sink.js";
+import { storedEntry } from "../../src/session/stored-entry.js";
 import type { StoredSessionEntry } from "../../src/session/types.js";
 import { FULL, INSTALLATION, SECRET, TOKEN, useRig } from "./e2e-rig.js";
 import { labeledPayload, reviewComment, reviewPayload } from "./payloads.js";

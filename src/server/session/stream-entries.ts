@@ -5,7 +5,7 @@ import type { JobRecord, JobStatus } from "../../store/jobs.js";
 import type { SessionStore } from "../../store/sessions.js";
 import type { JobStore } from "../../store/store.js";
 import { SESSION_HEADERS } from "./page-headers.js";
-import { storedEntry } from "./stored-entry.js";
+import { storedEntry } from "../../session/stored-entry.js";
 
 /** How often a stream looks for new entries, and how long it stays silent before a comment keeps the connection open. */
 export interface StreamTiming {

@@ -1,4 +1,5 @@
-import type { NewSessionRow, SessionRow } from "../../store/sessions.js";
+import type { NewSessionRow } from "../../store/sessions.js";
+import { storedEntry } from "../stored-entry.js";
 import type { StoredSessionEntry } from "../types.js";
 
 /** A session kept in memory: the sink of a recorder where there is no store (the CLI, eval), and its entries read back. */
@@ -15,9 +16,4 @@ export function memorySink(): MemorySink {
     sink: async (batch) => void rows.push(...batch),
     entries: () => rows.map((row, index) => storedEntry({ ...row, seq: index + 1 })),
   };
-}
-
-/** A stored row as the entry it holds (the page and the export read entries, the store keeps rows). */
-export function storedEntry(row: Pick<SessionRow, "seq" | "at" | "kind" | "data">): StoredSessionEntry {
-  return { kind: row.kind, data: JSON.parse(row.data) as unknown, seq: row.seq, at: row.at } as StoredSessionEntry;
 }
