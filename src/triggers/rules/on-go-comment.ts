@@ -1,16 +1,14 @@
 import { postIssueComment } from "../../github/publish/post-issue-comment.js";
 import { react } from "../../github/status/status-comment.js";
 import { approvePlan } from "../../jobs/steer-job.js";
-import { cleanText } from "../../lib/clean-text.js";
 import { jobKey } from "../../store/jobs.js";
 import { admitTrigger } from "../admit-trigger.js";
+import { firstLineCommand } from "./first-line-command.js";
 import type { RuleServices, TriggerRule } from "../trigger-rule.js";
 
 /** The guidance of a `/magis go` comment (the rest of its first line), or null when the comment is not one. */
 export function parseGoCommand(body: string): { guidance: string } | null {
-  const firstLine = cleanText(body).split("\n")[0] ?? "";
-  const match = /^\/magis\s+go(?:\s+(.*))?$/i.exec(firstLine.trim());
-  return match ? { guidance: (match[1] ?? "").trim() } : null;
+  return firstLineCommand(body, "go");
 }
 
 /**

@@ -1,15 +1,13 @@
 import { submitResolveJob } from "../../jobs/kinds/resolve/submit.js";
 import { findWaitingJob } from "../../jobs/steer-job.js";
 import { jobKey } from "../../store/jobs.js";
-import { cleanText } from "../../lib/clean-text.js";
 import { admitTrigger } from "../admit-trigger.js";
+import { firstLineCommand } from "./first-line-command.js";
 import type { RuleServices, TriggerRule } from "../trigger-rule.js";
 
 /** The guidance of a `/magis retry` comment (the rest of its first line), or null when the comment is not one. */
 export function parseRetryCommand(body: string): { guidance: string } | null {
-  const firstLine = cleanText(body).split("\n")[0] ?? "";
-  const match = /^\/magis\s+retry(?:\s+(.*))?$/i.exec(firstLine.trim());
-  return match ? { guidance: (match[1] ?? "").trim() } : null;
+  return firstLineCommand(body, "retry");
 }
 
 /**
