@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { z } from "zod";
+import { answerSchema as jsonSchemaOf } from "../../src/llm/response-format.js";
 import { listPrompts, loadPrompt } from "../../src/llm/prompts.js";
 import { codeSchema, rangesSchema } from "../../src/pipeline/code/make-attempt.js";
 import { answerSchema as qaRoleAnswer } from "../../src/pipeline/code/design-qa-role.js";
@@ -39,12 +40,115 @@ const SCHEMAS: Record<string, z.ZodType> = {
   "developer-write-reproduction": scriptSchema,
 };
 
-/** The example answer a prompt shows: the JSON after its last "example:", up to the end of the prompt. */
-function exampleOf(user: string): unknown {
-  const at = user.toLowerCase().lastIndexOf("example:");
-  if (at < 0) throw new Error("the prompt shows no example answer (no 'example:')");
-  return JSON.parse(user.slice(at + "example:".length).trim());
+// Prompts whose answer varies in shape or verdict: each shows one example per case, and these are the labels.
+const CASES: Record<string, string[]> = {
+  "manager-choose-way": ["dynamic", "static"],
+  "manager-define-task": ["change", "ask"],
+  "manager-make-plan": ["ordered", "all at once"],
+  "manager-triage-feedback": ["review", "nothing to change"],
+  "qa-review": ["revise", "approve"],
+  "qa-select-candidate": ["chosen", "no preference"],
+};
+
+// Prompts that may still show their one example after "For example:" (the form before `Example (<label>):`).
+const OLD_FORM = new Set([
+  "custodian-judge-relevance",
+  "custodian-summarize-diff",
+  "custodian-summarize-file",
+  "developer-check-reproduction",
+  "developer-locate-lines",
+  "developer-write-code",
+  "developer-write-reproduction",
+]);
+
+interface Example {
+  label: string;
+  text: string;
 }
+
+const EXAMPLE_LINE = /^Example \(([^)\n]+)\):[ \t]*$/;
+const HEADING_LINE = /^#{1,6} /;
+
+/** The examples a message shows: each `Example (<label>):` line and what follows it, to the next one, a heading or the end. */
+function examplesIn(message: string): Example[] {
+  const examples: Example[] = [];
+  let open: { label: string; lines: string[] } | undefined;
+  const close = () => {
+    if (open) examples.push({ label: open.label, text: open.lines.join("\n").trim() });
+    open = undefined;
+  };
+  for (const line of message.split("\n")) {
+    const started = EXAMPLE_LINE.exec(line);
+    if (started || HEADING_LINE.test(line)) close();
+    if (started) open = { label: started[1]!, lines: [] };
+    else open?.lines.push(line);
+  }
+  close();
+  return examples;
+}
+
+/** The one example of the old form: the text after the last "example:", to the end of the message. */
+function oldFormExample(user: string): Example | undefined {
+  const at = user.toLowerCase().lastIndexOf("example:");
+  return at < 0 ? undefined : { label: "for example", text: user.slice(at + "example:".length).trim() };
+}
+
+/** Every example a prompt shows, in its system and user messages. */
+function examplesOf(name: string): Example[] {
+  const prompt = loadPrompt(name);
+  const examples = [...examplesIn(prompt.system), ...examplesIn(prompt.user)];
+  if (examples.length > 0 || !OLD_FORM.has(name)) return examples;
+  const old = oldFormExample(prompt.user);
+  return old ? [old] : [];
+}
+
+/**
+ * Where an example's keys depart from the order its JSON Schema lists them (the order the model is asked to write
+ * them in: reasoning first), as `path: keys` lines; none when every object follows its schema.
+ */
+function orderProblems(value: unknown, schema: Record<string, unknown>, path = "$"): string[] {
+  if (Array.isArray(value)) {
+    const items = schema.items as Record<string, unknown> | undefined;
+    return items ? value.flatMap((item, i) => orderProblems(item, items, `${path}[${i}]`)) : [];
+  }
+  if (value === null || typeof value !== "object") return [];
+  const properties = (schema.properties ?? {}) as Record<string, Record<string, unknown>>;
+  const order = Object.keys(properties);
+  const keys = Object.keys(value).filter((key) => order.includes(key));
+  const expected = [...keys].sort((a, b) => order.indexOf(a) - order.indexOf(b));
+  const here = keys.join() === expected.join() ? [] : [`${path}: ${keys.join(", ")} (the schema's order: ${expected.join(", ")})`];
+  const record = value as Record<string, unknown>;
+  return [...here, ...keys.flatMap((key) => orderProblems(record[key], properties[key]!, `${path}.${key}`))];
+}
+
+describe("examplesIn", () => {
+  it("reads each labelled block up to the next label, a heading or the end", () => {
+    const message = ["Intro.", "", "Example (a):", '{"x": 1}', "", "Example (b c):", "line 1", "line 2", "## Next", "after"].join("\n");
+    expect(examplesIn(message)).toEqual([
+      { label: "a", text: '{"x": 1}' },
+      { label: "b c", text: "line 1\nline 2" },
+    ]);
+  });
+
+  it("ignores a label that is not alone on its line", () => {
+    expect(examplesIn('See Example (a): {"x": 1}\nExample (b): {"y": 2}')).toEqual([]);
+  });
+});
+
+describe("orderProblems", () => {
+  const schema = { properties: { reason: {}, list: { items: { properties: { why: {}, ok: {} } } }, verdict: {} } };
+
+  it("accepts keys in the schema's order, at every depth, with keys left out", () => {
+    expect(orderProblems({ reason: "r", list: [{ why: "w", ok: true }, { ok: false }], verdict: true }, schema)).toEqual([]);
+  });
+
+  it("names each object whose keys are out of order", () => {
+    expect(orderProblems({ verdict: true, reason: "r", list: [{ ok: true, why: "w" }] }, schema)).toEqual([
+      "$: verdict, reason, list (the schema's order: reason, list, verdict)",
+      "$.list[0]: ok, why (the schema's order: why, ok)",
+    ]);
+  });
+});
 
 describe("the answer examples the prompts show", () => {
   it("names a schema for every prompt in prompts/", () => {
@@ -52,9 +156,36 @@ describe("the answer examples the prompts show", () => {
   });
 
   for (const name of listPrompts()) {
-    it(`${name}: its example is an answer its stage accepts`, () => {
-      const result = SCHEMAS[name]!.safeParse(exampleOf(loadPrompt(name).user));
-      expect(result.success ? [] : result.error.issues).toEqual([]);
+    describe(name, () => {
+      const examples = examplesOf(name);
+
+      it("shows at least one example, each under its own label", () => {
+        expect(examples.length).toBeGreaterThan(0);
+        const labels = examples.map((e) => e.label);
+        expect(new Set(labels).size).toBe(labels.length);
+      });
+
+      if (CASES[name]) {
+        it(`shows one example for each case: ${CASES[name].join(", ")}`, () => {
+          expect(examples.map((e) => e.label)).toEqual(CASES[name]);
+        });
+      }
+
+      if (!OLD_FORM.has(name)) {
+        it("uses the `Example (<label>):` form only", () => {
+          expect(loadPrompt(name).user.toLowerCase()).not.toContain("for example:");
+        });
+      }
+
+      for (const example of examples) {
+        it(`example (${example.label}) is an answer its stage accepts, with the keys in the schema's order`, () => {
+          const schema = SCHEMAS[name]!;
+          const value: unknown = JSON.parse(example.text);
+          const result = schema.safeParse(value);
+          expect(result.success ? [] : result.error.issues).toEqual([]);
+          expect(orderProblems(value, jsonSchemaOf(schema))).toEqual([]);
+        });
+      }
     });
   }
 });

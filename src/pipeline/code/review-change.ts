@@ -3,10 +3,10 @@ import { describeRun } from "../tests/run-reproduction.js";
 import { describeExit, describeVerdictForModel } from "../tests/describe-test-verdict.js";
 import type { DeveloperRole, FileTask, Review, ShownIssue, StageContext, TestRun, TestVerdict } from "../types.js";
 
-/** The answer its prompt asks for (the prompt's example is checked against it). */
+/** The answer its prompt asks for (the prompt's examples are checked against it); the reasoning comes before the verdict. */
 export const answerSchema = z.object({
-  approved: z.boolean(),
   comment: z.string(),
+  approved: z.boolean(),
 });
 
 const NO_REPRODUCTION = "The issue was not reproduced (the static way): judge the change by the issue and the code.";

@@ -3,10 +3,10 @@ import { describeExit } from "../tests/describe-test-verdict.js";
 import type { CandidateGroup, StageContext } from "../types.js";
 import type { AttemptInput } from "./make-attempt.js";
 
-/** The answer qa-select-candidate asks for: the number of the change chosen (null: no preference), and why. */
+/** The answer qa-select-candidate asks for: why, then the number of the change chosen (null: no preference). */
 export const selectionSchema = z.object({
-  change: z.number().int().nullable(),
   reason: z.string(),
+  change: z.number().int().nullable(),
 });
 
 /**

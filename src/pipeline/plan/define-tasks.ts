@@ -5,10 +5,10 @@ import { protectedPathMatcher } from "../../lib/protected-paths.js";
 import type { FileTask, LocatedFile, SetAsideFile, ShownIssue, StageContext } from "../types.js";
 import { namesIn, outlineFile } from "../../edit/syntax/outline-file.js";
 
-/** The answer its prompt asks for (the prompt's example is checked against it). */
+/** The answer its prompt asks for (the prompt's examples are checked against it); the reasoning comes before the verdict. */
 export const answerSchema = z.object({
-  needs_change: z.boolean(),
   description: z.string().min(1),
+  needs_change: z.boolean(),
   /** Only when the issue lacks what any reasonable reading needs to act on: what to ask its author, instead of a task. */
   question: z.string().trim().min(1).max(2000).optional(),
 });

@@ -3,10 +3,10 @@ import type { FileTask, MeetingTurn, Plan, ShownIssue, StageContext } from "../t
 import { formatTranscript } from "./format-team.js";
 import { validatePlan } from "../validate-plan.js";
 
-/** The answer its prompt asks for (the prompt's example is checked against it). */
+/** The answer its prompt asks for (the prompt's examples are checked against it); the reasoning comes before the plan. */
 export const answerSchema = z.object({
-  steps: z.array(z.array(z.string())),
   rationale: z.string(),
+  steps: z.array(z.array(z.string())),
 });
 
 /**

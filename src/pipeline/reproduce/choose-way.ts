@@ -5,10 +5,10 @@ import type { LocatedFile, ShownIssue, StageContext, WayChoice } from "../types.
 /** The most characters of a located file's summary the Manager and the Reproducer read. */
 const SUMMARY_CHARS = 1_000;
 
-/** The answer manager-choose-way asks for (the prompt's example is checked against it). */
+/** The answer manager-choose-way asks for (the prompt's examples are checked against it); the reasoning comes before the way. */
 export const waySchema = z.object({
-  way: z.enum(["dynamic", "static"]),
   reason: z.string(),
+  way: z.enum(["dynamic", "static"]),
   reproducer: z.object({ name: z.string(), role: z.string() }),
 });
 
