@@ -15,7 +15,7 @@ export function answerAsOracle(prompt: string, vars: Record<string, string>, gol
     case "custodian-judge-relevance":
       return { relevant: file !== undefined, reason: file ? "The gold patch changes this file." : "The gold patch does not change this file." };
     case "manager-define-task":
-      return file ? { needs_change: true, description: describeTask(file) } : { needs_change: false, description: "The gold patch does not change this file." };
+      return file ? { description: describeTask(file), needs_change: true } : { description: "The gold patch does not change this file.", needs_change: false };
     case "manager-design-developer":
       return { name: `Developer of ${vars.path}`, role: `You change ${vars.path} exactly as your task says.` };
     case "manager-open-meeting":
@@ -26,13 +26,13 @@ export function answerAsOracle(prompt: string, vars: Record<string, string>, gol
     case "developer-design-qa":
       return { role: `You check that ${vars.path} changes exactly as the task says.` };
     case "manager-make-plan":
-      return { steps: [[...(vars.tasks ?? "").matchAll(/^- `([^`]+)`:/gm)].map((m) => m[1]!)], rationale: "The gold changes are independent." };
+      return { rationale: "The gold changes are independent.", steps: [[...(vars.tasks ?? "").matchAll(/^- `([^`]+)`:/gm)].map((m) => m[1]!)] };
     case "developer-locate-lines":
       return { path: vars.path, ranges: goldRanges(file?.changes ?? [], readNumbered(vars.numbered ?? "")).map((r) => ({ ...r, why: "a gold hunk" })) };
     case "developer-write-code":
       return { old: vars.old ?? "", new: applyWithin(file?.changes ?? [], Number(vars.start), (vars.old ?? "").split("\n")).join("\n") };
     case "qa-review":
-      return { approved: true, comment: "The change is the gold patch." };
+      return { comment: "The change is the gold patch.", approved: true };
     case "manager-triage-feedback":
       return { tasks: [], declined: [] };
     default:

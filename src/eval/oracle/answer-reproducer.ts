@@ -20,8 +20,8 @@ export function answerAsReproducer(prompt: string, vars: Record<string, string>,
   switch (prompt) {
     case "manager-choose-way":
       return reproduction
-        ? { way: "dynamic", reason: "The instance's FAIL_TO_PASS tests fail on the untouched code.", reproducer: REPRODUCER }
-        : { way: "static", reason: "The instance has no test patch with FAIL_TO_PASS tests to reproduce the issue from.", reproducer: REPRODUCER };
+        ? { reason: "The instance's FAIL_TO_PASS tests fail on the untouched code.", way: "dynamic", reproducer: REPRODUCER }
+        : { reason: "The instance has no test patch with FAIL_TO_PASS tests to reproduce the issue from.", way: "static", reproducer: REPRODUCER };
     case "developer-write-reproduction":
       if (!reproduction) throw new Error("the instance has no test patch, so the oracle cannot write a reproduction");
       return writeScript(reproduction);
