@@ -2,13 +2,13 @@ import OpenAI from "openai";
 import type { z } from "zod";
 import type { Agent } from "../config.js";
 import { adaptToRefusal, type ServerDialect } from "./adapt-to-server.js";
-import { checkAnswer, correctionMessage } from "./check-answer.js";
 import { describeFailure } from "./describe-failure.js";
 import { redactSecrets } from "../lib/redact-secrets.js";
 import { CostBudgetExceededError, UnpricedModelError } from "./cost-errors.js";
 import { BudgetExceededError, LlmError, type BudgetShortfall, type LlmCallSite } from "./errors.js";
 import { resolveLlmSettings, type LlmOptions, type LlmSettings, type StructuredOutputMode } from "./llm-settings.js";
 import { loadPrompt, PromptError, renderPrompt } from "./prompts.js";
+import { answerReaderFor, type AnswerReader } from "./read-answer.js";
 import { jsonModeInstruction, responseFormatFor } from "./response-format.js";
 import type { AskRequest, AskResult, Llm, TraceRecord, Usage } from "./types.js";
 import { estimateTokens, UsageLedger, type CostLimit, type LlmStats } from "./usage-ledger.js";
@@ -19,10 +19,10 @@ type Choice = { raw: string; note: string };
 /** A request's answers (one unless it asked for `n`), what it used, and what was sent. */
 type Completion = { choices: Choice[]; usage: Usage; ms: number; sent: Message[]; asked: number };
 
-/** One request to the server: the conversation, the answer's schema, and the dialect to speak. */
+/** One request to the server: the conversation, the answer's schema (none for a text answer), and the dialect to speak. */
 interface CompletionRequest {
   messages: Message[];
-  schema: z.ZodType;
+  schema?: z.ZodType;
   /** The prompt's largest variable, named when the request would overrun the budget. */
   largest: BudgetShortfall["largest"];
   /** Calls like this one the caller is about to make (AskRequest.alike). */
@@ -43,8 +43,9 @@ export function createLlm(options: LlmOptions): LlmClient {
 
 /**
  * The Llm every stage uses, over any OpenAI-compatible server through the openai SDK: renders the
- * prompt file, asks for structured output, validates with zod (one corrective retry), keeps the
- * token budget, and leaves a trace record per call. HTTP faults are retried by the SDK only.
+ * prompt file, asks for structured output and validates it with zod, or takes a text answer as it is
+ * and reads it with the request's reader (either way one corrective retry), keeps the token budget,
+ * and leaves a trace record per call. HTTP faults are retried by the SDK only.
  */
 export class LlmClient implements Llm {
   /** One record per model call (and per refused call), in the order they ended. */
@@ -93,9 +94,10 @@ export class LlmClient implements Llm {
     const site: TracedSite = { ...called, promptHash };
     const largest = largestVariable(request.vars);
     const samples = Math.max(1, request.samples ?? 1);
+    const reader = answerReaderFor<T>(request);
     const completion = await this.complete(site, {
       messages,
-      schema: request.schema,
+      schema: reader.schema,
       largest,
       ...(request.alike ? { alike: request.alike } : {}),
       ...(samples > 1 ? { n: samples } : {}),
@@ -103,14 +105,14 @@ export class LlmClient implements Llm {
     let usage = completion.usage;
     const values: T[] = [];
     for (const [index, choice] of completion.choices.entries()) {
-      const checked = this.check(site, completion, index, request.schema);
+      const checked = this.check(site, completion, index, reader);
       if (checked.ok) {
         values.push(checked.value);
         continue;
       }
       // One corrective retry: the second try sees its first answer and why it was refused.
-      const conversation: Message[] = [...messages, { role: "assistant", content: choice.raw }, { role: "user", content: correctionMessage(checked.problem) }];
-      const corrected = await this.askAgain(site, request.schema, conversation, largest);
+      const conversation: Message[] = [...messages, { role: "assistant", content: choice.raw }, { role: "user", content: reader.correction(checked.problem) }];
+      const corrected = await this.askAgain(site, reader, conversation, largest);
       usage = addUsage(usage, corrected.usage);
       values.push(corrected.value);
     }
@@ -127,9 +129,9 @@ export class LlmClient implements Llm {
   }
 
   /** The corrective retry of one answer: the conversation shows it and why it was refused; a second failure is the step's. */
-  private async askAgain<T>(site: TracedSite, schema: z.ZodType<T>, conversation: Message[], largest: BudgetShortfall["largest"]): Promise<AskResult<T>> {
-    const completion = await this.complete(site, { messages: conversation, schema, largest });
-    const checked = this.check(site, completion, 0, schema);
+  private async askAgain<T>(site: TracedSite, reader: AnswerReader<T>, conversation: Message[], largest: BudgetShortfall["largest"]): Promise<AskResult<T>> {
+    const completion = await this.complete(site, { messages: conversation, schema: reader.schema, largest });
+    const checked = this.check(site, completion, 0, reader);
     if (checked.ok) return { value: checked.value, usage: completion.usage };
     throw new LlmError(
       site,
@@ -161,8 +163,9 @@ export class LlmClient implements Llm {
   private async complete(site: TracedSite, request: CompletionRequest): Promise<Completion> {
     const { messages, schema, largest, dialect = this.dialect } = request;
     const n = dialect.samples ? (request.n ?? 1) : 1;
-    const format = dialect.mode === "json_schema" ? responseFormatFor(schema, site.prompt) : undefined;
-    const sent: Message[] = dialect.mode === "json" ? withInstruction(messages, jsonModeInstruction(schema)) : messages;
+    // A text answer is asked as the prompt describes it: no response_format, no JSON instruction.
+    const format = schema && dialect.mode === "json_schema" ? responseFormatFor(schema, site.prompt) : undefined;
+    const sent: Message[] = schema && dialect.mode === "json" ? withInstruction(messages, jsonModeInstruction(schema)) : messages;
     // Worst case of this call: its prompt (estimateTokens, the schema included when sent, a few tokens of
     // framing per message) and its whole completion cap, since the model may use all of it.
     const promptText = sent.map((m) => m.content).join("\n") + (format ? JSON.stringify(format) : "");
@@ -217,7 +220,7 @@ export class LlmClient implements Llm {
     } catch (error) {
       this.ledger.settle(site.agent, estimate, NO_USAGE, estimateUsd);
       const ms = Date.now() - started;
-      const adapted = adaptToRefusal(error, dialect);
+      const adapted = adaptedDialect(error, dialect, format !== undefined);
       if (adapted) {
         // Kept for the rest of the job once a request in the new dialect gets through.
         this.traceFailure(
@@ -236,11 +239,11 @@ export class LlmClient implements Llm {
     }
   }
 
-  /** One answer of a request checked against the schema, and its trace record; a request of several answers books its usage on the first. */
-  private check<T>(site: TracedSite, completion: Completion, index: number, schema: z.ZodType<T>): { ok: true; value: T } | { ok: false; problem: string } {
+  /** One answer of a request read by its reader, and its trace record; a request of several answers books its usage on the first. */
+  private check<T>(site: TracedSite, completion: Completion, index: number, reader: AnswerReader<T>): { ok: true; value: T } | { ok: false; problem: string } {
     const choice = completion.choices[index]!;
-    const checked = checkAnswer(choice.raw, schema);
-    const problem = checked.ok ? "" : checked.error + choice.note;
+    const checked = reader.read(choice.raw);
+    const problem = checked.ok ? "" : checked.problem + choice.note;
     const parsed = checked.ok ? checked.value : checked.parsed;
     this.pushTrace({
       ...site,
@@ -304,6 +307,16 @@ function largestVariable(vars: Record<string, string | number>): BudgetShortfall
     if (!largest || chars > largest.chars) largest = { name, chars };
   }
   return largest;
+}
+
+/**
+ * The dialect to try after a refusal. A request that sent no response_format (a text answer) was not refused for it,
+ * so its refusal never switches the job to plain JSON mode.
+ */
+function adaptedDialect(error: unknown, dialect: ServerDialect, sentFormat: boolean): ReturnType<typeof adaptToRefusal> {
+  if (sentFormat) return adaptToRefusal(error, dialect);
+  const adapted = adaptToRefusal(error, { ...dialect, mode: "json" });
+  return adapted && { ...adapted, dialect: { ...adapted.dialect, mode: dialect.mode } };
 }
 
 /** What the server said of an answer besides its text: that the model refused, or that the answer was cut off. */

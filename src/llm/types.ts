@@ -8,13 +8,28 @@ export interface Usage {
   totalTokens: number;
 }
 
-/** One agent step: which agent, which prompt file, its variables, and the schema its answer must fit. */
-export interface AskRequest<T> {
+/**
+ * An answer read from the model's text as it is, not from JSON (code, scripts): `read` takes the raw answer and says
+ * precisely what is wrong with it when it does not fit; `asked` describes the format in one line, for the corrective
+ * message.
+ */
+export interface TextAnswer<T> {
+  read(raw: string): { ok: true; value: T } | { ok: false; problem: string };
+  asked: string;
+}
+
+/** How an answer is read: JSON that fits a zod schema (sent as response_format), or text read by a TextAnswer. */
+export type AnswerShape<T> = { schema: z.ZodType<T>; text?: never } | { text: TextAnswer<T>; schema?: never };
+
+/** One agent step: which agent, which prompt file, its variables, and how its answer is read (a schema or a text reader). */
+export type AskRequest<T> = AskStep & AnswerShape<T>;
+
+/** What every agent step names, whatever the shape of its answer. */
+export interface AskStep {
   agent: Agent;
   /** Name of a file in prompts/ without `.md`, e.g. `custodian-summarize-file`. */
   prompt: string;
   vars: Record<string, string | number>;
-  schema: z.ZodType<T>;
   /**
    * How many calls like this one the caller is about to make (candidate samples, this one first): the budget must hold
    * them all, or this one is refused before it is sent.

@@ -6,7 +6,7 @@ import { countUsage } from "../../../src/pipeline/report/count-usage.js";
 
 const answering: Llm = {
   async ask(request) {
-    return { value: request.schema.parse({ ok: true }), usage: { promptTokens: 7, completionTokens: 3, totalTokens: 10 } };
+    return { value: request.schema!.parse({ ok: true }), usage: { promptTokens: 7, completionTokens: 3, totalTokens: 10 } };
   },
 };
 const schema = z.object({ ok: z.boolean() });
