@@ -6,6 +6,7 @@ import os from "node:os";
 import path from "node:path";
 import nock from "nock";
 import { gitEnv } from "./git-server.js";
+import { answerGraphql, gitMutations } from "./github-graphql.js";
 import { duplicatePull, missingHead, nonCollaboratorPermission } from "./github-spec/github-rules.js";
 import { oauthWebFlow, type FakeOAuthClient, type OAuthWebFlow } from "./github-spec/oauth-web-flow.js";
 import { compileRoute, findRoute, type RouteMatcher } from "./github-spec/route-template.js";
@@ -75,7 +76,7 @@ export interface FakeGitHubOptions {
   /** Requests answered with an error status instead, the first `times` that match (GitHub having a bad moment). */
   faults?: { method: string; path: RegExp; status: number; times: number; message?: string; headers?: Record<string, string> }[];
   /**
-   * Branch rules (rulesets, protection) the fake enforces when updateRefs moves a branch: one whose name matches
+   * Branch rules (rulesets, protection) the fake enforces when updateRefs or createCommitOnBranch changes a branch: one whose name matches
    * `branch` is refused with this GraphQL error.
    */
   rules?: { branch: RegExp; type: string; message: string }[];
@@ -153,7 +154,7 @@ export interface FakeGitHub {
   botEmail: string;
   /** The repository's GraphQL node id (its `node_id`). */
   repositoryId: string;
-  /** The branch rules updateRefs enforces (see FakeGitHubOptions.rules); tests may add some between runs. */
+  /** The branch rules the GraphQL mutations enforce (see FakeGitHubOptions.rules); tests may add some between runs. */
   rules: NonNullable<FakeGitHubOptions["rules"]>;
   /** The OAuth web flow's side: `signIn(login)` chooses who is signed in at the fake when a sign-in reaches it. */
   oauth: Pick<OAuthWebFlow, "signIn" | "idOf" | "expireCodes">;
@@ -624,40 +625,22 @@ function buildFake(options: FakeGitHubOptions): { state: FakeGitHub; routes: Rou
       ];
     },
   );
-  // GraphQL: only updateRefs, answered as GitHub answers a mutation (HTTP 200, with `errors` when it failed).
+  // GraphQL: the mutations of github-graphql.ts, run by graphql-js on the served schema as GitHub runs a document.
+  const mutations = gitMutations({
+    owner,
+    repo,
+    nodeId,
+    rules: () => state.rules,
+    git,
+    gitWith,
+    headOf,
+    author: { name: botLogin, email: botEmail },
+    committer: WEB_FLOW,
+    sign: (sha) => signed.add(sha),
+  });
   on(
     "POST /graphql",
-    (
-      _uri,
-      body: { query: string; variables: { repositoryId: string; refUpdates: { name: string; beforeOid: string; afterOid: string; force?: boolean }[] } },
-    ) => {
-      const refused = (type: string, message: string): [number, unknown] => [
-        200,
-        { data: { updateRefs: null }, errors: [{ type, path: ["updateRefs"], message }] },
-      ];
-      if (!/\bupdateRefs\s*\(/.test(body.query)) return [200, { errors: [{ message: "the fake GitHub answers no GraphQL but the updateRefs mutation" }] }];
-      const { repositoryId, refUpdates } = body.variables;
-      if (repositoryId !== nodeId) return refused("NOT_FOUND", `Could not resolve to a node with the global id of '${repositoryId}'`);
-      const zeros = "0".repeat(40);
-      for (const update of refUpdates) {
-        const rule = state.rules.find((r) => r.branch.test(update.name.replace(/^refs\/heads\//, "")));
-        if (rule) return refused(rule.type, rule.message);
-        if (!update.force && update.beforeOid !== zeros) {
-          try {
-            git("merge-base", "--is-ancestor", update.beforeOid, update.afterOid);
-          } catch {
-            return refused("UNPROCESSABLE", `${update.name} cannot be updated: ${update.afterOid} is not a fast-forward of ${update.beforeOid}`);
-          }
-        }
-      }
-      // git's own compare-and-swap, all updates or none: each ref must be at beforeOid (zeros: must not exist).
-      try {
-        gitWith(refUpdates.map((u) => `update ${u.name} ${u.afterOid} ${u.beforeOid}\n`).join(""), {}, "update-ref", "--stdin");
-      } catch (error) {
-        return refused("STALE_DATA", String((error as { stderr?: string }).stderr ?? error).trim());
-      }
-      return [200, { data: { updateRefs: { clientMutationId: null } } }];
-    },
+    (_uri, body: { query: string; variables?: Record<string, unknown>; operationName?: string }) => answerGraphql(body, mutations),
     "graphql",
   );
   return { state, routes, answer, unmatched };

@@ -2,7 +2,13 @@ import fs from "node:fs";
 import { buildSchema, getVariableValues, GraphQLError, GraphQLScalarType, parse, validate, type GraphQLSchema, type OperationDefinitionNode } from "graphql";
 
 /** The mutations the fake GitHub answers; graphql-extract.graphql holds them, cut from GitHub's published schema. */
-export const SERVED_MUTATIONS = ["updateRefs"] as const;
+export const SERVED_MUTATIONS = ["updateRefs", "createCommitOnBranch"] as const;
+
+/** Object types the extract keeps only these fields of (scripts/extract-github-graphql.ts): what the fake answers. */
+export const SERVED_FIELDS: Record<string, string[]> = {
+  CreateCommitOnBranchPayload: ["clientMutationId", "commit"],
+  Commit: ["oid"],
+};
 
 const EXTRACT = new URL("./graphql-extract.graphql", import.meta.url);
 
@@ -15,6 +21,11 @@ const SCALAR_RULES: Record<string, { test: (value: unknown) => boolean; rule: st
   GitObjectID: { test: (v) => typeof v === "string" && /^[0-9a-f]{40}$/.test(v), rule: "a Git object ID (40 hex digits)" },
   // "A fully qualified reference name (e.g. `refs/heads/master`)."
   GitRefname: { test: (v) => typeof v === "string" && /^refs\/\S+$/.test(v), rule: "a fully qualified reference name (refs/heads/…)" },
+  // "A (potentially binary) string encoded using base64"; FileChanges: "RFC 4648 compliant base64, i.e. correct padding is required".
+  Base64String: {
+    test: (v) => typeof v === "string" && /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/.test(v),
+    rule: "RFC 4648 base64 with its padding",
+  },
 };
 
 let loaded: GraphQLSchema | undefined;

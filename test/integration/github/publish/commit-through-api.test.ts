@@ -130,6 +130,7 @@ function commit(branch: string, changes: Change[], lease: BranchLease = { head: 
   });
 }
 
+// An executable file (bin/run.sh) keeps its mode only through the Git Data API: every test here changes one.
 describe("commitThroughApi: the bot's commit through the Git Data API", () => {
   it("uploads each changed file's exact bytes, builds the tree on the head's with each file's mode, commits without author, creates the branch", async () => {
     const seen = gitHub();
@@ -189,7 +190,7 @@ describe("commitThroughApi: the bot's commit through the Git Data API", () => {
   ])("%s", async (_name, given) => {
     const lease = given === "clone-head" ? { head, force: false } : given;
     const seen = gitHub();
-    await commit("magis/issue-2", [text("src/a.ts", "export const a = 2;\n")], lease);
+    await commit("magis/issue-2", [text("bin/run.sh", "#!/bin/sh\necho 2\n")], lease);
     expect(seen.commits).toEqual([{ message: "Fix the greeting\n\nFixes #1\n\nMAGIS-Branch: magis/issue-2", tree: TREE, parents: [head] }]);
     expect(seen.updates[0]!.variables.refUpdates).toEqual([{ name: "refs/heads/magis/issue-2", afterOid: COMMIT, beforeOid: lease.head, force: lease.force }]);
   });
@@ -257,7 +258,7 @@ describe("commitThroughApi: the bot's commit through the Git Data API", () => {
       update: refused("STALE_DATA", 'Expected branch to point to "' + checked + '" but it did not. Pull and try again.'),
       branchAt: pushed,
     });
-    const error = await commit("magis/issue-4", [text("src/a.ts", "export const a = 4;\n")], { head: checked, force: true }).catch((e: unknown) => e);
+    const error = await commit("magis/issue-4", [text("bin/run.sh", "#!/bin/sh\necho 4\n")], { head: checked, force: true }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(BranchMovedError);
     expect((error as Error).message).toBe(
       `refusing to force-push 'magis/issue-4': it moved to ${pushed.slice(0, 7)} after it was checked at ${checked.slice(0, 7)}, so someone else's commits may be on it now`,
@@ -268,14 +269,14 @@ describe("commitThroughApi: the bot's commit through the Git Data API", () => {
   it("refuses a revision when the branch moved or was deleted since it was cloned", async () => {
     const pushed = sha("someone's push");
     gitHub({ update: refused("STALE_DATA", "stale"), branchAt: pushed });
-    const moved = await commit("magis/issue-5", [text("src/a.ts", "export const a = 5;\n")], { head, force: false }).catch((e: unknown) => e);
+    const moved = await commit("magis/issue-5", [text("bin/run.sh", "#!/bin/sh\necho 5\n")], { head, force: false }).catch((e: unknown) => e);
     expect(moved).toMatchObject({ name: "BranchMovedError", found: pushed });
     expect((moved as Error).message).toBe(
       `refusing to update 'magis/issue-5': it moved to ${pushed.slice(0, 7)} after MAGIS read it at ${head.slice(0, 7)}, and the bot never force-pushes`,
     );
     nock.cleanAll();
     gitHub({ update: refused("NOT_FOUND", "gone"), branchAt: null });
-    const deleted = await commit("magis/issue-5", [text("src/a.ts", "export const a = 5;\n")], { head, force: false }).catch((e: unknown) => e);
+    const deleted = await commit("magis/issue-5", [text("bin/run.sh", "#!/bin/sh\necho 5\n")], { head, force: false }).catch((e: unknown) => e);
     expect(deleted).toMatchObject({ name: "BranchMovedError", found: null });
     expect((deleted as Error).message).toBe(
       `refusing to update 'magis/issue-5': it was deleted after MAGIS read it at ${head.slice(0, 7)}, and MAGIS does not create it again`,
@@ -285,7 +286,7 @@ describe("commitThroughApi: the bot's commit through the Git Data API", () => {
   it("refuses to create a branch that someone created meanwhile", async () => {
     const theirs = sha("their branch");
     gitHub({ update: refused("UNPROCESSABLE", "Reference already exists"), branchAt: theirs });
-    const error = await commit("magis/issue-6", [text("src/a.ts", "export const a = 6;\n")]).catch((e: unknown) => e);
+    const error = await commit("magis/issue-6", [text("bin/run.sh", "#!/bin/sh\necho 6\n")]).catch((e: unknown) => e);
     expect(error).toMatchObject({ name: "BranchMovedError", found: theirs });
     expect((error as Error).message).toBe(
       `refusing to create 'magis/issue-6': a branch of that name appeared at ${theirs.slice(0, 7)} after it was found free, so someone else's commits may be on it; run again to choose the branch anew`,
@@ -300,7 +301,7 @@ describe("commitThroughApi: the bot's commit through the Git Data API", () => {
       ),
       branchAt: null,
     });
-    const error = await commit("magis/issue-7", [text("src/a.ts", "export const a = 7;\n")]).catch((e: unknown) => e);
+    const error = await commit("magis/issue-7", [text("bin/run.sh", "#!/bin/sh\necho 7\n")]).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(CommitRefusedError);
     expect((error as Error).message).toBe(
       "GitHub refused the commit to 'magis/issue-7': Repository rule violations found: Changes must be made through a pull request.; Cannot create ref due to creations being restricted.",
@@ -315,7 +316,7 @@ describe("commitThroughApi: the bot's commit through the Git Data API", () => {
       status: "422",
     };
     const seen = gitHub({ commitStatus: [422, violation] });
-    const error = await commit("magis/issue-8", [text("src/a.ts", "export const a = 8;\n")]).catch((e: unknown) => e);
+    const error = await commit("magis/issue-8", [text("bin/run.sh", "#!/bin/sh\necho 8\n")]).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(CommitRefusedError);
     expect((error as Error).message).toBe(
       "GitHub refused the commit to 'magis/issue-8': Repository rule violations found: Commits must have verified signatures.",
@@ -325,7 +326,7 @@ describe("commitThroughApi: the bot's commit through the Git Data API", () => {
 
   it("passes on a failure that is no verdict (GitHub down) without guessing why", async () => {
     const seen = gitHub({ updateStatus: 502, update: { message: "Server Error" } });
-    await expect(commit("magis/issue-9", [text("src/a.ts", "export const a = 9;\n")])).rejects.toMatchObject({ status: 502 });
+    await expect(commit("magis/issue-9", [text("bin/run.sh", "#!/bin/sh\necho 9\n")])).rejects.toMatchObject({ status: 502 });
     expect(seen.branchReads).toEqual([]);
   });
 });

@@ -151,20 +151,27 @@ describe("publishPullRequest", () => {
     for (const text of [message, github.pulls[0]!.body]) expect(text).not.toMatch(/\b(?:close[sd]?|fix(?:e[sd])?|resolve[sd]?)\s*:?\s+#5/i);
   });
 
-  it("commits through the API, signed by GitHub: no git push, the app as author and committer", async () => {
+  it("commits through one GraphQL request that creates the branch, signed by GitHub: no git push, no Git Data API, the app as author", async () => {
     const published = await publish(fix);
     expect(git.requests.filter((r) => r.path.endsWith("git-receive-pack"))).toEqual([]);
+    expect(github.find("POST", /\/git\//)).toEqual([]);
+    // As github.com records a commit it makes for createCommitOnBranch: the credential's owner, committed by GitHub.
     expect(git.git(FULL, "log", "-1", "--format=%an <%ae> / %cn <%ce>", "magis/issue-5")).toBe(
-      `${github.botLogin} <${github.botEmail}> / ${github.botLogin} <${github.botEmail}>`,
+      `${github.botLogin} <${github.botEmail}> / GitHub <noreply@github.com>`,
     );
-    const [commit] = github.find("POST", /\/git\/commits$/);
-    expect(commit!.body).not.toHaveProperty("author");
-    expect(commit!.body).not.toHaveProperty("committer");
-    const [update] = github.find("POST", /^\/graphql$/);
-    expect((update!.body as { variables: unknown }).variables).toEqual({
-      repositoryId: github.repositoryId,
-      refUpdates: [{ name: "refs/heads/magis/issue-5", afterOid: published.commit, beforeOid: "0".repeat(40), force: false }],
+    const [request, ...more] = github.find("POST", /^\/graphql$/);
+    expect(more).toEqual([]);
+    const { variables } = request!.body as { variables: { create: unknown; commit: { expectedHeadOid: string; message: unknown } } };
+    const base = git.git(FULL, "rev-parse", "main");
+    expect(variables.create).toEqual([{ name: "refs/heads/magis/issue-5", beforeOid: "0".repeat(40), afterOid: base }]);
+    expect(variables.commit).toMatchObject({
+      branch: { repositoryNameWithOwner: FULL, branchName: "magis/issue-5" },
+      expectedHeadOid: base,
+      message: { headline: "Typo in README (#5)", body: "Changed by MAGIS: README.md.\n\nFixes #5\n\nMAGIS-Branch: magis/issue-5" },
+      fileChanges: { additions: [{ path: "README.md", contents: Buffer.from("Hello\n").toString("base64") }] },
     });
+    expect(git.git(FULL, "rev-parse", "magis/issue-5^")).toBe(base);
+    expect(published.commit).toBe(git.git(FULL, "rev-parse", "magis/issue-5"));
   });
 
   it("replaces its own branch only while it is where it was checked: a push in between fails the run and stays", async () => {
@@ -315,15 +322,19 @@ describe.each(["app", "web-flow"] as const)("the bot's own branch, with GitHub r
   });
 
   it("is replaced on a retry: its commits are signed, by the app, with the branch's trailer", async () => {
+    // The first commit is createCommitOnBranch's (GitHub commits it); the retry replaces the branch through the Git Data API.
     const first = await publish(fix);
-    const recorded = git.git(FULL, "log", "-1", "--format=%ae / %ce", "magis/issue-5");
-    expect(recorded).toBe(`${github.botEmail} / ${committer === "app" ? github.botEmail : "noreply@github.com"}`);
+    expect(git.git(FULL, "log", "-1", "--format=%ae / %ce", "magis/issue-5")).toBe(`${github.botEmail} / noreply@github.com`);
     expect(git.git(FULL, "log", "-1", "--format=%B", "magis/issue-5")).toBe(
       "Typo in README (#5)\n\nChanged by MAGIS: README.md.\n\nFixes #5\n\nMAGIS-Branch: magis/issue-5",
     );
     const second = await publish(retry);
     expect(second).toMatchObject({ branch: "magis/issue-5", number: first.number, updated: true });
     expect(git.git(FULL, "rev-list", "--count", "main..magis/issue-5")).toBe("1");
+    const recorded = git.git(FULL, "log", "-1", "--format=%ae / %ce", "magis/issue-5");
+    expect(recorded).toBe(`${github.botEmail} / ${committer === "app" ? github.botEmail : "noreply@github.com"}`);
+    // A third run replaces the Git Data API's commit as well: the bot trusts its own commits from either route.
+    expect(await publish(fix)).toMatchObject({ branch: "magis/issue-5", updated: true });
   });
 
   it("is left alone once a person pushed to it: a new branch name is chosen", async () => {
