@@ -7,13 +7,14 @@ import { parseModelPrices, readDollars, type ModelPrices } from "../llm/prices.j
 import type { CommandPolicy } from "../pipeline/types.js";
 import { localCommandPolicy } from "./command-policy.js";
 import { explainLosses } from "../eval/oracle/explain-losses.js";
-import { startOracleModel } from "../eval/oracle/start-oracle-model.js";
+import { startOracleModel, type OracleCall } from "../eval/oracle/start-oracle-model.js";
 import { EvalInputError, failToPassOf } from "../eval/read-instances.js";
 import { readEnvironmentsFile } from "../eval/read-environments.js";
 import { runEval } from "../eval/run-eval.js";
 import type { EvalResult } from "../eval/types.js";
 import { parseFlags, StopRequestedError, wholeNumberFlag, type CliIo, type Command } from "./io.js";
 import { makeModel } from "./open-checkout.js";
+import { readNoiseFlags } from "./read-noise-flags.js";
 import { readSettings } from "../app/settings/read-settings.js";
 import type { Settings } from "../app/settings/settings-table.js";
 import { renderSettingsHelp } from "../app/settings/render-settings-help.js";
@@ -23,7 +24,7 @@ const ORACLE_MODEL = { MAGIS_MODEL: "oracle", MAGIS_LLM_MAX_RETRIES: "0" };
 
 const usage = `Usage: magis eval --data FILE --repos DIR --out DIR [--prepare-from MIRRORS] [--limit N]
                   [--concurrency N] [--instances ID,…] [--resume] [--prices TABLE | --price-in USD --price-out USD]
-                  [--allow-commands [--environments FILE]] [--oracle] [--candidates N]
+                  [--allow-commands [--environments FILE]] [--oracle [--noise P [--seed S]]] [--candidates N]
 
 Runs the resolve pipeline (as \`magis resolve\` and the App run it) on SWE-bench-style issues with known
 answers, and measures each patch against the human one. Writes into --out as it goes, so a crash or
@@ -71,6 +72,14 @@ Options:
   --oracle            answer every model call from the instance's gold patch (a server on 127.0.0.1
                       reading the project's own prompts; no model needed): measures what the pipeline
                       itself loses with a perfect model, and where. Never a resolve rate.
+  --noise P           with --oracle: send a share P (0 to 1) of its answers the way real models err (JSON
+                      in a fence or in prose, a <think> block, a field renamed or left out, line numbers
+                      off, the replaced text re-indented, a cut-off answer, a wrong path, an extra edit, a
+                      verdict without its reason), one kind per answer; a corrective retry is answered
+                      clean. Writes noise.jsonl: per answered call, the instance, the prompt, the kind of
+                      noise (null: clean) and whether it was a corrective retry
+  --seed S            the seed of the noise's draws (a whole number, default 1): the same seed sends the
+                      same noise
 
 Exit 0 when the instances ran (with or without a patch), 1 when not one got past its input (no checkout,
 another commit, no mirror: the run measured nothing), 2 for a usage mistake or --data that holds no
@@ -100,6 +109,8 @@ export const evalCommand: Command = {
       "allow-commands": { type: "boolean", default: false },
       environments: { type: "string" },
       oracle: { type: "boolean", default: false },
+      noise: { type: "string" },
+      seed: { type: "string" },
     });
     for (const flag of ["data", "repos", "out"] as const) if (!values[flag]) throw new UsageError(`--${flag} is required`);
     const data = path.resolve(io.cwd, values.data!);
@@ -112,7 +123,9 @@ export const evalCommand: Command = {
     const runModel = modelFor("developer", parseConfig({}), settings.model);
     const prices = readPrices(settings.model.prices, runModel, values);
     const model = { ...settings.model, prices };
-    const oracle = values.oracle ? await startOracleModel() : null;
+    const noise = readNoiseFlags(values);
+    const calls: OracleCall[] = [];
+    const oracle = values.oracle ? await startOracleModel(noise ? { noise, onCall: (call) => calls.push(call) } : {}) : null;
     const stop = io.stopSignal?.();
     // Fails here, once, when no model is configured, rather than once per instance.
     if (!oracle) makeModel(parseConfig({}), { ...settings, model });
@@ -158,6 +171,7 @@ export const evalCommand: Command = {
       throw error;
     } finally {
       await oracle?.close();
+      if (noise) writeNoiseLog(path.resolve(io.cwd, values.out!), calls, values.resume!);
     }
     if (oracle && oracle.problems.length > 0) io.stderr(`the oracle could not answer ${oracle.problems.length} call(s); the first: ${oracle.problems[0]}\n`);
     io.stdout(`${path.join(path.resolve(io.cwd, values.out!), "summary.md")}\n`);
@@ -177,6 +191,14 @@ export const evalCommand: Command = {
     return 0;
   },
 };
+
+/** noise.jsonl: one line per call the noisy oracle answered (appended to by --resume). */
+function writeNoiseLog(out: string, calls: OracleCall[], resume: boolean): void {
+  if (!fs.existsSync(out)) return;
+  const lines = calls.map((call) => `${JSON.stringify({ instance_id: call.instance, prompt: call.prompt, noise: call.noise, retry: call.retry })}\n`).join("");
+  if (resume) fs.appendFileSync(path.join(out, "noise.jsonl"), lines);
+  else fs.writeFileSync(path.join(out, "noise.jsonl"), lines);
+}
 
 function commandPolicy(allowed: boolean, io: CliIo, settings: Settings): CommandPolicy {
   // The repository's commands run in bubblewrap (MAGIS_SANDBOX=none runs them in the user's environment, less its credentials).

@@ -4,9 +4,24 @@ import { answerAsOracle } from "./answer-as-oracle.js";
 import { answerAsReproducer, type OracleReproduction } from "./answer-reproducer.js";
 import { placeGoldPatch, type PlacedGold } from "./place-gold-hunks.js";
 import { readPromptVars } from "./read-prompt-vars.js";
+import { addNoise, type NoiseSettings } from "./noise/add-noise.js";
 
 /** The prompts whose answers say what to change in a file and where. */
 const CHANGES = new Set(["manager-define-task", "developer-locate-lines", "developer-write-code"]);
+
+/** One call the oracle answered: which kind of noise it sent (null: clean), and whether it was a corrective retry. */
+export interface OracleCall {
+  instance: string;
+  prompt: string;
+  noise: string | null;
+  retry: boolean;
+}
+
+/** How the oracle answers: clean, or with noise (`magis eval --oracle --noise P --seed S`); each answered call reported. */
+export interface OracleOptions {
+  noise?: NoiseSettings;
+  onCall?: (call: OracleCall) => void;
+}
 
 /** A running oracle: an OpenAI-compatible server on 127.0.0.1 with one base URL per instance. */
 export interface OracleModel {
@@ -23,10 +38,14 @@ export interface OracleModel {
 /**
  * Starts the oracle model of `magis eval --oracle`: every chat completion under `/<instance_id>/v1/` is answered from
  * that instance's gold patch, reading the request as the project's own prompt files render it (the prompt's name in
- * the `X-Magis-Prompt` header, its variables read back from the user message).
+ * the `X-Magis-Prompt` header, its variables read back from the first user message). With `noise`, answers are sent
+ * the way real models err (src/eval/oracle/noise/); a corrective retry (a conversation that holds the refused answer) is
+ * answered clean, as a model that heeds the correction does, so what noise costs is the retry and what the pipeline
+ * could not absorb.
  */
-export async function startOracleModel(): Promise<OracleModel> {
+export async function startOracleModel(options: OracleOptions = {}): Promise<OracleModel> {
   const golds = new Map<string, PlacedGold>();
+  const asked = new Map<string, number>();
   const reproductions = new Map<string, OracleReproduction>();
   const problems: string[] = [];
   let port = 0;
@@ -39,16 +58,24 @@ export async function startOracleModel(): Promise<OracleModel> {
     if (req.method !== "POST" || !gold) return send(res, 404, { error: { message: `the oracle has no instance at ${req.method} ${req.url}` } });
     const body = JSON.parse(Buffer.concat(chunks).toString("utf8")) as { model: string; messages: { role: string; content: string }[] };
     const prompt = String(req.headers["x-magis-prompt"] ?? "");
-    const user = body.messages.filter((m) => m.role === "user").at(-1)?.content ?? "";
+    // A corrective retry ends with the correction: the prompt's own message is the first user message.
+    const user = body.messages.find((m) => m.role === "user")?.content ?? "";
+    const retry = body.messages.some((m) => m.role === "assistant");
+    const instance = decodeURIComponent(route![1]!);
     try {
       const vars = readPromptVars(prompt, user);
       if (!vars) throw new Error(`the request is not of the template of prompt "${prompt}"`);
       const refused = gold.refused.get(vars.path ?? "");
       // A gold file the oracle cannot place is not changed anywhere else: the call fails, naming the hunk.
       if (refused && CHANGES.has(prompt)) throw new Error(refused);
-      const content = JSON.stringify(
-        answerAsReproducer(prompt, vars, reproductions.get(decodeURIComponent(route![1]!))) ?? answerAsOracle(prompt, vars, gold.files),
-      );
+      const answer = answerAsReproducer(prompt, vars, reproductions.get(instance)) ?? answerAsOracle(prompt, vars, gold.files);
+      // What was asked, without what differs between runs of the same instance (the per-job data tags, a sandbox's
+      // timings and folders): the same seed sends the same noise, and the n-th time the same is asked draws its own.
+      const key = [instance, prompt, vars.path ?? "", vars.start ?? "", vars.end ?? ""].join("\n");
+      asked.set(key, (asked.get(key) ?? 0) + 1);
+      const noise = options.noise && !retry ? options.noise : { rate: 0, seed: 0 };
+      const { content, finishReason, kind } = addNoise({ prompt, value: answer, vars }, noise, `${key}\n${asked.get(key)}`);
+      options.onCall?.({ instance, prompt, noise: kind, retry });
       const promptTokens = Math.ceil(body.messages.reduce((n, m) => n + m.content.length, 0) / 4);
       const completionTokens = Math.ceil(content.length / 4);
       send(res, 200, {
@@ -56,7 +83,7 @@ export async function startOracleModel(): Promise<OracleModel> {
         object: "chat.completion",
         created: Math.floor(Date.now() / 1000),
         model: body.model,
-        choices: [{ index: 0, message: { role: "assistant", content, refusal: null }, logprobs: null, finish_reason: "stop" }],
+        choices: [{ index: 0, message: { role: "assistant", content, refusal: null }, logprobs: null, finish_reason: finishReason }],
         usage: { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens },
       });
     } catch (error) {

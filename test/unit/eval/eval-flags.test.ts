@@ -85,3 +85,20 @@ describe("magis eval's numeric flags", () => {
     );
   });
 });
+
+describe("magis eval --noise and --seed", () => {
+  it("takes a share from 0 to 1 with --oracle only, and a seed only with --noise, before anything is made", async () => {
+    for (const value of ["1.5", "1.01", "0x1", "1e-1", "", "ten", "30%"]) {
+      const { code, err } = await evalWith(["--oracle", "--noise", value]);
+      expect(code).toBe(2);
+      expect(err).toContain(`--noise must be a share of the answers from 0 to 1, such as 0.1, not '${value}'`);
+    }
+    const alone = await evalWith(["--noise", "0.1"]);
+    expect([alone.code, alone.err]).toEqual([2, expect.stringContaining("--noise makes the oracle's answers noisy: it needs --oracle")]);
+    const seedAlone = await evalWith(["--oracle", "--seed", "3"]);
+    expect([seedAlone.code, seedAlone.err]).toEqual([2, expect.stringContaining("--seed seeds the oracle's noise: give it with --noise P (and --oracle)")]);
+    const badSeed = await evalWith(["--oracle", "--noise", "0.3", "--seed", "1.5"]);
+    expect([badSeed.code, badSeed.err]).toEqual([2, expect.stringContaining("--seed must be a whole number from 0 to 2147483647, not '1.5'")]);
+    expect(fs.existsSync(path.join(dir, "out"))).toBe(false);
+  });
+});
