@@ -127,19 +127,14 @@ describe("magis action, run as the Actions runner runs the node24 action: its bu
     await startGitHub();
     const { summary, out } = expectCleanRun(await runAction("issues", labeledPayload({ installationId: null })));
     expect(branches()).toBe("magis/issue-1");
-    // The commit was made through the Git Data API with the workflow's token, never pushed: GitHub signs it as github-actions[bot].
+    // The commit was made by one GraphQL createCommitOnBranch with the workflow's token, never pushed: GitHub signs it as github-actions[bot].
     expect(git.requests.filter((r) => r.path.endsWith("git-receive-pack"))).toEqual([]);
-    expect(github.find("POST", /\/git\/(blobs|trees|commits)$|^\/graphql$/).map((r) => r.path)).toEqual([
-      `/repos/${OWNER}/${REPO}/git/blobs`,
-      `/repos/${OWNER}/${REPO}/git/trees`,
-      `/repos/${OWNER}/${REPO}/git/commits`,
-      "/graphql",
-    ]);
+    expect(github.find("POST", /\/git\/(blobs|trees|commits)$|^\/graphql$/).map((r) => r.path)).toEqual(["/graphql"]);
     const author = execFileSync("git", ["log", "-1", "--format=%an <%ae> / %cn", "magis/issue-1"], {
       cwd: path.join(root, `${OWNER}/${REPO}.git`),
       encoding: "utf8",
     }).trim();
-    expect(author).toBe("github-actions[bot] <41898282+github-actions[bot]@users.noreply.github.com> / github-actions[bot]");
+    expect(author).toBe("github-actions[bot] <41898282+github-actions[bot]@users.noreply.github.com> / GitHub");
     expect(github.pulls).toHaveLength(1);
     expect(github.pulls[0]!.body).toContain("Fixes #1");
     expect(statusComment()!.body).toContain("Pull request opened: #100");

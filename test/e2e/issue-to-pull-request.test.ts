@@ -46,18 +46,12 @@ describe("label → pull request, end to end", () => {
     // The branch holds one commit by the app with exactly the fix.
     expect(rig.botBranches()).toBe("magis/issue-1");
     expect(rig.git.git(FULL, "rev-list", "--count", "main..magis/issue-1")).toBe("1");
-    // Made through the Git Data API, not pushed: GitHub records the app as author and committer and signs it.
+    // Made by one GraphQL createCommitOnBranch, not pushed: GitHub records the app as author, commits it itself and signs it.
     expect(rig.git.git(FULL, "log", "-1", "--format=%an <%ae> / %cn <%ce>", "magis/issue-1")).toBe(
-      `${rig.github.botLogin} <${rig.github.botEmail}> / ${rig.github.botLogin} <${rig.github.botEmail}>`,
+      `${rig.github.botLogin} <${rig.github.botEmail}> / GitHub <noreply@github.com>`,
     );
     expect(rig.git.requests.filter((r) => r.path.endsWith("git-receive-pack"))).toEqual([]);
-    expect(rig.github.find("POST", /\/git\/(blobs|trees|commits)$|^\/graphql$/).map((r) => r.path)).toEqual([
-      `/repos/${FULL}/git/blobs`,
-      `/repos/${FULL}/git/trees`,
-      `/repos/${FULL}/git/commits`,
-      "/graphql",
-    ]);
-    expect(rig.github.find("POST", /\/git\/commits$/)[0]!.body).not.toHaveProperty("author");
+    expect(rig.github.find("POST", /\/git\/(blobs|trees|commits)$|^\/graphql$/).map((r) => r.path)).toEqual(["/graphql"]);
     const diff = rig.git.git(FULL, "diff", "main", "magis/issue-1");
     expect(diff).toContain("-Please committ your changes before you push them.\n+Please commit your changes before you push them.");
     expect(rig.git.git(FULL, "diff", "--stat", "main", "magis/issue-1")).toMatch(/README\.md \| 2 \+-\n 1 file changed/);
@@ -169,13 +163,16 @@ describe("label → pull request, end to end", () => {
     expect(rig.github.find("POST", /\/pulls$/)).toHaveLength(1);
     expect(rig.github.find("PATCH", /\/pulls\/100$/)).toHaveLength(1);
     expect(rig.git.git(FULL, "rev-list", "--count", "main..magis/issue-1")).toBe("1");
-    // Created, then replaced whole (forced) while it was still at the first run's commit.
+    // Created with its commit (createCommitOnBranch), then replaced whole (forced, Git Data API) while still at that commit.
     type RefUpdate = { beforeOid: string; afterOid: string; force: boolean };
-    const [created, replaced] = rig.github
+    const [first, second] = rig.github
       .find("POST", /^\/graphql$/)
-      .map((r) => (r.body as { variables: { refUpdates: RefUpdate[] } }).variables.refUpdates[0]!);
-    expect(created).toMatchObject({ beforeOid: "0".repeat(40), force: false });
-    expect(replaced).toMatchObject({ beforeOid: created!.afterOid, afterOid: rig.git.git(FULL, "rev-parse", "magis/issue-1"), force: true });
+      .map((r) => (r.body as { variables: { create?: RefUpdate[]; refUpdates?: RefUpdate[] } }).variables);
+    expect(first!.create).toMatchObject([{ beforeOid: "0".repeat(40) }]);
+    const firstCommit = rig.github.find("POST", /\/git\/commits$/)[0]!.body as { parents: string[] };
+    expect(firstCommit.parents).toEqual([first!.create![0]!.afterOid]);
+    expect(second!.refUpdates![0]).toMatchObject({ afterOid: rig.git.git(FULL, "rev-parse", "magis/issue-1"), force: true });
+    expect(second!.refUpdates![0]!.beforeOid).not.toBe("0".repeat(40));
     expect(rig.git.requests.filter((r) => r.path.endsWith("git-receive-pack"))).toEqual([]);
     // The guidance reached the agents as a hint; the retry comment got the reactions.
     expect(rig.model.requests.some((r) => r.messages.some((m) => m.content.includes("keep the wording, fix only the typo")))).toBe(true);

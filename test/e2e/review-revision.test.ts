@@ -58,12 +58,15 @@ describe("a review on the bot's pull request starts a revision, end to end", () 
     expect(git("rev-parse", `${head}^`)).toBe(seeded.head);
     expect(git("rev-list", "--count", `main..${BRANCH}`)).toBe("2");
     expect(git("log", "-1", "--format=%an <%ae>", BRANCH)).toBe(`${BOT_AUTHOR.name} <${BOT_AUTHOR.email}>`);
-    expect(git("log", "-1", "--format=%cn <%ce>", BRANCH)).toBe(`${BOT_AUTHOR.name} <${BOT_AUTHOR.email}>`);
+    // One createCommitOnBranch on the head the review was about: GitHub commits it (web-flow) and signs it.
+    expect(git("log", "-1", "--format=%cn <%ce>", BRANCH)).toBe("GitHub <noreply@github.com>");
     expect(rig.git.requests.filter((r) => r.path.endsWith("git-receive-pack"))).toEqual([]);
-    const [update] = rig.github.find("POST", /^\/graphql$/);
-    expect((update!.body as { variables: { refUpdates: unknown[] } }).variables.refUpdates).toEqual([
-      { name: `refs/heads/${BRANCH}`, afterOid: head, beforeOid: seeded.head, force: false },
-    ]);
+    const [update, ...more] = rig.github.find("POST", /^\/graphql$/);
+    expect(more).toEqual([]);
+    expect((update!.body as { variables: { commit: unknown } }).variables.commit).toMatchObject({
+      branch: { branchName: BRANCH },
+      expectedHeadOid: seeded.head,
+    });
     // The diff changes exactly the commented line 4 of README.md, and nothing in the declined file.
     const diff = git("diff", "-U0", seeded.head, head);
     expect(diff).toMatch(new RegExp(`@@ -4 \\+4 @@.*\n-${LINE_4}\n\\+${LINE_4_REVISED}\n?$`));
@@ -240,7 +243,7 @@ describe("a review on the bot's pull request starts a revision, end to end", () 
     expect((await rig.jobs())[0]).toMatchObject({ status: "failed", stage: "publish" });
     expect(rig.botBranches()).toBe("");
     const [update] = rig.github.find("POST", /^\/graphql$/);
-    expect((update!.body as { variables: { refUpdates: unknown[] } }).variables.refUpdates).toMatchObject([{ beforeOid: seeded.head, force: false }]);
+    expect((update!.body as { variables: { commit: unknown } }).variables.commit).toMatchObject({ expectedHeadOid: seeded.head });
     expect(statusOn(2)[0]!.body).toContain("someone deleted the branch while MAGIS was revising it, and MAGIS does not create it again.");
   });
 
