@@ -1,11 +1,13 @@
 import fs from "node:fs";
 import path from "node:path";
 import { applyPatch, parsePatch } from "diff";
-import { openLanguageServers, type AddedProblem } from "../language-servers/index.js";
+import { readSettings } from "../app/settings/read-settings.js";
+import { nameWorkspace, openLanguageServers, type AddedProblem } from "../language-servers/index.js";
 import { resolveInside } from "../lib/safe-path.js";
 import { UsageError } from "../lib/usage-error.js";
 import { refusedProblems } from "../pipeline/index.js";
-import { openCheckout } from "./open-checkout.js";
+import type { Store } from "../store/store.js";
+import { openCheckout, openMemoryStore } from "./open-checkout.js";
 import { parseFlags, type Command } from "./io.js";
 
 const usage = `Usage: magis diagnose --repo DIR --patch FILE [--json]
@@ -14,7 +16,9 @@ Applies a unified diff (as \`git diff\` writes it) to the files of a checkout in
 servers (Pyright for Python, the TypeScript server for JavaScript and TypeScript) for the errors each changed
 file has after it and did not have before, as the pipeline judges a Developer's attempt: those of the rules
 in diagnostics.refuse_rules of the checkout's .github/magis.yml (or the defaults) refuse it. The checkout is
-only read. Exit 0 when the patch adds no refusing error, 1 when it adds one, 2 for a usage mistake.
+only read. Where the checkout is a clean work tree of a commit, what the servers said of its untouched files is
+kept in the evolution memory's index cache (see \`magis locate --help\` for where), and a later run on that commit checks
+only the new texts. Exit 0 when the patch adds no refusing error, 1 when it adds one, 2 for a usage mistake.
 
 Options:
   --repo DIR    the checkout the patch applies to
@@ -44,24 +48,34 @@ export const diagnoseCommand: Command = {
     const changes = readChanges(repo, fs.readFileSync(patchFile, "utf8"), values.patch!);
     const seconds = config.diagnostics.timeout_seconds;
     const stop = io.stopSignal?.();
-    const servers = openLanguageServers(repo, { startMs: seconds * 1000, requestMs: seconds * 1000, memoryMb: config.diagnostics.memory_mb });
+    // Only a checkout whose state has a name keeps anything: a store is opened for nothing else.
+    const workspace = await nameWorkspace(repo);
+    let store: Store | null = null;
     const verdicts: FileVerdict[] = [];
     try {
-      for (const change of changes) {
-        // Stopped (SIGTERM, Ctrl-C): no further check starts, and the servers stop below.
-        stop?.throwIfAborted();
-        // The patch's other files are read as it leaves them, as a job's earlier changes are.
-        const alongside = changes.map((other) => ({ path: other.path, text: other.after }));
-        const check = await servers.check(change.path, change.before, change.after, alongside);
-        if (!check.checked) {
-          verdicts.push({ path: change.path, checked: false, why: check.why, added: [] });
-          continue;
+      store = workspace ? await openMemoryStore(readSettings(io.env, { door: "cli" })) : null;
+      const across = store ? { cache: store.memory.index, workspace: Promise.resolve(workspace) } : undefined;
+      const limits = { startMs: seconds * 1000, requestMs: seconds * 1000, memoryMb: config.diagnostics.memory_mb };
+      const servers = openLanguageServers(repo, limits, undefined, across);
+      try {
+        for (const change of changes) {
+          // Stopped (SIGTERM, Ctrl-C): no further check starts, and the servers stop below.
+          stop?.throwIfAborted();
+          // The patch's other files are read as it leaves them, as a job's earlier changes are.
+          const alongside = changes.map((other) => ({ path: other.path, text: other.after }));
+          const check = await servers.check(change.path, change.before, change.after, alongside);
+          if (!check.checked) {
+            verdicts.push({ path: change.path, checked: false, why: check.why, added: [] });
+            continue;
+          }
+          const refusing = new Set(refusedProblems({ config }, check.language, check.added));
+          verdicts.push({ path: change.path, checked: true, added: check.added.map((p) => ({ ...p, refuses: refusing.has(p) })) });
         }
-        const refusing = new Set(refusedProblems({ config }, check.language, check.added));
-        verdicts.push({ path: change.path, checked: true, added: check.added.map((p) => ({ ...p, refuses: refusing.has(p) })) });
+      } finally {
+        await servers.stop();
       }
     } finally {
-      await servers.stop();
+      await store?.close();
     }
     const refused = verdicts.some((v) => v.added.some((p) => p.refuses));
     if (values.json) io.stdout(`${JSON.stringify({ files: verdicts, refused }, null, 2)}\n`);

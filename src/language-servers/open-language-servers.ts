@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import type { Diagnostic, Location, Position } from "vscode-languageserver-protocol";
 import { addedDiagnostics, type AddedProblem } from "./added-diagnostics.js";
 import { LanguageServerError, LateReferencesError } from "./errors.js";
+import { configTexts, keepUntouched, recallUntouched, serverIdentity, untouchedKey, type UntouchedStore } from "./remember-untouched.js";
 import { languageOf } from "./server-specs.js";
 import { NO_ENVIRONMENT } from "./show-environment.js";
 import { startLanguageServer } from "./start-language-server.js";
@@ -40,10 +41,12 @@ export interface LanguageServers {
 /**
  * The language servers of a job on `root`, a checkout nothing writes to while they run: the texts they check are handed to
  * them. Each runs in a bubblewrap jail of its own (see startLanguageServer and `containment`). A server that fails to start, dies, or does not answer within the limits is stopped and not asked again in this
- * job: its checks come back unchecked, with why, and never fail the job.
+ * job: its checks come back unchecked, with why, and never fail the job. One server per language serves every attempt
+ * and candidate of the job; what it said of an untouched text is had once per job, and with `across`, once for every
+ * job on the same commit, server, settings and environment (see untouchedKey).
  */
-export function openLanguageServers(root: string, limits: ServerLimits, containment?: ServerContainment): LanguageServers {
-  const started = new Map<ServerLanguage, { server: Promise<LanguageServer>; seen: number; busy: number }>();
+export function openLanguageServers(root: string, limits: ServerLimits, containment?: ServerContainment, across?: UntouchedStore): LanguageServers {
+  const started = new Map<ServerLanguage, { server: Promise<LanguageServer>; seen: number; busy: number; environment: ServerEnvironment }>();
   const down = new Map<ServerLanguage, string>();
   const untouched = new Map<string, Diagnostic[]>();
   // The environment the servers are shown, and how many times it was given: a server started on an earlier one is
@@ -52,7 +55,10 @@ export function openLanguageServers(root: string, limits: ServerLimits, containm
   let given = 0;
 
   /** Runs `work` on the server of `file`'s language, starting it if need be; a failure puts that server down for the job. */
-  const withServer = async <T>(file: string, work: (server: LanguageServer, seen: number) => Promise<T>): Promise<T | { why: string }> => {
+  const withServer = async <T>(
+    file: string,
+    work: (server: LanguageServer, shown: { seen: number; environment: ServerEnvironment }) => Promise<T>,
+  ): Promise<T | { why: string }> => {
     const language = languageOf(file)?.language;
     if (!language) return { why: `no language server checks files like ${file}` };
     const known = down.get(language);
@@ -68,13 +74,14 @@ export function openLanguageServers(root: string, limits: ServerLimits, containm
         server: startLanguageServer(root, language, limits, { allowUncontained: containment?.allowUncontained ?? false, environment }),
         seen: given,
         busy: 0,
+        environment,
       };
       started.set(language, entry);
     }
     const { server } = entry;
     entry.busy++;
     try {
-      return await work(await server, entry.seen);
+      return await work(await server, entry);
     } catch (error) {
       if (error instanceof LateReferencesError) return { why: error.message };
       // Whatever went wrong (no answer in time, an exit, an error answer), the job goes on without this server.
@@ -91,9 +98,18 @@ export function openLanguageServers(root: string, limits: ServerLimits, containm
     }
   };
 
+  /** Where the untouched text's diagnostics are kept across jobs, or null: no store, or a checkout whose state has no name. */
+  const keptKey = async (language: ServerLanguage, environment: ServerEnvironment, text: { file: string; before: string; alongside: readonly FileText[] }) => {
+    const workspace = across && (await across.workspace.catch(() => null));
+    const server = workspace ? serverIdentity(language, root, limits.memoryMb, environment) : null;
+    if (!across || !workspace || !server) return null;
+    const config = configTexts(language, root, text.file);
+    return { cache: across.cache, key: untouchedKey({ server, config, environment, workspace, ...text }) };
+  };
+
   return {
     check: async (file, before, after, alongside = []) => {
-      const result = await withServer(file, async (server, seen) => {
+      const result = await withServer(file, async (server, { seen, environment: shown }) => {
         // Only the files the server reads count; a file the other languages' servers check does not change its verdict.
         const others = alongside.filter((other) => other.path !== file && languageOf(other.path)?.language === server.language);
         // The untouched text is the same for every attempt at a file (with the same other changes and environment): its
@@ -101,13 +117,16 @@ export function openLanguageServers(root: string, limits: ServerLimits, containm
         const hash = createHash("sha256").update(`${seen}\u0000${before}`);
         for (const other of others) hash.update(`\u0000${other.path}\u0000${other.text}`);
         const key = `${file}\u0000${hash.digest("hex")}`;
-        let was = untouched.get(key);
+        // An earlier job on the same commit may have had them already (see keptKey).
+        const kept = untouched.has(key) ? null : await keptKey(server.language, shown, { file, before, alongside: others });
+        let was = untouched.get(key) ?? (kept ? await recallUntouched(kept.cache, kept.key) : undefined);
         let is: Diagnostic[] | undefined;
         if (was) [is] = await server.diagnose(file, [after], others);
         else {
           [was = [], is] = await server.diagnose(file, [before, after], others);
-          untouched.set(key, was);
+          if (kept) await keepUntouched(kept.cache, kept.key, was);
         }
+        untouched.set(key, was);
         return { checked: true as const, language: server.language, server: server.name, added: addedDiagnostics(was, is ?? []) };
       });
       return "why" in result ? { checked: false, why: result.why } : result;

@@ -36,6 +36,11 @@ export interface ServerSpec {
    * throws when its package is not installed.
    */
   launch(root: string, memoryMb: number, shown: ShownEnvironment): ServerLaunch;
+  /**
+   * The files of the checkout (from its root) whose texts configure the server for `file`: with the server and the
+   * environment, they key what it said of an untouched text across jobs (see untouchedKey).
+   */
+  configFiles(file: string): string[];
 }
 
 /**
@@ -74,6 +79,8 @@ const SERVERS: Record<ServerLanguage, ServerSpec> = {
         },
       },
     }),
+    // Pyright reads its settings from the workspace root's files alone.
+    configFiles: () => ["pyrightconfig.json", "pyproject.toml"],
   },
   typescript: {
     name: "the TypeScript server",
@@ -102,6 +109,16 @@ const SERVERS: Record<ServerLanguage, ServerSpec> = {
         initializationOptions: { tsserver: { path: tsserver, useSyntaxServer: "never" }, disableAutomaticTypingAcquisition: true, maxTsServerMemory: memoryMb },
         settings: {},
       };
+    },
+    // tsserver takes the nearest tsconfig.json or jsconfig.json above the file (what they extend is not followed: an
+    // `extends` outside them changes no key); package.json says how imports resolve.
+    configFiles: (file) => {
+      const names = ["package.json"];
+      for (let dir = path.posix.dirname(file); ; dir = path.posix.dirname(dir)) {
+        for (const name of ["tsconfig.json", "jsconfig.json"]) names.push(dir === "." ? name : `${dir}/${name}`);
+        if (dir === "." || dir === "/") break;
+      }
+      return names;
     },
   },
 };

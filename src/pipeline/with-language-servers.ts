@@ -1,10 +1,12 @@
-import { openLanguageServers } from "../language-servers/index.js";
+import { nameWorkspace, openLanguageServers } from "../language-servers/index.js";
 import { askSearchPaths, type SetUpCopy } from "./tests/ask-search-paths.js";
 import type { StageContext } from "./types.js";
 
 /**
  * Runs `work` with the job's language servers on `ctx.root` when the config enables them (see StageContext), and stops
- * every server it started when the work ends, however it ends. A server starts on first use only.
+ * every server it started when the work ends, however it ends. A server starts on first use only, and serves every
+ * attempt and candidate of the job. The untouched files' diagnostics are kept beside the job's index, in the store's
+ * index cache, for later jobs on the same commit.
  */
 export async function withLanguageServers<T>(ctx: StageContext, work: (ctx: StageContext) => Promise<T>): Promise<T> {
   const { diagnostics } = ctx.config;
@@ -14,7 +16,9 @@ export async function withLanguageServers<T>(ctx: StageContext, work: (ctx: Stag
   // Where the repository's own commands run uncontained, by the operator's choice, the servers may too when bubblewrap
   // does not work; anywhere else they run in it or not at all.
   const allowUncontained = ctx.commands?.allowed === true && ctx.commands.sandbox.kind === "none";
-  const languageServers = openLanguageServers(ctx.root, limits, { allowUncontained });
+  const cache = ctx.index?.terms?.cache;
+  const across = cache && { cache, workspace: nameWorkspace(ctx.root) };
+  const languageServers = openLanguageServers(ctx.root, limits, { allowUncontained }, across);
   try {
     return await work({ ...ctx, languageServers });
   } finally {

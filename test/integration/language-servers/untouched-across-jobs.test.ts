@@ -1,0 +1,118 @@
+import { execFileSync } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { openSqliteStore, type SqliteStore } from "../../../src/backends/sqlite/sqlite-store.js";
+import { checkoutPrefix, THIS_PROCESS } from "../../../src/git/checkout-name.js";
+import { nameWorkspace, openLanguageServers, type LanguageServers } from "../../../src/language-servers/index.js";
+import type { TermCache } from "../../../src/language-servers/remember-untouched.js";
+
+const LIMITS = { startMs: 60_000, requestMs: 60_000, memoryMb: 512 };
+const PRICES = "def total(items, discount=0):\n    return sum(items) - discount\n";
+const CART = "from prices import total\n\n\ndef checkout(items):\n    return total(items)\n";
+const dirs: string[] = [];
+const opened: LanguageServers[] = [];
+const stores: SqliteStore[] = [];
+afterEach(async () => {
+  await Promise.all(opened.splice(0).map((s) => s.stop()));
+  for (const store of stores.splice(0)) await store.close();
+  for (const dir of dirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
+});
+
+/** A git checkout of the files at one commit, its work tree clean. */
+function committedCheckout(files: Record<string, string>): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "magis-untouched-test-"));
+  dirs.push(dir);
+  for (const [file, text] of Object.entries(files)) fs.writeFileSync(path.join(dir, file), text);
+  const git = (...args: string[]) => execFileSync("git", ["-C", dir, "-c", "user.name=t", "-c", "user.email=t@example.com", ...args], { stdio: "ignore" });
+  git("init", "-q");
+  git("add", ".");
+  git("commit", "-qm", "base");
+  return dir;
+}
+
+/** The store's real index cache, with the keys written to it noted (the entries themselves stay in SQLite). */
+async function recordedCache(): Promise<{ cache: TermCache; written: string[]; reads: number[] }> {
+  const store = openSqliteStore(":memory:");
+  stores.push(store);
+  await store.migrate();
+  const written: string[] = [];
+  const reads: number[] = [];
+  const cache: TermCache = {
+    readTerms: async (keys) => {
+      const found = await store.memory.index.readTerms(keys);
+      reads.push(found.size);
+      return found;
+    },
+    writeTerms: async (entries, used) => {
+      written.push(...entries.map(([key]) => key));
+      await store.memory.index.writeTerms(entries, used);
+    },
+  };
+  return { cache, written, reads };
+}
+
+function job(root: string, cache: TermCache): LanguageServers {
+  const servers = openLanguageServers(root, LIMITS, undefined, { cache, workspace: nameWorkspace(root) });
+  opened.push(servers);
+  return servers;
+}
+
+/** The language-server temp folders of this process: one for each server running. */
+const serverFolders = () => fs.readdirSync(os.tmpdir()).filter((name) => name.startsWith(checkoutPrefix(THIS_PROCESS, "language-server")));
+
+const rules = (check: Awaited<ReturnType<LanguageServers["check"]>>) => (check.checked ? check.added.map((p) => `${p.line} ${p.rule}`) : check.why);
+
+describe("the untouched files' diagnostics across jobs", () => {
+  it("one server serves a job's attempts, and a later job on the commit reads the untouched text's diagnostics back", async () => {
+    const root = committedCheckout({ "prices.py": PRICES, "cart.py": CART });
+    const { cache, written, reads } = await recordedCache();
+    const first = job(root, cache);
+    const before = serverFolders().length;
+    expect(rules(await first.check("prices.py", PRICES, PRICES.replace("sum(items)", "summ(items)")))).toEqual(["2 reportUndefinedVariable"]);
+    expect(rules(await first.check("prices.py", PRICES, PRICES.replace("discount\n", "discount + rebate\n")))).toEqual(["2 reportUndefinedVariable"]);
+    // Two attempts, one server started, and the untouched text kept once.
+    expect(serverFolders().length - before).toBe(1);
+    expect(written).toHaveLength(1);
+    expect(reads).toEqual([0]);
+
+    const second = job(root, cache);
+    // What the change adds is still caught when the untouched text is not checked again.
+    expect(rules(await second.check("prices.py", PRICES, PRICES.replace("sum(items)", "summ(items)")))).toEqual(["2 reportUndefinedVariable"]);
+    expect(reads).toEqual([0, 1]);
+    expect(written).toHaveLength(1);
+  });
+
+  it("the kept entry is what a later job compares with: an error kept as the untouched text's is not blamed on the change", async () => {
+    const root = committedCheckout({ "prices.py": PRICES, "cart.py": CART });
+    const { cache, written } = await recordedCache();
+    const broken = PRICES.replace("sum(items)", "summ(items)");
+    // The first job's check of a text holding the error keeps, under the untouched text's key, diagnostics that hold it.
+    const first = job(root, cache);
+    await first.check("prices.py", PRICES, PRICES);
+    const [key] = written;
+    const holding = await job(root, cache).check("prices.py", broken, broken);
+    expect(holding.checked).toBe(true);
+    const kept = await cache.readTerms([written[1]!]);
+    // Entries name what they were made of and are never rewritten: the doctored one goes into another store.
+    const other = await recordedCache();
+    await other.cache.writeTerms([[key!, kept.get(written[1]!)!]], []);
+    expect(rules(await job(root, other.cache).check("prices.py", PRICES, broken))).toEqual([]);
+    expect(other.reads).toEqual([1]);
+  });
+
+  it("a changed untouched text, another commit or a dirty work tree is a miss", async () => {
+    const root = committedCheckout({ "prices.py": PRICES, "cart.py": CART });
+    const { cache, written, reads } = await recordedCache();
+    await job(root, cache).check("prices.py", PRICES, PRICES);
+    await job(root, cache).check("prices.py", `${PRICES}\n`, PRICES);
+    expect(new Set(written).size).toBe(2);
+    expect(reads).toEqual([0, 0]);
+    fs.writeFileSync(path.join(root, "cart.py"), `${CART}\n`);
+    expect(await nameWorkspace(root)).toBeNull();
+    await job(root, cache).check("prices.py", PRICES, PRICES);
+    expect(reads).toEqual([0, 0]);
+    expect(written).toHaveLength(2);
+  });
+});
