@@ -10,7 +10,7 @@ const EVENTS: Record<string, string> = {
 
 /** Why the app asks for each permission of app.yml. */
 const PERMISSIONS: Record<string, string> = {
-  contents: "clone, and commit to its own branches (Git Data API and GraphQL `updateRefs`; GitHub signs the commits)",
+  contents: "clone, and commit to its own branches (GraphQL `createCommitOnBranch` and `updateRefs`, or the Git Data API; GitHub signs the commits)",
   issues: "status comments and reactions on the issue",
   pull_requests: "open and update its pull requests, answer in review threads",
   metadata: "repository size, default branch, collaborators' permissions (every app has it)",
