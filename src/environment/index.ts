@@ -8,9 +8,11 @@ export type {
   EnvironmentStep,
   KeptEnvironment,
   KeptEnvironmentRecord,
+  LayeredHow,
 } from "./types.js";
 export { environmentKey, sandboxBase, type EnvironmentKeyParts } from "./environment-key.js";
 export { hashKeyFiles } from "./hash-key-files.js";
 export { openEnvironmentShelf, scopeFolder, type ShelfOptions } from "./shelf/open-environment-shelf.js";
 export { describeDeclaration, readEnvironmentDeclaration } from "./read-declaration.js";
 export { DeclarationError } from "./declare/declaration-error.js";
+export { mountOverlay, type LayeredCopy } from "./shelf/mount-overlay.js";

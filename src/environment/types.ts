@@ -80,7 +80,13 @@ export interface KeptEnvironmentRecord {
   network?: NetworkTally;
 }
 
-/** A kept environment, found under its key: read-only folders to copy from, never to run in. */
+/** How a kept folder was laid under a job's copy: as the read-only lower layer of an overlay, or copied. */
+export type LayeredHow = "overlay" | "fuse-overlayfs" | "copy";
+
+/**
+ * A kept environment, found under its key: read-only folders, laid under a job's copy as an overlay's lower layer or
+ * copied from, never run in.
+ */
 export interface KeptEnvironment {
   record: KeptEnvironmentRecord;
   /** The set-up copy of the checkout (what setup wrote: a virtualenv, node_modules, built extensions). */

@@ -1,5 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
+import { unmountUnder } from "../lib/unmount-under.js";
 import { checkoutOwner, isCheckoutName, THIS_PROCESS, type CheckoutOwner } from "./checkout-name.js";
 
 /**
@@ -39,6 +40,8 @@ export function removeLeftoverCheckouts(dir: string, check: { self?: CheckoutOwn
       if (!gone) continue;
       // A test run of the dead job may still run there (its own process group, a daemon it started): stopped first.
       killProcessesIn(folder);
+      // Its copy may still be an overlay over a kept environment: detached first, or the removal would fail on it.
+      unmountUnder(fs.realpathSync(folder));
       fs.rmSync(folder, { recursive: true, force: true });
       cleanup.removed.push(folder);
     } catch (error) {

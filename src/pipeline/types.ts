@@ -1,6 +1,6 @@
 import type { Agent, MagisConfig } from "../config.js";
 import type { NetworkTally, Sandbox } from "../sandbox/sandbox.js";
-import type { EnvironmentScope, EnvironmentShelf, EnvironmentSource } from "../environment/types.js";
+import type { EnvironmentScope, EnvironmentShelf, EnvironmentSource, LayeredHow } from "../environment/types.js";
 import type { FileEncoding } from "../edit/file-encoding.js";
 import type { Llm, Usage } from "../llm/types.js";
 import type { TestCounts } from "../lib/read-test-output.js";
@@ -218,6 +218,11 @@ export interface EnvironmentReport {
   failedStep?: { name: string; run: TestRun };
   /** Why the kept environment found was not used: its maintenance failed, so this one was built afresh. */
   maintenanceFailed?: string;
+  /**
+   * How a reused environment was laid under the job's copy: as an overlay's read-only lower layer (`overlay` as root,
+   * `fuse-overlayfs` otherwise), or `copy`, with why no overlay could be mounted.
+   */
+  laid?: { how: LayeredHow; why?: string };
 }
 
 /** One run of the repository's tests (or its setup command). */

@@ -13,8 +13,15 @@ export const WORKSPACE = "/workspace";
  */
 export const HOME_DIR = "/tmp/home";
 
-/** Gives `dir` and everything in it to `uid` (links themselves, not what they point at). */
+/**
+ * Gives `dir` and everything in it to `uid` (links themselves, not what they point at). What is the user's already is
+ * left untouched: over an overlay (a kept environment's), a chown would copy the file up.
+ */
 export function chownTree(dir: string, uid: number): void {
-  fs.lchownSync(dir, uid, uid);
-  for (const entry of fs.readdirSync(dir, { withFileTypes: true, recursive: true })) fs.lchownSync(path.join(entry.parentPath, entry.name), uid, uid);
+  const give = (at: string) => {
+    const stat = fs.lstatSync(at);
+    if (stat.uid !== uid || stat.gid !== uid) fs.lchownSync(at, uid, uid);
+  };
+  give(dir);
+  for (const entry of fs.readdirSync(dir, { withFileTypes: true, recursive: true })) give(path.join(entry.parentPath, entry.name));
 }

@@ -118,7 +118,9 @@ export function openEnvironmentShelf(options: ShelfOptions): EnvironmentShelf {
     }
   };
 
-  sweepLeftovers(folder, { claim: discard, remove: removeLater, removing: true });
+  const warnMount = (target: string, why: string) =>
+    log?.warn({ target, why }, "could not unmount an overlay a job of a process that is gone left over a kept environment; unmount it by hand");
+  sweepLeftovers(folder, { claim: discard, remove: removeLater, removing: true, warn: warnMount });
   return {
     maxBytes,
     find(scope, key) {
@@ -154,7 +156,7 @@ export function openEnvironmentShelf(options: ShelfOptions): EnvironmentShelf {
       }
       ownFolder(folder);
       fs.mkdirSync(path.dirname(dir), { recursive: true, mode: 0o700 });
-      sweepLeftovers(folder, { claim: discard, remove: removeLater, removing: false });
+      sweepLeftovers(folder, { claim: discard, remove: removeLater, removing: false, warn: warnMount });
       const keeping = openKeepingFolder(path.dirname(dir), instance, heartbeatMs);
       try {
         await copyTree(repoDir, path.join(keeping.dir, "repo"));

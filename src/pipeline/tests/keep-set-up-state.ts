@@ -90,10 +90,14 @@ export function keepSetUpState(dir: string, keep: string, options: KeepOptions =
       record(relative, fs.lstatSync(from, { bigint: true }), "folder", kept);
     } else if (stat.isFile()) {
       const same = options.sameAs?.(relative, stat);
-      if (!same || !linked(same, to)) fs.copyFileSync(from, to, fs.constants.COPYFILE_EXCL);
+      if (!same || !linked(same, to)) {
+        fs.copyFileSync(from, to, fs.constants.COPYFILE_EXCL);
+        keepOwner(to, stat);
+      }
       record(relative, stat, "file");
     } else if (stat.isSymbolicLink()) {
       fs.symlinkSync(fs.readlinkSync(from), to);
+      keepOwner(to, stat);
       record(relative, stat, "link");
     } else {
       fs.rmSync(from, { force: true });
@@ -165,6 +169,17 @@ export function keepSetUpState(dir: string, keep: string, options: KeepOptions =
       return count;
     },
   };
+}
+
+/**
+ * Gives a kept file or link its owner in the copy, as root (the commands' user owns what they made): a kept environment
+ * is made from this state, and an overlay over it whose files the sandbox had to give to that user again would copy
+ * each one up. Under `keep`'s folders (0700, the bot's) no command reaches them. A file others may not read stays the
+ * bot's: the language servers read this state as root without capabilities. Otherwise every entry is the bot's anyway.
+ */
+function keepOwner(to: string, stat: fs.BigIntStats): void {
+  if (process.getuid?.() !== 0 || (Number(stat.mode) & 0o004) === 0) return;
+  if (Number(stat.uid) !== 0 || Number(stat.gid) !== 0) fs.lchownSync(to, Number(stat.uid), Number(stat.gid));
 }
 
 /** Links `to` to `same`; false where it cannot (another file system, a link the kernel refuses to this user). */

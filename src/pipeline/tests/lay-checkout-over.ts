@@ -1,5 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
+import { mountOverlay, type LayeredCopy } from "../../environment/index.js";
 import type { KeptEnvironment } from "../../environment/types.js";
 
 const { O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW } = fs.constants;
@@ -22,11 +23,16 @@ export function listCheckoutFiles(root: string): string[] {
  * Makes the copy at `dir` and the home at `home` from a kept environment with a newer checkout's files: the kept set-up
  * copy, less the files of the checkout it was built from that `root` no longer has, with every file of `root` laid
  * over. What the setup made at one of those paths (a link, a folder where the checkout has a file, a file where it has a
- * folder) is replaced, never written through. The kept folders are only read. Returns the checkout's files.
+ * folder) is replaced, never written through. The kept folders are only read: each is the lower layer of an overlay
+ * whose writes go to a layer of the job's own (see mountOverlay), or copied where no overlay can be mounted. The
+ * mounts are pushed onto `layers` as they are made, for the caller to unmount also when this throws. Returns the
+ * checkout's files.
  */
-export function layCheckoutOver(found: KeptEnvironment, root: string, dir: string, home: string): string[] {
-  fs.cpSync(found.repoDir, dir, { recursive: true, verbatimSymlinks: true });
-  fs.cpSync(found.homeDir, home, { recursive: true, verbatimSymlinks: true });
+export function layCheckoutOver(found: KeptEnvironment, root: string, at: { dir: string; home: string; layers: LayeredCopy[] }): string[] {
+  const { dir, home, layers } = at;
+  const copy = (from: string, to: string) => fs.cpSync(from, to, { recursive: true, verbatimSymlinks: true });
+  layers.push(mountOverlay(found.repoDir, dir, { copy }));
+  layers.push(mountOverlay(found.homeDir, home, { copy }));
   const files = listCheckoutFiles(root);
   const now = new Set(files);
   for (const gone of found.record.checkoutFiles) if (!now.has(gone)) removeThrough(dir, gone);

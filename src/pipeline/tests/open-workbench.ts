@@ -2,6 +2,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
+import type { LayeredCopy } from "../../environment/index.js";
 import type { EnvironmentScope, KeptEnvironment, KeptEnvironmentRecord } from "../../environment/types.js";
 import { cleanOutput } from "../../lib/clean-text.js";
 import { redactSecrets } from "../../lib/redact-secrets.js";
@@ -67,7 +68,11 @@ export async function openWorkbench(ctx: Pick<StageContext, "root" | "repoId" | 
   const home = path.join(own, "home");
   const kept = { dir: path.join(own, "set-up"), home: path.join(own, "set-up-home") };
   let keeping: Promise<unknown> | null = null;
-  const remove = () => fs.rmSync(own, { recursive: true, force: true });
+  // The overlays a reused environment is laid under the copy and the home with: unmounted before the folder goes.
+  const layers: LayeredCopy[] = [];
+  const unmountLayers = () => {
+    for (const layer of layers.splice(0)) layer.unmount();
+  };
   // The set-up state is what the shelf copies from: removed only once it is done.
   const dispose = () => (keeping ? void keeping.finally(remove) : remove());
   const scope: EnvironmentScope = policy.scope ?? { repo: ctx.repoId };
@@ -77,25 +82,35 @@ export async function openWorkbench(ctx: Pick<StageContext, "root" | "repoId" | 
   // runs at this copy's own host path, which a virtualenv's scripts and an editable install write into their files:
   // kept, they would name a folder gone with this job.
   const shelf = declaration && declaration.setup.length > 0 && sandbox.kind !== "none" ? policy.environments : undefined;
-  // The kept environment is held (not evicted) until the set-up state that may link to its files is made.
+  // The kept environment is held (not evicted) until the set-up state that may link to its files is made, and while an
+  // overlay shows it (until the copy is removed).
+  let holding: KeptEnvironment | null = null;
   const release = () => {
-    if (found) shelf!.release(found);
+    if (holding) shelf!.release(holding);
+    holding = null;
+  };
+  const remove = () => {
+    unmountLayers();
+    release();
+    fs.rmSync(own, { recursive: true, force: true });
   };
   try {
     found = key && shelf && reuse ? shelf.find(scope, key.key) : null;
+    holding = found;
     let checkoutFiles: string[] | null = null;
     if (found) {
       try {
-        checkoutFiles = layCheckoutOver(found, ctx.root, dir, home);
+        checkoutFiles = layCheckoutOver(found, ctx.root, { dir, home, layers });
       } catch {
         // Gone or changed meanwhile (another worker evicted or replaced it, `magis env clear`): built afresh instead.
+        unmountLayers();
         release();
         found = null;
         checkoutFiles = null;
-        fs.rmSync(dir, { recursive: true, force: true });
-        fs.rmSync(home, { recursive: true, force: true });
+        for (const folder of [dir, home]) for (const at of [folder, `${folder}.layers`]) fs.rmSync(at, { recursive: true, force: true });
       }
     }
+    const laid = layers[0] && { how: layers[0].how, ...(layers[0].why ? { why: layers[0].why } : {}) };
     if (!found) {
       fs.cpSync(ctx.root, dir, { recursive: true, verbatimSymlinks: true });
       fs.mkdirSync(home, { mode: 0o700 });
@@ -125,18 +140,17 @@ export async function openWorkbench(ctx: Pick<StageContext, "root" | "repoId" | 
             unsupported: declaration.unsupported,
             shadowed: declaration.shadowed,
             ...(steps.network ? { network: steps.network } : {}),
+            ...(laid ? { laid } : {}),
             ...extra,
           }
         : undefined;
     if (steps?.failed && found) {
       // A kept environment its maintenance cannot bring up to date is built afresh (and kept in its place).
-      release();
       found = null;
       remove();
       return saying(await openWorkbench(ctx, false), { maintenanceFailed: steps.failed.why });
     }
     if (steps?.failed) {
-      release();
       remove();
       const { why, name, command, run: failedRun } = steps.failed;
       return {
@@ -152,12 +166,12 @@ export async function openWorkbench(ctx: Pick<StageContext, "root" | "repoId" | 
     try {
       states = [keepSetUpState(dir, kept.dir, copied ? { sameAs: copied[0] } : {}), keepSetUpState(home, kept.home, copied ? { sameAs: copied[1] } : {})];
     } catch (error) {
-      release();
       remove();
       const why = `the copy's set-up state could not be kept (${error instanceof Error ? error.message : String(error)})`;
       return { ok: false, why, sandbox: held, ...(declaration ? { environment: report({ failed: why }) } : {}) };
     }
-    release();
+    // A copy no longer needs the kept environment once its set-up state is made; an overlay shows it until removed.
+    if (!layers.some((layer) => layer.how !== "copy")) release();
     const environment = report({});
     let settled: Promise<EnvironmentReport | undefined> = Promise.resolve(environment);
     if (environment && declaration && key && !found && declaration.setup.length > 0 && sandbox.kind === "none" && policy.environments) {
@@ -172,7 +186,6 @@ export async function openWorkbench(ctx: Pick<StageContext, "root" | "repoId" | 
     const workbench = makeWorkbench({ states, dir, kept, run, dispose, sandbox: held, ...(environment ? { environment } : {}), settled: () => settled });
     return { ok: true, workbench };
   } catch (error) {
-    release();
     remove();
     throw error;
   }

@@ -1,0 +1,106 @@
+import { spawnSync } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+import { findProgram } from "../../sandbox/index.js";
+import { unmount } from "../../lib/unmount-under.js";
+import type { LayeredHow } from "../types.js";
+
+/** A job's copy of a kept folder: what reads see of it, and how to end it. */
+export interface LayeredCopy {
+  how: LayeredHow;
+  /** Why it is a copy and not an overlay (no root and no fuse-overlayfs, the mount refused, …). */
+  why?: string;
+  /** Unmounts the overlay (a copy has nothing to unmount); throws when it stays mounted. */
+  unmount(): void;
+}
+
+/** The owner file beside a job's layers: `pid start-time` of the process that mounted them (see isLayersOwnerGone). */
+export const LAYERS_OWNER = "owner";
+
+/** The folder beside `target` holding its upper and work layers and the owner file. */
+export function layersOf(target: string): string {
+  return `${target}.layers`;
+}
+
+/** Characters mount(8)'s option string cannot carry in a path (`lowerdir=a,b` would be read as two options). */
+const UNSAFE_PATH = /[,:\\\s]/;
+
+/**
+ * Shows the kept folder `lower` at `target` (a new, empty folder) read-write, with every write going to an upper layer
+ * of this job's own beside it (`<target>.layers`): the kernel's overlay as root, fuse-overlayfs otherwise, and a plain
+ * copy where neither can mount, with the reason. `lower` is never written: a write copies the file up first, a removal
+ * leaves a whiteout, a chmod or a new link lands in the upper layer alone.
+ */
+export function mountOverlay(lower: string, target: string, options: { searchPath?: string; copy: (from: string, to: string) => void }): LayeredCopy {
+  const tried = tryMount(lower, target, options.searchPath ?? process.env.PATH ?? "");
+  if ("how" in tried) return tried;
+  fs.rmSync(layersOf(target), { recursive: true, force: true });
+  options.copy(lower, target);
+  return { how: "copy", why: tried.why, unmount: () => undefined };
+}
+
+function tryMount(lower: string, target: string, searchPath: string): LayeredCopy | { why: string } {
+  if (process.platform !== "linux") return { why: "overlays are Linux's" };
+  const layers = layersOf(target);
+  const upper = path.join(layers, "upper");
+  const work = path.join(layers, "work");
+  const paths = [lower, upper, work, target];
+  if (paths.some((one) => UNSAFE_PATH.test(one))) return { why: "a path holds a comma, colon, backslash or space, which mount options cannot carry" };
+  const root = process.getuid?.() === 0;
+  const fuse = root ? undefined : findProgram("fuse-overlayfs", searchPath);
+  if (!root && !fuse) return { why: "not root, and no fuse-overlayfs on PATH" };
+  if (!root && !fs.existsSync("/dev/fuse")) return { why: "not root, and no /dev/fuse for fuse-overlayfs" };
+  fs.mkdirSync(target, { recursive: true, mode: 0o700 });
+  fs.mkdirSync(upper, { recursive: true, mode: 0o700 });
+  fs.mkdirSync(work, { mode: 0o700 });
+  // The upper layer's root is what the merged view's root is: its owner and mode are the kept folder's.
+  const top = fs.lstatSync(lower);
+  if (root) fs.chownSync(upper, top.uid, top.gid);
+  fs.chmodSync(upper, top.mode & 0o7777);
+  fs.writeFileSync(path.join(layers, LAYERS_OWNER), `${process.pid} ${startTime(process.pid) ?? 0}\n`, { mode: 0o600 });
+  const options = `lowerdir=${lower},upperdir=${upper},workdir=${work}`;
+  const [program, ...args] = root ? ["mount", "-t", "overlay", "magis-layers", "-o", options, "--", target] : [fuse!, "-o", options, target];
+  const result = spawnSync(program!, args, { encoding: "utf8", stdio: ["ignore", "ignore", "pipe"], timeout: 30_000 });
+  if (result.error || result.status !== 0) {
+    const why = result.error?.message ?? (result.stderr.trim().split("\n").at(-1) || `exit ${result.status}`);
+    return { why: `${root ? "mount -t overlay" : "fuse-overlayfs"} failed: ${why}` };
+  }
+  const how: LayeredHow = root ? "overlay" : "fuse-overlayfs";
+  let mounted = true;
+  return {
+    how,
+    unmount() {
+      if (!mounted) return;
+      const failed = unmount(target, root ? "overlay" : "fuse.fuse-overlayfs") && unmount(target, root ? "overlay" : "fuse.fuse-overlayfs", true);
+      if (failed) throw new Error(`could not unmount the job's overlay at ${target}: ${failed}`);
+      mounted = false;
+    },
+  };
+}
+
+/** The start time of process `pid` (clock ticks since boot, /proc/<pid>/stat's 22nd field), or null when it is gone. */
+export function startTime(pid: number): string | null {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
+    // The command's name, in parentheses, may hold spaces: fields are counted after its closing one.
+    return stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19] ?? null;
+  } catch {
+    return null;
+  }
+}
+
+/** Whether the process that mounted a job's layers is gone: its owner file names a pid that no longer runs as that process. */
+export function isLayersOwnerGone(layers: string): boolean {
+  const file = path.join(layers, LAYERS_OWNER);
+  let text: string;
+  try {
+    // Only the bot's own file counts: another user's beside a mount of theirs would have the bot unmount it.
+    const stat = fs.lstatSync(file);
+    if (!stat.isFile() || stat.uid !== process.getuid?.()) return false;
+    text = fs.readFileSync(file, "utf8");
+  } catch {
+    return false;
+  }
+  const [pid, started] = text.trim().split(" ");
+  return startTime(Number(pid)) !== started;
+}

@@ -1,0 +1,124 @@
+import crypto from "node:crypto";
+import fs from "node:fs";
+import path from "node:path";
+import { parseConfig } from "../../../src/config.js";
+import { openEnvironmentShelf } from "../../../src/environment/index.js";
+import { listMounts } from "../../../src/lib/list-mounts.js";
+import { openWorkbench } from "../../../src/pipeline/tests/open-workbench.js";
+import type { EnvironmentReport, StageContext } from "../../../src/pipeline/types.js";
+import type { Sandbox } from "../../../src/sandbox/sandbox.js";
+
+/** What a second job over a kept environment came to, for the tests to hold against what they expect. */
+export interface OverlayScenario {
+  first: EnvironmentReport | undefined;
+  second: EnvironmentReport | undefined;
+  /** Every entry of the kept environment (type, mode, owner, bytes' hash or link text), before the second job and after it. */
+  keptBefore: string[];
+  keptAfter: string[];
+  /** The files in the second job's upper layer once it was ready: what was written, not what was read. */
+  upperFiles: string[];
+  /** What the run that writes, deletes, chmods and plants a link printed, and what the next run then saw. */
+  hostileTail: string;
+  nextTail: string;
+  /** The layered mounts left under the work folder once the second job's copy was removed. */
+  mountsLeft: string[];
+}
+
+/**
+ * Builds an environment in a first job, then in a second job over the kept one runs a command that writes, deletes and
+ * chmods files of the environment and plants a link, then one that reads what the setup and the maintenance left.
+ */
+export async function runOverlayScenario(work: string, sandbox: Sandbox): Promise<OverlayScenario> {
+  const root = path.join(work, "checkout");
+  fs.mkdirSync(path.join(root, "src"), { recursive: true });
+  fs.writeFileSync(path.join(root, "src", "app.txt"), "app\n");
+  const shelf = openEnvironmentShelf({ folder: path.join(work, "shelf"), maxBytes: 64 * 1024 * 1024 });
+  const config = parseConfig({
+    environment: {
+      setup: ["mkdir -p env/lib && echo library > env/lib/lib.txt && echo run > env/run.sh && chmod 755 env/run.sh && ln -s lib/lib.txt env/link"],
+      maintenance: ["echo maintained > env/maintained.txt"],
+    },
+    test_command: "true",
+  });
+  let jobs = 0;
+  const open = async () => {
+    const ctx = {
+      root,
+      repoId: "octo/demo",
+      config,
+      commands: { allowed: true, sandbox, scratchDir: path.join(work, `job-${++jobs}`), environments: shelf, scope: { repo: "octo/demo" } },
+    } as unknown as StageContext;
+    const opened = await openWorkbench(ctx);
+    if (!opened.ok) throw new Error(`the workbench did not open: ${opened.why}`);
+    return opened.workbench;
+  };
+  const firstBench = await open();
+  const first = await firstBench.settled();
+  firstBench.dispose();
+  await shelf.settled();
+  const [kept] = shelf.list();
+  if (!kept) throw new Error("the first job's environment was not kept");
+  const keptDir = path.join(work, "shelf", "octo+demo", kept.key);
+  const keptBefore = snapshot(keptDir);
+
+  const bench = await open();
+  const upper = path.join(work, `job-${jobs}`, "repo.layers", "upper");
+  const upperFiles = fs.existsSync(upper) ? listFiles(upper) : [];
+  const hostile = await bench.run(
+    [
+      "echo changed >> env/lib/lib.txt",
+      "rm env/run.sh",
+      "chmod 600 env/lib/lib.txt",
+      "chmod 700 env/lib",
+      "rm env/link && ln -s /etc/passwd env/link",
+      "ln -s /etc/shadow env/planted",
+      "echo new > env/new.txt",
+      "echo home > $HOME/home.txt",
+      "cat env/lib/lib.txt",
+    ].join(" && "),
+    [],
+  );
+  const next = await bench.run("cat env/lib/lib.txt env/run.sh env/maintained.txt; readlink env/link; ls env", []);
+  const second = bench.environment;
+  bench.dispose();
+  await shelf.settled();
+  const inside = (target: string) => target.startsWith(work + path.sep);
+  return {
+    first,
+    second,
+    keptBefore,
+    keptAfter: snapshot(keptDir),
+    upperFiles,
+    hostileTail: hostile.tail,
+    nextTail: next.tail,
+    mountsLeft: listMounts()
+      .filter((mount) => inside(mount.target))
+      .map((mount) => mount.target),
+  };
+}
+
+/** Every entry under `dir` as a line: its path, kind, mode, owner, and its bytes' hash or its link's text. */
+export function snapshot(dir: string): string[] {
+  const lines: string[] = [];
+  const walk = (relative: string) => {
+    const at = path.join(dir, relative);
+    const stat = fs.lstatSync(at);
+    const mode = (stat.mode & 0o7777).toString(8);
+    const owner = `${stat.uid}:${stat.gid}`;
+    if (stat.isSymbolicLink()) lines.push(`${relative} link ${owner} -> ${fs.readlinkSync(at)}`);
+    else if (stat.isFile()) lines.push(`${relative} file ${mode} ${owner} ${crypto.createHash("sha256").update(fs.readFileSync(at)).digest("hex")}`);
+    else if (stat.isDirectory()) {
+      lines.push(`${relative || "."} folder ${mode} ${owner}`);
+      for (const name of fs.readdirSync(at).sort()) walk(path.join(relative, name));
+    } else lines.push(`${relative} other`);
+  };
+  walk("");
+  return lines.filter((line) => !line.startsWith("record.json "));
+}
+
+function listFiles(dir: string): string[] {
+  return (fs.readdirSync(dir, { recursive: true, withFileTypes: true }) as fs.Dirent[])
+    .filter((entry) => !entry.isDirectory())
+    .map((entry) => path.relative(dir, path.join(entry.parentPath, entry.name)))
+    .sort();
+}
