@@ -88,23 +88,28 @@ async function runEval(level: string, out: string): Promise<void> {
 /** Eval's own measure: a patch that applies, with no loss against the gold patch. */
 const isGold = (result: Result | undefined) => result !== undefined && result.applies === true && (result.losses ?? []).length === 0;
 
+// Kinds the pipeline reads exactly as the clean answer (parseJsonLeniently, matchFieldNames, the edit block's reader).
+const WRAPPERS = new Set(["fenced", "in-prose", "think-block", "field-case"]);
+
 /**
- * The kinds of noise an instance's calls carried that may have cost it: those no corrective retry of the same prompt
- * followed (absorbed silently, or harmful), else all it carried.
+ * The kinds of noise an instance's calls carried that may have cost it: of the calls whose next call of the same prompt
+ * was not a corrective retry (absorbed silently, or harmful), those that change more than the wrapping; else those
+ * calls' kinds; else every kind it carried.
  */
 function suspects(noise: NoiseLine[], instance: string): string[] {
   const calls = noise.filter((line) => line.instance_id === instance);
-  const uncorrected = calls.filter(
-    (line, i) => line.noise !== null && !calls.slice(i + 1).find((later) => later.prompt === line.prompt && later.retry) && !line.retry,
-  );
   const carried = calls.filter((line) => line.noise !== null);
-  return [...new Set((uncorrected.length > 0 ? uncorrected : carried).map((line) => line.noise!))];
+  const uncorrected = carried.filter((line) => !calls.slice(calls.indexOf(line) + 1).find((later) => later.prompt === line.prompt)?.retry);
+  const changing = uncorrected.filter((line) => !WRAPPERS.has(line.noise!));
+  const chosen = changing.length > 0 ? changing : uncorrected.length > 0 ? uncorrected : carried;
+  return [...new Set(chosen.map((line) => line.noise!))];
 }
 
 const runs: Level[] = [];
 for (const level of levels) runs.push(await runLevel(level));
 const clean = runs[0]!;
-const ids = [...clean.results.keys()];
+// With --clean over more instances than --instances selects, the instances every level ran.
+const ids = [...clean.results.keys()].filter((id) => runs.every((run) => run.results.has(id)));
 const cleanGold = ids.filter((id) => isGold(clean.results.get(id)));
 
 const rows = [["noise", "gold patch", "kept of clean", "same as clean", "noisy answers", "retries", "calls", "tokens"]];

@@ -87,6 +87,8 @@ describe("the oracle's noise kinds", () => {
     const script = json("developer-write-reproduction", { path: "t.py", command: "python3 t.py", content: "print(1)\n", expected: "1" });
     expect(JSON.parse(apply("newline-dropped", script).content)).toMatchObject({ content: "print(1)" });
     expect(kind("newline-dropped").fits(REVIEW)).toBe(false);
+    // An edit's `new` ending in "\n" ends with a blank line of code: dropping it would change the code, not its format.
+    expect(kind("newline-dropped").fits(json("developer-write-code", { old: "    return 1\n", new: "    return 3\n\n" }))).toBe(false);
     const cut = apply("cut-off", REVIEW);
     expect(cut.finishReason).toBe("length");
     expect(cut.content.length).toBeLessThan(JSON.stringify(REVIEW.value).length);

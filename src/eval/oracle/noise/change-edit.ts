@@ -4,6 +4,8 @@ import { pick } from "./seeded-random.js";
 // The edit block of shared decision B: markers on their own lines, the replacement possibly empty.
 const EDIT_BLOCK = /^<<<<<<< SEARCH\n([\s\S]*?)\n=======\n(?:[\s\S]*?\n)?>>>>>>> REPLACE$/m;
 const COMMENT = /(#|\/\/)([ \t]*)(\S.*)$/;
+// The fields of developer-write-code's JSON answer: lines joined with "\n".
+const EDIT_TEXTS = new Set(["old", "new"]);
 
 /** Line numbers off by a few: every range of developer-locate-lines moved by the same 1-3 lines, up or down. */
 export const linesOff: NoiseKind = {
@@ -63,7 +65,11 @@ export const extraEdit: NoiseKind = {
   },
 };
 
-/** A trailing newline dropped: of a JSON string field that ends with one (a script's text), or of a text answer. */
+/**
+ * A trailing newline dropped: of a text answer, or of a JSON string field that ends with one (a script's text). Not of
+ * an edit's `old` and `new`, whose lines are joined with "\n": there a final "\n" is a blank line of the code, and
+ * dropping it is a change of the code, not of its format.
+ */
 export const newlineDropped: NoiseKind = {
   name: "newline-dropped",
   fits: (answer) => (typeof answer.value === "string" ? answer.value.endsWith("\n") : stringsEndingInNewline(answer).length > 0),
@@ -115,7 +121,9 @@ function withSearchSide(answer: OracleAnswer, change: (text: string) => string):
 }
 
 function stringsEndingInNewline(answer: OracleAnswer): string[] {
-  return Object.entries(objectOf(answer) ?? {}).flatMap(([key, value]) => (typeof value === "string" && value.endsWith("\n") ? [key] : []));
+  return Object.entries(objectOf(answer) ?? {}).flatMap(([key, value]) =>
+    typeof value === "string" && value.endsWith("\n") && !EDIT_TEXTS.has(key) ? [key] : [],
+  );
 }
 
 /** A comment's text said a little differently, as a model retyping it does. */
