@@ -17,6 +17,7 @@ import type { IssueText } from "../src/pipeline/types.js";
 import { openSqliteStore } from "../src/backends/sqlite/sqlite-store.js";
 import { startScriptedModel } from "../test/support/scripted-model.js";
 import { modelSettings } from "../test/support/model-settings.js";
+import { judgeFiles } from "../test/support/judge-files.js";
 
 const { values } = parseArgs({
   options: {
@@ -44,10 +45,7 @@ model.script("custodian-summarize-file", (r) => ({
   summary: `${pathOf(r.messages[1]!.content)} defines the functions and types its name suggests. ${"It validates its inputs, reports failures with the agent and the prompt, and keeps usage figures. ".repeat(4)}`,
 }));
 model.script("custodian-summarize-diff", (r) => ({ message: `Adds a note to ${pathOf(r.messages[1]!.content)}.` }));
-model.script("custodian-judge-relevance", (r) => ({
-  relevant: /llm|usage|budget/.test(r.messages[1]!.content.split("The file")[1] ?? ""),
-  reason: "scripted",
-}));
+model.script("custodian-judge-relevance", (r) => judgeFiles(r, (file) => /llm|usage|budget/.test(file)));
 
 async function run(label: string) {
   const before = model.requests.length;
@@ -73,7 +71,9 @@ async function run(label: string) {
 const first = await run("1. first run");
 const second = await run("2. unchanged repository");
 const changed = first.located.slice(0, 2).map((f) => f.path);
-for (const file of changed) fs.appendFileSync(path.join(repo, file), "\n// Maintenance note: keep this file's public names stable.\n");
+// A new function: a change the outline of a long file shows too (a comment at the end would leave its summary standing).
+for (const file of changed)
+  fs.appendFileSync(path.join(repo, file), '\nexport function maintenanceNote(): string {\n  return "keep this file\'s public names stable";\n}\n');
 const third = await run(`3. after changing 2 files`);
 console.log(`changed: ${changed.join(", ")}`);
 

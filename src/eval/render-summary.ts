@@ -1,6 +1,6 @@
 import { AGENTS } from "../config.js";
 import { formatDollars } from "../llm/prices.js";
-import type { EvalResult, OracleLoss } from "./types.js";
+import type { EvalResult, OracleLoss, PromptTokens } from "./types.js";
 
 /** What the summary says besides the results: the run's model and data, how many instances it has, and its own wall time. */
 export interface SummaryContext {
@@ -44,6 +44,7 @@ export function renderSummary(results: EvalResult[], context: SummaryContext): s
     "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
     ...repositoryRows(results),
     "",
+    ...promptSection(results),
     "## Beside the MAGIS paper",
     "",
     `| | ${context.oracle ? "this oracle run" : "this run"} | MAGIS paper (GPT-4, its SWE-bench subset, Table 2) |`,
@@ -162,6 +163,49 @@ function repositoryRows(results: EvalResult[]): string[] {
       n,
     )} | ${meanPercent(mine.map((r) => (r.patch ? (r.coverage ?? 0) : 0)))} | ${meanPercent(mine.map((r) => r.recall_kept))} | ${formatTokens(sum(mine, (r) => AGENTS.reduce((t, a) => t + r.tokens[a].total, 0)))} | ${formatDuration(sum(mine, (r) => r.wall_ms))} |`;
   });
+}
+
+/**
+ * Calls and tokens per prompt over the run, the costliest first, and what each costs an instance on average (over all
+ * instances, those that never asked it included); nothing when no result holds the split (results from before it was kept).
+ */
+function promptSection(results: EvalResult[]): string[] {
+  const split = results.filter((r) => r.by_prompt);
+  if (split.length === 0) return [];
+  const totals = new Map<string, PromptTokens>();
+  for (const result of split) {
+    for (const [prompt, used] of Object.entries(result.by_prompt!)) {
+      const entry = totals.get(prompt) ?? { agent: used.agent, prompt: 0, completion: 0, total: 0, calls: 0 };
+      entry.calls += used.calls;
+      entry.prompt += used.prompt;
+      entry.completion += used.completion;
+      entry.total += used.total;
+      totals.set(prompt, entry);
+    }
+  }
+  const rows = [...totals].sort(([a, x], [b, y]) => y.total - x.total || a.localeCompare(b));
+  const n = split.length;
+  const partly = n < results.length ? ` Over the ${n} of ${results.length} instances whose results hold the split.` : "";
+  return [
+    "## Tokens by prompt",
+    "",
+    `Summed over the instances; "an instance" divides by the ${n} instances.${partly}`,
+    "",
+    "| prompt | agent | calls | prompt tokens | completion tokens | tokens | calls an instance | tokens an instance |",
+    "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |",
+    ...rows.map(
+      ([prompt, t]) =>
+        `| ${prompt} | ${t.agent} | ${t.calls} | ${formatTokens(t.prompt)} | ${formatTokens(t.completion)} | ${formatTokens(t.total)} | ${(t.calls / n).toFixed(1)} | ${formatTokens(Math.round(t.total / n))} |`,
+    ),
+    allRow([...totals.values()], n),
+    "",
+  ];
+}
+
+/** The last row of the prompt table: every prompt's calls and tokens together. */
+function allRow(prompts: PromptTokens[], n: number): string {
+  const of = (field: "calls" | "prompt" | "completion" | "total") => prompts.reduce((total, p) => total + p[field], 0);
+  return `| all | | ${of("calls")} | ${formatTokens(of("prompt"))} | ${formatTokens(of("completion"))} | ${formatTokens(of("total"))} | ${(of("calls") / n).toFixed(1)} | ${formatTokens(Math.round(of("total") / n))} |`;
 }
 
 /** Each instance's dollars, where its models have prices (MAGIS_MODEL_PRICES, --prices); nothing when none has. */

@@ -23,6 +23,7 @@ import { countCandidates } from "./count-candidates.js";
 import { findGoldCandidate } from "./find-gold-candidate.js";
 import { instanceDir, type BenchInstance } from "./read-instances.js";
 import { environmentOf, type EnvironmentTable } from "./read-environments.js";
+import { tokensByPrompt } from "./tokens-by-prompt.js";
 import type { AgentTokens, EvalFailure, EvalResult } from "./types.js";
 
 /** What one instance's run needs: where checkouts are and come from, the shared memory, the model, and the clock. */
@@ -310,7 +311,7 @@ function checkCheckout(checkout: string, instance: BenchInstance): EvalFailure |
  * Calls and tokens per agent from the instance's client (failed calls included), and their cost at the given prices:
  * each agent's tokens at its model's price, known only when every agent that made a call has one.
  */
-function usageOf(llm: LlmClient | null, prices: InstanceSetup["prices"]): Pick<EvalResult, "tokens" | "calls" | "cost_usd"> {
+function usageOf(llm: LlmClient | null, prices: InstanceSetup["prices"]): Pick<EvalResult, "tokens" | "by_prompt" | "calls" | "cost_usd"> {
   const stats = llm?.stats();
   const tokens = Object.fromEntries(
     AGENTS.map((agent): [string, AgentTokens] => {
@@ -321,7 +322,12 @@ function usageOf(llm: LlmClient | null, prices: InstanceSetup["prices"]): Pick<E
   const dollars = AGENTS.map((agent) => (stats ? dollarsOf(stats.byAgent[agent], stats.byAgent[agent].model, prices) : undefined));
   const known = dollars.some((usd) => usd !== undefined) && AGENTS.every((agent, i) => !stats?.byAgent[agent].calls || dollars[i] !== undefined);
   const cost = known ? dollars.reduce<number>((sum, usd) => sum + (usd ?? 0), 0) : undefined;
-  return { tokens, calls: stats?.calls ?? 0, ...(cost === undefined ? {} : { cost_usd: Math.round(cost * 1e6) / 1e6 }) };
+  return {
+    tokens,
+    by_prompt: tokensByPrompt(llm?.trace ?? []),
+    calls: stats?.calls ?? 0,
+    ...(cost === undefined ? {} : { cost_usd: Math.round(cost * 1e6) / 1e6 }),
+  };
 }
 
 /** The result of a line that never became an instance (malformed, a duplicate id): an input failure with nothing measured. */

@@ -44,6 +44,11 @@ export interface AgentTokens {
   calls: number;
 }
 
+/** Tokens of one prompt in one instance, with the agent that asks it. */
+export interface PromptTokens extends AgentTokens {
+  agent: Agent;
+}
+
 /** One line of results.jsonl: what one instance's run produced and how it measures against the gold patch. */
 export interface EvalResult {
   instance_id: string;
@@ -70,6 +75,8 @@ export interface EvalResult {
   /** The Manager's question, when it judged the issue did not say enough to act on and asked instead of patching (the oracle never does). */
   question?: string;
   tokens: Record<Agent, AgentTokens>;
+  /** The same calls and tokens per prompt (custodian-summarize-file, …), with the agent asking it; absent from results written before it was kept. */
+  by_prompt?: Record<string, PromptTokens>;
   calls: number;
   wall_ms: number;
   /** In US dollars, at MAGIS_MODEL_PRICES, --prices or --price-in/--price-out; absent unless every agent that made a call has a price. */

@@ -5,6 +5,7 @@
 export { resolveIssue } from "./resolve-issue.js";
 export { revisePullRequest } from "./revise/revise-pull-request.js";
 export { locateFiles } from "./locate/locate-files.js";
+export { shownPaths } from "./locate/judge-relevance.js";
 export { withLanguageServers } from "./with-language-servers.js";
 // What a job holds across its stages: its clone's index and the terms remembered across jobs.
 export { openJobIndex, type JobIndex } from "./locate/open-job-index.js";

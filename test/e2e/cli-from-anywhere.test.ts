@@ -7,6 +7,7 @@ import { buildDist } from "../support/build-dist.js";
 import { gitEnv } from "../support/git-server.js";
 import { runInProcessGroup } from "../support/run-in-process-group.js";
 import { startScriptedModel, type ScriptedModel } from "../support/scripted-model.js";
+import { judgeFiles } from "../support/judge-files.js";
 
 const ROOT = path.resolve(import.meta.dirname, "../..");
 const VERSION = (JSON.parse(fs.readFileSync(path.join(ROOT, "package.json"), "utf8")) as { version: string }).version;
@@ -48,7 +49,7 @@ beforeAll(async () => {
   model = await startScriptedModel();
   model
     .script("custodian-summarize-file", () => ({ summary: "A part of the shop." }))
-    .script("custodian-judge-relevance", (r) => ({ relevant: r.messages.some((m) => m.content.includes("shop/cart.py")), reason: "scripted" }));
+    .script("custodian-judge-relevance", (r) => judgeFiles(r, (file) => file === "shop/cart.py"));
 }, 300_000);
 
 afterAll(async () => {

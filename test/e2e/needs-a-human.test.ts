@@ -4,6 +4,7 @@ import { addCommit } from "../support/git-server.js";
 import { FULL, INSTALLATION, useRig } from "./e2e-rig.js";
 import { labeledPayload } from "./payloads.js";
 import { scriptResolve } from "./script-resolve.js";
+import { judgeFiles } from "../support/judge-files.js";
 
 const rig = useRig();
 const WISH = "Add a step that runs `npm audit` before the tests.";
@@ -14,10 +15,12 @@ describe("a change the Manager wants in a protected file, end to end", () => {
       script: (model) => {
         // Scripted before the rest, so these answers stand for every file.
         model
-          .script("custodian-judge-relevance", (r) => {
-            const relevant = ["README.md", ".github/workflows/ci.yml"].includes(pathIn(r));
-            return { relevant, reason: relevant ? "Named by the issue." : "Unrelated." };
-          })
+          .script("custodian-judge-relevance", (r) =>
+            judgeFiles(r, (file) => {
+              const relevant = ["README.md", ".github/workflows/ci.yml"].includes(file);
+              return { relevant, reason: relevant ? "Named by the issue." : "Unrelated." };
+            }),
+          )
           .script("manager-define-task", (r) =>
             pathIn(r) === ".github/workflows/ci.yml"
               ? { needs_change: true, description: WISH }

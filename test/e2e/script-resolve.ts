@@ -1,5 +1,6 @@
 import { staticWay } from "../../examples/script-way.js";
 import { reply, type ScriptedModel } from "../support/scripted-model.js";
+import { judgeFiles } from "../support/judge-files.js";
 
 /** The repository of the end-to-end tests: a README with the typo of the example issue, and some code around it. */
 export const REPO_FILES: Record<string, string> = {
@@ -85,10 +86,12 @@ function scriptLocate(model: ScriptedModel): void {
   model
     .script("custodian-summarize-file", (request) => ({ summary: `Summary of ${pathIn(request.messages)}` }))
     .script("custodian-summarize-diff", (request) => ({ message: `Changed ${pathIn(request.messages)}` }))
-    .script("custodian-judge-relevance", (request) => {
-      const relevant = pathIn(request.messages) === "README.md";
-      return { relevant, reason: relevant ? "The README holds the misspelled word." : "Unrelated to the typo." };
-    });
+    .script("custodian-judge-relevance", (request) =>
+      judgeFiles(request, (file) => {
+        const relevant = file === "README.md";
+        return { relevant, reason: relevant ? "The README holds the misspelled word." : "Unrelated to the typo." };
+      }),
+    );
 }
 
 /** Scripts a model whose every call fails with a 500 the client must not retry. */

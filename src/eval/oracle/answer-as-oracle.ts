@@ -1,3 +1,4 @@
+import { shownPaths } from "../../pipeline/index.js";
 import type { PatchChange, PatchFile } from "../read-patch-hunks.js";
 
 /**
@@ -13,7 +14,12 @@ export function answerAsOracle(prompt: string, vars: Record<string, string>, gol
     case "custodian-summarize-diff":
       return { message: `Changes ${vars.path}.` };
     case "custodian-judge-relevance":
-      return { relevant: file !== undefined, reason: file ? "The gold patch changes this file." : "The gold patch does not change this file." };
+      return {
+        files: shownPaths(vars.files ?? "").map((path) => {
+          const changed = gold.some((f) => f.path === path);
+          return { path, reason: changed ? "The gold patch changes this file." : "The gold patch does not change this file.", relevant: changed };
+        }),
+      };
     case "manager-define-task":
       return file ? { description: describeTask(file), needs_change: true } : { description: "The gold patch does not change this file.", needs_change: false };
     case "manager-design-developer":

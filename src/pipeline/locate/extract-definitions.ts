@@ -88,24 +88,45 @@ const SHELL_FUNCTION = /^[ \t]*(?:function[ \t]+)?([A-Za-z_][\w-]*)[ \t]*\([ \t]
 /** The names a source file defines (functions, classes, methods, types, top-level constants), in order, without duplicates. */
 export function extractDefinitions(text: string, path = ""): string[] {
   const names = new Set<string>();
-  for (const match of text.matchAll(DEFINITION)) names.add(match[1]!);
-  if (MODIFIED.test(path)) for (const match of text.matchAll(MODIFIED_DEFINITION)) names.add(match[1]!);
-  if (SHELL.test(path)) for (const match of text.matchAll(SHELL_FUNCTION)) names.add(match[1]!);
+  for (const found of findDefinitions(text, path)) names.add(found.name);
+  return [...names];
+}
+
+/** Where a source file defines something: the offset of each definition's line start, in order, once per line. */
+export function definitionLineStarts(text: string, path = ""): number[] {
+  const starts = new Set<number>();
+  for (const found of findDefinitions(text, path)) starts.add(text.lastIndexOf("\n", found.at - 1) + 1);
+  return [...starts].sort((a, b) => a - b);
+}
+
+/** One definition found: its name, and the offset of the match (on the definition's line). */
+interface FoundDefinition {
+  name: string;
+  at: number;
+}
+
+/** Every definition the patterns of the file's language find, pattern by pattern (a name may come more than once). */
+function findDefinitions(text: string, path: string): FoundDefinition[] {
+  const found: FoundDefinition[] = [];
+  const add = (match: RegExpMatchArray, name: string) => found.push({ name, at: match.index! });
+  for (const match of text.matchAll(DEFINITION)) add(match, match[1]!);
+  if (MODIFIED.test(path)) for (const match of text.matchAll(MODIFIED_DEFINITION)) add(match, match[1]!);
+  if (SHELL.test(path)) for (const match of text.matchAll(SHELL_FUNCTION)) add(match, match[1]!);
   if (C_SOURCE.test(path)) {
-    for (const match of text.matchAll(C_NAME_FIRST)) if (!/^[A-Z0-9_]+$/.test(match[1]!) && !TYPED_NOT_NAMES.has(match[1]!)) names.add(match[1]!);
+    for (const match of text.matchAll(C_NAME_FIRST)) if (!/^[A-Z0-9_]+$/.test(match[1]!) && !TYPED_NOT_NAMES.has(match[1]!)) add(match, match[1]!);
   }
-  if (CPP_SOURCE.test(path)) for (const match of text.matchAll(CONSTRUCTOR)) names.add(match[1]!);
+  if (CPP_SOURCE.test(path)) for (const match of text.matchAll(CONSTRUCTOR)) add(match, match[1]!);
   if (TYPED.test(path)) {
-    for (const match of text.matchAll(TEMPLATE_CLASS)) names.add(match[1]!);
+    for (const match of text.matchAll(TEMPLATE_CLASS)) add(match, match[1]!);
     for (const match of text.matchAll(TYPED_FUNCTION)) {
       const first = /^[A-Za-z_]\w*/.exec(match[1]!)?.[0];
-      if (!(first && TYPED_NOT_TYPES.has(first)) && !TYPED_NOT_NAMES.has(match[2]!)) names.add(match[2]!);
+      if (!(first && TYPED_NOT_TYPES.has(first)) && !TYPED_NOT_NAMES.has(match[2]!)) add(match, match[2]!);
     }
   }
-  if (!BRACE_METHODS.test(path)) return [...names];
+  if (!BRACE_METHODS.test(path)) return found;
   for (const match of text.matchAll(METHOD)) {
     const name = match[1]!;
-    if (!/^(if|for|while|switch|catch|function|return|with)$/.test(name)) names.add(name);
+    if (!/^(if|for|while|switch|catch|function|return|with)$/.test(name)) add(match, name);
   }
-  return [...names];
+  return found;
 }

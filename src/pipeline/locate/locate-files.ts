@@ -18,7 +18,7 @@ export interface LocateOptions {
   bm25Only?: boolean;
   /** How many files BM25 keeps (default: config top_k). */
   top?: number;
-  /** Most candidates summarized and judged at the same time (default 4). */
+  /** Most candidates summarized at the same time (default 4). */
   concurrency?: number;
 }
 
@@ -113,14 +113,17 @@ async function rankAndJudge(ctx: StageContext, issue: IssueText | ShownIssue, { 
 
   const shown = "shown" in issue ? issue : showIssue(issue);
   const byPath = new Map(candidates.files.map((file) => [file.path, file]));
-  const judging = mapBounded(ranked, options.concurrency ?? 4, async (file): Promise<LocatedFile> => {
-    const { summary } = await summarizeCandidate(ctx, memory, byPath.get(file.path)!);
-    const { relevant, reason } = await judgeRelevance(ctx, shown, file.path, summary);
-    return { ...file, summary, kept: relevant, reason };
-  });
+  const summarizing = mapBounded(ranked, options.concurrency ?? 4, async (file) => (await summarizeCandidate(ctx, memory, byPath.get(file.path)!)).summary);
   // Started once the first requests are on their way; a failure to store surfaces from locateFiles, after the judging.
   const storing = index.remember();
-  const [located] = await Promise.all([judging, storing.catch(() => {})]);
+  const [summaries] = await Promise.all([summarizing, storing.catch(() => {})]);
+  // One call judges the files together: the issue is sent once, not once a file.
+  const verdicts = await judgeRelevance(
+    ctx,
+    shown,
+    ranked.map((file, i) => ({ path: file.path, summary: summaries[i]! })),
+  );
+  const located = ranked.map((file, i): LocatedFile => ({ ...file, summary: summaries[i]!, kept: verdicts[i]!.relevant, reason: verdicts[i]!.reason }));
   ctx.onProgress({ stage: "located", files: located });
   if (!located.some((file) => file.kept)) {
     throw new StageError(

@@ -6,6 +6,7 @@ import { pathIn, userText } from "../../../examples/read-request.js";
 import { main } from "../../../src/cli.js";
 import { createBareRepository, gitEnv } from "../../support/git-server.js";
 import { reply, startScriptedModel, type ScriptedModel, type ScriptedRequest } from "../../support/scripted-model.js";
+import { judgeFiles } from "../../support/judge-files.js";
 
 /** The repository of the generated instances: a greeting package, one file of it in Latin-1. */
 export const FILES: Record<string, string | Uint8Array> = {
@@ -56,7 +57,7 @@ export function scriptTeam(model: ScriptedModel, hold?: (request: ScriptedReques
     )
     .script(
       "custodian-judge-relevance",
-      answer((r) => ({ relevant: relevantFile(r) === pathIn(r), reason: "scripted" })),
+      answer((r) => judgeFiles(r, (file) => relevantFile(r) === file)),
     )
     .script(
       "manager-define-task",

@@ -17,6 +17,23 @@ afterAll(() => rig.close());
 /** Tokens of an agent that made `calls` calls, each answered with the rig's fixed usage (100 + 10). */
 const used = (calls: number) => ({ prompt: 100 * calls, completion: 10 * calls, total: 110 * calls, calls });
 const none = used(0);
+/** The calls and tokens per prompt of an instance that made the Custodian's calls given and one call of each other agent's prompt. */
+const byPrompt = (custodian: Record<string, number>) => ({
+  ...Object.fromEntries(Object.entries(custodian).map(([prompt, calls]) => [prompt, { agent: "custodian", ...used(calls) }])),
+  ...Object.fromEntries(
+    ["manager-define-task", "manager-design-developer", "manager-open-meeting", "manager-close-meeting"].map((prompt) => [
+      prompt,
+      { agent: "manager", ...used(1) },
+    ]),
+  ),
+  ...Object.fromEntries(
+    ["developer-speak", "developer-refine-role", "developer-design-qa", "developer-locate-lines", "developer-write-code"].map((prompt) => [
+      prompt,
+      { agent: "developer", ...used(1) },
+    ]),
+  ),
+  "qa-review": { agent: "qa", ...used(1) },
+});
 /** $2.5 per million prompt tokens and $10 per million completion tokens. */
 const cost = (calls: number) => (100 * calls * 2.5 + 10 * calls * 10) / 1e6;
 
@@ -78,13 +95,14 @@ describe("magis eval on three generated instances, through the scripted model ov
         recall_located: 1,
         recall_kept: 1,
         failure: null,
-        // Four files summarized and judged; the Manager's task, Developer, opening and closing (one task: no plan call).
-        tokens: { custodian: used(8), manager: used(4), developer: used(5), qa: used(1) },
-        calls: 18,
+        // Four files summarized, then judged in one call; the Manager's task, Developer, opening and closing (one task: no plan call).
+        tokens: { custodian: used(5), manager: used(4), developer: used(5), qa: used(1) },
+        by_prompt: byPrompt({ "custodian-summarize-file": 4, "custodian-judge-relevance": 1 }),
+        calls: 15,
         // Without --allow-commands nothing runs, so nothing can be reproduced: the static way, without a call.
         way: "static",
         wall_ms: 1000,
-        cost_usd: cost(18),
+        cost_usd: cost(15),
       },
       {
         instance_id: "acme__greet-2",
@@ -99,13 +117,14 @@ describe("magis eval on three generated instances, through the scripted model ov
         recall_located: 1,
         recall_kept: 1,
         failure: null,
-        // The evolution memory of acme/greet holds both summaries from the first instance: only the judgements are asked.
-        tokens: { custodian: used(2), manager: used(4), developer: used(5), qa: used(1) },
-        calls: 12,
+        // The evolution memory of acme/greet holds both summaries from the first instance: only the judgement is asked.
+        tokens: { custodian: used(1), manager: used(4), developer: used(5), qa: used(1) },
+        by_prompt: byPrompt({ "custodian-judge-relevance": 1 }),
+        calls: 11,
         // Without --allow-commands nothing runs, so nothing can be reproduced: the static way, without a call.
         way: "static",
         wall_ms: 1000,
-        cost_usd: cost(12),
+        cost_usd: cost(11),
       },
       {
         instance_id: "acme__greet-3",
@@ -121,6 +140,7 @@ describe("magis eval on three generated instances, through the scripted model ov
         recall_kept: 0,
         failure: { stage: "locate", reason: "the Custodian judged none of the 1 best-matching files relevant to the issue (README.md)" },
         tokens: { custodian: used(1), manager: none, developer: none, qa: none },
+        by_prompt: { "custodian-judge-relevance": { agent: "custodian", ...used(1) } },
         calls: 1,
         wall_ms: 1000,
         cost_usd: cost(1),
@@ -147,16 +167,36 @@ Model: \`magis-scripted\` · data: \`dev.jsonl\` · 3 of 3 instances done · thi
 | file recall of the kept files (after the relevance check) | 66.7 % |
 | failed, by stage | locate 1 |
 | asked a clarifying question instead (results.jsonl \`question\`) | 0 |
-| model calls | 31 |
-| tokens | 3.4k (custodian 1.2k, manager 880, developer 1.1k, qa 220) |
-| cost | $0.01 |
+| model calls | 27 |
+| tokens | 3.0k (custodian 770, manager 880, developer 1.1k, qa 220) |
+| cost | $0.0095 |
 | wall time of the instances, summed | 3s |
 
 ## Per repository
 
 | repository | instances | patch | applies | Eq. 1 coverage | recall (kept) | tokens | wall time |
 | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |
-| acme/greet | 3 | 2 | 1 of 3 (33.3 %) | 66.7 % | 66.7 % | 3.4k | 3s |
+| acme/greet | 3 | 2 | 1 of 3 (33.3 %) | 66.7 % | 66.7 % | 3.0k | 3s |
+
+## Tokens by prompt
+
+Summed over the instances; "an instance" divides by the 3 instances.
+
+| prompt | agent | calls | prompt tokens | completion tokens | tokens | calls an instance | tokens an instance |
+| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |
+| custodian-summarize-file | custodian | 4 | 400 | 40 | 440 | 1.3 | 147 |
+| custodian-judge-relevance | custodian | 3 | 300 | 30 | 330 | 1.0 | 110 |
+| developer-design-qa | developer | 2 | 200 | 20 | 220 | 0.7 | 73 |
+| developer-locate-lines | developer | 2 | 200 | 20 | 220 | 0.7 | 73 |
+| developer-refine-role | developer | 2 | 200 | 20 | 220 | 0.7 | 73 |
+| developer-speak | developer | 2 | 200 | 20 | 220 | 0.7 | 73 |
+| developer-write-code | developer | 2 | 200 | 20 | 220 | 0.7 | 73 |
+| manager-close-meeting | manager | 2 | 200 | 20 | 220 | 0.7 | 73 |
+| manager-define-task | manager | 2 | 200 | 20 | 220 | 0.7 | 73 |
+| manager-design-developer | manager | 2 | 200 | 20 | 220 | 0.7 | 73 |
+| manager-open-meeting | manager | 2 | 200 | 20 | 220 | 0.7 | 73 |
+| qa-review | qa | 2 | 200 | 20 | 220 | 0.7 | 73 |
+| all | | 27 | 2.7k | 270 | 3.0k | 9.0 | 990 |
 
 ## Beside the MAGIS paper
 
@@ -170,8 +210,8 @@ Model: \`magis-scripted\` · data: \`dev.jsonl\` · 3 of 3 instances done · thi
 
 | instance | model calls | tokens | cost |
 | --- | ---: | ---: | ---: |
-| acme__greet-1 | 18 | 2.0k | $0.0063 |
-| acme__greet-2 | 12 | 1.3k | $0.0042 |
+| acme__greet-1 | 15 | 1.6k | $0.0053 |
+| acme__greet-2 | 11 | 1.2k | $0.0039 |
 | acme__greet-3 | 1 | 110 | $0.0003 |
 
 ## Failures
@@ -198,9 +238,9 @@ patch have an empty \`model_patch\`, so the harness counts them as unresolved.
   it("prints a progress line per instance: its outcome, then applied, recall of the located and kept files, tokens, elapsed and what is left", () => {
     const lines = run.stderr.split("\n").filter((l) => l.startsWith("["));
     expect(lines).toEqual([
-      "[1/3] acme__greet-1: patch applies, coverage 100%, gold files 1/1 located 1/1 kept, 2.0k tokens, 1s | so far: applied 1/1, recall 100% located 100% kept, 2.0k tokens, elapsed 4s, ~8s left",
-      "[2/3] acme__greet-2: patch does not apply, coverage 100%, gold files 1/1 located 1/1 kept, 1.3k tokens, 1s | so far: applied 1/2, recall 100% located 100% kept, 3.3k tokens, elapsed 8s, ~4s left",
-      "[3/3] acme__greet-3: no patch (locate: the Custodian judged none of the 1 best-matching files relevant to the issue (README.md)), gold files 1/1 located 0/1 kept, 110 tokens, 1s | so far: applied 1/3, recall 100% located 67% kept, 3.4k tokens, elapsed 12s, ~0s left",
+      "[1/3] acme__greet-1: patch applies, coverage 100%, gold files 1/1 located 1/1 kept, 1.6k tokens, 1s | so far: applied 1/1, recall 100% located 100% kept, 1.6k tokens, elapsed 4s, ~8s left",
+      "[2/3] acme__greet-2: patch does not apply, coverage 100%, gold files 1/1 located 1/1 kept, 1.2k tokens, 1s | so far: applied 1/2, recall 100% located 100% kept, 2.9k tokens, elapsed 8s, ~4s left",
+      "[3/3] acme__greet-3: no patch (locate: the Custodian judged none of the 1 best-matching files relevant to the issue (README.md)), gold files 1/1 located 0/1 kept, 110 tokens, 1s | so far: applied 1/3, recall 100% located 67% kept, 3.0k tokens, elapsed 12s, ~0s left",
     ]);
   });
 
@@ -211,7 +251,7 @@ patch have an empty \`model_patch\`, so the harness counts them as unresolved.
     }
     expect(fs.readdirSync(path.join(rig.out, "scratch"))).toEqual([]);
     expect(fs.readdirSync(path.join(rig.out, "traces")).sort()).toEqual(["acme__greet-1.jsonl", "acme__greet-2.jsonl", "acme__greet-3.jsonl"]);
-    expect(readLines(path.join(rig.out, "traces", "acme__greet-1.jsonl"))).toHaveLength(18);
+    expect(readLines(path.join(rig.out, "traces", "acme__greet-1.jsonl"))).toHaveLength(15);
   });
 
   it("writes each instance's session as a page beside its trace: its stages, its diff, how it ended", () => {

@@ -4,9 +4,12 @@ import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { parseConfig } from "../../../src/config.js";
 import { createLlm } from "../../../src/llm/client.js";
+import type { AskRequest } from "../../../src/llm/types.js";
 import { StageError } from "../../../src/pipeline/errors.js";
+import { JUDGED_AT_ONCE, shownPaths } from "../../../src/pipeline/locate/judge-relevance.js";
 import { locateFiles } from "../../../src/pipeline/locate/locate-files.js";
 import { openJobIndex } from "../../../src/pipeline/locate/open-job-index.js";
+import { WHOLE_FILE_CHARS } from "../../../src/pipeline/locate/outline-file.js";
 import { MAX_PROMPT_CHARS, summarizeCandidate } from "../../../src/pipeline/locate/summarize-candidate.js";
 import type { IssueText, LocatedFile, ProgressEvent, StageContext } from "../../../src/pipeline/types.js";
 import { openSqliteStore, type SqliteStore } from "../../../src/backends/sqlite/sqlite-store.js";
@@ -14,6 +17,7 @@ import { gitBlobId } from "../../../src/git/git-object-id.js";
 import { startScriptedModel, type ScriptedModel } from "../../support/scripted-model.js";
 import { cartIssue, makeFixtureRepo, promptPath } from "./fixture-repo.js";
 import { modelSettings } from "../../support/model-settings.js";
+import { judgeFiles } from "../../support/judge-files.js";
 
 let model: ScriptedModel;
 let repo: string;
@@ -32,8 +36,6 @@ function context(root = repo): StageContext {
   };
 }
 
-const judgedPath = (content: string) => promptPath(content.split("The file")[1] ?? "");
-
 beforeEach(async () => {
   model = await startScriptedModel();
   model.script("custodian-summarize-file", (r) => ({ summary: `Summary of ${promptPath(r.messages[1]!.content)}.` }));
@@ -51,10 +53,12 @@ afterEach(async () => {
 
 describe("locateFiles with the relevance check", () => {
   it("keeps the files the model judges relevant, in BM25 order, with reasons", async () => {
-    model.script("custodian-judge-relevance", (r) => {
-      const file = judgedPath(r.messages[1]!.content);
-      return { relevant: file !== "shop/payment.py", reason: `${file} ${file === "shop/payment.py" ? "only charges cards" : "computes the total"}` };
-    });
+    model.script("custodian-judge-relevance", (r) =>
+      judgeFiles(r, (file) => ({
+        relevant: file !== "shop/payment.py",
+        reason: `${file} ${file === "shop/payment.py" ? "only charges cards" : "computes the total"}`,
+      })),
+    );
     const bm25 = await locateFiles(context(), cartIssue, null, { bm25Only: true, top: 4 });
     expect(model.requests).toHaveLength(0);
     const located = await locateFiles(context(), cartIssue, store.memory, { top: 4 });
@@ -74,22 +78,62 @@ describe("locateFiles with the relevance check", () => {
     expect(model.problems).toEqual([]);
   });
 
-  it("runs at most `concurrency` judgements at once", async () => {
+  it("runs at most `concurrency` summaries at once, then judges the candidates in one call that shows the issue once", async () => {
     let inFlight = 0;
     let most = 0;
-    model.script("custodian-judge-relevance", async () => {
-      most = Math.max(most, ++inFlight);
-      await new Promise((resolve) => setTimeout(resolve, 30));
-      inFlight--;
-      return { relevant: true, reason: "yes" };
-    });
-    const located = await locateFiles(context(), cartIssue, null, { top: 5, concurrency: 2 });
+    const ctx = context();
+    const { llm } = ctx;
+    // The summaries in flight, counted where the stage asks for them.
+    ctx.llm = {
+      async ask<T>(request: AskRequest<T>) {
+        if (request.prompt !== "custodian-summarize-file") return llm.ask(request);
+        most = Math.max(most, ++inFlight);
+        await new Promise((resolve) => setTimeout(resolve, 30));
+        return llm.ask(request).finally(() => inFlight--);
+      },
+    };
+    model.script("custodian-judge-relevance", (r) => judgeFiles(r, () => true));
+    const located = await locateFiles(ctx, cartIssue, null, { top: 5, concurrency: 2 });
     expect(located.length).toBeGreaterThanOrEqual(3);
     expect(most).toBe(2);
+    const judging = model.requests.filter((r) => r.prompt === "custodian-judge-relevance");
+    expect(judging).toHaveLength(1);
+    const user = judging[0]!.messages[1]!.content;
+    expect(user.split(cartIssue.body)).toHaveLength(2);
+    for (const file of located) expect(user).toContain(`### \`${file.path}\`\n\nSummary of ${file.path}.`);
+  });
+
+  it("judges more candidates than one call holds in several calls, each file once, the verdicts in BM25 order", async () => {
+    model.script("custodian-judge-relevance", (r) => judgeFiles(r, (file) => ({ relevant: file.endsWith(".py"), reason: `about ${file}` })));
+    const files = Array.from({ length: JUDGED_AT_ONCE + 3 }, (_, i) => [`shop/extra_${i}.py`, `def total_price_${i}(cart):\n    return cart\n`]);
+    for (const [rel, text] of files) fs.writeFileSync(path.join(repo, rel!), text!);
+    const located = await locateFiles(context(), cartIssue, null, { top: JUDGED_AT_ONCE + 3 });
+    const judging = model.requests.filter((r) => r.prompt === "custodian-judge-relevance");
+    expect(judging).toHaveLength(2);
+    const shown = judging.flatMap((r) => shownPaths(r.messages[1]!.content));
+    expect(shown.sort()).toEqual(located.map((f) => f.path).sort());
+    for (const file of located) expect(file).toMatchObject({ kept: file.path.endsWith(".py"), reason: `about ${file.path}` });
+    expect(model.problems).toEqual([]);
+  });
+
+  it("sends an answer that leaves a file out or names one not shown back to the model, naming them", async () => {
+    let asked = 0;
+    model.script("custodian-judge-relevance", (r) => {
+      const answer = judgeFiles(r, () => true);
+      if (asked++ > 0) return answer;
+      return { files: [...answer.files.slice(1), { path: "shop/nowhere.py", reason: "made up", relevant: true }] };
+    });
+    const located = await locateFiles(context(), cartIssue, null, { top: 3 });
+    const judging = model.requests.filter((r) => r.prompt === "custodian-judge-relevance");
+    expect(judging).toHaveLength(2);
+    const correction = judging[1]!.messages.at(-1)!.content;
+    expect(correction).toContain(`no verdict for "${located[0]!.path}"`);
+    expect(correction).toContain('"shop/nowhere.py" is not one of the files shown');
+    expect(located.every((f) => f.kept)).toBe(true);
   });
 
   it("says clearly when every candidate is dropped", async () => {
-    model.script("custodian-judge-relevance", () => ({ relevant: false, reason: "unrelated" }));
+    model.script("custodian-judge-relevance", (r) => judgeFiles(r, () => ({ relevant: false, reason: "unrelated" })));
     const error = await locateFiles(context(), cartIssue, null, { top: 3 }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(StageError);
     expect((error as StageError).stage).toBe("locate");
@@ -109,9 +153,9 @@ describe("locateFiles with the relevance check", () => {
       await write(entries, used);
       stored();
     };
-    model.script("custodian-judge-relevance", async () => {
+    model.script("custodian-judge-relevance", async (r) => {
       await termsStored;
-      return { relevant: false, reason: "unrelated" };
+      return judgeFiles(r, () => false);
     });
     const error = await locateFiles(context(), cartIssue, store.memory, { top: 3 }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(StageError);
@@ -153,7 +197,7 @@ describe("locateFiles with the relevance check", () => {
       throw new TypeError("The database connection is not open");
     };
     let relevant = false;
-    model.script("custodian-judge-relevance", () => ({ relevant, reason: relevant ? "yes" : "unrelated" }));
+    model.script("custodian-judge-relevance", (r) => judgeFiles(r, () => relevant));
     const error = await locateFiles(context(), cartIssue, store.memory, { top: 3 }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(StageError);
     // With nothing of its own gone wrong, the stage does not hide such a failure either.
@@ -162,7 +206,7 @@ describe("locateFiles with the relevance check", () => {
   });
 
   it("shows the model at most a bounded slice of a 1 MB issue", async () => {
-    model.script("custodian-judge-relevance", () => ({ relevant: true, reason: "yes" }));
+    model.script("custodian-judge-relevance", (r) => judgeFiles(r, () => true));
     const huge: IssueText = { ...cartIssue, body: `${cartIssue.body}\n${"log line: total_price computed 42\n".repeat(32_000)}` };
     expect(huge.body.length).toBeGreaterThan(1_000_000);
     const located = await locateFiles(context(), huge, null, { top: 2 });
@@ -176,7 +220,7 @@ describe("locateFiles with the relevance check", () => {
       fs.writeFileSync(path.join(small, "cart.py"), "def total_price(items):\n    return sum(items)\n");
       fs.writeFileSync(path.join(small, "legacy.py"), Buffer.from("# caf\xe9 total_price\n", "latin1"));
       fs.writeFileSync(path.join(small, "logo.dat"), Buffer.from([0, 1, 2, 3, 0]));
-      model.script("custodian-judge-relevance", () => ({ relevant: true, reason: "yes" }));
+      model.script("custodian-judge-relevance", (r) => judgeFiles(r, () => true));
       const located = await locateFiles(context(small), { title: "total_price is wrong", body: "", hints: [] }, null);
       expect(located.map((f) => f.path)).toEqual(["cart.py", "legacy.py"]);
     } finally {
@@ -198,7 +242,7 @@ describe("locateFiles with the relevance check", () => {
 
 describe("locateFiles with the evolution memory", () => {
   it("summarizes once, reuses the same blob, and sends only the diff of a changed file", async () => {
-    model.script("custodian-judge-relevance", () => ({ relevant: true, reason: "yes" }));
+    model.script("custodian-judge-relevance", (r) => judgeFiles(r, () => true));
     model.script("custodian-summarize-diff", () => ({ message: "Adds BOGO codes." }));
     const memory = store.memory;
     await locateFiles(context(), cartIssue, memory, { top: 3 });
@@ -211,6 +255,50 @@ describe("locateFiles with the evolution memory", () => {
     expect(count("custodian-summarize-file")).toBe(3);
     expect(count("custodian-summarize-diff")).toBe(1);
     expect(located.find((f) => f.path === "shop/discount.py")!.summary).toBe("Summary of shop/discount.py.\nChanged since: Adds BOGO codes.");
+    expect(model.problems).toEqual([]);
+  });
+
+  it("summarizes a long file from its outline, keeps the summary when only a body changes, and diffs the outline when a definition does", async () => {
+    model.script("custodian-judge-relevance", (r) => judgeFiles(r, () => true));
+    model.script("custodian-summarize-diff", () => ({ message: "Adds loyalty_points()." }));
+    // Over WHOLE_FILE_CHARS: twenty functions, each with a docstring and a long body.
+    const body = (i: number, factor: number) =>
+      Array.from({ length: 8 }, (_, j) => `    step_${j} = cart.total_price * ${factor} + ${i * j}  # rounding rule ${j}`).join("\n");
+    const big = (factor: number, extra = "") =>
+      Array.from(
+        { length: 20 },
+        (_, i) => `def discount_rule_${i}(cart):\n    """Applies discount rule ${i} to the cart total."""\n${body(i, factor)}\n    return step_7\n`,
+      ).join("\n") + extra;
+    const file = path.join(repo, "shop/rules.py");
+    fs.writeFileSync(file, big(2));
+    expect(big(2).length).toBeGreaterThan(WHOLE_FILE_CHARS);
+    const memory = store.memory;
+    const count = (prompt: string) => model.requests.filter((r) => r.prompt === prompt).length;
+    const summarized = () => model.requests.filter((r) => r.prompt === "custodian-summarize-file" && r.messages[1]!.content.includes("shop/rules.py"));
+    await locateFiles(context(), cartIssue, memory, { top: 10 });
+    expect(summarized()).toHaveLength(1);
+    const asked = summarized()[0]!.messages[1]!.content;
+    expect(asked).toContain("from its outline");
+    expect(asked).toContain('def discount_rule_19(cart):\n    """Applies discount rule 19 to the cart total."""\n    ...');
+    expect(asked).not.toContain("rounding rule");
+    const files = count("custodian-summarize-file");
+
+    // Only the bodies change: the outline is the same, so the summary stands and no model call is made for it.
+    fs.writeFileSync(file, big(3));
+    const again = await locateFiles(context(), cartIssue, memory, { top: 10 });
+    expect(count("custodian-summarize-file")).toBe(files);
+    expect(count("custodian-summarize-diff")).toBe(0);
+    expect(again.find((f) => f.path === "shop/rules.py")!.summary).toBe("Summary of shop/rules.py.");
+
+    // A new definition changes the outline: the diff of the outlines goes to the model, not the file's.
+    fs.writeFileSync(file, big(3, '\ndef loyalty_points(cart):\n    """Points for the cart."""\n    return 1\n'));
+    const changed = await locateFiles(context(), cartIssue, memory, { top: 10 });
+    expect(count("custodian-summarize-diff")).toBe(1);
+    const diff = model.requests.find((r) => r.prompt === "custodian-summarize-diff")!.messages[1]!.content;
+    expect(diff).toContain("+def loyalty_points(cart):");
+    expect(diff).toContain("a unified diff of its outline");
+    expect(diff).not.toContain("rounding rule");
+    expect(changed.find((f) => f.path === "shop/rules.py")!.summary).toBe("Summary of shop/rules.py.\nChanged since: Adds loyalty_points().");
     expect(model.problems).toEqual([]);
   });
 

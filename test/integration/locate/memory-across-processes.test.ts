@@ -7,6 +7,7 @@ import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startScriptedModel, type ScriptedModel } from "../../support/scripted-model.js";
 import { makeFixtureRepo, promptPath } from "./fixture-repo.js";
+import { judgeFiles } from "../../support/judge-files.js";
 
 const run = promisify(execFile);
 const entry = path.join(import.meta.dirname, "run-magis.ts");
@@ -19,10 +20,7 @@ beforeAll(async () => {
   model = await startScriptedModel();
   model.script("custodian-summarize-file", (r) => ({ summary: `Summary of ${promptPath(r.messages[1]!.content)}.` }));
   model.script("custodian-summarize-diff", () => ({ message: "Adds a coupon check." }));
-  model.script("custodian-judge-relevance", (r) => ({
-    relevant: /cart\.py|discount\.py/.test(r.messages[1]!.content.split("The file")[1] ?? ""),
-    reason: "checked",
-  }));
+  model.script("custodian-judge-relevance", (r) => judgeFiles(r, (file) => /cart\.py|discount\.py/.test(file)));
   repo = makeFixtureRepo();
   work = fs.mkdtempSync(path.join(os.tmpdir(), "magis-memory-"));
   fs.writeFileSync(path.join(work, "issue.md"), "# Cart total_price ignores discount codes\n\nThe `Cart` `total_price` ignores `apply_discount`.\n");

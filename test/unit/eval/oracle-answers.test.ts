@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { listPrompts, loadPrompt, renderPrompt } from "../../../src/llm/prompts.js";
 import { answerAsOracle } from "../../../src/eval/oracle/answer-as-oracle.js";
 import { readPromptVars } from "../../../src/eval/oracle/read-prompt-vars.js";
+import { showFiles } from "../../../src/pipeline/locate/judge-relevance.js";
 import { readPatchHunks } from "../../../src/eval/read-patch-hunks.js";
 import { numberLines } from "../../../src/edit/number-lines.js";
 
@@ -67,8 +68,16 @@ describe("answerAsOracle", () => {
   });
 
   it("finds the gold files relevant and to change, and no other", () => {
-    expect(answerAsOracle("custodian-judge-relevance", { path: "m.py" }, GOLD)).toMatchObject({ relevant: true });
-    expect(answerAsOracle("custodian-judge-relevance", { path: "n.py" }, GOLD)).toMatchObject({ relevant: false });
+    const files = showFiles([
+      { path: "n.py", summary: "Another module." },
+      { path: "m.py", summary: "The module the gold patch changes." },
+    ]);
+    expect(answerAsOracle("custodian-judge-relevance", { files }, GOLD)).toMatchObject({
+      files: [
+        { path: "n.py", relevant: false },
+        { path: "m.py", relevant: true },
+      ],
+    });
     expect(answerAsOracle("manager-define-task", { path: "m.py" }, GOLD)).toMatchObject({ needs_change: true });
     expect(answerAsOracle("manager-define-task", { path: "n.py" }, GOLD)).toMatchObject({ needs_change: false });
     expect(answerAsOracle("manager-make-plan", { tasks: "- `m.py`: do it\n- `n.py`: and this" }, GOLD)).toMatchObject({ steps: [["m.py", "n.py"]] });
