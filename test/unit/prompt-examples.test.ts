@@ -68,18 +68,26 @@ interface Example {
 
 const EXAMPLE_LINE = /^Example \(([^)\n]+)\):[ \t]*$/;
 const HEADING_LINE = /^#{1,6} /;
+const FENCE_LINE = /^(`{3,}|~{3,})/;
 
-/** The examples a message shows: each `Example (<label>):` line and what follows it, to the next one, a heading or the end. */
+/**
+ * The examples a message shows: each `Example (<label>):` line and what follows it, to the next one, a heading or the
+ * end. Inside a fenced block (a script's text) neither a label nor a `# comment` line ends the example.
+ */
 function examplesIn(message: string): Example[] {
   const examples: Example[] = [];
   let open: { label: string; lines: string[] } | undefined;
+  let fence: string | undefined;
   const close = () => {
     if (open) examples.push({ label: open.label, text: open.lines.join("\n").trim() });
     open = undefined;
   };
   for (const line of message.split("\n")) {
-    const started = EXAMPLE_LINE.exec(line);
-    if (started || HEADING_LINE.test(line)) close();
+    const marker = FENCE_LINE.exec(line)?.[1];
+    const started = fence ? null : EXAMPLE_LINE.exec(line);
+    if (started || (!fence && HEADING_LINE.test(line))) close();
+    if (marker && !fence) fence = marker;
+    else if (marker && marker[0] === fence![0] && marker.length >= fence!.length && line.trim() === marker) fence = undefined;
     if (started) open = { label: started[1]!, lines: [] };
     else open?.lines.push(line);
   }
@@ -128,6 +136,11 @@ describe("examplesIn", () => {
       { label: "a", text: '{"x": 1}' },
       { label: "b c", text: "line 1\nline 2" },
     ]);
+  });
+
+  it("keeps a fenced block whole: a `# comment` or a label line inside it does not end the example", () => {
+    const script = ["Example (script):", "path: t.py", "````", "# a comment", "Example (not one):", "```", "````", "## Next"];
+    expect(examplesIn(script.join("\n"))).toEqual([{ label: "script", text: script.slice(1, 7).join("\n") }]);
   });
 
   it("ignores a label that is not alone on its line", () => {
