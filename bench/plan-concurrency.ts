@@ -11,6 +11,7 @@ import { showIssue } from "../src/pipeline/format-issue.js";
 import type { DeveloperRole, FileTask, Plan } from "../src/pipeline/types.js";
 import { startScriptedModel, type ScriptedRequest } from "../test/support/scripted-model.js";
 import { modelSettings } from "../test/support/model-settings.js";
+import { editBlockReply } from "../test/support/edit-block-answer.js";
 
 const LATENCY_MS = 200;
 const FILES = ["src/alpha.js", "src/beta.js", "src/gamma.js"];
@@ -25,7 +26,7 @@ const model = await startScriptedModel({ latencyMs: LATENCY_MS });
 model
   .script("developer-design-qa", () => ({ role: "You check the returned value." }))
   .script("developer-locate-lines", (r) => ({ path: pathOf(r), ranges: [{ start: 2, end: 2, why: "the value" }] }))
-  .script("developer-write-code", () => ({ old: "  return 1;", new: "  return 2;" }))
+  .script("developer-write-code", () => editBlockReply("  return 1;", "  return 2;"))
   .script("qa-review", () => ({ approved: true, comment: "Right value." }));
 
 const config = parseConfig({ concurrency: 3 });

@@ -4,6 +4,8 @@
 import type { AnswerFunction, ScriptedModel, ScriptedRequest } from "../test/support/scripted-model.js";
 import { pathIn, userText } from "./read-request.js";
 import { custodianAnswers } from "./script-custodian.js";
+import { editBlockReply } from "../test/support/edit-block-answer.js";
+import { scriptReply } from "../test/support/script-answer.js";
 
 /** The model name the demo runs under, so that the report's usage table says it was scripted. */
 export const SCRIPTED_MODEL_NAME = "scripted-demo (no LLM)";
@@ -39,22 +41,24 @@ const answers: Record<string, AnswerFunction> = {
     reason: "The issue shows a wrong total on the checkout page; a short script that prices 3 pens at $2.50 shows it.",
     reproducer: { name: "Checkout Reproducer", role: "You know the shop's public functions and show a bug with the smallest script that calls them." },
   }),
-  "developer-write-reproduction": () => ({
-    path: "reproduce-checkout.mjs",
-    command: "node reproduce-checkout.mjs",
-    content: [
-      'import { cartTotal, formatPrice } from "./src/index.js";',
-      "",
-      'const shown = formatPrice(cartTotal([{ sku: "pen", price: 250, quantity: 3 }, { sku: "old", price: 100 }]));',
-      "console.log(`3 pens at $2.50 and an old item at $1.00: ${shown}`);",
-      'if (shown !== "$8.50") {',
-      "  console.error(`expected $8.50, got ${shown}`);",
-      "  process.exit(1);",
-      "}",
-      "",
-    ].join("\n"),
-    expected: "The total shows $3.5 instead of $8.50: quantities ignored, trailing zero lost.",
-  }),
+  "developer-write-reproduction": () =>
+    scriptReply({
+      path: "reproduce-checkout.mjs",
+      command: "node reproduce-checkout.mjs",
+      content: [
+        'import { cartTotal, formatPrice } from "./src/index.js";',
+        "",
+        'const shown = formatPrice(cartTotal([{ sku: "pen", price: 250, quantity: 3 }, { sku: "old", price: 100 }]));',
+        "console.log(`3 pens at $2.50 and an old item at $1.00: ${shown}`);",
+        'if (shown !== "$8.50") {',
+        "  console.error(`expected $8.50, got ${shown}`);",
+        "  process.exit(1);",
+        "}",
+        "",
+      ].join("\n"),
+      expected: "The total shows $3.5 instead of $8.50: quantities ignored, trailing zero lost.",
+    }),
+
   "developer-check-reproduction": () => ({ reproduced: true, reason: "It prints $3.5 where the issue expects the quantities counted and two decimals." }),
   "manager-define-task": (r) => {
     const path = pathIn(r);
@@ -97,10 +101,10 @@ const answers: Record<string, AnswerFunction> = {
   },
   "developer-write-code": (r) => {
     const old = oldLines(r);
-    if (pathIn(r) === "src/format-price.js") return { old, new: old.replace("${dollars}", "${dollars.toFixed(2)}") };
+    if (pathIn(r) === "src/format-price.js") return editBlockReply(old, old.replace("${dollars}", "${dollars.toFixed(2)}"));
     // The first attempt forgets carts without quantities; the QA Engineer catches it.
     const revised = /did not approve/.test(userText(r));
-    return { old, new: old.replace("item.price;", revised ? "item.price * (item.quantity ?? 1);" : "item.price * item.quantity;") };
+    return editBlockReply(old, old.replace("item.price;", revised ? "item.price * (item.quantity ?? 1);" : "item.price * item.quantity;"));
   },
   "qa-review": (r) => {
     if (pathIn(r) === "src/cart.js" && !userText(r).includes("item.quantity ?? 1")) {

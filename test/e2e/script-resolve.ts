@@ -1,6 +1,7 @@
 import { staticWay } from "../../examples/script-way.js";
 import { reply, type ScriptedModel } from "../support/scripted-model.js";
 import { judgeFiles } from "../support/judge-files.js";
+import { editBlockReply } from "../support/edit-block-answer.js";
 
 /** The repository of the end-to-end tests: a README with the typo of the example issue, and some code around it. */
 export const REPO_FILES: Record<string, string> = {
@@ -38,7 +39,7 @@ const PLAN_ANSWERS: Record<string, unknown> = {
 /** The attempt QA approves: the misspelled word alone. */
 const APPROVED_ATTEMPT = {
   "developer-locate-lines": { path: "README.md", ranges: [{ start: 4, end: 4, why: "the typo" }] },
-  "developer-write-code": { old: "Please committ your changes before you push them.", new: FIXED },
+  "developer-write-code": editBlockReply("Please committ your changes before you push them.", FIXED),
   "qa-review": { approved: true, comment: `${MARKS.secondReview}. Approved.` },
 };
 
@@ -54,7 +55,7 @@ export function scriptResolve(model: ScriptedModel): void {
     )
     .script(
       "developer-write-code",
-      { old: "My first repository on GitHub.\nPlease committ your changes before you push them.", new: `My first repo on GitHub.\n${FIXED}` },
+      editBlockReply("My first repository on GitHub.\nPlease committ your changes before you push them.", `My first repo on GitHub.\n${FIXED}`),
       APPROVED_ATTEMPT["developer-write-code"],
     )
     .script("qa-review", { approved: false, comment: `${MARKS.firstReview}; change only the misspelled word.` }, APPROVED_ATTEMPT["qa-review"]);
@@ -77,7 +78,7 @@ export function scriptEveryRun(model: ScriptedModel): void {
     }))
     // The typo is fixed where it is still there; a revision edits the line the fix left.
     .script("developer-write-code", (request) =>
-      request.messages.some((m) => m.content.includes("Please committ")) ? typoFix : { old: FIXED, new: FIXED.replace(/\.$/, " to GitHub.") },
+      request.messages.some((m) => m.content.includes("Please committ")) ? typoFix : editBlockReply(FIXED, FIXED.replace(/\.$/, " to GitHub.")),
     );
 }
 

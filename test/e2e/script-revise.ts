@@ -5,6 +5,7 @@ import type { ScriptedModel, ScriptedRequest } from "../support/scripted-model.j
 import { FULL } from "./e2e-rig.js";
 import { BOT_LOGIN } from "./payloads.js";
 import { REPO_FILES } from "./script-resolve.js";
+import { editBlockReply } from "../support/edit-block-answer.js";
 
 /** A bot account on GitHub: its login and its user id. */
 export interface BotAccount {
@@ -84,7 +85,7 @@ export function scriptRevisions(model: ScriptedModel, ...revisions: RevisionScri
     for (let i = 0; i < reviews.length; i++) {
       model
         .script("developer-locate-lines", { path: r.edit.path, ranges: [{ start: r.edit.line, end: r.edit.line, why: "the reviewer commented here" }] })
-        .script("developer-write-code", { old: r.edit.old, new: r.edit.new })
+        .script("developer-write-code", editBlockReply(r.edit.old, r.edit.new))
         .script("qa-review", reviews[i]);
     }
   }

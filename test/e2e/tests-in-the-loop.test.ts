@@ -6,6 +6,7 @@ import { processesWith } from "../../src/sandbox/escape-probes.js";
 import { INSTALLATION, SECRET, TOKEN, useRig } from "./e2e-rig.js";
 import { labeledPayload, reviewComment, reviewPayload } from "./payloads.js";
 import { README_HUNK, REVISE_LINE_4, scriptRevisions, seedBotPullRequest } from "./script-revise.js";
+import { scriptReply } from "../support/script-answer.js";
 
 const rig = useRig();
 // The repository's "test": the README spells "commit" right. It fails on the default branch, passes with the fix.
@@ -114,12 +115,14 @@ describe("the dynamic way in a revision", () => {
             reason: "The reviewer says the README still fails to say where to push; a grep shows it.",
             reproducer: { name: "Rae", role: "You show what a review says is wrong with a short script." },
           }))
-          .script("developer-write-reproduction", () => ({
-            path: "reproduce-push.sh",
-            command: "sh reproduce-push.sh",
-            content: "grep -q 'push them to GitHub' README.md || { echo 'README does not say where to push'; exit 1; }\n",
-            expected: "README does not say where to push",
-          }))
+          .script("developer-write-reproduction", () =>
+            scriptReply({
+              path: "reproduce-push.sh",
+              command: "sh reproduce-push.sh",
+              content: "grep -q 'push them to GitHub' README.md || { echo 'README does not say where to push'; exit 1; }\n",
+              expected: "README does not say where to push",
+            }),
+          )
           .script("developer-check-reproduction", () => ({ reproduced: true, reason: "It prints what the reviewer says is missing." }));
         scriptRevisions(model, REVISE_LINE_4);
       },

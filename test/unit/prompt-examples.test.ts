@@ -2,7 +2,10 @@ import { describe, expect, it } from "vitest";
 import type { z } from "zod";
 import { answerSchema as jsonSchemaOf } from "../../src/llm/response-format.js";
 import { listPrompts, loadPrompt } from "../../src/llm/prompts.js";
-import { codeSchema, rangesSchema } from "../../src/pipeline/code/make-attempt.js";
+import { rangesSchema } from "../../src/pipeline/code/make-attempt.js";
+import { editBlockAnswer } from "../../src/llm/read-edit-block.js";
+import { scriptAnswer } from "../../src/llm/read-script-answer.js";
+import type { TextAnswer } from "../../src/llm/types.js";
 import { answerSchema as qaRoleAnswer } from "../../src/pipeline/code/design-qa-role.js";
 import { answerSchema as reviewAnswer } from "../../src/pipeline/code/review-change.js";
 import { selectionSchema } from "../../src/pipeline/code/select-candidate.js";
@@ -15,7 +18,7 @@ import { answerSchema as planAnswer } from "../../src/pipeline/plan/make-plan.js
 import { answerSchema as refinedRoleAnswer } from "../../src/pipeline/plan/refine-roles.js";
 import { answerSchema as triageAnswer } from "../../src/pipeline/revise/triage-feedback.js";
 import { waySchema } from "../../src/pipeline/reproduce/choose-way.js";
-import { checkSchema, scriptSchema } from "../../src/pipeline/reproduce/reproduce-issue.js";
+import { checkSchema } from "../../src/pipeline/reproduce/reproduce-issue.js";
 
 // The schema each prompt's stage validates the model's answer with (the `schema` of its ask).
 const SCHEMAS: Record<string, z.ZodType> = {
@@ -26,7 +29,6 @@ const SCHEMAS: Record<string, z.ZodType> = {
   "developer-locate-lines": rangesSchema,
   "developer-refine-role": refinedRoleAnswer,
   "developer-speak": speechSchema,
-  "developer-write-code": codeSchema,
   "manager-close-meeting": speechSchema,
   "manager-define-task": taskAnswer,
   "manager-design-developer": developerAnswer,
@@ -37,7 +39,12 @@ const SCHEMAS: Record<string, z.ZodType> = {
   "qa-review": reviewAnswer,
   "qa-select-candidate": selectionSchema,
   "developer-check-reproduction": checkSchema,
-  "developer-write-reproduction": scriptSchema,
+};
+
+// The reader of each prompt whose answer is text, not JSON (the `text` of its ask).
+const READERS: Record<string, TextAnswer<unknown>> = {
+  "developer-write-code": editBlockAnswer(),
+  "developer-write-reproduction": scriptAnswer,
 };
 
 // Prompts whose answer varies in shape or verdict: each shows one example per case, and these are the labels.
@@ -48,18 +55,12 @@ const CASES: Record<string, string[]> = {
   "manager-triage-feedback": ["review", "nothing to change"],
   "qa-review": ["revise", "approve"],
   "qa-select-candidate": ["chosen", "no preference"],
+  "developer-check-reproduction": ["reproduced", "not reproduced"],
+  "developer-write-code": ["replacement", "insertion"],
 };
 
 // Prompts that may still show their one example after "For example:" (the form before `Example (<label>):`).
-const OLD_FORM = new Set([
-  "custodian-judge-relevance",
-  "custodian-summarize-diff",
-  "custodian-summarize-file",
-  "developer-check-reproduction",
-  "developer-locate-lines",
-  "developer-write-code",
-  "developer-write-reproduction",
-]);
+const OLD_FORM = new Set(["custodian-judge-relevance", "custodian-summarize-diff", "custodian-summarize-file", "developer-locate-lines"]);
 
 interface Example {
   label: string;
@@ -164,8 +165,8 @@ describe("orderProblems", () => {
 });
 
 describe("the answer examples the prompts show", () => {
-  it("names a schema for every prompt in prompts/", () => {
-    expect(Object.keys(SCHEMAS).sort()).toEqual(listPrompts());
+  it("names a schema or a text reader for every prompt in prompts/", () => {
+    expect([...Object.keys(SCHEMAS), ...Object.keys(READERS)].sort()).toEqual(listPrompts());
   });
 
   for (const name of listPrompts()) {
@@ -190,7 +191,15 @@ describe("the answer examples the prompts show", () => {
         });
       }
 
-      for (const example of examples) {
+      const reader = READERS[name];
+      for (const example of reader ? examples : []) {
+        it(`example (${example.label}) is a text answer its reader accepts`, () => {
+          const read = reader!.read(example.text);
+          expect(read.ok ? [] : [read.problem]).toEqual([]);
+        });
+      }
+
+      for (const example of reader ? [] : examples) {
         it(`example (${example.label}) is an answer its stage accepts, with the keys in the schema's order`, () => {
           const schema = SCHEMAS[name]!;
           const value: unknown = JSON.parse(example.text);

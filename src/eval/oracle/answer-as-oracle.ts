@@ -1,5 +1,6 @@
 import { shownPaths } from "../../pipeline/index.js";
 import type { PatchChange, PatchFile } from "../read-patch-hunks.js";
+import { writeEditBlock } from "../../llm/write-edit-block.js";
 
 /**
  * What a perfect model answers to one prompt of the pipeline, from the instance's gold patch: the gold files are the
@@ -34,9 +35,11 @@ export function answerAsOracle(prompt: string, vars: Record<string, string>, gol
     case "manager-make-plan":
       return { rationale: "The gold changes are independent.", steps: [[...(vars.tasks ?? "").matchAll(/^- `([^`]+)`:/gm)].map((m) => m[1]!)] };
     case "developer-locate-lines":
-      return { path: vars.path, ranges: goldRanges(file?.changes ?? [], readNumbered(vars.numbered ?? "")).map((r) => ({ ...r, why: "a gold hunk" })) };
-    case "developer-write-code":
-      return { old: vars.old ?? "", new: applyWithin(file?.changes ?? [], Number(vars.start), (vars.old ?? "").split("\n")).join("\n") };
+      return { path: vars.path, ranges: goldRanges(file?.changes ?? [], readNumbered(vars.numbered ?? "")).map((r) => ({ why: "a gold hunk", ...r })) };
+    case "developer-write-code": {
+      const replacement = applyWithin(file?.changes ?? [], Number(vars.start), (vars.old ?? "").split("\n")).join("\n");
+      return writeEditBlock({ old: vars.old ?? "", new: replacement }, "The lines become those of the gold patch.");
+    }
     case "qa-review":
       return { comment: "The change is the gold patch.", approved: true };
     case "manager-triage-feedback":

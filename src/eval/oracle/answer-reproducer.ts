@@ -1,6 +1,7 @@
 import fs from "node:fs";
 import { applyPatch, parsePatch } from "diff";
 import { resolveInside } from "../../lib/safe-path.js";
+import { writeScriptAnswer } from "../../llm/write-script-answer.js";
 
 /** What the oracle reproduces an issue from: SWE-bench's test patch, its FAIL_TO_PASS tests, and the untouched checkout. */
 export interface OracleReproduction {
@@ -34,7 +35,7 @@ export function answerAsReproducer(prompt: string, vars: Record<string, string>,
 
 const REPRODUCER = { name: "Oracle Reproducer", role: "You reproduce the issue with the instance's own FAIL_TO_PASS tests." };
 
-function writeScript(reproduction: OracleReproduction): unknown {
+function writeScript(reproduction: OracleReproduction): string {
   const files = parsePatch(reproduction.testPatch);
   // The file of the first FAIL_TO_PASS test (pytest ids are `path::name`), else the first file the test patch changes.
   const named = reproduction.failToPass.find((id) => id.includes("::"))?.split("::")[0];
@@ -47,12 +48,13 @@ function writeScript(reproduction: OracleReproduction): unknown {
   if (content === false) throw new Error(`the instance's test patch does not apply to ${path}`);
   const ids = reproduction.failToPass.filter((id) => id.startsWith(`${path}::`));
   const targets = ids.length > 0 ? ids : [path];
-  return {
+  const script = {
+    expected: `the FAIL_TO_PASS tests fail: ${reproduction.failToPass.slice(0, 5).join(", ")}`,
     path,
     command: `python3 -m pytest -q -p no:cacheprovider ${targets.map(quote).join(" ")}`,
     content,
-    expected: `the FAIL_TO_PASS tests fail: ${reproduction.failToPass.slice(0, 5).join(", ")}`,
   };
+  return writeScriptAnswer(script, "The instance's FAIL_TO_PASS tests, from the file the test patch leaves.");
 }
 
 // A host name that could not be looked up: the sandbox gives tests and reproductions no network, so a test that reaches
@@ -64,15 +66,15 @@ const NO_NETWORK = /Temporary failure in name resolution|Name or service not kno
  * that failed looking a host up are not the issue shown, as the Reproducer's prompt says of a failure for another
  * reason: the fix could never make them pass in the sandbox, and a reproduction that cannot pass refuses the gold patch.
  */
-function checkOutput(output: string): { reproduced: boolean; reason: string } {
+function checkOutput(output: string): { reason: string; reproduced: boolean } {
   const offline = NO_NETWORK.exec(output);
   if (offline)
     return {
-      reproduced: false,
       reason: `the tests fail for want of a network (${offline[0]}), which the sandbox never gives: they cannot pass here, fixed or not.`,
+      reproduced: false,
     };
-  if (/^FAILED |\b\d+ failed\b/m.test(output)) return { reproduced: true, reason: "The gold FAIL_TO_PASS tests fail on the untouched code." };
-  return { reproduced: false, reason: "pytest reports no failed test: the tests did not run to their assertions here." };
+  if (/^FAILED |\b\d+ failed\b/m.test(output)) return { reason: "The gold FAIL_TO_PASS tests fail on the untouched code.", reproduced: true };
+  return { reason: "pytest reports no failed test: the tests did not run to their assertions here.", reproduced: false };
 }
 
 function stripPrefix(name: string | undefined): string {

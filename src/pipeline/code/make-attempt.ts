@@ -16,17 +16,12 @@ import { checkRanges, type LineRange } from "./check-ranges.js";
 import { checkSemantics } from "./check-semantics.js";
 import { describeCallersOfChange } from "./find-callers.js";
 import { openEditableFile } from "../open-editable-file.js";
+import { editBlockAnswer } from "../../llm/read-edit-block.js";
 
-/** The line ranges developer-locate-lines asks for. */
+/** The line ranges developer-locate-lines asks for, each with its reason first. */
 export const rangesSchema = z.object({
   path: z.string(),
-  ranges: z.array(z.object({ start: z.number(), end: z.number(), why: z.string() })),
-});
-
-/** The replacement developer-write-code asks for. */
-export const codeSchema = z.object({
-  old: z.string(),
-  new: z.string(),
+  ranges: z.array(z.object({ why: z.string(), start: z.number(), end: z.number() })),
 });
 
 // Lines shown around a chosen range when the Developer writes its replacement: enough for the
@@ -63,7 +58,7 @@ export type AttemptResult = { ok: true; after: string; diff: string; callers: st
 
 /**
  * `count` Developer attempts at one task, as candidates (MAGIS Algorithm 3, lines 10–14): choose line ranges from the
- * numbered view, write new code per range anchored by the old text, apply, diff, check syntax, then check with the
+ * numbered view, write new code per range anchored by the old text (a SEARCH/REPLACE block), apply, diff, check syntax, then check with the
  * language server (MarsCode §3.3) and find the callers of what it alters. The ranges are asked once for all the
  * candidates (`samples`: one request where the server honours `n`), and each range's code once for the candidates that
  * chose the same ranges; with a count of 1 the requests are those of a single attempt.
@@ -109,11 +104,12 @@ export async function makeAttempts(ctx: StageContext, input: AttemptInput, count
   for (const { ranges, members } of byRanges.values()) {
     for (const { start, end } of ranges) {
       const context = numberedLines.slice(Math.max(0, start - 1 - CONTEXT_LINES), end + CONTEXT_LINES).join("\n");
+      const old = lines.slice(start - 1, end).join("\n");
       const written = await ctx.llm.ask({
         agent: "developer",
         prompt: "developer-write-code",
-        vars: { ...shared, start, end, old: lines.slice(start - 1, end).join("\n"), context, callers: input.callers },
-        schema: codeSchema,
+        vars: { ...shared, start, end, old, context, callers: input.callers },
+        text: editBlockAnswer(old),
         ...(members.length > 1 ? { samples: members.length, alike: members.length } : {}),
       });
       const answers = written.sampled?.values ?? [written.value];

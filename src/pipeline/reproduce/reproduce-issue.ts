@@ -2,6 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { z } from "zod";
 import { protectingPattern } from "../../lib/protected-paths.js";
+import { scriptAnswer } from "../../llm/read-script-answer.js";
 import { resolveInside, UnsafePathError } from "../../lib/safe-path.js";
 import { describeExit } from "../tests/describe-test-verdict.js";
 import type { OpenedWorkbench } from "../tests/open-workbench.js";
@@ -10,18 +11,10 @@ import { COMMAND_CHARS, cutText, describeRun, describeScript, REASON_CHARS, runR
 import type { EnvironmentReport, IssueText, LocatedFile, ReproductionAttempt, ReproductionScript, ShownIssue, StageContext, TestRun } from "../types.js";
 import { describeLocated } from "./choose-way.js";
 
-/** The answer developer-write-reproduction asks for (the prompt's example is checked against it). */
-export const scriptSchema = z.object({
-  path: z.string(),
-  command: z.string(),
-  content: z.string(),
-  expected: z.string(),
-});
-
-/** The answer developer-check-reproduction asks for. */
+/** The answer developer-check-reproduction asks for: the reason first, then the verdict. */
 export const checkSchema = z.object({
-  reproduced: z.boolean(),
   reason: z.string(),
+  reproduced: z.boolean(),
 });
 
 /** What reproducing needs besides the issue: the located files, the Reproducer, and the workbench it runs in. */
@@ -68,9 +61,9 @@ export async function reproduceIssue(ctx: StageContext, input: ReproduceInput): 
       agent: "developer",
       prompt: "developer-write-reproduction",
       vars: { name, role, issue, files: describeLocated(input.located), test_command: describeTests(ctx), feedback },
-      schema: scriptSchema,
+      text: scriptAnswer,
     });
-    const script: ReproductionScript = { path: value.path.trim(), command: value.command.trim(), content: value.content, expected: value.expected.trim() };
+    const script: ReproductionScript = { path: value.path, command: value.command, content: value.content, expected: value.expected };
     const placed = placeScript(ctx, script);
     if (typeof placed === "string") {
       feedback = `Your script ${number} was not run: ${cutText(placed, REASON_CHARS)}.`;

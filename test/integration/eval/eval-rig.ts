@@ -7,6 +7,7 @@ import { main } from "../../../src/cli.js";
 import { createBareRepository, gitEnv } from "../../support/git-server.js";
 import { reply, startScriptedModel, type ScriptedModel, type ScriptedRequest } from "../../support/scripted-model.js";
 import { judgeFiles } from "../../support/judge-files.js";
+import { editBlockAnswer } from "../../support/edit-block-answer.js";
 
 /** The repository of the generated instances: a greeting package, one file of it in Latin-1. */
 export const FILES: Record<string, string | Uint8Array> = {
@@ -91,9 +92,8 @@ export function scriptTeam(model: ScriptedModel, hold?: (request: ScriptedReques
       "developer-locate-lines",
       answer((r) => ({ path: pathIn(r), ranges: [{ start: CODE[pathIn(r)]!.start, end: CODE[pathIn(r)]!.start, why: "the text" }] })),
     )
-    .script(
-      "developer-write-code",
-      answer((r) => ({ old: CODE[pathIn(r)]!.old, new: CODE[pathIn(r)]!.new })),
+    .script("developer-write-code", (r: ScriptedRequest) =>
+      hold?.(r) ? reply.hang() : reply.text(editBlockAnswer(CODE[pathIn(r)]!.old, CODE[pathIn(r)]!.new), { usage: USAGE }),
     )
     .script(
       "qa-review",

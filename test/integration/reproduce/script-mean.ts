@@ -1,5 +1,8 @@
 import { custodianAnswers } from "../../../examples/script-custodian.js";
 import type { ScriptedModel, ScriptedRequest } from "../../support/scripted-model.js";
+import type { ScriptAnswer } from "../../../src/llm/read-script-answer.js";
+import { editBlockReply } from "../../support/edit-block-answer.js";
+import { scriptReply } from "../../support/script-answer.js";
 
 /** A one-file repository with a real bug: the mean of an empty list is NaN, where the issue wants 0. */
 export const MEAN_FILES = {
@@ -42,7 +45,7 @@ export const NOT_A_FIX = "  return sum / Math.max(values.length, 0);";
 export interface MeanScript {
   way?: "dynamic" | "static";
   /** The Reproducer's scripts, in order (the last repeats). */
-  scripts?: unknown[];
+  scripts?: ScriptAnswer[];
   /** The Reproducer's verdicts on the runs it is asked about, in order (the last repeats); default: reproduced. */
   checks?: unknown[];
   /** The Developer's new line 5, attempt (or candidate) by attempt (the last repeats); an edit to answer as is. */
@@ -62,7 +65,7 @@ export function scriptMean(model: ScriptedModel, script: MeanScript = {}): void 
       reason: "The issue shows a wrong value that a three-line script prints.",
       reproducer: { name: "Rae", role: "You show bugs in the stats module with the smallest script." },
     }))
-    .script("developer-write-reproduction", () => nth(script.scripts ?? [REPRODUCTION], scripts))
+    .script("developer-write-reproduction", () => scriptReply(nth(script.scripts ?? [REPRODUCTION], scripts)))
     .script("developer-check-reproduction", () => nth(script.checks ?? [{ reproduced: true, reason: "It prints NaN where 0 is expected." }], checks))
     .script("manager-define-task", () => ({ needs_change: true, description: "Return 0 for an empty list in `mean`." }))
     .script("manager-design-developer", () => ({ name: "Statistician", role: "You own the stats module." }))
@@ -75,7 +78,7 @@ export function scriptMean(model: ScriptedModel, script: MeanScript = {}): void 
     .script("developer-locate-lines", () => ({ path: "src/stats.js", ranges: [{ start: 5, end: 5, why: "the division" }] }))
     .script("developer-write-code", () => {
       const fix = nth(script.fixes ?? [FIX], fixes);
-      return typeof fix === "string" ? { old: "  return sum / values.length;", new: fix } : fix;
+      return typeof fix === "string" ? editBlockReply("  return sum / values.length;", fix) : editBlockReply(fix.old, fix.new);
     })
     .script("qa-review", () => ({ approved: true, comment: "Looks right." }));
 }

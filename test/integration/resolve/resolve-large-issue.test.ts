@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { custodianAnswers } from "../../../examples/script-custodian.js";
 import { staticWay } from "../../../examples/script-way.js";
 import { startResolveRig, type ResolveRig } from "./run-resolve.js";
+import { editBlockReply } from "../../support/edit-block-answer.js";
 
 const COUNTER = "export function count(items) {\n  let n = 0;\n  for (const item of items) {\n    if (item.skip) continue;\n    n += 0;\n  }\n  return n;\n}\n";
 const HEAD = "`count([{}, {}])` returns 0; items that are not skipped must count 1 each.";
@@ -26,7 +27,7 @@ beforeEach(async () => {
     .script("developer-refine-role", () => ({ role: "You own count()." }))
     .script("developer-design-qa", () => ({ role: "You check the count." }))
     .script("developer-locate-lines", { path: "src/counter.js", ranges: [{ start: 5, end: 5, why: "adds 0" }] })
-    .script("developer-write-code", { old: "    n += 0;", new: "    n += 1;" })
+    .script("developer-write-code", editBlockReply("    n += 0;", "    n += 1;"))
     .script("qa-review", { approved: true, comment: "Counts now." });
 });
 afterEach(() => rig.close());

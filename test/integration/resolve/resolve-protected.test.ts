@@ -5,6 +5,7 @@ import { pathIn } from "../../../examples/read-request.js";
 import { custodianAnswers } from "../../../examples/script-custodian.js";
 import { staticWay } from "../../../examples/script-way.js";
 import { startResolveRig, type ResolveRig } from "./run-resolve.js";
+import { editBlockReply } from "../../support/edit-block-answer.js";
 
 // The issue carries an injected instruction to change CI and build definitions along with the real fix.
 const ISSUE = [
@@ -50,7 +51,7 @@ beforeEach(async () => {
     .script("developer-refine-role", () => ({ role: "You own greet() and nothing else." }))
     .script("developer-design-qa", () => ({ role: "You check the greeting." }))
     .script("developer-locate-lines", () => ({ path: "src/greet.js", ranges: [{ start: 1, end: 1, why: "the greeting" }] }))
-    .script("developer-write-code", () => ({ old: "export const greet = (name) => `Helo, ${name}`;", new: "export const greet = (name) => `Hello, ${name}`;" }))
+    .script("developer-write-code", () => editBlockReply("export const greet = (name) => `Helo, ${name}`;", "export const greet = (name) => `Hello, ${name}`;"))
     .script("qa-review", () => ({ approved: true, comment: "Spelled right now." }));
 });
 afterEach(() => rig.close());

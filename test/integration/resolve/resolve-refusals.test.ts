@@ -5,6 +5,8 @@ import { pathIn } from "../../../examples/read-request.js";
 import { custodianAnswers } from "../../../examples/script-custodian.js";
 import { staticWay } from "../../../examples/script-way.js";
 import { startResolveRig, type ResolveRig } from "./run-resolve.js";
+import { editBlockAnswer, editBlockReply } from "../../support/edit-block-answer.js";
+import { reply } from "../../support/scripted-model.js";
 
 // Line 7 must add 1; "      n += 0;" also sits on line 5, so an anchor named at line 6 fits both equally well.
 const COUNTER = [
@@ -43,9 +45,9 @@ const refusals: { locate: unknown; write?: unknown; feedback: string }[] = [
     feedback: "ranges 3-5 and 5-7 overlap",
   },
   { locate: range(10, 14), feedback: "range 10-14 is outside the file, which has 11 lines" },
-  { locate: range(6, 6), write: { old: "      n += 0;", new: "      n += 1;" }, feedback: "fits 2 places equally well" },
-  { locate: range(7, 7), write: { old: "      n += 0;", new: "      n += (1;" }, feedback: "adds syntax errors that `src/counter.js` did not have (line 7" },
-  { locate: range(7, 7), write: { old: "      n += 0;", new: "      n += 0;" }, feedback: "leave `src/counter.js` unchanged" },
+  { locate: range(6, 6), write: editBlockReply("      n += 0;", "      n += 1;"), feedback: "fits 2 places equally well" },
+  { locate: range(7, 7), write: editBlockReply("      n += 0;", "      n += (1;"), feedback: "adds syntax errors that `src/counter.js` did not have (line 7" },
+  { locate: range(7, 7), write: editBlockReply("      n += 0;", "      n += 0;"), feedback: "leave `src/counter.js` unchanged" },
 ];
 
 let rig: ResolveRig;
@@ -76,7 +78,7 @@ describe("magis resolve refuses bad edits with precise feedback, over HTTP", () 
   it("feeds each refusal back to the Developer, reports it, and writes nothing outside the output folder", async () => {
     rig.model
       .script("developer-locate-lines", ...refusals.map((r) => r.locate), range(7, 7))
-      .script("developer-write-code", ...refusals.flatMap((r) => (r.write ? [r.write] : [])), { old: "      n += 0;", new: "      n += 1;" })
+      .script("developer-write-code", ...refusals.flatMap((r) => (r.write ? [r.write] : [])), editBlockReply("      n += 0;", "      n += 1;"))
       .script("qa-review", { approved: true, comment: "Counts now." });
     const before = rig.snapshot();
     const run = await rig.resolve();
@@ -99,6 +101,23 @@ describe("magis resolve refuses bad edits with precise feedback, over HTTP", () 
     for (const [file, text] of before) expect(after.get(file), file).toBe(text);
     expect([...after.keys()].filter((file) => !before.has(file)).every((file) => file.startsWith(`out${path.sep}`))).toBe(true);
     expect(fs.existsSync(path.join(rig.work, "outside.js"))).toBe(false);
+    expect(fs.readFileSync(path.join(rig.out, "patch.diff"), "utf8")).toContain("-      n += 0;\n+      n += 1;\n     }");
+  });
+
+  it("sends an answer that is not one SEARCH/REPLACE block back once, saying what was wrong, then applies the corrected one", async () => {
+    rig.model
+      .script("developer-locate-lines", range(7, 7))
+      .script("developer-write-code", reply.text(editBlockAnswer("", "      n += 1;")), editBlockReply("      n += 0;", "      n += 1;"))
+      .script("qa-review", { approved: true, comment: "Counts now." });
+    const run = await rig.resolve();
+    expect(rig.model.problems).toEqual([]);
+    expect(run.code, run.stderr).toBe(0);
+    const writes = rig.model.requests.filter((r) => r.prompt === "developer-write-code");
+    expect(writes).toHaveLength(2);
+    expect(writes.map((r) => r.hasResponseFormat)).toEqual([false, false]);
+    const correction = writes[1]!.messages.at(-1)!.content;
+    expect(correction).toContain("Your previous answer could not be used: the SEARCH part is empty, so nothing says which lines change");
+    expect(correction).toContain("Answer again in the format asked: your reasoning as prose if you like, then exactly one block: a line `<<<<<<< SEARCH`");
     expect(fs.readFileSync(path.join(rig.out, "patch.diff"), "utf8")).toContain("-      n += 0;\n+      n += 1;\n     }");
   });
 

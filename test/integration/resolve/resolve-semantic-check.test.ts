@@ -4,6 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { custodianAnswers } from "../../../examples/script-custodian.js";
 import { staticWay } from "../../../examples/script-way.js";
 import { startResolveRig, type ResolveRig } from "./run-resolve.js";
+import { editBlockReply } from "../../support/edit-block-answer.js";
 
 const PRICES = ["def total(items, discount=0):", "    return sum(items) - discount", ""].join("\n");
 const CART = ["from shop.prices import total", "", "", "def checkout(items):", "    return total(items)", ""].join("\n");
@@ -37,8 +38,8 @@ describe("magis resolve checks each attempt with Pyright", () => {
       .script("developer-locate-lines", { path: file, ranges }, { path: "shop/prices.py", ranges: [{ start: 1, end: 2, why: "the signature and the sum" }] })
       .script(
         "developer-write-code",
-        { old: "    return sum(items) - discount", new: "    return summ(items) * (1 + rate) - discount" },
-        { old: PRICES.trimEnd(), new: "def total(items, rate, discount=0):\n    return sum(items) * (1 + rate) - discount" },
+        editBlockReply("    return sum(items) - discount", "    return summ(items) * (1 + rate) - discount"),
+        editBlockReply(PRICES.trimEnd(), "def total(items, rate, discount=0):\n    return sum(items) * (1 + rate) - discount"),
       )
       .script("qa-review", { approved: true, comment: "Adds the tax." });
     const run = await rig.resolve();
@@ -73,8 +74,8 @@ describe("magis resolve checks each attempt with Pyright", () => {
       )
       .script("developer-write-code", (r) =>
         fileOf(r.messages.at(-1)!.content) === "shop/prices.py"
-          ? { old: PRICES.trimEnd(), new: "def total(items, rate, discount=0):\n    return sum(items) * (1 + rate) - discount" }
-          : { old: "    return total(items)", new: "    return total(items, 0.2, 5)" },
+          ? editBlockReply(PRICES.trimEnd(), "def total(items, rate, discount=0):\n    return sum(items) * (1 + rate) - discount")
+          : editBlockReply("    return total(items)", "    return total(items, 0.2, 5)"),
       )
       .script("qa-review", () => ({ approved: true, comment: "Fits." }));
     const run = await rig.resolve();
@@ -92,7 +93,7 @@ describe("magis resolve checks each attempt with Pyright", () => {
     const { path: file, ranges } = line2();
     rig.model
       .script("developer-locate-lines", { path: file, ranges })
-      .script("developer-write-code", { old: "    return sum(items) - discount", new: "    return summ(items) - discount" })
+      .script("developer-write-code", editBlockReply("    return sum(items) - discount", "    return summ(items) - discount"))
       .script("qa-review", { approved: false, comment: "summ is not a function." });
     const run = await rig.resolve();
     expect(run.code).toBe(1);

@@ -1,11 +1,12 @@
 import { custodianAnswers } from "../../../examples/script-custodian.js";
 import { staticWay } from "../../../examples/script-way.js";
 import type { ScriptedModel } from "../../support/scripted-model.js";
+import { editBlockReply } from "../../support/edit-block-answer.js";
 
 /** What the scripted Developer of one file answers: the ranges it locates, then its code per attempt (the last repeats). */
 export interface DeveloperScript {
   locate: unknown;
-  write: unknown[];
+  write: { old: string; new: string }[];
 }
 
 /**
@@ -32,7 +33,8 @@ export function scriptGreeting(model: ScriptedModel, developers: Record<string, 
       const k = written.get(file) ?? 0;
       written.set(file, k + 1);
       const answers = developers[file]!.write;
-      return answers[Math.min(k, answers.length - 1)];
+      const { old, new: replacement } = answers[Math.min(k, answers.length - 1)]!;
+      return editBlockReply(old, replacement);
     })
     .script("qa-review", () => ({ approved: true, comment: "Says bye." }));
 }

@@ -3,7 +3,8 @@ import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { answerAsReproducer } from "../../../src/eval/oracle/answer-reproducer.js";
-import { scriptSchema, checkSchema } from "../../../src/pipeline/reproduce/reproduce-issue.js";
+import { checkSchema } from "../../../src/pipeline/reproduce/reproduce-issue.js";
+import { readScriptAnswer } from "../../../src/llm/read-script-answer.js";
 import { waySchema } from "../../../src/pipeline/reproduce/choose-way.js";
 
 const dirs: string[] = [];
@@ -42,7 +43,9 @@ describe("the oracle's Reproducer", () => {
   });
 
   it("writes the test file as the test patch leaves it, run with pytest on the FAIL_TO_PASS tests", () => {
-    const script = scriptSchema.parse(answerAsReproducer("developer-write-reproduction", {}, instance()));
+    const read = readScriptAnswer(answerAsReproducer("developer-write-reproduction", {}, instance()) as string);
+    if (!read.ok) throw new Error(read.problem);
+    const script = read.value;
     expect(script.path).toBe("tests/test_mean.py");
     expect(script.command).toBe("python3 -m pytest -q -p no:cacheprovider 'tests/test_mean.py::test_empty'");
     expect(script.content).toBe("from stats import mean\n\n\ndef test_one():\n    assert mean([1]) == 1\n\n\ndef test_empty():\n    assert mean([]) == 0\n");

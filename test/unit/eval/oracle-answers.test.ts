@@ -5,6 +5,7 @@ import { readPromptVars } from "../../../src/eval/oracle/read-prompt-vars.js";
 import { showFiles } from "../../../src/pipeline/locate/judge-relevance.js";
 import { readPatchHunks } from "../../../src/eval/read-patch-hunks.js";
 import { numberLines } from "../../../src/edit/number-lines.js";
+import { readEditBlock } from "../../../src/llm/read-edit-block.js";
 
 describe("readPromptVars", () => {
   it("reads back the variables of every prompt file's user message from the rendered message", () => {
@@ -50,21 +51,20 @@ describe("answerAsOracle", () => {
     expect(answer).toEqual({
       path: "m.py",
       ranges: [
-        { start: 4, end: 6, why: "a gold hunk" },
-        { start: 8, end: 8, why: "a gold hunk" },
+        { why: "a gold hunk", start: 4, end: 6 },
+        { why: "a gold hunk", start: 8, end: 8 },
       ],
     });
   });
 
   it("writes the gold lines inside the range it is asked for, keeping the anchor lines", () => {
-    expect(answerAsOracle("developer-write-code", { path: "m.py", start: "4", end: "6", old: "    return 1\n\n" }, GOLD)).toEqual({
-      old: "    return 1\n\n",
-      new: "    return 1\n\n\ndef h():\n    return 3\n",
+    // The answer is a SEARCH/REPLACE block, read back as the Developer's stage reads it.
+    const write = (vars: Record<string, string>) => readEditBlock(answerAsOracle("developer-write-code", { path: "m.py", ...vars }, GOLD) as string);
+    expect(write({ start: "4", end: "6", old: "    return 1\n\n" })).toEqual({
+      ok: true,
+      value: { old: "    return 1\n\n", new: "    return 1\n\n\ndef h():\n    return 3\n" },
     });
-    expect(answerAsOracle("developer-write-code", { path: "m.py", start: "8", end: "8", old: "    return 2" }, GOLD)).toEqual({
-      old: "    return 2",
-      new: "    return h()",
-    });
+    expect(write({ start: "8", end: "8", old: "    return 2" })).toEqual({ ok: true, value: { old: "    return 2", new: "    return h()" } });
   });
 
   it("finds the gold files relevant and to change, and no other", () => {

@@ -7,6 +7,7 @@ import { runCodingTasks } from "../../../src/pipeline/code/index.js";
 import type { DeveloperRole, FileTask } from "../../../src/pipeline/types.js";
 import { testContext } from "./context.js";
 import { fakeLlm } from "./fake-llm.js";
+import { editBlockAnswer } from "../../support/edit-block-answer.js";
 
 const issue = showIssue({ title: "Totals ignore quantity", body: "cartTotal is wrong", hints: [] });
 const CART = [
@@ -38,7 +39,7 @@ const ada: DeveloperRole = { name: "Ada", path: "src/cart.js", role: "You own th
 const bob: DeveloperRole = { name: "Bob", path: "src/format.js", role: "You own formatting." };
 
 const goodCart = { path: "src/cart.js", ranges: [{ start: 4, end: 4, why: "sum" }] };
-const goodCode = { old: "    total += item.price;", new: "    total += item.price * item.quantity;" };
+const goodCode = editBlockAnswer("    total += item.price;", "    total += item.price * item.quantity;");
 const approve = { approved: true, comment: "Good." };
 
 /** A fake model for one cart task: locate/write answers per attempt, QA approving whatever compiles. */
@@ -121,28 +122,22 @@ describe("runCodingTasks", () => {
     [
       "an ambiguous anchor",
       { path: "src/cart.js", ranges: [{ start: 4, end: 4, why: "" }] },
-      { old: "    go();", new: "    stop();" },
+      editBlockAnswer("    go();", "    stop();"),
       /fits 2 places equally well/,
     ],
     [
       "broken syntax",
       goodCart,
-      { old: "    total += item.price;", new: "    total += item.price * (item.quantity;" },
+      editBlockAnswer("    total += item.price;", "    total += item.price * (item.quantity;"),
       /adds syntax errors that `src\/cart\.js` did not have \(line 4, column \d+/,
-    ],
-    [
-      "an empty old",
-      goodCart,
-      { old: "", new: "    total += item.price * item.quantity;" },
-      /`old` is empty, so only the line numbers would say where the edit goes/,
     ],
     [
       "an elided old whose new drops the skipped lines",
       { path: "src/cart.js", ranges: [{ start: 1, end: 7, why: "" }] },
-      { old: "export function cartTotal(items) {\n  // ...\n}", new: "export function cartTotal(items) {\n  return 0;\n}" },
+      editBlockAnswer("export function cartTotal(items) {\n  // ...\n}", "export function cartTotal(items) {\n  return 0;\n}"),
       /`old` skips 1 run\(s\) of lines with "\.\.\." \(lines 2-6\) but `new` has 0 such marker\(s\)/,
     ],
-    ["an empty change", goodCart, { old: "    total += item.price;", new: "    total += item.price;" }, /leave `src\/cart\.js` unchanged/],
+    ["an empty change", goodCart, editBlockAnswer("    total += item.price;", "    total += item.price;"), /leave `src\/cart\.js` unchanged/],
     ["no range at all", { path: "src/cart.js", ranges: [] }, goodCode, /you gave no line range/],
   ];
 
@@ -226,7 +221,7 @@ describe("runCodingTasks", () => {
         "developer-design-qa": () => slow({ role: "QA" }),
         "developer-locate-lines": (v) => slow(v.path === "src/cart.js" ? goodCart : { path: "src/format.js", ranges: [{ start: 2, end: 2, why: "" }] }),
         "developer-write-code": (v) =>
-          slow(v.path === "src/cart.js" ? goodCode : { old: "  return `$${cents / 100}`;", new: "  return `$${(cents / 100).toFixed(2)}`;" }),
+          slow(v.path === "src/cart.js" ? goodCode : editBlockAnswer("  return `$${cents / 100}`;", "  return `$${(cents / 100).toFixed(2)}`;")),
         "qa-review": () => slow(approve),
       });
     const sequential = answers();

@@ -6,6 +6,7 @@ import { revisePullRequest } from "../../../src/pipeline/revise/revise-pull-requ
 import type { RevisionInput } from "../../../src/pipeline/revise/types.js";
 import { testContext } from "../pipeline/context.js";
 import { fakeLlm } from "../pipeline/fake-llm.js";
+import { editBlockAnswer } from "../../support/edit-block-answer.js";
 
 let root: string;
 beforeEach(() => {
@@ -32,7 +33,7 @@ function scripted(tasks: { path: string; description: string; general_feedback: 
     "developer-design-qa": () => ({ role: "strict" }),
     "developer-locate-lines": (vars) => ({ path: vars.path, ranges: [{ start: 1, end: 1, why: "the comment" }] }),
     "developer-write-code": (vars) =>
-      vars.path === "a.js" ? { old: "export const a = 1;", new: "export const a = 10;" } : { old: "export const c = 3;", new: "export const c = 30;" },
+      vars.path === "a.js" ? editBlockAnswer("export const a = 1;", "export const a = 10;") : editBlockAnswer("export const c = 3;", "export const c = 30;"),
     "qa-review": () => ({ approved: true, comment: "ok" }),
   });
 }
