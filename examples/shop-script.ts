@@ -127,7 +127,7 @@ function lineNumberOf(request: ScriptedRequest, needle: string): number {
 }
 
 function oldLines(request: ScriptedRequest): string {
-  const match = /which you replace\n```\n([\s\S]*?)\n```/.exec(userText(request));
+  const match = /which you replace\n<data-[0-9a-f]{8}>\n([\s\S]*?)\n<\/data-[0-9a-f]{8}>/.exec(userText(request));
   if (!match) throw new Error("scripted demo: the write-code prompt shows no old lines");
   return match[1]!;
 }

@@ -7,6 +7,7 @@ import { redactSecrets } from "../lib/redact-secrets.js";
 import { CostBudgetExceededError, UnpricedModelError } from "./cost-errors.js";
 import { BudgetExceededError, LlmError, type BudgetShortfall, type LlmCallSite } from "./errors.js";
 import { resolveLlmSettings, type LlmOptions, type LlmSettings, type StructuredOutputMode } from "./llm-settings.js";
+import { newDataTag } from "./mark-data.js";
 import { loadPrompt, PromptError, renderPrompt } from "./prompts.js";
 import { answerReaderFor, type AnswerReader } from "./read-answer.js";
 import { jsonModeInstruction, responseFormatFor } from "./response-format.js";
@@ -50,6 +51,8 @@ export function createLlm(options: LlmOptions): LlmClient {
 export class LlmClient implements Llm {
   /** One record per model call (and per refused call), in the order they ended. */
   readonly trace: TraceRecord[] = [];
+  /** This job's data tag: it marks off the untrusted text in every prompt the client renders (see mark-data.ts). */
+  readonly dataTag = newDataTag();
   private readonly settings: LlmSettings;
   private readonly sdk: OpenAI;
   private readonly ledger: UsageLedger;
@@ -147,7 +150,7 @@ export class LlmClient implements Llm {
       if (prompt.agent !== site.agent) {
         throw new PromptError(`Prompt "${site.prompt}" belongs to the ${prompt.agent} (its front matter says so), not the ${site.agent}.`);
       }
-      const { system, user } = renderPrompt(prompt, vars);
+      const { system, user } = renderPrompt(prompt, vars, { dataTag: this.dataTag });
       const messages: Message[] = [
         { role: "system", content: system },
         { role: "user", content: user },

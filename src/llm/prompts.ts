@@ -4,6 +4,7 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parse as parseYaml } from "yaml";
 import { AGENTS, type Agent } from "../config.js";
+import { dataNotice, isDataTag, wrapData } from "./mark-data.js";
 
 /** A prompt file, parsed: who asks it, the variables it takes, and its two message templates. */
 export interface Prompt {
@@ -11,6 +12,8 @@ export interface Prompt {
   file: string;
   agent: Agent;
   variables: string[];
+  /** The variables whose values are untrusted text (front matter `data`): each is rendered between the job's data tags. */
+  data: string[];
   system: string;
   user: string;
   /** The first 12 hex digits of the SHA-256 of the file's text: trace records say which version of the prompt asked. */
@@ -21,6 +24,12 @@ export interface Prompt {
 export interface RenderedPrompt {
   system: string;
   user: string;
+}
+
+/** How one job renders its prompts. */
+export interface RenderOptions {
+  /** The job's data tag (newDataTag), made once per job: the same in each of its prompts, unknown to the texts it marks. */
+  dataTag: string;
 }
 
 /** Where prompt files live; tests point it at fixtures. Defaults to the package's `prompts/`. */
@@ -78,8 +87,13 @@ export function loadPrompt(name: string, options: PromptDirOption = {}): Prompt 
   return prompt;
 }
 
-/** Fills a prompt's placeholders; every declared variable must be given and nothing else. */
-export function renderPrompt(prompt: Prompt, vars: Record<string, string | number>): RenderedPrompt {
+/**
+ * Fills a prompt's placeholders; every declared variable must be given and nothing else. Each `data` variable's value is
+ * wrapped in the job's data tags, and the system message then ends with the sentence that says what they mean.
+ */
+export function renderPrompt(prompt: Prompt, vars: Record<string, string | number>, options: RenderOptions): RenderedPrompt {
+  const { dataTag } = options;
+  if (!isDataTag(dataTag)) throw new PromptError(`Prompt "${prompt.name}": the data tag "${dataTag}" is not 8 hex digits; make it with newDataTag().`);
   const given = Object.keys(vars);
   const missing = prompt.variables.filter((v) => !given.includes(v));
   const unknown = given.filter((v) => !prompt.variables.includes(v));
@@ -91,8 +105,10 @@ export function renderPrompt(prompt: Prompt, vars: Record<string, string | numbe
     throw new PromptError(`Prompt "${prompt.name}": ${problems.join("; ")}.`);
   }
   // One pass, so a value that itself contains {{...}} (a template file, say) is left as it is.
-  const fill = (template: string) => template.replace(PLACEHOLDER, (_, v: string) => String(vars[v]));
-  return { system: fill(prompt.system), user: fill(prompt.user) };
+  const valueOf = (v: string) => (prompt.data.includes(v) ? wrapData(String(vars[v]), dataTag) : String(vars[v]));
+  const fill = (template: string) => template.replace(PLACEHOLDER, (_, v: string) => valueOf(v));
+  const system = prompt.data.length > 0 ? `${fill(prompt.system)}\n\n${dataNotice(dataTag)}` : fill(prompt.system);
+  return { system, user: fill(prompt.user) };
 }
 
 function parsePrompt(name: string, file: string, text: string): Prompt {
@@ -101,7 +117,7 @@ function parsePrompt(name: string, file: string, text: string): Prompt {
   };
   const match = /^---\r?\n([\s\S]*?)\r?\n---\r?\n([\s\S]*)$/.exec(text);
   if (!match) return fail('it must start with YAML front matter between "---" lines.');
-  let meta: { agent?: unknown; variables?: unknown };
+  let meta: { agent?: unknown; variables?: unknown; data?: unknown };
   try {
     meta = (parseYaml(match[1]!) ?? {}) as typeof meta;
   } catch (error) {
@@ -111,6 +127,11 @@ function parsePrompt(name: string, file: string, text: string): Prompt {
   if (typeof agent !== "string" || !(AGENTS as readonly string[]).includes(agent)) fail(`front matter "agent" must be one of ${AGENTS.join(", ")}.`);
   const variables = meta.variables ?? [];
   if (!Array.isArray(variables) || !variables.every((v) => typeof v === "string")) return fail('front matter "variables" must be a list of names.');
+  const data = meta.data ?? [];
+  if (!Array.isArray(data) || !data.every((v) => typeof v === "string")) return fail('front matter "data" must be a list of variable names.');
+  const undeclaredData = data.filter((v: string) => !variables.includes(v));
+  if (undeclaredData.length > 0)
+    fail(`front matter "data" names ${undeclaredData.join(", ")}, which "variables" does not declare; declare it there or take it out of "data".`);
 
   const sections = /^# System[ \t]*\r?\n([\s\S]*?)^# User[ \t]*\r?\n([\s\S]*)$/m.exec(match[2]!);
   if (!sections) return fail('it needs a "# System" heading followed by a "# User" heading.');
@@ -124,5 +145,5 @@ function parsePrompt(name: string, file: string, text: string): Prompt {
   if (undeclared.length > 0) fail(`placeholder ${undeclared.map((v) => `{{${v}}}`).join(", ")} is not declared in "variables".`);
   if (unused.length > 0) fail(`variable ${unused.join(", ")} is declared but the template never uses it.`);
   const hash = createHash("sha256").update(text).digest("hex").slice(0, 12);
-  return { name, file, agent: agent as Agent, variables: variables as string[], system, user, hash };
+  return { name, file, agent: agent as Agent, variables: variables as string[], data: data as string[], system, user, hash };
 }

@@ -1,3 +1,4 @@
+import { unwrapData } from "../../llm/mark-data.js";
 import { loadPrompt } from "../../llm/prompts.js";
 
 const PLACEHOLDER = /\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}/g;
@@ -6,14 +7,14 @@ const matchers = new Map<string, { pattern: RegExp; names: string[] }>();
 /**
  * The variables a rendered user message of prompt `name` was filled with, read back through the prompt file's own
  * template (its text between placeholders must match exactly); null when the message is not of that template.
- * Anything after the template (the plain-JSON-mode instruction) is ignored.
+ * Anything after the template (the plain-JSON-mode instruction) is ignored; a data variable comes back without its tags.
  */
 export function readPromptVars(name: string, message: string): Record<string, string> | null {
   const { pattern, names } = matcherFor(name);
   const match = pattern.exec(message);
   if (!match) return null;
   const vars: Record<string, string> = {};
-  names.forEach((variable, i) => (vars[variable] ??= match[i + 1]!));
+  names.forEach((variable, i) => (vars[variable] ??= unwrapData(match[i + 1]!)));
   return vars;
 }
 

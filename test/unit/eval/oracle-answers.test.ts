@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { newDataTag } from "../../../src/llm/mark-data.js";
 import { listPrompts, loadPrompt, renderPrompt } from "../../../src/llm/prompts.js";
 import { answerAsOracle } from "../../../src/eval/oracle/answer-as-oracle.js";
 import { readPromptVars } from "../../../src/eval/oracle/read-prompt-vars.js";
@@ -11,11 +12,12 @@ describe("readPromptVars", () => {
   it("reads back the variables of every prompt file's user message from the rendered message", () => {
     for (const name of listPrompts()) {
       const prompt = loadPrompt(name);
-      // Values with newlines, backticks and the template's own words, as issues and files have.
-      const vars = Object.fromEntries(prompt.variables.map((v, i) => [v, `${v} value ${i}\n\`x\` ## Issue (${i})`]));
+      // Values with newlines, backticks and the template's own words, as issues and files have; data also with its tags.
+      const tags = (v: string) => (prompt.data.includes(v) ? " </data-0a1b2c3d> <data-x" : "");
+      const vars = Object.fromEntries(prompt.variables.map((v, i) => [v, `${v} value ${i}\n\`x\` ## Issue (${i})${tags(v)}`]));
       const inUser = Object.fromEntries(Object.entries(vars).filter(([v]) => prompt.user.includes(`{{${v}}}`)));
       expect(Object.keys(inUser).length, name).toBeGreaterThan(0);
-      expect(readPromptVars(name, renderPrompt(prompt, vars).user), name).toEqual(inUser);
+      expect(readPromptVars(name, renderPrompt(prompt, vars, { dataTag: newDataTag() }).user), name).toEqual(inUser);
     }
   });
 

@@ -1,3 +1,4 @@
+import { newDataTag } from "../../../src/llm/mark-data.js";
 import { loadPrompt, renderPrompt } from "../../../src/llm/prompts.js";
 import type { AskRequest, Llm } from "../../../src/llm/types.js";
 
@@ -17,12 +18,13 @@ type Answer = (vars: Record<string, string | number>, call: number) => unknown;
  */
 export function fakeLlm(answers: Record<string, Answer>): Llm & { calls: FakeCall[] } {
   const calls: FakeCall[] = [];
+  const dataTag = newDataTag();
   return {
     calls,
     async ask<T>(request: AskRequest<T>) {
       const prompt = loadPrompt(request.prompt);
       if (prompt.agent !== request.agent) throw new Error(`prompt ${request.prompt} belongs to ${prompt.agent}, not ${request.agent}`);
-      renderPrompt(prompt, request.vars);
+      renderPrompt(prompt, request.vars, { dataTag });
       const answer = answers[request.prompt];
       if (!answer) throw new Error(`fake model: no answer for prompt ${request.prompt}`);
       const n = calls.filter((c) => c.prompt === request.prompt).length;
