@@ -9,6 +9,9 @@
 // --node is the Node that runs the bundle (default: this one; the runner's is Node 24); one without node:sqlite (20)
 // gets the repository's better-sqlite3 through NODE_PATH.
 //
+// Each run prints the publish phase's GitHub requests after its line: when each was asked for, how long GitHub's pacing
+// (Octokit's throttling: writes a second apart, notifications three) held it, and how long it took.
+//
 // Run 1 starts with an empty evolution memory; later runs reuse it through MAGIS_DB (the `database` input kept with
 // actions/cache). Model time is the sum of the model calls' times in the job's trace.
 import { execFileSync } from "node:child_process";
@@ -27,6 +30,7 @@ import { assertNoViolations } from "../test/support/github-spec/violations.js";
 import { runInProcessGroup } from "../test/support/run-in-process-group.js";
 import { startScriptedModel } from "../test/support/scripted-model.js";
 import { generateFiles } from "./lib/generate-files.js";
+import { readRequestTimings, renderPublishTimeline } from "./lib/publish-timeline.js";
 
 const { values } = parseArgs({
   options: {
@@ -114,6 +118,8 @@ try {
       console.log(
         `run ${run}: step wall ${ms(wall)}, model ${ms(modelMs)} (${model.requests.length - calls} calls), the bot's own ${ms(wall - modelMs)}${split ? ` | ${split}` : ""}`,
       );
+      // The publish phase's GitHub requests (the step's debug lines), with what GitHub's pacing held each.
+      for (const line of renderPublishTimeline(readRequestTimings(out), phases)) console.log(line);
     }
     assertNoViolations();
     console.log(`PR: ${github.pulls.map((p) => p.html_url).join(", ")}; branch ${git.git(FULL, "rev-parse", "--short", "magis/issue-1")}`);

@@ -3,6 +3,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { createOctokitClass } from "../../github/client/create-octokit-class.js";
+import { timeRequests } from "../../github/client/time-requests.js";
 import { capBody, STEP_SUMMARY_LIMIT } from "../../github/publish/fit-body.js";
 import { botIdentity, createServices, sandboxFor } from "../create-services.js";
 import type { GitHubHost, ServiceSeams } from "../service-types.js";
@@ -51,6 +52,9 @@ export async function runAction(
     backend = new SqliteBackend(openDatabase(sqliteFile ?? path.join(scratch!, "magis.db")));
     const Bounded = createOctokitClass(settings.github);
     const octokit = new Bounded({ auth: { token: event.token }, baseUrl: event.apiUrl }) as Octokit;
+    // Each request with its wait behind GitHub's pacing, as a debug line: the runner shows those only with step debug
+    // logging on (the ACTIONS_STEP_DEBUG secret), where they say what the job's GitHub time went to.
+    timeRequests(octokit, (timing) => io.stderr(`::debug::magis: GitHub request ${JSON.stringify(timing)}\n`));
     // The workflow's token acts as one installation; its bot is github-actions[bot] unless an app token is passed.
     const host: GitHubHost = { auth: async () => octokit, bot: botIdentity(async () => settings.runner.botLogin), log };
     const services = createServices(host, {
