@@ -271,6 +271,8 @@ export async function withShallowClone<T>(
     checkout?.close();
     // No request of this checkout's outlives it.
     await history?.stop();
-    fs.rmSync(dir, { recursive: true, force: true });
+    // Removed without blocking: a large checkout's removal takes seconds, which the status edit that shows the pull
+    // request would otherwise wait behind.
+    await fs.promises.rm(dir, { recursive: true, force: true });
   }
 }

@@ -42,6 +42,16 @@ describe("label → pull request, end to end", () => {
     expect(history.at(-1)).toContain("attempt 1 ↩️ revise, attempt 2 ✅ — **approved**");
     expect(history.some((body) => body.includes("- [x] Kick-off meeting held") && !body.includes("Pull request opened"))).toBe(true);
     expect(rig.github.reactions.map((r) => r.content)).toEqual(["eyes", "rocket"]);
+    // Publishing holds the status's edits: GitHub's pacing would put each one a second before the commit or the pull
+    // request. The one edit after the pull request shows it.
+    const writes = rig.github.requests.filter((r) => r.method !== "GET").map((r) => `${r.method} ${r.path.replace(/\/\d+/g, "/N")}`);
+    const commitAt = writes.indexOf("POST /graphql");
+    expect(writes.slice(commitAt)).toEqual([
+      "POST /graphql",
+      "POST /repos/Codertocat/Hello-World/pulls",
+      "PATCH /repos/Codertocat/Hello-World/issues/comments/N",
+      "POST /repos/Codertocat/Hello-World/issues/N/reactions",
+    ]);
 
     // The branch holds one commit by the app with exactly the fix.
     expect(rig.botBranches()).toBe("magis/issue-1");

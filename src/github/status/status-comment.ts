@@ -37,6 +37,7 @@ export interface StatusCommentOptions<S> {
 export class StatusComment<S> {
   private inFlight: Promise<void> | null = null;
   private dirty = false;
+  private held = false;
   private commentId: number | null = null;
   private state: S;
   private readonly render: (state: S) => string;
@@ -70,20 +71,36 @@ export class StatusComment<S> {
     return this.commentId !== null;
   }
 
-  /** Changes the state and schedules an edit; returns without waiting for it. */
+  /** Changes the state and schedules an edit (unless edits are held); returns without waiting for it. */
   update(change: (state: S) => S): void {
     this.state = change(this.state);
     this.dirty = true;
-    if (!this.inFlight) this.inFlight = this.pushEdits();
+    if (!this.inFlight && !this.held) this.inFlight = this.pushEdits();
   }
 
-  /** Waits until the comment shows the latest state (or the attempt to show it has failed and been reported). */
+  /**
+   * Holds edits until `release` or `flush`: updates change the state only, and the release shows them all in one edit. Publishing holds
+   * them, since each edit is a write GitHub's pacing puts a second before the commit or the pull request behind it.
+   * An edit already under way still finishes.
+   */
+  hold(): void {
+    this.held = true;
+  }
+
+  /** Ends a hold: the state held back is shown in one edit, without waiting for it. */
+  release(): void {
+    this.held = false;
+    if (this.dirty && !this.inFlight) this.inFlight = this.pushEdits();
+  }
+
+  /** Ends a hold, and waits until the comment shows the latest state (or the attempt to show it has failed and been reported). */
   async flush(): Promise<void> {
+    this.release();
     while (this.inFlight) await this.inFlight;
   }
 
   private async pushEdits(): Promise<void> {
-    while (this.dirty) {
+    while (this.dirty && !this.held) {
       this.dirty = false;
       try {
         // The marker opens the body, so a cut one is still found again.

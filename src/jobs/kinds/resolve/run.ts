@@ -55,7 +55,7 @@ export interface ResolveJobServices extends JobServices, CommandServices {
  *     any code is written;
  *  4. check the issue still wants it (open, label still on), then publish the pull request; or, when the Manager could
  *     not act on the issue as written, ask its author the Manager's question and push nothing;
- *  5. link it in the status and react 🚀.
+ *  5. link it in the status (status edits are held while it publishes, and shown with the link) and react 🚀.
  */
 export function resolveKind(services: ResolveJobServices): JobKind<ResolveJobPayload, ResolveStatus> {
   return {
@@ -141,6 +141,8 @@ export function resolveKind(services: ResolveJobServices): JobKind<ResolveJobPay
 
           // 4. Publish, unless the issue was closed or its label removed meanwhile (a missed webhook included).
           run.enter("publish");
+          // The status shows the pull request in one edit after it: an edit now would be a write before the commit's.
+          run.status.hold();
           await ensureStillWanted(octokit, issueRef, payload.label);
           const body = renderReport(result, {
             title: issue.title,
@@ -163,6 +165,8 @@ export function resolveKind(services: ResolveJobServices): JobKind<ResolveJobPay
             onError: run.logError,
             closesIssue: selectNeedsHuman(result.setAside).length === 0,
           });
+          // Shown before the checkout is removed, which can take seconds.
+          showPullRequest(run, pull);
           run.enter("cleanup", { stoppable: false });
           return { pull };
         },
@@ -172,7 +176,6 @@ export function resolveKind(services: ResolveJobServices): JobKind<ResolveJobPay
       if ("question" in published) return askAuthor(run, issueRef, { question: published.question, author: payload.issue?.author ?? "" });
       // 5. The pull request in the status.
       const { pull } = published;
-      run.status.update((s) => ({ ...s, pullRequest: { url: pull.url, number: pull.number, updated: pull.updated } }));
       return { detail: pull.url, succeeded: true, pullRequest: pull.url };
     },
   };
@@ -197,6 +200,12 @@ async function askAuthor(run: JobRun<ResolveStatus>, issue: IssueRef, asked: { q
   run.session.record({ kind: "question", data: { question, author } });
   run.status.update((s) => ({ ...s, question: { text: question, author: author || "the issue's author" } }));
   return { detail: `${ASKED_PREFIX}${author ? `@${author}` : "the issue's author"}: ${question.trim().slice(0, 500)}`, succeeded: true, asked: true };
+}
+
+/** Links the pull request in the status, in one edit with whatever publishing held back. */
+function showPullRequest(run: JobRun<ResolveStatus>, pull: { url: string; number: number; updated: boolean }): void {
+  run.status.update((s) => ({ ...s, pullRequest: { url: pull.url, number: pull.number, updated: pull.updated } }));
+  run.status.release();
 }
 
 /** The fetched commits for the Custodian; a history the server could not send is logged with why, and ranks without it. */

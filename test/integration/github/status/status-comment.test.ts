@@ -40,4 +40,36 @@ describe("the status comment", () => {
     expect(comment!.body.endsWith(`a test failed\n\`\`\`\n\n${CUT_NOTE}`)).toBe(true);
     expect(await findStatusComment(octokit, { owner: "octo", repo: "demo", number: 5 }, 7)).toMatchObject({ id: comment!.id });
   });
+
+  it("holds its edits while publishing and shows every held change in one edit when released", async () => {
+    const github = fakeGitHub({
+      owner: "octo",
+      repo: "demo",
+      installationId: 1,
+      token: TOKEN,
+      gitRoot: "/nonexistent",
+      cloneUrl: "",
+      issue: { number: 5, title: "t", body: "" },
+    });
+    const octokit = new ProbotOctokit({ auth: { token: TOKEN }, retry: { enabled: false }, throttle: { enabled: false } }) as Octokit;
+    const errors: unknown[] = [];
+    const issue = { owner: "octo", repo: "demo", number: 5 };
+    const status = await StatusComment.post(octokit, issue, { state: ["posted"], render: (lines) => lines.join("\n"), onError: (e) => errors.push(e) });
+    status.hold();
+    status.update((lines) => [...lines, "coded"]);
+    status.update((lines) => [...lines, "publishing"]);
+    // Nothing is sent while held, however long it waits.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(github.find("PATCH", /\/issues\/comments\//)).toEqual([]);
+    status.update((lines) => [...lines, "pull request #100"]);
+    status.release();
+    await status.flush();
+    expect(errors).toEqual([]);
+    expect(github.comments[0]!.history).toEqual(["posted", "posted\ncoded\npublishing\npull request #100"]);
+    // A flush ends a hold too: a failed publish still shows its failure.
+    status.hold();
+    status.update((lines) => [...lines, "failed"]);
+    await status.flush();
+    expect(github.comments[0]!.body).toBe("posted\ncoded\npublishing\npull request #100\nfailed");
+  });
 });
