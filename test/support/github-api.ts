@@ -584,20 +584,27 @@ function buildFake(options: FakeGitHubOptions): { state: FakeGitHub; routes: Rou
     const sha = gitWith(bytes, {}, "hash-object", "-w", "--stdin");
     return [201, { sha, url: `${API}${base}/git/blobs/${sha}` }];
   });
-  on("POST /repos/{owner}/{repo}/git/trees", (_uri, body: { base_tree?: string; tree: { path: string; mode: string; type: string; sha: string }[] }) => {
-    const scratch = fs.mkdtempSync(path.join(os.tmpdir(), "magis-fake-tree-"));
-    try {
-      const index = { GIT_INDEX_FILE: path.join(scratch, "index") };
-      if (body.base_tree) gitWith("", index, "read-tree", body.base_tree);
-      for (const entry of body.tree) gitWith("", index, "update-index", "--add", "--cacheinfo", `${entry.mode},${entry.sha},${entry.path}`);
-      const sha = gitWith("", index, "write-tree");
-      return [201, { sha, url: `${API}${base}/git/trees/${sha}`, tree: body.tree, truncated: false }];
-    } catch (error) {
-      return [422, { message: `GitRPC::BadObjectState: ${(error as { stderr?: string }).stderr ?? String(error)}` }];
-    } finally {
-      fs.rmSync(scratch, { recursive: true, force: true });
-    }
-  });
+  on(
+    "POST /repos/{owner}/{repo}/git/trees",
+    (_uri, body: { base_tree?: string; tree: { path: string; mode: string; type: string; sha?: string; content?: string }[] }) => {
+      const scratch = fs.mkdtempSync(path.join(os.tmpdir(), "magis-fake-tree-"));
+      try {
+        const index = { GIT_INDEX_FILE: path.join(scratch, "index") };
+        if (body.base_tree) gitWith("", index, "read-tree", body.base_tree);
+        for (const entry of body.tree) {
+          // An entry's `content` is written out as a UTF-8 blob, as GitHub does.
+          const sha = entry.content !== undefined ? gitWith(Buffer.from(entry.content, "utf8"), {}, "hash-object", "-w", "--stdin") : entry.sha;
+          gitWith("", index, "update-index", "--add", "--cacheinfo", `${entry.mode},${sha},${entry.path}`);
+        }
+        const sha = gitWith("", index, "write-tree");
+        return [201, { sha, url: `${API}${base}/git/trees/${sha}`, tree: body.tree, truncated: false }];
+      } catch (error) {
+        return [422, { message: `GitRPC::BadObjectState: ${(error as { stderr?: string }).stderr ?? String(error)}` }];
+      } finally {
+        fs.rmSync(scratch, { recursive: true, force: true });
+      }
+    },
+  );
   on(
     "POST /repos/{owner}/{repo}/git/commits",
     (

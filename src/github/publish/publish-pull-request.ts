@@ -75,6 +75,9 @@ export async function publishPullRequest(input: PublishInput): Promise<Published
     issueNumber: issue.number,
     bot: input.bot,
   });
+  // Read before the commit, since reads wait for no write. A branch not there yet has no open pull request: GitHub
+  // closes a pull request whose head branch is deleted.
+  const existing = head === null ? undefined : await findOpenPull(octokit, repo, branch);
   // The last moment a cancelled or timed-out job can still leave nothing behind.
   input.signal?.throwIfAborted();
   const reference = `${input.closesIssue ? "Fixes" : "Part of"} #${issue.number}`;
@@ -94,8 +97,6 @@ export async function publishPullRequest(input: PublishInput): Promise<Published
   const report = splitReport(input.body.includes(reference) ? input.body : `${reference}\n\n${input.body}`);
   const body = renderDescription(report.head, report.parts.length);
   const title = issue.title.trim();
-  const { data: open } = await octokit.rest.pulls.list({ ...repo, head: `${repo.owner}:${branch}`, state: "open", per_page: 1 });
-  const existing = open[0];
   let pull: { html_url: string; number: number };
   if (existing) {
     pull = (await octokit.rest.pulls.update({ ...repo, pull_number: existing.number, title, body })).data;
@@ -115,6 +116,12 @@ export async function publishPullRequest(input: PublishInput): Promise<Published
     }
   }
   return { url: pull.html_url, number: pull.number, branch, commit, updated: existing !== undefined };
+}
+
+/** The open pull request from the bot's branch, if there is one. */
+async function findOpenPull(octokit: Octokit, repo: PublishInput["repo"], branch: string): Promise<{ number: number } | undefined> {
+  const { data: open } = await octokit.rest.pulls.list({ ...repo, head: `${repo.owner}:${branch}`, state: "open", per_page: 1 });
+  return open[0];
 }
 
 /**

@@ -71,7 +71,7 @@ afterEach(() => {
 /** What the Git Data endpoints were sent, in order. */
 interface Seen {
   blobs: { content: string; encoding: string }[];
-  trees: { base_tree: string; tree: { path: string; mode: string; type: string; sha: string }[] }[];
+  trees: { base_tree: string; tree: { path: string; mode: string; type: string; sha?: string; content?: string }[] }[];
   commits: Record<string, unknown>[];
   updates: { query: string; variables: { repositoryId: string; refUpdates: unknown[] } }[];
   branchReads: string[];
@@ -132,25 +132,25 @@ function commit(branch: string, changes: Change[], lease: BranchLease = { head: 
 
 // An executable file (bin/run.sh) keeps its mode only through the Git Data API: every test here changes one.
 describe("commitThroughApi: the bot's commit through the Git Data API", () => {
-  it("uploads each changed file's exact bytes, builds the tree on the head's with each file's mode, commits without author, creates the branch", async () => {
+  it("sends UTF-8 text inside the tree, uploads only the other files' exact bytes, keeps each file's mode, commits without author, creates the branch", async () => {
     const seen = gitHub();
     const oid = await commit("magis/issue-1", [
       { path: "notes.py", after: "# caf\xe9 au lait\nprint('bye')\n", encoding: "latin1" },
       { path: "src/app.js", after: "// app\r\nexport const greeting = 'bye';\r\n", encoding: "utf-8-bom" },
       text("dos.txt", "one\r\ntwo\r\nthree\r\n"),
       text("bin/run.sh", "#!/bin/sh\necho bye\n"),
-      text("docs/new/guide.md", "# Guide\n"),
+      text("docs/new/guide.md", "# Gu\u00efde \u{1f4d8}\n"),
+      text("data.bin", "a\0b\n"),
       // Already this text: not uploaded, not in the tree.
       text("README.md", "Hello\n"),
     ]);
     expect(oid).toBe(COMMIT);
-    expect(seen.blobs.map((b) => b.encoding)).toEqual(["base64", "base64", "base64", "base64", "base64"]);
+    // Latin-1, a byte-order mark and a NUL go as blobs of their exact bytes; the UTF-8 text goes in the tree request.
+    expect(seen.blobs.map((b) => b.encoding)).toEqual(["base64", "base64", "base64"]);
     expect(seen.blobs.map((b) => Buffer.from(b.content, "base64"))).toEqual([
       latin1("# caf\xe9 au lait\nprint('bye')\n"),
       Buffer.concat([BOM, Buffer.from("// app\r\nexport const greeting = 'bye';\r\n")]),
-      Buffer.from("one\r\ntwo\r\nthree\r\n"),
-      Buffer.from("#!/bin/sh\necho bye\n"),
-      Buffer.from("# Guide\n"),
+      Buffer.from("a\0b\n"),
     ]);
     // Uploaded at most four at a time, but each entry names its own blob.
     const blobOf = (content: string) => sha(`blob ${seen.blobs.findIndex((b) => Buffer.from(b.content, "base64").toString("latin1") === content) + 1}`);
@@ -165,9 +165,10 @@ describe("commitThroughApi: the bot's commit through the Git Data API", () => {
             type: "blob",
             sha: blobOf(Buffer.concat([BOM, Buffer.from("// app\r\nexport const greeting = 'bye';\r\n")]).toString("latin1")),
           },
-          { path: "dos.txt", mode: "100644", type: "blob", sha: blobOf("one\r\ntwo\r\nthree\r\n") },
-          { path: "bin/run.sh", mode: "100755", type: "blob", sha: blobOf("#!/bin/sh\necho bye\n") },
-          { path: "docs/new/guide.md", mode: "100644", type: "blob", sha: blobOf("# Guide\n") },
+          { path: "dos.txt", mode: "100644", type: "blob", content: "one\r\ntwo\r\nthree\r\n" },
+          { path: "bin/run.sh", mode: "100755", type: "blob", content: "#!/bin/sh\necho bye\n" },
+          { path: "docs/new/guide.md", mode: "100644", type: "blob", content: "# Gu\u00efde \u{1f4d8}\n" },
+          { path: "data.bin", mode: "100644", type: "blob", sha: blobOf("a\0b\n") },
         ],
       },
     ]);

@@ -123,6 +123,42 @@ describe("publishPullRequest", () => {
     expect(git.git(FULL, "show", "magis/issue-5:README.md")).toBe("Hello!");
   });
 
+  it("reads before it writes, and writes nothing it need not: no pull request looked for on a new branch, no blob for UTF-8 text", async () => {
+    // Writes (and GraphQL) wait a second behind the last under GitHub's pacing; reads wait for none.
+    const writes = (from: number) =>
+      github.requests
+        .slice(from)
+        .filter((r) => r.method !== "GET")
+        .map((r) => `${r.method} ${r.path}`);
+    const reads = (from: number) =>
+      github.requests
+        .slice(from)
+        .filter((r) => r.method === "GET")
+        .map((r) => `${r.method} ${r.path.split("?")[0]}`);
+    const { commit: first } = await publish(fix);
+    expect(writes(0)).toEqual(["POST /graphql", "POST /repos/octo/demo/pulls"]);
+    expect(reads(0)).toEqual(["GET /repos/octo/demo/branches/magis/issue-5"]);
+    const before = github.requests.length;
+    await publish([{ path: "README.md", before: "Helo\n", after: "Hellö!\n", encoding: "utf-8" }], {}, "## Report 2\n\nFixes #5");
+    // The retry: its reads first (then only the earlier report's comments, after the pull request), then the tree with
+    // the text inside it, the commit, the branch moved, the pull request.
+    const firstWrite = github.requests.findIndex((r, i) => i >= before && r.method !== "GET");
+    expect(reads(before)).toEqual([
+      "GET /repos/octo/demo/branches/magis/issue-5",
+      `GET /repos/octo/demo/compare/main...${first}`,
+      "GET /repos/octo/demo/pulls",
+      "GET /repos/octo/demo/issues/100/comments",
+    ]);
+    expect(reads(firstWrite)).toEqual(["GET /repos/octo/demo/issues/100/comments"]);
+    expect(writes(before)).toEqual([
+      "POST /repos/octo/demo/git/trees",
+      "POST /repos/octo/demo/git/commits",
+      "POST /graphql",
+      "PATCH /repos/octo/demo/pulls/100",
+    ]);
+    expect(git.git(FULL, "show", "magis/issue-5:README.md")).toBe("Hellö!");
+  });
+
   it("never overwrites a branch a human pushed to: opens …issue-N-2 and a new PR", async () => {
     await publish(fix);
     humanCommit("magis/issue-5");
