@@ -8,16 +8,29 @@ const isBlank = (line: string): boolean => line.trim() === "";
  * Re-indent the model's replacement lines to the file: convert tabs/spaces to the file's style when the
  * model used the other one, then shift every line by the indent the model lost or added, measured on the
  * matched `old` lines (the most common shift wins when the lines disagree). Blank lines are left alone.
+ * A replacement that already sits where the file is indented is not shifted, even when `old` lost its
+ * indentation: a model may retype the lines it replaces loosely and the new ones with care.
  */
 export function reindent(pairs: LinePair[], lines: string[]): { lines: string[]; changed: boolean } {
   const real = pairs.filter(([model, file]) => !isBlank(model) && !isBlank(file));
   if (real.length === 0) return { lines, changed: false };
   const convert = styleConverter(real);
   const converted = real.map(([model, file]): LinePair => [convert(model), file]);
-  const shift = mostCommonShift(converted);
+  const shift = sitsAtFileIndent(converted[0]!, lines.map(convert)) ? { delta: 0, prefix: "" } : mostCommonShift(converted);
   if (!convert.active && shift.delta === 0) return { lines, changed: false };
   const out = lines.map((line) => (isBlank(line) ? line : applyShift(convert(line), shift)));
   return { lines: out, changed: true };
+}
+
+/**
+ * Whether the replacement's first line is indented as the file's first matched line, and not as the model's `old`
+ * line: then `new` was written at the file's indentation, and only `old` lost (or gained) some.
+ */
+function sitsAtFileIndent([model, file]: LinePair, lines: string[]): boolean {
+  const first = lines.find((line) => !isBlank(line));
+  if (first === undefined) return false;
+  const indent = indentOf(first);
+  return indent === indentOf(file) && indent !== indentOf(model);
 }
 
 interface Shift {

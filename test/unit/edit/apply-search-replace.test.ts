@@ -26,6 +26,29 @@ describe("search/replace edits", () => {
       want: splice(JS, 4, 4, "  return a + b + 1;"),
     },
     {
+      name: "a search that lost its indentation does not shift a replacement already at the file's",
+      text: PY,
+      edits: [sr('with open(path, "w") as f:\n    f.write(data)', '    with open(path, "w", encoding="utf-8") as f:\n        f.write(data)')],
+      want: splice(PY, 11, 12, '    with open(path, "w", encoding="utf-8") as f:', "        f.write(data)"),
+    },
+    {
+      name: "a search with extra indentation does not shift a replacement already at the file's",
+      text: PY,
+      edits: [
+        sr(
+          "        def get(self, key):\n            return load(os.path.join(self.root, key))",
+          "    def get(self, key):\n        return load(self.path(key))",
+        ),
+      ],
+      want: splice(PY, 20, 21, "    def get(self, key):", "        return load(self.path(key))"),
+    },
+    {
+      name: "a search and a replacement that both lost their indentation: the replacement is shifted",
+      text: PY,
+      edits: [sr("def get(self, key):\n    return load(os.path.join(self.root, key))", "def get(self, key):\n    return load(self.path(key))")],
+      want: splice(PY, 20, 21, "    def get(self, key):", "        return load(self.path(key))"),
+    },
+    {
       name: "a small typo matches fuzzily",
       text: PY,
       edits: [sr("    def get(self, key):\n        return laod(os.path.join(self.root, key))", "    def get(self, key):\n        return load(self.path(key))")],
