@@ -5,7 +5,9 @@
  *    (gitignored; a filled cache makes the run offline).
  * 2. Pair the JS/TS files that changed; cut each change into hunks with one line of context.
  * 3. Turn each hunk into a range edit (line numbers + old text) and a search/replace block (grown until
- *    unique, as models are told to), then perturb them the way models err.
+ *    unique, as models are told to), then perturb them the way models err. The range edit is also sent the way
+ *    developer-write-code answers it: written as a SEARCH/REPLACE block after some prose and read back with
+ *    readEditBlock, the line numbers coming from developer-locate-lines.
  * 4. Apply each edit alone to the old file with applyEdits and compare with the old file plus that hunk;
  *    also send all of a file's range edits at once and compare with the new version.
  */
@@ -15,6 +17,8 @@ import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { applyPatch, structuredPatch, type StructuredPatchHunk } from "diff";
 import { applyEdits, type Edit, type RangeEdit } from "../src/edit/apply-edits.js";
+import { readEditBlock } from "../src/llm/read-edit-block.js";
+import { writeEditBlock } from "../src/llm/write-edit-block.js";
 
 const VERSION_PAIRS: [name: string, from: string, to: string][] = [
   ["semver", "7.5.4", "7.6.0"],
@@ -284,9 +288,27 @@ const PERTURBATIONS: Record<string, Perturb> = {
   "off by 2 + indentation lost + trailing spaces": combine(shift(2), loseIndent, trailingSpaces),
 };
 
+/**
+ * A range edit as developer-write-code's answer carries it: written as a SEARCH/REPLACE block and read back, the lines
+ * shown to the model (the range of the file) telling the reader which `=======` divides.
+ */
+function throughBlock(c: Case): Case | { refused: string } {
+  const edit = one(c) as RangeEdit;
+  const shown = fileLines(c.before)
+    .slice(edit.start - 1, edit.end)
+    .join("\n");
+  const read = readEditBlock(writeEditBlock(edit, "The lines change as the task says."), shown);
+  return read.ok ? { ...c, edit: [{ ...edit, ...read.value }] } : { refused: read.problem };
+}
+
 // 4. Apply and compare.
-function run(c: Case, tally: Tally, failures: string[], label: string): void {
+function run(c: Case | { refused: string }, tally: Tally, failures: string[], label: string): void {
   tally.total++;
+  if ("refused" in c) {
+    tally.refused++;
+    failures.push(`${label}: the answer was not read: ${c.refused}`);
+    return;
+  }
   const result = applyEdits(c.before, c.edit);
   if (result.ok && result.text === c.target) tally.exact++;
   else {
@@ -318,6 +340,7 @@ function main(): void {
       ["range", pair.hunks, rangeEdit],
       ["search/replace", pair.hunks, searchReplace],
       ["range, changed lines only", pair.bareHunks, rangeEdit],
+      ["range, as a SEARCH/REPLACE answer", pair.hunks, rangeEdit],
     ] as const;
     for (const [kind, hunks, makeEdit] of kinds) {
       for (const hunk of hunks) {
@@ -336,7 +359,8 @@ function main(): void {
         for (const [name, perturb] of allPerturbations) {
           if (reindents && WHITESPACE_PERTURBATIONS.test(name)) continue;
           const c = perturb({ before: pair.before, target, edit: [edit] });
-          if (c) run(c, tally(`${kind}\t${name}`), failures, `${kind} / ${name} / ${pair.label} @${hunk.oldStart}`);
+          const sent = c && kind === "range, as a SEARCH/REPLACE answer" ? throughBlock(c) : c;
+          if (sent) run(sent, tally(`${kind}\t${name}`), failures, `${kind} / ${name} / ${pair.label} @${hunk.oldStart}`);
         }
       }
     }
@@ -365,6 +389,7 @@ function report(
   const pct = (t: Tally): string => (t.total ? ((100 * t.exact) / t.total).toFixed(2) : "-").padStart(6) + " %";
   const overall: Tally = { total: 0, exact: 0, refused: 0, wrong: 0 };
   const extras: Tally = { total: 0, exact: 0, refused: 0, wrong: 0 };
+  const answers: Tally = { total: 0, exact: 0, refused: 0, wrong: 0 };
   console.log(
     `Edit benchmark: ${VERSION_PAIRS.length - missing.length} version pairs, ${files} changed JS/TS files, ${hunks} hunks` +
       (skipped ? ` (${skipped} hunks changing only the final newline left out)` : ""),
@@ -372,28 +397,33 @@ function report(
   console.log(`${whitespaceOnly} hunks change only whitespace or switch tabs/spaces; the whitespace perturbations skip them.`);
   if (missing.length) console.log(`Not fetched (run once with network access to fill ${cacheDir}):\n  ${missing.join("\n  ")}`);
   console.log(
-    `\n${"edit kind".padEnd(28)}${"perturbation".padEnd(48)}${"exact".padStart(14)}${"share".padStart(10)}${"refused".padStart(9)}${"wrong".padStart(7)}`,
+    `\n${"edit kind".padEnd(36)}${"perturbation".padEnd(48)}${"exact".padStart(14)}${"share".padStart(10)}${"refused".padStart(9)}${"wrong".padStart(7)}`,
   );
   for (const [key, t] of tallies) {
     const [kind, name] = key.split("\t") as [string, string];
     const sum = name.endsWith("(extra)") ? extras : kind === "whole file" ? null : overall;
     if (sum) for (const k of ["total", "exact", "refused", "wrong"] as const) sum[k] += t[k];
+    if (sum === overall && kind.includes("SEARCH/REPLACE answer")) for (const k of ["total", "exact", "refused", "wrong"] as const) answers[k] += t[k];
     console.log(
-      `${kind.padEnd(28)}${name.padEnd(48)}${`${t.exact}/${t.total}`.padStart(14)}${pct(t).padStart(10)}${String(t.refused).padStart(9)}${String(t.wrong).padStart(7)}`,
+      `${kind.padEnd(36)}${name.padEnd(48)}${`${t.exact}/${t.total}`.padStart(14)}${pct(t).padStart(10)}${String(t.refused).padStart(9)}${String(t.wrong).padStart(7)}`,
     );
   }
   for (const [name, t] of [
     ["overall (single edits, brief's perturbations)", overall],
     ["extras (not in the target)", extras],
+    ["of which written as developer-write-code answers (SEARCH/REPLACE blocks)", answers],
   ] as const) {
     console.log(
-      `${name.padEnd(76)}${`${t.exact}/${t.total}`.padStart(14)}${pct(t).padStart(10)}${String(t.refused).padStart(9)}${String(t.wrong).padStart(7)}`,
+      `${name.padEnd(84)}${`${t.exact}/${t.total}`.padStart(14)}${pct(t).padStart(10)}${String(t.refused).padStart(9)}${String(t.wrong).padStart(7)}`,
     );
   }
   console.log(`\nTarget: ≥ 99 % applied to exactly the target text. Wall time ${(ms / 1000).toFixed(1)} s.`);
   if (failures.length) console.log(`First failures (all in ${relative(process.cwd(), resultFile)}):\n  ${failures.slice(0, 12).join("\n  ")}`);
   mkdirSync(dirname(resultFile), { recursive: true });
-  writeFileSync(resultFile, JSON.stringify({ files, hunks, skipped, missing, overall, extras, byCase: Object.fromEntries(tallies), failures }, null, 2));
+  writeFileSync(
+    resultFile,
+    JSON.stringify({ files, hunks, skipped, missing, overall, extras, answers, byCase: Object.fromEntries(tallies), failures }, null, 2),
+  );
 }
 
 main();
