@@ -1,3 +1,5 @@
+import { withoutThinkDraft } from "./without-think-draft.js";
+
 /** The outcome of reading JSON out of a model's answer: the value, or why none could be read. */
 export type ParsedJson = { ok: true; value: unknown } | { ok: false; error: string };
 
@@ -6,12 +8,12 @@ const MAX_BRACKET_STARTS = 200;
 
 /**
  * Reads the JSON value out of a model answer that may wrap it: code fences, leading or trailing
- * prose, a `<think>` block. Tries the whole text, then each fenced block, then every balanced
+ * prose, a `<think>` draft before it. Tries the whole text, then each fenced block, then every balanced
  * object or array from left to right; the first that parses and that `accept` takes wins. When
  * none is accepted, the first that parses is returned, so the caller can report why it is wrong.
  */
 export function parseJsonLeniently(answer: string, accept: (value: unknown) => boolean = () => true): ParsedJson {
-  const text = answer.replace(/<think>[\s\S]*?<\/think>/g, "").trim();
+  const text = withoutThinkDraft(answer).trim();
   if (text === "") return { ok: false, error: "the answer was empty; expected one JSON object" };
   let firstParsed: { value: unknown } | undefined;
   let firstError: string | undefined;

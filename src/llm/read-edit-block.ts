@@ -1,4 +1,5 @@
 import type { TextAnswer } from "./types.js";
+import { withoutThinkDraft } from "./without-think-draft.js";
 
 /** An edit as developer-write-code answers it: the exact lines replaced, and their replacement (lines joined with "\n"). */
 export interface EditBlock {
@@ -30,11 +31,7 @@ export function editBlockAnswer(shown?: string): TextAnswer<EditBlock> {
  * quotes at least one line. Every refusal says what was wrong and what to write instead.
  */
 export function readEditBlock(raw: string, shown?: string): { ok: true; value: EditBlock } | { ok: false; problem: string } {
-  // A reasoning model's draft inside <think> is not its answer.
-  const lines = raw
-    .replace(/<think>[\s\S]*?<\/think>/g, "")
-    .replace(/\r\n?/g, "\n")
-    .split("\n");
+  const lines = withoutThinkDraft(raw).replace(/\r\n?/g, "\n").split("\n");
   const [searches, replaces] = [linesOf(lines, SEARCH), linesOf(lines, REPLACE)];
   if (searches.length === 0 && replaces.length === 0) {
     return {

@@ -1,4 +1,5 @@
 import type { TextAnswer } from "./types.js";
+import { withoutThinkDraft } from "./without-think-draft.js";
 
 /** A reproduction script as developer-write-reproduction answers it. */
 export interface ScriptAnswer {
@@ -29,10 +30,7 @@ export const scriptAnswer: TextAnswer<ScriptAnswer> = { asked: SCRIPT_ANSWER_ASK
  * order, prose lines around them allowed) and the script in exactly one fenced block. Every refusal says what was wrong.
  */
 export function readScriptAnswer(raw: string): { ok: true; value: ScriptAnswer } | { ok: false; problem: string } {
-  const lines = raw
-    .replace(/<think>[\s\S]*?<\/think>/g, "")
-    .replace(/\r\n?/g, "\n")
-    .split("\n");
+  const lines = withoutThinkDraft(raw).replace(/\r\n?/g, "\n").split("\n");
   const fenced = findFence(lines);
   if (!fenced.ok) return fenced;
   const outside = [...lines.slice(0, fenced.open), ...lines.slice(fenced.close + 1)];

@@ -30,6 +30,11 @@ describe("parseJsonLeniently", () => {
     expect(value('<think>maybe {"wrong": 1}</think>\n{"right": 2}')).toEqual({ right: 2 });
   });
 
+  it("keeps a <think> inside a JSON string: only a draft at the very start of the answer is dropped", () => {
+    expect(value('{"comment": "strip <think>x</think> first"}')).toEqual({ comment: "strip <think>x</think> first" });
+    expect(value('<think>a</think>\n<think>b</think>\n{"code": "<think>c</think>"}')).toEqual({ code: "<think>c</think>" });
+  });
+
   it("skips a broken candidate and takes the next one that parses", () => {
     expect(value('{not json} then {"a": 1}')).toEqual({ a: 1 });
   });

@@ -31,6 +31,15 @@ describe("readEditBlock", () => {
     expect(readEditBlock(drafted)).toEqual({ ok: true, value: { old: "    return a - b", new: "    return b - a" } });
   });
 
+  it("keeps a <think> inside the block: only a draft at the very start of the answer is left out", () => {
+    const code = 'return s.replace("<think>", "").replace("</think>", "")';
+    const block = answer("<<<<<<< SEARCH", "return s", "=======", code, ">>>>>>> REPLACE");
+    expect(readEditBlock(block)).toEqual({ ok: true, value: { old: "return s", new: code } });
+    expect(readEditBlock(answer("<think>", "swap it", "</think>", block))).toEqual({ ok: true, value: { old: "return s", new: code } });
+    const inSearch = answer("<<<<<<< SEARCH", "x = '<think>a</think>b'", "=======", "x = 'b'", ">>>>>>> REPLACE");
+    expect(readEditBlock(inSearch)).toEqual({ ok: true, value: { old: "x = '<think>a</think>b'", new: "x = 'b'" } });
+  });
+
   it("reads an empty REPLACE as a deletion, and one blank line as one blank line", () => {
     expect(readEditBlock(answer("<<<<<<< SEARCH", "x = 1", "=======", ">>>>>>> REPLACE"))).toEqual({ ok: true, value: { old: "x = 1", new: "" } });
     const blank = readEditBlock(answer("<<<<<<< SEARCH", "x = 1", "y = 2", "=======", "", ">>>>>>> REPLACE"));

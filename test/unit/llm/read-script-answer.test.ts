@@ -36,6 +36,25 @@ describe("readScriptAnswer", () => {
     expect(readScriptAnswer(raw)).toEqual({ ok: true, value: WANT });
   });
 
+  it("keeps a <think> inside the script and the fields: only a draft at the very start of the answer is left out", () => {
+    const script = ["```python", "from shop.text import clean", "", 'assert clean("<think>a</think>b") == "b"', "```"];
+    const content = 'from shop.text import clean\n\nassert clean("<think>a</think>b") == "b"\n';
+    expect(readScriptAnswer(answer(...FIELDS, ...script))).toEqual({ ok: true, value: { ...WANT, content } });
+    const drafted = answer(
+      "<think>",
+      "command: wrong",
+      "```",
+      "wrong",
+      "```",
+      "</think>",
+      "expected: <think>a</think>b kept",
+      FIELDS[1]!,
+      FIELDS[2]!,
+      ...script,
+    );
+    expect(readScriptAnswer(drafted)).toEqual({ ok: true, value: { ...WANT, expected: "<think>a</think>b kept", content } });
+  });
+
   it("reads a script holding ``` lines inside a four-backtick fence, and CRLF answers", () => {
     const raw = answer(...FIELDS, "````", 'DOC = """', "```", "x", "```", '"""', "````");
     expect(readScriptAnswer(raw)).toMatchObject({ ok: true, value: { content: 'DOC = """\n```\nx\n```\n"""\n' } });
