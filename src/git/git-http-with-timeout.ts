@@ -1,6 +1,6 @@
 import type { GitHttpResponse, HttpClient } from "isomorphic-git";
-import http from "isomorphic-git/http/node";
 import { withinTime } from "../lib/within-time.js";
+import { fetchGitHttp } from "./fetch-git-http.js";
 
 /** How long a git server may stay silent (before answering, or between two parts of its answer) unless the remote says otherwise. */
 export const DEFAULT_GIT_IDLE_MS = 60_000;
@@ -15,7 +15,7 @@ export interface BoundedGitHttp extends HttpClient {
 }
 
 /**
- * isomorphic-git's Node HTTP client, failing when the git server stays silent for `idleMs`: waiting for the answer
+ * An HTTP client for git's smart protocol (see fetchGitHttp), failing when the git server stays silent for `idleMs`: waiting for the answer
  * to start, or for its next part. A clone of a large repository may take minutes as long as data keeps coming;
  * a server that accepts the connection and then says nothing would otherwise hold the job forever. A request's own
  * `signal` is honoured as well.
@@ -43,7 +43,7 @@ export function gitHttpWithTimeout(idleMs: number): BoundedGitHttp {
       };
       // A caller's own signal (a checkout that ended) stops the request too.
       const signal = request.signal ? AbortSignal.any([controller.signal, request.signal]) : controller.signal;
-      const response = await withinTime(http.request({ ...request, signal }), idleMs, silent);
+      const response = await withinTime(fetchGitHttp.request({ ...request, signal }), idleMs, silent);
       return { ...response, body: response.body && bodyWithinSilence(response.body, idleMs, silent) };
     },
   };
