@@ -53,6 +53,27 @@ describe("the oracle's noise kinds", () => {
     expect(kind("verdict-without-reason").fits(json("manager-design-developer", { name: "x", role: "y" }))).toBe(false);
   });
 
+  it("drops the reason of one verdict in a list, as custodian-judge-relevance answers them", () => {
+    const files = [
+      { path: "a.py", reason: "The gold patch changes this file.", relevant: true },
+      { path: "b.py", reason: "The gold patch does not change this file.", relevant: false },
+    ];
+    const judged = json("custodian-judge-relevance", { files });
+    const dropped = new Set<number>();
+    for (let seed = 0; seed < 20; seed++) {
+      const sent = JSON.parse(apply("verdict-without-reason", judged, seed).content) as { files: Record<string, unknown>[] };
+      const without = sent.files.flatMap((file, i) => ("reason" in file ? [] : [i]));
+      expect(without).toHaveLength(1);
+      const i = without[0]!;
+      dropped.add(i);
+      expect(sent.files[i]).toEqual({ path: files[i]!.path, relevant: files[i]!.relevant });
+      expect(sent.files[1 - i]).toEqual(files[1 - i]);
+    }
+    expect([...dropped].sort()).toEqual([0, 1]);
+    expect(judged.value).toEqual({ files });
+    expect(kind("verdict-without-reason").fits(json("custodian-judge-relevance", { files: [{ path: "a.py", relevant: true }] }))).toBe(false);
+  });
+
   it("moves every range by the same few lines, and adds a range elsewhere on a line of code no range touches", () => {
     const moved = JSON.parse(apply("lines-off", RANGES).content) as { ranges: { start: number; end: number }[] };
     const shift = moved.ranges[0]!.start - 4;
@@ -120,6 +141,18 @@ describe("addNoise", () => {
         .sort(),
     );
     expect(kinds.has("lines-off")).toBe(false);
+  });
+
+  it("draws the kinds that fit few answers more often: lines-off and verdict-without-reason weigh 3 against 1", () => {
+    const share = (answer: OracleAnswer, name: string): number => {
+      const drawn = Array.from({ length: 3000 }, (_, i) => addNoise(answer, { rate: 1, seed: 3 }, `call ${i}`).kind);
+      return drawn.filter((k) => k === name).length / drawn.length;
+    };
+    const weightOf = (answer: OracleAnswer): number => NOISE_KINDS.filter((k) => k.fits(answer)).reduce((n, k) => n + (k.weight ?? 1), 0);
+    expect(share(RANGES, "lines-off")).toBeCloseTo(3 / weightOf(RANGES), 1);
+    expect(3 / weightOf(RANGES)).toBeGreaterThan(1.5 / NOISE_KINDS.filter((k) => k.fits(RANGES)).length);
+    expect(share(REVIEW, "verdict-without-reason")).toBeCloseTo(3 / weightOf(REVIEW), 1);
+    expect(share(REVIEW, "fenced")).toBeCloseTo(1 / weightOf(REVIEW), 1);
   });
 
   it("changes about the share of answers the rate says", () => {

@@ -1,7 +1,7 @@
 import { extraEdit, linesOff, newlineDropped, searchCommentChanged, searchUnindented } from "./change-edit.js";
 import { fieldCase, fieldMissing, pathWrong, verdictWithoutReason } from "./change-fields.js";
 import { serializeAnswer, type NoiseKind, type NoisyContent, type OracleAnswer } from "./noise-kind.js";
-import { pick, seededRandom } from "./seeded-random.js";
+import { pickWeighted, seededRandom } from "./seeded-random.js";
 import { cutOff, fenced, inProse, thinkBlock } from "./wrap-answer.js";
 
 /** Every kind of noise, in the order docs/evaluation.md lists them. */
@@ -31,8 +31,9 @@ export interface NoiseSettings {
 export type NoisedAnswer = NoisyContent & { kind: string | null };
 
 /**
- * The answer as a model that errs sends it: with probability `rate`, one kind of noise among those that fit the answer,
- * both drawn from the seed and `key` (what was asked), so a run with the same seed sends the same answers.
+ * The answer as a model that errs sends it: with probability `rate`, one kind of noise among those that fit the answer
+ * (as often as its weight says), both drawn from the seed and `key` (what was asked), so a run with the same seed sends
+ * the same answers.
  */
 export function addNoise(answer: OracleAnswer, noise: NoiseSettings, key: string): NoisedAnswer {
   const clean: NoisedAnswer = { content: serializeAnswer(answer.value), finishReason: "stop", kind: null };
@@ -40,6 +41,6 @@ export function addNoise(answer: OracleAnswer, noise: NoiseSettings, key: string
   if (random() >= noise.rate) return clean;
   const fitting = NOISE_KINDS.filter((kind) => kind.fits(answer));
   if (fitting.length === 0) return clean;
-  const kind = pick(random, fitting);
+  const kind = pickWeighted(random, fitting, (k) => k.weight ?? 1);
   return { ...kind.apply(answer, random), kind: kind.name };
 }

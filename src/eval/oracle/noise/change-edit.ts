@@ -10,6 +10,8 @@ const EDIT_TEXTS = new Set(["old", "new"]);
 /** Line numbers off by a few: every range of developer-locate-lines moved by the same 1-3 lines, up or down. */
 export const linesOff: NoiseKind = {
   name: "lines-off",
+  // Only developer-locate-lines' answers have ranges: among the nine kinds that fit them, it would rarely be drawn.
+  weight: 3,
   fits: (answer) => rangesOf(answer).length > 0,
   apply: (answer, random) => {
     const shift = pick(random, [-3, -2, -1, 1, 2, 3]);

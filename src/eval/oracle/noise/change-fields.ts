@@ -30,12 +30,49 @@ export const fieldMissing: NoiseKind = {
   },
 };
 
-/** A verdict (relevant, approved, reproduced, the way) without the field that gives its reason. */
+/**
+ * A verdict (relevant, approved, reproduced, the way) without the field that gives its reason: the answer's own, or one
+ * of the verdicts in a list (custodian-judge-relevance's `files`).
+ */
 export const verdictWithoutReason: NoiseKind = {
   name: "verdict-without-reason",
-  fits: (answer) => reasonField(answer) !== null,
-  apply: (answer) => changeObject(answer, (object) => delete object[reasonField(answer)!]),
+  // Only the few answers that hold a verdict fit it: among the kinds that fit them, it would rarely be drawn.
+  weight: 3,
+  fits: (answer) => verdictPlaces(answer).length > 0,
+  apply: (answer, random) => {
+    const place = pick(random, verdictPlaces(answer));
+    return changeObject(answer, (object) => {
+      const holder = place.list === null ? object : (object[place.list] as Record<string, unknown>[])[place.index]!;
+      delete holder[place.reason];
+    });
+  },
 };
+
+/** Where a verdict and its reason sit: in the answer's object (list null), or in item `index` of its array `list`. */
+interface VerdictPlace {
+  list: string | null;
+  index: number;
+  reason: string;
+}
+
+function verdictPlaces(answer: OracleAnswer): VerdictPlace[] {
+  const object = objectOf(answer);
+  if (!object) return [];
+  const own = reasonField(object);
+  if (own) return [{ list: null, index: 0, reason: own }];
+  return Object.entries(object).flatMap(([list, value]) =>
+    Array.isArray(value)
+      ? value.flatMap((item: unknown, index) => {
+          const reason = isRecord(item) ? reasonField(item) : null;
+          return reason ? [{ list, index, reason }] : [];
+        })
+      : [],
+  );
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
 
 /** A file path slightly wrong: its first folder left out, or two letters of its name swapped. */
 export const pathWrong: NoiseKind = {
@@ -60,9 +97,8 @@ export function misspellPath(path: string, random: Random): string {
   return path.slice(0, nameStart) + name.slice(0, i) + name[i + 1] + name[i] + name.slice(i + 2);
 }
 
-function reasonField(answer: OracleAnswer): string | null {
-  const object = objectOf(answer);
-  if (!object) return null;
+/** The field that gives the reason of the verdict `object` holds, when it holds both. */
+function reasonField(object: Record<string, unknown>): string | null {
   const verdict = Object.keys(VERDICT_REASONS).find((key) => key in object && VERDICT_REASONS[key]! in object);
   return verdict ? VERDICT_REASONS[verdict]! : null;
 }

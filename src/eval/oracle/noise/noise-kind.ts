@@ -17,6 +17,11 @@ export interface NoisyContent {
 /** One way real models get an answer wrong, as a deterministic transform of a clean answer. */
 export interface NoiseKind {
   name: string;
+  /**
+   * How often it is drawn against the other kinds that fit an answer (1 when left out). Kinds that fit only a few of
+   * the answers (line ranges, verdicts) weigh more, so that a run of the dev split draws them at all.
+   */
+  weight?: number;
   /** Whether this kind can change this answer (a range shift needs ranges, a dropped reason needs a verdict). */
   fits(answer: OracleAnswer): boolean;
   apply(answer: OracleAnswer, random: Random): NoisyContent;

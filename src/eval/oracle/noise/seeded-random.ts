@@ -30,3 +30,15 @@ function hash(text: string): number {
   }
   return h >>> 0;
 }
+
+/** One of `items`, drawn with `random`, each as often as its weight says. */
+export function pickWeighted<T>(random: Random, items: readonly T[], weightOf: (item: T) => number): T {
+  const total = items.reduce((sum, item) => sum + weightOf(item), 0);
+  if (items.length === 0 || !(total > 0)) throw new Error("pickWeighted needs at least one item of positive weight to choose from");
+  let left = random() * total;
+  for (const item of items) {
+    left -= weightOf(item);
+    if (left < 0) return item;
+  }
+  return items[items.length - 1]!;
+}
