@@ -3,15 +3,20 @@
 // real git http-backend, and GitHub faked over HTTP; each measurement starts its own and stops them all (by process
 // group), also when it fails.
 //
-//   npm run bench:scale -- [--jobs 24] [--latency 300] [--workers 1,2,4] [--rate 50] [--seconds 20]
+//   npm run bench:scale -- [--jobs 24] [--latency 300] [--workers 1,2,4] [--rate 50] [--seconds 20] [--tests none|sandbox]
+//
+// With `--tests sandbox` the repository declares an environment (a virtualenv) and a test_command in .github/magis.yml:
+// every job runs its tests in bubblewrap before and with its change, each worker (MAGIS_ENV_DIR of its own) building the
+// environment on its first job and reusing the kept one after; the throughput run fails unless every pull request says
+// so (tests passed with the change; built at most once a worker).
 //
 // 1. Builds dist/ (the processes run bin/magis.js).
 // 2. Throughput: for each worker count (`--workers ""` skips this), one web process and that many workers running one
 //    job at a time; `--jobs` labels on as many issues, timed from the first delivery to the last job's end; jobs per
 //    minute and the ratio to one worker; where a job's time goes, per phase (inside model calls, and the rest).
-// 3. Webhook answers: `--rate` signed label deliveries a second for `--seconds` to one web process, from a sender
-//    process of its own, while two workers run jobs; answer times as the sender saw them and as the web process counted
-//    them, and whether every delivery sent was recorded (the `triggers` table).
+// 3. Webhook answers (`--rate 0` skips them): `--rate` signed label deliveries a second for `--seconds` to one web
+//    process, from a sender process of its own, while two workers run jobs; answer times as the sender saw them and as
+//    the web process counted them, and whether every delivery sent was recorded (the `triggers` table).
 // The 1-minute load average is reported with each figure.
 import os from "node:os";
 import { parseArgs } from "node:util";
@@ -20,6 +25,7 @@ import { assertNoViolations } from "../test/support/github-spec/violations.js";
 import { measureThroughput, type ThroughputRun } from "./lib/measure-throughput.js";
 import { measureWebhookLatency, type LatencyRun } from "./lib/measure-webhook-latency.js";
 import { printTable } from "./lib/print-table.js";
+import { testsModeFrom } from "./lib/sandboxed-tests.js";
 
 const { values } = parseArgs({
   options: {
@@ -28,8 +34,10 @@ const { values } = parseArgs({
     workers: { type: "string", default: "1,2,4" },
     rate: { type: "string", default: "50" },
     seconds: { type: "string", default: "20" },
+    tests: { type: "string", default: "none" },
   },
 });
+const tests = modeOrExit(values.tests);
 const jobs = Number(values.jobs);
 const latencyMs = Number(values.latency);
 const rate = Number(values.rate);
@@ -46,20 +54,22 @@ buildDist();
 // 2. Throughput.
 const runs: ThroughputRun[] = [];
 for (const workers of values.workers ? values.workers.split(",").map(Number) : []) {
-  runs.push(await measureThroughput({ workers, jobs, latencyMs }));
+  runs.push(await measureThroughput({ workers, jobs, latencyMs, tests }));
   console.log(`${workers} worker(s): done (load average ${loads()})`);
 }
 if (runs.length > 0) reportThroughput(runs);
 
-// 3. Webhook answers while workers are busy.
-reportWebhooks(await measureWebhookLatency({ rate, seconds, latencyMs }));
+// 3. Webhook answers while workers are busy (`--rate 0` skips them).
+if (rate > 0) reportWebhooks(await measureWebhookLatency({ rate, seconds, latencyMs, tests }));
 // A run in which the fake GitHub saw a request GitHub would refuse measured something GitHub would not let happen.
 assertNoViolations();
 console.log(`\nload average at the end: ${loads()}`);
 
 function reportThroughput(runs: ThroughputRun[]): void {
   const base = runs.find((r) => r.workers === 1);
-  console.log(`\nThroughput: ${jobs} jobs on ${jobs} issues, model latency ${latencyMs} ms a call, one job at a time per worker (MAGIS_JOBS_CONCURRENCY=1)\n`);
+  console.log(
+    `\nThroughput: ${jobs} jobs on ${jobs} issues, model latency ${latencyMs} ms a call, one job at a time per worker (MAGIS_JOBS_CONCURRENCY=1)${testsNote()}\n`,
+  );
   printTable([
     ["workers", "wall", "jobs/min", "vs 1 worker", "mean job", "model calls/job", "GitHub writes/job", "peak load (1 min)"],
     ...runs.map((r) => [
@@ -73,6 +83,10 @@ function reportThroughput(runs: ThroughputRun[]): void {
       r.peakLoad.toFixed(2),
     ]),
   ]);
+  for (const r of runs.filter((run) => run.tests))
+    console.log(
+      `${r.workers} worker(s): environments built ${r.tests!.built}, reused ${r.tests!.reused}; tests passed with the change in ${r.tests!.passed} of ${r.jobs} jobs`,
+    );
   console.log("\nWhere a job's time goes (mean per job and phase: wall time = inside model calls + the rest)\n");
   const cell = (wall: number, model: number) => `${seconds1(wall)} = ${seconds1(model)} + ${seconds1(wall - model)}`;
   printTable([
@@ -94,7 +108,7 @@ function reportThroughput(runs: ThroughputRun[]): void {
 
 function reportWebhooks(web: LatencyRun): void {
   console.log(
-    `\nWebhook answers: ${web.sent} signed label deliveries at ${rate}/s for ${seconds} s to one web process, two workers running jobs (never fewer than ${web.fewestRunning} at once)\n`,
+    `\nWebhook answers: ${web.sent} signed label deliveries at ${rate}/s for ${seconds} s to one web process, two workers running jobs (never fewer than ${web.fewestRunning} at once)${testsNote()}\n`,
   );
   printTable([
     [
@@ -124,6 +138,20 @@ function reportWebhooks(web: LatencyRun): void {
   console.log(
     `\nEvent-loop delay meanwhile (p99 / max): web process ${inWeb.p99.toFixed(0)} / ${inWeb.max.toFixed(0)} ms; sender ${sender.p99.toFixed(0)} / ${sender.max.toFixed(0)} ms`,
   );
+}
+
+function modeOrExit(value: string): ReturnType<typeof testsModeFrom> {
+  try {
+    return testsModeFrom(value);
+  } catch (error) {
+    console.error((error as Error).message);
+    process.exit(2);
+  }
+}
+
+/** What the jobs did with the repository's tests, for the tables' titles. */
+function testsNote(): string {
+  return tests === "sandbox" ? "; every job sets up its environment (kept per worker) and runs its tests in bubblewrap" : "";
 }
 
 function loads(): string {

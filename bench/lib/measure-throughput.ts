@@ -2,6 +2,7 @@ import os from "node:os";
 import type { PhaseTiming } from "../../src/jobs/phase-clock.js";
 import { labeledPayload } from "../../test/e2e/payloads.js";
 import { INSTALLATION, startScaleRig } from "../../test/support/scale-rig.js";
+import { assertSandboxedTests, SANDBOX_CONFIG, tallyTests, workerEnvironments, type TestsMode, type TestsTally } from "./sandboxed-tests.js";
 
 /** What one throughput run measured. */
 export interface ThroughputRun {
@@ -19,21 +20,25 @@ export interface ThroughputRun {
   writeGaps: number[];
   /** The 1-minute load average, highest seen during the run. */
   peakLoad: number;
+  /** In the sandbox mode: the environments built and reused and the tests passed, from the pull requests. */
+  tests?: TestsTally;
 }
 
 /**
  * Runs `jobs` issue runs (each on an issue of its own, so any of them may run beside another) on `workers` worker
  * processes of one job at a time, with one web process taking the labels, and times them to the last job's end.
  */
-export async function measureThroughput(options: { workers: number; jobs: number; latencyMs: number }): Promise<ThroughputRun> {
-  const rig = await startScaleRig({ issues: options.jobs, latencyMs: options.latencyMs, concurrency: 1 });
+export async function measureThroughput(options: { workers: number; jobs: number; latencyMs: number; tests: TestsMode }): Promise<ThroughputRun> {
+  const sandboxed = options.tests === "sandbox";
+  const rig = await startScaleRig({ issues: options.jobs, latencyMs: options.latencyMs, concurrency: 1, ...(sandboxed && { config: SANDBOX_CONFIG }) });
+  const environments = workerEnvironments(options.tests);
   let peakLoad = os.loadavg()[0]!;
   const sampler = setInterval(() => (peakLoad = Math.max(peakLoad, os.loadavg()[0]!)), 1_000);
   try {
     const [web, ...workers] = await Promise.all([
       rig.serve("web"),
       // At info, each worker logs every job's phase timings.
-      ...Array.from({ length: options.workers }, () => rig.serve("worker", { LOG_LEVEL: "info" })),
+      ...Array.from({ length: options.workers }, (_, n) => rig.serve("worker", { LOG_LEVEL: "info", ...environments.envOf(n) })),
     ]);
     const started = Date.now();
     for (let n = 1; n <= options.jobs; n++) {
@@ -45,6 +50,8 @@ export async function measureThroughput(options: { workers: number; jobs: number
     const timings = workers.flatMap((w) => jobTimings(w.output()));
     if (timings.length !== options.jobs) throw new Error(`expected the phase timings of ${options.jobs} jobs in the workers' logs, found ${timings.length}`);
     const writes = rig.github.requests.filter((r) => r.method !== "GET" && !r.path.endsWith("/access_tokens"));
+    const tests = sandboxed ? tallyTests(rig.github.pulls.map((pull) => pull.body)) : undefined;
+    if (tests) assertSandboxedTests(tests, options.jobs, options.workers);
     return {
       workers: options.workers,
       jobs: options.jobs,
@@ -55,10 +62,12 @@ export async function measureThroughput(options: { workers: number; jobs: number
       githubWrites: writes.length / options.jobs,
       writeGaps: writes.slice(1).map((w, i) => w.at - writes[i]!.at),
       peakLoad,
+      ...(tests && { tests }),
     };
   } finally {
     clearInterval(sampler);
     await rig.close();
+    environments.remove();
   }
 }
 

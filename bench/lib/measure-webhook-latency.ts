@@ -5,6 +5,7 @@ import { labeledPayload } from "../../test/e2e/payloads.js";
 import { parsePrometheusText, type PrometheusText } from "../../test/support/parse-prometheus-text.js";
 import { runInProcessGroup } from "../../test/support/run-in-process-group.js";
 import { INSTALLATION, startScaleRig, WEBHOOK_SECRET } from "../../test/support/scale-rig.js";
+import { SANDBOX_CONFIG, workerEnvironments, type TestsMode } from "./sandboxed-tests.js";
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const BUCKETS_MS = [25, 50, 100];
@@ -33,17 +34,20 @@ export interface LatencyRun {
 /**
  * Sends `rate` signed label webhooks a second for `seconds` (each on an issue of its own, so each is recorded, decided
  * and queued as a job) to one web process while two workers run jobs. The sender is a process of its own
- * (send-webhooks.ts) that keeps to its schedule whatever the answers.
+ * (send-webhooks.ts) that keeps to its schedule whatever the answers. In the sandbox mode the workers' jobs build or
+ * reuse an environment and run their tests in bubblewrap meanwhile.
  */
-export async function measureWebhookLatency(options: { rate: number; seconds: number; latencyMs: number }): Promise<LatencyRun> {
+export async function measureWebhookLatency(options: { rate: number; seconds: number; latencyMs: number; tests: TestsMode }): Promise<LatencyRun> {
   const busy = 4;
   const sent = options.rate * options.seconds;
-  const rig = await startScaleRig({ issues: busy + sent, latencyMs: options.latencyMs, concurrency: 2 });
+  const config = options.tests === "sandbox" ? { config: SANDBOX_CONFIG } : {};
+  const rig = await startScaleRig({ issues: busy + sent, latencyMs: options.latencyMs, concurrency: 2, ...config });
+  const environments = workerEnvironments(options.tests);
   let peakLoad = os.loadavg()[0]!;
   let fewestRunning = Number.POSITIVE_INFINITY;
   const running = async () => Number((await rig.db.query("SELECT count(*) AS n FROM jobs WHERE status = 'running'")).rows[0].n);
   try {
-    const [web] = await Promise.all([rig.serve("web"), rig.serve("worker"), rig.serve("worker")]);
+    const [web] = await Promise.all([rig.serve("web"), rig.serve("worker", environments.envOf(0)), rig.serve("worker", environments.envOf(1))]);
     const scrape = async () => parsePrometheusText(await (await fetch(`${web!.url}/metrics`)).text());
     for (let n = 1; n <= busy; n++) await rig.deliver(web!, "issues", labeledPayload({ installationId: INSTALLATION, issueNumber: n }), `busy-${n}`);
     while ((await running()) < busy) await new Promise((resolve) => setTimeout(resolve, 100));
@@ -54,8 +58,8 @@ export async function measureWebhookLatency(options: { rate: number; seconds: nu
       peakLoad = Math.max(peakLoad, os.loadavg()[0]!);
       void running().then((n) => (fewestRunning = Math.min(fewestRunning, n)));
     }, 1_000);
-    const config = { url: `${web!.url}/api/github/webhooks`, rate: options.rate, seconds: options.seconds, firstIssue: busy + 1, installationId: INSTALLATION };
-    const run = await runInProcessGroup(process.execPath, ["--import", "tsx", path.join(HERE, "send-webhooks.ts"), JSON.stringify(config)], {
+    const load = { url: `${web!.url}/api/github/webhooks`, rate: options.rate, seconds: options.seconds, firstIssue: busy + 1, installationId: INSTALLATION };
+    const run = await runInProcessGroup(process.execPath, ["--import", "tsx", path.join(HERE, "send-webhooks.ts"), JSON.stringify(load)], {
       cwd: path.resolve(HERE, "../.."),
       env: { ...process.env, MAGIS_SCALE_WEBHOOK_SECRET: WEBHOOK_SECRET },
       timeoutMs: (options.seconds + 60) * 1000,
@@ -93,6 +97,7 @@ export async function measureWebhookLatency(options: { rate: number; seconds: nu
     };
   } finally {
     await rig.close();
+    environments.remove();
   }
 }
 

@@ -48,6 +48,8 @@ export interface ScaleRigOptions {
   workerLostSeconds?: number;
   /** MAGIS_JOBS_CONCURRENCY of every worker. */
   concurrency?: number;
+  /** The repository's `.github/magis.yml` (default: none). */
+  config?: string;
 }
 
 /**
@@ -91,6 +93,7 @@ export async function startScaleRig(options: ScaleRigOptions): Promise<ScaleRig>
       permissions: { Codertocat: "write" },
       issue: issues[0]!,
       moreIssues: issues.slice(1),
+      ...(options.config !== undefined && { config: options.config }),
     });
     stops.push(() => github.close());
     // The fake holds every request and answer to GitHub's descriptions: compiled now, not while jobs are measured.
