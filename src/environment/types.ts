@@ -124,6 +124,8 @@ export interface EnvironmentShelf {
   remove(scope: Partial<EnvironmentScope>): number;
   /** Resolves once the folders removed so far (replaced, evicted, removed) are gone from the disk. */
   settled(): Promise<void>;
+  /** Says a problem the caller could not raise (a job's copy that stayed mounted) where the shelf logs. */
+  warn?(obj: object, msg: string): void;
   /** Counts for /metrics. */
   stats(): { hits: number; misses: number; builds: number; buildSeconds: number; bytes: number; kept: number; evicted: number };
 }

@@ -8,6 +8,8 @@ import type { LayeredHow } from "../types.js";
 /** A job's copy of a kept folder: what reads see of it, and how to end it. */
 export interface LayeredCopy {
   how: LayeredHow;
+  /** The folder it shows the kept one at. */
+  target: string;
   /** Why it is a copy and not an overlay (no root and no fuse-overlayfs, the mount refused, …). */
   why?: string;
   /** Unmounts the overlay (a copy has nothing to unmount); throws when it stays mounted. */
@@ -35,11 +37,13 @@ export function mountOverlay(lower: string, target: string, options: { searchPat
   const tried = tryMount(lower, target, options.searchPath ?? process.env.PATH ?? "");
   if ("how" in tried) return tried;
   fs.rmSync(layersOf(target), { recursive: true, force: true });
+  // A mount that failed left the empty folder it was to cover (0700): the copy makes its own, with the kept one's mode.
+  if (tried.made) fs.rmdirSync(target);
   options.copy(lower, target);
-  return { how: "copy", why: tried.why, unmount: () => undefined };
+  return { how: "copy", target, why: tried.why, unmount: () => undefined };
 }
 
-function tryMount(lower: string, target: string, searchPath: string): LayeredCopy | { why: string } {
+function tryMount(lower: string, target: string, searchPath: string): LayeredCopy | { why: string; made?: boolean } {
   if (process.platform !== "linux") return { why: "overlays are Linux's" };
   const layers = layersOf(target);
   const upper = path.join(layers, "upper");
@@ -50,6 +54,7 @@ function tryMount(lower: string, target: string, searchPath: string): LayeredCop
   const fuse = root ? undefined : findProgram("fuse-overlayfs", searchPath);
   if (!root && !fuse) return { why: "not root, and no fuse-overlayfs on PATH" };
   if (!root && !fs.existsSync("/dev/fuse")) return { why: "not root, and no /dev/fuse for fuse-overlayfs" };
+  const made = !fs.existsSync(target);
   fs.mkdirSync(target, { recursive: true, mode: 0o700 });
   fs.mkdirSync(upper, { recursive: true, mode: 0o700 });
   fs.mkdirSync(work, { mode: 0o700 });
@@ -63,12 +68,13 @@ function tryMount(lower: string, target: string, searchPath: string): LayeredCop
   const result = spawnSync(program!, args, { encoding: "utf8", stdio: ["ignore", "ignore", "pipe"], timeout: 30_000 });
   if (result.error || result.status !== 0) {
     const why = result.error?.message ?? (result.stderr.trim().split("\n").at(-1) || `exit ${result.status}`);
-    return { why: `${root ? "mount -t overlay" : "fuse-overlayfs"} failed: ${why}` };
+    return { why: `${root ? "mount -t overlay" : "fuse-overlayfs"} failed: ${why}`, made };
   }
   const how: LayeredHow = root ? "overlay" : "fuse-overlayfs";
   let mounted = true;
   return {
     how,
+    target,
     unmount() {
       if (!mounted) return;
       const failed = unmount(target, root ? "overlay" : "fuse.fuse-overlayfs") && unmount(target, root ? "overlay" : "fuse.fuse-overlayfs", true);

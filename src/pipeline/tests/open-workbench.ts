@@ -3,7 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { LayeredCopy } from "../../environment/index.js";
-import type { EnvironmentScope, KeptEnvironment, KeptEnvironmentRecord } from "../../environment/types.js";
+import type { EnvironmentScope, EnvironmentShelf, KeptEnvironment, KeptEnvironmentRecord } from "../../environment/types.js";
 import { cleanOutput } from "../../lib/clean-text.js";
 import { redactSecrets } from "../../lib/redact-secrets.js";
 import { endOfText } from "../../lib/tail-buffer.js";
@@ -14,6 +14,7 @@ import { declaredEnvironment, keyOfEnvironment } from "./declared-environment.js
 import { keepSetUpState, type SetUpState } from "./keep-set-up-state.js";
 import { layCheckoutOver, listCheckoutFiles } from "./lay-checkout-over.js";
 import { makeWorkbench, type Workbench } from "./make-workbench.js";
+import { removeAllBut, unmountLayers, type StuckLayer } from "./unmount-layers.js";
 import { runEnvironmentSteps, secondsSince } from "./run-environment-steps.js";
 
 export type { ChangedFile, Workbench } from "./make-workbench.js";
@@ -70,9 +71,6 @@ export async function openWorkbench(ctx: Pick<StageContext, "root" | "repoId" | 
   let keeping: Promise<unknown> | null = null;
   // The overlays a reused environment is laid under the copy and the home with: unmounted before the folder goes.
   const layers: LayeredCopy[] = [];
-  const unmountLayers = () => {
-    for (const layer of layers.splice(0)) layer.unmount();
-  };
   // The set-up state is what the shelf copies from: removed only once it is done.
   const dispose = () => (keeping ? void keeping.finally(remove) : remove());
   const scope: EnvironmentScope = policy.scope ?? { repo: ctx.repoId };
@@ -89,10 +87,12 @@ export async function openWorkbench(ctx: Pick<StageContext, "root" | "repoId" | 
     if (holding) shelf!.release(holding);
     holding = null;
   };
+  // Never throws (it runs from dispose, after the job's outcome is known): what stays mounted or on the disk is said.
   const remove = () => {
-    unmountLayers();
+    const stuck = unmountLayers(layers);
     release();
-    fs.rmSync(own, { recursive: true, force: true });
+    const left = [...stuck, ...removeAllBut(own, stuck)];
+    if (left.length > 0) warnLeft(policy.environments, left);
   };
   try {
     found = key && shelf && reuse ? shelf.find(scope, key.key) : null;
@@ -101,16 +101,18 @@ export async function openWorkbench(ctx: Pick<StageContext, "root" | "repoId" | 
     if (found) {
       try {
         checkoutFiles = layCheckoutOver(found, ctx.root, { dir, home, layers });
-      } catch {
-        // Gone or changed meanwhile (another worker evicted or replaced it, `magis env clear`): built afresh instead.
-        unmountLayers();
+      } catch (error) {
+        // Gone or changed meanwhile (another worker evicted or replaced it, `magis env clear`): built afresh instead,
+        // unless a layer stays mounted where the fresh copy would go.
+        const stuck = unmountLayers(layers);
         release();
+        if (stuck.length > 0) throw new StuckLayers(error, stuck);
         found = null;
         checkoutFiles = null;
         for (const folder of [dir, home]) for (const at of [folder, `${folder}.layers`]) fs.rmSync(at, { recursive: true, force: true });
       }
     }
-    const laid = layers[0] && { how: layers[0].how, ...(layers[0].why ? { why: layers[0].why } : {}) };
+    const laid = describeLayers(layers, home);
     if (!found) {
       fs.cpSync(ctx.root, dir, { recursive: true, verbatimSymlinks: true });
       fs.mkdirSync(home, { mode: 0o700 });
@@ -188,6 +190,33 @@ export async function openWorkbench(ctx: Pick<StageContext, "root" | "repoId" | 
   } catch (error) {
     remove();
     throw error;
+  }
+}
+
+/**
+ * How the kept folders were laid under the copy and the home: a copy of either is what is said (which one, and why),
+ * else how the copy's was.
+ */
+function describeLayers(layers: readonly LayeredCopy[], home: string): EnvironmentReport["laid"] {
+  const shown = layers.find((layer) => layer.how === "copy") ?? layers[0];
+  if (!shown) return undefined;
+  const which = shown.target === home ? "the home" : "the copy";
+  return { how: shown.how, ...(shown.why ? { why: `${which}: ${shown.why}` } : {}) };
+}
+
+/** Says what a job's copy left mounted or on the disk, for the operator to remove by hand. */
+function warnLeft(shelf: EnvironmentShelf | undefined, left: readonly StuckLayer[]): void {
+  const message = `a job's copy left ${left.map(({ target, why }) => `${target} (${why})`).join("; ")}: unmount and remove it by hand`;
+  if (shelf?.warn) shelf.warn({ left: left.map(({ target }) => target) }, message);
+  else process.emitWarning(message);
+}
+
+/** A kept environment that could not be laid under the copy, whose layers then stayed mounted. */
+class StuckLayers extends Error {
+  constructor(cause: unknown, stuck: readonly StuckLayer[]) {
+    const why = cause instanceof Error ? cause.message : String(cause);
+    const left = stuck.map(({ target, why: stayed }) => `${target} (${stayed})`).join("; ");
+    super(`the kept environment could not be laid under the copy (${why}), and its overlay stayed mounted at ${left}: unmount it by hand`, { cause });
   }
 }
 
