@@ -3,6 +3,7 @@ import fs from "node:fs";
 import path from "node:path";
 import type { EnvironmentScope, EnvironmentShelf, KeptEnvironment, KeptEnvironmentRecord } from "../types.js";
 import { copyTree } from "./copy-tree.js";
+import { dropHold, isHeldOnDisk, placeHold } from "./hold-marker.js";
 import { measureTree } from "./measure-tree.js";
 import { HEARTBEAT_MS, openKeepingFolder } from "./open-keeping-folder.js";
 import { readKeptRecord } from "./read-kept-record.js";
@@ -44,7 +45,10 @@ export function openEnvironmentShelf(options: ShelfOptions): EnvironmentShelf {
   if (fs.existsSync(folder)) ownFolder(folder);
   /** Names this shelf's `.keeping-` folders apart from those of other workers on the same volume. */
   const instance = randomBytes(6).toString("hex");
-  const held = new Map<string, number>();
+  /** The environments this process handed out: how many holders each has, and their marker files (see placeHold). */
+  const held = new Map<string, string[]>();
+  /** Held here or by another live process on the same folder (its marker files). */
+  const isHeld = (dir: string) => held.has(dir) || isHeldOnDisk(dir);
   const doomed = new Set<string>();
   const removals = new Set<Promise<void>>();
   const counts = { hits: 0, misses: 0, builds: 0, buildSeconds: 0, evicted: 0 };
@@ -90,7 +94,7 @@ export function openEnvironmentShelf(options: ShelfOptions): EnvironmentShelf {
   const readRecord = (dir: string, key: string): KeptEnvironmentRecord | null => {
     const read = readKeptRecord(path.join(dir, "record.json"), key);
     if ("record" in read) return read.record;
-    if (held.has(dir)) return null;
+    if (isHeld(dir)) return null;
     const why = "wrong" in read ? read.wrong : "it is missing";
     log?.warn({ folder: dir }, `dropped a kept environment whose record.json is not one (${why}): it is built again when next needed`);
     discard(dir);
@@ -110,7 +114,7 @@ export function openEnvironmentShelf(options: ShelfOptions): EnvironmentShelf {
     let total = kept.reduce((sum, { record }) => sum + record.bytes, incoming);
     for (const { dir, record } of kept) {
       if (total <= maxBytes) break;
-      if (held.has(dir)) continue;
+      if (isHeld(dir)) continue;
       discard(dir);
       total -= record.bytes;
       counts.evicted++;
@@ -132,16 +136,19 @@ export function openEnvironmentShelf(options: ShelfOptions): EnvironmentShelf {
       }
       const used = { ...record, usedAt: now().toISOString() };
       writeRecord(dir, used);
-      held.set(dir, (held.get(dir) ?? 0) + 1);
+      held.set(dir, [...(held.get(dir) ?? []), placeHold(dir)]);
       counts.hits++;
       return opened(dir, used);
     },
     release(found) {
       const dir = path.dirname(found.repoDir);
-      const left = (held.get(dir) ?? 0) - 1;
-      if (left > 0) return void held.set(dir, left);
+      const [marker, ...others] = held.get(dir) ?? [];
+      if (marker) dropHold(marker);
+      if (others.length > 0) return void held.set(dir, others);
       held.delete(dir);
-      if (doomed.delete(dir)) discard(dir);
+      // Removed meanwhile (here, or by another process, which took its record away): it goes once nobody holds it.
+      const removed = doomed.delete(dir) || !fs.existsSync(path.join(dir, "record.json"));
+      if (removed && fs.existsSync(dir) && !isHeldOnDisk(dir)) discard(dir);
     },
     async keep({ scope, key, repoDir, homeDir, record }) {
       counts.builds++;
@@ -164,7 +171,7 @@ export function openEnvironmentShelf(options: ShelfOptions): EnvironmentShelf {
         const kept: KeptEnvironmentRecord = { ...record, scope, key, bytes, usedAt: now().toISOString() };
         writeRecord(keeping.dir, kept);
         // One handed out stays where its holder copies from; this build is of the same key, so the kept one serves.
-        const holding = held.has(dir) ? readRecord(dir, key) : null;
+        const holding = isHeld(dir) ? readRecord(dir, key) : null;
         if (holding) return opened(dir, holding);
         // A sweep claims a folder by renaming it away, so the folder made here, still here, is whole: nothing else
         // writes into it, and renaming it is atomic against a sweep's rename (the later of the two finds nothing).
@@ -190,7 +197,7 @@ export function openEnvironmentShelf(options: ShelfOptions): EnvironmentShelf {
       for (const { dir, record } of scan()) {
         if (!matches(record, scope)) continue;
         removed++;
-        if (!held.has(dir)) {
+        if (!isHeld(dir)) {
           discard(dir);
           continue;
         }
@@ -199,6 +206,9 @@ export function openEnvironmentShelf(options: ShelfOptions): EnvironmentShelf {
         doomed.add(dir);
       }
       return removed;
+    },
+    warn(obj, msg) {
+      log?.warn(obj, msg);
     },
     async settled() {
       while (removals.size > 0) await Promise.all(removals);

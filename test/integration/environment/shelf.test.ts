@@ -126,7 +126,8 @@ describe("openEnvironmentShelf", () => {
     await shelf.settled();
     expect(shelf.list().map((r) => r.key)).toEqual([KEY_C, KEY_A]);
     expect(fs.existsSync(a.repoDir)).toBe(true);
-    expect(fs.readdirSync(path.join(folder, "octo+demo")).sort()).toEqual([KEY_A, KEY_C]);
+    // Beside them, the marker of A's hold (see placeHold).
+    expect(fs.readdirSync(path.join(folder, "octo+demo")).sort()).toEqual([".holds", KEY_A, KEY_C]);
     shelf.release(a);
     await keep(shelf, KEY_D, "d");
     await shelf.settled();
@@ -242,7 +243,7 @@ describe("openEnvironmentShelf", () => {
     expect(lines).toContain("dropped a kept environment whose record.json is not one (it is not JSON): it is built again when next needed");
     expect(second.find(SCOPE, KEY_B)).toBeNull();
     await second.settled();
-    expect(fs.readdirSync(path.join(folder, "octo+demo"))).toEqual([KEY_A]);
+    expect(fs.readdirSync(path.join(folder, "octo+demo")).sort()).toEqual([".holds", KEY_A]);
   });
 
   it("removes a repository's environments, and an installation's, even one handed out once it is released", async () => {
@@ -306,5 +307,43 @@ describe("openEnvironmentShelf", () => {
     expect(shelf.find(SCOPE, KEY_A)).toBeNull();
     expect(fs.existsSync(folder)).toBe(false);
     expect(() => shelf.find(SCOPE, "../../etc")).toThrow("'../../etc' is not an environment key (hex, from environmentKey): nothing is kept under it");
+  });
+});
+
+describe("an environment held by another process on the same folder", () => {
+  const keptDir = (key: string) => path.join(folder, scopeFolder(SCOPE.repo), key);
+
+  it("is neither evicted nor cleared while held, and goes once released", async () => {
+    const worker = open(1500);
+    const other = open(1500);
+    await worker.keep({ scope: SCOPE, key: KEY_A, ...setUp("a"), record: record() });
+    const found = worker.find(SCOPE, KEY_A)!;
+    // The other process's keep would evict it (two 1000-byte environments over a 1500-byte bound), and its clear remove it.
+    await other.keep({ scope: SCOPE, key: KEY_B, ...setUp("b"), record: record() });
+    await other.settled();
+    expect(fs.readFileSync(path.join(found.repoDir, ".venv", "lib", "module.py"), "utf8")).toHaveLength(900);
+    expect(other.remove({ repo: SCOPE.repo })).toBe(2);
+    await other.settled();
+    expect(fs.existsSync(path.join(found.repoDir, ".venv", "lib", "module.py"))).toBe(true);
+    expect(fs.existsSync(keptDir(KEY_B))).toBe(false);
+    // Cleared: found no more, by either, and gone from the disk once its holder lets it go.
+    expect(other.list()).toEqual([]);
+    expect(worker.find(SCOPE, KEY_A)).toBeNull();
+    worker.release(found);
+    await worker.settled();
+    expect(fs.existsSync(keptDir(KEY_A))).toBe(false);
+  });
+
+  it("is not held by the marker of a process that is gone", async () => {
+    const worker = open(1500);
+    await worker.keep({ scope: SCOPE, key: KEY_A, ...setUp("a"), record: record() });
+    const holds = path.join(folder, scopeFolder(SCOPE.repo), ".holds");
+    fs.mkdirSync(holds, { recursive: true });
+    // A pid that runs, with another start time: the pid was reused by a process that is not the holder.
+    fs.writeFileSync(path.join(holds, `${KEY_A}-${process.pid}-1-0000`), "");
+    expect(open(1500).remove({ repo: SCOPE.repo })).toBe(1);
+    await worker.settled();
+    expect(fs.existsSync(keptDir(KEY_A))).toBe(false);
+    expect(fs.existsSync(holds)).toBe(false);
   });
 });
