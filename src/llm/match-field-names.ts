@@ -7,6 +7,52 @@ import type { z } from "zod";
  * not a field. Anything else is left as it is, for the schema to refuse.
  */
 export function matchFieldNames(value: unknown, schema: z.ZodType): unknown {
+  const def = definitionOf(schema);
+  switch (def.type) {
+    case "array":
+      return Array.isArray(value) ? value.map((item) => matchFieldNames(item, def.element!)) : value;
+    case "union":
+      return matchOption(value, def.options!);
+    case "object":
+      return isRecord(value) ? matchObject(value, def.shape!) : value;
+    default:
+      return value;
+  }
+}
+
+/**
+ * The value renamed under the first option of a union under which its keys (once renamed) all find their fields, so a
+ * value is never renamed towards an option it does not fit; the value as it is when no option takes all its keys.
+ */
+function matchOption(value: unknown, options: z.ZodType[]): unknown {
+  for (const option of options) {
+    const renamed = matchFieldNames(value, option);
+    if (keysFit(renamed, option)) return renamed;
+  }
+  return value;
+}
+
+/** Whether every key of `value` is a field of `schema` (each item's, for an array); a value without keys fits any non-object schema. */
+function keysFit(value: unknown, schema: z.ZodType): boolean {
+  const def = definitionOf(schema);
+  switch (def.type) {
+    case "object":
+      return isRecord(value) && Object.keys(value).every((key) => key in def.shape!);
+    case "array":
+      return Array.isArray(value) && value.every((item) => keysFit(item, def.element!));
+    case "union":
+      return def.options!.some((option) => keysFit(value, option));
+    case "record":
+    case "any":
+    case "unknown":
+      return true;
+    default:
+      return !isRecord(value) && !Array.isArray(value);
+  }
+}
+
+/** The definition of the schema that decides the value's shape, behind optional, nullable, default, pipe and lazy. */
+function definitionOf(schema: z.ZodType): ZodDef {
   const def = (schema as unknown as { _zod: { def: ZodDef } })._zod.def;
   switch (def.type) {
     case "optional":
@@ -16,20 +62,13 @@ export function matchFieldNames(value: unknown, schema: z.ZodType): unknown {
     case "readonly":
     case "catch":
     case "nonoptional":
-      return matchFieldNames(value, def.innerType!);
+      return definitionOf(def.innerType!);
     case "pipe":
-      return matchFieldNames(value, def.in!);
+      return definitionOf(def.in!);
     case "lazy":
-      return matchFieldNames(value, def.getter!());
-    case "array":
-      return Array.isArray(value) ? value.map((item) => matchFieldNames(item, def.element!)) : value;
-    case "union":
-      // The first option under which the value's keys all find their fields.
-      return def.options!.map((option) => matchFieldNames(value, option)).find((renamed) => renamed !== value) ?? value;
-    case "object":
-      return isRecord(value) ? matchObject(value, def.shape!) : value;
+      return definitionOf(def.getter!());
     default:
-      return value;
+      return def;
   }
 }
 

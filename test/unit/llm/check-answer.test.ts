@@ -33,6 +33,24 @@ describe("checkAnswer's lenient readings", () => {
     expect(matchFieldNames({ Approved: true, APPROVED: false }, review)).toEqual({ Approved: true, APPROVED: false });
   });
 
+  it("renames a union's value under the first option whose fields take all its keys, and leaves it when none does", () => {
+    const short = z.object({ needs_change: z.boolean() });
+    const full = z.object({ needs_change: z.boolean(), reason: z.string() });
+    const either = z.union([short, full]);
+    // The first option renames one key only; the second takes both, so the reason is kept.
+    expect(matchFieldNames({ needsChange: true, Reason: "r" }, either)).toEqual({ needs_change: true, reason: "r" });
+    expect(checkAnswer('{"needsChange": true, "Reason": "r"}', z.union([short.strict(), full.strict()]))).toEqual({
+      ok: true,
+      value: { needs_change: true, reason: "r" },
+    });
+    // A value that fits the first option as it is is not renamed towards another.
+    const named = z.union([z.object({ Path: z.string() }), z.object({ path: z.string() })]);
+    expect(matchFieldNames({ Path: "a.py" }, named)).toEqual({ Path: "a.py" });
+    // No option takes every key: nothing renamed, for the schema to refuse.
+    expect(matchFieldNames({ needsChange: true, Other: 1 }, either)).toEqual({ needsChange: true, Other: 1 });
+    expect(matchFieldNames([{ NeedsChange: false }], z.union([z.string(), z.array(short)]))).toEqual([{ needs_change: false }]);
+  });
+
   it("reads a fenced answer, one inside prose, and one after a <think> block, with a field renamed in case", () => {
     expect(checkAnswer('```json\n{"comment": "c", "Approved": true}\n```', review)).toEqual({ ok: true, value: { comment: "c", approved: true } });
     expect(checkAnswer('Here it is:\n{"Comment": "c", "approved": true}\nThanks.', review)).toEqual({ ok: true, value: { comment: "c", approved: true } });
