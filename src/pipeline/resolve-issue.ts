@@ -35,7 +35,7 @@ export async function resolveIssue(ctx: StageContext, text: IssueText, memory: M
     // 1. The Repository Custodian locates the files the issue is about (Algorithm 1).
     const located = await step("locate", () => locateFiles(ctx, issue, memory));
     // 1b. The Manager chooses the way (MarsCode Agent §3.1); on the dynamic way the Reproducer shows the issue in the sandbox.
-    const way = await step("reproduce", () => takeWay(ctx, { issue, located, workbench: testing.workbench }));
+    const way = await step("reproduce", () => takeWay(ctx, { issue, located, workbench: testing.workbench, tests: testing.ready }));
     // 2. The Manager defines a file-level task per located file; a file may need none, or need a person (protected).
     const { tasks, setAside, questions } = await step("plan", () => defineTasks(ctx, issue, located));
     // 2b. With no task to act on and a question instead, the Manager asks the issue's author rather than guess.

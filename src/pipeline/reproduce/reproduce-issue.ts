@@ -6,10 +6,11 @@ import { scriptAnswer } from "../../llm/read-script-answer.js";
 import { resolveInside, UnsafePathError } from "../../lib/safe-path.js";
 import { describeExit } from "../tests/describe-test-verdict.js";
 import type { OpenedWorkbench } from "../tests/open-workbench.js";
-import { describeEnvironmentGap, readEnvironmentFailure, readUnreachedHost, type EnvironmentGap } from "../tests/read-environment-failure.js";
+import { describeEnvironmentGap, readEnvironmentFailure, type EnvironmentGap } from "../tests/read-environment-failure.js";
 import { COMMAND_CHARS, cutText, describeRun, describeScript, REASON_CHARS, runReproduction } from "../tests/run-reproduction.js";
 import type { EnvironmentReport, IssueText, LocatedFile, ReproductionAttempt, ReproductionScript, ShownIssue, StageContext, TestRun } from "../types.js";
 import { describeLocated } from "./choose-way.js";
+import { reportsUnreachedHost } from "./foresee-unreached-host.js";
 
 /** The answer developer-check-reproduction asks for: the reason first, then the verdict. */
 export const checkSchema = z.object({
@@ -127,7 +128,7 @@ function environmentGap(ctx: StageContext, issue: IssueText, run: TestRun): Envi
   const gap = readEnvironmentFailure(run.tail, { network: true });
   if (!gap) return null;
   const issueText = `${issue.title}\n${issue.body}\n${issue.hints.join("\n")}`;
-  if (gap.kind === "network") return issueText.split("\n").some((line) => readUnreachedHost(line.trim())) ? null : gap;
+  if (gap.kind === "network") return reportsUnreachedHost(issue) ? null : gap;
   // The issue reports that very failure when a line of it names the missing thing beside the same mark.
   const marks = /No module named|Cannot find (?:module|package)|not found|No such file or directory|bad interpreter/;
   if (issueText.split("\n").some((line) => line.includes(gap.name) && marks.test(line))) return null;

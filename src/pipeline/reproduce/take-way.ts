@@ -3,8 +3,9 @@ import { encodePatch, makeDiff } from "../../edit/index.js";
 import { decodeFile } from "../../edit/file-encoding.js";
 import { resolveInside } from "../../lib/safe-path.js";
 import type { OpenedWorkbench } from "../tests/open-workbench.js";
-import type { LocatedFile, ReproductionReport, ReproductionScript, ResolveResult, ShownIssue, StageContext } from "../types.js";
+import type { LocatedFile, ReproductionReport, ReproductionScript, ResolveResult, ShownIssue, StageContext, TestsReport } from "../types.js";
 import { chooseWay } from "./choose-way.js";
+import { foreseeUnreachedHost } from "./foresee-unreached-host.js";
 import { runReproduction, type ReproductionBench } from "../tests/run-reproduction.js";
 import { reproduceIssue } from "./reproduce-issue.js";
 
@@ -18,16 +19,31 @@ export interface TakenWay {
 
 /**
  * The Manager chooses the way; on the dynamic way the Reproducer shows the issue in the workbench, or the run goes the
- * static way and the report says why. Each step is reported as a `reproduction` progress event.
+ * static way and the report says why: before any script when the tests on the untouched checkout could not reach a
+ * host, else after the scripts. Each step is reported as a `reproduction` progress event.
  */
 export async function takeWay(
   ctx: StageContext,
-  input: { issue: ShownIssue; located: LocatedFile[]; workbench: () => Promise<OpenedWorkbench> },
+  input: {
+    issue: ShownIssue;
+    located: LocatedFile[];
+    workbench: () => Promise<OpenedWorkbench>;
+    /** The tests' report once they ran on the untouched checkout (null without a `test_command`). */
+    tests: Promise<{ report: TestsReport } | null>;
+  },
 ): Promise<TakenWay> {
   const chosen = await chooseWay(ctx, input.issue, input.located);
   let report: ReproductionReport = { choice: chosen.choice, attempts: [], ...(chosen.reproducer ? { reproducer: chosen.reproducer } : {}) };
   ctx.onProgress({ stage: "reproduction", reproduction: report });
   if (!chosen.reproducer) return { report, bench: null, verify: async () => report };
+
+  // The workbench runs one command at a time and the tests were queued first, so waiting for them costs no time.
+  const foreseen = foreseeUnreachedHost(input.issue, (await input.tests)?.report);
+  if (foreseen) {
+    report = { ...report, fallback: foreseen };
+    ctx.onProgress({ stage: "reproduction", reproduction: report });
+    return { report, bench: null, verify: async () => report };
+  }
 
   const done = await reproduceIssue(ctx, { issue: input.issue, located: input.located, reproducer: chosen.reproducer, workbench: input.workbench });
   report = {

@@ -51,6 +51,7 @@ export async function revisePullRequest(ctx: StageContext, input: RevisionInput,
               issue,
               located: triage.tasks.map((t) => ({ path: t.path, score: 0, kept: true, summary: t.description })),
               workbench: testing.workbench,
+              tests: testing.ready,
             }),
           )
         : null;
