@@ -36,6 +36,11 @@ export function openDocumentSession(root: string, language: ServerLanguage, spec
   const change = (file: string, version: number, text: string) =>
     connection.sendNotification(DidChangeTextDocumentNotification.type, { textDocument: { uri: uriOf(file), version }, contentChanges: [{ text }] });
   const close = (file: string) => connection.sendNotification(DidCloseTextDocumentNotification.type, { textDocument: { uri: uriOf(file) } }).catch(() => {});
+  /** Opens `file` with `text` as version 1, and with `changed`, changes it to the same text as version 2. */
+  const openFirst = async (file: string, text: string, changed: boolean) => {
+    await open(file, 1, text);
+    if (changed) await change(file, 2, text);
+  };
   /** Opens `file` with `text`, and waits until the server has taken it in (see DocumentDiagnostics.open). */
   const openWhole = (file: string, text: string, what: string) => diagnostics.open(documentOf(file, 1, what), () => open(file, 1, text));
 
@@ -53,10 +58,12 @@ export function openDocumentSession(root: string, language: ServerLanguage, spec
           // The other files are taken in first: with them still being checked, what a server says of `file` may come
           // before its own check is whole.
           for (const other of others) await openWhole(other.path, other.text, what);
-          // Each text is a new version of the one open document.
+          // Each text is a new version of the one open document; the first is opened, and with a spec that asks it,
+          // changed to itself once opened (see ServerSpec.changeAfterOpen).
+          const first = spec.changeAfterOpen ? 2 : 1;
           for (const [index, text] of texts.entries()) {
-            const version = index + 1;
-            const send = index === 0 ? () => open(file, version, text) : () => change(file, version, text);
+            const version = index + first;
+            const send = index > 0 ? () => change(file, version, text) : () => openFirst(file, text, spec.changeAfterOpen);
             results.push(await diagnostics.diagnose(documentOf(file, version, what), send));
           }
         } finally {

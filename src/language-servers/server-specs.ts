@@ -32,6 +32,13 @@ export interface ServerSpec {
    */
   diagnostics: DiagnosticsStrategy;
   /**
+   * Whether the first text a check sends must be opened and then changed to itself: Pyright keeps the types it inferred
+   * across a document's open (only a change discards them), so that a text opened after a check of the file's text on
+   * disk would be judged against the file's old definitions (a call of a method whose parameters the text changed,
+   * reached through another module, reported as a wrong call).
+   */
+  changeAfterOpen: boolean;
+  /**
    * How it is run on the checkout `root`, its memory capped at `memoryMb`, seeing the environment's folders `shown`;
    * throws when its package is not installed.
    */
@@ -63,6 +70,7 @@ const SERVERS: Record<ServerLanguage, ServerSpec> = {
     name: "Pyright",
     extensions: { ".py": "python", ".pyi": "python" },
     diagnostics: waitForPublished,
+    changeAfterOpen: true,
     // The environment's search paths are `extraPaths`, read as the interpreter would read its site-packages: Pyright
     // is never given the environment's interpreter (see NO_INTERPRETER). The checkout's own folders among them are
     // mounted with the checkout already.
@@ -95,6 +103,7 @@ const SERVERS: Record<ServerLanguage, ServerSpec> = {
       ".jsx": "javascriptreact",
     },
     diagnostics: askTsserver,
+    changeAfterOpen: false,
     // The environment's node_modules are shown where the copy had them: tsserver resolves a package as Node does, from
     // the importing file's folder up, and honours no search path given from outside the repository's tsconfig.
     launch: (_root, memoryMb, shown) => {

@@ -65,6 +65,24 @@ describe("the language servers of a job", () => {
     expect(fs.readFileSync(path.join(root, "shop/prices.py"), "utf8")).toBe(before);
   });
 
+  it("Pyright judges a later attempt against the attempt's own definitions, after a look at the text on disk", async () => {
+    // shop/make.py builds a Basket; a look at shop/basket.py as on disk (the callers of `add`) has Pyright infer what
+    // make() returns from the old Basket. An attempt that gives `add` a second parameter, and calls it so through make(),
+    // adds no error: Pyright must not judge it by the old `add` (one parameter: "Expected 1 positional argument").
+    const basket = "from shop.make import make\n\n\nclass Basket:\n    def add(self, item):\n        return item\n\n\nmake().add(1)\n";
+    const root = checkout({
+      "shop/__init__.py": "",
+      "shop/basket.py": basket,
+      "shop/make.py": "def make():\n    from shop.basket import Basket\n\n    return Basket()\n",
+    });
+    const s = servers(root);
+    const first = await s.check("shop/basket.py", basket, basket.replace("add(1)", "add(2)"));
+    expect(first.checked && first.added).toEqual([]);
+    expect(Array.isArray(await s.references("shop/basket.py", basket, { line: 4, character: 8 }))).toBe(true);
+    const later = await s.check("shop/basket.py", basket, basket.replace("def add(self, item):", "def add(self, item, count):").replace("add(1)", "add(1, 2)"));
+    expect(later.checked && later.added).toEqual([]);
+  });
+
   it("Pyright finds the uses of a definition in other files", async () => {
     const root = checkout({ "shop/__init__.py": "", "shop/prices.py": PRICES, "shop/cart.py": CART });
     const found = await servers(root).references("shop/prices.py", PRICES, { line: 3, character: 4 });
