@@ -87,7 +87,9 @@ export function keepSetUpState(dir: string, keep: string, options: KeepOptions =
       fs.mkdirSync(to, { mode: 0o700 });
       const names = fs.readdirSync(from).sort();
       const kept = names.filter((name) => take(path.join(relative, name)));
-      record(relative, fs.lstatSync(from, { bigint: true }), "folder", kept);
+      const after = fs.lstatSync(from, { bigint: true });
+      keepFolderOwner(to, after);
+      record(relative, after, "folder", kept);
     } else if (stat.isFile()) {
       const same = options.sameAs?.(relative, stat);
       if (!same || !linked(same, to)) {
@@ -107,12 +109,10 @@ export function keepSetUpState(dir: string, keep: string, options: KeepOptions =
   };
   fs.mkdirSync(keep, { mode: 0o700 });
   const names = fs.readdirSync(dir).sort();
-  record(
-    "",
-    fs.lstatSync(dir, { bigint: true }),
-    "folder",
-    names.filter((name) => take(name)),
-  );
+  const kept = names.filter((name) => take(name));
+  const top = fs.lstatSync(dir, { bigint: true });
+  keepFolderOwner(keep, top);
+  record("", top, "folder", kept);
 
   /** Makes an entry (and all below it) anew from the kept copy, with the setup's owner and mode. */
   const put = (relative: string): number => {
@@ -180,6 +180,19 @@ export function keepSetUpState(dir: string, keep: string, options: KeepOptions =
 function keepOwner(to: string, stat: fs.BigIntStats): void {
   if (process.getuid?.() !== 0 || (Number(stat.mode) & 0o004) === 0) return;
   if (Number(stat.uid) !== 0 || Number(stat.gid) !== 0) fs.lchownSync(to, Number(stat.uid), Number(stat.gid));
+}
+
+/**
+ * Gives a kept folder its owner and mode in the copy, as root, when others may read and enter it (the language servers,
+ * root without capabilities, still can): an overlay over a kept environment made from this state then need not give
+ * each folder to the commands' user again, which would copy every folder up. One others may not enter stays the bot's
+ * (0700). The folder is given away once filled: root fills its own.
+ */
+function keepFolderOwner(to: string, stat: fs.BigIntStats): void {
+  const mode = Number(stat.mode & 0o7777n);
+  if (process.getuid?.() !== 0 || (mode & 0o005) !== 0o005) return;
+  if (Number(stat.uid) !== 0 || Number(stat.gid) !== 0) fs.lchownSync(to, Number(stat.uid), Number(stat.gid));
+  fs.chmodSync(to, mode);
 }
 
 /** Links `to` to `same`; false where it cannot (another file system, a link the kernel refuses to this user). */

@@ -44,6 +44,8 @@ function expectKeptAsSetUp(result: OverlayScenario, how: string): void {
   // file), not a copy of every file the sandbox's user was given.
   expect(result.upperFiles).not.toContain("env/lib/lib.txt");
   expect(result.upperFiles).toContain("env/maintained.txt");
+  // Nor a copy of every folder: the kept folders are the sandbox user's already, so none is given to it again.
+  expect(result.upperFolders).not.toContain("env/lib");
   expect(result.mountsLeft).toEqual([]);
 }
 

@@ -17,6 +17,8 @@ export interface OverlayScenario {
   keptAfter: string[];
   /** The files in the second job's upper layer once it was ready: what was written, not what was read. */
   upperFiles: string[];
+  /** The folders in it: those copied up (a chown, a write inside), not those only read. */
+  upperFolders: string[];
   /** What the run that writes, deletes, chmods and plants a link printed, and what the next run then saw. */
   hostileTail: string;
   nextTail: string;
@@ -64,6 +66,7 @@ export async function runOverlayScenario(work: string, sandbox: Sandbox): Promis
   const bench = await open();
   const upper = path.join(work, `job-${jobs}`, "repo.layers", "upper");
   const upperFiles = fs.existsSync(upper) ? listFiles(upper) : [];
+  const upperFolders = fs.existsSync(upper) ? listFolders(upper) : [];
   const hostile = await bench.run(
     [
       "echo changed >> env/lib/lib.txt",
@@ -89,6 +92,7 @@ export async function runOverlayScenario(work: string, sandbox: Sandbox): Promis
     keptBefore,
     keptAfter: snapshot(keptDir),
     upperFiles,
+    upperFolders,
     hostileTail: hostile.tail,
     nextTail: next.tail,
     mountsLeft: listMounts()
@@ -119,6 +123,13 @@ export function snapshot(dir: string): string[] {
 function listFiles(dir: string): string[] {
   return (fs.readdirSync(dir, { recursive: true, withFileTypes: true }) as fs.Dirent[])
     .filter((entry) => !entry.isDirectory())
+    .map((entry) => path.relative(dir, path.join(entry.parentPath, entry.name)))
+    .sort();
+}
+
+function listFolders(dir: string): string[] {
+  return (fs.readdirSync(dir, { recursive: true, withFileTypes: true }) as fs.Dirent[])
+    .filter((entry) => entry.isDirectory())
     .map((entry) => path.relative(dir, path.join(entry.parentPath, entry.name)))
     .sort();
 }
