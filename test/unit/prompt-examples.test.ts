@@ -49,6 +49,8 @@ const READERS: Record<string, TextAnswer<unknown>> = {
 
 // Prompts whose answer varies in shape or verdict: each shows one example per case, and these are the labels.
 const CASES: Record<string, string[]> = {
+  "custodian-judge-relevance": ["some relevant", "none relevant"],
+  "developer-locate-lines": ["one range", "several ranges"],
   "manager-choose-way": ["dynamic", "static"],
   "manager-define-task": ["change", "ask"],
   "manager-make-plan": ["ordered", "all at once"],
@@ -58,9 +60,6 @@ const CASES: Record<string, string[]> = {
   "developer-check-reproduction": ["reproduced", "not reproduced"],
   "developer-write-code": ["replacement", "insertion"],
 };
-
-// Prompts that may still show their one example after "For example:" (the form before `Example (<label>):`).
-const OLD_FORM = new Set(["custodian-judge-relevance", "custodian-summarize-diff", "custodian-summarize-file", "developer-locate-lines"]);
 
 interface Example {
   label: string;
@@ -96,19 +95,10 @@ function examplesIn(message: string): Example[] {
   return examples;
 }
 
-/** The one example of the old form: the text after the last "example:", to the end of the message. */
-function oldFormExample(user: string): Example | undefined {
-  const at = user.toLowerCase().lastIndexOf("example:");
-  return at < 0 ? undefined : { label: "for example", text: user.slice(at + "example:".length).trim() };
-}
-
 /** Every example a prompt shows, in its system and user messages. */
 function examplesOf(name: string): Example[] {
   const prompt = loadPrompt(name);
-  const examples = [...examplesIn(prompt.system), ...examplesIn(prompt.user)];
-  if (examples.length > 0 || !OLD_FORM.has(name)) return examples;
-  const old = oldFormExample(prompt.user);
-  return old ? [old] : [];
+  return [...examplesIn(prompt.system), ...examplesIn(prompt.user)];
 }
 
 /**
@@ -185,11 +175,9 @@ describe("the answer examples the prompts show", () => {
         });
       }
 
-      if (!OLD_FORM.has(name)) {
-        it("uses the `Example (<label>):` form only", () => {
-          expect(loadPrompt(name).user.toLowerCase()).not.toContain("for example:");
-        });
-      }
+      it("uses the `Example (<label>):` form only", () => {
+        expect(loadPrompt(name).user.toLowerCase()).not.toContain("for example:");
+      });
 
       const reader = READERS[name];
       for (const example of reader ? examples : []) {

@@ -1,8 +1,10 @@
 import { describe, expect, it } from "vitest";
 import type { z } from "zod";
 import { responseFormatFor } from "../../../src/llm/response-format.js";
+import { rangesSchema } from "../../../src/pipeline/code/make-attempt.js";
 import { answerSchema as reviewAnswer } from "../../../src/pipeline/code/review-change.js";
 import { selectionSchema } from "../../../src/pipeline/code/select-candidate.js";
+import { relevanceSchema } from "../../../src/pipeline/locate/judge-relevance.js";
 import { answerSchema as taskAnswer } from "../../../src/pipeline/plan/define-tasks.js";
 import { answerSchema as planAnswer } from "../../../src/pipeline/plan/make-plan.js";
 import { waySchema } from "../../../src/pipeline/reproduce/choose-way.js";
@@ -18,6 +20,8 @@ const REASONED: { prompt: string; schema: z.ZodType; at?: string[]; order: strin
   { prompt: "manager-choose-way", schema: waySchema, order: ["reason", "way", "reproducer"] },
   { prompt: "manager-triage-feedback", schema: triageAnswer, at: ["tasks", "[]"], order: ["path", "description", "general_feedback"] },
   { prompt: "manager-triage-feedback", schema: triageAnswer, at: ["declined", "[]"], order: ["path", "reason"] },
+  { prompt: "custodian-judge-relevance", schema: relevanceSchema, at: ["files", "[]"], order: ["path", "reason", "relevant"] },
+  { prompt: "developer-locate-lines", schema: rangesSchema, at: ["ranges", "[]"], order: ["why", "start", "end"] },
 ];
 
 /** The properties' names of the object at `at` inside a JSON Schema, in the order the schema lists them. */
