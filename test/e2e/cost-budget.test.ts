@@ -30,8 +30,8 @@ describe("a run kept under its dollar budget, end to end", () => {
     await rig.setUp({ config: "cost_budget_usd: 5\n", env: { MAGIS_MODEL_PRICES: "gpt-4o-mini=2.50/10.00" } });
     await runLabeled("d-cost-priced");
     expect((await rig.jobs())[0]).toMatchObject({ status: "succeeded" });
-    const [pull] = rig.github.find("POST", /\/pulls$/);
-    const report = (pull!.body as { body: string }).body;
+    const [pull] = rig.github.pulls;
+    const report = pull!.body;
     expect(report).toContain("| Agent | Model | Calls | Prompt tokens | Completion tokens | Total tokens | Cost |");
     expect(report).toMatch(/\| custodian \| `gpt-4o-mini` \| \d+ \| \d+ \| \d+ \| \d+ \| \$0\.\d{2,4} \|/);
     expect(report).toMatch(/\| \*\*total\*\* \| {2}\| \d+ \| {2}\| {2}\| \d+ \| \*\*\$0\.\d+\*\* \|/);

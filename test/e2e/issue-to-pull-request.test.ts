@@ -42,13 +42,12 @@ describe("label → pull request, end to end", () => {
     expect(history.at(-1)).toContain("attempt 1 ↩️ revise, attempt 2 ✅ — **approved**");
     expect(history.some((body) => body.includes("- [x] Kick-off meeting held") && !body.includes("Pull request opened"))).toBe(true);
     expect(rig.github.reactions.map((r) => r.content)).toEqual(["eyes", "rocket"]);
-    // Publishing holds the status's edits: GitHub's pacing would put each one a second before the commit or the pull
-    // request. The one edit after the pull request shows it.
+    // Publishing is one write, the pull request opened with the commit, and holds the status's edits: GitHub's pacing
+    // would put each one a second before it. The one edit after it shows the pull request.
     const writes = rig.github.requests.filter((r) => r.method !== "GET").map((r) => `${r.method} ${r.path.replace(/\/\d+/g, "/N")}`);
     const commitAt = writes.indexOf("POST /graphql");
     expect(writes.slice(commitAt)).toEqual([
       "POST /graphql",
-      "POST /repos/Codertocat/Hello-World/pulls",
       "PATCH /repos/Codertocat/Hello-World/issues/comments/N",
       "POST /repos/Codertocat/Hello-World/issues/N/reactions",
     ]);
@@ -67,13 +66,13 @@ describe("label → pull request, end to end", () => {
     expect(rig.git.git(FULL, "diff", "--stat", "main", "magis/issue-1")).toMatch(/README\.md \| 2 \+-\n 1 file changed/);
 
     // The PR: titled from the issue, its body the report with the meeting, the QA comments and Fixes #1.
-    const [pull] = rig.github.find("POST", /\/pulls$/);
-    const body = pull!.body as { title: string; head: string; base: string; body: string; draft: boolean };
+    // Opened in the commit's own GraphQL request.
+    const [body] = rig.github.pulls;
     expect(body).toMatchObject({ title: "Spelling error in the README file", head: "magis/issue-1", base: "main", draft: false });
-    expect(body.body).toContain("Fixes #1");
-    expect(body.body).toContain(MARKS.kickoff);
-    expect(body.body).toContain(MARKS.firstReview);
-    expect(body.body).toContain(MARKS.secondReview);
+    expect(body!.body).toContain("Fixes #1");
+    expect(body!.body).toContain(MARKS.kickoff);
+    expect(body!.body).toContain(MARKS.firstReview);
+    expect(body!.body).toContain(MARKS.secondReview);
 
     // The hidden instruction in the issue never reached the model; the token reached nothing the app wrote.
     expect(rig.model.requests.some((r) => r.messages.some((m) => m.content.includes("ignore all previous instructions")))).toBe(false);
@@ -170,7 +169,7 @@ describe("label → pull request, end to end", () => {
     expect(rig.model.problems).toEqual([]);
     expect((await rig.jobs()).filter((j) => j.status === "succeeded")).toHaveLength(2);
     // The same PR was updated; the branch was replaced by one new commit of the bot.
-    expect(rig.github.find("POST", /\/pulls$/)).toHaveLength(1);
+    expect(rig.github.pulls).toHaveLength(1);
     expect(rig.github.find("PATCH", /\/pulls\/100$/)).toHaveLength(1);
     expect(rig.git.git(FULL, "rev-list", "--count", "main..magis/issue-1")).toBe("1");
     // Created with its commit (createCommitOnBranch), then replaced whole (forced, Git Data API) while still at that commit.

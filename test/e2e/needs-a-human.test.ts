@@ -43,8 +43,8 @@ describe("a change the Manager wants in a protected file, end to end", () => {
 
     expect(rig.git.git(FULL, "diff", "--name-only", "main", "magis/issue-1")).toBe("README.md");
     const message = rig.git.git(FULL, "log", "-1", "--format=%B", "magis/issue-1");
-    const [pull] = rig.github.find("POST", /\/pulls$/);
-    const body = (pull!.body as { body: string }).body;
+    const [pull] = rig.github.pulls;
+    const body = pull!.body;
     for (const text of [message, body]) {
       expect(text).toContain("Part of #1");
       expect(text).not.toMatch(/\b(?:close[sd]?|fix(?:e[sd])?|resolve[sd]?)\s*:?\s+#1\b/i);

@@ -14,9 +14,9 @@ const config = "test_command: grep -q 'Please commit your' README.md && echo spe
 
 /** The body of the pull request the run opened, and the last text of its status comment. */
 function published(): { pull: string; status: string } {
-  const [pull] = rig.github.find("POST", /\/pulls$/);
+  const [pull] = rig.github.pulls;
   const status = rig.github.comments.find((c) => c.body.includes("<!-- magis:status job="))!;
-  return { pull: (pull!.body as { body: string }).body, status: status.history.at(-1)! };
+  return { pull: pull!.body, status: status.history.at(-1)! };
 }
 
 describe("the repository's tests in an App run", () => {

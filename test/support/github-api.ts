@@ -6,7 +6,7 @@ import os from "node:os";
 import path from "node:path";
 import nock from "nock";
 import { gitEnv } from "./git-server.js";
-import { answerGraphql, gitMutations } from "./github-graphql.js";
+import { answerGraphql, gitMutations, Refused } from "./github-graphql.js";
 import { duplicatePull, missingHead, nonCollaboratorPermission } from "./github-spec/github-rules.js";
 import { oauthWebFlow, type FakeOAuthClient, type OAuthWebFlow } from "./github-spec/oauth-web-flow.js";
 import { compileRoute, findRoute, type RouteMatcher } from "./github-spec/route-template.js";
@@ -477,24 +477,18 @@ function buildFake(options: FakeGitHubOptions): { state: FakeGitHub; routes: Rou
     const branch = head?.split(":")[1];
     return [200, state.pulls.filter((p) => (branch === undefined || p.head === branch) && p.state === "open").map(pullJson)];
   });
+  /** Opens a pull request as the bot, through REST or GraphQL. */
+  const openPull = (head: string, fields: Pick<FakePull, "base" | "title" | "body" | "draft">): FakePull => {
+    const number = 100 + state.pulls.length;
+    const pull: FakePull = { number, head, ...fields, html_url: `https://github.com/${owner}/${repo}/pull/${number}`, user: botLogin, state: "open" };
+    state.pulls.push(pull);
+    return pull;
+  };
   on("POST /repos/{owner}/{repo}/pulls", (_uri, body: { head: string; base: string; title: string; body: string; draft?: boolean }) => {
     const head = body.head.replace(`${owner}:`, "");
     if (!headOf(head)) return missingHead();
     if (state.pulls.some((p) => p.state === "open" && p.head === head && p.base === body.base)) return duplicatePull(owner, head);
-    const number = 100 + state.pulls.length;
-    const pull: FakePull = {
-      number,
-      head,
-      base: body.base,
-      title: body.title,
-      body: body.body,
-      draft: body.draft ?? false,
-      html_url: `https://github.com/${owner}/${repo}/pull/${number}`,
-      user: botLogin,
-      state: "open",
-    };
-    state.pulls.push(pull);
-    return [201, pullJson(pull)];
+    return [201, pullJson(openPull(head, { base: body.base, title: body.title, body: body.body, draft: body.draft ?? false }))];
   });
   on("PATCH /repos/{owner}/{repo}/pulls/{pull_number}", (uri, body: { title?: string; body?: string }) => {
     const pull = state.pulls.find((p) => p.number === Number(uri.split("/").pop()));
@@ -645,9 +639,29 @@ function buildFake(options: FakeGitHubOptions): { state: FakeGitHub; routes: Rou
     committer: WEB_FLOW,
     sign: (sha) => signed.add(sha),
   });
+  type PullInput = { repositoryId: string; baseRefName: string; headRefName: string; title: string; body?: string | null; draft?: boolean | null };
+  const createPullRequest = ({ input }: { input: PullInput }) => {
+    if (input.repositoryId !== nodeId) throw new Refused("NOT_FOUND", `Could not resolve to a node with the global id of '${input.repositoryId}'`);
+    // A refusal scripted for REST's POST …/pulls refuses this too: GitHub refuses both alike (a workflow's token, say).
+    const fault = faults.find((f) => f.method === "POST" && f.times > 0 && f.path.test(`${base}/pulls`));
+    if (fault) {
+      fault.times--;
+      throw new Refused("FORBIDDEN", fault.message ?? `scripted ${fault.status}`);
+    }
+    const head = headOf(input.headRefName);
+    if (!head) throw new Refused("UNPROCESSABLE", `Head sha can't be blank, Base sha can't be blank, Head ref must be a branch`);
+    if (git("rev-list", "--count", `${input.baseRefName}..${head}`) === "0") {
+      throw new Refused("UNPROCESSABLE", `No commits between ${input.baseRefName} and ${input.headRefName}`);
+    }
+    if (state.pulls.some((p) => p.state === "open" && p.head === input.headRefName && p.base === input.baseRefName)) {
+      throw new Refused("UNPROCESSABLE", `A pull request already exists for ${owner}:${input.headRefName}.`);
+    }
+    const pull = openPull(input.headRefName, { base: input.baseRefName, title: input.title, body: input.body ?? "", draft: input.draft ?? false });
+    return { clientMutationId: null, pullRequest: { id: `PR_fake${pull.number}`, number: pull.number, url: pull.html_url } };
+  };
   on(
     "POST /graphql",
-    (_uri, body: { query: string; variables?: Record<string, unknown>; operationName?: string }) => answerGraphql(body, mutations),
+    (_uri, body: { query: string; variables?: Record<string, unknown>; operationName?: string }) => answerGraphql(body, { ...mutations, createPullRequest }),
     "graphql",
   );
   return { state, routes, answer, unmatched };

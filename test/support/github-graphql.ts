@@ -6,7 +6,7 @@ import { schema } from "./github-spec/graphql-spec.js";
 import type { Reply } from "./github-spec/screen-exchange.js";
 
 /** A mutation GitHub refused: its error `type` (STALE_DATA, NOT_FOUND, UNPROCESSABLE, …) beside the message. */
-class Refused extends Error {
+export class Refused extends Error {
   constructor(
     readonly type: string,
     message: string,

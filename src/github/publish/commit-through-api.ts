@@ -6,9 +6,10 @@ import { resolveInside } from "../../lib/safe-path.js";
 import type { ApiCommitRequest } from "./api-commit-request.js";
 import { chooseCommitRoute, type CommitFile } from "./choose-commit-route.js";
 import { commitThroughGitData } from "./commit-through-git-data.js";
-import { commitThroughGraphql } from "./commit-through-graphql.js";
+import { commitThroughGraphql, type GraphqlCommit, type PullToOpen } from "./commit-through-graphql.js";
 
 export type { ApiCommitRequest };
+export type { OpenedPull, PullToOpen } from "./commit-through-graphql.js";
 
 /**
  * Makes one commit with the changes on the checkout's head through GitHub's API and leaves the bot branch there under
@@ -18,6 +19,14 @@ export type { ApiCommitRequest };
  * when). Every guard is checked before the first request: nothing is sent for a change that would be refused.
  */
 export async function commitThroughApi(request: ApiCommitRequest): Promise<string> {
+  return (await commitAndOpenPull(request, null)).commit;
+}
+
+/**
+ * Makes the commit as commitThroughApi does, and opens `pull` from a new branch in the same GraphQL request where the
+ * commit goes through GraphQL; `pull` in the answer is null where it was not opened (the caller opens it itself).
+ */
+export async function commitAndOpenPull(request: ApiCommitRequest, pull: PullToOpen | null): Promise<GraphqlCommit> {
   const { checkout, guard, branch } = request;
   checkBotBranch(branch, guard.prefix, guard.defaultBranch);
   const files = encodeChanges(checkout.dir, request.changes, guard.protectedPaths);
@@ -30,7 +39,8 @@ export async function commitThroughApi(request: ApiCommitRequest): Promise<strin
   if (changed.length === 0) throw new Error("refusing to commit: the change is empty (the files already have this content)");
   const message = addBranchTrailer(request.message, branch);
   const route = chooseCommitRoute(changed, checkout.head, request.lease);
-  return route.route === "graphql" ? commitThroughGraphql(request, changed, message) : commitThroughGitData(request, changed, message);
+  if (route.route === "graphql") return commitThroughGraphql(request, changed, message, pull);
+  return { commit: await commitThroughGitData(request, changed, message), pull: null };
 }
 
 /** Each change's bytes by its normalized path; refuses escapes, `.git`, links out of the checkout, protected files, unencodable text. */

@@ -6,7 +6,7 @@ import type { Checkout } from "../../git/checkout.js";
 import { protectedPathMatcher } from "../../lib/protected-paths.js";
 import { chooseBranch } from "../branches/choose-branch.js";
 import { CommitRefusedError, WORKFLOW_NEXT_STEP, workflowRefusal } from "./commit-refused-error.js";
-import { commitThroughApi } from "./commit-through-api.js";
+import { commitAndOpenPull, type ApiCommitRequest, type OpenedPull, type PullToOpen } from "./commit-through-api.js";
 import { postReportParts } from "./post-report-parts.js";
 import { renderDescription, splitReport } from "./split-report.js";
 import type { BotIdentity, Octokit } from "../types.js";
@@ -81,25 +81,33 @@ export async function publishPullRequest(input: PublishInput): Promise<Published
   // The last moment a cancelled or timed-out job can still leave nothing behind.
   input.signal?.throwIfAborted();
   const reference = `${input.closesIssue ? "Fixes" : "Part of"} #${issue.number}`;
-  const commit = await commitOnBranch({
-    octokit,
-    repo,
-    repositoryId: input.repositoryId,
-    checkout: input.checkout,
-    branch,
-    changes,
-    // The issue's title is anyone's text: a "fixes #3" in it must not close issue 3 when this commit is merged.
-    message: `${neutralizeClosingReferences(issue.title.trim())} (#${issue.number})\n\nChanged by MAGIS: ${changes.map((c) => c.path).join(", ")}.\n\n${reference}`,
-    // A new branch must still not exist; the bot's own branch is replaced whole only while it is where it was checked.
-    lease: { head, force: head !== null },
-    guard: { prefix: config.branch_prefix, defaultBranch: input.defaultBranch, protectedPaths: config.protected_paths },
-  });
   const report = splitReport(input.body.includes(reference) ? input.body : `${reference}\n\n${input.body}`);
   const body = renderDescription(report.head, report.parts.length);
   const title = issue.title.trim();
+  // A new branch's pull request is opened in the commit's own request where it goes through GraphQL: one write.
+  const { commit, pull: opened } = await commitOnBranch(
+    {
+      octokit,
+      repo,
+      repositoryId: input.repositoryId,
+      checkout: input.checkout,
+      branch,
+      changes,
+      // The issue's title is anyone's text: a "fixes #3" in it must not close issue 3 when this commit is merged.
+      message: `${neutralizeClosingReferences(issue.title.trim())} (#${issue.number})\n\nChanged by MAGIS: ${changes.map((c) => c.path).join(", ")}.\n\n${reference}`,
+      // A new branch must still not exist; the bot's own branch is replaced whole only while it is where it was checked.
+      lease: { head, force: head !== null },
+      guard: { prefix: config.branch_prefix, defaultBranch: input.defaultBranch, protectedPaths: config.protected_paths },
+    },
+    existing ? null : { base: input.defaultBranch, title, body, draft: config.draft },
+  );
   let pull: { html_url: string; number: number };
   if (existing) {
     pull = (await octokit.rest.pulls.update({ ...repo, pull_number: existing.number, title, body })).data;
+  } else if (opened && "refused" in opened) {
+    throw pullRefused(branch, opened.refused.join("; "), undefined);
+  } else if (opened) {
+    pull = { html_url: opened.url, number: opened.number };
   } else {
     input.signal?.throwIfAborted();
     pull = (await createPull(octokit, { ...repo, head: branch, base: input.defaultBranch, title, body, draft: config.draft })).data;
@@ -124,32 +132,41 @@ async function findOpenPull(octokit: Octokit, repo: PublishInput["repo"], branch
   return open[0];
 }
 
-/**
- * Opens the pull request. A workflow token may not, until the repository (or organization) allows GitHub Actions
- * to create pull requests, which it does not by default: that refusal says which setting to change.
- */
+/** Opens the pull request through REST (the commit went through the Git Data API); a refusal says what to do (pullRefused). */
 async function createPull(octokit: Octokit, request: Parameters<Octokit["rest"]["pulls"]["create"]>[0] & { head: string }) {
   try {
     return await octokit.rest.pulls.create(request);
   } catch (error) {
     const { status, message } = error as { status?: number; message?: string };
     if (status !== 403 || !/not permitted to create or approve pull requests/i.test(message ?? "")) throw error;
-    throw new StageError(
-      "publish",
-      `The commit is on the branch \`${request.head}\`, but GitHub refused to let the workflow's token open the pull request (GitHub Actions is not permitted to create pull requests in this repository).`,
-      'Turn on Settings → Actions → General → "Allow GitHub Actions to create and approve pull requests" (for an organization, its own Actions settings first), or pass an app token as `github_token`; then run again (the branch is reused).',
-      { cause: error },
-    );
+    throw pullRefused(request.head, message ?? "", error);
   }
+}
+
+/**
+ * GitHub's refusal to open the pull request once the commit is on `branch`, as an error. A workflow token may not open
+ * one until the repository (or organization) allows GitHub Actions to create pull requests, which it does not by
+ * default (GitHub says so in the same words through REST and GraphQL): that refusal says which setting to change.
+ */
+function pullRefused(branch: string, message: string, cause: unknown): Error {
+  if (!/not permitted to create or approve pull requests/i.test(message)) {
+    return new Error(`The commit is on the branch '${branch}', but GitHub refused to open its pull request: ${message}`, { cause });
+  }
+  return new StageError(
+    "publish",
+    `The commit is on the branch \`${branch}\`, but GitHub refused to let the workflow's token open the pull request (GitHub Actions is not permitted to create pull requests in this repository).`,
+    'Turn on Settings → Actions → General → "Allow GitHub Actions to create and approve pull requests" (for an organization, its own Actions settings first), or pass an app token as `github_token`; then run again (the branch is reused).',
+    { cause },
+  );
 }
 
 /**
  * Commits through the API; a refusal by GitHub (a branch rule, a ruleset, a workflow file without the `workflows`
  * permission) becomes a publish failure saying what to do.
  */
-async function commitOnBranch(request: Parameters<typeof commitThroughApi>[0]): Promise<string> {
+async function commitOnBranch(request: ApiCommitRequest, pull: PullToOpen | null): Promise<{ commit: string; pull: OpenedPull | null }> {
   try {
-    return await commitThroughApi(request);
+    return await commitAndOpenPull(request, pull);
   } catch (error) {
     const workflows = workflowRefusal(
       error,

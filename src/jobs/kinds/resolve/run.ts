@@ -137,12 +137,13 @@ export function resolveKind(services: ResolveJobServices): JobKind<ResolveJobPay
             }),
           };
           const result = await services.resolve(ctx, issue, services.memory);
+          // From here the status changes in one edit after what the job ends with (the pull request, the question):
+          // an edit now would be a write that GitHub's pacing puts a second before the commit's.
+          run.status.hold();
           if ("question" in result) return { question: result.question };
 
           // 4. Publish, unless the issue was closed or its label removed meanwhile (a missed webhook included).
           run.enter("publish");
-          // The status shows the pull request in one edit after it: an edit now would be a write before the commit's.
-          run.status.hold();
           await ensureStillWanted(octokit, issueRef, payload.label);
           const body = renderReport(result, {
             title: issue.title,

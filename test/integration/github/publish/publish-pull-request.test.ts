@@ -136,7 +136,8 @@ describe("publishPullRequest", () => {
         .filter((r) => r.method === "GET")
         .map((r) => `${r.method} ${r.path.split("?")[0]}`);
     const { commit: first } = await publish(fix);
-    expect(writes(0)).toEqual(["POST /graphql", "POST /repos/octo/demo/pulls"]);
+    // A new branch: created, committed to and its pull request opened in one GraphQL request.
+    expect(writes(0)).toEqual(["POST /graphql"]);
     expect(reads(0)).toEqual(["GET /repos/octo/demo/branches/magis/issue-5"]);
     const before = github.requests.length;
     await publish([{ path: "README.md", before: "Helo\n", after: "Hellö!\n", encoding: "utf-8" }], {}, "## Report 2\n\nFixes #5");
@@ -208,6 +209,32 @@ describe("publishPullRequest", () => {
     });
     expect(git.git(FULL, "rev-parse", "magis/issue-5^")).toBe(base);
     expect(published.commit).toBe(git.git(FULL, "rev-parse", "magis/issue-5"));
+    // The pull request is opened in the same request, after the commit: no REST POST …/pulls.
+    expect((request!.body as { variables: { pull: unknown } }).variables.pull).toEqual({
+      repositoryId: github.repositoryId,
+      baseRefName: "main",
+      headRefName: "magis/issue-5",
+      title: "Typo in README",
+      body: "Fixes #5\n\n## Report",
+      draft: false,
+    });
+    expect(github.find("POST", /\/pulls$/)).toEqual([]);
+    expect(published).toMatchObject({ number: 100, url: "https://github.com/octo/demo/pull/100", updated: false });
+  });
+
+  it("keeps the commit and says what to set when GitHub refuses the workflow's token the pull request in the commit's request", async () => {
+    github = startFake({
+      faults: [{ method: "POST", path: /\/pulls$/, status: 403, times: 1, message: "GitHub Actions is not permitted to create or approve pull requests." }],
+    });
+    const failure = await publish(fix).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(StageError);
+    expect((failure as StageError).message).toContain(
+      "The commit is on the branch `magis/issue-5`, but GitHub refused to let the workflow's token open the pull request",
+    );
+    expect((failure as StageError).nextStep).toContain("Allow GitHub Actions to create and approve pull requests");
+    expect(git.git(FULL, "show", "magis/issue-5:README.md")).toBe("Hello");
+    expect(github.pulls).toEqual([]);
+    expect(github.find("POST", /\/pulls$/)).toEqual([]);
   });
 
   it("replaces its own branch only while it is where it was checked: a push in between fails the run and stays", async () => {
@@ -293,10 +320,10 @@ describe("publishPullRequest", () => {
     // Every line of the diff once, in order, across the two comments.
     const lines = parts.flatMap((c) => c.body.split("\n").filter((l) => l.startsWith("+line ")));
     expect(lines).toEqual(diff.split("\n"));
-    // Asked for in order: the pull request, its comment, then the description with the comment's link.
-    const writes = github.requests.filter((r) => r.method !== "GET" && /\/(pulls|issues)/.test(r.path)).map((r) => `${r.method} ${r.path}`);
+    // Asked for in order: the pull request (with the commit), its comments, then the description with their links.
+    const writes = github.requests.filter((r) => r.method !== "GET" && /\/(pulls|issues|graphql)/.test(r.path)).map((r) => `${r.method} ${r.path}`);
     expect(writes).toEqual([
-      "POST /repos/octo/demo/pulls",
+      "POST /graphql",
       "POST /repos/octo/demo/issues/100/comments",
       "POST /repos/octo/demo/issues/100/comments",
       "PATCH /repos/octo/demo/pulls/100",
