@@ -171,8 +171,12 @@ export function openEnvironmentShelf(options: ShelfOptions): EnvironmentShelf {
         const kept: KeptEnvironmentRecord = { ...record, scope, key, bytes, usedAt: now().toISOString() };
         writeRecord(keeping.dir, kept);
         // One handed out stays where its holder copies from; this build is of the same key, so the kept one serves.
-        const holding = isHeld(dir) ? readRecord(dir, key) : null;
-        if (holding) return opened(dir, holding);
+        if (isHeld(dir)) {
+          const holding = readRecord(dir, key);
+          if (holding) return opened(dir, holding);
+          // Removed (its record gone) while a job still shows it: it goes once released, not from under that job.
+          throw new Error(`the environment kept under this key was removed while a job holds it; it is kept at the next build once that job ends`);
+        }
         // A sweep claims a folder by renaming it away, so the folder made here, still here, is whole: nothing else
         // writes into it, and renaming it is atomic against a sweep's rename (the later of the two finds nothing).
         if (!keeping.isOurs()) throw new SweptAway(keeping.dir);

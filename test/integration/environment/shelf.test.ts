@@ -334,6 +334,20 @@ describe("an environment held by another process on the same folder", () => {
     expect(fs.existsSync(keptDir(KEY_A))).toBe(false);
   });
 
+  it("is not replaced by a build of its key once cleared while held", async () => {
+    const worker = open(64_000);
+    const other = open(64_000);
+    await worker.keep({ scope: SCOPE, key: KEY_A, ...setUp("a"), record: record() });
+    const found = worker.find(SCOPE, KEY_A)!;
+    other.remove({ repo: SCOPE.repo });
+    await expect(other.keep({ scope: SCOPE, key: KEY_A, ...setUp("again"), record: record() })).rejects.toThrow(/removed while a job holds it/);
+    await other.settled();
+    expect(fs.existsSync(path.join(found.repoDir, ".venv", "lib", "module.py"))).toBe(true);
+    worker.release(found);
+    await worker.settled();
+    expect(fs.existsSync(keptDir(KEY_A))).toBe(false);
+  });
+
   it("is not held by the marker of a process that is gone", async () => {
     const worker = open(1500);
     await worker.keep({ scope: SCOPE, key: KEY_A, ...setUp("a"), record: record() });
