@@ -19,5 +19,10 @@ export function foreseeUnreachedHost(issue: IssueText, tests: TestsReport | null
   if (before?.outcome !== "failed") return null;
   const gap = readEnvironmentFailure(before.tail, { network: true });
   if (gap?.kind !== "network" || reportsUnreachedHost(issue)) return null;
-  return `the repository's tests (\`${cutText(tests!.command, COMMAND_CHARS)}\`) could not reach a host on the untouched checkout, and the scripts run in the same sandbox: ${describeEnvironmentGap(gap)}`;
+  // Many lines only say that a name did not resolve; one that names the host says which to do without.
+  const named = before.tail
+    .split("\n")
+    .map((line) => readUnreachedHost(line.trim()))
+    .find((found) => found && found.name !== "the network");
+  return `the repository's tests (\`${cutText(tests!.command, COMMAND_CHARS)}\`) could not reach a host on the untouched checkout, and the scripts run in the same sandbox: ${describeEnvironmentGap(named ?? gap)}`;
 }

@@ -23,6 +23,12 @@ describe("foreseeUnreachedHost", () => {
     expect(why).toContain("by design");
   });
 
+  it("names the host from a later line when the first that fails on a name does not give it", () => {
+    const unnamed =
+      "FAILED test_requests.py::RequestsTestCase::test_iter_lines - requests.exceptions.ConnectionError: ('Connection aborted.', gaierror(-3, 'Temporary failure in name resolution'))";
+    expect(foreseeUnreachedHost(ISSUE, tests("failed", `${unnamed}\n${UNREACHED}`))).toContain("so `httpbin.org` could not be reached");
+  });
+
   it.each([
     ["no test_command", null],
     ["tests that passed", tests("passed", "===== 3 passed in 0.1s =====")],
