@@ -69,8 +69,9 @@ export async function startOracleModel(options: OracleOptions = {}): Promise<Ora
       // A gold file the oracle cannot place is not changed anywhere else: the call fails, naming the hunk.
       if (refused && CHANGES.has(prompt)) throw new Error(refused);
       const answer = answerAsReproducer(prompt, vars, reproductions.get(instance)) ?? answerAsOracle(prompt, vars, gold.files);
-      // What was asked, without what differs between runs of the same instance (the per-job data tags, a sandbox's
-      // timings and folders): the same seed sends the same noise, and the n-th time the same is asked draws its own.
+      // What was asked, by prompt, file and lines only: the message itself differs between runs of the same instance
+      // (its per-job data tags, a sandbox's timings and folders), these do not (no data tag wraps path, start or end),
+      // so the same seed sends the same noise, and the n-th time the same is asked draws its own.
       const key = [instance, prompt, vars.path ?? "", vars.start ?? "", vars.end ?? ""].join("\n");
       asked.set(key, (asked.get(key) ?? 0) + 1);
       const noise = options.noise && !retry ? options.noise : { rate: 0, seed: 0 };

@@ -2,14 +2,18 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { wrapData } from "../../../src/llm/mark-data.js";
 import { loadPrompt } from "../../../src/llm/prompts.js";
 import { startOracleModel, type OracleCall, type OracleModel } from "../../../src/eval/oracle/start-oracle-model.js";
 
-// The user message of custodian-summarize-file filled in by hand, as the renderer fills it (the oracle reads it back).
-const USER = loadPrompt("custodian-summarize-file").user.replace(
-  /\{\{\s*(\w+)\s*\}\}/g,
-  (_, name: string) => ({ path: "a.py", view: "whole", content: "x = 1\n" })[name]!,
-);
+// The user message of custodian-summarize-file filled in by hand, as the renderer fills it (the oracle reads it back);
+// `tag` wraps the file's content as the job's data tag does.
+const userWith = (tag?: string): string =>
+  loadPrompt("custodian-summarize-file").user.replace(
+    /\{\{\s*(\w+)\s*\}\}/g,
+    (_, name: string) => ({ path: "a.py", view: "whole", content: tag ? wrapData("x = 1\n", tag) : "x = 1\n" })[name]!,
+  );
+const USER = userWith();
 const CLEAN = JSON.stringify({ summary: "The file a.py." });
 
 let checkout: string;
@@ -63,6 +67,12 @@ describe("the oracle with --noise", () => {
     const again: OracleCall[] = [];
     expect(await ask(await start(5, again), first)).toEqual(noisy);
     expect(again[0]!.noise).toBe(calls[0]!.noise);
+    // Another job's data tags leave the noise as it is: the n-th call of the same question draws the same.
+    const [plain, tagged] = [await start(5, []), await start(5, [])];
+    const inTags = (tag: string) => [first[0]!, { role: "user", content: userWith(tag) }];
+    expect(await ask(tagged, inTags("3f9a1c07"))).toEqual(noisy);
+    await ask(plain, first);
+    expect(await ask(tagged, inTags("b2e4d6f8"))).toEqual(await ask(plain, first));
     // The same request asked a second time draws again (a sample asked one by one is a call of its own).
     const kinds = new Set([calls[0]!.noise]);
     for (let i = 0; i < 12; i++) await ask(base, first);
