@@ -66,8 +66,7 @@ export async function measureThroughput(options: { workers: number; jobs: number
     };
   } finally {
     clearInterval(sampler);
-    await rig.close();
-    environments.remove();
+    await rig.close().finally(() => environments.remove());
   }
 }
 

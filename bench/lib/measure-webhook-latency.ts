@@ -96,8 +96,7 @@ export async function measureWebhookLatency(options: { rate: number; seconds: nu
       },
     };
   } finally {
-    await rig.close();
-    environments.remove();
+    await rig.close().finally(() => environments.remove());
   }
 }
 

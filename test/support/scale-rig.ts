@@ -2,6 +2,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import pg from "pg";
+import { unmountUnder } from "../../src/lib/unmount-under.js";
 import { REPO_FILES, scriptEveryRun } from "../e2e/script-resolve.js";
 import { createBareRepository, startGitServer, type GitServer } from "./git-server.js";
 import { serveFakeGitHub, type FakeGitHub } from "./github-api.js";
@@ -59,7 +60,9 @@ export interface ScaleRigOptions {
  */
 export async function startScaleRig(options: ScaleRigOptions): Promise<ScaleRig> {
   const folder = fs.mkdtempSync(path.join(os.tmpdir(), "magis-scale-"));
-  const stops: (() => Promise<unknown> | void)[] = [() => fs.rmSync(folder, { recursive: true, force: true })];
+  // Run last first. A job's tests may run in an overlay over a kept environment: one a stopped worker left mounted is
+  // detached before the folder is removed.
+  const stops: (() => Promise<unknown> | void)[] = [() => fs.rmSync(folder, { recursive: true, force: true }), () => void unmountUnder(folder)];
   const close = async () => {
     for (const stop of stops.splice(0).reverse()) await stop();
   };
