@@ -44,16 +44,27 @@ export interface FileTerms {
   counts: Map<string, number>;
   /** The names {@link extractDefinitions} finds, exact case: the cheap definition pass over every file. */
   defined: string[];
+  /**
+   * Their terms (see definedTerms), kept with them: a later job reading a file's terms back from the store would
+   * otherwise tokenize every file's names again, as much work as reading them back.
+   */
+  definedTerms: string[];
+}
+
+/** The terms of the names a file defines, as its names document counts them. */
+export function definedTerms(defined: string[]): string[] {
+  return tokenizeCode(defined.join(" "));
 }
 
 /** Tokenizes and counts one file's whole text and lists the names it defines; most of the work of indexing. */
 export function countFile(file: RankInput): FileTerms {
-  return { counts: countTermsByChunk(file.text, Infinity)[0]!, defined: extractDefinitions(file.text, file.path) };
+  const defined = extractDefinitions(file.text, file.path);
+  return { counts: countTermsByChunk(file.text, Infinity)[0]!, defined, definedTerms: definedTerms(defined) };
 }
 
 /** The BM25 documents of a file from its counted terms (whole file only). */
 export function documentsOf(path: string, terms: FileTerms): PreparedFile {
-  return { text: [terms.counts], names: { path: pathTerms(path), defs: tokenizeCode(terms.defined.join(" ")) } };
+  return { text: [terms.counts], names: { path: pathTerms(path), defs: terms.definedTerms } };
 }
 
 /**
@@ -63,7 +74,8 @@ export function documentsOf(path: string, terms: FileTerms): PreparedFile {
 export function prepareFile(file: RankInput, chunkLines: number): PreparedFile {
   if (chunkLines === Infinity) return documentsOf(file.path, countFile(file));
   const chunks = countTermsByChunk(file.text, chunkLines);
-  const prepared = documentsOf(file.path, { counts: mergeCounts(chunks), defined: extractDefinitions(file.text, file.path) });
+  const defined = extractDefinitions(file.text, file.path);
+  const prepared = documentsOf(file.path, { counts: mergeCounts(chunks), defined, definedTerms: definedTerms(defined) });
   if (chunks.length > 2) prepared.text.push(...chunks);
   return prepared;
 }

@@ -125,7 +125,7 @@ describe("priming a repository larger than the memo", () => {
 });
 
 describe("TermMemo", () => {
-  const terms = (word: string) => ({ counts: new Map([[word.repeat(100), 1]]), defined: [] });
+  const terms = (word: string) => ({ counts: new Map([[word.repeat(100), 1]]), defined: [], definedTerms: [] });
 
   it("drops the entries used longest ago once it holds more than its bound", () => {
     const memo = new TermMemo(800);

@@ -7,7 +7,8 @@ import Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { buildQuery } from "../../../src/pipeline/locate/build-query.js";
 import { indexRepository } from "../../../src/pipeline/locate/index-repository.js";
-import { TermMemo, type TermMemory } from "../../../src/pipeline/locate/remember-terms.js";
+import { parseTerms, TermMemo, termsKey, type TermMemory } from "../../../src/pipeline/locate/remember-terms.js";
+import { gitBlobId } from "../../../src/git/git-object-id.js";
 import { SqliteIndexCache } from "../../../src/backends/sqlite/sqlite-index-cache.js";
 import { openSqliteStore, type SqliteStore } from "../../../src/backends/sqlite/sqlite-store.js";
 import { cartIssue, makeFixtureRepo } from "./fixture-repo.js";
@@ -64,6 +65,18 @@ describe("the index cache in the memory's SQLite store", () => {
     const changed = await indexRepository(repo, list, { terms });
     expect(changed.stats.tokenized).toBe(1);
     expect(await changed.rank(query, 5)).toEqual(await (await indexRepository(repo, list)).rank(query, 5));
+  });
+
+  it("keeps the terms of a file's defined names with its terms, so a later job reading them back tokenizes none of them", async () => {
+    await indexRepository(repo, list, { terms });
+    const bytes = fs.readFileSync(path.join(repo, "shop/cart.py"));
+    const key = termsKey("shop/cart.py", gitBlobId(bytes));
+    const stored = (await store.memory.index.readTerms([key])).get(key);
+    expect(JSON.parse(stored!)).toMatchObject({
+      defined: ["Cart", "add_item", "total_price"],
+      definedTerms: ["cart", "add_item", "add", "item", "total_price", "total", "price"],
+    });
+    expect(parseTerms(stored!).definedTerms).toEqual(["cart", "add_item", "add", "item", "total_price", "total", "price"]);
   });
 
   it("keys entries by blob id, so the same file in another checkout (any path to it) is not tokenized again", async () => {
