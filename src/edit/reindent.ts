@@ -16,21 +16,22 @@ export function reindent(pairs: LinePair[], lines: string[]): { lines: string[];
   if (real.length === 0) return { lines, changed: false };
   const convert = styleConverter(real);
   const converted = real.map(([model, file]): LinePair => [convert(model), file]);
-  const shift = sitsAtFileIndent(converted[0]!, lines.map(convert)) ? { delta: 0, prefix: "" } : mostCommonShift(converted);
+  const shift = sitsAtFileIndent(converted, lines.map(convert)) ? { delta: 0, prefix: "" } : mostCommonShift(converted);
   if (!convert.active && shift.delta === 0) return { lines, changed: false };
   const out = lines.map((line) => (isBlank(line) ? line : applyShift(convert(line), shift)));
   return { lines: out, changed: true };
 }
 
 /**
- * Whether the replacement's first line is indented as the file's first matched line, and not as the model's `old`
- * line: then `new` was written at the file's indentation, and only `old` lost (or gained) some.
+ * Whether the replacement is indented as the file's matched lines, and not as the model's `old` lines (their least
+ * indented lines compared): then `new` was written at the file's indentation, and only `old` lost (or gained) some.
  */
-function sitsAtFileIndent([model, file]: LinePair, lines: string[]): boolean {
-  const first = lines.find((line) => !isBlank(line));
-  if (first === undefined) return false;
-  const indent = indentOf(first);
-  return indent === indentOf(file) && indent !== indentOf(model);
+function sitsAtFileIndent(pairs: LinePair[], lines: string[]): boolean {
+  const written = lines.filter((line) => !isBlank(line));
+  if (written.length === 0) return false;
+  const least = (texts: string[]): number => Math.min(...texts.map((line) => indentOf(line).length));
+  const indent = least(written);
+  return indent === least(pairs.map(([, file]) => file)) && indent !== least(pairs.map(([model]) => model));
 }
 
 interface Shift {

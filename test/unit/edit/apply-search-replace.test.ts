@@ -43,6 +43,17 @@ describe("search/replace edits", () => {
       want: splice(PY, 20, 21, "    def get(self, key):", "        return load(self.path(key))"),
     },
     {
+      name: "a search that lost its indentation does not shift a replacement already at the file's, nested deeper at first",
+      text: PY,
+      edits: [
+        sr(
+          "def get(self, key):\n    return load(os.path.join(self.root, key))",
+          "        return load(self.path(key))\n\n    def has(self, key):\n        return True",
+        ),
+      ],
+      want: splice(PY, 20, 21, "        return load(self.path(key))", "", "    def has(self, key):", "        return True"),
+    },
+    {
       name: "a search and a replacement that both lost their indentation: the replacement is shifted",
       text: PY,
       edits: [sr("def get(self, key):\n    return load(os.path.join(self.root, key))", "def get(self, key):\n    return load(self.path(key))")],
