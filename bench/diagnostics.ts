@@ -19,7 +19,7 @@
  * 6. Time and memory on sympy (about 2,000 files, 1,600 of them Python): a cold start with the first check of one file,
  *    then warm checks (the untouched and the new text), later attempts at it (the new text alone, as a job checks
  *    them), and the references of a class the repository uses everywhere (the first search reads the whole workspace);
- *    the server's resident memory (its whole process group) after them.
+ *    the server's resident memory (its process and all its descendants) after them.
  *
  *   npm run bench:diagnostics [-- --commits 6] [--mirrors /work/.mirror] [--data FILE] [--speed-only] [--third-party-only]
  *     [--request-seconds 120]
@@ -145,14 +145,32 @@ interface Outcome {
 const refuses = (check: ChangeCheck) => check.checked && check.added.some((p) => refusing.has(p.rule));
 const pct = (part: number, whole: number) => (whole === 0 ? "–" : `${((100 * part) / whole).toFixed(1)} %`);
 
-/** The resident memory of a process group, in MB (every process whose group is `pgid`). */
-function groupRssMb(pgid: number): number {
-  let kb = 0;
+/**
+ * The resident memory of a process and its descendants, in MB: the server runs in a jail whose processes start
+ * sessions of their own, so its process group alone would miss them.
+ */
+function treeRssMb(root: number): number {
+  const parents = new Map<number, number>();
   for (const pid of fs.readdirSync("/proc").filter((p) => /^\d+$/.test(p))) {
     try {
       const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
-      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      if (Number(fields[2]) !== pgid) continue;
+      parents.set(Number(pid), Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]));
+    } catch {
+      // The process ended meanwhile.
+    }
+  }
+  const tree = new Set([root]);
+  for (let grew = true; grew;) {
+    grew = false;
+    for (const [pid, parent] of parents)
+      if (!tree.has(pid) && tree.has(parent)) {
+        tree.add(pid);
+        grew = true;
+      }
+  }
+  let kb = 0;
+  for (const pid of tree) {
+    try {
       kb += Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0);
     } catch {
       // The process ended meanwhile.
@@ -207,7 +225,7 @@ async function measureSpeed(): Promise<Record<string, number | string>> {
     started = performance.now();
     await server.references(target, text, { line: header, character: 6 });
     const referencesWarmMs = performance.now() - started;
-    const rssMb = groupRssMb(server.pid);
+    const rssMb = treeRssMb(server.pid);
     return {
       repository: `sympy@${commit.slice(0, 8)}`,
       files: files.length,
