@@ -134,6 +134,7 @@ function reportWebhooks(web: LatencyRun): void {
       web.peakLoad.toFixed(2),
     ],
   ]);
+  for (const { why, count } of web.unanswered) console.log(`no answer to ${count} deliveries: ${why}`);
   const { web: inWeb, sender } = web.loopDelay;
   console.log(
     `\nEvent-loop delay meanwhile (p99 / max): web process ${inWeb.p99.toFixed(0)} / ${inWeb.max.toFixed(0)} ms; sender ${sender.p99.toFixed(0)} / ${sender.max.toFixed(0)} ms`,

@@ -17,6 +17,8 @@ export interface LatencyRun {
   answersMs: number[];
   /** Answers other than 200 (0: no answer). */
   refused: number;
+  /** The distinct reasons of answers that did not come (a failed connection), each with how many. */
+  unanswered: { why: string; count: number }[];
   /** Deliveries sent that are not in the `triggers` table. */
   lost: number;
   /** Deliveries recorded but not decided yet when the last answer came, and how long after it the last was decided. */
@@ -69,7 +71,10 @@ export async function measureWebhookLatency(options: { rate: number; seconds: nu
     const lastAnswer = Date.now();
     const after = await scrape();
     if (run.code !== 0) throw new Error(`the webhook sender failed (exit ${run.code}):\n${run.out}`);
-    const sender = JSON.parse(run.out.trim().split("\n").at(-1)!) as { answers: { status: number; ms: number }[]; loopDelay: { p99: number; max: number } };
+    const sender = JSON.parse(run.out.trim().split("\n").at(-1)!) as {
+      answers: { status: number; ms: number; error?: string }[];
+      loopDelay: { p99: number; max: number };
+    };
 
     const counts = async () => {
       const row = (await rig.db.query("SELECT count(*) AS recorded, count(outcome) AS decided FROM triggers WHERE delivery LIKE 'load-%'")).rows[0];
@@ -86,6 +91,7 @@ export async function measureWebhookLatency(options: { rate: number; seconds: nu
       sent,
       answersMs: sender.answers.map((a) => a.ms).sort((a, b) => a - b),
       refused: sender.answers.filter((a) => a.status !== 200).length,
+      unanswered: countReasons(sender.answers.flatMap((a) => (a.error ? [a.error] : []))),
       lost: sent - atEnd.recorded,
       undecidedAtEnd: atEnd.recorded - atEnd.decided,
       decidedWithinMs: decided === atEnd.recorded ? Date.now() - lastAnswer : Number.NaN,
@@ -100,6 +106,13 @@ export async function measureWebhookLatency(options: { rate: number; seconds: nu
   } finally {
     await rig.close().finally(() => environments.remove());
   }
+}
+
+/** Each distinct reason with how many times it came, most first. */
+function countReasons(reasons: string[]): { why: string; count: number }[] {
+  const counts = new Map<string, number>();
+  for (const why of reasons) counts.set(why, (counts.get(why) ?? 0) + 1);
+  return [...counts].map(([why, count]) => ({ why, count })).sort((a, b) => b.count - a.count);
 }
 
 /** How many deliveries the web process answered within `ms`, by its histogram. */
