@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
-import { startTime } from "./mount-overlay.js";
+import { startTime } from "../../lib/process-start-time.js";
 
 /** The folder beside a scope's kept environments that holds one marker file per holder of one of them. */
 export const HOLDS = ".holds";

@@ -2,6 +2,7 @@ import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { findProgram } from "../../sandbox/index.js";
+import { startTime } from "../../lib/process-start-time.js";
 import { unmount } from "../../lib/unmount-under.js";
 import type { LayeredHow } from "../types.js";
 
@@ -82,17 +83,6 @@ function tryMount(lower: string, target: string, searchPath: string): LayeredCop
       mounted = false;
     },
   };
-}
-
-/** The start time of process `pid` (clock ticks since boot, /proc/<pid>/stat's 22nd field), or null when it is gone. */
-export function startTime(pid: number): string | null {
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
-    // The command's name, in parentheses, may hold spaces: fields are counted after its closing one.
-    return stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19] ?? null;
-  } catch {
-    return null;
-  }
 }
 
 /** Whether the process that mounted a job's layers is gone: its owner file names a pid that no longer runs as that process. */
