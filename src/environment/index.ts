@@ -16,3 +16,4 @@ export { openEnvironmentShelf, scopeFolder, type ShelfOptions } from "./shelf/op
 export { describeDeclaration, readEnvironmentDeclaration } from "./read-declaration.js";
 export { DeclarationError } from "./declare/declaration-error.js";
 export { mountOverlay, type LayeredCopy } from "./shelf/mount-overlay.js";
+export { keepSetUpLayer, type SetUpLayer } from "./shelf/keep-set-up-layer.js";

@@ -223,6 +223,20 @@ export interface EnvironmentReport {
    * `fuse-overlayfs` otherwise), or `copy`, with why no overlay could be mounted.
    */
   laid?: { how: LayeredHow; why?: string };
+  /** The seconds of readySeconds by part, in order (see ReadyPhases). */
+  phases?: ReadyPhases;
+}
+
+/** What a workbench's time to ready is made of, in seconds. */
+export interface ReadyPhases {
+  /** The copy made: the kept environment mounted (or copied) with the checkout laid over it, or the checkout copied. */
+  laid: number;
+  /** The copy and the home given to the sandbox's user, and a copied kept environment's files recorded. */
+  prepared: number;
+  /** The setup's or the maintenance's steps. */
+  steps: number;
+  /** The set-up state every run starts from kept: an overlay's set-up layer and its view mounted, or the copy walked and kept. */
+  state: number;
 }
 
 /** One run of the repository's tests (or its setup command). */

@@ -11,6 +11,8 @@ export interface LayeredCopy {
   how: LayeredHow;
   /** The folder it shows the kept one at. */
   target: string;
+  /** The kept folder it shows (read-only): the lowest layer of an overlay, or what was copied. */
+  lower: string;
   /** Why it is a copy and not an overlay (no root and no fuse-overlayfs, the mount refused, …). */
   why?: string;
   /** Unmounts the overlay (a copy has nothing to unmount); throws when it stays mounted. */
@@ -41,7 +43,7 @@ export function mountOverlay(lower: string, target: string, options: { searchPat
   // A mount that failed left the empty folder it was to cover (0700): the copy makes its own, with the kept one's mode.
   if (tried.made) fs.rmdirSync(target);
   options.copy(lower, target);
-  return { how: "copy", target, why: tried.why, unmount: () => undefined };
+  return { how: "copy", target, lower, why: tried.why, unmount: () => undefined };
 }
 
 function tryMount(lower: string, target: string, searchPath: string): LayeredCopy | { why: string; made?: boolean } {
@@ -49,39 +51,72 @@ function tryMount(lower: string, target: string, searchPath: string): LayeredCop
   const layers = layersOf(target);
   const upper = path.join(layers, "upper");
   const work = path.join(layers, "work");
-  const paths = [lower, upper, work, target];
-  if (paths.some((one) => UNSAFE_PATH.test(one))) return { why: "a path holds a comma, colon, backslash or space, which mount options cannot carry" };
-  const root = process.getuid?.() === 0;
-  const fuse = root ? undefined : findProgram("fuse-overlayfs", searchPath);
-  if (!root && !fuse) return { why: "not root, and no fuse-overlayfs on PATH" };
-  if (!root && !fs.existsSync("/dev/fuse")) return { why: "not root, and no /dev/fuse for fuse-overlayfs" };
+  if ([lower, upper, work, target].some((one) => UNSAFE_PATH.test(one)))
+    return { why: "a path holds a comma, colon, backslash or space, which mount options cannot carry" };
+  const how = overlayHow(searchPath);
+  if ("why" in how) return how;
   const made = !fs.existsSync(target);
   fs.mkdirSync(target, { recursive: true, mode: 0o700 });
-  fs.mkdirSync(upper, { recursive: true, mode: 0o700 });
-  fs.mkdirSync(work, { mode: 0o700 });
-  // The upper layer's root is what the merged view's root is: its owner and mode are the kept folder's.
-  const top = fs.lstatSync(lower);
-  if (root) fs.chownSync(upper, top.uid, top.gid);
-  fs.chmodSync(upper, top.mode & 0o7777);
-  fs.writeFileSync(path.join(layers, LAYERS_OWNER), `${process.pid} ${startTime(process.pid) ?? 0}\n`, { mode: 0o600 });
-  const options = `lowerdir=${lower},upperdir=${upper},workdir=${work}`;
-  const [program, ...args] = root ? ["mount", "-t", "overlay", "magis-layers", "-o", options, "--", target] : [fuse!, "-o", options, target];
-  const result = spawnSync(program!, args, { encoding: "utf8", stdio: ["ignore", "ignore", "pipe"], timeout: 30_000 });
-  if (result.error || result.status !== 0) {
-    const why = result.error?.message ?? (result.stderr.trim().split("\n").at(-1) || `exit ${result.status}`);
-    return { why: `${root ? "mount -t overlay" : "fuse-overlayfs"} failed: ${why}`, made };
+  const why = mountLayers({ how, lowers: [lower], target, upper: { upper, work, like: lower } });
+  if (why) return { why, made };
+  return { how: how.how, target, lower, unmount: unmountOnce(target, how.how) };
+}
+
+/** How this process mounts an overlay: the kernel's as root, fuse-overlayfs (found on `searchPath`) otherwise. */
+export type OverlayHow = { how: "overlay" } | { how: "fuse-overlayfs"; program: string };
+
+/** How overlays are mounted here, or why none can be. */
+export function overlayHow(searchPath: string): OverlayHow | { why: string } {
+  if (process.getuid?.() === 0) return { how: "overlay" };
+  const fuse = findProgram("fuse-overlayfs", searchPath);
+  if (!fuse) return { why: "not root, and no fuse-overlayfs on PATH" };
+  if (!fs.existsSync("/dev/fuse")) return { why: "not root, and no /dev/fuse for fuse-overlayfs" };
+  return { how: "fuse-overlayfs", program: fuse };
+}
+
+/**
+ * Mounts the folders `lowers` (the uppermost first) as one overlay at `target` (an empty folder), with the owner file
+ * beside it. With `upper` its writes go to a new upper layer made at `upper.upper` (its root given the owner and mode
+ * of `upper.like`, which the merged view's root shows), else it is read-only. Returns why it could not, or null.
+ */
+export function mountLayers(input: {
+  how: OverlayHow;
+  lowers: readonly string[];
+  target: string;
+  upper?: { upper: string; work: string; like: string };
+}): string | null {
+  const { how, lowers, target, upper } = input;
+  const layers = layersOf(target);
+  fs.mkdirSync(layers, { recursive: true, mode: 0o700 });
+  const options = [`lowerdir=${lowers.join(":")}`];
+  if (upper) {
+    fs.mkdirSync(upper.upper, { mode: 0o700 });
+    fs.mkdirSync(upper.work, { mode: 0o700 });
+    // The upper layer's root is what the merged view's root is: its owner and mode are the layer below's.
+    const top = fs.lstatSync(upper.like);
+    if (how.how === "overlay") fs.chownSync(upper.upper, top.uid, top.gid);
+    fs.chmodSync(upper.upper, top.mode & 0o7777);
+    options.push(`upperdir=${upper.upper}`, `workdir=${upper.work}`);
   }
-  const how: LayeredHow = root ? "overlay" : "fuse-overlayfs";
+  fs.writeFileSync(path.join(layers, LAYERS_OWNER), `${process.pid} ${startTime(process.pid) ?? 0}\n`, { mode: 0o600 });
+  const joined = options.join(",");
+  const [program, ...args] =
+    how.how === "overlay" ? ["mount", "-t", "overlay", "magis-layers", "-o", joined, "--", target] : [how.program, "-o", joined, target];
+  const result = spawnSync(program!, args, { encoding: "utf8", stdio: ["ignore", "ignore", "pipe"], timeout: 30_000 });
+  if (!result.error && result.status === 0) return null;
+  const why = result.error?.message ?? (result.stderr.trim().split("\n").at(-1) || `exit ${result.status}`);
+  return `${how.how === "overlay" ? "mount -t overlay" : "fuse-overlayfs"} failed: ${why}`;
+}
+
+/** Unmounts the overlay at `target` once (later calls do nothing), lazily when it is busy; throws when it stays mounted. */
+export function unmountOnce(target: string, how: Exclude<LayeredHow, "copy">): () => void {
   let mounted = true;
-  return {
-    how,
-    target,
-    unmount() {
-      if (!mounted) return;
-      const failed = unmount(target, root ? "overlay" : "fuse.fuse-overlayfs") && unmount(target, root ? "overlay" : "fuse.fuse-overlayfs", true);
-      if (failed) throw new Error(`could not unmount the job's overlay at ${target}: ${failed}`);
-      mounted = false;
-    },
+  const fstype = how === "overlay" ? "overlay" : "fuse.fuse-overlayfs";
+  return () => {
+    if (!mounted) return;
+    const failed = unmount(target, fstype) && unmount(target, fstype, true);
+    if (failed) throw new Error(`could not unmount the job's overlay at ${target}: ${failed}`);
+    mounted = false;
   };
 }
 

@@ -27,3 +27,20 @@ async function openUp(dir: string): Promise<void> {
   await fs.promises.chmod(dir, 0o700);
   for (const entry of await fs.promises.readdir(dir, { withFileTypes: true })) if (entry.isDirectory()) await openUp(path.join(dir, entry.name));
 }
+
+/** removeTree, waiting for it: for a job's small layer between two runs. */
+export function removeTreeSync(dir: string): void {
+  try {
+    fs.rmSync(dir, { recursive: true, force: true });
+  } catch (error) {
+    if (!isPermissionError(error)) throw error;
+    openUpSync(dir);
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+function openUpSync(dir: string): void {
+  if (!fs.lstatSync(dir, { throwIfNoEntry: false })?.isDirectory()) return;
+  fs.chmodSync(dir, 0o700);
+  for (const entry of fs.readdirSync(dir, { withFileTypes: true })) if (entry.isDirectory()) openUpSync(path.join(dir, entry.name));
+}

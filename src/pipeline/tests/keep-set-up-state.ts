@@ -11,9 +11,14 @@ export interface SetUpState {
    * Puts the copy back as the setup left it: what a run added is removed, what it changed or removed is made anew from
    * the kept copy. Throws when that cannot be done (the copy can then no longer be trusted).
    */
-  restore(): RestoreCount;
+  restore(): void;
   /** Resolves once a run's writes can no longer share a change time with what was recorded: await it before each run. */
   settled(): Promise<void>;
+}
+
+/** A set-up state kept by walking the copy, whose restore says what it did. */
+export interface WalkedSetUpState extends SetUpState {
+  restore(): RestoreCount;
 }
 
 /** What a restore did. */
@@ -61,7 +66,7 @@ export interface KeepOptions {
  * Folders, regular files and links are kept; anything else the setup left (a FIFO, a socket) is removed, so the first
  * run sees what every later run sees.
  */
-export function keepSetUpState(dir: string, keep: string, options: KeepOptions = {}): SetUpState {
+export function keepSetUpState(dir: string, keep: string, options: KeepOptions = {}): WalkedSetUpState {
   const entries = new Map<string, Entry>();
   let settledAt = 0n;
   const record = (relative: string, stat: fs.BigIntStats, kind: Kind, names?: string[]) => {

@@ -2,14 +2,14 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import type { LayeredCopy } from "../../environment/index.js";
+import { keepSetUpLayer, type LayeredCopy, type SetUpLayer } from "../../environment/index.js";
 import type { EnvironmentScope, EnvironmentShelf, KeptEnvironment, KeptEnvironmentRecord } from "../../environment/types.js";
 import { cleanOutput } from "../../lib/clean-text.js";
 import { redactSecrets } from "../../lib/redact-secrets.js";
 import { endOfText } from "../../lib/tail-buffer.js";
 import { readTestOutput } from "../../lib/read-test-output.js";
 import type { CommandRun, SetupNetwork } from "../../sandbox/index.js";
-import type { CommandPolicy, EnvironmentReport, StageContext, TestRun } from "../types.js";
+import type { CommandPolicy, EnvironmentReport, ReadyPhases, StageContext, TestRun } from "../types.js";
 import { declaredEnvironment, keyOfEnvironment } from "./declared-environment.js";
 import { keepSetUpState, type SetUpState } from "./keep-set-up-state.js";
 import { layCheckoutOver, listCheckoutFiles } from "./lay-checkout-over.js";
@@ -117,12 +117,20 @@ export async function openWorkbench(ctx: Pick<StageContext, "root" | "repoId" | 
       fs.cpSync(ctx.root, dir, { recursive: true, verbatimSymlinks: true });
       fs.mkdirSync(home, { mode: 0o700 });
     }
+    const phases: Partial<ReadyPhases> = { laid: secondsSince(started) };
     sandbox.prepare(dir);
     sandbox.prepare(home);
-    // The files of the kept environment as they were copied: those no step changes need not be copied again.
-    const copied = found && checkoutFiles ? [recordCopied(dir, found.repoDir, checkoutFiles), recordCopied(home, found.homeDir, [])] : null;
+    // Over an overlay the set-up state is what was written over the kept folder (see keepSetUpLayer). Over a copy of
+    // one, the files of the kept environment as they were copied: those no step changes need not be copied again.
+    const overlay = (at: string) => (found ? layers.find((layer) => layer.target === at && layer.how !== "copy") : undefined);
+    const overlays = [overlay(dir), overlay(home)];
+    const copied =
+      found && checkoutFiles
+        ? [overlays[0] ? null : recordCopied(dir, found.repoDir, checkoutFiles), overlays[1] ? null : recordCopied(home, found.homeDir, [])]
+        : null;
     // A step's write in the same tick of the kernel's coarse clock as the look above would keep the file's times.
-    if (copied && declaration?.maintenance.length) await sleep(COARSE_TICK_MS);
+    if (copied?.some(Boolean) && declaration?.maintenance.length) await sleep(COARSE_TICK_MS);
+    phases.prepared = secondsSince(started) - phases.laid!;
     const run = async (text: string, network?: SetupNetwork): Promise<TestRun> =>
       await describeRun(
         await sandbox.run(text, { dir, env, home, timeoutMs: seconds * 1000, signal: policy.signal, ...(network ? { network } : {}) }),
@@ -130,6 +138,7 @@ export async function openWorkbench(ctx: Pick<StageContext, "root" | "repoId" | 
       );
     const kind = found ? "maintenance" : "setup";
     const steps = declaration ? await runEnvironmentSteps(declaration[kind], { kind, declaration, policy, run, timeoutSeconds: seconds }) : null;
+    phases.steps = secondsSince(started) - phases.laid! - phases.prepared;
     const report = (extra: Partial<EnvironmentReport>): EnvironmentReport | undefined =>
       declaration && key && steps
         ? {
@@ -143,6 +152,7 @@ export async function openWorkbench(ctx: Pick<StageContext, "root" | "repoId" | 
             shadowed: declaration.shadowed,
             ...(steps.network ? { network: steps.network } : {}),
             ...(laid ? { laid } : {}),
+            ...(phases.state !== undefined ? { phases: phases as ReadyPhases } : {}),
             ...extra,
           }
         : undefined;
@@ -166,7 +176,14 @@ export async function openWorkbench(ctx: Pick<StageContext, "root" | "repoId" | 
     }
     let states: SetUpState[];
     try {
-      states = [keepSetUpState(dir, kept.dir, copied ? { sameAs: copied[0] } : {}), keepSetUpState(home, kept.home, copied ? { sameAs: copied[1] } : {})];
+      const keep = (at: string, keep: string, index: 0 | 1): SetUpState => {
+        const layer = overlays[index];
+        if (layer) return layeredState(keepSetUpLayer(layer, keep, layers));
+        const sameAs = copied?.[index];
+        return keepSetUpState(at, keep, sameAs ? { sameAs } : {});
+      };
+      states = [keep(dir, kept.dir, 0), keep(home, kept.home, 1)];
+      phases.state = secondsSince(started) - phases.laid! - phases.prepared - phases.steps;
     } catch (error) {
       remove();
       const why = `the copy's set-up state could not be kept (${error instanceof Error ? error.message : String(error)})`;
@@ -294,6 +311,14 @@ function recordCopied(dir: string, from: string, checkoutFiles: readonly string[
     const source = path.join(from, relative);
     const now = fs.lstatSync(source, { bigint: true, throwIfNoEntry: false });
     return now?.isFile() && same(was.source, now) ? source : null;
+  };
+}
+
+/** A set-up layer as a set-up state: a restore mounts a new upper layer, and a run needs no wait (no file times are compared). */
+function layeredState(layer: SetUpLayer): SetUpState {
+  return {
+    restore: () => layer.restore(),
+    settled: () => Promise.resolve(),
   };
 }
 

@@ -37,15 +37,21 @@ function expectKeptAsSetUp(result: OverlayScenario, how: string): void {
   expect(result.hostileTail).toBe("library\nchanged");
   // The run's writes, removals, chmods and links are gone before the next run, which sees the setup's and the
   // maintenance's files.
-  expect(result.nextTail).toBe("library\nrun\nmaintained\nlib/lib.txt\nlib\nlink\nmaintained.txt\nrun.sh");
+  // The maintenance's removals hold for every run (a whiteout, an opaque folder) however a run undid them.
+  expect(result.nextTail).toBe("library\nrun\nmaintained\nlib/lib.txt\ngone\nlib\nlink\nmaintained.txt\nrun.sh\nenv/gone:\nonly.txt\n\nenv/lib:\nlib.txt");
   expect(result.keptAfter).toEqual(result.keptBefore);
   expect(result.keptBefore.join("\n")).toContain("repo/env/run.sh file 755");
-  // Ready, the upper layer holds what was written over the kept copy (the checkout laid over it, the maintenance's
+  expect(result.keptBefore.join("\n")).toContain("repo/env/old.txt file");
+  // Ready, the set-up layer holds what was written over the kept copy (the checkout laid over it, the maintenance's
   // file), not a copy of every file the sandbox's user was given.
   expect(result.upperFiles).not.toContain("env/lib/lib.txt");
   expect(result.upperFiles).toContain("env/maintained.txt");
   // Nor a copy of every folder: the kept folders are the sandbox user's already, so none is given to it again.
   expect(result.upperFolders).not.toContain("env/lib");
+  // Each run wrote into an upper layer of its own, dropped after it: the one left is empty.
+  expect(result.upperAfterRuns).toEqual([]);
+  // The set-up state's view shows the kept copy with the maintenance's writes and removals, and takes no writes.
+  expect(result.view).toEqual({ env: ["gone", "lib", "link", "maintained.txt", "run.sh"], lib: ["lib.txt"], gone: ["only.txt"], writeRefused: "EROFS" });
   expect(result.mountsLeft).toEqual([]);
 }
 

@@ -15,10 +15,14 @@ export interface OverlayScenario {
   /** Every entry of the kept environment (type, mode, owner, bytes' hash or link text), before the second job and after it. */
   keptBefore: string[];
   keptAfter: string[];
-  /** The files in the second job's upper layer once it was ready: what was written, not what was read. */
+  /** The files in the second job's set-up layer once it was ready: what was written over the kept copy, not what was read. */
   upperFiles: string[];
   /** The folders in it: those copied up (a chown, a write inside), not those only read. */
   upperFolders: string[];
+  /** What the upper layer the runs write into held once the runs were done: nothing, each restore mounts an empty one. */
+  upperAfterRuns: string[];
+  /** The set-up state's view of the copy (what the language servers read), folder by folder, and whether a write to it failed. */
+  view: { env: string[]; lib: string[]; gone: string[]; writeRefused: string | null };
   /** What the run that writes, deletes, chmods and plants a link printed, and what the next run then saw. */
   hostileTail: string;
   nextTail: string;
@@ -37,8 +41,11 @@ export async function runOverlayScenario(work: string, sandbox: Sandbox): Promis
   const shelf = openEnvironmentShelf({ folder: path.join(work, "shelf"), maxBytes: 64 * 1024 * 1024 });
   const config = parseConfig({
     environment: {
-      setup: ["mkdir -p env/lib && echo library > env/lib/lib.txt && echo run > env/run.sh && chmod 755 env/run.sh && ln -s lib/lib.txt env/link"],
-      maintenance: ["echo maintained > env/maintained.txt"],
+      setup: [
+        "mkdir -p env/lib env/gone && echo library > env/lib/lib.txt && echo old > env/old.txt && echo g > env/gone/g.txt && echo run > env/run.sh && chmod 755 env/run.sh && ln -s lib/lib.txt env/link",
+      ],
+      // A file and a folder of the kept copy removed (a whiteout, an opaque folder), and a file added.
+      maintenance: ["echo maintained > env/maintained.txt && rm env/old.txt && rm -rf env/gone && mkdir env/gone && echo fresh > env/gone/only.txt"],
     },
     test_command: "true",
   });
@@ -64,9 +71,10 @@ export async function runOverlayScenario(work: string, sandbox: Sandbox): Promis
   const keptBefore = snapshot(keptDir);
 
   const bench = await open();
-  const upper = path.join(work, `job-${jobs}`, "repo.layers", "upper");
-  const upperFiles = fs.existsSync(upper) ? listFiles(upper) : [];
-  const upperFolders = fs.existsSync(upper) ? listFolders(upper) : [];
+  const layers = path.join(work, `job-${jobs}`, "repo.layers");
+  const setUp = path.join(layers, "set-up");
+  const upperFiles = fs.existsSync(setUp) ? listFiles(setUp) : [];
+  const upperFolders = fs.existsSync(setUp) ? listFolders(setUp) : [];
   const hostile = await bench.run(
     [
       "echo changed >> env/lib/lib.txt",
@@ -76,12 +84,16 @@ export async function runOverlayScenario(work: string, sandbox: Sandbox): Promis
       "rm env/link && ln -s /etc/passwd env/link",
       "ln -s /etc/shadow env/planted",
       "echo new > env/new.txt",
+      "echo back > env/old.txt",
+      "rm -rf env/gone",
       "echo home > $HOME/home.txt",
       "cat env/lib/lib.txt",
     ].join(" && "),
     [],
   );
-  const next = await bench.run("cat env/lib/lib.txt env/run.sh env/maintained.txt; readlink env/link; ls env", []);
+  const next = await bench.run("cat env/lib/lib.txt env/run.sh env/maintained.txt; readlink env/link; ls env; ls env/lib env/gone", []);
+  const upperAfterRuns = fs.readdirSync(path.join(layers, "upper"), { recursive: true }).map(String).sort();
+  const view = readView(bench.hostPath("/workspace")!);
   const second = bench.environment;
   bench.dispose();
   await shelf.settled();
@@ -93,6 +105,8 @@ export async function runOverlayScenario(work: string, sandbox: Sandbox): Promis
     keptAfter: snapshot(keptDir),
     upperFiles,
     upperFolders,
+    upperAfterRuns,
+    view,
     hostileTail: hostile.tail,
     nextTail: next.tail,
     mountsLeft: listMounts()
@@ -118,6 +132,18 @@ export function snapshot(dir: string): string[] {
   };
   walk("");
   return lines.filter((line) => !line.startsWith("record.json "));
+}
+
+/** The set-up state's view at `dir`: the entries of env, env/lib and env/gone, and the error a write to it met. */
+function readView(dir: string): OverlayScenario["view"] {
+  const list = (relative: string) => fs.readdirSync(path.join(dir, relative)).sort();
+  let writeRefused: string | null = null;
+  try {
+    fs.writeFileSync(path.join(dir, "env", "written-by-a-reader.txt"), "x\n");
+  } catch (error) {
+    writeRefused = (error as NodeJS.ErrnoException).code ?? String(error);
+  }
+  return { env: list("env"), lib: list("env/lib"), gone: list("env/gone"), writeRefused };
 }
 
 function listFiles(dir: string): string[] {

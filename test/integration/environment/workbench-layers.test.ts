@@ -83,7 +83,8 @@ describe("a job's layers over a kept environment", () => {
     const shelf = await keptShelf(warnings);
     const second = await openJob(shelf, "job-2");
     expect(second.environment).toMatchObject({ how: "reused", laid: { how: process.getuid?.() === 0 ? "overlay" : "fuse-overlayfs" } });
-    expect(mountsUnder(work).sort()).toEqual(["job-2/home", "job-2/repo"]);
+    // The copy and the home, each over its set-up layer, and the read-only views of their set-up state.
+    expect(mountsUnder(work).sort()).toEqual(["job-2/home", "job-2/repo", "job-2/set-up", "job-2/set-up-home"]);
     failingFirst(["umount", "fusermount3"], "/job-2/repo");
     expect(() => second.dispose()).not.toThrow();
     process.env.PATH = realPath;
@@ -105,9 +106,26 @@ describe("a job's layers over a kept environment", () => {
     process.env.PATH = realPath;
     try {
       expect(second.environment?.laid).toEqual({ how: "copy", why: expect.stringMatching(/^the home: .*refused by the test/) });
-      expect(mountsUnder(work)).toEqual(["job-2/repo"]);
+      expect(mountsUnder(work).sort()).toEqual(["job-2/repo", "job-2/set-up"]);
     } finally {
       second.dispose();
+    }
+    expect(mountsUnder(work)).toEqual([]);
+    expect(fs.existsSync(path.join(work, "job-2"))).toBe(false);
+  }, 60_000);
+
+  it("gives every later run an error, leaves nothing mounted and disposes without throwing when the copy cannot be mounted again", async () => {
+    const shelf = await keptShelf();
+    const second = await openJob(shelf, "job-2");
+    try {
+      failingFirst(["mount", "fuse-overlayfs"], "/job-2/repo");
+      // The run's copy could not be put back after it: neither it nor any later run can be trusted.
+      const refused = { outcome: "error", error: expect.stringContaining("refused by the test") };
+      expect(await second.run("echo written > env/lib.txt", [])).toMatchObject(refused);
+      expect(await second.run("cat env/lib.txt", [])).toMatchObject(refused);
+    } finally {
+      process.env.PATH = realPath;
+      expect(() => second.dispose()).not.toThrow();
     }
     expect(mountsUnder(work)).toEqual([]);
     expect(fs.existsSync(path.join(work, "job-2"))).toBe(false);
