@@ -10,7 +10,12 @@
 // clone's objects and the history, as a worker does, so that its second jobs fetch only what the new commit adds and
 // the commits made since, unless --no-objects.
 //
-//   npm run bench:clone -- --mirror /work/.mirror/sympy+sympy/repo [--runs 3] [--changed 3] [--workdir DIR] [--no-history] [--no-objects] [--link-mb 10]
+//   npm run bench:clone -- --mirror /work/.mirror/sympy+sympy/repo [--runs 3] [--changed 3] [--workdir DIR] [--no-history] [--no-objects] [--link-mb 10] [--profile DIR] [--term-workers N]
+//
+// --term-workers counts the files' terms on that many worker threads (0: on the main thread, as before there were any)
+// instead of the process's default (see TermCounter).
+// --profile writes a CPU profile of the main thread for each of the bot's jobs into DIR (first-1.cpuprofile, …), to
+// open in Chrome's DevTools or read with bench/lib/profile-top.ts.
 //
 // --link-mb sends the server's answers no faster than that many megabytes (10^6 bytes) a second, to both clones, as
 // over the network between a worker and its git host; without it they go as fast as the machine makes them.
@@ -22,10 +27,12 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { parseArgs, promisify } from "node:util";
+import { Session } from "node:inspector/promises";
 import { parseConfig } from "../src/config.js";
 import { buildQuery } from "../src/pipeline/locate/build-query.js";
 import { indexRepository } from "../src/pipeline/locate/index-repository.js";
 import { openJobIndex } from "../src/pipeline/locate/open-job-index.js";
+import { startTermCounter } from "../src/pipeline/locate/count-terms.js";
 import { TermMemo, type TermMemory } from "../src/pipeline/locate/remember-terms.js";
 import { openSqliteStore } from "../src/backends/sqlite/sqlite-store.js";
 import { withShallowClone } from "../src/git/clone-repository.js";
@@ -43,11 +50,15 @@ const { values } = parseArgs({
     "no-history": { type: "boolean", default: false },
     "no-objects": { type: "boolean", default: false },
     "link-mb": { type: "string" },
+    profile: { type: "string" },
+    "term-workers": { type: "string" },
   },
 });
 const history = values["no-history"] ? undefined : DEFAULT_HISTORY_WINDOW;
 if (!values.mirror) {
-  console.error("usage: npm run bench:clone -- --mirror GIT_DIR [--runs 3] [--changed 3] [--workdir DIR] [--no-history] [--no-objects] [--link-mb MB_PER_S]");
+  console.error(
+    "usage: npm run bench:clone -- --mirror GIT_DIR [--runs 3] [--changed 3] [--workdir DIR] [--no-history] [--no-objects] [--link-mb MB_PER_S] [--profile DIR] [--term-workers N]",
+  );
   process.exit(2);
 }
 const linkMb = values["link-mb"];
@@ -55,6 +66,17 @@ if (linkMb !== undefined && !(Number(linkMb) * 1e6 >= 1)) {
   console.error(`--link-mb is '${linkMb}': give the link's speed in megabytes a second (10 for 80 Mbit/s), or leave it out for no limit`);
   process.exit(2);
 }
+const termWorkers = values["term-workers"];
+if (termWorkers !== undefined && !/^\d+$/.test(termWorkers)) {
+  console.error(`--term-workers is '${termWorkers}': give how many worker threads count the terms (0 for the main thread), or leave it out for the default`);
+  process.exit(2);
+}
+const counter =
+  termWorkers === undefined
+    ? undefined
+    : Number(termWorkers) === 0
+      ? startTermCounter({ entry: null, warn: () => {} })
+      : startTermCounter({ workers: Number(termWorkers) });
 const runs = Number(values.runs);
 const FULL = "bench/repo";
 const TOKEN = "ghs_benchCloneToken0123456789abcdef";
@@ -100,8 +122,18 @@ try {
     const start = performance.now();
     let parts = "";
     let storing = 0;
+    let firstFiles = 0;
+    let workDone = 0;
     // As a job: the clone hands the files it writes to the job's index, which learns their terms meanwhile.
-    const job = openJobIndex({ terms, list });
+    const job = openJobIndex({ terms, list, ...(counter && { counter }) });
+    // When the first files were written: for a second job, about when its pack (only what is new) had come.
+    const sink = {
+      ...job,
+      add: (files: Parameters<typeof job.add>[0]) => {
+        firstFiles ||= performance.now();
+        return job.add(files);
+      },
+    };
     await withShallowClone(
       remote,
       branch,
@@ -128,18 +160,23 @@ try {
         const historyPart = history
           ? `history ${past.commits.length} commits${"skipped" in past && past.skipped ? ` (skipped: ${past.skipped})` : ""}${keptPacks}, waited ${ms(fetched - cloned)}, `
           : "";
-        parts = `clone ${ms(cloned - start)}, ${historyPart}list+index ${ms(indexed - fetched)} (${index.stats.tokenized} of ${index.stats.files} files tokenized, ${index.stats.parsed} parsed), query ${ms(queried - indexed)}, storing the terms after it ${ms(storing)}, top ${top[0]?.path ?? "-"}`;
+        workDone = performance.now();
+        parts = `clone ${ms(cloned - start)} (first files written at ${ms(firstFiles - start)}), ${historyPart}list+index ${ms(indexed - fetched)} (${index.stats.tokenized} of ${index.stats.files} files tokenized, ${index.stats.parsed} parsed), query ${ms(queried - indexed)}, storing the terms after it ${ms(storing)}, top ${top[0]?.path ?? "-"}`;
       },
-      { parentDir: workdir, sink: job, history, objects },
+      { parentDir: workdir, sink, history, objects },
     );
-    // Removing the checkout is part of the clone's cost, as for the native clone; storing the terms, which a job does
-    // while the model answers its first requests, is not.
-    return { total: performance.now() - start - storing, parts };
+    // Neither storing the terms, which a job does while the model answers its first requests, nor removing the
+    // checkout, which a job does once it ended, is before the first model call; the native clone's time leaves its
+    // removal out too.
+    const removing = performance.now() - workDone;
+    return { total: workDone - start - storing, parts: `${parts}, removing the checkout ${ms(removing)} after it` };
   };
   const ratios: Record<string, number[]> = { first: [], second: [], "second, new process": [] };
   const compare = async (label: keyof typeof ratios, run: number, terms: TermMemory, objects: ObjectCache | undefined): Promise<void> => {
     const n = await native();
+    const profile = values.profile ? await startProfile() : undefined;
     const b = await bot(terms, objects);
+    if (profile) await profile(path.join(values.profile!, `${label.replace(/\W+/g, "-")}-${run}.cpuprofile`));
     ratios[label]!.push(b.total / n);
     console.log(`${label} job ${run}: native ${ms(n)}, bot ${ms(b.total)} = ${(b.total / n).toFixed(2)}×  (${b.parts})`);
   };
@@ -184,14 +221,29 @@ try {
     console.log(`${label} job: median ${values[Math.floor(values.length / 2)]!.toFixed(2)}× the native clone (${values.map((v) => v.toFixed(2)).join(", ")})`);
   }
   console.log(
-    `cache: ${(bytes / 1e6).toFixed(1)} MB; link: ${linkMb === undefined ? "no limit" : `${linkMb} MB/s`}; machine: ${os.cpus().length} cores, load ${os
+    `cache: ${(bytes / 1e6).toFixed(1)} MB; terms counted on ${termWorkers === undefined ? "the default" : termWorkers} worker threads; link: ${linkMb === undefined ? "no limit" : `${linkMb} MB/s`}; machine: ${os.cpus().length} cores, load ${os
       .loadavg()
       .map((l) => l.toFixed(1))
       .join(" ")}`,
   );
 } finally {
+  await counter?.close();
   await stopServer?.();
   fs.rmSync(root, { recursive: true, force: true });
+}
+
+/** Starts profiling this thread; the function returned stops and writes the profile to `file`. */
+async function startProfile(): Promise<(file: string) => Promise<void>> {
+  const session = new Session();
+  session.connect();
+  await session.post("Profiler.enable");
+  await session.post("Profiler.start");
+  return async (file) => {
+    const { profile } = await session.post("Profiler.stop");
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    fs.writeFileSync(file, JSON.stringify(profile));
+    session.disconnect();
+  };
 }
 
 /** Starts bench/lib/serve-git.ts in a process group of its own; `stop` ends the group, server and backends alike. */

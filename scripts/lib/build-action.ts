@@ -23,6 +23,9 @@ export interface ActionBuild {
 // makes one for it, as Node's own createRequire.
 const BANNER = 'import { createRequire as magisCreateRequire } from "node:module";\nconst require = magisCreateRequire(import.meta.url);';
 
+/** The worker threads' entries, by the file name the bundle starts them from (beside index.js): the terms' counter. */
+export const WORKER_ENTRIES: Record<string, string> = { "count-terms-worker.js": "src/pipeline/locate/count-terms-worker.ts" };
+
 // Quality 5: 2.5 MB for the grammars' 38 MB in about a second; quality 11 saves 0.3 MB more and takes 90 s. The
 // output is the same on Node 20 (brotli 1.1.0) and Node 24 (brotli 1.2.0).
 const BROTLI_QUALITY = 5;
@@ -31,7 +34,8 @@ const BROTLI_QUALITY = 5;
  * Writes the Action into `out` (emptied first) from the sources: the same sources give the same bytes, so CI can
  * rebuild it and compare it with the committed one.
  *  1. index.js: src/action.ts and what it imports, bundled and minified; better-sqlite3 stays outside (a native addon
- *     built for one Node: the bundle uses node:sqlite where it is not installed, see sqlite-engines.ts);
+ *     built for one Node: the bundle uses node:sqlite where it is not installed, see sqlite-engines.ts); beside it, each
+ *     worker thread's entry (WORKER_ENTRIES), bundled the same way, where index.js starts it from (see termWorkerEntry);
  *  2. package.json: marks index.js as an ES module, and the folder as the one prompts/ is found in;
  *  3. prompts/: the prompt files the agents are asked with;
  *  4. grammars/: the tree-sitter runtime and each grammar a path maps to, brotli-compressed (read by grammar-files.ts);
@@ -42,7 +46,8 @@ export async function buildAction(out: string): Promise<ActionBuild> {
   fs.mkdirSync(path.join(out, BUNDLED_WASM_DIR), { recursive: true });
 
   // 1. The bundle.
-  const metafile = await bundleForNode(path.join(ROOT, "src/action.ts"), path.join(out, "index.js"));
+  const metafiles = [await bundleForNode(path.join(ROOT, "src/action.ts"), path.join(out, "index.js"))];
+  for (const [name, entry] of Object.entries(WORKER_ENTRIES)) metafiles.push(await bundleForNode(path.join(ROOT, entry), path.join(out, name)));
 
   // 2. and 3. The package marker and the prompts.
   const { version } = JSON.parse(fs.readFileSync(path.join(ROOT, "package.json"), "utf8")) as { version: string };
@@ -64,7 +69,7 @@ export async function buildAction(out: string): Promise<ActionBuild> {
   }
 
   // 5. The licenses.
-  const packages = new Set([...bundledPackages(metafile), ...wasmFiles.map((name) => packageOf(path.relative(ROOT, installedWasm(name))))]);
+  const packages = new Set([...metafiles.flatMap(bundledPackages), ...wasmFiles.map((name) => packageOf(path.relative(ROOT, installedWasm(name))))]);
   fs.writeFileSync(path.join(out, "licenses.txt"), renderLicenses([...packages].sort()));
 
   const bundleBytes = fs.statSync(path.join(out, "index.js")).size;

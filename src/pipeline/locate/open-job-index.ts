@@ -1,5 +1,6 @@
 import { keepWrittenFiles } from "../../git/keep-written-files.js";
 import type { CloneSink, WrittenTree } from "../../git/write-worktree.js";
+import { sharedTermCounter, type TermCounter } from "./count-terms.js";
 import type { ListOptions } from "./list-candidates.js";
 import { primeTerms } from "./prime-terms.js";
 import { judgeCandidate, judgeOnce, type JudgeFile } from "./read-candidate.js";
@@ -24,12 +25,12 @@ export interface JobIndex extends CloneSink {
 /** Judges without keeping verdicts: for the files of a work tree past the bound, which nobody lists from memory. */
 const judgeEach: JudgeFile = (file, maxFileBytes) => judgeCandidate(file.path, file.bytes, maxFileBytes);
 
-/** A job's index (see JobIndex) over `terms`, priming the files `list` would list. */
-export function openJobIndex({ terms, list }: { terms: TermMemory | null; list: ListOptions }): JobIndex {
+/** A job's index (see JobIndex) over `terms`, priming the files `list` would list; `counter` tokenizes them (default: the process's worker threads). */
+export function openJobIndex({ terms, list, counter }: { terms: TermMemory | null; list: ListOptions; counter?: TermCounter }): JobIndex {
   const kept = keepWrittenFiles();
   // The verdicts live as long as the files they are on: handed over with them, dropped with them past the bound.
   let judge = judgeOnce();
-  const prime = terms ? primeTerms(terms, list, (file, maxFileBytes) => judge(file, maxFileBytes)) : undefined;
+  const prime = terms ? primeTerms(terms, list, (file, maxFileBytes) => judge(file, maxFileBytes), counter ?? sharedTermCounter()) : undefined;
   return {
     terms,
     start: () => {

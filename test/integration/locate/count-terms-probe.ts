@@ -1,0 +1,9 @@
+// Bundled by count-terms-bundle.test.ts beside the Action's built worker, as index.js is: counts one file's terms and
+// prints whether a worker thread counted them, and what they were.
+import { startTermCounter } from "../../../src/pipeline/locate/count-terms.js";
+
+const warnings: string[] = [];
+const counter = startTermCounter({ warn: (line) => warnings.push(line) });
+const [terms] = await counter.count([{ path: "shop/cart.py", text: "class Cart:\n    def total_price(self):\n        return 0\n" }]);
+console.log(JSON.stringify({ threaded: counter.threaded, warnings, defined: terms!.defined, counts: [...terms!.counts] }));
+await counter.close();
