@@ -1,28 +1,8 @@
 import { UsageError } from "./lib/usage-error.js";
 import { createRequire } from "node:module";
 import { ConfigError } from "./config.js";
-import { actionCommand } from "./cli/action.js";
-import { diagnoseCommand } from "./cli/diagnose.js";
-import { envCommand } from "./cli/env.js";
-import { evalCommand } from "./cli/eval.js";
-import { processIo, type CliIo, type Command } from "./cli/io.js";
-import { locateCommand } from "./cli/locate.js";
-import { resolveCommand } from "./cli/resolve.js";
-import { sandboxCommand } from "./cli/sandbox.js";
-import { serveCommand } from "./cli/serve.js";
-import { sessionCommand } from "./cli/session.js";
-
-const commands: Command[] = [
-  locateCommand,
-  resolveCommand,
-  diagnoseCommand,
-  evalCommand,
-  serveCommand,
-  actionCommand,
-  sandboxCommand,
-  envCommand,
-  sessionCommand,
-];
+import { COMMANDS } from "./cli/command-table.js";
+import { processIo, type CliIo } from "./cli/io.js";
 
 function version(): string {
   const require = createRequire(import.meta.url);
@@ -30,14 +10,14 @@ function version(): string {
 }
 
 function help(): string {
-  const width = Math.max(...commands.map((c) => c.name.length));
+  const width = Math.max(...COMMANDS.map((c) => c.name.length));
   return [
     "magis — resolve GitHub issues with a team of LLM agents (MAGIS)",
     "",
     "Usage: magis <command> [options]",
     "",
     "Commands:",
-    ...commands.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`),
+    ...COMMANDS.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`),
     "",
     "Options:",
     "  -h, --help     show help (also `magis <command> --help`)",
@@ -59,11 +39,12 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
     io.stdout(`${version()}\n`);
     return 0;
   }
-  const command = commands.find((c) => c.name === first);
-  if (!command) {
+  const entry = COMMANDS.find((c) => c.name === first);
+  if (!entry) {
     io.stderr(`magis: unknown command '${first}'; run 'magis --help' to see the commands\n`);
     return 2;
   }
+  const command = await entry.load();
   if (rest.includes("-h") || rest.includes("--help")) {
     io.stdout(`${command.usage}\n`);
     return 0;

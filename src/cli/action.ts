@@ -15,7 +15,6 @@ ${renderSettingsHelp("action")}`;
 /** `magis action`: the GitHub Action door. */
 export const actionCommand: Command = {
   name: "action",
-  summary: "run inside a GitHub Actions step: the workflow's event is the trigger",
   usage,
   run: async (args, io) => {
     parseFlags(args, {});

@@ -37,7 +37,6 @@ interface FileVerdict {
 /** `magis diagnose`: the errors a patch adds, as the semantic check of an attempt sees them. */
 export const diagnoseCommand: Command = {
   name: "diagnose",
-  summary: "print the language-server errors a patch adds to a checkout, as an attempt is judged",
   usage,
   run: async (args, io) => {
     const { values } = parseFlags(args, { repo: { type: "string" }, patch: { type: "string" }, json: { type: "boolean", default: false } });

@@ -29,7 +29,6 @@ in all by MAGIS_ENV_CACHE_MB, read from the environment and FILE (default .env i
 /** `magis env`: a checkout's kept environments, shown or removed. */
 export const envCommand: Command = {
   name: "env",
-  summary: "show or clear the environments kept for a local checkout",
   usage,
   run: async (args, io) => {
     const [action, ...rest] = args;

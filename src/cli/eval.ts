@@ -90,7 +90,6 @@ ${renderSettingsHelp("eval")}`;
 /** `magis eval`: the pipeline measured on SWE-bench-style instances. */
 export const evalCommand: Command = {
   name: "eval",
-  summary: "measure the pipeline on SWE-bench-style issues: predictions, results, summary",
   usage,
   run: async (args, io) => {
     const { values } = parseFlags(args, {

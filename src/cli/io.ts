@@ -86,10 +86,9 @@ function signalExitCode(signal: NodeJS.Signals): number {
   return 128 + os.constants.signals[signal];
 }
 
-/** One subcommand of `magis`. */
+/** One subcommand of `magis` (its summary for `magis --help` is in command-table.ts, which loads it). */
 export interface Command {
   name: string;
-  summary: string;
   usage: string;
   run: (args: string[], io: CliIo) => Promise<number>;
 }

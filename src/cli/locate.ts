@@ -62,7 +62,6 @@ function asJson(files: LocatedFile[]): string {
 /** `magis locate`: the Custodian on a local checkout. */
 export const locateCommand: Command = {
   name: "locate",
-  summary: "find the files an issue is about (BM25, evolution memory, relevance check)",
   usage,
   run: async (args, io) => {
     const { values } = parseFlags(args, {

@@ -62,7 +62,6 @@ ${renderSettingsHelp("cli")}`;
 /** `magis resolve`: an issue in, a reviewed patch, report and trace out. */
 export const resolveCommand: Command = {
   name: "resolve",
-  summary: "resolve an issue on a local checkout: patch.diff, report.md, trace.jsonl, session.html",
   usage,
   run: async (args, io) => {
     const { values } = parseFlags(args, {

@@ -28,7 +28,6 @@ const MARK = { contained: "contained", escaped: "ESCAPED", untested: "untested" 
 /** `magis sandbox check`: what the sandbox of this machine holds in. */
 export const sandboxCommand: Command = {
   name: "sandbox",
-  summary: "check the sandbox the repository's commands run in: self-check and escape suite",
   usage,
   run: async (args, io) => {
     const [action, ...rest] = args;

@@ -36,7 +36,6 @@ const ROLES: readonly ServeRole[] = ["all", "web", "worker"];
 /** `magis serve`: the GitHub App, in one role. */
 export const serveCommand: Command = {
   name: "serve",
-  summary: "run the GitHub App (--role all|web|worker; setup page first when APP_ID/PRIVATE_KEY are missing)",
   usage,
   run: async (args: string[], io: CliIo) => {
     const { values } = parseFlags(args, { role: { type: "string", default: "all" }, "env-file": { type: "string" } });

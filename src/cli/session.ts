@@ -26,7 +26,6 @@ Options:
 /** `magis session export`: a job's session from the app's store, as JSON Lines. */
 export const sessionCommand: Command = {
   name: "session",
-  summary: "export a job's session from the app's store as JSON Lines (magis session export ID)",
   usage,
   run: async (args, io) => {
     const [action, id, ...rest] = args;

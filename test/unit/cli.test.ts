@@ -1,6 +1,34 @@
+import path from "node:path";
+import { build } from "esbuild";
 import { describe, expect, it } from "vitest";
 import { main } from "../../src/cli.js";
+import { COMMANDS } from "../../src/cli/command-table.js";
 import type { CliIo } from "../../src/cli/io.js";
+
+const ROOT = path.resolve(import.meta.dirname, "../..");
+
+/** The source files `entry` loads before any of its code runs: its static imports, followed, not its import() calls. */
+async function loadedUpFront(entry: string): Promise<Set<string>> {
+  const { metafile } = await build({
+    absWorkingDir: ROOT,
+    entryPoints: [entry],
+    bundle: true,
+    write: false,
+    platform: "node",
+    format: "esm",
+    packages: "external",
+    metafile: true,
+    logLevel: "silent",
+  });
+  const loaded = new Set<string>();
+  const visit = (file: string) => {
+    if (loaded.has(file)) return;
+    loaded.add(file);
+    for (const edge of metafile.inputs[file]?.imports ?? []) if (edge.kind === "import-statement" && !edge.external) visit(edge.path);
+  };
+  visit(entry);
+  return loaded;
+}
 
 function capture() {
   const out: string[] = [];
@@ -20,6 +48,28 @@ describe("magis command", () => {
     const c = capture();
     expect(await main(["--help"], c.io)).toBe(0);
     for (const name of ["locate", "resolve", "eval", "serve"]) expect(c.out()).toContain(name);
+  });
+
+  it("lists each command with its summary, and each command's module is the one it names", async () => {
+    const c = capture();
+    expect(await main(["--help"], c.io)).toBe(0);
+    for (const entry of COMMANDS) {
+      expect(c.out()).toMatch(new RegExp(`^  ${entry.name} +${entry.summary.replace(/[()|]/g, "\\$&")}$`, "m"));
+      const command = await entry.load();
+      expect(command.name).toBe(entry.name);
+      expect(command.usage).toContain(`magis ${entry.name}`);
+    }
+  });
+
+  // Loading every command's modules (the pipeline, the store, the language servers, the app) took seconds of a
+  // loaded machine before `magis --help` printed or one command began its work.
+  it("loads no command's module until that command runs", async () => {
+    const upFront = await loadedUpFront("src/cli.ts");
+    const commandModules = [...upFront].filter((file) => /^src\/(cli\/(?!io\.ts|command-table\.ts)|pipeline\/|app\/|backends\/|eval\/)/.test(file));
+    expect(commandModules).toEqual([]);
+    const c = capture();
+    expect(await main(["locate", "--help"], c.io)).toBe(0);
+    expect(c.out()).toContain("Usage: magis locate");
   });
 
   it("answers an unknown command with one line and exit code 2", async () => {
