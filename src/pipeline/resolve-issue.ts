@@ -14,6 +14,7 @@ import { describeSetAside } from "./report/describe-set-aside.js";
 import { selectNeedsHuman } from "./report/select-needs-human.js";
 import { startTestBench } from "./tests/start-test-bench.js";
 import { keepReproduction, takeWay } from "./reproduce/take-way.js";
+import { askWay } from "./reproduce/choose-way.js";
 import type { IssueText, QuestionResult, ResolveResult, SetAsideFile, StageContext, TaskOutcome } from "./types.js";
 
 /**
@@ -34,13 +35,17 @@ export async function resolveIssue(ctx: StageContext, text: IssueText, memory: M
   try {
     // 1. The Repository Custodian locates the files the issue is about (Algorithm 1).
     const located = await step("locate", () => locateFiles(ctx, issue, memory));
-    // 1b. The Manager chooses the way (MarsCode Agent §3.1); on the dynamic way the Reproducer shows the issue in the sandbox.
-    const way = await step("reproduce", () => takeWay(ctx, { issue, located, workbench: testing.workbench, tests: testing.ready }));
-    // 2. The Manager defines a file-level task per located file; a file may need none, or need a person (protected).
-    const { tasks, setAside, questions } = await step("plan", () => defineTasks(ctx, issue, located));
+    // 2. The Manager defines a file-level task per located file; a file may need none, or need a person (protected). With
+    // the first file's task it chooses the way (MarsCode Agent §3.1), where there is one to choose.
+    const defined = await step("plan", () => defineTasks(ctx, issue, located, askWay(ctx, located)));
+    const { tasks, setAside, questions } = defined;
     // 2b. With no task to act on and a question instead, the Manager asks the issue's author rather than guess.
     if (tasks.length === 0 && questions[0]) return { kind: "question", question: questions[0], located, setAside, usage: usage.report(ctx.now() - started) };
     if (tasks.length === 0) throw noTasks(setAside);
+    // 2c. On the dynamic way the Reproducer shows the issue in the sandbox.
+    const way = await step("reproduce", () =>
+      takeWay(ctx, { issue, located, ...(defined.way ? { answered: defined.way } : {}), workbench: testing.workbench, tests: testing.ready }),
+    );
     ctx.onProgress({ stage: "tasks", tasks });
     // 3. The Manager builds the team: one Developer per task.
     const team = await step("plan", () => designDevelopers(ctx, issue, tasks));

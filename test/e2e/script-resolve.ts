@@ -1,4 +1,4 @@
-import { staticWay } from "../../examples/script-way.js";
+import { STATIC_WAY, staticWay } from "../../examples/script-way.js";
 import { reply, type ScriptedModel } from "../support/scripted-model.js";
 import { judgeFiles } from "../support/judge-files.js";
 import { editBlockReply } from "../support/edit-block-answer.js";
@@ -21,12 +21,13 @@ export const MARKS = {
 
 const FIXED = "Please commit your changes before you push them.";
 
+const TASK = { needs_change: true, description: "Line 4 of README.md spells 'commit' as 'committ'. Fix that word only." };
+
 /** The answers of the plan (tasks, team, kick-off meeting, QA's role), the same in every run on REPO_FILES. */
 const PLAN_ANSWERS: Record<string, unknown> = {
-  "manager-define-task": {
-    needs_change: true,
-    description: "Line 4 of README.md spells 'commit' as 'committ'. Fix that word only.",
-  },
+  "manager-define-task": TASK,
+  // Where the repository's commands may run, the Manager chooses the way with the first file's task.
+  "manager-define-task-and-way": { ...TASK, way: STATIC_WAY },
   "manager-design-developer": { name: "Docs Editor", role: "You are a careful technical writer. You fix typos without rewording." },
   "manager-open-meeting": { speech: "Welcome. Docs Editor owns README.md and fixes the typo the issue reports." },
   "developer-speak": { speech: `${MARKS.kickoff}.` },

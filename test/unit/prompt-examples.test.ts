@@ -11,7 +11,7 @@ import { answerSchema as reviewAnswer } from "../../src/pipeline/code/review-cha
 import { selectionSchema } from "../../src/pipeline/code/select-candidate.js";
 import { relevanceSchema } from "../../src/pipeline/locate/judge-relevance.js";
 import { diffMessageSchema, fileSummarySchema } from "../../src/pipeline/locate/summarize-candidate.js";
-import { answerSchema as taskAnswer } from "../../src/pipeline/plan/define-tasks.js";
+import { answerSchema as taskAnswer, taskAndWaySchema } from "../../src/pipeline/plan/define-tasks.js";
 import { answerSchema as developerAnswer } from "../../src/pipeline/plan/design-developers.js";
 import { speechSchema } from "../../src/pipeline/plan/hold-kickoff-meeting.js";
 import { answerSchema as planAnswer } from "../../src/pipeline/plan/make-plan.js";
@@ -31,6 +31,7 @@ const SCHEMAS: Record<string, z.ZodType> = {
   "developer-speak": speechSchema,
   "manager-close-meeting": speechSchema,
   "manager-define-task": taskAnswer,
+  "manager-define-task-and-way": taskAndWaySchema,
   "manager-design-developer": developerAnswer,
   "manager-make-plan": planAnswer,
   "manager-open-meeting": speechSchema,
@@ -53,6 +54,7 @@ const CASES: Record<string, string[]> = {
   "developer-locate-lines": ["one range", "several ranges"],
   "manager-choose-way": ["dynamic", "static"],
   "manager-define-task": ["change", "ask"],
+  "manager-define-task-and-way": ["dynamic", "static"],
   "manager-make-plan": ["ordered", "all at once"],
   "manager-triage-feedback": ["review", "nothing to change"],
   "qa-review": ["revise", "approve"],

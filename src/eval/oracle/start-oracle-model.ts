@@ -1,13 +1,13 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { answerAsOracle } from "./answer-as-oracle.js";
-import { answerAsReproducer, type OracleReproduction } from "./answer-reproducer.js";
+import { answerCall } from "./answer-call.js";
+import type { OracleReproduction } from "./answer-reproducer.js";
 import { placeGoldPatch, type PlacedGold } from "./place-gold-hunks.js";
 import { readPromptVars } from "./read-prompt-vars.js";
 import { addNoise, type NoiseSettings } from "./noise/add-noise.js";
 
 /** The prompts whose answers say what to change in a file and where. */
-const CHANGES = new Set(["manager-define-task", "developer-locate-lines", "developer-write-code"]);
+const CHANGES = new Set(["manager-define-task", "manager-define-task-and-way", "developer-locate-lines", "developer-write-code"]);
 
 /** One call the oracle answered: which kind of noise it sent (null: clean), and whether it was a corrective retry. */
 export interface OracleCall {
@@ -68,7 +68,7 @@ export async function startOracleModel(options: OracleOptions = {}): Promise<Ora
       const refused = gold.refused.get(vars.path ?? "");
       // A gold file the oracle cannot place is not changed anywhere else: the call fails, naming the hunk.
       if (refused && CHANGES.has(prompt)) throw new Error(refused);
-      const answer = answerAsReproducer(prompt, vars, reproductions.get(instance)) ?? answerAsOracle(prompt, vars, gold.files);
+      const answer = answerCall(prompt, vars, gold.files, reproductions.get(instance));
       // What was asked, by prompt, file and lines only: the message itself differs between runs of the same instance
       // (its per-job data tags, a sandbox's timings and folders), these do not (no data tag wraps path, start or end),
       // so the same seed sends the same noise, and the n-th time the same is asked draws its own.

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { describeRun } from "../tests/run-reproduction.js";
-import { describeExit, describeVerdictForModel } from "../tests/describe-test-verdict.js";
+import { describeExit } from "../tests/describe-test-verdict.js";
+import { describeTestsForReview } from "./describe-tests-for-review.js";
 import type { DeveloperRole, FileTask, Review, ShownIssue, StageContext, TestRun, TestVerdict } from "../types.js";
 
 /** The answer its prompt asks for (the prompt's examples are checked against it); the reasoning comes before the verdict. */
@@ -45,7 +46,7 @@ export async function reviewChange(
       developer: input.developer.name,
       diff: input.diff,
       callers: input.callers,
-      tests: tests ? describeVerdictForModel(tests.command, tests.before, tests.verdict) : NO_TESTS,
+      tests: tests ? describeTestsForReview(tests) : NO_TESTS,
       reproduction: reproduction ? describeReproductionVerdict(reproduction) : NO_REPRODUCTION,
     },
     schema: answerSchema,

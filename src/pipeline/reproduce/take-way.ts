@@ -4,7 +4,7 @@ import { decodeFile } from "../../edit/file-encoding.js";
 import { resolveInside } from "../../lib/safe-path.js";
 import type { OpenedWorkbench } from "../tests/open-workbench.js";
 import type { LocatedFile, ReproductionReport, ReproductionScript, ResolveResult, ShownIssue, StageContext, TestsReport } from "../types.js";
-import { chooseWay } from "./choose-way.js";
+import { chooseWay, type WayAnswer } from "./choose-way.js";
 import { foreseeUnreachedHost } from "./foresee-unreached-host.js";
 import { runReproduction, type ReproductionBench } from "../tests/run-reproduction.js";
 import { reproduceIssue } from "./reproduce-issue.js";
@@ -27,12 +27,14 @@ export async function takeWay(
   input: {
     issue: ShownIssue;
     located: LocatedFile[];
+    /** The Manager's answer on the way, given with the first file's task; asked apart when absent. */
+    answered?: WayAnswer;
     workbench: () => Promise<OpenedWorkbench>;
     /** The tests' report once they ran on the untouched checkout (null without a `test_command`). */
     tests: Promise<{ report: TestsReport } | null>;
   },
 ): Promise<TakenWay> {
-  const chosen = await chooseWay(ctx, input.issue, input.located);
+  const chosen = await chooseWay(ctx, input.issue, input.located, input.answered);
   let report: ReproductionReport = { choice: chosen.choice, attempts: [], ...(chosen.reproducer ? { reproducer: chosen.reproducer } : {}) };
   ctx.onProgress({ stage: "reproduction", reproduction: report });
   if (!chosen.reproducer) return { report, bench: null, verify: async () => report };

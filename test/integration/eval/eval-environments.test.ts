@@ -24,8 +24,13 @@ const lines = (commit: string) =>
 beforeAll(async () => {
   rig = await startEvalRig(lines);
   scriptTeam(rig.model);
-  // With commands allowed the Manager chooses the way: static, so that the tests alone use the environment.
-  rig.model.script("manager-choose-way", () => ({ way: "static", reason: "A one-line change of a returned text." }));
+  // With commands allowed the Manager chooses the way with the first file's task: static, so that the tests alone use
+  // the environment.
+  rig.model.script("manager-define-task-and-way", () => ({
+    description: "Change the returned text as the issue asks.",
+    needs_change: true,
+    way: { reason: "A one-line change of a returned text.", way: "static", reproducer: { name: "Rae", role: "You show bugs with short scripts." } },
+  }));
 });
 
 afterAll(() => rig.close());

@@ -59,15 +59,18 @@ export function scriptMean(model: ScriptedModel, script: MeanScript = {}): void 
   const scripts = { n: 0 };
   const checks = { n: 0 };
   const fixes = { n: 0 };
+  const task = { description: "Return 0 for an empty list in `mean`.", needs_change: true };
+  const way = {
+    reason: "The issue shows a wrong value that a three-line script prints.",
+    way: script.way ?? "dynamic",
+    reproducer: { name: "Rae", role: "You show bugs in the stats module with the smallest script." },
+  };
   model
-    .script("manager-choose-way", () => ({
-      way: script.way ?? "dynamic",
-      reason: "The issue shows a wrong value that a three-line script prints.",
-      reproducer: { name: "Rae", role: "You show bugs in the stats module with the smallest script." },
-    }))
+    // The Manager chooses the way with the first file's task.
+    .script("manager-define-task-and-way", () => ({ ...task, way }))
     .script("developer-write-reproduction", () => scriptReply(nth(script.scripts ?? [REPRODUCTION], scripts)))
     .script("developer-check-reproduction", () => nth(script.checks ?? [{ reproduced: true, reason: "It prints NaN where 0 is expected." }], checks))
-    .script("manager-define-task", () => ({ needs_change: true, description: "Return 0 for an empty list in `mean`." }))
+    .script("manager-define-task", () => task)
     .script("manager-design-developer", () => ({ name: "Statistician", role: "You own the stats module." }))
     .script("manager-open-meeting", () => ({ speech: "Fix mean." }))
     .script("developer-speak", () => ({ speech: "I will." }))

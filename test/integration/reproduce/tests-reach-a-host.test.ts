@@ -30,7 +30,9 @@ describe("the dynamic way when the repository's tests could not reach a host", (
     expect(rig.model.problems).toEqual([]);
     expect(run.code, run.stderr).toBe(0);
     // The Manager chose the dynamic way, but no script is written, run or judged: it would meet the same sandbox.
-    expect(asked(rig.model, "manager-choose-way")).toHaveLength(1);
+    // The Manager chose the way with the first file's task, not in a call of its own.
+    expect(asked(rig.model, "manager-define-task-and-way")).toHaveLength(1);
+    expect(asked(rig.model, "manager-choose-way")).toEqual([]);
     expect(asked(rig.model, "developer-write-reproduction")).toEqual([]);
     expect(asked(rig.model, "developer-check-reproduction")).toEqual([]);
     expect(run.stderr).toContain(
@@ -41,6 +43,14 @@ describe("the dynamic way when the repository's tests could not reach a host", (
     expect(report).toContain("The issue was not reproduced, so the run went the static way: the repository's tests (`node test.mjs`) could not reach a host");
     // The static way still makes the change.
     expect(fs.readFileSync(path.join(rig.out, "patch.diff"), "utf8")).toContain(`+${FIX}`);
+    // The tests fail for want of a network with the change as before it, so QA reads that they could not judge it, not
+    // their output; the report still says how they ran.
+    const [review] = asked(rig.model, "qa-review");
+    expect(review).toContain(
+      "The repository's tests (`node test.mjs`) could not judge this change here: they fail for want of network access (to `stats.example.invalid`) before the change and with it alike, and none newly fails or passes. Judge the change by reading.",
+    );
+    expect(review).not.toContain("The end of the test output");
+    expect(review).not.toContain("getaddrinfo");
   });
 
   it("still asks the Reproducer when the issue itself reports such a failure", async () => {

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { custodianAnswers } from "../../../examples/script-custodian.js";
-import { staticWay } from "../../../examples/script-way.js";
+import { defineTask, staticWay } from "../../../examples/script-way.js";
 import { startResolveRig, type ResolveRig } from "./run-resolve.js";
 import { editBlockReply } from "../../support/edit-block-answer.js";
 
@@ -17,9 +17,13 @@ function largeIssue(): string {
 let rig: ResolveRig;
 beforeEach(async () => {
   rig = await startResolveRig({ issue: largeIssue(), files: { "src/counter.js": COUNTER, "README.md": "# counter\n\nCounts items.\n" } });
-  for (const [prompt, answer] of Object.entries({ ...custodianAnswers((file) => file === "src/counter.js"), ...staticWay })) rig.model.script(prompt, answer);
+  for (const [prompt, answer] of Object.entries({
+    ...custodianAnswers((file) => file === "src/counter.js"),
+    ...staticWay,
+    ...defineTask(() => ({ needs_change: true, description: "Make count() add 1 per item." })),
+  }))
+    rig.model.script(prompt, answer);
   rig.model
-    .script("manager-define-task", () => ({ needs_change: true, description: "Make count() add 1 per item." }))
     .script("manager-design-developer", () => ({ name: "Counter Keeper", role: "You own count()." }))
     .script("manager-open-meeting", () => ({ speech: "One task: fix count()." }))
     .script("developer-speak", () => ({ speech: "I will add 1 per item." }))
@@ -42,8 +46,7 @@ describe("magis resolve on an issue with a 0.92 MB body", () => {
     expect(new Set(issuePrompts.map((r) => r.prompt))).toEqual(
       new Set([
         "custodian-judge-relevance",
-        "manager-choose-way",
-        "manager-define-task",
+        "manager-define-task-and-way",
         "manager-design-developer",
         "manager-open-meeting",
         "developer-speak",

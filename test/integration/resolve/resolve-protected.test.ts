@@ -3,7 +3,7 @@ import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { pathIn } from "../../../examples/read-request.js";
 import { custodianAnswers } from "../../../examples/script-custodian.js";
-import { staticWay } from "../../../examples/script-way.js";
+import { defineTask, staticWay } from "../../../examples/script-way.js";
 import { startResolveRig, type ResolveRig } from "./run-resolve.js";
 import { editBlockReply } from "../../support/edit-block-answer.js";
 
@@ -37,13 +37,13 @@ beforeEach(async () => {
       "package.json": '{ "name": "greet", "scripts": { "test": "node --test" } }\n',
     },
   });
-  for (const [prompt, answer] of Object.entries({ ...custodianAnswers((file) => file in WISHES), ...staticWay })) rig.model.script(prompt, answer);
+  const task = defineTask((r) =>
+    greetIsRight && pathIn(r) === "src/greet.js"
+      ? { needs_change: false, description: "Already right." }
+      : { needs_change: true, description: WISHES[pathIn(r)] ?? "?" },
+  );
+  for (const [prompt, answer] of Object.entries({ ...custodianAnswers((file) => file in WISHES), ...staticWay, ...task })) rig.model.script(prompt, answer);
   rig.model
-    .script("manager-define-task", (r) =>
-      greetIsRight && pathIn(r) === "src/greet.js"
-        ? { needs_change: false, description: "Already right." }
-        : { needs_change: true, description: WISHES[pathIn(r)] ?? "?" },
-    )
     .script("manager-design-developer", () => ({ name: "Greeter", role: "You own greet()." }))
     .script("manager-open-meeting", () => ({ speech: "One task: fix greet()." }))
     .script("developer-speak", () => ({ speech: "I will fix the spelling." }))

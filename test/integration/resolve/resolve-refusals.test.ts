@@ -3,7 +3,7 @@ import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { pathIn } from "../../../examples/read-request.js";
 import { custodianAnswers } from "../../../examples/script-custodian.js";
-import { staticWay } from "../../../examples/script-way.js";
+import { defineTask, staticWay } from "../../../examples/script-way.js";
 import { startResolveRig, type ResolveRig } from "./run-resolve.js";
 import { editBlockAnswer, editBlockReply } from "../../support/edit-block-answer.js";
 import { reply } from "../../support/scripted-model.js";
@@ -62,9 +62,13 @@ beforeEach(async () => {
       ".github/magis.yml": "qa_iterations: 10\n",
     },
   });
-  for (const [prompt, answer] of Object.entries({ ...custodianAnswers((file) => file === "src/counter.js"), ...staticWay })) rig.model.script(prompt, answer);
+  for (const [prompt, answer] of Object.entries({
+    ...custodianAnswers((file) => file === "src/counter.js"),
+    ...staticWay,
+    ...defineTask(() => ({ needs_change: true, description: "Make the else branch of count() add 1." })),
+  }))
+    rig.model.script(prompt, answer);
   rig.model
-    .script("manager-define-task", () => ({ needs_change: true, description: "Make the else branch of count() add 1." }))
     .script("manager-design-developer", () => ({ name: "Counter Keeper", role: "You own count()." }))
     .script("manager-open-meeting", () => ({ speech: "One task: fix count()." }))
     .script("developer-speak", () => ({ speech: "I will fix the else branch." }))

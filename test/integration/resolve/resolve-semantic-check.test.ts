@@ -2,7 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { custodianAnswers } from "../../../examples/script-custodian.js";
-import { staticWay } from "../../../examples/script-way.js";
+import { defineTask, staticWay } from "../../../examples/script-way.js";
 import { startResolveRig, type ResolveRig } from "./run-resolve.js";
 import { editBlockReply } from "../../support/edit-block-answer.js";
 
@@ -19,9 +19,13 @@ beforeEach(async () => {
     issue: "total() ignores taxes\n\n`total()` must add a tax rate to the sum of the items.\n",
     files: { "shop/__init__.py": "", "shop/prices.py": PRICES, "shop/cart.py": CART, ".github/magis.yml": "qa_iterations: 3\n" },
   });
-  for (const [prompt, answer] of Object.entries({ ...custodianAnswers((file) => relevant.has(file)), ...staticWay })) rig.model.script(prompt, answer);
+  for (const [prompt, answer] of Object.entries({
+    ...custodianAnswers((file) => relevant.has(file)),
+    ...staticWay,
+    ...defineTask(() => ({ needs_change: true, description: "Give `total` a `rate` parameter and add the tax." })),
+  }))
+    rig.model.script(prompt, answer);
   rig.model
-    .script("manager-define-task", () => ({ needs_change: true, description: "Give `total` a `rate` parameter and add the tax." }))
     .script("manager-design-developer", () => ({ name: "Price Keeper", role: "You own shop/prices.py." }))
     .script("manager-open-meeting", () => ({ speech: "One task: taxes in total()." }))
     .script("developer-speak", () => ({ speech: "I will add the rate." }))

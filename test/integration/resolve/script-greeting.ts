@@ -1,5 +1,5 @@
 import { custodianAnswers } from "../../../examples/script-custodian.js";
-import { staticWay } from "../../../examples/script-way.js";
+import { defineTask, staticWay } from "../../../examples/script-way.js";
 import type { ScriptedModel } from "../../support/scripted-model.js";
 import { editBlockReply } from "../../support/edit-block-answer.js";
 
@@ -15,11 +15,15 @@ export interface DeveloperScript {
  */
 export function scriptGreeting(model: ScriptedModel, developers: Record<string, DeveloperScript>): void {
   const files = Object.keys(developers);
-  for (const [prompt, answer] of Object.entries({ ...custodianAnswers((file) => files.includes(file)), ...staticWay })) model.script(prompt, answer);
+  for (const [prompt, answer] of Object.entries({
+    ...custodianAnswers((file) => files.includes(file)),
+    ...staticWay,
+    ...defineTask(() => ({ needs_change: true, description: "Say bye instead of hello." })),
+  }))
+    model.script(prompt, answer);
   const fileOf = (content: string) => files.find((file) => content.includes(`\`${file}\``))!;
   const written = new Map<string, number>();
   model
-    .script("manager-define-task", () => ({ needs_change: true, description: "Say bye instead of hello." }))
     .script("manager-design-developer", () => ({ name: "Greeter", role: "You own the greeting." }))
     .script("manager-open-meeting", () => ({ speech: "Fix the greeting." }))
     .script("developer-speak", () => ({ speech: "I will." }))

@@ -1,11 +1,12 @@
 import { describe, expect, it } from "vitest";
 import type { z } from "zod";
 import { answerAsOracle } from "../../../src/eval/oracle/answer-as-oracle.js";
+import { answerCall } from "../../../src/eval/oracle/answer-call.js";
 import { answerAsReproducer } from "../../../src/eval/oracle/answer-reproducer.js";
 import { readPatchHunks } from "../../../src/eval/read-patch-hunks.js";
 import { answerSchema as jsonSchemaOf } from "../../../src/llm/response-format.js";
 import { answerSchema as reviewAnswer } from "../../../src/pipeline/code/review-change.js";
-import { answerSchema as taskAnswer } from "../../../src/pipeline/plan/define-tasks.js";
+import { answerSchema as taskAnswer, taskAndWaySchema } from "../../../src/pipeline/plan/define-tasks.js";
 import { answerSchema as planAnswer } from "../../../src/pipeline/plan/make-plan.js";
 import { waySchema } from "../../../src/pipeline/reproduce/choose-way.js";
 
@@ -21,6 +22,16 @@ const ANSWERS: { label: string; schema: z.ZodType; answer: () => unknown }[] = [
   { label: "manager-make-plan", schema: planAnswer, answer: () => answerAsOracle("manager-make-plan", { tasks: "- `m.py`: change x" }, GOLD) },
   { label: "manager-choose-way, dynamic", schema: waySchema, answer: () => answerAsReproducer("manager-choose-way", {}, REPRODUCTION) },
   { label: "manager-choose-way, static", schema: waySchema, answer: () => answerAsReproducer("manager-choose-way", {}, undefined) },
+  {
+    label: "manager-define-task-and-way, dynamic",
+    schema: taskAndWaySchema,
+    answer: () => answerCall("manager-define-task-and-way", { path: "m.py" }, GOLD, REPRODUCTION),
+  },
+  {
+    label: "manager-define-task-and-way, static",
+    schema: taskAndWaySchema,
+    answer: () => answerCall("manager-define-task-and-way", { path: "n.py" }, GOLD, undefined),
+  },
 ];
 
 describe("the oracle's reasoned answers", () => {

@@ -5,7 +5,7 @@ import { rangesSchema } from "../../../src/pipeline/code/make-attempt.js";
 import { answerSchema as reviewAnswer } from "../../../src/pipeline/code/review-change.js";
 import { selectionSchema } from "../../../src/pipeline/code/select-candidate.js";
 import { relevanceSchema } from "../../../src/pipeline/locate/judge-relevance.js";
-import { answerSchema as taskAnswer } from "../../../src/pipeline/plan/define-tasks.js";
+import { answerSchema as taskAnswer, taskAndWaySchema } from "../../../src/pipeline/plan/define-tasks.js";
 import { answerSchema as planAnswer } from "../../../src/pipeline/plan/make-plan.js";
 import { waySchema } from "../../../src/pipeline/reproduce/choose-way.js";
 import { answerSchema as triageAnswer } from "../../../src/pipeline/revise/triage-feedback.js";
@@ -18,6 +18,8 @@ const REASONED: { prompt: string; schema: z.ZodType; at?: string[]; order: strin
   { prompt: "manager-define-task", schema: taskAnswer, order: ["description", "needs_change", "question"] },
   { prompt: "manager-make-plan", schema: planAnswer, order: ["rationale", "steps"] },
   { prompt: "manager-choose-way", schema: waySchema, order: ["reason", "way", "reproducer"] },
+  { prompt: "manager-define-task-and-way", schema: taskAndWaySchema, order: ["description", "needs_change", "question", "way"] },
+  { prompt: "manager-define-task-and-way", schema: taskAndWaySchema, at: ["way"], order: ["reason", "way", "reproducer"] },
   { prompt: "manager-triage-feedback", schema: triageAnswer, at: ["tasks", "[]"], order: ["path", "description", "general_feedback"] },
   { prompt: "manager-triage-feedback", schema: triageAnswer, at: ["declined", "[]"], order: ["path", "reason"] },
   { prompt: "custodian-judge-relevance", schema: relevanceSchema, at: ["files", "[]"], order: ["path", "reason", "relevant"] },
