@@ -1,13 +1,13 @@
 import fs from "node:fs";
 import path from "node:path";
 import { applyPatch, parsePatch } from "diff";
-import { readSettings } from "../app/settings/read-settings.js";
 import { nameWorkspace, openLanguageServers, type AddedProblem } from "../language-servers/index.js";
 import { resolveInside } from "../lib/safe-path.js";
 import { UsageError } from "../lib/usage-error.js";
 import { refusedProblems } from "../pipeline/index.js";
 import type { Store } from "../store/store.js";
-import { openCheckout, openMemoryStore } from "./open-checkout.js";
+import { openCheckout } from "./open-checkout.js";
+import { openDiagnosticsCache } from "./open-diagnostics-cache.js";
 import { parseFlags, type Command } from "./io.js";
 
 const usage = `Usage: magis diagnose --repo DIR --patch FILE [--json]
@@ -18,7 +18,8 @@ file has after it and did not have before, as the pipeline judges a Developer's 
 in diagnostics.refuse_rules of the checkout's .github/magis.yml (or the defaults) refuse it. The checkout is
 only read. Where the checkout is a clean work tree of a commit, what the servers said of its untouched files is
 kept in the evolution memory's index cache (see \`magis locate --help\` for where), and a later run on that commit checks
-only the new texts. Exit 0 when the patch adds no refusing error, 1 when it adds one, 2 for a usage mistake.
+only the new texts; a store that does not open is said once on stderr, and the check runs without it. Exit 0 when
+the patch adds no refusing error, 1 when it adds one, 2 for a usage mistake.
 
 Options:
   --repo DIR    the checkout the patch applies to
@@ -52,7 +53,7 @@ export const diagnoseCommand: Command = {
     let store: Store | null = null;
     const verdicts: FileVerdict[] = [];
     try {
-      store = workspace ? await openMemoryStore(readSettings(io.env, { door: "cli" })) : null;
+      store = workspace ? await openDiagnosticsCache(io) : null;
       const across = store ? { cache: store.memory.index, workspace: Promise.resolve(workspace) } : undefined;
       const limits = { startMs: seconds * 1000, requestMs: seconds * 1000, memoryMb: config.diagnostics.memory_mb };
       const servers = openLanguageServers(repo, limits, undefined, across);
