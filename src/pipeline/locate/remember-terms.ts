@@ -1,6 +1,7 @@
 import { parseDefinitions, type Definition } from "../../edit/syntax/parse-definitions.js";
 import { gitBlobId } from "../../git/git-object-id.js";
-import { countFile, documentsOf, type FileTerms, type PreparedFile, type RankInput } from "./prepare-document.js";
+import { sharedTermCounter, type TermCounter } from "./count-terms.js";
+import { documentsOf, type FileTerms, type PreparedFile, type RankInput } from "./prepare-document.js";
 import { extensionOf } from "./extension-of.js";
 import type { Pause } from "../../lib/slice-work.js";
 import type { TermCache as StoreTermCache } from "../../store/store.js";
@@ -136,9 +137,15 @@ export interface TermMemory {
 /**
  * The BM25 documents of the files, tokenizing only blobs the cache (or its memo) has not seen: a job on a repository
  * whose files mostly did not change since the last job reads their counts back instead of tokenizing
- * them again. New blobs are stored for the next job by `remember`, which the caller runs when it suits it.
+ * them again. New blobs are stored for the next job by `remember`, which the caller runs when it suits it. `counter`
+ * tokenizes the others, in batches spread over its worker threads (see TermCounter).
  */
-export async function rememberedTerms(files: RankInput[], termMemory: TermMemory | null, pause: Pause): Promise<RememberedTerms> {
+export async function rememberedTerms(
+  files: RankInput[],
+  termMemory: TermMemory | null,
+  pause: Pause,
+  counter: TermCounter = sharedTermCounter(),
+): Promise<RememberedTerms> {
   const keys = files.map(cacheKey);
   const cache = termMemory?.cache ?? null;
   const memo = termMemory?.memo ?? null;
@@ -146,6 +153,7 @@ export async function rememberedTerms(files: RankInput[], termMemory: TermMemory
   const held = keys.map((key) => memo?.get(key));
   const unknown = keys.filter((_, index) => cache && !held[index]);
   const stored = cache && unknown.length > 0 ? await readQuietly(() => cache.readTerms(unknown), new Map<string, string>()) : new Map<string, string>();
+  const counted = await countUnknown(files, (index) => !held[index] && !stored.has(keys[index]!), counter);
   const fresh: Array<[string, FileTerms]> = [];
   const documents: PreparedFile[] = [];
   const defined: string[][] = [];
@@ -166,7 +174,7 @@ export async function rememberedTerms(files: RankInput[], termMemory: TermMemory
       terms = parseTerms(json);
       memo?.set(key, terms, true);
     } else {
-      terms = countFile(file);
+      terms = counted.get(index)!;
       tokenized++;
       if (cache) fresh.push([key, terms]);
       memo?.set(key, terms, false);
@@ -198,6 +206,18 @@ export async function rememberedTerms(files: RankInput[], termMemory: TermMemory
     for (const [key, json] of waiting.splice(0)) await storeDefinitions(key, json);
   };
   return { documents, defined, keys, tokenized, remember: () => (storing ??= remember()), storeDefinitions };
+}
+
+// Files in one request to the counter: enough that the messages cost little, few enough that both workers get some.
+const COUNT_BATCH = 200;
+
+/** The terms of the files `unknown` picks (by index), counted in batches through `counter` at once; by index. */
+async function countUnknown(files: RankInput[], unknown: (index: number) => boolean, counter: TermCounter): Promise<Map<number, FileTerms>> {
+  const picked = [...files.keys()].filter(unknown);
+  const batches: number[][] = [];
+  for (let at = 0; at < picked.length; at += COUNT_BATCH) batches.push(picked.slice(at, at + COUNT_BATCH));
+  const counted = await Promise.all(batches.map((batch) => counter.count(batch.map((index) => files[index]!))));
+  return new Map(batches.flatMap((batch, b) => batch.map((index, i) => [index, counted[b]![i]!] as const)));
 }
 
 /** Where rememberedDefinitions looks a blob's definitions up, counts its parses, and remembers them. */

@@ -9,7 +9,8 @@ import { startTermCounter, termWorkerEntry, type TermCounter } from "../../../sr
 import { indexRepository } from "../../../src/pipeline/locate/index-repository.js";
 import { primeTerms } from "../../../src/pipeline/locate/prime-terms.js";
 import { countFile, type FileTerms } from "../../../src/pipeline/locate/prepare-document.js";
-import { TermMemo, termsKey, type TermMemory } from "../../../src/pipeline/locate/remember-terms.js";
+import { rememberedTerms, TermMemo, termsKey, type TermMemory } from "../../../src/pipeline/locate/remember-terms.js";
+import { sliceWork } from "../../../src/lib/slice-work.js";
 import { openSqliteStore, type SqliteStore } from "../../../src/backends/sqlite/sqlite-store.js";
 import type { ClonedFile } from "../../../src/git/write-worktree.js";
 import { cartIssue, makeFixtureRepo } from "./fixture-repo.js";
@@ -114,6 +115,30 @@ describe("counting terms on a worker thread", () => {
       expect(ranked.length).toBeGreaterThan(0);
       expect(ranked).toEqual(await b.rank(buildQuery(issue), 10));
     }
+  });
+
+  it("indexes the blobs neither the memo nor the store holds through the counter, in batches over its workers", async () => {
+    const threaded = counter();
+    const asked: number[] = [];
+    const spy: TermCounter = { ...threaded, count: (files) => (asked.push(files.length), threaded.count(files)), close: () => threaded.close() };
+    // 450 files of their own text, and the fixture's: the memo holds none, the store none.
+    const files = [
+      ...filesToCount(),
+      ...Array.from({ length: 450 }, (_, i) => ({ path: `gen/module_${i}.py`, text: `def handler_${i}(request):\n    return request.value_${i}\n` })),
+    ];
+    const kept = await memory();
+    const viaWorker = await rememberedTerms(files, kept, sliceWork(), spy);
+    const here = await rememberedTerms(files, await memory(), sliceWork(), counter({ entry: null, warn: () => {} }));
+    expect(asked.reduce((sum, n) => sum + n, 0)).toBe(files.length);
+    expect(Math.max(...asked)).toBeLessThanOrEqual(200);
+    expect(viaWorker.tokenized).toBe(files.length);
+    expect(viaWorker.keys).toEqual(here.keys);
+    expect(viaWorker.defined).toEqual(here.defined);
+    expect(viaWorker.documents).toEqual(here.documents);
+    // A second time, the memo holds every blob: nothing is counted.
+    asked.length = 0;
+    expect((await rememberedTerms(files, kept, sliceWork(), spy)).documents).toEqual(here.documents);
+    expect(asked).toEqual([]);
   });
 
   it("counts on the main thread, and says so once, when the worker fails as it loads", async () => {
