@@ -81,10 +81,10 @@ type Waiting = { files: RankInput[]; resolve: (terms: FileTerms[]) => void; reje
 /** One worker of a counter's pool, and the requests it has not answered. */
 type Slot = { worker: Worker; waiting: Map<number, Waiting>; files: number };
 
-// Worker threads a counter starts: two where the machine has two cores or more. On sympy's 1,603 .py files, two
-// workers counted in 2.2 s what one counted in 2.8 s (both cold, at load 8 on two cores), while the main thread mostly
-// waits on the pack and the disk.
-const DEFAULT_WORKERS = Math.min(2, os.availableParallelism());
+// Worker threads a counter starts: one on two cores, two from four. Two cores hold the main thread (inflating the pack,
+// writing the files) and the one worker; on sympy's 1,603 .py files a cold worker counted in 2.8 s and two in 2.2 s
+// (load 8, two cores), but a second worker's start and heap then compete with the main thread that drives the clone.
+const DEFAULT_WORKERS = Math.max(1, Math.min(2, os.availableParallelism() - 2));
 
 /**
  * A TermCounter with `workers` worker threads started from `entry` (found by termWorkerEntry when not given; null: no
