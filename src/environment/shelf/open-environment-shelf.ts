@@ -49,6 +49,13 @@ export function openEnvironmentShelf(options: ShelfOptions): EnvironmentShelf {
   const held = new Map<string, string[]>();
   /** Held here or by another live process on the same folder (its marker files). */
   const isHeld = (dir: string) => held.has(dir) || isHeldOnDisk(dir);
+  /** Takes this process's hold `marker` on `dir` away. */
+  const dropOwnHold = (dir: string, marker: string) => {
+    dropHold(marker);
+    const others = (held.get(dir) ?? []).filter((one) => one !== marker);
+    if (others.length > 0) held.set(dir, others);
+    else held.delete(dir);
+  };
   const doomed = new Set<string>();
   const removals = new Set<Promise<void>>();
   const counts = { hits: 0, misses: 0, builds: 0, buildSeconds: 0, evicted: 0 };
@@ -68,14 +75,41 @@ export function openEnvironmentShelf(options: ShelfOptions): EnvironmentShelf {
   };
   /** Takes a folder away at once (renamed out of sight beside it) and removes it in the background. */
   const discard = (dir: string) => {
+    const away = claim(dir);
+    if (away) removeLater(away);
+  };
+  /** Renames a folder out of sight beside it; null when it is gone already. */
+  const claim = (dir: string): string | null => {
     const away = path.join(path.dirname(dir), `${REMOVING}${path.basename(dir)}-${randomBytes(4).toString("hex")}`);
     try {
       fs.renameSync(dir, away);
+      return away;
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === "ENOENT") return;
+      if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
       throw error;
     }
-    removeLater(away);
+  };
+  /**
+   * Discards a kept environment that nobody holds, looking again once it is out of sight: a find places its hold before
+   * it reads the record (see find), so a holder whose find read it before the rename has its marker there by now, and
+   * the environment is put back. Returns whether it went (or was gone already); false when it is held.
+   */
+  const discardUnlessHeld = (dir: string): boolean => {
+    if (isHeld(dir)) return false;
+    const away = claim(dir);
+    if (!away) return true;
+    if (!isHeld(dir)) {
+      removeLater(away);
+      return true;
+    }
+    try {
+      fs.renameSync(away, dir);
+      return false;
+    } catch {
+      // Another environment of the key took its place meanwhile (a keep): the holder reads that one's folders.
+      removeLater(away);
+      return true;
+    }
   };
   /** Every kept environment's record with its folder, a record that does not parse dropped with a log line. */
   const scan = (): { dir: string; record: KeptEnvironmentRecord }[] => {
@@ -94,10 +128,9 @@ export function openEnvironmentShelf(options: ShelfOptions): EnvironmentShelf {
   const readRecord = (dir: string, key: string): KeptEnvironmentRecord | null => {
     const read = readKeptRecord(path.join(dir, "record.json"), key);
     if ("record" in read) return read.record;
-    if (isHeld(dir)) return null;
+    if (!discardUnlessHeld(dir)) return null;
     const why = "wrong" in read ? read.wrong : "it is missing";
     log?.warn({ folder: dir }, `dropped a kept environment whose record.json is not one (${why}): it is built again when next needed`);
-    discard(dir);
     return null;
   };
   const writeRecord = (dir: string, record: KeptEnvironmentRecord) => {
@@ -114,8 +147,7 @@ export function openEnvironmentShelf(options: ShelfOptions): EnvironmentShelf {
     let total = kept.reduce((sum, { record }) => sum + record.bytes, incoming);
     for (const { dir, record } of kept) {
       if (total <= maxBytes) break;
-      if (isHeld(dir)) continue;
-      discard(dir);
+      if (!discardUnlessHeld(dir)) continue;
       total -= record.bytes;
       counts.evicted++;
       log?.info({ repo: record.scope.repo, key: record.key, bytes: record.bytes }, "evicted the least recently used kept environment");
@@ -129,14 +161,35 @@ export function openEnvironmentShelf(options: ShelfOptions): EnvironmentShelf {
     maxBytes,
     find(scope, key) {
       const dir = placeOf(scope, key);
-      const record = fs.existsSync(dir) ? readRecord(dir, key) : null;
-      if (!record || !matches(record, { repo: scope.repo, installationId: scope.installationId })) {
+      if (!fs.existsSync(dir)) {
         counts.misses++;
         return null;
       }
+      // Held before its record is read: a process discarding it meanwhile sees the hold once it has renamed it away,
+      // and puts it back (see discardUnlessHeld); one that renamed it first leaves no record here to read.
+      const marker = placeHold(dir);
+      held.set(dir, [...(held.get(dir) ?? []), marker]);
+      const miss = () => {
+        dropOwnHold(dir, marker);
+        counts.misses++;
+        return null;
+      };
+      const record = readRecord(dir, key);
+      if (!record) {
+        miss();
+        // A record that is not one is dropped now that this hold is gone (unless another holds it).
+        readRecord(dir, key);
+        return null;
+      }
+      if (!matches(record, { repo: scope.repo, installationId: scope.installationId })) return miss();
       const used = { ...record, usedAt: now().toISOString() };
-      writeRecord(dir, used);
-      held.set(dir, [...(held.get(dir) ?? []), placeHold(dir)]);
+      try {
+        writeRecord(dir, used);
+      } catch (error) {
+        // Renamed away for a moment by a process discarding it, which puts it back on seeing the hold: built afresh.
+        if ((error as NodeJS.ErrnoException).code === "ENOENT") return miss();
+        throw error;
+      }
       counts.hits++;
       return opened(dir, used);
     },
@@ -148,7 +201,7 @@ export function openEnvironmentShelf(options: ShelfOptions): EnvironmentShelf {
       held.delete(dir);
       // Removed meanwhile (here, or by another process, which took its record away): it goes once nobody holds it.
       const removed = doomed.delete(dir) || !fs.existsSync(path.join(dir, "record.json"));
-      if (removed && fs.existsSync(dir) && !isHeldOnDisk(dir)) discard(dir);
+      if (removed && fs.existsSync(dir)) discardUnlessHeld(dir);
     },
     async keep({ scope, key, repoDir, homeDir, record }) {
       counts.builds++;
@@ -180,7 +233,12 @@ export function openEnvironmentShelf(options: ShelfOptions): EnvironmentShelf {
         // A sweep claims a folder by renaming it away, so the folder made here, still here, is whole: nothing else
         // writes into it, and renaming it is atomic against a sweep's rename (the later of the two finds nothing).
         if (!keeping.isOurs()) throw new SweptAway(keeping.dir);
-        discard(dir);
+        if (!discardUnlessHeld(dir)) {
+          // Held since the look above: the one kept serves, as above.
+          const holding = readRecord(dir, key);
+          if (holding) return opened(dir, holding);
+          throw new Error(`the environment kept under this key was removed while a job holds it; it is kept at the next build once that job ends`);
+        }
         evict(bytes);
         fs.renameSync(keeping.dir, dir);
         return opened(dir, kept);
@@ -201,10 +259,7 @@ export function openEnvironmentShelf(options: ShelfOptions): EnvironmentShelf {
       for (const { dir, record } of scan()) {
         if (!matches(record, scope)) continue;
         removed++;
-        if (!isHeld(dir)) {
-          discard(dir);
-          continue;
-        }
+        if (discardUnlessHeld(dir)) continue;
         // Its holder may be copying from it: no more finds, and it goes when released.
         fs.rmSync(path.join(dir, "record.json"), { force: true });
         doomed.add(dir);

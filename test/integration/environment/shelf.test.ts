@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { openEnvironmentShelf, scopeFolder, type EnvironmentScope, type EnvironmentShelf, type ShelfOptions } from "../../../src/environment/index.js";
 
 const SCOPE = { repo: "Octo/Demo", installationId: 7 };
@@ -344,6 +344,32 @@ describe("an environment held by another process on the same folder", () => {
     await other.settled();
     expect(fs.existsSync(path.join(found.repoDir, ".venv", "lib", "module.py"))).toBe(true);
     worker.release(found);
+    await worker.settled();
+    expect(fs.existsSync(keptDir(KEY_A))).toBe(false);
+  });
+
+  it("is not taken away by a clear that looked before another process's find held it, and renamed it after", async () => {
+    const worker = open(64_000);
+    const other = open(64_000);
+    await worker.keep({ scope: SCOPE, key: KEY_A, ...setUp("a"), record: record() });
+    // The other process's clear has seen no hold; the worker's find runs between that look and its rename.
+    const rename = fs.renameSync;
+    let found: ReturnType<EnvironmentShelf["find"]> = null;
+    const spy = vi.spyOn(fs, "renameSync").mockImplementation((from, to) => {
+      if (from === keptDir(KEY_A) && String(to).includes(".removing-") && !found) found = worker.find(SCOPE, KEY_A);
+      rename(from, to);
+    });
+    try {
+      expect(other.remove({ repo: SCOPE.repo })).toBe(1);
+    } finally {
+      spy.mockRestore();
+    }
+    await other.settled();
+    expect(found).not.toBeNull();
+    expect(fs.readFileSync(path.join(found!.repoDir, ".venv", "lib", "module.py"), "utf8")).toHaveLength(900);
+    // Cleared all the same: found no more, and gone once its holder lets it go.
+    expect(other.find(SCOPE, KEY_A)).toBeNull();
+    worker.release(found!);
     await worker.settled();
     expect(fs.existsSync(keptDir(KEY_A))).toBe(false);
   });
