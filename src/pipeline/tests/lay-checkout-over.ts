@@ -22,7 +22,8 @@ export function listCheckoutFiles(root: string): string[] {
 /**
  * Makes the copy at `dir` and the home at `home` from a kept environment with a newer checkout's files: the kept set-up
  * copy, less the files of the checkout it was built from that `root` no longer has, with every file of `root` laid
- * over. What the setup made at one of those paths (a link, a folder where the checkout has a file, a file where it has a
+ * over that the kept copy does not hold as it is (same mode and bytes: left, so that it keeps its times and nothing is
+ * written over the kept file). What the setup made at one of those paths (a link, a folder where the checkout has a file, a file where it has a
  * folder) is replaced, never written through. The kept folders are only read: each is the lower layer of an overlay
  * whose writes go to a layer of the job's own (see mountOverlay), or copied where no overlay can be mounted. The
  * mounts are pushed onto `layers` as they are made, for the caller to unmount also when this throws. Returns the
@@ -54,10 +55,20 @@ function layFolder(root: string, dir: string, relative: string): void {
       continue;
     }
     if (!entry.isFile() && !entry.isSymbolicLink()) continue;
+    // The kept copy's file is the checkout's already (the file no commit since changed): left as it is, read from the
+    // kept folder, with its times (a build that compares them sees nothing new), and nothing written over it.
+    if (entry.isFile() && standing?.isFile() && sameFile(from, to, standing)) continue;
     if (standing) fs.rmSync(to, { recursive: true, force: true });
     if (entry.isSymbolicLink()) fs.symlinkSync(fs.readlinkSync(from), to);
     else copyNew(from, to);
   }
+}
+
+/** Whether the regular file `to` (`standing`, lstat) has the mode and the bytes of the checkout's file `from`. */
+function sameFile(from: string, to: string, standing: fs.Stats): boolean {
+  const source = fs.statSync(from);
+  if (source.size !== standing.size || (source.mode & 0o7777) !== (standing.mode & 0o7777)) return false;
+  return fs.readFileSync(from).equals(fs.readFileSync(to));
 }
 
 /** Copies a file to a path where nothing stands (O_EXCL|O_NOFOLLOW: never through a link made meanwhile). */

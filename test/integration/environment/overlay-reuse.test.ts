@@ -46,12 +46,21 @@ function expectKeptAsSetUp(result: OverlayScenario, how: string): void {
   // file), not a copy of every file the sandbox's user was given.
   expect(result.upperFiles).not.toContain("env/lib/lib.txt");
   expect(result.upperFiles).toContain("env/maintained.txt");
+  // Of the checkout, only the file the newer commit changed is laid over the kept copy.
+  expect(result.upperFiles).toContain("src/changed.txt");
+  expect(result.upperFiles).not.toContain("src/app.txt");
   // Nor a copy of every folder: the kept folders are the sandbox user's already, so none is given to it again.
   expect(result.upperFolders).not.toContain("env/lib");
   // Each run wrote into an upper layer of its own, dropped after it: the one left is empty.
   expect(result.upperAfterRuns).toEqual([]);
   // The set-up state's view shows the kept copy with the maintenance's writes and removals, and takes no writes.
-  expect(result.view).toEqual({ env: ["gone", "lib", "link", "maintained.txt", "run.sh"], lib: ["lib.txt"], gone: ["only.txt"], writeRefused: "EROFS" });
+  expect(result.view).toEqual({
+    env: ["gone", "lib", "link", "maintained.txt", "run.sh"],
+    lib: ["lib.txt"],
+    gone: ["only.txt"],
+    changed: "second\n",
+    writeRefused: "EROFS",
+  });
   expect(result.mountsLeft).toEqual([]);
 }
 

@@ -22,7 +22,7 @@ export interface OverlayScenario {
   /** What the upper layer the runs write into held once the runs were done: nothing, each restore mounts an empty one. */
   upperAfterRuns: string[];
   /** The set-up state's view of the copy (what the language servers read), folder by folder, and whether a write to it failed. */
-  view: { env: string[]; lib: string[]; gone: string[]; writeRefused: string | null };
+  view: { env: string[]; lib: string[]; gone: string[]; changed: string; writeRefused: string | null };
   /** What the run that writes, deletes, chmods and plants a link printed, and what the next run then saw. */
   hostileTail: string;
   nextTail: string;
@@ -38,6 +38,7 @@ export async function runOverlayScenario(work: string, sandbox: Sandbox): Promis
   const root = path.join(work, "checkout");
   fs.mkdirSync(path.join(root, "src"), { recursive: true });
   fs.writeFileSync(path.join(root, "src", "app.txt"), "app\n");
+  fs.writeFileSync(path.join(root, "src", "changed.txt"), "first\n");
   const shelf = openEnvironmentShelf({ folder: path.join(work, "shelf"), maxBytes: 64 * 1024 * 1024 });
   const config = parseConfig({
     environment: {
@@ -69,6 +70,8 @@ export async function runOverlayScenario(work: string, sandbox: Sandbox): Promis
   if (!kept) throw new Error("the first job's environment was not kept");
   const keptDir = path.join(work, "shelf", "octo+demo", kept.key);
   const keptBefore = snapshot(keptDir);
+  // A newer commit: one file of the checkout changed, the other as it was.
+  fs.writeFileSync(path.join(root, "src", "changed.txt"), "second\n");
 
   const bench = await open();
   const layers = path.join(work, `job-${jobs}`, "repo.layers");
@@ -143,7 +146,13 @@ function readView(dir: string): OverlayScenario["view"] {
   } catch (error) {
     writeRefused = (error as NodeJS.ErrnoException).code ?? String(error);
   }
-  return { env: list("env"), lib: list("env/lib"), gone: list("env/gone"), writeRefused };
+  return {
+    env: list("env"),
+    lib: list("env/lib"),
+    gone: list("env/gone"),
+    changed: fs.readFileSync(path.join(dir, "src", "changed.txt"), "utf8"),
+    writeRefused,
+  };
 }
 
 function listFiles(dir: string): string[] {
