@@ -4,6 +4,7 @@ import { addedDiagnostics, type AddedProblem } from "./added-diagnostics.js";
 import { LanguageServerError, LateReferencesError } from "./errors.js";
 import { configTexts, keepUntouched, recallUntouched, serverIdentity, untouchedKey, type UntouchedStore } from "./remember-untouched.js";
 import { languageOf } from "./server-specs.js";
+import { portableFolders } from "./portable-folders.js";
 import { NO_ENVIRONMENT } from "./show-environment.js";
 import { startLanguageServer } from "./start-language-server.js";
 import type { FileText, LanguageServer, ServerContainment, ServerEnvironment, ServerLanguage, ServerLimits } from "./types.js";
@@ -104,7 +105,7 @@ export function openLanguageServers(root: string, limits: ServerLimits, containm
     const server = workspace ? serverIdentity(language, root, limits.memoryMb, environment) : null;
     if (!across || !workspace || !server) return null;
     const config = configTexts(language, root, text.file);
-    return { cache: across.cache, key: untouchedKey({ server, config, environment, workspace, ...text }) };
+    return { cache: across.cache, key: untouchedKey({ server, config, environment: portableFolders(environment, root, environment), workspace, ...text }) };
   };
 
   return {

@@ -4,6 +4,7 @@ import path from "node:path";
 import type { Diagnostic } from "vscode-languageserver-protocol";
 import { gitBlobId } from "../git/git-object-id.js";
 import type { TermCache as StoreTermCache } from "../store/store.js";
+import { portableFolders } from "./portable-folders.js";
 import { serverSpec } from "./server-specs.js";
 import { showEnvironment } from "./show-environment.js";
 import type { FileText, ServerEnvironment, ServerLanguage } from "./types.js";
@@ -27,6 +28,7 @@ export interface UntouchedKeyParts {
   server: string;
   /** The texts of the repository's files that configure the server (see ServerSpec.configFiles), "" for one absent. */
   config: readonly string[];
+  /** What the server is shown of the job's environment, its folders as portableFolders writes them. */
   environment: ServerEnvironment;
   /** The checkout's commit with a clean work tree (see nameWorkspace): what the file's imports read. */
   workspace: string;
@@ -62,7 +64,8 @@ export function serverIdentity(language: ServerLanguage, root: string, memoryMb:
   try {
     const launch = spec.launch(root, memoryMb, showEnvironment(root, environment));
     const versions = launch.packages.map((dir) => (JSON.parse(fs.readFileSync(path.join(dir, "package.json"), "utf8")) as { version?: string }).version);
-    return JSON.stringify([spec.name, versions, launch.settings, launch.initializationOptions]);
+    // The settings name the environment's folders (Pyright's extraPaths): as the environment's own part of the key does.
+    return JSON.stringify(portableFolders([spec.name, versions, launch.settings, launch.initializationOptions], root, environment));
   } catch {
     return null;
   }

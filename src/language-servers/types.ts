@@ -95,6 +95,12 @@ export type DiagnosticsStrategy = (server: ServerProcess) => DocumentDiagnostics
  * environment does not resolve there.
  */
 export interface ServerEnvironment {
+  /**
+   * What the environment is kept under (see environmentKey), when it is a declared one: the untouched files'
+   * diagnostics across jobs are then keyed on it and on the folders below relative to the checkout and the roots (each
+   * job's copy lies at host folders of its own). Absent: the folders as they are key them.
+   */
+  key?: string;
   /** The folders everything below must lie in once links are resolved: the set-up copy and its home, on the host. */
   roots: string[];
   /** Python's search paths, in the interpreter's order: Pyright's `extraPaths`, mounted at their own paths. */

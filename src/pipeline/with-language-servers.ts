@@ -1,6 +1,6 @@
 import { nameWorkspace, openLanguageServers } from "../language-servers/index.js";
 import { askSearchPaths, type SetUpCopy } from "./tests/ask-search-paths.js";
-import type { StageContext } from "./types.js";
+import type { EnvironmentReport, StageContext } from "./types.js";
 
 /**
  * Runs `work` with the job's language servers on `ctx.root` when the config enables them (see StageContext), and stops
@@ -30,9 +30,14 @@ export async function withLanguageServers<T>(ctx: StageContext, work: (ctx: Stag
  * Shows the job's language servers the packages of the environment a workbench set up: its search paths, asked once
  * inside the sandbox as soon as the workbench opened (call it then, before the tests are queued behind it). The servers
  * never wait for them: one already started is restarted with them at its next idle use. Nothing without servers or
- * without a declared environment (the copy is then the checkout, which they read already).
+ * without a declared environment (the copy is then the checkout, which they read already). The environment's key goes
+ * with its folders, so that a later job's servers on the same commit and environment read the untouched files'
+ * diagnostics back (see ServerEnvironment.key).
  */
-export function showServersTheEnvironment(ctx: StageContext, workbench: SetUpCopy & { readonly environment?: unknown }): void {
-  if (!ctx.languageServers || !workbench.environment) return;
-  ctx.languageServers.useEnvironment(askSearchPaths(workbench, ctx.root).catch(() => null));
+export function showServersTheEnvironment(ctx: StageContext, workbench: SetUpCopy & { readonly environment?: Pick<EnvironmentReport, "key"> }): void {
+  const declared = workbench.environment;
+  if (!ctx.languageServers || !declared) return;
+  // The kept environment's key: what later jobs with the same environment, at host folders of their own, share.
+  const shown = askSearchPaths(workbench, ctx.root).then((found) => found && { ...found, key: declared.key });
+  ctx.languageServers.useEnvironment(shown.catch(() => null));
 }

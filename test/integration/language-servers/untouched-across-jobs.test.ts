@@ -7,6 +7,7 @@ import { openSqliteStore, type SqliteStore } from "../../../src/backends/sqlite/
 import { checkoutPrefix, THIS_PROCESS } from "../../../src/git/checkout-name.js";
 import { nameWorkspace, openLanguageServers, type LanguageServers } from "../../../src/language-servers/index.js";
 import type { TermCache } from "../../../src/language-servers/remember-untouched.js";
+import type { ServerEnvironment } from "../../../src/language-servers/types.js";
 
 const LIMITS = { startMs: 60_000, requestMs: 60_000, memoryMb: 512 };
 const PRICES = "def total(items, discount=0):\n    return sum(items) - discount\n";
@@ -115,4 +116,54 @@ describe("the untouched files' diagnostics across jobs", () => {
     expect(reads).toEqual([0, 0]);
     expect(written).toHaveLength(2);
   });
+
+  // Each job sees its kept environment at host folders of its own (<checkout>.tests/own/set-up): the same environment
+  // key and the same folders within it are one key, wherever the job's folders are.
+  it("a later job with the same kept environment at other host folders reads them back; another environment key misses", async () => {
+    const before = "from calc import add\n\n\ndef main():\n    return add(1, 2)\n";
+    const after = before.replace("add(1, 2)", "add(1, 2, 3)");
+    const first = committedCheckout({ "app.py": before });
+    const { cache, written, reads } = await recordedCache();
+    const checkIn = async (root: string, key: string | undefined) => {
+      const servers = job(root, cache);
+      servers.useEnvironment(Promise.resolve(setUpEnvironment(root, key)));
+      await new Promise((resolve) => setImmediate(resolve));
+      return rules(await servers.check("app.py", before, after));
+    };
+    // The call's error is the environment's package's: without its folders, calc does not resolve and nothing is added.
+    expect(await checkIn(first, "5e1f0c2a9b7d")).toEqual(["5 reportCallIssue"]);
+    expect(reads).toEqual([0]);
+    const second = cloneOf(first);
+    expect(await checkIn(second, "5e1f0c2a9b7d")).toEqual(["5 reportCallIssue"]);
+    expect(reads).toEqual([0, 1]);
+    expect(written).toHaveLength(1);
+    expect(await checkIn(cloneOf(first), "77aa00bb11cc")).toEqual(["5 reportCallIssue"]);
+    expect(reads).toEqual([0, 1, 0]);
+    // Without a key, the folders as they are key the entry: another job's folders are a miss.
+    expect(await checkIn(cloneOf(first), undefined)).toEqual(["5 reportCallIssue"]);
+    expect(reads).toEqual([0, 1, 0, 0]);
+  });
 });
+
+/** A clone of the checkout `root` in a folder of its own: the same commit, its work tree clean. */
+function cloneOf(root: string): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "magis-untouched-test-"));
+  dirs.push(dir);
+  execFileSync("git", ["clone", "-q", root, dir], { stdio: "ignore" });
+  return dir;
+}
+
+/**
+ * The environment a job's workbench shows its servers, as askSearchPaths maps it: a set-up copy beside the checkout
+ * (as `<checkout>.tests/own/set-up`) whose venv holds the package calc, and its home, kept under `key`.
+ */
+function setUpEnvironment(root: string, key: string | undefined): ServerEnvironment {
+  const setUp = `${root}.tests/own/set-up`;
+  const home = `${root}.tests/own/home`;
+  dirs.push(`${root}.tests`);
+  const site = path.join(setUp, ".venv/lib/python3.11/site-packages");
+  fs.mkdirSync(path.join(site, "calc"), { recursive: true });
+  fs.mkdirSync(home, { recursive: true });
+  fs.writeFileSync(path.join(site, "calc/__init__.py"), "def add(a: int, b: int) -> int:\n    return a + b\n");
+  return { ...(key === undefined ? {} : { key }), roots: [setUp, home], python: [site], nodeModules: [] };
+}
