@@ -169,9 +169,10 @@ describe("label → pull request, end to end", () => {
     await rig.app.services.settled();
     expect(rig.model.problems).toEqual([]);
     expect((await rig.jobs()).filter((j) => j.status === "succeeded")).toHaveLength(2);
-    // The same PR was updated; the branch was replaced by one new commit of the bot.
+    // The same PR was updated, in the request that moved its branch; the branch was replaced by one new commit of the bot.
     expect(rig.github.pulls).toHaveLength(1);
-    expect(rig.github.find("PATCH", /\/pulls\/100$/)).toHaveLength(1);
+    expect(rig.github.find("PATCH", /\/pulls\/100$/)).toEqual([]);
+    expect(rig.github.find("POST", /^\/graphql$/).at(-1)!.body).toMatchObject({ variables: { pull: { pullRequestId: "PR_fake100" } } });
     expect(rig.git.git(FULL, "rev-list", "--count", "main..magis/issue-1")).toBe("1");
     // Created with its commit (createCommitOnBranch), then replaced whole (forced, Git Data API) while still at that commit.
     type RefUpdate = { beforeOid: string; afterOid: string; force: boolean };

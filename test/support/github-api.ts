@@ -336,6 +336,7 @@ function buildFake(options: FakeGitHubOptions): { state: FakeGitHub; routes: Rou
   });
   const pullJson = (p: FakePull) => ({
     ...p,
+    node_id: pullNodeId(p.number),
     body: p.body || null,
     user: user(p.user),
     // A deleted head branch leaves the pull request pointing at its last commit, as GitHub shows it.
@@ -657,12 +658,26 @@ function buildFake(options: FakeGitHubOptions): { state: FakeGitHub; routes: Rou
       throw new Refused("UNPROCESSABLE", `A pull request already exists for ${owner}:${input.headRefName}.`);
     }
     const pull = openPull(input.headRefName, { base: input.baseRefName, title: input.title, body: input.body ?? "", draft: input.draft ?? false });
-    return { clientMutationId: null, pullRequest: { id: `PR_fake${pull.number}`, number: pull.number, url: pull.html_url } };
+    return { clientMutationId: null, pullRequest: { id: pullNodeId(pull.number), number: pull.number, url: pull.html_url } };
+  };
+  type PullUpdate = { pullRequestId: string; title?: string | null; body?: string | null };
+  const updatePullRequest = ({ input }: { input: PullUpdate }) => {
+    const pull = state.pulls.find((p) => pullNodeId(p.number) === input.pullRequestId);
+    if (!pull) throw new Refused("NOT_FOUND", `Could not resolve to a node with the global id of '${input.pullRequestId}'`);
+    if (input.title != null) pull.title = input.title;
+    if (input.body != null) pull.body = input.body;
+    return { clientMutationId: null, pullRequest: { id: input.pullRequestId, number: pull.number, url: pull.html_url } };
   };
   on(
     "POST /graphql",
-    (_uri, body: { query: string; variables?: Record<string, unknown>; operationName?: string }) => answerGraphql(body, { ...mutations, createPullRequest }),
+    (_uri, body: { query: string; variables?: Record<string, unknown>; operationName?: string }) =>
+      answerGraphql(body, { ...mutations, createPullRequest, updatePullRequest }),
     "graphql",
   );
   return { state, routes, answer, unmatched };
+}
+
+/** A pull request's GraphQL node id (its `node_id`), as the fake hands it out. */
+function pullNodeId(number: number): string {
+  return `PR_fake${number}`;
 }

@@ -7,6 +7,8 @@ const NO_COMMIT = "0".repeat(40);
 
 // GraphQL's updateRefs is a true compare-and-swap (the ref moves only if it is at beforeOid); REST's PATCH /git/refs has none.
 const UPDATE_REFS = `mutation($repositoryId: ID!, $refUpdates: [RefUpdate!]!) { updateRefs(input: {repositoryId: $repositoryId, refUpdates: $refUpdates}) { clientMutationId } }`;
+// The branch's pull request updated in the same document, after the move: one write for both under GitHub's pacing.
+const UPDATE_REFS_AND_PULL = `mutation($repositoryId: ID!, $refUpdates: [RefUpdate!]!, $pull: UpdatePullRequestInput!) { branch: updateRefs(input: {repositoryId: $repositoryId, refUpdates: $refUpdates}) { clientMutationId } pull: updatePullRequest(input: $pull) { pullRequest { number url } } }`;
 
 /**
  * Where a branch must be for the bot to move it, checked by GitHub in the same step as the move: `head` null for a
@@ -41,24 +43,58 @@ export interface BranchMove {
   lease: BranchLease;
 }
 
+/** The open pull request of the branch, given its new title and description, and what it showed before (put back if the move fails). */
+export interface PullUpdate {
+  /** Its GraphQL node id (`node_id`). */
+  id: string;
+  number: number;
+  title: string;
+  body: string;
+  before: { title: string; body: string | null };
+}
+
+/** The pull request updated with the move, or GitHub's reason for refusing only that (the branch moved). */
+export type UpdatedPull = { number: number; url: string } | { refused: string[] };
+
+type Answer = { branch?: unknown; pull?: { pullRequest: { number: number; url: string } } | null };
+
 /**
- * Moves `branch` to `commit` through GraphQL's updateRefs, under `lease`.
- * A refusal is explained from where the branch is afterwards: moved (BranchMovedError), or refused by a rule (CommitRefusedError).
+ * Moves `branch` to `commit` through GraphQL's updateRefs, under `lease`, and updates `pull` in the same request when
+ * given. A refusal is explained from where the branch is afterwards: moved (BranchMovedError), or refused by a rule
+ * (CommitRefusedError). GitHub runs a document's mutations one after the other whatever the first answered, so a pull
+ * request updated although the branch did not move is given its title and description back.
  */
-export async function moveBranch(octokit: Octokit, repo: { owner: string; repo: string }, move: BranchMove): Promise<void> {
+export async function moveBranch(octokit: Octokit, repo: { owner: string; repo: string }, move: BranchMove, pull?: PullUpdate): Promise<UpdatedPull | null> {
   const { repositoryId, branch, commit, lease } = move;
   const refUpdates = [{ name: `refs/heads/${branch}`, afterOid: commit, beforeOid: lease.head ?? NO_COMMIT, force: lease.force }];
   try {
-    await octokit.graphql(UPDATE_REFS, { repositoryId, refUpdates });
+    if (!pull) {
+      await octokit.graphql(UPDATE_REFS, { repositoryId, refUpdates });
+      return null;
+    }
+    const answer = await octokit.graphql<Answer>(UPDATE_REFS_AND_PULL, {
+      repositoryId,
+      refUpdates,
+      pull: { pullRequestId: pull.id, title: pull.title, body: pull.body },
+    });
+    return answer.pull!.pullRequest;
   } catch (error) {
     // GitHub answers a refused mutation with HTTP 200 and `errors`; anything else (a timeout, a 5xx) is no verdict.
-    const errors = (error as { errors?: { message?: string }[] }).errors;
+    const { errors, data } = error as { errors?: { message?: string }[]; data?: Answer };
     if (!Array.isArray(errors)) throw error;
+    if (pull && data?.branch != null) return { refused: errors.map((e) => e.message ?? "") };
+    if (pull && data?.pull != null) await putPullBack(octokit, repo, pull);
     // GitHub's words for a failed lease vary; where the branch is now says exactly what happened.
     const found = await readBranchHead(octokit, repo, branch);
     if (found !== lease.head) throw new BranchMovedError(branch, lease, found);
     throw new CommitRefusedError(branch, describeRefusal(errors.map((e) => e.message ?? "")));
   }
+}
+
+/** Gives the pull request its title and description back; a failure here must not hide why the branch did not move. */
+async function putPullBack(octokit: Octokit, repo: { owner: string; repo: string }, pull: PullUpdate): Promise<void> {
+  const { title, body } = pull.before;
+  await octokit.rest.pulls.update({ ...repo, pull_number: pull.number, title, body: body ?? "" }).catch(() => undefined);
 }
 
 function describeMove(branch: string, lease: BranchLease, found: string | null): string {

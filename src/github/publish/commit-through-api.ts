@@ -1,6 +1,7 @@
 import { encodeFile } from "../../edit/file-encoding.js";
 import { addBranchTrailer } from "../branches/branch-trailer.js";
 import { checkBotBranch } from "../branches/check-bot-branch.js";
+import type { PullUpdate } from "../branches/move-branch.js";
 import { protectedPathMatcher } from "../../lib/protected-paths.js";
 import { resolveInside } from "../../lib/safe-path.js";
 import type { ApiCommitRequest } from "./api-commit-request.js";
@@ -24,9 +25,11 @@ export async function commitThroughApi(request: ApiCommitRequest): Promise<strin
 
 /**
  * Makes the commit as commitThroughApi does, and opens `pull` from a new branch in the same GraphQL request where the
- * commit goes through GraphQL; `pull` in the answer is null where it was not opened (the caller opens it itself).
+ * commit goes through GraphQL, or updates the branch's open pull request (`update`) in the request that moves the
+ * branch where it goes through the Git Data API; `pull` in the answer is null where neither was done (the caller
+ * opens or updates it itself).
  */
-export async function commitAndOpenPull(request: ApiCommitRequest, pull: PullToOpen | null): Promise<GraphqlCommit> {
+export async function commitAndOpenPull(request: ApiCommitRequest, pull: PullToOpen | null, update?: PullUpdate): Promise<GraphqlCommit> {
   const { checkout, guard, branch } = request;
   checkBotBranch(branch, guard.prefix, guard.defaultBranch);
   const files = encodeChanges(checkout.dir, request.changes, guard.protectedPaths);
@@ -40,7 +43,7 @@ export async function commitAndOpenPull(request: ApiCommitRequest, pull: PullToO
   const message = addBranchTrailer(request.message, branch);
   const route = chooseCommitRoute(changed, checkout.head, request.lease);
   if (route.route === "graphql") return commitThroughGraphql(request, changed, message, pull);
-  return { commit: await commitThroughGitData(request, changed, message), pull: null };
+  return commitThroughGitData(request, changed, message, update);
 }
 
 /** Each change's bytes by its normalized path; refuses escapes, `.git`, links out of the checkout, protected files, unencodable text. */

@@ -1,5 +1,5 @@
 import { mapBounded } from "../../lib/map-bounded.js";
-import { moveBranch } from "../branches/move-branch.js";
+import { moveBranch, type PullUpdate, type UpdatedPull } from "../branches/move-branch.js";
 import type { ApiCommitRequest } from "./api-commit-request.js";
 import type { CommitFile } from "./choose-commit-route.js";
 import { asRuleRefusal } from "./commit-refused-error.js";
@@ -14,10 +14,16 @@ type TreeEntry = { path: string; mode: NonNullable<CommitFile["mode"]>; type: "b
  * Makes the commit through the Git Data API — a tree on the parent's tree keeping each file's mode, a commit without
  * author or committer (so GitHub signs it) — and moves the branch to it under its lease. A UTF-8 text file goes inside
  * the tree request as its `content`; only the others (binary, another encoding, a byte-order mark) are uploaded as blobs first, since
- * `content` is a JSON string that GitHub writes out as UTF-8: 3 writes, and one more per such file. Returns the
- * commit's id.
+ * `content` is a JSON string that GitHub writes out as UTF-8: 3 writes, and one more per such file. The branch's open
+ * pull request, when given, is updated in the move's own request (see moveBranch). Returns the commit's id, and the
+ * pull request updated (null when none was given).
  */
-export async function commitThroughGitData(request: ApiCommitRequest, files: readonly CommitFile[], message: string): Promise<string> {
+export async function commitThroughGitData(
+  request: ApiCommitRequest,
+  files: readonly CommitFile[],
+  message: string,
+  pull?: PullUpdate,
+): Promise<{ commit: string; pull: UpdatedPull | null }> {
   const { octokit, repo, checkout, branch } = request;
   let commit: string;
   try {
@@ -34,8 +40,8 @@ export async function commitThroughGitData(request: ApiCommitRequest, files: rea
   } catch (error) {
     throw asRuleRefusal(error, branch);
   }
-  await moveBranch(octokit, repo, { repositoryId: request.repositoryId, branch, commit, lease: request.lease });
-  return commit;
+  const updated = await moveBranch(octokit, repo, { repositoryId: request.repositoryId, branch, commit, lease: request.lease }, pull);
+  return { commit, pull: updated };
 }
 
 /** The bytes of a UTF-8 byte-order mark. */

@@ -5,6 +5,7 @@ import type { ResolveResult } from "../../pipeline/types.js";
 import type { Checkout } from "../../git/checkout.js";
 import { protectedPathMatcher } from "../../lib/protected-paths.js";
 import { chooseBranch } from "../branches/choose-branch.js";
+import type { PullUpdate } from "../branches/move-branch.js";
 import { CommitRefusedError, WORKFLOW_NEXT_STEP, workflowRefusal } from "./commit-refused-error.js";
 import { commitAndOpenPull, type ApiCommitRequest, type OpenedPull, type PullToOpen } from "./commit-through-api.js";
 import { postReportParts } from "./post-report-parts.js";
@@ -100,9 +101,13 @@ export async function publishPullRequest(input: PublishInput): Promise<Published
       guard: { prefix: config.branch_prefix, defaultBranch: input.defaultBranch, protectedPaths: config.protected_paths },
     },
     existing ? null : { base: input.defaultBranch, title, body, draft: config.draft },
+    // The bot's open pull request is updated in the request that moves its branch: one write fewer.
+    existing && { id: existing.node_id, number: existing.number, title, body, before: { title: existing.title, body: existing.body } },
   );
   let pull: { html_url: string; number: number };
-  if (existing) {
+  if (existing && opened && !("refused" in opened)) {
+    pull = { html_url: opened.url, number: opened.number };
+  } else if (existing) {
     pull = (await octokit.rest.pulls.update({ ...repo, pull_number: existing.number, title, body })).data;
   } else if (opened && "refused" in opened) {
     throw pullRefused(branch, opened.refused.join("; "), undefined);
@@ -127,7 +132,7 @@ export async function publishPullRequest(input: PublishInput): Promise<Published
 }
 
 /** The open pull request from the bot's branch, if there is one. */
-async function findOpenPull(octokit: Octokit, repo: PublishInput["repo"], branch: string): Promise<{ number: number } | undefined> {
+async function findOpenPull(octokit: Octokit, repo: PublishInput["repo"], branch: string) {
   const { data: open } = await octokit.rest.pulls.list({ ...repo, head: `${repo.owner}:${branch}`, state: "open", per_page: 1 });
   return open[0];
 }
@@ -164,9 +169,9 @@ function pullRefused(branch: string, message: string, cause: unknown): Error {
  * Commits through the API; a refusal by GitHub (a branch rule, a ruleset, a workflow file without the `workflows`
  * permission) becomes a publish failure saying what to do.
  */
-async function commitOnBranch(request: ApiCommitRequest, pull: PullToOpen | null): Promise<{ commit: string; pull: OpenedPull | null }> {
+async function commitOnBranch(request: ApiCommitRequest, pull: PullToOpen | null, update?: PullUpdate): Promise<{ commit: string; pull: OpenedPull | null }> {
   try {
-    return await commitAndOpenPull(request, pull);
+    return await commitAndOpenPull(request, pull, update);
   } catch (error) {
     const workflows = workflowRefusal(
       error,

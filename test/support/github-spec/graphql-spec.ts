@@ -2,13 +2,14 @@ import fs from "node:fs";
 import { buildSchema, getVariableValues, GraphQLError, GraphQLScalarType, parse, validate, type GraphQLSchema, type OperationDefinitionNode } from "graphql";
 
 /** The mutations the fake GitHub answers; graphql-extract.graphql holds them, cut from GitHub's published schema. */
-export const SERVED_MUTATIONS = ["updateRefs", "createCommitOnBranch", "createPullRequest"] as const;
+export const SERVED_MUTATIONS = ["updateRefs", "createCommitOnBranch", "createPullRequest", "updatePullRequest"] as const;
 
 /** Object types the extract keeps only these fields of (scripts/extract-github-graphql.ts): what the fake answers. */
 export const SERVED_FIELDS: Record<string, string[]> = {
   CreateCommitOnBranchPayload: ["clientMutationId", "commit"],
   Commit: ["oid"],
   CreatePullRequestPayload: ["clientMutationId", "pullRequest"],
+  UpdatePullRequestPayload: ["clientMutationId", "pullRequest"],
   PullRequest: ["id", "number", "url"],
 };
 

@@ -142,7 +142,7 @@ describe("publishPullRequest", () => {
     const before = github.requests.length;
     await publish([{ path: "README.md", before: "Helo\n", after: "Hellö!\n", encoding: "utf-8" }], {}, "## Report 2\n\nFixes #5");
     // The retry: its reads first (then only the earlier report's comments, after the pull request), then the tree with
-    // the text inside it, the commit, the branch moved, the pull request.
+    // the text inside it, the commit, and the branch moved with its pull request updated in the same request.
     const firstWrite = github.requests.findIndex((r, i) => i >= before && r.method !== "GET");
     expect(reads(before)).toEqual([
       "GET /repos/octo/demo/branches/magis/issue-5",
@@ -151,13 +151,9 @@ describe("publishPullRequest", () => {
       "GET /repos/octo/demo/issues/100/comments",
     ]);
     expect(reads(firstWrite)).toEqual(["GET /repos/octo/demo/issues/100/comments"]);
-    expect(writes(before)).toEqual([
-      "POST /repos/octo/demo/git/trees",
-      "POST /repos/octo/demo/git/commits",
-      "POST /graphql",
-      "PATCH /repos/octo/demo/pulls/100",
-    ]);
+    expect(writes(before)).toEqual(["POST /repos/octo/demo/git/trees", "POST /repos/octo/demo/git/commits", "POST /graphql"]);
     expect(git.git(FULL, "show", "magis/issue-5:README.md")).toBe("Hellö!");
+    expect(github.pulls[0]!.body).toBe("## Report 2\n\nFixes #5");
   });
 
   it("never overwrites a branch a human pushed to: opens …issue-N-2 and a new PR", async () => {
@@ -254,6 +250,26 @@ describe("publishPullRequest", () => {
     expect(git.git(FULL, "rev-parse", "magis/issue-5")).toBe(human);
     expect(git.git(FULL, "rev-parse", `${human}^`)).toBe(first.commit);
     expect(github.pulls).toHaveLength(1);
+    // The pull request, updated in the move's request although the branch did not move, shows the first report again.
+    expect(github.pulls[0]!).toMatchObject({ title: "Typo in README", body: "Fixes #5\n\n## Report" });
+  });
+
+  it("gives the pull request its text back when a branch rule refuses the retry's move", async () => {
+    await publish(fix);
+    const before = { ...github.pulls[0]! };
+    github.rules.push({ branch: /^magis\//, type: "UNPROCESSABLE", message: "Repository rule violations found\n\nCannot update this protected ref.\n\n" });
+    const error = await publish(
+      [{ path: "README.md", before: "Helo\n", after: "Hello!\n", encoding: "utf-8" }],
+      {},
+      "## Report 2",
+      "Typo in README, again",
+    ).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(StageError);
+    expect((error as StageError).message).toBe(
+      "GitHub refused the commit to 'magis/issue-5': Repository rule violations found: Cannot update this protected ref.",
+    );
+    expect(github.pulls[0]!).toMatchObject({ title: before.title, body: before.body });
+    expect(git.git(FULL, "show", "magis/issue-5:README.md")).toBe("Hello");
   });
 
   it("fails the publish stage with GitHub's reason and what to do when a branch rule refuses the bot's branch", async () => {
