@@ -131,6 +131,21 @@ describe("a job's layers over a kept environment", () => {
     expect(fs.existsSync(path.join(work, "job-2"))).toBe(false);
   }, 60_000);
 
+  it("walks and keeps the set-up state of a kept environment copied whole, each run starting from it", async () => {
+    const shelf = await keptShelf();
+    failingFirst(["mount", "fuse-overlayfs"], "/job-2/repo");
+    const second = await openJob(shelf, "job-2");
+    process.env.PATH = realPath;
+    try {
+      expect(second.environment?.laid).toEqual({ how: "copy", why: expect.stringMatching(/^the copy: .*refused by the test/) });
+      expect(await second.run("echo changed > env/lib.txt && rm app.txt && cat env/lib.txt", [])).toMatchObject({ outcome: "passed", tail: "changed" });
+      expect(await second.run("cat env/lib.txt app.txt", [])).toMatchObject({ outcome: "passed", tail: "library\napp" });
+    } finally {
+      second.dispose();
+    }
+    expect(mountsUnder(work)).toEqual([]);
+  }, 60_000);
+
   it("copies with the kept folder's mode when the mount fails after making the folder", () => {
     const lower = path.join(work, "kept");
     fs.mkdirSync(lower);
