@@ -1,6 +1,6 @@
 import { UsageError } from "./lib/usage-error.js";
 import { createRequire } from "node:module";
-import { ConfigError } from "./config.js";
+import { ConfigError } from "./config-error.js";
 import { COMMANDS } from "./cli/command-table.js";
 import { processIo, type CliIo } from "./cli/io.js";
 

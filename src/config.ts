@@ -2,6 +2,10 @@ import { globProblem } from "./lib/glob.js";
 import { refNameProblem } from "./lib/ref-name.js";
 import { isIP } from "node:net";
 import { z } from "zod";
+import { ConfigError, type ConfigProblem } from "./config-error.js";
+
+// In a file of its own, so that what only catches it (the command line's door) does not load zod.
+export { ConfigError, type ConfigProblem };
 
 /** The agents of MAGIS; each may run on its own model. */
 export const AGENTS = ["custodian", "manager", "developer", "qa"] as const;
@@ -436,27 +440,6 @@ export const configSchema = z
   .meta({ title: "MAGIS repository config (.github/magis.yml)", description: "How MAGIS works on this repository. Every key is optional." });
 
 export type MagisConfig = z.infer<typeof configSchema>;
-
-/** One problem found in a config file, with the path of the field that has it. */
-export interface ConfigProblem {
-  path: string;
-  message: string;
-}
-
-/** Thrown when a config is invalid; carries every problem at once. */
-export class ConfigError extends Error {
-  constructor(
-    readonly problems: ConfigProblem[],
-    readonly source = ".github/magis.yml",
-  ) {
-    super(
-      `${source} is invalid:\n` +
-        problems.map((p) => `- ${p.path || "(top level)"}: ${p.message}`).join("\n") +
-        `\nFix these fields (or delete them to use the defaults) and try again.`,
-    );
-    this.name = "ConfigError";
-  }
-}
 
 /** Validates raw config data (already parsed from YAML); returns the config with defaults or throws a ConfigError listing every problem. */
 export function parseConfig(raw: unknown, source?: string): MagisConfig {
