@@ -129,10 +129,11 @@ export function startTermCounter({
     if (!found) throw new Error(`neither ${ENTRY}.js nor ${ENTRY}.ts is beside count-terms`);
     for (let i = 0; i < workers; i++) {
       const slot: Slot = { worker: startWorker(found), waiting: new Map(), files: 0 };
-      slot.worker.unref();
       slot.worker.on("message", (answer: CountAnswer) => answered(slot, answer));
       slot.worker.on("error", (error) => fallBack(`failed (${error.message})`));
       slot.worker.on("exit", (code) => fallBack(`stopped (exit code ${code})`));
+      // After the listeners, which hold the process again: an idle worker never keeps it alive.
+      slot.worker.unref();
       slots.push(slot);
     }
   } catch (error) {

@@ -35,5 +35,7 @@ describe("the Action's bundle and the terms' worker", () => {
     };
     const expected = countFile({ path: "shop/cart.py", text: "class Cart:\n    def total_price(self):\n        return 0\n" });
     expect(printed).toEqual({ threaded: true, warnings: [], defined: expected.defined, counts: [...expected.counts] });
+    // A process that started the counter and counted nothing ends: an idle worker holds nobody.
+    expect(JSON.parse(execFileSync(process.execPath, [probe, "idle"], { encoding: "utf8", timeout: 20_000 }))).toEqual({ threaded: true });
   });
 });
