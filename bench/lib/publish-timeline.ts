@@ -14,12 +14,14 @@ export function readRequestTimings(out: string): RequestTiming[] {
 /**
  * The requests from the publish phase's start to the job's end, one line each: when it was asked for, relative to
  * the phase's start; how long GitHub's pacing (Octokit's throttling) held it; how long the exchange took. The job's
- * clock starts right before its first request (the status comment's post), so the phase starts that much later.
+ * clock starts right before the status comment's post (the trigger's reads come before it), so the phase starts that
+ * much later.
  */
 export function renderPublishTimeline(requests: RequestTiming[], phases: LoggedPhase[]): string[] {
   const publishAt = phases.findIndex((p) => p.phase === "publish");
   if (publishAt < 0 || requests.length === 0) return [];
-  const jobStart = Math.min(...requests.map((r) => r.askedAt));
+  const post = requests.find((r) => r.method === "POST" && r.route === "/repos/{owner}/{repo}/issues/{issue_number}/comments");
+  const jobStart = post?.askedAt ?? Math.min(...requests.map((r) => r.askedAt));
   const start = jobStart + phases.slice(0, publishAt).reduce((sum, p) => sum + p.wallMs, 0);
   const end = start + phases[publishAt]!.wallMs;
   const shown = requests.filter((r) => r.endedAt >= start).sort((a, b) => a.askedAt - b.askedAt);

@@ -199,9 +199,10 @@ describe("magis action, run as the Actions runner runs the node24 action: its bu
     expect(bare("rev-parse", "magis/issue-1^")).toBe(bare("rev-parse", "main"));
     expect(bare("diff", "--name-only", "main", "magis/issue-1")).toBe("README.md");
     expect(bare("show", "magis/issue-1:README.md")).toBe(README_FIXED.trimEnd());
-    // The same pull request, updated with the new run's report.
+    // The same pull request, updated with the new run's report in the request that moved its branch.
     expect(github.find("POST", /\/pulls$/)).toEqual([]);
-    expect(github.find("PATCH", /\/pulls\/2$/)).toHaveLength(1);
+    expect(github.find("PATCH", /\/pulls\/2$/)).toEqual([]);
+    expect(github.find("POST", /^\/graphql$/).at(-1)!.body).toMatchObject({ variables: { pull: { pullRequestId: "PR_fake2" } } });
     expect(github.pulls[0]!.body).toContain("Fixes #1");
     expect(github.pulls[0]!.body).toContain(MARKS.kickoff);
     // The guidance reached the agents as a hint.
