@@ -12,8 +12,6 @@ import { removeTreeSync } from "./remove-tree.js";
 export interface SetUpLayer {
   /** Puts the copy back at the set-up state: its overlay unmounted and mounted again over a new, empty upper layer. Throws when it cannot. */
   restore(): void;
-  /** The entries of the set-up layer (what was written over the kept folder, whiteouts included). */
-  entries: number;
 }
 
 /** The folder, beside a copy's upper and work layers, that holds its set-up layer. */
@@ -39,7 +37,7 @@ export function keepSetUpLayer(copy: LayeredCopy, view: string, layers: LayeredC
   const work = path.join(folder, "work");
   fs.renameSync(upper, setUp);
   removeTreeSync(work);
-  const entries = dropSpecialFiles(setUp, copy.lower);
+  dropSpecialFiles(setUp, copy.lower);
   const lowers = [setUp, copy.lower];
   // Each mount's layer is on `layers` before it is made, and unmounts nothing until it is.
   let unmountCopy = () => undefined as void;
@@ -57,7 +55,6 @@ export function keepSetUpLayer(copy: LayeredCopy, view: string, layers: LayeredC
   if (why) throw new Error(`the set-up state's read-only view could not be mounted at ${view}: ${why}`);
   unmountView = unmountOnce(view, how.how);
   return {
-    entries,
     restore() {
       unmountCopy();
       removeTreeSync(upper);
@@ -68,21 +65,18 @@ export function keepSetUpLayer(copy: LayeredCopy, view: string, layers: LayeredC
 }
 
 /**
- * Counts the entries of the set-up layer `dir`, replacing each socket, pipe or device in it (not a whiteout: a character
- * device 0:0) by a whiteout where the kept folder `lower` has an entry at that path, or by nothing where it has none.
+ * Replaces each socket, pipe or device (not a whiteout: a character device 0:0) in the set-up layer `dir` by a whiteout
+ * where the kept folder `lower` has an entry at that path, or by nothing where it has none.
  */
-function dropSpecialFiles(dir: string, lower: string): number {
-  let count = 0;
+function dropSpecialFiles(dir: string, lower: string): void {
   const walk = (relative: string) => {
     for (const entry of fs.readdirSync(path.join(dir, relative), { withFileTypes: true })) {
       const at = path.join(relative, entry.name);
-      count++;
       if (entry.isDirectory()) walk(at);
       else if (!entry.isFile() && !entry.isSymbolicLink() && !isWhiteout(path.join(dir, at))) whiteOut(path.join(dir, at), path.join(lower, at));
     }
   };
   walk("");
-  return count;
 }
 
 function isWhiteout(at: string): boolean {

@@ -48,11 +48,12 @@ const mountsUnder = (folder: string) =>
     .filter((mount) => mount.target.startsWith(folder + path.sep))
     .map((mount) => path.relative(folder, mount.target));
 
-async function openJob(shelf: EnvironmentShelf, job: string) {
+async function openJob(shelf: EnvironmentShelf, job: string, maintenance: string[] = []) {
   const root = path.join(work, "checkout");
   fs.mkdirSync(root, { recursive: true });
   fs.writeFileSync(path.join(root, "app.txt"), "app\n");
-  const config = parseConfig({ environment: { setup: ["mkdir -p env && echo library > env/lib.txt"] }, test_command: "true" });
+  const environment = { setup: ["mkdir -p env && echo library > env/lib.txt"], ...(maintenance.length > 0 ? { maintenance } : {}) };
+  const config = parseConfig({ environment, test_command: "true" });
   const ctx = {
     root,
     repoId: "octo/demo",
@@ -64,13 +65,13 @@ async function openJob(shelf: EnvironmentShelf, job: string) {
   return opened.workbench;
 }
 
-async function keptShelf(warnings: string[] = []): Promise<EnvironmentShelf> {
+async function keptShelf(warnings: string[] = [], maintenance: string[] = []): Promise<EnvironmentShelf> {
   const shelf = openEnvironmentShelf({
     folder: path.join(work, "shelf"),
     maxBytes: 64 * 1024 * 1024,
     log: { info: () => undefined, warn: (_obj, msg) => void warnings.push(msg) },
   });
-  const first = await openJob(shelf, "job-1");
+  const first = await openJob(shelf, "job-1", maintenance);
   expect(await first.settled()).toMatchObject({ how: "built", kept: { kept: true } });
   first.dispose();
   await shelf.settled();
@@ -140,6 +141,20 @@ describe("a job's layers over a kept environment", () => {
       expect(second.environment?.laid).toEqual({ how: "copy", why: expect.stringMatching(/^the copy: .*refused by the test/) });
       expect(await second.run("echo changed > env/lib.txt && rm app.txt && cat env/lib.txt", [])).toMatchObject({ outcome: "passed", tail: "changed" });
       expect(await second.run("cat env/lib.txt app.txt", [])).toMatchObject({ outcome: "passed", tail: "library\napp" });
+    } finally {
+      second.dispose();
+    }
+    expect(mountsUnder(work)).toEqual([]);
+  }, 60_000);
+
+  it("leaves out of the set-up state the pipes its maintenance made, one over a kept file included", async () => {
+    const maintenance = ["mkfifo env/pipe && rm env/lib.txt && mkfifo env/lib.txt"];
+    const shelf = await keptShelf([], maintenance);
+    const second = await openJob(shelf, "job-2", maintenance);
+    try {
+      expect(second.environment).toMatchObject({ how: "reused", steps: ["maintenance[1]"] });
+      expect(await second.run("ls -A env", [])).toMatchObject({ outcome: "passed", tail: "" });
+      expect(fs.readdirSync(second.hostPath("/workspace/env")!)).toEqual([]);
     } finally {
       second.dispose();
     }
