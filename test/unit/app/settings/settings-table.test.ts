@@ -31,6 +31,11 @@ const WRITES_TO_A_CHILD_ENVIRONMENT = [
     name: "PATH",
     why: "fuse-overlayfs is looked for where the bot's own PATH says, as bwrap is",
   },
+  {
+    file: "environment/shelf/keep-set-up-layer.ts",
+    name: "PATH",
+    why: "the set-up layer is mounted again the way the copy was, with fuse-overlayfs found where the bot's own PATH says",
+  },
 ];
 
 /**
@@ -44,6 +49,7 @@ const PASS_THROUGH = {
   "eval/git-env-below.ts": "eval's git commands get the process's environment (HOME, PATH, GIT_*), with a ceiling added",
   "language-servers/confine-server.ts": "the language servers' jail is checked once a process, with bwrap found on the process's own PATH",
   "environment/shelf/mount-overlay.ts": "fuse-overlayfs is found on the process's own PATH when no search path is given",
+  "environment/shelf/keep-set-up-layer.ts": "fuse-overlayfs is found on the process's own PATH when no search path is given",
   "language-servers/name-workspace.ts": "git gets the process's environment (HOME, PATH, GIT_*), with a ceiling added",
   "sandbox/proxy-bridge.ts": "the text of the bridge script the sandbox runs: its process.env is the sandboxed command's, not the bot's",
 };
