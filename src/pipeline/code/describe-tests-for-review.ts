@@ -20,11 +20,14 @@ export function describeTestsForReview(tests: { command: string; before: TestRun
   );
 }
 
-/** Whether the run with the change fails only as the run before it did, for the environment's reason. */
+/**
+ * Whether the run with the change fails only as the run before it did, for the environment's reason: the same missing
+ * thing (a module the change imports that is not installed is the change's failure, not the environment's).
+ */
 function judgesNothing(before: TestRun, verdict: TestVerdict): boolean {
   if (before.outcome === "passed" || verdict.run.outcome !== before.outcome) return false;
   if (verdict.newFailures.length > 0 || verdict.fixed.length > 0 || verdict.breaks) return false;
   const gapBefore = readEnvironmentFailure(before.tail, { network: true });
   const gapAfter = readEnvironmentFailure(verdict.run.tail, { network: true });
-  return gapBefore !== null && gapAfter !== null && gapBefore.kind === gapAfter.kind;
+  return gapBefore !== null && gapAfter !== null && gapBefore.kind === gapAfter.kind && gapBefore.name === gapAfter.name;
 }

@@ -44,6 +44,16 @@ describe("the tests' verdict as the QA Engineer reads it", () => {
     expect(fixed).toContain("- Now passing: `test_requests.py::test_x`.");
   });
 
+  it("stays whole when the change makes the tests fail for want of another module, which the change imports", () => {
+    const conftest = "ImportError while loading conftest '/workspace/tests/conftest.py'.";
+    const before = { ...run("failed", `${conftest}\nE   ModuleNotFoundError: No module named 'hypothesis'`, 0, 0, []), counts: null };
+    const after = { ...run("failed", `${conftest}\nE   ModuleNotFoundError: No module named 'reqests'`, 0, 0, []), counts: null };
+    const text = describeTestsForReview({ command: "python3 -m pytest", before, verdict: { run: after, newFailures: [], fixed: [] } });
+    expect(text).not.toContain("could not judge this change");
+    expect(text).toContain("The end of the test output with the change:");
+    expect(text).toContain("No module named 'reqests'");
+  });
+
   it("stays whole when the tests fail on their assertions, not on the environment", () => {
     const assertion = run("failed", "FAILED test_m.py::test_x - AssertionError: assert 12 == 3\n1 failed, 4 passed", 1, 4, ["test_m.py::test_x"]);
     const text = describeTestsForReview({ command: "python3 -m pytest", before: assertion, verdict: { run: assertion, newFailures: [], fixed: [] } });
