@@ -73,7 +73,7 @@ function dropSpecialFiles(dir: string, lower: string): void {
     for (const entry of fs.readdirSync(path.join(dir, relative), { withFileTypes: true })) {
       const at = path.join(relative, entry.name);
       if (entry.isDirectory()) walk(at);
-      else if (!entry.isFile() && !entry.isSymbolicLink() && !isWhiteout(path.join(dir, at))) whiteOut(path.join(dir, at), path.join(lower, at));
+      else if (!entry.isFile() && !entry.isSymbolicLink() && !isWhiteout(path.join(dir, at))) whiteOut(path.join(dir, at), hasEntry(lower, at));
     }
   };
   walk("");
@@ -84,10 +84,24 @@ function isWhiteout(at: string): boolean {
   return stat.isCharacterDevice() && stat.rdev === 0;
 }
 
-/** Removes `at`, and where `below` has an entry puts a whiteout (a character device 0:0) in its place. */
-function whiteOut(at: string, below: string): void {
+/**
+ * Whether the folder `lower` has an entry at `relative`, through real folders only: where the maintenance replaced a
+ * kept file or link by a folder, the path below it is none of the kept folder's (and is not followed out of it).
+ */
+function hasEntry(lower: string, relative: string): boolean {
+  let at = lower;
+  for (const part of relative.split(path.sep)) {
+    const stat = fs.lstatSync(at, { throwIfNoEntry: false });
+    if (!stat?.isDirectory()) return false;
+    at = path.join(at, part);
+  }
+  return fs.lstatSync(at, { throwIfNoEntry: false }) !== undefined;
+}
+
+/** Removes `at`, and where the kept folder has an entry at its path (`below`) puts a whiteout (a character device 0:0) in its place. */
+function whiteOut(at: string, below: boolean): void {
   fs.rmSync(at, { force: true });
-  if (!fs.lstatSync(below, { throwIfNoEntry: false })) return;
+  if (!below) return;
   const made = spawnSync("mknod", ["--", at, "c", "0", "0"], { encoding: "utf8", stdio: ["ignore", "ignore", "pipe"], timeout: 30_000 });
   if (made.error || made.status !== 0) throw new Error(`could not hide ${at} from the set-up state: ${made.error?.message ?? made.stderr.trim()}`);
 }

@@ -161,6 +161,20 @@ describe("a job's layers over a kept environment", () => {
     expect(mountsUnder(work)).toEqual([]);
   }, 60_000);
 
+  it("leaves out a pipe its maintenance made in a folder that replaced a kept file", async () => {
+    const maintenance = ["rm env/lib.txt && mkdir env/lib.txt && mkfifo env/lib.txt/pipe"];
+    const shelf = await keptShelf([], maintenance);
+    const second = await openJob(shelf, "job-2", maintenance);
+    try {
+      expect(second.environment).toMatchObject({ how: "reused", steps: ["maintenance[1]"] });
+      expect(await second.run("test -d env/lib.txt && ls -A env/lib.txt", [])).toMatchObject({ outcome: "passed", tail: "" });
+      expect(fs.readdirSync(second.hostPath("/workspace/env/lib.txt")!)).toEqual([]);
+    } finally {
+      second.dispose();
+    }
+    expect(mountsUnder(work)).toEqual([]);
+  }, 60_000);
+
   it("copies with the kept folder's mode when the mount fails after making the folder", () => {
     const lower = path.join(work, "kept");
     fs.mkdirSync(lower);
