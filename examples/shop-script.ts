@@ -34,13 +34,26 @@ export function scriptShopDemo(model: ScriptedModel, override: Record<string, An
   return model;
 }
 
+/** The Manager's choice of the way on the shop's issue: dynamic, with the Reproducer it designs. */
+export const SHOP_WAY = {
+  reason: "The issue shows a wrong total on the checkout page; a short script that prices 3 pens at $2.50 shows it.",
+  way: "dynamic",
+  reproducer: { name: "Checkout Reproducer", role: "You know the shop's public functions and show a bug with the smallest script that calls them." },
+};
+
+/** The Manager's task for one file of the shop: what the issue needs changed there, or why nothing. */
+function defineTask(r: ScriptedRequest): { description: string; needs_change: boolean } {
+  const path = pathIn(r);
+  const task = TASKS[path];
+  return task
+    ? { description: task, needs_change: true }
+    : { description: `${path} only re-exports or tests the functions; it needs no change.`, needs_change: false };
+}
+
 const answers: Record<string, AnswerFunction> = {
   ...custodianAnswers((path) => /^src\/(cart|format-price|index)\.js$/.test(path)),
-  "manager-choose-way": () => ({
-    way: "dynamic",
-    reason: "The issue shows a wrong total on the checkout page; a short script that prices 3 pens at $2.50 shows it.",
-    reproducer: { name: "Checkout Reproducer", role: "You know the shop's public functions and show a bug with the smallest script that calls them." },
-  }),
+  // The Manager chooses the way with the first file's task.
+  "manager-define-task-and-way": (r) => ({ ...defineTask(r), way: SHOP_WAY }),
   "developer-write-reproduction": () =>
     scriptReply({
       path: "reproduce-checkout.mjs",
@@ -60,13 +73,7 @@ const answers: Record<string, AnswerFunction> = {
     }),
 
   "developer-check-reproduction": () => ({ reproduced: true, reason: "It prints $3.5 where the issue expects the quantities counted and two decimals." }),
-  "manager-define-task": (r) => {
-    const path = pathIn(r);
-    const task = TASKS[path];
-    return task
-      ? { needs_change: true, description: task }
-      : { needs_change: false, description: `${path} only re-exports or tests the functions; it needs no change.` };
-  },
+  "manager-define-task": (r) => defineTask(r),
   "manager-design-developer": (r) => DEVELOPERS[pathIn(r)],
   "manager-open-meeting": () => ({
     speech:

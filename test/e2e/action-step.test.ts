@@ -205,8 +205,8 @@ describe("magis action, run as the Actions runner runs the node24 action: its bu
     expect(github.find("POST", /^\/graphql$/).at(-1)!.body).toMatchObject({ variables: { pull: { pullRequestId: "PR_fake2" } } });
     expect(github.pulls[0]!.body).toContain("Fixes #1");
     expect(github.pulls[0]!.body).toContain(MARKS.kickoff);
-    // The guidance reached the agents as a hint.
-    const define = model.requests.find((r) => r.prompt === "manager-define-task")!;
+    // The guidance reached the agents as a hint (the Manager defines the first file's task with the way).
+    const define = model.requests.find((r) => r.prompt === "manager-define-task-and-way")!;
     expect(define.messages.map((m) => m.content).join("\n")).toContain(guidance);
 
     const status = statusComment()!;

@@ -65,7 +65,8 @@ describe("a job's session in the store", () => {
       expect(call.data.completionTokens).toBeGreaterThan(0);
       expect(call.data.promptHash).toMatch(/^[0-9a-f]{12}$/);
     }
-    expect(calls.map((c) => c.kind === "model-call" && c.data.prompt)).toContain("manager-define-task");
+    // Where commands may run, the Manager defines the first file's task with the way.
+    expect(calls.map((c) => c.kind === "model-call" && c.data.prompt)).toContain("manager-define-task-and-way");
     const started = (name: string) => indexOf(entries, (e) => e.kind === "stage" && e.data.name === name && e.data.state === "started");
     const firstCall = (prompt: string) => indexOf(entries, (e) => e.kind === "model-call" && e.data.prompt === prompt);
     expect(firstCall("custodian-judge-relevance")).toBeGreaterThan(started("locate"));

@@ -52,10 +52,10 @@ function jobRecord(dbFile: string, jobId: number): { status: string; detail: str
 
 describe("the session page of a running job, in chromium", () => {
   it("signs the writer in, follows the job live as stages end, and stops it with the Stop button", async () => {
-    world = await startSessionWorld({ gated: ["manager-define-task", "manager-close-meeting"], permissions: { writer: "write" } });
+    world = await startSessionWorld({ gated: ["manager-define-task-and-way", "manager-close-meeting"], permissions: { writer: "write" } });
     const w = world;
     expect(await w.label("writer")).toBe(200);
-    await w.gates["manager-define-task"]!.reached;
+    await w.gates["manager-define-task-and-way"]!.reached;
     // The status comment links the session page: that is how a maintainer finds it.
     const link = await until("the status comment's Session link", () => {
       for (const comment of w.github.comments) {
@@ -99,7 +99,7 @@ describe("the session page of a running job, in chromium", () => {
     });
 
     // The stage ends; the page shows the next ones without a reload.
-    w.gates["manager-define-task"]!.release();
+    w.gates["manager-define-task-and-way"]!.release();
     await w.gates["manager-close-meeting"]!.reached;
     await page.waitForSelector('tr[data-stage="kickoff"]', { timeout: 10_000 });
     await page.waitForFunction(() => document.querySelectorAll("#calls-manager li").length >= 3, undefined, { timeout: 10_000 });

@@ -2,7 +2,7 @@ import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { scriptShopDemo } from "../../../examples/shop-script.js";
+import { SHOP_WAY, scriptShopDemo } from "../../../examples/shop-script.js";
 import { startResolveRig, type ResolveRig } from "./run-resolve.js";
 
 const examples = path.resolve(import.meta.dirname, "../../../examples");
@@ -134,15 +134,16 @@ describe("magis resolve on the example shop, over HTTP against the scripted mode
   });
 
   it("exits non-zero with the reason when the Manager finds nothing to change", async () => {
-    scriptShopDemo(rig.model, { "manager-define-task": () => ({ needs_change: false, description: "It already does what the issue asks." }) });
+    const nothing = { description: "It already does what the issue asks.", needs_change: false };
+    scriptShopDemo(rig.model, { "manager-define-task": () => nothing, "manager-define-task-and-way": () => ({ ...nothing, way: SHOP_WAY }) });
     const run = await rig.resolve();
     expect(run.code).toBe(1);
     expect(run.stderr).toMatch(
       /no patch\. The plan stage failed: The Manager found nothing to change in the located files, so there is nothing to code \(src\/cart\.js: no change needed: It already does what the issue asks\.;/,
     );
     expect(run.stderr).toContain("Next: Name the file to change");
-    // The Reproducer showed the issue; no Developer was asked to change code.
-    expect(rig.model.requests.some((r) => r.prompt?.startsWith("developer-") && !r.prompt.endsWith("-reproduction"))).toBe(false);
+    // No Developer was asked to change code, nor the Reproducer to show the issue: with no task there is nothing to fix.
+    expect(rig.model.requests.some((r) => r.prompt?.startsWith("developer-"))).toBe(false);
   });
 
   it("works with a server that ignores response_format and wraps its JSON in prose", async () => {
