@@ -26,6 +26,9 @@ export interface ShelfOptions {
 
 /** A key is hex: it names a folder. */
 const KEY = /^[0-9a-f]{16,128}$/;
+
+/** The file a clear leaves in a held environment's folder beside its removed record: a find's record written after it is removed again. */
+const CLEARED = ".cleared";
 /** A GitHub `owner/name`, as its scope folder is named: `owner+name`. */
 const SAFE_SCOPE = /^[a-z0-9][a-z0-9._-]*\+[a-z0-9._-]+$/;
 
@@ -190,6 +193,9 @@ export function openEnvironmentShelf(options: ShelfOptions): EnvironmentShelf {
         if ((error as NodeJS.ErrnoException).code === "ENOENT") return miss();
         throw error;
       }
+      // Cleared by another process between the read and the write above (this hold stopped it from going): the record
+      // written is taken away again, so that no later find reuses it and it goes once released.
+      if (fs.existsSync(path.join(dir, CLEARED))) fs.rmSync(path.join(dir, "record.json"), { force: true });
       counts.hits++;
       return opened(dir, used);
     },
@@ -260,7 +266,9 @@ export function openEnvironmentShelf(options: ShelfOptions): EnvironmentShelf {
         if (!matches(record, scope)) continue;
         removed++;
         if (discardUnlessHeld(dir)) continue;
-        // Its holder may be copying from it: no more finds, and it goes when released.
+        // Its holder may be copying from it: no more finds, and it goes when released. The mark comes first: a find
+        // that read the record before and writes it after the removal sees it (see find).
+        fs.writeFileSync(path.join(dir, CLEARED), "", { mode: 0o600 });
         fs.rmSync(path.join(dir, "record.json"), { force: true });
         doomed.add(dir);
       }

@@ -374,6 +374,34 @@ describe("an environment held by another process on the same folder", () => {
     expect(fs.existsSync(keptDir(KEY_A))).toBe(false);
   });
 
+  it("stays cleared when another process's find read its record before the clear and writes it after", async () => {
+    const worker = open(64_000);
+    const other = open(64_000);
+    await worker.keep({ scope: SCOPE, key: KEY_A, ...setUp("a"), record: record() });
+    // The worker's find has placed its hold and read the record; the other process clears it before the write.
+    const write = fs.writeFileSync;
+    let cleared = -1;
+    const spy = vi.spyOn(fs, "writeFileSync").mockImplementation((file, ...rest) => {
+      if (cleared < 0 && String(file).startsWith(`${keptDir(KEY_A)}${path.sep}.record-`)) cleared = other.remove({ repo: SCOPE.repo });
+      write(file, ...rest);
+    });
+    let found: ReturnType<EnvironmentShelf["find"]>;
+    try {
+      found = worker.find(SCOPE, KEY_A);
+    } finally {
+      spy.mockRestore();
+    }
+    expect(cleared).toBe(1);
+    expect(found).not.toBeNull();
+    expect(fs.readFileSync(path.join(found!.repoDir, ".venv", "lib", "module.py"), "utf8")).toHaveLength(900);
+    // Cleared all the same: found no more, and gone once its holder lets it go.
+    expect(other.find(SCOPE, KEY_A)).toBeNull();
+    worker.release(found!);
+    await worker.settled();
+    await other.settled();
+    expect(fs.existsSync(keptDir(KEY_A))).toBe(false);
+  });
+
   it("is not held by the marker of a process that is gone", async () => {
     const worker = open(1500);
     await worker.keep({ scope: SCOPE, key: KEY_A, ...setUp("a"), record: record() });
