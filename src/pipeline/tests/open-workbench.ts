@@ -83,9 +83,16 @@ export async function openWorkbench(ctx: Pick<StageContext, "root" | "repoId" | 
   // The kept environment is held (not evicted) until the set-up state that may link to its files is made, and while an
   // overlay shows it (until the copy is removed).
   let holding: KeptEnvironment | null = null;
+  // Never throws either: a cleared environment the shelf could not take away on release is said, for the operator.
   const release = () => {
-    if (holding) shelf!.release(holding);
+    const was = holding;
     holding = null;
+    if (!was) return;
+    try {
+      shelf!.release(was);
+    } catch (error) {
+      warnLeft(policy.environments, [{ target: path.dirname(was.repoDir), why: error instanceof Error ? error.message : String(error) }]);
+    }
   };
   // Never throws (it runs from dispose, after the job's outcome is known): what stays mounted or on the disk is said.
   const remove = () => {

@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { parseConfig } from "../../../src/config.js";
 import { mountOverlay, openEnvironmentShelf } from "../../../src/environment/index.js";
 import type { EnvironmentShelf } from "../../../src/environment/types.js";
@@ -173,6 +173,27 @@ describe("a job's layers over a kept environment", () => {
       second.dispose();
     }
     expect(mountsUnder(work)).toEqual([]);
+  }, 60_000);
+
+  it("disposes without throwing, saying so, when the environment cleared meanwhile cannot be taken away on release", async () => {
+    const warnings: string[] = [];
+    const shelf = await keptShelf(warnings);
+    const second = await openJob(shelf, "job-2");
+    // Cleared while the job holds it: it goes once released, and here that rename fails.
+    expect(shelf.remove({ repo: "octo/demo" })).toBe(1);
+    const rename = fs.renameSync;
+    const spy = vi.spyOn(fs, "renameSync").mockImplementation((from, to) => {
+      if (String(to).includes(".removing-")) throw Object.assign(new Error(`EBUSY: resource busy, rename '${String(from)}'`), { code: "EBUSY" });
+      rename(from, to);
+    });
+    try {
+      expect(() => second.dispose()).not.toThrow();
+    } finally {
+      spy.mockRestore();
+    }
+    expect(warnings).toContainEqual(expect.stringMatching(/shelf\/octo\+demo\/[0-9a-f]+ \(EBUSY: resource busy/));
+    expect(mountsUnder(work)).toEqual([]);
+    expect(fs.existsSync(path.join(work, "job-2"))).toBe(false);
   }, 60_000);
 
   it("copies with the kept folder's mode when the mount fails after making the folder", () => {
