@@ -172,32 +172,39 @@ export function openEnvironmentShelf(options: ShelfOptions): EnvironmentShelf {
       // and puts it back (see discardUnlessHeld); one that renamed it first leaves no record here to read.
       const marker = placeHold(dir);
       held.set(dir, [...(held.get(dir) ?? []), marker]);
-      const miss = () => {
-        dropOwnHold(dir, marker);
-        counts.misses++;
-        return null;
-      };
-      const record = readRecord(dir, key);
-      if (!record) {
-        miss();
-        // A record that is not one is dropped now that this hold is gone (unless another holds it).
-        readRecord(dir, key);
-        return null;
-      }
-      if (!matches(record, { repo: scope.repo, installationId: scope.installationId })) return miss();
-      const used = { ...record, usedAt: now().toISOString() };
+      // Whatever fails from here (a record unreadable for another reason than its absence, a full disk) lets the hold
+      // go with the error: a hold left behind would keep the environment from eviction for the process's life.
       try {
-        writeRecord(dir, used);
+        const miss = () => {
+          dropOwnHold(dir, marker);
+          counts.misses++;
+          return null;
+        };
+        const record = readRecord(dir, key);
+        if (!record) {
+          miss();
+          // A record that is not one is dropped now that this hold is gone (unless another holds it).
+          readRecord(dir, key);
+          return null;
+        }
+        if (!matches(record, { repo: scope.repo, installationId: scope.installationId })) return miss();
+        const used = { ...record, usedAt: now().toISOString() };
+        try {
+          writeRecord(dir, used);
+        } catch (error) {
+          // Renamed away for a moment by a process discarding it, which puts it back on seeing the hold: built afresh.
+          if ((error as NodeJS.ErrnoException).code === "ENOENT") return miss();
+          throw error;
+        }
+        // Cleared by another process between the read and the write above (this hold stopped it from going): the record
+        // written is taken away again, so that no later find reuses it and it goes once released.
+        if (fs.existsSync(path.join(dir, CLEARED))) fs.rmSync(path.join(dir, "record.json"), { force: true });
+        counts.hits++;
+        return opened(dir, used);
       } catch (error) {
-        // Renamed away for a moment by a process discarding it, which puts it back on seeing the hold: built afresh.
-        if ((error as NodeJS.ErrnoException).code === "ENOENT") return miss();
+        dropOwnHold(dir, marker);
         throw error;
       }
-      // Cleared by another process between the read and the write above (this hold stopped it from going): the record
-      // written is taken away again, so that no later find reuses it and it goes once released.
-      if (fs.existsSync(path.join(dir, CLEARED))) fs.rmSync(path.join(dir, "record.json"), { force: true });
-      counts.hits++;
-      return opened(dir, used);
     },
     release(found) {
       const dir = path.dirname(found.repoDir);

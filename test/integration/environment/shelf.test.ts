@@ -402,6 +402,24 @@ describe("an environment held by another process on the same folder", () => {
     expect(fs.existsSync(keptDir(KEY_A))).toBe(false);
   });
 
+  it("lets its hold go when a find fails on its record, so that it can still be cleared", async () => {
+    const worker = open(1500);
+    await worker.keep({ scope: SCOPE, key: KEY_A, ...setUp("a"), record: record() });
+    // The record's write fails for another reason than the folder's absence (a full disk, an I/O error).
+    const rename = vi.spyOn(fs, "renameSync").mockImplementationOnce(() => {
+      throw Object.assign(new Error("EIO: i/o error, rename"), { code: "EIO" });
+    });
+    try {
+      expect(() => worker.find(SCOPE, KEY_A)).toThrow(/EIO/);
+    } finally {
+      rename.mockRestore();
+    }
+    // No hold is left behind: another process's clear takes it away at once, not once this process ends.
+    expect(open(1500).remove({ repo: SCOPE.repo })).toBe(1);
+    await worker.settled();
+    expect(fs.existsSync(keptDir(KEY_A))).toBe(false);
+  });
+
   it("is not held by the marker of a process that is gone", async () => {
     const worker = open(1500);
     await worker.keep({ scope: SCOPE, key: KEY_A, ...setUp("a"), record: record() });
