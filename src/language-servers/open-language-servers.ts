@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import type { Diagnostic, Location, Position } from "vscode-languageserver-protocol";
 import { addedDiagnostics, type AddedProblem } from "./added-diagnostics.js";
+import { describeInstalled } from "./describe-installed.js";
 import { LanguageServerError, LateReferencesError } from "./errors.js";
 import { configTexts, keepUntouched, recallUntouched, serverIdentity, untouchedKey, type UntouchedStore } from "./remember-untouched.js";
 import { languageOf } from "./server-specs.js";
@@ -105,7 +106,11 @@ export function openLanguageServers(root: string, limits: ServerLimits, containm
     const server = workspace ? serverIdentity(language, root, limits.memoryMb, environment) : null;
     if (!across || !workspace || !server) return null;
     const config = configTexts(language, root, text.file);
-    return { cache: across.cache, key: untouchedKey({ server, config, environment: portableFolders(environment, root, environment), workspace, ...text }) };
+    const shown = {
+      environment: portableFolders(environment, root, environment),
+      installed: portableFolders(describeInstalled(environment), root, environment),
+    };
+    return { cache: across.cache, key: untouchedKey({ server, config, ...shown, workspace, ...text }) };
   };
 
   return {

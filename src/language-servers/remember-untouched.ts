@@ -7,6 +7,7 @@ import type { TermCache as StoreTermCache } from "../store/store.js";
 import { portableFolders } from "./portable-folders.js";
 import { serverSpec } from "./server-specs.js";
 import { showEnvironment } from "./show-environment.js";
+import type { InstalledFolder } from "./describe-installed.js";
 import type { FileText, ServerEnvironment, ServerLanguage } from "./types.js";
 
 /** What of the store's index cache the diagnostics use: its keyed, bounded JSON entries. */
@@ -30,6 +31,8 @@ export interface UntouchedKeyParts {
   config: readonly string[];
   /** What the server is shown of the job's environment, its folders as portableFolders writes them. */
   environment: ServerEnvironment;
+  /** What is installed in those folders (see describeInstalled), its folders written as above. */
+  installed: readonly InstalledFolder[];
   /** The checkout's commit with a clean work tree (see nameWorkspace): what the file's imports read. */
   workspace: string;
   file: string;
@@ -45,6 +48,7 @@ export function untouchedKey(parts: UntouchedKeyParts): string {
   add(parts.server);
   for (const text of parts.config) add(text);
   add(JSON.stringify(parts.environment));
+  add(JSON.stringify(parts.installed));
   add(parts.workspace);
   add(parts.file);
   add(gitBlobId(Buffer.from(parts.before, "utf8")));

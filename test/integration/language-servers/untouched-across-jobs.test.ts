@@ -143,6 +143,26 @@ describe("the untouched files' diagnostics across jobs", () => {
     expect(await checkIn(cloneOf(first), undefined)).toEqual(["5 reportCallIssue"]);
     expect(reads).toEqual([0, 1, 0, 0]);
   });
+
+  // One key can stand for other packages: a rebuild after eviction resolves unpinned dependencies anew, a maintenance
+  // step upgrades. What the untouched text was checked against is told apart by what is installed.
+  it("the same environment key over other installed versions misses", async () => {
+    const before = "from calc import add\n\n\ndef main():\n    return add(1, 2)\n";
+    const after = before.replace("add(1, 2)", "add(1, 2, 3)");
+    const first = committedCheckout({ "app.py": before });
+    const { cache, reads } = await recordedCache();
+    const checkIn = async (root: string, version: string) => {
+      const servers = job(root, cache);
+      servers.useEnvironment(Promise.resolve(setUpEnvironment(root, "5e1f0c2a9b7d", version)));
+      await new Promise((resolve) => setImmediate(resolve));
+      return rules(await servers.check("app.py", before, after));
+    };
+    expect(await checkIn(first, "1.0")).toEqual(["5 reportCallIssue"]);
+    expect(await checkIn(cloneOf(first), "1.0")).toEqual(["5 reportCallIssue"]);
+    expect(reads).toEqual([0, 1]);
+    expect(await checkIn(cloneOf(first), "2.0")).toEqual(["5 reportCallIssue"]);
+    expect(reads).toEqual([0, 1, 0]);
+  });
 });
 
 /** A clone of the checkout `root` in a folder of its own: the same commit, its work tree clean. */
@@ -157,7 +177,7 @@ function cloneOf(root: string): string {
  * The environment a job's workbench shows its servers, as askSearchPaths maps it: a set-up copy beside the checkout
  * (as `<checkout>.tests/own/set-up`) whose venv holds the package calc, and its home, kept under `key`.
  */
-function setUpEnvironment(root: string, key: string | undefined): ServerEnvironment {
+function setUpEnvironment(root: string, key: string | undefined, version = "1.0"): ServerEnvironment {
   const setUp = `${root}.tests/own/set-up`;
   const home = `${root}.tests/own/home`;
   dirs.push(`${root}.tests`);
@@ -165,5 +185,7 @@ function setUpEnvironment(root: string, key: string | undefined): ServerEnvironm
   fs.mkdirSync(path.join(site, "calc"), { recursive: true });
   fs.mkdirSync(home, { recursive: true });
   fs.writeFileSync(path.join(site, "calc/__init__.py"), "def add(a: int, b: int) -> int:\n    return a + b\n");
+  fs.mkdirSync(path.join(site, `calc-${version}.dist-info`));
+  fs.writeFileSync(path.join(site, `calc-${version}.dist-info/METADATA`), `Name: calc\nVersion: ${version}\n`);
   return { ...(key === undefined ? {} : { key }), roots: [setUp, home], python: [site], nodeModules: [] };
 }
