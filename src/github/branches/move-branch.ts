@@ -83,18 +83,30 @@ export async function moveBranch(octokit: Octokit, repo: { owner: string; repo: 
     const { errors, data } = error as { errors?: { message?: string }[]; data?: Answer };
     if (!Array.isArray(errors)) throw error;
     if (pull && data?.branch != null) return { refused: errors.map((e) => e.message ?? "") };
-    if (pull && data?.pull != null) await putPullBack(octokit, repo, pull);
+    const leftOver = pull && data?.pull != null ? await putPullBack(octokit, repo, pull) : null;
     // GitHub's words for a failed lease vary; where the branch is now says exactly what happened.
     const found = await readBranchHead(octokit, repo, branch);
-    if (found !== lease.head) throw new BranchMovedError(branch, lease, found);
-    throw new CommitRefusedError(branch, describeRefusal(errors.map((e) => e.message ?? "")));
+    const refusal =
+      found !== lease.head ? new BranchMovedError(branch, lease, found) : new CommitRefusedError(branch, describeRefusal(errors.map((e) => e.message ?? "")));
+    // Said with why the branch did not move, which it must not hide: the pull request describes a change not on it.
+    if (leftOver) refusal.message += `; ${leftOver}`;
+    throw refusal;
   }
 }
 
-/** Gives the pull request its title and description back; a failure here must not hide why the branch did not move. */
-async function putPullBack(octokit: Octokit, repo: { owner: string; repo: string }, pull: PullUpdate): Promise<void> {
+/**
+ * Gives the pull request its title and description back. Null when done; else what the pull request shows instead and
+ * what to do, since GitHub's reason is told with why the branch did not move rather than thrown.
+ */
+async function putPullBack(octokit: Octokit, repo: { owner: string; repo: string }, pull: PullUpdate): Promise<string | null> {
   const { title, body } = pull.before;
-  await octokit.rest.pulls.update({ ...repo, pull_number: pull.number, title, body: body ?? "" }).catch(() => undefined);
+  try {
+    await octokit.rest.pulls.update({ ...repo, pull_number: pull.number, title, body: body ?? "" });
+    return null;
+  } catch (error) {
+    const why = (error as Error).message.split("\n")[0];
+    return `pull request #${pull.number} now describes this run's change, which is not on the branch, and its title and description could not be put back (${why}): edit them back by hand`;
+  }
 }
 
 function describeMove(branch: string, lease: BranchLease, found: string | null): string {

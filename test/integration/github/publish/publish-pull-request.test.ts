@@ -272,6 +272,24 @@ describe("publishPullRequest", () => {
     expect(git.git(FULL, "show", "magis/issue-5:README.md")).toBe("Hello");
   });
 
+  it("says so with the refusal when the pull request's text cannot be given back after a refused move", async () => {
+    github = startFake({ faults: [{ method: "PATCH", path: /\/pulls\/\d+$/, status: 500, times: 1, message: "Server Error" }] });
+    const first = await publish(fix);
+    github.rules.push({ branch: /^magis\//, type: "UNPROCESSABLE", message: "Repository rule violations found\n\nCannot update this protected ref.\n\n" });
+    const error = await publish(
+      [{ path: "README.md", before: "Helo\n", after: "Hello!\n", encoding: "utf-8" }],
+      {},
+      "## Report 2",
+      "Typo in README, again",
+    ).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(StageError);
+    expect((error as StageError).message).toBe(
+      `GitHub refused the commit to 'magis/issue-5': Repository rule violations found: Cannot update this protected ref.; pull request #${first.number} now describes this run's change, which is not on the branch, and its title and description could not be put back (Server Error): edit them back by hand.`,
+    );
+    expect(github.pulls[0]!).toMatchObject({ title: "Typo in README, again" });
+    expect(github.find("PATCH", /\/pulls\/\d+$/)).toHaveLength(1);
+  });
+
   it("fails the publish stage with GitHub's reason and what to do when a branch rule refuses the bot's branch", async () => {
     github.rules.push({
       branch: /^magis\//,
