@@ -2,6 +2,7 @@ import http, { type IncomingMessage, type ServerResponse } from "node:http";
 import { performance } from "node:perf_hooks";
 import type { ApplicationFunction, Probot } from "probot";
 import { SmeeClient } from "smee-client";
+import { answerDelivery } from "./answer-delivery.js";
 import { listenOn, type RunningServer } from "./listen-on.js";
 import type { MagisMetrics, WebhookOutcome } from "./metrics.js";
 import { BodyBudget, type BodyLimits } from "./body-budget.js";
@@ -63,8 +64,8 @@ interface Refusal {
 /**
  * Serves Probot's webhook middleware behind a guard, with the operations endpoints (GET /, /ping, /healthz, and /metrics
  * and /readyz when given what they need), the session pages when they are on, and 404 elsewhere. The guard reads each POST body itself, refusing one over
- * GitHub's 25 MB cap before buffering it (413), and a body whose signature does not match WEBHOOK_SECRET (400); Probot
- * gets the body already read. Each request is logged once, with the refusal's reason and never the body (a probe of
+ * GitHub's 25 MB cap before buffering it (413), and a body whose signature does not match WEBHOOK_SECRET (400); a
+ * delivery so checked goes to Probot's handlers without a second check (answerDelivery). Each request is logged once, with the refusal's reason and never the body (a probe of
  * the operations endpoints at debug level only); each delivery's outcome and answer time go to `metrics`.
  */
 export async function startWebhookServer(options: WebhookServerOptions): Promise<RunningServer> {
@@ -100,6 +101,8 @@ export async function startWebhookServer(options: WebhookServerOptions): Promise
           refusal = await screenWebhook(request, probot, budget);
           if (refusal) return refuse(request, response, refusal);
         }
+        // Its signature checked: answered here, so that it is not checked again (Probot's middleware would).
+        if (isDelivery) return await answerDelivery(request, response, probot, bodyOf(request));
         if (await webhooks(request, response)) return;
         response.writeHead(404).end();
       })().catch((error: unknown) => {
@@ -183,6 +186,11 @@ async function checkBody(request: IncomingMessage, probot: Probot, signature: st
   // @octokit/webhooks' middleware takes a body that is already a string as the payload instead of reading the stream.
   (request as IncomingMessage & { body?: string }).body = body.text;
   return undefined;
+}
+
+/** The body the guard read and verified (screenWebhook). */
+function bodyOf(request: IncomingMessage): string {
+  return (request as IncomingMessage & { body?: string }).body ?? "";
 }
 
 /** A request that has ended, as its log line tells it. */

@@ -26,6 +26,10 @@ async function serveWebhooks(
     redelivered?: (delivery: string) => boolean;
     bodyLimits?: { totalBytes: number; perClientBytes: number };
     timeouts?: { headersMs: number; requestMs: number };
+    /** Given the Probot instance as the app loads, before the server serves (to watch it). */
+    watch?: (probot: Probot) => void;
+    /** Gets the payload of every `ping` the app's handler takes. */
+    pings?: unknown[];
   } = {},
 ): Promise<string> {
   const privateKey = appPrivateKey();
@@ -35,6 +39,8 @@ async function serveWebhooks(
     probot.on("issues", () => {
       throw new Error("the handler failed");
     });
+    probot.on("ping", (context) => void options.pings?.push(context.payload));
+    options.watch?.(probot);
   };
   server = await startWebhookServer({
     probot,
@@ -60,6 +66,22 @@ async function deliver(base: string, event: string, delivery: string, secret = S
   });
   await response.text();
   return response.status;
+}
+
+/** POSTs `body`, signed with the server's secret, with `headers` over a delivery's; the status and the answer's text. */
+async function post(base: string, body: string, headers: Record<string, string>): Promise<[number, string]> {
+  const response = await fetch(`${base}/api/github/webhooks`, {
+    method: "POST",
+    headers: {
+      "content-type": "application/json",
+      "x-github-event": "ping",
+      "x-github-delivery": "p-1",
+      "x-hub-signature-256": sign(SECRET, body),
+      ...headers,
+    },
+    body,
+  });
+  return [response.status, await response.text()];
 }
 
 /** A POST that declares a body over GitHub's cap and sends none of it; resolves to the status of the answer. */
@@ -159,6 +181,32 @@ describe("the web role's webhook server", () => {
       "GET /metrics 200",
     ]);
     expect(requests.filter((line) => line.level > 20).map((line) => line.msg.split(" ").slice(0, 3).join(" "))).toEqual(["GET /nothing-here 404"]);
+  });
+
+  it("checks a delivery's signature once and hands its payload, parsed, to the handlers", async () => {
+    const pings: unknown[] = [];
+    const checks: { verify?: ReturnType<typeof vi.spyOn>; verifyAndReceive?: ReturnType<typeof vi.spyOn> } = {};
+    const base = await serveWebhooks({
+      pings,
+      watch: (probot) => {
+        checks.verify = vi.spyOn(probot.webhooks, "verify");
+        checks.verifyAndReceive = vi.spyOn(probot.webhooks, "verifyAndReceive");
+      },
+    });
+    expect(await deliver(base, "ping", "d-1")).toBe(200);
+    expect(pings).toEqual([{ zen: "Keep it logically awesome.", hook_id: 1, action: "opened" }]);
+    // The guard's check, and no second one by Probot's middleware.
+    expect(checks.verify).toHaveBeenCalledTimes(1);
+    expect(checks.verifyAndReceive).not.toHaveBeenCalled();
+  });
+
+  it("answers a signed delivery that is not JSON, or names no event, as Probot's middleware does", async () => {
+    const base = await serveWebhooks();
+    expect((await post(base, "{}", { "content-type": "text/plain" }))[0]).toBe(415);
+    const [status, text] = await post(base, "{not json", {});
+    expect([status, JSON.parse(text)]).toEqual([400, { error: "the body is not valid JSON" }]);
+    expect((await post(base, "{}", { "x-github-event": "" }))[0]).toBe(400);
+    expect(await post(base, "{}", {})).toEqual([200, "ok\n"]);
   });
 
   it("without metrics or a readiness check still answers /healthz and /ping, and 404 to /metrics and /readyz", async () => {
