@@ -3,7 +3,11 @@
 // real git http-backend, and GitHub faked over HTTP; each measurement starts its own and stops them all (by process
 // group), also when it fails.
 //
-//   npm run bench:scale -- [--jobs 24] [--latency 300] [--workers 1,2,4] [--rate 50] [--seconds 20] [--tests none|sandbox]
+//   npm run bench:scale -- [--jobs 24] [--latency 300] [--workers 1,2,4] [--rate 50] [--seconds 20] [--tests none|sandbox] \
+//     [--profile DIR]
+//
+// `--profile DIR` writes a CPU profile of the webhook run's web process (DIR/<pid>.cpuprofile) and of its sender
+// (CPU.*.cpuprofile); summarise one with `npx tsx bench/lib/profile-top.ts FILE`.
 //
 // With `--tests sandbox` the repository declares an environment (a virtualenv) and a test_command in .github/magis.yml:
 // every job runs its tests in bubblewrap before and with its change, each worker (MAGIS_ENV_DIR of its own) building the
@@ -18,7 +22,9 @@
 //    process, from a sender process of its own, while two workers run jobs; answer times as the sender saw them and as
 //    the web process counted them, and whether every delivery sent was recorded (the `triggers` table).
 // The 1-minute load average is reported with each figure.
+import fs from "node:fs";
 import os from "node:os";
+import path from "node:path";
 import { parseArgs } from "node:util";
 import { buildDist } from "../test/support/build-dist.js";
 import { assertNoViolations } from "../test/support/github-spec/violations.js";
@@ -35,6 +41,7 @@ const { values } = parseArgs({
     rate: { type: "string", default: "50" },
     seconds: { type: "string", default: "20" },
     tests: { type: "string", default: "none" },
+    profile: { type: "string" },
   },
 });
 const tests = modeOrExit(values.tests);
@@ -60,7 +67,7 @@ for (const workers of values.workers ? values.workers.split(",").map(Number) : [
 if (runs.length > 0) reportThroughput(runs);
 
 // 3. Webhook answers while workers are busy (`--rate 0` skips them).
-if (rate > 0) reportWebhooks(await measureWebhookLatency({ rate, seconds, latencyMs, tests }));
+if (rate > 0) reportWebhooks(await measureWebhookLatency({ rate, seconds, latencyMs, tests, profileDir: profileDirOf(values.profile) }));
 // A run in which the fake GitHub saw a request GitHub would refuse measured something GitHub would not let happen.
 assertNoViolations();
 console.log(`\nload average at the end: ${loads()}`);
@@ -139,6 +146,14 @@ function reportWebhooks(web: LatencyRun): void {
   console.log(
     `\nEvent-loop delay meanwhile (p99 / max): web process ${inWeb.p99.toFixed(0)} / ${inWeb.max.toFixed(0)} ms; sender ${sender.p99.toFixed(0)} / ${sender.max.toFixed(0)} ms`,
   );
+}
+
+/** The folder the webhook run's CPU profiles go to (made when missing), absolute: the web process runs in a folder of its own. */
+function profileDirOf(value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  const dir = path.resolve(value);
+  fs.mkdirSync(dir, { recursive: true });
+  return dir;
 }
 
 function modeOrExit(value: string): ReturnType<typeof testsModeFrom> {

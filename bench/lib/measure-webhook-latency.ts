@@ -39,7 +39,14 @@ export interface LatencyRun {
  * (send-webhooks.ts) that keeps to its schedule whatever the answers. In the sandbox mode the workers' jobs build or
  * reuse an environment and run their tests in bubblewrap meanwhile.
  */
-export async function measureWebhookLatency(options: { rate: number; seconds: number; latencyMs: number; tests: TestsMode }): Promise<LatencyRun> {
+export async function measureWebhookLatency(options: {
+  rate: number;
+  seconds: number;
+  latencyMs: number;
+  tests: TestsMode;
+  /** Where the web process and the sender write a CPU profile each (node --cpu-prof), when given. */
+  profileDir?: string;
+}): Promise<LatencyRun> {
   const busy = 4;
   const sent = options.rate * options.seconds;
   const config = options.tests === "sandbox" ? { config: SANDBOX_CONFIG } : {};
@@ -49,7 +56,12 @@ export async function measureWebhookLatency(options: { rate: number; seconds: nu
   let fewestRunning = Number.POSITIVE_INFINITY;
   const running = async () => Number((await rig.db.query("SELECT count(*) AS n FROM jobs WHERE status = 'running'")).rows[0].n);
   try {
-    const [web] = await Promise.all([rig.serve("web"), rig.serve("worker", environments.envOf(0)), rig.serve("worker", environments.envOf(1))]);
+    const profile = options.profileDir ? ["--cpu-prof", `--cpu-prof-dir=${options.profileDir}`] : [];
+    // node --cpu-prof may not be given in NODE_OPTIONS, the only way into `magis serve`: a module loaded first takes it.
+    const webEnv = options.profileDir
+      ? { NODE_OPTIONS: `--import ${path.join(HERE, "cpu-profile.mjs")}`, MAGIS_BENCH_CPU_PROFILE_DIR: options.profileDir }
+      : {};
+    const [web] = await Promise.all([rig.serve("web", webEnv), rig.serve("worker", environments.envOf(0)), rig.serve("worker", environments.envOf(1))]);
     const scrape = async () => parsePrometheusText(await (await fetch(`${web!.url}/metrics`)).text());
     for (let n = 1; n <= busy; n++) await rig.deliver(web!, "issues", labeledPayload({ installationId: INSTALLATION, issueNumber: n }), `busy-${n}`);
     while ((await running()) < busy) await new Promise((resolve) => setTimeout(resolve, 100));
@@ -61,7 +73,7 @@ export async function measureWebhookLatency(options: { rate: number; seconds: nu
       void running().then((n) => (fewestRunning = Math.min(fewestRunning, n)));
     }, 1_000);
     const load = { url: `${web!.url}/api/github/webhooks`, rate: options.rate, seconds: options.seconds, firstIssue: busy + 1, installationId: INSTALLATION };
-    const run = await runInProcessGroup(process.execPath, ["--import", "tsx", path.join(HERE, "send-webhooks.ts"), JSON.stringify(load)], {
+    const run = await runInProcessGroup(process.execPath, [...profile, "--import", "tsx", path.join(HERE, "send-webhooks.ts"), JSON.stringify(load)], {
       cwd: path.resolve(HERE, "../.."),
       env: { ...process.env, MAGIS_SCALE_WEBHOOK_SECRET: WEBHOOK_SECRET },
       // A web process that falls behind the rate (a loaded machine) answers long after the last delivery is sent: the
