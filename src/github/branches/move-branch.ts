@@ -72,6 +72,8 @@ export async function moveBranch(octokit: Octokit, repo: { owner: string; repo: 
       await octokit.graphql(UPDATE_REFS, { repositoryId, refUpdates });
       return null;
     }
+    // What a refused move gives back is the text just before it: a person may have edited it since it was first read.
+    pull = { ...pull, before: await readPullText(octokit, repo, pull) };
     const answer = await octokit.graphql<Answer>(UPDATE_REFS_AND_PULL, {
       repositoryId,
       refUpdates,
@@ -91,6 +93,16 @@ export async function moveBranch(octokit: Octokit, repo: { owner: string; repo: 
     // Said with why the branch did not move, which it must not hide: the pull request describes a change not on it.
     if (leftOver) refusal.message += `; ${leftOver}`;
     throw refusal;
+  }
+}
+
+/** The pull request's title and description as they are now; as first read when GitHub does not answer (a read only narrows the window). */
+async function readPullText(octokit: Octokit, repo: { owner: string; repo: string }, pull: PullUpdate): Promise<PullUpdate["before"]> {
+  try {
+    const { data } = await octokit.rest.pulls.get({ ...repo, pull_number: pull.number });
+    return { title: data.title, body: data.body };
+  } catch {
+    return pull.before;
   }
 }
 

@@ -141,16 +141,18 @@ describe("publishPullRequest", () => {
     expect(reads(0)).toEqual(["GET /repos/octo/demo/branches/magis/issue-5"]);
     const before = github.requests.length;
     await publish([{ path: "README.md", before: "Helo\n", after: "Hellö!\n", encoding: "utf-8" }], {}, "## Report 2\n\nFixes #5");
-    // The retry: its reads first (then only the earlier report's comments, after the pull request), then the tree with
-    // the text inside it, the commit, and the branch moved with its pull request updated in the same request.
+    // The retry: its reads first (then, after the writes began, only the pull request's text again just before the
+    // move, which a refused move gives back, and the earlier report's comments), then the tree with the text inside
+    // it, the commit, and the branch moved with its pull request updated in the same request.
     const firstWrite = github.requests.findIndex((r, i) => i >= before && r.method !== "GET");
     expect(reads(before)).toEqual([
       "GET /repos/octo/demo/branches/magis/issue-5",
       `GET /repos/octo/demo/compare/main...${first}`,
       "GET /repos/octo/demo/pulls",
+      "GET /repos/octo/demo/pulls/100",
       "GET /repos/octo/demo/issues/100/comments",
     ]);
-    expect(reads(firstWrite)).toEqual(["GET /repos/octo/demo/issues/100/comments"]);
+    expect(reads(firstWrite)).toEqual(["GET /repos/octo/demo/pulls/100", "GET /repos/octo/demo/issues/100/comments"]);
     expect(writes(before)).toEqual(["POST /repos/octo/demo/git/trees", "POST /repos/octo/demo/git/commits", "POST /graphql"]);
     expect(git.git(FULL, "show", "magis/issue-5:README.md")).toBe("Hellö!");
     expect(github.pulls[0]!.body).toBe("## Report 2\n\nFixes #5");
@@ -270,6 +272,21 @@ describe("publishPullRequest", () => {
     );
     expect(github.pulls[0]!).toMatchObject({ title: before.title, body: before.body });
     expect(git.git(FULL, "show", "magis/issue-5:README.md")).toBe("Hello");
+  });
+
+  it("gives back, after a refused move, the text a person gave the pull request while the bot wrote its commit", async () => {
+    await publish(fix);
+    github.rules.push({ branch: /^magis\//, type: "UNPROCESSABLE", message: "Repository rule violations found\n\nCannot update this protected ref.\n\n" });
+    // The maintainer edits the description after the bot found the pull request, while its tree and commit are written.
+    octokit.hook.after("request", (_response, options) => {
+      if (String(options.url).endsWith("/git/commits"))
+        Object.assign(github.pulls[0]!, { title: "Typo in README (edited)", body: "Fixes #5\n\nA maintainer's note." });
+    });
+    const error = await publish([{ path: "README.md", before: "Helo\n", after: "Hello!\n", encoding: "utf-8" }], {}, "## Report 2", "Typo, again").catch(
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(StageError);
+    expect(github.pulls[0]!).toMatchObject({ title: "Typo in README (edited)", body: "Fixes #5\n\nA maintainer's note." });
   });
 
   it("says so with the refusal when the pull request's text cannot be given back after a refused move", async () => {
