@@ -147,11 +147,13 @@ describe("magis serve at scale: one web and two worker processes sharing one Pos
       [`revise-${busiest}`]: "queued",
       [`retry-late-${retried}`]: "queued",
     };
+    // A decision acts first (a job queued), then records its outcome: a job may end before its trigger's outcome lands.
+    const undecided = async () => Number((await scale.db.query("SELECT count(*) AS n FROM triggers WHERE outcome IS NULL")).rows[0].n);
     const finished = await until(
-      "every job to end",
+      "every job to end, and every trigger's outcome recorded",
       async () => {
         const all = await jobs();
-        return all.length === Object.keys(expected).length && all.every((j) => FINAL_STATUSES.includes(j.status)) && all;
+        return all.length === Object.keys(expected).length && all.every((j) => FINAL_STATUSES.includes(j.status)) && (await undecided()) === 0 && all;
       },
       60_000,
     );
