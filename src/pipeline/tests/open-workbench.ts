@@ -124,7 +124,14 @@ export async function openWorkbench(ctx: Pick<StageContext, "root" | "repoId" | 
       fs.cpSync(ctx.root, dir, { recursive: true, verbatimSymlinks: true });
       fs.mkdirSync(home, { mode: 0o700 });
     }
-    const phases: Partial<ReadyPhases> = { laid: secondsSince(started) };
+    // Each phase's seconds, counted from the end of the one before (the first from the start).
+    let lapped = started;
+    const lap = () => {
+      const seconds = secondsSince(lapped);
+      lapped += seconds * 1000;
+      return seconds;
+    };
+    const phases: Partial<ReadyPhases> = { laid: lap() };
     sandbox.prepare(dir);
     sandbox.prepare(home);
     // Over an overlay the set-up state is what was written over the kept folder (see keepSetUpLayer). Over a copy of
@@ -137,7 +144,7 @@ export async function openWorkbench(ctx: Pick<StageContext, "root" | "repoId" | 
         : null;
     // A step's write in the same tick of the kernel's coarse clock as the look above would keep the file's times.
     if (copied?.some(Boolean) && declaration?.maintenance.length) await sleep(COARSE_TICK_MS);
-    phases.prepared = secondsSince(started) - phases.laid!;
+    phases.prepared = lap();
     const run = async (text: string, network?: SetupNetwork): Promise<TestRun> =>
       await describeRun(
         await sandbox.run(text, { dir, env, home, timeoutMs: seconds * 1000, signal: policy.signal, ...(network ? { network } : {}) }),
@@ -145,7 +152,7 @@ export async function openWorkbench(ctx: Pick<StageContext, "root" | "repoId" | 
       );
     const kind = found ? "maintenance" : "setup";
     const steps = declaration ? await runEnvironmentSteps(declaration[kind], { kind, declaration, policy, run, timeoutSeconds: seconds }) : null;
-    phases.steps = secondsSince(started) - phases.laid! - phases.prepared;
+    phases.steps = lap();
     const report = (extra: Partial<EnvironmentReport>): EnvironmentReport | undefined =>
       declaration && key && steps
         ? {
@@ -190,7 +197,7 @@ export async function openWorkbench(ctx: Pick<StageContext, "root" | "repoId" | 
         return keepSetUpState(at, keep, sameAs ? { sameAs } : {});
       };
       states = [keep(dir, kept.dir, 0), keep(home, kept.home, 1)];
-      phases.state = secondsSince(started) - phases.laid! - phases.prepared - phases.steps;
+      phases.state = lap();
     } catch (error) {
       remove();
       const why = `the copy's set-up state could not be kept (${error instanceof Error ? error.message : String(error)})`;
