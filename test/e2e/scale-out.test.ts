@@ -127,6 +127,11 @@ describe("magis serve at scale: one web and two worker processes sharing one Pos
       (await jobs()).some((j) => j.delivery === `label-${busiest}` && j.status === "succeeded"),
     );
     await send("issue_comment", retry(busiest), `retry-late-${busiest}`);
+    // The desk keeps arrival order per issue or pull request, and the revise comes on the pull request's own line: it is
+    // sent once the retry is decided, as a person would, so that the revise queues behind the retry and not before it.
+    const outcomeOf = async (delivery: string) =>
+      (await scale.db.query("SELECT outcome FROM triggers WHERE delivery = $1", [delivery])).rows[0]?.outcome as string | null | undefined;
+    await until(`retry-late-${busiest} decided`, async () => (await outcomeOf(`retry-late-${busiest}`)) ?? false);
     const pull = scale.github.pulls.find((p) => p.head === `magis/issue-${busiest}`)!;
     const revise = comment(
       pullCommentPayload({ body: "/magis revise End line 4 with 'to GitHub'.", installationId: installationOf(busiest), pullNumber: pull.number }),
