@@ -78,8 +78,15 @@ function startWorker(entry: WorkerEntry): Worker {
 
 type Waiting = { files: RankInput[]; resolve: (terms: FileTerms[]) => void; reject: (error: unknown) => void };
 
-/** One worker of a counter's pool, and the requests it has not answered. */
-type Slot = { worker: Worker; waiting: Map<number, Waiting>; files: number };
+/** One worker of a counter's pool, the requests it has not answered, and the bound on its silence while it has some. */
+type Slot = { worker: Worker; waiting: Map<number, Waiting>; files: number; silence?: NodeJS.Timeout };
+
+/**
+ * Most milliseconds a worker with requests may go without answering one before it is taken for hung and its files are
+ * counted on the calling thread. An answer is a batch of at most a few hundred files (about a third of a second of
+ * sympy's on a quiet core, ten times that under heavy load), and the first also waits for the worker's start.
+ */
+const DEFAULT_SILENCE_MS = 60_000;
 
 // Worker threads a counter starts: one on two cores, two from four. Two cores hold the main thread (inflating the pack,
 // writing the files) and the one worker; on sympy's 1,603 .py files a cold worker counted in 2.8 s and two in 2.2 s
@@ -94,13 +101,15 @@ export function startTermCounter({
   entry,
   workers = DEFAULT_WORKERS,
   warn = (line: string) => console.warn(line),
-}: { entry?: WorkerEntry | null; workers?: number; warn?: (line: string) => void } = {}): TermCounter {
+  silenceMs = DEFAULT_SILENCE_MS,
+}: { entry?: WorkerEntry | null; workers?: number; warn?: (line: string) => void; silenceMs?: number } = {}): TermCounter {
   let slots: Slot[] = [];
   let nextId = 0;
   // Counting moves to the calling thread for good: the files waiting on any worker are counted there.
   const stop = (): Waiting[] => {
     const left = slots.flatMap((slot) => [...slot.waiting.values()]);
-    for (const { worker } of slots) {
+    for (const { worker, silence } of slots) {
+      clearTimeout(silence);
       // Another worker of the pool failing as this one did says nothing new.
       worker.removeAllListeners().on("error", () => {});
       void worker.terminate();
@@ -113,11 +122,20 @@ export function startTermCounter({
     warn(`magis: counting terms on the main thread, since a worker thread ${why}; indexing goes on, slower`);
     for (const { files, resolve, reject } of stop()) countHere(files).then(resolve, reject);
   };
+  // The bound on a worker's silence runs from its last answer, or from the request that found it idle.
+  const watch = (slot: Slot) => {
+    clearTimeout(slot.silence);
+    slot.silence = undefined;
+    if (slot.waiting.size === 0) return;
+    slot.silence = setTimeout(() => fallBack(`did not answer for ${silenceMs / 1000} s`), silenceMs);
+    slot.silence.unref();
+  };
   const answered = (slot: Slot, answer: CountAnswer) => {
     const request = slot.waiting.get(answer.id);
     if (!request) return;
     slot.waiting.delete(answer.id);
     slot.files -= request.files.length;
+    watch(slot);
     // A worker keeps the process alive only while it counts for someone.
     if (slot.waiting.size === 0) slot.worker.unref();
     if ("terms" in answer) return request.resolve(answer.terms);
@@ -153,6 +171,7 @@ export function startTermCounter({
       return new Promise((resolve, reject) => {
         slot.waiting.set(id, { files, resolve, reject });
         slot.files += files.length;
+        if (!slot.silence) watch(slot);
         slot.worker.ref();
         slot.worker.postMessage(request);
       });

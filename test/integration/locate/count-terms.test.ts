@@ -153,6 +153,29 @@ describe("counting terms on a worker thread", () => {
     expect(warnings).toHaveLength(1);
   });
 
+  it("counts on the main thread what a worker that stopped answering was counting", async () => {
+    const warnings: string[] = [];
+    // Takes every request and never answers, as a thread stuck in a loop would.
+    const entry = brokenEntry('import { parentPort } from "node:worker_threads";\nparentPort.on("message", () => {});\n');
+    const hung = counter({ entry, warn: (line) => warnings.push(line), silenceMs: 300 });
+    const files = filesToCount();
+    const [first, second] = await Promise.all([hung.count(files.slice(0, 3)), hung.count(files.slice(3))]);
+    expect(plain([...first, ...second])).toEqual(plain(files.map(countFile)));
+    expect(hung.threaded).toBe(false);
+    expect(warnings).toEqual([expect.stringMatching(/^magis: counting terms on the main thread, since a worker thread did not answer for 0.3 s/)]);
+  });
+
+  it("keeps a worker that answers within the bound, however long the whole count takes", async () => {
+    const warnings: string[] = [];
+    const slow = counter({ warn: (line) => warnings.push(line), silenceMs: 5_000 });
+    const files = filesToCount();
+    // Many requests queued at once: each answer resets the bound, so the count as a whole may outlast it.
+    const counted = await Promise.all(files.map((file) => slow.count([file])));
+    expect(plain(counted.flat())).toEqual(plain(files.map(countFile)));
+    expect(slow.threaded).toBe(true);
+    expect(warnings).toEqual([]);
+  });
+
   it("counts on the main thread what a worker that ended was counting", async () => {
     const warnings: string[] = [];
     const entry = brokenEntry('import { parentPort } from "node:worker_threads";\nparentPort.on("message", () => process.exit(3));\n');
