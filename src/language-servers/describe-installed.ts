@@ -51,7 +51,8 @@ function nodePackages(dir: string): string[] {
   return names.map((name) => `${name}@${versionOf(path.join(dir, name, "package.json"))}`);
 }
 
-function versionOf(manifest: string): string {
+/** The version a package's `package.json` gives, or "?" when it gives none or cannot be read. */
+export function versionOf(manifest: string): string {
   try {
     const version: unknown = (JSON.parse(fs.readFileSync(manifest, "utf8")) as { version?: unknown }).version;
     return typeof version === "string" ? version : "?";

@@ -7,7 +7,7 @@ import type { TermCache as StoreTermCache } from "../store/store.js";
 import { portableFolders } from "./portable-folders.js";
 import { serverSpec } from "./server-specs.js";
 import { showEnvironment } from "./show-environment.js";
-import type { InstalledFolder } from "./describe-installed.js";
+import { versionOf, type InstalledFolder } from "./describe-installed.js";
 import type { FileText, ServerEnvironment, ServerLanguage } from "./types.js";
 
 /** What of the store's index cache the diagnostics use: its keyed, bounded JSON entries. */
@@ -67,7 +67,9 @@ export function serverIdentity(language: ServerLanguage, root: string, memoryMb:
   const spec = serverSpec(language);
   try {
     const launch = spec.launch(root, memoryMb, showEnvironment(root, environment));
-    const versions = launch.packages.map((dir) => (JSON.parse(fs.readFileSync(path.join(dir, "package.json"), "utf8")) as { version?: string }).version);
+    const versions = launch.packages.map((dir) => versionOf(path.join(dir, "package.json")));
+    // A version that cannot be read cannot tell two servers apart: nothing is remembered for it.
+    if (versions.includes("?")) return null;
     // The settings name the environment's folders (Pyright's extraPaths): as the environment's own part of the key does.
     return JSON.stringify(portableFolders([spec.name, versions, launch.settings, launch.initializationOptions], root, environment));
   } catch {
