@@ -165,11 +165,11 @@ try {
       },
       { parentDir: workdir, sink, history, objects },
     );
-    // Neither storing the terms, which a job does while the model answers its first requests, nor removing the
-    // checkout, which a job does once it ended, is before the first model call; the native clone's time leaves its
-    // removal out too.
+    // Neither storing the terms, which a job does while the model answers its first requests, nor keeping the work
+    // tree for the next job (or removing it), which a job does once it ended, is before the first model call; the
+    // native clone's time leaves its removal out too.
     const removing = performance.now() - workDone;
-    return { total: workDone - start - storing, parts: `${parts}, removing the checkout ${ms(removing)} after it` };
+    return { total: workDone - start - storing, parts: `${parts}, keeping the work tree for the next job (or removing it) ${ms(removing)} after it` };
   };
   const ratios: Record<string, number[]> = { first: [], second: [], "second, new process": [] };
   const compare = async (label: keyof typeof ratios, run: number, terms: TermMemory, objects: ObjectCache | undefined): Promise<void> => {

@@ -13,8 +13,9 @@ import { GatheredPack } from "./pack/gather-pack.js";
 import { PackFile, type PackBytes } from "./pack/pack-file.js";
 import { PackObjects } from "./pack/pack-objects.js";
 import { PackArriving } from "./pack/read-arriving-pack.js";
+import { emptyFolder, putBackTree, takeKeptTree, updateKeptTree } from "./kept-worktree.js";
 import { forgetObjects, keepObjects, linkCachedObjects, type ObjectCache } from "./object-cache.js";
-import { WorktreeWriter, type CloneSink } from "./write-worktree.js";
+import { WorktreeWriter, type ClonedFile, type CloneSink } from "./write-worktree.js";
 
 /** Where a repository lives and the credential that opens it (an installation token). */
 export interface GitRemote {
@@ -232,15 +233,27 @@ export async function withShallowClone<T>(
       const { blobs, visit } = keptBlobs();
       let writer: WorktreeWriter | undefined;
       const { sink } = options;
+      const onFiles = sink && ((files: ClonedFile[]) => sink.add(files));
+      // The last job's work tree, when one is kept: only what the branch's commit changed is written into it.
+      const taken = objects && options.files !== "none" ? takeKeptTree(objects, remote.url, dir) : null;
       if (options.files !== "none") {
         // A clone tried again hands over what it writes, not what the failed one wrote.
         sink?.start();
-        writer = new WorktreeWriter(dir, { ...(sink && { onFiles: (files) => sink.add(files) }), blobs });
+        if (!taken) writer = new WorktreeWriter(dir, { ...(onFiles && { onFiles }), blobs });
       }
       try {
         const fetched = await http.settle(
           fetchInto({ dir, remote, branch, http, alongside: started ? undefined : alongside, objects, attempt, visit, writer, packMemoryBytes }),
         );
+        if (taken) {
+          const { folders } = await updateKeptTree(dir, taken, fetched.head, onFiles).catch(async () => {
+            // The packs no longer hold the kept tree's commit (they started over from a whole tree): written afresh.
+            emptyFolder(dir, ".git");
+            sink?.start();
+            return new WorktreeWriter(dir, { ...(onFiles && { onFiles }), blobs }).write(fetched.head);
+          });
+          sink?.done(folders);
+        }
         if (writer) {
           const { folders } = await writer.write(fetched.head);
           sink?.done(folders);
@@ -271,8 +284,11 @@ export async function withShallowClone<T>(
     checkout?.close();
     // No request of this checkout's outlives it.
     await history?.stop();
+    // Kept for the repository's next job, as the commit it was checked out at (never as the job left it); else removed.
+    const kept =
+      checkout && options.objects && options.files !== "none" && (await putBackTree(options.objects, remote.url, dir, checkout.head).catch(() => false));
     // Removed without blocking: a large checkout's removal takes seconds, which the status edit that shows the pull
     // request would otherwise wait behind.
-    await fs.promises.rm(dir, { recursive: true, force: true });
+    if (!kept) await fs.promises.rm(dir, { recursive: true, force: true });
   }
 }

@@ -38,7 +38,8 @@ export interface CloneSink {
   done(folders: string[]): void;
 }
 
-type ListedFile = { rel: string; oid: string; mode: string };
+/** A file of a commit's tree (links included) at its place in the work tree, with its blob and mode. */
+export type ListedFile = { rel: string; oid: string; mode: string };
 
 /** An entry of a tree at its place in the work tree: a file (links included), a folder, or a submodule (left an empty folder). */
 type Place = ListedFile & { kind: "file" | "folder" | "submodule" };
@@ -79,6 +80,20 @@ async function listFiles(
     makeFolder(rel);
     folders.push(rel);
     if (kind === "folder") await listFiles(oid, read, { folder: rel, files, folders, makeFolder });
+  }
+}
+
+/** The files of `commit` (links included) and its folders (submodules' too), read from the packs of `gitDir`, in the order a checkout places them. */
+export async function listCommit(gitDir: string, commit: string): Promise<{ files: ListedFile[]; folders: string[] }> {
+  const objects = new GitObjects(gitDir);
+  try {
+    const read: ReadObject = async (oid, want) => objects.readAs(oid, want);
+    const files: ListedFile[] = [];
+    const folders: string[] = [];
+    await listFiles(parseCommit(await read(commit, "commit"), commit).tree, read, { folder: "", files, folders, makeFolder: () => {} });
+    return { files, folders };
+  } finally {
+    objects.close();
   }
 }
 

@@ -216,7 +216,8 @@ export const JOB_ROWS = [
     min: 0,
     unit: "megabytes",
     meaning: "the megabytes of repository objects a worker may keep between jobs, 0 for none",
-    about: "Objects of the repositories a worker cloned, kept under MAGIS_WORKDIR so that its next clone fetches only what changed; 0 keeps none.",
+    about:
+      "Objects and the last work tree of the repositories a worker cloned, kept under MAGIS_WORKDIR so that its next clone fetches and writes only what changed; 0 keeps none.",
   }),
   wholeNumber({
     part: "git",

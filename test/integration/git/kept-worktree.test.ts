@@ -1,0 +1,227 @@
+import { execFileSync } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { withShallowClone, type GitRemote } from "../../../src/git/clone-repository.js";
+import { gitBlobId } from "../../../src/git/git-object-id.js";
+import { folderOf, type ObjectCache } from "../../../src/git/object-cache.js";
+import type { ClonedFile, CloneSink } from "../../../src/git/write-worktree.js";
+import { createBareRepository, gitEnv, startGitServer, type GitServer } from "../../support/git-server.js";
+
+const token = "ghs_keptworktreetoken123456";
+let root: string;
+let server: GitServer;
+
+const seed: Record<string, string> = {
+  "README.md": "# tree\n",
+  "run.sh": "#!/bin/sh\necho run\n",
+  ...Object.fromEntries(Array.from({ length: 24 }, (_, i) => [`pkg${i % 4}/mod${i}.py`, `def f${i}():\n    return ${i}\n`])),
+  "docs/old/guide.md": "old guide\n",
+  "data/table": "a file that becomes a folder\n",
+};
+
+beforeAll(async () => {
+  root = fs.mkdtempSync(path.join(os.tmpdir(), "magis-kept-tree-"));
+  server = await startGitServer(root, { token });
+});
+afterAll(async () => {
+  await server.close();
+  fs.rmSync(root, { recursive: true, force: true });
+});
+
+let repos = 0;
+function fixture(): { name: string; remote: GitRemote; cache: ObjectCache; parentDir: string } {
+  const name = `octo/tree${++repos}`;
+  createBareRepository(root, name, seed);
+  const parentDir = path.join(root, `work${repos}`);
+  return {
+    name,
+    remote: { url: `${server.url}/${name}.git`, token },
+    cache: { dir: path.join(root, `cache${repos}`), maxBytes: 2 ** 30, maxPacks: 16 },
+    parentDir,
+  };
+}
+
+/** A commit on main made by the real git in a work clone: `change` runs there, then everything is committed. */
+function commit(name: string, change: (work: string, git: (...args: string[]) => string) => void): string {
+  const work = fs.mkdtempSync(path.join(os.tmpdir(), "magis-kept-commit-"));
+  try {
+    const git = (...args: string[]) => execFileSync("git", args, { cwd: work, env: gitEnv(), encoding: "utf8", stdio: "pipe" }).trim();
+    execFileSync("git", ["clone", "-q", path.join(root, `${name}.git`), work], { env: gitEnv(), stdio: "pipe" });
+    change(work, git);
+    git("add", "-A");
+    git("commit", "-q", "-m", "change");
+    git("push", "-q", "origin", "HEAD:refs/heads/main");
+    return git("rev-parse", "HEAD");
+  } finally {
+    fs.rmSync(work, { recursive: true, force: true });
+  }
+}
+
+/** Every entry of a work tree but `.git`: a file's content and executable bit, a link's target, a folder. */
+function treeOf(dir: string): Record<string, string> {
+  const found: Record<string, string> = {};
+  const walk = (rel: string) => {
+    for (const entry of fs.readdirSync(path.join(dir, rel), { withFileTypes: true })) {
+      const child = rel ? `${rel}/${entry.name}` : entry.name;
+      if (child === ".git") continue;
+      const at = path.join(dir, child);
+      if (entry.isSymbolicLink()) found[child] = `link -> ${fs.readlinkSync(at)}`;
+      else if (entry.isDirectory()) {
+        found[child] = "folder";
+        walk(child);
+      } else found[child] = `${fs.statSync(at).mode & 0o100 ? "x " : ""}${fs.readFileSync(at, "utf8")}`;
+    }
+  };
+  walk("");
+  return found;
+}
+
+/** The branch's tree as the real git checks it out. */
+function gitTree(name: string): Record<string, string> {
+  const work = fs.mkdtempSync(path.join(os.tmpdir(), "magis-kept-native-"));
+  try {
+    execFileSync("git", ["clone", "-q", "--depth", "1", `file://${path.join(root, `${name}.git`)}`, work], { env: gitEnv(), stdio: "pipe" });
+    return treeOf(work);
+  } finally {
+    fs.rmSync(work, { recursive: true, force: true });
+  }
+}
+
+/** A sink that keeps what the clone hands it. */
+function recordingSink(): CloneSink & { files: ClonedFile[]; folders: string[] } {
+  const sink = {
+    files: [] as ClonedFile[],
+    folders: [] as string[],
+    start: () => void (sink.files = []),
+    add: async (files: ClonedFile[]) => void sink.files.push(...files),
+    done: (folders: string[]) => void (sink.folders = folders),
+  };
+  return sink;
+}
+
+const keptTree = (cache: ObjectCache, url: string) => path.join(folderOf(cache, url), "worktree");
+
+describe("the work tree kept for a repository's next job", () => {
+  it("is taken by the next clone, which writes only what the new commit changed and ends with git's tree exactly", async () => {
+    const { name, remote, cache, parentDir } = fixture();
+    let firstDir = "";
+    let unchanged = 0;
+    await withShallowClone(
+      remote,
+      "main",
+      async ({ dir }) => {
+        firstDir = dir;
+        unchanged = fs.statSync(path.join(dir, "pkg1/mod5.py")).ino;
+      },
+      { objects: cache, parentDir },
+    );
+    expect(fs.existsSync(firstDir)).toBe(false);
+    expect(fs.existsSync(keptTree(cache, remote.url))).toBe(true);
+    expect(fs.statSync(path.dirname(keptTree(cache, remote.url))).mode & 0o077).toBe(0);
+
+    // Every kind of change a commit makes to a tree: a blob, a mode, a link, files and folders gone and new, a file
+    // that becomes a folder and a folder that becomes a file.
+    const head = commit(name, (work, git) => {
+      fs.writeFileSync(path.join(work, "pkg1/mod1.py"), "def f1():\n    return 100\n");
+      fs.chmodSync(path.join(work, "run.sh"), 0o644);
+      fs.chmodSync(path.join(work, "pkg3/mod3.py"), 0o755);
+      fs.symlinkSync("pkg0/mod0.py", path.join(work, "latest.py"));
+      git("rm", "-q", "-r", "docs/old", "pkg0/mod4.py");
+      fs.mkdirSync(path.join(work, "docs"));
+      fs.writeFileSync(path.join(work, "docs/new.md"), "new guide\n");
+      git("rm", "-q", "data/table");
+      fs.mkdirSync(path.join(work, "data/table"), { recursive: true });
+      fs.writeFileSync(path.join(work, "data/table/rows.csv"), "1,2\n");
+      git("rm", "-q", "-r", "pkg2");
+      fs.writeFileSync(path.join(work, "pkg2"), "now a file\n");
+    });
+    const sink = recordingSink();
+    const second = await withShallowClone(
+      remote,
+      "main",
+      async (checkout) => ({ tree: treeOf(checkout.dir), head: checkout.head, unchanged: fs.statSync(path.join(checkout.dir, "pkg1/mod5.py")).ino }),
+      { objects: cache, parentDir, sink },
+    );
+    expect(second.head).toBe(head);
+    expect(second.tree).toEqual(gitTree(name));
+    // Handed over as the clone's writer hands them: every regular file of the commit, with its blob and bytes.
+    const wanted = Object.entries(second.tree).filter(([, what]) => what !== "folder" && !what.startsWith("link"));
+    expect(sink.files.map((f) => f.path).sort()).toEqual(wanted.map(([rel]) => rel).sort());
+    for (const file of sink.files) expect(gitBlobId(file.bytes), file.path).toBe(file.oid);
+    expect(sink.folders).toContain("data/table");
+    expect(sink.folders).not.toContain("docs/old");
+    // The kept tree was the one moved in: a file the commit did not change is the very file the first clone wrote.
+    expect(second.unchanged).toBe(unchanged);
+    expect(fs.existsSync(keptTree(cache, remote.url))).toBe(true);
+  });
+
+  it("goes back as the commit it was checked out at, whatever the job did to it, and nothing of that reaches the next job", async () => {
+    const { name, remote, cache, parentDir } = fixture();
+    const outside = fs.mkdtempSync(path.join(root, "outside-"));
+    fs.writeFileSync(path.join(outside, "secret.txt"), "not the repository's\n");
+    await withShallowClone(
+      remote,
+      "main",
+      async ({ dir }) => {
+        // The job's edits, its leftovers, and what a hostile hand could leave: a link where a folder was, a link where
+        // a file was, a hard link, a fifo, a changed mode.
+        fs.writeFileSync(path.join(dir, "pkg1/mod1.py"), "edited by the job\n");
+        fs.writeFileSync(path.join(dir, "new_file.py"), "a new file\n");
+        fs.mkdirSync(path.join(dir, "pkg0/__pycache__"));
+        fs.writeFileSync(path.join(dir, "pkg0/__pycache__/mod0.pyc"), "bytecode");
+        fs.rmSync(path.join(dir, "pkg3"), { recursive: true });
+        fs.symlinkSync(outside, path.join(dir, "pkg3"));
+        fs.rmSync(path.join(dir, "README.md"));
+        fs.symlinkSync(path.join(outside, "secret.txt"), path.join(dir, "README.md"));
+        fs.rmSync(path.join(dir, "pkg2/mod2.py"));
+        fs.linkSync(path.join(outside, "secret.txt"), path.join(dir, "pkg2/mod2.py"));
+        execFileSync("mkfifo", [path.join(dir, "pkg1/pipe")]);
+        fs.chmodSync(path.join(dir, "run.sh"), 0o644);
+        fs.rmSync(path.join(dir, "docs"), { recursive: true });
+      },
+      { objects: cache, parentDir },
+    );
+    expect(fs.existsSync(keptTree(cache, remote.url))).toBe(true);
+    expect(fs.readFileSync(path.join(outside, "secret.txt"), "utf8")).toBe("not the repository's\n");
+    expect(fs.readdirSync(outside)).toEqual(["secret.txt"]);
+    // Taken again, with no new commit between: git's tree exactly.
+    const tree = await withShallowClone(remote, "main", async ({ dir }) => treeOf(dir), { objects: cache, parentDir });
+    expect(tree).toEqual(gitTree(name));
+    expect(fs.readFileSync(path.join(outside, "secret.txt"), "utf8")).toBe("not the repository's\n");
+  });
+
+  it("serves one clone at a time: another at once writes its own, and one of the two goes back", async () => {
+    const { name, remote, cache, parentDir } = fixture();
+    await withShallowClone(remote, "main", async () => {}, { objects: cache, parentDir });
+    commit(name, (work) => fs.writeFileSync(path.join(work, "pkg0/mod0.py"), "changed\n"));
+    const trees = await Promise.all([0, 1].map(() => withShallowClone(remote, "main", async ({ dir }) => treeOf(dir), { objects: cache, parentDir })));
+    expect(trees[0]).toEqual(gitTree(name));
+    expect(trees[1]).toEqual(gitTree(name));
+    expect(fs.existsSync(keptTree(cache, remote.url))).toBe(true);
+    // Nothing else is left in the work folder.
+    expect(fs.readdirSync(parentDir)).toEqual([]);
+  });
+
+  it("is written afresh when the kept objects no longer hold its commit", async () => {
+    const { name, remote, cache, parentDir } = fixture();
+    await withShallowClone(remote, "main", async () => {}, { objects: cache, parentDir });
+    // The objects start over from another clone's whole tree (here: removed, the tree left as it was).
+    for (const entry of fs.readdirSync(folderOf(cache, remote.url)))
+      if (entry !== "worktree") fs.rmSync(path.join(folderOf(cache, remote.url), entry), { recursive: true });
+    commit(name, (work) => fs.writeFileSync(path.join(work, "pkg1/mod1.py"), "changed again\n"));
+    const tree = await withShallowClone(remote, "main", async ({ dir }) => treeOf(dir), { objects: cache, parentDir });
+    expect(tree).toEqual(gitTree(name));
+  });
+
+  it("is not kept without an object cache, nor when it would take more than a quarter of the cache", async () => {
+    const { remote, cache, parentDir } = fixture();
+    await withShallowClone(remote, "main", async () => {}, { parentDir });
+    expect(fs.existsSync(cache.dir)).toBe(false);
+    expect(fs.readdirSync(parentDir)).toEqual([]);
+    await withShallowClone(remote, "main", async () => {}, { objects: { ...cache, maxBytes: 2_000 }, parentDir });
+    expect(fs.existsSync(keptTree(cache, remote.url))).toBe(false);
+    expect(fs.readdirSync(parentDir)).toEqual([]);
+  });
+});
