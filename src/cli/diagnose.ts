@@ -10,13 +10,14 @@ import { openCheckout } from "./open-checkout.js";
 import { openDiagnosticsCache } from "./open-diagnostics-cache.js";
 import { parseFlags, type Command } from "./io.js";
 
-const usage = `Usage: magis diagnose --repo DIR --patch FILE [--json]
+const usage = `Usage: magis diagnose --repo DIR --patch FILE [--all] [--json]
 
 Applies a unified diff (as \`git diff\` writes it) to the files of a checkout in memory, and asks the language
 servers (Pyright for Python, the TypeScript server for JavaScript and TypeScript) for the errors each changed
 file has after it and did not have before, as the pipeline judges a Developer's attempt: those of the rules
-in diagnostics.refuse_rules of the checkout's .github/magis.yml (or the defaults) refuse it. The checkout is
-only read. Where the checkout is a clean work tree of a commit, what the servers said of its untouched files is
+in diagnostics.refuse_rules of the checkout's .github/magis.yml (or the defaults) refuse it, and they are the
+ones listed; as in the pipeline, a file's old text is checked only when its new text has such an error. The
+checkout is only read. Where the checkout is a clean work tree of a commit, what the servers said of its untouched files is
 kept in the evolution memory's index cache (see \`magis locate --help\` for where), and a later run on that commit checks
 only the new texts; a store that does not open is said once on stderr, and the check runs without it. Exit 0 when
 the patch adds no refusing error, 1 when it adds one, 2 for a usage mistake.
@@ -24,6 +25,7 @@ the patch adds no refusing error, 1 when it adds one, 2 for a usage mistake.
 Options:
   --repo DIR    the checkout the patch applies to
   --patch FILE  the patch
+  --all         list every error the patch adds, of any rule (both texts of each file are checked)
   --json        print one JSON object instead of text: {files: [{path, checked, why?, added: [{line,
                 column, rule, message, refuses}]}], refused}`;
 
@@ -40,7 +42,12 @@ export const diagnoseCommand: Command = {
   name: "diagnose",
   usage,
   run: async (args, io) => {
-    const { values } = parseFlags(args, { repo: { type: "string" }, patch: { type: "string" }, json: { type: "boolean", default: false } });
+    const { values } = parseFlags(args, {
+      repo: { type: "string" },
+      patch: { type: "string" },
+      all: { type: "boolean", default: false },
+      json: { type: "boolean", default: false },
+    });
     for (const flag of ["repo", "patch"] as const) if (!values[flag]) throw new UsageError(`--${flag} is required`);
     const { repo, config } = openCheckout(io, values.repo!);
     const patchFile = path.resolve(io.cwd, values.patch!);
@@ -63,7 +70,7 @@ export const diagnoseCommand: Command = {
           stop?.throwIfAborted();
           // The patch's other files are read as it leaves them, as a job's earlier changes are.
           const alongside = changes.map((other) => ({ path: other.path, text: other.after }));
-          const check = await servers.check(change.path, change.before, change.after, alongside);
+          const check = await servers.check(change.path, change.before, change.after, alongside, values.all ? undefined : config.diagnostics.refuse_rules);
           if (!check.checked) {
             verdicts.push({ path: change.path, checked: false, why: check.why, added: [] });
             continue;

@@ -1,6 +1,6 @@
 // The language servers' face: what the rest of src/ (and the benches) use. Outside src/language-servers/, import from
 // here or from types.ts alone; .dependency-cruiser.cjs holds that rule.
-export { openLanguageServers, type ChangeCheck, type LanguageServers } from "./open-language-servers.js";
+export { openLanguageServers, type ChangeCheck, type LanguageServers, type RulesByLanguage } from "./open-language-servers.js";
 export { startLanguageServer } from "./start-language-server.js";
 export { nameWorkspace } from "./name-workspace.js";
 export type { UntouchedStore } from "./remember-untouched.js";

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import type { Diagnostic, Location, Position } from "vscode-languageserver-protocol";
-import { addedDiagnostics, type AddedProblem } from "./added-diagnostics.js";
+import { addedDiagnostics, ruleOf, type AddedProblem } from "./added-diagnostics.js";
 import { describeInstalled } from "./describe-installed.js";
 import { LanguageServerError, LateReferencesError } from "./errors.js";
 import { configTexts, keepUntouched, recallUntouched, serverIdentity, untouchedKey, type UntouchedStore } from "./remember-untouched.js";
@@ -21,13 +21,18 @@ export type ChangeCheck =
     }
   | { checked: false; why: string };
 
+/** The rules whose errors count, by language (a config's `diagnostics.refuse_rules`). */
+export type RulesByLanguage = Readonly<Record<ServerLanguage, readonly string[]>>;
+
 /** A job's language servers: one per language, started on first use, on the job's checkout. */
 export interface LanguageServers {
   /**
    * The error-level diagnostics `after` adds to `before` in `file` (relative to the checkout), both read with the files
-   * of `alongside` as given there (the job's other changes): a use of what another change adds is not an error.
+   * of `alongside` as given there (the job's other changes): a use of what another change adds is not an error. With
+   * `only`, the errors of those rules of the file's language alone: the new text is checked first, and the untouched
+   * one only when the new text has one of them (an error of them the new text lacks, it cannot add).
    */
-  check(file: string, before: string, after: string, alongside?: readonly FileText[]): Promise<ChangeCheck>;
+  check(file: string, before: string, after: string, alongside?: readonly FileText[], only?: RulesByLanguage): Promise<ChangeCheck>;
   /** Where the name at `position` of `file` (whose text is `text`) is used, or why that could not be found. */
   references(file: string, text: string, position: Position): Promise<Location[] | { why: string }>;
   /**
@@ -114,7 +119,7 @@ export function openLanguageServers(root: string, limits: ServerLimits, containm
   };
 
   return {
-    check: async (file, before, after, alongside = []) => {
+    check: async (file, before, after, alongside = [], only) => {
       const result = await withServer(file, async (server, { seen, environment: shown }) => {
         // Only the files the server reads count; a file the other languages' servers check does not change its verdict.
         const others = alongside.filter((other) => other.path !== file && languageOf(other.path)?.language === server.language);
@@ -126,14 +131,29 @@ export function openLanguageServers(root: string, limits: ServerLimits, containm
         // An earlier job on the same commit may have had them already (see keptKey).
         const kept = untouched.has(key) ? null : await keptKey(server.language, shown, { file, before, alongside: others });
         let was = untouched.get(key) ?? (kept ? await recallUntouched(kept.cache, kept.key) : undefined);
+        const rules = only && new Set(only[server.language]);
+        // Only an error can be added (see addedDiagnostics): a warning of one of the rules does not count.
+        const counted = (diagnostics: readonly Diagnostic[]) => diagnostics.filter((d) => d.severity === 1 && (!rules || rules.has(ruleOf(d))));
+        const done = (added: AddedProblem[]) => ({
+          checked: true as const,
+          language: server.language,
+          server: server.name,
+          added: rules ? added.filter((p) => rules.has(p.rule)) : added,
+        });
         let is: Diagnostic[] | undefined;
         if (was) [is] = await server.diagnose(file, [after], others);
-        else {
+        else if (rules) {
+          // The new text first: without an error of the rules, the untouched text need not be checked at all.
+          [is] = await server.diagnose(file, [after], others);
+          if (counted(is ?? []).length === 0) return done([]);
+          [was = []] = await server.diagnose(file, [before], others);
+          if (kept) await keepUntouched(kept.cache, kept.key, was);
+        } else {
           [was = [], is] = await server.diagnose(file, [before, after], others);
           if (kept) await keepUntouched(kept.cache, kept.key, was);
         }
         untouched.set(key, was);
-        return { checked: true as const, language: server.language, server: server.name, added: addedDiagnostics(was, is ?? []) };
+        return done(addedDiagnostics(was, is ?? []));
       });
       return "why" in result ? { checked: false, why: result.why } : result;
     },

@@ -23,19 +23,22 @@ export interface SemanticChange {
 }
 
 /**
- * The semantic check of one attempt (MarsCode §3.3): the file's diagnostics on the untouched text and on the new one,
- * with the earlier steps' changes in place; an error the change adds from a rule that means broken code refuses it,
+ * The semantic check of one attempt (MarsCode §3.3): the file's diagnostics on the new text and, when it has an error
+ * of a refusing rule, on the untouched one, with the earlier steps' changes in place; an error the change adds from a
+ * rule that means broken code refuses it,
  * with a message for the model, as a new syntax error does. Without language servers, or for a file none checks, it
  * passes unchecked; a server that fails or is too slow makes it pass with a note, never fail the job.
  */
 export async function checkSemantics(ctx: StageContext, change: SemanticChange): Promise<SemanticVerdict> {
   if (!ctx.languageServers || !ctx.config.diagnostics.enabled) return {};
   const { path, before, after } = change;
+  // Only the refusing rules' errors decide, so the untouched text is checked only when the new one has one of them.
   const check = await ctx.languageServers.check(
     path,
     before,
     after,
     change.alongside.map((file) => ({ path: file.path, text: file.after })),
+    ctx.config.diagnostics.refuse_rules,
   );
   if (!check.checked) return check.why.startsWith("no language server checks") ? {} : { skipped: check.why };
   const refused = refusedProblems(ctx, check.language, check.added);

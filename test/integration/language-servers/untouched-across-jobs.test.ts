@@ -163,6 +163,29 @@ describe("the untouched files' diagnostics across jobs", () => {
     expect(await checkIn(cloneOf(first), "2.0")).toEqual(["5 reportCallIssue"]);
     expect(reads).toEqual([0, 1, 0]);
   });
+
+  it("with the refusing rules given, checks the untouched text only when the new one has an error of them, and lists theirs alone", async () => {
+    const LEGACY = "def price(items):\n    return summ(items)\n";
+    const root = committedCheckout({ "prices.py": PRICES, "legacy.py": LEGACY });
+    const { cache, written } = await recordedCache();
+    const servers = job(root, cache);
+    const refusing = { python: ["reportUndefinedVariable"], typescript: [] };
+    // Clean of the rules: the untouched text is never checked, so nothing of it is kept.
+    const clean = PRICES.replace("discount\n", "discount + 1\n");
+    expect(rules(await servers.check("prices.py", PRICES, clean, [], refusing))).toEqual([]);
+    expect(written).toEqual([]);
+    // An error of another rule the change adds is not listed with the rules given, and is without them.
+    const attribute = PRICES.replace("sum(items)", "sum(items).real.nosuch");
+    expect(rules(await servers.check("prices.py", PRICES, attribute, [], refusing))).toEqual([]);
+    expect(written).toEqual([]);
+    expect(rules(await servers.check("prices.py", PRICES, attribute))).toEqual(["2 reportAttributeAccessIssue"]);
+    expect(written).toHaveLength(1);
+    // The new text has an error of the rules that the file had already: the untouched text is checked, and it is not blamed.
+    expect(rules(await servers.check("legacy.py", LEGACY, `${LEGACY}# noted\n`, [], refusing))).toEqual([]);
+    expect(written).toHaveLength(2);
+    // And one it adds is listed.
+    expect(rules(await servers.check("legacy.py", LEGACY, LEGACY.replace("(items)", "(itemz)"), [], refusing))).toEqual(["2 reportUndefinedVariable"]);
+  });
 });
 
 /** A clone of the checkout `root` in a folder of its own: the same commit, its work tree clean. */
