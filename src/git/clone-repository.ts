@@ -235,7 +235,7 @@ export async function withShallowClone<T>(
       const { sink } = options;
       const onFiles = sink && ((files: ClonedFile[]) => sink.add(files));
       // The last job's work tree, when one is kept: only what the branch's commit changed is written into it.
-      const taken = objects && options.files !== "none" ? takeKeptTree(objects, remote.url, dir) : null;
+      const taken = objects && options.files !== "none" ? await takeKeptTree(objects, remote.url, dir) : null;
       if (options.files !== "none") {
         // A clone tried again hands over what it writes, not what the failed one wrote.
         sink?.start();
@@ -246,12 +246,13 @@ export async function withShallowClone<T>(
           fetchInto({ dir, remote, branch, http, alongside: started ? undefined : alongside, objects, attempt, visit, writer, packMemoryBytes }),
         );
         if (taken) {
-          const { folders } = await updateKeptTree(dir, taken, fetched.head, onFiles).catch(async () => {
-            // The packs no longer hold the kept tree's commit (they started over from a whole tree): written afresh.
-            emptyFolder(dir, ".git");
+          const updated = await updateKeptTree(dir, taken, fetched.head, onFiles);
+          if (!updated) {
+            // The packs no longer hold the kept tree's commit, or the tree is not whole: written afresh.
+            await emptyFolder(dir, ".git");
             sink?.start();
-            return new WorktreeWriter(dir, { ...(onFiles && { onFiles }), blobs }).write(fetched.head);
-          });
+          }
+          const { folders } = updated ?? (await new WorktreeWriter(dir, { ...(onFiles && { onFiles }), blobs }).write(fetched.head));
           sink?.done(folders);
         }
         if (writer) {

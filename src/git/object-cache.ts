@@ -231,11 +231,33 @@ export function forgetObjects(cache: ObjectCache, url: string): void {
 function removeObjects(folder: string): void {
   if (!fs.existsSync(folder)) return;
   for (const name of fs.readdirSync(folder)) {
-    if (name !== KEPT_HISTORY) fs.rmSync(path.join(folder, name), { recursive: true, force: true });
+    if (name !== KEPT_HISTORY) removeWhole(path.join(folder, name));
   }
 }
 
-/** The bytes of the files in a folder and in the folders it holds; a kept work tree's as its record says (thousands of files are not walked at each keep). */
+/** Names a folder gets on its way out (see removeWhole). */
+const REMOVING = ".removing-";
+
+/**
+ * Removes a file or folder by renaming it out of the way first (beside it, a REMOVING name), so that a removal cut
+ * short (the process killed, another process's rename) never leaves a kept work tree with its record and without
+ * some of its files under its own name, and a tree put back meanwhile at that name is not what is removed.
+ */
+function removeWhole(target: string): void {
+  const away = path.join(path.dirname(target), `${REMOVING}${path.basename(target)}-${crypto.randomBytes(4).toString("hex")}`);
+  try {
+    fs.renameSync(target, away);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return;
+    throw error;
+  }
+  fs.rmSync(away, { recursive: true, force: true });
+}
+
+/**
+ * The bytes of the files in a folder and in the folders it holds, links not followed; a kept work tree's as its record
+ * says (thousands of files are not walked at each keep).
+ */
 function bytesIn(folder: string): number {
   return fs.readdirSync(folder, { withFileTypes: true }).reduce((sum, entry) => {
     const file = path.join(folder, entry.name);
@@ -243,7 +265,7 @@ function bytesIn(folder: string): number {
       const bytes = keptTreeBytes(file);
       if (bytes !== null) return sum + bytes;
     }
-    return sum + (entry.isDirectory() ? bytesIn(file) : fs.statSync(file).size);
+    return sum + (entry.isDirectory() ? bytesIn(file) : fs.lstatSync(file).size);
   }, 0);
 }
 
@@ -281,6 +303,15 @@ export function evict(cache: ObjectCache, now = Date.now()): number {
   const folders = fs.readdirSync(cache.dir, { withFileTypes: true }).flatMap((entry) => {
     if (!entry.isDirectory()) return [];
     const folder = path.join(cache.dir, entry.name);
+    // On its way out: a removal a killed process left is finished here.
+    if (entry.name.startsWith(REMOVING)) {
+      try {
+        fs.rmSync(folder, { recursive: true, force: true });
+      } catch {
+        // Another process is removing it too.
+      }
+      return [];
+    }
     try {
       return [{ folder, used: lastUsed(folder), bytes: bytesIn(folder) }];
     } catch {
@@ -293,7 +324,7 @@ export function evict(cache: ObjectCache, now = Date.now()): number {
   for (const { folder, used, bytes } of folders.sort((a, b) => a.used - b.used)) {
     const stale = cache.maxAgeMs !== undefined && now - used > cache.maxAgeMs;
     if (!stale && total <= cache.maxBytes) break;
-    fs.rmSync(folder, { recursive: true, force: true });
+    removeWhole(folder);
     total -= bytes;
     removed++;
   }

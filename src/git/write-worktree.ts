@@ -3,6 +3,7 @@ import path from "node:path";
 import type { PackedObject } from "./pack/pack-objects.js";
 import { parseCommit } from "./pack/parse-commit.js";
 import { checkoutNames, EXECUTABLE, FOLDER, LINK, parseTree, SUBMODULE } from "./pack/parse-tree.js";
+import { gitObjectId } from "./git-object-id.js";
 import { GitObjects } from "./read-git-objects.js";
 
 // Writes overlap their I/O: each is an open, a write and a close on libuv's few threads, and with more of them
@@ -83,11 +84,18 @@ async function listFiles(
   }
 }
 
-/** The files of `commit` (links included) and its folders (submodules' too), read from the packs of `gitDir`, in the order a checkout places them. */
-export async function listCommit(gitDir: string, commit: string): Promise<{ files: ListedFile[]; folders: string[] }> {
+/**
+ * The files of `commit` (links included) and its folders (submodules' too), read from the packs of `gitDir`, in the
+ * order a checkout places them. With `checked`, the commit and each tree are checked against their ids.
+ */
+export async function listCommit(gitDir: string, commit: string, { checked = false } = {}): Promise<{ files: ListedFile[]; folders: string[] }> {
   const objects = new GitObjects(gitDir);
   try {
-    const read: ReadObject = async (oid, want) => objects.readAs(oid, want);
+    const read: ReadObject = async (oid, want) => {
+      const data = objects.readAs(oid, want);
+      if (checked && gitObjectId(want, data) !== oid) throw new Error(`the ${want} read as ${oid} is not that object: the clone's packs are damaged`);
+      return data;
+    };
     const files: ListedFile[] = [];
     const folders: string[] = [];
     await listFiles(parseCommit(await read(commit, "commit"), commit).tree, read, { folder: "", files, folders, makeFolder: () => {} });

@@ -5,7 +5,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { withShallowClone, type GitRemote } from "../../../src/git/clone-repository.js";
 import { gitBlobId } from "../../../src/git/git-object-id.js";
-import { folderOf, type ObjectCache } from "../../../src/git/object-cache.js";
+import { evict, folderOf, type ObjectCache } from "../../../src/git/object-cache.js";
 import type { ClonedFile, CloneSink } from "../../../src/git/write-worktree.js";
 import { createBareRepository, gitEnv, startGitServer, type GitServer } from "../../support/git-server.js";
 
@@ -87,6 +87,17 @@ function gitTree(name: string): Record<string, string> {
   } finally {
     fs.rmSync(work, { recursive: true, force: true });
   }
+}
+
+/** Every name under `dir` (but `.git`), as the bytes the file system holds. */
+function rawNames(dir: Buffer | string): Buffer[] {
+  const found: Buffer[] = [];
+  for (const entry of fs.readdirSync(dir, { withFileTypes: true, encoding: "buffer" })) {
+    if (entry.name.toString() === ".git") continue;
+    found.push(entry.name);
+    if (entry.isDirectory()) found.push(...rawNames(Buffer.concat([Buffer.from(dir), Buffer.from("/"), entry.name])));
+  }
+  return found;
 }
 
 /** A sink that keeps what the clone hands it. */
@@ -190,6 +201,68 @@ describe("the work tree kept for a repository's next job", () => {
     const tree = await withShallowClone(remote, "main", async ({ dir }) => treeOf(dir), { objects: cache, parentDir });
     expect(tree).toEqual(gitTree(name));
     expect(fs.readFileSync(path.join(outside, "secret.txt"), "utf8")).toBe("not the repository's\n");
+  });
+
+  it("goes back without what a name that is not UTF-8 holds, with the clone's modes, and as a folder only its user may enter", async () => {
+    const { name, remote, cache, parentDir } = fixture();
+    await withShallowClone(
+      remote,
+      "main",
+      async ({ dir }) => {
+        const raw = (rel: string, tail: number) => Buffer.concat([Buffer.from(path.join(dir, rel)), Buffer.from([tail])]);
+        fs.writeFileSync(raw("pkg0/stray", 0xff), "stray\n");
+        fs.mkdirSync(raw("evil", 0xfe));
+        fs.mkdirSync(Buffer.concat([raw("evil", 0xfe), Buffer.from("/.git")]));
+        fs.symlinkSync("/etc", Buffer.concat([raw("evil", 0xfe), Buffer.from("/etc")]));
+        // Its bytes as the commit has them, with bits the clone never sets.
+        fs.chmodSync(path.join(dir, "pkg1/mod1.py"), 0o4666);
+        fs.chmodSync(path.join(dir, "pkg2"), 0o2777);
+        fs.chmodSync(dir, 0o777);
+      },
+      { objects: cache, parentDir },
+    );
+    expect(fs.existsSync(keptTree(cache, remote.url))).toBe(true);
+    const seen = await withShallowClone(
+      remote,
+      "main",
+      async ({ dir }) => ({
+        tree: treeOf(dir),
+        names: rawNames(dir),
+        root: fs.statSync(dir).mode & 0o777,
+        file: fs.statSync(path.join(dir, "pkg1/mod1.py")).mode & 0o7777,
+        folder: fs.statSync(path.join(dir, "pkg2")).mode & 0o7777,
+      }),
+      { objects: cache, parentDir },
+    );
+    expect(seen.tree).toEqual(gitTree(name));
+    expect(seen.names.every((raw) => Buffer.from(raw.toString("utf8")).equals(raw))).toBe(true);
+    expect(seen.root).toBe(0o700);
+    expect(seen.file & 0o7022).toBe(0);
+    expect(seen.folder & 0o7022).toBe(0);
+  });
+
+  it("is not used when it lost a file or a link while kept (a removal cut short): the next clone writes the tree afresh", async () => {
+    const { name, remote, cache, parentDir } = fixture();
+    commit(name, (work) => fs.symlinkSync("README.md", path.join(work, "READ-ME")));
+    await withShallowClone(remote, "main", async () => {}, { objects: cache, parentDir });
+    const kept = keptTree(cache, remote.url);
+    fs.rmSync(path.join(kept, "pkg0/mod0.py"));
+    fs.rmSync(path.join(kept, "READ-ME"));
+    fs.writeFileSync(path.join(kept, "pkg1/mod1.py"), "not its blob\n");
+    // A clone without a sink (a revision's) reads nothing for the index: the tree is checked all the same.
+    const tree = await withShallowClone(remote, "main", async ({ dir }) => treeOf(dir), { objects: cache, parentDir });
+    expect(tree).toEqual(gitTree(name));
+  });
+
+  it("is evicted with its repository even without a record and holding a link to nothing", async () => {
+    const { remote, cache, parentDir } = fixture();
+    await withShallowClone(remote, "main", async () => {}, { objects: cache, parentDir });
+    const kept = keptTree(cache, remote.url);
+    fs.rmSync(path.join(kept, ".git"));
+    fs.symlinkSync("/nowhere/at/all", path.join(kept, "dangling"));
+    expect(evict({ ...cache, maxAgeMs: 1 }, Date.now() + 60_000)).toBe(1);
+    expect(fs.existsSync(folderOf(cache, remote.url))).toBe(false);
+    expect(fs.readdirSync(cache.dir)).toEqual([]);
   });
 
   it("serves one clone at a time: another at once writes its own, and one of the two goes back", async () => {
