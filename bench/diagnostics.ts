@@ -341,7 +341,7 @@ async function measureThirdParty(): Promise<{ pyarrow: string; rows: { label: st
         try {
           const found: string[] = [];
           for (const f of c.files) {
-            const check = await servers.check(f.path, f.before, f.after, alongside);
+            const check = await servers.check(f.path, f.before, f.after, { alongside });
             const rules = f.path.endsWith(".py") ? refusing : refusingTs;
             if (!check.checked) found.push(`skipped: ${check.why}`);
             else found.push(...check.added.map((p) => `${rules.has(p.rule) ? "*" : ""}${p.rule}`));
@@ -400,7 +400,7 @@ for (const change of changes) {
       ];
       for (const v of variants) {
         const started = performance.now();
-        const check = await servers.check(file.path, file.before, v.text, alongside);
+        const check = await servers.check(file.path, file.before, v.text, { alongside });
         outcomes.push({
           label: change.label,
           source: change.source,

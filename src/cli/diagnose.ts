@@ -70,7 +70,10 @@ export const diagnoseCommand: Command = {
           stop?.throwIfAborted();
           // The patch's other files are read as it leaves them, as a job's earlier changes are.
           const alongside = changes.map((other) => ({ path: other.path, text: other.after }));
-          const check = await servers.check(change.path, change.before, change.after, alongside, values.all ? undefined : config.diagnostics.refuse_rules);
+          const check = await servers.check(change.path, change.before, change.after, {
+            alongside,
+            ...(!values.all && { only: config.diagnostics.refuse_rules }),
+          });
           if (!check.checked) {
             verdicts.push({ path: change.path, checked: false, why: check.why, added: [] });
             continue;

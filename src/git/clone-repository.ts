@@ -13,6 +13,7 @@ import { GatheredPack } from "./pack/gather-pack.js";
 import { PackFile, type PackBytes } from "./pack/pack-file.js";
 import { PackObjects } from "./pack/pack-objects.js";
 import { PackArriving } from "./pack/read-arriving-pack.js";
+import { removeTree } from "../lib/remove-tree.js";
 import { emptyFolder, putBackTree, takeKeptTree, updateKeptTree } from "./kept-worktree.js";
 import { forgetObjects, keepObjects, linkCachedObjects, type ObjectCache } from "./object-cache.js";
 import { WorktreeWriter, type ClonedFile, type CloneSink } from "./write-worktree.js";
@@ -290,6 +291,6 @@ export async function withShallowClone<T>(
       checkout && options.objects && options.files !== "none" && (await putBackTree(options.objects, remote.url, dir, checkout.head).catch(() => false));
     // Removed without blocking: a large checkout's removal takes seconds, which the status edit that shows the pull
     // request would otherwise wait behind.
-    if (!kept) await fs.promises.rm(dir, { recursive: true, force: true });
+    if (!kept) await removeTree(dir);
   }
 }

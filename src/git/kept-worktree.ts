@@ -1,6 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { mapBounded } from "../lib/map-bounded.js";
+import { removeTree } from "../lib/remove-tree.js";
 import { gitBlobId, gitObjectId } from "./git-object-id.js";
 import { evict, folderOf, keepQuietly, KEPT_TREE, KEPT_TREE_RECORD as RECORD, privateFolder, type ObjectCache } from "./object-cache.js";
 import { EXECUTABLE, LINK } from "./pack/parse-tree.js";
@@ -27,7 +28,14 @@ const MAX_SHARE = 4;
 /** Mode bits no file or folder of a tree the clone writes has: setuid, setgid, sticky, writable by group or others. */
 const FOREIGN_BITS = 0o7022;
 
-const utf8 = new TextDecoder("utf-8", { fatal: true });
+// A leading byte-order mark is part of a name, not something to drop.
+const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+
+/** The record's form: a tree whose record has another (or none) is not used. */
+const RECORD_VERSION = 1;
+
+/** Most bytes of kept files held between their check and their handing over; past it they are read again (and checked again). */
+const MAX_HELD_BYTES = 128 * 2 ** 20;
 
 /** This user's id, or undefined where there is none (then owners are not compared). */
 const uid = process.getuid?.();
@@ -53,9 +61,10 @@ export async function takeKeptTree(cache: ObjectCache, url: string, dir: string)
   const record = path.join(dir, RECORD);
   try {
     const held = fs.lstatSync(record);
-    const commit = held.isFile() && root.isDirectory() && ours(root) ? (JSON.parse(fs.readFileSync(record, "utf8")) as { commit?: unknown }).commit : undefined;
+    const read =
+      held.isFile() && root.isDirectory() && ours(root) ? (JSON.parse(fs.readFileSync(record, "utf8")) as { version?: unknown; commit?: unknown }) : {};
     fs.rmSync(record, { recursive: true, force: true });
-    if (typeof commit === "string" && /^[0-9a-f]{40}$/.test(commit)) return commit;
+    if (read.version === RECORD_VERSION && typeof read.commit === "string" && /^[0-9a-f]{40}$/.test(read.commit)) return read.commit;
   } catch {
     // Not a record of ours: the tree is not used.
   }
@@ -67,9 +76,10 @@ export async function takeKeptTree(cache: ObjectCache, url: string, dir: string)
  * Turns the work tree at `dir`, checked out at `from`, into `commit`'s (both read from the packs of its `.git`):
  * what changed or went is taken away, the rest stays as it is, what is new is written. `onFiles` is given every regular
  * file of `commit` as the clone's writer gives them (see CloneSink). Returns as writeWorktree does; null, having changed
- * nothing, when the tree cannot be used: the packs no longer hold `from` (they started over from a whole tree), or a
- * file or link that would stay is not as `from` has it (a removal cut short, a machine that stopped before the disk
- * had the tree). The caller then writes the tree afresh.
+ * nothing, when the tree cannot be used: the packs no longer hold `from` (they started over from a whole tree), it
+ * holds an entry `from` does not (or of another kind, or with modes the clone never gives), or a file or link that
+ * would stay is not as `from` has it (a removal cut short, a machine that stopped before the disk had the tree). The
+ * caller then writes the tree afresh.
  */
 export async function updateKeptTree(
   dir: string,
@@ -83,24 +93,30 @@ export async function updateKeptTree(
   const after = from === commit ? before : await listCommit(gitDir, commit);
   const wanted = new Map(after.files.map((file) => [file.rel, file]));
   const folders = new Set(after.folders);
-  const wasFolders = new Set(before.folders);
-  // A file of the kept tree stays when the commit holds it as it is, and not in a folder the commit no longer has.
+  // A file of the kept tree stays when the commit holds it as it is (then it holds its folders too).
   const staying = before.files.filter((file) => {
     const now = wanted.get(file.rel);
-    return now !== undefined && now.oid === file.oid && now.mode === file.mode && !goneBelow(file.rel, wasFolders, folders);
+    return now !== undefined && now.oid === file.oid && now.mode === file.mode;
   });
   const stayed = new Set(staying.map((file) => file.rel));
+  // Nothing is there that `from` does not hold, as it holds it: no stray file, no link where a folder is.
+  if (!(await holdsOnly(dir, before))) return null;
   const objects = new GitObjects(gitDir);
   try {
-    // What stays is checked against its blob first, and its bytes kept for `onFiles`: nothing is changed until all hold.
+    // What stays is checked against its blob first, and its bytes kept for `onFiles` up to a bound: nothing is changed
+    // until all hold.
     const held = new Map<string, Buffer>();
+    let heldBytes = 0;
     const whole = await mapBounded(staying, PARALLEL, async (file) => {
       const at = path.join(dir, file.rel);
       const stat = await fs.promises.lstat(at).catch(() => undefined);
       if (file.mode === LINK) return stat?.isSymbolicLink() === true && (await fs.promises.readlink(at)) === checkedBlob(objects, file.oid).toString("utf8");
-      if (!stat?.isFile() || !sameKind(stat, file)) return false;
+      if (!stat?.isFile() || !fileFits(stat, file)) return false;
       const bytes = await fs.promises.readFile(at);
-      held.set(file.rel, bytes);
+      if (onFiles && heldBytes + bytes.length <= MAX_HELD_BYTES) {
+        held.set(file.rel, bytes);
+        heldBytes += bytes.length;
+      }
       return gitBlobId(bytes) === file.oid;
     });
     if (whole.includes(false)) return null;
@@ -120,7 +136,11 @@ export async function updateKeptTree(
     if (onFiles) {
       const regular = after.files.filter((file) => file.mode !== LINK);
       for (let start = 0; start < regular.length; start += BATCH_FILES) {
-        const batch = regular.slice(start, start + BATCH_FILES).map(({ rel, oid }) => ({ path: rel, oid, bytes: held.get(rel) ?? checkedBlob(objects, oid) }));
+        const batch = await mapBounded(regular.slice(start, start + BATCH_FILES), PARALLEL, async ({ rel, oid }) => ({
+          path: rel,
+          oid,
+          bytes: held.get(rel) ?? (stayed.has(rel) ? checked(oid, "blob", await fs.promises.readFile(path.join(dir, rel))) : checkedBlob(objects, oid)),
+        }));
         await onFiles(batch);
       }
     }
@@ -128,15 +148,6 @@ export async function updateKeptTree(
     objects.close();
   }
   return { files: after.files.length, folders: after.folders };
-}
-
-/** Whether `rel` lies in a folder of `was` that `now` no longer has (it goes with that folder). */
-function goneBelow(rel: string, was: ReadonlySet<string>, now: ReadonlySet<string>): boolean {
-  for (let slash = rel.lastIndexOf("/"); slash > 0; slash = rel.lastIndexOf("/", slash - 1)) {
-    const folder = rel.slice(0, slash);
-    if (!now.has(folder) && was.has(folder)) return true;
-  }
-  return false;
 }
 
 /**
@@ -159,7 +170,7 @@ export async function putBackTree(cache: ObjectCache, url: string, dir: string, 
   const bytes = await restoreTree(dir, gitDir, files, folders);
   if (bytes === null || bytes > cache.maxBytes / MAX_SHARE) return false;
   await fs.promises.rm(gitDir, { recursive: true, force: true });
-  fs.writeFileSync(path.join(dir, RECORD), `${JSON.stringify({ commit, bytes })}\n`, { mode: 0o600, flag: "wx" });
+  fs.writeFileSync(path.join(dir, RECORD), `${JSON.stringify({ version: RECORD_VERSION, commit, bytes })}\n`, { mode: 0o600, flag: "wx" });
   try {
     fs.renameSync(dir, path.join(folder, KEPT_TREE));
   } catch {
@@ -180,6 +191,8 @@ async function restoreTree(dir: string, gitDir: string, files: ListedFile[], fol
   // What is there and not listed goes; a folder is entered only when it is one (a directory entry's own type, never a
   // link's target). Names are read as bytes: one that is not UTF-8 no commit holds (see checkoutNames), and read as a
   // string it would name another path than its own.
+  // A folder gets the clone's mode before it is entered, so that what it holds can be taken away.
+  let foreign = false;
   const walk = async (rel: string): Promise<void> => {
     const at = path.join(dir, rel);
     for (const entry of await fs.promises.readdir(at, { withFileTypes: true, encoding: "buffer" })) {
@@ -192,18 +205,18 @@ async function restoreTree(dir: string, gitDir: string, files: ListedFile[], fol
       }
       const child = rel ? `${rel}/${name}` : name;
       if (child === ".git") continue;
-      if (entry.isDirectory() && wantedFolders.has(child)) await walk(child);
-      else if ((entry.isFile() || entry.isSymbolicLink()) && wanted.has(child)) continue;
-      else await fs.promises.rm(path.join(dir, child), { recursive: true, force: true });
+      if (entry.isDirectory() && wantedFolders.has(child)) {
+        if (!fitFolder(path.join(dir, child))) foreign = true;
+        else await walk(child);
+      } else if ((entry.isFile() || entry.isSymbolicLink()) && wanted.has(child)) continue;
+      // A folder left without the owner's write or search permission is opened up first (see removeTree).
+      else await removeTree(path.join(dir, child));
     }
   };
   await walk("");
+  if (foreign) return null;
   await makeFolders(dir, folders);
-  for (const rel of folders) {
-    const stat = fs.lstatSync(path.join(dir, rel));
-    if (!ours(stat)) return null;
-    if ((stat.mode & FOREIGN_BITS) !== 0) fs.chmodSync(path.join(dir, rel), 0o755);
-  }
+  for (const rel of folders) if (!fitFolder(path.join(dir, rel))) return null;
   const objects = new GitObjects(gitDir);
   let bytes = 0;
   try {
@@ -213,9 +226,11 @@ async function restoreTree(dir: string, gitDir: string, files: ListedFile[], fol
       if (file.mode === LINK) {
         const target = checkedBlob(objects, file.oid).toString("utf8");
         if (stat?.isSymbolicLink() && ours(stat) && (await fs.promises.readlink(at)) === target) return;
-      } else if (stat?.isFile() && sameKind(stat, file)) {
+      } else if (stat?.isFile() && ours(stat) && stat.nlink === 1) {
         const held = await fs.promises.readFile(at);
         if (gitBlobId(held) === file.oid) {
+          // Its bytes as the commit has them, with a mode the clone would not give (read-only, setuid): the clone's.
+          if (!fileFits(stat, file)) await fs.promises.chmod(at, file.mode === EXECUTABLE ? 0o755 : 0o644);
           bytes += held.length;
           return;
         }
@@ -231,9 +246,60 @@ async function restoreTree(dir: string, gitDir: string, files: ListedFile[], fol
   return bytes;
 }
 
-/** Whether a regular file is as the clone writes it: this user's, one link to it, the executable bit as `file` says, no other bit the clone never sets. */
-function sameKind(stat: fs.Stats, file: ListedFile): boolean {
-  return ours(stat) && stat.nlink === 1 && (stat.mode & FOREIGN_BITS) === 0 && ((stat.mode & 0o100) !== 0) === (file.mode === EXECUTABLE);
+/**
+ * Whether a regular file is as the clone writes it: this user's, one link to it, readable and writable by its owner,
+ * the executable bit as `file` says, and no bit the clone never sets (see FOREIGN_BITS).
+ */
+function fileFits(stat: fs.Stats, file: ListedFile): boolean {
+  return (
+    ours(stat) &&
+    stat.nlink === 1 &&
+    (stat.mode & FOREIGN_BITS) === 0 &&
+    (stat.mode & 0o600) === 0o600 &&
+    ((stat.mode & 0o100) !== 0) === (file.mode === EXECUTABLE)
+  );
+}
+
+/** Whether a folder is as the clone makes it: this user's, open to its owner, and no bit the clone never sets. */
+function folderFits(stat: fs.Stats): boolean {
+  return ours(stat) && (stat.mode & FOREIGN_BITS) === 0 && (stat.mode & 0o700) === 0o700;
+}
+
+/** Gives the folder at `at` the clone's mode where it has another; false when it is not this user's (it cannot be trusted). */
+function fitFolder(at: string): boolean {
+  const stat = fs.lstatSync(at);
+  if (!ours(stat)) return false;
+  if (!folderFits(stat)) fs.chmodSync(at, 0o755);
+  return true;
+}
+
+/**
+ * Whether the tree at `dir` holds nothing but entries of `tree` (the `.git` at its root aside), each of its kind (a
+ * folder a real folder with the clone's modes, a file a regular file or a link as listed); names read as bytes.
+ */
+async function holdsOnly(dir: string, tree: { files: ListedFile[]; folders: string[] }): Promise<boolean> {
+  const files = new Map(tree.files.map((file) => [file.rel, file]));
+  const folders = new Set(tree.folders);
+  const walk = async (rel: string): Promise<boolean> => {
+    for (const entry of await fs.promises.readdir(path.join(dir, rel), { withFileTypes: true, encoding: "buffer" })) {
+      let name: string;
+      try {
+        name = utf8.decode(entry.name);
+      } catch {
+        return false;
+      }
+      const child = rel ? `${rel}/${name}` : name;
+      if (child === ".git") continue;
+      if (entry.isDirectory()) {
+        if (!folders.has(child) || !folderFits(fs.lstatSync(path.join(dir, child))) || !(await walk(child))) return false;
+        continue;
+      }
+      const file = files.get(child);
+      if (!file || (file.mode === LINK ? !entry.isSymbolicLink() : !entry.isFile())) return false;
+    }
+    return true;
+  };
+  return walk("");
 }
 
 /** The blob `oid` from the packs, checked against its id. */
@@ -265,7 +331,10 @@ async function writeFile(dir: string, { rel, mode }: ListedFile, blob: Buffer): 
   await fs.promises.writeFile(at, blob, { mode: mode === EXECUTABLE ? 0o755 : 0o644, flag: "wx" });
 }
 
-/** Takes everything out of `dir` but the entry `keep`, leaving the folder. */
+/** Takes everything out of `dir` but the entry `keep`, leaving the folder; names read as bytes, so that none is missed. */
 export async function emptyFolder(dir: string, keep?: string): Promise<void> {
-  for (const name of await fs.promises.readdir(dir)) if (name !== keep) await fs.promises.rm(path.join(dir, name), { recursive: true, force: true });
+  for (const name of await fs.promises.readdir(dir, { encoding: "buffer" })) {
+    if (keep !== undefined && name.equals(Buffer.from(keep))) continue;
+    await fs.promises.rm(Buffer.concat([Buffer.from(`${dir}/`), name]), { recursive: true, force: true });
+  }
 }

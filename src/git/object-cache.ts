@@ -235,6 +235,15 @@ function removeObjects(folder: string): void {
   }
 }
 
+/** Removes what another process may be removing too. */
+function removeQuietly(target: string): void {
+  try {
+    fs.rmSync(target, { recursive: true, force: true });
+  } catch {
+    // Gone meanwhile, or not ours to remove: the next sweep tries again.
+  }
+}
+
 /** Names a folder gets on its way out (see removeWhole). */
 const REMOVING = ".removing-";
 
@@ -261,6 +270,11 @@ function removeWhole(target: string): void {
 function bytesIn(folder: string): number {
   return fs.readdirSync(folder, { withFileTypes: true }).reduce((sum, entry) => {
     const file = path.join(folder, entry.name);
+    // A removal a killed process left (see removeWhole) is finished, not counted.
+    if (entry.name.startsWith(REMOVING)) {
+      removeQuietly(file);
+      return sum;
+    }
     if (entry.isDirectory() && entry.name === KEPT_TREE) {
       const bytes = keptTreeBytes(file);
       if (bytes !== null) return sum + bytes;
@@ -272,7 +286,9 @@ function bytesIn(folder: string): number {
 /** The bytes a kept work tree's record says its files take, or null when it has no record that says so. */
 function keptTreeBytes(tree: string): number | null {
   try {
-    const { bytes } = JSON.parse(fs.readFileSync(path.join(tree, KEPT_TREE_RECORD), "utf8")) as { bytes?: unknown };
+    const record = path.join(tree, KEPT_TREE_RECORD);
+    if (!fs.lstatSync(record).isFile()) return null;
+    const { bytes } = JSON.parse(fs.readFileSync(record, "utf8")) as { bytes?: unknown };
     return typeof bytes === "number" && Number.isSafeInteger(bytes) && bytes >= 0 ? bytes : null;
   } catch {
     return null;
@@ -305,11 +321,7 @@ export function evict(cache: ObjectCache, now = Date.now()): number {
     const folder = path.join(cache.dir, entry.name);
     // On its way out: a removal a killed process left is finished here.
     if (entry.name.startsWith(REMOVING)) {
-      try {
-        fs.rmSync(folder, { recursive: true, force: true });
-      } catch {
-        // Another process is removing it too.
-      }
+      removeQuietly(folder);
       return [];
     }
     try {

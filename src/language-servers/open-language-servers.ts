@@ -32,7 +32,7 @@ export interface LanguageServers {
    * `only`, the errors of those rules of the file's language alone: the new text is checked first, and the untouched
    * one only when the new text has one of them (an error of them the new text lacks, it cannot add).
    */
-  check(file: string, before: string, after: string, alongside?: readonly FileText[], only?: RulesByLanguage): Promise<ChangeCheck>;
+  check(file: string, before: string, after: string, options?: { alongside?: readonly FileText[]; only?: RulesByLanguage }): Promise<ChangeCheck>;
   /** Where the name at `position` of `file` (whose text is `text`) is used, or why that could not be found. */
   references(file: string, text: string, position: Position): Promise<Location[] | { why: string }>;
   /**
@@ -119,7 +119,7 @@ export function openLanguageServers(root: string, limits: ServerLimits, containm
   };
 
   return {
-    check: async (file, before, after, alongside = [], only) => {
+    check: async (file, before, after, { alongside = [], only } = {}) => {
       const result = await withServer(file, async (server, { seen, environment: shown }) => {
         // Only the files the server reads count; a file the other languages' servers check does not change its verdict.
         const others = alongside.filter((other) => other.path !== file && languageOf(other.path)?.language === server.language);

@@ -2,7 +2,7 @@ import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { layersOf, mountLayers, overlayHow, unmountOnce, type LayeredCopy } from "./mount-overlay.js";
-import { removeTreeSync } from "./remove-tree.js";
+import { removeTreeSync } from "../../lib/remove-tree.js";
 
 /**
  * A job's copy over a kept environment held at its set-up state: what was written over the kept folder until then (the

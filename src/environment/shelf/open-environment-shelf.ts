@@ -7,7 +7,7 @@ import { dropHold, isHeldOnDisk, placeHold } from "./hold-marker.js";
 import { measureTree } from "./measure-tree.js";
 import { HEARTBEAT_MS, openKeepingFolder } from "./open-keeping-folder.js";
 import { readKeptRecord } from "./read-kept-record.js";
-import { removeTree } from "./remove-tree.js";
+import { removeTree } from "../../lib/remove-tree.js";
 import { REMOVING, sweepLeftovers } from "./sweep-leftovers.js";
 
 /** What a shelf is opened with. */

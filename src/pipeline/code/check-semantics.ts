@@ -33,13 +33,10 @@ export async function checkSemantics(ctx: StageContext, change: SemanticChange):
   if (!ctx.languageServers || !ctx.config.diagnostics.enabled) return {};
   const { path, before, after } = change;
   // Only the refusing rules' errors decide, so the untouched text is checked only when the new one has one of them.
-  const check = await ctx.languageServers.check(
-    path,
-    before,
-    after,
-    change.alongside.map((file) => ({ path: file.path, text: file.after })),
-    ctx.config.diagnostics.refuse_rules,
-  );
+  const check = await ctx.languageServers.check(path, before, after, {
+    alongside: change.alongside.map((file) => ({ path: file.path, text: file.after })),
+    only: ctx.config.diagnostics.refuse_rules,
+  });
   if (!check.checked) return check.why.startsWith("no language server checks") ? {} : { skipped: check.why };
   const refused = refusedProblems(ctx, check.language, check.added);
   if (refused.length === 0) return {};

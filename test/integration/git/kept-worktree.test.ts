@@ -214,9 +214,17 @@ describe("the work tree kept for a repository's next job", () => {
         fs.mkdirSync(raw("evil", 0xfe));
         fs.mkdirSync(Buffer.concat([raw("evil", 0xfe), Buffer.from("/.git")]));
         fs.symlinkSync("/etc", Buffer.concat([raw("evil", 0xfe), Buffer.from("/etc")]));
-        // Its bytes as the commit has them, with bits the clone never sets.
+        // Names that read as the commit's once a leading byte-order mark is dropped.
+        fs.writeFileSync(path.join(dir, "\uFEFFREADME.md"), "not the readme\n");
+        fs.writeFileSync(path.join(dir, "\uFEFFnotwanted"), "stray\n");
+        fs.mkdirSync(path.join(dir, "\uFEFFpkg0"));
+        fs.writeFileSync(path.join(dir, "\uFEFFpkg0/mod0.py"), "stray\n");
+        // Its bytes as the commit has them, with bits the clone never sets, or without those it does.
         fs.chmodSync(path.join(dir, "pkg1/mod1.py"), 0o4666);
+        fs.chmodSync(path.join(dir, "pkg1/mod5.py"), 0o444);
         fs.chmodSync(path.join(dir, "pkg2"), 0o2777);
+        fs.writeFileSync(path.join(dir, "pkg3/stray.py"), "stray\n");
+        fs.chmodSync(path.join(dir, "pkg3"), 0o555);
         fs.chmodSync(dir, 0o777);
       },
       { objects: cache, parentDir },
@@ -230,15 +238,19 @@ describe("the work tree kept for a repository's next job", () => {
         names: rawNames(dir),
         root: fs.statSync(dir).mode & 0o777,
         file: fs.statSync(path.join(dir, "pkg1/mod1.py")).mode & 0o7777,
+        readOnly: fs.statSync(path.join(dir, "pkg1/mod5.py")).mode & 0o7777,
         folder: fs.statSync(path.join(dir, "pkg2")).mode & 0o7777,
+        closed: fs.statSync(path.join(dir, "pkg3")).mode & 0o7777,
       }),
       { objects: cache, parentDir },
     );
     expect(seen.tree).toEqual(gitTree(name));
     expect(seen.names.every((raw) => Buffer.from(raw.toString("utf8")).equals(raw))).toBe(true);
     expect(seen.root).toBe(0o700);
-    expect(seen.file & 0o7022).toBe(0);
-    expect(seen.folder & 0o7022).toBe(0);
+    expect(seen.file).toBe(0o644);
+    expect(seen.readOnly).toBe(0o644);
+    expect(seen.folder).toBe(0o755);
+    expect(seen.closed).toBe(0o755);
   });
 
   it("is not used when it lost a file or a link while kept (a removal cut short): the next clone writes the tree afresh", async () => {
@@ -252,6 +264,41 @@ describe("the work tree kept for a repository's next job", () => {
     // A clone without a sink (a revision's) reads nothing for the index: the tree is checked all the same.
     const tree = await withShallowClone(remote, "main", async ({ dir }) => treeOf(dir), { objects: cache, parentDir });
     expect(tree).toEqual(gitTree(name));
+  });
+
+  it("is not used when it holds an entry its commit does not, or a record of another form: the next clone writes the tree afresh", async () => {
+    const { name, remote, cache, parentDir } = fixture();
+    await withShallowClone(remote, "main", async () => {}, { objects: cache, parentDir });
+    const kept = keptTree(cache, remote.url);
+    fs.writeFileSync(path.join(kept, "stray.txt"), "stray\n");
+    fs.writeFileSync(Buffer.concat([Buffer.from(path.join(kept, "pkg0/s")), Buffer.from([0xff])]), "stray\n");
+    const sink = recordingSink();
+    const tree = await withShallowClone(remote, "main", async ({ dir }) => ({ tree: treeOf(dir), names: rawNames(dir).length }), {
+      objects: cache,
+      parentDir,
+      sink,
+    });
+    expect(tree.tree).toEqual(gitTree(name));
+    expect(tree.names).toBe(Object.keys(gitTree(name)).length);
+    expect(sink.files.map((f) => f.path).sort()).toEqual(Object.keys(seed).sort());
+    // A tree whose record has no form of this version's (as an earlier one wrote): not used either.
+    const record = path.join(keptTree(cache, remote.url), ".git");
+    const { commit } = JSON.parse(fs.readFileSync(record, "utf8")) as { commit: string };
+    fs.writeFileSync(record, JSON.stringify({ commit }));
+    // Dated long ago: a file of the tree taken would still be, one written afresh is not.
+    const longAgo = new Date("2001-01-01T00:00:00Z");
+    fs.utimesSync(path.join(keptTree(cache, remote.url), "pkg1/mod5.py"), longAgo, longAgo);
+    const again = await withShallowClone(
+      remote,
+      "main",
+      async ({ dir }) => ({ tree: treeOf(dir), mtime: fs.statSync(path.join(dir, "pkg1/mod5.py")).mtimeMs }),
+      {
+        objects: cache,
+        parentDir,
+      },
+    );
+    expect(again.tree).toEqual(gitTree(name));
+    expect(again.mtime).toBeGreaterThan(longAgo.getTime());
   });
 
   it("is evicted with its repository even without a record and holding a link to nothing", async () => {

@@ -172,19 +172,19 @@ describe("the untouched files' diagnostics across jobs", () => {
     const refusing = { python: ["reportUndefinedVariable"], typescript: [] };
     // Clean of the rules: the untouched text is never checked, so nothing of it is kept.
     const clean = PRICES.replace("discount\n", "discount + 1\n");
-    expect(rules(await servers.check("prices.py", PRICES, clean, [], refusing))).toEqual([]);
+    expect(rules(await servers.check("prices.py", PRICES, clean, { only: refusing }))).toEqual([]);
     expect(written).toEqual([]);
     // An error of another rule the change adds is not listed with the rules given, and is without them.
     const attribute = PRICES.replace("sum(items)", "sum(items).real.nosuch");
-    expect(rules(await servers.check("prices.py", PRICES, attribute, [], refusing))).toEqual([]);
+    expect(rules(await servers.check("prices.py", PRICES, attribute, { only: refusing }))).toEqual([]);
     expect(written).toEqual([]);
     expect(rules(await servers.check("prices.py", PRICES, attribute))).toEqual(["2 reportAttributeAccessIssue"]);
     expect(written).toHaveLength(1);
     // The new text has an error of the rules that the file had already: the untouched text is checked, and it is not blamed.
-    expect(rules(await servers.check("legacy.py", LEGACY, `${LEGACY}# noted\n`, [], refusing))).toEqual([]);
+    expect(rules(await servers.check("legacy.py", LEGACY, `${LEGACY}# noted\n`, { only: refusing }))).toEqual([]);
     expect(written).toHaveLength(2);
     // And one it adds is listed.
-    expect(rules(await servers.check("legacy.py", LEGACY, LEGACY.replace("(items)", "(itemz)"), [], refusing))).toEqual(["2 reportUndefinedVariable"]);
+    expect(rules(await servers.check("legacy.py", LEGACY, LEGACY.replace("(items)", "(itemz)"), { only: refusing }))).toEqual(["2 reportUndefinedVariable"]);
   });
 });
 
