@@ -38,7 +38,8 @@ export async function openBrowser(): Promise<TestBrowser> {
       `--user-data-dir=${profile}`,
       "about:blank",
     ],
-    { cwd: profile, env: { ...process.env, HOME: profile } },
+    // Its temp folder too (the profile's lock, `org.chromium.Chromium.*`), which a browser stopped by a kill leaves behind.
+    { cwd: profile, env: { ...process.env, HOME: profile, TMPDIR: profile } },
   );
   const end = async () => {
     await group.stop(2_000);
