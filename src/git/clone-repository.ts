@@ -235,12 +235,13 @@ export async function withShallowClone<T>(
       let writer: WorktreeWriter | undefined;
       const { sink } = options;
       const onFiles = sink && ((files: ClonedFile[]) => sink.add(files));
+      const newWriter = () => new WorktreeWriter(dir, { ...(onFiles && { onFiles }), blobs });
       // The last job's work tree, when one is kept: only what the branch's commit changed is written into it.
       const taken = objects && options.files !== "none" ? await takeKeptTree(objects, remote.url, dir) : null;
       if (options.files !== "none") {
         // A clone tried again hands over what it writes, not what the failed one wrote.
         sink?.start();
-        if (!taken) writer = new WorktreeWriter(dir, { ...(onFiles && { onFiles }), blobs });
+        if (!taken) writer = newWriter();
       }
       try {
         const fetched = await http.settle(
@@ -253,7 +254,7 @@ export async function withShallowClone<T>(
             await emptyFolder(dir, ".git");
             sink?.start();
           }
-          const { folders } = updated ?? (await new WorktreeWriter(dir, { ...(onFiles && { onFiles }), blobs }).write(fetched.head));
+          const { folders } = updated ?? (await newWriter().write(fetched.head));
           sink?.done(folders);
         }
         if (writer) {

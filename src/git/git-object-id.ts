@@ -13,6 +13,12 @@ export function gitObjectId(type: string, bytes: Uint8Array): string {
   return gitHash().update(`${type} ${bytes.length}\0`).update(bytes).digest("hex");
 }
 
+/** `data`, once checked to be the object `oid` of this type; throws when its id is another (damaged packs). */
+export function checkedObject(oid: string, type: string, data: Buffer): Buffer {
+  if (gitObjectId(type, data) !== oid) throw new Error(`the ${type} read as ${oid} is not that object: the clone's packs are damaged`);
+  return data;
+}
+
 /** The id git gives these bytes as a blob (`git hash-object`). */
 export function gitBlobId(bytes: Uint8Array): string {
   return gitObjectId("blob", bytes);

@@ -2,12 +2,11 @@ import fs from "node:fs";
 import path from "node:path";
 import { mapBounded } from "../lib/map-bounded.js";
 import { removeTree } from "../lib/remove-tree.js";
-import { gitBlobId, gitObjectId } from "./git-object-id.js";
+import { checkedObject, gitBlobId } from "./git-object-id.js";
 import { evict, folderOf, keepQuietly, KEPT_TREE, KEPT_TREE_RECORD as RECORD, privateFolder, type ObjectCache } from "./object-cache.js";
-import { EXECUTABLE, LINK } from "./pack/parse-tree.js";
+import { EXECUTABLE, fileModeOf, LINK } from "./pack/parse-tree.js";
 import { GitObjects } from "./read-git-objects.js";
-import { listCommit, type ClonedFile, type ListedFile } from "./write-worktree.js";
-import type { PackedObject } from "./pack/pack-objects.js";
+import { listCommit, writeTreeEntry, type ClonedFile, type ListedFile } from "./write-worktree.js";
 
 // A worker keeps the work tree of a repository's last job beside its kept objects, so that the next job on the
 // repository moves it into its checkout and writes only what the new commit changed: writing sympy's 2,087 files is
@@ -131,7 +130,7 @@ export async function updateKeptTree(
     await mapBounded(
       after.files.filter((file) => !stayed.has(file.rel)),
       PARALLEL,
-      (file) => writeFile(dir, file, checkedBlob(objects, file.oid)),
+      (file) => writeTreeEntry(path.join(dir, file.rel), file.mode, checkedBlob(objects, file.oid)),
     );
     if (onFiles) {
       const regular = after.files.filter((file) => file.mode !== LINK);
@@ -139,7 +138,7 @@ export async function updateKeptTree(
         const batch = await mapBounded(regular.slice(start, start + BATCH_FILES), PARALLEL, async ({ rel, oid }) => ({
           path: rel,
           oid,
-          bytes: held.get(rel) ?? (stayed.has(rel) ? checked(oid, "blob", await fs.promises.readFile(path.join(dir, rel))) : checkedBlob(objects, oid)),
+          bytes: held.get(rel) ?? (stayed.has(rel) ? checkedObject(oid, "blob", await fs.promises.readFile(path.join(dir, rel))) : checkedBlob(objects, oid)),
         }));
         await onFiles(batch);
       }
@@ -188,23 +187,16 @@ export async function putBackTree(cache: ObjectCache, url: string, dir: string, 
 async function restoreTree(dir: string, gitDir: string, files: ListedFile[], folders: string[]): Promise<number | null> {
   const wanted = new Map(files.map((file) => [file.rel, file]));
   const wantedFolders = new Set(folders);
-  // What is there and not listed goes; a folder is entered only when it is one (a directory entry's own type, never a
-  // link's target). Names are read as bytes: one that is not UTF-8 no commit holds (see checkoutNames), and read as a
-  // string it would name another path than its own.
-  // A folder gets the clone's mode before it is entered, so that what it holds can be taken away.
+  // What is there and not listed goes, a name that is not UTF-8 too (see entriesOf); a folder is entered only when it
+  // is one (a directory entry's own type, never a link's target), and gets the clone's mode before it is entered, so
+  // that what it holds can be taken away.
   let foreign = false;
   const walk = async (rel: string): Promise<void> => {
-    const at = path.join(dir, rel);
-    for (const entry of await fs.promises.readdir(at, { withFileTypes: true, encoding: "buffer" })) {
-      let name: string;
-      try {
-        name = utf8.decode(entry.name);
-      } catch {
-        await fs.promises.rm(Buffer.concat([Buffer.from(`${at}/`), entry.name]), { recursive: true, force: true });
+    for (const { entry, child, raw } of await entriesOf(dir, rel)) {
+      if (child === undefined) {
+        await fs.promises.rm(raw, { recursive: true, force: true });
         continue;
       }
-      const child = rel ? `${rel}/${name}` : name;
-      if (child === ".git") continue;
       if (entry.isDirectory() && wantedFolders.has(child)) {
         if (!fitFolder(path.join(dir, child))) foreign = true;
         else await walk(child);
@@ -230,7 +222,7 @@ async function restoreTree(dir: string, gitDir: string, files: ListedFile[], fol
         const held = await fs.promises.readFile(at);
         if (gitBlobId(held) === file.oid) {
           // Its bytes as the commit has them, with a mode the clone would not give (read-only, setuid): the clone's.
-          if (!fileFits(stat, file)) await fs.promises.chmod(at, file.mode === EXECUTABLE ? 0o755 : 0o644);
+          if (!fileFits(stat, file)) await fs.promises.chmod(at, fileModeOf(file.mode));
           bytes += held.length;
           return;
         }
@@ -238,7 +230,7 @@ async function restoreTree(dir: string, gitDir: string, files: ListedFile[], fol
       if (stat) await fs.promises.rm(at, { recursive: true, force: true });
       const blob = checkedBlob(objects, file.oid);
       if (file.mode !== LINK) bytes += blob.length;
-      await writeFile(dir, file, blob);
+      await writeTreeEntry(at, file.mode, blob);
     });
   } finally {
     objects.close();
@@ -281,15 +273,8 @@ async function holdsOnly(dir: string, tree: { files: ListedFile[]; folders: stri
   const files = new Map(tree.files.map((file) => [file.rel, file]));
   const folders = new Set(tree.folders);
   const walk = async (rel: string): Promise<boolean> => {
-    for (const entry of await fs.promises.readdir(path.join(dir, rel), { withFileTypes: true, encoding: "buffer" })) {
-      let name: string;
-      try {
-        name = utf8.decode(entry.name);
-      } catch {
-        return false;
-      }
-      const child = rel ? `${rel}/${name}` : name;
-      if (child === ".git") continue;
+    for (const { entry, child } of await entriesOf(dir, rel)) {
+      if (child === undefined) return false;
       if (entry.isDirectory()) {
         if (!folders.has(child) || !folderFits(fs.lstatSync(path.join(dir, child))) || !(await walk(child))) return false;
         continue;
@@ -302,15 +287,33 @@ async function holdsOnly(dir: string, tree: { files: ListedFile[]; folders: stri
   return walk("");
 }
 
-/** The blob `oid` from the packs, checked against its id. */
-function checkedBlob(objects: GitObjects, oid: string): Buffer {
-  return checked(oid, "blob", objects.readAs(oid, "blob"));
+/** An entry of a folder of a tree on the disk, as entriesOf reads it. */
+type TreeEntryOnDisk = { entry: fs.Dirent<Buffer>; child: string | undefined; raw: Buffer };
+
+/**
+ * The entries of the folder `rel` of the tree at `dir`, the `.git` at its root left out, each with its path in the
+ * tree (`child`) and its own bytes' path (`raw`). Names are read as bytes: one that is not UTF-8 (`child` undefined)
+ * no commit holds (see checkoutNames), and read as a string it would name another path than its own.
+ */
+async function entriesOf(dir: string, rel: string): Promise<TreeEntryOnDisk[]> {
+  const at = path.join(dir, rel);
+  const entries = await fs.promises.readdir(at, { withFileTypes: true, encoding: "buffer" });
+  return entries.flatMap((entry): TreeEntryOnDisk[] => {
+    const raw = Buffer.concat([Buffer.from(`${at}/`), entry.name]);
+    let name: string;
+    try {
+      name = utf8.decode(entry.name);
+    } catch {
+      return [{ entry, child: undefined, raw }];
+    }
+    const child = rel ? `${rel}/${name}` : name;
+    return child === ".git" ? [] : [{ entry, child, raw }];
+  });
 }
 
-/** `data`, once its id is checked to be `oid`. */
-function checked(oid: string, type: PackedObject["type"], data: Buffer): Buffer {
-  if (gitObjectId(type, data) !== oid) throw new Error(`the ${type} read as ${oid} is not that object: the clone's packs are damaged`);
-  return data;
+/** The blob `oid` from the packs, checked against its id. */
+function checkedBlob(objects: GitObjects, oid: string): Buffer {
+  return checkedObject(oid, "blob", objects.readAs(oid, "blob"));
 }
 
 /** Makes the folders (parents first, as listed) that are not there; what stands at a folder's path and is not one goes first. */
@@ -322,13 +325,6 @@ async function makeFolders(dir: string, folders: string[]): Promise<void> {
     if (stat) await fs.promises.rm(at, { recursive: true, force: true });
     await fs.promises.mkdir(at);
   }
-}
-
-/** Writes one file of a tree as the clone's writer does: a link as a link, never through a link or onto a file there. */
-async function writeFile(dir: string, { rel, mode }: ListedFile, blob: Buffer): Promise<void> {
-  const at = path.join(dir, rel);
-  if (mode === LINK) return fs.promises.symlink(blob.toString("utf8"), at);
-  await fs.promises.writeFile(at, blob, { mode: mode === EXECUTABLE ? 0o755 : 0o644, flag: "wx" });
 }
 
 /** Takes everything out of `dir` but the entry `keep`, leaving the folder; names read as bytes, so that none is missed. */

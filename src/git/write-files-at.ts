@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { resolveInside, UnsafePathError } from "../lib/safe-path.js";
-import { checkoutNames, EXECUTABLE, FOLDER, isRegularFile, type TreeEntry } from "./pack/parse-tree.js";
+import { checkoutNames, fileModeOf, FOLDER, isRegularFile, type TreeEntry } from "./pack/parse-tree.js";
 import type { GitObjects } from "./read-git-objects.js";
 
 /**
@@ -25,7 +25,7 @@ export async function writeFilesAt(objects: GitObjects, dir: string, commit: str
     if (!entry || !isRegularFile(entry.mode)) continue;
     const blob = objects.readBlob(entry.oid);
     await fs.promises.mkdir(path.dirname(target.absolute), { recursive: true });
-    await fs.promises.writeFile(target.absolute, blob, { mode: entry.mode === EXECUTABLE ? 0o755 : 0o644 });
+    await fs.promises.writeFile(target.absolute, blob, { mode: fileModeOf(entry.mode) });
     written.push(target.relative);
   }
   return written;

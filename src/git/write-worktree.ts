@@ -2,8 +2,8 @@ import fs from "node:fs";
 import path from "node:path";
 import type { PackedObject } from "./pack/pack-objects.js";
 import { parseCommit } from "./pack/parse-commit.js";
-import { checkoutNames, EXECUTABLE, FOLDER, LINK, parseTree, SUBMODULE } from "./pack/parse-tree.js";
-import { gitObjectId } from "./git-object-id.js";
+import { checkoutNames, fileModeOf, FOLDER, LINK, parseTree, SUBMODULE } from "./pack/parse-tree.js";
+import { checkedObject } from "./git-object-id.js";
 import { GitObjects } from "./read-git-objects.js";
 
 // Writes overlap their I/O: each is an open, a write and a close on libuv's few threads, and with more of them
@@ -91,11 +91,7 @@ async function listFiles(
 export async function listCommit(gitDir: string, commit: string, { checked = false } = {}): Promise<{ files: ListedFile[]; folders: string[] }> {
   const objects = new GitObjects(gitDir);
   try {
-    const read: ReadObject = async (oid, want) => {
-      const data = objects.readAs(oid, want);
-      if (checked && gitObjectId(want, data) !== oid) throw new Error(`the ${want} read as ${oid} is not that object: the clone's packs are damaged`);
-      return data;
-    };
+    const read: ReadObject = async (oid, want) => (checked ? checkedObject(oid, want, objects.readAs(oid, want)) : objects.readAs(oid, want));
     const files: ListedFile[] = [];
     const folders: string[] = [];
     await listFiles(parseCommit(await read(commit, "commit"), commit).tree, read, { folder: "", files, folders, makeFolder: () => {} });
@@ -103,6 +99,15 @@ export async function listCommit(gitDir: string, commit: string, { checked = fal
   } finally {
     objects.close();
   }
+}
+
+/**
+ * Writes one entry of a tree at `at`, as the clone writes it: a link as a link, a file with its mode, and never
+ * through a link or onto a file already there, whatever the tree says ("wx").
+ */
+export function writeTreeEntry(at: string, mode: string, blob: Buffer): Promise<void> {
+  if (mode === LINK) return fs.promises.symlink(blob.toString("utf8"), at);
+  return fs.promises.writeFile(at, blob, { mode: fileModeOf(mode), flag: "wx" });
 }
 
 // Most bytes of trees a writer holds that came before their place in the work tree was known: git sends a tree
@@ -292,12 +297,8 @@ export class WorktreeWriter {
     if (slash >= 0) await this.folders.get(rel.slice(0, slash));
     // Only the last pass hands over a file without its bytes, once it has set `read`.
     const blob = held ?? (await this.read!(oid, "blob"));
-    if (mode === LINK) {
-      await fs.promises.symlink(blob.toString("utf8"), file);
-      return;
-    }
-    // "wx": never through a link or onto a file already there, whatever the tree says.
-    const written = fs.promises.writeFile(file, blob, { mode: mode === EXECUTABLE ? 0o755 : 0o644, flag: "wx" });
+    const written = writeTreeEntry(file, mode, blob);
+    if (mode === LINK) return written;
     const { onFiles } = this.options;
     if (onFiles) this.batch.push({ path: rel, oid, bytes: blob });
     // Both run to their end before the write counts as done, failed or not: nothing of it outlives the clone.

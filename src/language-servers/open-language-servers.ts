@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import type { Diagnostic, Location, Position } from "vscode-languageserver-protocol";
-import { addedDiagnostics, ruleOf, type AddedProblem } from "./added-diagnostics.js";
+import { addedDiagnostics, type AddedProblem } from "./added-diagnostics.js";
 import { describeInstalled } from "./describe-installed.js";
 import { LanguageServerError, LateReferencesError } from "./errors.js";
 import { configTexts, keepUntouched, recallUntouched, serverIdentity, untouchedKey, type UntouchedStore } from "./remember-untouched.js";
@@ -132,8 +132,6 @@ export function openLanguageServers(root: string, limits: ServerLimits, containm
         const kept = untouched.has(key) ? null : await keptKey(server.language, shown, { file, before, alongside: others });
         let was = untouched.get(key) ?? (kept ? await recallUntouched(kept.cache, kept.key) : undefined);
         const rules = only && new Set(only[server.language]);
-        // Only an error can be added (see addedDiagnostics): a warning of one of the rules does not count.
-        const counted = (diagnostics: readonly Diagnostic[]) => diagnostics.filter((d) => d.severity === 1 && (!rules || rules.has(ruleOf(d))));
         const done = (added: AddedProblem[]) => ({
           checked: true as const,
           language: server.language,
@@ -145,7 +143,8 @@ export function openLanguageServers(root: string, limits: ServerLimits, containm
         else if (rules) {
           // The new text first: without an error of the rules, the untouched text need not be checked at all.
           [is] = await server.diagnose(file, [after], others);
-          if (counted(is ?? []).length === 0) return done([]);
+          // What the new text could add at most: its every error (see addedDiagnostics), of which none of the rules'.
+          if (!addedDiagnostics([], is ?? []).some((p) => rules.has(p.rule))) return done([]);
           [was = []] = await server.diagnose(file, [before], others);
           if (kept) await keepUntouched(kept.cache, kept.key, was);
         } else {

@@ -18,6 +18,11 @@ export const SUBMODULE = "160000";
 /** An executable file's mode; any other `100…` mode is a plain file's. */
 export const EXECUTABLE = "100755";
 
+/** The mode a checkout gives a regular file of the tree mode `mode` (before the umask). */
+export function fileModeOf(mode: string): number {
+  return mode === EXECUTABLE ? 0o755 : 0o644;
+}
+
 /** Whether a mode is a regular file's: `100644` or `100755` (and the `100664` old gits wrote); links and submodules are not. */
 export function isRegularFile(mode: string): boolean {
   return mode.startsWith("100");
