@@ -6,6 +6,7 @@ import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { withShallowClone, type GitRemote } from "../../../src/git/clone-repository.js";
 import { gitEnv, startGitServer, type GitServer } from "../../support/git-server.js";
+import { treeSnapshot } from "../../support/tree-snapshot.js";
 
 // The bot's clone against the native `git clone --depth 1` of the same repository, served by the real git
 // http-backend: every shape a default branch can hold that the work tree must reproduce.
@@ -53,28 +54,6 @@ afterAll(async () => {
   fs.rmSync(root, { recursive: true, force: true });
 });
 
-/** Every path under `dir` but `.git`, with what a checkout must reproduce: kind, executable bit, link target, bytes. */
-function snapshot(dir: string): Record<string, string> {
-  const found: Record<string, string> = {};
-  const walk = (rel: string) => {
-    for (const entry of fs.readdirSync(path.join(dir, rel), { withFileTypes: true })) {
-      const child = rel ? `${rel}/${entry.name}` : entry.name;
-      if (child === ".git") continue;
-      const full = path.join(dir, child);
-      if (entry.isSymbolicLink()) found[child] = `link -> ${fs.readlinkSync(full)}`;
-      else if (entry.isDirectory()) {
-        found[child] = "dir";
-        walk(child);
-      } else {
-        const stat = fs.statSync(full);
-        found[child] = `file ${stat.mode & 0o111 ? "x" : "-"} ${stat.size} ${execFileSync("git", ["hash-object", full], { encoding: "utf8" }).trim()}`;
-      }
-    }
-  };
-  walk("");
-  return found;
-}
-
 describe("withShallowClone against the native shallow clone", () => {
   it("writes the same work tree: UTF-8 and spaced names, an empty and a large file, deep folders, modes, a link, a submodule", async () => {
     const native = fs.mkdtempSync(path.join(os.tmpdir(), "magis-native-"));
@@ -82,11 +61,11 @@ describe("withShallowClone against the native shallow clone", () => {
       const authed = remote.url.replace("http://", `http://x-access-token:${token}@`);
       // Asynchronous: the git server runs in this process.
       await promisify(execFile)("git", ["clone", "-q", "--depth", "1", "--single-branch", "--no-tags", authed, native], { env: gitEnv() });
-      const expected = snapshot(native);
+      const expected = treeSnapshot(native);
       expect(expected["sub"]).toBe("dir");
       expect(expected["link"]).toBe("link -> run.sh");
       await withShallowClone(remote, "main", async ({ dir }) => {
-        expect(snapshot(dir)).toEqual(expected);
+        expect(treeSnapshot(dir)).toEqual(expected);
         const run = (...args: string[]) => execFileSync("git", args, { cwd: dir, env: gitEnv(), encoding: "utf8" });
         expect(run("fsck", "--no-progress", "--strict")).toBe("");
         // The pack really held deltas, so their application was exercised.

@@ -8,6 +8,7 @@ import { gitBlobId } from "../../../src/git/git-object-id.js";
 import { evict, folderOf, type ObjectCache } from "../../../src/git/object-cache.js";
 import type { ClonedFile, CloneSink } from "../../../src/git/write-worktree.js";
 import { createBareRepository, gitEnv, startGitServer, type GitServer } from "../../support/git-server.js";
+import { treeSnapshot } from "../../support/tree-snapshot.js";
 
 const token = "ghs_keptworktreetoken123456";
 let root: string;
@@ -59,31 +60,12 @@ function commit(name: string, change: (work: string, git: (...args: string[]) =>
   }
 }
 
-/** Every entry of a work tree but `.git`: a file's content and executable bit, a link's target, a folder. */
-function treeOf(dir: string): Record<string, string> {
-  const found: Record<string, string> = {};
-  const walk = (rel: string) => {
-    for (const entry of fs.readdirSync(path.join(dir, rel), { withFileTypes: true })) {
-      const child = rel ? `${rel}/${entry.name}` : entry.name;
-      if (child === ".git") continue;
-      const at = path.join(dir, child);
-      if (entry.isSymbolicLink()) found[child] = `link -> ${fs.readlinkSync(at)}`;
-      else if (entry.isDirectory()) {
-        found[child] = "folder";
-        walk(child);
-      } else found[child] = `${fs.statSync(at).mode & 0o100 ? "x " : ""}${fs.readFileSync(at, "utf8")}`;
-    }
-  };
-  walk("");
-  return found;
-}
-
 /** The branch's tree as the real git checks it out. */
 function gitTree(name: string): Record<string, string> {
   const work = fs.mkdtempSync(path.join(os.tmpdir(), "magis-kept-native-"));
   try {
     execFileSync("git", ["clone", "-q", "--depth", "1", `file://${path.join(root, `${name}.git`)}`, work], { env: gitEnv(), stdio: "pipe" });
-    return treeOf(work);
+    return treeSnapshot(work);
   } finally {
     fs.rmSync(work, { recursive: true, force: true });
   }
@@ -152,13 +134,13 @@ describe("the work tree kept for a repository's next job", () => {
     const second = await withShallowClone(
       remote,
       "main",
-      async (checkout) => ({ tree: treeOf(checkout.dir), head: checkout.head, unchanged: fs.statSync(path.join(checkout.dir, "pkg1/mod5.py")).ino }),
+      async (checkout) => ({ tree: treeSnapshot(checkout.dir), head: checkout.head, unchanged: fs.statSync(path.join(checkout.dir, "pkg1/mod5.py")).ino }),
       { objects: cache, parentDir, sink },
     );
     expect(second.head).toBe(head);
     expect(second.tree).toEqual(gitTree(name));
     // Handed over as the clone's writer hands them: every regular file of the commit, with its blob and bytes.
-    const wanted = Object.entries(second.tree).filter(([, what]) => what !== "folder" && !what.startsWith("link"));
+    const wanted = Object.entries(second.tree).filter(([, what]) => what.startsWith("file "));
     expect(sink.files.map((f) => f.path).sort()).toEqual(wanted.map(([rel]) => rel).sort());
     for (const file of sink.files) expect(gitBlobId(file.bytes), file.path).toBe(file.oid);
     expect(sink.folders).toContain("data/table");
@@ -198,7 +180,7 @@ describe("the work tree kept for a repository's next job", () => {
     expect(fs.readFileSync(path.join(outside, "secret.txt"), "utf8")).toBe("not the repository's\n");
     expect(fs.readdirSync(outside)).toEqual(["secret.txt"]);
     // Taken again, with no new commit between: git's tree exactly.
-    const tree = await withShallowClone(remote, "main", async ({ dir }) => treeOf(dir), { objects: cache, parentDir });
+    const tree = await withShallowClone(remote, "main", async ({ dir }) => treeSnapshot(dir), { objects: cache, parentDir });
     expect(tree).toEqual(gitTree(name));
     expect(fs.readFileSync(path.join(outside, "secret.txt"), "utf8")).toBe("not the repository's\n");
   });
@@ -234,7 +216,7 @@ describe("the work tree kept for a repository's next job", () => {
       remote,
       "main",
       async ({ dir }) => ({
-        tree: treeOf(dir),
+        tree: treeSnapshot(dir),
         names: rawNames(dir),
         root: fs.statSync(dir).mode & 0o777,
         file: fs.statSync(path.join(dir, "pkg1/mod1.py")).mode & 0o7777,
@@ -262,7 +244,7 @@ describe("the work tree kept for a repository's next job", () => {
     fs.rmSync(path.join(kept, "READ-ME"));
     fs.writeFileSync(path.join(kept, "pkg1/mod1.py"), "not its blob\n");
     // A clone without a sink (a revision's) reads nothing for the index: the tree is checked all the same.
-    const tree = await withShallowClone(remote, "main", async ({ dir }) => treeOf(dir), { objects: cache, parentDir });
+    const tree = await withShallowClone(remote, "main", async ({ dir }) => treeSnapshot(dir), { objects: cache, parentDir });
     expect(tree).toEqual(gitTree(name));
   });
 
@@ -273,7 +255,7 @@ describe("the work tree kept for a repository's next job", () => {
     fs.writeFileSync(path.join(kept, "stray.txt"), "stray\n");
     fs.writeFileSync(Buffer.concat([Buffer.from(path.join(kept, "pkg0/s")), Buffer.from([0xff])]), "stray\n");
     const sink = recordingSink();
-    const tree = await withShallowClone(remote, "main", async ({ dir }) => ({ tree: treeOf(dir), names: rawNames(dir).length }), {
+    const tree = await withShallowClone(remote, "main", async ({ dir }) => ({ tree: treeSnapshot(dir), names: rawNames(dir).length }), {
       objects: cache,
       parentDir,
       sink,
@@ -291,7 +273,7 @@ describe("the work tree kept for a repository's next job", () => {
     const again = await withShallowClone(
       remote,
       "main",
-      async ({ dir }) => ({ tree: treeOf(dir), mtime: fs.statSync(path.join(dir, "pkg1/mod5.py")).mtimeMs }),
+      async ({ dir }) => ({ tree: treeSnapshot(dir), mtime: fs.statSync(path.join(dir, "pkg1/mod5.py")).mtimeMs }),
       {
         objects: cache,
         parentDir,
@@ -316,7 +298,7 @@ describe("the work tree kept for a repository's next job", () => {
     const { name, remote, cache, parentDir } = fixture();
     await withShallowClone(remote, "main", async () => {}, { objects: cache, parentDir });
     commit(name, (work) => fs.writeFileSync(path.join(work, "pkg0/mod0.py"), "changed\n"));
-    const trees = await Promise.all([0, 1].map(() => withShallowClone(remote, "main", async ({ dir }) => treeOf(dir), { objects: cache, parentDir })));
+    const trees = await Promise.all([0, 1].map(() => withShallowClone(remote, "main", async ({ dir }) => treeSnapshot(dir), { objects: cache, parentDir })));
     expect(trees[0]).toEqual(gitTree(name));
     expect(trees[1]).toEqual(gitTree(name));
     expect(fs.existsSync(keptTree(cache, remote.url))).toBe(true);
@@ -331,7 +313,7 @@ describe("the work tree kept for a repository's next job", () => {
     for (const entry of fs.readdirSync(folderOf(cache, remote.url)))
       if (entry !== "worktree") fs.rmSync(path.join(folderOf(cache, remote.url), entry), { recursive: true });
     commit(name, (work) => fs.writeFileSync(path.join(work, "pkg1/mod1.py"), "changed again\n"));
-    const tree = await withShallowClone(remote, "main", async ({ dir }) => treeOf(dir), { objects: cache, parentDir });
+    const tree = await withShallowClone(remote, "main", async ({ dir }) => treeSnapshot(dir), { objects: cache, parentDir });
     expect(tree).toEqual(gitTree(name));
   });
 
